@@ -1,0 +1,42 @@
+# t2c — the two commands: `make run` and `make test` (each sets up first).
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.t2c-setup
+WHEELS := .whl
+
+.PHONY: setup run test test-fast gpu-check wheels clean
+
+# The venv with t2c (editable) and the test tools; redone only when pyproject.toml changes.
+# Without nvcc on PATH, the CUDA compiler and runtime headers come from PyPI into the venv.
+setup: $(STAMP)
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	command -v nvcc >/dev/null 2>&1 || $(PY) -m pip install -q nvidia-cuda-nvcc nvidia-cuda-runtime nvidia-cuda-crt
+	touch $(STAMP)
+
+run: setup
+	$(VENV)/bin/t2c batch corpora/polybench
+
+test: setup
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+# cp312 wheels of the dependencies the GPU machine lacks (it has numpy, click, pyyaml, jinja2, tqdm).
+wheels:
+	mkdir -p $(WHEELS)
+	$(PY) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+	  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+	  --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d $(WHEELS) \
+	  pycparser tree-sitter tree-sitter-c tree-sitter-cuda islpy pytest pluggy iniconfig packaging
+
+# On a GPU machine (see docs/gpu.md): install the wheels, then run the GPU checks into $OUT.
+gpu-check:
+	bash scripts/gpu_check.sh
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,69 @@
+/* nussinov.h -- sizes and element type of nussinov (t2c PolyBench corpus). */
+#ifndef _NUSSINOV_H
+#define _NUSSINOV_H
+
+#if !defined(MINI_DATASET) && !defined(SMALL_DATASET) && !defined(MEDIUM_DATASET) \
+    && !defined(LARGE_DATASET) && !defined(EXTRALARGE_DATASET)
+#define LARGE_DATASET
+#endif
+
+#if !defined(N)
+#ifdef MINI_DATASET
+#define N 60
+#endif
+#ifdef SMALL_DATASET
+#define N 180
+#endif
+#ifdef MEDIUM_DATASET
+#define N 500
+#endif
+#ifdef LARGE_DATASET
+#define N 2500
+#endif
+#ifdef EXTRALARGE_DATASET
+#define N 5500
+#endif
+#endif
+
+#define _PB_N POLYBENCH_LOOP_BOUND(N, n)
+
+#if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)
+#define DATA_TYPE_IS_INT
+#endif
+
+#ifdef DATA_TYPE_IS_INT
+#define DATA_TYPE int
+#define DATA_PRINTF_MODIFIER "%d "
+#endif
+#ifdef DATA_TYPE_IS_FLOAT
+#define DATA_TYPE float
+#define DATA_PRINTF_MODIFIER "%0.2f "
+#define SCALAR_VAL(x) x##f
+#define SQRT_FUN(x) sqrtf(x)
+#define EXP_FUN(x) expf(x)
+#define POW_FUN(x, y) powf(x, y)
+#endif
+#ifdef DATA_TYPE_IS_DOUBLE
+#define DATA_TYPE double
+#define DATA_PRINTF_MODIFIER "%0.2lf "
+#define SCALAR_VAL(x) x
+#define SQRT_FUN(x) sqrt(x)
+#define EXP_FUN(x) exp(x)
+#define POW_FUN(x, y) pow(x, y)
+#endif
+#ifdef DATA_TYPE_IS_INT
+#define SCALAR_VAL(x) x
+#define SQRT_FUN(x) sqrt(x)
+#define EXP_FUN(x) exp(x)
+#define POW_FUN(x, y) pow(x, y)
+#endif
+
+/* The RNA sequence: one base per element, coded 0..3. */
+typedef char base;
+
+/* Two bases pair (score 1) when their codes add up to 3 (0-3 and 1-2). */
+#define match(b1, b2) ((((b1) + (b2)) == 3) ? 1 : 0)
+/* The larger of two scores. */
+#define max_score(s1, s2) (((s1) >= (s2)) ? (s1) : (s2))
+
+#endif /* !_NUSSINOV_H */

@@ -1,0 +1,55 @@
+"""Every knob of t2c has its home here, with its default and the variable that sets it.
+
+| setting          | variable        | default                              |
+|------------------|-----------------|--------------------------------------|
+| cache directory  | T2C_CACHE_DIR   | $XDG_CACHE_HOME/t2c (~/.cache/t2c)   |
+| C compiler       | T2C_CC          | gcc                                  |
+| reference flags  | T2C_REF_CFLAGS  | -O2 -std=c99 (IEEE: no FP contraction)|
+| run timeout (s)  | T2C_TIMEOUT     | 120                                  |
+| default dataset  | T2C_DATASET     | MINI without a GPU, LARGE with one   |
+| CUDA compiler    | T2C_NVCC        | nvcc on PATH, else the PyPI one in this Python's site-packages |
+
+Nothing else in t2c reads the environment for settings.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Config:
+    cache_dir: Path
+    cc: str
+    ref_cflags: tuple[str, ...]
+    timeout: float
+    dataset: str | None
+    nvcc: str | None
+
+
+def load(env=os.environ) -> Config:
+    xdg = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Config(
+        cache_dir=Path(env.get("T2C_CACHE_DIR") or Path(xdg) / "t2c"),
+        cc=env.get("T2C_CC", "gcc"),
+        ref_cflags=tuple(shlex.split(env.get("T2C_REF_CFLAGS", "-O2 -std=c99 -ffp-contract=off"))),
+        timeout=float(env.get("T2C_TIMEOUT", "120")),
+        dataset=env.get("T2C_DATASET"),
+        nvcc=env.get("T2C_NVCC") or find_nvcc(),
+    )
+
+
+def find_nvcc() -> str | None:
+    """nvcc on PATH, else the one the nvidia-cuda-nvcc wheel put next to this Python."""
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    import sysconfig
+    for sub in ("cu13", "cuda_nvcc", "cu12"):
+        cand = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / sub / "bin" / "nvcc"
+        if cand.exists():
+            return str(cand)
+    return None

@@ -1,0 +1,25 @@
+"""Errors a user can act on, kept apart from job outcomes and from bugs.
+
+A `UserError` is a mistake in what the user gave (a file, a flag): the CLI prints
+its one line `file:line:col: what is wrong; what to do` and exits 2, never with a
+traceback.  In a batch, a `UserError` for one kernel becomes that kernel's result
+and the batch goes on.
+"""
+from __future__ import annotations
+
+
+class UserError(Exception):
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 col: int | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.file, self.line, self.col, self.hint = message, file, line, col, hint
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = f"{self.file}:{self.line or 1}:{self.col or 1}: "
+        return where + self.message + (f"; {self.hint}" if self.hint else "")
+
+
+class UnsupportedC(UserError):
+    """The C is valid but uses something t2c does not take (goto, recursion, ...)."""

@@ -1,0 +1,279 @@
+"""C frontend: a C file (PolyBench/C 4.2.1 style or a plain function) -> the IS.
+
+    raw file --tree-sitter-c--> function sites, `#pragma scop`, `t2c:` annotations, lines
+             --cpp + pycparser--> AST of the chosen function (macros resolved)
+             --normalize--> sizes, scalars, arrays, reference; presets from dataset macros;
+                            the original input initialisation from `main`, when there is one
+
+`read_c(path, function=None)` gives one validated `Kernel` or raises `UserError`
+naming file:line:col.  Annotations (one per line, in comments above or inside the
+function; see docs/annotations.md):
+
+    t2c: array NAME[EXT]...[EXT] [in|out|inout]
+    t2c: intent NAME in|out|inout
+    t2c: size NAME [macro=M] [MINI=V SMALL=V MEDIUM=V LARGE=V EXTRALARGE=V]
+    t2c: constraint C-EXPRESSION
+    t2c: domain NAME uniform(LO, HI) | integers(LO, HI) | spd | diagonally_dominant
+    t2c: description TEXT
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pycparser import c_ast, c_parser
+from pycparser.c_parser import ParseError
+
+from ...errors import UserError
+from ...ir import DATASETS, FLOAT_DTYPES, Domain, ISError, Kernel, Origin, Size, validate
+from . import locate as _locate
+from .normalize import cprint, normalize
+from .preprocess import FAKE_INCLUDE, int_value, macros, preprocess
+
+INIT_NAME = "t2c_init"
+
+
+def parse_c(text: str, filename: str) -> c_ast.FileAST:
+    try:
+        return c_parser.CParser().parse(text, filename)
+    except ParseError as e:
+        m = re.match(r"(.*?):(\d+):(\d+): (.*)", str(e))
+        if m:
+            raise UserError(f"parse error: {m.group(4)}", file=m.group(1), line=int(m.group(2)),
+                            col=int(m.group(3)), hint="t2c reads C99; check the syntax here") from None
+        raise UserError(f"parse error: {e}", file=filename) from None
+
+
+def canonical(text: str, filename: str = "<t2c>") -> str:
+    """C text printed the way t2c prints it (so that re-reading it is a fixed point)."""
+    return cprint(parse_c(text, filename)).strip() + "\n"
+
+
+# -- annotations -------------------------------------------------------------------------
+
+def parse_annotations(notes, filename):
+    shapes, intents, sizes, constraints, domains, description = {}, {}, {}, [], [], []
+    for line, text in notes:
+        words = text.split(None, 1)
+        verb, rest = words[0], (words[1] if len(words) > 1 else "")
+        try:
+            if verb == "array":
+                m = re.fullmatch(r"(\w+)((?:\s*\[[^\]]+\])*)\s*(in|out|inout)?", rest.strip())
+                shapes[m.group(1)] = tuple(e.strip() for e in re.findall(r"\[([^\]]+)\]", m.group(2)))
+                if m.group(3):
+                    intents[m.group(1)] = m.group(3)
+            elif verb == "intent":
+                name, intent = rest.split()
+                if intent not in ("in", "out", "inout"):
+                    raise ValueError
+                intents[name] = intent
+            elif verb == "size":
+                name, *kv = rest.split()
+                entry = sizes.setdefault(name, {})
+                for item in kv:
+                    k, v = item.split("=")
+                    if k != "macro" and k not in DATASETS:
+                        raise ValueError
+                    entry[k] = v if k == "macro" else int(v)
+            elif verb == "constraint":
+                constraints.append(rest.strip())
+            elif verb == "domain":
+                m = re.fullmatch(r"(\w+)\s+(\w+)\s*(?:\(\s*([-\d.e+]+)\s*,\s*([-\d.e+]+)\s*\))?", rest.strip())
+                lo = float(m.group(3)) if m.group(3) else None
+                hi = float(m.group(4)) if m.group(4) else None
+                domains.append(Domain(m.group(1), m.group(2), lo, hi))
+            elif verb == "description":
+                description.append(rest.strip())
+            else:
+                raise ValueError
+        except (AttributeError, ValueError, TypeError):
+            raise UserError(f"cannot read the annotation 't2c: {text}'", file=filename, line=line,
+                            hint="see docs/annotations.md for the forms t2c reads") from None
+    return shapes, intents, sizes, constraints, domains, " ".join(description)
+
+
+# -- presets, domains and the original init ----------------------------------------------
+
+def read_presets(path: Path, size_names, annotated) -> tuple[Size, ...]:
+    base = macros(path, None)
+    polybench = any(f"{d}_DATASET" in base for d in DATASETS)
+    out = []
+    for name in size_names:
+        note = annotated.get(name, {})
+        macro = note.get("macro") or (name.upper() if name.upper() in base else None)
+        presets = {}
+        if macro and polybench:
+            for d in DATASETS:
+                v = int_value(macros(path, d).get(macro))
+                if v is not None:
+                    presets[d] = v
+        presets.update({k: v for k, v in note.items() if k != "macro"})
+        out.append(Size(name, tuple((d, presets[d]) for d in DATASETS if d in presets), macro))
+    return tuple(out)
+
+
+def default_domains(scalars, arrays, annotated, has_init) -> tuple[Domain, ...]:
+    given = {d.target: d for d in annotated}
+    out = []
+    for x in (*scalars, *arrays):
+        if x.intent == "out":
+            continue
+        if x.name in given:
+            out.append(given.pop(x.name))
+        elif x.dtype in FLOAT_DTYPES:
+            out.append(Domain(x.name, "uniform", -1.0, 1.0))
+        else:
+            out.append(Domain(x.name, "integers", 0.0, 16.0))
+    out.extend(given.values())
+    if has_init:
+        out.append(Domain("*", "original"))
+    return tuple(out)
+
+
+def _arg_var(node):
+    """The variable an argument in main names: x, *x (POLYBENCH_ARRAY), &x, (T)x."""
+    while isinstance(node, (c_ast.Cast, c_ast.UnaryOp)) and (
+            isinstance(node, c_ast.Cast) or node.op in ("*", "&")):
+        node = node.expr
+    return node.name if isinstance(node, c_ast.ID) else None
+
+
+def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dict) -> str | None:
+    """`t2c_init(params...)`: main's own initialisation, callable with the kernel's parameters.
+
+    Scalars become pointers so that the init can set them.  None when main does not
+    initialise through functions whose arguments all map to the kernel's parameters."""
+    funcs = {e.decl.name: e for e in ast.ext if isinstance(e, c_ast.FuncDef)}
+    typedefs = "".join(cprint(e) + ";\n" for e in ast.ext if isinstance(e, c_ast.Typedef)
+                       and e.coord and not e.coord.file.startswith(str(FAKE_INCLUDE)))
+    if INIT_NAME in funcs:                               # a printed reference file
+        return canonical(typedefs + "".join(cprint(f) + "\n" for n, f in funcs.items() if n != kernel))
+    main = funcs.get("main")
+    if main is None:
+        return None
+    calls = [n for n in _walk(main.body) if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)]
+    kcall = next((c for c in calls if c.name.name == kernel), None)
+    if kcall is None or kcall.args is None:
+        return None
+    var_to_param = {}
+    for arg, p in zip(kcall.args.exprs, params):
+        v = _arg_var(arg)
+        if v:
+            var_to_param[v] = p
+    inits = [c for c in calls[:calls.index(kcall)]
+             if c.name.name in funcs and c.name.name not in (kernel, "main")]
+    if not inits:
+        return None
+    body = []
+    for c in inits:
+        args = []
+        for a in (c.args.exprs if c.args else ()):
+            v = _arg_var(a)
+            if isinstance(a, c_ast.Constant):
+                args.append(cprint(a))
+            elif v in var_to_param:
+                args.append(var_to_param[v])
+            else:
+                return None
+        body.append(f"  {c.name.name}({', '.join(args)});")
+    helpers = "".join(cprint(funcs[c.name.name]) + "\n" for c in {c.name.name: c for c in inits}.values())
+    sig = ", ".join(types[p] for p in params)
+    return canonical(typedefs + helpers + f"void {INIT_NAME}({sig})\n{{\n" + "\n".join(body) + "\n}\n")
+
+
+def _walk(node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+def _param_types(kernel_fn: c_ast.FuncDef, scalars, arrays) -> dict[str, str]:
+    """C parameter declarations for t2c_init: arrays as in the reference, scalars by pointer."""
+    out = {}
+    ref = {a.name: a for a in arrays}
+    sc = {s.name: s for s in scalars}
+    for p in kernel_fn.decl.type.args.params if kernel_fn.decl.type.args else ():
+        if p.name in ref:
+            a = ref[p.name]
+            out[p.name] = f"{a.dtype} " + (p.name + "".join(f"[{e}]" for e in a.shape)
+                                            if a.shape else f"*{p.name}")
+        elif p.name in sc:
+            out[p.name] = f"{sc[p.name].dtype} *{p.name}"
+        else:
+            out[p.name] = f"int {p.name}"
+    return out
+
+
+# -- the frontend ------------------------------------------------------------------------
+
+def read_c(path: str | Path, function: str | None = None) -> Kernel:
+    path = Path(path)
+    try:
+        return _read_c(path, function)
+    except UserError as e:
+        if e.file and e.file == str(path.resolve()):     # cpp/pycparser name the resolved path
+            e.file = str(path)
+        raise
+
+
+def _read_c(path: Path, function: str | None) -> Kernel:
+    shown = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise UserError(f"cannot read the file: {e.strerror}", file=shown) from None
+    site = _locate.choose(_locate.locate(raw, shown), shown, function)
+    shapes, intents, size_notes, constraints, dom_notes, description = \
+        parse_annotations(site.annotations, shown)
+
+    text = preprocess(path.resolve())
+    ast = parse_c(text, shown)
+    typedefs, enums = {}, set()
+    for e in ast.ext:
+        if isinstance(e, c_ast.Typedef) and isinstance(e.type, c_ast.TypeDecl) \
+                and isinstance(e.type.type, c_ast.IdentifierType):
+            typedefs[e.name] = " ".join(e.type.type.names)
+        for n in _walk(e):
+            if isinstance(n, c_ast.Enumerator):
+                enums.add(n.name)
+    fn = next((e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name == site.name), None)
+    if fn is None:
+        raise UserError(f"function '{site.name}' disappears after preprocessing", file=shown,
+                        line=site.line, hint="do not hide the kernel's definition behind macros")
+
+    params, size_names, scalars, arrays, reference = normalize(fn, typedefs, enums, shapes, intents)
+    sizes = read_presets(path.resolve(), size_names, size_notes)
+    init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays))
+    if not constraints:
+        constraints = [f"{s} >= 1" for s in size_names]
+    kernel = Kernel(
+        name=site.name, params=tuple(params), sizes=sizes, scalars=tuple(scalars),
+        arrays=tuple(arrays), reference=reference, constraints=tuple(constraints),
+        domains=default_domains(scalars, arrays, dom_notes, init is not None), init=init,
+        description=description, origin=Origin(shown, site.name, site.line, site.col))
+    try:
+        validate(kernel.replace(origin=None))
+    except ISError as e:                                 # e.g. nothing is written or returned
+        raise UserError(str(e), file=shown, line=site.line, col=site.col) from None
+    return kernel
+
+
+def reference_file(k: Kernel) -> str:
+    """The IS as one C file: annotations, the original init, the reference.
+
+    Reading this file with `read_c` gives back a kernel with the same key."""
+    notes = [f"t2c reference for {k.name}" + (f" (from {k.origin.where()})" if k.origin else "")]
+    if k.description:
+        notes.append(f"t2c: description {k.description}")
+    for s in k.sizes:
+        parts = ([f"macro={s.macro}"] if s.macro else []) + [f"{d}={v}" for d, v in s.presets]
+        notes.append(f"t2c: size {s.name} {' '.join(parts)}".rstrip())
+    for a in k.arrays:
+        notes.append(f"t2c: array {a.name}{''.join(f'[{e}]' for e in a.shape)} {a.intent}")
+    notes += [f"t2c: constraint {c}" for c in k.constraints]
+    for d in k.domains:
+        if d.kind != "original":
+            rng = f"({d.low:g}, {d.high:g})" if d.low is not None else ""
+            notes.append(f"t2c: domain {d.target} {d.kind}{rng}")
+    head = "/*\n" + "".join(f" * {n}\n" for n in notes) + " */\n"
+    return head + "#include <math.h>\n\n" + (k.init + "\n" if k.init else "") + k.reference

@@ -1,0 +1,185 @@
+"""Extents of pointer parameters from the index ranges a kernel accesses.
+
+For `double *x` accessed as `x[i*n + j]` inside `for (i = 0; i < n; i++)` and
+`for (j = 0; j < n; j++)`, the largest index is n*n - 1, so the extent is n*n.
+Indices are kept as integer polynomials in the loop variables and the sizes; a
+loop variable is replaced by the end of its range that makes the index largest
+(or smallest, to prove it never goes below zero).  Anything else in an index (a
+division, a local variable, another array) makes the extent unknown, and the
+caller asks the user for a `t2c: array` annotation.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from pycparser import c_ast
+
+
+class NotPolynomial(Exception):
+    pass
+
+
+class Poly:
+    """Integer polynomial: {(var, var, ...) sorted: coefficient}."""
+
+    def __init__(self, terms=None):
+        self.terms = {m: c for m, c in (terms or {}).items() if c}
+
+    @staticmethod
+    def const(c: int) -> "Poly":
+        return Poly({(): c})
+
+    @staticmethod
+    def var(name: str) -> "Poly":
+        return Poly({(name,): 1})
+
+    def __add__(self, o):
+        t = Counter(self.terms)
+        t.update(o.terms)
+        return Poly(dict(t))
+
+    def __neg__(self):
+        return Poly({m: -c for m, c in self.terms.items()})
+
+    def __sub__(self, o):
+        return self + (-o)
+
+    def __mul__(self, o):
+        t = Counter()
+        for m1, c1 in self.terms.items():
+            for m2, c2 in o.terms.items():
+                t[tuple(sorted(m1 + m2))] += c1 * c2
+        return Poly(dict(t))
+
+    def __eq__(self, o):
+        return isinstance(o, Poly) and self.terms == o.terms
+
+    def vars(self) -> set[str]:
+        return {v for m in self.terms for v in m}
+
+    def split(self, v: str) -> tuple["Poly", "Poly"]:
+        """self == a*v + b; raises NotPolynomial when v appears squared."""
+        a, b = {}, {}
+        for m, c in self.terms.items():
+            n = m.count(v)
+            if n > 1:
+                raise NotPolynomial(f"{v} appears squared")
+            if n == 1:
+                rest = list(m)
+                rest.remove(v)
+                a[tuple(rest)] = c
+            else:
+                b[m] = c
+        return Poly(a), Poly(b)
+
+    def sign(self) -> int:
+        """+1 when every coefficient is >= 0, -1 when every one is <= 0, else 0."""
+        cs = list(self.terms.values())
+        if all(c >= 0 for c in cs):
+            return 1
+        if all(c <= 0 for c in cs):
+            return -1
+        return 0
+
+    def substitute(self, v: str, value: "Poly") -> "Poly":
+        a, b = self.split(v)
+        return a * value + b
+
+    def to_c(self) -> str:
+        if not self.terms:
+            return "0"
+        parts = []
+        for m in sorted(self.terms, key=lambda m: (-len(m), m)):
+            c = self.terms[m]
+            factors = list(m)
+            if abs(c) != 1 or not factors:
+                factors.insert(0, str(abs(c)))
+            text = " * ".join(factors)
+            parts.append(("- " if c < 0 else "+ ") + text)
+        s = " ".join(parts)
+        return s[2:] if s.startswith("+ ") else "-" + s[2:]
+
+
+def at_least(p: Poly, q: Poly) -> bool:
+    """p >= q for all sizes >= 1: p - q, with every variable v written 1 + v' (v' >= 0),
+    has no negative coefficient."""
+    d = Poly()
+    for m, c in (p - q).terms.items():
+        t = Poly.const(c)
+        for v in m:
+            t = t * (Poly.var(v) + Poly.const(1))
+        d = d + t
+    return d.sign() > 0
+
+
+def to_poly(node, known: set[str]) -> Poly:
+    """A pycparser expression as a Poly over the names in `known`."""
+    if isinstance(node, c_ast.Constant) and node.type in ("int", "long", "unsigned int"):
+        return Poly.const(int(node.value.rstrip("uUlL"), 0))
+    if isinstance(node, c_ast.ID) and node.name in known:
+        return Poly.var(node.name)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        p = to_poly(node.expr, known)
+        return -p if node.op == "-" else p
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        left, right = to_poly(node.left, known), to_poly(node.right, known)
+        return {"+": left + right, "-": left - right, "*": left * right}[node.op]
+    if isinstance(node, c_ast.Cast):
+        return to_poly(node.expr, known)
+    raise NotPolynomial(type(node).__name__)
+
+
+class Bounds:
+    """Loop ranges in scope: var -> (lowest value, highest value) as Polys."""
+
+    def __init__(self):
+        self.ranges: dict[str, tuple[Poly, Poly]] = {}
+        self.order: list[str] = []
+
+    def push(self, v, lo, hi):
+        self.ranges[v] = (lo, hi)
+        self.order.append(v)
+
+    def pop(self):
+        v = self.order.pop()
+        del self.ranges[v]
+
+    def extreme(self, p: Poly, want_max: bool) -> Poly:
+        for v in reversed(self.order):          # innermost first: its bounds may use outer vars
+            if v not in p.vars():
+                continue
+            a, _ = p.split(v)
+            s = a.sign()
+            if s == 0:
+                raise NotPolynomial(f"cannot tell the sign of the coefficient of {v}")
+            lo, hi = self.ranges[v]
+            p = p.substitute(v, hi if (s > 0) == want_max else lo)
+        return p
+
+
+def loop_range(node: c_ast.For, known: set[str]):
+    """(var, lowest, highest) of a counted for loop, or None when it is not one."""
+    init, cond, step = node.init, node.cond, node.next
+    var = lo = None
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+        var, lo = init.decls[0].name, init.decls[0].init
+    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        var, lo = init.lvalue.name, init.rvalue
+    if var is None or not isinstance(cond, c_ast.BinaryOp) or not isinstance(cond.left, c_ast.ID) \
+            or cond.left.name != var:
+        return None
+    up = (isinstance(step, c_ast.UnaryOp) and step.op in ("p++", "++")) or \
+         (isinstance(step, c_ast.Assignment) and step.op == "+=")
+    down = (isinstance(step, c_ast.UnaryOp) and step.op in ("p--", "--")) or \
+           (isinstance(step, c_ast.Assignment) and step.op == "-=")
+    scope = known | {var}
+    try:
+        start, limit = to_poly(lo, scope), to_poly(cond.right, scope)
+    except NotPolynomial:
+        return None
+    one = Poly.const(1)
+    if up and cond.op in ("<", "<="):
+        return var, start, limit - one if cond.op == "<" else limit
+    if down and cond.op in (">", ">="):
+        return var, (limit + one if cond.op == ">" else limit), start
+    return None

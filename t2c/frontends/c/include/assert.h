@@ -1,0 +1,2 @@
+#include "_t2c_base.h"
+void assert(int);

@@ -1,0 +1,1 @@
+#include "_t2c_base.h"

@@ -1,0 +1,6 @@
+#include "_t2c_base.h"
+#define INT_MAX 2147483647
+#define INT_MIN (-2147483647 - 1)
+#define UINT_MAX 4294967295U
+#define LONG_MAX 9223372036854775807L
+#define CHAR_BIT 8

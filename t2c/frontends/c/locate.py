@@ -1,0 +1,129 @@
+"""Find kernels in an unpreprocessed C file with tree-sitter-c.
+
+Takes the raw bytes of a C file; gives its function definitions with their
+original coordinates, whether each holds a `#pragma scop` region, and the `t2c:`
+annotations written in comments just above or inside it.  Works before any
+preprocessing, so names and lines are those the user wrote.  Refuses (UserError)
+a file tree-sitter cannot parse, naming the first bad line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_c
+
+from ...errors import UserError
+
+
+@dataclass(frozen=True)
+class FunctionSite:
+    name: str
+    line: int                 # 1-based line of the definition's start
+    col: int
+    end_line: int
+    is_static: bool
+    has_scop: bool
+    annotations: tuple[tuple[int, str], ...]   # (line, text after "t2c:")
+
+
+@lru_cache(maxsize=1)
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_c.language()))
+
+
+_ANNOT = re.compile(r"\bt2c:\s*(.*?)\s*(\*/)?\s*$")
+
+
+def _first_error(node):
+    if node.type == "ERROR" or node.is_missing:
+        return node
+    for child in node.children:
+        if child.has_error:
+            return _first_error(child)
+    return node if node.has_error else None
+
+
+def _declarator_name(node) -> str | None:
+    while node is not None:
+        if node.type == "identifier":
+            return node.text.decode()
+        node = node.child_by_field_name("declarator")
+    return None
+
+
+def locate(source: bytes, filename: str) -> list[FunctionSite]:
+    tree = _parser().parse(source)
+    root = tree.root_node
+    comments = []     # (start line, end line, text) of every comment
+    functions = []
+
+    def walk(node, top):
+        if node.type == "comment":
+            comments.append((node.start_point[0] + 1, node.end_point[0] + 1, node.text.decode()))
+        for child in node.children:
+            walk(child, False)
+        if node.type == "function_definition":
+            functions.append(node)
+
+    walk(root, True)
+    if root.has_error:
+        bad = _first_error(root)
+        # A macro tree-sitter cannot read is not fatal by itself: the preprocessor
+        # and pycparser decide later.  Only fail when no function could be found.
+        if not functions:
+            line, col = (bad.start_point[0] + 1, bad.start_point[1] + 1) if bad else (1, 1)
+            raise UserError("this does not parse as C", file=filename, line=line, col=col,
+                            hint="fix the syntax error (t2c reads C99 kernels)")
+
+    sites = []
+    ordered = sorted(functions, key=lambda n: n.start_byte)
+    first = ordered[0].start_point[0] + 1 if ordered else 0
+    # Annotations above the first function belong to the file: every function gets them.
+    file_notes = [(cs + k, m.group(1)) for cs, ce, ct in comments if ce < first
+                  for k, line in enumerate(ct.splitlines())
+                  if (m := _ANNOT.search(line)) and m.group(1)]
+    prev_end = first - 1
+    for fn in ordered:
+        name = _declarator_name(fn.child_by_field_name("declarator"))
+        if name is None:
+            continue
+        start, end = fn.start_point[0] + 1, fn.end_point[0] + 1
+        is_static = any(c.type == "storage_class_specifier" and c.text == b"static"
+                        for c in fn.children)
+        text = fn.text.decode(errors="replace")
+        has_scop = re.search(r"#\s*pragma\s+scop\b", text) is not None
+        notes = list(file_notes)
+        for cstart, cend, ctext in comments:
+            if prev_end < cend <= end:       # comments above (since the previous function) or inside
+                for k, line in enumerate(ctext.splitlines()):
+                    m = _ANNOT.search(line)
+                    if m and m.group(1):
+                        notes.append((cstart + k, m.group(1)))
+        sites.append(FunctionSite(name, start, fn.start_point[1] + 1, end, is_static, has_scop,
+                                  tuple(notes)))
+        prev_end = end
+    return sites
+
+
+def choose(sites: list[FunctionSite], filename: str, function: str | None) -> FunctionSite:
+    """The kernel to read: the named one, else the scop function, else kernel_*, else the only one."""
+    if function:
+        for s in sites:
+            if s.name == function:
+                return s
+        raise UserError(f"no function named '{function}'", file=filename,
+                        hint=f"functions here: {', '.join(s.name for s in sites) or 'none'}")
+    for rule in (lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"),
+                 lambda s: s.name != "main"):
+        picked = [s for s in sites if rule(s)]
+        if len(picked) == 1:
+            return picked[0]
+        if len(picked) > 1:
+            raise UserError(f"several candidate kernels: {', '.join(s.name for s in picked)}",
+                            file=filename, line=picked[1].line,
+                            hint="choose one with --function NAME")
+    raise UserError("no kernel function found", file=filename,
+                    hint="write the kernel as a C function (t2c reads function definitions)")

@@ -1,0 +1,431 @@
+"""Normalize one C kernel function (pycparser AST) into the IS.
+
+Takes the preprocessed translation unit and the chosen function; gives the
+parameters (sizes, scalars, arrays with symbolic shapes and intents) and the
+reference: the same function printed as C99 over VLA-typed array parameters and
+runtime sizes, without pragmas.  Refuses, with `file:line:col`, what t2c cannot
+run as a reference or map to a GPU safely: goto, recursion and calls other than
+math functions, function pointers, globals, pointer arithmetic, structs, writes
+through data-dependent subscripts, and modified size parameters.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from pycparser import c_ast, c_generator
+
+from ...errors import UnsupportedC, UserError
+from ...ir import Array, Scalar
+from .extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
+
+MATH_FUNCTIONS = {
+    f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
+                    "atan2", "floor", "ceil", "fmin", "fmax", "fmod", "erf", "log2", "log10",
+                    "exp2", "round", "cbrt", "fma") for s in ("", "f")} | {"abs", "labs"}
+INT_TYPES = {"int", "long", "unsigned", "unsigned int", "long int", "short", "size_t"}
+TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
+              "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
+              "long int": "long", "char": "char", "signed char": "char",
+              "unsigned char": "unsigned char", "size_t": "long"}
+
+
+def cprint(node) -> str:
+    """C text of an AST node, without the blank lines pycparser's printer leaves."""
+    text = c_generator.CGenerator().visit(node)
+    return "\n".join(line for line in text.splitlines() if line.strip())
+
+
+def fail(node, message, hint=None, cls=UnsupportedC):
+    coord = getattr(node, "coord", None)
+    raise cls(message, file=coord.file if coord else None, line=coord.line if coord else None,
+              col=coord.column if coord else None, hint=hint)
+
+
+@dataclass
+class Param:
+    name: str
+    dtype: str
+    kind: str                 # "int" | "scalar" | "array" | "pointer"
+    dims: tuple = ()          # pycparser dim expressions for arrays
+    node: c_ast.Decl = None
+
+
+def base_type(type_node, typedefs, where) -> str:
+    if not isinstance(type_node, c_ast.IdentifierType):       # struct, union or enum
+        fail(where, f"'{where.name}' has a struct, union or enum type",
+             "pass each field as its own scalar or array")
+    names = " ".join(type_node.names)
+    while names in typedefs:
+        names = typedefs[names]
+    if names not in TYPE_NAMES:
+        fail(where, f"type '{names}' is not supported", "use double, float, int, long or char")
+    return TYPE_NAMES[names]
+
+
+def read_param(decl: c_ast.Decl, typedefs) -> Param:
+    t = decl.type
+    dims = []
+    while isinstance(t, c_ast.ArrayDecl):
+        dims.append(t.dim)
+        t = t.type
+    if isinstance(t, c_ast.PtrDecl):
+        if isinstance(t.type, c_ast.FuncDecl):
+            fail(decl, f"parameter '{decl.name}' is a function pointer", "inline the function instead")
+        if dims or not isinstance(t.type, c_ast.TypeDecl):
+            fail(decl, f"parameter '{decl.name}' is a pointer to a pointer or to an array",
+                 "pass arrays as flat pointers (double *a) or C99 arrays (double a[n][m])")
+        return Param(decl.name, base_type(t.type.type, typedefs, decl), "pointer", node=decl)
+    if isinstance(t, c_ast.FuncDecl):
+        fail(decl, f"parameter '{decl.name}' is a function pointer", "inline the function instead")
+    if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
+        fail(decl, f"parameter '{decl.name}' has a struct or union type",
+             "pass each field as its own scalar or array")
+    dtype = base_type(t.type, typedefs, decl)
+    if dims:
+        if any(d is None for d in dims):
+            fail(decl, f"array parameter '{decl.name}' has an unsized dimension",
+                 "give every dimension, e.g. double a[n][m]")
+        return Param(decl.name, dtype, "array", tuple(dims), decl)
+    is_int = " ".join(t.type.names) in INT_TYPES or dtype in ("int", "long", "unsigned")
+    return Param(decl.name, dtype, "int" if is_int else "scalar", node=decl)
+
+
+def simplify_dim(node) -> str:
+    """`ni + 0` (PolyBench padding) -> `ni`; other extents print as written."""
+    if isinstance(node, c_ast.BinaryOp) and node.op == "+" and isinstance(node.right, c_ast.Constant) \
+            and node.right.value == "0":
+        return simplify_dim(node.left)
+    return cprint(node)
+
+
+class BodyCheck(c_ast.NodeVisitor):
+    """Refuses unsupported constructs; records names used in loop bounds and extents."""
+
+    def __init__(self, fn_name, params: dict[str, Param], local_names: set[str], globals_ok: set[str]):
+        self.fn_name, self.params, self.locals, self.globals_ok = fn_name, params, local_names, globals_ok
+        self.bound_names: set[str] = set()
+        self.written_ints: dict[str, c_ast.Node] = {}      # int parameter -> its first write
+
+    def visit_Goto(self, node):
+        fail(node, "goto is not supported", "rewrite the jump as structured loops and ifs")
+
+    def visit_Label(self, node):
+        fail(node, "labels are not supported", "rewrite the jump as structured loops and ifs")
+
+    def visit_FuncCall(self, node):
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        if name == self.fn_name:
+            fail(node, f"recursive call to '{name}'", "write the recursion as a loop")
+        if name not in MATH_FUNCTIONS:
+            fail(node, f"call to '{name or cprint(node.name)}' is not supported in a kernel",
+                 "only math functions (sqrt, exp, pow, fabs, ...) may be called; inline the others")
+        self.generic_visit(node)
+
+    def visit_StructRef(self, node):
+        fail(node, "struct member access is not supported", "pass each field as its own parameter")
+
+    def visit_For(self, node):
+        if node.cond is not None:
+            self._names_in(node.cond, self.bound_names)
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node):
+        if node.op == "*" and not (isinstance(node.expr, c_ast.ID)
+                                   and self.params.get(node.expr.name, Param("", "", "")).kind == "pointer"):
+            fail(node, "pointer dereference of an expression is not supported",
+                 "index the array instead: a[i] rather than *(a + i)")
+        if node.op == "&":
+            fail(node, "taking an address is not supported in a kernel",
+                 "index arrays directly instead of passing pointers around")
+        if node.op in ("++", "--", "p++", "p--"):
+            self._write(node.expr)
+        self.generic_visit(node)
+
+    def visit_Assignment(self, node):
+        self._write(node.lvalue)
+        self.generic_visit(node)
+
+    def visit_ID(self, node):
+        n = node.name
+        if n not in self.params and n not in self.locals and n not in MATH_FUNCTIONS \
+                and n not in self.globals_ok:
+            fail(node, f"'{n}' is a global variable", "pass it to the kernel as a parameter")
+
+    def _write(self, target):
+        if isinstance(target, c_ast.ID):
+            p = self.params.get(target.name)
+            if p and p.kind == "int":
+                self.written_ints.setdefault(target.name, target)
+        elif isinstance(target, c_ast.ArrayRef):
+            sub = target
+            while isinstance(sub, c_ast.ArrayRef):
+                dd = DataDependence()
+                dd.visit(sub.subscript)
+                if dd.found:
+                    fail(target, f"write to '{cprint(target)}' through a data-dependent subscript",
+                         "t2c needs writes indexed by loop variables and sizes")
+                sub = sub.name
+        elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
+            pass
+        else:
+            fail(target, f"assignment to '{cprint(target)}' is not supported")
+
+    @staticmethod
+    def _names_in(node, into):
+        for n in walk(node):
+            if isinstance(n, c_ast.ID):
+                into.add(n.name)
+
+
+class DataDependence(c_ast.NodeVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_ArrayRef(self, node):
+        self.found = True
+
+    def visit_FuncCall(self, node):
+        self.found = True
+
+
+def walk(node):
+    yield node
+    for _, child in node.children():
+        yield from walk(child)
+
+
+def local_names(body) -> set[str]:
+    return {n.name for n in walk(body) if isinstance(n, c_ast.Decl) and n.name}
+
+
+def array_name(ref) -> str | None:
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    if isinstance(ref, c_ast.UnaryOp) and ref.op == "*":
+        ref = ref.expr
+    return ref.name if isinstance(ref, c_ast.ID) else None
+
+
+class Intents:
+    """Which arrays are read, written, and read before this call wrote them.
+
+    Walks the body in program order, keeping the element references written so far
+    in the current block; a write inside a loop or branch covers later reads in that
+    block and its nested blocks only.  An array whose every read is covered is `out`
+    (its initial contents cannot matter), one with an uncovered read is `inout`."""
+
+    def __init__(self, arrays: set[str]):
+        self.arrays = arrays
+        self.read, self.written, self.uncovered = set(), set(), set()
+
+    def run(self, body):
+        self.stmt(body, set())
+        return {a: ("inout" if a in self.uncovered else "out") if a in self.written else "in"
+                for a in self.arrays if a in self.read or a in self.written}
+
+    def stmt(self, node, covered: set):
+        if isinstance(node, c_ast.Compound):
+            inner = set(covered)
+            for s in node.block_items or ():
+                self.stmt(s, inner)
+        elif isinstance(node, c_ast.For):
+            for part in (node.init, node.cond):
+                if part is not None:
+                    self.expr(part, covered)
+            inner = set(covered)
+            self.stmt(node.stmt, inner)
+            if node.next is not None:
+                self.expr(node.next, inner)
+        elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            inner = set(covered)
+            self.expr(node.cond, inner)
+            self.stmt(node.stmt, inner)
+        elif isinstance(node, c_ast.If):
+            self.expr(node.cond, covered)
+            for branch in (node.iftrue, node.iffalse):
+                if branch is not None:
+                    self.stmt(branch, set(covered))
+        elif node is not None:
+            self.expr(node, covered)
+
+    def expr(self, node, covered: set):
+        if isinstance(node, c_ast.Assignment):
+            self.expr(node.rvalue, covered)
+            self.lvalue(node.lvalue, covered, read=node.op != "=")
+            return
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"):
+            self.lvalue(node.expr, covered, read=True)
+            return
+        if isinstance(node, (c_ast.ArrayRef, c_ast.UnaryOp)) and array_name(node) in self.arrays \
+                and (isinstance(node, c_ast.ArrayRef) or node.op == "*"):
+            self._subscripts(node, covered)
+            self._read(node, covered)
+            return
+        for _, child in node.children():
+            self.expr(child, covered)
+
+    def lvalue(self, node, covered, read):
+        name = array_name(node)
+        if name not in self.arrays:
+            for _, child in node.children():
+                self.expr(child, covered)
+            return
+        self._subscripts(node, covered)
+        if read:
+            self._read(node, covered)
+        self.written.add(name)
+        covered.add(cprint(node))
+
+    def _subscripts(self, node, covered):
+        while isinstance(node, c_ast.ArrayRef):
+            self.expr(node.subscript, covered)
+            node = node.name
+
+    def _read(self, node, covered):
+        name = array_name(node)
+        self.read.add(name)
+        if cprint(node) not in covered:
+            self.uncovered.add(name)
+
+
+class Accesses(c_ast.NodeVisitor):
+    """Largest and smallest subscript of each pointer parameter, as Polys in the sizes."""
+
+    def __init__(self, pointers: set[str], sizes: set[str]):
+        self.pointers, self.sizes = pointers, sizes
+        self.bounds = Bounds()
+        self.max: dict[str, list] = {p: [] for p in pointers}
+        self.scalar_only = {p: True for p in pointers}
+        self.unknown: dict[str, c_ast.Node] = {}
+
+    def visit_For(self, node):
+        r = loop_range(node, self.sizes | set(self.bounds.ranges))
+        for part in (node.init, node.cond, node.next):
+            if part is not None:
+                self.visit(part)
+        if r:
+            self.bounds.push(*r)
+        self.visit(node.stmt)
+        if r:
+            self.bounds.pop()
+
+    def visit_ArrayRef(self, node):
+        name = array_name(node)
+        if name in self.pointers and isinstance(node.name, c_ast.ID):
+            sub = node.subscript
+            if not (isinstance(sub, c_ast.Constant) and sub.value == "0"):
+                self.scalar_only[name] = False
+            try:
+                p = to_poly(sub, self.sizes | set(self.bounds.ranges))
+                lo = self.bounds.extreme(p, want_max=False)
+                if lo.vars() - self.sizes or (lo.sign() < 0 and lo.terms):
+                    raise NotPolynomial("may be negative")
+                self.max[name].append((self.bounds.extreme(p, want_max=True), node))
+            except NotPolynomial:
+                self.unknown.setdefault(name, node)
+        self.generic_visit(node)
+
+
+def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]:
+    if name in annotated:
+        return annotated[name]
+    if acc.scalar_only[name] and name not in acc.unknown:
+        return ()                            # used as *p or p[0]: one element
+    if name in acc.unknown or not acc.max[name]:
+        node = acc.unknown.get(name)
+        raise UserError(f"cannot tell the extent of pointer parameter '{name}' from its subscripts",
+                        file=node.coord.file if node is not None else None,
+                        line=node.coord.line if node is not None else None,
+                        col=node.coord.column if node is not None else None,
+                        hint=f"declare it with a comment such as `// t2c: array {name}[n][m]`")
+    maxes = acc.max[name]
+    for best, _ in maxes:
+        if all(at_least(best, p) for p, _ in maxes):
+            return ((best + Poly.const(1)).to_c(),)
+    node = next((n2 for i, (p1, _) in enumerate(maxes) for p2, n2 in maxes[i + 1:]
+                 if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
+    raise UserError(f"the largest subscript of '{name}' depends on the sizes' values",
+                    file=node.coord.file, line=node.coord.line, col=node.coord.column,
+                    hint=f"declare it with a comment such as `// t2c: array {name}[n]`")
+
+
+def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array]) -> str:
+    """The function printed as the IS reference: VLA array parameters, no pragmas, not static."""
+    fn = copy.deepcopy(fn)
+    fn.decl.storage = []
+    fn.decl.funcspec = []
+    for i, p in enumerate(fn.decl.type.args.params if fn.decl.type.args else ()):
+        a = arrays.get(p.name)
+        if a is not None and a.rank > 1 and isinstance(p.type, c_ast.PtrDecl):
+            continue          # a flat pointer with an annotated shape: its body indexes it flat
+        if a is not None and a.shape:
+            typ = p.type
+            while not isinstance(typ, c_ast.TypeDecl):
+                typ = typ.type
+            typ = c_ast.TypeDecl(p.name, [], None, c_ast.IdentifierType(a.dtype.split()))
+            for ext in reversed(a.shape):
+                typ = c_ast.ArrayDecl(typ, c_ast.ID(ext), [])
+            p.type = typ
+    fn.body = strip_pragmas(fn.body)
+    return cprint(fn).strip() + "\n"
+
+
+def strip_pragmas(node):
+    if isinstance(node, c_ast.Compound):
+        node.block_items = [strip_pragmas(s) for s in node.block_items or ()
+                            if not isinstance(s, c_ast.Pragma)] or None
+    else:
+        for name in ("stmt", "iftrue", "iffalse"):
+            if getattr(node, name, None) is not None:
+                setattr(node, name, strip_pragmas(getattr(node, name)))
+    return node
+
+
+def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated_shapes: dict,
+              annotated_intents: dict):
+    """Gives (params in order, size names, scalars, arrays, reference text)."""
+    args = fn.decl.type.args.params if fn.decl.type.args else []
+    params = {}
+    for d in args:
+        if isinstance(d, c_ast.EllipsisParam):
+            fail(d, "variadic functions are not supported")
+        if isinstance(d, c_ast.Typename) and d.name is None:
+            continue                                    # f(void)
+        params[d.name] = read_param(d, typedefs)
+    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names)
+    check.visit(fn.body)
+
+    # Sizes: int parameters that bound loops or give extents (and are never assigned).
+    extent_names = set()
+    for p in params.values():
+        for dim in p.dims:
+            BodyCheck._names_in(dim, extent_names)
+    for shape in annotated_shapes.values():
+        extent_names |= {w for e in shape for w in e.replace("*", " ").replace("+", " ").split()}
+    sizes = [p.name for p in params.values() if p.kind == "int"
+             and (p.name in check.bound_names or p.name in extent_names)]
+    for s in sizes:
+        if s in check.written_ints:
+            fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",
+                 "copy it into a local variable and modify the copy")
+
+    pointers = {p.name for p in params.values() if p.kind == "pointer"}
+    acc = Accesses(pointers, set(sizes))
+    acc.visit(fn.body)
+    arrays, scalars = {}, []
+    intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}).run(fn.body)
+    for p in params.values():
+        if p.kind in ("array", "pointer"):
+            shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
+                else pointer_extent(p.name, acc, annotated_shapes)
+            intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
+            arrays[p.name] = Array(p.name, p.dtype, shape, intent)
+        elif p.kind == "scalar" or p.name not in sizes:
+            scalars.append(Scalar(p.name, p.dtype, "in"))
+    ret = fn.decl.type.type
+    if not (isinstance(ret, c_ast.TypeDecl) and ret.type.names == ["void"]):
+        if not isinstance(ret, c_ast.TypeDecl):
+            fail(fn.decl, "the kernel returns a pointer", "return results through array parameters")
+        scalars.append(Scalar("return", base_type(ret.type, typedefs, fn.decl), "out"))
+    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays)

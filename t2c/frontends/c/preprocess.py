@@ -1,0 +1,97 @@
+"""Run the C preprocessor the way t2c reads kernels, and read dataset macros.
+
+Takes a C file; gives its preprocessed text (line markers kept, so pycparser's
+coordinates are the original file's lines) and the values of its size macros at
+each PolyBench dataset.  Standard headers come from t2c's own small stand-ins
+(`include/`), because pycparser reads C99 and not a system's headers.  PolyBench
+prototypes are asked for with runtime extents (POLYBENCH_USE_C99_PROTO) and
+runtime loop bounds (POLYBENCH_USE_SCALAR_LB), so sizes become parameters.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+from ...errors import UserError
+
+FAKE_INCLUDE = Path(__file__).parent / "include"
+POLYBENCH_DEFINES = ("POLYBENCH_USE_C99_PROTO", "POLYBENCH_USE_SCALAR_LB")
+GNU_NOISE = ("__attribute__(x)=", "__extension__=", "__restrict=restrict", "__restrict__=restrict",
+             "__inline=inline", "__inline__=inline", "__asm__(x)=", "__const=const")
+
+
+def include_dirs(path: Path) -> list[Path]:
+    """The file's folder, and the nearest `utilities/` above it holding polybench.h."""
+    dirs = [path.parent]
+    for up in [path.parent, *path.parent.parents][:5]:
+        if (up / "utilities" / "polybench.h").exists():
+            dirs.append(up / "utilities")
+            break
+    return dirs
+
+
+def _cpp_argv(path: Path, dataset: str | None, defines, cc: str) -> list[str]:
+    argv = [cc, "-E", "-std=c99", "-nostdinc", f"-I{FAKE_INCLUDE}"]
+    argv += [f"-I{d}" for d in include_dirs(path)]
+    argv += [f"-D{d}" for d in (*POLYBENCH_DEFINES, *GNU_NOISE, *defines)]
+    if dataset:
+        argv.append(f"-D{dataset}_DATASET")
+    return argv + [str(path)]
+
+
+def _cpp_error(path: Path, stderr: str) -> UserError:
+    m = re.search(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", stderr, re.M)
+    if m:
+        hint = "add the folder with -I" if "No such file" in m.group(4) else "fix the preprocessor error"
+        return UserError(m.group(4), file=m.group(1), line=int(m.group(2)), col=int(m.group(3)),
+                         hint=hint)
+    return UserError(f"the C preprocessor failed: {stderr.strip()[:300]}", file=str(path))
+
+
+def _stamp(path: Path) -> tuple:
+    st = path.stat()
+    return (st.st_mtime_ns, st.st_size)
+
+
+def preprocess(path: Path, dataset: str | None = None, defines: tuple = (), cc: str = "gcc") -> str:
+    return _preprocess(path, _stamp(path), dataset, defines, cc)
+
+
+def macros(path: Path, dataset: str | None, defines: tuple = (), cc: str = "gcc") -> dict[str, str]:
+    """Object-like macros defined after preprocessing the file at a dataset."""
+    return _macros(path, _stamp(path), dataset, defines, cc)
+
+
+@lru_cache(maxsize=256)
+def _preprocess(path: Path, stamp, dataset, defines, cc) -> str:
+    proc = subprocess.run(_cpp_argv(path, dataset, defines, cc), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise _cpp_error(path, proc.stderr)
+    return proc.stdout
+
+
+@lru_cache(maxsize=256)
+def _macros(path: Path, stamp, dataset, defines, cc) -> dict[str, str]:
+    argv = _cpp_argv(path, dataset, defines, cc)
+    argv.insert(2, "-dM")
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise _cpp_error(path, proc.stderr)
+    out = {}
+    for line in proc.stdout.splitlines():
+        m = re.match(r"#define (\w+) (.*)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+def int_value(text: str | None) -> int | None:
+    """The value of a macro body such as `1000`, `(20)` or `2 * 10`; None otherwise."""
+    if text is None or not re.fullmatch(r"[\d\s()+\-*]+", text):
+        return None
+    try:
+        return int(eval(text, {"__builtins__": {}}))      # digits and + - * ( ) only
+    except Exception:
+        return None

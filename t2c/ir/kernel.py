@@ -1,0 +1,198 @@
+"""The intermediate structure (IS): the contract between understanding a kernel and running it.
+
+Every frontend produces a `Kernel`; every generator, the verifier and the reports
+consume one.  It is a tree of frozen dataclasses, so a stage can only derive a new
+kernel (`replace`), never edit one in place, and `key()` is a stable content hash
+that the cache uses everywhere.  What the key covers: the kernel's contract and
+semantics (name, parameters, sizes with presets and constraints, scalars, arrays,
+input domains, the reference and the original input initialisation).  What it
+leaves out: where the kernel came from (`origin`) and later analysis `facts`, so
+that the same kernel read from two files, or re-read from its own printed
+reference, has the same key.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+#: Element types the IS knows, with their size in bytes and numpy name.
+DTYPES = {
+    "double": (8, "float64"),
+    "float": (4, "float32"),
+    "int": (4, "int32"),
+    "unsigned": (4, "uint32"),
+    "long": (8, "int64"),
+    "char": (1, "int8"),
+    "unsigned char": (1, "uint8"),
+}
+FLOAT_DTYPES = ("double", "float")
+INTENTS = ("in", "out", "inout")
+DATASETS = ("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")
+#: Input domain kinds: how the synthesizer may draw an input.
+DOMAIN_KINDS = ("uniform", "integers", "spd", "diagonally_dominant", "original")
+
+
+class ISError(ValueError):
+    """An IS that breaks its own rules (a frontend bug or a bad hand-written spec)."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    file: str
+    function: str
+    line: int
+    col: int = 1
+
+    def where(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Size:
+    """A size parameter: an `int` passed by value that bounds loops and extents."""
+    name: str
+    presets: tuple[tuple[str, int], ...] = ()     # (("MINI", 20), ...), dataset order
+    macro: str | None = None                      # the C macro it comes from (NI)
+
+    def preset(self, dataset: str) -> int | None:
+        return dict(self.presets).get(dataset)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar passed by value (intent in), or the function's return value (out)."""
+    name: str
+    dtype: str
+    intent: str = "in"
+
+
+@dataclass(frozen=True)
+class Array:
+    """An array passed as a flat pointer to `dtype`, row-major over `shape`.
+
+    `shape` holds C expressions in the size parameters; an empty shape is a
+    scalar passed by pointer (one element)."""
+    name: str
+    dtype: str
+    shape: tuple[str, ...]
+    intent: str
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """What valid values of one input look like."""
+    target: str
+    kind: str
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Analysis results, filled by t2c.analysis (not part of the key)."""
+    affine: bool | None = None
+    parallel_loops: tuple[str, ...] = ()
+    flops: str | None = None
+    bytes: str | None = None
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str                          # the C function name: the ABI's NAME
+    params: tuple[str, ...]            # ABI parameter order (sizes, scalars, arrays by name)
+    sizes: tuple[Size, ...]
+    scalars: tuple[Scalar, ...]
+    arrays: tuple[Array, ...]
+    reference: str                     # C99 function over VLA-typed flat arrays: the semantics
+    constraints: tuple[str, ...] = ()  # C boolean expressions over the sizes
+    domains: tuple[Domain, ...] = ()
+    init: str | None = None            # C defining `t2c_init(...)`: the original inputs
+    description: str = ""
+    origin: Origin | None = field(default=None, compare=False)
+    facts: Facts | None = field(default=None, compare=False)
+
+    # -- access ---------------------------------------------------------------
+    def replace(self, **changes) -> "Kernel":
+        return dataclasses.replace(self, **changes)
+
+    def size(self, name: str) -> Size:
+        return next(s for s in self.sizes if s.name == name)
+
+    def array(self, name: str) -> Array:
+        return next(a for a in self.arrays if a.name == name)
+
+    @property
+    def returns(self) -> Scalar | None:
+        return next((s for s in self.scalars if s.intent == "out"), None)
+
+    @property
+    def inputs(self) -> tuple[Scalar | Array, ...]:
+        return tuple(x for x in (*self.scalars, *self.arrays) if x.intent in ("in", "inout"))
+
+    @property
+    def outputs(self) -> tuple[Scalar | Array, ...]:
+        return tuple(x for x in (*self.scalars, *self.arrays) if x.intent in ("out", "inout"))
+
+    def dataset_sizes(self, dataset: str) -> dict[str, int]:
+        """Size values of a named preset; raises ISError when a size has none."""
+        values = {}
+        for s in self.sizes:
+            v = s.preset(dataset)
+            if v is None:
+                have = sorted({d for z in self.sizes for d, _ in z.presets})
+                raise ISError(f"{self.name}: size '{s.name}' has no {dataset} preset "
+                              f"(presets: {', '.join(have) or 'none'}); give sizes explicitly")
+            values[s.name] = v
+        return values
+
+    # -- identity -------------------------------------------------------------
+    def key(self) -> str:
+        """Stable content hash of the contract and semantics (not origin, not facts)."""
+        body = as_dict(self)
+        body.pop("origin", None)
+        body.pop("facts", None)
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def as_dict(kernel: Kernel) -> dict:
+    return dataclasses.asdict(kernel)
+
+
+def validate(k: Kernel) -> Kernel:
+    """Check the IS's own rules; returns the kernel or raises ISError naming the fault."""
+    def fail(msg):
+        where = f" ({k.origin.where()})" if k.origin else ""
+        raise ISError(f"{k.name}{where}: {msg}")
+
+    names = [s.name for s in k.sizes] + [s.name for s in k.scalars if s.intent == "in"] \
+        + [a.name for a in k.arrays]
+    if len(set(names)) != len(names):
+        fail(f"duplicate parameter names in {names}")
+    if sorted(k.params) != sorted(names):
+        fail(f"params {list(k.params)} do not match the declared parameters {names}")
+    outs = [s for s in k.scalars if s.intent == "out"]
+    if len(outs) > 1:
+        fail("at most one scalar output (the return value) is allowed")
+    for x in (*k.scalars, *k.arrays):
+        if x.dtype not in DTYPES:
+            fail(f"'{x.name}' has element type '{x.dtype}'; known types: {', '.join(DTYPES)}")
+        if x.intent not in INTENTS:
+            fail(f"'{x.name}' has intent '{x.intent}'; use one of {', '.join(INTENTS)}")
+    for s in k.scalars:
+        if s.intent == "inout":
+            fail(f"scalar '{s.name}' cannot be inout; pass it by pointer as a 0-d array")
+    for d in k.domains:
+        if d.kind not in DOMAIN_KINDS:
+            fail(f"domain of '{d.target}' has kind '{d.kind}'; use one of {', '.join(DOMAIN_KINDS)}")
+        if d.target not in names and d.kind != "original":
+            fail(f"domain names '{d.target}', which is not a parameter")
+    if not any(x.intent in ("out", "inout") for x in (*k.scalars, *k.arrays)):
+        fail("the kernel has no output: no array is written and nothing is returned")
+    return k

@@ -1,0 +1,79 @@
+"""The YAML form of the IS: what `t2c is FILE` prints and what a spec may be written in.
+
+`to_yaml(kernel)` and `from_yaml(text)` are inverses: from_yaml(to_yaml(k)) == k
+and has the same key.  The reference is kept as a literal block so that it reads
+as C.
+"""
+from __future__ import annotations
+
+import yaml
+
+from .kernel import Array, Domain, Facts, ISError, Kernel, Origin, Scalar, Size, validate
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper, s: str):
+    style = "|" if "\n" in s else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", s, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def to_dict(k: Kernel) -> dict:
+    d: dict = {"name": k.name}
+    if k.description:
+        d["description"] = k.description
+    if k.origin:
+        d["origin"] = {"file": k.origin.file, "function": k.origin.function,
+                       "line": k.origin.line, "col": k.origin.col}
+    d["params"] = list(k.params)
+    d["sizes"] = {s.name: ({"macro": s.macro} if s.macro else {}) | dict(s.presets)
+                  for s in k.sizes}
+    if k.constraints:
+        d["constraints"] = list(k.constraints)
+    d["scalars"] = {s.name: {"dtype": s.dtype, "intent": s.intent} for s in k.scalars}
+    d["arrays"] = {a.name: {"dtype": a.dtype, "shape": list(a.shape), "intent": a.intent}
+                   for a in k.arrays}
+    d["domains"] = [{"target": x.target, "kind": x.kind}
+                    | ({"low": x.low} if x.low is not None else {})
+                    | ({"high": x.high} if x.high is not None else {}) for x in k.domains]
+    if k.facts:
+        d["facts"] = {f: v for f, v in vars(k.facts).items() if v not in (None, ())}
+    d["reference"] = k.reference
+    if k.init:
+        d["init"] = k.init
+    return d
+
+
+def to_yaml(k: Kernel) -> str:
+    return yaml.dump(to_dict(k), Dumper=_Dumper, sort_keys=False, width=100)
+
+
+def from_dict(d: dict) -> Kernel:
+    try:
+        sizes = tuple(Size(name, tuple((ds, int(v)) for ds, v in (p or {}).items() if ds != "macro"),
+                           (p or {}).get("macro")) for name, p in d.get("sizes", {}).items())
+        scalars = tuple(Scalar(n, s["dtype"], s.get("intent", "in"))
+                        for n, s in (d.get("scalars") or {}).items())
+        arrays = tuple(Array(n, a["dtype"], tuple(str(e) for e in a.get("shape", ())), a["intent"])
+                       for n, a in (d.get("arrays") or {}).items())
+        domains = tuple(Domain(x["target"], x["kind"], x.get("low"), x.get("high"))
+                        for x in d.get("domains") or ())
+        o = d.get("origin")
+        origin = Origin(o["file"], o["function"], int(o["line"]), int(o.get("col", 1))) if o else None
+        facts = Facts(**d["facts"]) if d.get("facts") else None
+        return validate(Kernel(
+            name=d["name"], params=tuple(d["params"]), sizes=sizes, scalars=scalars, arrays=arrays,
+            reference=d["reference"], constraints=tuple(d.get("constraints") or ()),
+            domains=domains, init=d.get("init"), description=d.get("description", ""),
+            origin=origin, facts=facts))
+    except (KeyError, TypeError) as e:
+        raise ISError(f"IS document is missing or misuses a field: {e}") from None
+
+
+def from_yaml(text: str) -> Kernel:
+    return from_dict(yaml.safe_load(text))

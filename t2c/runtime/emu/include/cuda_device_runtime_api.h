@@ -1,0 +1,3 @@
+// t2c emu: stands in for CUDA's <cuda_device_runtime_api.h>.
+#pragma once
+#include "t2c_emu.h"

@@ -1,0 +1,95 @@
+"""Run one untrusted program: its own process group, a wall-clock limit, bounded output.
+
+Takes an argv, a working directory and an environment; gives a `ProcessResult`.
+A program that hangs is killed with its whole process group, so a crashing or
+hanging candidate costs one candidate and never the caller.  Output beyond
+`max_output` bytes is cut (and flagged) rather than held in memory.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_OUTPUT = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    argv: tuple[str, ...]
+    returncode: int | None      # None when killed for the time limit
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    output_cut: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    @property
+    def signal(self) -> int | None:
+        return -self.returncode if self.returncode is not None and self.returncode < 0 else None
+
+    def describe(self) -> str:
+        """One line for a log or an error: how the program ended."""
+        if self.timed_out:
+            return f"timed out after {self.seconds:.1f} s"
+        if self.signal:
+            return f"killed by signal {signal.Signals(self.signal).name}"
+        return f"exit code {self.returncode}"
+
+
+def _read_capped(f, limit: int) -> tuple[str, bool]:
+    f.seek(0, os.SEEK_END)
+    size = f.tell()
+    f.seek(0)
+    data = f.read(limit)
+    return data.decode("utf-8", "replace"), size > limit
+
+
+def run_process(argv, *, cwd: str | Path | None = None, env: dict | None = None,
+                timeout: float = 60.0, stdin: bytes | None = None,
+                max_output: int = MAX_OUTPUT) -> ProcessResult:
+    """Run argv to completion or to `timeout` seconds, whichever comes first.
+
+    Output goes to temporary files (not pipes), so a program that prints without
+    end cannot fill a pipe and block; only the first `max_output` bytes are read.
+    """
+    argv = tuple(str(a) for a in argv)
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err,
+                                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                start_new_session=True)
+        timed_out = False
+        try:
+            if stdin is not None:
+                proc.stdin.write(stdin)
+                proc.stdin.close()
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        except BaseException:
+            _kill_group(proc)
+            raise
+        finally:
+            _kill_group(proc)   # also reaps children a finished program left behind
+        seconds = time.monotonic() - start
+        stdout, cut1 = _read_capped(out, max_output)
+        stderr, cut2 = _read_capped(err, max_output)
+    return ProcessResult(argv, None if timed_out else proc.returncode, stdout, stderr,
+                         seconds, timed_out, cut1 or cut2)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()

@@ -1,0 +1,237 @@
+"""The host-executed reference: an IS's reference C, built with gcc and run on files.
+
+`reference_driver(kernel)` is the C text of a driver program around the reference;
+`run_reference(kernel, sizes, inputs)` builds it (cached by content), runs it in a
+scratch directory with a timeout, and gives the inputs and outputs as numpy arrays.
+With `inputs=None` the kernel's original initialisation (`t2c_init`, from the C
+source's main) produces the inputs; a kernel without one needs inputs given.
+
+Driver protocol (also used by candidate drivers later):
+
+    prog init DIR SIZE...   runs t2c_init, writes every scalar and array to DIR/NAME.bin
+    prog run DIR SIZE...    reads DIR/NAME.bin for every scalar and array that exists
+                            (arrays without a file start zeroed), calls the kernel once,
+                            writes outputs to DIR/out_NAME.bin, prints the call's seconds
+
+Files are raw little-endian elements in row-major order; a file of the wrong size
+is refused (exit 3) rather than read short.
+"""
+from __future__ import annotations
+
+import ast
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import config
+from ..errors import UserError
+from ..ir import DTYPES, Kernel
+from ..runtime.build import build
+from ..runtime.process import run_process
+
+PRELUDE = r"""
+#define _POSIX_C_SOURCE 200112L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* PolyBench's allocator, for original init functions that use it. */
+void *polybench_alloc_data(unsigned long long n, int elt_size)
+{
+  void *p = calloc(n ? n : 1, (size_t)elt_size);
+  if (!p) { fprintf(stderr, "t2c: out of memory\n"); exit(4); }
+  return p;
+}
+
+static void *t2c_load(const char *dir, const char *name, size_t bytes, int required)
+{
+  char path[4096];
+  void *p = calloc(bytes ? bytes : 1, 1);
+  FILE *f;
+  if (!p) { fprintf(stderr, "t2c: out of memory for %s\n", name); exit(4); }
+  snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+  f = fopen(path, "rb");
+  if (!f) {
+    if (required) { fprintf(stderr, "t2c: missing input %s\n", path); exit(3); }
+    return p;
+  }
+  if (fread(p, 1, bytes, f) != bytes || fgetc(f) != EOF) {
+    fprintf(stderr, "t2c: %s does not hold exactly %zu bytes\n", path, bytes);
+    exit(3);
+  }
+  fclose(f);
+  return p;
+}
+
+static void t2c_store(const char *dir, const char *prefix, const char *name, const void *p,
+                      size_t bytes)
+{
+  char path[4096];
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s%s.bin", dir, prefix, name);
+  f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, bytes, f) != bytes) { fprintf(stderr, "t2c: cannot write %s\n", path); exit(3); }
+  fclose(f);
+}
+
+static double t2c_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+"""
+
+
+def count_expr(shape) -> str:
+    return " * ".join(f"(size_t)({e})" for e in shape) or "1"
+
+
+def reference_driver(k: Kernel) -> str:
+    """C source of the reference driver for kernel k (see the module docstring)."""
+    lines = [PRELUDE, k.init or "", k.reference, "int main(int argc, char **argv)", "{"]
+    lines.append(f"  if (argc != {3 + len(k.sizes)}) {{ fprintf(stderr, \"usage: %s init|run DIR"
+                 f"{''.join(' ' + s.name for s in k.sizes)}\\n\", argv[0]); return 2; }}")
+    lines.append("  const char *dir = argv[2];")
+    lines.append("  int init = strcmp(argv[1], \"init\") == 0;")
+    for i, s in enumerate(k.sizes):
+        lines.append(f"  int {s.name} = atoi(argv[{3 + i}]);")
+    ins = [s for s in k.scalars if s.intent == "in"]
+    for s in ins:
+        lines.append(f"  {s.dtype} {s.name} = *({s.dtype} *)t2c_load(dir, \"{s.name}\", "
+                     f"sizeof({s.dtype}), !init);")
+    for a in k.arrays:
+        lines.append(f"  size_t {a.name}_n = {count_expr(a.shape)};")
+        required = "0" if a.intent == "out" else "!init"
+        lines.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_load(dir, \"{a.name}\", "
+                     f"{a.name}_n * sizeof({a.dtype}), {required});")
+    call_args = ", ".join(_call_arg(k, p) for p in k.params)
+    if k.init:
+        init_args = ", ".join(f"&{p}" if any(s.name == p for s in ins) else _call_arg(k, p)
+                              for p in k.params)
+        lines.append("  if (init) {")
+        lines.append(f"    t2c_init({init_args});")
+        for s in ins:
+            lines.append(f"    t2c_store(dir, \"\", \"{s.name}\", &{s.name}, sizeof({s.dtype}));")
+        for a in k.arrays:
+            lines.append(f"    t2c_store(dir, \"\", \"{a.name}\", {a.name}, "
+                         f"{a.name}_n * sizeof({a.dtype}));")
+        lines.append("    return 0;")
+        lines.append("  }")
+    else:
+        lines.append("  if (init) { fprintf(stderr, \"t2c: this kernel has no original init\\n\"); "
+                     "return 2; }")
+    ret = k.returns
+    lines.append("  double t0 = t2c_now();")
+    lines.append(f"  {ret.dtype + ' t2c_ret = ' if ret else ''}{k.name}({call_args});")
+    lines.append("  double t1 = t2c_now();")
+    if ret:
+        lines.append(f"  t2c_store(dir, \"out_\", \"return\", &t2c_ret, sizeof({ret.dtype}));")
+    for a in k.arrays:
+        if a.intent != "in":
+            lines.append(f"  t2c_store(dir, \"out_\", \"{a.name}\", {a.name}, "
+                         f"{a.name}_n * sizeof({a.dtype}));")
+    lines.append("  printf(\"%.9f\\n\", t1 - t0);")
+    lines.append("  return 0;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _call_arg(k: Kernel, p: str) -> str:
+    if any(a.name == p and a.shape for a in k.arrays):
+        return f"(void *){p}"
+    return p
+
+
+# -- sizes and shapes ----------------------------------------------------------------------
+
+def eval_extent(expr: str, sizes: dict[str, int]) -> int:
+    """Value of a C extent expression (+ - * / % and parentheses over sizes)."""
+    tree = ast.parse(expr.replace("/", "//"), mode="eval")
+    allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
+               ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.UAdd)
+    for node in ast.walk(tree):
+        if not isinstance(node, allowed) or (isinstance(node, ast.Name) and node.id not in sizes):
+            raise UserError(f"cannot evaluate the extent '{expr}' with sizes {sizes}")
+    return int(eval(compile(tree, "<extent>", "eval"), {"__builtins__": {}}, dict(sizes)))
+
+
+def array_shape(a, sizes) -> tuple[int, ...]:
+    return tuple(eval_extent(e, sizes) for e in a.shape)
+
+
+def np_dtype(dtype: str) -> np.dtype:
+    return np.dtype(DTYPES[dtype][1])
+
+
+def check_constraints(k: Kernel, sizes: dict[str, int]) -> None:
+    missing = [s.name for s in k.sizes if s.name not in sizes]
+    if missing:
+        raise UserError(f"{k.name}: no value for size(s) {', '.join(missing)}",
+                        hint="give every size, or choose a dataset")
+    for c in k.constraints:
+        expr = c.replace("&&", " and ").replace("||", " or ")
+        if not eval(compile(ast.parse(expr, mode="eval"), "<c>", "eval"), {"__builtins__": {}},
+                    dict(sizes)):
+            raise UserError(f"{k.name}: sizes {sizes} break the constraint '{c}'")
+
+
+# -- running -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReferenceRun:
+    inputs: dict[str, np.ndarray]
+    outputs: dict[str, np.ndarray]
+    seconds: float
+
+
+class ReferenceFailed(Exception):
+    """The reference itself failed on these inputs (crash, timeout): inputs to discard."""
+
+
+def build_reference(k: Kernel, flags: tuple[str, ...] | None = None) -> Path:
+    cfg = config.load()
+    return build({f"{k.name}_driver.c": reference_driver(k)}, list(flags or cfg.ref_cflags))
+
+
+def _write(path: Path, value) -> None:
+    path.write_bytes(np.ascontiguousarray(value).tobytes())
+
+
+def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, *,
+                  timeout: float | None = None, flags=None, workdir: Path | None = None) -> ReferenceRun:
+    check_constraints(k, sizes)
+    exe = build_reference(k, flags)
+    timeout = timeout or config.load().timeout
+    size_args = [str(sizes[s.name]) for s in k.sizes]
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        d = Path(tmp)
+        if inputs is None:
+            r = run_process([exe, "init", d, *size_args], timeout=timeout)
+            if not r.ok:
+                raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")
+            inputs = _read_all(k, sizes, d, "", inputs_only=True)
+        for name, value in inputs.items():
+            _write(d / f"{name}.bin", value)
+        r = run_process([exe, "run", d, *size_args], timeout=timeout)
+        if not r.ok:
+            raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
+        outputs = _read_all(k, sizes, d, "out_", inputs_only=False)
+        return ReferenceRun(dict(inputs), outputs, float(r.stdout.split()[-1]))
+
+
+def _read_all(k: Kernel, sizes, d: Path, prefix: str, inputs_only: bool) -> dict[str, np.ndarray]:
+    out = {}
+    for s in k.scalars:
+        if (s.intent == "in") == inputs_only:
+            out[s.name] = np.fromfile(d / f"{prefix}{s.name}.bin", dtype=np_dtype(s.dtype))[0]
+    for a in k.arrays:
+        wanted = a.intent != "out" if inputs_only else a.intent != "in"
+        if wanted:
+            out[a.name] = np.fromfile(d / f"{prefix}{a.name}.bin",
+                                      dtype=np_dtype(a.dtype)).reshape(array_shape(a, sizes))
+    return out

@@ -1,0 +1,10 @@
+struct params {
+  double alpha;
+  double beta;
+};
+
+void affine(int n, struct params p, double x[n], double y[n])
+{
+  for (int i = 0; i < n; i++)
+    y[i] = p.alpha * x[i] + p.beta;
+}

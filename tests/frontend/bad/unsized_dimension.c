@@ -1,0 +1,5 @@
+void rows(int n, int m, double a[][m], double b[n])
+{
+  for (int i = 0; i < n; i++)
+    b[i] = a[i][0];
+}

@@ -1,0 +1,34 @@
+"""The process runner: timeouts kill the whole group, output is bounded."""
+import sys
+import time
+
+from t2c.runtime.process import run_process
+
+
+def test_ok_and_output():
+    r = run_process([sys.executable, "-c", "print('hi')"], timeout=30)
+    assert r.ok and r.stdout == "hi\n" and r.describe() == "exit code 0"
+
+
+def test_timeout_kills_children_too(tmp_path):
+    marker = tmp_path / "child-alive"
+    code = (f"import subprocess,sys; subprocess.Popen([sys.executable,'-c',"
+            f"'import time; time.sleep(2); open(r\"{marker}\",\"w\").write(\"x\")']); "
+            f"import time; time.sleep(60)")
+    start = time.monotonic()
+    r = run_process([sys.executable, "-c", code], timeout=1)
+    assert r.timed_out and not r.ok and r.returncode is None
+    assert time.monotonic() - start < 10
+    time.sleep(2.5)
+    assert not marker.exists(), "the child in the process group was killed as well"
+
+
+def test_crash_is_reported_by_signal():
+    r = run_process([sys.executable, "-c", "import os,signal; os.kill(os.getpid(), signal.SIGSEGV)"],
+                    timeout=30)
+    assert r.signal == 11 and "SIGSEGV" in r.describe()
+
+
+def test_output_is_capped():
+    r = run_process([sys.executable, "-c", "print('x' * 100000)"], timeout=30, max_output=1000)
+    assert r.output_cut and len(r.stdout) == 1000
