@@ -1,13 +1,12 @@
-"""The t2c command line (click): is, ref, batch, run.
+"""The t2c command line (click): is, ref, batch, explain, clean, run.
 
 User mistakes (a bad flag, a file that does not parse) print one line
 `file:line:col: what is wrong; what to do` and exit 2, never a traceback.
-Exit codes: 0 all accepted, 1 a kernel failed, 2 usage error, 4 internal error,
-5 nothing matched.
+Exit codes: 0 all accepted, 1 a kernel failed, 2 usage error, 3 performance
+regression only (against --baseline), 4 internal error, 5 nothing matched.
 """
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -18,19 +17,13 @@ from . import __version__, config
 from .errors import UserError
 from .ir import DATASETS
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_NOTHING = 0, 1, 2, 4, 5
+STAGE_CHOICES = ("parse", "reference", "generate", "verify", "bench")
 
-
-def gpu_present() -> bool:
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return False
-    from .runtime.process import run_process
-    r = run_process([smi, "-L"], timeout=20)
-    return r.ok and "GPU" in r.stdout
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERNAL, EXIT_NOTHING = 0, 1, 2, 3, 4, 5
 
 
 def default_dataset() -> str:
+    from .runtime.gpu import gpu_present
     return config.load().dataset or ("LARGE" if gpu_present() else "MINI")
 
 
@@ -116,29 +109,47 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
 @main.command("batch")
 @click.argument("paths", nargs=-1, required=True)
 @dataset_option
-@click.option("-j", "--jobs", type=int, default=0, help="Parallel kernels (default: CPU count).")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed for random inputs of kernels without an original init.")
-def batch_command(paths, dataset, jobs, seed):
-    """Run every kernel of a corpus through the pipeline and print a table."""
-    from .engine.batch import STAGES_NOT_BUILT, discover, run_batch, table
-    sources = discover(paths)
-    if not sources:
-        click.echo("t2c: nothing matched " + " ".join(paths), err=True)
-        sys.exit(EXIT_NOTHING)
-    dataset = (dataset or default_dataset()).upper()
-    click.echo(f"t2c batch: {len(sources)} kernel(s), dataset {dataset}: "
-               f"frontend -> IS -> host reference -> fidelity against the original program")
+@click.option("--backend", type=click.Choice(["auto", "gpu", "emu"]), default="auto", show_default=True)
+@click.option("--generator", default="poly", show_default=True, help="poly | llm | hybrid.")
+@click.option("-j", "--jobs", type=int, default=0, help="Parallel CPU jobs (default: CPU count).")
+@click.option("--gpu-jobs", type=int, default=None, help="GPU slots (default: one per visible GPU).")
+@click.option("-k/-x", "--keep-going/--fail-fast", default=True, help="Go on past failures (default) or stop.")
+@click.option("-n", "--dry-run", is_flag=True, help="Print the plan with reasons; run nothing.")
+@click.option("-B", "--always-make", "force_all", is_flag=True, help="Ignore the cache: run every target.")
+@click.option("--rerun", multiple=True, type=click.Choice(STAGE_CHOICES), help="Run this stage again.")
+@click.option("--only", multiple=True, metavar="GLOB", help="Only kernels matching (name or path).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out kernels matching.")
+@click.option("--shard", metavar="K/N", help="Run shard K of N (also CI_NODE_INDEX/CI_NODE_TOTAL).")
+@click.option("--seed", type=int, default=None, help="Test-data seed (default: this project's secret).")
+@click.option("--timeout", type=float, default=None, help="Seconds per candidate run.")
+@click.option("--report-dir", type=click.Path(file_okay=False), default=None,
+              help="Where results.csv/.md/.json go (default reports/<run>/).")
+@click.option("--junit-xml", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
+def batch_command(paths, dataset, backend, generator, jobs, gpu_jobs, keep_going, dry_run, force_all,
+                  rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml):
+    """Run every kernel of a corpus through the pipeline, like make: incremental and parallel."""
+    from .engine.run import batch
+    code = batch(paths, dataset=dataset, backend=backend, generator=generator, jobs=jobs,
+                 gpu_jobs=gpu_jobs, fail_fast=not keep_going, dry_run=dry_run, force_all=force_all,
+                 rerun=rerun, only=only, exclude=exclude, shard=shard, seed=seed, timeout=timeout,
+                 report_dir=report_dir, junit_xml=junit_xml)
+    sys.exit(code)
 
-    def progress(row):
-        click.echo(f"  {row.status:6} {row.kernel}", err=True)
 
-    rows = run_batch(sources, dataset, jobs, seed, on_row=progress)
-    click.echo(table(rows))
-    ok = sum(r.status == "ok" for r in rows)
-    click.echo(f"\n{ok}/{len(rows)} kernels ok. Not built yet: {', '.join(STAGES_NOT_BUILT)} "
-               f"(no CUDA is generated or verified by this version).")
-    sys.exit(EXIT_OK if ok == len(rows) else EXIT_FAILED)
+@main.command("explain")
+@click.argument("target")
+def explain_command(target):
+    """Say why TARGET (KERNEL or KERNEL:STAGE) last ran or was skipped."""
+    from .engine.run import explain
+    click.echo(explain(target))
+
+
+@main.command("clean")
+@click.option("--state/--no-state", default=True, help="Also forget the run state in .t2c/.")
+def clean_command(state):
+    """Remove cached artifacts (and the run state)."""
+    from .engine.run import clean
+    click.echo(clean(state))
 
 
 def _register_optional_commands():

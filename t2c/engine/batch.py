@@ -1,35 +1,65 @@
-"""The batch run over a corpus (the first form: frontend + reference per kernel).
+"""The batch engine: kernel x stage targets, run like `make`.
 
-Takes paths (files, folders, globs); gives one `Row` per kernel.  A folder with a
-`benchmark_list` is read in that order; otherwise every `.c` file below it except
-`utilities/`.  Each kernel runs in its own worker process, so one that crashes or
-hangs the reference costs that kernel only; a kernel whose source is wrong becomes
-a row with status `error` and the one-line message, and the batch goes on.
-Later stages (generate, verify, bench) are reported as not built yet.
+`plan_and_run(sources, settings, options)` walks every kernel's stages in pipeline
+order (stages.py).  For each target it hashes the stage's key parts; when the
+artifact cache holds a whole entry at that key the target is up to date, else it
+runs and the reason is recorded (never built / which part changed / corrupt entry /
+forced).  Kernels run in parallel worker processes (`jobs`); stages that need the
+GPU take one of `gpu_jobs` slots (a lock file per GPU, so also across concurrent
+t2c runs) with CUDA_VISIBLE_DEVICES set to that GPU.  A kernel whose stage fails
+skips its later stages; the batch goes on (`fail_fast` stops starting new kernels).
+
+Sharding: kernel i (in discovery order) belongs to shard (i mod N) + 1, so the
+union of shards 1..N is the whole corpus.
 """
 from __future__ import annotations
 
+import fcntl
+import fnmatch
 import glob
+import hashlib
+import json
 import os
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+import queue
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing import Manager
 from pathlib import Path
 
 from ..errors import UserError
-
-STAGES_NOT_BUILT = ("generate", "verify", "bench")
+from .stages import STAGE_NAMES, STAGES
+from .store import ArtifactCache, StateDB
 
 
 @dataclass(frozen=True)
-class Row:
-    kernel: str
-    source: str
-    status: str              # ok | error | failed
-    sizes: str = ""
-    ref_ms: float | None = None
-    fidelity: str = ""
-    message: str = ""
+class Options:
+    jobs: int = 0
+    gpu_jobs: int = 1
+    fail_fast: bool = False
+    dry_run: bool = False
+    force_all: bool = False
+    rerun: tuple[str, ...] = ()
+    cache_dir: Path = Path(".")
+    state_dir: Path = Path(".t2c")
 
+
+@dataclass
+class Outcome:
+    target: str
+    kernel: str
+    stage: str
+    status: str
+    reason: str
+    summary: str
+    seconds: float = 0.0
+    ran: bool = False
+    result: dict = field(default_factory=dict)
+
+
+# -- discovery and selection --------------------------------------------------------------
 
 def discover(paths) -> list[Path]:
     found: list[Path] = []
@@ -55,57 +85,216 @@ def discover(paths) -> list[Path]:
     return out
 
 
-def run_one(source: Path, dataset: str, seed: int) -> Row:
-    from ..frontends.c import read_c
-    from ..verify.fidelity import check_fidelity
-    from ..verify.inputs import synthesize
-    from ..verify.reference import ReferenceFailed, run_reference
+def kernel_ids(sources: list[Path]) -> list[str]:
+    """Short unique names: the file stem, or more of the path where stems collide."""
+    stems = [s.stem for s in sources]
+    return [s.stem if stems.count(s.stem) == 1 else "/".join(s.with_suffix("").parts[-2:])
+            for s in sources]
 
-    name = source.stem
+
+def select(sources, ids, only=(), exclude=(), shard: tuple[int, int] | None = None):
+    picked = []
+    for i, (src, kid) in enumerate(zip(sources, ids)):
+        names = (kid, str(src))
+        if only and not any(fnmatch.fnmatch(n, g) for g in only for n in names):
+            continue
+        if any(fnmatch.fnmatch(n, g) for g in exclude for n in names):
+            continue
+        if shard and i % shard[1] != shard[0] - 1:
+            continue
+        picked.append((src, kid))
+    return picked
+
+
+def parse_shard(text: str | None, env=os.environ) -> tuple[int, int] | None:
+    if not text and env.get("CI_NODE_INDEX") and env.get("CI_NODE_TOTAL"):
+        text = f"{env['CI_NODE_INDEX']}/{env['CI_NODE_TOTAL']}"
+    if not text:
+        return None
     try:
-        k = read_c(source)
-        sizes = k.dataset_sizes(dataset)
-        inputs = None if k.init else synthesize(k, sizes, seed)
-        run = run_reference(k, sizes, inputs)
-        fid = check_fidelity(k, source, dataset) if k.init else None
-    except UserError as e:
-        return Row(name, str(source), "error", message=str(e))
-    except ReferenceFailed as e:
-        return Row(name, str(source), "failed", message=str(e))
-    sizes_text = " ".join(f"{n}={v}" for n, v in sizes.items())
-    if fid is None:
-        return Row(name, str(source), "ok", sizes_text, run.seconds * 1e3, "n/a (no main)")
-    return Row(name, str(source), "ok" if fid.ok else "failed", sizes_text, run.seconds * 1e3,
-               "identical" if fid.ok else "differs", "" if fid.ok else fid.detail)
+        k, n = (int(x) for x in text.split("/"))
+        if not 1 <= k <= n:
+            raise ValueError
+    except ValueError:
+        raise UserError(f"--shard '{text}' is not K/N with 1 <= K <= N", hint="e.g. --shard 2/4") from None
+    return k, n
 
 
-def run_batch(sources: list[Path], dataset: str, jobs: int, seed: int, on_row=None) -> list[Row]:
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    rows: dict[int, Row] = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_one, s, dataset, seed): i for i, s in enumerate(sources)}
-        for fut in _as_completed(futures):
-            i = futures[fut]
+# -- one kernel's chain (runs in a worker process) ----------------------------------------
+
+def key_of(parts: dict) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def why_run(prev: dict | None, parts: dict, cache_why: str, forced: bool) -> str:
+    if forced:
+        return "forced (-B or --rerun)"
+    if prev is None:
+        return "never built"
+    changed = [k for k in parts if prev["parts"].get(k) != parts[k]]
+    if changed:
+        return "changed: " + ", ".join(changed)
+    return cache_why or "not in the cache"
+
+
+@contextmanager
+def gpu_slot(lock_dir: Path, slots: int):
+    """Hold one GPU (a lock file per GPU); sets CUDA_VISIBLE_DEVICES for the stage."""
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    while True:
+        for i in range(max(1, slots)):
+            f = open(lock_dir / f"gpu{i}.lock", "w")
             try:
-                row = fut.result()
-            except Exception as e:          # a worker died: costs this kernel only
-                row = Row(sources[i].stem, str(sources[i]), "failed", message=f"worker failed: {e}")
-            rows[i] = row
-            if on_row:
-                on_row(row)
-    return [rows[i] for i in range(len(sources))]
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.close()
+                continue
+            old = os.environ.get("CUDA_VISIBLE_DEVICES")
+            os.environ["CUDA_VISIBLE_DEVICES"] = str(i)
+            try:
+                yield i
+            finally:
+                if old is None:
+                    os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+                else:
+                    os.environ["CUDA_VISIBLE_DEVICES"] = old
+                fcntl.flock(f, fcntl.LOCK_UN)
+                f.close()
+            return
+        time.sleep(0.05)
 
 
-def _as_completed(futures):
-    from concurrent.futures import as_completed
-    return as_completed(futures)
+def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None) -> list[Outcome]:
+    cache = ArtifactCache(opts.cache_dir)
+    state = StateDB(opts.state_dir / "state.sqlite")
+    ctx = {"source": source, "settings": settings, "upstream": {}}
+    outcomes: list[Outcome] = []
+    stopped = None
+    try:
+        for name, parts_fn, run_fn, uses_gpu in STAGES:
+            target = f"{kid}:{name}"
+            if stopped:
+                o = Outcome(target, kid, name, "skipped", f"upstream {stopped}", "")
+                outcomes.append(o)
+                if events is not None and not opts.dry_run:
+                    events.put(o)
+                continue
+            parts = parts_fn(ctx)
+            key = key_of(parts)
+            prev = state.get(target)
+            forced = opts.force_all or name in opts.rerun
+            result, cache_why = (None, "") if forced else cache.load(name, key)
+            start = time.monotonic()
+            if result is not None:
+                o = Outcome(target, kid, name, result["status"], "up to date", result["summary"],
+                            result.get("_seconds", 0.0), False, result)
+            else:
+                reason = why_run(prev, parts, cache_why, forced)
+                if opts.dry_run:
+                    outcomes.append(Outcome(target, kid, name, "would-run", reason, ""))
+                    stopped = f"{name} would run"
+                    continue
+                work = cache.new_entry(name)
+                try:
+                    if uses_gpu and settings["backend"] == "gpu":
+                        with gpu_slot(opts.state_dir / "locks", opts.gpu_jobs) as gpu:
+                            result = run_fn(ctx, work)
+                            result["gpu"] = gpu
+                    else:
+                        result = run_fn(ctx, work)
+                    result["_seconds"] = time.monotonic() - start
+                    cache.commit(name, key, work, result)
+                except BaseException:
+                    cache.discard(work)
+                    raise
+                o = Outcome(target, kid, name, result["status"], reason, result["summary"],
+                            result["_seconds"], True, result)
+            result["_dir"] = str(cache.path(name, key))
+            ctx["upstream"][name] = result
+            if not opts.dry_run:
+                state.record(target, name, kid, key, o.status, o.reason, o.seconds, parts)
+            outcomes.append(o)
+            if events is not None and not opts.dry_run:
+                events.put(o)
+            if o.status != "ok":
+                stopped = f"{name} {o.status}"
+    except Exception:                       # a bug in t2c: report it against this kernel
+        o = Outcome(f"{kid}:internal", kid, "internal", "internal", "exception",
+                    traceback.format_exc().strip().splitlines()[-1])
+        o.result = {"traceback": traceback.format_exc()}
+        outcomes.append(o)
+        if events is not None:
+            events.put(o)
+    finally:
+        state.close()
+    return outcomes
 
 
-def table(rows: list[Row]) -> str:
-    head = ("kernel", "status", "ref ms", "fidelity", "sizes / message")
-    body = [(r.kernel, r.status, f"{r.ref_ms:.3f}" if r.ref_ms is not None else "-", r.fidelity or "-",
-             r.message or r.sizes) for r in rows]
-    widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(4)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[4]]
-    lines += ["  ".join(str(c).ljust(w) for c, w in zip(b, widths)) + "  " + b[4] for b in body]
-    return "\n".join(lines)
+# -- the whole batch ----------------------------------------------------------------------
+
+def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=None) -> dict[str, list[Outcome]]:
+    jobs = max(1, opts.jobs or os.cpu_count() or 1)
+    results: dict[str, list[Outcome]] = {}
+    if jobs == 1 or len(picked) == 1:
+        for src, kid in picked:
+            results[kid] = run_kernel(str(src), kid, settings, opts)
+            for o in results[kid]:
+                on_event and on_event(o)
+            if opts.fail_fast and _failed(results[kid]):
+                break
+        return results
+    with Manager() as manager:
+        events = manager.Queue()
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            pending = {}
+            todo = list(picked)
+            stop = False
+            while todo or pending:
+                while todo and len(pending) < jobs and not stop:
+                    src, kid = todo.pop(0)
+                    pending[pool.submit(run_kernel, str(src), kid, settings, opts, events)] = kid
+                if not pending:
+                    break
+                done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                _drain(events, on_event)
+                for fut in done:
+                    kid = pending.pop(fut)
+                    try:
+                        results[kid] = fut.result()
+                    except Exception as e:                   # the worker process died
+                        o = Outcome(f"{kid}:internal", kid, "internal", "internal", "worker died", str(e))
+                        results[kid] = [o]
+                        on_event and on_event(o)
+                    if opts.fail_fast and _failed(results[kid]):
+                        stop, todo = True, []
+                if heartbeat:
+                    heartbeat(len(results), len(picked), sorted(pending.values()))
+            _drain(events, on_event)
+    return results
+
+
+def _drain(events, on_event):
+    while True:
+        try:
+            o = events.get_nowait()
+        except queue.Empty:
+            return
+        if on_event:
+            on_event(o)
+
+
+def _failed(outcomes: list[Outcome]) -> bool:
+    return any(o.status in ("failed", "error", "internal") for o in outcomes)
+
+
+def kernel_status(outcomes: list[Outcome]) -> tuple[str, str]:
+    """(status, message) of a kernel from its stage outcomes."""
+    for o in outcomes:
+        if o.status in ("failed", "error", "internal", "unsupported"):
+            return ({"failed": "failed", "error": "error", "internal": "internal",
+                     "unsupported": "unsupported"}[o.status], f"{o.stage}: {o.summary}")
+    verify = next((o for o in outcomes if o.stage == "verify"), None)
+    if verify and verify.status == "ok":
+        return "accepted", verify.summary
+    last = [o for o in outcomes if o.status == "ok"]
+    return ("ok", f"{last[-1].stage}: {last[-1].summary}") if last else ("skipped", "")

@@ -1,9 +1,10 @@
 void jumpy(int n, double x[n])
 {
-  int i = 0;
-again:
-  x[i] = 0.0;
-  i++;
-  if (i < n)
-    goto again;
+  for (int i = 0; i < n; i++) {
+    if (x[i] < 0.0)
+      goto done;
+    x[i] = 2.0 * x[i];
+  }
+done:
+  ;
 }

@@ -26,7 +26,7 @@
 #define __managed__
 #define __shared__ static
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is not a macro here: libstdc++ spells __attribute__((__noinline__)); the rewriter replaces it.
 #define __launch_bounds__(...)
 #define __grid_constant__
 #define __align__(n) __attribute__((aligned(n)))

@@ -43,6 +43,13 @@ cudaError_t cudaMemcpy2D(t2c_emu::Site, void* dst, size_t dpitch, const void* sr
                          size_t height, cudaMemcpyKind kind);
 cudaError_t cudaMemset(t2c_emu::Site, void* p, int value, size_t count);
 cudaError_t cudaMemsetAsync(t2c_emu::Site, void* p, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemset2D(t2c_emu::Site, void* p, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemcpy2DAsync(t2c_emu::Site, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                              size_t height, cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMallocAsync(t2c_emu::Site, void** p, size_t size, cudaStream_t stream);
+template <class T> cudaError_t cudaMallocAsync(t2c_emu::Site s, T** p, size_t size, cudaStream_t stream) {
+    return cudaMallocAsync(s, (void**)p, size, stream); }
+cudaError_t cudaFreeAsync(t2c_emu::Site, void* p, cudaStream_t stream);
 template <class T> cudaError_t cudaMemcpyToSymbol(t2c_emu::Site s, const T& symbol, const void* src, size_t count,
         size_t offset = 0, cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
     return t2c_emu::copy_to_symbol(s, (void*)&symbol, sizeof(T), src, count, offset, kind); }
@@ -115,6 +122,8 @@ static inline cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 
+// The runtime itself defines these functions, so it compiles without the macros.
+#ifndef T2C_EMU_RUNTIME
 #define T2C_SITE ::t2c_emu::Site{__FILE__, __LINE__}
 #define cudaMalloc(...) cudaMalloc(T2C_SITE, __VA_ARGS__)
 #define cudaMallocManaged(...) cudaMallocManaged(T2C_SITE, __VA_ARGS__)
@@ -128,7 +137,12 @@ cudaError_t cudaEventDestroy(cudaEvent_t e);
 #define cudaMemcpy2D(...) cudaMemcpy2D(T2C_SITE, __VA_ARGS__)
 #define cudaMemset(...) cudaMemset(T2C_SITE, __VA_ARGS__)
 #define cudaMemsetAsync(...) cudaMemsetAsync(T2C_SITE, __VA_ARGS__)
+#define cudaMemset2D(...) cudaMemset2D(T2C_SITE, __VA_ARGS__)
+#define cudaMemcpy2DAsync(...) cudaMemcpy2DAsync(T2C_SITE, __VA_ARGS__)
+#define cudaMallocAsync(...) cudaMallocAsync(T2C_SITE, __VA_ARGS__)
+#define cudaFreeAsync(...) cudaFreeAsync(T2C_SITE, __VA_ARGS__)
 #define cudaMemcpyToSymbol(...) cudaMemcpyToSymbol(T2C_SITE, __VA_ARGS__)
 #define cudaMemcpyToSymbolAsync(...) cudaMemcpyToSymbolAsync(T2C_SITE, __VA_ARGS__)
 #define cudaMemcpyFromSymbol(...) cudaMemcpyFromSymbol(T2C_SITE, __VA_ARGS__)
 #define cudaMemcpyFromSymbolAsync(...) cudaMemcpyFromSymbolAsync(T2C_SITE, __VA_ARGS__)
+#endif

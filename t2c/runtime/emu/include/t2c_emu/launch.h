@@ -23,13 +23,14 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic
 // Reports a finding (and exits) when p is neither null nor inside device-visible memory.
 void check_kernel_pointer(const LaunchSite& site, int index, const void* p);
 
+template <class T> inline void check_argument(const LaunchSite& site, int index, const T& v) {
+    if constexpr (std::is_pointer<T>::value && !std::is_function<std::remove_pointer_t<T>>::value)
+        check_kernel_pointer(site, index, (const void*)v);
+}
 template <class Tuple, size_t... I>
 void check_pointers(const LaunchSite& site, const Tuple& args, std::index_sequence<I...>) {
-    int dummy[] = {0, (std::is_pointer<std::tuple_element_t<I, Tuple>>::value &&
-                               !std::is_function<std::remove_pointer_t<std::tuple_element_t<I, Tuple>>>::value
-                           ? (check_kernel_pointer(site, (int)I + 1, (const void*)std::get<I>(args)), 0)
-                           : 0)...};
-    (void)dummy;
+    (void)site; (void)args;
+    (check_argument(site, (int)I + 1, std::get<I>(args)), ...);
 }
 
 template <bool Fibers, class F, class... A>

@@ -1,0 +1,262 @@
+"""All use of islpy in t2c: sets, maps and questions about them, behind plain data.
+
+Callers describe statements as `StmtSpec`s (name, loop variables, affine
+constraints, accesses; all text over C names) and schedules as a time vector per
+statement (affine text over its loop variables).  This module turns them into isl
+objects and answers: dependences under a schedule, whether a schedule respects
+them, whether a schedule dimension carries any, value-based flow for scalars,
+bounding boxes of loops, and instance counts.  Nothing else in t2c imports islpy.
+
+isl's own syntax has words (`and`, `min`, `mod`, `exists`, ...) that may also be C
+names, so every C name is prefixed with `v_` on the way in and stripped on the
+way out; statement tuples keep their `S<n>` names and arrays become `a_<name>`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import islpy as isl
+
+_IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
+_ISL_WORDS = {"and", "or", "not"}
+
+
+@dataclass(frozen=True)
+class StmtSpec:
+    name: str
+    loops: tuple[str, ...]
+    domain: tuple[str, ...]                           # constraints
+    accesses: tuple[tuple[str, tuple[str, ...], bool], ...]   # (array, subscripts, write)
+    may_write: bool = False
+
+
+def _v(text: str) -> str:
+    return _IDENT.sub(lambda m: m.group(1) if m.group(1) in _ISL_WORDS else "v_" + m.group(1), text)
+
+
+def _unv(text: str) -> str:
+    return re.sub(r"\bv_(\w+)", r"\1", text)
+
+
+class Model:
+    """The isl form of a set of statements over size parameters."""
+
+    def __init__(self, specs: list[StmtSpec], params: tuple[str, ...], context: tuple[str, ...] = ()):
+        self.specs = {s.name: s for s in specs}
+        self.params = params
+        self.head = "[" + ", ".join(_v(p) for p in params) + "] -> "
+        ctx = " and ".join(_v(c) for c in context)
+        self.context = isl.Set(self.head + "{ : " + (ctx or "true") + " }")
+        self.domain = isl.UnionSet.empty(self.context.get_space())
+        for s in specs:
+            self.domain = self.domain.union(isl.UnionSet(self._set(s)))
+        self.domain = self.domain.intersect_params(self.context)
+        self.reads, self.writes, self.must_writes = (self._empty_map(),) * 3
+        for s in specs:
+            for name, idx, write in s.accesses:
+                m = isl.UnionMap(self.head + f"{{ {self._tuple(s)} -> a_{name}[{', '.join(_v(e) for e in idx)}]"
+                                 f" : {self._cons(s)} }}")
+                if write:
+                    self.writes = self.writes.union(m)
+                    if not s.may_write:
+                        self.must_writes = self.must_writes.union(m)
+                else:
+                    self.reads = self.reads.union(m)
+
+    # -- building ------------------------------------------------------------------------
+    def _empty_map(self):
+        return isl.UnionMap.empty(self.context.get_space())
+
+    @staticmethod
+    def _tuple(s: StmtSpec) -> str:
+        return f"{s.name}[{', '.join(_v(l) for l in s.loops)}]"
+
+    @staticmethod
+    def _cons(s: StmtSpec) -> str:
+        return " and ".join(_v(c) for c in s.domain) or "true"
+
+    def _set(self, s: StmtSpec) -> str:
+        return self.head + f"{{ {self._tuple(s)} : {self._cons(s)} }}"
+
+    def stmt_set(self, names) -> isl.UnionSet:
+        out = isl.UnionSet.empty(self.context.get_space())
+        for n in names:
+            out = out.union(isl.UnionSet(self._set(self.specs[n])))
+        return out
+
+    def schedule(self, times: dict[str, tuple[str, ...]]) -> isl.UnionMap:
+        """Time vectors (affine text over each statement's loops) as one union map."""
+        width = max(len(t) for t in times.values())
+        out = self._empty_map()
+        for name, t in times.items():
+            s = self.specs[name]
+            vec = [_v(e) for e in t] + ["0"] * (width - len(t))
+            out = out.union(isl.UnionMap(self.head + f"{{ {self._tuple(s)} -> [{', '.join(vec)}] }}"))
+        return out.intersect_domain(self.domain)
+
+    # -- dependences ---------------------------------------------------------------------
+    def dependences(self, schedule: isl.UnionMap, arrays=None) -> dict[str, isl.UnionMap]:
+        """Memory-based flow, anti and output dependences under `schedule`.
+
+        Every pair of instances touching one element, at least one writing, ordered
+        by the schedule; `arrays` restricts them to some arrays."""
+        reads, writes = self.reads, self.writes
+        if arrays is not None:
+            keep = isl.UnionSet.empty(self.context.get_space())
+            for a in arrays:
+                keep = keep.union(self._array_universe(a))
+            reads, writes = reads.intersect_range(keep), writes.intersect_range(keep)
+        before = schedule.lex_lt_union_map(schedule)
+        flow = writes.apply_range(reads.reverse()).intersect(before)
+        anti = reads.apply_range(writes.reverse()).intersect(before)
+        output = writes.apply_range(writes.reverse()).intersect(before)
+        return {"flow": flow.coalesce(), "anti": anti.coalesce(), "output": output.coalesce()}
+
+    def _array_universe(self, name):
+        for m in (self.reads, self.writes):
+            for space_map in m.get_map_list():
+                sp = space_map.get_space()
+                if sp.get_tuple_name(isl.dim_type.out) == f"a_{name}":
+                    return isl.UnionSet(isl.Set.universe(sp.range()))
+        return isl.UnionSet.empty(self.context.get_space())
+
+    def value_flow(self, schedule: isl.UnionMap, arrays) -> tuple[list, list]:
+        """Value-based flow on some arrays (local scalars): [(src, dst, map)], [read stmts
+        that may read a value written before the kernel]."""
+        keep = isl.UnionSet.empty(self.context.get_space())
+        for a in arrays:
+            keep = keep.union(self._array_universe(a))
+        reads = self.reads.intersect_range(keep)
+        must = self.must_writes.intersect_range(keep)
+        may = self.writes.intersect_range(keep)
+        info = isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(may) \
+            .set_schedule_map(schedule)
+        flow = info.compute_flow()
+        deps = flow.get_may_dependence()
+        pairs = []
+        for m in deps.get_map_list():
+            sp = m.get_space()
+            pairs.append((sp.get_tuple_name(isl.dim_type.in_), sp.get_tuple_name(isl.dim_type.out), m))
+        exposed = sorted({m.get_space().get_tuple_name(isl.dim_type.in_)
+                          for m in flow.get_may_no_source().get_map_list() if not m.is_empty()})
+        return pairs, exposed
+
+    @staticmethod
+    def equal_dims(dep_map, dims) -> bool:
+        """Whether a dependence map S->T keeps the listed (src dim, dst dim) pairs equal."""
+        bad = dep_map
+        sp = dep_map.get_space()
+        for a, b in dims:
+            c = isl.Constraint.equality_alloc(sp)
+            c = c.set_coefficient_val(isl.dim_type.in_, a, 1).set_coefficient_val(isl.dim_type.out, b, -1)
+            eq = isl.Map.universe(sp).add_constraint(c)
+            if dep_map.subtract(eq).is_empty():
+                continue
+            return False
+        return True
+
+    def respects(self, deps: isl.UnionMap, schedule: isl.UnionMap) -> bool:
+        """Every dependence runs forward in `schedule`."""
+        return deps.is_subset(schedule.lex_lt_union_map(schedule))
+
+    def carries(self, deps: isl.UnionMap, schedule: isl.UnionMap, stmts, dim: int) -> bool:
+        """Whether schedule dimension `dim` carries a dependence among `stmts` (those under
+        one loop): a pair equal on the dimensions before `dim` and different at `dim`."""
+        dom = self.stmt_set(stmts)
+        d = deps.intersect_domain(dom).intersect_range(dom)
+        if d.is_empty():
+            return False
+        times = d.apply_domain(schedule).apply_range(schedule)
+        for m in times.get_map_list():
+            sp = m.get_space()
+            eq = isl.Map.universe(sp)
+            for i in range(dim):
+                c = isl.Constraint.equality_alloc(sp)
+                c = c.set_coefficient_val(isl.dim_type.in_, i, 1).set_coefficient_val(isl.dim_type.out, i, -1)
+                eq = eq.add_constraint(c)
+            c = isl.Constraint.equality_alloc(sp)
+            c = c.set_coefficient_val(isl.dim_type.in_, dim, 1).set_coefficient_val(isl.dim_type.out, dim, -1)
+            same = eq.add_constraint(c)
+            if not m.intersect(eq).subtract(same).is_empty():
+                return True
+        return False
+
+    def between(self, deps: isl.UnionMap, srcs, dsts) -> isl.UnionMap:
+        return deps.intersect_domain(self.stmt_set(srcs)).intersect_range(self.stmt_set(dsts))
+
+    def nonempty(self, m) -> bool:
+        return not m.is_empty()
+
+    def deps_of(self, deps: isl.UnionMap):
+        """[(src stmt, dst stmt, map)] of a union map."""
+        out = []
+        for m in deps.get_map_list():
+            sp = m.get_space()
+            out.append((sp.get_tuple_name(isl.dim_type.in_), sp.get_tuple_name(isl.dim_type.out), m))
+        return out
+
+    # -- code generation helpers ------------------------------------------------------------
+    def box(self, stmts, loops: tuple[str, ...], outer: tuple[str, ...]):
+        """Bounding box of `loops` over the statements' domains, as C text in the sizes and
+        the `outer` loop variables: [(lowers, uppers)] per loop, each a list of affine
+        expressions whose max (lowers: min) over-approximates the range."""
+        out = []
+        for var in loops:
+            lows, highs = [], []
+            for n in stmts:
+                s = self.specs[n]
+                if var not in s.loops:
+                    continue
+                keep = list(outer) + [var]
+                proj = ", ".join(_v(l) for l in keep)
+                names = ", ".join(_v(p) for p in (*self.params, *outer))
+                text = (f"[{names}] -> {{ [{_v(var)}] : exists ({', '.join(_v(l) for l in s.loops if l not in keep) or 'q_'}"
+                        f" : {self._cons(s)}) }}") if any(l not in keep for l in s.loops) else \
+                    f"[{names}] -> {{ [{_v(var)}] : {self._cons(s)} }}"
+                st = isl.Set(text).intersect_params(self._lift_context(outer))
+                if st.is_empty():
+                    continue
+                for which, into in ((st.dim_min(0), lows), (st.dim_max(0), highs)):
+                    for _, aff in which.get_pieces():
+                        into.append(_aff_c(aff))
+            out.append((sorted(set(lows)), sorted(set(highs))))
+        return out
+
+    def _lift_context(self, outer):
+        """The size constraints, in a parameter space that also holds the outer loops."""
+        names = ", ".join(_v(p) for p in (*self.params, *outer))
+        return isl.Set(f"[{names}] -> {{ : }}").intersect_params(_align(self.context, names))
+
+    def count(self, stmt: str, sizes: dict[str, int]) -> int:
+        """Number of instances of a statement at given sizes."""
+        s = self.specs[stmt]
+        fixed = " and ".join(f"{_v(p)} = {sizes[p]}" for p in self.params if p in sizes) or "true"
+        st = isl.Set(self._set(s)).intersect_params(isl.Set(self.head + f"{{ : {fixed} }}"))
+        return int(st.count_val().to_python())
+
+
+def _align(ctx: isl.Set, names: str) -> isl.Set:
+    target = isl.Set(f"[{names}] -> {{ : }}").get_space()
+    return ctx.align_params(target)
+
+
+def _aff_c(aff: isl.Aff) -> str:
+    """C text of an integer affine expression (no divisions)."""
+    terms = []
+    for i in range(aff.dim(isl.dim_type.param)):
+        c = aff.get_coefficient_val(isl.dim_type.param, i).to_python()
+        if c:
+            name = _unv(aff.get_dim_name(isl.dim_type.param, i))
+            terms.append((c, name))
+    const = aff.get_constant_val().to_python()
+    if aff.get_denominator_val().to_python() != 1 or aff.dim(isl.dim_type.div):
+        raise ValueError(f"affine bound with a division: {aff}")
+    text = ""
+    for c, name in terms:
+        mag = abs(c)
+        part = name if mag == 1 else f"{mag} * {name}"
+        text += (part if not text and c > 0 else (f"-{part}" if not text else (f" + {part}" if c > 0 else f" - {part}")))
+    if const or not text:
+        text += (str(const) if not text else (f" + {const}" if const > 0 else f" - {-const}"))
+    return text

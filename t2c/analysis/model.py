@@ -1,0 +1,370 @@
+"""The polyhedral model of an IS reference, read from its pycparser AST.
+
+Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt`
+nodes, in source order), one `Statement` per leaf with its enclosing loops, its
+iteration domain (affine constraints over loop variables and sizes), its accesses
+(affine subscripts) and its flop count, plus the local scalars and arrays.
+
+A leaf is any statement that is not a `for` loop or a block: an assignment, a
+call, or an `if` without loops inside (its writes are then *may* writes).  The
+constraints and subscripts are kept as text in isl syntax over the *original*
+names; `isl_bridge` prefixes them, so that no C name can clash with an isl word.
+
+Refuses with `NotAffine` (naming the construct and its line) what the model cannot
+describe exactly: while/do loops, steps other than +-1, bounds or subscripts that
+are not affine in the loop variables and sizes (data-dependent, products of
+variables), loops inside an `if`, a loop variable used after its loop.  The
+generator answers `NotAffine` with a sequential candidate, which is always correct.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from ..frontends.c import parse_c
+from ..frontends.c.normalize import MATH_FUNCTIONS, cprint
+from ..ir import Kernel
+
+
+class NotAffine(Exception):
+    """The reference leaves the polyhedral model; the message names what and where."""
+
+
+@dataclass(frozen=True)
+class Access:
+    name: str                  # array or local scalar
+    index: tuple[str, ...]     # affine subscripts (isl syntax, original names); () for a scalar
+    write: bool
+
+
+@dataclass
+class Statement:
+    name: str                  # S0, S1, ... in source order
+    node: c_ast.Node           # the C leaf statement
+    loops: tuple[str, ...]     # enclosing loop variables, outermost first
+    domain: tuple[str, ...]    # affine constraints over loops and sizes
+    accesses: tuple[Access, ...]
+    conditional: bool          # under an `if`: its writes may not happen
+    flops: int                 # floating-point operations per instance
+    line: int = 0
+
+    @property
+    def text(self) -> str:
+        return cprint(self.node)
+
+    def writes(self, name: str | None = None):
+        return [a for a in self.accesses if a.write and (name is None or a.name == name)]
+
+    def reads(self, name: str | None = None):
+        return [a for a in self.accesses if not a.write and (name is None or a.name == name)]
+
+
+@dataclass
+class Loop:
+    var: str
+    lower: str                 # first value when ascending (inclusive), isl syntax
+    upper: str                 # last value when ascending (inclusive), isl syntax
+    step: int                  # +1 or -1 (descending loops run from upper down to lower)
+    body: list                 # of Loop | Stmt
+    init: str = ""             # the C header, kept for printing: init; cond; next
+    cond: str = ""
+    next: str = ""
+
+    def statements(self) -> list["Stmt"]:
+        out = []
+        for n in self.body:
+            out.extend([n] if isinstance(n, Stmt) else n.statements())
+        return out
+
+
+@dataclass
+class Stmt:
+    stmt: Statement
+
+
+@dataclass
+class LocalVar:
+    name: str
+    dtype: str
+    shape: tuple[str, ...] = ()   # () for a scalar; C extents for a local array
+
+
+@dataclass
+class Program:
+    kernel: Kernel
+    body: list                              # top-level Loop | Stmt nodes
+    statements: list[Statement]
+    locals: dict[str, LocalVar]             # local scalars and arrays (not loop variables)
+    sizes: tuple[str, ...]
+    scalar_params: tuple[str, ...]
+    returns: str | None = None              # the C expression returned, if any
+    context: tuple[str, ...] = field(default_factory=tuple)   # affine size constraints
+
+    def statement(self, name: str) -> Statement:
+        return next(s for s in self.statements if s.name == name)
+
+
+# -- affine expressions ------------------------------------------------------------------
+
+def affine(node, names: set[str], what: str) -> str:
+    """isl text of an affine C expression over `names`; NotAffine otherwise."""
+    def bad(reason):
+        line = node.coord.line if getattr(node, "coord", None) else "?"
+        raise NotAffine(f"line {line}: {what} '{cprint(node)}' {reason}")
+
+    def go(n) -> tuple[str, bool]:           # (text, is_constant)
+        if isinstance(n, c_ast.Constant):
+            if n.type not in ("int",) or not n.value.rstrip("uUlL").isdigit():
+                bad("uses a non-integer constant")
+            return n.value.rstrip("uUlL"), True
+        if isinstance(n, c_ast.ID):
+            if n.name not in names:
+                bad(f"depends on '{n.name}', which is neither a loop variable nor a size")
+            return n.name, False
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("-", "+"):
+            t, c = go(n.expr)
+            return (f"(-{t})" if n.op == "-" else t), c
+        if isinstance(n, c_ast.BinaryOp) and n.op in ("+", "-"):
+            (a, ca), (b, cb) = go(n.left), go(n.right)
+            return f"({a} {n.op} {b})", ca and cb
+        if isinstance(n, c_ast.BinaryOp) and n.op == "*":
+            (a, ca), (b, cb) = go(n.left), go(n.right)
+            if not (ca or cb):
+                bad("multiplies two variables")
+            return f"({a} * {b})", ca and cb
+        if isinstance(n, c_ast.Cast):
+            return go(n.expr)
+        bad("is not affine")
+    return go(node)[0]
+
+
+# -- building the model ------------------------------------------------------------------
+
+def _base_and_subscripts(ref: c_ast.ArrayRef):
+    subs = []
+    while isinstance(ref, c_ast.ArrayRef):
+        subs.append(ref.subscript)
+        ref = ref.name
+    return ref, list(reversed(subs))
+
+
+def _count_flops(node) -> int:
+    n = 0
+    for x in _walk(node):
+        if isinstance(x, c_ast.BinaryOp) and x.op in ("+", "-", "*", "/"):
+            n += 1
+        elif isinstance(x, c_ast.Assignment) and x.op in ("+=", "-=", "*=", "/="):
+            n += 1
+        elif isinstance(x, c_ast.FuncCall):
+            n += 1
+        elif isinstance(x, c_ast.UnaryOp) and x.op == "-" and not isinstance(x.expr, c_ast.Constant):
+            n += 1
+    return n
+
+
+def _walk(node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+class _Builder:
+    def __init__(self, k: Kernel):
+        self.k = k
+        self.sizes = tuple(s.name for s in k.sizes)
+        self.scalar_params = tuple(s.name for s in k.scalars if s.intent == "in")
+        self.arrays = {a.name for a in k.arrays}
+        self.locals: dict[str, LocalVar] = {}
+        self.loop_vars: set[str] = set()
+        self.statements: list[Statement] = []
+        self.returns = None
+
+    def build(self) -> Program:
+        ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
+        fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
+        items = fn.body.block_items or []
+        self.loop_vars = {n.init.lvalue.name if isinstance(n.init, c_ast.Assignment) else ""
+                          for n in _walk(fn.body) if isinstance(n, c_ast.For) and n.init is not None} - {""}
+        for n in _walk(fn.body):
+            if isinstance(n, c_ast.For) and isinstance(n.init, c_ast.DeclList):
+                raise NotAffine(f"line {n.coord.line}: loop variables declared in the loop header")
+        body = self.block(items, [], [])
+        context = []
+        for c in self.k.constraints:
+            try:
+                context.append(affine_condition(parse_expr(c), set(self.sizes), "constraint"))
+            except (NotAffine, Exception):
+                pass
+        return Program(self.k, body, self.statements, self.locals, self.sizes,
+                       self.scalar_params, self.returns, tuple(context))
+
+    # statements ---------------------------------------------------------------------
+    def block(self, items, loops: list[Loop], domain: list[str]) -> list:
+        out = []
+        for item in items:
+            out.extend(self.node(item, loops, domain))
+        return out
+
+    def node(self, item, loops, domain) -> list:
+        if isinstance(item, c_ast.Compound):
+            return self.block(item.block_items or [], loops, domain)
+        if isinstance(item, c_ast.Decl):
+            return self.decl(item, loops, domain)
+        if isinstance(item, c_ast.For):
+            return [self.loop(item, loops, domain)]
+        if isinstance(item, (c_ast.While, c_ast.DoWhile)):
+            raise NotAffine(f"line {item.coord.line}: while loops have no affine iteration domain")
+        if isinstance(item, c_ast.Return):
+            if loops:
+                raise NotAffine(f"line {item.coord.line}: return inside a loop")
+            if item.expr is not None:
+                self.returns = cprint(item.expr)
+                return [self.leaf(item, loops, domain)]
+            return []
+        if isinstance(item, c_ast.EmptyStatement):
+            return []
+        if isinstance(item, c_ast.If):
+            if any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Return))
+                   for n in _walk(item)):
+                raise NotAffine(f"line {item.coord.line}: a loop under an if")
+            return [self.leaf(item, loops, domain, conditional=True)]
+        if isinstance(item, (c_ast.Assignment, c_ast.UnaryOp, c_ast.FuncCall)):
+            return [self.leaf(item, loops, domain)]
+        raise NotAffine(f"line {getattr(item.coord, 'line', '?')}: unsupported statement "
+                        f"{type(item).__name__}")
+
+    def decl(self, d: c_ast.Decl, loops, domain) -> list:
+        typ = d.type
+        shape = []
+        while isinstance(typ, c_ast.ArrayDecl):
+            shape.append(cprint(typ.dim))
+            typ = typ.type
+        if not isinstance(typ, c_ast.TypeDecl) or not isinstance(typ.type, c_ast.IdentifierType):
+            raise NotAffine(f"line {d.coord.line}: local '{d.name}' is not a scalar or an array")
+        dtype = " ".join(typ.type.names)
+        if d.name in self.loop_vars:
+            if d.init is not None:
+                raise NotAffine(f"line {d.coord.line}: loop variable '{d.name}' has an initializer")
+            return []
+        if loops:
+            raise NotAffine(f"line {d.coord.line}: local '{d.name}' declared inside a loop")
+        self.locals[d.name] = LocalVar(d.name, dtype, tuple(shape))
+        if d.init is None:
+            return []
+        if shape:
+            raise NotAffine(f"line {d.coord.line}: initialized local array '{d.name}'")
+        assign = c_ast.Assignment("=", c_ast.ID(d.name, d.coord), d.init, d.coord)
+        return [self.leaf(assign, loops, domain)]
+
+    def loop(self, f: c_ast.For, loops, domain) -> Loop:
+        line = f.coord.line
+        if not (isinstance(f.init, c_ast.Assignment) and f.init.op == "=" and
+                isinstance(f.init.lvalue, c_ast.ID)):
+            raise NotAffine(f"line {line}: loop header is not 'v = start'")
+        var = f.init.lvalue.name
+        names = set(self.sizes) | {l.var for l in loops}
+        start = affine(f.init.rvalue, names, "loop start")
+        nxt = f.next
+        if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("++", "p++") and _is(nxt.expr, var):
+            step = 1
+        elif isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("--", "p--") and _is(nxt.expr, var):
+            step = -1
+        elif isinstance(nxt, c_ast.Assignment) and nxt.op in ("+=", "-=") and _is(nxt.lvalue, var) \
+                and isinstance(nxt.rvalue, c_ast.Constant) and nxt.rvalue.value == "1":
+            step = 1 if nxt.op == "+=" else -1
+        else:
+            raise NotAffine(f"line {line}: loop step of '{var}' is not +1 or -1")
+        c = f.cond
+        if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)):
+            raise NotAffine(f"line {line}: loop condition is not 'v < bound' or alike")
+        bound = affine(c.right, names, "loop bound")
+        if step == 1 and c.op in ("<", "<="):
+            lower, upper = start, (f"({bound} - 1)" if c.op == "<" else bound)
+        elif step == -1 and c.op in (">", ">="):
+            lower, upper = (f"({bound} + 1)" if c.op == ">" else bound), start
+        else:
+            raise NotAffine(f"line {line}: loop condition of '{var}' does not match its step")
+        node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next))
+        inner = domain + [f"{lower} <= {var}", f"{var} <= {upper}"]
+        node.body = self.node(f.stmt, loops + [node], inner) if f.stmt is not None else []
+        return node
+
+    def leaf(self, item, loops, domain, conditional=False) -> Stmt:
+        in_scope = {l.var for l in loops}
+        accesses = []
+        for n in _walk(item):
+            if isinstance(n, c_ast.ID) and n.name in self.loop_vars and n.name not in in_scope:
+                raise NotAffine(f"line {n.coord.line}: loop variable '{n.name}' used outside its loop")
+        self.collect(item, accesses, set(self.sizes) | in_scope, write=False)
+        st = Statement(f"S{len(self.statements)}", item, tuple(l.var for l in loops), tuple(domain),
+                       tuple(dict.fromkeys(accesses)), conditional, _count_flops(item),
+                       item.coord.line if item.coord else 0)
+        self.statements.append(st)
+        return Stmt(st)
+
+    def collect(self, n, out: list, names, write: bool, also_read=False):
+        """Accesses of an expression or leaf; `write` marks an lvalue."""
+        if isinstance(n, c_ast.Assignment):
+            self.collect(n.rvalue, out, names, False)
+            self.collect(n.lvalue, out, names, True, also_read=n.op != "=")
+            return
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+            self.collect(n.expr, out, names, True, also_read=True)
+            return
+        if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.ID) \
+                and n.expr.name in self.arrays:
+            self._add(out, Access(n.expr.name, (), write), also_read)
+            return
+        if isinstance(n, c_ast.ArrayRef):
+            base, subs = _base_and_subscripts(n)
+            if not isinstance(base, c_ast.ID):
+                raise NotAffine(f"line {n.coord.line}: indexing an expression")
+            idx = tuple(affine(s, names, f"subscript of '{base.name}'") for s in subs)
+            self._add(out, Access(base.name, idx, write), also_read)
+            return
+        if isinstance(n, c_ast.ID):
+            if n.name in self.locals or (n.name in self.arrays):
+                if n.name in self.arrays:
+                    raise NotAffine(f"line {n.coord.line}: array '{n.name}' used without subscripts")
+                self._add(out, Access(n.name, (), write), also_read)
+            elif write and n.name not in self.locals:
+                raise NotAffine(f"line {n.coord.line}: write to '{n.name}', which is not a local")
+            return
+        if isinstance(n, c_ast.FuncCall):
+            if n.args is not None:
+                for a in n.args.exprs:
+                    self.collect(a, out, names, False)
+            return
+        for _, child in n.children():
+            self.collect(child, out, names, False)
+
+    @staticmethod
+    def _add(out, acc: Access, also_read):
+        if also_read:
+            out.append(Access(acc.name, acc.index, False))
+        out.append(acc)
+
+
+def _is(node, var) -> bool:
+    return isinstance(node, c_ast.ID) and node.name == var
+
+
+def parse_expr(text: str) -> c_ast.Node:
+    ast = parse_c(f"int t2c_probe(void) {{ return {text}; }}", "<expr>")
+    return ast.ext[0].body.block_items[0].expr
+
+
+def affine_condition(node, names, what) -> str:
+    """isl text of a conjunction of affine comparisons."""
+    if isinstance(node, c_ast.BinaryOp) and node.op == "&&":
+        return f"{affine_condition(node.left, names, what)} and {affine_condition(node.right, names, what)}"
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("<", "<=", ">", ">=", "=="):
+        op = "=" if node.op == "==" else node.op
+        return f"{affine(node.left, names, what)} {op} {affine(node.right, names, what)}"
+    raise NotAffine(f"{what} '{cprint(node)}' is not a conjunction of affine comparisons")
+
+
+def build_program(k: Kernel) -> Program:
+    """The polyhedral model of k's reference; raises NotAffine where it does not apply."""
+    return _Builder(k).build()

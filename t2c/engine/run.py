@@ -1,0 +1,181 @@
+"""`t2c batch`, `t2c explain`, `t2c clean`: settings, progress, reports, exit codes.
+
+Exit codes (documented in README): 0 every kernel accepted (or, while later
+stages are not built, every built stage ok), 1 a kernel failed, 2 usage error,
+3 performance regression only, 4 internal error, 5 nothing matched.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from .. import __version__, config
+from ..errors import UserError
+from ..report.basic import Row, table, write_all, write_junit
+from ..runtime import gpu as gpu_info
+from .batch import (Options, discover, kernel_ids, kernel_status, parse_shard, run_batch, select)
+from .stages import STAGE_NAMES
+from .store import ArtifactCache, StateDB
+
+STATE_DIR = Path(".t2c")
+
+
+def project_secret(state_dir: Path) -> int:
+    """The test-data seed of this checkout: random once, kept in .t2c/, never given to generators."""
+    path = state_dir / "secret-seed"
+    if not path.exists():
+        state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(str(secrets.randbits(48)))
+        os.replace(tmp, path)
+    return int(path.read_text())
+
+
+class Progress:
+    """A live bar on a terminal; in CI logs one plain line per target and a heartbeat."""
+
+    def __init__(self, total_kernels: int, stream=sys.stderr, heartbeat_s: float = 30.0):
+        self.live = stream.isatty() and not os.environ.get("CI")
+        self.stream, self.heartbeat_s, self.last = stream, heartbeat_s, time.monotonic()
+        self.bar = None
+        if self.live:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total_kernels * len(STAGE_NAMES), unit="target", file=stream,
+                            leave=False, dynamic_ncols=True)
+
+    def event(self, o):
+        if self.bar:
+            self.bar.update(1)
+            self.bar.set_postfix_str(f"{o.target} {o.status}")
+            if o.status not in ("ok", "skipped"):
+                self.bar.write(f"{o.status:8} {o.target}: {o.summary}"[:200])
+            return
+        if o.ran or o.status not in ("ok", "skipped"):
+            self.stream.write(f"{o.status:8} {o.target} ({o.seconds:.1f} s) {o.summary}"[:240] + "\n")
+            self.stream.flush()
+            self.last = time.monotonic()
+
+    def heartbeat(self, done, total, running):
+        if not self.live and time.monotonic() - self.last > self.heartbeat_s:
+            self.stream.write(f"... {done}/{total} kernels done; running: {', '.join(running[:6])}\n")
+            self.stream.flush()
+            self.last = time.monotonic()
+
+    def close(self):
+        if self.bar:
+            self.bar.close()
+
+
+def settings_for(dataset, backend, generator, seed, timeout, state_dir) -> dict:
+    cfg = config.load()
+    if backend == "auto":
+        backend = "gpu" if gpu_info.gpu_present() else "emu"
+    dataset = (dataset or cfg.dataset or ("LARGE" if backend == "gpu" else "MINI")).upper()
+    return {"dataset": dataset, "backend": backend, "generator": generator,
+            "seed": seed if seed is not None else project_secret(state_dir),
+            "timeout": timeout or cfg.timeout, "ref_cflags": list(cfg.ref_cflags),
+            "toolchain": gpu_info.toolchain(backend), "gpu": gpu_info.fingerprint()}
+
+
+def rows_from(results: dict, picked, settings) -> list[Row]:
+    rows = []
+    for src, kid in picked:
+        outs = results.get(kid)
+        if outs is None:
+            rows.append(Row(kid, settings["generator"], "skipped", settings["dataset"],
+                            "not started (--fail-fast)", source=str(src)))
+            continue
+        status, message = kernel_status(outs)
+        by = {o.stage: o for o in outs}
+        res = lambda st, f: (by[st].result or {}).get(f) if st in by else None
+        kernel_ms = res("bench", "kernel_ms")
+        cpu_ms = res("bench", "cpu_ms") or res("reference", "ref_ms")
+        rows.append(Row(kid, settings["generator"], status, settings["dataset"], message,
+                        ref_ms=res("reference", "ref_ms"), kernel_ms=kernel_ms,
+                        speedup=(cpu_ms / kernel_ms) if kernel_ms and cpu_ms else None,
+                        max_error=res("verify", "max_error"), source=str(src),
+                        stages={o.stage: {"status": o.status, "reason": o.reason, "seconds": o.seconds,
+                                          "summary": o.summary} for o in outs}))
+    return rows
+
+
+def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,
+          fail_fast=False, dry_run=False, force_all=False, rerun=(), only=(), exclude=(),
+          shard=None, seed=None, timeout=None, report_dir=None, junit_xml=None,
+          out=click.echo) -> int:
+    sources = discover(paths)
+    picked = select(sources, kernel_ids(sources), only, exclude, parse_shard(shard))
+    if not picked:
+        out(f"t2c: nothing matched {' '.join(paths)}" + (" with the selection" if sources else ""), err=True)
+        return 5
+    settings = settings_for(dataset, backend, generator, seed, timeout, STATE_DIR)
+    if gpu_jobs is None:
+        gpu_jobs = max(1, len(gpu_info.gpus()))
+    opts = Options(jobs=jobs, gpu_jobs=gpu_jobs, fail_fast=fail_fast, dry_run=dry_run,
+                   force_all=force_all, rerun=tuple(rerun),
+                   cache_dir=config.load().cache_dir / "targets", state_dir=STATE_DIR)
+    out(f"t2c batch: {len(picked)} kernel(s), dataset {settings['dataset']}, backend "
+        f"{settings['backend']}, generator {generator}, {opts.jobs or os.cpu_count()} job(s)", err=True)
+    progress = None if dry_run else Progress(len(picked))
+    start = time.monotonic()
+    try:
+        results = run_batch(picked, settings, opts, on_event=progress and progress.event,
+                            heartbeat=progress and progress.heartbeat)
+    finally:
+        if progress:
+            progress.close()
+    if dry_run:
+        for _, kid in picked:
+            for o in results.get(kid, []):
+                out(f"{o.target:32} {o.status:10} {o.reason}")
+        return 0
+    rows = rows_from(results, picked, settings)
+    out(table(rows))
+    run_name = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    folder = Path(report_dir) if report_dir else Path("reports") / "runs" / run_name
+    meta = {"t2c": __version__, "settings": settings, "seconds": time.monotonic() - start,
+            "command": " ".join(sys.argv)}
+    write_all(rows, folder, meta)
+    if junit_xml:
+        write_junit(rows, Path(junit_xml))
+    counts = {}
+    for r in rows:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    out(f"\n{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))} of {len(rows)} kernels "
+        f"in {time.monotonic() - start:.1f} s; report in {folder}")
+    if any(r.status == "internal" for r in rows):
+        return 4
+    if any(r.status in ("failed", "error") for r in rows):
+        return 1
+    return 0
+
+
+def explain(target: str) -> str:
+    if not (STATE_DIR / "state.sqlite").exists():
+        raise UserError("no run state here (.t2c/state.sqlite)", hint="run `t2c batch` first")
+    db = StateDB(STATE_DIR / "state.sqlite")
+    rows = [r for r in db.all() if r["target"] == target or r["kernel"] == target]
+    db.close()
+    if not rows:
+        raise UserError(f"no target named '{target}'", hint="use KERNEL or KERNEL:STAGE, e.g. gemm:verify")
+    order = {s: i for i, s in enumerate(STAGE_NAMES)}
+    rows.sort(key=lambda r: order.get(r["stage"], 99))
+    when = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return "\n".join(f"{r['target']}: {r['status']} — {r['reason']} (key {r['key']}, "
+                     f"{r['seconds']:.2f} s, {when(r['finished'])})" for r in rows)
+
+
+def clean(state: bool) -> str:
+    n = ArtifactCache(config.load().cache_dir / "targets").clean()
+    msg = f"removed {n} cached target(s)"
+    if state and (STATE_DIR / "state.sqlite").exists():
+        for f in STATE_DIR.glob("state.sqlite*"):
+            f.unlink()
+        msg += " and the run state"
+    return msg

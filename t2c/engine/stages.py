@@ -1,0 +1,182 @@
+"""The per-kernel stages the batch engine runs, in pipeline order.
+
+Each stage is a pure function of its inputs: `run(ctx, work) -> result` where `ctx`
+holds the source path, the settings and the upstream stages' results, `work` is a
+fresh folder for the files it makes, and `result` is a JSON-able dict with at
+least `status` (ok | failed | error | skipped | unsupported) and `summary` (one
+line).  `key_parts(ctx)` names everything the stage's output depends on; the
+engine hashes those parts into the stage's cache key and, when a key changes,
+reports which part changed as the reason for running it again.
+
+A stage never raises for a kernel's own fault: a user error in the source is
+status `error` with the `file:line:col` message; a wrong or crashing candidate is
+`failed`.  Only bugs in t2c escape as exceptions (the engine reports those too).
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from .. import __version__
+from ..errors import UserError
+from ..runtime.build import compiler_version
+
+FRONTEND_VERSION = "1"
+
+
+def _sha(text: str | bytes) -> str:
+    return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:20]
+
+
+def _kernel(ctx):
+    from ..ir import from_yaml
+    return from_yaml(Path(ctx["upstream"]["parse"]["_dir"], "is.yaml").read_text())
+
+
+# -- parse --------------------------------------------------------------------------------
+
+def parse_parts(ctx) -> dict:
+    from ..frontends.c.preprocess import preprocess
+    src = Path(ctx["source"])
+    try:
+        pre = preprocess(src.resolve())
+    except UserError as e:
+        pre = f"unpreprocessable: {e}"
+    return {"source": _sha(src.read_bytes()), "preprocessed": _sha(pre),
+            "function": ctx["settings"].get("function") or "", "frontend": FRONTEND_VERSION}
+
+
+def parse_run(ctx, work: Path) -> dict:
+    from ..frontends.c import read_c
+    from ..ir import to_yaml
+    try:
+        k = read_c(ctx["source"], ctx["settings"].get("function"))
+    except UserError as e:
+        return {"status": "error", "summary": str(e)}
+    (work / "is.yaml").write_text(to_yaml(k))
+    return {"status": "ok", "summary": f"{k.name}: {len(k.arrays)} arrays, sizes "
+            f"{', '.join(s.name for s in k.sizes)}", "is_key": k.key(), "name": k.name}
+
+
+# -- reference ----------------------------------------------------------------------------
+
+def reference_parts(ctx) -> dict:
+    s = ctx["settings"]
+    return {"is": ctx["upstream"]["parse"]["is_key"], "dataset": s["dataset"], "seed": s["seed"],
+            "cc": compiler_version("gcc"), "flags": " ".join(s["ref_cflags"])}
+
+
+def reference_run(ctx, work: Path) -> dict:
+    from ..verify.fidelity import check_fidelity
+    from ..verify.inputs import synthesize
+    from ..verify.reference import ReferenceFailed, run_reference
+    k = _kernel(ctx)
+    s = ctx["settings"]
+    try:
+        sizes = k.dataset_sizes(s["dataset"])
+        run = run_reference(k, sizes, None if k.init else synthesize(k, sizes, s["seed"]))
+        # Fidelity to the original program: semantics do not depend on the size, MINI is enough.
+        has_mini = all(z.preset("MINI") is not None for z in k.sizes)
+        fid = check_fidelity(k, Path(ctx["source"]), "MINI") if k.init and has_mini else None
+    except UserError as e:
+        return {"status": "error", "summary": str(e)}
+    except ReferenceFailed as e:
+        return {"status": "failed", "summary": str(e)}
+    result = {"ref_ms": run.seconds * 1e3, "sizes": sizes,
+              "fidelity": None if fid is None else fid.ok}
+    if fid is not None and not fid.ok:
+        return result | {"status": "failed", "summary": f"fidelity: {fid.detail}"}
+    return result | {"status": "ok", "summary": f"reference {run.seconds * 1e3:.3f} ms" +
+                     ("" if fid is None else ", identical to the original program")}
+
+
+# -- generate -----------------------------------------------------------------------------
+
+def generate_parts(ctx) -> dict:
+    s = ctx["settings"]
+    return {"is": ctx["upstream"]["parse"]["is_key"], "generator": s["generator"],
+            "options": s.get("generator_options") or "", "t2c": __version__,
+            "generator_version": _generator_version(s["generator"])}
+
+
+def _generator_version(name: str) -> str:
+    try:
+        from ..generators import GENERATOR_VERSION
+        return str(GENERATOR_VERSION)
+    except ImportError:
+        return "none"
+
+
+def generate_run(ctx, work: Path) -> dict:
+    try:
+        from ..generators import generate
+    except ImportError:
+        return {"status": "skipped", "summary": "generator not built yet"}
+    k = _kernel(ctx)
+    s = ctx["settings"]
+    try:
+        source = generate(k, s["generator"])
+    except UserError as e:
+        return {"status": "unsupported", "summary": str(e)}
+    (work / "candidate.cu").write_text(source)
+    return {"status": "ok", "summary": f"{len(source.splitlines())} lines of CUDA",
+            "candidate": _sha(source)}
+
+
+# -- verify -------------------------------------------------------------------------------
+
+def verify_parts(ctx) -> dict:
+    s = ctx["settings"]
+    return {"is": ctx["upstream"]["parse"]["is_key"],
+            "candidate": ctx["upstream"]["generate"].get("candidate", ""),
+            "backend": s["backend"], "dataset": s["dataset"], "seed": s["seed"],
+            "toolchain": s["toolchain"], "timeout": s["timeout"], "t2c": __version__}
+
+
+def verify_run(ctx, work: Path) -> dict:
+    try:
+        from ..verify.ladder import ladder
+    except ImportError:
+        return {"status": "skipped", "summary": "verification ladder not built yet"}
+    k = _kernel(ctx)
+    s = ctx["settings"]
+    cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu")
+    shutil.copy(cand, work / "candidate.cu")
+    card = ladder(k, cand.read_text(), backend=s["backend"], dataset=s["dataset"],
+                  seed=s["seed"], timeout=s["timeout"], bench=False)
+    (work / "evidence.json").write_text(card.to_json())
+    return {"status": "ok" if card.accepted else "failed", "summary": card.summary(),
+            **card.figures()}
+
+
+# -- bench --------------------------------------------------------------------------------
+
+def bench_parts(ctx) -> dict:
+    return verify_parts(ctx) | {"gpu": ctx["settings"]["gpu"]}
+
+
+def bench_run(ctx, work: Path) -> dict:
+    if ctx["settings"]["backend"] != "gpu":
+        return {"status": "skipped", "summary": "no GPU: emu gives no speed numbers"}
+    try:
+        from ..verify.ladder import bench
+    except ImportError:
+        return {"status": "skipped", "summary": "bench rung not built yet"}
+    k = _kernel(ctx)
+    s = ctx["settings"]
+    cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu").read_text()
+    timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"])
+    (work / "timing.json").write_text(timing.to_json())
+    return {"status": "ok", "summary": timing.summary(), **timing.figures()}
+
+
+# Pipeline order; `gpu` marks stages that hold a GPU slot while they run.
+STAGES = (
+    ("parse", parse_parts, parse_run, False),
+    ("reference", reference_parts, reference_run, False),
+    ("generate", generate_parts, generate_run, False),
+    ("verify", verify_parts, verify_run, True),
+    ("bench", bench_parts, bench_run, True),
+)
+STAGE_NAMES = tuple(s[0] for s in STAGES)

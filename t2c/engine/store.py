@@ -1,0 +1,120 @@
+"""Where the batch engine keeps what it made, and what it decided.
+
+`ArtifactCache`: content-addressed entries `<root>/<stage>/<key>/`, each with a
+`result.json` and any files a stage wrote, plus `MANIFEST` holding the sha256 of
+every file.  An entry is built in a temporary folder and renamed into place, so a
+kill -9 at any moment leaves either no entry or a whole one; an entry whose files
+no longer match their manifest is reported as corrupt and rebuilt.
+
+`StateDB`: `.t2c/state.sqlite` in the project, one row per target with the key it
+was last built at, its outcome, and why it ran (or was skipped) — what
+`t2c explain` prints.  Every write is its own transaction.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class ArtifactCache:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def path(self, stage: str, key: str) -> Path:
+        return self.root / stage / key
+
+    def load(self, stage: str, key: str) -> tuple[dict | None, str]:
+        """(result, "") for a whole entry; (None, why) when absent or corrupt."""
+        entry = self.path(stage, key)
+        manifest = entry / "MANIFEST"
+        if not manifest.exists():
+            return None, "not built at this key"
+        try:
+            files = json.loads(manifest.read_text())
+            for name, digest in files.items():
+                if sha256_file(entry / name) != digest:
+                    return None, f"cache entry corrupt ({name} changed)"
+            return json.loads((entry / "result.json").read_text()), ""
+        except (OSError, ValueError) as e:
+            return None, f"cache entry corrupt ({e.__class__.__name__})"
+
+    def new_entry(self, stage: str) -> Path:
+        """A private folder to build an entry in (pass it to `commit`)."""
+        parent = self.root / stage
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=".building-", dir=parent))
+
+    def commit(self, stage: str, key: str, work: Path, result: dict) -> None:
+        (work / "result.json").write_text(json.dumps(result, sort_keys=True, indent=1))
+        files = {p.name: sha256_file(p) for p in sorted(work.iterdir()) if p.is_file()}
+        tmp = work / "MANIFEST.tmp"
+        tmp.write_text(json.dumps(files, sort_keys=True))
+        for p in work.iterdir():                         # data on disk before the rename
+            if p.is_file():
+                with open(p, "rb") as f:
+                    os.fsync(f.fileno())
+        os.replace(tmp, work / "MANIFEST")
+        dest = self.path(stage, key)
+        if dest.exists():                                # a corrupt or concurrent entry
+            shutil.rmtree(dest, ignore_errors=True)
+        try:
+            os.replace(work, dest)
+        except OSError:                                  # another worker won the race
+            shutil.rmtree(work, ignore_errors=True)
+
+    def discard(self, work: Path) -> None:
+        shutil.rmtree(work, ignore_errors=True)
+
+    def clean(self) -> int:
+        n = sum(1 for _ in self.root.glob("*/*")) if self.root.exists() else 0
+        shutil.rmtree(self.root, ignore_errors=True)
+        return n
+
+
+class StateDB:
+    SCHEMA = """create table if not exists targets (
+        target text primary key, stage text, kernel text, key text, status text,
+        reason text, seconds real, finished real, parts text)"""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.db.execute("pragma journal_mode=wal")
+        self.db.execute(self.SCHEMA)
+
+    def get(self, target: str) -> dict | None:
+        row = self.db.execute("select target, stage, kernel, key, status, reason, seconds, finished, "
+                              "parts from targets where target = ?", (target,)).fetchone()
+        if row is None:
+            return None
+        d = dict(zip(("target", "stage", "kernel", "key", "status", "reason", "seconds",
+                      "finished", "parts"), row))
+        d["parts"] = json.loads(d["parts"] or "{}")
+        return d
+
+    def record(self, target: str, stage: str, kernel: str, key: str, status: str, reason: str,
+               seconds: float, parts: dict) -> None:
+        self.db.execute("insert or replace into targets values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (target, stage, kernel, key, status, reason, seconds, time.time(),
+                         json.dumps(parts, sort_keys=True)))
+
+    def all(self) -> list[dict]:
+        return [self.get(t) for (t,) in self.db.execute("select target from targets order by target")]
+
+    def close(self):
+        self.db.close()

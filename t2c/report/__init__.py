@@ -1,0 +1,1 @@
+"""Reports of a batch run: table, CSV, Markdown, JSON, JUnit (see basic.py)."""

@@ -1,0 +1,229 @@
+"""Build CUDA sources into a CPU executable against the emu runtime.
+
+`build_emu(cu_files, out_exe, sanitize=...)` rewrites each `.cu` (and the local headers
+it includes with `#include "..."`) with `rewrite_cuda`, compiles them with g++, compiles
+`extra_sources` (plain C or C++, such as a verification driver) alongside, and links
+them with the runtime.  It gives a `BuildResult`; it raises nothing for a bad program:
+a compile error or an unsupported feature comes back as `ok=False` with the log (and,
+for the latter, `unsupported` set).
+
+Everything is cached by content under the cache directory: the runtime object by its
+sources and flags, the executable by the rewritten sources, extra sources and flags.
+A second build of the same program is a file copy.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from . import settings
+from .kernels import walk
+from .rewrite import EmuUnsupported, parse, rewrite_cuda
+
+BUILD_TIMEOUT = 300.0
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    ok: bool
+    exe: Path | None
+    log: str
+    command: str
+    unsupported: EmuUnsupported | None = None
+    cached: bool = False
+
+
+def build_emu(cu_files, out_exe, *, sanitize: bool, extra_sources=(), include_dirs=(), defines=(),
+              cache_dir=None) -> BuildResult:
+    """Compile `cu_files` (+ `extra_sources`) into `out_exe` for the CPU; see the module doc."""
+    cu_files = [Path(p) for p in cu_files]
+    extra_sources = [Path(p) for p in extra_sources]
+    out_exe = Path(out_exe)
+    cache = settings.cache_dir(cache_dir)
+    cache.mkdir(parents=True, exist_ok=True)
+    flags = _flags(sanitize, include_dirs, defines)
+    try:
+        units = _rewrite_all(cu_files)
+    except EmuUnsupported as e:
+        return BuildResult(False, None, str(e), "rewrite_cuda", unsupported=e)
+    except OSError as e:
+        return BuildResult(False, None, f"cannot read a source: {e}", "rewrite_cuda")
+
+    runtime_obj, log, cmd = _runtime_object(cache, sanitize)
+    if runtime_obj is None:
+        return BuildResult(False, None, "the emu runtime failed to compile (a t2c bug):\n" + log, cmd)
+
+    key = _digest([runtime_obj.name, *flags, *[str(p) for p in extra_sources]]
+                  + [f"{rel}\0{text}" for rel, (text, _) in sorted(units.items())]
+                  + [p.read_bytes() for p in extra_sources if p.exists()])
+    build_dir = cache / f"build-{key}"
+    cached_exe = build_dir / "program"
+    if cached_exe.exists():
+        _install(cached_exe, out_exe)
+        return BuildResult(True, out_exe, "", f"(cached) {cached_exe}", cached=True)
+
+    with tempfile.TemporaryDirectory(dir=cache, prefix="tmp-build-") as tmp:
+        tmp = Path(tmp)
+        objects, commands, logs = [], [], []
+        src_dir = tmp / "src"
+        for rel, (text, _) in units.items():
+            (src_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (src_dir / rel).write_text(text)
+        top_dirs = sorted({str(p.resolve().parent) for p in cu_files})
+        for i, cu in enumerate(cu_files):
+            rel = _relative(cu.resolve(), units)
+            obj = tmp / f"cu{i}.o"
+            cmd = [settings.cxx(), settings.CXX_STD, *flags, *[f"-I{d}" for d in top_dirs],
+                   "-x", "c++", "-c", str(src_dir / rel), "-o", str(obj)]
+            objects.append(obj)
+            commands.append(cmd)
+        for i, src in enumerate(extra_sources):
+            obj = tmp / f"extra{i}.o"
+            is_c = src.suffix == ".c"
+            cmd = [settings.cc() if is_c else settings.cxx(), *([] if is_c else [settings.CXX_STD]), *flags,
+                   "-c", str(src), "-o", str(obj)]
+            objects.append(obj)
+            commands.append(cmd)
+        for cmd in commands:
+            ok, out = _run(cmd)
+            logs.append(out)
+            if not ok:
+                return _failed("".join(logs), commands)
+        exe_tmp = tmp / "program"
+        link = [settings.cxx(), *flags, *map(str, objects), str(runtime_obj), "-o", str(exe_tmp), "-lm"]
+        commands.append(link)
+        ok, out = _run(link)
+        logs.append(out)
+        if not ok:
+            return _failed("".join(logs), commands)
+        build_dir.mkdir(exist_ok=True)
+        os.replace(exe_tmp, cached_exe)
+    _install(cached_exe, out_exe)
+    return BuildResult(True, out_exe, "".join(logs), "\n".join(" ".join(c) for c in commands))
+
+
+# ---- sources ------------------------------------------------------------------------
+
+def _rewrite_all(cu_files: list[Path]) -> dict[str, tuple[str, Path]]:
+    """Rewritten text of every .cu and every local header they include, by path relative
+    to a common root (so that `#include "x.cuh"` finds the rewritten header)."""
+    found: dict[Path, str] = {}
+    shown = {p.resolve(): str(p) for p in cu_files}
+    queue = [p.resolve() for p in cu_files]
+    while queue:
+        path = queue.pop()
+        if path in found:
+            continue
+        source = path.read_text(errors="replace")
+        found[path] = rewrite_cuda(source, shown.get(path, str(path)))
+        queue += _local_includes(source, path.parent)
+    root = Path(os.path.commonpath([str(p.parent) for p in found]))
+    return {str(p.relative_to(root)): (text, p) for p, text in found.items()}
+
+
+def _local_includes(source: str, directory: Path) -> list[Path]:
+    out = []
+    for n in walk(parse(source.encode()).root_node):
+        if n.type == "preproc_include":
+            path = n.child_by_field_name("path")
+            if path is not None and path.type == "string_literal":
+                candidate = (directory / path.text.decode().strip('"')).resolve()
+                if candidate.is_file():
+                    out.append(candidate)
+    return out
+
+
+def _relative(path: Path, units: dict[str, tuple[str, Path]]) -> str:
+    return next(rel for rel, (_, p) in units.items() if p == path)
+
+
+# ---- compiling ----------------------------------------------------------------------
+
+def _flags(sanitize: bool, include_dirs, defines) -> list[str]:
+    flags = [*settings.COMMON_FLAGS, *(settings.SANITIZE_FLAGS if sanitize else settings.OPT_FLAGS),
+             f"-I{settings.INCLUDE_DIR}"]
+    flags += [f"-I{d}" for d in include_dirs]
+    flags += [d if d.startswith("-D") else f"-D{d}" for d in defines]
+    return flags
+
+
+@lru_cache(maxsize=None)
+def _compiler_version(compiler: str) -> str:
+    try:
+        return subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except OSError:
+        return compiler
+
+
+def _runtime_object(cache: Path, sanitize: bool) -> tuple[Path | None, str, str]:
+    flags = [*settings.COMMON_FLAGS, *(settings.SANITIZE_FLAGS if sanitize else settings.OPT_FLAGS)]
+    headers = sorted(settings.INCLUDE_DIR.rglob("*"))
+    key = _digest([_compiler_version(settings.cxx()), *flags]
+                  + [p.read_bytes() for p in headers if p.is_file()])
+    obj = cache / f"runtime-{key}.o"
+    cmd = [settings.cxx(), settings.CXX_STD, *flags, "-c", str(settings.RUNTIME_SOURCE)]
+    if obj.exists():
+        return obj, "", " ".join(cmd)
+    fd, tmp = tempfile.mkstemp(dir=cache, prefix="tmp-runtime-", suffix=".o")
+    os.close(fd)
+    ok, log = _run(cmd + ["-o", tmp])
+    if not ok:
+        os.unlink(tmp)
+        return None, log, " ".join(cmd)
+    os.replace(tmp, obj)
+    return obj, log, " ".join(cmd)
+
+
+def _run(cmd: list[str]) -> tuple[bool, str]:
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return False, f"{cmd[0]} timed out after {BUILD_TIMEOUT:.0f} s\n"
+    except OSError as e:
+        return False, f"cannot run {cmd[0]}: {e}\n"
+    return p.returncode == 0, p.stdout + p.stderr
+
+
+_UNSUPPORTED_ERROR = re.compile(r'^(.*?):(\d+):\d+: error: #error "t2c-emu unsupported: (.*)"', re.M)
+
+
+def _failed(log: str, commands) -> BuildResult:
+    """A failed compile; an #error from one of our library stand-in headers means 'unsupported'."""
+    command = "\n".join(" ".join(c) for c in commands)
+    m = _UNSUPPORTED_ERROR.search(log)
+    if m:
+        # The #error sits in the stand-in header; the include that pulled it in is the site.
+        site = re.search(r"^In file included from (.*?):(\d+)", log, re.M)
+        file, line = (site.group(1), int(site.group(2))) if site else (m.group(1), int(m.group(2)))
+        return BuildResult(False, None, log, command, unsupported=EmuUnsupported(m.group(3), file, line))
+    return BuildResult(False, None, log, command)
+
+
+def first_error(log: str) -> str:
+    """The first `file:line:col: error: ...` line of a compiler log (or its first line)."""
+    for line in log.splitlines():
+        if ": error: " in line or ": fatal error: " in line:
+            return line.strip()
+    return next((l.strip() for l in log.splitlines() if l.strip()), "build failed")
+
+
+def _digest(parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _install(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists() or dst.is_symlink():
+        dst.unlink()
+    shutil.copy2(src, dst)

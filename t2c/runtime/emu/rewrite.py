@@ -1,0 +1,275 @@
+"""Rewrite one CUDA source file into C++ that g++ compiles against the emu runtime.
+
+`rewrite_cuda(source, filename)` takes the text of a `.cu` (or `.cuh`) file and gives
+C++ text that includes `t2c_emu.h` and keeps every original line on its own line
+number (a `#line` directive names the original file), so g++ errors and sanitizer
+reports point into the `.cu`.  It parses with tree-sitter-cuda and edits the tree:
+
+- `k<<<g, b[, smem[, stream]]>>>(args)` becomes `::t2c_emu::launch<FIBERS>(...)`, its
+  arguments evaluated once; FIBERS comes from the barrier analysis in `kernels.py`;
+- execution-space qualifiers and `__launch_bounds__` disappear (`__device__`
+  functions become `inline`, as they are private to their translation unit on a GPU);
+- each `__shared__` variable becomes a reference to per-block storage; `extern
+  __shared__` arrays become pointers to the block's dynamic shared memory;
+- `__device__`/`__constant__`/`__managed__` variables are registered as device memory.
+
+It refuses (raises `EmuUnsupported`) sources that use a feature the runtime does not
+model: inline PTX, textures, cooperative grid sync, CUDA libraries, dynamic parallelism.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import tree_sitter_cuda
+from tree_sitter import Language, Node, Parser
+
+from .features import (QUALIFIERS, SYMBOL_QUALIFIERS, UNSUPPORTED_HEADER_PREFIXES, UNSUPPORTED_HEADERS,
+                       UNSUPPORTED_NAMES)
+from .kernels import CallGraph, callee_name, declarator_name, is_function_declarator, walk
+
+
+class EmuUnsupported(Exception):
+    """The source uses a CUDA feature the emulator does not model (not a failure of the code)."""
+
+    def __init__(self, what: str, file: str, line: int):
+        super().__init__(what, file, line)
+        self.what, self.file, self.line = what, file, line
+
+    def __str__(self) -> str:
+        return f"unsupported under emulation: {self.what} at {self.file}:{self.line}"
+
+
+@lru_cache(maxsize=None)
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_cuda.language()))
+
+
+# The grammar does not know `__align__(n)`; it is blanked (same length, so byte offsets
+# stay valid) in the text given to the parser only.  The header defines it as an attribute.
+_ALIGN = re.compile(rb"__align__\s*\([^()]*\)")
+
+
+def parse(src: bytes):
+    return _parser().parse(_ALIGN.sub(lambda m: b" " * len(m.group()), src))
+
+
+def rewrite_cuda(source: str, filename: str) -> str:
+    """The emu form of `source`; raises EmuUnsupported naming the first unsupported feature."""
+    src = source.encode()
+    tree = parse(src)
+    unit = _Unit(src, tree.root_node, filename)
+    unit.check_supported()
+    body = _apply(src, unit.edits())
+    name = filename.replace("\\", "\\\\").replace('"', '\\"')
+    return f'#include "t2c_emu.h"\n#line 1 "{name}"\n' + body.decode()
+
+
+def _apply(src: bytes, edits: list[tuple[int, int, str]], newline: bytes = b"\n") -> bytes:
+    """Apply non-overlapping (start, end, text) edits; pad newlines so later lines keep their numbers."""
+    out, pos = [], 0
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
+        if start < pos:
+            continue   # nested in an edit already applied (its text was built from the original)
+        out.append(src[pos:start])
+        new = text.encode()
+        out.append(new + newline * max(0, src.count(b"\n", start, end) - new.count(b"\n")))
+        pos = end
+    out.append(src[pos:])
+    return b"".join(out)
+
+
+def _line(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+def _enclosing_function(node: Node) -> Node | None:
+    n = node.parent
+    while n is not None and n.type not in ("function_definition", "lambda_expression"):
+        n = n.parent
+    return n
+
+
+def _specifiers(owner: Node) -> set[str]:
+    """Qualifier and storage-class words written directly on a declaration."""
+    words = set()
+    for c in owner.children:
+        if c.type in QUALIFIERS:
+            words.add(c.type)
+        elif c.type in ("storage_class_specifier", "type_qualifier"):
+            words.add(c.text.decode())
+    return words
+
+
+class _Unit:
+    """One parsed source file and the edits that make it emu C++."""
+
+    def __init__(self, src: bytes, root: Node, filename: str):
+        self.src, self.root, self.filename = src, root, filename
+        self.graph = CallGraph(root)
+
+    # ---- refusal ----------------------------------------------------------------
+
+    def check_supported(self) -> None:
+        for n in walk(self.root):
+            what = self._unsupported(n)
+            if what:
+                raise EmuUnsupported(what, self.filename, _line(n))
+
+    def _unsupported(self, n: Node) -> str | None:
+        if n.type == "gnu_asm_expression":
+            return "inline assembly (asm)"
+        if n.type == "preproc_include":
+            path = n.child_by_field_name("path")
+            header = path.text.decode().strip('<>"') if path is not None else ""
+            if header in UNSUPPORTED_HEADERS:
+                return f"{UNSUPPORTED_HEADERS[header]} (#include <{header}>)"
+            for prefix, what in UNSUPPORTED_HEADER_PREFIXES.items():
+                if header.startswith(prefix):
+                    return f"{what} (#include <{header}>)"
+            return None
+        if n.type in ("identifier", "type_identifier", "namespace_identifier"):
+            name = n.text.decode()
+            if name in UNSUPPORTED_NAMES and (name != "texture" or n.type == "type_identifier"):
+                return f"{UNSUPPORTED_NAMES[name]} ({name})"
+        if n.type == "kernel_call_syntax":
+            fn = _enclosing_function(n)
+            if fn is not None and {"__global__", "__device__"} & _specifiers(fn) and "__host__" not in _specifiers(fn):
+                return "dynamic parallelism (a kernel launch inside device code)"
+        return None
+
+    # ---- edits --------------------------------------------------------------------
+
+    def edits(self) -> list[tuple[int, int, str]]:
+        edits: list[tuple[int, int, str]] = []
+        shared_globals: dict[str, tuple[int, str]] = {}
+        for n in walk(self.root):
+            if n.type in QUALIFIERS:
+                edits.append((n.start_byte, n.end_byte, self._qualifier(n)))
+            elif n.type == "launch_bounds":
+                edits.append((n.start_byte, n.end_byte, ""))
+            elif n.type == "call_expression" and any(c.type == "kernel_call_syntax" for c in n.children):
+                edits.append((n.start_byte, n.end_byte, self._launch(n)))
+            elif n.type == "declaration" and self._has_shared(n):
+                edits.append((n.start_byte, n.end_byte, self._shared(n, shared_globals)))
+            elif n.type == "declaration" and self._is_symbol_definition(n):
+                edits.append((n.end_byte, n.end_byte, self._register_symbols(n)))
+            elif n.type in ("preproc_def", "preproc_function_def"):
+                value = n.child_by_field_name("value")
+                if value is not None and b"<<<" in value.text:
+                    edits.append((value.start_byte, value.end_byte, self._macro_launches(value)))
+        edits += self._shared_global_uses(shared_globals)
+        return edits
+
+    def _qualifier(self, n: Node) -> str:
+        owner = n.parent.parent if n.parent is not None and n.parent.type == "type_qualifier" else n.parent
+        if n.type == "__noinline__":
+            return "__attribute__((noinline))"
+        words = _specifiers(owner) if owner is not None else set()
+        if n.type == "__forceinline__":
+            return " " * len(n.text) if "inline" in words else "inline"
+        if n.type == "__device__" and owner is not None and owner.type in ("function_definition", "declaration") \
+                and not words & {"__host__", "inline", "__forceinline__"} \
+                and is_function_declarator(owner.child_by_field_name("declarator")):
+            # Device functions are private to their translation unit on a GPU (without
+            # -rdc); inline keeps a header's device function from clashing at link time.
+            return "inline"
+        return " " * len(n.text)
+
+    def _launch(self, call: Node, site_line: str = "__LINE__") -> str:
+        fn = call.child_by_field_name("function")
+        config = next(c for c in call.children if c.type == "kernel_call_syntax")
+        parts = [p.text.decode() for p in config.named_children if p.type != "comment"]
+        args = call.child_by_field_name("arguments")
+        arg_text = self.src[args.start_byte + 1:args.end_byte - 1].decode().strip() if args is not None else ""
+        grid, block = parts[0], parts[1]
+        smem = parts[2] if len(parts) > 2 else "0"
+        stream = parts[3] if len(parts) > 3 else "0"
+        name = callee_name(fn)
+        fibers = "true" if name is None or self.graph.needs_fibers(name) else "false"
+        fn_text = fn.text.decode()
+        label = " ".join(fn_text.split()).replace("\\", "\\\\").replace('"', '\\"')
+        return (f"::t2c_emu::launch<{fibers}>(::t2c_emu::LaunchSite{{__FILE__, {site_line}, \"{label}\"}}, "
+                f"({grid}), ({block}), ({smem}), ({stream}), "
+                f"[&](auto&... t2c_a) {{ {fn_text}(t2c_a...); }}" + (f", {arg_text})" if arg_text else ")"))
+
+    def _macro_launches(self, value: Node) -> str:
+        """Launches inside a #define body: parse the body as a statement and rewrite it there."""
+        text = value.text.replace(b"\\\n", b"  ")
+        head = b"void t2c_macro_body() {\n"
+        tree = parse(head + text + b"\n;}")
+        sub = _Unit(head + text, tree.root_node, self.filename)
+        sub.graph = self.graph
+        launches = [(n.start_byte - len(head), n.end_byte - len(head), sub._launch(n))
+                    for n in walk(tree.root_node)
+                    if n.type == "call_expression" and any(c.type == "kernel_call_syntax" for c in n.children)]
+        return _apply(value.text, launches, newline=b"\\\n").decode()
+
+    # ---- __shared__ -----------------------------------------------------------------
+
+    @staticmethod
+    def _has_shared(decl: Node) -> bool:
+        return any(c.type == "type_qualifier" and c.text == b"__shared__" for c in decl.children)
+
+    def _shared(self, decl: Node, shared_globals: dict) -> str:
+        declarators = decl.children_by_field_name("declarator")
+        words = _specifiers(decl)
+        extern = "extern" in words
+        spec = " ".join(c.text.decode() for c in decl.children
+                        if c not in declarators and c.type not in (";", ",")
+                        and c.text.decode() not in ("__shared__", "extern", "static") and c.type not in QUALIFIERS)
+        in_function = _enclosing_function(decl) is not None
+        out = []
+        for d in declarators:
+            name_node = declarator_name(d)
+            name = name_node.text.decode()
+            t = f"t2c_shT_{name}"
+            typed = (self.src[d.start_byte:name_node.start_byte] + t.encode()
+                     + self.src[name_node.end_byte:d.end_byte]).decode()
+            out.append(f"typedef {spec} {typed};")
+            if extern:
+                ptr = f"::std::remove_extent_t<{t}>*"
+                value = f"({ptr})::t2c_emu::dynamic_shared(__FILE__, __LINE__)"
+                out.append(f"{ptr} {name} = {value};" if in_function
+                           else f"static inline {ptr} t2c_sh_{name}() {{ return {value}; }}")
+            else:
+                value = f"::t2c_emu::block_shared<{t}>(&t2c_shk_{name}, __FILE__, __LINE__)"
+                out.append(f"static char t2c_shk_{name};")
+                out.append(f"{t}& {name} = {value};" if in_function
+                           else f"static inline {t}& t2c_sh_{name}() {{ return {value}; }}")
+            if not in_function:
+                shared_globals[name] = (decl.end_byte, f"t2c_sh_{name}")
+        return " ".join(out)
+
+    def _shared_global_uses(self, shared_globals: dict) -> list[tuple[int, int, str]]:
+        """Uses of a namespace-scope __shared__ variable call its per-block accessor."""
+        if not shared_globals:
+            return []
+        edits = []
+        for n in walk(self.root):
+            if n.type == "identifier" and n.text.decode() in shared_globals:
+                after, accessor = shared_globals[n.text.decode()]
+                if n.start_byte >= after and (n.parent is None or n.parent.child_by_field_name("declarator") != n):
+                    edits.append((n.start_byte, n.end_byte, f"({accessor}())"))
+        return edits
+
+    # ---- __device__ / __constant__ variables ---------------------------------------------
+
+    @staticmethod
+    def _is_symbol_definition(decl: Node) -> bool:
+        if decl.parent is None or decl.parent.type not in ("translation_unit", "declaration_list"):
+            return False
+        words = _specifiers(decl)
+        if not words & SYMBOL_QUALIFIERS or "extern" in words:
+            return False
+        return not any(is_function_declarator(d) for d in decl.children_by_field_name("declarator"))
+
+    def _register_symbols(self, decl: Node) -> str:
+        regs = []
+        for d in decl.children_by_field_name("declarator"):
+            name = declarator_name(d)
+            if name is not None:
+                v = name.text.decode()
+                regs.append(f" static ::t2c_emu::Symbol t2c_sym_{v}((const void*)&{v}, sizeof({v}), "
+                            f"\"{v}\", __FILE__, __LINE__);")
+        return "".join(regs)

@@ -1,0 +1,74 @@
+"""The emu backend's knobs and constants, in one place.
+
+Environment variables read by the *emulated program* (the C++ runtime reads them;
+Python sets them per run):
+
+| variable               | default          | meaning                                              |
+|------------------------|------------------|------------------------------------------------------|
+| T2C_EMU_SEED           | 0                | 0: natural order; else shuffle blocks and threads    |
+| T2C_EMU_BLOCK_THREADS  | 1                | OS threads running blocks at the same time           |
+| T2C_EMU_STACK_KIB      | 64 (256 w/ ASan) | fiber stack per CUDA thread                          |
+
+Read by Python:
+
+| variable               | default             | meaning                                           |
+|------------------------|---------------------|---------------------------------------------------|
+| T2C_EMU_CACHE          | ~/.cache/t2c/emu    | built runtime objects and executables             |
+| T2C_CXX / T2C_CC       | g++ / gcc           | compilers                                         |
+
+The exit codes and the finding format mirror `include/t2c_emu/device.h`
+(`tests/emu/test_settings.py` checks that they agree).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+RUNTIME_SOURCE = INCLUDE_DIR / "t2c_emu" / "runtime.cpp"
+
+SEED_ENV = "T2C_EMU_SEED"
+BLOCK_THREADS_ENV = "T2C_EMU_BLOCK_THREADS"
+STACK_ENV = "T2C_EMU_STACK_KIB"
+
+EXIT_TRAP = 95
+EXIT_INTERNAL = 96
+EXIT_DIVERGENT = 97
+EXIT_MEMORY = 98
+EXIT_UNSUPPORTED = 99
+EXIT_ASAN = 94
+EXIT_UBSAN = 93
+
+# `t2c-emu: <kind>: <message> at <file>:<line>` — kind → EmuOutcome.status
+FINDING_STATUS = {
+    "divergent-barrier": "divergent_barrier",
+    "oob": "oob",
+    "unsupported": "unsupported",
+    "trap": "failed",
+    "resource": "failed",
+    "internal": "crash",
+}
+
+STATUSES = ("ok", "failed", "race", "oob", "divergent_barrier", "unsupported", "build_error", "timeout", "crash")
+
+CXX_STD = "-std=gnu++17"   # nvcc 12/13 default to C++17
+# CUDA code type-puns freely (float4 loads of float arrays, __float_as_int-style casts).
+COMMON_FLAGS = ("-fno-strict-aliasing", "-pthread")
+OPT_FLAGS = ("-O2",)
+SANITIZE_FLAGS = ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
+                  "-fno-sanitize-recover=undefined")
+
+
+def cxx() -> str:
+    return os.environ.get("T2C_CXX", "g++")
+
+
+def cc() -> str:
+    return os.environ.get("T2C_CC", "gcc")
+
+
+def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
+    if explicit is not None:
+        return Path(explicit)
+    env = os.environ.get("T2C_EMU_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "t2c" / "emu"

@@ -1,0 +1,150 @@
+"""The batch engine behaves like a build tool: incremental, explainable, resumable, shardable."""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from junitparser import JUnitXml
+
+from conftest import POLYBENCH, ROOT
+
+KERNELS = ["linear-algebra/blas/gemm", "linear-algebra/kernels/atax", "stencils/jacobi-1d"]
+
+
+@pytest.fixture
+def corpus(tmp_path, monkeypatch):
+    """A three-kernel corpus in a temporary project, with its own cache and state."""
+    root = tmp_path / "corpus"
+    shutil.copytree(POLYBENCH / "utilities", root / "utilities")
+    for k in KERNELS:
+        shutil.copytree(POLYBENCH / k, root / k)
+    (root / "benchmark_list").write_text("".join(f"{k}/{Path(k).name}.c\n" for k in KERNELS))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("T2C_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("CI_NODE_INDEX", raising=False)
+    return root
+
+
+def t2c(*args, check=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "t2c.cli", *args], capture_output=True, text=True, env=env)
+    if check is not None:
+        assert r.returncode == check, r.stdout + r.stderr
+    return r
+
+
+def plan(*args) -> dict[str, tuple[str, str]]:
+    r = t2c("batch", "corpus", "-n", *args, check=0)
+    out = {}
+    for line in r.stdout.splitlines():
+        target, status, *reason = line.split(None, 2)
+        out[target] = (status, " ".join(reason))
+    return out
+
+
+def ran(stderr: str) -> set[str]:
+    return {line.split()[1] for line in stderr.splitlines()
+            if line.split() and line.split()[0] in ("ok", "failed", "error", "skipped")
+            and ":" in line.split()[1]}
+
+
+def test_no_op_rerun_redoes_nothing(corpus):
+    first = t2c("batch", "corpus", "-j", "2", check=0)
+    assert "3 ok of 3 kernels" in first.stdout
+    assert {"gemm:parse", "atax:reference"} <= ran(first.stderr)
+    second = t2c("batch", "corpus", check=0)
+    assert ran(second.stderr) == set()
+    assert all(s != "would-run" for s, _ in plan().values())
+
+
+def test_changing_one_kernel_reruns_only_its_targets(corpus):
+    t2c("batch", "corpus", check=0)
+    src = corpus / "linear-algebra/kernels/atax/atax.c"
+    src.write_text(src.read_text().replace("tmp[i] = tmp[i] + A[i][j] * x[j];",
+                                           "tmp[i] = tmp[i] + A[i][j] * x[j] * SCALAR_VAL(1.0);"))
+    p = plan()
+    assert p["atax:parse"] == ("would-run", "changed: source, preprocessed")
+    assert {t for t, (s, _) in p.items() if s == "would-run"} == {"atax:parse"}
+    r = t2c("batch", "corpus", check=0)
+    assert {t.split(":")[0] for t in ran(r.stderr)} == {"atax"}
+
+
+def test_a_setting_reruns_the_affected_stage_only(corpus):
+    t2c("batch", "corpus", check=0)
+    p = plan("--dataset", "SMALL")
+    assert p["gemm:parse"][0] == "ok" and p["gemm:parse"][1] == "up to date"
+    assert p["gemm:reference"] == ("would-run", "changed: dataset")
+    r = t2c("batch", "corpus", "--dataset", "SMALL", check=0)
+    assert {t.split(":")[1] for t in ran(r.stderr)} == {"reference"}
+
+
+def test_explain_and_clean(corpus):
+    t2c("batch", "corpus", check=0)
+    r = t2c("explain", "gemm:reference", check=0)
+    assert r.stdout.startswith("gemm:reference: ok — never built")
+    t2c("batch", "corpus", "--rerun", "reference", "--only", "gemm", check=0)
+    assert "forced" in t2c("explain", "gemm:reference", check=0).stdout
+    assert t2c("explain", "nosuch").returncode == 2
+    assert "removed" in t2c("clean", check=0).stdout
+    assert ran(t2c("batch", "corpus", check=0).stderr) >= {"gemm:parse"}
+
+
+def test_shards_union_is_the_full_run(corpus, tmp_path):
+    kernels = []
+    for k in (1, 2):
+        t2c("batch", "corpus", "--shard", f"{k}/2", "--report-dir", str(tmp_path / f"s{k}"), check=0)
+        kernels += [r["kernel"] for r in json.loads((tmp_path / f"s{k}" / "results.json").read_text())["rows"]]
+    assert sorted(kernels) == ["atax", "gemm", "jacobi-1d"]
+    assert t2c("batch", "corpus", "--shard", "3/2").returncode == 2
+
+
+def test_junit_has_one_case_per_kernel_and_generator(corpus, tmp_path):
+    t2c("batch", "corpus", "--junit-xml", str(tmp_path / "j.xml"), check=0)
+    suites = JUnitXml.fromfile(str(tmp_path / "j.xml"))
+    cases = [(c.classname, c.name) for s in suites for c in s]
+    assert sorted(cases) == [("poly", "atax"), ("poly", "gemm"), ("poly", "jacobi-1d")]
+
+
+def test_exit_codes(corpus):
+    assert t2c("batch", "corpus", "--only", "nothing*").returncode == 5
+    assert t2c("batch", "corpus", "--seed", "x").returncode == 2
+    bad = corpus / "bad.c"
+    bad.write_text("void k(int n, double x[n])\n{\n  goto out;\n out:\n  x[0] = 1;\n}\n")
+    r = t2c("batch", "corpus", str(bad))
+    assert r.returncode == 1 and "bad.c:3:3: goto is not supported" in r.stdout
+
+
+def test_kill_at_random_points_loses_nothing(corpus):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    rng = random.Random(7)
+    for _ in range(4):
+        p = subprocess.Popen([sys.executable, "-m", "t2c.cli", "batch", "corpus", "-j", "2", "-B"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                             start_new_session=True)
+        time.sleep(rng.uniform(0.3, 2.5))
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    cache = Path(os.environ["T2C_CACHE_DIR"]) / "targets"
+    whole = {e for e in cache.glob("*/*") if (e / "MANIFEST").exists()}
+    final = t2c("batch", "corpus", check=0)
+    assert "3 ok of 3 kernels" in final.stdout
+    # Every entry that was whole before is reused as is; every entry now is whole.
+    for e in whole:
+        assert (e / "MANIFEST").exists()
+    assert all((e / "MANIFEST").exists() for e in cache.glob("*/*") if not e.name.startswith("."))
+    assert ran(t2c("batch", "corpus", check=0).stderr) == set()
+
+
+def test_corrupt_entry_is_rebuilt(corpus):
+    t2c("batch", "corpus", "--only", "gemm", check=0)
+    cache = Path(os.environ["T2C_CACHE_DIR"]) / "targets" / "parse"
+    (next(cache.glob("*")) / "is.yaml").write_text("garbage")
+    p = plan("--only", "gemm")
+    assert p["gemm:parse"] == ("would-run", "cache entry corrupt (is.yaml changed)")
+    t2c("batch", "corpus", "--only", "gemm", check=0)

@@ -1,0 +1,3 @@
+/* Not C: no function definition can be found. */
+kernel matmul(A, B) -> C {
+  C = A @ B
