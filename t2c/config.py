@@ -8,6 +8,13 @@
 | run timeout (s)  | T2C_TIMEOUT     | 120                                  |
 | default dataset  | T2C_DATASET     | MINI without a GPU, LARGE with one   |
 | CUDA compiler    | T2C_NVCC        | nvcc on PATH, else the PyPI one in this Python's site-packages |
+| random size points per suite | T2C_VERIFY_POINTS | 4                            |
+| reference seconds a random point may cost | T2C_VERIFY_POINT_BUDGET | 0.002  |
+| emu: reference seconds the full rung's dataset may cost | T2C_VERIFY_EMU_BUDGET | 0.02 |
+| scheduling seeds of the races rung | T2C_VERIFY_RACE_SEEDS | 3                |
+| timeout of one smoke/random/races run (s) | T2C_VERIFY_RUN_TIMEOUT | 30     |
+| candidate memory limit (MiB)  | T2C_VERIFY_MEM_MB | 8192                        |
+| bench repetitions             | T2C_VERIFY_BENCH_REPS | 20                      |
 
 Nothing else in t2c reads the environment for settings.
 """
@@ -28,6 +35,13 @@ class Config:
     timeout: float
     dataset: str | None
     nvcc: str | None
+    verify_points: int = 4
+    verify_point_budget: float = 0.002
+    verify_emu_budget: float = 0.02
+    verify_race_seeds: int = 3
+    verify_run_timeout: float = 30.0
+    verify_mem_mb: int = 8192
+    verify_bench_reps: int = 20
 
 
 def load(env=os.environ) -> Config:
@@ -39,6 +53,13 @@ def load(env=os.environ) -> Config:
         timeout=float(env.get("T2C_TIMEOUT", "120")),
         dataset=env.get("T2C_DATASET"),
         nvcc=env.get("T2C_NVCC") or find_nvcc(),
+        verify_points=int(env.get("T2C_VERIFY_POINTS", "4")),
+        verify_point_budget=float(env.get("T2C_VERIFY_POINT_BUDGET", "0.002")),
+        verify_emu_budget=float(env.get("T2C_VERIFY_EMU_BUDGET", "0.02")),
+        verify_race_seeds=int(env.get("T2C_VERIFY_RACE_SEEDS", "3")),
+        verify_run_timeout=float(env.get("T2C_VERIFY_RUN_TIMEOUT", "30")),
+        verify_mem_mb=int(env.get("T2C_VERIFY_MEM_MB", "8192")),
+        verify_bench_reps=int(env.get("T2C_VERIFY_BENCH_REPS", "20")),
     )
 
 

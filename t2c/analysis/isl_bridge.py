@@ -115,7 +115,7 @@ class Model:
 
     def _array_universe(self, name):
         for m in (self.reads, self.writes):
-            for space_map in m.get_map_list():
+            for space_map in _maps(m):
                 sp = space_map.get_space()
                 if sp.get_tuple_name(isl.dim_type.out) == f"a_{name}":
                     return isl.UnionSet(isl.Set.universe(sp.range()))
@@ -135,11 +135,11 @@ class Model:
         flow = info.compute_flow()
         deps = flow.get_may_dependence()
         pairs = []
-        for m in deps.get_map_list():
+        for m in _maps(deps):
             sp = m.get_space()
             pairs.append((sp.get_tuple_name(isl.dim_type.in_), sp.get_tuple_name(isl.dim_type.out), m))
         exposed = sorted({m.get_space().get_tuple_name(isl.dim_type.in_)
-                          for m in flow.get_may_no_source().get_map_list() if not m.is_empty()})
+                          for m in _maps(flow.get_may_no_source()) if not m.is_empty()})
         return pairs, exposed
 
     @staticmethod
@@ -168,7 +168,7 @@ class Model:
         if d.is_empty():
             return False
         times = d.apply_domain(schedule).apply_range(schedule)
-        for m in times.get_map_list():
+        for m in _maps(times):
             sp = m.get_space()
             eq = isl.Map.universe(sp)
             for i in range(dim):
@@ -191,7 +191,7 @@ class Model:
     def deps_of(self, deps: isl.UnionMap):
         """[(src stmt, dst stmt, map)] of a union map."""
         out = []
-        for m in deps.get_map_list():
+        for m in _maps(deps):
             sp = m.get_space()
             out.append((sp.get_tuple_name(isl.dim_type.in_), sp.get_tuple_name(isl.dim_type.out), m))
         return out
@@ -234,6 +234,12 @@ class Model:
         fixed = " and ".join(f"{_v(p)} = {sizes[p]}" for p in self.params if p in sizes) or "true"
         st = isl.Set(self._set(s)).intersect_params(isl.Set(self.head + f"{{ : {fixed} }}"))
         return int(st.count_val().to_python())
+
+
+def _maps(umap) -> list:
+    out = []
+    umap.foreach_map(out.append)
+    return out
 
 
 def _align(ctx: isl.Set, names: str) -> isl.Set:

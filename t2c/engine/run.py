@@ -138,7 +138,7 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     rows = rows_from(results, picked, settings)
     out(table(rows))
     run_name = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = Path(report_dir) if report_dir else Path("reports") / "runs" / run_name
+    folder = Path(report_dir) if report_dir else Path("reports") / run_name
     meta = {"t2c": __version__, "settings": settings, "seconds": time.monotonic() - start,
             "command": " ".join(sys.argv)}
     write_all(rows, folder, meta)

@@ -1,10 +1,23 @@
-"""Input synthesis from the IS input domains (the first, plain form).
+"""Input synthesis from the IS input domains: one draw of every input for given sizes.
 
-`synthesize(kernel, sizes, seed, domain_kind=None)` draws every input (scalars and
-in/inout arrays) from its declared domain with a numpy Generator seeded by `seed`:
-uniform reals, integer ranges, symmetric positive definite or diagonally dominant
-matrices.  `original` inputs come from the reference driver's `t2c_init` instead
-(see reference.run_reference with inputs=None).
+`synthesize(kernel, sizes, seed, distribution="domain")` draws every input
+(scalars and in/inout arrays) with a numpy Generator seeded by `seed`.  The
+distributions, all inside what the IS declares valid:
+
+    domain               each input from its declared domain (uniform reals, integer
+                         ranges, spd, diagonally dominant), the default
+    positive             reals from the upper half of their range (no cancellation)
+    small_integers       integer inputs from the four lowest values of their range
+                         (makes equalities such as base pairs in nussinov frequent)
+    spd                  square real matrices symmetric positive definite, the rest
+                         as declared
+    diagonally_dominant  square real matrices strictly diagonally dominant, the rest
+                         as declared
+
+`original` inputs come from the reference driver's `t2c_init` instead (see
+reference.run_reference with inputs=None).  `distributions(kernel)` lists those
+that change something for the kernel.  This module draws; it does not judge a
+draw (synth.py discards draws the reference cannot use).
 """
 from __future__ import annotations
 
@@ -13,6 +26,16 @@ import numpy as np
 from ..ir import FLOAT_DTYPES, Kernel
 from .reference import array_shape, np_dtype
 
+DISTRIBUTIONS = ("domain", "positive", "small_integers", "spd", "diagonally_dominant")
+
+
+def _structured(rng, kind, low, high, shape):
+    n = shape[0]
+    m = rng.uniform(low, high, size=shape)
+    if kind == "spd":
+        return m @ m.T / max(n, 1) + np.eye(n)
+    return m + np.diag(np.abs(m).sum(axis=1) + 1.0)
+
 
 def _draw(rng, kind, low, high, shape, dtype):
     low = -1.0 if low is None else low
@@ -20,17 +43,30 @@ def _draw(rng, kind, low, high, shape, dtype):
     if kind == "integers":
         return rng.integers(int(low), int(high), size=shape, endpoint=True).astype(dtype)
     if kind in ("spd", "diagonally_dominant") and len(shape) == 2 and shape[0] == shape[1]:
-        n = shape[0]
-        m = rng.uniform(low, high, size=shape)
-        if kind == "spd":
-            m = m @ m.T / max(n, 1) + np.eye(n)
-        else:
-            m += np.diag(np.abs(m).sum(axis=1) + 1.0)
-        return m.astype(dtype)
+        return _structured(rng, kind, low, high, shape).astype(dtype)
     return rng.uniform(low, high, size=shape).astype(dtype)
 
 
-def synthesize(k: Kernel, sizes: dict[str, int], seed: int) -> dict[str, np.ndarray]:
+def _square(x) -> bool:
+    return hasattr(x, "shape") and len(x.shape) == 2 and x.shape[0] == x.shape[1]
+
+
+def distributions(k: Kernel) -> tuple[str, ...]:
+    """The distributions that draw something different from `domain` for k."""
+    ins = k.inputs
+    out = ["domain"]
+    if any(x.dtype in FLOAT_DTYPES for x in ins):
+        out.append("positive")
+    if any(x.dtype not in FLOAT_DTYPES for x in ins):
+        out.append("small_integers")
+    if any(_square(x) and x.dtype in FLOAT_DTYPES for x in ins):
+        out += ["spd", "diagonally_dominant"]
+    return tuple(out)
+
+
+def synthesize(k: Kernel, sizes: dict[str, int], seed, distribution: str = "domain") -> dict[str, np.ndarray]:
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"unknown distribution '{distribution}'; known: {', '.join(DISTRIBUTIONS)}")
     rng = np.random.default_rng(seed)
     domains = {d.target: d for d in k.domains if d.kind != "original"}
     out = {}
@@ -41,6 +77,17 @@ def synthesize(k: Kernel, sizes: dict[str, int], seed: int) -> dict[str, np.ndar
         low, high = (d.low, d.high) if d else (None, None)
         if kind == "integers" and d is None:
             low, high = 0, 16
+        floating = x.dtype in FLOAT_DTYPES
+        if distribution == "positive" and floating and kind == "uniform":
+            lo, hi = (-1.0 if low is None else low), (1.0 if high is None else high)
+            low = (lo + hi) / 2
+            high = hi
+        elif distribution == "small_integers" and kind == "integers":
+            lo = 0 if low is None else int(low)
+            high = min(int(high if high is not None else 16), lo + 3)
+        elif distribution in ("spd", "diagonally_dominant") and floating and _square(x) \
+                and kind == "uniform":
+            kind = distribution
         value = _draw(rng, kind, low, high, shape, np_dtype(x.dtype))
         out[x.name] = value if shape else value[()]
     return out

@@ -228,7 +228,9 @@ def _read_all(k: Kernel, sizes, d: Path, prefix: str, inputs_only: bool) -> dict
     out = {}
     for s in k.scalars:
         if (s.intent == "in") == inputs_only:
-            out[s.name] = np.fromfile(d / f"{prefix}{s.name}.bin", dtype=np_dtype(s.dtype))[0]
+            # the return value travels as out_return.bin (both drivers write it so)
+            stem = s.name if inputs_only else "return"
+            out[s.name] = np.fromfile(d / f"{prefix}{stem}.bin", dtype=np_dtype(s.dtype))[0]
     for a in k.arrays:
         wanted = a.intent != "out" if inputs_only else a.intent != "in"
         if wanted:

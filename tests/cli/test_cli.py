@@ -38,12 +38,14 @@ def test_usage_errors_exit_2_without_traceback(tmp_path):
     assert r.exit_code == 2
 
 
-def test_batch_continues_past_a_bad_kernel(tmp_path):
+def test_batch_continues_past_a_bad_kernel(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     bad = tmp_path / "bad.c"
     bad.write_text("void k(int n, double x[n])\n{\n  goto out;\n out:\n  x[0] = 1;\n}\n")
     jac = str(POLYBENCH / "stencils/jacobi-1d/jacobi-1d.c")
     r = CliRunner().invoke(main, ["batch", jac, str(bad), "--dataset", "MINI", "-j", "2"])
     assert r.exit_code == 1
-    assert "jacobi-1d" in r.output and "identical" in r.output
+    assert "jacobi-1d" in r.output and "identical to the original program" in r.output
     assert "bad.c:3:3: goto is not supported" in r.output
-    assert "1/2 kernels ok" in r.output
+    assert "1 error, 1 ok of 2 kernels" in r.output
+    assert (tmp_path / ".t2c" / "state.sqlite").exists() and list((tmp_path / "reports").glob("*/results.csv"))

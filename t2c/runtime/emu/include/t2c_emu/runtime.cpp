@@ -269,6 +269,7 @@ struct Worker {
     unsigned n = 0, done = 0, at_barrier = 0;
     const char* bar_file = nullptr;
     int bar_line = 0, bar_op = 0, bar_acc = 0, bar_result = 0;
+    bool bar_mixed = false;
     std::vector<SharedVar> shared;
     size_t static_shared_bytes = 0;
     void* dyn = nullptr;
@@ -355,13 +356,13 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
             w->bar_file = t->file; w->bar_line = t->line; w->bar_op = t->op;
             w->bar_acc = t->op == 2 ? 1 : 0;
         } else if (w->bar_line != t->line || !same_file(w->bar_file, t->file)) {
-            divergent(w, t->file, t->line, "thread %s waits at this __syncthreads() while others wait at %s:%d",
-                      a, w->bar_file, w->bar_line);
+            w->bar_mixed = true;   // reported once every thread has arrived somewhere (see mixed_barriers)
         }
         if (w->bar_op == 1) w->bar_acc += t->pred != 0;
         else if (w->bar_op == 2) w->bar_acc &= t->pred != 0;
         else if (w->bar_op == 3) w->bar_acc |= t->pred != 0;
-        if (++w->at_barrier == w->n) {
+        if (++w->at_barrier == w->n && w->bar_mixed) mixed_barriers(w);
+        if (w->at_barrier == w->n) {
             w->at_barrier = 0;
             w->bar_result = w->bar_acc;
             size_t first = w->ready.size();
@@ -398,7 +399,32 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
     }
 }
 
+// Threads of one block wait at different __syncthreads() calls.  The call reached by
+// fewer threads is the one inside divergent control flow; it is the line reported.
+[[noreturn]] static void mixed_barriers(Worker* w) {
+    struct Site { const char* file; int line; unsigned count; uint3 first; };
+    std::vector<Site> sites;
+    for (const CudaThread& t : w->threads) {
+        if (t.state != kAtBarrier) continue;
+        auto it = std::find_if(sites.begin(), sites.end(),
+                               [&](const Site& s) { return s.line == t.line && same_file(s.file, t.file); });
+        if (it == sites.end()) sites.push_back(Site{t.file, t.line, 1, t.idx});
+        else ++it->count;
+    }
+    std::stable_sort(sites.begin(), sites.end(), [](const Site& a, const Site& b) { return a.count < b.count; });
+    const Site& few = sites[0];
+    const Site& many = sites.back();
+    char a[48];
+    fmt_idx(a, sizeof a, few.first);
+    divergent(w, few.file, few.line,
+              "__syncthreads() reached by %u of %u threads (thread %s among them); the other %u wait at the "
+              "__syncthreads() at %s:%d", few.count, w->n, a, w->n - few.count, many.file, many.line);
+}
+
 static void deadlock(Worker* w) {
+    bool any_bar = false;
+    for (const CudaThread& t : w->threads) any_bar |= t.state == kAtBarrier;
+    if (any_bar && w->bar_mixed) mixed_barriers(w);
     const CudaThread* bar = nullptr;
     const CudaThread* warp = nullptr;
     for (const CudaThread& t : w->threads) {
@@ -433,6 +459,7 @@ static void run_block_fibers(Worker* w, Rng& rng) {
     if (g_seed) rng.shuffle(w->ready);
     w->head = 0;
     w->done = w->at_barrier = 0;
+    w->bar_mixed = false;
     for (;;) {
         while (w->head < w->ready.size()) {
             CudaThread* t = &w->threads[w->ready[w->head++]];

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam seeds batch tests
+# Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
+SECTIONS=${*:-env cuda redteam seeds batch tests}
+export PYTHONUNBUFFERED=1 T2C_CACHE_DIR=/tmp/t2c-cache
+
+if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+T2C="python3 -m t2c.cli"
+summary() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+: > "$OUT/summary.txt"
+
+for s in $SECTIONS; do case $s in
+env)
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/env.txt"
+  nvcc --version | tail -1 | tee -a "$OUT/env.txt"; nproc | tee -a "$OUT/env.txt"
+  ;;
+cuda)   # the emu test programs on the real GPU, against their expected outputs
+  if [ -f tests/cuda/run_on_gpu.sh ]; then
+    bash tests/cuda/run_on_gpu.sh /tmp/cuda_out > "$OUT/cuda_programs.log" 2>&1
+    summary "cuda programs on GPU: $(tail -1 "$OUT/cuda_programs.log")"
+  fi ;;
+redteam)
+  if [ -f scripts/redteam_gpu.py ]; then
+    python3 scripts/redteam_gpu.py > "$OUT/redteam_gpu.log" 2>&1
+    summary "red team on GPU: $(tail -1 "$OUT/redteam_gpu.log")"
+  fi ;;
+seeds)
+  if [ -f scripts/seeds_gpu.py ]; then
+    python3 scripts/seeds_gpu.py > "$OUT/seeds_gpu.log" 2>&1
+    summary "correct candidates x 20 seeds on GPU: $(tail -1 "$OUT/seeds_gpu.log")"
+  fi ;;
+batch)
+  $T2C batch corpora/polybench --backend gpu --dataset "${T2C_GPU_DATASET:-LARGE}" -j 8 \
+      --report-dir "$OUT/polybench" --junit-xml "$OUT/polybench/junit.xml" > "$OUT/batch.log" 2>&1
+  summary "polybench batch (exit $?): $(tail -1 "$OUT/batch.log")"
+  ;;
+tests)
+  python3 -m pytest -q -m gpu tests > "$OUT/pytest_gpu.log" 2>&1
+  summary "pytest -m gpu: $(tail -1 "$OUT/pytest_gpu.log")"
+  ;;
+esac; done
+cat "$OUT/summary.txt"

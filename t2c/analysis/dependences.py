@@ -1,0 +1,231 @@
+"""Exact dependences of a reference, scalar privatization, and per-loop facts.
+
+Takes a `Program` (model.py); gives an `Analysis`:
+
+- `webs`: each local scalar split into webs (its def-use chains, from isl's
+  value-based flow), and for each web the loops it is *private* to: the longest
+  run of its common enclosing loops, outermost first, such that no value flows
+  from one iteration to another and no read sees a value from before.  A web
+  private to loops P is modelled as an array indexed by P (scalar expansion), so
+  that dependences through it exist only within one iteration of P;
+- `deps`: memory-based flow, anti and output dependences of the expanded model
+  under the original schedule (isl, exact for affine programs);
+- `loops`: for every loop of the reference tree, whether it carries a dependence
+  (`parallel` when not) and whether what it carries is only a reduction;
+- `times(tree)`, `legal(tree)`, `carries(tree, loop)`: the schedule of any loop tree
+  over the same statements (the generator's transformed trees), and questions
+  about it answered against the same dependences.
+
+A schedule is the 2d+1 form: loop values interleaved with positions in the body
+(`[0, i, 1, k, 0, j, 0]`), a descending loop contributing `-v` so time grows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .isl_bridge import Model, StmtSpec
+from .model import Access, Loop, Program, Stmt
+
+
+@dataclass
+class Web:
+    """One live range of a local scalar: the statements that share its values."""
+    name: str                      # unique C name (the scalar's, or name_2, name_3, ...)
+    scalar: str
+    statements: tuple[str, ...]
+    private: tuple[str, ...]       # loop variables it is private to, outermost first
+    exposed: bool                  # some read may see a value from before any write
+
+
+@dataclass
+class LoopFacts:
+    var: str
+    depth: int
+    statements: tuple[str, ...]
+    parallel: bool
+    reduction: bool
+
+
+@dataclass
+class Analysis:
+    program: Program
+    model: Model
+    deps: dict                     # "flow" | "anti" | "output" -> isl union map
+    webs: dict[str, Web]           # web name -> Web
+    web_of: dict[tuple[str, str], str]   # (statement, scalar) -> web name
+    loops: list[LoopFacts] = field(default_factory=list)
+
+    @property
+    def all_deps(self):
+        d = self.deps
+        return d["flow"].union(d["anti"]).union(d["output"])
+
+    # -- schedules of loop trees ------------------------------------------------------------
+    def times(self, tree: list) -> dict[str, tuple[str, ...]]:
+        out = {}
+
+        def go(nodes, prefix):
+            for pos, n in enumerate(nodes):
+                if isinstance(n, Stmt):
+                    out[n.stmt.name] = (*prefix, str(pos))
+                else:
+                    go(n.body, (*prefix, str(pos), n.var if n.step > 0 else f"-{n.var}"))
+        go(tree, ())
+        return out
+
+    def schedule(self, tree):
+        return self.model.schedule(self.times(tree))
+
+    def legal(self, tree) -> bool:
+        """Whether running `tree` respects every dependence of the reference."""
+        return self.model.respects(self.all_deps, self.schedule(tree))
+
+    def carries(self, tree, loop: Loop, depth: int) -> bool:
+        """Whether `loop` (at `depth` in `tree`) carries a dependence."""
+        stmts = [s.stmt.name for s in loop.statements()]
+        return self.model.carries(self.all_deps, self.schedule(tree), stmts, 2 * depth + 1)
+
+    def deps_between(self, srcs, dsts):
+        return self.model.deps_of(self.model.between(self.all_deps, srcs, dsts))
+
+
+# -- building -------------------------------------------------------------------------------
+
+def loop_paths(tree) -> dict[str, list[Loop]]:
+    """Statement name -> its enclosing Loop nodes, outermost first."""
+    out = {}
+
+    def go(nodes, path):
+        for n in nodes:
+            if isinstance(n, Stmt):
+                out[n.stmt.name] = list(path)
+            else:
+                go(n.body, path + [n])
+    go(tree, [])
+    return out
+
+
+def _specs(prog: Program, rename=None) -> list[StmtSpec]:
+    specs = []
+    for s in prog.statements:
+        acc = []
+        for a in s.accesses:
+            name, idx = (rename(s, a) if rename and not a.index and a.name in prog.locals
+                         and not prog.locals[a.name].shape else (a.name, a.index))
+            acc.append((name, idx, a.write))
+        specs.append(StmtSpec(s.name, s.loops, s.domain, tuple(acc), s.conditional))
+    return specs
+
+
+def _scalars(prog: Program) -> list[str]:
+    return [n for n, v in prog.locals.items() if not v.shape]
+
+
+def _common_prefix(paths: list[list[Loop]]) -> list[Loop]:
+    out = []
+    for level in zip(*paths):
+        if all(l is level[0] for l in level):
+            out.append(level[0])
+        else:
+            break
+    return out
+
+
+def analyze_program(prog: Program) -> Analysis:
+    """Dependences and loop facts of a program (see the module docstring)."""
+    base = Model(_specs(prog), prog.sizes, prog.context)
+    empty = Analysis(prog, base, {}, {}, {})
+    original = base.schedule(empty.times(prog.body))
+    webs, web_of = {}, {}
+    for scalar in _scalars(prog):                 # one scalar at a time: flows stay apart
+        w, wo = find_webs_one(prog, base, original, scalar)
+        webs.update(w)
+        web_of.update(wo)
+
+    def rename(s, a: Access):
+        w = webs[web_of[(s.name, a.name)]]
+        return "t2c_" + w.name, tuple(w.private)
+    model = Model(_specs(prog, rename), prog.sizes, prog.context)
+    an = Analysis(prog, model, {}, webs, web_of)
+    an.deps = model.dependences(model.schedule(an.times(prog.body)))
+    an.loops = loop_facts(an)
+    return an
+
+
+def find_webs_one(prog: Program, base: Model, schedule, scalar: str):
+    paths = loop_paths(prog.body)
+    pairs, exposed = base.value_flow(schedule, [scalar])
+    users = [s.name for s in prog.statements if any(a.name == scalar for a in s.accesses)]
+    parent = {u: u for u in users}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    for a, b, _ in pairs:
+        parent[find(a)] = find(b)
+    groups: dict[str, list[str]] = {}
+    for u in users:
+        groups.setdefault(find(u), []).append(u)
+    webs, web_of = {}, {}
+    for i, members in enumerate(sorted(groups.values(), key=lambda g: int(g[0][1:]))):
+        name = scalar if i == 0 else f"{scalar}_{i + 1}"
+        reads_exposed = any(m in exposed for m in members)
+        common = _common_prefix([paths[m] for m in members])
+        private = []
+        if not reads_exposed:
+            mine = [m for a, b, m in pairs if a in members]
+            for d, loop in enumerate(common):
+                if all(Model.equal_dims(m, [(d, d)]) for m in mine):
+                    private.append(loop.var)
+                else:
+                    break
+        webs[name] = Web(name, scalar, tuple(members), tuple(private), reads_exposed)
+        for m in members:
+            web_of[(m, scalar)] = name
+    return webs, web_of
+
+
+def loop_facts(an: Analysis) -> list[LoopFacts]:
+    out = []
+    sched = an.schedule(an.program.body)
+    deps = an.all_deps
+
+    def go(nodes, depth):
+        for n in nodes:
+            if isinstance(n, Loop):
+                stmts = tuple(s.stmt.name for s in n.statements())
+                carried = an.model.carries(deps, sched, stmts, 2 * depth + 1)
+                out.append(LoopFacts(n.var, depth, stmts, not carried,
+                                     carried and _only_reductions(an, n, depth)))
+                go(n.body, depth + 1)
+    go(an.program.body, 0)
+    return out
+
+
+def _only_reductions(an: Analysis, loop: Loop, depth: int) -> bool:
+    """A carried loop whose carried dependences are all self-dependences of statements
+    that accumulate into an element not indexed by the loop (X op= ..., X = X op ...)."""
+    tree = an.program.body
+    for s in loop.statements():
+        st = s.stmt
+        others = [o.stmt.name for o in loop.statements() if o.stmt.name != st.name]
+        cross = an.model.between(an.all_deps, [st.name], others).union(
+            an.model.between(an.all_deps, others, [st.name])) if others else None
+        if cross is not None and an.model.carries(cross, an.schedule(tree), [st.name, *others],
+                                                  2 * depth + 1):
+            return False
+        if not an.model.carries(an.all_deps, an.schedule(tree), [st.name], 2 * depth + 1):
+            continue
+        w = st.writes()
+        if len(w) != 1 or any(loop.var in _names(e) for e in w[0].index):
+            return False
+        if not any(r.name == w[0].name and r.index == w[0].index for r in st.reads()):
+            return False
+    return True
+
+
+def _names(text: str) -> set[str]:
+    import re
+    return set(re.findall(r"[A-Za-z_]\w*", text))

@@ -1,0 +1,201 @@
+"""Comparing a candidate's outputs with the reference's: the tolerance model.
+
+Takes the kernel's output description, the expected (reference) arrays, the
+candidate's arrays and the case's sizes; gives one `Comparison` per case with
+the verdict, the worst error against the bound, the relative L2 error, the
+first failing index and how many elements were never written.  It refuses
+nothing: a missing or mis-shaped output is a failed comparison, not an error.
+
+The model (docs/verification.md has the derivation):
+
+* integers are exact;
+* a non-finite candidate value where the reference is finite fails, whatever
+  the tolerance (a percent-difference check that lets NaN through is a known
+  cheat);
+* a floating element passes when
+
+      |c - r| / max(|r|, s)  <=  rtol,    rtol = C * eps(dtype) * K
+
+  where s is the array's scale (the root mean square of the reference array),
+  eps the machine epsilon of the element type, K the reduction length estimate
+  (the sum of the case's size values, at least 1) and C = `RTOL_FACTOR`.
+  Dividing by max(|r|, s) rather than |r| is what lets FMA contraction and
+  reordered sums pass on elements that cancel to nearly zero, while a wrong
+  element of ordinary magnitude still fails by many orders of magnitude.
+
+`out` arrays are poisoned with `POISON` (a NaN with a recognisable payload)
+before the call, so an element left unwritten is reported as such.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ir import FLOAT_DTYPES, Kernel
+
+#: C in rtol = C * eps * K: FMA and reordering differences stay below it with room to
+#: spare, while a result computed in float instead of double (error ~ 1e-8) is ~1e4 over.
+RTOL_FACTOR = 16.0
+
+#: Bit patterns written into `out` arrays before a call (NaN payload 0xdead... for
+#: floating types, an unlikely value for integers) so that unwritten elements are named.
+POISON_BITS = {
+    "double": np.uint64(0x7FF8DEAD0BAD0001),
+    "float": np.uint32(0x7FC0DEAD),
+}
+POISON_INT = 0x5A5A5A5A
+
+
+def reduction_length(sizes: dict[str, int]) -> int:
+    """K of the model: an upper estimate of the rounding steps feeding one element."""
+    return max(1, sum(int(v) for v in sizes.values()))
+
+
+def rtol_for(dtype: str, sizes: dict[str, int]) -> float:
+    if dtype not in FLOAT_DTYPES:
+        return 0.0
+    eps = float(np.finfo(np.float64 if dtype == "double" else np.float32).eps)
+    return RTOL_FACTOR * eps * reduction_length(sizes)
+
+
+def poison(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Starting contents of an `out` array: every element the poison value."""
+    from .reference import np_dtype
+    if dtype in POISON_BITS:
+        bits = POISON_BITS[dtype]
+        return np.full(shape, bits, dtype=bits.dtype).view(np_dtype(dtype))
+    info = np.iinfo(np_dtype(dtype))
+    return np.full(shape, min(POISON_INT, info.max), dtype=np_dtype(dtype))
+
+
+def _is_poison(values: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype in POISON_BITS:
+        bits = POISON_BITS[dtype]
+        return values.view(bits.dtype) == bits
+    info = np.iinfo(values.dtype)
+    return values == min(POISON_INT, info.max)
+
+
+@dataclass(frozen=True)
+class ArrayComparison:
+    name: str
+    ok: bool
+    max_error: float                 # max over elements of |c-r| / max(|r|, s); inf for NaN
+    bound: float                     # rtol (0 for integers: exact)
+    rel_l2: float                    # ||c - r|| / ||r|| (over finite elements)
+    first_bad: tuple[int, ...] | None = None
+    expected: float | None = None    # values at first_bad
+    got: float | None = None
+    bad: int = 0                     # failing elements
+    unwritten: int = 0               # elements still holding the poison
+    nonfinite: int = 0               # non-finite where the reference is finite
+    problem: str = ""                # missing, wrong shape, ...
+
+    def describe(self) -> str:
+        if self.problem:
+            return f"{self.name}: {self.problem}"
+        if self.ok:
+            return f"{self.name}: max error {self.max_error:.2e} <= {self.bound:.2e}"
+        idx = ",".join(map(str, self.first_bad or ()))
+        parts = [f"{self.name}[{idx}] = {self.got!r}, expected {self.expected!r}"]
+        if self.unwritten:
+            parts.append(f"{self.unwritten} element(s) unwritten (still hold the poison)")
+        if self.nonfinite:
+            parts.append(f"{self.nonfinite} NaN/inf where the reference is finite")
+        parts.append(f"{self.bad} bad element(s); max error {self.max_error:.2e} against the bound "
+                     f"{self.bound:.2e}, relative L2 {self.rel_l2:.2e}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ok: bool
+    arrays: tuple[ArrayComparison, ...] = field(default_factory=tuple)
+
+    @property
+    def first_failure(self) -> ArrayComparison | None:
+        return next((a for a in self.arrays if not a.ok), None)
+
+    @property
+    def max_ratio(self) -> float:
+        """Worst max_error / bound over the floating arrays (0 when all exact)."""
+        r = [a.max_error / a.bound for a in self.arrays if a.bound > 0]
+        return max(r, default=0.0)
+
+    def describe(self) -> str:
+        bad = self.first_failure
+        return bad.describe() if bad else "; ".join(a.describe() for a in self.arrays)
+
+    @property
+    def reason(self) -> str:
+        """The short reason word(s) for a failure: unwritten, NaN, mismatch, missing."""
+        bad = self.first_failure
+        if bad is None:
+            return ""
+        if bad.problem:
+            return bad.problem
+        if bad.unwritten:
+            return "unwritten output elements"
+        if bad.nonfinite:
+            return "NaN/inf output where the reference is finite"
+        return "output mismatch"
+
+
+def compare_array(name: str, dtype: str, expected: np.ndarray, got, sizes: dict[str, int]) -> ArrayComparison:
+    expected = np.asarray(expected)
+    if got is None:
+        return ArrayComparison(name, False, float("inf"), 0.0, float("inf"), problem="output missing")
+    got = np.asarray(got)
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        return ArrayComparison(name, False, float("inf"), 0.0, float("inf"),
+                               problem=f"output has shape {got.shape} {got.dtype}, expected "
+                                       f"{expected.shape} {expected.dtype}")
+    e = expected.reshape(-1)
+    g = got.reshape(-1)
+    unwritten_mask = _is_poison(g, dtype) if e.size else np.zeros(0, bool)
+    if dtype not in FLOAT_DTYPES:
+        bad = (e != g)
+        diff = np.abs(e.astype(np.float64) - g.astype(np.float64))
+        norm = float(np.linalg.norm(e.astype(np.float64)))
+        rel_l2 = float(np.linalg.norm(diff)) / norm if norm else float(np.linalg.norm(diff))
+        max_error = float(diff.max(initial=0.0))
+        bound, nonfinite = 0.0, 0
+    else:
+        e64, g64 = e.astype(np.float64), g.astype(np.float64)
+        finite_ref = np.isfinite(e64)
+        nonfinite_mask = finite_ref & ~np.isfinite(g64)
+        scale = float(np.sqrt(np.mean(np.square(e64[finite_ref])))) if finite_ref.any() else 0.0
+        denom = np.maximum(np.abs(e64), scale if scale > 0 else np.finfo(np.float64).tiny)
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.abs(g64 - e64) / denom
+        err = np.where(nonfinite_mask, np.inf, err)
+        # The reference is finite on every kept case (synth discards the rest); a
+        # non-finite reference element then needs the identical non-finite value.
+        same_nonfinite = ~finite_ref & ((g64 == e64) | (np.isnan(g64) & np.isnan(e64)))
+        err = np.where(~finite_ref, np.where(same_nonfinite, 0.0, np.inf), err)
+        bound = rtol_for(dtype, sizes)
+        bad = err > bound
+        fin = finite_ref & np.isfinite(g64)
+        num = float(np.linalg.norm(g64[fin] - e64[fin]))
+        den = float(np.linalg.norm(e64[finite_ref]))
+        rel_l2 = (num / den if den else num) if not nonfinite_mask.any() else float("inf")
+        max_error = float(err.max(initial=0.0))
+        nonfinite = int((nonfinite_mask & ~unwritten_mask).sum())
+    nbad = int(bad.sum())
+    if not nbad:
+        return ArrayComparison(name, True, max_error, bound, rel_l2)
+    first = int(np.flatnonzero(bad)[0])
+    idx = tuple(int(i) for i in np.unravel_index(first, expected.shape)) if expected.shape else ()
+    return ArrayComparison(name, False, max_error, bound, rel_l2, idx, e[first].item(), g[first].item(),
+                           nbad, int(unwritten_mask.sum()), nonfinite)
+
+
+def compare(k: Kernel, expected: dict[str, np.ndarray], got: dict[str, np.ndarray],
+            sizes: dict[str, int]) -> Comparison:
+    """Compare every output of k (arrays of intent out/inout and the return value)."""
+    results = []
+    for x in k.outputs:
+        results.append(compare_array(x.name, x.dtype, expected[x.name], got.get(x.name), sizes))
+    return Comparison(all(r.ok for r in results), tuple(results))
+
