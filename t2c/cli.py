@@ -153,6 +153,10 @@ def clean_command(state):
 
 
 def _register_optional_commands():
+    from .generators.command import gen_command
+    main.add_command(gen_command)
+    from .report.command import report_group
+    main.add_command(report_group)
     try:
         from .runtime.emu.command import run_command
     except ImportError:

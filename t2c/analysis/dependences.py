@@ -205,23 +205,36 @@ def loop_facts(an: Analysis) -> list[LoopFacts]:
 
 
 def _only_reductions(an: Analysis, loop: Loop, depth: int) -> bool:
-    """A carried loop whose carried dependences are all self-dependences of statements
-    that accumulate into an element not indexed by the loop (X op= ..., X = X op ...)."""
-    tree = an.program.body
-    for s in loop.statements():
-        st = s.stmt
-        others = [o.stmt.name for o in loop.statements() if o.stmt.name != st.name]
-        cross = an.model.between(an.all_deps, [st.name], others).union(
-            an.model.between(an.all_deps, others, [st.name])) if others else None
-        if cross is not None and an.model.carries(cross, an.schedule(tree), [st.name, *others],
-                                                  2 * depth + 1):
-            return False
-        if not an.model.carries(an.all_deps, an.schedule(tree), [st.name], 2 * depth + 1):
+    """A carried loop whose carried dependences are all between instances of one
+    statement that accumulates into one element (X op= ..., X = X op ...) not indexed
+    by the loop: the order of the accumulation is all that the loop carries."""
+    sched = an.schedule(an.program.body)
+    stmts = [s.stmt for s in loop.statements()]
+    names = [s.name for s in stmts]
+    deps = an.all_deps
+    for st in stmts:
+        others = [n for n in names if n != st.name]
+        if others:
+            cross = an.model.between(deps, [st.name], others).union(
+                an.model.between(deps, others, [st.name]))
+            if an.model.carries(cross, sched, names, 2 * depth + 1):
+                return False
+        own = an.model.between(deps, [st.name], [st.name])
+        if not an.model.carries(own, sched, [st.name], 2 * depth + 1):
             continue
         w = st.writes()
-        if len(w) != 1 or any(loop.var in _names(e) for e in w[0].index):
+        if len(w) != 1 or loop.var in _names(" ".join(w[0].index)):
             return False
-        if not any(r.name == w[0].name and r.index == w[0].index for r in st.reads()):
+        acc = w[0]
+        if not any(r.name == acc.name and r.index == acc.index for r in st.reads()):
+            return False
+        name = acc.name
+        index = acc.index
+        if not acc.index and name in an.program.locals:      # an expanded scalar web
+            web = an.webs[an.web_of[(st.name, name)]]
+            index = web.private
+        rest = own.subtract(an.model.same_cell(st.name, index))
+        if an.model.carries(rest, sched, [st.name], 2 * depth + 1):
             return False
     return True
 

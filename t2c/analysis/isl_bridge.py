@@ -182,6 +182,16 @@ class Model:
                 return True
         return False
 
+    def same_cell(self, stmt: str, index: tuple[str, ...]) -> isl.UnionMap:
+        """{S[x] -> S[y]} of instance pairs of one statement touching one element S[x] names."""
+        s = self.specs[stmt]
+        primed = {l: l + "_p" for l in s.loops}
+        rhs = [_IDENT.sub(lambda m: primed.get(m.group(1), m.group(1)), e) for e in index]
+        eq = " and ".join(f"{_v(a)} = {_v(b)}" for a, b in zip(index, rhs)) or "true"
+        src = f"{s.name}[{', '.join(_v(l) for l in s.loops)}]"
+        dst = f"{s.name}[{', '.join(_v(primed[l]) for l in s.loops)}]"
+        return isl.UnionMap(self.head + f"{{ {src} -> {dst} : {eq} }}")
+
     def between(self, deps: isl.UnionMap, srcs, dsts) -> isl.UnionMap:
         return deps.intersect_domain(self.stmt_set(srcs)).intersect_range(self.stmt_set(dsts))
 
@@ -228,12 +238,32 @@ class Model:
         names = ", ".join(_v(p) for p in (*self.params, *outer))
         return isl.Set(f"[{names}] -> {{ : }}").intersect_params(_align(self.context, names))
 
+    def footprint(self, array: str, sizes: dict[str, int]) -> tuple[int, int]:
+        """(elements read, elements written) of an array at given sizes."""
+        keep = self._array_universe(array)
+        fixed = _fix(self.params, sizes, self.head)
+        out = []
+        for rel in (self.reads, self.writes):
+            img = self.domain.intersect_params(fixed).apply(rel.intersect_range(keep))
+            total = 0
+            sets = []
+            img.foreach_set(sets.append)
+            for st in sets:
+                total += int(st.count_val().to_python())
+            out.append(total)
+        return out[0], out[1]
+
     def count(self, stmt: str, sizes: dict[str, int]) -> int:
         """Number of instances of a statement at given sizes."""
         s = self.specs[stmt]
         fixed = " and ".join(f"{_v(p)} = {sizes[p]}" for p in self.params if p in sizes) or "true"
         st = isl.Set(self._set(s)).intersect_params(isl.Set(self.head + f"{{ : {fixed} }}"))
         return int(st.count_val().to_python())
+
+
+def _fix(params, sizes, head) -> isl.Set:
+    fixed = " and ".join(f"{_v(p)} = {sizes[p]}" for p in params if p in sizes) or "true"
+    return isl.Set(head + f"{{ : {fixed} }}")
 
 
 def _maps(umap) -> list:

@@ -184,11 +184,7 @@ class _Builder:
         ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
         fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
         items = fn.body.block_items or []
-        self.loop_vars = {n.init.lvalue.name if isinstance(n.init, c_ast.Assignment) else ""
-                          for n in _walk(fn.body) if isinstance(n, c_ast.For) and n.init is not None} - {""}
-        for n in _walk(fn.body):
-            if isinstance(n, c_ast.For) and isinstance(n.init, c_ast.DeclList):
-                raise NotAffine(f"line {n.coord.line}: loop variables declared in the loop header")
+        self.loop_vars = {_loop_var(n) for n in _walk(fn.body) if isinstance(n, c_ast.For)} - {None}
         body = self.block(items, [], [])
         context = []
         for c in self.k.constraints:
@@ -247,8 +243,13 @@ class _Builder:
             if d.init is not None:
                 raise NotAffine(f"line {d.coord.line}: loop variable '{d.name}' has an initializer")
             return []
-        if loops:
-            raise NotAffine(f"line {d.coord.line}: local '{d.name}' declared inside a loop")
+        if loops and shape:
+            raise NotAffine(f"line {d.coord.line}: local array '{d.name}' declared inside a loop")
+        known = self.locals.get(d.name)
+        if known is not None and (known.dtype, known.shape) != (dtype, tuple(shape)):
+            raise NotAffine(f"line {d.coord.line}: two locals named '{d.name}' with different types")
+        # A scalar declared in a loop body is one variable for the model: each iteration
+        # assigns it before use, which the scalar webs find (and privatize).
         self.locals[d.name] = LocalVar(d.name, dtype, tuple(shape))
         if d.init is None:
             return []
@@ -259,12 +260,12 @@ class _Builder:
 
     def loop(self, f: c_ast.For, loops, domain) -> Loop:
         line = f.coord.line
-        if not (isinstance(f.init, c_ast.Assignment) and f.init.op == "=" and
-                isinstance(f.init.lvalue, c_ast.ID)):
+        var = _loop_var(f)
+        if var is None:
             raise NotAffine(f"line {line}: loop header is not 'v = start'")
-        var = f.init.lvalue.name
         names = set(self.sizes) | {l.var for l in loops}
-        start = affine(f.init.rvalue, names, "loop start")
+        first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
+        start = affine(first, names, "loop start")
         nxt = f.next
         if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("++", "p++") and _is(nxt.expr, var):
             step = 1
@@ -344,6 +345,17 @@ class _Builder:
         if also_read:
             out.append(Access(acc.name, acc.index, False))
         out.append(acc)
+
+
+def _loop_var(f: c_ast.For) -> str | None:
+    """The variable a for header starts: `v = e` or `int v = e`; None otherwise."""
+    init = f.init
+    if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        return init.lvalue.name
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None \
+            and isinstance(init.decls[0].type, c_ast.TypeDecl):
+        return init.decls[0].name
+    return None
 
 
 def _is(node, var) -> bool:

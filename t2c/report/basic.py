@@ -1,20 +1,49 @@
-"""Plain reports of a batch run: console table, CSV, Markdown, JSON and JUnit XML.
+"""The row of a report and its plain forms: console table, CSV, Markdown, JSON and JUnit XML.
 
-Takes one row per kernel (`Row`, built by `rows_from(outcomes)`); writes
-`results.csv`, `results.md`, `results.json` under the report folder and, when
-asked, a JUnit file with one test case per kernel x generator (classname =
-generator, name = kernel) so CI systems show each kernel.
+A `Row` is one kernel x generator of a run: its status, the dataset, the figures
+the bench and verify stages measured, and the paths of its evidence (evidence
+card, IS, candidate `.cu`, logs).  Every field is JSON-able; `Row.from_dict`
+reads a row back from results.json or a history line and ignores fields it does
+not know, so older readers survive newer reports.
+
+`write_all(rows, folder, meta)` writes the whole report folder (see
+`publish.publish`: CSV, Markdown, JSON, HTML, junit.xml, history, CI step
+summary); `write_junit(rows, path)` writes one JUnit file with a test case per
+kernel x generator (classname = generator, name = kernel).
 """
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
+import math
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-COLUMNS = ("kernel", "generator", "status", "dataset", "ref_ms", "kernel_ms", "speedup", "max_error",
-           "message")
+# status -> (scoreboard category, JUnit outcome).  The engine today yields ok/failed/
+# error/internal/unsupported/skipped; the later stages add the finer verdicts.
+STATUSES = {
+    "accepted": ("accepted", "pass"),
+    "failed": ("wrong", "failure"),          # verified and wrong: the ladder rejected it
+    "wrong": ("wrong", "failure"),
+    "build_error": ("build error", "failure"),
+    "timeout": ("timeout", "failure"),
+    "unsupported": ("unsupported", "skipped"),
+    "needs-llm": ("needs LLM", "skipped"),
+    "error": ("error", "error"),             # the kernel's source is at fault (file:line:col)
+    "internal": ("error", "error"),          # a bug in t2c
+    "skipped": ("skipped", "skipped"),
+    "ok": ("not verified", "skipped"),       # built stages ok, verify not built yet
+}
+#: Scoreboard order; the first six always show, the rest only when non-zero.
+CATEGORIES = ("accepted", "wrong", "build error", "timeout", "unsupported", "needs LLM",
+              "error", "skipped", "not verified")
+
+#: results.csv columns, one row per kernel x generator.
+COLUMNS = ("kernel", "generator", "status", "dataset", "kernel_ms", "kernel_p20_ms", "kernel_p80_ms",
+           "e2e_ms", "cpu_ms", "speedup", "gbps", "tflops", "roofline_pct", "max_error", "seed",
+           "ref_ms", "message")
 
 
 @dataclass
@@ -24,13 +53,81 @@ class Row:
     status: str
     dataset: str
     message: str = ""
-    ref_ms: float | None = None
-    kernel_ms: float | None = None
-    speedup: float | None = None
-    max_error: float | None = None
+    ref_ms: float | None = None          # the host reference as the verifier ran it
+    kernel_ms: float | None = None       # median kernel time (CUDA events around NAME_device)
+    speedup: float | None = None         # cpu_ms / kernel_ms
+    max_error: float | None = None       # max relative error against the bound, full dataset
     source: str = ""
-    stages: dict = field(default_factory=dict)
+    stages: dict = field(default_factory=dict)   # stage -> {status, reason, seconds, summary}
+    kernel_p20_ms: float | None = None
+    kernel_p80_ms: float | None = None
+    e2e_ms: float | None = None          # NAME(...) on host pointers: copies included
+    cpu_ms: float | None = None          # the reference C at gcc -O3 -march=native, same host
+    gbps: float | None = None            # bytes moved / kernel time
+    tflops: float | None = None          # flops / kernel time
+    roofline_pct: float | None = None    # attained / roof at this arithmetic intensity
+    seed: int | None = None              # test-data seed of the verification
+    samples_ms: list = field(default_factory=list)   # kernel-time repetitions (regression test)
+    evidence: str = ""                   # evidence card JSON (verify stage)
+    candidate: str = ""                  # the generated .cu
+    is_yaml: str = ""                    # the IS in YAML form
+    build: dict = field(default_factory=dict)        # registers, spills, shared bytes, ...
+    evolution: list = field(default_factory=list)    # [{step, kernel_ms, status}] in order
+    logs: dict = field(default_factory=dict)         # name -> path of a log file
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "Row":
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def category(self) -> str:
+        return STATUSES.get(self.status, ("error", "error"))[0]
+
+    @property
+    def e2e_speedup(self) -> float | None:
+        return self.cpu_ms / self.e2e_ms if self.cpu_ms and self.e2e_ms else None
+
+    @property
+    def slug(self) -> str:
+        """A file name for this kernel x generator (kernel ids may hold '/')."""
+        safe = lambda s: "".join(c if c.isalnum() or c in "._-" else "_" for c in s)
+        return f"{safe(self.kernel)}--{safe(self.generator)}"
+
+
+def details_from_stages(results: dict[str, dict]) -> dict:
+    """Row fields from the stage results of one kernel (stage -> result dict with `_dir`).
+
+    The bridge for `engine.run.rows_from`: figures come from the bench and verify
+    results under the names of `Row`; files from the stage folders (parse: is.yaml,
+    generate: candidate.cu, verify: evidence.json, any stage: *.log)."""
+    out: dict = {}
+    for stage in ("verify", "bench"):
+        for k, v in (results.get(stage) or {}).items():
+            if k in _FIGURES and v is not None:
+                out[k] = v
+    for stage, name, attr in (("parse", "is.yaml", "is_yaml"), ("generate", "candidate.cu", "candidate"),
+                              ("verify", "evidence.json", "evidence")):
+        d = (results.get(stage) or {}).get("_dir")
+        if d and Path(d, name).exists():
+            out[attr] = str(Path(d, name))
+    logs = {}
+    for stage, res in results.items():
+        if res and res.get("_dir") and Path(res["_dir"]).is_dir():
+            logs.update({f"{stage}: {p.name}": str(p) for p in sorted(Path(res["_dir"]).glob("*.log"))})
+    if logs:
+        out["logs"] = logs
+    return out
+
+
+_FIGURES = ("kernel_ms", "kernel_p20_ms", "kernel_p80_ms", "e2e_ms", "cpu_ms", "gbps", "tflops",
+            "roofline_pct", "max_error", "seed", "samples_ms", "build", "evolution")
+
+
+# -- plain forms ----------------------------------------------------------------------------
 
 def _fmt(v) -> str:
     if v is None:
@@ -38,6 +135,13 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
+
+
+def _csv(v) -> str:
+    """Machine-readable: empty for missing, full precision for floats."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return ""
+    return repr(v) if isinstance(v, float) else str(v)
 
 
 def table(rows: list[Row]) -> str:
@@ -49,37 +153,56 @@ def table(rows: list[Row]) -> str:
     return "\n".join([line(head)] + [line(b) for b in body])
 
 
-def write_all(rows: list[Row], folder: Path, meta: dict) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "results.csv", "w", newline="") as f:
+def write_csv(rows: list[Row], path: Path) -> None:
+    with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(COLUMNS)
         for r in rows:
-            w.writerow([_fmt(getattr(r, c)) if c != "message" else r.message for c in COLUMNS])
-    md = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    md += ["| " + " | ".join(_fmt(getattr(r, c)).replace("|", "\\|") for c in COLUMNS) + " |" for r in rows]
-    (folder / "results.md").write_text("\n".join(md) + "\n")
-    (folder / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]},
-                                                    indent=1, sort_keys=True, default=str))
+            w.writerow([_csv(getattr(r, c)) for c in COLUMNS])
+
+
+def write_markdown(rows: list[Row], path: Path) -> None:
+    cols = [c for c in COLUMNS if c not in ("kernel_p20_ms", "kernel_p80_ms", "seed")]
+    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    md += ["| " + " | ".join(_fmt(getattr(r, c)).replace("|", "\\|") for c in cols) + " |" for r in rows]
+    path.write_text("\n".join(md) + "\n")
+
+
+def write_json(rows: list[Row], meta: dict, path: Path) -> None:
+    path.write_text(json.dumps({"meta": meta, "rows": [r.to_dict() for r in rows]},
+                               indent=1, sort_keys=True, default=str))
+
+
+def read_json(path: Path) -> tuple[list[Row], dict]:
+    data = json.loads(Path(path).read_text())
+    return [Row.from_dict(r) for r in data.get("rows", [])], data.get("meta", {})
 
 
 def write_junit(rows: list[Row], path: Path, suite: str = "t2c") -> None:
-    fails = sum(r.status in ("failed", "internal") for r in rows)
-    errors = sum(r.status == "error" for r in rows)
-    skipped = sum(r.status in ("skipped", "unsupported", "ok") for r in rows)
-    ts = ET.Element("testsuite", name=suite, tests=str(len(rows)), failures=str(fails),
-                    errors=str(errors), skipped=str(skipped))
+    outcome = lambda r: STATUSES.get(r.status, ("error", "error"))[1]
+    count = lambda kind: str(sum(outcome(r) == kind for r in rows))
+    ts = ET.Element("testsuite", name=suite, tests=str(len(rows)), failures=count("failure"),
+                    errors=count("error"), skipped=count("skipped"))
     for r in rows:
         tc = ET.SubElement(ts, "testcase", classname=r.generator, name=r.kernel,
-                           time=f"{sum(s.get('seconds', 0) for s in r.stages.values()):.3f}")
-        if r.status in ("failed", "internal"):
-            ET.SubElement(tc, "failure", message=r.message[:500]).text = r.message
-        elif r.status == "error":
-            ET.SubElement(tc, "error", message=r.message[:500]).text = r.message
-        elif r.status != "accepted":
-            ET.SubElement(tc, "skipped", message=r.message[:500] or r.status)
+                           time=f"{sum(s.get('seconds', 0) or 0 for s in r.stages.values()):.3f}")
+        text = f"{r.status}: {r.message}" if r.message else r.status
+        kind = outcome(r)
+        if kind in ("failure", "error"):
+            ET.SubElement(tc, kind, message=text[:500], type=r.status).text = text
+        elif kind == "skipped":
+            ET.SubElement(tc, "skipped", message=text[:500])
+        figures = [f"{c}={_fmt(getattr(r, c))}" for c in COLUMNS[3:-1] if getattr(r, c) is not None]
+        if figures:
+            ET.SubElement(tc, "system-out").text = " ".join(figures)
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(ET.Element("testsuites")).getroot().append(ts)
     root = ET.Element("testsuites")
     root.append(ts)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def write_all(rows: list[Row], folder: Path, meta: dict, **options) -> Path:
+    """The whole report folder; options go to `publish.publish` (history, baseline, env)."""
+    from .publish import publish
+    return publish(rows, Path(folder), meta, **options)

@@ -69,7 +69,7 @@ def poison(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
     return np.full(shape, min(POISON_INT, info.max), dtype=np_dtype(dtype))
 
 
-def _is_poison(values: np.ndarray, dtype: str) -> np.ndarray:
+def is_poison(values: np.ndarray, dtype: str) -> np.ndarray:
     if dtype in POISON_BITS:
         bits = POISON_BITS[dtype]
         return values.view(bits.dtype) == bits
@@ -153,7 +153,7 @@ def compare_array(name: str, dtype: str, expected: np.ndarray, got, sizes: dict[
                                        f"{expected.shape} {expected.dtype}")
     e = expected.reshape(-1)
     g = got.reshape(-1)
-    unwritten_mask = _is_poison(g, dtype) if e.size else np.zeros(0, bool)
+    unwritten_mask = is_poison(g, dtype) if e.size else np.zeros(0, bool)
     if dtype not in FLOAT_DTYPES:
         bad = (e != g)
         diff = np.abs(e.astype(np.float64) - g.astype(np.float64))

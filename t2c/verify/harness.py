@@ -8,21 +8,32 @@ A candidate exports, with C linkage (DESIGN §3):
 `candidate_driver(kernel)` is the CUDA C++ text of a driver speaking the reference
 driver's file protocol (see reference.py), with modes:
 
-    prog host DIR SIZE...          calls NAME on host arrays
-    prog device DIR SIZE...        copies in, calls NAME_device, copies out
-    prog bench DIR REPS SIZE...    device mode REPS times after warm-up; before each call
-                                   the inputs are copied in afresh and L2 is flushed;
-                                   prints `kernel_ms V` per repetition and `e2e_ms V`
-                                   for one timed call of NAME
+    prog host DIR SIZE...             calls NAME on host arrays
+    prog device DIR SIZE...           copies in, calls NAME_device, copies out
+    prog series-host DIR N SIZE...    N calls of NAME, case c read from and written to
+    prog series-device DIR N SIZE...  DIR/c; the same buffers every call (a candidate
+                                      caching results by pointer replays stale ones)
+    prog bench DIR REPS SIZE...       device mode REPS times after two warm-ups; before
+                                      each call fresh inputs are copied in and L2 is
+                                      flushed; prints `NONCE kernel_ms V` per repetition
+                                      and `NONCE e2e_ms V` for one timed call of NAME
 
-Every mode writes the outputs to DIR/out_NAME.bin.  CUDA errors end the program
-with exit 5 and `t2c: cuda error: ...` on stderr.  The driver is its own
+NONCE comes from the environment (T2C_NONCE), which the candidate may not read
+(static rung), so it cannot forge timing lines.  Outputs go to DIR/out_NAME.bin.
+CUDA errors end the program with exit 5 and `t2c: cuda error: ...`; on a real GPU
+each device array sits between guard zones and a write into one ends the
+program with exit 6 and `t2c: out-of-bounds write ...`.  The driver is its own
 translation unit: the candidate cannot see its symbols, and the static rung
-forbids the candidate file and environment access, so it cannot reach the files.
+forbids it file and environment access, so it cannot reach the files.
+
+`run_candidate` and `run_series` run a build in a scratch directory holding only
+its inputs, with a scrubbed environment, a wall-clock limit, a process-group
+kill, and (through prlimit) bounds on address space, file size and CPU time.
 """
 from __future__ import annotations
 
 import hashlib
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -47,23 +58,40 @@ DRIVER_PRELUDE = r"""
   fprintf(stderr, "t2c: cuda error: %s at driver line %d\n", cudaGetErrorString(e_), __LINE__); \
   exit(5); } } while (0)
 
-static void *t2c_load(const char *dir, const char *name, size_t bytes, int required)
+/* Guard zones around device arrays on a real GPU: a write past either end changes
+   them and is reported (exit 6).  On emu, AddressSanitizer sees the real bounds,
+   so there are none. */
+#ifdef T2C_EMU
+#define T2C_GUARD ((size_t)0)
+#else
+#define T2C_GUARD ((size_t)65536)
+#endif
+#define T2C_GUARD_BYTE 0xA5
+
+static void *t2c_host(size_t bytes)
+{
+  void *p = calloc(bytes ? bytes : 1, 1);
+  if (!p) { fprintf(stderr, "t2c: out of host memory\n"); exit(4); }
+  return p;
+}
+
+/* Reads DIR/NAME.bin into p: exactly `bytes` bytes, or zeros when the file is
+   missing and not required. */
+static void t2c_load_into(const char *dir, const char *name, void *p, size_t bytes, int required)
 {
   char path[4096];
-  void *p = calloc(bytes ? bytes : 1, 1);
-  if (!p) { fprintf(stderr, "t2c: out of host memory for %s\n", name); exit(4); }
   snprintf(path, sizeof path, "%s/%s.bin", dir, name);
   FILE *f = fopen(path, "rb");
   if (!f) {
     if (required) { fprintf(stderr, "t2c: missing input %s\n", path); exit(3); }
-    return p;
+    memset(p, 0, bytes);
+    return;
   }
   if (fread(p, 1, bytes, f) != bytes || fgetc(f) != EOF) {
     fprintf(stderr, "t2c: %s does not hold exactly %zu bytes\n", path, bytes);
     exit(3);
   }
   fclose(f);
-  return p;
 }
 
 static void t2c_store(const char *dir, const char *name, const void *p, size_t bytes)
@@ -75,12 +103,32 @@ static void t2c_store(const char *dir, const char *name, const void *p, size_t b
   fclose(f);
 }
 
-static void *t2c_device_copy(const void *host, size_t bytes)
+static void *t2c_device(size_t bytes)
 {
-  void *d = NULL;
-  T2C_CHECK(cudaMalloc(&d, bytes ? bytes : 1));
-  T2C_CHECK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
-  return d;
+  char *base = NULL;
+  T2C_CHECK(cudaMalloc((void **)&base, (bytes ? bytes : 1) + 2 * T2C_GUARD));
+  if (T2C_GUARD) {
+    T2C_CHECK(cudaMemset(base, T2C_GUARD_BYTE, T2C_GUARD));
+    T2C_CHECK(cudaMemset(base + T2C_GUARD + bytes, T2C_GUARD_BYTE, T2C_GUARD));
+  }
+  return base + T2C_GUARD;
+}
+
+static void t2c_check_guards(const char *name, void *d, size_t bytes)
+{
+  static unsigned char *buf = NULL;
+  if (!T2C_GUARD) return;
+  if (!buf) buf = (unsigned char *)t2c_host(T2C_GUARD);
+  for (int side = 0; side < 2; side++) {
+    char *at = side ? (char *)d + bytes : (char *)d - T2C_GUARD;
+    T2C_CHECK(cudaMemcpy(buf, at, T2C_GUARD, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < T2C_GUARD; i++)
+      if (buf[i] != T2C_GUARD_BYTE) {
+        fprintf(stderr, "t2c: out-of-bounds write %s array %s (byte %zu %s it)\n",
+                side ? "after" : "before", name, side ? i : T2C_GUARD - i, side ? "past" : "before");
+        exit(6);
+      }
+  }
 }
 
 /* Evicts L2 (60 MiB on an H200) between timed repetitions. */
@@ -105,80 +153,122 @@ def _decl(k: Kernel, suffix: str) -> str:
 
 
 def candidate_driver(k: Kernel) -> str:
+    """CUDA C++ text of the candidate driver (modes in the module docstring)."""
     ret = k.returns
     ins = [s for s in k.scalars if s.intent == "in"]
+    arrays = k.arrays
+    is_arr = {a.name for a in arrays}
+    host_args = ", ".join(k.params)
+    dev_args = ", ".join(f"d_{p}" if p in is_arr else p for p in k.params)
     L = [DRIVER_PRELUDE, _decl(k, ""), _decl(k, "_device"), "",
          "int main(int argc, char **argv)", "{"]
     nsz = len(k.sizes)
-    L.append("  int bench = argc > 1 && strcmp(argv[1], \"bench\") == 0;")
-    L.append(f"  if (argc != {3 + nsz} + bench) {{ fprintf(stderr, \"usage: %s host|device DIR SIZES"
-             f" | bench DIR REPS SIZES\\n\", argv[0]); return 2; }}")
-    L.append("  const char *mode = argv[1], *dir = argv[2];")
-    L.append("  int reps = bench ? atoi(argv[3]) : 1, first = 3 + bench;")
+    L.append("  const char *mode = argc > 1 ? argv[1] : \"\";")
+    L.append("  int series = strncmp(mode, \"series-\", 7) == 0, bench = strcmp(mode, \"bench\") == 0;")
+    L.append("  int counted = series || bench;")
+    L.append(f"  if (argc != {3 + nsz} + counted) {{ fprintf(stderr, \"usage: %s host|device DIR SIZES"
+             f" | series-host|series-device|bench DIR N SIZES\\n\", argv[0]); return 2; }}")
+    L.append("  const char *dir = argv[2];")
+    L.append("  const char *tag = getenv(\"T2C_NONCE\") ? getenv(\"T2C_NONCE\") : \"t2c\";")
+    L.append("  int count = counted ? atoi(argv[3]) : 1, first = 3 + counted;")
+    L.append("  int on_device = bench || strcmp(mode, \"device\") == 0 || strcmp(mode, \"series-device\") == 0;")
+    L.append("  if (!bench && !on_device && strcmp(mode, \"host\") && strcmp(mode, \"series-host\")) "
+             "{ fprintf(stderr, \"t2c: unknown mode %s\\n\", mode); return 2; }")
     for i, s in enumerate(k.sizes):
         L.append(f"  int {s.name} = atoi(argv[first + {i}]);")
     for s in ins:
-        L.append(f"  {s.dtype} {s.name} = *({s.dtype} *)t2c_load(dir, \"{s.name}\", sizeof({s.dtype}), 1);")
-    for a in k.arrays:
+        L.append(f"  {s.dtype} {s.name} = 0;")
+    for a in arrays:
         count = " * ".join(f"(size_t)({e})" for e in a.shape) or "1"
         L.append(f"  size_t {a.name}_bytes = {count} * sizeof({a.dtype});")
-        L.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_load(dir, \"{a.name}\", {a.name}_bytes, "
-                 f"{0 if a.intent == 'out' else 1});")
-    host_args = ", ".join(k.params)
-    dev_args = ", ".join(f"d_{p}" if any(a.name == p for a in k.arrays) else p for p in k.params)
-    keep = f"{ret.dtype} t2c_ret = " if ret else ""
-    L.append("  if (strcmp(mode, \"host\") == 0) {")
-    L.append(f"    {keep}{k.name}({host_args});")
-    L.append("    T2C_CHECK(cudaGetLastError());")
-    L.append("  } else {")
-    for a in k.arrays:
-        L.append(f"    {a.dtype} *d_{a.name} = ({a.dtype} *)t2c_device_copy({a.name}, {a.name}_bytes);")
-    L.append("    cudaEvent_t t2c_e0, t2c_e1;")
-    L.append("    T2C_CHECK(cudaEventCreate(&t2c_e0));")
-    L.append("    T2C_CHECK(cudaEventCreate(&t2c_e1));")
-    L.append("    int warm = bench ? 2 : 0;")
-    L.append(f"    {(ret.dtype + ' t2c_ret = 0;') if ret else ''}")
-    L.append("    for (int r = 0; r < warm + reps; r++) {")
-    L.append("      if (r > 0) {   /* fresh inputs: inout arrays were changed by the last call */")
-    for a in k.arrays:
-        L.append(f"        T2C_CHECK(cudaMemcpy(d_{a.name}, {a.name}, {a.name}_bytes, cudaMemcpyHostToDevice));")
+        L.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
+        L.append(f"  {a.dtype} *d_{a.name} = on_device ? ({a.dtype} *)t2c_device({a.name}_bytes) : NULL;")
+    L.append(f"  {(ret.dtype + ' t2c_ret = 0;') if ret else ''}")
+
+    def load(where: str, indent: str):
+        for s in ins:
+            L.append(f"{indent}t2c_load_into({where}, \"{s.name}\", &{s.name}, sizeof({s.dtype}), 1);")
+        for a in arrays:
+            L.append(f"{indent}t2c_load_into({where}, \"{a.name}\", {a.name}, {a.name}_bytes, "
+                     f"{0 if a.intent == 'out' else 1});")
+
+    def to_device(indent: str):
+        for a in arrays:
+            L.append(f"{indent}T2C_CHECK(cudaMemcpy(d_{a.name}, {a.name}, {a.name}_bytes, cudaMemcpyHostToDevice));")
+
+    def from_device(indent: str):
+        # cudaMemcpy on the legacy stream waits for blocking streams only: work left on a
+        # non-blocking side stream shows up here as wrong outputs.
+        for a in arrays:
+            if a.intent != "in":
+                L.append(f"{indent}T2C_CHECK(cudaMemcpy({a.name}, d_{a.name}, {a.name}_bytes, cudaMemcpyDeviceToHost));")
+        for a in arrays:
+            L.append(f"{indent}t2c_check_guards(\"{a.name}\", d_{a.name}, {a.name}_bytes);")
+        L.append(f"{indent}T2C_CHECK(cudaDeviceSynchronize());")
+        L.append(f"{indent}T2C_CHECK(cudaGetLastError());")
+
+    def store(where: str, indent: str):
+        if ret:
+            L.append(f"{indent}t2c_store({where}, \"return\", &t2c_ret, sizeof({ret.dtype}));")
+        for a in arrays:
+            if a.intent != "in":
+                L.append(f"{indent}t2c_store({where}, \"{a.name}\", {a.name}, {a.name}_bytes);")
+
+    keep = "t2c_ret = " if ret else ""
+    # correctness modes: one call per case directory, the same buffers every call, so a
+    # candidate that caches results by pointer replays stale outputs on the second case
+    L.append("  if (!bench) {")
+    L.append("    for (int c = 0; c < count; c++) {")
+    L.append("      char sub[4096];")
+    L.append("      if (series) snprintf(sub, sizeof sub, \"%s/%d\", dir, c);")
+    L.append("      else snprintf(sub, sizeof sub, \"%s\", dir);")
+    load("sub", "      ")
+    L.append("      if (on_device) {")
+    to_device("        ")
+    L.append(f"        {keep}{k.name}_device({dev_args});")
+    from_device("        ")
+    L.append("      } else {")
+    L.append(f"        {keep}{k.name}({host_args});")
+    L.append("        T2C_CHECK(cudaDeviceSynchronize());")
+    L.append("        T2C_CHECK(cudaGetLastError());")
     L.append("      }")
-    L.append("      if (bench) t2c_flush_l2();")
-    L.append("      T2C_CHECK(cudaDeviceSynchronize());")
-    L.append("      T2C_CHECK(cudaEventRecord(t2c_e0));")
-    L.append(f"      {'t2c_ret = ' if ret else ''}{k.name}_device({dev_args});")
-    L.append("      T2C_CHECK(cudaEventRecord(t2c_e1));")
-    L.append("      T2C_CHECK(cudaEventSynchronize(t2c_e1));")
-    L.append("      T2C_CHECK(cudaGetLastError());")
-    L.append("      float ms = 0;")
-    L.append("      T2C_CHECK(cudaEventElapsedTime(&ms, t2c_e0, t2c_e1));")
-    L.append("      if (bench && r >= warm) printf(\"kernel_ms %.6f\\n\", ms);")
+    store("sub", "      ")
     L.append("    }")
-    for a in k.arrays:
-        if a.intent != "in":
-            L.append(f"    T2C_CHECK(cudaMemcpy({a.name}, d_{a.name}, {a.name}_bytes, cudaMemcpyDeviceToHost));")
-    L.append("    if (bench) {   /* one end-to-end call of the drop-in, on the original inputs */")
-    for a in k.arrays:
-        if a.intent != "out":
-            L.append(f"      {a.dtype} *e_{a.name} = ({a.dtype} *)t2c_load(dir, \"{a.name}\", {a.name}_bytes, 1);")
-        else:
-            L.append(f"      {a.dtype} *e_{a.name} = ({a.dtype} *)calloc({a.name}_bytes ? {a.name}_bytes : 1, 1);")
-    e2e_args = ", ".join(f"e_{p}" if any(a.name == p for a in k.arrays) else p for p in k.params)
-    L.append("      T2C_CHECK(cudaDeviceSynchronize());")
-    L.append("      T2C_CHECK(cudaEventRecord(t2c_e0));")
-    L.append(f"      {k.name}({e2e_args});")
-    L.append("      T2C_CHECK(cudaEventRecord(t2c_e1));")
-    L.append("      T2C_CHECK(cudaEventSynchronize(t2c_e1));")
-    L.append("      float ms = 0;")
-    L.append("      T2C_CHECK(cudaEventElapsedTime(&ms, t2c_e0, t2c_e1));")
-    L.append("      printf(\"e2e_ms %.6f\\n\", ms);")
-    L.append("    }")
+    L.append("    return 0;")
     L.append("  }")
-    if ret:
-        L.append(f"  t2c_store(dir, \"return\", &t2c_ret, sizeof({ret.dtype}));")
-    for a in k.arrays:
-        if a.intent != "in":
-            L.append(f"  t2c_store(dir, \"{a.name}\", {a.name}, {a.name}_bytes);")
+    # bench: REPS timed calls after two warm-ups, fresh inputs and a cold L2 before each
+    load("dir", "  ")
+    L.append("  cudaEvent_t t2c_e0, t2c_e1;")
+    L.append("  T2C_CHECK(cudaEventCreate(&t2c_e0));")
+    L.append("  T2C_CHECK(cudaEventCreate(&t2c_e1));")
+    L.append("  for (int r = 0; r < 2 + count; r++) {")
+    to_device("    ")
+    L.append("    t2c_flush_l2();")
+    L.append("    T2C_CHECK(cudaDeviceSynchronize());")
+    L.append("    T2C_CHECK(cudaEventRecord(t2c_e0));")
+    L.append(f"    {keep}{k.name}_device({dev_args});")
+    L.append("    T2C_CHECK(cudaEventRecord(t2c_e1));")
+    L.append("    T2C_CHECK(cudaEventSynchronize(t2c_e1));")
+    L.append("    T2C_CHECK(cudaGetLastError());")
+    L.append("    float ms = 0;")
+    L.append("    T2C_CHECK(cudaEventElapsedTime(&ms, t2c_e0, t2c_e1));")
+    L.append("    if (r >= 2) printf(\"%s kernel_ms %.6f\\n\", tag, ms);")
+    L.append("  }")
+    from_device("  ")
+    store("dir", "  ")
+    # one end-to-end call of the drop-in on fresh host copies of the inputs
+    for a in arrays:
+        L.append(f"  {a.dtype} *e_{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
+        L.append(f"  t2c_load_into(dir, \"{a.name}\", e_{a.name}, {a.name}_bytes, {0 if a.intent == 'out' else 1});")
+    e2e_args = ", ".join(f"e_{p}" if p in is_arr else p for p in k.params)
+    L.append("  T2C_CHECK(cudaDeviceSynchronize());")
+    L.append("  T2C_CHECK(cudaEventRecord(t2c_e0));")
+    L.append(f"  {k.name}({e2e_args});")
+    L.append("  T2C_CHECK(cudaEventRecord(t2c_e1));")
+    L.append("  T2C_CHECK(cudaEventSynchronize(t2c_e1));")
+    L.append("  float e2e = 0;")
+    L.append("  T2C_CHECK(cudaEventElapsedTime(&e2e, t2c_e0, t2c_e1));")
+    L.append("  printf(\"%s e2e_ms %.6f\\n\", tag, e2e);")
     L.append("  return 0;")
     L.append("}")
     return "\n".join(L) + "\n"
@@ -213,8 +303,7 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
         flags = ["-O3", f"-arch={gpu_arch()}", "-Xptxas", "-v", "-lineinfo"]
         tag = repr(("gpu", cfg.nvcc, flags))
     else:
-        flags = ["sanitize"] if sanitize else []
-        tag = repr(("emu", flags))
+        tag = repr(("emu", sanitize))
     key = hashlib.sha256((driver + "\0" + cu_source + "\0" + tag).encode()).hexdigest()[:24]
     out = cache / key
     exe = out / "prog"
@@ -227,15 +316,20 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
         (tmp / "candidate.cu").write_text(cu_source)
         if backend == "gpu":
             cmd = [cfg.nvcc, *flags, str(tmp / "driver.cu"), str(tmp / "candidate.cu"), "-o", str(tmp / "prog")]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            except subprocess.TimeoutExpired:
+                raise BuildError("nvcc did not finish within 600 s", "", cmd) from None
             log = proc.stdout + proc.stderr
             if proc.returncode != 0:
                 raise BuildError("nvcc failed", log, cmd)
         else:
             from ..runtime.emu import build_emu
             res = build_emu([tmp / "driver.cu", tmp / "candidate.cu"], tmp / "prog", sanitize=sanitize)
-            log, cmd = res.log, list(res.command)
+            log, cmd = res.log, [res.command]
             if not res.ok:
+                if res.unsupported is not None:
+                    raise BuildError(f"the emulator does not model: {res.unsupported}", log, cmd)
                 raise BuildError("emulation build failed", log, cmd)
         (out / "build.log").write_text(log)
         (tmp / "prog").replace(exe)
@@ -250,6 +344,35 @@ class CandidateRun:
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
     kernel_ms: tuple[float, ...] = ()
     e2e_ms: float | None = None
+    stray_output: str = ""        # stdout lines that are not the driver's own
+
+
+@dataclass(frozen=True)
+class SeriesRun:
+    process: ProcessResult
+    outputs: tuple[dict, ...] = ()   # one dict per call, in order; empty when it failed
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource bounds of one candidate process (None: unbounded)."""
+    address_space: int | None = None     # bytes (RLIMIT_AS); not for CUDA or sanitizers
+    file_size: int | None = None         # bytes (RLIMIT_FSIZE): outputs, stdout, stderr
+    cpu_seconds: int | None = None       # RLIMIT_CPU, a backstop to the wall-clock limit
+
+
+def _limited(argv: list, limits: Limits | None) -> list:
+    prlimit = shutil.which("prlimit")
+    if limits is None or prlimit is None:
+        return argv
+    opts = []
+    if limits.address_space:
+        opts.append(f"--as={limits.address_space}")
+    if limits.file_size:
+        opts.append(f"--fsize={limits.file_size}")
+    if limits.cpu_seconds:
+        opts.append(f"--cpu={limits.cpu_seconds}")
+    return [prlimit, "--core=0", *opts, "--", *argv] if opts else argv
 
 
 def scrubbed_env(extra: dict | None = None) -> dict:
@@ -262,27 +385,69 @@ def scrubbed_env(extra: dict | None = None) -> dict:
     return env
 
 
+def _timing(stdout: str, nonce: str) -> tuple[tuple[float, ...], float | None, str]:
+    kms, e2e, stray = [], None, []
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == nonce and parts[1] == "kernel_ms":
+            kms.append(float(parts[2]))
+        elif len(parts) == 3 and parts[0] == nonce and parts[1] == "e2e_ms":
+            e2e = float(parts[2])
+        elif line.strip():
+            stray.append(line)
+    return tuple(kms), e2e, "\n".join(stray)[:2000]
+
+
 def run_candidate(k: Kernel, build: CandidateBuild, sizes: dict[str, int], inputs: dict, *,
                   mode: str = "device", reps: int = 1, poison: dict | None = None,
-                  timeout: float = 60.0, env: dict | None = None) -> CandidateRun:
+                  timeout: float = 60.0, env: dict | None = None,
+                  limits: Limits | None = None) -> CandidateRun:
     """Run a built candidate in a scratch folder holding only its inputs.
 
     `poison` gives starting contents for `out` arrays (e.g. NaN), so that an element
     the candidate never writes cannot pass."""
     check_constraints(k, sizes)
     size_args = [str(sizes[s.name]) for s in k.sizes]
+    nonce = "t2c-" + secrets.token_hex(8)
     with tempfile.TemporaryDirectory(prefix="t2c-cand-") as tmp:
         d = Path(tmp)
         for name, value in {**inputs, **(poison or {})}.items():
             _write(d / f"{name}.bin", value)
         argv = [build.exe, mode, d, *([str(reps)] if mode == "bench" else []), *size_args]
-        proc = run_process(argv, cwd=d, timeout=timeout, env=scrubbed_env(env))
+        proc = run_process(_limited(argv, limits), cwd=d, timeout=timeout,
+                           env=scrubbed_env({**(env or {}), "T2C_NONCE": nonce}))
         if not proc.ok:
             return CandidateRun(proc)
         try:
             outputs = _read_all(k, sizes, d, "out_", inputs_only=False)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError):
             return CandidateRun(proc, {}, ())
-        kms = tuple(float(l.split()[1]) for l in proc.stdout.splitlines() if l.startswith("kernel_ms "))
-        e2e = next((float(l.split()[1]) for l in proc.stdout.splitlines() if l.startswith("e2e_ms ")), None)
-        return CandidateRun(proc, outputs, kms, e2e)
+        kms, e2e, stray = _timing(proc.stdout, nonce)
+        return CandidateRun(proc, outputs, kms, e2e, stray)
+
+
+def run_series(k: Kernel, build: CandidateBuild, sizes: dict[str, int], calls: list[dict], *,
+               on_device: bool = True, poison: dict | None = None, timeout: float = 60.0,
+               env: dict | None = None, limits: Limits | None = None) -> SeriesRun:
+    """Several calls in one process, same sizes and buffers, call c on `calls[c]`."""
+    check_constraints(k, sizes)
+    size_args = [str(sizes[s.name]) for s in k.sizes]
+    with tempfile.TemporaryDirectory(prefix="t2c-cand-") as tmp:
+        d = Path(tmp)
+        for c, inputs in enumerate(calls):
+            (d / str(c)).mkdir()
+            for name, value in {**inputs, **(poison or {})}.items():
+                _write(d / str(c) / f"{name}.bin", value)
+        mode = "series-device" if on_device else "series-host"
+        argv = [build.exe, mode, d, str(len(calls)), *size_args]
+        proc = run_process(_limited(argv, limits), cwd=d, timeout=timeout,
+                           env=scrubbed_env({**(env or {}), "T2C_NONCE": "t2c-" + secrets.token_hex(8)}))
+        if not proc.ok:
+            return SeriesRun(proc)
+        outs = []
+        for c in range(len(calls)):
+            try:
+                outs.append(_read_all(k, sizes, d / str(c), "out_", inputs_only=False))
+            except (OSError, ValueError):
+                outs.append({})
+        return SeriesRun(proc, tuple(outs))

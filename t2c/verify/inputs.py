@@ -7,6 +7,8 @@ distributions, all inside what the IS declares valid:
     domain               each input from its declared domain (uniform reals, integer
                          ranges, spd, diagonally dominant), the default
     positive             reals from the upper half of their range (no cancellation)
+    small                reals from their range scaled by 1/(sum of the sizes): keeps
+                         recurrences such as Levinson-Durbin's stable (|alpha| < 1)
     small_integers       integer inputs from the four lowest values of their range
                          (makes equalities such as base pairs in nussinov frequent)
     spd                  square real matrices symmetric positive definite, the rest
@@ -26,7 +28,7 @@ import numpy as np
 from ..ir import FLOAT_DTYPES, Kernel
 from .reference import array_shape, np_dtype
 
-DISTRIBUTIONS = ("domain", "positive", "small_integers", "spd", "diagonally_dominant")
+DISTRIBUTIONS = ("domain", "positive", "small", "small_integers", "spd", "diagonally_dominant")
 
 
 def _structured(rng, kind, low, high, shape):
@@ -56,7 +58,7 @@ def distributions(k: Kernel) -> tuple[str, ...]:
     ins = k.inputs
     out = ["domain"]
     if any(x.dtype in FLOAT_DTYPES for x in ins):
-        out.append("positive")
+        out += ["positive", "small"]
     if any(x.dtype not in FLOAT_DTYPES for x in ins):
         out.append("small_integers")
     if any(_square(x) and x.dtype in FLOAT_DTYPES for x in ins):
@@ -82,6 +84,10 @@ def synthesize(k: Kernel, sizes: dict[str, int], seed, distribution: str = "doma
             lo, hi = (-1.0 if low is None else low), (1.0 if high is None else high)
             low = (lo + hi) / 2
             high = hi
+        elif distribution == "small" and floating and kind == "uniform":
+            scale = 1.0 / max(1, sum(sizes.values()))
+            low = (-1.0 if low is None else low) * scale
+            high = (1.0 if high is None else high) * scale
         elif distribution == "small_integers" and kind == "integers":
             lo = 0 if low is None else int(low)
             high = min(int(high if high is not None else 16), lo + 3)

@@ -40,15 +40,19 @@ class BuildResult:
     cached: bool = False
 
 
-def build_emu(cu_files, out_exe, *, sanitize: bool, extra_sources=(), include_dirs=(), defines=(),
+def build_emu(cu_files, out_exe, *, sanitize: bool | str, extra_sources=(), include_dirs=(), defines=(),
               cache_dir=None) -> BuildResult:
-    """Compile `cu_files` (+ `extra_sources`) into `out_exe` for the CPU; see the module doc."""
+    """Compile `cu_files` (+ `extra_sources`) into `out_exe` for the CPU; see the module doc.
+
+    sanitize: False; True or 'address' (AddressSanitizer + UBSan); 'thread' (the race
+    checker: ThreadSanitizer with one TSan fiber per CUDA thread)."""
     cu_files = [Path(p) for p in cu_files]
     extra_sources = [Path(p) for p in extra_sources]
     out_exe = Path(out_exe)
     cache = settings.cache_dir(cache_dir)
     cache.mkdir(parents=True, exist_ok=True)
-    flags = _flags(sanitize, include_dirs, defines)
+    program_flags, runtime_flags, link_flags = settings.build_flags(sanitize)
+    flags = _flags(program_flags, include_dirs, defines)
     try:
         units = _rewrite_all(cu_files)
     except EmuUnsupported as e:
@@ -56,11 +60,11 @@ def build_emu(cu_files, out_exe, *, sanitize: bool, extra_sources=(), include_di
     except OSError as e:
         return BuildResult(False, None, f"cannot read a source: {e}", "rewrite_cuda")
 
-    runtime_obj, log, cmd = _runtime_object(cache, sanitize)
+    runtime_obj, log, cmd = _runtime_object(cache, runtime_flags)
     if runtime_obj is None:
         return BuildResult(False, None, "the emu runtime failed to compile (a t2c bug):\n" + log, cmd)
 
-    key = _digest([runtime_obj.name, *flags, *[str(p) for p in extra_sources]]
+    key = _digest([runtime_obj.name, *flags, *link_flags, *[str(p) for p in extra_sources]]
                   + [f"{rel}\0{text}" for rel, (text, _) in sorted(units.items())]
                   + [p.read_bytes() for p in extra_sources if p.exists()])
     build_dir = cache / f"build-{key}"
@@ -97,7 +101,8 @@ def build_emu(cu_files, out_exe, *, sanitize: bool, extra_sources=(), include_di
             if not ok:
                 return _failed("".join(logs), commands)
         exe_tmp = tmp / "program"
-        link = [settings.cxx(), *flags, *map(str, objects), str(runtime_obj), "-o", str(exe_tmp), "-lm"]
+        link = [settings.cxx(), *settings.COMMON_FLAGS, *link_flags, *map(str, objects), str(runtime_obj),
+                "-o", str(exe_tmp), "-lm"]
         commands.append(link)
         ok, out = _run(link)
         logs.append(out)
@@ -146,9 +151,8 @@ def _relative(path: Path, units: dict[str, tuple[str, Path]]) -> str:
 
 # ---- compiling ----------------------------------------------------------------------
 
-def _flags(sanitize: bool, include_dirs, defines) -> list[str]:
-    flags = [*settings.COMMON_FLAGS, *(settings.SANITIZE_FLAGS if sanitize else settings.OPT_FLAGS),
-             f"-I{settings.INCLUDE_DIR}"]
+def _flags(program_flags, include_dirs, defines) -> list[str]:
+    flags = [*settings.COMMON_FLAGS, *program_flags, f"-I{settings.INCLUDE_DIR}"]
     flags += [f"-I{d}" for d in include_dirs]
     flags += [d if d.startswith("-D") else f"-D{d}" for d in defines]
     return flags
@@ -162,8 +166,8 @@ def _compiler_version(compiler: str) -> str:
         return compiler
 
 
-def _runtime_object(cache: Path, sanitize: bool) -> tuple[Path | None, str, str]:
-    flags = [*settings.COMMON_FLAGS, *(settings.SANITIZE_FLAGS if sanitize else settings.OPT_FLAGS)]
+def _runtime_object(cache: Path, runtime_flags) -> tuple[Path | None, str, str]:
+    flags = [*settings.COMMON_FLAGS, *runtime_flags]
     headers = sorted(settings.INCLUDE_DIR.rglob("*"))
     key = _digest([_compiler_version(settings.cxx()), *flags]
                   + [p.read_bytes() for p in headers if p.is_file()])

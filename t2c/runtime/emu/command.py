@@ -1,4 +1,4 @@
-"""`t2c run FILE.cu [--backend emu|gpu|auto] [--seeds K] [--sanitize] [--timeout S] [-- ARGS...]`
+"""`t2c run FILE.cu [--backend emu|gpu|auto] [--seeds K] [--sanitize] [--race-check] [--timeout S] [-- ARGS...]`
 
 Runs a standalone CUDA program (one with its own `main`).  On `emu` it is built for the
 CPU and run under K seeds (see `emulate.py`); on `gpu` it is built with
@@ -45,16 +45,18 @@ def gpu_available() -> bool:
 @click.option("--seeds", type=click.IntRange(1, 100), default=3, show_default=True,
               help="emu: runs with different thread/block orders whose outputs must agree.")
 @click.option("--sanitize", is_flag=True, help="emu: build with AddressSanitizer and UBSan.")
+@click.option("--race-check", is_flag=True, help="emu: also run once under ThreadSanitizer (races at their line).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds per run.")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run_command(file: Path, backend: str, seeds: int, sanitize: bool, timeout: float, args: tuple[str, ...]):
+def run_command(file: Path, backend: str, seeds: int, sanitize: bool, race_check: bool, timeout: float,
+                args: tuple[str, ...]):
     """Run a standalone CUDA program FILE (with its own main), passing ARGS after --."""
     if backend == "auto":
         backend = "gpu" if gpu_available() else "emu"
     if backend == "gpu":
         sys.exit(_run_gpu(file, args, timeout))
-    outcome = emulate(file, args, seeds=seeds, sanitize=sanitize, timeout=timeout)
+    outcome = emulate(file, args, seeds=seeds, sanitize=sanitize, timeout=timeout, race_check=race_check)
     sys.stdout.write(outcome.stdout)
     sys.stdout.flush()
     if outcome.status in ("build_error",):

@@ -8,7 +8,10 @@ fresh working directory each, and gives an `EmuOutcome`:
 - otherwise, stdout and the files the program wrote must agree across seeds: a
   difference means the result depends on the order of threads or blocks ('race');
   differences only in the last digits of numbers are rounding (floating-point atomics
-  in another order) and are reported in the message but not as a race.
+  in another order) and are reported in the message but not as a race;
+- with `race_check=True`, a ThreadSanitizer build then runs once: two CUDA threads
+  touching the same memory between barriers without atomics is a 'race' at its line,
+  even when the outputs happened to agree (a lost update on a counter, for example).
 """
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ class EmuOutcome:
 
 def emulate(cu_file, args=(), *, seeds: int = 3, sanitize: bool = False, timeout: float = 60,
             workdir=None, cache_dir=None, extra_sources=(), include_dirs=(), defines=(),
-            env: dict | None = None) -> EmuOutcome:
+            env: dict | None = None, race_check: bool = False) -> EmuOutcome:
     """Build `cu_file` for the CPU and run it under `seeds` seeds; see the module doc."""
     cu_file = Path(cu_file)
     with tempfile.TemporaryDirectory(prefix="t2c-emu-") as tmp:
@@ -77,7 +80,16 @@ def emulate(cu_file, args=(), *, seeds: int = 3, sanitize: bool = False, timeout
                 v = run[1]
                 return EmuOutcome(v.status, f"{v.message} (seed {seed})" if seed else v.message,
                                   runs[0].stdout, run[0].stderr, tuple(runs), v.file, v.line)
-        return _compare(runs)
+        outcome = _compare(runs)
+        if race_check:
+            checked = build_emu([cu_file], tmp / "program-tsan", sanitize="thread", extra_sources=extra_sources,
+                                include_dirs=include_dirs, defines=defines, cache_dir=cache_dir)
+            if checked.ok:
+                run, verdict = _run_seed(checked.exe, args, 0, timeout * 4, workdir, tmp / "race-check", env)
+                if verdict.status == "race":
+                    return EmuOutcome("race", verdict.message, outcome.stdout, run.stderr, (*runs, run),
+                                      verdict.file, verdict.line)
+        return outcome
 
 
 def _run_seed(exe: Path, args, seed: int, timeout: float, workdir, rundir: Path,

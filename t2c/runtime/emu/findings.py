@@ -19,6 +19,9 @@ _FINDING = re.compile(r"^t2c-emu: ([a-z-]+): (.*) at (\S+?):(\d+)\s*$", re.M)
 _ASAN = re.compile(r"ERROR: AddressSanitizer: ([\w-]+)(.*)")
 _ACCESS = re.compile(r"^(READ|WRITE) of size (\d+)", re.M)
 _FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.+?) (/?[^\s:]+):(\d+)(?::\d+)?\s*$", re.M)
+_TSAN = re.compile(r"WARNING: ThreadSanitizer: data race")
+_TSAN_ACCESS = re.compile(r"^\s*(Previous )?(read|write|atomic read|atomic write) of size (\d+)", re.M | re.I)
+_TSAN_FRAME = re.compile(r"^\s*#\d+ .*? (\S+\.\w+):(\d+)(?::\d+)?(?: \(.*\))?\s*$", re.M)
 _UBSAN = re.compile(r"^(\S+?):(\d+):\d+: runtime error: (.*)$", re.M)
 
 _OOB_ASAN = {"heap-buffer-overflow", "stack-buffer-overflow", "global-buffer-overflow", "heap-use-after-free",
@@ -49,6 +52,9 @@ def classify(result: ProcessResult) -> RunVerdict:
         m = findings[-1]
         kind, msg, file, line = m.group(1), m.group(2), m.group(3), int(m.group(4))
         return RunVerdict(FINDING_STATUS.get(kind, "failed"), f"{kind}: {msg} at {file}:{line}", file, line)
+    tsan = _TSAN.search(err)
+    if tsan:
+        return _tsan_verdict(err)
     asan = _ASAN.search(err)
     if asan:
         return _asan_verdict(asan, err)
@@ -93,3 +99,31 @@ def _asan_verdict(m: re.Match, err: str) -> RunVerdict:
         return RunVerdict(status, f"AddressSanitizer: {kind}: {what}{extra}")
     func = where[0].split("(")[0]
     return RunVerdict(status, f"{kind}: {what} in {func} at {where[1]}:{where[2]}{extra}", where[1], where[2])
+
+
+def _tsan_verdict(err: str) -> RunVerdict:
+    """Two CUDA threads (TSan fibers) touched the same memory with no barrier between them.
+
+    Every report is read (the runtime lets TSan continue after the first); the primary
+    line is the first report's read access (the statement consuming data that no
+    barrier protects), and the message names the other lines involved."""
+    places: list[tuple[str, int, str, int]] = []   # (file, line, kind, size), in report order
+    for report in err.split("WARNING: ThreadSanitizer: data race")[1:]:
+        found = []
+        for sec in re.split(r"\n\s*\n", report.split("SUMMARY:")[0]):
+            acc = _TSAN_ACCESS.search(sec)
+            frame = next((f for f in _TSAN_FRAME.finditer(sec) if _user_file(f.group(1))), None) if acc else None
+            if frame:
+                found.append((frame.group(1), int(frame.group(2)), acc.group(2).lower(), int(acc.group(3))))
+        found.sort(key=lambda a: "read" not in a[2])   # reads first
+        places += found
+    if not places:
+        return RunVerdict("race", "data race between CUDA threads (ThreadSanitizer; no source line found)")
+    file, line, kind, size = places[0]
+    others = []
+    for f, l, _, _ in places[1:]:
+        if (f, l) != (file, line) and f"{f}:{l}" not in others:
+            others.append(f"{f}:{l}")
+    also = f"; also involved: {', '.join(others[:4])}" if others else ""
+    return RunVerdict("race", f"data race: {kind} of {size} bytes at {file}:{line} with no barrier or atomic "
+                              f"ordering it against another CUDA thread's access{also}", file, line)

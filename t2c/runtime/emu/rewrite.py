@@ -215,9 +215,14 @@ class _Unit:
         declarators = decl.children_by_field_name("declarator")
         words = _specifiers(decl)
         extern = "extern" in words
-        spec = " ".join(c.text.decode() for c in decl.children
-                        if c not in declarators and c.type not in (";", ",")
-                        and c.text.decode() not in ("__shared__", "extern", "static") and c.type not in QUALIFIERS)
+        # The specifiers as written (from the original bytes: __align__ was blanked for the
+        # parser), minus the words that made the variable shared.
+        head = bytearray(self.src[decl.start_byte:declarators[0].start_byte])
+        for c in decl.children:
+            if c.start_byte < declarators[0].start_byte and (
+                    c.text in (b"__shared__", b"extern", b"static") or c.type in QUALIFIERS):
+                head[c.start_byte - decl.start_byte:c.end_byte - decl.start_byte] = b" " * (c.end_byte - c.start_byte)
+        spec = " ".join(head.decode().split())
         in_function = _enclosing_function(decl) is not None
         out = []
         for d in declarators:

@@ -57,6 +57,22 @@ COMMON_FLAGS = ("-fno-strict-aliasing", "-pthread")
 OPT_FLAGS = ("-O2",)
 SANITIZE_FLAGS = ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
                   "-fno-sanitize-recover=undefined")
+# Race checking: the program under ThreadSanitizer; the runtime uninstrumented (so its
+# own bookkeeping is not mistaken for races) but driving TSan's fiber API.
+TSAN_FLAGS = ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=thread")
+TSAN_RUNTIME_FLAGS = ("-O2", "-g", "-DT2C_TSAN=1")
+EXIT_TSAN = 92
+
+
+def build_flags(sanitize) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(program flags, runtime flags, link flags) for sanitize = False | True/'address' | 'thread'."""
+    if sanitize == "thread":
+        return TSAN_FLAGS, TSAN_RUNTIME_FLAGS, ("-fsanitize=thread",)
+    if sanitize in (True, "address"):
+        return SANITIZE_FLAGS, SANITIZE_FLAGS, SANITIZE_FLAGS
+    if sanitize in (False, None):
+        return OPT_FLAGS, OPT_FLAGS, ()
+    raise ValueError(f"sanitize must be False, True, 'address' or 'thread', not {sanitize!r}")
 
 
 def cxx() -> str:

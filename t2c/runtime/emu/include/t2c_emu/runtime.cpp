@@ -35,6 +35,26 @@
 #include <ucontext.h>
 #endif
 
+// Race checking (T2C_TSAN, set by build_emu for sanitize="thread"): the program is built
+// with ThreadSanitizer but this file is not, so the runtime's own bookkeeping is
+// invisible to it.  Every CUDA thread is a TSan fiber; switches do not synchronise;
+// only barriers, warp operations, kernel start and end do (release before waiting,
+// acquire after, one token per barrier generation), so two CUDA threads touching the
+// same memory between barriers without atomics is reported as a data race at its line.
+#ifdef T2C_TSAN
+extern "C" {
+void* __tsan_get_current_fiber(void);
+void* __tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void* fiber);
+void __tsan_switch_to_fiber(void* fiber, unsigned flags);
+void __tsan_acquire(void* addr);
+void __tsan_release(void* addr);
+}
+#define T2C_TSAN_DO(x) x
+#else
+#define T2C_TSAN_DO(x)
+#endif
+
 __thread uint3 threadIdx;
 __thread uint3 blockIdx;
 __thread dim3 blockDim;
@@ -237,6 +257,7 @@ struct CudaThread {
     const char* what;
     unsigned mask;           // warp operations: the lanes named
     int op, pred;            // __syncthreads_count/and/or
+    void* tsan;              // its ThreadSanitizer fiber (race checking only)
 };
 
 struct Warp {
@@ -249,6 +270,7 @@ struct Warp {
     const char* file = nullptr;
     int line = 0;
     uint64_t slots[2][32];
+    char tokens[2];          // race checking: one synchronisation address per generation parity
 };
 
 struct SharedVar { const void* key; void* ptr; size_t size; };
@@ -270,6 +292,9 @@ struct Worker {
     const char* bar_file = nullptr;
     int bar_line = 0, bar_op = 0, bar_acc = 0, bar_result = 0;
     bool bar_mixed = false;
+    unsigned bar_phase = 0;
+    char bar_tokens[2], start_token, end_token;   // race checking: synchronisation addresses
+    void* sched_tsan = nullptr;
     std::vector<SharedVar> shared;
     size_t static_shared_bytes = 0;
     void* dyn = nullptr;
@@ -295,8 +320,11 @@ static void fiber_main(Fiber* f) {
     __sanitizer_finish_switch_fiber(nullptr, &w->sched.lo, &w->sched.size);
 #endif
     for (;;) {
+        T2C_TSAN_DO(__tsan_acquire(&w->start_token));
         w->body(w->ctx);
+        T2C_TSAN_DO(__tsan_release(&w->end_token));
         w->cur->state = kDone;
+        T2C_TSAN_DO(__tsan_switch_to_fiber(w->sched_tsan, 1));
         leave_fiber(f, &w->sched);
     }
 }
@@ -322,6 +350,8 @@ static void divergent(Worker* w, const char* file, int line, const char* fmt, ..
             w->site->kernel);
 }
 
+[[noreturn]] static void mixed_barriers(Worker* w);
+
 // The scheduler's bookkeeping after thread t gave control back.
 static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
     char a[48], b[48];
@@ -330,7 +360,7 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
         Warp& wp = w->warps[t->linear / 32];
         unsigned bit = 1u << (t->linear % 32);
         wp.exited |= bit;
-        fmt_idx(a, sizeof a, t->idx);
+        if (w->at_barrier) fmt_idx(a, sizeof a, t->idx);
         if (w->at_barrier)
             divergent(w, w->bar_file, w->bar_line,
                       "__syncthreads() waited for by %u threads, but thread %s exited without reaching it",
@@ -338,6 +368,7 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
         for (unsigned l = 0; l < 32 && wp.arrived; ++l) {   // lanes waiting for this one at a warp operation
             const CudaThread& o = w->threads[(t->linear / 32) * 32 + l];
             if (((wp.arrived >> l) & 1u) && o.state == kAtWarp && (o.mask & bit)) {
+                fmt_idx(a, sizeof a, t->idx);
                 fmt_idx(b, sizeof b, o.idx);
                 divergent(w, o.file, o.line, "%s by thread %s names lane %u (thread %s), which exited",
                           o.what, b, t->linear % 32, a);
@@ -346,8 +377,8 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
         return;
     }
     if (t->state == kAtBarrier) {
-        fmt_idx(a, sizeof a, t->idx);
         if (w->done) {
+            fmt_idx(a, sizeof a, t->idx);
             for (CudaThread& o : w->threads)
                 if (o.state == kDone) { fmt_idx(b, sizeof b, o.idx); break; }
             divergent(w, t->file, t->line, "__syncthreads() reached by thread %s, but thread %s has exited", a, b);
@@ -364,6 +395,7 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
         if (++w->at_barrier == w->n && w->bar_mixed) mixed_barriers(w);
         if (w->at_barrier == w->n) {
             w->at_barrier = 0;
+            ++w->bar_phase;
             w->bar_result = w->bar_acc;
             size_t first = w->ready.size();
             for (unsigned i = 0; i < w->n; ++i) release(w, i);
@@ -451,7 +483,9 @@ static void run_block_fibers(Worker* w, Rng& rng) {
     w->threads.resize(n);
     w->warps.assign((n + 31) / 32, Warp());
     for (unsigned i = 0; i < n; ++i) {
-        w->threads[i] = CudaThread{thread_index(i, blockDim), i, kReady, w->fibers[i], nullptr, 0, nullptr, 0, 0, 0};
+        w->threads[i] = CudaThread{thread_index(i, blockDim), i, kReady, w->fibers[i], nullptr, 0, nullptr, 0, 0, 0,
+                                   nullptr};
+        T2C_TSAN_DO(w->threads[i].tsan = __tsan_create_fiber(0));
         w->warps[i / 32].existing |= 1u << (i % 32);
     }
     w->ready.resize(n);
@@ -460,12 +494,15 @@ static void run_block_fibers(Worker* w, Rng& rng) {
     w->head = 0;
     w->done = w->at_barrier = 0;
     w->bar_mixed = false;
+    T2C_TSAN_DO(w->sched_tsan = __tsan_get_current_fiber());
+    T2C_TSAN_DO(__tsan_release(&w->start_token));
     for (;;) {
         while (w->head < w->ready.size()) {
             CudaThread* t = &w->threads[w->ready[w->head++]];
             w->cur = t;
             threadIdx = t->idx;
             t->state = kRunning;
+            T2C_TSAN_DO(__tsan_switch_to_fiber(t->tsan, 1));
             enter_fiber(&w->sched, t->fiber);
             after_switch(w, t, rng);
         }
@@ -474,6 +511,8 @@ static void run_block_fibers(Worker* w, Rng& rng) {
         if (w->done == n) break;
         deadlock(w);
     }
+    T2C_TSAN_DO(__tsan_acquire(&w->end_token));
+    T2C_TSAN_DO(for (CudaThread& t : w->threads) __tsan_destroy_fiber(t.tsan));
     w->cur = nullptr;
 }
 
@@ -507,7 +546,12 @@ int syncthreads_op(int op, int predicate, const char* file, int line) {
     if (!t) not_in_fiber("__syncthreads()", file, line);
     t->state = kAtBarrier;
     t->file = file; t->line = line; t->op = op; t->pred = predicate;
+    char* token = &w->bar_tokens[w->bar_phase & 1];
+    (void)token;
+    T2C_TSAN_DO(__tsan_release(token));
+    T2C_TSAN_DO(__tsan_switch_to_fiber(w->sched_tsan, 1));
     leave_fiber(t->fiber, &w->sched);
+    T2C_TSAN_DO(__tsan_acquire(token));
     return w->bar_result;
 }
 
@@ -520,7 +564,10 @@ WarpView warp_exchange(unsigned mask, uint64_t value, const char* what, const ch
     wp.slots[g][lane] = value;
     t->state = kAtWarp;
     t->mask = mask; t->what = what; t->file = file; t->line = line;
+    T2C_TSAN_DO(__tsan_release(&wp.tokens[g]));
+    T2C_TSAN_DO(__tsan_switch_to_fiber(w->sched_tsan, 1));
     leave_fiber(t->fiber, &w->sched);
+    T2C_TSAN_DO(__tsan_acquire(&wp.tokens[g]));
     return WarpView{wp.slots[g], lane, wp.members[g]};
 }
 
@@ -541,7 +588,10 @@ void* shared_alloc(const void* key, size_t size, size_t align, const char* file,
     if (!w || !w->site)
         finding(kExitUnsupported, "unsupported", file, line, "__shared__ variable used outside a kernel");
     for (const SharedVar& s : w->shared)
-        if (s.key == key) return s.ptr;
+        if (s.key == key) {
+            T2C_TSAN_DO(__tsan_acquire(s.ptr));   // the allocating thread's poisoning is not a race
+            return s.ptr;
+        }
     w->static_shared_bytes += size;
     if (w->static_shared_bytes > 48 * 1024)
         finding(kExitInternal, "resource", file, line,
@@ -552,6 +602,7 @@ void* shared_alloc(const void* key, size_t size, size_t align, const char* file,
     if (posix_memalign(&p, std::max<size_t>(align, 16), size ? size : 1))
         finding(kExitInternal, "internal", file, line, "out of memory for __shared__ storage");
     memset(p, kPoison, size);
+    T2C_TSAN_DO(__tsan_release(p));
     w->shared.push_back(SharedVar{key, p, size});
     return p;
 }
@@ -695,6 +746,9 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, c
         g_last_error = cudaErrorInvalidValue;
         return;
     }
+#ifdef T2C_TSAN
+    fibers = true;   // a plain loop would run all threads as one TSan thread and hide races
+#endif
     const unsigned long long launch_id = g_launches.fetch_add(1);
     const unsigned long long total = (unsigned long long)grid.x * grid.y * grid.z;
     std::vector<unsigned long long> order;
@@ -1043,5 +1097,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
 // free everything, so leaks are not findings; a failed cudaMalloc returns an error.
 extern "C" const char* __asan_default_options() {
     return "detect_stack_use_after_return=0:detect_leaks=0:allocator_may_return_null=1:exitcode=94";
+}
+extern "C" const char* __tsan_default_options() {
+    return "halt_on_error=0:exitcode=92:report_signal_unsafe=0:history_size=4:suppress_equal_stacks=0";
 }
 extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1:exitcode=93"; }

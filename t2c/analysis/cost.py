@@ -1,0 +1,37 @@
+"""Flop and byte counts of a kernel at given sizes, from its polyhedral model.
+
+flops: floating-point operations per statement instance (+ - * /, compound
+assignments, math calls, negation; model.py counts them) times the number of
+instances.  bytes: the compulsory traffic, each array element read loaded once
+and each element written stored once (the footprints of the access relations);
+scalars in registers are free.  Both are exact counts of the model at the given
+sizes (isl counts the points), not estimates of a particular implementation.
+"""
+from __future__ import annotations
+
+from ..ir import DTYPES
+from .dependences import Analysis
+
+
+def counts(an: Analysis, sizes: dict[str, int]) -> tuple[int, int]:
+    """(flops, bytes) at `sizes`."""
+    prog = an.program
+    flops = sum(s.flops * an.model.count(s.name, sizes) for s in prog.statements if s.flops)
+    nbytes = 0
+    for a in prog.kernel.arrays:
+        read, written = an.model.footprint(a.name, sizes)
+        nbytes += (read + written) * DTYPES[a.dtype][0]
+    return flops, nbytes
+
+
+def counts_text(an: Analysis) -> tuple[str | None, str | None]:
+    """Counts at the largest preset the kernel has, as text for the IS facts."""
+    k = an.program.kernel
+    for dataset in ("EXTRALARGE", "LARGE", "MEDIUM", "SMALL", "MINI")[1:]:
+        try:
+            sizes = k.dataset_sizes(dataset)
+        except Exception:
+            continue
+        flops, nbytes = counts(an, sizes)
+        return f"{flops} at {dataset}", f"{nbytes} at {dataset}"
+    return None, None

@@ -1,0 +1,516 @@
+"""Formal statements of a spec -> one C99 function: the IS reference, deterministically.
+
+Takes a checked `Spec` and the parsed statements; gives the C text of the kernel
+function (VLA array parameters, runtime sizes) with the `t2c:` annotations the C
+frontend reads for sizes, shapes, intents, constraints, domains and description.
+Refuses, as UserError at spec.md:LINE:COL, what has no single meaning:
+
+- names that are not declared, indices bound nowhere, ranks that do not match;
+- reduction indices whose range cannot be inferred (no plain `X[.., k, ..]` use) or
+  is inferred differently from two arrays;
+- writes to `in` arrays, reads of an `out` array before a statement wrote it,
+  `out`/`inout` arrays no statement writes;
+- in-place updates with whole-array ambiguity: a statement over its own indices
+  (`A[i] = A[i-1] + x[i]`) that reads the array it writes at another element.
+  Such recurrences are written with an explicit sequential loop
+  (`for i in 1..n: A[i] = A[i-1] + x[i]`), whose body runs once per value, in order.
+
+Semantics of the code it emits: statements run in order, each over its whole index
+domain (nested loops, left-side indices outermost in subscript order); a reduction
+is a local accumulator initialised to its identity (0, 1, -INFINITY, INFINITY),
+computed before the statement at the outermost loop level where all its indices
+are bound.  Literals and math functions follow the kernel's real type (float unless
+something is double), so a float32 spec computes in float, as PyTorch would.
+"""
+from __future__ import annotations
+
+from ...errors import UserError
+from ...ir import FLOAT_DTYPES
+from .language import (Assign, BinOp, Binder, Call, For, LhsIndex, Name, Num, Reduce, Ref, UnOp,
+                       walk)
+from .spec import Spec
+
+#: name -> (arity, what it is); the C spelling depends on the argument types.
+FUNCTIONS = {
+    "exp": 1, "log": 1, "sqrt": 1, "tanh": 1, "erf": 1, "abs": 1, "sin": 1, "cos": 1,
+    "floor": 1, "ceil": 1, "pow": 2, "min": 2, "max": 2, "where": 3,
+    "float": 1, "double": 1, "int": 1,
+}
+#: promotion order of the C usual arithmetic conversions, for the types a spec has
+RANK = {"char": 0, "unsigned char": 0, "int": 1, "unsigned": 2, "long": 3, "float": 4, "double": 5}
+INT_LIMITS = {"int": ("(-2147483647 - 1)", "2147483647"), "unsigned": ("0U", "4294967295U"),
+              "long": ("(-9223372036854775807L - 1)", "9223372036854775807L")}
+
+
+def promote(*types) -> str:
+    best = max(types, key=lambda t: RANK[t])
+    return "int" if RANK[best] < RANK["int"] else best
+
+
+class Compiler:
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.real = "double" if any(t == "double" for t in spec.scalars.values()) or \
+            any(a.dtype == "double" for a in spec.arrays.values()) else "float"
+        self.lines: list[str] = []
+        self.depth = 1
+        self.count = 0
+        self.scope: dict[str, str] = {}           # index name -> "for" | "index" | "binder"
+        self.ranges: dict[int, tuple[str, str]] = {}   # id(Binder) -> (lo C, hi C)
+        self.hoisted: dict[int, str] = {}          # id(Reduce) -> accumulator
+        self.types: dict[int, str] = {}            # id(expr node) -> C type
+        self.written: set[str] = set()
+        self.bound_sizes: set[str] = set()         # sizes used by a loop bound or an extent
+        self.loop_vars: dict[str, None] = {}      # every loop variable, in first-use order
+        self.locals: list[str] = []                # accumulator declarations (function top)
+
+    # -- errors -------------------------------------------------------------------------
+    def fail(self, node, message, hint=None):
+        line, col = (node.line, node.col) if node is not None else (self.spec.name_line, 1)
+        raise UserError(message, file=self.spec.path, line=line, col=col, hint=hint)
+
+    # -- entry --------------------------------------------------------------------------
+    def function(self, statements) -> str:
+        for s in statements:
+            self.statement(s)
+        for a in self.spec.arrays.values():
+            if a.intent != "in" and a.name not in self.written:
+                raise UserError(f"array '{a.name}' is declared {a.intent} but no statement writes it",
+                                file=self.spec.path, line=a.line, col=1,
+                                hint="declare it `in`, or write it in the ```t2c block")
+        for a in self.spec.arrays.values():
+            for e in a.shape:
+                self.bound_sizes |= {w for w in _words(e)}
+        for s in self.spec.sizes:
+            if s not in self.bound_sizes:
+                raise UserError(f"size '{s}' gives no array extent and bounds no loop",
+                                file=self.spec.path, line=self.spec.lines.get(s, 1), col=1,
+                                hint="remove it, or use it in a shape or a range")
+        params = [f"int {s}" for s in self.spec.sizes]
+        params += [f"{t} {n}" for n, t in self.spec.scalars.items()]
+        for a in self.spec.arrays.values():
+            params.append(f"{a.dtype} {a.name}" + "".join(f"[{e}]" for e in a.shape)
+                          if a.shape else f"{a.dtype} *{a.name}")
+        # Locals are declared at the top: the polyhedral model refuses declarations in loops.
+        decls = [f"  int {v};" for v in self.loop_vars] + [f"  {d}" for d in self.locals]
+        return (f"void {self.spec.name}({', '.join(params)})\n{{\n"
+                + "\n".join(decls + self.lines) + "\n}\n")
+
+    def emit(self, text):
+        self.lines.append("  " * self.depth + text)
+
+    def open_loop(self, var, lo, hi):
+        self.loop_vars.setdefault(var)
+        self.emit(f"for ({var} = {lo}; {var} < {hi}; {var}++) {{")
+
+    # -- statements -----------------------------------------------------------------------
+    def statement(self, s):
+        if isinstance(s, For):
+            self.for_loop(s)
+        else:
+            self.assign(s)
+
+    def fresh(self, node, name, what):
+        if name in self.scope:
+            self.fail(node, f"{what} '{name}' is already bound here",
+                      "use another name for the inner index")
+        if name in self.spec.sizes or name in self.spec.scalars or name in self.spec.arrays \
+                or name in FUNCTIONS or name == self.spec.name or name.startswith("t2c_"):
+            self.fail(node, f"{what} '{name}' has the name of a declared parameter or function",
+                      "choose an index name that is not declared in the front matter")
+
+    def for_loop(self, s: For):
+        self.fresh(s, s.var, "the loop variable")
+        lo, hi = self.int_expr(s.lo), self.int_expr(s.hi)
+        self.open_loop(s.var, lo, hi)
+        self.scope[s.var] = "for"
+        self.depth += 1
+        for inner in s.body:
+            self.statement(inner)
+        self.depth -= 1
+        del self.scope[s.var]
+        self.emit("}")
+
+    def assign(self, s: Assign):
+        spec = self.spec
+        arr = spec.arrays.get(s.array)
+        if arr is None:
+            what = "a scalar (scalars are inputs)" if s.array in spec.scalars else \
+                "a size" if s.array in spec.sizes else "not a declared array"
+            self.fail(s, f"assigns to '{s.array}', which is {what}",
+                      "declare outputs under `arrays:` with intent out or inout "
+                      "(a single value is an array of shape [])")
+        if arr.intent == "in":
+            self.fail(s, f"writes '{s.array}', which is declared in",
+                      "declare it out (or inout when its initial contents are read)")
+        if len(s.subs) != arr.rank:
+            self.fail(s, f"'{s.array}' has rank {arr.rank} but is written with {len(s.subs)} "
+                      f"subscript{'s' if len(s.subs) != 1 else ''}",
+                      f"write {s.array}[{', '.join('i' + str(d) for d in range(arr.rank))}]"
+                      if arr.rank else f"write it without subscripts: {s.array} = ...")
+
+        free, loops, target = [], [], []
+        for d, ix in enumerate(s.subs):
+            e = ix.expr
+            new_index = ix.lo is not None or (
+                isinstance(e, Name) and e.id not in self.scope and e.id not in spec.sizes
+                and e.id not in spec.scalars and e.id not in spec.arrays)
+            if new_index:
+                self.fresh(ix, e.id, "the index")
+                if e.id in free:
+                    self.fail(ix, f"index '{e.id}' appears twice on the left side",
+                              "a diagonal is written with a loop: `for i in 0..n: D[i, i] = ...`")
+                if ix.lo is not None:
+                    lo, hi = self.int_expr(ix.lo), self.int_expr(ix.hi)
+                else:
+                    lo, hi = "0", _paren(arr.shape[d])
+                self.scope[e.id] = "index"
+                free.append(e.id)
+                loops.append((e.id, lo, hi))
+                target.append(e.id)
+            else:
+                self._no_array_in(e, "a subscript of the written array",
+                                  "t2c writes through subscripts made of indices and sizes only")
+                target.append(self.int_expr(e))
+        try:
+            self.check(s.value)
+            self.check_in_place(s, arr, free)
+            self.check_reads(s, arr)
+            self.written.add(s.array)
+            # reductions go to the outermost loop level where their indices are bound
+            levels = {}
+            for r in _top_reductions(s.value):
+                used = {n.id for n in walk(r) if isinstance(n, Name) and n.id in free}
+                levels.setdefault(max((free.index(u) + 1 for u in used), default=0), []).append(r)
+            opened = 0
+            for level in range(len(loops) + 1):
+                for r in levels.get(level, []):
+                    self.hoisted[id(r)] = self.reduction(r)
+                if level < len(loops):
+                    v, lo, hi = loops[level]
+                    self.open_loop(v, lo, hi)
+                    self.depth += 1
+                    opened += 1
+            lhs = s.array + ("".join(f"[{t}]" for t in target) if target else "[0]")
+            self.emit(f"{lhs} {s.op} {self.expr(s.value)};")
+            for _ in range(opened):
+                self.depth -= 1
+                self.emit("}")
+        finally:
+            for v in free:
+                self.scope.pop(v, None)
+
+    # -- checks -------------------------------------------------------------------------
+    def _no_array_in(self, e, where, hint):
+        for n in walk(e):
+            if isinstance(n, (Ref, Reduce)) or (isinstance(n, Name) and n.id in self.spec.arrays):
+                self.fail(n, f"data-dependent subscript: {where} reads an array", hint)
+
+    def int_expr(self, e) -> str:
+        """C text of an index expression (bounds, fixed subscripts): integers only."""
+        self._no_array_in(e, "a range or fixed subscript", "ranges use sizes, loop indices and integers")
+        t = self.check(e)
+        if t in FLOAT_DTYPES:
+            self.fail(e, "this index expression is not an integer",
+                      "ranges and subscripts use sizes, indices and integer literals")
+        for n in walk(e):
+            if isinstance(n, Name) and n.id in self.spec.sizes:
+                self.bound_sizes.add(n.id)
+        return self.expr(e)
+
+    def check(self, e) -> str:
+        """Resolves every name of e, checks ranks and arities; gives its C type."""
+        spec = self.spec
+        if isinstance(e, Num):
+            t = self.real if e.is_real else "int"
+        elif isinstance(e, Name):
+            if e.id in self.scope or e.id in spec.sizes:
+                t = "int"
+            elif e.id in spec.scalars:
+                t = spec.scalars[e.id]
+            elif e.id in spec.arrays:
+                a = spec.arrays[e.id]
+                if a.rank:
+                    self.fail(e, f"'{e.id}' is an array of rank {a.rank}; index it",
+                              f"write {e.id}[{', '.join('ijkl'[d % 4] for d in range(a.rank))}]")
+                t = a.dtype
+            else:
+                self.fail(e, f"'{e.id}' is bound nowhere: not a declared size, scalar or array, "
+                          "nor an index in scope",
+                          f"declare it in the front matter, bind it on the left side "
+                          f"(y[{e.id}] = ...) or in a reduction (sum({e.id}: ...))")
+        elif isinstance(e, Ref):
+            a = spec.arrays.get(e.array)
+            if a is None:
+                self.fail(e, f"'{e.array}' is not a declared array",
+                          "declare it under `arrays:` in the front matter")
+            if len(e.subs) != a.rank:
+                self.fail(e, f"'{e.array}' has rank {a.rank} but is read with {len(e.subs)} "
+                          f"subscript{'s' if len(e.subs) != 1 else ''}")
+            for sub in e.subs:
+                if self.check(sub) in FLOAT_DTYPES:
+                    self.fail(sub, f"a subscript of '{e.array}' is not an integer",
+                              "convert explicitly with int(...)")
+            t = a.dtype
+        elif isinstance(e, Call):
+            if e.func not in FUNCTIONS:
+                self.fail(e, f"unknown function '{e.func}'",
+                          f"known: {', '.join(sorted(FUNCTIONS))}; reductions: sum, prod, max, min")
+            if len(e.args) != FUNCTIONS[e.func]:
+                self.fail(e, f"{e.func}() takes {FUNCTIONS[e.func]} argument"
+                          f"{'s' if FUNCTIONS[e.func] != 1 else ''}, not {len(e.args)}")
+            ts = [self.check(a) for a in e.args]
+            if e.func in ("float", "double", "int"):
+                t = e.func
+            elif e.func == "where":
+                t = promote(ts[1], ts[2])
+            elif e.func in ("min", "max"):
+                t = promote(*ts)
+            elif e.func == "abs" and ts[0] not in FLOAT_DTYPES:
+                t = promote(ts[0])
+            else:
+                t = promote(self.real, *ts)
+        elif isinstance(e, Reduce):
+            bound = []
+            try:
+                for b in e.binders:
+                    self.fresh(b, b.name, "the reduction index")
+                    if b.lo is not None:
+                        lo, hi = self.int_expr(b.lo), self.int_expr(b.hi)
+                    else:
+                        lo, hi = "0", self.infer_range(b, e.body)
+                    self.ranges[id(b)] = (lo, hi)
+                    self.scope[b.name] = "binder"
+                    bound.append(b.name)
+                t = promote(self.check(e.body))
+            finally:
+                for n in bound:
+                    self.scope.pop(n, None)
+        elif isinstance(e, BinOp):
+            lt, rt = self.check(e.left), self.check(e.right)
+            if e.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+                t = "int"
+            elif e.op == "%" and (lt in FLOAT_DTYPES or rt in FLOAT_DTYPES):
+                self.fail(e, "'%' needs integer operands", "it is the C remainder of integers")
+            else:
+                t = promote(lt, rt)
+        elif isinstance(e, UnOp):
+            t = "int" if e.op == "!" else promote(self.check(e.operand))
+        else:                                       # pragma: no cover - parser makes no others
+            raise TypeError(e)
+        self.types[id(e)] = t
+        return t
+
+    def infer_range(self, b: Binder, body) -> str:
+        """Upper bound of a reduction index from the extents where it is a plain subscript."""
+        seen = {}
+        for n in walk(body):
+            if isinstance(n, Ref) and n.array in self.spec.arrays:
+                a = self.spec.arrays[n.array]
+                for d, sub in enumerate(n.subs):
+                    if isinstance(sub, Name) and sub.id == b.name and d < a.rank:
+                        seen.setdefault(a.shape[d], f"{n.array} (dimension {d})")
+        if not seen:
+            self.fail(b, f"cannot infer the range of '{b.name}': it is no plain subscript of an array",
+                      f"give it explicitly: sum({b.name} in 0..n: ...) or sum({b.name} < n: ...)")
+        if len(seen) > 1:
+            self.fail(b, f"the range of '{b.name}' is ambiguous: it indexes extents "
+                      + ", ".join(f"{ext} in {where}" for ext, where in seen.items()),
+                      f"give it explicitly: {b.name} in 0..EXTENT")
+        return _paren(next(iter(seen)))
+
+    def check_in_place(self, s: Assign, arr, free):
+        """Whole-array semantics: with a domain of its own, a statement may read the array
+        it writes only at the element it writes, or at elements it provably never writes."""
+        if not free:
+            return
+        lhs = [ix.expr for ix in s.subs]
+        for n in walk(s.value):
+            if isinstance(n, Ref) and n.array == s.array:
+                if all(_same(a, b) for a, b in zip(lhs, n.subs)):
+                    continue
+                fixed = {v for v, kind in self.scope.items() if kind == "for"} | set(self.spec.sizes)
+                if any(_disjoint(a, b, fixed) for a, b in zip(lhs, n.subs)):
+                    continue
+                self.fail(n, f"this statement writes '{s.array}' over its whole index domain and "
+                          f"reads it at another element: the result would depend on the loop order",
+                          f"write the result into another array, or make the order explicit with a "
+                          f"sequential loop, e.g. `for {free[0]} in 1..n: {s.array}[{free[0]}] = "
+                          f"{s.array}[{free[0]}-1] + ...`")
+
+    def check_reads(self, s: Assign, arr):
+        reads = [n for n in walk(s.value) if isinstance(n, Ref)
+                 or (isinstance(n, Name) and n.id in self.spec.arrays)]
+        if s.op != "=":
+            reads.append(Name(s.line, s.col, s.array))
+        for n in reads:
+            name = n.array if isinstance(n, Ref) else n.id
+            a = self.spec.arrays[name]
+            if a.intent == "out" and name not in self.written:
+                self.fail(n, f"reads '{name}' before any statement writes it, but '{name}' is "
+                          "declared out (its initial contents are not an input)",
+                          "declare it inout if its initial contents matter, or write it first")
+
+    # -- C text ---------------------------------------------------------------------------
+    def expr(self, e) -> str:
+        if isinstance(e, Num):
+            if e.is_real and self.real == "float":
+                return e.text + ("f" if "." in e.text or "e" in e.text.lower() else "")
+            return e.text
+        if isinstance(e, Name):
+            if e.id in self.spec.arrays:
+                return f"{e.id}[0]"
+            return e.id
+        if isinstance(e, Ref):
+            return e.array + "".join(f"[{self.expr(s)}]" for s in e.subs)
+        if isinstance(e, Call):
+            return self.call(e)
+        if isinstance(e, Reduce):
+            return self.hoisted.get(id(e)) or self.reduction(e)
+        if isinstance(e, BinOp):
+            return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
+        if isinstance(e, UnOp):
+            return f"({e.op}{self.expr(e.operand)})"
+        raise TypeError(e)
+
+    def call(self, e: Call) -> str:
+        args = [self.expr(a) for a in e.args]
+        t = self.types[id(e)]
+        f = "f" if t == "float" else ""
+        if e.func in ("float", "double", "int"):
+            return f"(({e.func}) {args[0]})"
+        if e.func == "where":
+            return f"({args[0]} ? {args[1]} : {args[2]})"
+        if e.func in ("min", "max"):
+            if t in FLOAT_DTYPES:
+                return f"f{e.func}{f}({args[0]}, {args[1]})"
+            op = "<" if e.func == "min" else ">"
+            return f"({args[0]} {op} {args[1]} ? {args[0]} : {args[1]})"
+        if e.func == "abs":
+            return f"fabs{f}({args[0]})" if t in FLOAT_DTYPES else \
+                f"{'labs' if t == 'long' else 'abs'}({args[0]})"
+        return f"{e.func}{f}({', '.join(args)})"
+
+    def reduction(self, r: Reduce) -> str:
+        """Emits the accumulator and its loops before the current statement; gives its name."""
+        self.count += 1
+        acc = f"t2c_r{self.count}"
+        t = self.types[id(r)]
+        floating = t in FLOAT_DTYPES
+        suffix = "f" if t == "float" else ""
+        zero, one = ("0.0" + suffix, "1.0" + suffix) if floating else ("0", "1")
+        lo_hi = INT_LIMITS.get(t, INT_LIMITS["int"])
+        init = {"sum": zero, "prod": one,
+                "max": "-INFINITY" if floating else lo_hi[0],
+                "min": "INFINITY" if floating else lo_hi[1]}[r.op]
+        self.locals.append(f"{t} {acc};")
+        self.emit(f"{acc} = {init};")
+        for b in r.binders:
+            lo, hi = self.ranges[id(b)]
+            self.open_loop(b.name, lo, hi)
+            self.scope[b.name] = "binder"
+            self.depth += 1
+        body = self.expr(r.body)
+        if r.op == "sum":
+            self.emit(f"{acc} += {body};")
+        elif r.op == "prod":
+            self.emit(f"{acc} *= {body};")
+        elif floating:
+            self.emit(f"{acc} = f{r.op}{suffix}({acc}, {body});")
+        else:                              # integers: no fmax; name the value once
+            value = f"t2c_v{self.count}"
+            self.locals.append(f"{t} {value};")
+            self.emit(f"{value} = {body};")
+            self.emit(f"{acc} = ({value} {'>' if r.op == 'max' else '<'} {acc} ? {value} : {acc});")
+        for b in reversed(r.binders):
+            self.depth -= 1
+            self.scope.pop(b.name, None)
+            self.emit("}")
+        return acc
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def _words(text):
+    import re
+    return re.findall(r"[A-Za-z_]\w*", text)
+
+
+def _paren(extent: str) -> str:
+    return extent if extent.replace("_", "").isalnum() else f"({extent})"
+
+
+def _top_reductions(e):
+    """Reductions of e that are not inside another reduction."""
+    if isinstance(e, Reduce):
+        return [e]
+    out = []
+    children = {Ref: lambda n: n.subs, Call: lambda n: n.args, BinOp: lambda n: (n.left, n.right),
+                UnOp: lambda n: (n.operand,)}
+    for kind, get in children.items():
+        if isinstance(e, kind):
+            for c in get(e):
+                out.extend(_top_reductions(c))
+    return out
+
+
+def _canon(e) -> str:
+    """Position-free text of an expression, for syntactic comparison."""
+    if isinstance(e, Num):
+        return e.text
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, BinOp):
+        return f"({_canon(e.left)}{e.op}{_canon(e.right)})"
+    if isinstance(e, UnOp):
+        return f"({e.op}{_canon(e.operand)})"
+    if isinstance(e, Ref):
+        return f"{e.array}[{','.join(_canon(s) for s in e.subs)}]"
+    if isinstance(e, Call):
+        return f"{e.func}({','.join(_canon(a) for a in e.args)})"
+    return repr(id(e))                               # reductions never compare equal
+
+
+def _same(a, b) -> bool:
+    return _canon(a) == _canon(b)
+
+
+def _linear(e):
+    """{name: coefficient, "": constant} of an affine integer expression, or None."""
+    if isinstance(e, Num) and not e.is_real:
+        return {"": int(e.text)}
+    if isinstance(e, Name):
+        return {e.id: 1}
+    if isinstance(e, UnOp) and e.op in ("-", "+"):
+        inner = _linear(e.operand)
+        return None if inner is None else {k: (-v if e.op == "-" else v) for k, v in inner.items()}
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
+        left, right = _linear(e.left), _linear(e.right)
+        if left is None or right is None:
+            return None
+        if e.op == "*":
+            if set(left) <= {""}:
+                left, right = right, left
+            if not set(right) <= {""}:
+                return None
+            c = right.get("", 0)
+            return {k: v * c for k, v in left.items()}
+        sign = 1 if e.op == "+" else -1
+        out = dict(left)
+        for k, v in right.items():
+            out[k] = out.get(k, 0) + sign * v
+        return out
+    return None
+
+
+def _disjoint(a, b, fixed) -> bool:
+    """a and b, made only of `fixed` names (sequential loop variables, sizes) and
+    integers, differ by a nonzero constant: they never name the same element."""
+    names = {n.id for e in (a, b) for n in walk(e) if isinstance(n, Name)}
+    if not names <= fixed:
+        return False
+    la, lb = _linear(a), _linear(b)
+    if la is None or lb is None:
+        return False
+    diff = {k: la.get(k, 0) - lb.get(k, 0) for k in set(la) | set(lb)}
+    return all(v == 0 for k, v in diff.items() if k) and diff.get("", 0) != 0

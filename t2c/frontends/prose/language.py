@@ -1,0 +1,502 @@
+"""The tensor-expression language of ```t2c blocks: tokens, syntax tree, parser.
+
+Takes the text of the formal blocks of a spec (each with the spec line it starts on);
+gives a list of statements (`Assign`, `For`) whose every node carries the spec's
+line and column.  Refuses malformed text with `SpecSyntaxError(message, line, col,
+hint)`; the caller adds the file and turns it into a UserError.  The grammar, which
+docs/specs.md documents for users:
+
+    program    := stmt*
+    stmt       := for | assign
+    for        := 'for' NAME 'in' expr '..' expr ( ':' NEWLINE INDENT stmt+ DEDENT
+                                                  | ':' assign | '{' stmt* '}' )
+    assign     := target ('=' | '+=' | '-=' | '*=' | '/=') expr (NEWLINE | ';')
+    target     := NAME [ '[' lhs_index (',' lhs_index)* ']' ]
+    lhs_index  := NAME 'in' expr '..' expr | expr
+    expr       := or;  or := and ('||' and)*;  and := cmp ('&&' cmp)*
+    cmp        := add [('<' | '<=' | '>' | '>=' | '==' | '!=') add]
+    add        := mul (('+' | '-') mul)*;  mul := unary (('*' | '/' | '%') unary)*
+    unary      := ('-' | '+' | '!') unary | primary
+    primary    := NUMBER | NAME | NAME '[' expr (',' expr)* ']' | NAME '(' args ')'
+                | REDUCER '(' binder (',' binder)* ':' expr ')' | '(' expr ')'
+    binder     := NAME [ 'in' expr '..' expr | '<' expr | '<=' expr ]
+    REDUCER    := 'sum' | 'prod' | 'max' | 'min'
+
+Ranges `a..b` are half-open.  `max(a, b)` is the elementwise function and
+`max(k: e)` the reduction: the parser tells them apart by the ':'.  Newlines inside
+parentheses or brackets continue a line; inside braces indentation is free.
+`#` starts a comment.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+REDUCERS = ("sum", "prod", "max", "min")
+ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=")
+KEYWORDS = ("for", "in")
+
+
+class SpecSyntaxError(Exception):
+    def __init__(self, message, line, col, hint=None):
+        super().__init__(message)
+        self.message, self.line, self.col, self.hint = message, line, col, hint
+
+
+# -- syntax tree ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Node:
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Num(Node):
+    text: str
+
+    @property
+    def is_real(self) -> bool:
+        return any(c in self.text for c in ".eE")
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    id: str
+
+
+@dataclass(frozen=True)
+class Ref(Node):
+    array: str
+    subs: tuple
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    func: str
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Binder(Node):
+    name: str
+    lo: object = None          # Node or None: 0 when hi is given, inferred when both are None
+    hi: object = None
+
+
+@dataclass(frozen=True)
+class Reduce(Node):
+    op: str
+    binders: tuple
+    body: object
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    op: str
+    left: object
+    right: object
+
+
+@dataclass(frozen=True)
+class UnOp(Node):
+    op: str
+    operand: object
+
+
+@dataclass(frozen=True)
+class LhsIndex(Node):
+    """One subscript of an assignment's target: a new index (with an optional range)
+    or an expression over names already bound (for-loop variables, sizes)."""
+    expr: object
+    lo: object = None
+    hi: object = None
+
+
+@dataclass(frozen=True)
+class Assign(Node):
+    array: str
+    subs: tuple                # LhsIndex, empty for a 0-d target
+    op: str
+    value: object
+
+
+@dataclass(frozen=True)
+class For(Node):
+    var: str
+    lo: object
+    hi: object
+    body: tuple = field(default=())
+
+
+def walk(node):
+    """Every node of an expression tree, parents first."""
+    yield node
+    if isinstance(node, Ref):
+        for s in node.subs:
+            yield from walk(s)
+    elif isinstance(node, Call):
+        for a in node.args:
+            yield from walk(a)
+    elif isinstance(node, Reduce):
+        for b in node.binders:
+            for e in (b.lo, b.hi):
+                if e is not None:
+                    yield from walk(e)
+        yield from walk(node.body)
+    elif isinstance(node, BinOp):
+        yield from walk(node.left)
+        yield from walk(node.right)
+    elif isinstance(node, UnOp):
+        yield from walk(node.operand)
+
+
+# -- tokens --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Token:
+    kind: str                  # NAME NUMBER OP NEWLINE INDENT DEDENT EOF
+    text: str
+    line: int
+    col: int
+
+
+_TOKEN = re.compile(r"""
+    (?P<space>[ \t]+) | (?P<comment>\#[^\n]*) | (?P<newline>\n)
+  | (?P<number>(?:\d+(?:\.(?!\.)\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<name>[A-Za-z_]\w*)
+  | (?P<op>\.\.|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|[-+*/%<>=!()\[\],:;{}])
+""", re.VERBOSE)
+
+
+def tokenize(blocks) -> list[Token]:
+    """Tokens of the blocks [(first spec line, text)], with Python-like INDENT/DEDENT
+    outside brackets and braces."""
+    out = []
+    for first_line, text in blocks:
+        out.extend(_tokenize_block(first_line, text))
+    out.append(Token("EOF", "", out[-1].line if out else 1, 1))
+    return out
+
+
+def _tokenize_block(first_line, text):
+    toks, stack, indents = [], [], [0]
+    line, line_start, pos = first_line, 0, 0
+    at_line_start = True
+    while pos < len(text):
+        if at_line_start and stack:
+            at_line_start = False                      # continuation or braced body: free indentation
+        if at_line_start:
+            m = re.match(r"[ \t]*", text[pos:])
+            rest = text[pos + m.end():]
+            if rest.startswith("\n") or rest.startswith("#") or not rest:
+                pass                                   # blank or comment line: no indentation
+            else:
+                width = len(m.group().expandtabs(4))
+                col = m.end() + 1
+                if width > indents[-1]:
+                    indents.append(width)
+                    toks.append(Token("INDENT", "", line, col))
+                else:
+                    while width < indents[-1]:
+                        indents.pop()
+                        toks.append(Token("DEDENT", "", line, col))
+                    if width != indents[-1]:
+                        raise SpecSyntaxError("this line's indentation matches no enclosing block",
+                                              line, col, "indent a loop body consistently")
+            at_line_start = False
+        m = _TOKEN.match(text, pos)
+        col = pos - line_start + 1
+        if not m:
+            raise SpecSyntaxError(f"unexpected character '{text[pos]}'", line, col,
+                                  "the t2c language uses names, numbers and + - * / % < > = ! ( ) [ ] , : ; { } ..")
+        kind = m.lastgroup
+        value = m.group()
+        if kind == "newline":
+            if not stack or stack[-1] == "{":
+                if toks and toks[-1].kind not in ("NEWLINE", "INDENT", "DEDENT") and \
+                        not (toks[-1].kind == "OP" and toks[-1].text == "{"):
+                    toks.append(Token("NEWLINE", "", line, col))
+            line += 1
+            line_start = m.end()
+            at_line_start = True
+        elif kind in ("number", "name"):
+            toks.append(Token(kind.upper(), value, line, col))
+        elif kind == "op":
+            if value in "([{":
+                stack.append(value)
+            elif value in ")]}":
+                want = {")": "(", "]": "[", "}": "{"}[value]
+                if not stack or stack[-1] != want:
+                    raise SpecSyntaxError(f"unbalanced '{value}'", line, col,
+                                          "check the brackets of this statement")
+                stack.pop()
+            toks.append(Token("OP", value, line, col))
+        pos = m.end()
+    if stack:
+        raise SpecSyntaxError(f"'{stack[-1]}' is never closed", line, 1,
+                              "close every bracket before the block ends")
+    if toks and toks[-1].kind != "NEWLINE":
+        toks.append(Token("NEWLINE", "", line, 1))
+    while len(indents) > 1:
+        indents.pop()
+        toks.append(Token("DEDENT", "", line, 1))
+    return toks
+
+
+# -- parser --------------------------------------------------------------------------------
+
+class _Backtrack(Exception):
+    pass
+
+
+class Parser:
+    def __init__(self, tokens):
+        self.toks, self.i = tokens, 0
+
+    # token helpers
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.i]
+
+    def peek(self, k=1) -> Token:
+        return self.toks[min(self.i + k, len(self.toks) - 1)]
+
+    def at(self, text, kind="OP") -> bool:
+        return self.tok.kind == kind and self.tok.text == text
+
+    def take(self) -> Token:
+        t = self.tok
+        self.i += 1
+        return t
+
+    def expect(self, text, hint=None) -> Token:
+        if not self.at(text):
+            self.error(f"expected '{text}'", hint)
+        return self.take()
+
+    def error(self, message, hint=None):
+        t = self.tok
+        found = {"NEWLINE": "the end of the line", "EOF": "the end of the block",
+                 "INDENT": "an indented line", "DEDENT": "the end of an indented body"}.get(t.kind, f"'{t.text}'")
+        raise SpecSyntaxError(f"{message}, found {found}", t.line, t.col, hint)
+
+    def name(self, what="a name") -> Token:
+        if self.tok.kind != "NAME" or self.tok.text in KEYWORDS:
+            self.error(f"expected {what}")
+        return self.take()
+
+    # statements
+    def program(self) -> list:
+        out = []
+        while self.tok.kind != "EOF":
+            if self.tok.kind == "NEWLINE" or self.at(";"):
+                self.take()
+            elif self.tok.kind == "INDENT":
+                self.error("unexpected indentation", "only the body of a `for ... :` is indented")
+            elif self.tok.kind == "DEDENT":
+                self.take()
+            else:
+                out.append(self.statement())
+        return out
+
+    def statement(self):
+        if self.tok.kind == "NAME" and self.tok.text == "for":
+            return self.for_loop()
+        return self.assignment()
+
+    def for_loop(self) -> For:
+        start = self.take()
+        var = self.name("the loop variable after 'for'").text
+        if not self.at("in", "NAME"):
+            self.error("expected 'in' after the loop variable", "write `for t in 0..tsteps:`")
+        self.take()
+        lo, hi = self.range_("the loop range")
+        if self.at("{"):
+            self.take()
+            body = []
+            while not self.at("}"):
+                if self.tok.kind == "NEWLINE" or self.at(";"):
+                    self.take()
+                elif self.tok.kind == "EOF":
+                    self.error("expected '}' closing the loop body")
+                else:
+                    body.append(self.statement())
+            self.take()
+        else:
+            self.expect(":", "a loop header ends with ':' (indented body) or '{' (braced body)")
+            if self.tok.kind == "NEWLINE":
+                self.take()
+                if self.tok.kind != "INDENT":
+                    self.error("expected an indented loop body")
+                self.take()
+                body = []
+                while self.tok.kind not in ("DEDENT", "EOF"):
+                    if self.tok.kind == "NEWLINE" or self.at(";"):
+                        self.take()
+                    else:
+                        body.append(self.statement())
+                if self.tok.kind == "DEDENT":
+                    self.take()
+            else:
+                body = [self.assignment()]
+        if not body:
+            raise SpecSyntaxError("the loop body is empty", start.line, start.col,
+                                  "give the loop at least one statement")
+        return For(start.line, start.col, var, lo, hi, tuple(body))
+
+    def range_(self, what):
+        lo = self.expr()
+        if not self.at(".."):
+            self.error(f"expected '..' in {what}", "ranges are written lo..hi (hi excluded)")
+        self.take()
+        return lo, self.expr()
+
+    def assignment(self) -> Assign:
+        t = self.name("a statement (an assignment such as `y[i] = ...`, or a `for` loop)")
+        subs = []
+        if self.at("["):
+            self.take()
+            while True:
+                subs.append(self.lhs_index())
+                if self.at(","):
+                    self.take()
+                    continue
+                self.expect("]", "separate subscripts with ','")
+                break
+        if not (self.tok.kind == "OP" and self.tok.text in ASSIGN_OPS):
+            self.error(f"expected '=' after the target '{t.text}'",
+                       "a statement assigns to an array: `y[i] = ...`")
+        op = self.take().text
+        value = self.expr()
+        if self.tok.kind == "NEWLINE" or self.at(";"):
+            self.take()
+        elif not (self.at("}") or self.tok.kind in ("EOF", "DEDENT")):
+            self.error("expected the end of the statement",
+                       "one statement a line; check for a missing operator or bracket")
+        return Assign(t.line, t.col, t.text, tuple(subs), op, value)
+
+    def lhs_index(self) -> LhsIndex:
+        t = self.tok
+        if t.kind == "NAME" and self.peek().kind == "NAME" and self.peek().text == "in":
+            self.take()
+            self.take()
+            lo, hi = self.range_("the index range")
+            return LhsIndex(t.line, t.col, Name(t.line, t.col, t.text), lo, hi)
+        return LhsIndex(t.line, t.col, self.expr())
+
+    # expressions
+    def expr(self):
+        return self.binary_left(self.and_, ("||",))
+
+    def and_(self):
+        return self.binary_left(self.comparison, ("&&",))
+
+    def comparison(self):
+        left = self.additive()
+        if self.tok.kind == "OP" and self.tok.text in ("<", "<=", ">", ">=", "==", "!="):
+            t = self.take()
+            left = BinOp(t.line, t.col, t.text, left, self.additive())
+            if self.tok.kind == "OP" and self.tok.text in ("<", "<=", ">", ">=", "==", "!="):
+                self.error("comparisons do not chain", "write `a < b && b < c`")
+        return left
+
+    def additive(self):
+        return self.binary_left(self.multiplicative, ("+", "-"))
+
+    def multiplicative(self):
+        return self.binary_left(self.unary, ("*", "/", "%"))
+
+    def binary_left(self, sub, ops):
+        left = sub()
+        while self.tok.kind == "OP" and self.tok.text in ops:
+            t = self.take()
+            left = BinOp(t.line, t.col, t.text, left, sub())
+        return left
+
+    def unary(self):
+        if self.tok.kind == "OP" and self.tok.text in ("-", "+", "!"):
+            t = self.take()
+            return UnOp(t.line, t.col, t.text, self.unary())
+        return self.primary()
+
+    def primary(self):
+        t = self.tok
+        if t.kind == "NUMBER":
+            self.take()
+            return Num(t.line, t.col, t.text)
+        if self.at("("):
+            self.take()
+            e = self.expr()
+            self.expect(")", "close the parenthesis")
+            return e
+        if t.kind != "NAME" or t.text in KEYWORDS:
+            self.error("expected a number, a name or '('")
+        self.take()
+        if self.at("["):
+            self.take()
+            subs = [self.expr()]
+            while self.at(","):
+                self.take()
+                subs.append(self.expr())
+            self.expect("]", "separate subscripts with ',': A[i, j]")
+            return Ref(t.line, t.col, t.text, tuple(subs))
+        if self.at("("):
+            if t.text in REDUCERS:
+                start = self.i
+                try:
+                    return self.reduction(t)
+                except (_Backtrack, SpecSyntaxError):
+                    if t.text in ("sum", "prod"):
+                        self.i = start
+                        return self.reduction(t, strict=True)
+                    self.i = start                     # max(a, b): the elementwise function
+            self.take()
+            args = []
+            if not self.at(")"):
+                args.append(self.expr())
+                while self.at(","):
+                    self.take()
+                    args.append(self.expr())
+            self.expect(")", "close the argument list")
+            return Call(t.line, t.col, t.text, tuple(args))
+        return Name(t.line, t.col, t.text)
+
+    def reduction(self, t, strict=False):
+        self.expect("(")
+        binders = [self.binder(strict)]
+        while self.at(","):
+            self.take()
+            binders.append(self.binder(strict))
+        if not self.at(":"):
+            if not strict:
+                raise _Backtrack()
+            self.error(f"expected ':' after the indices of {t.text}(...)",
+                       f"write {t.text}(k: body), {t.text}(k < i: body) or {t.text}(k in lo..hi: body)")
+        self.take()
+        body = self.expr()
+        self.expect(")", f"close {t.text}(...)")
+        return Reduce(t.line, t.col, t.text, tuple(binders), body)
+
+    def binder(self, strict):
+        if self.tok.kind != "NAME" or self.tok.text in KEYWORDS:
+            if not strict:
+                raise _Backtrack()
+            self.error("expected a reduction index")
+        t = self.take()
+        if self.at("in", "NAME"):
+            self.take()
+            lo, hi = self.range_("the reduction range")
+            return Binder(t.line, t.col, t.text, lo, hi)
+        if self.at("<") or self.at("<="):
+            op = self.take()
+            bound = self.additive()
+            if op.text == "<=":
+                bound = BinOp(op.line, op.col, "+", bound, Num(op.line, op.col, "1"))
+            return Binder(t.line, t.col, t.text, Num(t.line, t.col, "0"), bound)
+        return Binder(t.line, t.col, t.text)
+
+
+def parse(blocks) -> list:
+    """Statements of the formal blocks [(first spec line, text)]; raises SpecSyntaxError."""
+    return Parser(tokenize(blocks)).program()

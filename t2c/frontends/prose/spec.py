@@ -1,0 +1,328 @@
+"""A prose kernel spec file: YAML front matter, Markdown prose, optional ```t2c blocks.
+
+`load_spec(path)` gives a `Spec`: the checked front matter (name, sizes with presets,
+constraints, scalars, arrays, domains, tolerance), the prose description and the
+formal blocks with the spec line each starts on.  Every mistake is a `UserError`
+at `spec.md:LINE:COL` (the line of the offending YAML key or value).  This module
+reads and checks declarations only; language.py parses the blocks and compile.py
+turns them into C.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ...errors import UserError
+from ...ir import DATASETS, INTENTS
+
+#: Element type spellings a spec may use -> the IS dtype.
+DTYPE_NAMES = {
+    "float": "float", "float32": "float", "f32": "float",
+    "double": "double", "float64": "double", "f64": "double",
+    "int": "int", "int32": "int", "i32": "int",
+    "long": "long", "int64": "long", "i64": "long",
+    "unsigned": "unsigned", "uint32": "unsigned",
+    "char": "char", "int8": "char", "uint8": "unsigned char", "unsigned char": "unsigned char",
+}
+FRONT_KEYS = ("name", "description", "sizes", "constraints", "scalars", "arrays", "domains",
+              "tolerance")
+C_RESERVED = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "main", "in", "t2c_init", "INFINITY",
+    "NAN", "sum", "prod", "max", "min", "where", "exp", "log", "sqrt", "tanh", "erf", "abs",
+    "pow", "sin", "cos", "floor", "ceil", "fabs", "fmin", "fmax"}
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_DOMAIN = re.compile(r"(uniform|integers)\s*\(\s*([-+\d.eE]+)\s*,\s*([-+\d.eE]+)\s*\)"
+                     r"|(spd|diagonally_dominant)")
+_ARRAY_SHORT = re.compile(r"\s*([\w ]+?)\s*\[([^\]]*)\]\s*(\w+)?\s*")
+
+
+@dataclass(frozen=True)
+class ArrayDecl:
+    name: str
+    dtype: str
+    shape: tuple[str, ...]
+    intent: str
+    line: int
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class Spec:
+    path: str
+    name: str
+    description: str
+    sizes: dict                      # name -> {dataset: value}, in declaration order
+    constraints: tuple[str, ...]
+    scalars: dict                    # name -> dtype
+    arrays: dict                     # name -> ArrayDecl, in declaration order
+    domains: dict                    # name -> annotation text, e.g. "uniform(-1, 1)"
+    tolerance: dict | None           # {"rtol": x, "atol": y} or None
+    blocks: tuple = ()               # ((first spec line, text), ...)
+    name_line: int = 1
+    lines: dict = field(default_factory=dict)    # declared name -> spec line, for errors
+
+
+class _Where:
+    """file:line:col errors for one spec file."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, message, line=1, col=1, hint=None):
+        raise UserError(message, file=self.path, line=line, col=col, hint=hint)
+
+
+def split_markdown(text: str, where: _Where):
+    """(front matter text, its first line, prose, t2c blocks) of a spec file."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        where.fail("a spec starts with YAML front matter between '---' lines",
+                   hint="begin the file with '---', the declarations, and '---'")
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        where.fail("the front matter is never closed", hint="end it with a line '---'")
+    front = "\n".join(lines[1:end])
+    prose, blocks, i = [], [], end + 1
+    while i < len(lines):
+        m = re.match(r"\s*(```+|~~~+)\s*(\S*)", lines[i])
+        if m:
+            fence, info = m.group(1), m.group(2)
+            j = i + 1
+            while j < len(lines) and not lines[j].strip().startswith(fence[:3]):
+                j += 1
+            if j == len(lines):
+                where.fail("this fenced block is never closed", i + 1, 1, f"close it with {fence}")
+            if info == "t2c":
+                blocks.append((i + 2, "\n".join(lines[i + 1:j]) + "\n"))
+            i = j + 1
+            continue
+        prose.append(lines[i])
+        i += 1
+    return front, 2, "\n".join(prose), tuple(blocks)
+
+
+def first_paragraph(prose: str) -> str:
+    """The first paragraph of the prose that is not a heading, on one line."""
+    para = []
+    for line in prose.split("\n"):
+        s = line.strip()
+        if s.startswith("#") and not para:
+            continue
+        if not s:
+            if para:
+                break
+            continue
+        para.append(s)
+    return " ".join(" ".join(para).split())
+
+
+def load_spec(path: str | Path) -> Spec:
+    path = Path(path)
+    where = _Where(str(path))
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        where.fail(f"cannot read the spec: {getattr(e, 'strerror', None) or e}")
+    front, first, prose, blocks = split_markdown(text, where)
+    try:
+        root = yaml.compose(front, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where.fail(f"the front matter is not valid YAML: {getattr(e, 'problem', None) or e}",
+                   (mark.line + first) if mark else first, (mark.column + 1) if mark else 1,
+                   "check the indentation and the ':' after each key")
+    if root is None or not isinstance(root, yaml.MappingNode):
+        where.fail("the front matter must be a YAML mapping", first,
+                   hint="declare name, sizes, arrays, ... as `key: value` lines")
+    return _read_front(root, first, where, prose, blocks)
+
+
+def _line(node, first):
+    return node.start_mark.line + first, node.start_mark.column + 1
+
+
+def _value(node):
+    return yaml.SafeLoader("").construct_object(node, deep=True) if node is not None else None
+
+
+def _mapping(node, first, where, what):
+    if not isinstance(node, yaml.MappingNode):
+        where.fail(f"{what} must be a mapping", *_line(node, first))
+    out = {}
+    for k, v in node.value:
+        key = _value(k)
+        if not isinstance(key, str):
+            where.fail(f"{what}: key {key!r} is not a name", *_line(k, first))
+        if key in out:
+            where.fail(f"{what}: '{key}' is declared twice", *_line(k, first))
+        out[key] = (k, v)
+    return out
+
+
+def _ident(name, knode, first, where, what):
+    if not _IDENT.fullmatch(name) or name in C_RESERVED or name.startswith("t2c_"):
+        where.fail(f"{what} '{name}' is not a usable name", *_line(knode, first),
+                   "use a C identifier that is not a keyword, a math function or t2c_*")
+
+
+def _dtype(text, node, first, where):
+    t = " ".join(str(text).split())
+    if t not in DTYPE_NAMES:
+        where.fail(f"unknown element type '{t}'", *_line(node, first),
+                   f"use one of {', '.join(sorted(DTYPE_NAMES))}")
+    return DTYPE_NAMES[t]
+
+
+def _read_front(root, first, where, prose, blocks) -> Spec:
+    top = _mapping(root, first, where, "the front matter")
+    for key, (knode, _) in top.items():
+        if key not in FRONT_KEYS:
+            where.fail(f"unknown front matter key '{key}'", *_line(knode, first),
+                       f"known keys: {', '.join(FRONT_KEYS)}")
+    lines = {}
+    if "name" not in top:
+        where.fail("the front matter has no 'name'", first, hint="add `name: my_kernel`")
+    nk, nv = top["name"]
+    name = _value(nv)
+    if not isinstance(name, str):
+        where.fail("'name' must be a C identifier", *_line(nv, first))
+    _ident(name, nv, first, where, "the kernel name")
+
+    # sizes: {n: {MINI: 16, ...}}
+    sizes = {}
+    if "sizes" not in top:
+        where.fail("the front matter declares no 'sizes'", first,
+                   hint="declare each size with its presets: `n: {MINI: 16, LARGE: 16777216}`")
+    for s, (k, v) in _mapping(top["sizes"][1], first, where, "'sizes'").items():
+        _ident(s, k, first, where, "the size")
+        presets = {}
+        for d, (dk, dv) in _mapping(v, first, where, f"the presets of size '{s}'").items():
+            val = _value(dv)
+            if d not in DATASETS:
+                where.fail(f"size '{s}': unknown preset '{d}'", *_line(dk, first),
+                           f"presets are {', '.join(DATASETS)}")
+            if not isinstance(val, int) or isinstance(val, bool) or val < 0:
+                where.fail(f"size '{s}': preset {d} must be a non-negative integer", *_line(dv, first))
+            presets[d] = val
+        sizes[s] = presets
+        lines[s] = _line(k, first)[0]
+
+    constraints = []
+    if "constraints" in top:
+        cnode = top["constraints"][1]
+        items = cnode.value if isinstance(cnode, yaml.SequenceNode) else [cnode]
+        for c in items:
+            text = str(_value(c)).strip()
+            bad = {w for w in _IDENT.findall(text) if w not in sizes}
+            if bad or not re.fullmatch(r"[\w\s()+\-*/%<>=!&|]+", text):
+                where.fail(f"constraint '{text}' must be a C condition over the sizes"
+                           + (f" ({', '.join(sorted(bad))} is not a size)" if bad else ""),
+                           *_line(c, first))
+            constraints.append(text)
+
+    scalars = {}
+    if "scalars" in top:
+        for s, (k, v) in _mapping(top["scalars"][1], first, where, "'scalars'").items():
+            _ident(s, k, first, where, "the scalar")
+            val = _value(v)
+            if isinstance(val, dict):
+                val = val.get("type")
+            scalars[s] = _dtype(val, v, first, where)
+            lines[s] = _line(k, first)[0]
+
+    arrays = {}
+    if "arrays" not in top:
+        where.fail("the front matter declares no 'arrays'", first,
+                   hint="declare each array: `x: float[n] in`")
+    for a, (k, v) in _mapping(top["arrays"][1], first, where, "'arrays'").items():
+        _ident(a, k, first, where, "the array")
+        arrays[a] = _array(a, v, sizes, first, where)
+        lines[a] = _line(k, first)[0]
+
+    seen = {}
+    for group in (sizes, scalars, arrays):
+        for n in group:
+            if n in seen:
+                where.fail(f"'{n}' is declared twice (as a {seen[n]} and again)", lines[n], 1)
+            seen[n] = "size" if group is sizes else "scalar" if group is scalars else "array"
+    if name in seen:
+        where.fail(f"the kernel name '{name}' is also a parameter's name", *_line(nv, first))
+
+    domains = {}
+    if "domains" in top:
+        for d, (k, v) in _mapping(top["domains"][1], first, where, "'domains'").items():
+            text = str(_value(v)).strip()
+            target_ok = d in scalars or (d in arrays and arrays[d].intent != "out")
+            if not target_ok:
+                where.fail(f"domain for '{d}', which is not an input scalar or array",
+                           *_line(k, first), "domains describe inputs (intent in or inout)")
+            if not _DOMAIN.fullmatch(text):
+                where.fail(f"cannot read the domain '{text}'", *_line(v, first),
+                           "write uniform(LO, HI), integers(LO, HI), spd or diagonally_dominant")
+            domains[d] = text
+
+    tolerance = None
+    if "tolerance" in top:
+        tnode = top["tolerance"][1]
+        val = _value(tnode)
+        val = {k2: _number(x) for k2, x in val.items()} if isinstance(val, dict) else _number(val)
+        if isinstance(val, (int, float)) and not isinstance(val, bool):
+            val = {"rtol": float(val)}
+        if not isinstance(val, dict) or not val or set(val) - {"rtol", "atol"} or \
+                not all(isinstance(x, (int, float)) and x >= 0 for x in val.values()):
+            where.fail("tolerance must be a number or {rtol: X, atol: Y}", *_line(tnode, first))
+        tolerance = {k2: float(x) for k2, x in val.items()}
+
+    description = _value(top["description"][1]) if "description" in top else first_paragraph(prose)
+    description = " ".join(str(description or "").replace("*/", "* /").split())
+    return Spec(where.path, name, description, sizes, tuple(constraints), scalars, arrays,
+                domains, tolerance, blocks, _line(nv, first)[0], lines)
+
+
+def _number(x):
+    """YAML 1.1 reads 1e-4 (no dot) as a string; a tolerance means the number."""
+    if isinstance(x, str):
+        try:
+            return float(x)
+        except ValueError:
+            return x
+    return x
+
+
+def _array(a, node, sizes, first, where) -> ArrayDecl:
+    line = _line(node, first)
+    val = _value(node)
+    if isinstance(val, str):
+        m = _ARRAY_SHORT.fullmatch(val)
+        if not m:
+            where.fail(f"cannot read the declaration of array '{a}'", *line,
+                       "write `TYPE[EXTENT, ...] INTENT`, e.g. `float[m, n] in`")
+        dtype_text, shape_text, intent = m.group(1), m.group(2), m.group(3) or "in"
+        shape = [e.strip() for e in shape_text.split(",")] if shape_text.strip() else []
+    elif isinstance(val, dict):
+        dtype_text, shape, intent = val.get("type"), val.get("shape", []), val.get("intent", "in")
+        if not isinstance(shape, list):
+            where.fail(f"array '{a}': shape must be a list of extents", *line)
+        shape = [str(e).strip() for e in shape]
+    else:
+        where.fail(f"cannot read the declaration of array '{a}'", *line,
+                   "write `TYPE[EXTENT, ...] INTENT` or {type: T, shape: [..], intent: I}")
+    dtype = _dtype(dtype_text, node, first, where)
+    if intent not in INTENTS:
+        where.fail(f"array '{a}' has intent '{intent}'", *line, f"use one of {', '.join(INTENTS)}")
+    for e in shape:
+        bad = {w for w in _IDENT.findall(e) if w not in sizes}
+        if not e or bad or not re.fullmatch(r"[\w\s()+\-*/%]+", e):
+            where.fail(f"array '{a}': extent '{e}' must be an expression in the sizes"
+                       + (f" ({', '.join(sorted(bad))} is not a size)" if bad else ""), *line,
+                       "declare every size under `sizes:`")
+    return ArrayDecl(a, dtype, tuple(" ".join(e.split()) for e in shape), intent, line[0])

@@ -1,0 +1,1 @@
+"""Generators: IS kernel -> candidate `.cu` text.  `poly` is the embedded default (no model)."""

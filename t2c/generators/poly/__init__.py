@@ -1,0 +1,21 @@
+"""The `poly` generator: a polyhedral compiler from the IS to a CUDA candidate, no model.
+
+    generate(kernel, options=PolyOptions()) -> str    the candidate .cu text
+
+Passes (lower.py): analysis -> distribute -> permute -> fuse -> map to grid -> print.
+Options (options.py) are frozen data; transform.py holds the loop-tree passes,
+mapping.py the host/grid split and scalar storage, cuda.py the printer and the ABI.
+"""
+from __future__ import annotations
+
+from ...ir import Kernel
+from .lower import LoweringError, lower
+from .options import DEFAULT, PolyOptions
+
+
+def generate(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
+    """The candidate `.cu` text for `kernel` (see DESIGN §3 for the ABI)."""
+    return lower(kernel, options)
+
+
+__all__ = ["DEFAULT", "LoweringError", "PolyOptions", "generate", "lower"]

@@ -1,0 +1,494 @@
+"""Printing a launch plan as one CUDA candidate file with the t2c ABI (DESIGN §3).
+
+Takes the IS kernel, its `Analysis` and a `Plan`; gives the `.cu` text:
+
+- a header comment saying, per launch, which loop goes to which thread index and
+  which loops stay on the host, and why;
+- `__device__` globals for scalar webs and local arrays that live across launches;
+- one `__global__` function per launch: grid loop variables from the thread index
+  plus the lower end of their bounding box, a guard with the loops' own bounds
+  (the box may be larger: triangular loops), thread-local scalars, then the
+  in-thread statements in order;
+- `NAME_device`: host scalars, host loops and launches (no allocation, no copies
+  of user arrays), and `NAME`: the drop-in that copies in, calls it, copies back.
+
+Statements are printed from the reference's own AST (pycparser), with array
+subscripts flattened row-major and scalar webs renamed to their storage.
+`sequential_candidate` prints the whole reference as one thread (the fallback).
+"""
+from __future__ import annotations
+
+import copy
+import re
+
+from pycparser import c_ast
+
+from ...analysis import Analysis, Loop, Stmt
+from ...frontends.c.normalize import cprint
+from ...ir import Kernel
+from .mapping import HostLoop, HostStmt, Launch, Plan
+from .options import PolyOptions
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+HELPERS = """\
+static inline int t2c_min(int a, int b) { return a < b ? a : b; }
+static inline int t2c_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+"""
+
+
+# -- statements ---------------------------------------------------------------------------
+
+class Renderer:
+    """C text of reference statements, with flat subscripts and renamed scalars."""
+
+    def __init__(self, k: Kernel, local_arrays: dict[str, tuple[str, ...]]):
+        self.shapes = {a.name: a.shape for a in k.arrays}
+        self.rename_arrays = {n: f"dev_{n}" for n in local_arrays}
+        self.shapes.update({f"dev_{n}": s for n, s in local_arrays.items()})
+
+    def node(self, node, names: dict[str, str]) -> c_ast.Node:
+        node = copy.deepcopy(node)
+        return self._go(node, names)
+
+    def _go(self, n, names):
+        if isinstance(n, c_ast.ArrayRef):
+            subs, base = [], n
+            while isinstance(base, c_ast.ArrayRef):
+                subs.append(self._go(base.subscript, names))
+                base = base.name
+            subs.reverse()
+            name = self.rename_arrays.get(base.name, base.name) if isinstance(base, c_ast.ID) else None
+            shape = self.shapes.get(name, ())
+            if name is None:
+                return n
+            flat = subs[0]
+            for ext, sub in zip(shape[1:], subs[1:]):
+                ext_node = c_ast.ID(ext if _WORD.fullmatch(ext) or ext.isdigit() else f"({ext})")
+                flat = c_ast.BinaryOp("+", c_ast.BinaryOp("*", flat, ext_node), sub)
+            return c_ast.ArrayRef(c_ast.ID(name), flat)
+        if isinstance(n, c_ast.ID):
+            n.name = names.get(n.name, n.name)
+            return n
+        if isinstance(n, c_ast.Return):
+            return c_ast.Assignment("=", c_ast.ID("dev_return"), self._go(n.expr, names))
+        for attr in n.__slots__:
+            if attr in ("coord", "__weakref__"):
+                continue
+            child = getattr(n, attr, None)
+            if isinstance(child, c_ast.Node):
+                setattr(n, attr, self._go(child, names))
+            elif isinstance(child, list):
+                setattr(n, attr, [self._go(c, names) if isinstance(c, c_ast.Node) else c for c in child])
+        return n
+
+    def statement(self, node, names, indent: str) -> list[str]:
+        r = self.node(node, names)
+        text = cprint(r)
+        if not isinstance(r, (c_ast.If, c_ast.Compound)):
+            text += ";"
+        return [indent + line for line in text.splitlines()]
+
+
+# -- the candidate ------------------------------------------------------------------------
+
+class Printer:
+    def __init__(self, k: Kernel, an: Analysis, plan: Plan, options: PolyOptions):
+        self.k, self.an, self.plan, self.opt = k, an, plan, options
+        prog = an.program
+        self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
+        self.r = Renderer(k, self.local_arrays)
+        self.short = short_name(k)
+        self.dtypes = {s.name: s.dtype for s in k.scalars}
+        self.dtypes.update({a.name: a.dtype for a in k.arrays})
+        self.web_type = {w: prog.locals[an.webs[w].scalar].dtype for w in an.webs}
+        self.kernels: list[str] = []
+
+    # names --------------------------------------------------------------------------------
+    def names_for(self, stmt_name: str) -> dict[str, str]:
+        """Scalar name -> storage name for one statement."""
+        out = {}
+        for (s, scalar), web in self.an.web_of.items():
+            if s == stmt_name:
+                out[scalar] = f"dev_{web}" if self.plan.storage[web] == "global" else web
+        return out
+
+    def render_nodes(self, nodes, indent) -> list[str]:
+        out = []
+        for n in nodes:
+            if isinstance(n, Stmt):
+                out += self.r.statement(n.stmt.node, self.names_for(n.stmt.name), indent)
+            else:
+                out.append(f"{indent}for ({n.init}; {n.cond}; {n.next})")
+                if len(n.body) == 1 and isinstance(n.body[0], Loop):
+                    out += self.render_nodes(n.body, indent + "  ")
+                else:
+                    out.append(indent + "{")
+                    out += self.render_nodes(n.body, indent + "  ")
+                    out.append(indent + "}")
+        return out
+
+    # kernels ------------------------------------------------------------------------------
+    def name_launches(self):
+        seen = {}
+        for launch in self.plan.launches:
+            written = []
+            for s in launch.statements():
+                for a in self.an.program.statement(s).writes():
+                    if a.name not in self.an.program.locals and a.name not in written:
+                        written.append(a.name)
+            base = f"{self.short}_{'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
+            base = re.sub(r"\W", "_", base)
+            seen[base] = seen.get(base, 0) + 1
+            launch.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
+        dup = {b for b, c in seen.items() if c > 1}
+        counters = {}
+        for launch in self.plan.launches:
+            if launch.name in dup:
+                counters[launch.name] = 1
+                launch.name = f"{launch.name}_1"
+
+    def launch_box(self, launch: Launch):
+        stmts = launch.statements()
+        outer = tuple(l.var for l in launch.host_loops)
+        return self.an.model.box(stmts, tuple(l.var for l in launch.grid), outer)
+
+    def kernel(self, launch: Launch) -> tuple[str, list[str]]:
+        """The __global__ function of a launch and its argument names."""
+        body = []
+        locals_ = {}
+        for s in launch.statements():
+            for (st, scalar), web in self.an.web_of.items():
+                if st == s and self.plan.storage[web] == "local":
+                    locals_[web] = self.web_type[web]
+        inner_vars = []
+
+        def loops(nodes):
+            for n in nodes:
+                if isinstance(n, Loop):
+                    if n.var not in inner_vars:
+                        inner_vars.append(n.var)
+                    loops(n.body)
+        loops(launch.body)
+        box = self.launch_box(launch) if launch.grid else []
+        for l, (lows, _) in zip(launch.grid, box):
+            ax = launch.axes[l.var]
+            body.append(f"  const int {l.var} = {_min(lows)} + (int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax});")
+        if launch.grid:
+            guard = " && ".join(_guard(l) for l in launch.grid)
+            body.append(f"  if (!({guard}))")
+            body.append("    return;")
+        for v in inner_vars:
+            body.append(f"  int {v};")
+        for web, t in locals_.items():
+            body.append(f"  {t} {web};")
+        body += self.render_nodes(launch.body, "  ")
+        text = "\n".join(body)
+        used = set(_WORD.findall(text))
+        args = self.kernel_args(launch, used)
+        params = ", ".join(self.param_decl(a, launch) for a in args)
+        src = [f"__global__ void {launch.name}({params})", "{", text, "}"]
+        return "\n".join(src), args
+
+    def kernel_args(self, launch, used) -> list[str]:
+        args = []
+        hosts = [w for w, s in self.plan.storage.items() if s == "host"]
+        for p in self.k.params:
+            arr = next((a for a in self.k.arrays if a.name == p), None)
+            if p in used or (arr and any(e in used for e in ())):
+                args.append(p)
+        shapes_needed = set()
+        for a in self.k.arrays:
+            if a.name in used:
+                for ext in a.shape[1:]:
+                    shapes_needed |= set(_WORD.findall(ext))
+        for s in self.k.sizes:
+            if s.name in shapes_needed and s.name not in args:
+                args.insert(0, s.name)
+        args = [p for p in self.k.params if p in args]
+        args += [w for w in hosts if w in used]
+        args += [l.var for l in launch.host_loops if l.var in used]
+        return args
+
+    def param_decl(self, name, launch) -> str:
+        arr = next((a for a in self.k.arrays if a.name == name), None)
+        if arr:
+            written = any(a.name == name for s in launch.statements()
+                          for a in self.an.program.statement(s).writes())
+            return f"{'' if written else 'const '}{arr.dtype} *{name}"
+        if name in self.dtypes:
+            return f"{self.dtypes[name]} {name}"
+        if name in self.web_type:
+            return f"{self.web_type[name]} {name}"
+        return f"int {name}"
+
+    # host code ------------------------------------------------------------------------------
+    def launch_code(self, launch: Launch, args, indent) -> list[str]:
+        call = ", ".join(args)
+        if not launch.grid:
+            return [f"{indent}{launch.name}<<<1, 1>>>({call});"]
+        box = self.launch_box(launch)
+        if any(not lows or not highs for lows, highs in box):
+            return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
+        by_axis = {launch.axes[l.var]: (l, b) for l, b in zip(launch.grid, box)}
+        axes = [ax for ax in ("x", "y", "z") if ax in by_axis]
+        block = self.opt.block(len(axes))
+        ext = {ax: f"{_max(by_axis[ax][1][1])} - ({_min(by_axis[ax][1][0])}) + 1" for ax in axes}
+        out = [f"{indent}{{"]
+        for ax in axes:
+            out.append(f"{indent}  const int extent_{ax} = {_simplify(ext[ax])};   /* {by_axis[ax][0].var} */")
+        out.append(f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)}) {{")
+        out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
+        out.append(f"{indent}    dim3 grid({', '.join(f't2c_blocks(extent_{ax}, {b})' for ax, b in zip(axes, block))});")
+        out.append(f"{indent}    {launch.name}<<<grid, block>>>({call});")
+        out.append(f"{indent}  }}")
+        out.append(f"{indent}}}")
+        return out
+
+    def host_items(self, items, indent, calls) -> list[str]:
+        out = []
+        for it in items:
+            if isinstance(it, HostStmt):
+                out += self.r.statement(it.stmt.node, self.names_for(it.stmt.name), indent)
+            elif isinstance(it, HostLoop):
+                l = it.loop
+                out.append(f"{indent}for ({l.init}; {l.cond}; {l.next})")
+                out.append(indent + "{")
+                out += self.host_items(it.items, indent + "  ", calls)
+                out.append(indent + "}")
+            else:
+                out += self.launch_code(it, calls[it.name], indent)
+        return out
+
+    # the file ---------------------------------------------------------------------------------
+    def candidate(self) -> str:
+        k = self.k
+        self.name_launches()
+        kernels, calls = [], {}
+        for launch in self.plan.launches:
+            src, args = self.kernel(launch)
+            kernels.append(src)
+            calls[launch.name] = args
+        ret = k.returns.dtype if k.returns else "void"
+        out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).",
+               "//"]
+        out += ["// " + line for line in self.mapping_notes()]
+        out += ["#include <cuda_runtime.h>", "#include <math.h>", "", HELPERS]
+        globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
+                    for w, s in self.plan.storage.items() if s == "global"]
+        globals_ += [f"__device__ {self.an.program.locals[n].dtype} dev_{n}"
+                     f"{''.join(f'[{e}]' for e in shape)};   /* the reference's local array */"
+                     for n, shape in self.local_arrays.items()]
+        if k.returns:
+            globals_.append(f"__device__ {ret} dev_return;")
+        if globals_:
+            out += globals_ + [""]
+        for src in kernels:
+            out += [src, ""]
+        out.append(f'extern "C" {ret} {k.name}_device({param_list(k)})')
+        out.append("{")
+        host_vars = []
+
+        def collect(items):
+            for it in items:
+                if isinstance(it, HostLoop):
+                    if it.loop.var not in host_vars:
+                        host_vars.append(it.loop.var)
+                    collect(it.items)
+        collect(self.plan.items)
+        for v in host_vars:
+            out.append(f"  int {v};")
+        for w, s in self.plan.storage.items():
+            if s == "host":
+                out.append(f"  {self.web_type[w]} {w};")
+        out += self.host_items(self.plan.items, "  ", calls)
+        if k.returns:
+            out.append(f"  {ret} result;")
+            out.append("  cudaMemcpyFromSymbol(&result, dev_return, sizeof(result));")
+            out.append("  return result;")
+        out.append("}")
+        out.append("")
+        out += dropin(k)
+        return "\n".join(out) + "\n"
+
+    def mapping_notes(self) -> list[str]:
+        notes = []
+
+        def describe(items, host):
+            for it in items:
+                if isinstance(it, HostLoop):
+                    describe(it.items, host + [it.loop.var])
+                elif isinstance(it, Launch):
+                    where = f" (inside host loop{'s' if len(host) > 1 else ''} {', '.join(host)})" if host else ""
+                    if it.grid:
+                        axes = ", ".join(f"{l.var} -> {'threadIdx/blockIdx.' + it.axes[l.var]}"
+                                         for l in it.grid)
+                        inner = _inner_loops(it.body)
+                        tail = f"; {', '.join(inner)} run{'s' if len(inner) == 1 else ''} in order " \
+                               f"in each thread" if inner else ""
+                        notes.append(f"  {it.name}{where}: one thread per ({', '.join(l.var for l in it.grid)}):"
+                                     f" {axes}{tail}.")
+                    else:
+                        inner = _inner_loops(it.body)
+                        notes.append(f"  {it.name}{where}: one thread"
+                                     + (f" runs {', '.join(inner)} in order" if inner else "")
+                                     + " (nothing here is parallel).")
+        describe(self.plan.items, [])
+        host_loops = []
+
+        def hl(items):
+            for it in items:
+                if isinstance(it, HostLoop):
+                    host_loops.append(it.loop.var)
+                    hl(it.items)
+        hl(self.plan.items)
+        head = ["Mapping (threadIdx.x takes the loop that indexes the contiguous dimension):"]
+        if host_loops:
+            head.append(f"  host loop{'s' if len(host_loops) > 1 else ''} {', '.join(dict.fromkeys(host_loops))}: "
+                        "carr" + ("y" if len(host_loops) > 1 else "ies") +
+                        " a dependence, so each iteration launches the kernels below in order.")
+        hosts = [w for w, s in self.plan.storage.items() if s == "host"]
+        if hosts:
+            head.append(f"  host scalars {', '.join(hosts)}: computed once on the host, passed by value.")
+        glob = [w for w, s in self.plan.storage.items() if s == "global"]
+        if glob:
+            head.append(f"  device scalars {', '.join(glob)}: live across launches in __device__ memory.")
+        return head + notes + [""] + self.plan.notes
+
+
+def short_name(k: Kernel) -> str:
+    """`kernel_2mm` -> `k2mm`, `kernel_gemm` -> `gemm`: a prefix for kernel names."""
+    name = k.name[7:] if k.name.startswith("kernel_") else k.name
+    return name if name[:1].isalpha() or name[:1] == "_" else f"k{name}"
+
+
+def _inner_loops(nodes) -> list[str]:
+    out = []
+    for n in nodes:
+        if isinstance(n, Loop):
+            if n.var not in out:
+                out.append(n.var)
+            out += [v for v in _inner_loops(n.body) if v not in out]
+    return out
+
+
+def _guard(l: Loop) -> str:
+    start = l.init.split("=", 1)[1].strip()
+    return f"{l.var} {'>=' if l.step > 0 else '<='} {start} && {l.cond}"
+
+
+def _min(exprs) -> str:
+    text = exprs[0]
+    for e in exprs[1:]:
+        text = f"t2c_min({text}, {e})"
+    return text
+
+
+def _max(exprs) -> str:
+    text = exprs[0]
+    for e in exprs[1:]:
+        text = f"t2c_max({text}, {e})"
+    return text
+
+
+def _simplify(text: str) -> str:
+    """`n - 1 - (0) + 1` -> `n`: only the common shapes, for readability."""
+    m = re.fullmatch(r"(.*) - \((-?\d+)\) \+ 1", text)
+    if m and re.fullmatch(r"[\w\s*+-]*", m.group(1)):
+        base, low = m.group(1), int(m.group(2))
+        tail = re.match(r"(.*?)(?: ([+-]) (\d+))?$", base)
+        c = 0
+        if tail.group(2):
+            c = int(tail.group(3)) * (1 if tail.group(2) == "+" else -1)
+            base = tail.group(1)
+        c += 1 - low
+        if re.fullmatch(r"-?\d+", base.strip()):
+            return str(int(base) + c)
+        return base if c == 0 else f"{base} {'+' if c > 0 else '-'} {abs(c)}"
+    return text
+
+
+# -- the ABI --------------------------------------------------------------------------------
+
+def param_list(k: Kernel) -> str:
+    out = []
+    for p in k.params:
+        arr = next((a for a in k.arrays if a.name == p), None)
+        sc = next((s for s in k.scalars if s.name == p), None)
+        out.append(f"{arr.dtype} *{p}" if arr else f"{sc.dtype} {p}" if sc else f"int {p}")
+    return ", ".join(out)
+
+
+def dropin(k: Kernel) -> list[str]:
+    """The drop-in NAME: allocate, copy in, call NAME_device, copy back what is written."""
+    ret = k.returns.dtype if k.returns else "void"
+    out = [f'extern "C" {ret} {k.name}({param_list(k)})', "{"]
+    for a in k.arrays:
+        count = " * ".join(f"(size_t)({e})" for e in a.shape) or "1"
+        out.append(f"  const size_t bytes_{a.name} = {count} * sizeof({a.dtype});")
+        out.append(f"  {a.dtype} *dev_{a.name} = NULL;")
+        out.append(f"  cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} ? bytes_{a.name} : 1);")
+        out.append(f"  cudaMemcpy(dev_{a.name}, {a.name}, bytes_{a.name}, cudaMemcpyHostToDevice);")
+    args = ", ".join(f"dev_{p}" if any(a.name == p for a in k.arrays) else p for p in k.params)
+    out.append(f"  {'const ' + ret + ' result = ' if k.returns else ''}{k.name}_device({args});")
+    for a in k.arrays:
+        if a.intent != "in":
+            out.append(f"  cudaMemcpy({a.name}, dev_{a.name}, bytes_{a.name}, cudaMemcpyDeviceToHost);")
+    for a in k.arrays:
+        out.append(f"  cudaFree(dev_{a.name});")
+    if k.returns:
+        out.append("  return result;")
+    out.append("}")
+    return out
+
+
+def sequential_candidate(k: Kernel, reason: str) -> str:
+    """The whole reference in one GPU thread: always correct, never fast."""
+    from ...frontends.c import parse_c
+    ast = parse_c(k.reference, f"<{k.name} reference>")
+    fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
+    locals_ = {}
+    for n in _walk(fn.body):
+        if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.ArrayDecl):
+            shape, t = [], n.type
+            while isinstance(t, c_ast.ArrayDecl):
+                shape.append(cprint(t.dim))
+                t = t.type
+            locals_[n.name] = tuple(shape)
+    r = Renderer(k, {})
+    r.shapes.update(locals_)
+    body = cprint(r.node(fn.body, {}))
+    ret = k.returns.dtype if k.returns else "void"
+    short = short_name(k)
+    params = []
+    for p in k.params:
+        arr = next((a for a in k.arrays if a.name == p), None)
+        sc = next((s for s in k.scalars if s.name == p), None)
+        params.append(f"{arr.dtype} *{p}" if arr else f"{sc.dtype} {p}" if sc else f"int {p}")
+    out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).",
+           "//",
+           "// Mapping: the whole reference runs in one GPU thread, in its original order.",
+           f"//   why: {reason}",
+           "",
+           "#include <cuda_runtime.h>", "#include <math.h>", ""]
+    if k.returns:
+        out += [f"__device__ {ret} dev_return;", ""]
+    out.append(f"__global__ void {short}_sequential({', '.join(params)})")
+    out += body.splitlines()
+    out.append("")
+    out.append(f'extern "C" {ret} {k.name}_device({param_list(k)})')
+    out.append("{")
+    out.append(f"  {short}_sequential<<<1, 1>>>({', '.join(k.params)});")
+    if k.returns:
+        out += [f"  {ret} result;", "  cudaMemcpyFromSymbol(&result, dev_return, sizeof(result));",
+                "  return result;"]
+    out.append("}")
+    out.append("")
+    out += dropin(k)
+    return "\n".join(out) + "\n"
+
+
+def _walk(node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)

@@ -1,0 +1,179 @@
+"""From a transformed loop tree to a launch plan: what runs on the host, what on the grid.
+
+Takes the `Analysis`, the final loop tree and the options; gives a `Plan`:
+
+- a parallel loop starts a `Launch`: it and the parallel loops perfectly nested in
+  it (up to `options.max_grid_dims`) become grid dimensions, the loop whose variable
+  indexes the most accesses' last (contiguous) subscript on threadIdx.x so that a
+  warp touches consecutive elements; everything below runs in order in the thread;
+- a carried loop with a parallel loop somewhere inside stays on the host as a
+  `HostLoop` around its launches (time steps, pivots);
+- anything else (a carried loop with nothing parallel inside, a statement outside
+  loops) joins a one-thread `Launch` with its sequential neighbours;
+- top-level statements that only compute local scalars from sizes, scalar
+  parameters and literals run on the host (`HostStmt`) and reach kernels by value.
+
+Each scalar web then gets its storage: `host`, `local` (a register of each thread:
+all its statements are in one launch, and every host loop around that launch is
+one it is private to) or `global` (a `__device__` variable that carries the value
+between launches).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ...analysis import Analysis, Loop, Stmt
+from .options import PolyOptions
+from .transform import _band, parallel
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass
+class Launch:
+    grid: list[Loop]                 # grid loops, outermost first; empty: a single thread
+    axes: dict[str, str]             # grid loop variable -> "x" | "y" | "z"
+    body: list                       # nodes each thread runs, in order
+    host_loops: list[Loop]           # host loops around the launch, outermost first
+    name: str = ""
+
+    def statements(self) -> list[str]:
+        out = []
+        for n in self.body:
+            out.extend([n.stmt.name] if isinstance(n, Stmt) else [s.stmt.name for s in n.statements()])
+        return out
+
+
+@dataclass
+class HostLoop:
+    loop: Loop
+    items: list
+
+
+@dataclass
+class HostStmt:
+    stmt: object                     # a Statement
+
+
+@dataclass
+class Plan:
+    items: list
+    launches: list[Launch]
+    storage: dict[str, str] = field(default_factory=dict)     # web -> host | local | global
+    notes: list[str] = field(default_factory=list)
+
+
+def host_statements(an: Analysis) -> set[str]:
+    """Top-level statements computable on the host before any launch: they read no
+    array, write only local scalars, and every scalar they read is written only by
+    such statements (kernels then receive those scalars by value)."""
+    prog = an.program
+    top = {n.stmt.name for n in prog.body if isinstance(n, Stmt)}
+    cand = set()
+    for name in top:
+        s = prog.statement(name)
+        if s.conditional or type(s.node).__name__ == "Return":
+            continue
+        if all(a.name in prog.locals and not prog.locals[a.name].shape for a in s.accesses) \
+                and s.writes():
+            cand.add(name)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(cand):
+            webs = {an.web_of[(name, a.name)] for a in prog.statement(name).accesses}
+            if any(not set(web_writers(an, w)) <= cand for w in webs):
+                cand.discard(name)
+                changed = True
+    return cand
+
+
+def web_writers(an: Analysis, web: str) -> list[str]:
+    w = an.webs[web]
+    return [s for s in w.statements if an.program.statement(s).writes(w.scalar)]
+
+
+def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
+    host = host_statements(an)
+    launches: list[Launch] = []
+
+    def plan(nodes, host_loops) -> list:
+        items, seq = [], []
+
+        def flush():
+            if seq:
+                launch = Launch([], {}, list(seq), list(host_loops))
+                launches.append(launch)
+                items.append(launch)
+                seq.clear()
+        for n in nodes:
+            if isinstance(n, Stmt):
+                if n.stmt.name in host and not host_loops:
+                    flush()
+                    items.append(HostStmt(n.stmt))
+                else:
+                    seq.append(n)
+            elif parallel(an, tree, n):
+                flush()
+                grid = []
+                for l in _band(n)[:options.max_grid_dims]:
+                    if not parallel(an, tree, l):
+                        break
+                    grid.append(l)
+                launch = Launch(grid, _axes(an, grid), grid[-1].body, list(host_loops))
+                launches.append(launch)
+                items.append(launch)
+            elif _has_parallel(an, tree, n):
+                flush()
+                items.append(HostLoop(n, plan(n.body, host_loops + [n])))
+            else:
+                seq.append(n)
+        flush()
+        return items
+
+    p = Plan(plan(tree, []), launches)
+    p.storage = _storage(an, p, host)
+    return p
+
+
+def _has_parallel(an, tree, loop) -> bool:
+    return any(isinstance(n, Loop) and (parallel(an, tree, n) or _has_parallel(an, tree, n))
+               for n in loop.body)
+
+
+def _axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:
+    """threadIdx.x for the loop most used in last subscripts (coalescing), then y, z."""
+    stmts = []
+    for s in grid[-1].statements():
+        stmts.append(s.stmt)
+    score = {l.var: 0 for l in grid}
+    for s in stmts:
+        for a in s.accesses:
+            if a.index:
+                for v in set(_WORD.findall(a.index[-1])) & set(score):
+                    score[v] += 1
+    order = [l.var for l in grid]
+    x = max(reversed(order), key=lambda v: score[v])    # ties: the innermost
+    rest = [v for v in reversed(order) if v != x]
+    return {x: "x", **{v: ax for v, ax in zip(rest, ("y", "z"))}}
+
+
+def _storage(an: Analysis, plan: Plan, host: set[str]) -> dict[str, str]:
+    where = {}
+    for launch in plan.launches:
+        for s in launch.statements():
+            where[s] = launch
+    out = {}
+    for name, w in an.webs.items():
+        if set(web_writers(an, name)) <= host:
+            out[name] = "host"
+            continue
+        launches = {id(where[s]) for s in w.statements if s in where}
+        launch = where.get(w.statements[0])
+        if len(launches) == 1 and launch is not None and \
+                {l.var for l in launch.host_loops} <= set(w.private):
+            out[name] = "local"
+        else:
+            out[name] = "global"
+    return out

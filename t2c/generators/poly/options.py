@@ -1,0 +1,30 @@
+"""The poly generator's options: plain frozen data, so that evolution can vary them.
+
+Every field changes only how fast a candidate is, never what it computes: each
+transformation they enable is still checked against the exact dependences.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PolyOptions:
+    block_1d: tuple[int] = (256,)            # threads per block, one grid dimension
+    block_2d: tuple[int, int] = (32, 8)      # (x, y)
+    block_3d: tuple[int, int, int] = (32, 4, 2)
+    max_grid_dims: int = 3                   # parallel loops mapped to the grid per launch
+    distribute: bool = True                  # split loops so that each nest gets its mapping
+    permute: bool = True                     # move parallel loops outward in a band
+    fuse: bool = True                        # re-join nests that share a grid
+    sequential: bool = False                 # one thread for everything (the safe baseline)
+
+    def replace(self, **changes) -> "PolyOptions":
+        return dataclasses.replace(self, **changes)
+
+    def block(self, dims: int) -> tuple[int, ...]:
+        return {1: self.block_1d, 2: self.block_2d, 3: self.block_3d}[dims]
+
+
+DEFAULT = PolyOptions()

@@ -1,0 +1,274 @@
+"""Loop-tree transformations of the poly generator: distribute, permute, fuse.
+
+Each pass takes the `Analysis` and a loop tree (a list of `Loop` and `Stmt` nodes
+over the reference's statements) and gives a new tree; none edits its input.  A
+pass only proposes: every candidate tree is checked against the reference's exact
+dependences (`Analysis.legal`) and dropped when it would reorder a dependent pair,
+so a heuristic can make code slower but never wrong.
+
+Scalar webs add one rule isl cannot see: a web privatized to some loops lives in a
+register of one thread, so a pass may not split a web across loop nests
+(distribution) and may not move a loop the web is not private to outside one it
+is private to (permutation).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ...analysis import Analysis, Loop, Stmt
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _stmts(nodes) -> list[str]:
+    out = []
+    for n in nodes:
+        out.extend([n.stmt.name] if isinstance(n, Stmt) else [s.stmt.name for s in n.statements()])
+    return out
+
+
+def _replace(tree, old, new_nodes, moved: dict | None = None) -> list:
+    """The tree with node `old` replaced by the list `new_nodes` (identity match).
+
+    Ancestors of `old` are rebuilt; `moved` (when given) records id(ancestor) -> rebuilt."""
+    out = []
+    for n in tree:
+        if n is old:
+            out.extend(new_nodes)
+        elif isinstance(n, Loop):
+            body = _replace(n.body, old, new_nodes, moved)
+            if all(a is b for a, b in zip(body, n.body)) and len(body) == len(n.body):
+                out.append(n)
+            else:
+                new = dataclasses.replace(n, body=body)
+                if moved is not None:
+                    moved[id(n)] = new
+                out.append(new)
+        else:
+            out.append(n)
+    return out
+
+
+def depth_of(tree, loop, depth=0):
+    for n in tree:
+        if n is loop:
+            return depth
+        if isinstance(n, Loop):
+            d = depth_of(n.body, loop, depth + 1)
+            if d is not None:
+                return d
+    return None
+
+
+def parallel(an: Analysis, tree, loop) -> bool:
+    return not an.carries(tree, loop, depth_of(tree, loop))
+
+
+def _webs_split(an: Analysis, left, right) -> bool:
+    """Whether some scalar web has statements on both sides."""
+    lw = {w for s in left for (st, _), w in an.web_of.items() if st == s}
+    rw = {w for s in right for (st, _), w in an.web_of.items() if st == s}
+    return bool(lw & rw)
+
+
+# -- distribution ----------------------------------------------------------------------------
+
+def distribute(an: Analysis, tree: list) -> list:
+    """Split every loop over its body wherever that is legal (inner loops first), so
+    that each statement group can get the loop order and mapping that suits it."""
+    def loops_postorder(nodes):
+        for n in nodes:
+            if isinstance(n, Loop):
+                yield from loops_postorder(n.body)
+                yield n
+    moved: dict[int, Loop] = {}
+    for loop in list(loops_postorder(tree)):
+        while id(loop) in moved:                 # rebuilt when a loop inside it was split
+            loop = moved[id(loop)]
+        tree = _split(an, tree, loop, moved)
+    return tree
+
+
+def _split(an, tree, loop: Loop, moved) -> list:
+    if depth_of(tree, loop) is None:
+        return tree
+    parts, start = [], 0
+    body = loop.body
+    current = loop
+    for cut in range(1, len(body)):
+        left, right = body[start:cut], body[cut:]
+        if _webs_split(an, _stmts(left), _stmts(right)):
+            continue
+        a = dataclasses.replace(loop, body=list(left))
+        b = dataclasses.replace(loop, body=list(right))
+        trial = _replace(tree, current, [a, b], moved)
+        if an.legal(trial):
+            parts.append(a)
+            tree, current, start = trial, b, cut
+    return tree
+
+
+# -- permutation -----------------------------------------------------------------------------
+
+def _band(loop: Loop) -> list[Loop]:
+    band = [loop]
+    while len(band[-1].body) == 1 and isinstance(band[-1].body[0], Loop):
+        band.append(band[-1].body[0])
+    return band
+
+
+def _rebuild(order: list[Loop], inner: list) -> Loop:
+    body = inner
+    for l in reversed(order):
+        body = [dataclasses.replace(l, body=body)]
+    return body[0]
+
+
+def _bound_names(loop: Loop) -> set[str]:
+    return set(_WORD.findall(loop.lower + " " + loop.upper + " " + loop.init + " " + loop.cond))
+
+
+def _webs_ok(an: Analysis, tree) -> bool:
+    """Privatized webs keep their private loops outermost among their statements' loops."""
+    paths = {}
+
+    def go(nodes, path):
+        for n in nodes:
+            if isinstance(n, Stmt):
+                paths[n.stmt.name] = path
+            else:
+                go(n.body, path + [n.var])
+    go(tree, [])
+    for w in an.webs.values():
+        for s in w.statements:
+            if set(paths[s][:len(w.private)]) != set(w.private):
+                return False
+    return True
+
+
+def permute(an: Analysis, tree: list) -> list:
+    """Reorder each perfectly nested band so that parallel loops come first (they
+    become grid dimensions); keep the original order where nothing is gained."""
+    result = tree
+    # Walk bands from the outside in; after a band is reordered its innermost body is visited.
+    stack = [n for n in result if isinstance(n, Loop)]
+    while stack:
+        loop = stack.pop(0)
+        if depth_of(result, loop) is None:
+            continue
+        result, new_loop = _permute_band(an, result, loop)
+        inner = _band(new_loop)[-1].body
+        stack.extend(n for n in inner if isinstance(n, Loop))
+    return result
+
+
+def _permute_band(an, tree, loop):
+    band = _band(loop)
+    if len(band) == 1:
+        return tree, loop
+    inner = band[-1].body
+    placed: list[Loop] = []
+    remaining = list(band)
+    current_tree, current = tree, loop
+    while remaining:
+        choice = None
+        fallback = None
+        for cand in remaining:
+            others = {l.var for l in remaining if l is not cand}
+            if _bound_names(cand) & others:
+                continue
+            order = placed + [cand] + [l for l in remaining if l is not cand]
+            new = _rebuild(order, inner)
+            trial = _replace(current_tree, current, [new])
+            if not (an.legal(trial) and _webs_ok(an, trial)):
+                continue
+            if fallback is None:
+                fallback = (cand, trial, new)
+            node = _nth(new, len(placed))
+            if parallel(an, trial, node):
+                choice = (cand, trial, new)
+                break
+        if choice is None:
+            choice = fallback
+        if choice is None:                      # nothing legal to place here: keep the rest
+            break
+        cand, current_tree, current = choice
+        placed.append(cand)
+        remaining.remove(cand)
+    return current_tree, current
+
+
+def _nth(loop: Loop, n: int) -> Loop:
+    for _ in range(n):
+        loop = loop.body[0]
+    return loop
+
+
+# -- fusion ----------------------------------------------------------------------------------
+
+def grid_depth(an, tree, loop, limit=3) -> int:
+    """How many perfectly nested parallel loops start at `loop`."""
+    n = 0
+    for l in _band(loop)[:limit]:
+        if not parallel(an, tree, l):
+            break
+        n += 1
+    return n
+
+
+def _same_header(a: Loop, b: Loop) -> bool:
+    return (a.var, a.lower, a.upper, a.step) == (b.var, b.lower, b.upper, b.step)
+
+
+def fuse(an: Analysis, tree: list) -> list:
+    """Fuse adjacent parallel nests with the same loop headers when the fused nest is
+    legal and keeps at least the grid dimensions of both (fewer launches, data reuse
+    in registers)."""
+    return _fuse_in(an, tree, None)
+
+
+def _fuse_in(an, tree, parent):
+    nodes = tree if parent is None else parent.body
+    i = 0
+    while i + 1 < len(nodes):
+        a, b = nodes[i], nodes[i + 1]
+        if isinstance(a, Loop) and isinstance(b, Loop) and _same_header(a, b):
+            da, db = grid_depth(an, tree, a), grid_depth(an, tree, b)
+            if da and db:
+                fused = dataclasses.replace(a, body=_fuse_bodies(a.body + b.body))
+                trial = _replace(_replace(tree, b, []), a, [fused])
+                if an.legal(trial) and _webs_ok(an, trial) and \
+                        grid_depth(an, trial, fused) >= max(da, db):
+                    tree = trial
+                    nodes = tree if parent is None else _find_parent_body(tree, fused, nodes)
+                    continue
+        i += 1
+    # recurse into loops (identity may have changed: walk the current tree)
+    for n in list(nodes):
+        if isinstance(n, Loop):
+            tree = _fuse_in(an, tree, n)
+    return tree
+
+
+def _find_parent_body(tree, child, default):
+    for n in tree:
+        if isinstance(n, Loop):
+            if any(c is child for c in n.body):
+                return n.body
+            r = _find_parent_body(n.body, child, None)
+            if r is not None:
+                return r
+    return default
+
+
+def _fuse_bodies(body: list) -> list:
+    """Merge adjacent loops with equal headers inside a freshly fused body (greedy; the
+    caller checks legality of the whole)."""
+    out = []
+    for n in body:
+        if out and isinstance(n, Loop) and isinstance(out[-1], Loop) and _same_header(out[-1], n):
+            out[-1] = dataclasses.replace(out[-1], body=_fuse_bodies(out[-1].body + n.body))
+        else:
+            out.append(n)
+    return out

@@ -1,0 +1,140 @@
+"""Performance changes between two runs, called only when the ratio and a test agree.
+
+`compare_runs(base_rows, new_rows, threshold)` pairs rows by (kernel, generator)
+where both runs measured a kernel time, and gives one `Change` each:
+
+- `regression`: new/base median >= 1 + threshold AND the one-sided Mann-Whitney U
+  test on the kernel-time repetitions says "new is slower" at `confidence`
+  (default 0.99, i.e. p < 0.01);
+- `improvement`: the mirror image (base/new >= 1 + threshold, "new is faster");
+- `noise`: the ratio passes the threshold but the test does not agree, or a side
+  has no repetitions to test (a ratio of two medians alone is not evidence);
+- `same`: within the threshold.
+
+Exit code 3 (`EXIT_REGRESSION`) means performance regression only: correctness
+failures are exit 1 from the batch itself and take precedence.
+`load_rows(path)` reads BASE/NEW as a report folder, a results.json, or a history
+.jsonl (its last run).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UserError
+from .basic import Row, read_json
+from .stats import mann_whitney_greater, median
+
+EXIT_REGRESSION = 3
+DEFAULT_CONFIDENCE = 0.99
+
+
+@dataclass(frozen=True)
+class Change:
+    kernel: str
+    generator: str
+    kind: str                 # regression | improvement | noise | same
+    base_ms: float
+    new_ms: float
+    ratio: float              # new / base: above 1 is slower
+    p_value: float | None     # of the one-sided test in the ratio's direction; None: no samples
+    n_base: int = 0
+    n_new: int = 0
+
+    @property
+    def confidence(self) -> float | None:
+        return None if self.p_value is None else 1.0 - self.p_value
+
+    def describe(self) -> str:
+        conf = "untested (no repetitions)" if self.p_value is None else \
+            f"confidence {self.confidence:.4f} (p={self.p_value:.2g}, n={self.n_base}/{self.n_new})"
+        return (f"{self.kind:11} {self.kernel} [{self.generator}] {self.base_ms:.4g} -> {self.new_ms:.4g} ms "
+                f"({(self.ratio - 1) * 100:+.1f}%), {conf}")
+
+
+def parse_threshold(text: str | float) -> float:
+    """'5%', '5' or '0.05' -> 0.05 (a bare number above 1 is read as percent)."""
+    try:
+        s = str(text).strip()
+        v = float(s[:-1]) / 100 if s.endswith("%") else float(s)
+        v = v / 100 if v >= 1 and not s.endswith("%") else v
+        if not 0 < v < 10:
+            raise ValueError
+    except ValueError:
+        raise UserError(f"threshold '{text}' is not a percentage", hint="e.g. 5% or 0.05") from None
+    return v
+
+
+def compare_runs(base_rows, new_rows, threshold: float = 0.05,
+                 confidence: float = DEFAULT_CONFIDENCE) -> list[Change]:
+    alpha = 1.0 - confidence
+    base = {(r.kernel, r.generator): r for r in map(_row, base_rows)}
+    changes = []
+    for n in map(_row, new_rows):
+        b = base.get((n.kernel, n.generator))
+        if b is None:
+            continue
+        b_ms, n_ms = _time(b), _time(n)
+        if not b_ms or not n_ms:
+            continue
+        ratio = n_ms / b_ms
+        slower, faster = ratio >= 1 + threshold, 1 / ratio >= 1 + threshold
+        p = None
+        if b.samples_ms and n.samples_ms:
+            p = mann_whitney_greater(n.samples_ms, b.samples_ms) if ratio >= 1 else \
+                mann_whitney_greater(b.samples_ms, n.samples_ms)
+        if not (slower or faster):
+            kind = "same"
+        elif p is not None and p < alpha:
+            kind = "regression" if slower else "improvement"
+        else:
+            kind = "noise"
+        changes.append(Change(n.kernel, n.generator, kind, b_ms, n_ms, ratio, p,
+                              len(b.samples_ms), len(n.samples_ms)))
+    order = {"regression": 0, "improvement": 1, "noise": 2, "same": 3}
+    return sorted(changes, key=lambda c: (order[c.kind], -abs(c.ratio - 1)))
+
+
+def regressions(changes: list[Change]) -> list[Change]:
+    return [c for c in changes if c.kind == "regression"]
+
+
+def exit_code(changes: list[Change]) -> int:
+    return EXIT_REGRESSION if regressions(changes) else 0
+
+
+def _row(r) -> Row:
+    return r if isinstance(r, Row) else Row.from_dict(r)
+
+
+def _time(r: Row) -> float | None:
+    """The median of the repetitions when present (what the test compares), else kernel_ms."""
+    return median(r.samples_ms) if r.samples_ms else r.kernel_ms
+
+
+def load_rows(path: str | Path) -> tuple[list[Row], dict]:
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.json"
+    if not p.exists():
+        raise UserError(f"no report at {path}", hint="give a report folder, its results.json, "
+                        "or a history .jsonl")
+    if p.suffix == ".jsonl":
+        from .history import load, rows_of
+        recs = load(p)
+        if not recs:
+            raise UserError(f"{path}: the history holds no run")
+        return rows_of(recs[-1]), {"run": recs[-1].get("run", ""), "environment": recs[-1].get("environment")}
+    try:
+        return read_json(p)
+    except (json.JSONDecodeError, TypeError, AttributeError) as e:
+        raise UserError(f"{p}: not a t2c results.json ({e})") from None
+
+
+def gate(baseline: str | Path, new_rows, threshold: float | str = 0.05,
+         confidence: float = DEFAULT_CONFIDENCE) -> tuple[list[Change], int]:
+    """For `t2c batch --baseline BASE --fail-on-regression 5%`: the changes and 0 or 3."""
+    base_rows, _ = load_rows(baseline)
+    changes = compare_runs(base_rows, new_rows, parse_threshold(threshold), confidence)
+    return changes, exit_code(changes)

@@ -1,0 +1,140 @@
+"""Publishing a run: every file of `reports/<run>/`, the history line and the CI step summary.
+
+`publish(rows, folder, meta)` is what `basic.write_all` does at the end of a batch:
+
+1. meta gains `run` (the folder's name), `finished` and `environment` (fingerprint);
+2. each row's files (evidence card, IS, candidate, logs) are copied under
+   `kernels/<kernel>--<generator>/` and the row points there, relative to the
+   folder, so the report can be moved, uploaded, merged and re-rendered;
+3. the run is compared with `baseline` (a report folder, results.json or history
+   .jsonl) or else, kernel by kernel, with the latest earlier run of this machine,
+   dataset and backend in the history; the changes go into meta `comparison`;
+4. results.csv, results.md, results.json, junit.xml, index.html and kernels/*.html;
+5. the step summary is appended to $GITHUB_STEP_SUMMARY when `env` sets it;
+6. the run is appended to the history (unless `record_history` is false).
+
+`rerender(folder)` redoes index.html and kernels/ from results.json alone (plus the
+history when it is still there): what `t2c report render` runs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+from pathlib import Path
+
+from . import history
+from .basic import Row, read_json, write_csv, write_json, write_junit, write_markdown
+from .compare import DEFAULT_CONFIDENCE, Change, compare_runs, load_rows
+from .environment import environment
+from .html import render
+
+MAX_COPIED = 2_000_000       # bytes of one artifact copied into the report (logs keep their tail)
+
+
+def prepare_meta(meta: dict, folder: Path) -> dict:
+    meta = dict(meta)
+    meta.setdefault("run", folder.resolve().name)
+    meta.setdefault("finished", history.now())
+    meta["environment"] = environment(meta)
+    return meta
+
+
+def collect_artifacts(rows: list[Row], folder: Path) -> list[Row]:
+    """Rows whose file fields point at copies under folder/kernels/<slug>/ (relative paths)."""
+    out = []
+    for r in rows:
+        home = Path("kernels") / r.slug
+        changes = {}
+        for attr in ("evidence", "candidate", "is_yaml"):
+            changes[attr] = _copy(getattr(r, attr), folder, home)
+        changes["logs"] = {name: _copy(p, folder, home, f"log{i}-") for i, (name, p) in enumerate(sorted(r.logs.items()))}
+        out.append(dataclasses.replace(r, **changes))
+    return out
+
+
+def _copy(path: str, folder: Path, home: Path, prefix: str = "") -> str:
+    if not path:
+        return path
+    p = Path(path)
+    if not p.is_absolute() and (folder / p).is_file():
+        return path                                    # already inside the report
+    if not p.is_file():
+        return path                                    # gone: the page says "not available"
+    dest = home / (prefix + p.name)
+    (folder / home).mkdir(parents=True, exist_ok=True)
+    data = p.read_bytes()
+    (folder / dest).write_bytes(data if len(data) <= MAX_COPIED else data[-MAX_COPIED:])
+    return dest.as_posix()
+
+
+def publish(rows: list[Row], folder: Path, meta: dict, *, history_dir=None, record_history: bool = True,
+            baseline=None, threshold: float = 0.05, confidence: float = DEFAULT_CONFIDENCE,
+            env=os.environ) -> Path:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = prepare_meta(meta, folder)
+    rows = collect_artifacts(rows, folder)
+    hist = history.location(folder, history_dir)
+    earlier = _earlier(hist, meta)
+    if baseline is not None:
+        if isinstance(baseline, (str, Path)):
+            base_rows, base_meta = load_rows(baseline)
+            against = f"baseline {base_meta.get('run') or baseline}"
+        else:
+            base_rows, against = list(baseline), "baseline"
+    else:
+        base_rows, against = latest_rows(earlier), (f"previous run {earlier[-1]['run']}" if earlier else "")
+    changes = compare_runs(base_rows, rows, threshold, confidence) if base_rows else []
+    meta["comparison"] = {"against": against, "threshold": threshold, "confidence": confidence,
+                          "changes": [dataclasses.asdict(c) for c in changes],
+                          "base_speedups": [[r.kernel, r.generator, r.speedup] for r in base_rows if r.speedup]}
+    write_csv(rows, folder / "results.csv")
+    write_markdown(rows, folder / "results.md")
+    write_json(rows, meta, folder / "results.json")
+    write_junit(rows, folder / "junit.xml")
+    _render(folder, rows, meta, earlier, changes)
+    if env.get("GITHUB_STEP_SUMMARY"):              # set by GitHub Actions for each step
+        from .summary import append, markdown
+        append(env["GITHUB_STEP_SUMMARY"], markdown(rows, meta, changes))
+    if record_history:
+        history.append(hist, history.record(rows, meta))
+    return folder
+
+
+def _earlier(hist: Path, meta: dict) -> list[dict]:
+    return [r for r in history.runs_like(hist, meta) if str(r.get("time", "")) < str(meta.get("finished", "~"))]
+
+
+def latest_rows(recs: list[dict]) -> list[Row]:
+    """Per kernel x generator, its row in the latest record holding it (shards and --only runs
+    leave the other kernels' latest figures in place)."""
+    latest = {}
+    for rec in recs:
+        for r in history.rows_of(rec):
+            latest[(r.kernel, r.generator)] = r
+    return list(latest.values())
+
+
+def _render(folder: Path, rows: list[Row], meta: dict, earlier: list[dict], changes: list[Change]) -> Path:
+    cmp = meta.get("comparison", {})
+    base = {(k, g): s for k, g, s in cmp.get("base_speedups", [])}
+    against = cmp.get("against", "")
+    from_baseline = against.startswith("baseline")
+    previous = {(r.kernel, r.generator): r.speedup for r in latest_rows(earlier) if r.speedup}
+    if not previous and not from_baseline:
+        previous = base
+    return render(folder, rows, meta, earlier=earlier, changes=changes, against=against,
+                  previous=previous, baseline=base if from_baseline else None)
+
+
+def rerender(folder: Path, history_dir=None) -> Path:
+    folder = Path(folder)
+    if not (folder / "results.json").is_file():
+        from ..errors import UserError
+        raise UserError(f"no results.json in {folder}", hint="give the folder a run wrote (reports/<run>)")
+    rows, meta = read_json(folder / "results.json")
+    meta = prepare_meta(meta, folder)
+    earlier = _earlier(history.location(folder, history_dir), meta)
+    changes = [Change(**c) for c in meta.get("comparison", {}).get("changes", [])]
+    return _render(folder, rows, meta, earlier, changes)

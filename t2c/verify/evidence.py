@@ -1,0 +1,100 @@
+"""The evidence card: what one verification run established about one candidate.
+
+An `Evidence` is filled by the ladder and read by the CLI (`t2c verify`), the
+reports and evolution.  It holds the verdict, the rung that rejected (with a
+short reason and detailed feedback), every rung's record, the run's seed (the
+secret, revealed after the run so a failure can be replayed with `--seed`), the
+size points, the tolerance model, the worst error seen, the mutant gate, the
+race/out-of-bounds result, the build figures, timings and the device
+fingerprint.  `to_json()` is the stable form; `render()` a short text form.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from .compare import RTOL_FACTOR
+
+TOLERANCE_MODEL = {
+    "integers": "exact",
+    "reals": "|c - r| / max(|r|, rms(reference array)) <= rtol",
+    "rtol": f"{RTOL_FACTOR:g} * eps(dtype) * K, K = sum of the case's sizes",
+    "eps": {"double": 2.220446049250313e-16, "float": 1.1920929e-07},
+    "nonfinite": "NaN/inf where the reference is finite fails",
+    "unwritten": "out arrays start as a NaN with a marked payload; any left fails",
+    "conditioning": "draws on which FMA contraction or 4-ulp input noise moves the reference by more "
+                    "than 1/8 of the bound are discarded",
+    "doc": "docs/verification.md",
+}
+
+
+@dataclass
+class Evidence:
+    kernel: str
+    kernel_key: str
+    candidate: str
+    candidate_sha256: str
+    backend: str
+    seed: int
+    seed_given: bool
+    dataset: str
+    accepted: bool = False
+    rung: str | None = None             # the rung that rejected, None when accepted
+    reason: str = ""
+    feedback: str = ""
+    rungs: list = field(default_factory=list)
+    sizes: dict = field(default_factory=dict)
+    tolerance: dict = field(default_factory=lambda: dict(TOLERANCE_MODEL))
+    max_error: float | None = None      # worst error / bound over every passing case
+    mutant_gate: dict = field(default_factory=dict)
+    races: dict = field(default_factory=dict)
+    build: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    device: dict = field(default_factory=dict)
+    suite: dict = field(default_factory=dict)
+    isolation: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, default=_plain)
+
+    def render(self) -> str:
+        verdict = "ACCEPTED" if self.accepted else f"REJECTED at {self.rung}: {self.reason}"
+        seed = f"{self.seed} ({'given' if self.seed_given else 'secret, replay with --seed'})"
+        lines = [f"{self.kernel}: {self.candidate} on {self.backend}, dataset {self.dataset}, seed {seed}",
+                 f"verdict: {verdict}"]
+        for r in self.rungs:
+            state = "skipped" if r["skipped"] else ("ok" if r["ok"] else "FAILED")
+            note = r["reason"] or _note(r)
+            lines.append(f"  {r['name']:7} {state:8} {r['seconds']:7.2f} s  {note}".rstrip())
+        if self.max_error is not None:
+            lines.append(f"max error: {self.max_error:.3g} of the bound ({self.tolerance['rtol']})")
+        if self.feedback:
+            lines.append(f"feedback: {self.feedback}")
+        return "\n".join(lines)
+
+
+def _note(r: dict) -> str:
+    d = r.get("detail") or {}
+    if r["name"] == "gate" and "killed" in d:
+        return f"{d['killed']}/{d['total']} mutants rejected" + (
+            f" after {d['rounds']} strengthening round(s)" if d.get("rounds") else "")
+    if r["name"] == "bench" and "kernel_ms" in d:
+        k = d["kernel_ms"]
+        sp = d.get("speedup")
+        return (f"kernel {k['median']:.4f} ms (p20 {k['p20']:.4f}, p80 {k['p80']:.4f})"
+                + (f", {sp:.1f}x the -O3 reference" if sp else ""))
+    if r["name"] == "full" and d.get("dataset"):
+        return f"{d['dataset']} {d.get('sizes')}"
+    if r["name"] == "races" and d.get("emu_seeds"):
+        return f"emu seeds {d['emu_seeds']}"
+    return r.get("feedback", "")[:100] if r["skipped"] else ""
+
+
+def _plain(x):
+    """numpy scalars and paths in JSON."""
+    if hasattr(x, "item"):
+        return x.item()
+    return str(x)

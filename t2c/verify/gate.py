@@ -1,0 +1,129 @@
+"""The test-power gate: a suite may judge candidates only after it rejects the reference's mutants.
+
+`gate(suite)` runs every mutant of the kernel's reference (mutants.py) through
+the host reference driver on the suite's cases, and compares its outputs with
+the expected ones under the same tolerance model as a candidate.  A mutant is
+killed by the first case it fails (or on which it crashes).  When some survive,
+the suite is strengthened (synth.strengthen: new size points, every
+distribution) and the survivors tried again, up to `ROUNDS` times; mutants that
+still survive make the kernel *weakly tested*, and the ladder then accepts no
+candidate for it.
+
+It also names inputs that prove little on their own: for the `original`
+distribution (PolyBench's published init) it counts the mutants those cases
+kill by themselves, and it flags cases whose outputs equal their inputs (a
+fixed point, such as heat-3d's init), where doing nothing passes.  Nothing here
+needs CUDA.
+"""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ..ir import Kernel
+from .compare import compare
+from .mutants import Mutant, mutants
+from .reference import ReferenceFailed, run_reference
+from .synth import Case, Suite, strengthen
+
+ROUNDS = 2
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    name: str
+    operator: str
+    where: str
+    killed: bool
+    by: str = ""          # the case that killed it
+    how: str = ""         # mismatch description or crash
+
+
+@dataclass
+class GateResult:
+    passed: bool
+    mutants: list[MutantResult]
+    rounds: int = 0                               # strengthening rounds used
+    weak_inputs: dict = field(default_factory=dict)
+    fixed_points: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def survivors(self) -> list[MutantResult]:
+        return [m for m in self.mutants if not m.killed]
+
+    def summary(self) -> dict:
+        return {"passed": self.passed, "killed": sum(m.killed for m in self.mutants),
+                "total": len(self.mutants), "rounds": self.rounds,
+                "survivors": [f"{m.name} ({m.where})" for m in self.survivors],
+                "weak_inputs": self.weak_inputs, "fixed_points": self.fixed_points,
+                "seconds": round(self.seconds, 2),
+                "mutants": [asdict(m) for m in self.mutants]}
+
+
+def _kills(k: Kernel, m: Mutant, case: Case) -> str | None:
+    """How the mutant fails this case, or None when it passes."""
+    timeout = max(10.0, 50 * case.ref_seconds + 5)
+    try:
+        run = run_reference(k.replace(reference=m.reference), case.sizes, case.inputs, timeout=timeout)
+    except ReferenceFailed as e:
+        return f"crashed: {e}"
+    c = compare(k, case.expected, run.outputs, case.sizes)
+    return None if c.ok else c.describe()
+
+
+def _order(cases: list[Case]) -> list[Case]:
+    """Most telling first: random points, then full, then the tiny smoke sizes."""
+    rank = {"random": 0, "extra": 0, "full": 1, "smoke": 2}
+    return sorted((c for c in cases if c.expected is not None), key=lambda c: rank.get(c.rung, 3))
+
+
+def _try(k: Kernel, m: Mutant, cases: list[Case]) -> MutantResult:
+    for c in _order(cases):
+        how = _kills(k, m, c)
+        if how:
+            return MutantResult(m.name, m.operator, m.where, True, c.label(), how[:300])
+    return MutantResult(m.name, m.operator, m.where, False)
+
+
+def _fixed_points(k: Kernel, cases: list[Case]) -> list[str]:
+    out = []
+    for c in cases:
+        if c.expected is None or c.rung == "smoke" or any(a.intent == "out" for a in k.arrays) or k.returns:
+            continue
+        if all(np.array_equal(c.expected[a.name], c.inputs[a.name]) for a in k.arrays if a.intent == "inout"):
+            out.append(f"{c.label()}: the outputs equal the inputs (doing nothing passes this case)")
+    return out
+
+
+def gate(suite: Suite, *, rounds: int = ROUNDS, jobs: int | None = None) -> GateResult:
+    start = time.monotonic()
+    k = suite.kernel
+    ms = mutants(k)
+    jobs = jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(jobs) as pool:
+        results = dict(zip([m.name for m in ms], pool.map(lambda m: _try(k, m, suite.cases), ms)))
+        used = 0
+        for r in range(1, rounds + 1):
+            left = [m for m in ms if not results[m.name].killed]
+            if not left:
+                break
+            used = r
+            added = strengthen(suite, r)
+            for m, res in zip(left, pool.map(lambda m: _try(k, m, added), left)):
+                results[m.name] = res
+        weak = {}
+        original = [c for c in suite.cases if c.distribution == "original" and c.expected is not None]
+        if original:
+            alone = list(pool.map(lambda m: _try(k, m, original), ms))
+            survivors = [m.name for m, res in zip(ms, alone) if not res.killed]
+            if survivors:
+                weak["original"] = (f"the original init alone kills {len(ms) - len(survivors)}/{len(ms)} "
+                                    f"mutants; survivors: {', '.join(survivors)}")
+    final = [results[m.name] for m in ms]
+    return GateResult(all(r.killed for r in final), final, used, weak,
+                      _fixed_points(k, suite.cases), time.monotonic() - start)

@@ -1,0 +1,334 @@
+"""The rungs of the verification ladder that run a candidate, one function each.
+
+Every rung takes the ladder's `Run` (kernel, candidate, backend, suite, build,
+limits) and gives a `RungResult`: ok, a short `reason` (the words a report and
+the red-team manifest match on), `feedback` (what went wrong and where, for
+evolution), `detail` (evidence) and the seconds it took.  A rung never raises
+for a candidate's misbehaviour; that is its result.
+
+    smoke    the smoke cases, each through both entry points (device, then host)
+    random   each random size point as one process of several calls (the same
+             buffers, different inputs), through both entry points
+    races    emu: one or two random points again under several scheduling seeds;
+             every seed must pass and the seeds must agree.  gpu: the same point run
+             twice, and compute-sanitizer memcheck/racecheck where it exists
+    full     the full cases (target dataset; emu may step down, see synth)
+    bench    gpu only: harness bench mode, median with p20/p80, and the reference
+             built with gcc -O3 -march=native timed on the same host
+"""
+from __future__ import annotations
+
+import shutil
+import signal
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import config
+from ..ir import Kernel
+from ..runtime.process import ProcessResult, run_process
+from .compare import Comparison, compare, is_poison, poison
+from .harness import CandidateBuild, Limits, run_candidate, run_series
+from .reference import ReferenceFailed, array_shape, run_reference
+from .synth import Case, Suite, derive
+
+BENCH_REF_FLAGS = ("-O3", "-march=native", "-std=c99")
+
+
+@dataclass
+class RungResult:
+    name: str
+    ok: bool
+    reason: str = ""
+    feedback: str = ""
+    detail: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    skipped: bool = False
+
+    def summary(self) -> dict:
+        return {"name": self.name, "ok": self.ok, "skipped": self.skipped, "reason": self.reason,
+                "feedback": self.feedback, "seconds": round(self.seconds, 3), "detail": self.detail}
+
+
+@dataclass
+class Run:
+    """What the runtime rungs share for one candidate."""
+    kernel: Kernel
+    backend: str
+    suite: Suite
+    build: CandidateBuild
+    limits: Limits | None
+    filename: str = "candidate.cu"
+    worst: float = 0.0                    # worst error / bound seen on any passing case
+    sizes_run: list = field(default_factory=list)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def _poison(k: Kernel, sizes: dict) -> dict:
+    return {a.name: poison(a.dtype, array_shape(a, sizes)) for a in k.arrays if a.intent == "out"}
+
+
+def _emu_env(seed: int | None) -> dict:
+    return {"T2C_EMU_SEED": str(seed)} if seed is not None else {}
+
+
+def _asan_env(limits: Limits | None) -> dict:
+    mb = config.load().verify_mem_mb
+    # the sanitizer reserves terabytes of address space, so RLIMIT_AS cannot bound an
+    # ASan build; its allocator bounds allocations and resident memory instead
+    return {"ASAN_OPTIONS": f"max_allocation_size_mb={mb}:hard_rss_limit_mb={mb}:detect_leaks=0"}
+
+
+def failure(run: Run, proc: ProcessResult) -> tuple[str, str]:
+    """(reason, feedback) for a process that did not end well."""
+    err = proc.stderr.replace(str(run.build.exe), "prog")
+    if proc.timed_out:
+        return "timeout", f"no result within {proc.seconds:.0f} s (an endless loop, a deadlock or far too slow)"
+    if "t2c: out-of-bounds write" in err:
+        line = next(l for l in err.splitlines() if "t2c: out-of-bounds write" in l)
+        return "out-of-bounds write", line.replace("t2c: ", "")
+    memory_words = ("allocation-size-too-big", "requested allocation size", "out of memory",
+                    "hard rss limit", "rss-limit-exceeded", "cudaErrorMemoryAllocation",
+                    "out of host memory")
+    if any(w in err for w in memory_words):
+        return "memory limit", _last_lines(err)
+    if run.backend == "emu":
+        from ..runtime.emu.findings import classify
+        v = classify(proc)
+        if v.status not in ("ok", "failed", "crash"):
+            names = {"oob": "out-of-bounds access", "race": "race", "divergent_barrier": "divergent barrier",
+                     "unsupported": "unsupported by the emulator", "timeout": "timeout"}
+            return names.get(v.status, v.status), _tidy(run, v.message)
+    if "t2c: cuda error" in err:
+        line = next(l for l in err.splitlines() if "t2c: cuda error" in l)
+        return "cuda error", line.replace("t2c: ", "")
+    if proc.signal == signal.SIGXFSZ:
+        return "output size limit", "the program wrote more than the output limit allows"
+    if proc.signal == signal.SIGXCPU:
+        return "cpu time limit", "the program exceeded its CPU time limit"
+    if proc.signal:
+        return f"crash ({signal.Signals(proc.signal).name})", _last_lines(err) or proc.describe()
+    return f"crash (exit code {proc.returncode})", _last_lines(err) or proc.describe()
+
+
+def _tidy(run: Run, text: str) -> str:
+    """Name the user's file, not the build directory's copy of it."""
+    import re
+    return re.sub(r"\S*candidate\.cu", run.filename, text)
+
+
+def _last_lines(err: str, n: int = 3) -> str:
+    return " | ".join(l.strip() for l in err.strip().splitlines()[-n:])[:500]
+
+
+def _judge(run: Run, case: Case, outputs: dict, entry: str) -> tuple[str, str] | None:
+    """None when the outputs pass; else (reason, feedback)."""
+    k = run.kernel
+    if not outputs:
+        return ("no outputs (early exit?)", f"{entry} entry point: the program ended with status 0 "
+                f"but wrote no outputs: it exited before the driver could (exit(0), a return from main)")
+    if case.expected is None:      # values not comparable here: every out element written?
+        bad = [a.name for a in k.arrays if a.intent == "out"
+               and is_poison(np.asarray(outputs[a.name]).reshape(-1), a.dtype).any()]
+        if bad:
+            return ("unwritten output elements",
+                    f"{entry} entry point at {case.sizes}: {', '.join(bad)} not fully written")
+        return None
+    c: Comparison = compare(k, case.expected, outputs, case.sizes)
+    if c.ok:
+        run.worst = max(run.worst, c.max_ratio)
+        return None
+    return c.reason, f"{entry} entry point, sizes {case.sizes}, {case.distribution} inputs: {c.describe()}"
+
+
+def _timeout(cases: list[Case], calls: int = 1) -> float:
+    cfg = config.load()
+    ref = sum(c.ref_seconds for c in cases)
+    return max(cfg.verify_run_timeout, 200 * ref * calls)
+
+
+def _entries(run: Run) -> tuple[bool, ...]:
+    return (True, False)     # device entry point, then the drop-in on host pointers
+
+
+# -- rungs ---------------------------------------------------------------------------------
+
+def smoke(run: Run) -> RungResult:
+    start = time.monotonic()
+    k, cases = run.kernel, run.suite.of("smoke")
+    env = _asan_env(run.limits) if run.backend == "emu" else {}
+    for case in cases:
+        for on_device in _entries(run):
+            entry = "device" if on_device else "host"
+            r = run_candidate(k, run.build, case.sizes, case.inputs, mode=entry,
+                              poison=_poison(k, case.sizes), timeout=_timeout([case]), env=env,
+                              limits=run.limits)
+            if not r.process.ok:
+                reason, feedback = failure(run, r.process)
+                return RungResult("smoke", False, reason, f"{entry} entry point, sizes {case.sizes}: {feedback}",
+                                  {"case": case.summary()}, time.monotonic() - start)
+            bad = _judge(run, case, r.outputs, entry)
+            if bad:
+                return RungResult("smoke", False, bad[0], bad[1], {"case": case.summary()},
+                                  time.monotonic() - start)
+    return RungResult("smoke", True, detail={"sizes": [c.sizes for c in cases]},
+                      seconds=time.monotonic() - start)
+
+
+def _groups(cases: list[Case]) -> list[list[Case]]:
+    groups: dict = {}
+    for c in cases:
+        groups.setdefault(tuple(sorted(c.sizes.items())), []).append(c)
+    return list(groups.values())
+
+
+def _series(run: Run, group: list[Case], on_device: bool, env: dict, rung: str, start: float,
+            extra: dict | None = None) -> RungResult | None:
+    k = run.kernel
+    sizes = group[0].sizes
+    entry = "device" if on_device else "host"
+    s = run_series(k, run.build, sizes, [c.inputs for c in group], on_device=on_device,
+                   poison=_poison(k, sizes), timeout=_timeout(group, len(group)), env=env, limits=run.limits)
+    if not s.process.ok:
+        reason, feedback = failure(run, s.process)
+        return RungResult(rung, False, reason, f"{entry} entry point, sizes {sizes}: {feedback}",
+                          {"sizes": sizes, **(extra or {})}, time.monotonic() - start)
+    for i, (case, outputs) in enumerate(zip(group, s.outputs)):
+        bad = _judge(run, case, outputs, entry)
+        if bad:
+            note = f" (call {i + 1} of {len(group)} in one process)" if len(group) > 1 else ""
+            return RungResult(rung, False, bad[0], bad[1] + note, {"case": case.summary(), **(extra or {})},
+                              time.monotonic() - start)
+    return None
+
+
+def random(run: Run) -> RungResult:
+    start = time.monotonic()
+    env = _asan_env(run.limits) if run.backend == "emu" else {}
+    groups = _groups(run.suite.of("random"))
+    for group in groups:
+        for on_device in _entries(run):
+            bad = _series(run, group, on_device, env, "random", start)
+            if bad:
+                return bad
+    return RungResult("random", True, detail={"points": [{"sizes": g[0].sizes, "distributions":
+                                                          [c.distribution for c in g]} for g in groups]},
+                      seconds=time.monotonic() - start)
+
+
+def races(run: Run) -> RungResult:
+    start = time.monotonic()
+    groups = sorted(_groups(run.suite.of("random")), key=lambda g: -sum(c.ref_seconds for c in g))[:2]
+    if run.backend == "emu":
+        cfg = config.load()
+        seeds = [1 + derive(run.suite.seed, "race", i) % 1_000_000 for i in range(cfg.verify_race_seeds)]
+        for seed in seeds:
+            env = {**_asan_env(run.limits), **_emu_env(seed)}
+            for group in groups:
+                bad = _series(run, group, True, env, "races", start, {"emu_seed": seed})
+                if bad:
+                    if bad.reason in ("output mismatch", "NaN/inf output where the reference is finite",
+                                      "unwritten output elements"):
+                        bad.reason = f"race (results change with the thread order): {bad.reason}"
+                    bad.feedback = f"emu scheduling seed {seed}: {bad.feedback}"
+                    return bad
+        return RungResult("races", True, detail={"emu_seeds": seeds, "points": [g[0].sizes for g in groups]},
+                          seconds=time.monotonic() - start)
+    detail = {"repeat": "agree"}
+    for group in groups[:1]:
+        bad = _series(run, group, True, {}, "races", start, {"repeat": 2})
+        if bad:
+            return bad
+    sanitizer = shutil.which("compute-sanitizer")
+    if not sanitizer:
+        detail["compute_sanitizer"] = "not installed"
+    else:
+        detail["compute_sanitizer"] = []
+        case = min((c for c in run.suite.of("random")), key=lambda c: c.ref_seconds, default=None)
+        for tool in ("memcheck", "racecheck"):
+            bad = _sanitize(run, sanitizer, tool, case)
+            if bad:
+                return RungResult("races", False, bad[0], bad[1], detail, time.monotonic() - start)
+            detail["compute_sanitizer"].append(tool)
+    return RungResult("races", True, detail=detail, seconds=time.monotonic() - start)
+
+
+def _sanitize(run: Run, sanitizer: str, tool: str, case: Case | None) -> tuple[str, str] | None:
+    import tempfile
+    from pathlib import Path
+    from .reference import _write
+    if case is None:
+        return None
+    k = run.kernel
+    with tempfile.TemporaryDirectory(prefix="t2c-cand-") as tmp:
+        d = Path(tmp)
+        for name, value in {**case.inputs, **_poison(k, case.sizes)}.items():
+            _write(d / f"{name}.bin", value)
+        argv = [sanitizer, "--tool", tool, "--error-exitcode", "97", str(run.build.exe), "device", str(d),
+                *[str(case.sizes[s.name]) for s in k.sizes]]
+        from .harness import scrubbed_env
+        proc = run_process(argv, cwd=d, timeout=max(120, 1000 * case.ref_seconds), env=scrubbed_env())
+    if proc.returncode == 97 or "ERROR SUMMARY: 0 errors" not in proc.stdout + proc.stderr:
+        if proc.timed_out:
+            return None      # too slow under the tool: no finding, noted by the caller's detail
+        words = "race" if tool == "racecheck" else "out-of-bounds access"
+        text = (proc.stdout + proc.stderr).strip().splitlines()
+        first = next((l for l in text if "Invalid" in l or "hazard" in l.lower() or "Error" in l), text[0] if text else "")
+        return words, f"compute-sanitizer {tool}: {first.strip()[:300]}"
+    return None
+
+
+def full(run: Run) -> RungResult:
+    start = time.monotonic()
+    cases = run.suite.of("full")
+    detail = {"dataset": run.suite.full_dataset, "note": run.suite.full_note,
+              "sizes": cases[0].sizes if cases else None}
+    if not cases:
+        return RungResult("full", True, skipped=True, detail=detail, feedback=run.suite.full_note,
+                          seconds=time.monotonic() - start)
+    env = _asan_env(run.limits) if run.backend == "emu" else {}
+    bad = _series(run, cases, True, env, "full", start, detail)
+    if bad:
+        return bad
+    return RungResult("full", True, detail=detail, seconds=time.monotonic() - start)
+
+
+def bench(run: Run) -> RungResult:
+    start = time.monotonic()
+    cfg = config.load()
+    cases = run.suite.of("full")
+    if run.backend != "gpu" or not cases:
+        return RungResult("bench", True, skipped=True,
+                          feedback="the emulator gives no speed numbers" if run.backend != "gpu"
+                          else "no full case", seconds=time.monotonic() - start)
+    case = cases[0]
+    k = run.kernel
+    r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
+                      poison=_poison(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
+                      limits=run.limits)
+    if not r.process.ok:
+        reason, feedback = failure(run, r.process)
+        return RungResult("bench", False, reason, f"bench mode: {feedback}", seconds=time.monotonic() - start)
+    if len(r.kernel_ms) != cfg.verify_bench_reps or r.e2e_ms is None or r.stray_output:
+        return RungResult("bench", False, "forged or missing timing output",
+                          f"expected {cfg.verify_bench_reps} timing lines from the driver, got {len(r.kernel_ms)}"
+                          + (f"; stray output: {r.stray_output[:200]!r}" if r.stray_output else ""),
+                          seconds=time.monotonic() - start)
+    bad = _judge(run, case, r.outputs, "device (bench mode)")
+    if bad:
+        return RungResult("bench", False, bad[0], bad[1], seconds=time.monotonic() - start)
+    ms = sorted(r.kernel_ms)
+    detail = {"sizes": case.sizes, "reps": len(ms), "kernel_ms": {
+        "median": statistics.median(ms), "p20": float(np.percentile(ms, 20)), "p80": float(np.percentile(ms, 80))},
+        "e2e_ms": r.e2e_ms}
+    try:
+        ref = sorted(run_reference(k, case.sizes, case.inputs, flags=BENCH_REF_FLAGS).seconds * 1e3
+                     for _ in range(3))
+        detail["reference_ms"] = {"median": ref[1], "flags": " ".join(BENCH_REF_FLAGS)}
+        detail["speedup"] = ref[1] / detail["kernel_ms"]["median"] if detail["kernel_ms"]["median"] > 0 else None
+    except ReferenceFailed as e:
+        detail["reference_ms"] = {"error": str(e)}
+    return RungResult("bench", True, detail=detail, seconds=time.monotonic() - start)

@@ -1,0 +1,349 @@
+"""The test suite of one verification run: size points x distributions, with expected outputs.
+
+`build_suite(kernel, seed, dataset=..., backend=...)` gives a `Suite`: cases for
+the smoke rung (sizes 1, 2, 3 and a mixed tiny point), the random rung (odd and
+prime sizes, sizes around the warp size, one long dimension past 128; several
+distributions each) and the full rung (the target dataset, or on `emu` the
+largest preset the emulator can afford).  Every case carries its inputs and the
+reference's outputs; both stay in this process, never in a file a candidate
+could reach.
+
+The seed is the run's secret (`new_seed()` draws it from `secrets`); every draw
+derives from it and the case's labels, so a failure replays from the seed
+alone.  No generator ever sees it.
+
+A draw is discarded, and the next one tried (a bounded number of times, then the
+next distribution), when the reference fails on it, gives NaN/inf, or is
+ill-conditioned there: when a legitimate re-evaluation (the reference built with
+FMA contraction, or the inputs moved by a few ulps) already differs by more than
+1/`CONDITION_MARGIN` of the tolerance, no tolerance could tell a right candidate
+from a wrong one.  Every discard is recorded with its reason.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import config
+from ..errors import UserError
+from ..ir import DATASETS, FLOAT_DTYPES, Kernel
+from .compare import Comparison, compare
+from .inputs import distributions, synthesize
+from .reference import ReferenceFailed, check_constraints, run_reference
+
+#: A draw is kept only when legitimate re-evaluations stay below bound / CONDITION_MARGIN.
+CONDITION_MARGIN = 8.0
+#: Draws tried per (point, distribution) before moving on.
+TRIES = 4
+#: Sizes of the random points: odd, mostly prime, none a multiple of 32 or 128.
+PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43)
+AROUND_WARP = (31, 33, 35, 37)
+LONG = (129, 131, 133)
+#: Reference build with contraction: what nvcc does to a*b+c by default.
+FMA_FLAGS = ("-O2", "-std=c99", "-ffp-contract=fast", "-march=native")
+
+
+def new_seed() -> int:
+    """A fresh secret seed for one verification run."""
+    return secrets.randbits(63)
+
+
+def derive(seed: int, *labels) -> int:
+    """A stable 63-bit seed for one draw, from the run's seed and the draw's labels."""
+    h = hashlib.sha256(repr((int(seed), labels)).encode()).digest()
+    return int.from_bytes(h[:8], "little") >> 1
+
+
+@dataclass(frozen=True)
+class Case:
+    rung: str                         # smoke | random | full | extra
+    point: str                        # size point label: ones, primes, long:nk, MINI ...
+    sizes: dict
+    distribution: str                 # one of inputs.DISTRIBUTIONS or "original"
+    seed: int                         # seed of this draw (0 for original)
+    inputs: dict = field(repr=False)
+    expected: dict | None = field(repr=False)   # None: values not comparable (see full rung)
+    ref_seconds: float = 0.0
+    sensitivity: float = 0.0          # worst legitimate re-evaluation error / bound
+
+    def label(self) -> str:
+        return f"{self.point} {self.distribution} {self.sizes}"
+
+    def summary(self) -> dict:
+        return {"rung": self.rung, "point": self.point, "sizes": dict(self.sizes),
+                "distribution": self.distribution, "seed": self.seed,
+                "sensitivity": round(self.sensitivity, 4)}
+
+
+@dataclass
+class Suite:
+    kernel: Kernel
+    seed: int
+    cases: list[Case] = field(default_factory=list)
+    discarded: list[dict] = field(default_factory=list)
+    full_dataset: str | None = None
+    full_note: str = ""
+
+    def of(self, rung: str) -> list[Case]:
+        return [c for c in self.cases if c.rung == rung]
+
+    def summary(self) -> dict:
+        return {"seed": self.seed, "cases": [c.summary() for c in self.cases],
+                "discarded": self.discarded, "full_dataset": self.full_dataset,
+                "full_note": self.full_note}
+
+
+# -- size points ---------------------------------------------------------------------------
+
+def _valid(k: Kernel, sizes: dict) -> bool:
+    try:
+        check_constraints(k, sizes)
+        return True
+    except UserError:
+        return False
+
+
+def _lift(k: Kernel, sizes: dict) -> dict | None:
+    """Sizes raised as little as needed to meet the constraints (None if hopeless)."""
+    for extra in range(0, 16):
+        cand = {n: v + extra for n, v in sizes.items()}
+        if _valid(k, cand):
+            return cand
+    return None
+
+
+def smoke_points(k: Kernel) -> list[tuple[str, dict]]:
+    names = [s.name for s in k.sizes]
+    raw = [("ones", {n: 1 for n in names}), ("twos", {n: 2 for n in names}),
+           ("threes", {n: 3 for n in names}),
+           ("mixed", {n: (2, 3, 1)[i % 3] for i, n in enumerate(names)})]
+    out, seen = [], set()
+    for label, sizes in raw:
+        sizes = _lift(k, sizes)
+        if sizes and tuple(sizes.values()) not in seen:
+            seen.add(tuple(sizes.values()))
+            out.append((label, sizes))
+    return out
+
+
+def random_points(k: Kernel, seed: int, count: int, tag: str = "") -> list[tuple[str, dict]]:
+    """Odd/prime sizes, sizes around the warp width, one long dimension past 128, ..."""
+    rng = np.random.default_rng(derive(seed, "points", tag))
+    names = [s.name for s in k.sizes]
+    kinds = ["primes", "warp", "long", "primes"]
+    out = []
+    for i in range(count):
+        kind = kinds[i % len(kinds)]
+        if kind == "long":
+            longest = names[int(rng.integers(len(names)))]
+            sizes = {n: int(rng.choice(LONG)) if n == longest else int(rng.choice(PRIMES[:6]))
+                     for n in names}
+            label = f"long:{longest}"
+        else:
+            palette = PRIMES if kind == "primes" else AROUND_WARP
+            sizes = {n: int(rng.choice(palette)) for n in names}
+            label = kind
+        lifted = _lift(k, sizes)
+        if lifted:
+            out.append((f"{label}#{i}{tag}", lifted))
+    return out
+
+
+def _shrink(sizes: dict) -> dict:
+    """Roughly halve every size above 3, keeping it odd (for the cost budget)."""
+    return {n: (max(3, v // 2) | 1) if v > 3 else v for n, v in sizes.items()}
+
+
+# -- drawing one case ----------------------------------------------------------------------
+
+def _finite(k: Kernel, outputs: dict) -> bool:
+    return all(np.all(np.isfinite(outputs[x.name])) for x in k.outputs if x.dtype in FLOAT_DTYPES)
+
+
+def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
+    """Real inputs moved by up to 4 ulps: what a different rounding upstream would do."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, v in inputs.items():
+        v = np.asarray(v)
+        if v.dtype.kind == "f":
+            eps = np.finfo(v.dtype).eps
+            v = (v * (1 + 4 * eps * rng.uniform(-1, 1, size=v.shape))).astype(v.dtype)
+        out[name] = v if v.shape else v[()]
+    return out
+
+
+def sensitivity(k: Kernel, sizes: dict, inputs: dict, expected: dict, seed: int,
+                full: bool = False) -> float:
+    """Worst error / bound of legitimate re-evaluations of the reference (0 for integers)."""
+    if not any(x.dtype in FLOAT_DTYPES for x in k.outputs):
+        return 0.0
+    worst = 0.0
+    runs = [lambda: run_reference(k, sizes, inputs, flags=FMA_FLAGS)]
+    if not full:
+        runs.append(lambda: run_reference(k, sizes, _perturbed(k, inputs, seed)))
+    for run in runs:
+        try:
+            outputs = run().outputs
+        except ReferenceFailed:
+            return float("inf")
+        c: Comparison = compare(k, expected, outputs, sizes)
+        if any(a.problem or a.nonfinite for a in c.arrays):
+            return float("inf")
+        worst = max(worst, c.max_ratio)
+    return worst
+
+
+def draw_case(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,
+              discarded: list, tries: int = TRIES, budget: float | None = None) -> Case | None:
+    """The first usable draw of (point, distribution), or None (with the discards noted)."""
+    for attempt in range(1 if distribution == "original" else tries):
+        s = derive(seed, rung, point, distribution, attempt)
+        why = None
+        try:
+            if distribution == "original":
+                run = run_reference(k, sizes, None)
+                s = 0
+            else:
+                run = run_reference(k, sizes, synthesize(k, sizes, s, distribution))
+        except ReferenceFailed as e:
+            why = f"reference failed: {e}"
+        else:
+            if not _finite(k, run.outputs):
+                why = "reference gives NaN/inf"
+            elif budget is not None and run.seconds > budget:
+                return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
+                            run.seconds, float("nan"))          # caller shrinks and retries
+            else:
+                sens = sensitivity(k, sizes, run.inputs, run.outputs, s, full=rung == "full")
+                if sens <= 1.0 / CONDITION_MARGIN:
+                    return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
+                                run.seconds, sens)
+                why = ("ill-conditioned: a legitimate re-evaluation of the reference differs by "
+                       f"{sens:.2g} x the tolerance")
+        discarded.append({"rung": rung, "point": point, "sizes": dict(sizes),
+                          "distribution": distribution, "seed": s, "why": why})
+    return None
+
+
+def _point_cases(k, seed, rung, point, sizes, dists, discarded, budget, want) -> list[Case]:
+    """Up to `want` cases at one size point, trying `dists` in order, within the budget."""
+    cases = []
+    for _ in range(5):                          # shrink steps for the cost budget
+        cases = []
+        over = False
+        for d in dists:
+            c = draw_case(k, seed, rung, point, sizes, d, discarded, budget=budget)
+            if c is not None and c.sensitivity != c.sensitivity:     # NaN: over budget
+                over = True
+                break
+            if c is not None:
+                cases.append(c)
+            if len(cases) >= want:
+                break
+        if not over:
+            return cases
+        smaller = _lift(k, _shrink(sizes))
+        if not smaller or smaller == sizes:
+            break
+        sizes = smaller
+    return cases
+
+
+def full_dataset(k: Kernel, target: str, backend: str) -> tuple[str | None, str]:
+    """The dataset of the full rung, and why (the emu backend may step down)."""
+    presets = [d for d in DATASETS if all(s.preset(d) is not None for s in k.sizes)]
+    if not presets:
+        return None, "the kernel has no dataset presets; the full rung uses the largest random point"
+    if target not in presets:
+        raise UserError(f"{k.name}: no {target} preset (presets: {', '.join(presets)})")
+    if backend != "emu":
+        return target, f"target dataset {target}"
+    budget = config.load().verify_emu_budget
+    chosen = presets[0]
+    for d in presets[: presets.index(target) + 1]:
+        try:
+            t = run_reference(k, k.dataset_sizes(d), None if k.init else
+                              synthesize(k, k.dataset_sizes(d), 0), timeout=60).seconds
+        except ReferenceFailed:
+            break
+        if t > budget and d != presets[0]:
+            break
+        chosen = d
+    note = (f"target dataset {target}" if chosen == target else
+            f"{chosen} instead of {target}: the emulator is a correctness tier and the target "
+            f"dataset exceeds its budget ({budget:g} s of reference time)")
+    return chosen, note
+
+
+# -- the suite -----------------------------------------------------------------------------
+
+def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "emu",
+                points: int | None = None) -> Suite:
+    cfg = config.load()
+    points = cfg.verify_points if points is None else points
+    suite = Suite(k, seed)
+    dists = list(distributions(k))
+    alternatives = dists[1:] + (["original"] if k.init else [])
+    # smoke: tiny sizes, domain draws first (then others if the domain gives NaN there)
+    for label, sizes in smoke_points(k):
+        suite.cases += _point_cases(k, seed, "smoke", label, sizes, dists + alternatives[-1:],
+                                    suite.discarded, None, 1)
+    # random: each point with the declared domain and one alternative, two calls per point
+    for i, (label, sizes) in enumerate(random_points(k, seed, points)):
+        alt = alternatives[i % len(alternatives)] if alternatives else "domain"
+        order = list(dict.fromkeys(["domain", alt] + dists + alternatives))
+        cases = _point_cases(k, seed, "random", label, sizes, order, suite.discarded,
+                             cfg.verify_point_budget, 2)
+        for reorder in ("desc", "asc"):       # e.g. gramschmidt needs m >= n for full rank
+            if cases:
+                break
+            values = sorted(sizes.values(), reverse=reorder == "desc")
+            other = _lift(k, dict(zip(sizes, values)))
+            if other and other != sizes:
+                cases = _point_cases(k, seed, "random", f"{label}:{reorder}", other, order,
+                                     suite.discarded, cfg.verify_point_budget, 2)
+        if len(cases) == 1:    # a second, different draw so that cross-call caching shows
+            extra = draw_case(k, seed, "random", label + "'", cases[0].sizes, cases[0].distribution,
+                              suite.discarded)
+            cases += [extra] if extra else []
+        suite.cases += cases
+    # full: the target dataset with the original init (when there is one) and a domain draw
+    name, note = full_dataset(k, dataset, backend)
+    suite.full_dataset, suite.full_note = name, note
+    if name:
+        sizes = k.dataset_sizes(name)
+        for d in (["original"] if k.init else []) + ["domain"] + dists[1:]:
+            c = draw_case(k, seed, "full", name, sizes, d, suite.discarded, tries=2)
+            if c:
+                suite.cases.append(c)
+            if len(suite.of("full")) >= 2:
+                break
+        if not suite.of("full"):
+            # e.g. gramschmidt: every PolyBench dataset has m < n, so any input is rank
+            # deficient there; the full rung can still show crashes and unwritten outputs.
+            try:
+                run = run_reference(k, sizes, None if k.init else synthesize(k, sizes, derive(seed, "full")))
+                suite.cases.append(Case("full", name, sizes, "original" if k.init else "domain", 0,
+                                        run.inputs, None, run.seconds, float("inf")))
+                suite.full_note += ("; no well-conditioned draw at this dataset, so the full rung "
+                                    "checks that the candidate runs and writes every output, "
+                                    "not the values")
+            except ReferenceFailed as e:
+                suite.full_note += f"; the reference fails at this dataset ({e})"
+    return suite
+
+
+def strengthen(suite: Suite, round_: int) -> list[Case]:
+    """More cases for the mutant gate: new random points, every distribution at each."""
+    k = suite.kernel
+    dists = list(distributions(k)) + (["original"] if k.init else [])
+    added = []
+    for label, sizes in random_points(k, suite.seed, 2, tag=f"+{round_}"):
+        added += _point_cases(k, suite.seed, "extra", label, sizes, dists, suite.discarded,
+                              config.load().verify_point_budget, len(dists))
+    suite.cases += added
+    return added

@@ -1,0 +1,259 @@
+"""The emu runtime end to end: small .cu programs built with g++ and run on the CPU."""
+from __future__ import annotations
+
+import pytest
+
+from t2c.runtime.emu import build_emu
+
+from .conftest import needs_gxx
+
+pytestmark = needs_gxx
+
+PRELUDE = "#include <cstdio>\n#include <cuda_runtime.h>\n"
+
+
+def test_reduction_with_barriers_templates_and_atomics(run_cu):
+    src = PRELUDE + r"""
+template <int B> __global__ void sum(const float* in, float* out, int n) {
+    __shared__ float s[B];
+    int i = blockIdx.x * B + threadIdx.x;
+    s[threadIdx.x] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (int k = B / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(out, s[0]);
+}
+int main() {
+    const int n = 1000; float h[n], *d, *o, r = 0;
+    for (int i = 0; i < n; ++i) h[i] = 1.0f;
+    cudaMalloc(&d, sizeof h); cudaMalloc(&o, sizeof(float));
+    cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+    cudaMemset(o, 0, sizeof(float));
+    sum<128><<<(n + 127) / 128, 128>>>(d, o, n);
+    cudaMemcpy(&r, o, sizeof r, cudaMemcpyDeviceToHost);
+    printf("%.1f %s\n", r, cudaGetErrorString(cudaGetLastError()));
+}
+"""
+    out = run_cu(src, seeds=3)
+    assert out.status == "ok", out.message
+    assert out.stdout == "1000.0 no error\n"
+    assert len(out.per_seed) == 3
+
+
+def test_builtins_warp_ops_and_vector_types(run_cu):
+    src = PRELUDE + r"""
+__global__ void k(int* out, float4* v) {
+    int lane = threadIdx.x % warpSize, x = threadIdx.x + 1;
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffff, x, o);
+    unsigned b = __ballot_sync(0xffffffff, lane % 2);
+    int up = __shfl_up_sync(0xffffffff, lane, 1);
+    int all = __all_sync(0xffffffff, lane < 32), any = __any_sync(0xffffffff, lane == 5);
+    __syncwarp();
+    if (lane == 0) out[threadIdx.x / 32] = x;
+    if (threadIdx.x == 3) { out[2] = b == 0xaaaaaaaau; out[3] = up; out[4] = all + any; }
+    if (threadIdx.x == 0) v[0] = make_float4(gridDim.x, blockDim.x, blockIdx.x, warpSize);
+}
+int main() {
+    int *o, h[5]; float4 *v, hv;
+    cudaMalloc(&o, sizeof h); cudaMalloc(&v, sizeof hv);
+    k<<<1, 64>>>(o, v);
+    cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&hv, v, sizeof hv, cudaMemcpyDeviceToHost);
+    printf("%d %d %d %d %d | %g %g %g %g\n", h[0], h[1], h[2], h[3], h[4], hv.x, hv.y, hv.z, hv.w);
+}
+"""
+    out = run_cu(src, seeds=2)
+    assert out.status == "ok", out.message
+    assert out.stdout == "528 1552 1 2 2 | 1 64 0 32\n"
+
+
+def test_missing_barrier_is_a_race(run_cu):
+    src = PRELUDE + r"""
+__global__ void k(int* out) {
+    __shared__ int s[64];
+    s[threadIdx.x] = threadIdx.x;
+    for (int k = 32; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+    }
+    if (threadIdx.x == 0) *out = s[0];
+}
+int main() { int *o, h; cudaMalloc(&o, 4); k<<<1, 64>>>(o); cudaMemcpy(&h, o, 4, cudaMemcpyDeviceToHost);
+             printf("%d\n", h); }
+"""
+    out = run_cu(src, seeds=3)
+    assert out.status == "race", out.message
+    assert "seed" in out.message
+
+
+def test_divergent_barrier_names_the_line(run_cu):
+    src = PRELUDE + r"""
+__global__ void k(int* out) {
+    if (threadIdx.x < 8) {
+        __syncthreads();
+    }
+    out[threadIdx.x] = 1;
+}
+int main() { int* o; cudaMalloc(&o, 4 * 32); k<<<1, 32>>>(o); cudaDeviceSynchronize(); puts("done"); }
+"""
+    out = run_cu(src, name="div.cu")
+    assert out.status == "divergent_barrier", out.message
+    assert (out.file, out.line) == (str(out.file), 6) and out.file.endswith("div.cu")
+
+
+def test_shuffle_naming_an_exited_lane_is_divergent(run_cu):
+    src = PRELUDE + r"""
+__global__ void k(int* out) {
+    if (threadIdx.x >= 16) return;
+    out[threadIdx.x] = __shfl_down_sync(0xffffffff, (int)threadIdx.x, 1);
+}
+int main() { int* o; cudaMalloc(&o, 4 * 32); k<<<1, 32>>>(o); cudaDeviceSynchronize(); }
+"""
+    out = run_cu(src)
+    assert out.status == "divergent_barrier" and out.line == 6, out.message
+
+
+def test_memcpy_overrun_and_direction(run_cu):
+    over = PRELUDE + r"""
+int main() { int h[20] = {0}; int* d; cudaMalloc(&d, 16 * sizeof(int));
+  cudaMemcpy(d, h, 20 * sizeof(int), cudaMemcpyHostToDevice); }
+"""
+    out = run_cu(over)
+    assert out.status == "oob" and out.line == 5 and "overrun" in out.message, out.message
+    wrong_way = PRELUDE + r"""
+int main() { int h[4] = {0}; int* d; cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyDeviceToHost); }
+"""
+    out = run_cu(wrong_way, name="dir.cu")
+    assert out.status == "oob" and out.line == 5 and "not device memory" in out.message, out.message
+
+
+def test_host_pointer_passed_to_kernel(run_cu):
+    src = PRELUDE + r"""
+__global__ void k(float* p) { p[threadIdx.x] = 1; }
+int main() { float h[32]; k<<<1, 32>>>(h); }
+"""
+    out = run_cu(src)
+    assert out.status == "oob" and out.line == 5 and "host pointer" in out.message, out.message
+
+
+def test_constant_memory_bounds(run_cu):
+    src = PRELUDE + r"""
+__constant__ float c[4];
+__global__ void k(float* o) { o[threadIdx.x] = c[threadIdx.x]; }
+int main() { float h[8] = {1, 2, 3, 4}; float* d;
+  cudaMemcpyToSymbol(c, h, 4 * sizeof(float));
+  cudaMalloc(&d, 4 * sizeof(float)); k<<<1, 4>>>(d);
+  cudaMemcpy(h, d, 4 * sizeof(float), cudaMemcpyDeviceToHost); printf("%g\n", h[3]);
+  cudaMemcpyToSymbol(c, h, 8 * sizeof(float)); }
+"""
+    out = run_cu(src)
+    assert out.status == "oob" and out.line == 10 and "symbol" in out.message, out.message
+    assert out.stdout == "4\n"
+
+
+def test_invalid_configuration_sets_last_error_and_double_free(run_cu):
+    src = PRELUDE + r"""
+__global__ void k() {}
+int main() {
+  k<<<1, 2048>>>();
+  printf("%s\n", cudaGetErrorName(cudaGetLastError()));
+  printf("%s\n", cudaGetErrorName(cudaGetLastError()));
+  int* d; cudaMalloc(&d, 4); cudaFree(d); cudaFree(d);
+}
+"""
+    out = run_cu(src)
+    assert out.stdout == "cudaErrorInvalidConfiguration\ncudaSuccess\n"
+    assert out.status == "oob" and out.line == 9 and "cudaFree" in out.message, out.message
+
+
+def test_device_api_streams_events(run_cu):
+    src = PRELUDE + r"""
+__global__ void fill(int* p, int v) { p[blockIdx.x * blockDim.x + threadIdx.x] = v; }
+int main() {
+  int n = 0, dev = -1; cudaGetDeviceCount(&n); cudaSetDevice(0); cudaGetDevice(&dev);
+  cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);
+  cudaStream_t s; cudaStreamCreate(&s);
+  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+  int *d, *h; cudaMalloc(&d, 256 * sizeof(int)); cudaMallocHost(&h, 256 * sizeof(int));
+  cudaEventRecord(a, s);
+  fill<<<2, 128, 0, s>>>(d, 7);
+  cudaMemcpyAsync(h, d, 256 * sizeof(int), cudaMemcpyDeviceToHost, s);
+  cudaEventRecord(b, s); cudaStreamSynchronize(s);
+  float ms = -1; cudaEventElapsedTime(&ms, a, b);
+  printf("%d %d %d %d %d %d\n", n, dev, p.warpSize, p.maxThreadsPerBlock, h[255], ms >= 0);
+  cudaFreeHost(h); cudaFree(d); cudaStreamDestroy(s); cudaEventDestroy(a); cudaEventDestroy(b);
+}
+"""
+    out = run_cu(src)
+    assert out.status == "ok", out.message
+    assert out.stdout == "1 0 32 1024 7 1\n"
+    assert "t2c-emu: note: cudaEventElapsedTime" in out.stderr
+
+
+def test_block_threads_option_gives_same_result(run_cu):
+    src = PRELUDE + r"""
+__global__ void k(unsigned long long* s) { __syncthreads(); atomicAdd(s, (unsigned long long)blockIdx.x); }
+int main() { unsigned long long *d, h; cudaMalloc(&d, 8); cudaMemset(d, 0, 8);
+  k<<<100, 64>>>(d); cudaMemcpy(&h, d, 8, cudaMemcpyDeviceToHost); printf("%llu\n", h); }
+"""
+    out = run_cu(src, env={"T2C_EMU_BLOCK_THREADS": "2", "PATH": "/usr/bin:/bin"})
+    assert out.status == "ok" and out.stdout == f"{64 * 4950}\n", out.message
+
+
+def test_asan_reports_kernel_line(run_cu):
+    src = PRELUDE + r"""
+__global__ void k(float* p, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) p[i] = 0.0f;
+}
+int main() { float* d; cudaMalloc(&d, 100 * sizeof(float)); k<<<1, 128>>>(d, 100); cudaDeviceSynchronize(); }
+"""
+    out = run_cu(src, sanitize=True, name="oob.cu")
+    assert out.status == "oob" and out.line == 6, out.message
+    assert "heap-buffer-overflow" in out.message and "oob.cu:8" in out.message   # where it was allocated
+
+
+def test_unsupported_and_build_errors(run_cu, tmp_path):
+    out = run_cu("#include <curand_kernel.h>\nint main() {}\n")
+    assert out.status == "unsupported" and out.line == 1 and "cuRAND" in out.message
+    out = run_cu("int main() {\n  return undefined_thing;\n}\n", name="bad.cu")
+    assert out.status == "build_error" and "bad.cu:2" in out.message
+
+
+def test_timeout_and_failed_exit(run_cu):
+    out = run_cu("int main() { for (;;) {} }\n", timeout=1)
+    assert out.status == "timeout"
+    out = run_cu("#include <cstdio>\nint main() { fprintf(stderr, \"check failed\\n\"); return 3; }\n")
+    assert out.status == "failed" and "exit code 3" in out.message and "check failed" in out.message
+
+
+def test_build_with_extra_c_source_and_cache(tmp_path, emu_cache):
+    (tmp_path / "kern.cu").write_text(
+        '#include <cuda_runtime.h>\n__global__ void twice(int* p) { p[threadIdx.x] *= 2; }\n'
+        'extern "C" void run_twice(int* h, int n) { int* d; cudaMalloc(&d, n * 4);\n'
+        '  cudaMemcpy(d, h, n * 4, cudaMemcpyHostToDevice); twice<<<1, n>>>(d);\n'
+        '  cudaMemcpy(h, d, n * 4, cudaMemcpyDeviceToHost); cudaFree(d); }\n')
+    (tmp_path / "driver.c").write_text(
+        '#include <stdio.h>\nvoid run_twice(int*, int);\n'
+        'int main(void) { int h[3] = {1, 2, 3}; run_twice(h, 3); printf("%d %d %d\\n", h[0], h[1], h[2]); return 0; }\n')
+    first = build_emu([tmp_path / "kern.cu"], tmp_path / "a.out", sanitize=False,
+                      extra_sources=[tmp_path / "driver.c"], cache_dir=emu_cache)
+    assert first.ok, first.log
+    second = build_emu([tmp_path / "kern.cu"], tmp_path / "b.out", sanitize=False,
+                       extra_sources=[tmp_path / "driver.c"], cache_dir=emu_cache)
+    assert second.ok and second.cached
+    import subprocess
+    assert subprocess.run([str(second.exe)], capture_output=True, text=True).stdout == "2 4 6\n"
+
+
+def test_local_header_with_kernels_is_rewritten(run_cu, tmp_path):
+    (tmp_path / "kern.cuh").write_text(
+        "#pragma once\n__device__ int sq(int x) { return x * x; }\n"
+        "__global__ void k(int* p) { __shared__ int s[32]; s[threadIdx.x] = sq(threadIdx.x);\n"
+        "  __syncthreads(); p[threadIdx.x] = s[31 - threadIdx.x]; }\n")
+    src = PRELUDE + '#include "kern.cuh"\nint main() { int* d, h[32]; cudaMalloc(&d, sizeof h); k<<<1, 32>>>(d);\n' \
+                    '  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost); printf("%d %d\\n", h[0], h[31]); }\n'
+    out = run_cu(src)
+    assert out.status == "ok" and out.stdout == "961 0\n", out.message

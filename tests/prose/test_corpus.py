@@ -1,0 +1,197 @@
+"""Every spec of corpora/text2cuda through the prose frontend.
+
+Formal specs: the IS validates, its reference (built with gcc) run at MINI on
+synthesized inputs matches a numpy implementation of the spec's math written here
+(independently of the ```t2c block), and the IS printed as C reads back to the same
+key.  Prose-only specs raise NeedsLLM.  A spec added to the corpus without a numpy
+implementation here fails, so that none goes unchecked.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from t2c.frontends.c import read_c, reference_file
+from t2c.frontends.prose import NeedsLLM, load_spec, read_spec
+from t2c.ir import validate
+from t2c.verify.inputs import synthesize
+from t2c.verify.reference import run_reference
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "text2cuda"
+SPECS = sorted(CORPUS.glob("*.md"))
+SPECS = [p for p in SPECS if p.name != "README.md"]
+PROSE_ONLY = {"histogram", "stream_compaction", "sort", "topk_rows"}
+
+
+def _softmax_parts(X):
+    mx = X.max(axis=-1)
+    e = np.exp(X - mx[..., None])
+    return mx, e.sum(axis=-1), e
+
+
+def _erf(x):
+    return np.vectorize(math.erf)(x)
+
+
+def _conv2d(inp, wt):
+    cout, cin, kh, kw = wt.shape
+    _, h, w = inp.shape
+    out = np.zeros((cout, h - kh + 1, w - kw + 1))
+    for dy in range(kh):
+        for dx in range(kw):
+            patch = inp[:, dy:dy + h - kh + 1, dx:dx + w - kw + 1]
+            out += np.einsum("oc,cyx->oyx", wt[:, :, dy, dx], patch)
+    return out
+
+
+def _pool(inp, reduce):
+    c, h, w = inp.shape
+    v = inp[:, :h // 2 * 2, :w // 2 * 2].reshape(c, h // 2, 2, w // 2, 2)
+    return reduce(v, axis=(2, 4))
+
+
+def _jacobi(A, B, tsteps):
+    A, B = A.copy(), B.copy()
+    for _ in range(tsteps):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+    return {"A": A, "B": B}
+
+
+def _layer_norm(X, gamma, beta):
+    mean = X.mean(axis=1)
+    rstd = 1 / np.sqrt(X.var(axis=1) + 1e-5)
+    return {"mean": mean, "rstd": rstd, "Y": (X - mean[:, None]) * rstd[:, None] * gamma + beta}
+
+
+def _attention(Q, K, V, d):
+    S = np.einsum("hie,hje->hij", Q, K) / np.sqrt(d)
+    mx, den, e = _softmax_parts(S)
+    P = e / den[..., None]
+    return {"S": S, "mx": mx, "den": den, "P": P, "O": np.einsum("hij,hje->hie", P, V)}
+
+
+def _cross_entropy(X, target):
+    mx, den, _ = _softmax_parts(X)
+    lse = mx + np.log(den)
+    picked = X[np.arange(len(target)), target]
+    return {"mx": mx, "lse": lse, "loss": np.mean(lse - picked)}
+
+
+#: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
+NUMPY = {
+    "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
+    "gelu": lambda a, s: {"y": 0.5 * a["x"] * (1 + _erf(a["x"] / np.sqrt(2)))},
+    "gelu_tanh": lambda a, s: {"y": 0.5 * a["x"] * (1 + np.tanh(np.sqrt(2 / np.pi)
+                                                         * (a["x"] + 0.044715 * a["x"] ** 3)))},
+    "silu": lambda a, s: {"y": a["x"] / (1 + np.exp(-a["x"]))},
+    "sigmoid": lambda a, s: {"y": 1 / (1 + np.exp(-a["x"]))},
+    "leaky_relu": lambda a, s: {"y": np.where(a["x"] > 0, a["x"], a["slope"] * a["x"])},
+    "swiglu": lambda a, s: {"y": a["gate"] / (1 + np.exp(-a["gate"])) * a["up"]},
+    "axpy": lambda a, s: {"y": a["a"] * a["x"] + a["y"]},
+    "batchnorm_inference": lambda a, s: {"Y": (a["X"] - a["mean"][:, None]) / np.sqrt(
+        a["var"][:, None] + 1e-5) * a["gamma"][:, None] + a["beta"][:, None]},
+    "sum_reduce": lambda a, s: {"s": a["x"].sum()},
+    "max_reduce": lambda a, s: {"m": a["x"].max()},
+    "l2_norm": lambda a, s: {"r": np.linalg.norm(a["x"])},
+    "dot": lambda a, s: {"d": a["x"] @ a["y"]},
+    "col_sum": lambda a, s: {"s": a["A"].sum(axis=0)},
+    "argmax_rows": lambda a, s: {"mx": a["X"].max(axis=1), "idx": a["X"].argmax(axis=1)},
+    "gemv": lambda a, s: {"y": a["A"] @ a["x"]},
+    "gemm": lambda a, s: {"C": a["alpha"] * a["A"] @ a["B"] + a["beta"] * a["C"]},
+    "batched_gemm": lambda a, s: {"C": a["A"] @ a["B"]},
+    "linear_relu": lambda a, s: {"Y": np.maximum(a["X"] @ a["W"].T + a["bias"], 0)},
+    "transpose": lambda a, s: {"B": a["A"].T},
+    "outer": lambda a, s: {"A": np.outer(a["x"], a["y"])},
+    "softmax": lambda a, s: (lambda mx, den, e: {"mx": mx, "den": den, "Y": e / den[:, None]})(
+        *_softmax_parts(a["X"])),
+    "log_softmax": lambda a, s: (lambda mx, den, e: {
+        "mx": mx, "lse": mx + np.log(den), "Y": a["X"] - (mx + np.log(den))[:, None]})(
+        *_softmax_parts(a["X"])),
+    "layer_norm": lambda a, s: _layer_norm(a["X"], a["gamma"], a["beta"]),
+    "rms_norm": lambda a, s: (lambda r: {"rinv": r, "Y": a["X"] * r[:, None] * a["w"]})(
+        1 / np.sqrt((a["X"] ** 2).mean(axis=1) + 1e-6)),
+    "conv1d": lambda a, s: {"y": np.correlate(a["x"], a["w"], mode="valid")},
+    "conv2d": lambda a, s: {"out": _conv2d(a["inp"], a["wt"])},
+    "maxpool2d": lambda a, s: {"out": _pool(a["inp"], np.max)},
+    "avgpool2d": lambda a, s: {"out": _pool(a["inp"], np.mean)},
+    "jacobi2d": lambda a, s: _jacobi(a["A"], a["B"], s["tsteps"]),
+    "cross_entropy": lambda a, s: _cross_entropy(a["X"], a["target"]),
+    "mse": lambda a, s: {"loss": np.mean((a["pred"] - a["target"]) ** 2)},
+    "cumsum_rows": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
+    "attention": lambda a, s: _attention(a["Q"], a["K"], a["V"], s["d"]),
+}
+
+
+def _ids(paths):
+    return [p.stem for p in paths]
+
+
+FORMAL = [p for p in SPECS if p.stem not in PROSE_ONLY]
+PROSE = [p for p in SPECS if p.stem in PROSE_ONLY]
+
+
+def test_corpus_shape():
+    assert len(SPECS) >= 30 and len(PROSE) >= 3
+    assert {p.stem for p in PROSE} == PROSE_ONLY
+
+
+@pytest.mark.parametrize("path", FORMAL, ids=_ids(FORMAL))
+def test_formal_spec_matches_numpy(path):
+    k = read_spec(path)
+    validate(k)
+    assert k.origin.file == str(path) and k.name == path.stem
+    assert path.stem in NUMPY, f"write a numpy implementation of {path.stem} in this test"
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=7))
+    inputs = {n: np.asarray(v, dtype=np.float64) if np.asarray(v).dtype.kind == "f" else np.asarray(v)
+              for n, v in run.inputs.items()}
+    expected = NUMPY[path.stem](inputs, sizes)
+    outputs = {n: v for n, v in run.outputs.items()}
+    assert set(expected) == set(outputs), f"outputs {sorted(outputs)} vs numpy {sorted(expected)}"
+    tol = load_spec(path).tolerance or {}
+    rtol, atol = max(tol.get("rtol", 1e-5), 1e-5), max(tol.get("atol", 1e-5), 1e-5)
+    for name, want in expected.items():
+        got = outputs[name]
+        assert got.shape == np.shape(want), name
+        if got.dtype.kind in "iu":
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        else:
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
+
+
+@pytest.mark.parametrize("path", FORMAL, ids=_ids(FORMAL))
+def test_round_trip_same_key(path, tmp_path):
+    k = read_spec(path)
+    c_file = tmp_path / f"{k.name}.c"
+    c_file.write_text(reference_file(k))
+    assert read_c(c_file).key() == k.key()
+
+
+@pytest.mark.parametrize("path", PROSE, ids=_ids(PROSE))
+def test_prose_only_needs_llm(path):
+    spec = load_spec(path)                  # the front matter itself is valid
+    assert not spec.blocks and spec.sizes
+    with pytest.raises(NeedsLLM) as e:
+        read_spec(path)
+    assert str(e.value).startswith(f"{path}:1:1: ") and "LLM" in str(e.value)
+
+
+def test_presets_realistic():
+    """MINI is tiny (CPU emulator), LARGE is realistic (>= 10^6 elements of output or
+    input, most >= 10^7) for every spec."""
+    for path in SPECS:
+        spec = load_spec(path)
+        for d in ("MINI", "LARGE"):
+            assert all(d in p for p in spec.sizes.values()), (path.stem, d)
+        from t2c.verify.reference import eval_extent
+        for d, most in (("MINI", 20_000), ("LARGE", None)):
+            sizes = {s: p[d] for s, p in spec.sizes.items()}
+            total = sum(math.prod(eval_extent(e, sizes) for e in a.shape) for a in spec.arrays.values())
+            if most:
+                assert total <= most, (path.stem, total)
+            else:
+                assert total >= 10 ** 6, (path.stem, total)
