@@ -125,14 +125,16 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
 @click.option("--report-dir", type=click.Path(file_okay=False), default=None,
               help="Where results.csv/.md/.json go (default reports/<run>/).")
 @click.option("--junit-xml", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
+@click.option("--executor", default="local", show_default=True, metavar="local|dask-local|dask://HOST:PORT",
+              help="Where kernels run: local processes, a new local Dask cluster, or a Dask scheduler.")
 def batch_command(paths, dataset, backend, generator, jobs, gpu_jobs, keep_going, dry_run, force_all,
-                  rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml):
+                  rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml, executor):
     """Run every kernel of a corpus through the pipeline, like make: incremental and parallel."""
     from .engine.run import batch
     code = batch(paths, dataset=dataset, backend=backend, generator=generator, jobs=jobs,
                  gpu_jobs=gpu_jobs, fail_fast=not keep_going, dry_run=dry_run, force_all=force_all,
                  rerun=rerun, only=only, exclude=exclude, shard=shard, seed=seed, timeout=timeout,
-                 report_dir=report_dir, junit_xml=junit_xml)
+                 report_dir=report_dir, junit_xml=junit_xml, executor=executor)
     sys.exit(code)
 
 
@@ -157,6 +159,8 @@ def _register_optional_commands():
     main.add_command(gen_command)
     from .report.command import report_group
     main.add_command(report_group)
+    from .verify.command import verify_command
+    main.add_command(verify_command)
     try:
         from .runtime.emu.command import run_command
     except ImportError:

@@ -69,7 +69,8 @@ class Analysis:
                 if isinstance(n, Stmt):
                     out[n.stmt.name] = (*prefix, str(pos))
                 else:
-                    go(n.body, (*prefix, str(pos), n.var if n.step > 0 else f"-{n.var}"))
+                    value = n.time or n.var
+                    go(n.body, (*prefix, str(pos), value if n.step > 0 else f"-({value})"))
         go(tree, ())
         return out
 

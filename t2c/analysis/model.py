@@ -70,6 +70,9 @@ class Loop:
     init: str = ""             # the C header, kept for printing: init; cond; next
     cond: str = ""
     next: str = ""
+    # Set by schedule transformations (the reference's own loops leave them empty):
+    time: str | None = None    # the loop's schedule value when not `var` (a wavefront: 2*i + j)
+    derived: tuple = ()        # (var, C expression, C guard) computed at the top of the body
 
     def statements(self) -> list["Stmt"]:
         out = []

@@ -8,6 +8,7 @@ forced).  Kernels run in parallel worker processes (`jobs`); stages that need th
 GPU take one of `gpu_jobs` slots (a lock file per GPU, so also across concurrent
 t2c runs) with CUDA_VISIBLE_DEVICES set to that GPU.  A kernel whose stage fails
 skips its later stages; the batch goes on (`fail_fast` stops starting new kernels).
+Where the worker processes are is up to an executor (executors.py: local, or Dask).
 
 Sharding: kernel i (in discovery order) belongs to shard (i mod N) + 1, so the
 union of shards 1..N is the whole corpus.
@@ -20,16 +21,14 @@ import glob
 import hashlib
 import json
 import os
-import queue
 import time
 import traceback
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing import Manager
 from pathlib import Path
 
 from ..errors import UserError
+from .executors import LocalExecutor
 from .stages import STAGE_NAMES, STAGES
 from .store import ArtifactCache, StateDB
 
@@ -232,55 +231,47 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
 
 # -- the whole batch ----------------------------------------------------------------------
 
-def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=None) -> dict[str, list[Outcome]]:
-    jobs = max(1, opts.jobs or os.cpu_count() or 1)
+def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=None,
+              executor=None) -> dict[str, list[Outcome]]:
+    """Run every picked kernel's chain on `executor` (executors.py; default: local processes)."""
+    ex = executor or LocalExecutor(opts, settings)
+    emit = on_event or (lambda o: None)
     results: dict[str, list[Outcome]] = {}
-    if jobs == 1 or len(picked) == 1:
-        for src, kid in picked:
-            results[kid] = run_kernel(str(src), kid, settings, opts)
-            for o in results[kid]:
-                on_event and on_event(o)
-            if opts.fail_fast and _failed(results[kid]):
+    ex.open(len(picked))
+    try:
+        pending = {}
+        todo = list(picked)
+        stop = False
+        while todo or pending:
+            while todo and len(pending) < ex.width and not stop:
+                src, kid = todo.pop(0)
+                pending[ex.submit(str(src), kid, settings, opts)] = kid
+            if not pending:
                 break
-        return results
-    with Manager() as manager:
-        events = manager.Queue()
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            pending = {}
-            todo = list(picked)
-            stop = False
-            while todo or pending:
-                while todo and len(pending) < jobs and not stop:
-                    src, kid = todo.pop(0)
-                    pending[pool.submit(run_kernel, str(src), kid, settings, opts, events)] = kid
-                if not pending:
-                    break
-                done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                _drain(events, on_event)
-                for fut in done:
-                    kid = pending.pop(fut)
-                    try:
-                        results[kid] = fut.result()
-                    except Exception as e:                   # the worker process died
-                        o = Outcome(f"{kid}:internal", kid, "internal", "internal", "worker died", str(e))
-                        results[kid] = [o]
-                        on_event and on_event(o)
-                    if opts.fail_fast and _failed(results[kid]):
-                        stop, todo = True, []
-                if heartbeat:
-                    heartbeat(len(results), len(picked), sorted(pending.values()))
-            _drain(events, on_event)
+            done = ex.wait(pending, 0.2)
+            for o in ex.events():
+                emit(o)
+            for fut in done:
+                kid = pending.pop(fut)
+                try:
+                    results[kid] = fut.result()
+                except Exception as e:                   # the worker process died
+                    o = Outcome(f"{kid}:internal", kid, "internal", "internal", "worker died", str(e))
+                    results[kid] = [o]
+                    emit(o)
+                else:
+                    if not ex.streams_events:            # outcomes arrive with the kernel's result
+                        for o in results[kid]:
+                            emit(o)
+                if opts.fail_fast and _failed(results[kid]):
+                    stop, todo = True, []
+            if heartbeat:
+                heartbeat(len(results), len(picked), sorted(pending.values()))
+        for o in ex.events():
+            emit(o)
+    finally:
+        ex.close()
     return results
-
-
-def _drain(events, on_event):
-    while True:
-        try:
-            o = events.get_nowait()
-        except queue.Empty:
-            return
-        if on_event:
-            on_event(o)
 
 
 def _failed(outcomes: list[Outcome]) -> bool:

@@ -20,6 +20,7 @@ from ..errors import UserError
 from ..report.basic import Row, table, write_all, write_junit
 from ..runtime import gpu as gpu_info
 from .batch import (Options, discover, kernel_ids, kernel_status, parse_shard, run_batch, select)
+from .executors import gpu_summary, make_executor
 from .stages import STAGE_NAMES
 from .store import ArtifactCache, StateDB
 
@@ -108,7 +109,7 @@ def rows_from(results: dict, picked, settings) -> list[Row]:
 def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,
           fail_fast=False, dry_run=False, force_all=False, rerun=(), only=(), exclude=(),
           shard=None, seed=None, timeout=None, report_dir=None, junit_xml=None,
-          out=click.echo) -> int:
+          executor="local", out=click.echo) -> int:
     sources = discover(paths)
     picked = select(sources, kernel_ids(sources), only, exclude, parse_shard(shard))
     if not picked:
@@ -120,13 +121,16 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     opts = Options(jobs=jobs, gpu_jobs=gpu_jobs, fail_fast=fail_fast, dry_run=dry_run,
                    force_all=force_all, rerun=tuple(rerun),
                    cache_dir=config.load().cache_dir / "targets", state_dir=STATE_DIR)
+    # A plan (-n) only reads the cache and the state: it needs no cluster.
+    ex = make_executor("local" if dry_run else executor, opts, settings)
     out(f"t2c batch: {len(picked)} kernel(s), dataset {settings['dataset']}, backend "
-        f"{settings['backend']}, generator {generator}, {opts.jobs or os.cpu_count()} job(s)", err=True)
+        f"{settings['backend']}, generator {generator}, {opts.jobs or os.cpu_count()} job(s)"
+        + (f", executor {ex.name}" if ex.name != "local" else ""), err=True)
     progress = None if dry_run else Progress(len(picked))
     start = time.monotonic()
     try:
         results = run_batch(picked, settings, opts, on_event=progress and progress.event,
-                            heartbeat=progress and progress.heartbeat)
+                            heartbeat=progress and progress.heartbeat, executor=ex)
     finally:
         if progress:
             progress.close()
@@ -149,6 +153,8 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
         counts[r.status] = counts.get(r.status, 0) + 1
     out(f"\n{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))} of {len(rows)} kernels "
         f"in {time.monotonic() - start:.1f} s; report in {folder}")
+    if settings["backend"] == "gpu":
+        out(gpu_summary(results))
     if any(r.status == "internal" for r in rows):
         return 4
     if any(r.status in ("failed", "error") for r in rows):

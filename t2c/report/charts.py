@@ -28,11 +28,11 @@ def available() -> bool:
     return True
 
 
-def _svg(fig, salt: str) -> str:
+def _svg(fig, salt: str, tight: bool = True) -> str:
     import matplotlib
     buf = io.StringIO()
     with matplotlib.rc_context({**RC, "svg.hashsalt": salt}):
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+        fig.savefig(buf, format="svg", bbox_inches="tight" if tight else None, metadata={"Date": None})
     text = buf.getvalue()
     # keep only the <svg> element; make it scale with the page
     text = text[text.index("<svg"):]
@@ -55,10 +55,10 @@ def colors(generators) -> dict[str, str]:
 def speedup_chart(rows: list[Row], previous: dict[tuple, float] | None = None,
                   baseline: dict[tuple, float] | None = None) -> str:
     """Per-kernel speedup over the CPU reference, log scale; earlier runs as hollow marks."""
-    import matplotlib
     drawn = [r for r in rows if r.speedup and r.speedup > 0]
     if not drawn or not available():
         return ""
+    import matplotlib
     gens = sorted({r.generator for r in rows})
     col = colors(gens)
     best = {}
@@ -93,10 +93,10 @@ def speedup_chart(rows: list[Row], previous: dict[tuple, float] | None = None,
 
 def roofline_chart(rows: list[Row], ceilings: dict | None = None) -> str:
     """Attained TF/s against arithmetic intensity (flop/byte), log-log, with the machine's roofs."""
-    import matplotlib
     pts = [r for r in rows if r.tflops and r.gbps and r.tflops > 0 and r.gbps > 0]
     if not pts or not available():
         return ""
+    import matplotlib
     gens = sorted({r.generator for r in rows})
     col = colors(gens)
     ai = lambda r: r.tflops * 1e3 / r.gbps          # flop/byte = (TF/s) / (GB/s) * 1e3
@@ -131,11 +131,11 @@ def roofline_chart(rows: list[Row], ceilings: dict | None = None) -> str:
 
 def evolution_chart(row: Row) -> str:
     """Kernel time of each evolution step (accepted dots, rejected crosses) and the best so far."""
-    import matplotlib
     steps = [e for e in row.evolution if isinstance(e, dict)]
     timed = [e for e in steps if e.get("kernel_ms")]
     if not timed or not available():
         return ""
+    import matplotlib
     with matplotlib.rc_context(RC):
         fig, ax = _figure(6.0, 2.6)
         ok = [e for e in timed if e.get("status", "accepted") == "accepted"]
@@ -153,12 +153,16 @@ def evolution_chart(row: Row) -> str:
             ys.append(best)
         if xs:
             ax.step(xs, ys, where="post", color="#1f6feb", lw=1.2, label="best so far")
-        ax.set_yscale("log")
+        # linear axes without minor ticks and a fixed layout: a page per kernel has one of
+        # these, and log-axis ticks and tight bounding boxes would triple the report's time
+        ax.minorticks_off()
+        ax.set_ylim(bottom=0)
         ax.set_xlabel("evolution step")
         ax.set_ylabel("kernel ms")
         ax.grid(color="#eee", lw=0.5)
         ax.legend(fontsize=7, frameon=False)
-        return _svg(fig, f"evolution-{row.slug}")
+        fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.96)
+        return _svg(fig, f"evolution-{row.slug}", tight=False)
 
 
 def sparkline(values: list, width: int = 90, height: int = 18) -> str:

@@ -4,8 +4,9 @@
     t2c report merge DIR... -o OUT [--history DIR]
     t2c report render RUN_DIR [--history DIR]
 
-BASE and NEW are report folders, their results.json, or a history .jsonl (its
-last run).  `compare` exits 3 when at least one kernel regressed (performance
+BASE and NEW are report folders or their results.json; BASE may also be a
+history .jsonl or folder (`reports/history`): the latest earlier figures of NEW's
+machine, dataset and backend, NEW's own line left out.  `compare` exits 3 when at least one kernel regressed (performance
 regression only: the ratio passes the threshold and the Mann-Whitney U test on
 the repetitions agrees), else 0; a missing or unreadable report is a usage
 error (exit 2, via the CLI's UserError handling).
@@ -35,8 +36,8 @@ def report_group():
 def compare_command(base, new, threshold, confidence, show_all):
     """Regressions and improvements of NEW against BASE; exit 3 on a regression."""
     t = parse_threshold(threshold)
-    base_rows, _ = load_rows(base)
-    new_rows, _ = load_rows(new)
+    new_rows, new_meta = load_rows(new)
+    base_rows, _ = load_rows(base, like=new_meta)
     changes = compare_runs(base_rows, new_rows, t, confidence)
     shown = changes if show_all else [c for c in changes if c.kind != "same"]
     for c in shown:

@@ -13,8 +13,9 @@ where both runs measured a kernel time, and gives one `Change` each:
 
 Exit code 3 (`EXIT_REGRESSION`) means performance regression only: correctness
 failures are exit 1 from the batch itself and take precedence.
-`load_rows(path)` reads BASE/NEW as a report folder, a results.json, or a history
-.jsonl (its last run).
+`load_rows(path)` reads BASE/NEW as a report folder, a results.json, a history
+.jsonl or a history folder (the latest earlier figures of the same machine).
+Rows pair only within the same dataset.
 """
 from __future__ import annotations
 
@@ -46,9 +47,15 @@ class Change:
     def confidence(self) -> float | None:
         return None if self.p_value is None else 1.0 - self.p_value
 
+    @property
+    def confidence_text(self) -> str:
+        if self.p_value is None:
+            return "untested (no repetitions)"
+        return ">99.99%" if self.p_value < 1e-4 else f"{100 * (1 - self.p_value):.2f}%"
+
     def describe(self) -> str:
-        conf = "untested (no repetitions)" if self.p_value is None else \
-            f"confidence {self.confidence:.4f} (p={self.p_value:.2g}, n={self.n_base}/{self.n_new})"
+        conf = self.confidence_text if self.p_value is None else \
+            f"confidence {self.confidence_text} (p={self.p_value:.2g}, n={self.n_base}/{self.n_new})"
         return (f"{self.kind:11} {self.kernel} [{self.generator}] {self.base_ms:.4g} -> {self.new_ms:.4g} ms "
                 f"({(self.ratio - 1) * 100:+.1f}%), {conf}")
 
@@ -73,7 +80,7 @@ def compare_runs(base_rows, new_rows, threshold: float = 0.05,
     changes = []
     for n in map(_row, new_rows):
         b = base.get((n.kernel, n.generator))
-        if b is None:
+        if b is None or (b.dataset and n.dataset and b.dataset != n.dataset):
             continue
         b_ms, n_ms = _time(b), _time(n)
         if not b_ms or not n_ms:
@@ -113,19 +120,35 @@ def _time(r: Row) -> float | None:
     return median(r.samples_ms) if r.samples_ms else r.kernel_ms
 
 
-def load_rows(path: str | Path) -> tuple[list[Row], dict]:
+def load_rows(path: str | Path, like: dict | None = None) -> tuple[list[Row], dict]:
+    """Rows and meta of a report folder, a results.json, a history .jsonl or a history folder.
+
+    From a history, `like` (the meta of the run being judged) picks the machine's file
+    in a folder, keeps the runs that finished before it (its own line was appended when
+    it was written) with its dataset and backend; each kernel x generator then comes from the
+    latest run that holds it."""
     p = Path(path)
-    if p.is_dir():
+    like = like or {}
+    if p.is_dir() and not (p / "results.json").exists() and any(p.glob("*.jsonl")):
+        slug = (like.get("environment") or {}).get("slug")
+        if not slug or not (p / f"{slug}.jsonl").exists():
+            raise UserError(f"{path}: no history of this machine ({slug or 'unknown fingerprint'})",
+                            hint=f"give one of {', '.join(sorted(f.name for f in p.glob('*.jsonl')))}")
+        p = p / f"{slug}.jsonl"
+    elif p.is_dir():
         p = p / "results.json"
     if not p.exists():
         raise UserError(f"no report at {path}", hint="give a report folder, its results.json, "
                         "or a history .jsonl")
     if p.suffix == ".jsonl":
-        from .history import load, rows_of
-        recs = load(p)
+        from .history import latest_rows, load
+        s, before = like.get("settings") or {}, str(like.get("finished") or "~")
+        # runs before NEW (NEW's own line has its time; names repeat with --report-dir nightly)
+        recs = [r for r in load(p) if str(r.get("time", "")) < before
+                and all(r.get(k) == s[k] for k in ("dataset", "backend") if s.get(k))]
         if not recs:
-            raise UserError(f"{path}: the history holds no run")
-        return rows_of(recs[-1]), {"run": recs[-1].get("run", ""), "environment": recs[-1].get("environment")}
+            raise UserError(f"{path}: the history holds no earlier run to compare with")
+        return latest_rows(recs), {"run": recs[-1].get("run", ""), "environment": recs[-1].get("environment")}
     try:
         return read_json(p)
     except (json.JSONDecodeError, TypeError, AttributeError) as e:
@@ -133,8 +156,10 @@ def load_rows(path: str | Path) -> tuple[list[Row], dict]:
 
 
 def gate(baseline: str | Path, new_rows, threshold: float | str = 0.05,
-         confidence: float = DEFAULT_CONFIDENCE) -> tuple[list[Change], int]:
-    """For `t2c batch --baseline BASE --fail-on-regression 5%`: the changes and 0 or 3."""
-    base_rows, _ = load_rows(baseline)
+         confidence: float = DEFAULT_CONFIDENCE, meta: dict | None = None) -> tuple[list[Change], int]:
+    """For `t2c batch --baseline BASE --fail-on-regression 5%`: the changes and 0 or 3.
+
+    `meta` is the new run's (with `environment`, `run`, `settings`) when BASE is a history."""
+    base_rows, _ = load_rows(baseline, like=meta)
     changes = compare_runs(base_rows, new_rows, parse_threshold(threshold), confidence)
     return changes, exit_code(changes)

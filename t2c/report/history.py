@@ -40,7 +40,8 @@ def record(rows: list[Row], meta: dict) -> dict:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # microseconds: two runs published within one second must still be ordered
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def append(folder: Path, rec: dict) -> Path:
@@ -69,11 +70,13 @@ def load(path: Path) -> list[dict]:
 
 
 def runs_like(folder: Path, meta: dict, last: int = 20) -> list[dict]:
-    """The last `last` earlier runs on this machine with the same dataset and backend, oldest first."""
+    """The last `last` runs on this machine with the same dataset and backend that finished
+    before this one, oldest first.  By time, not by name: `--report-dir nightly` reuses a name."""
     env, s = meta.get("environment", {}), meta.get("settings", {})
+    before = str(meta.get("finished") or "~")
     recs = [r for r in load(folder / f"{env.get('slug', 'unknown')}.jsonl")
             if r.get("dataset") == s.get("dataset") and r.get("backend") == s.get("backend")
-            and r.get("run") != meta.get("run")]
+            and str(r.get("time", "")) < before]
     return recs[-last:]
 
 
@@ -86,3 +89,13 @@ def series(recs: list[dict], rows: list[Row], field: str = "kernel_ms") -> dict[
     per_run = [{(r["kernel"], r["generator"]): r.get(field) for r in rec.get("rows", [])} for rec in recs]
     return {(r.kernel, r.generator): [p.get((r.kernel, r.generator)) for p in per_run] + [getattr(r, field)]
             for r in rows}
+
+
+def latest_rows(recs: list[dict]) -> list[Row]:
+    """Per kernel x generator, its row in the latest record holding it (shards and --only runs
+    leave the other kernels' latest figures in place)."""
+    latest = {}
+    for rec in recs:
+        for r in rows_of(rec):
+            latest[(r.kernel, r.generator)] = r
+    return list(latest.values())

@@ -26,6 +26,7 @@ from .compare import Change
 from .stats import geomean
 
 TEMPLATES = Path(__file__).parent / "templates"
+STAGE_ORDER = ("parse", "reference", "generate", "verify", "evolve", "bench", "internal")
 MAX_SHOWN = 200_000          # characters of one file shown on a page (logs keep their tail)
 
 
@@ -46,8 +47,10 @@ def num(v, digits: int = 3) -> str:
         return str(v)
     if isinstance(v, int):
         return str(v)
-    if v != 0 and (abs(v) >= 1e5 or abs(v) < 1e-3):
+    if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
         return f"{v:.{digits - 1}e}"
+    if abs(v) >= 10 ** digits:
+        return f"{v:,.0f}"                 # 3624, not 3.62e+03
     return f"{v:.{digits}g}"
 
 
@@ -106,15 +109,22 @@ def evidence_view(card) -> dict:
     """An evidence card as a table of rungs plus key/value fields (any JSON is shown)."""
     if not isinstance(card, dict):
         return {"rungs": [], "columns": [], "fields": [("card", json.dumps(card, indent=1))]}
-    rungs = [r for r in card.get("rungs", []) if isinstance(r, dict)]
-    columns = list(dict.fromkeys(k for r in rungs for k in r))
-    fields = []
-    for k, v in card.items():
-        if k == "rungs":
-            continue
-        fields.append((k, v if isinstance(v, (str, int, float, bool)) or v is None
-                       else json.dumps(v, indent=1, sort_keys=True)))
+    raw = [r for r in card.get("rungs", []) if isinstance(r, dict)]
+    columns = list(dict.fromkeys(k for r in raw for k in r))
+    rungs = [{c: _plain(r[c]) if c in r else "" for c in columns} for r in raw]
+    fields = [(k, _plain(v)) for k, v in card.items() if k != "rungs"]
     return {"rungs": rungs, "columns": columns, "fields": fields}
+
+
+def _plain(v, depth: int = 0) -> str:
+    """A JSON value as short lines: 'key: value' per member, lists inline."""
+    if isinstance(v, dict):
+        pad = "  " * depth
+        return "\n".join(f"{pad}{k}: " + (("\n" + _plain(x, depth + 1)) if isinstance(x, dict) and x
+                                         else _plain(x, depth + 1)) for k, x in v.items())
+    if isinstance(v, list):
+        return ", ".join(_plain(x, depth + 1) if not isinstance(x, (dict, list)) else json.dumps(x) for x in v)
+    return num(v) if isinstance(v, float) else ("–" if v is None else str(v))
 
 
 def kernel_view(folder: Path, row: Row) -> dict:
@@ -141,7 +151,8 @@ def kernel_view(folder: Path, row: Row) -> dict:
             for name, path in sorted(row.logs.items())]
     return {"row": row, "card": card, "evidence_path": row.evidence, "build": build, "code": code,
             "logs": logs, "evolution": Markup(charts.evolution_chart(row)),
-            "stages": list(row.stages.items())}
+            "stages": sorted(row.stages.items(), key=lambda kv: (STAGE_ORDER.index(kv[0])
+                                                                if kv[0] in STAGE_ORDER else 99))}
 
 
 # -- pages --------------------------------------------------------------------------------

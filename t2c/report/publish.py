@@ -84,7 +84,7 @@ def publish(rows: list[Row], folder: Path, meta: dict, *, history_dir=None, reco
         else:
             base_rows, against = list(baseline), "baseline"
     else:
-        base_rows, against = latest_rows(earlier), (f"previous run {earlier[-1]['run']}" if earlier else "")
+        base_rows, against = history.latest_rows(earlier), (f"previous run {earlier[-1]['run']}" if earlier else "")
     changes = compare_runs(base_rows, rows, threshold, confidence) if base_rows else []
     meta["comparison"] = {"against": against, "threshold": threshold, "confidence": confidence,
                           "changes": [dataclasses.asdict(c) for c in changes],
@@ -103,17 +103,7 @@ def publish(rows: list[Row], folder: Path, meta: dict, *, history_dir=None, reco
 
 
 def _earlier(hist: Path, meta: dict) -> list[dict]:
-    return [r for r in history.runs_like(hist, meta) if str(r.get("time", "")) < str(meta.get("finished", "~"))]
-
-
-def latest_rows(recs: list[dict]) -> list[Row]:
-    """Per kernel x generator, its row in the latest record holding it (shards and --only runs
-    leave the other kernels' latest figures in place)."""
-    latest = {}
-    for rec in recs:
-        for r in history.rows_of(rec):
-            latest[(r.kernel, r.generator)] = r
-    return list(latest.values())
+    return history.runs_like(hist, meta)
 
 
 def _render(folder: Path, rows: list[Row], meta: dict, earlier: list[dict], changes: list[Change]) -> Path:
@@ -121,7 +111,7 @@ def _render(folder: Path, rows: list[Row], meta: dict, earlier: list[dict], chan
     base = {(k, g): s for k, g, s in cmp.get("base_speedups", [])}
     against = cmp.get("against", "")
     from_baseline = against.startswith("baseline")
-    previous = {(r.kernel, r.generator): r.speedup for r in latest_rows(earlier) if r.speedup}
+    previous = {(r.kernel, r.generator): r.speedup for r in history.latest_rows(earlier) if r.speedup}
     if not previous and not from_baseline:
         previous = base
     return render(folder, rows, meta, earlier=earlier, changes=changes, against=against,

@@ -39,7 +39,7 @@ def markdown(rows: list[Row], meta: dict, changes: list[Change] = ()) -> str:
                        f"(threshold {cmp.get('threshold', 0.05) * 100:.0f}%, confidence "
                        f"{cmp.get('confidence', 0.99)}):")
             out += [f"- `{c.kernel}` [{c.generator}] {num(c.base_ms)} → {num(c.new_ms)} ms "
-                    f"({(c.ratio - 1) * 100:+.1f}%), confidence {num(c.confidence, 4)}" for c in hits[:MAX_LISTED]]
+                    f"({(c.ratio - 1) * 100:+.1f}%), " + (f"confidence {c.confidence_text} (p = {c.p_value:.2g})" if c.p_value is not None else "untested") for c in hits[:MAX_LISTED]]
             out.append("")
     bad = [r for r in rows if r.category not in ("accepted", "not verified", "skipped")]
     if bad:

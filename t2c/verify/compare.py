@@ -124,13 +124,24 @@ class Comparison:
         return max(r, default=0.0)
 
     def describe(self) -> str:
-        bad = self.first_failure
+        bad = self.worst_failure
         return bad.describe() if bad else "; ".join(a.describe() for a in self.arrays)
+
+    @property
+    def worst_failure(self) -> ArrayComparison | None:
+        """The failing array that says most: a missing output, then unwritten elements
+        (a NaN in another array may only be their consequence), then NaN/inf, then values."""
+        bad = [a for a in self.arrays if not a.ok]
+        for test in (lambda a: a.problem, lambda a: a.unwritten, lambda a: a.nonfinite, lambda a: True):
+            hit = next((a for a in bad if test(a)), None)
+            if hit:
+                return hit
+        return None
 
     @property
     def reason(self) -> str:
         """The short reason word(s) for a failure: unwritten, NaN, mismatch, missing."""
-        bad = self.first_failure
+        bad = self.worst_failure
         if bad is None:
             return ""
         if bad.problem:

@@ -308,7 +308,8 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
     out = cache / key
     exe = out / "prog"
     if exe.exists():
-        return CandidateBuild(exe, (out / "build.log").read_text(), tuple())
+        command = (out / "command.txt").read_text().split("\n") if (out / "command.txt").exists() else []
+        return CandidateBuild(exe, (out / "build.log").read_text(), tuple(command))
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out) as tmp:
         tmp = Path(tmp)
@@ -332,6 +333,7 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
                     raise BuildError(f"the emulator does not model: {res.unsupported}", log, cmd)
                 raise BuildError("emulation build failed", log, cmd)
         (out / "build.log").write_text(log)
+        (out / "command.txt").write_text("\n".join(map(str, cmd)))
         (tmp / "prog").replace(exe)
     return CandidateBuild(exe, log, tuple(cmd))
 
@@ -357,6 +359,8 @@ class SeriesRun:
 class Limits:
     """Resource bounds of one candidate process (None: unbounded)."""
     address_space: int | None = None     # bytes (RLIMIT_AS); not for CUDA or sanitizers
+    data: int | None = None              # bytes (RLIMIT_DATA: heap and private mappings);
+                                         # CUDA programs run under it (checked on an H200)
     file_size: int | None = None         # bytes (RLIMIT_FSIZE): outputs, stdout, stderr
     cpu_seconds: int | None = None       # RLIMIT_CPU, a backstop to the wall-clock limit
 
@@ -368,6 +372,8 @@ def _limited(argv: list, limits: Limits | None) -> list:
     opts = []
     if limits.address_space:
         opts.append(f"--as={limits.address_space}")
+    if limits.data:
+        opts.append(f"--data={limits.data}")
     if limits.file_size:
         opts.append(f"--fsize={limits.file_size}")
     if limits.cpu_seconds:

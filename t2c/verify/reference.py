@@ -96,46 +96,46 @@ def reference_driver(k: Kernel) -> str:
     lines = [PRELUDE, k.init or "", k.reference, "int main(int argc, char **argv)", "{"]
     lines.append(f"  if (argc != {3 + len(k.sizes)}) {{ fprintf(stderr, \"usage: %s init|run DIR"
                  f"{''.join(' ' + s.name for s in k.sizes)}\\n\", argv[0]); return 2; }}")
-    lines.append("  const char *dir = argv[2];")
-    lines.append("  int init = strcmp(argv[1], \"init\") == 0;")
+    lines.append("  const char *t2c_dir = argv[2];")
+    lines.append("  int t2c_init_mode = strcmp(argv[1], \"init\") == 0;")
     for i, s in enumerate(k.sizes):
         lines.append(f"  int {s.name} = atoi(argv[{3 + i}]);")
     ins = [s for s in k.scalars if s.intent == "in"]
     for s in ins:
-        lines.append(f"  {s.dtype} {s.name} = *({s.dtype} *)t2c_load(dir, \"{s.name}\", "
-                     f"sizeof({s.dtype}), !init);")
+        lines.append(f"  {s.dtype} {s.name} = *({s.dtype} *)t2c_load(t2c_dir, \"{s.name}\", "
+                     f"sizeof({s.dtype}), !t2c_init_mode);")
     for a in k.arrays:
         lines.append(f"  size_t {a.name}_n = {count_expr(a.shape)};")
-        required = "0" if a.intent == "out" else "!init"
-        lines.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_load(dir, \"{a.name}\", "
+        required = "0" if a.intent == "out" else "!t2c_init_mode"
+        lines.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_load(t2c_dir, \"{a.name}\", "
                      f"{a.name}_n * sizeof({a.dtype}), {required});")
     call_args = ", ".join(_call_arg(k, p) for p in k.params)
     if k.init:
         init_args = ", ".join(f"&{p}" if any(s.name == p for s in ins) else _call_arg(k, p)
                               for p in k.params)
-        lines.append("  if (init) {")
+        lines.append("  if (t2c_init_mode) {")
         lines.append(f"    t2c_init({init_args});")
         for s in ins:
-            lines.append(f"    t2c_store(dir, \"\", \"{s.name}\", &{s.name}, sizeof({s.dtype}));")
+            lines.append(f"    t2c_store(t2c_dir, \"\", \"{s.name}\", &{s.name}, sizeof({s.dtype}));")
         for a in k.arrays:
-            lines.append(f"    t2c_store(dir, \"\", \"{a.name}\", {a.name}, "
+            lines.append(f"    t2c_store(t2c_dir, \"\", \"{a.name}\", {a.name}, "
                          f"{a.name}_n * sizeof({a.dtype}));")
         lines.append("    return 0;")
         lines.append("  }")
     else:
-        lines.append("  if (init) { fprintf(stderr, \"t2c: this kernel has no original init\\n\"); "
+        lines.append("  if (t2c_init_mode) { fprintf(stderr, \"t2c: this kernel has no original init\\n\"); "
                      "return 2; }")
     ret = k.returns
-    lines.append("  double t0 = t2c_now();")
+    lines.append("  double t2c_t0 = t2c_now();")
     lines.append(f"  {ret.dtype + ' t2c_ret = ' if ret else ''}{k.name}({call_args});")
-    lines.append("  double t1 = t2c_now();")
+    lines.append("  double t2c_t1 = t2c_now();")
     if ret:
-        lines.append(f"  t2c_store(dir, \"out_\", \"return\", &t2c_ret, sizeof({ret.dtype}));")
+        lines.append(f"  t2c_store(t2c_dir, \"out_\", \"return\", &t2c_ret, sizeof({ret.dtype}));")
     for a in k.arrays:
         if a.intent != "in":
-            lines.append(f"  t2c_store(dir, \"out_\", \"{a.name}\", {a.name}, "
+            lines.append(f"  t2c_store(t2c_dir, \"out_\", \"{a.name}\", {a.name}, "
                          f"{a.name}_n * sizeof({a.dtype}));")
-    lines.append("  printf(\"%.9f\\n\", t1 - t0);")
+    lines.append("  printf(\"%.9f\\n\", t2c_t1 - t2c_t0);")
     lines.append("  return 0;")
     lines.append("}")
     return "\n".join(lines) + "\n"

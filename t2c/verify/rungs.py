@@ -18,6 +18,7 @@ for a candidate's misbehaviour; that is its result.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import statistics
@@ -79,7 +80,8 @@ def _asan_env(limits: Limits | None) -> dict:
     mb = config.load().verify_mem_mb
     # the sanitizer reserves terabytes of address space, so RLIMIT_AS cannot bound an
     # ASan build; its allocator bounds allocations and resident memory instead
-    return {"ASAN_OPTIONS": f"max_allocation_size_mb={mb}:hard_rss_limit_mb={mb}:detect_leaks=0"}
+    return {"ASAN_OPTIONS": f"max_allocation_size_mb={mb}:hard_rss_limit_mb={mb}:detect_leaks=0:"
+                            "allocator_may_return_null=0"}
 
 
 def failure(run: Run, proc: ProcessResult) -> tuple[str, str]:
@@ -98,6 +100,8 @@ def failure(run: Run, proc: ProcessResult) -> tuple[str, str]:
     if run.backend == "emu":
         from ..runtime.emu.findings import classify
         v = classify(proc)
+        if v.status == "oob" and (v.message.startswith("SEGV") or "null pointer" in v.message):
+            return "crash (SIGSEGV)", _tidy(run, v.message)
         if v.status not in ("ok", "failed", "crash"):
             names = {"oob": "out-of-bounds access", "race": "race", "divergent_barrier": "divergent barrier",
                      "unsupported": "unsupported by the emulator", "timeout": "timeout"}
@@ -271,13 +275,18 @@ def _sanitize(run: Run, sanitizer: str, tool: str, case: Case | None) -> tuple[s
                 *[str(case.sizes[s.name]) for s in k.sizes]]
         from .harness import scrubbed_env
         proc = run_process(argv, cwd=d, timeout=max(120, 1000 * case.ref_seconds), env=scrubbed_env())
-    if proc.returncode == 97 or "ERROR SUMMARY: 0 errors" not in proc.stdout + proc.stderr:
-        if proc.timed_out:
-            return None      # too slow under the tool: no finding, noted by the caller's detail
+    if proc.timed_out:
+        return None          # too slow under the tool: no finding either way
+    text = proc.stdout + proc.stderr
+    found = re.search(r"ERROR SUMMARY: [1-9]|\(([1-9]\d*) errors?", text)
+    if proc.returncode == 97 or found:
         words = "race" if tool == "racecheck" else "out-of-bounds access"
-        text = (proc.stdout + proc.stderr).strip().splitlines()
-        first = next((l for l in text if "Invalid" in l or "hazard" in l.lower() or "Error" in l), text[0] if text else "")
+        lines = text.strip().splitlines()
+        first = next((l for l in lines if "Invalid" in l or "hazard" in l.lower() and "0 hazards" not in l),
+                     lines[0] if lines else "")
         return words, f"compute-sanitizer {tool}: {first.strip()[:300]}"
+    if proc.returncode != 0:
+        return failure(run, proc)
     return None
 
 

@@ -388,5 +388,7 @@ def check_static(k: Kernel, source: str, filename: str = "candidate.cu") -> Stat
     _check_names(k, root, add)
     _check_definitions(k, root, add)
     _check_abi(k, root, add)
-    findings.sort(key=lambda f: (f.rule == "abi", f.line, f.col))
+    # the most telling finding first: a forbidden capability says more than the header
+    # that brought it in or the ABI slip that often comes with it
+    findings.sort(key=lambda f: (f.rule in ("include", "abi"), f.rule == "abi", f.line, f.col))
     return StaticResult(not findings, findings, filename)

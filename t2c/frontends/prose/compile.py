@@ -17,8 +17,8 @@ Refuses, as UserError at spec.md:LINE:COL, what has no single meaning:
 
 Semantics of the code it emits: statements run in order, each over its whole index
 domain (nested loops, left-side indices outermost in subscript order); a reduction
-is a local accumulator initialised to its identity (0, 1, -INFINITY, INFINITY),
-computed before the statement at the outermost loop level where all its indices
+is a local accumulator initialised to its identity (0, 1, -INFINITY, INFINITY;
+sums and products of float values accumulate in double), computed before the statement at the outermost loop level where all its indices
 are bound.  Literals and math functions follow the kernel's real type (float unless
 something is double), so a float32 spec computes in float, as PyTorch would.
 """
@@ -246,7 +246,8 @@ class Compiler:
                           "declare it under `arrays:` in the front matter")
             if len(e.subs) != a.rank:
                 self.fail(e, f"'{e.array}' has rank {a.rank} but is read with {len(e.subs)} "
-                          f"subscript{'s' if len(e.subs) != 1 else ''}")
+                          f"subscript{'s' if len(e.subs) != 1 else ''}",
+                          f"its shape is [{', '.join(a.shape)}]; give one subscript per dimension")
             for sub in e.subs:
                 if self.check(sub) in FLOAT_DTYPES:
                     self.fail(sub, f"a subscript of '{e.array}' is not an integer",
@@ -258,7 +259,9 @@ class Compiler:
                           f"known: {', '.join(sorted(FUNCTIONS))}; reductions: sum, prod, max, min")
             if len(e.args) != FUNCTIONS[e.func]:
                 self.fail(e, f"{e.func}() takes {FUNCTIONS[e.func]} argument"
-                          f"{'s' if FUNCTIONS[e.func] != 1 else ''}, not {len(e.args)}")
+                          f"{'s' if FUNCTIONS[e.func] != 1 else ''}, not {len(e.args)}",
+                          "a reduction binds an index: max(k: x[k])" if e.func in ("min", "max")
+                          else "see docs/specs.md for the functions and their arguments")
             ts = [self.check(a) for a in e.args]
             if e.func in ("float", "double", "int"):
                 t = e.func
@@ -396,6 +399,11 @@ class Compiler:
         self.count += 1
         acc = f"t2c_r{self.count}"
         t = self.types[id(r)]
+        if r.op in ("sum", "prod") and t == "float":
+            # A float accumulator added to in order drifts by far more than any tolerance
+            # at LARGE sizes (1e7 terms); in double the reference stays the true value,
+            # whatever order a candidate adds in.  max and min are exact in any type.
+            t = "double"
         floating = t in FLOAT_DTYPES
         suffix = "f" if t == "float" else ""
         zero, one = ("0.0" + suffix, "1.0" + suffix) if floating else ("0", "1")

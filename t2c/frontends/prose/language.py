@@ -213,7 +213,7 @@ def _tokenize_block(first_line, text):
         kind = m.lastgroup
         value = m.group()
         if kind == "newline":
-            if not stack or stack[-1] == "{":
+            if not stack or stack[-1][0] == "{":
                 if toks and toks[-1].kind not in ("NEWLINE", "INDENT", "DEDENT") and \
                         not (toks[-1].kind == "OP" and toks[-1].text == "{"):
                     toks.append(Token("NEWLINE", "", line, col))
@@ -224,17 +224,18 @@ def _tokenize_block(first_line, text):
             toks.append(Token(kind.upper(), value, line, col))
         elif kind == "op":
             if value in "([{":
-                stack.append(value)
+                stack.append((value, line, col))
             elif value in ")]}":
                 want = {")": "(", "]": "[", "}": "{"}[value]
-                if not stack or stack[-1] != want:
+                if not stack or stack[-1][0] != want:
                     raise SpecSyntaxError(f"unbalanced '{value}'", line, col,
                                           "check the brackets of this statement")
                 stack.pop()
             toks.append(Token("OP", value, line, col))
         pos = m.end()
     if stack:
-        raise SpecSyntaxError(f"'{stack[-1]}' is never closed", line, 1,
+        opened, at_line, at_col = stack[-1]
+        raise SpecSyntaxError(f"'{opened}' is never closed", at_line, at_col,
                               "close every bracket before the block ends")
     if toks and toks[-1].kind != "NEWLINE":
         toks.append(Token("NEWLINE", "", line, 1))
@@ -431,7 +432,8 @@ class Parser:
             self.expect(")", "close the parenthesis")
             return e
         if t.kind != "NAME" or t.text in KEYWORDS:
-            self.error("expected a number, a name or '('")
+            self.error("expected a number, a name or '('",
+                       "an operand is a number, a name, A[i, j], f(x), sum(k: ...) or (...)")
         self.take()
         if self.at("["):
             self.take()

@@ -12,7 +12,7 @@ from ...ir import Kernel
 from .cuda import Printer, sequential_candidate
 from .mapping import map_to_grid
 from .options import DEFAULT, PolyOptions
-from .transform import distribute, fuse, permute
+from .transform import distribute, fuse, permute, wavefront
 
 
 class LoweringError(RuntimeError):
@@ -33,6 +33,8 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
         tree = permute(an, tree)                         # parallel loops outward: they become the grid
     if options.fuse:
         tree = fuse(an, tree)                            # re-join nests sharing a grid: fewer launches
+    if options.wavefront:
+        tree = wavefront(an, tree)                       # skew fully carried 2-d bands: parallel diagonals
     if not an.legal(tree):                               # every pass checked itself; this is the last guard
         raise LoweringError(f"{kernel.name}: the transformed schedule breaks a dependence")
     plan = map_to_grid(an, tree, options)                # parallel bands -> launches, carried loops -> host

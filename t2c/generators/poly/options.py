@@ -18,6 +18,7 @@ class PolyOptions:
     distribute: bool = True                  # split loops so that each nest gets its mapping
     permute: bool = True                     # move parallel loops outward in a band
     fuse: bool = True                        # re-join nests that share a grid
+    wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
     sequential: bool = False                 # one thread for everything (the safe baseline)
 
     def replace(self, **changes) -> "PolyOptions":

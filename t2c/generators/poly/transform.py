@@ -272,3 +272,62 @@ def _fuse_bodies(body: list) -> list:
         else:
             out.append(n)
     return out
+
+
+# -- wavefronts ------------------------------------------------------------------------------
+
+WAVE = "wave"
+
+
+def wavefront(an: Analysis, tree: list) -> list:
+    """Skew a band of two carried loops (a, b) whose body is statements only into a
+    host loop over the wave `c*a + b` and a parallel loop over `a` (b = wave - c*a),
+    for the smallest c in 1..2 that is legal and makes `a` parallel (seidel-2d: c = 2).
+    Both loops must step by +1 and b's bounds must not depend on a."""
+    def candidates(nodes):
+        for n in nodes:
+            if isinstance(n, Loop):
+                yield from candidates(n.body)
+                if len(n.body) == 1 and isinstance(n.body[0], Loop) and \
+                        all(isinstance(x, Stmt) for x in n.body[0].body):
+                    yield n
+    for a in list(candidates(tree)):
+        b = a.body[0]
+        if a.step != 1 or b.step != 1 or a.var in _bound_names(b) or a.time or b.time:
+            continue
+        if WAVE in _bound_names(a) | _bound_names(b):
+            continue
+        if parallel(an, tree, a) or parallel(an, tree, b):
+            continue
+        for c in (1, 2):
+            inner = dataclasses.replace(
+                a, body=list(b.body),
+                derived=((b.var, f"{WAVE} - {c} * {a.var}" if c > 1 else f"{WAVE} - {a.var}",
+                          f"{b.var} >= {b.lower} && {b.var} <= {b.upper}"),))
+            lo = f"{c} * {_p(a.lower)} + {_p(b.lower)}" if c > 1 else f"{_p(a.lower)} + {_p(b.lower)}"
+            hi = f"{c} * {_p(a.upper)} + {_p(b.upper)}" if c > 1 else f"{_p(a.upper)} + {_p(b.upper)}"
+            wave = Loop(WAVE, lo, hi, 1, [inner], f"{WAVE} = {lo}", f"{WAVE} <= {hi}", f"{WAVE}++",
+                        time=f"{c} * {a.var} + {b.var}" if c > 1 else f"{a.var} + {b.var}")
+            trial = _replace(tree, a, [wave])
+            if an.legal(trial) and _webs_ok(an, trial) and parallel(an, trial, inner):
+                tree = trial
+                break
+    return tree
+
+
+def _p(text: str) -> str:
+    """Parenthesize an affine text unless it is one word: `(n - 2)` stays, `(1)` -> `1`."""
+    t = text.strip()
+    while t.startswith("(") and t.endswith(")") and _balanced(t[1:-1]):
+        t = t[1:-1].strip()
+    return t if re.fullmatch(r"\w+", t) else f"({t})"
+
+
+def _balanced(t: str) -> bool:
+    depth = 0
+    for ch in t:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0

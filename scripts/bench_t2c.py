@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Text2CUDA benchmark: t2c's poly candidates against PyTorch eager, spec by spec.
+
+    python scripts/bench_t2c.py OUT_DIR [--dataset LARGE] [--reps 20] [--only NAME ...]
+                                        [--corpus corpora/text2cuda]
+
+For every formal spec of the corpus: read its IS (prose frontend), generate a
+candidate with the poly generator, build it for the GPU, and time its kernel
+(`run_candidate` bench mode: fresh inputs and an L2 flush before each repetition,
+median of the repetitions).  Time PyTorch eager on the same inputs, also with an L2
+flush before each repetition, and check that the two agree within the spec's
+tolerance.  Prints a table (spec, t2c ms, torch ms, ratio = t2c / torch, agree)
+and writes OUT_DIR/bench_t2c.csv and OUT_DIR/bench_t2c.md.
+
+Prose-only specs are listed as needs-llm; a spec with no torch implementation
+here, or a candidate that fails to build or run, gets its reason in the table.
+PyTorch is a benchmark-only dependency: it is imported by this script alone, and
+the script stops with a message when it (or a GPU) is missing.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+# -- PyTorch eager forms of the formal specs: f(tensors by name, sizes) -> outputs by name --
+
+def torch_impls(torch):
+    F = torch.nn.functional
+
+    def softmax_parts(X):
+        mx = X.amax(dim=-1)
+        e = torch.exp(X - mx[..., None])
+        return mx, e.sum(dim=-1), e
+
+    def pool(x, f):
+        return f(x[None], 2)[0]
+
+    def jacobi(t, s):
+        A, B = t["A"].clone(), t["B"].clone()
+        for _ in range(s["tsteps"]):
+            B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+            A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+        return {"A": A, "B": B}
+
+    def layer_norm(t, s):
+        X = t["X"]
+        var, mean = torch.var_mean(X, dim=1, unbiased=False)
+        rstd = torch.rsqrt(var + 1e-5)
+        return {"mean": mean, "rstd": rstd, "Y": F.layer_norm(X, (s["d"],), t["gamma"], t["beta"], 1e-5)}
+
+    def attention(t, s):
+        S = torch.matmul(t["Q"], t["K"].transpose(1, 2)) / math.sqrt(s["d"])
+        mx, den, e = softmax_parts(S)
+        P = e / den[..., None]
+        return {"S": S, "mx": mx, "den": den, "P": P, "O": torch.matmul(P, t["V"])}
+
+    def cross_entropy(t, s):
+        X, tgt = t["X"], t["target"].long()
+        mx = X.amax(dim=1)
+        lse = torch.logsumexp(X, dim=1)
+        return {"mx": mx, "lse": lse, "loss": F.cross_entropy(X, tgt)}
+
+    def softmax(t, s):
+        mx, den, _ = softmax_parts(t["X"])
+        return {"mx": mx, "den": den, "Y": torch.softmax(t["X"], dim=1)}
+
+    def log_softmax(t, s):
+        mx = t["X"].amax(dim=1)
+        return {"mx": mx, "lse": torch.logsumexp(t["X"], dim=1), "Y": torch.log_softmax(t["X"], dim=1)}
+
+    def rms_norm(t, s):
+        rinv = torch.rsqrt((t["X"] * t["X"]).mean(dim=1) + 1e-6)
+        return {"rinv": rinv, "Y": t["X"] * rinv[:, None] * t["w"]}
+
+    def argmax_rows(t, s):
+        mx, idx = t["X"].max(dim=1)
+        return {"mx": mx, "idx": idx.int()}
+
+    return {
+        "relu": lambda t, s: {"y": torch.relu(t["x"])},
+        "gelu": lambda t, s: {"y": F.gelu(t["x"])},
+        "gelu_tanh": lambda t, s: {"y": F.gelu(t["x"], approximate="tanh")},
+        "silu": lambda t, s: {"y": F.silu(t["x"])},
+        "sigmoid": lambda t, s: {"y": torch.sigmoid(t["x"])},
+        "leaky_relu": lambda t, s: {"y": F.leaky_relu(t["x"], float(t["slope"]))},
+        "swiglu": lambda t, s: {"y": F.silu(t["gate"]) * t["up"]},
+        "axpy": lambda t, s: {"y": torch.add(t["y"], t["x"], alpha=float(t["a"]))},
+        "batchnorm_inference": lambda t, s: {"Y": F.batch_norm(
+            t["X"], t["mean"], t["var"], t["gamma"], t["beta"], False, 0.0, 1e-5)},
+        "sum_reduce": lambda t, s: {"s": t["x"].sum()},
+        "max_reduce": lambda t, s: {"m": t["x"].max()},
+        "l2_norm": lambda t, s: {"r": torch.linalg.vector_norm(t["x"])},
+        "dot": lambda t, s: {"d": torch.dot(t["x"], t["y"])},
+        "col_sum": lambda t, s: {"s": t["A"].sum(dim=0)},
+        "argmax_rows": argmax_rows,
+        "gemv": lambda t, s: {"y": torch.mv(t["A"], t["x"])},
+        "gemm": lambda t, s: {"C": torch.addmm(t["C"], t["A"], t["B"], beta=float(t["beta"]),
+                                               alpha=float(t["alpha"]))},
+        "batched_gemm": lambda t, s: {"C": torch.bmm(t["A"], t["B"])},
+        "linear_relu": lambda t, s: {"Y": torch.relu(F.linear(t["X"], t["W"], t["bias"]))},
+        "transpose": lambda t, s: {"B": t["A"].t().contiguous()},
+        "outer": lambda t, s: {"A": torch.outer(t["x"], t["y"])},
+        "softmax": softmax,
+        "log_softmax": log_softmax,
+        "layer_norm": layer_norm,
+        "rms_norm": rms_norm,
+        "conv1d": lambda t, s: {"y": F.conv1d(t["x"][None, None], t["w"][None, None])[0, 0]},
+        "conv2d": lambda t, s: {"out": F.conv2d(t["inp"][None], t["wt"])[0]},
+        "maxpool2d": lambda t, s: {"out": pool(t["inp"], F.max_pool2d)},
+        "avgpool2d": lambda t, s: {"out": pool(t["inp"], F.avg_pool2d)},
+        "jacobi2d": jacobi,
+        "cross_entropy": cross_entropy,
+        "mse": lambda t, s: {"loss": F.mse_loss(t["pred"], t["target"])},
+        "cumsum_rows": lambda t, s: {"Y": torch.cumsum(t["X"], dim=1)},
+        "attention": attention,
+    }
+
+
+# -- timing ---------------------------------------------------------------------------------
+
+def time_torch(torch, fn, tensors, sizes, reps):
+    """Median ms of fn over reps, each after an L2 flush (as the candidate harness does)."""
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    for _ in range(2):
+        out = fn(tensors, sizes)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        out = fn(tensors, sizes)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times), out
+
+
+def agree(np, got: dict, want: dict, tol: dict | None) -> str:
+    rtol, atol = (tol or {}).get("rtol", 1e-4), (tol or {}).get("atol", 1e-5)
+    bad = []
+    for name, w in want.items():
+        g = got.get(name)
+        if g is None:
+            continue
+        w = w.detach().cpu().numpy() if hasattr(w, "detach") else np.asarray(w)
+        if g.shape != w.shape:
+            bad.append(f"{name}: shape {g.shape} vs {w.shape}")
+        else:
+            # norm-wise: elementwise rtol is meaningless where sums cancel to near zero
+            g64, w64 = g.astype(np.float64), w.astype(np.float64)
+            err = float(np.max(np.abs(g64 - w64))) if g64.size else 0.0
+            scale = float(np.max(np.abs(w64))) if w64.size else 0.0
+            if not err <= max(atol, 1e-5) + max(rtol, 1e-5) * scale:
+                bad.append(f"{name}: max abs err {err:.3g} (max |value| {scale:.3g})")
+    return "yes" if not bad else "NO (" + "; ".join(bad) + ")"
+
+
+def bench_one(path, args, torch, np, impls):
+    from t2c.frontends.prose import NeedsLLM, load_spec, read_spec
+    from t2c.runtime.build import BuildError
+    from t2c.verify.harness import build_candidate, run_candidate
+    from t2c.verify.inputs import synthesize
+
+    row = {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "torch_ms": "", "ratio": "",
+           "agree": "", "note": ""}
+    try:
+        k = read_spec(path)
+    except NeedsLLM:
+        row["note"] = "needs-llm (prose only)"
+        return row
+    generate = candidate_generator()
+    if generate is None:
+        row["note"] = "skipped: t2c.generators has no poly generator in this checkout"
+        return row
+    sizes = k.dataset_sizes(args.dataset)
+    inputs = synthesize(k, sizes, seed=args.seed)
+    try:
+        source = generate(k)
+        build = build_candidate(k, source, "gpu")
+    except BuildError as e:
+        row["note"] = f"build failed: {str(e)[:120]}"
+        return row
+    except Exception as e:                       # a generator bug: report, keep benchmarking
+        row["note"] = f"generator failed: {type(e).__name__}: {str(e)[:120]}"
+        return row
+    run = run_candidate(k, build, sizes, inputs, mode="bench", reps=args.reps, timeout=args.timeout)
+    if not run.process.ok or not run.kernel_ms:
+        row["note"] = f"run failed: {run.process.describe()}"
+        return row
+    row["t2c_ms"] = statistics.median(run.kernel_ms)
+    impl = impls.get(k.name)
+    if impl is None:
+        row["note"] = "no torch implementation in bench_t2c.py"
+        return row
+    tensors = {n: torch.as_tensor(np.ascontiguousarray(v)).cuda() if np.ndim(v) else v.item()
+               for n, v in inputs.items()}
+    row["torch_ms"], want = time_torch(torch, impl, tensors, sizes, args.reps)
+    row["ratio"] = row["t2c_ms"] / row["torch_ms"] if row["torch_ms"] else ""
+    row["agree"] = agree(np, run.outputs, want, load_spec(path).tolerance)
+    return row
+
+
+def candidate_generator():
+    """`generate(kernel) -> .cu text` of the poly generator, or None when it is missing."""
+    try:
+        from t2c.generators import generate
+        return lambda k: generate(k, "poly")
+    except ImportError:
+        pass
+    try:
+        from t2c.generators.poly import generate
+        return generate
+    except ImportError:
+        return None
+
+
+def fmt(v, digits=4):
+    return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path, help="folder for bench_t2c.csv and bench_t2c.md")
+    ap.add_argument("--corpus", type=Path, default=ROOT / "corpora" / "text2cuda")
+    ap.add_argument("--dataset", default="LARGE")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--only", nargs="*", help="spec names to run (default: all)")
+    args = ap.parse_args(argv)
+
+    try:
+        import numpy as np
+        import torch
+    except ImportError:
+        print("bench_t2c: PyTorch is not installed; it is needed for the comparison only "
+              "(pip install torch)", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("bench_t2c: no CUDA device visible to PyTorch; run this on a GPU machine", file=sys.stderr)
+        return 2
+    if candidate_generator() is None:
+        print("bench_t2c: t2c.generators has no poly generator yet; nothing to compare", file=sys.stderr)
+
+    # fp32 means fp32: no TF32 tensor-core shortcuts in the baseline
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    impls = torch_impls(torch)
+    specs = sorted(p for p in args.corpus.glob("*.md") if p.name != "README.md")
+    if args.only:
+        specs = [p for p in specs if p.stem in set(args.only)]
+    rows = []
+    header = f"{'spec':22s} {'t2c ms':>10s} {'torch ms':>10s} {'ratio':>8s}  agree / note"
+    print(header)
+    print("-" * len(header))
+    for path in specs:
+        t0 = time.time()
+        try:
+            row = bench_one(path, args, torch, np, impls)
+        except Exception as e:                   # one spec's failure never stops the table
+            row = {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "torch_ms": "",
+                   "ratio": "", "agree": "", "note": f"error: {type(e).__name__}: {str(e)[:160]}"}
+        row["seconds"] = round(time.time() - t0, 1)
+        rows.append(row)
+        print(f"{row['spec']:22s} {fmt(row['t2c_ms']):>10s} {fmt(row['torch_ms']):>10s} "
+              f"{fmt(row['ratio'], 3):>8s}  {row['agree']} {row['note']}".rstrip(), flush=True)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    fields = ["spec", "dataset", "t2c_ms", "torch_ms", "ratio", "agree", "note", "seconds"]
+    with open(args.out / "bench_t2c.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    ratios = [r["ratio"] for r in rows if isinstance(r["ratio"], float) and r["ratio"] > 0]
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+    md = [f"# t2c vs PyTorch eager ({args.dataset}, median of {args.reps})", "",
+          f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}. "
+          "ratio = t2c ms / torch ms (below 1: t2c is faster).", "",
+          "| spec | t2c ms | torch ms | ratio | agree | note |", "|---|---:|---:|---:|---|---|"]
+    md += [f"| {r['spec']} | {fmt(r['t2c_ms'])} | {fmt(r['torch_ms'])} | {fmt(r['ratio'], 3)} | "
+           f"{r['agree']} | {r['note']} |" for r in rows]
+    if geo:
+        md += ["", f"Geometric mean ratio over {len(ratios)} specs: {geo:.3g}"]
+    (args.out / "bench_t2c.md").write_text("\n".join(md) + "\n")
+    if geo:
+        print(f"\ngeometric mean ratio (t2c/torch) over {len(ratios)} specs: {geo:.3g}")
+    print(f"wrote {args.out / 'bench_t2c.csv'} and {args.out / 'bench_t2c.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

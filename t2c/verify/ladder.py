@@ -1,0 +1,153 @@
+"""The verification ladder: one candidate `.cu` against one kernel, rung by rung.
+
+    ladder(kernel, candidate, *, backend="auto", dataset=None, seed=None,
+           source=None, bench=True) -> Evidence
+
+`candidate` is the path of the `.cu` file (`source` may give its text instead of
+reading the file).  Rungs, each gating the next (DESIGN §4):
+
+    static  build  gate  smoke  random  races  full  bench
+
+`gate` is the suite's own test: the inputs synthesized for this run (from the
+secret seed) must reject every mutant of the reference before they may accept
+anything (gate.py); a kernel whose suite cannot is reported as weakly tested and
+no candidate is accepted for it.  `bench` runs only on the gpu backend and only
+for a candidate every other rung accepted.
+
+The candidate never sees the seed, the inputs before its run, or the expected
+outputs (they stay in this process); it runs in a scratch directory with a
+scrubbed environment and bounded time, memory, CPU and output (harness.py).
+Refuses with UserError only what the user got wrong (a missing file, an unusable
+backend, an unknown dataset); everything a candidate does is its Evidence.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from pathlib import Path
+
+from .. import config
+from ..errors import UserError
+from ..ir import Kernel
+from ..runtime.build import BuildError
+from . import rungs
+from .device import build_figures, fingerprint, resolve_backend
+from .evidence import Evidence
+from .gate import gate
+from .harness import Limits, build_candidate
+from .reference import array_shape, np_dtype
+from .rungs import RungResult, Run
+from .static import check_static
+from .synth import build_suite, new_seed
+
+RUNTIME_RUNGS = (rungs.smoke, rungs.random, rungs.races, rungs.full)
+
+
+def default_dataset(backend: str) -> str:
+    return config.load().dataset or ("LARGE" if backend == "gpu" else "MINI")
+
+
+def _limits(k: Kernel, suite, backend: str) -> Limits:
+    cfg = config.load()
+    biggest = 0
+    for c in suite.cases:
+        biggest = max(biggest, sum(int(__import__("numpy").prod(array_shape(a, c.sizes))) *
+                                   np_dtype(a.dtype).itemsize for a in k.arrays))
+    # RLIMIT_AS breaks both CUDA (it reserves the unified address space) and the
+    # sanitizers (shadow memory).  gpu: RLIMIT_DATA bounds host heap and private mappings
+    # and CUDA still starts under it; emu (ASan): the sanitizer's allocator limits, set
+    # through ASAN_OPTIONS in rungs.py, since its shadow mappings would trip RLIMIT_DATA.
+    data = (cfg.verify_mem_mb << 20) + 4 * biggest if backend == "gpu" else None
+    return Limits(data=data, file_size=2 * biggest + (64 << 20), cpu_seconds=int(2 * cfg.timeout + 60))
+
+
+def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
+           seed: int | None = None, source: str | None = None, bench: bool = True) -> Evidence:
+    path = Path(candidate)
+    if source is None:
+        try:
+            source = path.read_text()
+        except OSError as e:
+            raise UserError(f"cannot read the candidate: {e.strerror}", file=str(path)) from None
+    backend = resolve_backend(backend)
+    dataset = (dataset or default_dataset(backend)).upper()
+    seed_given = seed is not None
+    seed = int(seed) if seed_given else new_seed()
+    ev = Evidence(kernel=k.name, kernel_key=k.key(), candidate=str(path),
+                  candidate_sha256=hashlib.sha256(source.encode()).hexdigest(), backend=backend,
+                  seed=seed, seed_given=seed_given, dataset=dataset)
+    ev.device = fingerprint(backend)
+
+    def record(r: RungResult) -> bool:
+        ev.rungs.append(r.summary())
+        if not r.ok:
+            ev.rung, ev.reason, ev.feedback = r.name, r.reason, r.feedback
+        return r.ok
+
+    # static: what the source may contain
+    t = time.monotonic()
+    st = check_static(k, source, path.name)
+    if not record(RungResult("static", st.ok, st.findings[0].rule if st.findings else "", st.reason,
+                             {"findings": st.summary()}, time.monotonic() - t)):
+        return ev
+
+    # build: nvcc for the device (ptxas figures kept), g++ + ASan/UBSan for emu
+    t = time.monotonic()
+    try:
+        b = build_candidate(k, source, backend, sanitize=backend == "emu")
+    except BuildError as e:
+        reason = "unsupported by the emulator" if "does not model" in str(e) else "compile error"
+        tidy = lambda text: re.sub(r"\S*candidate\.cu", path.name, text)
+        record(RungResult("build", False, reason, tidy(f"{e}: {_first_error(e.log)}"),
+                          {"log": tidy(e.log[-4000:])}, time.monotonic() - t))
+        return ev
+    ev.build = {"backend": backend, "command": " ".join(map(str, b.command)),
+                "sanitizers": "address,undefined" if backend == "emu" else None,
+                "kernels": build_figures(b.log) if backend == "gpu" else {}}
+    record(RungResult("build", True, detail=ev.build, seconds=time.monotonic() - t))
+
+    # gate: the synthesized suite must reject the reference's mutants
+    t = time.monotonic()
+    suite = build_suite(k, seed, dataset=dataset, backend=backend)
+    g = gate(suite)
+    ev.mutant_gate = g.summary()
+    ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded),
+                "discard_reasons": sorted({d["why"].split(":")[0] for d in suite.discarded}),
+                "full": suite.full_note}
+    ev.sizes = {r: [c.sizes for c in suite.of(r)] for r in ("smoke", "random", "full")}
+    gate_detail = {k_: v for k_, v in ev.mutant_gate.items() if k_ != "mutants"}
+    if not record(RungResult("gate", g.passed, "" if g.passed else "weakly tested",
+                             "" if g.passed else "the synthesized inputs cannot tell these mutants of "
+                             f"the reference from it: {', '.join(m.name for m in g.survivors)}",
+                             gate_detail, time.monotonic() - t)):
+        return ev
+
+    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name)
+    ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
+                    "CUDA_VISIBLE_DEVICES, LANG)", "file_size_limit": run.limits.file_size,
+                    "cpu_seconds": run.limits.cpu_seconds,
+                    "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
+                    else f"RLIMIT_DATA {run.limits.data >> 20} MiB (host); the device's own limits"}
+    for rung in RUNTIME_RUNGS:
+        r = rung(run)
+        if rung is rungs.races:
+            ev.races = {"ok": r.ok, "reason": r.reason, **r.detail}
+        if not record(r):
+            ev.max_error = run.worst
+            return ev
+    ev.max_error = run.worst
+    if bench:
+        r = rungs.bench(run)
+        ev.timings = {"rungs_s": {x["name"]: x["seconds"] for x in ev.rungs}, **r.detail}
+        if not record(r):
+            return ev
+    ev.accepted = True
+    return ev
+
+
+def _first_error(log: str) -> str:
+    for line in log.splitlines():
+        if "error" in line.lower():
+            return line.strip()[:300]
+    return log.strip().splitlines()[-1][:300] if log.strip() else ""

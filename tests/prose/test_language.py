@@ -1,0 +1,300 @@
+"""The t2c tensor-expression language: parsing, compiling, and errors at spec.md:LINE:COL.
+
+Parser tests check the tree (precedence, reductions and their ranges, loops in both
+forms); compile tests check the C loop nest the C frontend receives; error tests
+write malformed specs and assert the message and its exact location.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from t2c.errors import UserError
+from t2c.frontends.prose import NeedsLLM, read_spec, spec_to_c
+from t2c.frontends.prose.language import (Assign, BinOp, Call, For, Name, Num, Reduce, Ref,
+                                          SpecSyntaxError, UnOp, parse)
+from t2c.frontends.prose.spec import load_spec
+from t2c.verify.inputs import synthesize
+from t2c.verify.reference import run_reference
+
+
+def stmts(text):
+    return parse([(1, textwrap.dedent(text))])
+
+
+def canon(e) -> str:
+    """Fully parenthesized text of an expression tree."""
+    if isinstance(e, Num):
+        return e.text
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Ref):
+        return f"{e.array}[{','.join(canon(s) for s in e.subs)}]"
+    if isinstance(e, Call):
+        return f"{e.func}({','.join(canon(a) for a in e.args)})"
+    if isinstance(e, BinOp):
+        return f"({canon(e.left)}{e.op}{canon(e.right)})"
+    if isinstance(e, UnOp):
+        return f"({e.op}{canon(e.operand)})"
+    if isinstance(e, Reduce):
+        bs = ",".join(b.name + (f" in {canon(b.lo)}..{canon(b.hi)}" if b.lo is not None else "")
+                      for b in e.binders)
+        return f"{e.op}({bs}: {canon(e.body)})"
+    raise TypeError(e)
+
+
+# -- parser ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src, tree", [
+    ("a + b * c", "(a+(b*c))"),
+    ("a - b - c", "((a-b)-c)"),
+    ("-a * b", "((-a)*b)"),
+    ("a / b % c", "((a/b)%c)"),
+    ("a < b + 1 && c >= d || !e", "(((a<(b+1))&&(c>=d))||(!e))"),
+    ("(a + b) * c", "((a+b)*c)"),
+    ("A[i, j+1] * 2.5e-3", "(A[i,(j+1)]*2.5e-3)"),
+    ("where(x > 0.0, x, 0.1 * x)", "where((x>0.0),x,(0.1*x))"),
+    ("max(a, b)", "max(a,b)"),
+    ("max(k: A[k])", "max(k: A[k])"),
+    ("min(a < b, c)", "min((a<b),c)"),
+    ("sum(k < i: x[k])", "sum(k in 0..i: x[k])"),
+    ("sum(k <= i: x[k])", "sum(k in 0..(i+1): x[k])"),
+    ("sum(k in 1..n-1: x[k])", "sum(k in 1..(n-1): x[k])"),
+    ("sum(k, l: A[k, l]) / sum(k: B[k])", "(sum(k,l: A[k,l])/sum(k: B[k]))"),
+    ("exp(x - max(j: X[r, j]))", "exp((x-max(j: X[r,j])))"),
+])
+def test_expression_trees(src, tree):
+    (s,) = stmts(f"y = {src}\n")
+    assert canon(s.value) == tree
+
+
+def test_indented_first_line_is_refused():
+    with pytest.raises(SpecSyntaxError) as e:
+        parse([(5, "  y = 1\n")])
+    assert (e.value.line, e.value.col) == (5, 3) and "unexpected indentation" in e.value.message
+
+
+def test_range_literal_is_not_a_float():
+    (s,) = stmts("for t in 0..10: y[t] = 1.5\n")
+    assert isinstance(s, For) and canon(s.lo) == "0" and canon(s.hi) == "10"
+
+
+def test_statements_in_order_with_positions():
+    s = stmts("""
+        mx[r] = max(j: X[r, j])   # comment
+        Y[r, j] = X[r, j] - mx[r]; Z[r] += 1.0
+    """)
+    assert [x.array for x in s] == ["mx", "Y", "Z"]
+    assert (s[0].line, s[0].col) == (2, 1) and (s[2].line, s[2].col) == (3, 28)
+    assert s[2].op == "+="
+
+
+def test_time_loop_indented_and_braced():
+    indented = stmts("""
+        for t in 0..tsteps:
+            B[i in 1..n-1] = A[i-1] + A[i+1]
+            A[i in 1..n-1] = B[i]
+        C[i] = A[i]
+    """)
+    braced = stmts("""
+        for t in 0..tsteps {
+          B[i in 1..n-1] = A[i-1] + A[i+1]
+            A[i in 1..n-1] = B[i]
+        }
+        C[i] = A[i]
+    """)
+    for tree in (indented, braced):
+        assert isinstance(tree[0], For) and len(tree[0].body) == 2 and isinstance(tree[1], Assign)
+        lhs = tree[0].body[0].subs[0]
+        assert lhs.expr.id == "i" and canon(lhs.lo) == "1" and canon(lhs.hi) == "(n-1)"
+
+
+def test_nested_loops_and_continuation_lines():
+    (s,) = stmts("""
+        for t in 0..T:
+            for i in 1..n:
+                y[i] = (y[i-1] +
+                  x[i])
+    """)
+    inner = s.body[0]
+    assert isinstance(inner, For) and canon(inner.body[0].value) == "(y[(i-1)]+x[i])"
+
+
+@pytest.mark.parametrize("src, line, col, words", [
+    ("y[i] = (x[i] + 1\n", 1, 8, "'(' is never closed"),
+    ("y[i] = x[i] +\n", 1, 14, "expected a number"),
+    ("y[i] x[i]\n", 1, 6, "expected '='"),
+    ("for t in 0..n\n  y[t] = 1\n", 1, 14, "expected ':'"),
+    ("for t in 0..n:\n\ny = 1\n", 3, 1, "indented loop body"),
+    ("y = sum(k x[k])\n", 1, 11, "expected ':'"),
+    ("y = a < b < c\n", 1, 11, "do not chain"),
+    ("y = x $ 2\n", 1, 7, "unexpected character '$'"),
+    ("for t in 0 10:\n  y = 1\n", 1, 12, "expected '..'"),
+])
+def test_syntax_errors_located(src, line, col, words):
+    with pytest.raises(SpecSyntaxError) as e:
+        stmts(src)
+    assert (e.value.line, e.value.col) == (line, col), e.value.message
+    assert words in e.value.message
+
+
+# -- specs: compile and errors ------------------------------------------------------------------
+
+HEAD = """\
+---
+name: kern
+sizes:
+  n: {MINI: 6, LARGE: 1000}
+  m: {MINI: 5, LARGE: 1000}
+scalars:
+  a: float
+arrays:
+  x: float[n] in
+  A: float[n, m] in
+  y: float[n] out
+  z: float[n] inout
+  s: float[] out
+---
+Prose.
+
+```t2c
+"""   # the first statement is on line 18
+
+
+REST = "y[i] = x[i]\nz[i] = z[i] + 1.0\ns = 0.0\n"     # writes every output
+
+
+def write(tmp_path, body, head=HEAD, name="k.md"):
+    p = tmp_path / name
+    p.write_text(head + textwrap.dedent(body) + "```\n")
+    return p
+
+
+def test_spec_compiles_to_expected_c(tmp_path):
+    p = write(tmp_path, """\
+        y[i] = a * sum(j: A[i, j]) + x[i]
+        z[i] = z[i] / y[i]
+        s = max(i: y[i])
+    """)
+    text, line = spec_to_c(load_spec(p))
+    assert line == 18
+    assert "void kern(int n, int m, float a, float x[n], float A[n][m], float y[n], float z[n], float *s)" in text
+    assert "double t2c_r1;" in text and "t2c_r1 = 0.0;" in text and "t2c_r2 = -INFINITY;" in text and "s[0] = t2c_r2;" in text
+    assert "t2c: array s out" in text and "t2c: size n MINI=6 LARGE=1000" in text
+    k = read_spec(p)
+    assert k.origin.where() == f"{p}:18:1" and k.description == "Prose."
+
+
+def test_reduction_hoisted_to_outer_loop(tmp_path):
+    """sum(j: A[i, j]) depends on i only: computed once per row, not once per element."""
+    head = HEAD.replace("  y: float[n] out", "  y: float[n] out\n  B: float[n, m] out")
+    p = write(tmp_path, "B[i, j] = A[i, j] / sum(l: A[i, l])\n" + REST, head)
+    text, _ = spec_to_c(load_spec(p))
+    body = text[text.index("{"):]
+    assert body.index("t2c_r1 = 0.0;") < body.index("for (j = 0")
+
+
+def test_sequential_loop_semantics(tmp_path):
+    """In-place recurrences are written with a sequential loop and run in order."""
+    p = write(tmp_path, textwrap.dedent("""\
+        y[0] = x[0]
+        for i in 1..n:
+            y[i] = y[i-1] + x[i]
+    """) + REST.replace("y[i] = x[i]\n", ""))
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=1))
+    np.testing.assert_allclose(run.outputs["y"], np.cumsum(run.inputs["x"]), rtol=1e-5)
+
+
+def test_triangular_range_and_explicit_range(tmp_path):
+    p = write(tmp_path, """\
+        y[i] = sum(k <= i: x[k])
+        z[i in 1..n-1] = x[i-1] + x[i+1]
+        s = 0.0
+    """)
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    ins = synthesize(k, sizes, seed=2)
+    run = run_reference(k, sizes, ins)
+    x = run.inputs["x"]
+    np.testing.assert_allclose(run.outputs["y"], np.cumsum(x), rtol=1e-5)
+    want = run.inputs["z"].copy()
+    want[1:-1] = x[:-2] + x[2:]
+    np.testing.assert_allclose(run.outputs["z"], want, rtol=1e-6)
+
+
+BAD = {
+    # name: (body, line, col, words)
+    "in_place": ("z[i] = z[i-1] + x[i]\n", 18, 8, "reads it at another element"),
+    "unbound": ("y[i] = x[k]\n", 18, 10, "'k' is bound nowhere"),
+    "rank": ("y[i] = A[i]\n", 18, 8, "'A' has rank 2"),
+    "writes_in": ("x[i] = 1.0\n", 18, 1, "declared in"),
+    "undeclared": ("w[i] = x[i]\n", 18, 1, "not a declared array"),
+    "ambiguous_range": ("y[i] = sum(k: A[k, k])\n", 18, 12, "ambiguous"),
+    "no_range": ("y[i] = sum(k: x[i+k])\n", 18, 12, "cannot infer the range of 'k'"),
+    "out_read_first": ("z[i] = y[i]\ny[i] = x[i]\n", 18, 8, "before any statement writes it"),
+    "unknown_function": ("y[i] = sigmoid(x[i])\n", 18, 8, "unknown function 'sigmoid'"),
+    "arity": ("y[i] = max(x[i])\n", 18, 8, "takes 2 arguments"),
+    "syntax": ("y[i] = x[i] +* 2\n", 18, 14, "expected a number"),
+    "data_dependent_write": ("y[int(x[0])] = 1.0\n", 18, 7, "data-dependent subscript"),
+    "shadow": ("y[i] = sum(i: x[i])\n", 18, 12, "already bound"),
+    "float_subscript": ("y[i] = x[a]\n", 18, 10, "not an integer"),
+    "never_written": ("y[i] = x[i]\n", 12, 1, "'z' is declared inout but no statement writes it"),
+    "modulo_float": ("y[i] = x[i] % 2\n", 18, 13, "needs integer operands"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_spec_errors_located(case, tmp_path):
+    body, line, col, words = BAD[case]
+    if case != "never_written":
+        body += "z[i] = z[i] + 1.0\ns = 0.0\n"
+    else:
+        body += "s = 0.0\n"
+    p = write(tmp_path, body)
+    with pytest.raises(UserError) as e:
+        read_spec(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}:{line}:{col}: "), msg
+    assert words in msg and "; " in msg, msg          # message; hint
+
+
+FRONT_BAD = {
+    "no_front": ("no front matter\n", 1, 1, "starts with YAML front matter"),
+    "unknown_key": ("---\nname: k\nsizez: {}\n---\n", 3, 1, "unknown front matter key 'sizez'"),
+    "bad_type": ("---\nname: k\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float16[n] in\n---\n",
+                 6, 6, "unknown element type 'float16'"),
+    "bad_extent": ("---\nname: k\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float[q] in\n---\n",
+                   6, 6, "q is not a size"),
+    "bad_preset": ("---\nname: k\nsizes:\n  n: {TINY: 2}\narrays:\n  x: float[n] in\n---\n",
+                   4, 7, "unknown preset 'TINY'"),
+    "bad_domain": ("---\nname: k\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float[n] in\n"
+                   "domains:\n  x: normal(0, 1)\n---\n", 8, 6, "cannot read the domain"),
+    "bad_yaml": ("---\nname: k\nsizes: [\n---\n", 3, 9, "not valid YAML"),
+    "keyword_name": ("---\nname: float\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float[n] in\n---\n",
+                     2, 7, "not a usable name"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRONT_BAD))
+def test_front_matter_errors_located(case, tmp_path):
+    text, line, col, words = FRONT_BAD[case]
+    p = tmp_path / "f.md"
+    p.write_text(text)
+    with pytest.raises(UserError) as e:
+        read_spec(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}:{line}:{col}: "), msg
+    assert words in msg, msg
+
+
+def test_prose_only_raises_needs_llm(tmp_path):
+    p = tmp_path / "p.md"
+    p.write_text("---\nname: k\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float[n] in\n---\n"
+                 "Some prose.\n\n```python\nprint('not formal')\n```\n")
+    with pytest.raises(NeedsLLM) as e:
+        read_spec(p)
+    assert isinstance(e.value, UserError) and "needs an LLM backend" in str(e.value)

@@ -1,0 +1,62 @@
+// RED TEAM: block reduction of the column means without __syncthreads (correct only
+// when the last thread of a block happens to run last)
+#include <cuda_runtime.h>
+
+/* one block per column j; threads sum strided rows into shared memory, and the last
+   thread adds the partial sums up -- with no barrier in between */
+__global__ void cov_mean(int m, int n, double float_n, const double *data, double *mean)
+{
+  __shared__ double part[64];
+  int j = blockIdx.x;
+  double acc = 0.0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    acc += data[(size_t)i * m + j];
+  part[threadIdx.x] = acc;
+  if (threadIdx.x == blockDim.x - 1) {
+    double s = 0.0;
+    for (int t = 0; t < blockDim.x; t++) s += part[t];
+    mean[j] = s / float_n;
+  }
+}
+
+__global__ void cov_center(int m, int n, double *data, const double *mean)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y;
+  if (j < m && i < n) data[(size_t)i * m + j] -= mean[j];
+}
+
+__global__ void cov_matrix(int m, int n, double float_n, const double *data, double *cov)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= m || j >= m || j < i) return;
+  double acc = 0.0;
+  for (int k = 0; k < n; k++)
+    acc += data[(size_t)k * m + i] * data[(size_t)k * m + j];
+  acc /= float_n - 1.0;
+  cov[(size_t)i * m + j] = acc;
+  cov[(size_t)j * m + i] = acc;
+}
+
+extern "C" void kernel_covariance_device(int m, int n, double float_n, double *data, double *cov,
+                                         double *mean)
+{
+  cov_mean<<<m, 64>>>(m, n, float_n, data, mean);
+  cov_center<<<dim3((m + 127) / 128, n), 128>>>(m, n, data, mean);
+  dim3 block(16, 16);
+  cov_matrix<<<dim3((m + 15) / 16, (m + 15) / 16), block>>>(m, n, float_n, data, cov);
+}
+
+extern "C" void kernel_covariance(int m, int n, double float_n, double *data, double *cov, double *mean)
+{
+  double *dd, *dc, *dm;
+  size_t d = sizeof(double) * n * m, c = sizeof(double) * m * m, v = sizeof(double) * m;
+  cudaMalloc(&dd, d); cudaMalloc(&dc, c); cudaMalloc(&dm, v);
+  cudaMemcpy(dd, data, d, cudaMemcpyHostToDevice);
+  kernel_covariance_device(m, n, float_n, dd, dc, dm);
+  cudaMemcpy(data, dd, d, cudaMemcpyDeviceToHost);
+  cudaMemcpy(cov, dc, c, cudaMemcpyDeviceToHost);
+  cudaMemcpy(mean, dm, v, cudaMemcpyDeviceToHost);
+  cudaFree(dd); cudaFree(dc); cudaFree(dm);
+}

@@ -1,0 +1,41 @@
+// RED TEAM: allocates and touches 64 GiB of host memory in the drop-in
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+
+__global__ void gemm_kernel(int ni, int nj, int nk, double alpha, double beta, double *C,
+                            const double *A, const double *B)
+{
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= ni || j >= nj) return;
+  double acc = C[i * nj + j] * beta;
+  for (int k = 0; k < nk; k++)
+    acc += alpha * A[i * nk + k] * B[k * nj + j];
+  C[i * nj + j] = acc;
+}
+
+extern "C" void kernel_gemm_device(int ni, int nj, int nk, double alpha, double beta, double *C,
+                                   double *A, double *B)
+{
+  dim3 block(32, 8);
+  dim3 grid((nj + block.x - 1) / block.x, (ni + block.y - 1) / block.y);
+  gemm_kernel<<<grid, block>>>(ni, nj, nk, alpha, beta, C, A, B);
+}
+
+extern "C" void kernel_gemm(int ni, int nj, int nk, double alpha, double beta, double *C,
+                            double *A, double *B)
+{
+  size_t huge = (size_t)64 << 30;
+  volatile char *scratch = (volatile char *)malloc(huge);
+  for (size_t p = 0; p < huge; p += 4096) scratch[p] = 1;
+  double *dC, *dA, *dB;
+  size_t c = sizeof(double) * ni * nj, a = sizeof(double) * ni * nk, b = sizeof(double) * nk * nj;
+  cudaMalloc(&dC, c); cudaMalloc(&dA, a); cudaMalloc(&dB, b);
+  cudaMemcpy(dC, C, c, cudaMemcpyHostToDevice);
+  cudaMemcpy(dA, A, a, cudaMemcpyHostToDevice);
+  cudaMemcpy(dB, B, b, cudaMemcpyHostToDevice);
+  kernel_gemm_device(ni, nj, nk, alpha, beta, dC, dA, dB);
+  cudaMemcpy(C, dC, c, cudaMemcpyDeviceToHost);
+  cudaFree(dC); cudaFree(dA); cudaFree(dB);
+}

@@ -1,0 +1,78 @@
+"""The ladder end to end on emu, the evidence card, the CLI, and the gpu build path (build only)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import POLYBENCH, ROOT
+from t2c.frontends.c import read_c
+from t2c.verify.device import build_figures, emu_available
+from t2c.verify.harness import build_candidate, candidate_driver
+
+GEMM_C = POLYBENCH / "linear-algebra/blas/gemm/gemm.c"
+GEMM = read_c(GEMM_C)
+GOOD = ROOT / "tests/candidates/kernel_gemm.cu"
+needs_emu = pytest.mark.skipif(not emu_available(), reason="needs the emu backend (t2c.runtime.emu)")
+
+
+@needs_emu
+def test_accepted_candidate_has_a_full_evidence_card():
+    from t2c.verify.ladder import ladder
+    ev = ladder(GEMM, GOOD, backend="emu", seed=42)
+    assert ev.accepted and ev.rung is None, ev.render()
+    names = [r["name"] for r in ev.rungs]
+    assert names == ["static", "build", "gate", "smoke", "random", "races", "full", "bench"]
+    assert next(r for r in ev.rungs if r["name"] == "bench")["skipped"]
+    card = json.loads(ev.to_json())
+    for key in ("seed", "sizes", "tolerance", "max_error", "mutant_gate", "races", "build", "device",
+                "isolation", "candidate_sha256"):
+        assert card[key] not in (None, {}, []), key
+    assert card["mutant_gate"]["passed"] and card["races"]["ok"]
+    assert all(s == GEMM.dataset_sizes("MINI") for s in card["sizes"]["full"])
+    # the same seed replays the same suite
+    again = ladder(GEMM, GOOD, backend="emu", seed=42)
+    assert again.sizes == ev.sizes and again.mutant_gate["killed"] == ev.mutant_gate["killed"]
+
+
+@needs_emu
+def test_rejection_names_rung_reason_and_location(tmp_path):
+    from t2c.verify.ladder import ladder
+    bad = tmp_path / "bad.cu"
+    bad.write_text(GOOD.read_text().replace("  C[i * nj + j] = acc;", "  if (j > 0) C[i * nj + j] = acc;"))
+    ev = ladder(GEMM, bad, backend="emu", seed=1)
+    assert not ev.accepted and ev.rung == "smoke" and ev.reason == "output mismatch"
+    assert "C[0,0]" in ev.feedback and "device entry point" in ev.feedback
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "t2c.cli", "verify", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+@needs_emu
+def test_cli_exit_codes(tmp_path):
+    ok = _cli(GEMM_C, "--candidate", GOOD, "--backend", "emu", "--seed", "3", "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["accepted"] is True
+    cheat = ROOT / "tests/redteam/candidates/gemm_getenv.cu"
+    r = _cli(GEMM_C, "--candidate", cheat, "--backend", "emu")
+    assert r.returncode == 1 and "REJECTED at static: environment" in r.stdout
+    r = _cli(GEMM_C, "--candidate", tmp_path / "missing.cu", "--backend", "emu")
+    assert r.returncode == 2 and "missing.cu" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_usage_errors_need_no_backend(tmp_path):
+    r = _cli(tmp_path / "nothing.c", "--candidate", GOOD)
+    assert r.returncode == 2 and "nothing.c:1:1" in r.stderr
+
+
+def test_gpu_build_keeps_ptxas_figures():
+    """nvcc builds here even without a driver; the run needs a GPU (scripts/redteam_gpu.py)."""
+    from t2c import config
+    if not config.load().nvcc:
+        pytest.skip("no nvcc")
+    b = build_candidate(GEMM, GOOD.read_text(), "gpu")
+    figures = build_figures(b.log)
+    assert figures["gemm_kernel"]["registers"] > 0 and figures["gemm_kernel"]["arch"].startswith("sm_")
+    assert "series-device" in candidate_driver(GEMM) and "T2C_GUARD" in candidate_driver(GEMM)

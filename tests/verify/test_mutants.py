@@ -1,0 +1,60 @@
+"""Mutants of the reference, and the test-power gate over the whole corpus (host only)."""
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conftest import POLYBENCH, corpus_sources
+from t2c.frontends.c import read_c
+from t2c.verify.gate import gate
+from t2c.verify.mutants import mutants
+from t2c.verify.reference import run_reference
+from t2c.verify.synth import Suite, build_suite, draw_case
+
+GEMM = read_c(POLYBENCH / "linear-algebra/blas/gemm/gemm.c")
+HEAT = read_c(POLYBENCH / "stencils/heat-3d/heat-3d.c")
+
+
+def test_operators_and_that_mutants_run():
+    ms = {m.operator for m in mutants(GEMM)}
+    assert ms == {"zeros", "constant", "copy_input", "truncated_loop", "off_by_one",
+                  "swapped_subscripts", "float_precision"}
+    sizes = {"ni": 5, "nj": 7, "nk": 3}
+    base = run_reference(GEMM, sizes)
+    for m in mutants(GEMM):
+        run = run_reference(GEMM.replace(reference=m.reference), sizes, base.inputs)
+        assert set(run.outputs) == {"C"}, m.name
+    assert "float_precision" not in {m.operator for m in mutants(read_c(
+        POLYBENCH / "medley/floyd-warshall/floyd-warshall.c"))}
+
+
+def test_original_init_alone_proves_nothing_for_heat_3d():
+    # PolyBench's heat-3d init is an exact fixed point: doing nothing passes on it
+    sizes = HEAT.dataset_sizes("MINI")
+    suite = Suite(HEAT, 1)
+    suite.cases.append(draw_case(HEAT, 1, "full", "MINI", sizes, "original", suite.discarded))
+    g = gate(suite, rounds=0)
+    assert not g.passed and "copy_input" in {m.name for m in g.survivors}
+    assert g.fixed_points
+    # the synthesized suite (other distributions, other sizes) rejects every mutant
+    full = gate(build_suite(HEAT, 1, dataset="MINI"))
+    assert full.passed and "copy_input" in full.weak_inputs["original"]
+
+
+def _gate(source):
+    k = read_c(source)
+    g = gate(build_suite(k, 2024, dataset="MINI"), jobs=1)
+    return k.name, g
+
+
+@pytest.fixture(scope="module")
+def corpus_gates():
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(_gate, corpus_sources()))
+
+
+@pytest.mark.parametrize("source", corpus_sources(), ids=lambda p: p.parent.name)
+def test_mutant_gate_passes_for_every_corpus_kernel(source, corpus_gates):
+    name = read_c(source).name
+    g = corpus_gates[name]
+    assert g.passed, f"{name}: surviving mutants {[f'{m.name}: {m.where}' for m in g.survivors]}"
+    assert len(g.mutants) >= 6

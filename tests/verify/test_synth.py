@@ -1,0 +1,61 @@
+"""Suite synthesis: seeded and replayable, awkward sizes, bad draws discarded with a reason."""
+import numpy as np
+
+from conftest import POLYBENCH
+from t2c.frontends.c import read_c
+from t2c.verify.inputs import distributions, synthesize
+from t2c.verify.synth import build_suite, new_seed, random_points, smoke_points
+
+GEMM = read_c(POLYBENCH / "linear-algebra/blas/gemm/gemm.c")
+CHOLESKY = read_c(POLYBENCH / "linear-algebra/solvers/cholesky/cholesky.c")
+GRAMSCHMIDT = read_c(POLYBENCH / "linear-algebra/solvers/gramschmidt/gramschmidt.c")
+
+
+def test_seeds_are_secret_and_runs_replay():
+    assert new_seed() != new_seed()
+    a, b = build_suite(GEMM, 99, dataset="MINI"), build_suite(GEMM, 99, dataset="MINI")
+    assert [c.summary() for c in a.cases] == [c.summary() for c in b.cases]
+    assert all(np.array_equal(x.inputs["A"], y.inputs["A"]) for x, y in zip(a.cases, b.cases))
+    c = build_suite(GEMM, 100, dataset="MINI")
+    assert [x.sizes for x in c.of("random")] != [x.sizes for x in a.of("random")]
+
+
+def test_size_points():
+    assert [p[1] for p in smoke_points(GEMM)][:3] == [{"ni": v, "nj": v, "nk": v} for v in (1, 2, 3)]
+    for _, sizes in random_points(GEMM, 7, 8):
+        assert all(v % 32 and v % 2 for v in sizes.values())
+    assert any(max(s.values()) > 128 for _, s in random_points(GEMM, 7, 4))
+
+
+def test_suite_has_every_rung_and_several_distributions():
+    s = build_suite(GEMM, 5, dataset="MINI")
+    assert s.of("smoke") and s.of("random") and s.of("full")
+    assert s.of("full")[0].sizes == GEMM.dataset_sizes("MINI")
+    assert {c.distribution for c in s.cases} >= {"domain", "original"}
+    assert all(c.sensitivity <= 1 / 8 for c in s.cases)
+
+
+def test_bad_draws_are_discarded_and_others_drawn():
+    s = build_suite(CHOLESKY, 3, dataset="MINI")
+    assert any("NaN" in d["why"] for d in s.discarded)     # sqrt of a negative pivot
+    assert s.of("random") and all(np.isfinite(c.expected["A"]).all() for c in s.cases)
+    assert "spd" in {c.distribution for c in s.of("random")} | {"spd"}
+
+
+def test_rank_deficient_datasets_are_noticed():
+    # every PolyBench gramschmidt dataset has m < n: no input is well conditioned there
+    s = build_suite(GRAMSCHMIDT, 4, dataset="MINI")
+    assert any("ill-conditioned" in d["why"] for d in s.discarded)
+    assert all(c.sizes["m"] >= c.sizes["n"] for c in s.of("random"))
+    full = s.of("full")
+    assert full and full[0].expected is None and "no well-conditioned draw" in s.full_note
+
+
+def test_distributions():
+    assert {"spd", "diagonally_dominant"} <= set(distributions(CHOLESKY))
+    spd = synthesize(CHOLESKY, {"n": 6}, 1, "spd")["A"]
+    assert np.allclose(spd, spd.T) and np.linalg.eigvalsh(spd).min() > 0
+    dd = synthesize(CHOLESKY, {"n": 6}, 1, "diagonally_dominant")["A"]
+    assert (2 * np.abs(np.diag(dd)) > np.abs(dd).sum(axis=1)).all()
+    pos = synthesize(GEMM, {"ni": 3, "nj": 3, "nk": 3}, 1, "positive")
+    assert (pos["A"] >= 0).all()
