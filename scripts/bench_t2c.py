@@ -98,7 +98,7 @@ def torch_impls(torch):
             t["X"], t["mean"], t["var"], t["gamma"], t["beta"], False, 0.0, 1e-5)},
         "sum_reduce": lambda t, s: {"s": t["x"].sum()},
         "max_reduce": lambda t, s: {"m": t["x"].max()},
-        "l2_norm": lambda t, s: {"r": torch.linalg.vector_norm(t["x"])},
+        "l2_norm": lambda t, s: {"norm": torch.linalg.vector_norm(t["x"])},
         "dot": lambda t, s: {"d": torch.dot(t["x"], t["y"])},
         "col_sum": lambda t, s: {"s": t["A"].sum(dim=0)},
         "argmax_rows": argmax_rows,

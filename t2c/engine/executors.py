@@ -142,7 +142,8 @@ class DaskExecutor:
             try:
                 self.client = Client(self.address)
             except (OSError, TimeoutError) as e:
-                raise UserError(f"cannot reach the Dask scheduler at {self.address} ({e.__class__.__name__})",
+                where = self.address.split("://", 1)[-1]
+                raise UserError(f"cannot reach the Dask scheduler at {where} ({e.__class__.__name__})",
                                 hint="start it (`dask scheduler`) or check --executor dask://HOST:PORT") from None
             try:
                 self.client.wait_for_workers(1, timeout=30)

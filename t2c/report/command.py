@@ -8,7 +8,8 @@ BASE and NEW are report folders or their results.json; BASE may also be a
 history .jsonl or folder (`reports/history`): the latest earlier figures of NEW's
 machine, dataset and backend, NEW's own line left out.  `compare` exits 3 when at least one kernel regressed (performance
 regression only: the ratio passes the threshold and the Mann-Whitney U test on
-the repetitions agrees), else 0; a missing or unreadable report is a usage
+the repetitions agrees), else 0, also when a history holds no earlier run of
+NEW's machine (the first night); a missing or unreadable report is a usage
 error (exit 2, via the CLI's UserError handling).
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 
 import click
 
-from .compare import DEFAULT_CONFIDENCE, compare_runs, exit_code, load_rows, parse_threshold
+from .compare import DEFAULT_CONFIDENCE, NoBaseline, compare_runs, exit_code, load_rows, parse_threshold
 
 
 @click.group("report")
@@ -37,7 +38,11 @@ def compare_command(base, new, threshold, confidence, show_all):
     """Regressions and improvements of NEW against BASE; exit 3 on a regression."""
     t = parse_threshold(threshold)
     new_rows, new_meta = load_rows(new)
-    base_rows, _ = load_rows(base, like=new_meta)
+    try:
+        base_rows, _ = load_rows(base, like=new_meta)
+    except NoBaseline as e:
+        click.echo(f"t2c: {e}: nothing to compare yet")
+        sys.exit(0)
     changes = compare_runs(base_rows, new_rows, t, confidence)
     shown = changes if show_all else [c for c in changes if c.kind != "same"]
     for c in shown:

@@ -12,7 +12,8 @@ where both runs measured a kernel time, and gives one `Change` each:
 - `same`: within the threshold.
 
 Exit code 3 (`EXIT_REGRESSION`) means performance regression only: correctness
-failures are exit 1 from the batch itself and take precedence.
+failures are exit 1 from the batch itself and take precedence.  A history with no
+earlier run of this machine (`NoBaseline`) is the first night: nothing to gate.
 `load_rows(path)` reads BASE/NEW as a report folder, a results.json, a history
 .jsonl or a history folder (the latest earlier figures of the same machine).
 Rows pair only within the same dataset.
@@ -29,6 +30,10 @@ from .stats import mann_whitney_greater, median
 
 EXIT_REGRESSION = 3
 DEFAULT_CONFIDENCE = 0.99
+
+
+class NoBaseline(UserError):
+    """A history without an earlier run of this machine: the first night has nothing to compare."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +137,7 @@ def load_rows(path: str | Path, like: dict | None = None) -> tuple[list[Row], di
     if p.is_dir() and not (p / "results.json").exists() and any(p.glob("*.jsonl")):
         slug = (like.get("environment") or {}).get("slug")
         if not slug or not (p / f"{slug}.jsonl").exists():
-            raise UserError(f"{path}: no history of this machine ({slug or 'unknown fingerprint'})",
+            raise NoBaseline(f"{path}: no history of this machine ({slug or 'unknown fingerprint'})",
                             hint=f"give one of {', '.join(sorted(f.name for f in p.glob('*.jsonl')))}")
         p = p / f"{slug}.jsonl"
     elif p.is_dir():
@@ -147,7 +152,7 @@ def load_rows(path: str | Path, like: dict | None = None) -> tuple[list[Row], di
         recs = [r for r in load(p) if str(r.get("time", "")) < before
                 and all(r.get(k) == s[k] for k in ("dataset", "backend") if s.get(k))]
         if not recs:
-            raise UserError(f"{path}: the history holds no earlier run to compare with")
+            raise NoBaseline(f"{path}: the history holds no earlier run of this machine, dataset and backend")
         return latest_rows(recs), {"run": recs[-1].get("run", ""), "environment": recs[-1].get("environment")}
     try:
         return read_json(p)
@@ -160,6 +165,9 @@ def gate(baseline: str | Path, new_rows, threshold: float | str = 0.05,
     """For `t2c batch --baseline BASE --fail-on-regression 5%`: the changes and 0 or 3.
 
     `meta` is the new run's (with `environment`, `run`, `settings`) when BASE is a history."""
-    base_rows, _ = load_rows(baseline, like=meta)
+    try:
+        base_rows, _ = load_rows(baseline, like=meta)
+    except NoBaseline:
+        return [], 0                       # the first run on a machine gates nothing
     changes = compare_runs(base_rows, new_rows, parse_threshold(threshold), confidence)
     return changes, exit_code(changes)

@@ -96,7 +96,7 @@ NUMPY = {
         a["var"][:, None] + 1e-5) * a["gamma"][:, None] + a["beta"][:, None]},
     "sum_reduce": lambda a, s: {"s": a["x"].sum()},
     "max_reduce": lambda a, s: {"m": a["x"].max()},
-    "l2_norm": lambda a, s: {"r": np.linalg.norm(a["x"])},
+    "l2_norm": lambda a, s: {"norm": np.linalg.norm(a["x"])},
     "dot": lambda a, s: {"d": a["x"] @ a["y"]},
     "col_sum": lambda a, s: {"s": a["A"].sum(axis=0)},
     "argmax_rows": lambda a, s: {"mx": a["X"].max(axis=1), "idx": a["X"].argmax(axis=1)},

@@ -2,13 +2,16 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from t2c.errors import UserError
-from t2c.report.basic import Row
+from t2c.report.basic import Row, write_all
 from t2c.report.compare import compare_runs, exit_code, gate, load_rows, parse_threshold
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def timed(kernel, ms, rng, n=20, sigma=0.02, generator="poly"):
@@ -106,3 +109,12 @@ def test_cli_compare_against_the_history_folder(published):
     assert r.returncode == 3, r.stdout + r.stderr
     assert "regression  gemm [poly]" in r.stdout and "improvement jacobi-2d [llm]" in r.stdout
     assert "50 kernel(s) compared" in r.stdout
+
+
+def test_first_night_has_nothing_to_compare(tmp_path):
+    rows, meta = load_rows(FIXTURES / "run")
+    write_all(rows[:4], tmp_path / "reports" / "nightly", meta, env={})
+    r = subprocess.run([sys.executable, "-m", "t2c.cli", "report", "compare", str(tmp_path / "reports" / "history"),
+                        str(tmp_path / "reports" / "nightly")], capture_output=True, text=True)
+    assert r.returncode == 0 and "nothing to compare yet" in r.stdout, r.stdout + r.stderr
+    assert gate(tmp_path / "reports" / "history", rows, "5%", meta=load_rows(tmp_path / "reports" / "nightly")[1]) == ([], 0)

@@ -221,5 +221,5 @@ def test_a_reused_report_dir_still_compares_with_the_previous_run(tmp_path):
     write_all(slower, tmp_path / "reports" / "nightly", meta, env={})
     data = json.loads((tmp_path / "reports" / "nightly" / "results.json").read_text())
     assert [c["kind"] for c in data["meta"]["comparison"]["changes"]] == ["regression"] * 4
-    assert len((tmp_path / "reports" / "history").read_text() if False else
-               list((tmp_path / "reports" / "history").glob("*.jsonl"))[0].read_text().splitlines()) == 2
+    (history,) = (tmp_path / "reports" / "history").glob("*.jsonl")
+    assert len(history.read_text().splitlines()) == 2
