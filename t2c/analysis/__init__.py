@@ -20,6 +20,29 @@ def analyze(kernel: Kernel) -> Analysis:
     return analyze_program(build_program(kernel))
 
 
+def fully_written(kernel: Kernel) -> dict[str, bool]:
+    """For each `out` array: do the reference's unconditional writes reach every element?
+
+    An array some of whose elements the reference never writes keeps the caller's values
+    there, so it is really `inout`; the frontend uses this to correct its intents.  Outside
+    the model nothing is proven (an empty answer)."""
+    from .dependences import _specs
+    from .isl_bridge import Model
+    try:
+        prog = build_program(kernel)
+    except NotAffine:
+        return {}
+    model = Model(_specs(prog), prog.sizes, prog.context)
+    out = {}
+    for a in kernel.arrays:
+        if a.intent == "out":
+            try:
+                out[a.name] = model.covers(a.name, a.shape)
+            except Exception:                  # an extent isl cannot read: prove nothing
+                out[a.name] = False
+    return out
+
+
 def facts(kernel: Kernel) -> Facts:
     """The IS summary: affine or not, parallel loops (as `var@depth`), flops and bytes."""
     from .cost import counts_text
@@ -33,4 +56,4 @@ def facts(kernel: Kernel) -> Facts:
 
 
 __all__ = ["Access", "Analysis", "Loop", "LoopFacts", "NotAffine", "Program", "Statement",
-           "Stmt", "Web", "analyze", "build_program", "facts", "loop_paths"]
+           "Stmt", "Web", "analyze", "build_program", "facts", "fully_written", "loop_paths"]

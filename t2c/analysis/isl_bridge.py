@@ -113,6 +113,15 @@ class Model:
         output = writes.apply_range(writes.reverse()).intersect(before)
         return {"flow": flow.coalesce(), "anti": anti.coalesce(), "output": output.coalesce()}
 
+    def covers(self, name: str, extents: tuple[str, ...]) -> bool:
+        """Whether unconditional writes reach every element of `name` (extents in the sizes)."""
+        idx = [f"e{i}" for i in range(len(extents))]
+        cons = " and ".join(f"0 <= {i} < {_v(e)}" for i, e in zip(idx, extents)) or "true"
+        full = isl.UnionSet(self.head + f"{{ a_{name}[{', '.join(idx)}] : {cons} }}")
+        full = full.intersect_params(self.context)
+        written = self.must_writes.intersect_domain(self.domain).range()
+        return full.is_subset(written)
+
     def _array_universe(self, name):
         for m in (self.reads, self.writes):
             for space_map in _maps(m):

@@ -13,31 +13,39 @@ chain of stages, `task(source, kid, settings, opts) -> list[Outcome]` (by defaul
   them (`streams_events`); otherwise run_batch reports a kernel's outcomes when
   its future finishes.
 
-A job reads and writes only the content-addressed cache (`opts.cache_dir`) and the
-state database (`opts.state_dir`), and returns small Outcome lists, never arrays:
-so for Dask both directories, and the corpus, must be at the same absolute path on
-every worker.  A future that raises (a worker process died) costs only its kernel,
-which run_batch records as `internal: worker died`.
+A job reads and writes the content-addressed cache (`opts.cache_dir`) and returns
+small Outcome lists, never arrays.  Each GPU stage takes one of the lock-file slots
+in batch.py, which pins its candidate processes with CUDA_VISIBLE_DEVICES.  A future
+that raises (its worker process died) costs only its kernel, which run_batch
+records as `internal: worker died`.
 
 - `LocalExecutor` ("local", the default): a process pool of `-j` workers (at least
-  `--gpu-jobs` with the gpu backend, so every GPU can be busy); a GPU stage takes
-  one of the lock-file GPU slots in batch.py, which pins the candidate processes
-  with CUDA_VISIBLE_DEVICES.  One job (or one kernel) runs in this process.
+  `--gpu-jobs` with the gpu backend, so that every GPU can be busy) that also write
+  the state database (`opts.state_dir`).  With one job, or one kernel, the chain
+  runs in this process, as before executors.
 - `DaskExecutor` ("dask-local", "dask://HOST:PORT"; the optional extra t2c[dask]):
-  each kernel's chain is one Dask task.  With the gpu backend the task asks for
-  `resources={"GPU": 1}` (workers declare it: `dask worker ... --resources GPU=1`),
-  so chains only go to workers with a GPU; CPU stages then also run there, which
-  costs little since a chain is mostly its GPU stages.  Inside the task the same
-  lock-file slots pin the device (Dask does not set CUDA_VISIBLE_DEVICES).  A task
-  whose worker dies is rescheduled on another worker by the scheduler (up to
-  `distributed.scheduler.allowed-failures` times); `retries=` covers a task that
-  raises.  Stage outcomes reach the progress display when a kernel's task ends.
+  each kernel's chain is one Dask task, so the cache and the corpus must be at the
+  same absolute path on every worker (a shared filesystem); the state stays with
+  the client, which records the rows each task returns (see `_dask_chain`).  With
+  the gpu backend every task asks for `resources={"GPU": 1}` (workers declare it:
+  `dask worker ... --resources GPU=1`): chains go only to GPU workers, whose CPU
+  stages then run there too, which costs little since a chain's time is mostly its
+  GPU stages, and a whole chain is one task to retry.  Dask does not set
+  CUDA_VISIBLE_DEVICES: the lock-file slots inside the task do.  A task whose
+  worker dies is rescheduled on another worker by the scheduler (up to
+  `distributed.scheduler.allowed-failures` times, 3 by default); `retries=` covers
+  a task that raises.  Stage outcomes reach the progress display when a kernel's
+  task ends.
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
+import shutil
+import socket
+import tempfile
 import time
 import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
@@ -60,6 +68,8 @@ def _width(opts, settings) -> int:
 
 
 class LocalExecutor:
+    """Kernels in a process pool on this machine, with stage outcomes streamed live."""
+
     name = "local"
 
     def __init__(self, opts, settings, task=None):
@@ -112,9 +122,57 @@ def _run_kernel():
     return run_kernel
 
 
-def _dask_chain(task, source, kid, settings, opts):
-    """The Dask task: one kernel's chain on a worker.  Returns the Outcome list."""
-    return (task or _run_kernel())(source, kid, settings, opts)
+def _dask_chain(task, source, kid, settings, opts, prev_rows, client_host):
+    """The Dask task: one kernel's chain on a worker.  Returns (outcomes, state rows).
+
+    The chain records its targets in a private state database, seeded with the
+    client's rows for this kernel (so the reasons are the same as a local run's), and
+    returns the rows it wrote: the client records them.  Why: the project's SQLite
+    state is in WAL mode, which is unsafe on a network filesystem, and a task killed
+    half-way must leave nothing behind.  GPU stages take the lock-file slots as in a
+    local run (Dask does not set CUDA_VISIBLE_DEVICES): the project's own slots on
+    the client's host, else per-host slots over that host's GPUs.
+    """
+    from ..runtime import gpu as gpu_info
+    from .store import StateDB
+    tmp = Path(tempfile.mkdtemp(prefix="t2c-task-"))
+    try:
+        if socket.gethostname() == client_host:
+            locks, slots = Path(opts.state_dir) / "locks", opts.gpu_jobs
+        else:                            # a lock in a shared folder would lock GPU i of every host
+            locks = Path(tempfile.gettempdir()) / f"t2c-gpu-locks-{os.getuid()}"
+            slots = len(gpu_info.gpus()) or 1
+        locks.mkdir(parents=True, exist_ok=True)
+        (tmp / "locks").symlink_to(locks.resolve(), target_is_directory=True)
+        db = StateDB(tmp / "state.sqlite")
+        for r in prev_rows:              # as they were, `finished` included, to tell them apart
+            db.db.execute("insert or replace into targets values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          (r["target"], r["stage"], r["kernel"], r["key"], r["status"], r["reason"],
+                           r["seconds"], r["finished"], json.dumps(r["parts"], sort_keys=True)))
+        db.close()
+        seeded = {(r["target"], r["finished"]) for r in prev_rows}
+        outcomes = (task or _run_kernel())(source, kid, settings,
+                                           replace(opts, state_dir=tmp, gpu_jobs=slots))
+        db = StateDB(tmp / "state.sqlite")
+        rows = [r for r in db.all() if (r["target"], r["finished"]) not in seeded]
+        db.close()
+        return outcomes, rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class _DaskJob:
+    """run_batch's future for one Dask task: `.result()` records its state rows here."""
+
+    def __init__(self, future, state):
+        self.future, self.state = future, state
+
+    def result(self):
+        outcomes, rows = self.future.result()
+        for r in rows:
+            self.state.record(r["target"], r["stage"], r["kernel"], r["key"], r["status"], r["reason"],
+                              r["seconds"], r["parts"])
+        return outcomes
 
 
 class DaskExecutor:
@@ -128,7 +186,8 @@ class DaskExecutor:
         self.declare_gpu = gpu if declare_gpu is None else declare_gpu
         self.streams_events = False
         self.width = 1
-        self.client = self.cluster = None
+        self.client = self.cluster = self.state = None
+        self.host = socket.gethostname()
 
     def open(self, n_kernels: int) -> None:
         from distributed import Client, LocalCluster
@@ -170,22 +229,30 @@ class DaskExecutor:
         self.width = max(1, pool)
 
     def submit(self, source, kid, settings, opts):
+        from .stages import STAGE_NAMES
+        from .store import StateDB
+        if self.state is None:
+            self.state = StateDB(Path(opts.state_dir) / "state.sqlite")
+        prev = [r for r in (self.state.get(f"{kid}:{s}") for s in STAGE_NAMES) if r is not None]
         # Workers have their own working directory: give them absolute paths.
         opts = replace(opts, cache_dir=Path(opts.cache_dir).resolve(),
                        state_dir=Path(opts.state_dir).resolve())
-        return self.client.submit(_dask_chain, self.task, str(Path(source).resolve()), kid, settings, opts,
-                                  key=f"t2c-{kid}-{uuid.uuid4().hex[:8]}", pure=False,
-                                  retries=self.retries, resources={"GPU": 1} if self.gpu else None)
+        future = self.client.submit(_dask_chain, self.task, str(Path(source).resolve()), kid, settings,
+                                    opts, prev, self.host, key=f"t2c-{kid}-{uuid.uuid4().hex[:8]}",
+                                    pure=False, retries=self.retries,
+                                    resources={"GPU": 1} if self.gpu else None)
+        return _DaskJob(future, self.state)
 
     def wait(self, pending, timeout: float):
         from distributed import wait
+        jobs = {job.future: job for job in pending}
         try:
-            done, _ = wait(list(pending), timeout=timeout, return_when="FIRST_COMPLETED")
+            done, _ = wait(list(jobs), timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:
             done = set()
         if not done and time.monotonic() - self._refreshed > 5:
             self._refresh()              # now and then, not every poll: it asks the scheduler
-        return set(done)
+        return {jobs[f] for f in done}
 
     def events(self) -> list:
         return []
@@ -195,7 +262,9 @@ class DaskExecutor:
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
-        self.client = self.cluster = None
+        if self.state is not None:
+            self.state.close()
+        self.client = self.cluster = self.state = None
 
 
 def _need_dask(spec: str) -> None:

@@ -126,6 +126,7 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     out(f"t2c batch: {len(picked)} kernel(s), dataset {settings['dataset']}, backend "
         f"{settings['backend']}, generator {generator}, {opts.jobs or os.cpu_count()} job(s)"
         + (f", executor {ex.name}" if ex.name != "local" else ""), err=True)
+    StateDB(STATE_DIR / "state.sqlite").close()     # created once here, before the workers
     progress = None if dry_run else Progress(len(picked))
     start = time.monotonic()
     try:

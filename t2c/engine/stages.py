@@ -16,13 +16,23 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
 from ..errors import UserError
 from ..runtime.build import compiler_version
 
-FRONTEND_VERSION = "1"
+@lru_cache(maxsize=None)
+def code_version(*packages: str) -> str:
+    """Hash of t2c's own code for these subpackages: a stage's output changes when its code does."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(__version__.encode())
+    for pkg in packages:
+        for f in sorted((root / pkg).rglob("*")):
+            if f.is_file() and f.suffix in (".py", ".h", ".hpp", ".cpp", ".cu", ".j2"):
+                h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _sha(text: str | bytes) -> str:
@@ -44,7 +54,7 @@ def parse_parts(ctx) -> dict:
     except UserError as e:
         pre = f"unpreprocessable: {e}"
     return {"source": _sha(src.read_bytes()), "preprocessed": _sha(pre),
-            "function": ctx["settings"].get("function") or "", "frontend": FRONTEND_VERSION}
+            "function": ctx["settings"].get("function") or "", "frontend": code_version("frontends", "ir")}
 
 
 def parse_run(ctx, work: Path) -> dict:
@@ -64,7 +74,8 @@ def parse_run(ctx, work: Path) -> dict:
 def reference_parts(ctx) -> dict:
     s = ctx["settings"]
     return {"is": ctx["upstream"]["parse"]["is_key"], "dataset": s["dataset"], "seed": s["seed"],
-            "cc": compiler_version("gcc"), "flags": " ".join(s["ref_cflags"])}
+            "cc": compiler_version("gcc"), "flags": " ".join(s["ref_cflags"]),
+            "code": code_version("verify", "runtime")}
 
 
 def reference_run(ctx, work: Path) -> dict:
@@ -96,16 +107,8 @@ def reference_run(ctx, work: Path) -> dict:
 def generate_parts(ctx) -> dict:
     s = ctx["settings"]
     return {"is": ctx["upstream"]["parse"]["is_key"], "generator": s["generator"],
-            "options": s.get("generator_options") or "", "t2c": __version__,
-            "generator_version": _generator_version(s["generator"])}
-
-
-def _generator_version(name: str) -> str:
-    try:
-        from ..generators import GENERATOR_VERSION
-        return str(GENERATOR_VERSION)
-    except ImportError:
-        return "none"
+            "options": s.get("generator_options") or "",
+            "code": code_version("generators", "analysis")}
 
 
 def generate_run(ctx, work: Path) -> dict:
@@ -131,7 +134,7 @@ def verify_parts(ctx) -> dict:
     return {"is": ctx["upstream"]["parse"]["is_key"],
             "candidate": ctx["upstream"]["generate"].get("candidate", ""),
             "backend": s["backend"], "dataset": s["dataset"], "seed": s["seed"],
-            "toolchain": s["toolchain"], "timeout": s["timeout"], "t2c": __version__}
+            "toolchain": s["toolchain"], "timeout": s["timeout"], "code": code_version("verify", "runtime")}
 
 
 def verify_run(ctx, work: Path) -> dict:

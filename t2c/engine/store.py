@@ -93,9 +93,19 @@ class StateDB:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self.db.execute("pragma journal_mode=wal")
-        self.db.execute(self.SCHEMA)
+        self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        # Workers open the database at the same moment: switching to WAL needs a lock that
+        # the busy timeout does not wait for, so retry the set-up briefly.
+        for attempt in range(50):
+            try:
+                if self.db.execute("pragma journal_mode").fetchone()[0] != "wal":
+                    self.db.execute("pragma journal_mode=wal")
+                self.db.execute(self.SCHEMA)
+                break
+            except sqlite3.OperationalError:
+                if attempt == 49:
+                    raise
+                time.sleep(0.1)
 
     def get(self, target: str) -> dict | None:
         row = self.db.execute("select target, stage, kernel, key, status, reason, seconds, finished, "

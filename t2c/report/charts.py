@@ -1,10 +1,13 @@
-"""Charts of a report as inline SVG strings: matplotlib (Agg-free SVG backend) and hand-made sparklines.
+"""Charts of a report as inline SVG strings: matplotlib for the index, hand-drawn for the small ones.
 
 Each chart function takes rows (and earlier runs' figures) and returns an `<svg>`
-element ready to paste into HTML, or "" when there is nothing to draw.  Text stays
-text (`svg.fonttype: none`) so the page uses the browser's own fonts and fetches
-none; ids are salted per chart so several charts can share one page.  Without
-matplotlib the charts say so and the rest of the report still renders.
+element ready to paste into HTML, or "" when there is nothing to draw.  The
+speedup and roofline charts come from matplotlib's SVG backend (no display, no
+pyplot state); text stays text (`svg.fonttype: none`) so the page uses the
+browser's own fonts and fetches none, and ids are salted per chart so charts can
+share a page.  The evolution curve and the sparklines, one per kernel, are
+written directly as SVG: a matplotlib figure costs ~0.1 s and there can be
+thousands.  Without matplotlib the index says so and the rest still renders.
 """
 from __future__ import annotations
 
@@ -130,39 +133,66 @@ def roofline_chart(rows: list[Row], ceilings: dict | None = None) -> str:
 
 
 def evolution_chart(row: Row) -> str:
-    """Kernel time of each evolution step (accepted dots, rejected crosses) and the best so far."""
-    steps = [e for e in row.evolution if isinstance(e, dict)]
+    """Kernel time of each evolution step (accepted dots, rejected crosses) and the best so far.
+
+    Drawn by hand rather than with matplotlib: every kernel page has one, and at ~0.1 s a
+    matplotlib figure would dominate the time a report of a large corpus takes."""
+    steps = sorted((e for e in row.evolution if isinstance(e, dict) and "step" in e), key=lambda e: e["step"])
     timed = [e for e in steps if e.get("kernel_ms")]
-    if not timed or not available():
+    if not timed:
         return ""
-    import matplotlib
-    with matplotlib.rc_context(RC):
-        fig, ax = _figure(6.0, 2.6)
-        ok = [e for e in timed if e.get("status", "accepted") == "accepted"]
-        bad = [e for e in steps if e.get("status", "accepted") != "accepted"]
-        ax.scatter([e["step"] for e in ok], [e["kernel_ms"] for e in ok], s=14, color="#2f9e44",
-                   label="accepted", zorder=3)
-        top = max(e["kernel_ms"] for e in timed)
-        if bad:
-            ax.scatter([e["step"] for e in bad], [e.get("kernel_ms") or top for e in bad], s=16,
-                       marker="x", color="#c92a2a", label="rejected", zorder=3)
-        best, xs, ys = math.inf, [], []
-        for e in sorted(ok, key=lambda e: e["step"]):
+    w, h, left, right, top, bottom = 640, 220, 56, 120, 12, 38
+    x_max = max(e["step"] for e in steps) or 1
+    y_top, y_step = _nice_axis(max(e["kernel_ms"] for e in timed))
+    X = lambda v: left + (w - left - right) * v / x_max
+    Y = lambda v: h - bottom - (h - top - bottom) * min(v, y_top) / y_top
+    out = [f'<svg class="chart evolution" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg" '
+           f'font-family="sans-serif" font-size="11">']
+    for i in range(int(round(y_top / y_step)) + 1):
+        y = Y(i * y_step)
+        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
+                   f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#444">{i * y_step:.4g}</text>')
+    every = max(1, math.ceil(x_max / 10))
+    for v in range(0, x_max + 1, every):
+        out.append(f'<text x="{X(v):.1f}" y="{h - bottom + 15}" text-anchor="middle" fill="#444">{v}</text>')
+    out.append(f'<line x1="{left}" x2="{w - right}" y1="{h - bottom}" y2="{h - bottom}" stroke="#333"/>'
+               f'<line x1="{left}" x2="{left}" y1="{top}" y2="{h - bottom}" stroke="#333"/>'
+               f'<text x="{(left + w - right) / 2}" y="{h - 4}" text-anchor="middle">evolution step</text>'
+               f'<text transform="translate(14 {(top + h - bottom) / 2}) rotate(-90)" text-anchor="middle">'
+               f'kernel ms</text>')
+    best, pts = math.inf, []
+    for e in steps:
+        if e.get("status", "accepted") == "accepted" and e.get("kernel_ms"):
             best = min(best, e["kernel_ms"])
-            xs.append(e["step"])
-            ys.append(best)
-        if xs:
-            ax.step(xs, ys, where="post", color="#1f6feb", lw=1.2, label="best so far")
-        # linear axes without minor ticks and a fixed layout: a page per kernel has one of
-        # these, and log-axis ticks and tight bounding boxes would triple the report's time
-        ax.minorticks_off()
-        ax.set_ylim(bottom=0)
-        ax.set_xlabel("evolution step")
-        ax.set_ylabel("kernel ms")
-        ax.grid(color="#eee", lw=0.5)
-        ax.legend(fontsize=7, frameon=False)
-        fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.96)
-        return _svg(fig, f"evolution-{row.slug}", tight=False)
+        if best < math.inf:
+            pts.append((X(e["step"]), Y(best)))
+    if pts:
+        path = f"M{pts[0][0]:.1f},{pts[0][1]:.1f}" + "".join(
+            f"H{x:.1f}V{y:.1f}" for x, y in pts[1:])
+        out.append(f'<path d="{path}" fill="none" stroke="#1f6feb" stroke-width="1.6"/>')
+    for e in steps:
+        ok = e.get("status", "accepted") == "accepted"
+        x, y = X(e["step"]), Y(e.get("kernel_ms") or y_top)
+        tip = escape(f"step {e['step']}: {e.get('status', 'accepted')}"
+                     + (f", {e['kernel_ms']:.4g} ms" if e.get("kernel_ms") else ""))
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="#2f9e44"><title>{tip}</title></circle>' if ok
+                   else f'<path d="M{x - 3.5:.1f},{y - 3.5:.1f}l7,7m0,-7l-7,7" stroke="#c92a2a" stroke-width="1.6">'
+                        f'<title>{tip}</title></path>')
+    lx = w - right + 14
+    out.append(f'<circle cx="{lx}" cy="{top + 8}" r="3.5" fill="#2f9e44"/><text x="{lx + 10}" y="{top + 12}">accepted</text>'
+               f'<path d="M{lx - 3.5},{top + 21.5}l7,7m0,-7l-7,7" stroke="#c92a2a" stroke-width="1.6"/>'
+               f'<text x="{lx + 10}" y="{top + 29}">rejected</text>'
+               f'<line x1="{lx - 5}" x2="{lx + 5}" y1="{top + 42}" y2="{top + 42}" stroke="#1f6feb" stroke-width="1.6"/>'
+               f'<text x="{lx + 10}" y="{top + 46}">best so far</text></svg>')
+    return "".join(out)
+
+
+def _nice_axis(high: float) -> tuple[float, float]:
+    """A top and a step of 1, 2 or 5 x 10^k giving four or five gridlines above zero."""
+    raw = high * 1.05 / 4
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 5, 10) if raw <= m * step)
+    return step * math.ceil(high * 1.05 / step), step
 
 
 def sparkline(values: list, width: int = 90, height: int = 18) -> str:

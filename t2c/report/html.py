@@ -34,6 +34,7 @@ def _env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = num
+    env.filters["when"] = lambda iso: str(iso)[:19].replace("T", " ") + " UTC" if iso else ""
     env.filters["cls"] = lambda status: "st-" + STATUSES.get(status, ("error",))[0].replace(" ", "-")
     env.globals["css"] = Markup((TEMPLATES / "style.css").read_text())
     return env

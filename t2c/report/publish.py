@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import history
 from .basic import Row, read_json, write_csv, write_json, write_junit, write_markdown
-from .compare import DEFAULT_CONFIDENCE, Change, compare_runs, load_rows
+from .compare import DEFAULT_CONFIDENCE, Change, NoBaseline, compare_runs, load_rows
 from .environment import environment
 from .html import render
 
@@ -76,13 +76,15 @@ def publish(rows: list[Row], folder: Path, meta: dict, *, history_dir=None, reco
     meta = prepare_meta(meta, folder)
     rows = collect_artifacts(rows, folder)
     hist = history.location(folder, history_dir)
-    earlier = _earlier(hist, meta)
-    if baseline is not None:
-        if isinstance(baseline, (str, Path)):
-            base_rows, base_meta = load_rows(baseline)
+    earlier = history.runs_like(hist, meta)
+    if isinstance(baseline, (str, Path)):
+        try:
+            base_rows, base_meta = load_rows(baseline, like=meta)
             against = f"baseline {base_meta.get('run') or baseline}"
-        else:
-            base_rows, against = list(baseline), "baseline"
+        except NoBaseline:
+            base_rows, against = [], ""             # the first run on this machine
+    elif baseline is not None:
+        base_rows, against = list(baseline), "baseline"
     else:
         base_rows, against = history.latest_rows(earlier), (f"previous run {earlier[-1]['run']}" if earlier else "")
     changes = compare_runs(base_rows, rows, threshold, confidence) if base_rows else []
@@ -100,10 +102,6 @@ def publish(rows: list[Row], folder: Path, meta: dict, *, history_dir=None, reco
     if record_history:
         history.append(hist, history.record(rows, meta))
     return folder
-
-
-def _earlier(hist: Path, meta: dict) -> list[dict]:
-    return history.runs_like(hist, meta)
 
 
 def _render(folder: Path, rows: list[Row], meta: dict, earlier: list[dict], changes: list[Change]) -> Path:
@@ -125,6 +123,6 @@ def rerender(folder: Path, history_dir=None) -> Path:
         raise UserError(f"no results.json in {folder}", hint="give the folder a run wrote (reports/<run>)")
     rows, meta = read_json(folder / "results.json")
     meta = prepare_meta(meta, folder)
-    earlier = _earlier(history.location(folder, history_dir), meta)
+    earlier = history.runs_like(history.location(folder, history_dir), meta)
     changes = [Change(**c) for c in meta.get("comparison", {}).get("changes", [])]
     return _render(folder, rows, meta, earlier, changes)

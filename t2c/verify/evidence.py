@@ -60,6 +60,21 @@ class Evidence:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, default=_plain)
 
+    def summary(self) -> str:
+        """One line for a batch table."""
+        if self.accepted:
+            worst = f", max error {self.max_error:.2g} of the bound" if self.max_error is not None else ""
+            return f"accepted on {self.backend} (seed {self.seed}{worst})"
+        return f"rejected at {self.rung}: {self.reason}: {self.feedback}"[:300]
+
+    def figures(self) -> dict:
+        """Scalar figures for tables: the worst error against the bound, bench times if any."""
+        out = {"max_error": self.max_error, "rung": self.rung, "reason": self.reason}
+        k = self.timings.get("kernel_ms")
+        if k:
+            out.update(kernel_ms=k["median"], cpu_ms=(self.timings.get("reference_ms") or {}).get("median"))
+        return out
+
     def render(self) -> str:
         verdict = "ACCEPTED" if self.accepted else f"REJECTED at {self.rung}: {self.reason}"
         seed = f"{self.seed} ({'given' if self.seed_given else 'secret, replay with --seed'})"
@@ -98,3 +113,28 @@ def _plain(x):
     if hasattr(x, "item"):
         return x.item()
     return str(x)
+
+
+@dataclass
+class Timing:
+    """The bench rung's result on its own (`ladder.bench`)."""
+    kernel: str
+    ok: bool
+    detail: dict = field(default_factory=dict)
+    reason: str = ""
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(asdict(self), indent=indent, default=_plain)
+
+    def summary(self) -> str:
+        if not self.ok:
+            return f"bench failed: {self.reason}"
+        k = self.detail["kernel_ms"]
+        return f"kernel {k['median']:.4f} ms (p20 {k['p20']:.4f}, p80 {k['p80']:.4f})"
+
+    def figures(self) -> dict:
+        if not self.ok:
+            return {}
+        return {"kernel_ms": self.detail["kernel_ms"]["median"], "kernel_p20_ms": self.detail["kernel_ms"]["p20"],
+                "kernel_p80_ms": self.detail["kernel_ms"]["p80"], "e2e_ms": self.detail.get("e2e_ms"),
+                "cpu_ms": (self.detail.get("reference_ms") or {}).get("median")}

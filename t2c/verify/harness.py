@@ -163,26 +163,26 @@ def candidate_driver(k: Kernel) -> str:
     L = [DRIVER_PRELUDE, _decl(k, ""), _decl(k, "_device"), "",
          "int main(int argc, char **argv)", "{"]
     nsz = len(k.sizes)
-    L.append("  const char *mode = argc > 1 ? argv[1] : \"\";")
-    L.append("  int series = strncmp(mode, \"series-\", 7) == 0, bench = strcmp(mode, \"bench\") == 0;")
-    L.append("  int counted = series || bench;")
-    L.append(f"  if (argc != {3 + nsz} + counted) {{ fprintf(stderr, \"usage: %s host|device DIR SIZES"
+    L.append("  const char *t2c_mode = argc > 1 ? argv[1] : \"\";")
+    L.append("  int t2c_series = strncmp(t2c_mode, \"series-\", 7) == 0, t2c_bench = strcmp(t2c_mode, \"bench\") == 0;")
+    L.append("  int t2c_counted = t2c_series || t2c_bench;")
+    L.append(f"  if (argc != {3 + nsz} + t2c_counted) {{ fprintf(stderr, \"usage: %s host|device DIR SIZES"
              f" | series-host|series-device|bench DIR N SIZES\\n\", argv[0]); return 2; }}")
-    L.append("  const char *dir = argv[2];")
-    L.append("  const char *tag = getenv(\"T2C_NONCE\") ? getenv(\"T2C_NONCE\") : \"t2c\";")
-    L.append("  int count = counted ? atoi(argv[3]) : 1, first = 3 + counted;")
-    L.append("  int on_device = bench || strcmp(mode, \"device\") == 0 || strcmp(mode, \"series-device\") == 0;")
-    L.append("  if (!bench && !on_device && strcmp(mode, \"host\") && strcmp(mode, \"series-host\")) "
-             "{ fprintf(stderr, \"t2c: unknown mode %s\\n\", mode); return 2; }")
+    L.append("  const char *t2c_dir = argv[2];")
+    L.append("  const char *t2c_tag = getenv(\"T2C_NONCE\") ? getenv(\"T2C_NONCE\") : \"t2c\";")
+    L.append("  int t2c_count = t2c_counted ? atoi(argv[3]) : 1, t2c_first = 3 + t2c_counted;")
+    L.append("  int t2c_on_device = t2c_bench || strcmp(t2c_mode, \"device\") == 0 || strcmp(t2c_mode, \"series-device\") == 0;")
+    L.append("  if (!t2c_bench && !t2c_on_device && strcmp(t2c_mode, \"host\") && strcmp(t2c_mode, \"series-host\")) "
+             "{ fprintf(stderr, \"t2c: unknown mode %s\\n\", t2c_mode); return 2; }")
     for i, s in enumerate(k.sizes):
-        L.append(f"  int {s.name} = atoi(argv[first + {i}]);")
+        L.append(f"  int {s.name} = atoi(argv[t2c_first + {i}]);")
     for s in ins:
         L.append(f"  {s.dtype} {s.name} = 0;")
     for a in arrays:
         count = " * ".join(f"(size_t)({e})" for e in a.shape) or "1"
         L.append(f"  size_t {a.name}_bytes = {count} * sizeof({a.dtype});")
         L.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
-        L.append(f"  {a.dtype} *d_{a.name} = on_device ? ({a.dtype} *)t2c_device({a.name}_bytes) : NULL;")
+        L.append(f"  {a.dtype} *d_{a.name} = t2c_on_device ? ({a.dtype} *)t2c_device({a.name}_bytes) : NULL;")
     L.append(f"  {(ret.dtype + ' t2c_ret = 0;') if ret else ''}")
 
     def load(where: str, indent: str):
@@ -217,13 +217,13 @@ def candidate_driver(k: Kernel) -> str:
     keep = "t2c_ret = " if ret else ""
     # correctness modes: one call per case directory, the same buffers every call, so a
     # candidate that caches results by pointer replays stale outputs on the second case
-    L.append("  if (!bench) {")
-    L.append("    for (int c = 0; c < count; c++) {")
-    L.append("      char sub[4096];")
-    L.append("      if (series) snprintf(sub, sizeof sub, \"%s/%d\", dir, c);")
-    L.append("      else snprintf(sub, sizeof sub, \"%s\", dir);")
-    load("sub", "      ")
-    L.append("      if (on_device) {")
+    L.append("  if (!t2c_bench) {")
+    L.append("    for (int t2c_c = 0; t2c_c < t2c_count; t2c_c++) {")
+    L.append("      char t2c_sub[4096];")
+    L.append("      if (t2c_series) snprintf(t2c_sub, sizeof t2c_sub, \"%s/%d\", t2c_dir, t2c_c);")
+    L.append("      else snprintf(t2c_sub, sizeof t2c_sub, \"%s\", t2c_dir);")
+    load("t2c_sub", "      ")
+    L.append("      if (t2c_on_device) {")
     to_device("        ")
     L.append(f"        {keep}{k.name}_device({dev_args});")
     from_device("        ")
@@ -232,16 +232,16 @@ def candidate_driver(k: Kernel) -> str:
     L.append("        T2C_CHECK(cudaDeviceSynchronize());")
     L.append("        T2C_CHECK(cudaGetLastError());")
     L.append("      }")
-    store("sub", "      ")
+    store("t2c_sub", "      ")
     L.append("    }")
     L.append("    return 0;")
     L.append("  }")
     # bench: REPS timed calls after two warm-ups, fresh inputs and a cold L2 before each
-    load("dir", "  ")
+    load("t2c_dir", "  ")
     L.append("  cudaEvent_t t2c_e0, t2c_e1;")
     L.append("  T2C_CHECK(cudaEventCreate(&t2c_e0));")
     L.append("  T2C_CHECK(cudaEventCreate(&t2c_e1));")
-    L.append("  for (int r = 0; r < 2 + count; r++) {")
+    L.append("  for (int t2c_r = 0; t2c_r < 2 + t2c_count; t2c_r++) {")
     to_device("    ")
     L.append("    t2c_flush_l2();")
     L.append("    T2C_CHECK(cudaDeviceSynchronize());")
@@ -250,25 +250,25 @@ def candidate_driver(k: Kernel) -> str:
     L.append("    T2C_CHECK(cudaEventRecord(t2c_e1));")
     L.append("    T2C_CHECK(cudaEventSynchronize(t2c_e1));")
     L.append("    T2C_CHECK(cudaGetLastError());")
-    L.append("    float ms = 0;")
-    L.append("    T2C_CHECK(cudaEventElapsedTime(&ms, t2c_e0, t2c_e1));")
-    L.append("    if (r >= 2) printf(\"%s kernel_ms %.6f\\n\", tag, ms);")
+    L.append("    float t2c_ms = 0;")
+    L.append("    T2C_CHECK(cudaEventElapsedTime(&t2c_ms, t2c_e0, t2c_e1));")
+    L.append("    if (t2c_r >= 2) printf(\"%s kernel_ms %.6f\\n\", t2c_tag, t2c_ms);")
     L.append("  }")
     from_device("  ")
-    store("dir", "  ")
+    store("t2c_dir", "  ")
     # one end-to-end call of the drop-in on fresh host copies of the inputs
     for a in arrays:
         L.append(f"  {a.dtype} *e_{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
-        L.append(f"  t2c_load_into(dir, \"{a.name}\", e_{a.name}, {a.name}_bytes, {0 if a.intent == 'out' else 1});")
+        L.append(f"  t2c_load_into(t2c_dir, \"{a.name}\", e_{a.name}, {a.name}_bytes, {0 if a.intent == 'out' else 1});")
     e2e_args = ", ".join(f"e_{p}" if p in is_arr else p for p in k.params)
     L.append("  T2C_CHECK(cudaDeviceSynchronize());")
     L.append("  T2C_CHECK(cudaEventRecord(t2c_e0));")
     L.append(f"  {k.name}({e2e_args});")
     L.append("  T2C_CHECK(cudaEventRecord(t2c_e1));")
     L.append("  T2C_CHECK(cudaEventSynchronize(t2c_e1));")
-    L.append("  float e2e = 0;")
-    L.append("  T2C_CHECK(cudaEventElapsedTime(&e2e, t2c_e0, t2c_e1));")
-    L.append("  printf(\"%s e2e_ms %.6f\\n\", tag, e2e);")
+    L.append("  float t2c_e2e = 0;")
+    L.append("  T2C_CHECK(cudaEventElapsedTime(&t2c_e2e, t2c_e0, t2c_e1));")
+    L.append("  printf(\"%s e2e_ms %.6f\\n\", t2c_tag, t2c_e2e);")
     L.append("  return 0;")
     L.append("}")
     return "\n".join(L) + "\n"

@@ -1,10 +1,13 @@
 """The verification ladder: one candidate `.cu` against one kernel, rung by rung.
 
     ladder(kernel, candidate, *, backend="auto", dataset=None, seed=None,
-           source=None, bench=True) -> Evidence
+           source=None, bench=True, timeout=None) -> Evidence
+    bench(kernel, candidate, *, dataset=None, seed=None, timeout=None) -> Timing
 
-`candidate` is the path of the `.cu` file (`source` may give its text instead of
-reading the file).  Rungs, each gating the next (DESIGN §4):
+`candidate` is the path of the `.cu` file, or its source text (or give the text
+as `source` with a path for messages).  `timeout` raises the wall-clock limit
+of one candidate run (default: config's verify_run_timeout, scaled with the
+reference's time).  Rungs, each gating the next (DESIGN §4):
 
     static  build  gate  smoke  random  races  full  bench
 
@@ -27,13 +30,15 @@ import re
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .. import config
 from ..errors import UserError
 from ..ir import Kernel
 from ..runtime.build import BuildError
 from . import rungs
 from .device import build_figures, fingerprint, resolve_backend
-from .evidence import Evidence
+from .evidence import Evidence, Timing
 from .gate import gate
 from .harness import Limits, build_candidate
 from .reference import array_shape, np_dtype
@@ -52,8 +57,8 @@ def _limits(k: Kernel, suite, backend: str) -> Limits:
     cfg = config.load()
     biggest = 0
     for c in suite.cases:
-        biggest = max(biggest, sum(int(__import__("numpy").prod(array_shape(a, c.sizes))) *
-                                   np_dtype(a.dtype).itemsize for a in k.arrays))
+        biggest = max(biggest, sum(int(np.prod(array_shape(a, c.sizes))) * np_dtype(a.dtype).itemsize
+                                   for a in k.arrays))
     # RLIMIT_AS breaks both CUDA (it reserves the unified address space) and the
     # sanitizers (shadow memory).  gpu: RLIMIT_DATA bounds host heap and private mappings
     # and CUDA still starts under it; emu (ASan): the sanitizer's allocator limits, set
@@ -62,14 +67,25 @@ def _limits(k: Kernel, suite, backend: str) -> Limits:
     return Limits(data=data, file_size=2 * biggest + (64 << 20), cpu_seconds=int(2 * cfg.timeout + 60))
 
 
-def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
-           seed: int | None = None, source: str | None = None, bench: bool = True) -> Evidence:
+def _candidate(candidate: str | Path, source: str | None) -> tuple[Path, str]:
+    """(path for messages, text): a Path or the name of an existing file is read; any other
+    string is taken as the candidate's source text itself."""
+    if source is not None:
+        return Path(candidate), source
+    if isinstance(candidate, str) and ("\n" in candidate or not Path(candidate).exists()) \
+            and not candidate.endswith(".cu"):
+        return Path("candidate.cu"), candidate
     path = Path(candidate)
-    if source is None:
-        try:
-            source = path.read_text()
-        except OSError as e:
-            raise UserError(f"cannot read the candidate: {e.strerror}", file=str(path)) from None
+    try:
+        return path, path.read_text()
+    except OSError as e:
+        raise UserError(f"cannot read the candidate: {e.strerror}", file=str(path)) from None
+
+
+def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
+           seed: int | None = None, source: str | None = None, bench: bool = True,
+           timeout: float | None = None) -> Evidence:
+    path, source = _candidate(candidate, source)
     backend = resolve_backend(backend)
     dataset = (dataset or default_dataset(backend)).upper()
     seed_given = seed is not None
@@ -81,6 +97,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     def record(r: RungResult) -> bool:
         ev.rungs.append(r.summary())
+        ev.timings.setdefault("rungs_s", {})[r.name] = round(r.seconds, 3)
         if not r.ok:
             ev.rung, ev.reason, ev.feedback = r.name, r.reason, r.feedback
         return r.ok
@@ -114,7 +131,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
     ev.mutant_gate = g.summary()
     ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded),
                 "discard_reasons": sorted({d["why"].split(":")[0] for d in suite.discarded}),
-                "full": suite.full_note}
+                "full": suite.full_note, "case_list": [c.summary() for c in suite.cases]}
     ev.sizes = {r: [c.sizes for c in suite.of(r)] for r in ("smoke", "random", "full")}
     gate_detail = {k_: v for k_, v in ev.mutant_gate.items() if k_ != "mutants"}
     if not record(RungResult("gate", g.passed, "" if g.passed else "weakly tested",
@@ -123,7 +140,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                              gate_detail, time.monotonic() - t)):
         return ev
 
-    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name)
+    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout)
     ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
                     "CUDA_VISIBLE_DEVICES, LANG)", "file_size_limit": run.limits.file_size,
                     "cpu_seconds": run.limits.cpu_seconds,
@@ -132,14 +149,17 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
     for rung in RUNTIME_RUNGS:
         r = rung(run)
         if rung is rungs.races:
-            ev.races = {"ok": r.ok, "reason": r.reason, **r.detail}
+            ev.races = {"ok": r.ok, "reason": r.reason, **r.detail,
+                        "out_of_bounds": ("AddressSanitizer + UBSan on every emu run" if backend == "emu"
+                                          else "64 KiB guard zones checked after every call; "
+                                               "compute-sanitizer memcheck where installed")}
         if not record(r):
             ev.max_error = run.worst
             return ev
     ev.max_error = run.worst
     if bench:
         r = rungs.bench(run)
-        ev.timings = {"rungs_s": {x["name"]: x["seconds"] for x in ev.rungs}, **r.detail}
+        ev.timings.update(r.detail)
         if not record(r):
             return ev
     ev.accepted = True
@@ -151,3 +171,21 @@ def _first_error(log: str) -> str:
         if "error" in line.lower():
             return line.strip()[:300]
     return log.strip().splitlines()[-1][:300] if log.strip() else ""
+
+
+def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed: int | None = None,
+          timeout: float | None = None, source: str | None = None) -> Timing:
+    """The bench rung alone, for a candidate the ladder already accepted (gpu only)."""
+    path, source = _candidate(candidate, source)
+    backend = resolve_backend("gpu")
+    dataset = (dataset or default_dataset(backend)).upper()
+    seed = new_seed() if seed is None else int(seed)
+    try:
+        b = build_candidate(k, source, backend)
+    except BuildError as e:
+        return Timing(k.name, False, reason=f"compile error: {_first_error(e.log)}")
+    suite = build_suite(k, seed, dataset=dataset, backend=backend, points=0)
+    suite.cases = suite.of("full")
+    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout)
+    r = rungs.bench(run)
+    return Timing(k.name, r.ok and not r.skipped, r.detail, r.reason or r.feedback)

@@ -63,7 +63,7 @@ class Run:
     limits: Limits | None
     filename: str = "candidate.cu"
     worst: float = 0.0                    # worst error / bound seen on any passing case
-    sizes_run: list = field(default_factory=list)
+    timeout: float | None = None          # wall-clock floor of one run (config default)
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -148,14 +148,27 @@ def _judge(run: Run, case: Case, outputs: dict, entry: str) -> tuple[str, str] |
     return c.reason, f"{entry} entry point, sizes {case.sizes}, {case.distribution} inputs: {c.describe()}"
 
 
-def _timeout(cases: list[Case], calls: int = 1) -> float:
-    cfg = config.load()
+MISMATCHES = ("output mismatch", "NaN/inf output where the reference is finite", "unwritten output elements")
+
+
+def _diagnose(run: Run, case: Case, reason: str, feedback: str) -> tuple[str, str]:
+    """On a GPU a race mostly shows as a wrong result; compute-sanitizer racecheck names it."""
+    sanitizer = shutil.which("compute-sanitizer")
+    if run.backend != "gpu" or reason not in MISMATCHES or not sanitizer:
+        return reason, feedback
+    found = _sanitize(run, sanitizer, "racecheck", case)
+    if found and found[0] == "race":
+        return f"race: {reason}", f"{feedback}; {found[1]}"
+    return reason, feedback
+
+
+def _timeout(run: Run, cases: list[Case], calls: int = 1) -> float:
     ref = sum(c.ref_seconds for c in cases)
-    return max(cfg.verify_run_timeout, 200 * ref * calls)
+    return max(run.timeout or config.load().verify_run_timeout, 200 * ref * calls)
 
 
-def _entries(run: Run) -> tuple[bool, ...]:
-    return (True, False)     # device entry point, then the drop-in on host pointers
+#: Both entry points, device first (what is timed), then the drop-in on host pointers.
+ENTRIES = (True, False)
 
 
 # -- rungs ---------------------------------------------------------------------------------
@@ -165,10 +178,10 @@ def smoke(run: Run) -> RungResult:
     k, cases = run.kernel, run.suite.of("smoke")
     env = _asan_env(run.limits) if run.backend == "emu" else {}
     for case in cases:
-        for on_device in _entries(run):
+        for on_device in ENTRIES:
             entry = "device" if on_device else "host"
             r = run_candidate(k, run.build, case.sizes, case.inputs, mode=entry,
-                              poison=_poison(k, case.sizes), timeout=_timeout([case]), env=env,
+                              poison=_poison(k, case.sizes), timeout=_timeout(run, [case]), env=env,
                               limits=run.limits)
             if not r.process.ok:
                 reason, feedback = failure(run, r.process)
@@ -176,7 +189,8 @@ def smoke(run: Run) -> RungResult:
                                   {"case": case.summary()}, time.monotonic() - start)
             bad = _judge(run, case, r.outputs, entry)
             if bad:
-                return RungResult("smoke", False, bad[0], bad[1], {"case": case.summary()},
+                reason, feedback = _diagnose(run, case, *bad)
+                return RungResult("smoke", False, reason, feedback, {"case": case.summary()},
                                   time.monotonic() - start)
     return RungResult("smoke", True, detail={"sizes": [c.sizes for c in cases]},
                       seconds=time.monotonic() - start)
@@ -195,7 +209,7 @@ def _series(run: Run, group: list[Case], on_device: bool, env: dict, rung: str, 
     sizes = group[0].sizes
     entry = "device" if on_device else "host"
     s = run_series(k, run.build, sizes, [c.inputs for c in group], on_device=on_device,
-                   poison=_poison(k, sizes), timeout=_timeout(group, len(group)), env=env, limits=run.limits)
+                   poison=_poison(k, sizes), timeout=_timeout(run, group, len(group)), env=env, limits=run.limits)
     if not s.process.ok:
         reason, feedback = failure(run, s.process)
         return RungResult(rung, False, reason, f"{entry} entry point, sizes {sizes}: {feedback}",
@@ -204,7 +218,8 @@ def _series(run: Run, group: list[Case], on_device: bool, env: dict, rung: str, 
         bad = _judge(run, case, outputs, entry)
         if bad:
             note = f" (call {i + 1} of {len(group)} in one process)" if len(group) > 1 else ""
-            return RungResult(rung, False, bad[0], bad[1] + note, {"case": case.summary(), **(extra or {})},
+            reason, feedback = _diagnose(run, case, bad[0], bad[1] + note)
+            return RungResult(rung, False, reason, feedback, {"case": case.summary(), **(extra or {})},
                               time.monotonic() - start)
     return None
 
@@ -214,7 +229,7 @@ def random(run: Run) -> RungResult:
     env = _asan_env(run.limits) if run.backend == "emu" else {}
     groups = _groups(run.suite.of("random"))
     for group in groups:
-        for on_device in _entries(run):
+        for on_device in ENTRIES:
             bad = _series(run, group, on_device, env, "random", start)
             if bad:
                 return bad

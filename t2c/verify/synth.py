@@ -176,15 +176,13 @@ def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
     return out
 
 
-def sensitivity(k: Kernel, sizes: dict, inputs: dict, expected: dict, seed: int,
-                full: bool = False) -> float:
+def sensitivity(k: Kernel, sizes: dict, inputs: dict, expected: dict, seed: int) -> float:
     """Worst error / bound of legitimate re-evaluations of the reference (0 for integers)."""
     if not any(x.dtype in FLOAT_DTYPES for x in k.outputs):
         return 0.0
     worst = 0.0
-    runs = [lambda: run_reference(k, sizes, inputs, flags=FMA_FLAGS)]
-    if not full:
-        runs.append(lambda: run_reference(k, sizes, _perturbed(k, inputs, seed)))
+    runs = [lambda: run_reference(k, sizes, inputs, flags=FMA_FLAGS),
+            lambda: run_reference(k, sizes, _perturbed(k, inputs, seed))]
     for run in runs:
         try:
             outputs = run().outputs
@@ -218,7 +216,7 @@ def draw_case(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribu
                 return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
                             run.seconds, float("nan"))          # caller shrinks and retries
             else:
-                sens = sensitivity(k, sizes, run.inputs, run.outputs, s, full=rung == "full")
+                sens = sensitivity(k, sizes, run.inputs, run.outputs, s)
                 if sens <= 1.0 / CONDITION_MARGIN:
                     return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
                                 run.seconds, sens)

@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 from t2c.engine import batch
 from t2c.engine.batch import Options, Outcome, discover, kernel_ids, run_batch, run_kernel, select
 from t2c.engine.executors import DaskExecutor, LocalExecutor, gpu_summary, make_executor
+from t2c.engine.store import StateDB
 from t2c.errors import UserError
+from t2c.runtime.gpu import gpus
 from test_engine import corpus, ran, t2c  # noqa: F401  (corpus is a fixture)
 
 
@@ -46,7 +49,7 @@ def fake_gpu_task(source, kid, settings, opts, events=None):
 
 def hang_first_atax(source, kid, settings, opts, events=None):
     """atax's first attempt hangs until the test kills its worker; every later attempt runs."""
-    state = Path(opts.state_dir)
+    state = Path(opts.cache_dir).parent          # shared with the test (the task's state_dir is not)
     if kid == "atax" and not (state / "killed").exists():
         (state / "victim.tmp").write_text(str(os.getpid()))
         os.replace(state / "victim.tmp", state / "victim.pid")
@@ -134,9 +137,10 @@ def test_dask_local_gives_the_same_results_as_local(corpus, home, tmp_path, monk
 def test_dask_worker_killed_mid_task_costs_only_a_retry(corpus, home, tmp_path):
     pytest.importorskip("distributed")
     from t2c.engine.run import settings_for
-    state = tmp_path / ".t2c"
-    settings = settings_for("MINI", "emu", "poly", 1, None, state)
-    opts = Options(jobs=2, cache_dir=Path(os.environ["T2C_CACHE_DIR"]) / "targets", state_dir=state)
+    settings = settings_for("MINI", "emu", "poly", 1, None, tmp_path / ".t2c")
+    opts = Options(jobs=2, cache_dir=Path(os.environ["T2C_CACHE_DIR"]) / "targets", state_dir=tmp_path / ".t2c")
+    state = opts.cache_dir.parent
+    state.mkdir(parents=True, exist_ok=True)
     sources = discover(["corpus"])
     picked = select(sources, kernel_ids(sources))
 
@@ -163,6 +167,11 @@ def test_dask_worker_killed_mid_task_costs_only_a_retry(corpus, home, tmp_path):
         assert outs[0].status == "ok" and all(o.reason != "worker died" for o in outs)
     # atax ran to the end once, in a process other than the one that was killed.
     assert [p.name for p in state.glob("ran-atax-*")] != [] and not (state / f"ran-atax-{victim}").exists()
+    # The client recorded every chain's targets in the project's state, as a local run does.
+    db = StateDB(tmp_path / ".t2c" / "state.sqlite")
+    recorded = {r["target"]: r["reason"] for r in db.all()}
+    db.close()
+    assert recorded["atax:parse"] == recorded["gemm:reference"] == "never built"
 
 
 def test_dask_pins_each_gpu_chain_to_a_slot(home, tmp_path):
@@ -170,6 +179,16 @@ def test_dask_pins_each_gpu_chain_to_a_slot(home, tmp_path):
     ex = DaskExecutor(None, jobs=2, gpu=True, task=fake_gpu_task)
     results = run_batch(fake_kernels(tmp_path, 6), {"backend": "gpu"}, gpu_opts(tmp_path, 2), executor=ex)
     assert_spread_over_both_gpus(results)
+    assert sorted(p.name for p in (tmp_path / "state" / "locks").iterdir()) == ["gpu0.lock", "gpu1.lock"]
+    # Workers on another host use that host's GPUs, with lock files in its own temp folder.
+    ex = DaskExecutor(None, jobs=2, gpu=True, task=fake_gpu_task)
+    ex.host = "not-this-host"
+    results = run_batch(fake_kernels(tmp_path / "other", 2), {"backend": "gpu"},
+                        gpu_opts(tmp_path / "other", 2), executor=ex)
+    slots = max(1, len(gpus()))
+    assert {o.result["gpu"] for outs in results.values() for o in outs} <= set(range(slots))
+    assert not (tmp_path / "other" / "state" / "locks").exists()
+    assert (Path(tempfile.gettempdir()) / f"t2c-gpu-locks-{os.getuid()}" / "gpu0.lock").exists()
 
 
 def test_dask_errors_name_the_problem(home, tmp_path):

@@ -9,9 +9,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* k2mm_update_tmp: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
 __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tmp, const double *A, const double *B)
@@ -50,7 +50,7 @@ extern "C" void kernel_2mm_device(int ni, int nj, int nk, int nl, double alpha, 
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       k2mm_update_tmp<<<grid, block>>>(ni, nj, nk, alpha, tmp, A, B);
     }
   }
@@ -59,7 +59,7 @@ extern "C" void kernel_2mm_device(int ni, int nj, int nk, int nl, double alpha, 
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       k2mm_update_D<<<grid, block>>>(ni, nj, nl, beta, tmp, C, D);
     }
   }

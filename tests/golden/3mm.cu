@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* k3mm_update_E: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
 __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A, const double *B)
@@ -66,7 +66,7 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       k3mm_update_E<<<grid, block>>>(ni, nj, nk, E, A, B);
     }
   }
@@ -75,7 +75,7 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     const int extent_y = nj;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       k3mm_update_F<<<grid, block>>>(nj, nl, nm, F, C, D);
     }
   }
@@ -84,7 +84,7 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       k3mm_update_G<<<grid, block>>>(ni, nj, nl, E, F, G);
     }
   }

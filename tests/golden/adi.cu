@@ -11,9 +11,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t. */
 __global__ void adi_update_v_p_q(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f)
@@ -94,7 +94,7 @@ extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, doubl
       const int extent_x = n - 2;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         adi_update_v_p_q<<<grid, block>>>(n, u, v, p, q, a, b, c, d, f);
       }
     }
@@ -102,7 +102,7 @@ extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, doubl
       const int extent_x = n - 2;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         adi_update_u_p_q<<<grid, block>>>(n, u, v, p, q, a, c, d, e, f);
       }
     }

@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* atax_update_y_1: one thread per (i): i -> x. */
 __global__ void atax_update_y_1(int n, const double *x, double *y)
@@ -56,7 +56,7 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       atax_update_y_1<<<grid, block>>>(n, x, y);
     }
   }
@@ -64,7 +64,7 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     const int extent_x = m;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       atax_update_tmp<<<grid, block>>>(m, n, A, x, tmp);
     }
   }
@@ -72,7 +72,7 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     const int extent_x = n;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       atax_update_y_2<<<grid, block>>>(m, n, A, x, y, tmp);
     }
   }

@@ -11,9 +11,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* bicg_update_s_1: one thread per (i): i -> x. */
 __global__ void bicg_update_s_1(int m, double *s)
@@ -65,7 +65,7 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
     const int extent_x = m;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       bicg_update_s_1<<<grid, block>>>(m, s);
     }
   }
@@ -73,7 +73,7 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       bicg_update_q_1<<<grid, block>>>(n, q);
     }
   }
@@ -81,7 +81,7 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
     const int extent_x = m;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       bicg_update_s_2<<<grid, block>>>(m, n, A, s, r);
     }
   }
@@ -89,7 +89,7 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       bicg_update_q_2<<<grid, block>>>(m, n, A, q, p);
     }
   }

@@ -13,9 +13,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* correlation_update_mean_stddev: one thread per (j): j -> x; loop i runs in order inside each thread. */
 __global__ void correlation_update_mean_stddev(int m, int n, double float_n, const double *data, double *mean, double *stddev, double eps)
@@ -90,7 +90,7 @@ extern "C" void kernel_correlation_device(int m, int n, double float_n, double *
     const int extent_x = m;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       correlation_update_mean_stddev<<<grid, block>>>(m, n, float_n, data, mean, stddev, eps);
     }
   }
@@ -99,7 +99,7 @@ extern "C" void kernel_correlation_device(int m, int n, double float_n, double *
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       correlation_update_data<<<grid, block>>>(m, n, float_n, data, mean, stddev);
     }
   }
@@ -107,7 +107,7 @@ extern "C" void kernel_correlation_device(int m, int n, double float_n, double *
     const int extent_x = m - 1;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       correlation_update_corr_1<<<grid, block>>>(m, corr);
     }
   }
@@ -116,7 +116,7 @@ extern "C" void kernel_correlation_device(int m, int n, double float_n, double *
     const int extent_y = m - 1;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       correlation_update_corr_2<<<grid, block>>>(m, n, data, corr);
     }
   }

@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* covariance_update_mean: one thread per (j): j -> x; loop i runs in order inside each thread. */
 __global__ void covariance_update_mean(int m, int n, double float_n, const double *data, double *mean)
@@ -62,7 +62,7 @@ extern "C" void kernel_covariance_device(int m, int n, double float_n, double *d
     const int extent_x = m;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       covariance_update_mean<<<grid, block>>>(m, n, float_n, data, mean);
     }
   }
@@ -71,7 +71,7 @@ extern "C" void kernel_covariance_device(int m, int n, double float_n, double *d
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       covariance_update_data<<<grid, block>>>(m, n, data, mean);
     }
   }
@@ -80,7 +80,7 @@ extern "C" void kernel_covariance_device(int m, int n, double float_n, double *d
     const int extent_y = m;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       covariance_update_cov<<<grid, block>>>(m, n, float_n, data, cov);
     }
   }

@@ -13,9 +13,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread. */
 __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *y1, float *y2, float a1, float a2, float a3, float a4, float b1, float b2)
@@ -140,7 +140,7 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     const int extent_x = w;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       deriche_update_y1_y2_1<<<grid, block>>>(w, h, imgIn, y1, y2, a1, a2, a3, a4, b1, b2);
     }
   }
@@ -149,7 +149,7 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     const int extent_y = w;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       deriche_update_imgOut_1<<<grid, block>>>(w, h, imgOut, y1, y2, c1);
     }
   }
@@ -157,7 +157,7 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     const int extent_x = h;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       deriche_update_y1_y2_2<<<grid, block>>>(w, h, imgOut, y1, y2, a5, a6, a7, a8, b1, b2);
     }
   }
@@ -166,7 +166,7 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     const int extent_y = w;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       deriche_update_imgOut_2<<<grid, block>>>(w, h, imgOut, y1, y2, c2);
     }
   }

@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* doitgen_update_sum: one thread per (p): p -> x; loop s runs in order inside each thread. Launched once per host iteration of r, q. */
 __global__ void doitgen_update_sum(int nq, int np, const double *A, const double *C4, double *sum, int r, int q)
@@ -49,7 +49,7 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
         const int extent_x = np;   /* p */
         if (extent_x > 0) {
           dim3 block(256);
-          dim3 grid(t2c_blocks(extent_x, 256));
+          dim3 grid(poly_blocks(extent_x, 256));
           doitgen_update_sum<<<grid, block>>>(nq, np, A, C4, sum, r, q);
         }
       }
@@ -57,7 +57,7 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
         const int extent_x = np;   /* p */
         if (extent_x > 0) {
           dim3 block(256);
-          dim3 grid(t2c_blocks(extent_x, 256));
+          dim3 grid(poly_blocks(extent_x, 256));
           doitgen_update_A<<<grid, block>>>(nq, np, A, sum, r, q);
         }
       }

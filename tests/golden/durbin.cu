@@ -15,9 +15,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 __device__ double dev_alpha;   /* carried between launches */
 __device__ double dev_beta;   /* carried between launches */
@@ -80,7 +80,7 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       const int extent_x = k;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         durbin_update_scalars<<<grid, block>>>(y, k);
       }
     }
@@ -88,7 +88,7 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       const int extent_x = k;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         durbin_update_y<<<grid, block>>>(y, k);
       }
     }

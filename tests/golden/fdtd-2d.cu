@@ -12,9 +12,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* fdtd_2d_update_ey_1: one thread per (j): j -> x. Launched once per host iteration of t. */
 __global__ void fdtd_2d_update_ey_1(int ny, double *ey, const double *_fict_, int t)
@@ -64,7 +64,7 @@ extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, doub
       const int extent_x = ny;   /* j */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         fdtd_2d_update_ey_1<<<grid, block>>>(ny, ey, _fict_, t);
       }
     }
@@ -73,7 +73,7 @@ extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, doub
       const int extent_y = nx - 1;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
         fdtd_2d_update_ey_2<<<grid, block>>>(nx, ny, ey, hz);
       }
     }
@@ -82,7 +82,7 @@ extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, doub
       const int extent_y = nx;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
         fdtd_2d_update_ex<<<grid, block>>>(nx, ny, ex, hz);
       }
     }
@@ -91,7 +91,7 @@ extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, doub
       const int extent_y = nx - 1;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
         fdtd_2d_update_hz<<<grid, block>>>(nx, ny, ex, ey, hz);
       }
     }

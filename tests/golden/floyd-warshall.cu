@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* floyd_warshall_update_path: one thread per (i): i -> x (j = wave - i: the threads of one launch form a diagonal wavefront). Launched once per host iteration of k, wave. */
 __global__ void floyd_warshall_update_path(int n, int *path, int k, int wave)
@@ -38,7 +38,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
         const int extent_x = n;   /* i */
         if (extent_x > 0) {
           dim3 block(256);
-          dim3 grid(t2c_blocks(extent_x, 256));
+          dim3 grid(poly_blocks(extent_x, 256));
           floyd_warshall_update_path<<<grid, block>>>(n, path, k, wave);
         }
       }

@@ -8,9 +8,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* gemm_update_C: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
 __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta, double *C, const double *A, const double *B)
@@ -34,7 +34,7 @@ extern "C" void kernel_gemm_device(int ni, int nj, int nk, double alpha, double 
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       gemm_update_C<<<grid, block>>>(ni, nj, nk, alpha, beta, C, A, B);
     }
   }

@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* gemver_update_A: one thread per (i, j): i -> y, j -> x. */
 __global__ void gemver_update_A(int n, double *A, const double *u1, const double *v1, const double *u2, const double *v2, const double *x, const double *y)
@@ -58,7 +58,7 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       gemver_update_A<<<grid, block>>>(n, A, u1, v1, u2, v2, x, y);
     }
   }
@@ -66,7 +66,7 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       gemver_update_x<<<grid, block>>>(n, beta, A, x, y, z);
     }
   }
@@ -74,7 +74,7 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       gemver_update_w<<<grid, block>>>(n, alpha, A, w, x);
     }
   }

@@ -8,9 +8,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* gesummv_update_tmp_y: one thread per (i): i -> x; loop j runs in order inside each thread. */
 __global__ void gesummv_update_tmp_y(int n, double alpha, double beta, const double *A, const double *B, double *tmp, const double *x, double *y)
@@ -35,7 +35,7 @@ extern "C" void kernel_gesummv_device(int n, double alpha, double beta, double *
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       gesummv_update_tmp_y<<<grid, block>>>(n, alpha, beta, A, B, tmp, x, y);
     }
   }

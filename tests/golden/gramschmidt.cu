@@ -13,9 +13,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* gramschmidt_seq_R: one thread runs loop i in order: nothing here is parallel. Launched once per host iteration of k. */
 __global__ void gramschmidt_seq_R(int m, int n, const double *A, double *R, int k)
@@ -73,7 +73,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       const int extent_x = m;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         gramschmidt_update_Q<<<grid, block>>>(m, n, A, R, Q, k);
       }
     }
@@ -81,7 +81,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       const int extent_x = n - k - 1;   /* j */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         gramschmidt_update_R<<<grid, block>>>(m, n, A, R, Q, k);
       }
     }
@@ -90,7 +90,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       const int extent_y = m;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
         gramschmidt_update_A<<<grid, block>>>(m, n, A, R, Q, k);
       }
     }

@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* jacobi_1d_update_B: one thread per (i): i -> x. Launched once per host iteration of t. */
 __global__ void jacobi_1d_update_B(int n, const double *A, double *B)
@@ -41,7 +41,7 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
       const int extent_x = n - 2;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         jacobi_1d_update_B<<<grid, block>>>(n, A, B);
       }
     }
@@ -49,7 +49,7 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
       const int extent_x = n - 2;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         jacobi_1d_update_A<<<grid, block>>>(n, A, B);
       }
     }

@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* jacobi_2d_update_B: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
 __global__ void jacobi_2d_update_B(int n, const double *A, double *B)
@@ -44,7 +44,7 @@ extern "C" void kernel_jacobi_2d_device(int tsteps, int n, double *A, double *B)
       const int extent_y = n - 2;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
         jacobi_2d_update_B<<<grid, block>>>(n, A, B);
       }
     }
@@ -53,7 +53,7 @@ extern "C" void kernel_jacobi_2d_device(int tsteps, int n, double *A, double *B)
       const int extent_y = n - 2;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
         jacobi_2d_update_A<<<grid, block>>>(n, A, B);
       }
     }

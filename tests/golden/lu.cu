@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* lu_seq_A: one thread runs loops j, k in order: nothing here is parallel. Launched once per host iteration of i. */
 __global__ void lu_seq_A(int n, double *A, int i)
@@ -52,7 +52,7 @@ extern "C" void kernel_lu_device(int n, double *A)
       const int extent_x = n - i;   /* j */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(t2c_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 256));
         lu_update_A<<<grid, block>>>(n, A, i);
       }
     }

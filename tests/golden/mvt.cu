@@ -8,9 +8,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* mvt_update_x1_x2: one thread per (i): i -> x; loop j runs in order inside each thread. */
 __global__ void mvt_update_x1_x2(int n, double *x1, double *x2, const double *y_1, const double *y_2, const double *A)
@@ -32,7 +32,7 @@ extern "C" void kernel_mvt_device(int n, double *x1, double *x2, double *y_1, do
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       mvt_update_x1_x2<<<grid, block>>>(n, x1, x2, y_1, y_2, A);
     }
   }

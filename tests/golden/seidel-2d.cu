@@ -10,9 +10,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* seidel_2d_update_A: one thread per (i): i -> x (j = wave - 2 * i: the threads of one launch form a diagonal wavefront). Launched once per host iteration of t, wave. */
 __global__ void seidel_2d_update_A(int n, double *A, int wave)
@@ -38,7 +38,7 @@ extern "C" void kernel_seidel_2d_device(int tsteps, int n, double *A)
         const int extent_x = n - 2;   /* i */
         if (extent_x > 0) {
           dim3 block(256);
-          dim3 grid(t2c_blocks(extent_x, 256));
+          dim3 grid(poly_blocks(extent_x, 256));
           seidel_2d_update_A<<<grid, block>>>(n, A, wave);
         }
       }

@@ -9,9 +9,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* symm_update_C: one thread per (j): j -> x; loops i, k run in order inside each thread. */
 __global__ void symm_update_C(int m, int n, double alpha, double beta, double *C, const double *A, const double *B)
@@ -43,7 +43,7 @@ extern "C" void kernel_symm_device(int m, int n, double alpha, double beta, doub
     const int extent_x = n;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       symm_update_C<<<grid, block>>>(m, n, alpha, beta, C, A, B);
     }
   }

@@ -8,9 +8,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* syrk_update_C: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
 __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C, const double *A)
@@ -34,7 +34,7 @@ extern "C" void kernel_syrk_device(int n, int m, double alpha, double beta, doub
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       syrk_update_C<<<grid, block>>>(n, m, alpha, beta, C, A);
     }
   }

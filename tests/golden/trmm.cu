@@ -9,9 +9,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* trmm_update_B_1: one thread per (j): j -> x; loops i, k run in order inside each thread. */
 __global__ void trmm_update_B_1(int m, int n, const double *A, double *B)
@@ -44,7 +44,7 @@ extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double
     const int extent_x = n;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(t2c_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 256));
       trmm_update_B_1<<<grid, block>>>(m, n, A, B);
     }
   }
@@ -53,7 +53,7 @@ extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double
     const int extent_y = m;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(t2c_blocks(extent_x, 32), t2c_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
       trmm_update_B_2<<<grid, block>>>(m, n, alpha, B);
     }
   }

@@ -223,3 +223,15 @@ def test_a_reused_report_dir_still_compares_with_the_previous_run(tmp_path):
     assert [c["kind"] for c in data["meta"]["comparison"]["changes"]] == ["regression"] * 4
     (history,) = (tmp_path / "reports" / "history").glob("*.jsonl")
     assert len(history.read_text().splitlines()) == 2
+
+
+def test_publish_against_a_baseline(tmp_path):
+    rows, meta = read_json(FIXTURES / "run" / "results.json")
+    meta = {k: v for k, v in meta.items() if k not in ("run", "finished")}
+    rows = [r for r in rows if r.kernel in ("gemm", "atax", "2mm")]
+    new = [Row.from_dict(dict(r.to_dict(), samples_ms=[x * 1.3 for x in r.samples_ms], kernel_ms=r.kernel_ms * 1.3,
+                              speedup=r.speedup / 1.3)) if r.kernel == "gemm" else r for r in rows]
+    write_all(new, tmp_path / "new", meta, baseline=FIXTURES / "run", history_dir=tmp_path / "h", env={})
+    html = (tmp_path / "new" / "index.html").read_text()
+    assert "Changes against baseline 20250301-020000" in html and "Regressions (2)" in html
+    assert "(baseline)" in section(html, "speedup")                # hollow diamonds in the chart's legend

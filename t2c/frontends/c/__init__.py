@@ -25,7 +25,7 @@ from pycparser import c_ast, c_parser
 from pycparser.c_parser import ParseError
 
 from ...errors import UserError
-from ...ir import DATASETS, FLOAT_DTYPES, Domain, ISError, Kernel, Origin, Size, validate
+from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
 from . import locate as _locate
 from .normalize import cprint, normalize
 from .preprocess import FAKE_INCLUDE, int_value, macros, preprocess
@@ -251,11 +251,26 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         arrays=tuple(arrays), reference=reference, constraints=tuple(constraints),
         domains=default_domains(scalars, arrays, dom_notes, init is not None), init=init,
         description=description, origin=Origin(shown, site.name, site.line, site.col))
+    kernel = _outs_fully_written(kernel, intents)
     try:
         validate(kernel.replace(origin=None))
     except ISError as e:                                 # e.g. nothing is written or returned
         raise UserError(str(e), file=shown, line=site.line, col=site.col) from None
     return kernel
+
+
+def _outs_fully_written(k: Kernel, annotated: dict) -> Kernel:
+    """`out` arrays the reference does not write entirely are `inout` (the rest keeps its values)."""
+    if not any(a.intent == "out" and a.name not in annotated for a in k.arrays):
+        return k
+    from ...analysis import fully_written
+    try:
+        written = fully_written(k)
+    except Exception:                                  # the model cannot tell: stay safe
+        written = {}
+    arrays = tuple(a if a.intent != "out" or a.name in annotated or written.get(a.name)
+                   else Array(a.name, a.dtype, a.shape, "inout") for a in k.arrays)
+    return k.replace(arrays=arrays)
 
 
 def reference_file(k: Kernel) -> str:

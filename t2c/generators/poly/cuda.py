@@ -31,9 +31,9 @@ from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 HELPERS = """\
-static inline int t2c_min(int a, int b) { return a < b ? a : b; }
-static inline int t2c_max(int a, int b) { return a > b ? a : b; }
-static inline unsigned t2c_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_min(int a, int b) { return a < b ? a : b; }
+static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 """
 
 
@@ -246,7 +246,7 @@ class Printer:
             out.append(f"{indent}  const int extent_{ax} = {ext[ax]};   /* {by_axis[ax][0].var} */")
         out.append(f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)}) {{")
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
-        out.append(f"{indent}    dim3 grid({', '.join(f't2c_blocks(extent_{ax}, {b})' for ax, b in zip(axes, block))});")
+        out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b})' for ax, b in zip(axes, block))});")
         out.append(f"{indent}    {launch.name}<<<grid, block>>>({call});")
         out.append(f"{indent}  }}")
         out.append(f"{indent}}}")
@@ -389,14 +389,14 @@ def _guard(l: Loop) -> str:
 def _min(exprs) -> str:
     text = exprs[0]
     for e in exprs[1:]:
-        text = f"t2c_min({text}, {e})"
+        text = f"poly_min({text}, {e})"
     return text
 
 
 def _max(exprs) -> str:
     text = exprs[0]
     for e in exprs[1:]:
-        text = f"t2c_max({text}, {e})"
+        text = f"poly_max({text}, {e})"
     return text
 
 
@@ -405,7 +405,7 @@ def _split_const(text: str) -> tuple[str, int]:
     if re.fullmatch(r"-?\d+", text.strip()):
         return "", int(text)
     m = re.fullmatch(r"(.*?) ([+-]) (\d+)", text.strip())
-    if m and "t2c_" not in m.group(1):
+    if m and "poly_" not in m.group(1):
         return m.group(1), int(m.group(3)) * (1 if m.group(2) == "+" else -1)
     return text.strip(), 0
 
