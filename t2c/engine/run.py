@@ -17,7 +17,7 @@ import click
 
 from .. import __version__, config
 from ..errors import UserError
-from ..report.basic import Row, table, write_all, write_junit
+from ..report.basic import Row, details_from_stages, table, write_all, write_junit
 from ..runtime import gpu as gpu_info
 from .batch import (Options, discover, kernel_ids, kernel_status, parse_shard, run_batch, select)
 from .executors import gpu_summary, make_executor
@@ -94,15 +94,16 @@ def rows_from(results: dict, picked, settings) -> list[Row]:
             continue
         status, message = kernel_status(outs)
         by = {o.stage: o for o in outs}
-        res = lambda st, f: (by[st].result or {}).get(f) if st in by else None
-        kernel_ms = res("bench", "kernel_ms")
-        cpu_ms = res("bench", "cpu_ms") or res("reference", "ref_ms")
+        details = details_from_stages({o.stage: o.result for o in outs if o.result})
+        kernel_ms, cpu_ms = details.get("kernel_ms"), details.get("cpu_ms")
+        # Speedup only against the sequential -O3 reference timed in the same bench run.
+        speedup = cpu_ms / kernel_ms if kernel_ms and cpu_ms else None
+        details.pop("seed", None)
         rows.append(Row(kid, settings["generator"], status, settings["dataset"], message,
-                        ref_ms=res("reference", "ref_ms"), kernel_ms=kernel_ms,
-                        speedup=(cpu_ms / kernel_ms) if kernel_ms and cpu_ms else None,
-                        max_error=res("verify", "max_error"), source=str(src),
+                        ref_ms=(by["reference"].result or {}).get("ref_ms") if "reference" in by else None,
+                        speedup=speedup, source=str(src), seed=settings["seed"],
                         stages={o.stage: {"status": o.status, "reason": o.reason, "seconds": o.seconds,
-                                          "summary": o.summary} for o in outs}))
+                                          "summary": o.summary} for o in outs}, **details))
     return rows
 
 

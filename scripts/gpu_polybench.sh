@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The PolyBench corpus through t2c on a GPU machine, one `t2c batch` per kernel in parallel
+# (a kernel that hangs costs its own time limit only), merged into one report.
+#   OUT=/tmp/out bash scripts/gpu_polybench.sh [DATASET] [PARALLEL]
+set -u
+cd "$(dirname "$0")/.."
+DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
+if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
+rm -rf /tmp/t2c-rep
+(if [ -n "${KERNELS:-}" ]; then printf "%s\n" $KERNELS; else sed "s#.*/##; s#\\.c$##" corpora/polybench/benchmark_list; fi) |
+  xargs -P "$PAR" -I{} sh -c "timeout ${T2C_KERNEL_LIMIT:-240} python3 -m t2c.cli batch corpora/polybench --only {} \
+     --backend ${T2C_BACKEND:-gpu} --dataset $DS --gpu-jobs $PAR -j 2 --timeout 60 --report-dir /tmp/t2c-rep/{} \
+     > /tmp/t2c-rep-{}.log 2>&1; echo \"{} exit \$?\"" | tee "$OUT/kernels.txt"
+cat /tmp/t2c-rep-*.log > "$OUT/batch.log"
+python3 -m t2c.cli report merge $(ls -d /tmp/t2c-rep/*/ | while read d; do [ -f "$d/results.json" ] && echo "$d"; done) \
+  -o /tmp/t2c-merged > /dev/null 2>&1
+tar czf "$OUT/report.tgz" -C /tmp t2c-merged
+python3 - "$DS" <<'PY' | tee "$OUT/table.md"
+import json, sys
+rows = json.load(open("/tmp/t2c-merged/results.json"))["rows"]
+print(f"| kernel | status | kernel ms (p20-p80) | CPU -O3 ms | speedup | max err/bound | dataset {sys.argv[1]} |")
+print("|---|---|---|---|---|---|---|")
+for r in rows:
+    f = lambda v, p=4: "-" if v is None else f"{v:.{p}g}"
+    k = f(r.get("kernel_ms"))
+    if r.get("kernel_p20_ms") is not None:
+        k += f" ({f(r.get('kernel_p20_ms'))}-{f(r.get('kernel_p80_ms'))})"
+    print(f"| {r['kernel']} | {r['status']} | {k} | {f(r.get('cpu_ms'))} | {f(r.get('speedup'), 3)} | "
+          f"{f(r.get('max_error'), 2)} | {r.get('message', '')[:80]} |")
+acc = sum(r["status"] == "accepted" for r in rows)
+print(f"\n{acc}/{len(rows)} accepted")
+PY
