@@ -14,7 +14,7 @@ fi
 export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
 rm -rf /tmp/t2c-rep
-(if [ -n "${KERNELS:-}" ]; then printf "%s\n" $KERNELS; else sed "s#.*/##; s#\\.c$##" corpora/polybench/benchmark_list; fi) |
+(if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS; else sed -e 's#.*/##' -e 's#[.]c$##' corpora/polybench/benchmark_list; fi) |
   xargs -P "$PAR" -I{} sh -c "timeout ${T2C_KERNEL_LIMIT:-240} python3 -m t2c.cli batch corpora/polybench --only {} \
      --backend ${T2C_BACKEND:-gpu} --dataset $DS --gpu-jobs $PAR -j 2 --timeout 60 --report-dir /tmp/t2c-rep/{} \
      > /tmp/t2c-rep-{}.log 2>&1; echo \"{} exit \$?\"" | tee "$OUT/kernels.txt"
