@@ -149,7 +149,9 @@ def gpu_slot(lock_dir: Path, slots: int):
                 f.close()
                 continue
             old = os.environ.get("CUDA_VISIBLE_DEVICES")
-            os.environ["CUDA_VISIBLE_DEVICES"] = str(i)
+            # More slots than GPUs share them round-robin (several jobs on one GPU).
+            from ..runtime.gpu import gpus
+            os.environ["CUDA_VISIBLE_DEVICES"] = str(i % max(1, len(gpus())))
             try:
                 yield i
             finally:
