@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.t2c-setup
 WHEELS := .whl
 
-.PHONY: setup run test test-fast gpu-check wheels clean
+.PHONY: setup run test test-fast gpu-check bench-t2c bench-noop wheels clean
 
 # The venv with t2c (editable) and the test tools; redone only when pyproject.toml changes.
 # Without nvcc on PATH, the CUDA compiler and runtime headers come from PyPI into the venv.
@@ -37,6 +37,14 @@ wheels:
 # On a GPU machine (see docs/gpu.md): install the wheels, then run the GPU checks into $OUT.
 gpu-check:
 	bash scripts/gpu_check.sh
+
+# On a GPU machine: each Text2CUDA spec's kernel against PyTorch eager (docs/specs.md).
+bench-t2c:
+	python3 scripts/bench_t2c.py reports/t2c-vs-torch
+
+# The no-op rerun of the whole corpus (everything cached): prints median and spread.
+bench-noop: setup
+	$(PY) scripts/bench_noop.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -70,8 +70,9 @@ def discover(paths) -> list[Path]:
                 if listing.exists():
                     found += [m / line.strip() for line in listing.read_text().splitlines()
                               if line.strip() and not line.startswith("#")]
-                else:
-                    found += sorted(f for f in m.rglob("*.c") if "utilities" not in f.parts)
+                else:       # C kernels and prose specs; READMEs and utilities are not kernels
+                    found += sorted(f for f in m.rglob("*") if f.suffix in (".c", ".md")
+                                    and "utilities" not in f.parts and f.name.lower() != "readme.md")
             elif m.exists():
                 found.append(m)
             else:
@@ -283,9 +284,8 @@ def _failed(outcomes: list[Outcome]) -> bool:
 def kernel_status(outcomes: list[Outcome]) -> tuple[str, str]:
     """(status, message) of a kernel from its stage outcomes."""
     for o in outcomes:
-        if o.status in ("failed", "error", "internal", "unsupported"):
-            return ({"failed": "failed", "error": "error", "internal": "internal",
-                     "unsupported": "unsupported"}[o.status], f"{o.stage}: {o.summary}")
+        if o.status in ("failed", "error", "internal", "unsupported", "needs-llm"):
+            return o.status, f"{o.stage}: {o.summary}"
     verify = next((o for o in outcomes if o.stage == "verify"), None)
     if verify and verify.status == "ok":
         return "accepted", verify.summary

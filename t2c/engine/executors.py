@@ -74,7 +74,7 @@ class LocalExecutor:
 
     def __init__(self, opts, settings, task=None):
         self.jobs = _width(opts, settings)
-        self.task = task
+        self.task, self.state_db = task, Path(opts.state_dir) / "state.sqlite"
         self.width = self.jobs
         self.streams_events = False
         self._pool = self._manager = self._queue = None
@@ -82,6 +82,11 @@ class LocalExecutor:
     def open(self, n_kernels: int) -> None:
         if self.jobs == 1 or n_kernels <= 1:
             return                       # inline: no pool to start for one job
+        # Workers opening a new database together race to switch it to WAL mode, and SQLite
+        # answers the loser "database is locked" at once (deadlock avoidance skips the busy
+        # timeout): create it here first.
+        from .store import StateDB
+        StateDB(self.state_db).close()
         self._manager = Manager()        # a queue the workers can reach, for live progress
         self._queue = self._manager.Queue()
         self._pool = ProcessPoolExecutor(max_workers=self.jobs)

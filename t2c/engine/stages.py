@@ -49,19 +49,26 @@ def _kernel(ctx):
 def parse_parts(ctx) -> dict:
     from ..frontends.c.preprocess import preprocess
     src = Path(ctx["source"])
-    try:
-        pre = preprocess(src.resolve())
-    except UserError as e:
-        pre = f"unpreprocessable: {e}"
+    if src.suffix == ".c":
+        try:
+            pre = preprocess(src.resolve())
+        except UserError as e:
+            pre = f"unpreprocessable: {e}"
+    else:
+        pre = ""                                      # a prose spec is its own whole input
     return {"source": _sha(src.read_bytes()), "preprocessed": _sha(pre),
-            "function": ctx["settings"].get("function") or "", "frontend": code_version("frontends", "ir")}
+            "function": ctx["settings"].get("function") or "",
+            "frontend": code_version("frontends", "ir", "analysis")}
 
 
 def parse_run(ctx, work: Path) -> dict:
-    from ..frontends.c import read_c
+    from ..frontends import read_kernel
+    from ..frontends.prose import NeedsLLM
     from ..ir import to_yaml
     try:
-        k = read_c(ctx["source"], ctx["settings"].get("function"))
+        k = read_kernel(ctx["source"], ctx["settings"].get("function"))
+    except NeedsLLM as e:               # prose only: skipped until an LLM backend is configured
+        return {"status": "needs-llm", "summary": str(e)}
     except UserError as e:
         return {"status": "error", "summary": str(e)}
     (work / "is.yaml").write_text(to_yaml(k))
@@ -89,7 +96,8 @@ def reference_run(ctx, work: Path) -> dict:
         run = run_reference(k, sizes, None if k.init else synthesize(k, sizes, s["seed"]))
         # Fidelity to the original program: semantics do not depend on the size, MINI is enough.
         has_mini = all(z.preset("MINI") is not None for z in k.sizes)
-        fid = check_fidelity(k, Path(ctx["source"]), "MINI") if k.init and has_mini else None
+        is_c = Path(ctx["source"]).suffix == ".c"
+        fid = check_fidelity(k, Path(ctx["source"]), "MINI") if is_c and k.init and has_mini else None
     except UserError as e:
         return {"status": "error", "summary": str(e)}
     except ReferenceFailed as e:

@@ -125,7 +125,7 @@ def test_dask_local_gives_the_same_results_as_local(corpus, home, tmp_path, monk
         got = json.loads((tmp_path / name / "results.json").read_text())["rows"]
         return {r["kernel"]: (r["status"], {s: (v["status"], v["reason"]) for s, v in r["stages"].items()})
                 for r in got}
-    assert rows("dask") == rows("local") and len(rows("dask")) == 3
+    assert rows("dask") == rows("local") and len(rows("dask")) == 3, local.stdout + dask.stdout
     assert ran(dask.stderr) == ran(local.stderr)
     # Same content-addressed keys: the workers computed exactly what the local run did.
     keys = lambda root: {p.relative_to(root) for p in root.glob("targets/*/*") if (p / "MANIFEST").exists()}

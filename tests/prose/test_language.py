@@ -181,7 +181,7 @@ def test_spec_compiles_to_expected_c(tmp_path):
     text, line = spec_to_c(load_spec(p))
     assert line == 18
     assert "void kern(int n, int m, float a, float x[n], float A[n][m], float y[n], float z[n], float *s)" in text
-    assert "double t2c_r1;" in text and "t2c_r1 = 0.0;" in text and "t2c_r2 = -INFINITY;" in text and "s[0] = t2c_r2;" in text
+    assert "double acc_r1;" in text and "acc_r1 = 0.0;" in text and "acc_r2 = -INFINITY;" in text and "s[0] = acc_r2;" in text
     assert "t2c: array s out" in text and "t2c: size n MINI=6 LARGE=1000" in text
     k = read_spec(p)
     assert k.origin.where() == f"{p}:18:1" and k.description == "Prose."
@@ -193,7 +193,7 @@ def test_reduction_hoisted_to_outer_loop(tmp_path):
     p = write(tmp_path, "B[i, j] = A[i, j] / sum(l: A[i, l])\n" + REST, head)
     text, _ = spec_to_c(load_spec(p))
     body = text[text.index("{"):]
-    assert body.index("t2c_r1 = 0.0;") < body.index("for (j = 0")
+    assert body.index("acc_r1 = 0.0;") < body.index("for (j = 0")
 
 
 def test_sequential_loop_semantics(tmp_path):

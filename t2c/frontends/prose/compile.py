@@ -115,7 +115,7 @@ class Compiler:
             self.fail(node, f"{what} '{name}' is already bound here",
                       "use another name for the inner index")
         if name in self.spec.sizes or name in self.spec.scalars or name in self.spec.arrays \
-                or name in FUNCTIONS or name == self.spec.name or name.startswith("t2c_"):
+                or name in FUNCTIONS or name == self.spec.name or name.startswith(("t2c_", "acc_")):
             self.fail(node, f"{what} '{name}' has the name of a declared parameter or function",
                       "choose an index name that is not declared in the front matter")
 
@@ -397,7 +397,7 @@ class Compiler:
     def reduction(self, r: Reduce) -> str:
         """Emits the accumulator and its loops before the current statement; gives its name."""
         self.count += 1
-        acc = f"t2c_r{self.count}"
+        acc = f"acc_r{self.count}"
         t = self.types[id(r)]
         if r.op in ("sum", "prod") and t == "float":
             # A float accumulator added to in order drifts by far more than any tolerance
@@ -426,7 +426,7 @@ class Compiler:
         elif floating:
             self.emit(f"{acc} = f{r.op}{suffix}({acc}, {body});")
         else:                              # integers: no fmax; name the value once
-            value = f"t2c_v{self.count}"
+            value = f"acc_v{self.count}"
             self.locals.append(f"{t} {value};")
             self.emit(f"{value} = {body};")
             self.emit(f"{acc} = ({value} {'>' if r.op == 'max' else '<'} {acc} ? {value} : {acc});")
