@@ -140,7 +140,12 @@ def _dask_chain(task, source, kid, settings, opts, prev_rows, client_host):
     """
     from ..runtime import gpu as gpu_info
     from .store import StateDB
-    tmp = Path(tempfile.mkdtemp(prefix="t2c-task-"))
+    try:                                 # Dask purges a dead worker's folder; /tmp is not purged
+        from distributed import get_worker
+        scratch = get_worker().local_directory
+    except (ImportError, ValueError):
+        scratch = None
+    tmp = Path(tempfile.mkdtemp(prefix="t2c-task-", dir=scratch))
     try:
         if socket.gethostname() == client_host:
             locks, slots = Path(opts.state_dir) / "locks", opts.gpu_jobs
@@ -301,14 +306,17 @@ def make_executor(spec: str | None, opts, settings, task=None):
                     hint="e.g. --executor dask-local")
 
 
-def gpu_summary(results: dict) -> str:
-    """One line: per GPU slot, how many GPU stages ran there this batch and their seconds."""
+def gpu_summary(results: dict, n_gpus: int = 0) -> str:
+    """One line: per GPU, how many GPU stages ran on it in this batch and their seconds.
+
+    A stage's result holds its slot; slot i ran on GPU i mod n_gpus (gpu_slot in
+    batch.py), so with more slots than GPUs several slots add up to one GPU."""
     per: dict[int, list] = {}
     for outcomes in results.values():
         for o in outcomes:
-            gpu = (o.result or {}).get("gpu")
-            if o.ran and gpu is not None:
-                n_s = per.setdefault(gpu, [0, 0.0])
+            slot = (o.result or {}).get("gpu")
+            if o.ran and slot is not None:
+                n_s = per.setdefault(slot % n_gpus if n_gpus else slot, [0, 0.0])
                 n_s[0] += 1
                 n_s[1] += o.seconds
     if not per:

@@ -156,7 +156,7 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     out(f"\n{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))} of {len(rows)} kernels "
         f"in {time.monotonic() - start:.1f} s; report in {folder}")
     if settings["backend"] == "gpu":
-        out(gpu_summary(results))
+        out(gpu_summary(results, len(gpu_info.gpus())))
     if any(r.status == "internal" for r in rows):
         return 4
     if any(r.status in ("failed", "error") for r in rows):

@@ -70,7 +70,8 @@ def assert_spread_over_both_gpus(results):
     stages = [o for outs in results.values() for o in outs]
     assert all(o.status == "ok" for o in stages), stages
     assert {o.result["gpu"] for o in stages} == {0, 1}
-    assert all(o.summary == str(o.result["gpu"]) for o in stages)   # pinned to its slot
+    # Pinned to its slot's GPU (slots beyond the GPU count share GPUs round-robin).
+    assert all(o.summary == str(o.result["gpu"] % max(1, len(gpus()))) for o in stages)
     line = gpu_summary(results)
     assert line.startswith("per GPU: GPU 0: ") and "; GPU 1: " in line
 
@@ -92,6 +93,9 @@ def test_gpu_summary_counts_only_stages_that_ran():
                "c": [Outcome("c:parse", "c", "parse", "ok", "", "", 3.0, True, {})]}
     assert gpu_summary(results) == "per GPU: GPU 0: 2 stage(s), 1.5 s; GPU 1: 1 stage(s), 2.0 s"
     assert gpu_summary({}) == "per GPU: no GPU stage ran"
+    # Four slots on two GPUs: slots 0 and 2 ran on GPU 0, 1 and 3 on GPU 1.
+    four = {"a": [o(0, 1.0), o(1, 1.0), o(2, 1.0), o(3, 1.0)]}
+    assert gpu_summary(four, 2) == "per GPU: GPU 0: 2 stage(s), 2.0 s; GPU 1: 2 stage(s), 2.0 s"
 
 
 def test_executor_spec_errors(monkeypatch, tmp_path):
