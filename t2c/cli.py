@@ -125,16 +125,22 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
 @click.option("--report-dir", type=click.Path(file_okay=False), default=None,
               help="Where results.csv/.md/.json go (default reports/<run>/).")
 @click.option("--junit-xml", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
+@click.option("--baseline", metavar="RUN|HISTORY", default=None,
+              help="Compare kernel times with this report folder, results.json or history.")
+@click.option("--fail-on-regression", default="5%", show_default=True, metavar="PCT",
+              help="With --baseline: exit 3 when a kernel is slower by this much (and significantly).")
 @click.option("--executor", default="local", show_default=True, metavar="local|dask-local|dask://HOST:PORT",
               help="Where kernels run: local processes, a new local Dask cluster, or a Dask scheduler.")
 def batch_command(paths, dataset, backend, generator, jobs, gpu_jobs, keep_going, dry_run, force_all,
-                  rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml, executor):
+                  rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml, executor, baseline,
+                  fail_on_regression):
     """Run every kernel of a corpus through the pipeline, like make: incremental and parallel."""
     from .engine.run import batch
     code = batch(paths, dataset=dataset, backend=backend, generator=generator, jobs=jobs,
                  gpu_jobs=gpu_jobs, fail_fast=not keep_going, dry_run=dry_run, force_all=force_all,
                  rerun=rerun, only=only, exclude=exclude, shard=shard, seed=seed, timeout=timeout,
-                 report_dir=report_dir, junit_xml=junit_xml, executor=executor)
+                 report_dir=report_dir, junit_xml=junit_xml, executor=executor, baseline=baseline,
+                 fail_on_regression=fail_on_regression)
     sys.exit(code)
 
 

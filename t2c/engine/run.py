@@ -110,7 +110,7 @@ def rows_from(results: dict, picked, settings) -> list[Row]:
 def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,
           fail_fast=False, dry_run=False, force_all=False, rerun=(), only=(), exclude=(),
           shard=None, seed=None, timeout=None, report_dir=None, junit_xml=None,
-          executor="local", out=click.echo) -> int:
+          executor="local", baseline=None, fail_on_regression="5%", out=click.echo) -> int:
     sources = discover(paths)
     picked = select(sources, kernel_ids(sources), only, exclude, parse_shard(shard))
     if not picked:
@@ -147,7 +147,15 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     folder = Path(report_dir) if report_dir else Path("reports") / run_name
     meta = {"t2c": __version__, "settings": settings, "seconds": time.monotonic() - start,
             "command": " ".join(sys.argv)}
-    write_all(rows, folder, meta)
+    sh = parse_shard(shard)
+    if sh:
+        meta["shard"] = f"{sh[0]}/{sh[1]}"
+    if baseline:
+        from ..report.compare import parse_threshold
+        threshold = parse_threshold(fail_on_regression)
+        write_all(rows, folder, meta, baseline=baseline, threshold=threshold)
+    else:
+        write_all(rows, folder, meta)
     if junit_xml:
         write_junit(rows, Path(junit_xml))
     counts = {}
@@ -161,6 +169,15 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
         return 4
     if any(r.status in ("failed", "error") for r in rows):
         return 1
+    if baseline:
+        from ..report.compare import gate
+        changes, code = gate(baseline, rows, fail_on_regression, meta=meta)
+        for c in changes:
+            if getattr(c, "kind", "") in ("regression", "improvement"):
+                p = "" if c.p_value is None else f", p = {c.p_value:.3g}"
+                out(f"{c.kind}: {c.kernel} ({c.generator}) {c.base_ms:.4g} -> {c.new_ms:.4g} ms "
+                    f"(x{c.ratio:.2f}{p})")
+        return code                                  # 3: a performance regression only
     return 0
 
 

@@ -1,7 +1,7 @@
 """The polyhedral model and dependences of known kernels (t2c.analysis)."""
 import pytest
 
-from conftest import POLYBENCH
+from t2ctest import POLYBENCH
 from t2c.analysis import NotAffine, analyze, build_program, facts
 from t2c.frontends.c import read_c
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_sources
+from t2ctest import corpus_sources
 from t2c.frontends.c import read_c
 from t2c.verify.device import emu_available
 

@@ -2,7 +2,7 @@
 import numpy as np
 from click.testing import CliRunner
 
-from conftest import POLYBENCH
+from t2ctest import POLYBENCH
 from t2c.cli import main
 
 GEMM = str(POLYBENCH / "linear-algebra/blas/gemm/gemm.c")

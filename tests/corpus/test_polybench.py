@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import POLYBENCH, corpus_sources
+from t2ctest import POLYBENCH, corpus_sources
 
 UTIL = POLYBENCH / "utilities"
 DATASETS = ["MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE"]

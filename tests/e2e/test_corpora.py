@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from t2ctest import ROOT
 
 
 def batch(tmp_path, corpus: str) -> tuple[int, list[dict]]:

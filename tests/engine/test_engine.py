@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 
-from conftest import POLYBENCH, ROOT
+from t2ctest import POLYBENCH, ROOT
 
 KERNELS = ["linear-algebra/blas/gemm", "linear-algebra/kernels/atax", "stencils/jacobi-1d"]
 
@@ -56,7 +56,7 @@ def ran(stderr: str) -> set[str]:
 
 def test_no_op_rerun_redoes_nothing(corpus):
     first = t2c("batch", "corpus", "-j", "2", check=0)
-    assert "3 ok of 3 kernels" in first.stdout
+    assert "3 accepted of 3 kernels" in first.stdout
     assert {"gemm:parse", "atax:reference"} <= ran(first.stderr)
     second = t2c("batch", "corpus", check=0)
     assert ran(second.stderr) == set()
@@ -80,8 +80,12 @@ def test_a_setting_reruns_the_affected_stage_only(corpus):
     p = plan("--dataset", "SMALL")
     assert p["gemm:parse"][0] == "ok" and p["gemm:parse"][1] == "up to date"
     assert p["gemm:reference"] == ("would-run", "changed: dataset")
+    assert p["gemm:generate"] == ("skipped", "upstream reference would-run") or p["gemm:generate"][0] != "would-run"
     r = t2c("batch", "corpus", "--dataset", "SMALL", check=0)
-    assert {t.split(":")[1] for t in ran(r.stderr)} == {"reference"}
+    # The dataset matters to reference, verify and bench; parse and generate are reused.
+    assert {t.split(":")[1] for t in ran(r.stderr)} <= {"reference", "verify", "bench"}
+    assert "reference" in {t.split(":")[1] for t in ran(r.stderr)}
+    assert t2c("explain", "gemm:generate", check=0).stdout.split("—")[1].strip().startswith("up to date")
 
 
 def test_explain_and_clean(corpus):
@@ -133,7 +137,7 @@ def test_kill_at_random_points_loses_nothing(corpus):
     cache = Path(os.environ["T2C_CACHE_DIR"]) / "targets"
     whole = {e for e in cache.glob("*/*") if (e / "MANIFEST").exists()}
     final = t2c("batch", "corpus", check=0)
-    assert "3 ok of 3 kernels" in final.stdout
+    assert "3 accepted of 3 kernels" in final.stdout
     # Every entry that was whole before is reused as is; every entry now is whole.
     for e in whole:
         assert (e / "MANIFEST").exists()
@@ -148,3 +152,10 @@ def test_corrupt_entry_is_rebuilt(corpus):
     p = plan("--only", "gemm")
     assert p["gemm:parse"] == ("would-run", "cache entry corrupt (is.yaml changed)")
     t2c("batch", "corpus", "--only", "gemm", check=0)
+
+
+def test_baseline_gate_passes_without_a_regression(corpus, tmp_path):
+    t2c("batch", "corpus", "--only", "gemm", "--report-dir", str(tmp_path / "base"), check=0)
+    r = t2c("batch", "corpus", "--only", "gemm", "--baseline", str(tmp_path / "base"),
+            "--fail-on-regression", "5%", "--report-dir", str(tmp_path / "new"))
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import corpus_sources
+from t2ctest import corpus_sources
 from t2c.cli import main
 from t2c.frontends.c import read_c, reference_file
 from t2c.ir import from_yaml

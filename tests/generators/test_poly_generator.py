@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, corpus_sources
+from t2ctest import ROOT, corpus_sources
 from t2c.frontends.c import read_c
 from t2c.generators.poly import PolyOptions, generate
 from t2c.ir import Array

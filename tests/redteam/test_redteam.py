@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT
+from t2ctest import ROOT
 from t2c.frontends.c import read_c
 from t2c.verify.device import emu_available
 from t2c.verify.static import check_static

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from conftest import POLYBENCH, ROOT
+from t2ctest import POLYBENCH, ROOT
 from t2c.frontends.c import read_c
 from t2c.verify.device import build_figures, emu_available
 from t2c.verify.harness import build_candidate, candidate_driver

@@ -3,7 +3,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import POLYBENCH, corpus_sources
+from t2ctest import POLYBENCH, corpus_sources
 from t2c.frontends.c import read_c
 from t2c.verify.gate import gate
 from t2c.verify.mutants import mutants

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import POLYBENCH
+from t2ctest import POLYBENCH
 from t2c.errors import UserError
 from t2c.frontends.c import read_c
 from t2c.verify.inputs import synthesize

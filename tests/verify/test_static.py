@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import POLYBENCH, ROOT
+from t2ctest import POLYBENCH, ROOT
 from t2c.frontends.c import read_c
 from t2c.verify.static import check_static
 

@@ -1,7 +1,7 @@
 """Suite synthesis: seeded and replayable, awkward sizes, bad draws discarded with a reason."""
 import numpy as np
 
-from conftest import POLYBENCH
+from t2ctest import POLYBENCH
 from t2c.frontends.c import read_c
 from t2c.verify.inputs import distributions, synthesize
 from t2c.verify.synth import build_suite, new_seed, random_points, smoke_points
