@@ -252,6 +252,8 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         domains=default_domains(scalars, arrays, dom_notes, init is not None), init=init,
         description=description, origin=Origin(shown, site.name, site.line, site.col))
     kernel = _outs_fully_written(kernel, intents)
+    kernel = kernel.replace(domains=default_domains(kernel.scalars, kernel.arrays, dom_notes,
+                                                    init is not None))
     try:
         validate(kernel.replace(origin=None))
     except ISError as e:                                 # e.g. nothing is written or returned
