@@ -24,24 +24,20 @@ env)
   nvcc --version | tail -1 | tee -a "$OUT/env.txt"; nproc | tee -a "$OUT/env.txt"
   ;;
 cuda)   # the emu test programs on the real GPU, against their expected outputs
-  if [ -f tests/cuda/run_on_gpu.sh ]; then
-    bash tests/cuda/run_on_gpu.sh /tmp/cuda_out > "$OUT/cuda_programs.log" 2>&1
-    summary "cuda programs on GPU: $(tail -1 "$OUT/cuda_programs.log")"
-  fi ;;
+  bash tests/cuda/run_on_gpu.sh /tmp/cuda_out > "$OUT/cuda_programs.log" 2>&1
+  summary "cuda programs on GPU: $(tail -1 "$OUT/cuda_programs.log")"
+  ;;
 redteam)
-  if [ -f scripts/redteam_gpu.py ]; then
-    python3 scripts/redteam_gpu.py > "$OUT/redteam_gpu.log" 2>&1
-    summary "red team on GPU: $(tail -1 "$OUT/redteam_gpu.log")"
-  fi ;;
+  python3 scripts/redteam_gpu.py > "$OUT/redteam_gpu.log" 2>&1
+  summary "red team on GPU: $(tail -1 "$OUT/redteam_gpu.log")"
+  ;;
 seeds)
-  if [ -f scripts/seeds_gpu.py ]; then
-    python3 scripts/seeds_gpu.py > "$OUT/seeds_gpu.log" 2>&1
-    summary "correct candidates x 20 seeds on GPU: $(tail -1 "$OUT/seeds_gpu.log")"
-  fi ;;
-batch)
-  $T2C batch corpora/polybench --backend gpu --dataset "${T2C_GPU_DATASET:-LARGE}" -j 8 \
-      --report-dir "$OUT/polybench" --junit-xml "$OUT/polybench/junit.xml" > "$OUT/batch.log" 2>&1
-  summary "polybench batch (exit $?): $(tail -1 "$OUT/batch.log")"
+  python3 scripts/candidates_gpu.py > "$OUT/candidates_gpu.log" 2>&1
+  summary "correct candidates x seeds on GPU: $(tail -1 "$OUT/candidates_gpu.log")"
+  ;;
+batch)   # one t2c batch per kernel, merged (see scripts/gpu_polybench.sh)
+  OUT="$OUT" bash scripts/gpu_polybench.sh "${T2C_GPU_DATASET:-LARGE}" "${T2C_GPU_PARALLEL:-1}" > "$OUT/batch_summary.log" 2>&1
+  summary "polybench batch: $(tail -1 "$OUT/batch_summary.log")"
   ;;
 tests)
   python3 -m pytest -q -m gpu tests > "$OUT/pytest_gpu.log" 2>&1

@@ -54,9 +54,10 @@ def main():
 @click.option("--as-c", is_flag=True, help="Print the IS as a C reference file instead of YAML.")
 def is_command(file, function, as_c):
     """Print the intermediate structure (IS) of a kernel."""
-    from .frontends.c import read_c, reference_file
+    from .frontends import read_kernel
+    from .frontends.c import reference_file
     from .ir import to_yaml
-    k = read_c(file, function)
+    k = read_kernel(file, function)
     click.echo(reference_file(k) if as_c else to_yaml(k), nl=False)
 
 
@@ -82,10 +83,10 @@ def parse_sizes(pairs) -> dict[str, int]:
               help="Folder for inputs/NAME.npy and outputs/NAME.npy.")
 def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
     """Run the host reference and write its inputs and outputs as .npy files."""
-    from .frontends.c import read_c
+    from .frontends import read_kernel
     from .verify.inputs import synthesize
     from .verify.reference import ReferenceFailed, run_reference
-    k = read_c(file, function)
+    k = read_kernel(file, function)
     sizes = k.dataset_sizes((dataset or default_dataset()).upper()) if not size_pairs or dataset else {}
     sizes.update(parse_sizes(size_pairs))
     kind = input_kind or ("original" if k.init else "random")

@@ -4,6 +4,8 @@
 |------------------|-----------------|--------------------------------------|
 | cache directory  | T2C_CACHE_DIR   | $XDG_CACHE_HOME/t2c (~/.cache/t2c)   |
 | C compiler       | T2C_CC          | gcc                                  |
+| C++ compiler (emu) | T2C_CXX       | g++                                  |
+| emu build cache  | T2C_EMU_CACHE   | <cache directory>/emu                |
 | reference flags  | T2C_REF_CFLAGS  | -O2 -std=c99 (IEEE: no FP contraction)|
 | run timeout (s)  | T2C_TIMEOUT     | 120                                  |
 | default dataset  | T2C_DATASET     | MINI without a GPU, LARGE with one   |
@@ -35,6 +37,8 @@ class Config:
     timeout: float
     dataset: str | None
     nvcc: str | None
+    cxx: str = "g++"
+    emu_cache: Path | None = None
     verify_points: int = 4
     verify_point_budget: float = 0.002
     verify_emu_budget: float = 0.02
@@ -53,6 +57,8 @@ def load(env=os.environ) -> Config:
         timeout=float(env.get("T2C_TIMEOUT", "120")),
         dataset=env.get("T2C_DATASET"),
         nvcc=env.get("T2C_NVCC") or find_nvcc(),
+        cxx=env.get("T2C_CXX", "g++"),
+        emu_cache=Path(env["T2C_EMU_CACHE"]) if env.get("T2C_EMU_CACHE") else None,
         verify_points=int(env.get("T2C_VERIFY_POINTS", "4")),
         verify_point_budget=float(env.get("T2C_VERIFY_POINT_BUDGET", "0.002")),
         verify_emu_budget=float(env.get("T2C_VERIFY_EMU_BUDGET", "0.02")),

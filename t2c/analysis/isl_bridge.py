@@ -154,7 +154,6 @@ class Model:
     @staticmethod
     def equal_dims(dep_map, dims) -> bool:
         """Whether a dependence map S->T keeps the listed (src dim, dst dim) pairs equal."""
-        bad = dep_map
         sp = dep_map.get_space()
         for a, b in dims:
             c = isl.Constraint.equality_alloc(sp)
@@ -228,7 +227,6 @@ class Model:
                 if var not in s.loops:
                     continue
                 keep = list(outer) + [var]
-                proj = ", ".join(_v(l) for l in keep)
                 names = ", ".join(_v(p) for p in (*self.params, *outer))
                 text = (f"[{names}] -> {{ [{_v(var)}] : exists ({', '.join(_v(l) for l in s.loops if l not in keep) or 'q_'}"
                         f" : {self._cons(s)}) }}") if any(l not in keep for l in s.loops) else \

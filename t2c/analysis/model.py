@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from ..frontends.c import parse_c
-from ..frontends.c.normalize import MATH_FUNCTIONS, cprint
+from ..frontends.c.normalize import cprint
 from ..ir import Kernel
 
 

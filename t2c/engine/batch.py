@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from .executors import LocalExecutor
-from .stages import STAGE_NAMES, STAGES
+from .stages import STAGES
 from .store import ArtifactCache, StateDB
 
 

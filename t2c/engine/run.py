@@ -93,14 +93,12 @@ def rows_from(results: dict, picked, settings) -> list[Row]:
                             "not started (--fail-fast)", source=str(src)))
             continue
         status, message = kernel_status(outs)
-        by = {o.stage: o for o in outs}
         details = details_from_stages({o.stage: o.result for o in outs if o.result})
         kernel_ms, cpu_ms = details.get("kernel_ms"), details.get("cpu_ms")
         # Speedup only against the sequential -O3 reference timed in the same bench run.
         speedup = cpu_ms / kernel_ms if kernel_ms and cpu_ms else None
         details.pop("seed", None)
         rows.append(Row(kid, settings["generator"], status, settings["dataset"], message,
-                        ref_ms=(by["reference"].result or {}).get("ref_ms") if "reference" in by else None,
                         speedup=speedup, source=str(src), seed=settings["seed"],
                         stages={o.stage: {"status": o.status, "reason": o.reason, "seconds": o.seconds,
                                           "summary": o.summary} for o in outs}, **details))
@@ -127,7 +125,6 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     out(f"t2c batch: {len(picked)} kernel(s), dataset {settings['dataset']}, backend "
         f"{settings['backend']}, generator {generator}, {opts.jobs or os.cpu_count()} job(s)"
         + (f", executor {ex.name}" if ex.name != "local" else ""), err=True)
-    StateDB(STATE_DIR / "state.sqlite").close()     # created once here, before the workers
     progress = None if dry_run else Progress(len(picked))
     start = time.monotonic()
     try:

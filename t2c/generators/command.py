@@ -19,9 +19,9 @@ import click
 @click.option("--sequential", is_flag=True, help="One GPU thread for everything (the safe baseline).")
 def gen_command(file, function, output, sequential):
     """Generate a CUDA candidate for a C kernel with the poly generator (no model)."""
-    from ..frontends.c import read_c
+    from ..frontends import read_kernel
     from .poly import DEFAULT, generate
-    k = read_c(file, function)
+    k = read_kernel(file, function)
     source = generate(k, DEFAULT.replace(sequential=sequential))
     if output:
         Path(output).write_text(source)

@@ -145,7 +145,7 @@ def _csv(v) -> str:
 
 
 def table(rows: list[Row]) -> str:
-    cols = ("kernel", "status", "ref_ms", "kernel_ms", "speedup", "max_error")
+    cols = ("kernel", "status", "cpu_ms", "kernel_ms", "speedup", "max_error")
     body = [[_fmt(getattr(r, c)) for c in cols] + [r.message] for r in rows]
     head = [*cols, "message"]
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(cols))]

@@ -19,8 +19,8 @@ def read_kernel(source: str, function: str | None):
     if Path(source).suffix.lower() in (".md", ".markdown"):
         from ..frontends.prose import read_spec
         return read_spec(source)
-    from ..frontends.c import read_c
-    return read_c(source, function)
+    from ..frontends import read_kernel
+    return read_kernel(source, function)
 
 
 @click.command("verify")

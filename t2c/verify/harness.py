@@ -285,10 +285,8 @@ class CandidateBuild:
 
 def gpu_arch() -> str:
     """`native` when a GPU answers, else a fixed Hopper target (build-only machines)."""
-    smi = shutil.which("nvidia-smi")
-    if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:
-        return "native"
-    return "sm_90"
+    from ..runtime.gpu import gpu_present
+    return "native" if gpu_present() else "sm_90"
 
 
 def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool = False,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ...errors import UserError
 from ...ir import FLOAT_DTYPES
-from .language import (Assign, BinOp, Binder, Call, For, LhsIndex, Name, Num, Reduce, Ref, UnOp,
+from .language import (Assign, BinOp, Binder, Call, For, Name, Num, Reduce, Ref, UnOp,
                        walk)
 from .spec import Spec
 

@@ -11,13 +11,14 @@ EXIT_STATUS below (a failing program's own exit code where it has one).
 from __future__ import annotations
 
 import hashlib
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import click
+
+from ... import config
 
 from ..process import run_process
 from . import settings
@@ -28,14 +29,9 @@ EXIT_STATUS = {"ok": 0, "failed": 1, "race": 3, "oob": 4, "divergent_barrier": 5
 
 
 def gpu_available() -> bool:
-    """True when `nvidia-smi -L` lists at least one GPU."""
-    if shutil.which("nvidia-smi") is None:
-        return False
-    try:
-        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return p.returncode == 0 and "GPU" in p.stdout
+    """True when nvidia-smi lists at least one GPU (runtime.gpu asks it once per process)."""
+    from ..gpu import gpu_present
+    return gpu_present()
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True})
@@ -71,8 +67,10 @@ def run_command(file: Path, backend: str, seeds: int, sanitize: bool, race_check
 
 
 def _run_gpu(file: Path, args, timeout: float) -> int:
-    if shutil.which("nvcc") is None:
-        click.echo("t2c run (gpu): nvcc is not on PATH; install the CUDA toolkit or use --backend emu", err=True)
+    nvcc = config.load().nvcc
+    if nvcc is None:
+        click.echo("t2c run (gpu): no nvcc found; install the CUDA toolkit (or `make setup`) or use --backend emu",
+                   err=True)
         return EXIT_STATUS["build_error"]
     key = hashlib.sha256(file.read_bytes()).hexdigest()[:24]
     out_dir = settings.cache_dir().parent / "gpu"
@@ -81,7 +79,7 @@ def _run_gpu(file: Path, args, timeout: float) -> int:
     if not exe.exists():
         with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
             tmp_exe = Path(tmp) / "program"
-            p = subprocess.run(["nvcc", "-O2", "-arch=native", str(file), "-o", str(tmp_exe)],
+            p = subprocess.run([nvcc, "-O2", "-arch=native", str(file), "-o", str(tmp_exe)],
                                capture_output=True, text=True)
             if p.returncode != 0:
                 sys.stderr.write(p.stdout + p.stderr)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ... import config
+
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 RUNTIME_SOURCE = INCLUDE_DIR / "t2c_emu" / "runtime.cpp"
 
@@ -76,15 +78,16 @@ def build_flags(sanitize) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
 
 
 def cxx() -> str:
-    return os.environ.get("T2C_CXX", "g++")
+    return config.load().cxx
 
 
 def cc() -> str:
-    return os.environ.get("T2C_CC", "gcc")
+    return config.load().cc
 
 
 def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
+    """The emu build cache: explicit, else T2C_EMU_CACHE, else under t2c's cache directory."""
     if explicit is not None:
         return Path(explicit)
-    env = os.environ.get("T2C_EMU_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "t2c" / "emu"
+    cfg = config.load()
+    return cfg.emu_cache or cfg.cache_dir / "emu"
