@@ -64,14 +64,17 @@ class Analysis:
     def times(self, tree: list) -> dict[str, tuple[str, ...]]:
         out = {}
 
-        def go(nodes, prefix):
+        def go(nodes, path):
             for pos, n in enumerate(nodes):
                 if isinstance(n, Stmt):
-                    out[n.stmt.name] = (*prefix, str(pos))
+                    vec = []
+                    for p, loop in path:
+                        value = n.at[loop.var] if n.at is not None else (loop.time or loop.var)
+                        vec += [str(p), value if loop.step > 0 else f"-({value})"]
+                    out[n.stmt.name] = (*vec, str(pos))
                 else:
-                    value = n.time or n.var
-                    go(n.body, (*prefix, str(pos), value if n.step > 0 else f"-({value})"))
-        go(tree, ())
+                    go(n.body, path + [(pos, n)])
+        go(tree, [])
         return out
 
     def schedule(self, tree):

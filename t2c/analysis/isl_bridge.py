@@ -214,24 +214,84 @@ class Model:
             out.append((sp.get_tuple_name(isl.dim_type.in_), sp.get_tuple_name(isl.dim_type.out), m))
         return out
 
+    # -- isl's own schedule ---------------------------------------------------------------
+    def scheduled_ast(self, deps: isl.UnionMap) -> list:
+        """isl's schedule for these statements, outer parallelism first, as a plain AST.
+
+        The scheduler (Pluto-style, `outer_coincidence`) looks for schedules whose outer
+        band members carry no dependence; `deps` are its validity, coincidence and
+        proximity constraints.  The AST is lists of ("for", iterator, init, cond, body),
+        ("if", cond, body) and ("call", statement, args), expressions as nested tuples
+        (see `_expr`); isl's iterators are `c0`, `c1`, ...  Raises ValueError for what
+        the plain form does not cover (steps other than 1, else branches)."""
+        ctx = isl.DEFAULT_CONTEXT
+        saved = (ctx.get_schedule_outer_coincidence(), ctx.get_schedule_maximize_coincidence(),
+                 ctx.get_schedule_serialize_sccs())
+        ctx.set_schedule_outer_coincidence(1)
+        ctx.set_schedule_maximize_coincidence(1)
+        ctx.set_schedule_serialize_sccs(0)
+        try:
+            sc = isl.ScheduleConstraints.on_domain(self.domain).set_validity(deps) \
+                .set_coincidence(deps).set_proximity(deps)
+            schedule = sc.compute_schedule()
+        finally:
+            ctx.set_schedule_outer_coincidence(saved[0])
+            ctx.set_schedule_maximize_coincidence(saved[1])
+            ctx.set_schedule_serialize_sccs(saved[2])
+        node = isl.AstBuild.from_context(self.context).node_from_schedule(schedule)
+        return _plain(node)
+
+    def schedule_values(self, stmt: str, loops: list[str], args: list[str]) -> dict[str, str]:
+        """The inverse of a call `stmt(args)` under `loops`: each loop's value as affine
+        text over the statement's own iterators (args are affine C text over loops and
+        sizes).  ValueError when it is not one affine function."""
+        s = self.specs[stmt]
+        names = [f"x_{l}" for l in s.loops]
+        eqs = " and ".join(f"{n} = {_v(a)}" for n, a in zip(names, args)) or "true"
+        m = isl.Map(self.head + f"{{ [{', '.join(names)}] -> [{', '.join(_v(l) for l in loops)}] : {eqs} }}")
+        pieces = []
+        m.lexmin_pw_multi_aff().foreach_piece(lambda _set, maff: pieces.append(maff))
+        if len(pieces) != 1:
+            raise ValueError(f"{stmt}: schedule values in {len(pieces)} pieces")
+        maff = pieces[0]
+        out = {}
+        for d, loop in enumerate(loops):
+            aff = maff.get_aff(d)
+            out[loop] = _aff_c(aff, {f"x_{l}": l for l in s.loops})
+        return out
+
     # -- code generation helpers ------------------------------------------------------------
-    def box(self, stmts, loops: tuple[str, ...], outer: tuple[str, ...]):
+    def box(self, stmts, loops: tuple[str, ...], outer: tuple[str, ...], at: dict | None = None):
         """Bounding box of `loops` over the statements' domains, as C text in the sizes and
         the `outer` loop variables: [(lowers, uppers)] per loop, each a list of affine
-        expressions whose max (lowers: min) over-approximates the range."""
+        expressions whose max (lowers: min) over-approximates the range.  `at` gives, for
+        statements placed by a new schedule, each loop's value over their own iterators
+        (statement -> {loop: affine text}); other statements' loops are their iterators."""
         out = []
         for var in loops:
             lows, highs = [], []
             for n in stmts:
                 s = self.specs[n]
-                if var not in s.loops:
+                values = (at or {}).get(n)
+                if values is not None:
+                    if var not in values:
+                        continue
+                    o = {l: _v(l) + "__o" for l in (*outer, var)}      # loop names apart from iterators
+                    names = ", ".join([_v(p) for p in self.params] + [o[l] for l in outer])
+                    eqs = " and ".join(f"{o[l]} = {_v(values[l])}" for l in (*outer, var))
+                    inner = ", ".join(_v(l) for l in s.loops) or "q_"
+                    text = f"[{names}] -> {{ [{o[var]}] : exists ({inner} : {self._cons(s)} and {eqs}) }}"
+                    ctx = isl.Set(f"[{names}] -> {{ : }}").intersect_params(_align(self.context, names))
+                    st = isl.Set(text).intersect_params(ctx)
+                elif var not in s.loops:
                     continue
-                keep = list(outer) + [var]
-                names = ", ".join(_v(p) for p in (*self.params, *outer))
-                text = (f"[{names}] -> {{ [{_v(var)}] : exists ({', '.join(_v(l) for l in s.loops if l not in keep) or 'q_'}"
-                        f" : {self._cons(s)}) }}") if any(l not in keep for l in s.loops) else \
-                    f"[{names}] -> {{ [{_v(var)}] : {self._cons(s)} }}"
-                st = isl.Set(text).intersect_params(self._lift_context(outer))
+                else:
+                    keep = list(outer) + [var]
+                    names = ", ".join(_v(p) for p in (*self.params, *outer))
+                    text = (f"[{names}] -> {{ [{_v(var)}] : exists ({', '.join(_v(l) for l in s.loops if l not in keep) or 'q_'}"
+                            f" : {self._cons(s)}) }}") if any(l not in keep for l in s.loops) else \
+                        f"[{names}] -> {{ [{_v(var)}] : {self._cons(s)} }}"
+                    st = isl.Set(text).intersect_params(self._lift_context(outer))
                 if st.is_empty():
                     continue
                 for which, into in ((st.dim_min(0), lows), (st.dim_max(0), highs)):
@@ -284,17 +344,28 @@ def _align(ctx: isl.Set, names: str) -> isl.Set:
     return ctx.align_params(target)
 
 
-def _aff_c(aff: isl.Aff) -> str:
-    """C text of an integer affine expression (no divisions)."""
+def _aff_c(aff: isl.Aff, names: dict[str, str] | None = None) -> str:
+    """C text of an integer affine expression (floor divisions as `poly_floord`) over its parameters and,
+    when `names` maps them, its input dimensions; other names lose their `v_` prefix
+    and a `__o` suffix (loop names kept apart from iterators, see `box`)."""
+    names = names or {}
     terms = []
-    for i in range(aff.dim(isl.dim_type.param)):
-        c = aff.get_coefficient_val(isl.dim_type.param, i).to_python()
+    for kind in (isl.dim_type.param, isl.dim_type.in_):
+        for i in range(aff.dim(kind)):
+            c = aff.get_coefficient_val(kind, i).to_python()
+            if c:
+                raw = aff.get_dim_name(kind, i)
+                name = names.get(raw) or re.sub(r"__o$", "", _unv(raw))
+                terms.append((c, name))
+    for i in range(aff.dim(isl.dim_type.div)):         # floor((numerator) / denominator)
+        c = aff.get_coefficient_val(isl.dim_type.div, i).to_python()
         if c:
-            name = _unv(aff.get_dim_name(isl.dim_type.param, i))
-            terms.append((c, name))
+            d = aff.get_div(i)
+            den = d.get_denominator_val()
+            terms.append((c, f"poly_floord({_aff_c(d.scale_val(den), names)}, {den.to_python()})"))
     const = aff.get_constant_val().to_python()
-    if aff.get_denominator_val().to_python() != 1 or aff.dim(isl.dim_type.div):
-        raise ValueError(f"affine bound with a division: {aff}")
+    if aff.get_denominator_val().to_python() != 1:
+        raise ValueError(f"affine bound with a rational coefficient: {aff}")
     text = ""
     for c, name in terms:
         mag = abs(c)
@@ -303,3 +374,56 @@ def _aff_c(aff: isl.Aff) -> str:
     if const or not text:
         text += (str(const) if not text else (f" + {const}" if const > 0 else f" - {-const}"))
     return text
+
+
+# -- isl's AST as plain data ----------------------------------------------------------------
+
+_OPS = {"add": "+", "sub": "-", "mul": "*", "eq": "==", "le": "<=", "lt": "<", "ge": ">=",
+        "gt": ">", "and_": "&&", "and_then": "&&", "or_": "||", "or_else": "||"}
+
+
+def _expr(e: isl.AstExpr):
+    """("id", name) | ("int", value) | (op, arg, ...) with op one of `_OPS`' values,
+    "neg", "min", "max", "floord" (floor division), "div" (exact) or "mod"."""
+    kind = e.get_type()
+    if kind == isl.ast_expr_type.id:
+        return ("id", _unv(e.get_id().get_name()))
+    if kind == isl.ast_expr_type.int:
+        return ("int", e.get_val().to_python())
+    op = e.get_op_type()
+    args = [_expr(e.get_op_arg(i)) for i in range(e.get_op_n_arg())]
+    t = isl.ast_expr_op_type
+    names = {t.minus: "neg", t.min: "min", t.max: "max", t.fdiv_q: "floord", t.pdiv_q: "div",
+             t.div: "div", t.pdiv_r: "mod", t.zdiv_r: "mod"}
+    for attr, sym in _OPS.items():
+        if op == getattr(t, attr):
+            return (sym, *args)
+    if op in names:
+        return (names[op], *args)
+    raise ValueError(f"isl AST expression {e.to_C_str()} is not supported")
+
+
+def _plain(node: isl.AstNode) -> list:
+    kind = node.get_type()
+    t = isl.ast_node_type
+    if kind == t.block:
+        kids = node.block_get_children()
+        return [x for i in range(kids.n_ast_node()) for x in _plain(kids.get_at(i))]
+    if kind == t.for_:
+        inc = _expr(node.for_get_inc())
+        if inc != ("int", 1):
+            raise ValueError("isl AST loop with a step other than 1")
+        it = _unv(node.for_get_iterator().get_id().get_name())
+        return [("for", it, _expr(node.for_get_init()), _expr(node.for_get_cond()),
+                 _plain(node.for_get_body()))]
+    if kind == t.if_:
+        if node.if_has_else_node():
+            raise ValueError("isl AST with an else branch")
+        return [("if", _expr(node.if_get_cond()), _plain(node.if_get_then_node()))]
+    if kind == t.user:
+        call = node.user_get_expr()
+        args = [_expr(call.get_op_arg(i)) for i in range(call.get_op_n_arg())]
+        return [("call", args[0][1], args[1:])]
+    if kind == t.mark:
+        return _plain(node.mark_get_node())
+    raise ValueError(f"isl AST node of type {kind}")

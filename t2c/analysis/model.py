@@ -84,6 +84,9 @@ class Loop:
 @dataclass
 class Stmt:
     stmt: Statement
+    # Set when a new schedule places the statement (the reference's own tree leaves them None):
+    at: dict | None = None     # enclosing loop var -> its value, affine text over the statement's iterators
+    bind: dict | None = None   # statement iterator -> C expression over the enclosing loop vars
 
 
 @dataclass

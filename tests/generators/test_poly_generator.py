@@ -69,6 +69,24 @@ def test_readable_mapping_comments(candidates, name):
         assert "host loop" in text                           # which loops stay on the host
 
 
+@pytest.mark.parametrize("name, host, grids", [
+    ("lu", "for (k = 0; k < n - 1; k++)", 3),              # right-looking: pivot on the host
+    ("cholesky", "for (k = 0; k < n; k++)", 2),
+    ("nussinov", "for (c0 = 1; c0 < n; c0++)", 1),         # anti-diagonals j - i
+    ("seidel-2d", "for (c0 = 3; c0 <", 1),                 # a (t, i) hyperplane wavefront
+])
+def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
+    """Where isl's scheduler leaves fewer loops in order than the reference's loop order, the
+    candidate takes its tree: the carried loop on the host, grid launches inside it."""
+    k = read_c(SOURCES[name])
+    _, text = candidates[k.name]
+    assert "Schedule: isl's scheduler" in text
+    assert host in text.split("_device(")[1]
+    assert len(re.findall(r"<<<grid, block>>>", text)) == grids
+    plain = generate(k, PolyOptions(isl_schedule=False))
+    assert "Schedule: isl's scheduler" not in plain
+
+
 def test_options_are_frozen_data():
     opt = PolyOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -3,57 +3,78 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   host loop i: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
-//   lu_seq_A: one thread runs loops j, k in order: nothing here is parallel. Launched once per host iteration of i.
-//   lu_update_A: one thread per (j): j -> x; loop k runs in order inside each thread. Launched once per host iteration of i.
+//   host loop k: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
+//   lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k.
+//   lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+// Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int poly_min(int a, int b) { return a < b ? a : b; }
-static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* lu_seq_A: one thread runs loops j, k in order: nothing here is parallel. Launched once per host iteration of i. */
-__global__ void lu_seq_A(int n, double *A, int i)
+/* lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
+__global__ void lu_update_A_1(int n, double *A, int k)
 {
-  int j;
-  int k;
-  for (j = 0; j < i; j++)
-  {
-    for (k = 0; k < j; k++)
-    {
-      A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
-    }
-    A[(i * n) + j] /= A[(j * n) + j];
-  }
+  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n))
+    return;
+  A[(i * n) + k] /= A[(k * n) + k];
 }
 
-/* lu_update_A: one thread per (j): j -> x; loop k runs in order inside each thread. Launched once per host iteration of i. */
-__global__ void lu_update_A(int n, double *A, int i)
+/* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void lu_update_A_2(int n, double *A, int k)
 {
-  const int j = i + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= i && j < n))
+  const int i = k + 2 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
     return;
-  int k;
-  for (k = 0; k < i; k++)
-  {
-    A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
-  }
+  A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
+}
+
+/* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void lu_update_A_3(int n, double *A, int k)
+{
+  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n && j >= i && j < n))
+    return;
+  A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
 }
 
 extern "C" void kernel_lu_device(int n, double *A)
 {
-  int i;
-  for (i = 0; i < n; i++)
+  int k;
+  for (k = 0; k < n - 1; k++)
   {
-    lu_seq_A<<<1, 1>>>(n, A, i);
     {
-      const int extent_x = n - i;   /* j */
+      const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        lu_update_A<<<grid, block>>>(n, A, i);
+        lu_update_A_1<<<grid, block>>>(n, A, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 2;   /* j */
+      const int extent_y = n - k - 2;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        lu_update_A_2<<<grid, block>>>(n, A, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 1;   /* j */
+      const int extent_y = n - k - 1;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        lu_update_A_3<<<grid, block>>>(n, A, k);
       }
     }
   }

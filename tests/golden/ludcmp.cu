@@ -12,8 +12,9 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int poly_min(int a, int b) { return a < b ? a : b; }
-static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* ludcmp_seq_A: one thread runs loops j, k in order: nothing here is parallel. Launched once per host iteration of i. */

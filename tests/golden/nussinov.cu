@@ -3,45 +3,56 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   nussinov_seq_table: one thread runs loops i, j, k in order: nothing here is parallel.
+//   host loop c0: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
+//   nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of c0.
+// Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int poly_min(int a, int b) { return a < b ? a : b; }
-static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* nussinov_seq_table: one thread runs loops i, j, k in order: nothing here is parallel. */
-__global__ void nussinov_seq_table(int n, const char *seq, int *table)
+/* nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of c0. */
+__global__ void nussinov_update_table(int n, const char *seq, int *table, int c0)
 {
-  int i;
-  int j;
+  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < n - c0))
+    return;
   int k;
-  for (i = n - 1; i >= 0; i--)
-    for (j = i + 1; j < n; j++)
-    {
-      if ((j - 1) >= 0)
-        table[(i * n) + j] = (table[(i * n) + j] >= table[(i * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[(i * n) + (j - 1)]);
-      if ((i + 1) < n)
-        table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + j]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + j]);
-      if (((j - 1) >= 0) && ((i + 1) < n))
-      {
-        if (i < (j - 1))
-          table[(i * n) + j] = (table[(i * n) + j] >= (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)))) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)));
-        else
-          table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)]);
-      }
-      for (k = i + 1; k < j; k++)
-      {
-        table[(i * n) + j] = (table[(i * n) + j] >= (table[(i * n) + k] + table[((k + 1) * n) + j])) ? (table[(i * n) + j]) : (table[(i * n) + k] + table[((k + 1) * n) + j]);
-      }
-    }
+  if (((c0 + i) - 1) >= 0)
+    table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= table[(i * n) + ((c0 + i) - 1)]) ? (table[(i * n) + (c0 + i)]) : (table[(i * n) + ((c0 + i) - 1)]);
+  if ((i + 1) < n)
+    table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= table[((i + 1) * n) + (c0 + i)]) ? (table[(i * n) + (c0 + i)]) : (table[((i + 1) * n) + (c0 + i)]);
+  if ((((c0 + i) - 1) >= 0) && ((i + 1) < n))
+  {
+    if (i < ((c0 + i) - 1))
+      table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= (table[((i + 1) * n) + ((c0 + i) - 1)] + (((seq[i] + seq[c0 + i]) == 3) ? (1) : (0)))) ? (table[(i * n) + (c0 + i)]) : (table[((i + 1) * n) + ((c0 + i) - 1)] + (((seq[i] + seq[c0 + i]) == 3) ? (1) : (0)));
+    else
+      table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= table[((i + 1) * n) + ((c0 + i) - 1)]) ? (table[(i * n) + (c0 + i)]) : (table[((i + 1) * n) + ((c0 + i) - 1)]);
+  }
+  for (k = i + 1; k < c0 + i; k++)
+  {
+    table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= (table[(i * n) + k] + table[((k + 1) * n) + (c0 + i)])) ? (table[(i * n) + (c0 + i)]) : (table[(i * n) + k] + table[((k + 1) * n) + (c0 + i)]);
+  }
 }
 
 extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
 {
-  nussinov_seq_table<<<1, 1>>>(n, seq, table);
+  int c0;
+  for (c0 = 1; c0 < n; c0++)
+  {
+    {
+      const int extent_x = n - c0;   /* i */
+      if (extent_x > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(extent_x, 256));
+        nussinov_update_table<<<grid, block>>>(n, seq, table, c0);
+      }
+    }
+  }
 }
 
 extern "C" void kernel_nussinov(int n, char *seq, int *table)

@@ -3,18 +3,22 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   trisolv_update_x: one thread per (i): i -> x.
-//   trisolv_seq_x: one thread runs loops i, j in order: nothing here is parallel.
+//   host loop i: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
+//   trisolv_update_x_1: one thread per (i): i -> x.
+//   trisolv_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i.
+//   trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i.
+// Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static inline int poly_min(int a, int b) { return a < b ? a : b; }
-static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* trisolv_update_x: one thread per (i): i -> x. */
-__global__ void trisolv_update_x(int n, double *x, const double *b)
+/* trisolv_update_x_1: one thread per (i): i -> x. */
+__global__ void trisolv_update_x_1(int n, double *x, const double *b)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= 0 && i < n))
@@ -22,32 +26,44 @@ __global__ void trisolv_update_x(int n, double *x, const double *b)
   x[i] = b[i];
 }
 
-/* trisolv_seq_x: one thread runs loops i, j in order: nothing here is parallel. */
-__global__ void trisolv_seq_x(int n, const double *L, double *x)
+/* trisolv_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i. */
+__global__ void trisolv_seq_x(int n, const double *L, double *x, int i)
 {
-  int i;
-  int j;
-  for (i = 0; i < n; i++)
-  {
-    for (j = 0; j < i; j++)
-    {
-      x[i] -= L[(i * n) + j] * x[j];
-    }
-    x[i] = x[i] / L[(i * n) + i];
-  }
+  x[i] = x[i] / L[(i * n) + i];
+}
+
+/* trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i. */
+__global__ void trisolv_update_x_2(int n, const double *L, double *x, int i)
+{
+  const int c1 = i + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(c1 >= i + 1 && c1 < n))
+    return;
+  x[c1] -= L[(c1 * n) + i] * x[i];
 }
 
 extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
 {
+  int i;
   {
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
-      trisolv_update_x<<<grid, block>>>(n, x, b);
+      trisolv_update_x_1<<<grid, block>>>(n, x, b);
     }
   }
-  trisolv_seq_x<<<1, 1>>>(n, L, x);
+  for (i = 0; i < n; i++)
+  {
+    trisolv_seq_x<<<1, 1>>>(n, L, x, i);
+    {
+      const int extent_x = n - i - 1;   /* c1 */
+      if (extent_x > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(extent_x, 256));
+        trisolv_update_x_2<<<grid, block>>>(n, L, x, i);
+      }
+    }
+  }
 }
 
 extern "C" void kernel_trisolv(int n, double *L, double *x, double *b)

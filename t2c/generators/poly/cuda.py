@@ -31,8 +31,9 @@ from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 HELPERS = """\
-static inline int poly_min(int a, int b) { return a < b ? a : b; }
-static inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 """
 
@@ -151,7 +152,8 @@ class Printer:
     def launch_box(self, launch: Launch):
         stmts = launch.statements()
         outer = tuple(l.var for l in launch.host_loops)
-        return self.an.model.box(stmts, tuple(l.var for l in launch.grid), outer)
+        at = {n.stmt.name: n.at for n in launch.grid[-1].statements() if n.at is not None}
+        return self.an.model.box(stmts, tuple(l.var for l in launch.grid), outer, at)
 
     def kernel(self, launch: Launch) -> tuple[str, list[str]]:
         """The __global__ function of a launch and its argument names."""

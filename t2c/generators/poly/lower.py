@@ -10,8 +10,9 @@ from __future__ import annotations
 from ...analysis import NotAffine, analyze
 from ...ir import Kernel
 from .cuda import Printer, sequential_candidate
-from .mapping import map_to_grid
+from .mapping import Plan, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
+from .schedule import isl_tree
 from .transform import distribute, fuse, permute, wavefront
 
 
@@ -38,4 +39,23 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
     if not an.legal(tree):                               # every pass checked itself; this is the last guard
         raise LoweringError(f"{kernel.name}: the transformed schedule breaks a dependence")
     plan = map_to_grid(an, tree, options)                # parallel bands -> launches, carried loops -> host
+    if options.isl_schedule:
+        plan = better_of(an, plan, isl_tree(an), options)   # isl's scheduler: pivots outermost
     return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
+
+
+def better_of(an, plan: Plan, tree: list | None, options: PolyOptions) -> Plan:
+    """isl's schedule instead of the reference's loops when it leaves strictly fewer loops
+    in order around some statement (on the host or in a thread): a factorization whose
+    pivot loop was inside its parallel loops, a wavefront the loop passes cannot find."""
+    if tree is None:
+        return plan
+    if not an.legal(tree):
+        raise LoweringError(f"{an.program.kernel.name}: isl's schedule breaks a dependence")
+    other = map_to_grid(an, tree, options)
+    if serial_depth(other) >= serial_depth(plan):
+        return plan
+    other.notes.append(f"Schedule: isl's scheduler (outer parallelism first) rather than the "
+                       f"reference's loop order: at most {serial_depth(other)} loop(s) run in order "
+                       f"around a statement instead of {serial_depth(plan)}.")
+    return other

@@ -137,6 +137,13 @@ def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
     return p
 
 
+def serial_depth(plan: Plan) -> int:
+    """The most loops that run in order (host loops, loops inside a thread) around one statement."""
+    def inner(nodes, depth):
+        return max([depth if isinstance(n, Stmt) else inner(n.body, depth + 1) for n in nodes], default=0)
+    return max([len(l.host_loops) + inner(l.body, 0) for l in plan.launches], default=0)
+
+
 def _has_parallel(an, tree, loop) -> bool:
     return any(isinstance(n, Loop) and (parallel(an, tree, n) or _has_parallel(an, tree, n))
                for n in loop.body)
@@ -144,14 +151,13 @@ def _has_parallel(an, tree, loop) -> bool:
 
 def _axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:
     """threadIdx.x for the loop most used in last subscripts (coalescing), then y, z."""
-    stmts = []
-    for s in grid[-1].statements():
-        stmts.append(s.stmt)
     score = {l.var: 0 for l in grid}
-    for s in stmts:
-        for a in s.accesses:
+    for n in grid[-1].statements():
+        bind = n.bind or {}                              # a new schedule: iterators -> loop vars
+        for a in n.stmt.accesses:
             if a.index:
-                for v in set(_WORD.findall(a.index[-1])) & set(score):
+                words = {w for it in _WORD.findall(a.index[-1]) for w in _WORD.findall(bind.get(it, it))}
+                for v in words & set(score):
                     score[v] += 1
     order = [l.var for l in grid]
     x = max(reversed(order), key=lambda v: score[v])    # ties: the innermost

@@ -19,6 +19,7 @@ class PolyOptions:
     permute: bool = True                     # move parallel loops outward in a band
     fuse: bool = True                        # re-join nests that share a grid
     wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
+    isl_schedule: bool = True                # isl's scheduler's tree when it runs fewer loops in order
     sequential: bool = False                 # one thread for everything (the safe baseline)
 
     def replace(self, **changes) -> "PolyOptions":
