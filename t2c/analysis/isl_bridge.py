@@ -214,6 +214,14 @@ class Model:
             out.append((sp.get_tuple_name(isl.dim_type.in_), sp.get_tuple_name(isl.dim_type.out), m))
         return out
 
+    def touches(self, stmt: str, index: tuple[str, ...], cell: tuple[str, ...]) -> bool:
+        """Whether some instance of `stmt` has subscripts `index` equal to `cell` (both
+        affine text over the statement's iterators and the sizes)."""
+        s = self.specs[stmt]
+        eqs = " and ".join(f"{_v(a)} = {_v(b)}" for a, b in zip(index, cell))
+        st = isl.Set(self.head + f"{{ [{', '.join(_v(l) for l in s.loops)}] : {self._cons(s)} and {eqs} }}")
+        return not st.intersect_params(self.context).is_empty()
+
     # -- isl's own schedule ---------------------------------------------------------------
     def scheduled_ast(self, deps: isl.UnionMap) -> list:
         """isl's schedule for these statements, outer parallelism first, as a plain AST.

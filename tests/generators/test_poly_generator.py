@@ -74,6 +74,8 @@ def test_readable_mapping_comments(candidates, name):
     ("cholesky", "for (k = 0; k < n; k++)", 2),
     ("nussinov", "for (c0 = 1; c0 < n; c0++)", 1),         # anti-diagonals j - i
     ("seidel-2d", "for (c0 = 3; c0 <", 1),                 # a (t, i) hyperplane wavefront
+    ("ludcmp", "for (k = 0; k < n - 1; k++)", 6),           # w folded into A[i][j]: lu's form
+    ("floyd-warshall", "for (k = 0; k < n; k++)", 8),      # pivot row/column split off
 ])
 def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
     """Where isl's scheduler leaves fewer loops in order than the reference's loop order, the
@@ -82,6 +84,7 @@ def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
     _, text = candidates[k.name]
     assert "Schedule: isl's scheduler" in text
     assert host in text.split("_device(")[1]
+    assert "wave" not in text.split("_device(")[1]          # no host wavefront loop left
     assert len(re.findall(r"<<<grid, block>>>", text)) == grids
     plain = generate(k, PolyOptions(isl_schedule=False))
     assert "Schedule: isl's scheduler" not in plain
@@ -195,3 +198,33 @@ def test_gen_command_writes_a_candidate(tmp_path):
     assert res.exit_code == 0, res.output
     text = out.read_text()
     assert 'extern "C" void kernel_gemm_device(' in text and 'extern "C" void kernel_gemm(' in text
+
+
+_ROWS = """void k(int n, double A[n][n]) {
+  int i, j, l;
+  double w;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < i; j++) {
+      w = A[i][j];
+      for (l = 0; l < j; l++)
+        w -= A[i][l] * A[l][j];
+      A[i][j] = w / %s;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("last, folds", [("A[j][j]", True),      # ludcmp's row: lu's form
+                                         ("A[i][j]", False)])    # reads the cell's old value
+def test_scalar_folds_into_its_cell_only_when_legal(tmp_path, last, folds):
+    from t2c.analysis import analyze
+    from t2c.generators.poly.schedule import fold_scalars
+    p = tmp_path / "k.c"
+    p.write_text(_ROWS % last)
+    k = read_c(p)
+    folded = fold_scalars(analyze(k))
+    assert (folded is not None) == folds
+    if folds:
+        assert [s.text for s in folded.program.statements] == [
+            "A[i][j] -= A[i][l] * A[l][j]", "A[i][j] = A[i][j] / A[j][j]"]
+        assert not folded.webs

@@ -16,7 +16,7 @@ static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* atax_update_y_1: one thread per (i): i -> x. */
-__global__ void atax_update_y_1(int n, const double *x, double *y)
+__global__ void atax_update_y_1(int n, double *y)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= 0 && i < n))
@@ -39,7 +39,7 @@ __global__ void atax_update_tmp(int m, int n, const double *A, const double *x, 
 }
 
 /* atax_update_y_2: one thread per (j): j -> x; loop i runs in order inside each thread. */
-__global__ void atax_update_y_2(int m, int n, const double *A, const double *x, double *y, const double *tmp)
+__global__ void atax_update_y_2(int m, int n, const double *A, double *y, const double *tmp)
 {
   const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(j >= 0 && j < n))
@@ -58,7 +58,7 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     if (extent_x > 0) {
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
-      atax_update_y_1<<<grid, block>>>(n, x, y);
+      atax_update_y_1<<<grid, block>>>(n, y);
     }
   }
   {
@@ -74,7 +74,7 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     if (extent_x > 0) {
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
-      atax_update_y_2<<<grid, block>>>(m, n, A, x, y, tmp);
+      atax_update_y_2<<<grid, block>>>(m, n, A, y, tmp);
     }
   }
 }

@@ -8,7 +8,7 @@
 //   thread-local scalars sum: private to each thread (no value crosses iterations of the parallel loops).
 //   durbin_seq_y_1: one thread: nothing here is parallel.
 //   durbin_seq_scalars: one thread runs loop i in order: nothing here is parallel. Launched once per host iteration of k.
-//   durbin_update_scalars: one thread per (i): i -> x. Launched once per host iteration of k.
+//   durbin_update_z: one thread per (i): i -> x. Launched once per host iteration of k.
 //   durbin_update_y: one thread per (i): i -> x. Launched once per host iteration of k.
 //   durbin_seq_y_2: one thread: nothing here is parallel. Launched once per host iteration of k.
 
@@ -46,8 +46,8 @@ __global__ void durbin_seq_scalars(const double *r, const double *y, int k)
   dev_alpha = (-(r[k] + sum)) / dev_beta;
 }
 
-/* durbin_update_scalars: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void durbin_update_scalars(const double *y, int k)
+/* durbin_update_z: one thread per (i): i -> x. Launched once per host iteration of k. */
+__global__ void durbin_update_z(const double *y, int k)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= 0 && i < k))
@@ -82,7 +82,7 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        durbin_update_scalars<<<grid, block>>>(y, k);
+        durbin_update_z<<<grid, block>>>(y, k);
       }
     }
     {

@@ -3,9 +3,17 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   host loop wave: a wavefront; instances on one diagonal are independent.
-//   host loops k, wave: carry a dependence from one iteration to the next, so each iteration launches its kernels in order.
-//   floyd_warshall_update_path: one thread per (i): i -> x (j = wave - i: the threads of one launch form a diagonal wavefront). Launched once per host iteration of k, wave.
+//   host loop k: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
+//   floyd_warshall_update_path_1: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   floyd_warshall_update_path_2: one thread per (j): j -> x. Launched once per host iteration of k.
+//   floyd_warshall_update_path_3: one thread per (i): i -> x. Launched once per host iteration of k.
+//   floyd_warshall_seq_path: one thread: nothing here is parallel. Launched once per host iteration of k.
+//   floyd_warshall_update_path_4: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   floyd_warshall_update_path_5: one thread per (i): i -> x. Launched once per host iteration of k.
+//   floyd_warshall_update_path_6: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   floyd_warshall_update_path_7: one thread per (j): j -> x. Launched once per host iteration of k.
+//   floyd_warshall_update_path_8: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+// Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (pivot rows and columns split off): at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,14 +23,84 @@ static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a 
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* floyd_warshall_update_path: one thread per (i): i -> x (j = wave - i: the threads of one launch form a diagonal wavefront). Launched once per host iteration of k, wave. */
-__global__ void floyd_warshall_update_path(int n, int *path, int k, int wave)
+/* floyd_warshall_update_path_1: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_1(int n, int *path, int k)
+{
+  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < k && j >= 0 && j < k))
+    return;
+  path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+}
+
+/* floyd_warshall_update_path_2: one thread per (j): j -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_2(int n, int *path, int k)
+{
+  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(j >= 0 && j < k))
+    return;
+  path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
+}
+
+/* floyd_warshall_update_path_3: one thread per (i): i -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_3(int n, int *path, int k)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
+  if (!(i >= 0 && i < k))
     return;
-  const int j = wave - i;
-  if (!(j >= 0 && j <= (n - 1)))
+  path[(i * n) + k] = (path[(i * n) + k] < (path[(i * n) + k] + path[(k * n) + k])) ? (path[(i * n) + k]) : (path[(i * n) + k] + path[(k * n) + k]);
+}
+
+/* floyd_warshall_seq_path: one thread: nothing here is parallel. Launched once per host iteration of k. */
+__global__ void floyd_warshall_seq_path(int n, int *path, int k)
+{
+  path[(k * n) + k] = (path[(k * n) + k] < (path[(k * n) + k] + path[(k * n) + k])) ? (path[(k * n) + k]) : (path[(k * n) + k] + path[(k * n) + k]);
+}
+
+/* floyd_warshall_update_path_4: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_4(int n, int *path, int k)
+{
+  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n && j >= 0 && j < k))
+    return;
+  path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+}
+
+/* floyd_warshall_update_path_5: one thread per (i): i -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_5(int n, int *path, int k)
+{
+  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n))
+    return;
+  path[(i * n) + k] = (path[(i * n) + k] < (path[(i * n) + k] + path[(k * n) + k])) ? (path[(i * n) + k]) : (path[(i * n) + k] + path[(k * n) + k]);
+}
+
+/* floyd_warshall_update_path_6: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_6(int n, int *path, int k)
+{
+  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < k && j >= k + 1 && j < n))
+    return;
+  path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+}
+
+/* floyd_warshall_update_path_7: one thread per (j): j -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_7(int n, int *path, int k)
+{
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(j >= k + 1 && j < n))
+    return;
+  path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
+}
+
+/* floyd_warshall_update_path_8: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void floyd_warshall_update_path_8(int n, int *path, int k)
+{
+  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
     return;
   path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
 }
@@ -30,18 +108,75 @@ __global__ void floyd_warshall_update_path(int n, int *path, int k, int wave)
 extern "C" void kernel_floyd_warshall_device(int n, int *path)
 {
   int k;
-  int wave;
   for (k = 0; k < n; k++)
   {
-    for (wave = 0 + 0; wave <= (n - 1) + (n - 1); wave++)
     {
-      {
-        const int extent_x = n;   /* i */
-        if (extent_x > 0) {
-          dim3 block(256);
-          dim3 grid(poly_blocks(extent_x, 256));
-          floyd_warshall_update_path<<<grid, block>>>(n, path, k, wave);
-        }
+      const int extent_x = k;   /* j */
+      const int extent_y = k;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        floyd_warshall_update_path_1<<<grid, block>>>(n, path, k);
+      }
+    }
+    {
+      const int extent_x = k;   /* j */
+      if (extent_x > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(extent_x, 256));
+        floyd_warshall_update_path_2<<<grid, block>>>(n, path, k);
+      }
+    }
+    {
+      const int extent_x = k;   /* i */
+      if (extent_x > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(extent_x, 256));
+        floyd_warshall_update_path_3<<<grid, block>>>(n, path, k);
+      }
+    }
+    floyd_warshall_seq_path<<<1, 1>>>(n, path, k);
+    {
+      const int extent_x = k;   /* j */
+      const int extent_y = n - k - 1;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        floyd_warshall_update_path_4<<<grid, block>>>(n, path, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 1;   /* i */
+      if (extent_x > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(extent_x, 256));
+        floyd_warshall_update_path_5<<<grid, block>>>(n, path, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 1;   /* j */
+      const int extent_y = k;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        floyd_warshall_update_path_6<<<grid, block>>>(n, path, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 1;   /* j */
+      if (extent_x > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(extent_x, 256));
+        floyd_warshall_update_path_7<<<grid, block>>>(n, path, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 1;   /* j */
+      const int extent_y = n - k - 1;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        floyd_warshall_update_path_8<<<grid, block>>>(n, path, k);
       }
     }
   }

@@ -16,7 +16,7 @@ static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* gemver_update_A: one thread per (i, j): i -> y, j -> x. */
-__global__ void gemver_update_A(int n, double *A, const double *u1, const double *v1, const double *u2, const double *v2, const double *x, const double *y)
+__global__ void gemver_update_A(int n, double *A, const double *u1, const double *v1, const double *u2, const double *v2)
 {
   const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -60,7 +60,7 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      gemver_update_A<<<grid, block>>>(n, A, u1, v1, u2, v2, x, y);
+      gemver_update_A<<<grid, block>>>(n, A, u1, v1, u2, v2);
     }
   }
   {

@@ -3,11 +3,15 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   host loop i: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
-//   thread-local scalars w, w_2, w_3, w_4: private to each thread (no value crosses iterations of the parallel loops).
-//   ludcmp_seq_A: one thread runs loops j, k in order: nothing here is parallel. Launched once per host iteration of i.
-//   ludcmp_update_A: one thread per (j): j -> x; loop k runs in order inside each thread. Launched once per host iteration of i.
-//   ludcmp_seq_y_x: one thread runs loops i, j in order: nothing here is parallel.
+//   host loops k, j: carry a dependence from one iteration to the next, so each iteration launches its kernels in order.
+//   ludcmp_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k.
+//   ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   ludcmp_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   ludcmp_update_y_1: one thread per (i): i -> x.
+//   ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j.
+//   ludcmp_update_x: one thread per (i): i -> x.
+//   ludcmp_seq_x: one thread runs loops c0, j in order: nothing here is parallel.
+// Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (scalars folded into array cells): at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -17,82 +21,138 @@ static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a 
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* ludcmp_seq_A: one thread runs loops j, k in order: nothing here is parallel. Launched once per host iteration of i. */
-__global__ void ludcmp_seq_A(int n, double *A, int i)
+/* ludcmp_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
+__global__ void ludcmp_update_A_1(int n, double *A, int k)
 {
-  int j;
-  int k;
-  double w;
-  for (j = 0; j < i; j++)
-  {
-    w = A[(i * n) + j];
-    for (k = 0; k < j; k++)
-    {
-      w -= A[(i * n) + k] * A[(k * n) + j];
-    }
-    A[(i * n) + j] = w / A[(j * n) + j];
-  }
-}
-
-/* ludcmp_update_A: one thread per (j): j -> x; loop k runs in order inside each thread. Launched once per host iteration of i. */
-__global__ void ludcmp_update_A(int n, double *A, const double *x, int i)
-{
-  const int j = i + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= i && j < n))
+  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n))
     return;
-  int k;
-  double w_2;
-  w_2 = A[(i * n) + j];
-  for (k = 0; k < i; k++)
-  {
-    w_2 -= A[(i * n) + k] * A[(k * n) + j];
-  }
-  A[(i * n) + j] = w_2;
+  A[(i * n) + k] = A[(i * n) + k] / A[(k * n) + k];
 }
 
-/* ludcmp_seq_y_x: one thread runs loops i, j in order: nothing here is parallel. */
-__global__ void ludcmp_seq_y_x(int n, const double *A, const double *b, double *x, double *y)
+/* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void ludcmp_update_A_2(int n, double *A, int k)
 {
-  int i;
+  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n && j >= i && j < n))
+    return;
+  A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
+}
+
+/* ludcmp_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+__global__ void ludcmp_update_A_3(int n, double *A, int k)
+{
+  const int i = k + 2 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+    return;
+  A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
+}
+
+/* ludcmp_update_y_1: one thread per (i): i -> x. */
+__global__ void ludcmp_update_y_1(int n, const double *b, double *y)
+{
+  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < n))
+    return;
+  y[i] = b[i];
+}
+
+/* ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j. */
+__global__ void ludcmp_update_y_2(int n, const double *A, double *y, int j)
+{
+  const int i = j + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= j + 1 && i < n))
+    return;
+  y[i] -= A[(i * n) + j] * y[j];
+}
+
+/* ludcmp_update_x: one thread per (i): i -> x. */
+__global__ void ludcmp_update_x(int n, double *x, const double *y)
+{
+  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < n))
+    return;
+  x[i] = y[i];
+}
+
+/* ludcmp_seq_x: one thread runs loops c0, j in order: nothing here is parallel. */
+__global__ void ludcmp_seq_x(int n, const double *A, double *x)
+{
+  int c0;
   int j;
-  double w_3;
-  double w_4;
-  for (i = 0; i < n; i++)
+  for (c0 = -n + 1; c0 <= 0; c0++)
   {
-    w_3 = b[i];
-    for (j = 0; j < i; j++)
+    for (j = -c0 + 1; j < n; j++)
     {
-      w_3 -= A[(i * n) + j] * y[j];
+      x[-c0] -= A[((-c0) * n) + j] * x[j];
     }
-    y[i] = w_3;
-  }
-  for (i = n - 1; i >= 0; i--)
-  {
-    w_4 = y[i];
-    for (j = i + 1; j < n; j++)
-    {
-      w_4 -= A[(i * n) + j] * x[j];
-    }
-    x[i] = w_4 / A[(i * n) + i];
+    x[-c0] = x[-c0] / A[((-c0) * n) + (-c0)];
   }
 }
 
 extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, double *y)
 {
-  int i;
-  for (i = 0; i < n; i++)
+  int k;
+  int j;
+  for (k = 0; k < n - 1; k++)
   {
-    ludcmp_seq_A<<<1, 1>>>(n, A, i);
     {
-      const int extent_x = n - i;   /* j */
+      const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        ludcmp_update_A<<<grid, block>>>(n, A, x, i);
+        ludcmp_update_A_1<<<grid, block>>>(n, A, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 1;   /* j */
+      const int extent_y = n - k - 1;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        ludcmp_update_A_2<<<grid, block>>>(n, A, k);
+      }
+    }
+    {
+      const int extent_x = n - k - 2;   /* j */
+      const int extent_y = n - k - 2;   /* i */
+      if (extent_x > 0 && extent_y > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+        ludcmp_update_A_3<<<grid, block>>>(n, A, k);
       }
     }
   }
-  ludcmp_seq_y_x<<<1, 1>>>(n, A, b, x, y);
+  {
+    const int extent_x = n;   /* i */
+    if (extent_x > 0) {
+      dim3 block(256);
+      dim3 grid(poly_blocks(extent_x, 256));
+      ludcmp_update_y_1<<<grid, block>>>(n, b, y);
+    }
+  }
+  for (j = 0; j < n - 1; j++)
+  {
+    {
+      const int extent_x = n - j - 1;   /* i */
+      if (extent_x > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(extent_x, 256));
+        ludcmp_update_y_2<<<grid, block>>>(n, A, y, j);
+      }
+    }
+  }
+  {
+    const int extent_x = n;   /* i */
+    if (extent_x > 0) {
+      dim3 block(256);
+      dim3 grid(poly_blocks(extent_x, 256));
+      ludcmp_update_x<<<grid, block>>>(n, x, y);
+    }
+  }
+  ludcmp_seq_x<<<1, 1>>>(n, A, x);
 }
 
 extern "C" void kernel_ludcmp(int n, double *A, double *b, double *x, double *y)

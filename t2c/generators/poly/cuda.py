@@ -98,6 +98,8 @@ class Printer:
         self.k, self.an, self.plan, self.opt = k, an, plan, options
         prog = an.program
         self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
+        self.scratch = {f"dev_{n}": v for n, v in prog.locals.items()     # extents known at run time
+                        if v.shape and not all(e.isdigit() for e in v.shape)}
         self.r = Renderer(k, self.local_arrays)
         self.short = short_name(k)
         self.dtypes = {s.name: s.dtype for s in k.scalars}
@@ -136,7 +138,8 @@ class Printer:
             written = []
             for s in launch.statements():
                 for a in self.an.program.statement(s).writes():
-                    if a.name not in self.an.program.locals and a.name not in written:
+                    local = self.an.program.locals.get(a.name)
+                    if (local is None or local.shape) and a.name not in written:
                         written.append(a.name)
             base = f"{self.short}_{'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
             base = re.sub(r"\W", "_", base)
@@ -192,7 +195,7 @@ class Printer:
             body.append(f"  {t} {web};")
         body += self.render_nodes(launch.body, "  ")
         text = "\n".join(body)
-        used = set(_WORD.findall(text))
+        used = set(_WORD.findall(re.sub(r"\.[xyz]\b", "", text)))     # not blockIdx.x's x
         args = self.kernel_args(launch, used)
         params = ", ".join(self.param_decl(a, launch) for a in args)
         src = [f"/* {self.describe(launch)} */",
@@ -207,15 +210,17 @@ class Printer:
             if p in used or (arr and any(e in used for e in ())):
                 args.append(p)
         shapes_needed = set()
-        for a in self.k.arrays:
-            if a.name in used:
-                for ext in a.shape[1:]:
+        for name, shape in [(a.name, a.shape) for a in self.k.arrays] + \
+                [(n, v.shape) for n, v in self.scratch.items()]:
+            if name in used:
+                for ext in shape[1:]:
                     shapes_needed |= set(_WORD.findall(ext))
         for s in self.k.sizes:
             if s.name in shapes_needed and s.name not in args:
                 args.insert(0, s.name)
         args = [p for p in self.k.params if p in args]
         args += [w for w in hosts if w in used]
+        args += [n for n in self.scratch if n in used]
         args += [l.var for l in launch.host_loops if l.var in used]
         return args
 
@@ -225,6 +230,8 @@ class Printer:
             written = any(a.name == name for s in launch.statements()
                           for a in self.an.program.statement(s).writes())
             return f"{'' if written else 'const '}{arr.dtype} *{name}"
+        if name in self.scratch:
+            return f"{self.scratch[name].dtype} *{name}"
         if name in self.dtypes:
             return f"{self.dtypes[name]} {name}"
         if name in self.web_type:
@@ -287,7 +294,7 @@ class Printer:
                     for w, s in self.plan.storage.items() if s == "global"]
         globals_ += [f"__device__ {self.an.program.locals[n].dtype} dev_{n}"
                      f"{''.join(f'[{e}]' for e in shape)};   /* the reference's local array */"
-                     for n, shape in self.local_arrays.items()]
+                     for n, shape in self.local_arrays.items() if f"dev_{n}" not in self.scratch]
         if k.returns:
             globals_.append(f"__device__ {ret} dev_return;")
         if globals_:
@@ -310,7 +317,12 @@ class Printer:
         for w, s in self.plan.storage.items():
             if s == "host":
                 out.append(f"  {self.web_type[w]} {w};")
+        for n, v in self.scratch.items():
+            size = " * ".join(f"(size_t)({e})" for e in v.shape)
+            out.append(f"  {v.dtype} *{n} = NULL;   /* {v.name}: a scalar of the reference, expanded */")
+            out.append(f"  cudaMalloc((void **)&{n}, {size} * sizeof({v.dtype}) + 1);")
         out += self.host_items(self.plan.items, "  ", calls)
+        out += [f"  cudaFree({n});" for n in self.scratch]
         if k.returns:
             out.append(f"  {ret} result;")
             out.append("  cudaMemcpyFromSymbol(&result, dev_return, sizeof(result));")

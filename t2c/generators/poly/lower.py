@@ -12,7 +12,7 @@ from ...ir import Kernel
 from .cuda import Printer, sequential_candidate
 from .mapping import Plan, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
-from .schedule import isl_tree
+from .schedule import isl_tree, variants
 from .transform import distribute, fuse, permute, wavefront
 
 
@@ -40,22 +40,33 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
         raise LoweringError(f"{kernel.name}: the transformed schedule breaks a dependence")
     plan = map_to_grid(an, tree, options)                # parallel bands -> launches, carried loops -> host
     if options.isl_schedule:
-        plan = better_of(an, plan, isl_tree(an), options)   # isl's scheduler: pivots outermost
+        an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
     return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
 
 
-def better_of(an, plan: Plan, tree: list | None, options: PolyOptions) -> Plan:
-    """isl's schedule instead of the reference's loops when it leaves strictly fewer loops
-    in order around some statement (on the host or in a thread): a factorization whose
-    pivot loop was inside its parallel loops, a wavefront the loop passes cannot find."""
-    if tree is None:
-        return plan
-    if not an.legal(tree):
-        raise LoweringError(f"{an.program.kernel.name}: isl's schedule breaks a dependence")
-    other = map_to_grid(an, tree, options)
-    if serial_depth(other) >= serial_depth(plan):
-        return plan
-    other.notes.append(f"Schedule: isl's scheduler (outer parallelism first) rather than the "
-                       f"reference's loop order: at most {serial_depth(other)} loop(s) run in order "
-                       f"around a statement instead of {serial_depth(plan)}.")
-    return other
+def rescheduled(an, plan: Plan, options: PolyOptions):
+    """isl's schedule of the program (or of a variant: scalars expanded, pivot rows split
+    off) instead of the reference's loops when it leaves strictly fewer loops in order
+    around some statement, on the host or in a thread: a factorization whose pivot loop
+    was inside its parallel loops, a wavefront the loop passes cannot find."""
+    best = (an, plan, serial_depth(plan), "")
+    for v in variants(an):
+        tree = isl_tree(v)
+        if tree is None:
+            continue
+        if not v.legal(tree):
+            raise LoweringError(f"{an.program.kernel.name}: isl's schedule breaks a dependence")
+        other = map_to_grid(v, tree, options)
+        if serial_depth(other) < best[2]:
+            how = "; ".join(x for x in (
+                "scalars folded into array cells" if len(v.program.locals) != len(an.program.locals)
+                or set(v.program.locals) != set(an.program.locals) else "",
+                "pivot rows and columns split off" if len(v.program.statements) >
+                len(an.program.statements) else "") if x)
+            best = (v, other, serial_depth(other), how)
+    v, p, depth, how = best
+    if v is not an or p is not plan:
+        p.notes.append(f"Schedule: isl's scheduler (outer parallelism first) rather than the "
+                       f"reference's loop order{f' ({how})' if how else ''}: at most {depth} "
+                       f"loop(s) run in order around a statement instead of {serial_depth(plan)}.")
+    return v, p

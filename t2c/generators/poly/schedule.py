@@ -29,8 +29,15 @@ from dataclasses import replace
 
 from pycparser import c_ast
 
-from ...analysis import Analysis, Loop, Stmt
+from ...analysis import Access, Analysis, Loop, Stmt, analyze_program, loop_paths
 from ...analysis.model import parse_expr
+from ...frontends.c.normalize import cprint
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _names(text: str) -> list[str]:
+    return _NAME.findall(text)
 
 _C_OPS = {"neg": "-", "min": "poly_min", "max": "poly_max", "floord": "poly_floord"}
 
@@ -151,3 +158,124 @@ def _subst(node, values: dict):
             else:
                 setattr(node, slot, new)
     return node
+
+
+# -- program variants isl's scheduler may do better on -----------------------------------------
+
+def variants(an: Analysis) -> list[Analysis]:
+    """The program itself, then with private scalars folded into array cells, then each of
+    those with the pivot rows and columns split off.  Every variant runs the same
+    statement instances in the same original order, so its exact dependences are the
+    reference's; only what the scheduler can see differs."""
+    out = [an]
+    if an.webs and (x := fold_scalars(an)) is not None:
+        out.append(x)
+    return out + [v for v in map(split_pivots, list(out)) if v is not None]
+
+
+def fold_scalars(an: Analysis) -> Analysis | None:
+    """Each scalar web lives in the array cell its last statement writes: in ludcmp
+    `w = A[i][j]; w -= A[i][k] * A[k][j]; A[i][j] = w / A[j][j]` becomes lu's
+    `A[i][j] -= A[i][k] * A[k][j]; A[i][j] = A[i][j] / A[j][j]`.  The scalar's false
+    dependences, which pin the reference's loop order, disappear.  Legal when the web's
+    statements are all the body of its private loops, its last statement writes one cell
+    per iteration of them, and no other of its statements touches that cell except the
+    first one reading it; None unless every web folds."""
+    prog = an.program
+    paths = loop_paths(prog.body)
+    cells = {}
+    for name, w in an.webs.items():
+        if not w.private or w.exposed:
+            return None
+        body = _body_of(prog.body, paths[w.statements[0]][:len(w.private)])
+        order = [n.stmt.name for n in _leaves(body)]
+        if sorted(order) != sorted(w.statements) or len(order) < 2:
+            return None                                 # other statements share the loops
+        first, last = prog.statement(order[0]), prog.statement(order[-1])
+        targets = [a for a in last.writes() if a.name != w.scalar and a.index]
+        if len(targets) != 1 or not set(_names(" ".join(targets[0].index))) <= \
+                set(w.private) | set(prog.sizes):
+            return None
+        cell = targets[0]
+        for st_name in order:
+            st = prog.statement(st_name)
+            for a in st.accesses:
+                if a.name != cell.name or (st is last and a.write) or (st is first and not a.write):
+                    continue
+                if an.model.touches(st_name, a.index, cell.index):
+                    return None
+        cells[name] = cell
+    statements = []
+    for st in prog.statements:
+        webs = {scalar: web for (s_, scalar), web in an.web_of.items() if s_ == st.name}
+        values = {scalar: parse_expr(_ref_text(cells[web])) for scalar, web in webs.items()}
+        node = _subst(copy.deepcopy(st.node), values)
+        if isinstance(node, c_ast.Assignment) and node.op == "=" and \
+                cprint(node.lvalue) == cprint(node.rvalue):
+            continue                                    # `w = A[i][j]` became `A[i][j] = A[i][j]`
+        accesses = tuple(Access(cells[webs[a.name]].name, cells[webs[a.name]].index, a.write)
+                         if a.name in webs else a for a in st.accesses)
+        statements.append(replace(st, node=node, accesses=accesses))
+    scalars = {w.scalar for w in an.webs.values()}
+    return _reanalyzed(an, statements, {n: v for n, v in prog.locals.items() if n not in scalars})
+
+
+def _ref_text(a: Access) -> str:
+    return a.name + "".join(f"[{i}]" for i in a.index)
+
+
+def _body_of(tree, loops) -> list:
+    return loops[-1].body if loops else tree
+
+
+def _leaves(nodes) -> list:
+    return [x for n in nodes for x in ([n] if isinstance(n, Stmt) else n.statements())]
+
+
+def split_pivots(an: Analysis) -> Analysis | None:
+    """Index-set splitting at pivot rows and columns: a statement that writes `X[i][j]`
+    and reads `X[i][k]` (or `X[k][j]`) gets one copy each for j < k, j == k and j > k.
+    In floyd-warshall the copies on the pivot row and column then run before the rest of
+    their step, and each part is parallel; in the reference's loops only a wavefront is."""
+    statements, changed = [], False
+    for st in an.program.statements:
+        pairs = []
+        for w in st.writes():
+            for r in st.reads(w.name):
+                for a, b in zip(r.index, w.index):
+                    if a != b and a in st.loops and b in st.loops and (b, a) not in pairs:
+                        pairs.append((b, a))
+        pieces = [()]
+        for b, a in pairs:
+            pieces = [p + (f"{b} {op} {a}",) for p in pieces for op in ("<", "=", ">")]
+        if len(pieces) == 1:
+            statements.append(st)
+            continue
+        changed = True
+        statements += [replace(st, name=f"{st.name}_{n}", domain=st.domain + extra)
+                       for n, extra in enumerate(pieces)]
+    if not changed:
+        return None
+    v = _reanalyzed(an, statements, an.program.locals)
+    kept = [s for s in v.program.statements if not v.model.stmt_set([s.name]).is_empty()]
+    return v if len(kept) == len(statements) else _reanalyzed(an, kept, an.program.locals)
+
+
+def _reanalyzed(an: Analysis, statements, locals_) -> Analysis:
+    """The program with its statements replaced (a statement's copies take its place in
+    the loop tree, in order) and analysed again."""
+    by_origin = {}
+    for st in statements:
+        by_origin.setdefault(st.name.split("_")[0], []).append(st)
+
+    def tree(nodes):
+        out = []
+        for n in nodes:
+            if isinstance(n, Stmt):
+                out += [Stmt(st) for st in by_origin.get(n.stmt.name, [])]
+            else:
+                out.append(replace(n, body=tree(n.body)))
+        return out
+    prog = replace(an.program, body=tree(an.program.body), statements=list(statements),
+                   locals=locals_)
+    return analyze_program(prog)
