@@ -2,6 +2,8 @@
 # The PolyBench corpus through t2c on a GPU machine, one `t2c batch` per kernel in parallel
 # (a kernel that hangs costs its own time limit only), merged into one report.
 #   OUT=/tmp/out bash scripts/gpu_polybench.sh [DATASET] [PARALLEL]
+# Env: KERNELS (names; default all), T2C_BACKEND (gpu), T2C_KERNEL_LIMIT (s per kernel, 240),
+#      T2C_BATCH_FLAGS (more `t2c batch` flags, e.g. `--rerun bench` for a second, quieter timing pass).
 set -u
 cd "$(dirname "$0")/.."
 DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
@@ -13,10 +15,10 @@ else
 fi
 export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
-rm -rf /tmp/t2c-rep
+rm -rf /tmp/t2c-rep /tmp/t2c-rep-*.log
 (if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS; else sed -e 's#.*/##' -e 's#[.]c$##' corpora/polybench/benchmark_list; fi) |
   xargs -P "$PAR" -I{} sh -c "timeout ${T2C_KERNEL_LIMIT:-240} python3 -m t2c.cli batch corpora/polybench --only {} \
-     --backend ${T2C_BACKEND:-gpu} --dataset $DS --gpu-jobs $PAR -j 2 --timeout 60 --report-dir /tmp/t2c-rep/{} \
+     --backend ${T2C_BACKEND:-gpu} --dataset $DS --gpu-jobs $PAR -j 2 --timeout 60 ${T2C_BATCH_FLAGS:-} --report-dir /tmp/t2c-rep/{} \
      > /tmp/t2c-rep-{}.log 2>&1; echo \"{} exit \$?\"" | tee "$OUT/kernels.txt"
 cat /tmp/t2c-rep-*.log > "$OUT/batch.log"
 python3 -m t2c.cli report merge $(ls -d /tmp/t2c-rep/*/ | while read d; do [ -f "$d/results.json" ] && echo "$d"; done) \
