@@ -15,6 +15,7 @@ import numpy as np
 
 from . import __version__, config
 from .errors import UserError
+from .generators.command import llm_flags, llm_options
 from .ir import DATASETS
 
 STAGE_CHOICES = ("parse", "reference", "generate", "verify", "bench")
@@ -132,16 +133,17 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
               help="With --baseline: exit 3 when a kernel is slower by this much (and significantly).")
 @click.option("--executor", default="local", show_default=True, metavar="local|dask-local|dask://HOST:PORT",
               help="Where kernels run: local processes, a new local Dask cluster, or a Dask scheduler.")
+@llm_options
 def batch_command(paths, dataset, backend, generator, jobs, gpu_jobs, keep_going, dry_run, force_all,
                   rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml, executor, baseline,
-                  fail_on_regression):
+                  fail_on_regression, **llm):
     """Run every kernel of a corpus through the pipeline, like make: incremental and parallel."""
     from .engine.run import batch
     code = batch(paths, dataset=dataset, backend=backend, generator=generator, jobs=jobs,
                  gpu_jobs=gpu_jobs, fail_fast=not keep_going, dry_run=dry_run, force_all=force_all,
                  rerun=rerun, only=only, exclude=exclude, shard=shard, seed=seed, timeout=timeout,
                  report_dir=report_dir, junit_xml=junit_xml, executor=executor, baseline=baseline,
-                 fail_on_regression=fail_on_regression)
+                 fail_on_regression=fail_on_regression, llm=llm_flags(llm))
     sys.exit(code)
 
 

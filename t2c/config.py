@@ -18,15 +18,46 @@
 | candidate memory limit (MiB)  | T2C_VERIFY_MEM_MB | 8192                        |
 | bench repetitions             | T2C_VERIFY_BENCH_REPS | 20                      |
 
+The `llm` and `hybrid` generators read their settings (`LLMConfig`, docs/llm.md) from, in
+order of precedence: command-line flags, `T2C_LLM_<FIELD>` variables, the `llm:` section of
+`t2c.yaml` in the current directory, then `OPENAI_BASE_URL` / `OPENAI_MODEL`.  The key is
+read only from the variable that `api_key_env` names (`OPENAI_API_KEY` by default), only when
+a request is sent, and is never stored in a setting, a cache entry, a report or a log.
+
+| LLM setting (field)      | variable                 | default                        |
+|--------------------------|--------------------------|--------------------------------|
+| base_url                 | T2C_LLM_BASE_URL         | OPENAI_BASE_URL, else OpenAI's |
+| model                    | T2C_LLM_MODEL            | OPENAI_MODEL (required)        |
+| api_key_env              | T2C_LLM_API_KEY_ENV      | OPENAI_API_KEY                 |
+| temperature              | T2C_LLM_TEMPERATURE      | 0.2                            |
+| max_tokens (per answer)  | T2C_LLM_MAX_TOKENS       | 4096                           |
+| extra_body (JSON)        | T2C_LLM_EXTRA_BODY       | {}                             |
+| stream                   | T2C_LLM_STREAM           | 0                              |
+| timeout (s per request)  | T2C_LLM_TIMEOUT          | 300                            |
+| retries                  | T2C_LLM_RETRIES          | 4                              |
+| concurrency per endpoint | T2C_LLM_CONCURRENCY      | 4                              |
+| cache (rw/replay/refresh/off) | T2C_LLM_CACHE       | rw                             |
+| cache_dir                | T2C_LLM_CACHE_DIR        | <cache directory>/llm          |
+| population               | T2C_LLM_POPULATION       | 2                              |
+| rounds                   | T2C_LLM_ROUNDS           | 4                              |
+| max_calls (per kernel)   | T2C_LLM_MAX_CALLS        | 16                             |
+| max_kernel_tokens        | T2C_LLM_MAX_KERNEL_TOKENS| 400000                         |
+| max_cost (per kernel)    | T2C_LLM_MAX_COST         | 0 (no limit)                   |
+| max_seconds (per kernel) | T2C_LLM_MAX_SECONDS      | 1800                           |
+| price_in / price_out (per 1M tokens) | T2C_LLM_PRICE_IN / _OUT | 0               |
+
 Nothing else in t2c reads the environment for settings.
 """
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+
+from .errors import UserError
 
 
 @dataclass(frozen=True)
@@ -80,3 +111,120 @@ def find_nvcc() -> str | None:
         if cand.exists():
             return str(cand)
     return None
+
+
+# -- the llm and hybrid generators ---------------------------------------------------------
+
+LLM_CACHE_MODES = ("rw", "replay", "refresh", "off")
+PROJECT_FILE = "t2c.yaml"
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Where the model is and how t2c may use it.  Holds the *name* of the key variable only."""
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 0.2
+    max_tokens: int = 4096
+    extra_body: dict = field(default_factory=dict)
+    stream: bool = False
+    timeout: float = 300.0
+    retries: int = 4
+    concurrency: int = 4
+    cache: str = "rw"
+    cache_dir: str | None = None
+    population: int = 2
+    rounds: int = 4
+    max_calls: int = 16
+    max_kernel_tokens: int = 400_000
+    max_cost: float = 0.0
+    max_seconds: float = 1800.0
+    price_in: float = 0.0
+    price_out: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LLMConfig":
+        return cls(**{k: v for k, v in d.items() if k in {f.name for f in fields(cls)}})
+
+    def identity(self) -> dict:
+        """What a generated candidate depends on (a stage key part): not the endpoint's address,
+        the key, the cache mode, timeouts or concurrency, which do not change what the model says."""
+        return {k: getattr(self, k) for k in ("model", "temperature", "max_tokens", "extra_body",
+                                              "population", "rounds", "max_calls",
+                                              "max_kernel_tokens", "max_cost")}
+
+    def response_cache_dir(self) -> Path:
+        return Path(self.cache_dir) if self.cache_dir else load().cache_dir / "llm"
+
+
+def _coerce(name: str, value, origin: str):
+    """A setting's value from text (environment) or YAML, checked against the field's type."""
+    kind = {f.name: f.type for f in fields(LLMConfig)}[name]
+    try:
+        if value is None or kind in ("str | None", "str"):
+            out = None if value is None else str(value)
+        elif kind == "bool":
+            out = value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+        elif kind == "int":
+            out = int(value)
+        elif kind == "float":
+            out = float(value)
+        else:                                                   # extra_body: a mapping
+            out = json.loads(value) if isinstance(value, str) else value
+            if not isinstance(out, dict):
+                raise ValueError
+    except (TypeError, ValueError):
+        raise UserError(f"{origin}: '{value}' is not a valid value for the LLM setting '{name}'",
+                        hint="see docs/llm.md for each setting's type") from None
+    if name == "cache" and out not in LLM_CACHE_MODES:
+        raise UserError(f"{origin}: LLM cache mode '{out}' is not one of {', '.join(LLM_CACHE_MODES)}",
+                        hint="rw (default), replay (CI: cached answers only), refresh or off")
+    return out
+
+
+def _project_llm(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    import yaml
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise UserError(f"cannot read {path}: {e}", file=str(path)) from None
+    section = data.get("llm") if isinstance(data, dict) else None
+    if section is None:
+        return {}
+    known = {f.name for f in fields(LLMConfig)}
+    if not isinstance(section, dict) or set(section) - known:
+        bad = sorted(set(section) - known) if isinstance(section, dict) else ["llm"]
+        raise UserError(f"unknown LLM setting(s) {', '.join(bad)} in {path}", file=str(path),
+                        hint=f"known: {', '.join(sorted(known))}")
+    if "api_key" in section:
+        raise UserError("t2c.yaml may not hold a key", file=str(path), hint="set api_key_env to the "
+                        "name of the environment variable that holds it")
+    return section
+
+
+def load_llm(cli: dict | None = None, env=os.environ, project: Path | str = PROJECT_FILE) -> LLMConfig:
+    """Precedence: command line > T2C_LLM_* > t2c.yaml's `llm:` > OPENAI_BASE_URL / OPENAI_MODEL."""
+    values: dict = {}
+    fallback = {"base_url": env.get("OPENAI_BASE_URL"), "model": env.get("OPENAI_MODEL")}
+    values.update({k: v for k, v in fallback.items() if v})
+    for k, v in _project_llm(Path(project)).items():
+        values[k] = _coerce(k, v, str(project))
+    for f in fields(LLMConfig):
+        var = f"T2C_LLM_{f.name.upper()}"
+        if env.get(var) not in (None, ""):
+            values[f.name] = _coerce(f.name, env[var], var)
+    for k, v in (cli or {}).items():
+        if v is not None:
+            values[k] = _coerce(k, v, f"--llm-{k.replace('_', '-')}")
+    return replace(LLMConfig(), **values)
+
+
+def llm_api_key(cfg: LLMConfig, env=os.environ) -> str | None:
+    """The key, read from the variable the settings name; only the client calls this."""
+    return env.get(cfg.api_key_env) or None

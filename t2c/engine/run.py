@@ -73,15 +73,33 @@ class Progress:
             self.bar.close()
 
 
-def settings_for(dataset, backend, generator, seed, timeout, state_dir) -> dict:
+def settings_for(dataset, backend, generator, seed, timeout, state_dir, llm=None) -> dict:
+    from ..generators import GENERATORS
     cfg = config.load()
+    if generator not in GENERATORS:
+        raise UserError(f"unknown generator '{generator}'", hint=f"use one of: {', '.join(GENERATORS)}")
     if backend == "auto":
         backend = "gpu" if gpu_info.gpu_present() else "emu"
     dataset = (dataset or cfg.dataset or ("LARGE" if backend == "gpu" else "MINI")).upper()
-    return {"dataset": dataset, "backend": backend, "generator": generator,
-            "seed": seed if seed is not None else project_secret(state_dir),
-            "timeout": timeout or cfg.timeout, "ref_cflags": list(cfg.ref_cflags),
-            "toolchain": gpu_info.toolchain(backend), "gpu": gpu_info.fingerprint()}
+    settings = {"dataset": dataset, "backend": backend, "generator": generator,
+                "seed": seed if seed is not None else project_secret(state_dir),
+                "timeout": timeout or cfg.timeout, "ref_cflags": list(cfg.ref_cflags),
+                "toolchain": gpu_info.toolchain(backend), "gpu": gpu_info.fingerprint()}
+    if generator in ("llm", "hybrid"):           # the settings only: the key stays in its variable
+        llm_cfg = config.load_llm(llm)
+        if not llm_cfg.model:
+            raise UserError(f"--generator {generator} needs a model", hint="set --llm-model, "
+                            "T2C_LLM_MODEL or `llm: {model: ...}` in t2c.yaml (docs/llm.md)")
+        settings["llm"] = llm_cfg.to_dict()
+    return settings
+
+
+def llm_totals(rows) -> dict:
+    """The run's model use: the sum over its kernels."""
+    from ..report.basic import LLM_FIGURES
+    total = {f: sum(getattr(r, f) or 0 for r in rows) for f in LLM_FIGURES}
+    return {"calls": total["llm_calls"], "tokens_in": total["llm_tokens_in"],
+            "tokens_out": total["llm_tokens_out"], "cost": round(total["llm_cost"], 6)}
 
 
 def rows_from(results: dict, picked, settings) -> list[Row]:
@@ -108,13 +126,13 @@ def rows_from(results: dict, picked, settings) -> list[Row]:
 def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,
           fail_fast=False, dry_run=False, force_all=False, rerun=(), only=(), exclude=(),
           shard=None, seed=None, timeout=None, report_dir=None, junit_xml=None,
-          executor="local", baseline=None, fail_on_regression="5%", out=click.echo) -> int:
+          executor="local", baseline=None, fail_on_regression="5%", llm=None, out=click.echo) -> int:
     sources = discover(paths)
     picked = select(sources, kernel_ids(sources), only, exclude, parse_shard(shard))
     if not picked:
         out(f"t2c: nothing matched {' '.join(paths)}" + (" with the selection" if sources else ""), err=True)
         return 5
-    settings = settings_for(dataset, backend, generator, seed, timeout, STATE_DIR)
+    settings = settings_for(dataset, backend, generator, seed, timeout, STATE_DIR, llm)
     if gpu_jobs is None:
         gpu_jobs = max(1, len(gpu_info.gpus()))
     opts = Options(jobs=jobs, gpu_jobs=gpu_jobs, fail_fast=fail_fast, dry_run=dry_run,
@@ -144,6 +162,10 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     folder = Path(report_dir) if report_dir else Path("reports") / run_name
     meta = {"t2c": __version__, "settings": settings, "seconds": time.monotonic() - start,
             "command": " ".join(sys.argv)}
+    if "llm" in settings:
+        meta["llm"] = llm_totals(rows)
+        out(f"model use: {meta['llm']['calls']} call(s), {meta['llm']['tokens_in']} tokens in, "
+            f"{meta['llm']['tokens_out']} out, cost {meta['llm']['cost']:g}", err=True)
     sh = parse_shard(shard)
     if sh:
         meta["shard"] = f"{sh[0]}/{sh[1]}"

@@ -58,7 +58,29 @@ def parse_parts(ctx) -> dict:
         pre = ""                                      # a prose spec is its own whole input
     return {"source": _sha(src.read_bytes()), "preprocessed": _sha(pre),
             "function": ctx["settings"].get("function") or "",
-            "frontend": code_version("frontends", "ir", "analysis")}
+            "frontend": code_version("frontends", "ir", "analysis"), **_model_is_parts(ctx)}
+
+
+LLM_GENERATORS = ("llm", "hybrid")
+
+
+def _llm_config(ctx):
+    from ..config import LLMConfig
+    return LLMConfig.from_dict(ctx["settings"]["llm"])
+
+
+def _model_is_parts(ctx) -> dict:
+    """A prose-only spec's IS is the model's when an LLM generator runs: its settings count."""
+    from ..frontends.prose import load_spec
+    src, s = Path(ctx["source"]), ctx["settings"]
+    if s["generator"] not in LLM_GENERATORS or src.suffix != ".md":
+        return {}
+    try:
+        if load_spec(src).blocks:
+            return {}
+    except UserError:
+        return {}
+    return {"llm": _llm_config(ctx).identity(), "llm_code": code_version("generators/llm")}
 
 
 def parse_run(ctx, work: Path) -> dict:
@@ -67,13 +89,32 @@ def parse_run(ctx, work: Path) -> dict:
     from ..ir import to_yaml
     try:
         k = read_kernel(ctx["source"], ctx["settings"].get("function"))
-    except NeedsLLM as e:               # prose only: skipped until an LLM backend is configured
-        return {"status": "needs-llm", "summary": str(e)}
+    except NeedsLLM as e:               # prose only: skipped unless an LLM generator runs
+        if ctx["settings"]["generator"] not in LLM_GENERATORS:
+            return {"status": "needs-llm", "summary": str(e)}
+        return _model_is(ctx, work)
     except UserError as e:
         return {"status": "error", "summary": str(e)}
     (work / "is.yaml").write_text(to_yaml(k))
     return {"status": "ok", "summary": f"{k.name}: {len(k.arrays)} arrays, sizes "
             f"{', '.join(s.name for s in k.sizes)}", "is_key": k.key(), "name": k.name}
+
+
+def _model_is(ctx, work: Path) -> dict:
+    """Intermediate-structured generation, step one: the model writes the spec's formal part."""
+    from ..frontends.prose import load_spec
+    from ..generators.llm import write_is
+    from ..ir import to_yaml
+    try:
+        got = write_is(load_spec(ctx["source"]), _llm_config(ctx))
+    except UserError as e:
+        return {"status": "error", "summary": str(e)}
+    k = got.kernel
+    (work / "is.yaml").write_text(to_yaml(k))
+    (work / "model-is.txt").write_text(got.text)
+    (work / "llm.log").write_text("\n".join(got.log) + "\n")
+    return {"status": "ok", "summary": f"{k.name}: IS written by the model ({len(k.arrays)} arrays)",
+            "is_key": k.key(), "name": k.name, **got.ledger.figures()}
 
 
 # -- reference ----------------------------------------------------------------------------
@@ -117,15 +158,22 @@ def reference_run(ctx, work: Path) -> dict:
 
 def generate_parts(ctx) -> dict:
     s = ctx["settings"]
-    return {"is": ctx["upstream"]["parse"]["is_key"], "generator": s["generator"],
-            "options": s.get("generator_options") or "",
-            "code": code_version("generators", "analysis")}
+    parts = {"is": ctx["upstream"]["parse"]["is_key"], "generator": s["generator"],
+             "options": s.get("generator_options") or "",
+             "code": code_version("generators", "analysis")}
+    if s["generator"] in LLM_GENERATORS:     # the ladder's verdicts steer the evolution
+        parts |= {"llm": _llm_config(ctx).identity(), "backend": s["backend"],
+                  "dataset": s["dataset"], "seed": s["seed"], "timeout": s["timeout"],
+                  "checker": code_version("verify", "runtime")}
+    return parts
 
 
 def generate_run(ctx, work: Path) -> dict:
     from ..generators import generate
     k = _kernel(ctx)
     s = ctx["settings"]
+    if s["generator"] in LLM_GENERATORS:
+        return _evolved(ctx, k, work)
     try:
         source = generate(k, s["generator"])
     except UserError as e:
@@ -133,6 +181,31 @@ def generate_run(ctx, work: Path) -> dict:
     (work / "candidate.cu").write_text(source)
     return {"status": "ok", "summary": f"{len(source.splitlines())} lines of CUDA",
             "candidate": _sha(source)}
+
+
+def _evolved(ctx, k, work: Path) -> dict:
+    """Step two: kernels from the IS and the ABI, evolved against the ladder (generators/llm)."""
+    import json
+    from ..generators.llm import generate
+    s = ctx["settings"]
+    try:
+        got = generate(k, _llm_config(ctx), backend=s["backend"], dataset=s["dataset"], seed=s["seed"],
+                       timeout=s["timeout"], hybrid=s["generator"] == "hybrid")
+    except UserError as e:
+        return {"status": "error", "summary": str(e)}
+    (work / "llm.log").write_text("\n".join(got.log + [f"stopped: {got.stop_reason}"]) + "\n")
+    (work / "lineage.json").write_text(json.dumps(got.lineage, indent=1))
+    for step, source in got.candidates:
+        (work / f"step{step}.cu").write_text(source)
+    figures = {**got.ledger.figures(), "evolution": got.lineage}
+    if got.source is None:
+        return {"status": "failed", "summary": f"no usable candidate from the model ({got.stop_reason})",
+                **figures}
+    (work / "candidate.cu").write_text(got.source)
+    best = got.lineage[got.best_step]
+    return {"status": "ok", "summary": f"{len(got.source.splitlines())} lines of CUDA, step "
+            f"{best['step']} ({best['origin']}, {best['status']}) of {len(got.lineage)}; "
+            f"{got.ledger.calls} model call(s)", "candidate": _sha(got.source), **figures}
 
 
 # -- verify -------------------------------------------------------------------------------

@@ -1,14 +1,41 @@
-"""`t2c gen KERNEL_SOURCE [--function NAME] [-o OUT.cu]`: write a poly candidate.
+"""`t2c gen KERNEL_SOURCE [--function NAME] [--generator poly|llm|hybrid] [-o OUT.cu]`.
 
-Reads the kernel with the C frontend, lowers it with the `poly` generator at its
-default options, and writes the `.cu` text to OUT.cu (or stdout).  A file that
-does not parse is a user error (one line, exit 2), as everywhere in the CLI.
+Reads the kernel (C or a prose spec; a prose-only spec needs `--generator llm|hybrid`,
+whose model writes its IS first), generates a candidate, and writes the `.cu` text to
+OUT.cu (or stdout).  `poly` lowers it at its default options; `llm` and `hybrid` evolve
+candidates against the ladder on the `--backend` with a fresh secret seed, which is
+never shown to the model.  A file that does not parse, or a missing model, is a user
+error (one line, exit 2), as everywhere in the CLI.  `llm_options` gives every command
+that can use a model its `--llm-FIELD` flags (one per `config.LLMConfig` field).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+
+from .. import config
+
+LLM_HELP = {"base_url": "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.",
+            "model": "Model name the endpoint serves.",
+            "api_key_env": "Name of the variable holding the key (never the key itself).",
+            "cache": "Response cache: rw | replay | refresh | off.",
+            "max_tokens": "Token limit per answer.", "extra_body": "JSON merged into each request."}
+
+
+def llm_options(command):
+    """--llm-FIELD for every LLMConfig field (docs/llm.md); values are checked by config.load_llm."""
+    from dataclasses import fields
+    for f in reversed(fields(config.LLMConfig)):
+        flag = f"--llm-{f.name.replace('_', '-')}"
+        command = click.option(flag, f"llm_{f.name}", default=None, metavar="VALUE",
+                               help=LLM_HELP.get(f.name, f"LLM setting {f.name} (docs/llm.md)."))(command)
+    return command
+
+
+def llm_flags(kw: dict) -> dict:
+    return {k[4:]: v for k, v in kw.items() if k.startswith("llm_") and v is not None}
+
 
 
 @click.command("gen")
@@ -17,14 +44,43 @@ import click
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Where to write the candidate .cu (default: stdout).")
 @click.option("--sequential", is_flag=True, help="One GPU thread for everything (the safe baseline).")
-def gen_command(file, function, output, sequential):
-    """Generate a CUDA candidate for a C kernel with the poly generator (no model)."""
-    from ..frontends import read_kernel
-    from .poly import DEFAULT, generate
-    k = read_kernel(file, function)
-    source = generate(k, DEFAULT.replace(sequential=sequential))
+@click.option("--generator", type=click.Choice(["poly", "llm", "hybrid"]), default="poly", show_default=True)
+@click.option("--backend", type=click.Choice(["auto", "gpu", "emu"]), default="auto", show_default=True,
+              help="Where llm/hybrid candidates are checked.")
+@llm_options
+def gen_command(file, function, output, sequential, generator, backend, **llm):
+    """Generate a CUDA candidate for a kernel: poly (no model), llm or hybrid."""
+    if generator == "poly":
+        from ..frontends import read_kernel
+        from .poly import DEFAULT, generate
+        k = read_kernel(file, function)
+        source = generate(k, DEFAULT.replace(sequential=sequential))
+    else:
+        k, source = _with_model(file, function, generator, backend, config.load_llm(llm_flags(llm)))
     if output:
         Path(output).write_text(source)
         click.echo(f"{k.name}: wrote {output}", err=True)
     else:
         click.echo(source, nl=False)
+
+
+def _with_model(file, function, generator, backend, cfg):
+    from ..errors import UserError
+    from ..frontends import read_kernel
+    from ..frontends.prose import NeedsLLM, load_spec
+    from ..verify.device import resolve_backend
+    from ..verify.ladder import default_dataset
+    from ..verify.synth import new_seed
+    from .llm import generate, write_is
+    try:
+        k = read_kernel(file, function)
+    except NeedsLLM:
+        k = write_is(load_spec(file), cfg).kernel
+    backend = resolve_backend(backend)
+    got = generate(k, cfg, backend=backend, dataset=default_dataset(backend), seed=new_seed(),
+                   hybrid=generator == "hybrid")
+    click.echo(f"{k.name}: {len(got.lineage)} candidate(s), {got.ledger.calls} model call(s), "
+               f"{got.ledger.tokens_in + got.ledger.tokens_out} tokens; {got.stop_reason}", err=True)
+    if got.source is None:
+        raise UserError(f"{k.name}: the model gave no usable candidate", hint="see docs/llm.md")
+    return k, got.source

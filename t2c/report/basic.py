@@ -43,7 +43,7 @@ CATEGORIES = ("accepted", "wrong", "build error", "timeout", "unsupported", "nee
 #: results.csv columns, one row per kernel x generator.
 COLUMNS = ("kernel", "generator", "status", "dataset", "kernel_ms", "kernel_p20_ms", "kernel_p80_ms",
            "e2e_ms", "cpu_ms", "speedup", "gbps", "tflops", "roofline_pct", "max_error", "seed",
-           "ref_ms", "message")
+           "ref_ms", "llm_calls", "llm_tokens_in", "llm_tokens_out", "llm_cost", "message")
 
 
 @dataclass
@@ -74,6 +74,10 @@ class Row:
     build: dict = field(default_factory=dict)        # registers, spills, shared bytes, ...
     evolution: list = field(default_factory=list)    # [{step, kernel_ms, status}] in order
     logs: dict = field(default_factory=dict)         # name -> path of a log file
+    llm_calls: int | None = None         # model answers used (IS + kernels), cached ones too
+    llm_tokens_in: int | None = None     # prompt tokens of those answers
+    llm_tokens_out: int | None = None    # completion tokens
+    llm_cost: float | None = None        # at the configured prices (docs/llm.md)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Row":
@@ -105,10 +109,15 @@ def details_from_stages(results: dict[str, dict]) -> dict:
     results under the names of `Row`; files from the stage folders (parse: is.yaml,
     generate: candidate.cu, verify: evidence.json, any stage: *.log)."""
     out: dict = {}
-    for stage in ("verify", "bench"):
+    for stage in ("generate", "verify", "bench"):
         for k, v in (results.get(stage) or {}).items():
             if k in _FIGURES and v is not None:
                 out[k] = v
+    for stage in ("parse", "generate"):          # the model's answers: the IS, then kernels
+        for k in LLM_FIGURES:
+            v = (results.get(stage) or {}).get(k)
+            if v is not None:
+                out[k] = round(out.get(k, 0) + v, 6)
     for stage, name, attr in (("parse", "is.yaml", "is_yaml"), ("generate", "candidate.cu", "candidate"),
                               ("verify", "evidence.json", "evidence")):
         d = (results.get(stage) or {}).get("_dir")
@@ -123,6 +132,7 @@ def details_from_stages(results: dict[str, dict]) -> dict:
     return out
 
 
+LLM_FIGURES = ("llm_calls", "llm_tokens_in", "llm_tokens_out", "llm_cost")
 _FIGURES = ("kernel_ms", "kernel_p20_ms", "kernel_p80_ms", "e2e_ms", "cpu_ms", "gbps", "tflops",
             "roofline_pct", "max_error", "seed", "samples_ms", "build", "evolution")
 

@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..ir import Kernel
-from .compare import compare
+from .compare import compare, poison
 from .mutants import Mutant, mutants
-from .reference import ReferenceFailed, run_reference
+from .reference import ReferenceFailed, array_shape, run_reference
 from .synth import Case, Suite, strengthen
 
 ROUNDS = 2
@@ -68,8 +68,12 @@ class GateResult:
 def _kills(k: Kernel, m: Mutant, case: Case) -> str | None:
     """How the mutant fails this case, or None when it passes."""
     timeout = max(10.0, 50 * case.ref_seconds + 5)
+    # As a candidate does, the mutant starts with its `out` arrays poisoned: one that leaves
+    # elements unwritten fails the comparison, as it would on the ladder.
+    start = dict(case.inputs) | {a.name: poison(a.dtype, array_shape(a, case.sizes))
+                                 for a in k.arrays if a.intent == "out"}
     try:
-        run = run_reference(k.replace(reference=m.reference), case.sizes, case.inputs, timeout=timeout)
+        run = run_reference(k.replace(reference=m.reference), case.sizes, start, timeout=timeout)
     except ReferenceFailed as e:
         return f"crashed: {e}"
     c = compare(k, case.expected, run.outputs, case.sizes)

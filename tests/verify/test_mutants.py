@@ -58,3 +58,30 @@ def test_mutant_gate_passes_for_every_corpus_kernel(source, corpus_gates):
     g = corpus_gates[name]
     assert g.passed, f"{name}: surviving mutants {[f'{m.name}: {m.where}' for m in g.survivors]}"
     assert len(g.mutants) >= 6
+
+
+def test_a_mutant_that_leaves_out_elements_unwritten_is_killed(tmp_path):
+    """Mutants start with poisoned `out` arrays, as candidates do: truncating the loop that
+    zeroes the tail of `y` leaves poison there, so the gate kills it (with zeroed arrays the
+    mutant's output would equal the reference's and the kernel would look weakly tested)."""
+    src = tmp_path / "compact.c"
+    src.write_text("""/*
+ * t2c: size n MINI=50 SMALL=400
+ * t2c: array x[n] in
+ * t2c: array y[n] out
+ * t2c: array count out
+ */
+void compact(int n, float x[n], float y[n], int *count)
+{
+  int m = 0;
+  for (int i = 0; i < n; i++) y[i] = 0.0f;
+  for (int i = 0; i < n; i++)
+    if (x[i] > 0.0f) { y[m] = x[i]; m++; }
+  count[0] = m;
+}
+""")
+    k = read_c(src)
+    g = gate(build_suite(k, 7, dataset="MINI"), jobs=1)
+    truncated = [m for m in g.mutants if m.name == "truncated_loop:0"]
+    assert truncated and truncated[0].killed and "unwritten" in truncated[0].how
+    assert g.passed, [f"{m.name}: {m.where}" for m in g.survivors]

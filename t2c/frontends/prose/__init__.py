@@ -12,11 +12,14 @@ reports) treats a spec like any C kernel, and a spec's IS printed as C
 (`reference_file`) reads back to the same key.
 
 `read_spec(path)` gives one validated `Kernel` or raises `UserError` naming
-spec.md:LINE:COL.  A spec without a formal block needs an LLM to write its IS; none
-is wired in yet, so such a spec raises `NeedsLLM` (a UserError the batch engine
-reports as "needs-llm": skipped, never failed and never faked).  `load_spec(path)`
-gives the parsed declarations, among them the spec's tolerance, which the IS does
-not carry.
+spec.md:LINE:COL.  A spec without a formal block needs an LLM to write its IS: such a
+spec raises `NeedsLLM` (a UserError the batch engine reports as "needs-llm": skipped,
+never failed and never faked) unless the batch runs the `llm` or `hybrid` generator,
+which asks the model for the formal part (generators/llm: `write_is`) and reads its
+answer with `kernel_from_statements` (```t2c statements) or `kernel_from_c` (a C99
+reference loop nest with the ABI's signature).  Either way the front matter stays the
+spec's own: a model never changes the contract.  `load_spec(path)` gives the parsed
+declarations, among them the spec's tolerance, which the IS does not carry.
 """
 from __future__ import annotations
 
@@ -29,7 +32,8 @@ from .compile import Compiler
 from .language import SpecSyntaxError, parse
 from .spec import Spec, load_spec
 
-__all__ = ["NeedsLLM", "Spec", "load_spec", "read_spec", "spec_to_c"]
+__all__ = ["NeedsLLM", "Spec", "kernel_from_c", "kernel_from_statements", "load_spec",
+           "read_spec", "spec_to_c"]
 
 
 class NeedsLLM(UserError):
@@ -66,12 +70,17 @@ def spec_to_c(spec: Spec) -> tuple[str, int]:
 
 
 def read_spec(path: str | Path) -> Kernel:
-    from ..c import read_c
     spec = load_spec(path)
     if not spec.blocks:
         raise NeedsLLM(f"'{spec.name}' is prose only (no ```t2c block): writing its IS needs an "
                        "LLM backend, and none is configured", file=spec.path, line=1, col=1,
-                       hint="add a formal ```t2c block (docs/specs.md), or run with an LLM backend")
+                       hint="add a formal ```t2c block (docs/specs.md), or run with --generator llm "
+                            "(docs/llm.md)")
+    return _compiled(spec)
+
+
+def _compiled(spec: Spec) -> Kernel:
+    from ..c import read_c
     text, line = spec_to_c(spec)
     with tempfile.TemporaryDirectory(prefix="t2c-spec-") as tmp:
         c_file = Path(tmp) / f"{spec.name}.c"
@@ -86,6 +95,55 @@ def read_spec(path: str | Path) -> Kernel:
                                  "SPEC` prints the generated C") from None
     return kernel.replace(origin=Origin(spec.path, spec.name, line, 1),
                           description=spec.description)
+
+
+def kernel_from_statements(spec: Spec, statements: str, where: str) -> Kernel:
+    """The IS of a prose-only spec whose formal statements someone else (a model) wrote.
+
+    Errors name `where` (e.g. "histogram: the model's IS") and the statement's line there."""
+    from dataclasses import replace
+    return _compiled(replace(spec, path=where, blocks=((1, statements),))).replace(
+        origin=Origin(spec.path, spec.name, 1, 1))
+
+
+def kernel_from_c(spec: Spec, function: str, where: str) -> Kernel:
+    """The IS of a prose-only spec from a C99 reference function someone else (a model) wrote.
+
+    The spec's front matter becomes the function's `t2c:` annotations, so shapes, intents,
+    presets, constraints and domains are the spec's; the function must have the ABI's
+    signature (sizes, scalars, then arrays, as the front matter lists them) and may not
+    carry annotations of its own.  Errors name `where` and the line in `function`."""
+    from ..c import read_c
+    if "t2c:" in function:
+        raise UserError("the reference may not carry `t2c:` annotations", file=where, line=1, col=1,
+                        hint="the spec's front matter gives shapes, intents and domains; remove them")
+    head = "/*\n" + "".join(f" * {n}\n" for n in annotations(spec)) + " */\n#include <math.h>\n\n"
+    offset = head.count("\n")
+    with tempfile.TemporaryDirectory(prefix="t2c-spec-") as tmp:
+        c_file = Path(tmp) / f"{spec.name}.c"
+        c_file.write_text(head + function)
+        try:
+            kernel = read_c(c_file, spec.name)
+        except UserError as e:
+            line = (e.line - offset) if e.line and e.line > offset else 1
+            raise UserError(e.message.replace(str(c_file), where), file=where, line=line,
+                            col=e.col, hint=e.hint) from None
+    want = [*spec.sizes, *spec.scalars, *spec.arrays]
+    if list(kernel.params) != want:
+        raise UserError(f"the function's parameters are ({', '.join(kernel.params)})", file=where,
+                        line=1, col=1, hint=f"write `{spec.name}({', '.join(want)})`: sizes, scalars, "
+                        "then arrays, as the front matter lists them")
+    for a in kernel.arrays:
+        d = spec.arrays[a.name]
+        if (a.dtype, a.intent) != (d.dtype, d.intent):
+            raise UserError(f"array '{a.name}' is {a.dtype} {a.intent} in the function, "
+                            f"{d.dtype} {d.intent} in the spec", file=where, line=1, col=1,
+                            hint="declare every array with the spec's element type")
+    for s in kernel.scalars:
+        if s.intent == "in" and spec.scalars.get(s.name) != s.dtype:
+            raise UserError(f"scalar '{s.name}' is {s.dtype} in the function, "
+                            f"{spec.scalars.get(s.name)} in the spec", file=where, line=1, col=1)
+    return kernel.replace(origin=Origin(spec.path, spec.name, 1, 1), description=spec.description)
 
 
 def main(argv=None):

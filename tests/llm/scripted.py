@@ -1,0 +1,235 @@
+"""Scripted model answers for the fake server: good kernels, broken ones, cheats, an IS.
+
+`responder(request)` reads the conversation the way a model would (which kernel, how many
+times t2c has sent feedback) and answers deterministically, so a run and its replay see
+the same answers whatever order the batch's workers ask in:
+
+    relu       first a kernel that does not compile, then (after the build error) a good one
+    axpy       first a wrong result (y = a*x, the + y forgotten), then a good one
+    gemv       first a cheat (only rows below 7, MINI's m, are computed), then a good one
+    histogram  its IS (prose only): first a data-dependent write t2c refuses, then a loop
+               nest it accepts; its kernel: atomics, right the first time
+    sort, topk_rows, stream_compaction: their IS (prose only), right the first time
+    any other kernel: t2c's poly candidate for the reference in the prompt (`compiled`),
+               so that a whole corpus runs through the model path
+"""
+from __future__ import annotations
+
+import re
+
+RELU = """#include <cuda_runtime.h>
+__global__ void relu_k(int n, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+extern "C" void relu_device(int n, float *x, float *y)
+{
+  if (n > 0) relu_k<<<(n + 255) / 256, 256>>>(n, x, y);
+}
+extern "C" void relu(int n, float *x, float *y)
+{
+  size_t b = (size_t)n * sizeof(float);
+  float *dx, *dy;
+  cudaMalloc((void **)&dx, b ? b : 1);
+  cudaMalloc((void **)&dy, b ? b : 1);
+  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+  relu_device(n, dx, dy);
+  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+  cudaFree(dx);
+  cudaFree(dy);
+}
+"""
+RELU_BROKEN = RELU.replace("if (i < n) y[i] = fmaxf(x[i], 0.0f);", "if (i < n) y[i] = fmaxf(x[i], 0.0f)  /* ; */")
+
+AXPY = """#include <cuda_runtime.h>
+__global__ void axpy_k(int n, float a, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" void axpy_device(int n, float a, float *x, float *y)
+{
+  if (n > 0) axpy_k<<<(n + 127) / 128, 128>>>(n, a, x, y);
+}
+extern "C" void axpy(int n, float a, float *x, float *y)
+{
+  size_t b = (size_t)n * sizeof(float);
+  float *dx, *dy;
+  cudaMalloc((void **)&dx, b ? b : 1);
+  cudaMalloc((void **)&dy, b ? b : 1);
+  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+  cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+  axpy_device(n, a, dx, dy);
+  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+  cudaFree(dx);
+  cudaFree(dy);
+}
+"""
+AXPY_WRONG = AXPY.replace("y[i] = a * x[i] + y[i];", "y[i] = a * x[i];")
+
+GEMV = """#include <cuda_runtime.h>
+__global__ void gemv_k(int m, int n, const float *A, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  double acc = 0.0;
+  for (int j = 0; j < n; j++) acc += A[(size_t)i * n + j] * x[j];
+  y[i] = (float)acc;
+}
+extern "C" void gemv_device(int m, int n, float *A, float *x, float *y)
+{
+  if (m > 0) gemv_k<<<(m + 63) / 64, 64>>>(m, n, A, x, y);
+}
+extern "C" void gemv(int m, int n, float *A, float *x, float *y)
+{
+  size_t bA = (size_t)m * n * sizeof(float), bx = (size_t)n * sizeof(float), by = (size_t)m * sizeof(float);
+  float *dA, *dx, *dy;
+  cudaMalloc((void **)&dA, bA ? bA : 1);
+  cudaMalloc((void **)&dx, bx ? bx : 1);
+  cudaMalloc((void **)&dy, by ? by : 1);
+  cudaMemcpy(dA, A, bA, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, bx, cudaMemcpyHostToDevice);
+  gemv_device(m, n, dA, dx, dy);
+  cudaMemcpy(y, dy, by, cudaMemcpyDeviceToHost);
+  cudaFree(dA);
+  cudaFree(dx);
+  cudaFree(dy);
+}
+"""
+# The cheat does the work only for the rows the MINI preset has, and zeroes the rest.
+GEMV_CHEAT = GEMV.replace("  if (i >= m) return;\n",
+                          "  if (i >= m) return;\n  if (i >= 7) { y[i] = 0.0f; return; }\n")
+
+HISTOGRAM = """#include <cuda_runtime.h>
+__global__ void hist_zero(int nbins, int *hist)
+{
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v < nbins) hist[v] = 0;
+}
+__global__ void hist_count(int n, int nbins, const int *x, int *hist)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && x[i] >= 0 && x[i] < nbins) atomicAdd(&hist[x[i]], 1);
+}
+extern "C" void histogram_device(int n, int nbins, int *x, int *hist)
+{
+  if (nbins > 0) hist_zero<<<(nbins + 127) / 128, 128>>>(nbins, hist);
+  if (n > 0) hist_count<<<(n + 127) / 128, 128>>>(n, nbins, x, hist);
+}
+extern "C" void histogram(int n, int nbins, int *x, int *hist)
+{
+  size_t bx = (size_t)n * sizeof(int), bh = (size_t)nbins * sizeof(int);
+  int *dx, *dh;
+  cudaMalloc((void **)&dx, bx ? bx : 1);
+  cudaMalloc((void **)&dh, bh ? bh : 1);
+  cudaMemcpy(dx, x, bx, cudaMemcpyHostToDevice);
+  histogram_device(n, nbins, dx, dh);
+  cudaMemcpy(hist, dh, bh, cudaMemcpyDeviceToHost);
+  cudaFree(dx);
+  cudaFree(dh);
+}
+"""
+HISTOGRAM_IS_REFUSED = """void histogram(int n, int nbins, int x[n], int hist[nbins])
+{
+  for (int v = 0; v < nbins; v++) hist[v] = 0;
+  for (int i = 0; i < n; i++)
+    if (x[i] >= 0 && x[i] < nbins) hist[x[i]] += 1;
+}
+"""
+HISTOGRAM_IS = """void histogram(int n, int nbins, int x[n], int hist[nbins])
+{
+  for (int v = 0; v < nbins; v++) {
+    hist[v] = 0;
+    for (int i = 0; i < n; i++)
+      if (x[i] == v) hist[v] += 1;
+  }
+}
+"""
+
+# The other prose-only specs' IS, as a model would write it from their prose.
+SORT_IS = """void sort(int n, unsigned keys[n], unsigned sorted[n])
+{
+  for (int i = 0; i < n; i++) sorted[i] = keys[i];
+  for (int i = 1; i < n; i++) {
+    unsigned v = sorted[i];
+    int j = i - 1;
+    while (j >= 0 && sorted[j] > v) {
+      sorted[j + 1] = sorted[j];
+      j--;
+    }
+    sorted[j + 1] = v;
+  }
+}
+"""
+TOPK_IS = """void topk_rows(int b, int c, int k, float X[b][c], float vals[b][k], int inds[b][k])
+{
+  for (int r = 0; r < b; r++)
+    for (int t = 0; t < k; t++) {
+      int best = -1;
+      for (int j = 0; j < c; j++) {
+        int taken = 0;
+        for (int u = 0; u < t; u++)
+          if (inds[r][u] == j) taken = 1;
+        if (!taken && (best < 0 || X[r][j] > X[r][best])) best = j;
+      }
+      inds[r][t] = best;
+      vals[r][t] = X[r][best];
+    }
+}
+"""
+COMPACTION_IS = """void stream_compaction(int n, float x[n], float y[n], int *count)
+{
+  int m = 0;
+  for (int i = 0; i < n; i++) y[i] = 0.0f;
+  for (int i = 0; i < n; i++)
+    if (x[i] > 0.0f) {
+      y[m] = x[i];
+      m++;
+    }
+  count[0] = m;
+}
+"""
+
+#: kernel -> answers by the number of times t2c has sent feedback (the last one repeats).
+KERNELS = {"relu": [RELU_BROKEN, RELU], "axpy": [AXPY_WRONG, AXPY], "gemv": [GEMV_CHEAT, GEMV],
+           "histogram": [HISTOGRAM]}
+IS_ANSWERS = {"histogram": [HISTOGRAM_IS_REFUSED, HISTOGRAM_IS], "sort": [SORT_IS],
+              "topk_rows": [TOPK_IS], "stream_compaction": [COMPACTION_IS]}
+
+
+def compiled(prompt: str) -> str | None:
+    """Any other kernel: the whole-corpus runs' stand-in for a model that knows its craft —
+    t2c's own poly compiler on the reference the prompt shows (None: no reference there)."""
+    import tempfile
+    from pathlib import Path
+    from t2c.frontends.c import read_c
+    from t2c.generators.poly import generate
+    m = re.search(r"```c\n(.*?)```", prompt, re.S)
+    if not m:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "reference.c"
+        path.write_text(m.group(1))
+        return generate(read_c(path))
+
+
+def fenced(code: str, lang: str = "cuda") -> str:
+    return f"Here is the implementation.\n\n```{lang}\n{code}```\n"
+
+
+def responder(request: dict) -> dict:
+    messages = request.get("messages") or []
+    first = next((m["content"] for m in messages if m["role"] == "user"), "")
+    feedback = sum(m["role"] == "user" for m in messages) - 1
+    if "has no formal part yet" in first:
+        name = re.search(r"^name:\s*(\w+)", first, re.M).group(1)
+        answers, lang = IS_ANSWERS[name], "c"
+    else:
+        m = re.search(r"implementation of the kernel `(\w+)`", first)
+        if m and m.group(1) not in KERNELS and (source := compiled(first)):
+            return {"text": fenced(source)}
+        if not m or m.group(1) not in KERNELS:
+            return {"text": "I am not sure what you mean."}       # no code at all
+        answers, lang = KERNELS[m.group(1)], "cuda"
+    return {"text": fenced(answers[min(feedback, len(answers) - 1)], lang)}
