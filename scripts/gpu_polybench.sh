@@ -3,7 +3,9 @@
 # (a kernel that hangs costs its own time limit only), merged into one report.
 #   OUT=/tmp/out bash scripts/gpu_polybench.sh [DATASET] [PARALLEL]
 # Env: KERNELS (names; default all), T2C_BACKEND (gpu), T2C_KERNEL_LIMIT (s per kernel, 240),
-#      T2C_BATCH_FLAGS (more `t2c batch` flags, e.g. `--rerun bench` for a second, quieter timing pass).
+#      T2C_BATCH_FLAGS (more `t2c batch` flags, e.g. `--rerun bench` for a second, quieter timing pass),
+#      T2C_DEADLINE (s: then stop what still runs and report what finished; set it below the device
+#      call's limit so that a long run still leaves a merged report).
 set -u
 cd "$(dirname "$0")/.."
 DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
@@ -15,11 +17,21 @@ else
 fi
 export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
-rm -rf /tmp/t2c-rep /tmp/t2c-rep-*.log
-(if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS; else sed -e 's#.*/##' -e 's#[.]c$##' corpora/polybench/benchmark_list; fi) |
+# A device call that hit its limit can leave per-kernel batches running (`timeout` puts each in
+# its own process group): stop them, or they compete with this run for the GPU and the cores.
+pkill -f "t2c.cli batch corpora/polybench" && echo "stopped batches left by an earlier call" && sleep 2
+rm -rf /tmp/t2c-rep /tmp/t2c-rep-*.log /tmp/t2c-merged
+( (if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS; else sed -e 's#.*/##' -e 's#[.]c$##' corpora/polybench/benchmark_list; fi) |
   xargs -P "$PAR" -I{} sh -c "timeout ${T2C_KERNEL_LIMIT:-240} python3 -m t2c.cli batch corpora/polybench --only {} \
      --backend ${T2C_BACKEND:-gpu} --dataset $DS --gpu-jobs $PAR -j 2 --timeout 60 ${T2C_BATCH_FLAGS:-} --report-dir /tmp/t2c-rep/{} \
-     > /tmp/t2c-rep-{}.log 2>&1; echo \"{} exit \$?\"" | tee "$OUT/kernels.txt"
+     > /tmp/t2c-rep-{}.log 2>&1; echo \"{} exit \$?\"" | tee "$OUT/kernels.txt" ) &
+runs=$!
+for ((waited = 0; waited < ${T2C_DEADLINE:-86400}; waited += 2)); do kill -0 $runs 2>/dev/null || break; sleep 2; done
+if kill -0 $runs 2>/dev/null; then        # the deadline: no new kernels, stop the running ones
+  pkill -f "xargs -P $PAR -I{}"; pkill -f "t2c.cli batch corpora/polybench"
+  echo "T2C_DEADLINE (${T2C_DEADLINE} s) reached: unfinished kernels stopped" | tee -a "$OUT/kernels.txt"
+fi
+wait
 cat /tmp/t2c-rep-*.log > "$OUT/batch.log"
 python3 -m t2c.cli report merge $(ls -d /tmp/t2c-rep/*/ | while read d; do [ -f "$d/results.json" ] && echo "$d"; done) \
   -o /tmp/t2c-merged > /dev/null 2>&1
