@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop k: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   thread-local scalars nrm: private to each thread (no value crosses iterations of the parallel loops).
-//   gramschmidt_seq_R: one thread runs loop i in order: nothing here is parallel. Launched once per host iteration of k.
+//   gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then one block combines the blocks'. Launched once per host iteration of k.
 //   gramschmidt_update_Q: one thread per (i): i -> x. Launched once per host iteration of k.
 //   gramschmidt_update_R: one thread per (j): j -> x; loop i runs in order inside each thread. Launched once per host iteration of k.
 //   gramschmidt_update_A: one thread per (j, i): j -> x, i -> y. Launched once per host iteration of k.
@@ -13,22 +13,47 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* gramschmidt_seq_R: one thread runs loop i in order: nothing here is parallel. Launched once per host iteration of k. */
-__global__ void gramschmidt_seq_R(int m, int n, const double *A, double *R, int k)
+__device__ double gramschmidt_reduce_R_partials[1024];   /* one per block */
+
+/* gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then one block combines the blocks'. Launched once per host iteration of k. */
+__global__ void gramschmidt_reduce_R_partial(int m, int n, const double *A, double *R, int k)
 {
+  __shared__ double red[256];
+  double nrm = 0;
   int i;
-  double nrm;
-  nrm = 0.0;
-  for (i = 0; i < m; i++)
+  for (i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < m; i += (int)(gridDim.x * blockDim.x))
   {
     nrm += A[(i * n) + k] * A[(i * n) + k];
   }
-  R[(k * n) + k] = sqrt(nrm);
+  red[threadIdx.x] = nrm;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) red[threadIdx.x] = red[threadIdx.x] + red[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) gramschmidt_reduce_R_partials[blockIdx.x] = red[0];
+}
+
+__global__ void gramschmidt_reduce_R_final(int m, int n, const double *A, double *R, int k, int parts)
+{
+  __shared__ double red[256];
+  double nrm = 0;
+  for (int q = threadIdx.x; q < parts; q += blockDim.x)
+    nrm = nrm + gramschmidt_reduce_R_partials[q];
+  red[threadIdx.x] = nrm;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) red[threadIdx.x] = red[threadIdx.x] + red[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    double total = red[0];
+    nrm = 0.0;
+    nrm = nrm + total;
+    R[(k * n) + k] = sqrt(nrm);
+  }
 }
 
 /* gramschmidt_update_Q: one thread per (i): i -> x. Launched once per host iteration of k. */
@@ -69,7 +94,14 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
   int k;
   for (k = 0; k < n; k++)
   {
-    gramschmidt_seq_R<<<1, 1>>>(m, n, A, R, k);
+    {
+      const int extent = m;   /* i */
+      int parts = extent > 0 ? (int)poly_blocks(extent, 256) : 1;
+      if (parts > 1024)
+        parts = 1024;
+      gramschmidt_reduce_R_partial<<<parts, 256>>>(m, n, A, R, k);
+      gramschmidt_reduce_R_final<<<1, 256>>>(m, n, A, R, k, parts);
+    }
     {
       const int extent_x = m;   /* i */
       if (extent_x > 0) {

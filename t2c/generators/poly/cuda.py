@@ -27,6 +27,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
+from . import reduce
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -98,14 +99,16 @@ class Printer:
         self.k, self.an, self.plan, self.opt = k, an, plan, options
         prog = an.program
         self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
-        self.scratch = {f"dev_{n}": v for n, v in prog.locals.items()     # extents known at run time
-                        if v.shape and not all(e.isdigit() for e in v.shape)}
         self.r = Renderer(k, self.local_arrays)
         self.short = short_name(k)
         self.dtypes = {s.name: s.dtype for s in k.scalars}
         self.dtypes.update({a.name: a.dtype for a in k.arrays})
         self.web_type = {w: prog.locals[an.webs[w].scalar].dtype for w in an.webs}
         self.kernels: list[str] = []
+        self.reduction_globals: list[str] = []
+        if options.parallel_reductions:
+            for launch in plan.launches:
+                launch.reduction = reduce.reduction_of(an, plan.storage, launch)
 
     # names --------------------------------------------------------------------------------
     def names_for(self, stmt_name: str) -> dict[str, str]:
@@ -141,7 +144,7 @@ class Printer:
                     local = self.an.program.locals.get(a.name)
                     if (local is None or local.shape) and a.name not in written:
                         written.append(a.name)
-            base = f"{self.short}_{'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
+            base = f"{self.short}_{'reduce' if launch.reduction else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
             base = re.sub(r"\W", "_", base)
             seen[base] = seen.get(base, 0) + 1
             launch.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
@@ -193,13 +196,25 @@ class Printer:
             body.append(f"  int {v};")
         for web, t in locals_.items():
             body.append(f"  {t} {web};")
+        if launch.reduction:
+            return self.reduction_kernels(launch)
         body += self.render_nodes(launch.body, "  ")
         text = "\n".join(body)
-        used = set(_WORD.findall(re.sub(r"\.[xyz]\b", "", text)))     # not blockIdx.x's x
-        args = self.kernel_args(launch, used)
+        args = self.kernel_args(launch, _used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         src = [f"/* {self.describe(launch)} */",
                f"__global__ void {launch.name}({params})", "{", text, "}"]
+        return "\n".join(src), args
+
+    def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
+        (partial, final), decl = reduce.kernels(self, launch, launch.reduction)
+        self.reduction_globals.append(decl)
+        args = self.kernel_args(launch, _used("\n".join(partial + final)))
+        params = ", ".join(self.param_decl(a, launch) for a in args)
+        src = [f"/* {self.describe(launch)} */",
+               f"__global__ void {launch.name}_partial({params})", "{", *partial, "}", "",
+               f"__global__ void {launch.name}_final({params}{', ' if params else ''}int parts)",
+               "{", *final, "}"]
         return "\n".join(src), args
 
     def kernel_args(self, launch, used) -> list[str]:
@@ -210,17 +225,15 @@ class Printer:
             if p in used or (arr and any(e in used for e in ())):
                 args.append(p)
         shapes_needed = set()
-        for name, shape in [(a.name, a.shape) for a in self.k.arrays] + \
-                [(n, v.shape) for n, v in self.scratch.items()]:
-            if name in used:
-                for ext in shape[1:]:
+        for a in self.k.arrays:
+            if a.name in used:
+                for ext in a.shape[1:]:
                     shapes_needed |= set(_WORD.findall(ext))
         for s in self.k.sizes:
             if s.name in shapes_needed and s.name not in args:
                 args.insert(0, s.name)
         args = [p for p in self.k.params if p in args]
         args += [w for w in hosts if w in used]
-        args += [n for n in self.scratch if n in used]
         args += [l.var for l in launch.host_loops if l.var in used]
         return args
 
@@ -230,8 +243,6 @@ class Printer:
             written = any(a.name == name for s in launch.statements()
                           for a in self.an.program.statement(s).writes())
             return f"{'' if written else 'const '}{arr.dtype} *{name}"
-        if name in self.scratch:
-            return f"{self.scratch[name].dtype} *{name}"
         if name in self.dtypes:
             return f"{self.dtypes[name]} {name}"
         if name in self.web_type:
@@ -240,6 +251,8 @@ class Printer:
 
     # host code ------------------------------------------------------------------------------
     def launch_code(self, launch: Launch, args, indent) -> list[str]:
+        if launch.reduction:
+            return reduce.launch_code(self, launch, launch.reduction, args, indent)
         call = ", ".join(args)
         if not launch.grid:
             return [f"{indent}{launch.name}<<<1, 1>>>({call});"]
@@ -289,12 +302,13 @@ class Printer:
         out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).",
                "//"]
         out += ["// " + line for line in self.mapping_notes()]
-        out += ["", "#include <cuda_runtime.h>", "#include <math.h>", "", HELPERS]
+        out += ["", "#include <cuda_runtime.h>", "#include <math.h>", "", "<helpers>"]
         globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
                     for w, s in self.plan.storage.items() if s == "global"]
         globals_ += [f"__device__ {self.an.program.locals[n].dtype} dev_{n}"
                      f"{''.join(f'[{e}]' for e in shape)};   /* the reference's local array */"
-                     for n, shape in self.local_arrays.items() if f"dev_{n}" not in self.scratch]
+                     for n, shape in self.local_arrays.items()]
+        globals_ += self.reduction_globals
         if k.returns:
             globals_.append(f"__device__ {ret} dev_return;")
         if globals_:
@@ -317,12 +331,7 @@ class Printer:
         for w, s in self.plan.storage.items():
             if s == "host":
                 out.append(f"  {self.web_type[w]} {w};")
-        for n, v in self.scratch.items():
-            size = " * ".join(f"(size_t)({e})" for e in v.shape)
-            out.append(f"  {v.dtype} *{n} = NULL;   /* {v.name}: a scalar of the reference, expanded */")
-            out.append(f"  cudaMalloc((void **)&{n}, {size} * sizeof({v.dtype}) + 1);")
         out += self.host_items(self.plan.items, "  ", calls)
-        out += [f"  cudaFree({n});" for n in self.scratch]
         if k.returns:
             out.append(f"  {ret} result;")
             out.append("  cudaMemcpyFromSymbol(&result, dev_return, sizeof(result));")
@@ -330,13 +339,19 @@ class Printer:
         out.append("}")
         out.append("")
         out += dropin(k)
-        return "\n".join(out) + "\n"
+        text = "\n".join(out) + "\n"
+        used = helpers(text)
+        return text.replace("<helpers>\n", used + "\n" if used else "")
 
     def describe(self, launch: Launch) -> str:
         """One sentence: what each thread of a launch does."""
         inner = _inner_loops(launch.body)
         host = [l.var for l in launch.host_loops]
         where = f" Launched once per host iteration of {', '.join(host)}." if host else ""
+        if launch.reduction:
+            r = launch.reduction
+            return (f"{launch.name}: a reduction ({r.op}) over {r.loop.var}: each block combines its "
+                    f"threads' partial results, then one block combines the blocks'.{where}")
         if not launch.grid:
             runs = f" runs loop{'s' if len(inner) > 1 else ''} {', '.join(inner)} in order" if inner else ""
             return f"{launch.name}: one thread{runs}: nothing here is parallel.{where}"
@@ -377,6 +392,17 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + self.plan.notes
+
+
+def helpers(text: str) -> str:
+    """The lines of HELPERS whose function the candidate calls (nvcc warns about the others)."""
+    return "".join(line + "\n" for line in HELPERS.splitlines()
+                   if re.search(r"(\w+)\(", line).group(1) in _WORD.findall(text.replace(line, "")))
+
+
+def _used(text: str) -> set[str]:
+    """The names a kernel body uses (not blockIdx.x's x)."""
+    return set(_WORD.findall(re.sub(r"\.[xyz]\b", "", text)))
 
 
 def short_name(k: Kernel) -> str:

@@ -37,6 +37,7 @@ class Launch:
     body: list                       # nodes each thread runs, in order
     host_loops: list[Loop]           # host loops around the launch, outermost first
     name: str = ""
+    reduction: object = None         # reduce.Reduction: partials on a grid, then one block
 
     def statements(self) -> list[str]:
         out = []
