@@ -239,6 +239,8 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
     """Run every picked kernel's chain on `executor` (executors.py; default: local processes)."""
     ex = executor or LocalExecutor(opts, settings)
     emit = on_event or (lambda o: None)
+    if hasattr(ex, "live"):
+        ex.live = emit
     results: dict[str, list[Outcome]] = {}
     ex.open(len(picked))
     try:

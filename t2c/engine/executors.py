@@ -78,9 +78,11 @@ class LocalExecutor:
         self.width = self.jobs
         self.streams_events = False
         self._pool = self._manager = self._queue = None
+        self.live = None                 # run_batch's printer: inline chains report each stage at once
 
     def open(self, n_kernels: int) -> None:
         if self.jobs == 1 or n_kernels <= 1:
+            self.streams_events = self.live is not None
             return                       # inline: no pool to start for one job
         # Workers opening a new database together race to switch it to WAL mode, and SQLite
         # answers the loser "database is locked" at once (deadlock avoidance skips the busy
@@ -97,7 +99,7 @@ class LocalExecutor:
         if self._pool is None:
             # Inline on purpose: a t2c bug raises here with its traceback, as before executors.
             fut = Future()
-            fut.set_result(task(source, kid, settings, opts))
+            fut.set_result(task(source, kid, settings, opts, _Direct(self.live) if self.live else None))
             return fut
         return self._pool.submit(task, source, kid, settings, opts, self._queue)
 
@@ -120,6 +122,13 @@ class LocalExecutor:
         if self._manager is not None:
             self._manager.shutdown()
         self._pool = self._manager = self._queue = None
+
+
+class _Direct:
+    """An events queue whose `put` prints at once: an inline chain's stages as they end."""
+
+    def __init__(self, emit):
+        self.put = emit
 
 
 def _run_kernel():

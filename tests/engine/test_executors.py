@@ -87,6 +87,26 @@ def test_local_gpu_jobs_spread_over_every_gpu(tmp_path):
     assert LocalExecutor(gpu_opts(tmp_path, 1), {"backend": "emu"}).width == 1
 
 
+def test_one_kernel_inline_reports_each_stage_as_it_ends(tmp_path):
+    """With one kernel (or -j 1) the chain runs in this process; its stages still reach the
+    printer as they end, not all at once when the chain is done (a long LARGE verify would
+    otherwise look like a hang)."""
+    printed = []
+
+    def task(source, kid, settings, opts, events=None):
+        first = Outcome(f"{kid}:parse", kid, "parse", "ok", "", "")
+        events.put(first)
+        assert printed == [first]          # out before the next stage starts
+        second = Outcome(f"{kid}:verify", kid, "verify", "ok", "", "")
+        events.put(second)
+        return [first, second]
+    picked = fake_kernels(tmp_path, 1)
+    opts = Options(jobs=1, cache_dir=tmp_path / "cache", state_dir=tmp_path / "state")
+    results = run_batch(picked, {"backend": "emu"}, opts, on_event=printed.append,
+                        executor=LocalExecutor(opts, {"backend": "emu"}, task=task))
+    assert [o.stage for o in printed] == ["parse", "verify"] == [o.stage for o in results["k0"]]
+
+
 def test_gpu_summary_counts_only_stages_that_ran():
     o = lambda g, s, ran=True: Outcome("k:verify", "k", "verify", "ok", "", "", s, ran, {"gpu": g})
     results = {"a": [o(0, 1.0), o(1, 2.0)], "b": [o(0, 0.5), o(1, 9.0, ran=False)],
