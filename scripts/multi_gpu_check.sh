@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Does `--gpu-jobs 2` use two GPUs?  PolyBench LARGE on the gpu backend, GPU phase with 1 and 2 slots.
 #   bash scripts/multi_gpu_check.sh            on a machine with 2 GPUs; logs under $OUT
+#   env: DATASET (LARGE), KERNELS (names; default the whole corpus), CORPUS (corpora/polybench)
 # First a run that fills the cache with the CPU stages (parse, reference, generate); then the GPU
 # stages alone, forced (--rerun verify --rerun bench) with --gpu-jobs 1 and with --gpu-jobs 2: each
 # of those runs' wall time is its GPU phase.  Prints both, the ratio and the per-GPU lines.
@@ -17,7 +18,8 @@ else
   export PYTHONPATH=$PWD
 fi
 T2C="python3 -m t2c.cli"
-BATCH="$T2C batch $CORPUS --backend gpu --dataset LARGE"
+ONLY=$(for k in ${KERNELS:-}; do printf -- '--only %s ' "$k"; done)
+BATCH="$T2C batch $CORPUS --backend gpu --dataset ${DATASET:-LARGE} $ONLY"
 
 { nvidia-smi -L; echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} (the slots use GPUs 0..N-1 regardless)"; nproc; } \
   | tee "$OUT/env.txt"

@@ -2,9 +2,11 @@
 
     generate(kernel, options=PolyOptions()) -> str    the candidate .cu text
 
-Passes (lower.py): analysis -> distribute -> permute -> fuse -> map to grid -> print.
-Options (options.py) are frozen data; transform.py holds the loop-tree passes,
-mapping.py the host/grid split and scalar storage, cuda.py the printer and the ABI.
+Passes (lower.py): analysis -> distribute -> permute -> fuse -> wavefront -> map to grid,
+or isl's scheduler's tree when it runs fewer loops in order (schedule.py) -> reductions
+(reduce.py) -> print.  Options (options.py) are frozen data; transform.py holds the
+loop-tree passes, mapping.py the host/grid split and scalar storage, cuda.py the printer
+and the ABI.  docs/poly.md describes it all.
 """
 from __future__ import annotations
 
