@@ -254,3 +254,19 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
     capped = generate(dot, PolyOptions(reduction_blocks=2))    # SMALL: n = 4096, 16 blocks' worth
     card = ladder(dot, capped, backend="emu", dataset="SMALL", seed=11)
     assert card.accepted, card.summary()
+
+
+def test_row_reductions_take_a_warp_per_row():
+    """atax's `tmp[i] += A[i][j] * x[j]`: one warp per i, lanes striding j (coalesced), a
+    shuffle tree, lane 0 finishing the row; a loop down a column keeps a thread per index."""
+    from t2c.frontends.prose import read_spec
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["atax"])
+    text = generate(k)
+    assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in text
+    assert "for (j = lane; j < n; j += 32)" in text and "__shfl_down_sync(0xffffffffu, part, s)" in text
+    assert "atax_update_y_2: one thread per (j)" in text           # A[i][j] down i: coalesced as is
+    assert "__shfl_down_sync" not in generate(k, PolyOptions(warp_rows=False))
+    gemv = read_spec(ROOT / "corpora" / "text2cuda" / "gemv.md")
+    card = ladder(gemv, generate(gemv), backend="emu", dataset="SMALL", seed=5)
+    assert card.accepted, card.summary()

@@ -106,9 +106,11 @@ class Printer:
         self.web_type = {w: prog.locals[an.webs[w].scalar].dtype for w in an.webs}
         self.kernels: list[str] = []
         self.reduction_globals: list[str] = []
-        if options.parallel_reductions:
-            for launch in plan.launches:
+        for launch in plan.launches:
+            if options.parallel_reductions:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
+            if options.warp_rows:
+                launch.row = reduce.row_reduction_of(an, plan.storage, launch)
 
     # names --------------------------------------------------------------------------------
     def names_for(self, stmt_name: str) -> dict[str, str]:
@@ -179,6 +181,17 @@ class Printer:
                     loops(n.body)
         loops(launch.body)
         box = self.launch_box(launch) if launch.grid else []
+        if launch.row:
+            (lows, _), = box
+            start = _min(lows)
+            body = [f"  {t} {web};" for web, t in locals_.items()]
+            body += reduce.row_kernel(self, launch, launch.row, "" if start == "0" else f"{start} + ",
+                                      _guard(launch.grid[0]))
+            text = "\n".join(body)
+            args = self.kernel_args(launch, _used(text))
+            params = ", ".join(self.param_decl(a, launch) for a in args)
+            return "\n".join([f"/* {self.describe(launch)} */",
+                              f"__global__ void {launch.name}({params})", "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
             start = _min(lows)
@@ -254,6 +267,15 @@ class Printer:
         if launch.reduction:
             return reduce.launch_code(self, launch, launch.reduction, args, indent)
         call = ", ".join(args)
+        if launch.row:
+            (lows, highs), = self.launch_box(launch)
+            if not lows or not highs:
+                return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
+            return [f"{indent}{{",
+                    f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: a warp each */",
+                    f"{indent}  if (extent > 0)",
+                    f"{indent}    {launch.name}<<<poly_blocks(extent, 8), 256>>>({call});",
+                    f"{indent}}}"]
         if not launch.grid:
             return [f"{indent}{launch.name}<<<1, 1>>>({call});"]
         box = self.launch_box(launch)
@@ -348,6 +370,11 @@ class Printer:
         inner = _inner_loops(launch.body)
         host = [l.var for l in launch.host_loops]
         where = f" Launched once per host iteration of {', '.join(host)}." if host else ""
+        if launch.row:
+            r = launch.row
+            return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "
+                    f"(consecutive lanes, consecutive elements), a shuffle tree adds their parts ({r.op}), "
+                    f"lane 0 finishes the row.{where}")
         if launch.reduction:
             r = launch.reduction
             return (f"{launch.name}: a reduction ({r.op}) over {r.loop.var}: each block combines its "

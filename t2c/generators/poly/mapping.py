@@ -38,6 +38,7 @@ class Launch:
     host_loops: list[Loop]           # host loops around the launch, outermost first
     name: str = ""
     reduction: object = None         # reduce.Reduction: partials on a grid, then one block
+    row: object = None               # reduce.RowReduction: a warp per grid index
 
     def statements(self) -> list[str]:
         out = []

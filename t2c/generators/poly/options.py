@@ -20,6 +20,7 @@ class PolyOptions:
     fuse: bool = True                        # re-join nests that share a grid
     wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
     parallel_reductions: bool = True         # a one-thread sum/max/... loop: block partials, then one block
+    warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
     reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
     isl_schedule: bool = True                # isl's scheduler's tree when it runs fewer loops in order
     sequential: bool = False                 # one thread for everything (the safe baseline)

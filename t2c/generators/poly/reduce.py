@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
+from ...frontends.c.normalize import cprint
 
 THREADS = 256
 
@@ -157,3 +158,135 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
 def _extent_text(p, lows, highs) -> str:
     from .cuda import _extent, _max, _min
     return _extent(_max(highs), _min(lows)) if lows and highs else "0"
+
+
+# -- a warp per row -------------------------------------------------------------------------
+
+@dataclass
+class RowReduction:
+    """A 1-d grid whose threads each reduce a loop over the contiguous subscript
+    (`tmp[i] += A[i][j] * x[j]` for j): one warp per grid index instead, its lanes striding
+    the loop (consecutive lanes read consecutive elements), a shuffle tree, and lane 0
+    running the statements around the loop with the total folded in."""
+    pre: list
+    loop: Loop
+    acc: Stmt
+    post: list
+    target: str                 # C text of the accumulator (`tmp[i]`, or a local scalar)
+    dtype: str
+    op: str
+    part: c_ast.Node            # the contribution of one iteration (`A[i][j] * x[j]`)
+
+    def join(self, total: str) -> str:
+        how = OPS[self.op][2]
+        t = self.target
+        return f"{t} = {t} {how} {total};" if how in "+*" else f"{t} = f{how}({t}, {total});"
+
+
+def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None:
+    if len(launch.grid) != 1 or launch.grid[0].derived:
+        return None
+    loops = [n for n in launch.body if isinstance(n, Loop)]
+    if len(loops) != 1:
+        return None
+    loop = loops[0]
+    at = launch.body.index(loop)
+    pre, post = launch.body[:at], launch.body[at + 1:]
+    if loop.step != 1 or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+        return None
+    acc = loop.body[0]
+    writes = acc.stmt.writes()
+    if len(writes) != 1 or loop.var in " ".join(writes[0].index).replace("(", " ").split():
+        return None
+    w = writes[0]
+    if w.index:
+        dtype = next((a.dtype for a in an.program.kernel.arrays if a.name == w.name), None)
+    else:
+        web = an.web_of.get((acc.stmt.name, w.name))
+        if web is None or storage.get(web) != "local":
+            return None
+        dtype = an.program.locals[w.name].dtype
+    if dtype not in ("float", "double") or acc.stmt.conditional:
+        return None
+    if not any(f.var == loop.var and f.reduction and f.statements == (acc.stmt.name,) for f in an.loops):
+        return None
+    node = acc.stmt.node
+    if not isinstance(node, c_ast.Assignment):
+        return None
+    target = cprint(node.lvalue)
+    got = _contribution(node, target)
+    if got is None:
+        return None
+    op, part = got
+    # Lane 0 runs `pre` after the lanes' loop: it may not write what the loop reads.
+    reads = {a.name for a in acc.stmt.reads()} - {w.name}
+    if any(a.name in reads for s in pre for a in s.stmt.writes()):
+        return None
+    # Worth it only when the loop walks the contiguous subscript (a thread per row would not
+    # coalesce); a loop down a column is coalesced across threads already.
+    streams = [a for a in acc.stmt.accesses if a.index and a.name != w.name]
+    along = sum(loop.var in _words(a.index[-1]) for a in streams)
+    across = sum(launch.grid[0].var in _words(a.index[-1]) for a in streams)
+    if along <= across:
+        return None
+    return RowReduction(pre, loop, acc, post, target, dtype, op, part)
+
+
+def _words(text: str) -> set[str]:
+    import re
+    return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
+def _contribution(node, target: str):
+    """(OPS key, the other operand) of `T op= e`, `T = T + e`, `T = fmax(T, e)`, ...; None else."""
+    same = lambda n: cprint(n) == target
+    inside = lambda n: target in cprint(n)
+    rv = node.rvalue
+    if node.op in ("+=", "-=", "*="):
+        return (node.op, rv) if not inside(rv) else None
+    if node.op != "=":
+        return None
+    if isinstance(rv, c_ast.BinaryOp) and rv.op in ("+", "*"):
+        for a, b in ((rv.left, rv.right), (rv.right, rv.left)):
+            if same(a) and not inside(b):
+                return rv.op + "=", b
+    if isinstance(rv, c_ast.FuncCall) and isinstance(rv.name, c_ast.ID) and rv.args and \
+            rv.name.name in ("fmax", "fmaxf", "fmin", "fminf") and len(rv.args.exprs) == 2:
+        for a, b in (rv.args.exprs, reversed(rv.args.exprs)):
+            if same(a) and not inside(b):
+                return ("max" if "max" in rv.name.name else "min"), b
+    return None
+
+
+def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str]:
+    """The body of a warp-per-row kernel (p: the Printer)."""
+    i, loop, t = launch.grid[0].var, red.loop, red.dtype
+    names = p.names_for(red.acc.stmt.name)
+    op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(red.op)
+    contribution = p.r.statement(c_ast.Assignment(op or "=", c_ast.ID("part"), red.part) if op else
+                                 c_ast.Assignment("=", c_ast.ID("part"), c_ast.FuncCall(
+                                     c_ast.ID("f" + red.op), c_ast.ExprList([c_ast.ID("part"), red.part]))),
+                                 names, "    ")
+    lo = loop.init.split("=", 1)[1].strip()
+    lane_tree = "    part = " + red_combine(red.op, "part", "__shfl_down_sync(0xffffffffu, part, s)") + ";"
+    around = lambda nodes: [x for n in nodes for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")]
+    target = p.r.statement(parse_target(red.target), names, "")[0].rstrip(";")
+    return [f"  const int {i} = {start}(int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);",
+            "  const int lane = threadIdx.x % 32;",
+            f"  if (!({guard}))", "    return;                        /* the whole warp: same row */",
+            f"  int {loop.var};", f"  {t} part = {OPS[red.op][0]};",
+            f"  for ({loop.var} = {'' if lo == '0' else lo + ' + '}lane; {loop.cond}; {loop.var} += 32)",
+            "  {", *contribution, "  }",
+            "  for (int s = 16; s > 0; s >>= 1)", lane_tree,
+            "  if (lane == 0) {", *around(red.pre),
+            "    " + RowReduction.join(RowReduction([], loop, red.acc, [], target, t, red.op, red.part), "part"),
+            *around(red.post), "  }"]
+
+
+def red_combine(op: str, a: str, b: str) -> str:
+    return OPS[op][1].format(a=a, b=b)
+
+
+def parse_target(text: str):
+    from ...analysis.model import parse_expr
+    return parse_expr(text)
