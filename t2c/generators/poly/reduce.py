@@ -79,37 +79,8 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     if not any(f.var == loop.var and f.reduction and f.statements == (acc.stmt.name,)
                for f in an.loops):
         return None
-    op = _operator(acc.stmt.node, scalar)
-    return Reduction(init, loop, acc, fin, scalar, web, dtype, op) if op else None
-
-
-def _operator(node, scalar: str) -> str | None:
-    """`acc += e`, `acc -= e`, `acc *= e`, `acc = acc + e`, `acc = fmaxf(acc, e)`, ... -> OPS key."""
-    if not isinstance(node, c_ast.Assignment) or not _is(node.lvalue, scalar):
-        return None
-    rv = node.rvalue
-    if node.op in ("+=", "-=", "*="):
-        return node.op if not _uses(rv, scalar) else None
-    if node.op != "=":
-        return None
-    if isinstance(rv, c_ast.BinaryOp) and rv.op in ("+", "*"):
-        if _is(rv.left, scalar) and not _uses(rv.right, scalar) or \
-                _is(rv.right, scalar) and not _uses(rv.left, scalar):
-            return rv.op + "="
-    if isinstance(rv, c_ast.FuncCall) and isinstance(rv.name, c_ast.ID) and rv.args and \
-            rv.name.name in ("fmax", "fmaxf", "fmin", "fminf") and len(rv.args.exprs) == 2:
-        a, b = rv.args.exprs
-        if _is(a, scalar) and not _uses(b, scalar) or _is(b, scalar) and not _uses(a, scalar):
-            return "max" if "max" in rv.name.name else "min"
-    return None
-
-
-def _is(node, name: str) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == name
-
-
-def _uses(node, name: str) -> bool:
-    return _is(node, name) or any(_uses(kid, name) for _, kid in node.children())
+    got = _contribution(acc.stmt.node, scalar) if isinstance(acc.stmt.node, c_ast.Assignment) else None
+    return Reduction(init, loop, acc, fin, scalar, web, dtype, got[0]) if got else None
 
 
 def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
