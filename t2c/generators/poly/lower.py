@@ -45,8 +45,8 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
 
 
 def rescheduled(an, plan: Plan, options: PolyOptions):
-    """isl's schedule of the program (or of a variant: scalars expanded, pivot rows split
-    off) instead of the reference's loops when it leaves strictly fewer loops in order
+    """isl's schedule of the program (or of a variant: scalars folded into array cells,
+    pivot rows split off) instead of the reference's loops when it leaves strictly fewer loops in order
     around some statement, on the host or in a thread: a factorization whose pivot loop
     was inside its parallel loops, a wavefront the loop passes cannot find."""
     best = (an, plan, serial_depth(plan), "")

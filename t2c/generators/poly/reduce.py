@@ -35,6 +35,17 @@ OPS = {"+=": ("0", "{a} + {b}", "+"), "-=": ("0", "{a} + {b}", "+"), "*=": ("1",
        "max": ("-INFINITY", "fmax({a}, {b})", "max"), "min": ("INFINITY", "fmin({a}, {b})", "min")}
 
 
+def combine(op: str, a: str, b: str) -> str:
+    """C text combining two partial results of reduction `op`."""
+    return OPS[op][1].format(a=a, b=b)
+
+
+def join(op: str, acc: str, total: str) -> str:
+    """C statement folding the combined `total` into the accumulator after its initial value."""
+    how = OPS[op][2]
+    return f"{acc} = {acc} {how} {total};" if how in "+*" else f"{acc} = f{how}({acc}, {total});"
+
+
 @dataclass
 class Reduction:
     init: Stmt
@@ -46,13 +57,6 @@ class Reduction:
     dtype: str
     op: str                     # a key of OPS
 
-    def combine(self, a: str, b: str) -> str:
-        return OPS[self.op][1].format(a=a, b=b)
-
-    def join(self, acc: str, total: str) -> str:
-        how = OPS[self.op][2]
-        return f"{acc} = {acc} {how} {total};" if how in "+*" else \
-            f"{acc} = f{how}({acc}, {total});"
 
 
 def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
@@ -94,7 +98,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     start = "" if start == "0" else f"{start} + "
     tree = [f"  red[threadIdx.x] = {acc};", "  __syncthreads();",
             "  for (int s = blockDim.x / 2; s > 0; s >>= 1) {",
-            f"    if (threadIdx.x < s) red[threadIdx.x] = {red.combine('red[threadIdx.x]', 'red[threadIdx.x + s]')};",
+            f"    if (threadIdx.x < s) red[threadIdx.x] = {combine(red.op, 'red[threadIdx.x]', 'red[threadIdx.x + s]')};",
             "    __syncthreads();", "  }"]
     partial = [f"  __shared__ {t} red[{THREADS}];", f"  {t} {acc} = {ident};", f"  int {loop.var};",
                f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {loop.cond}; "
@@ -102,10 +106,10 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
                f"  if (threadIdx.x == 0) {name}_partials[blockIdx.x] = red[0];"]
     final = [f"  __shared__ {t} red[{THREADS}];", f"  {t} {acc} = {ident};",
              "  for (int q = threadIdx.x; q < parts; q += blockDim.x)",
-             f"    {acc} = {red.combine(acc, f'{name}_partials[q]')};", *tree,
+             f"    {acc} = {combine(red.op, acc, f'{name}_partials[q]')};", *tree,
              "  if (threadIdx.x == 0) {", f"    {t} total = red[0];",
              *p.r.statement(red.init.stmt.node, p.names_for(red.init.stmt.name), "    "),
-             f"    {red.join(acc, 'total')}",
+             f"    {join(red.op, acc, 'total')}",
              *p.r.statement(red.fin.stmt.node, p.names_for(red.fin.stmt.name), "    "), "  }"]
     return [partial, final], f"__device__ {t} {name}_partials[{p.opt.reduction_blocks}];   /* one per block */"
 
@@ -147,11 +151,6 @@ class RowReduction:
     dtype: str
     op: str
     part: c_ast.Node            # the contribution of one iteration (`A[i][j] * x[j]`)
-
-    def join(self, total: str) -> str:
-        how = OPS[self.op][2]
-        t = self.target
-        return f"{t} = {t} {how} {total};" if how in "+*" else f"{t} = f{how}({t}, {total});"
 
 
 def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None:
@@ -239,7 +238,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
                                      c_ast.ID("f" + red.op), c_ast.ExprList([c_ast.ID("part"), red.part]))),
                                  names, "    ")
     lo = loop.init.split("=", 1)[1].strip()
-    lane_tree = "    part = " + red_combine(red.op, "part", "__shfl_down_sync(0xffffffffu, part, s)") + ";"
+    lane_tree = "    part = " + combine(red.op, "part", "__shfl_down_sync(0xffffffffu, part, s)") + ";"
     around = lambda nodes: [x for n in nodes for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")]
     target = p.r.statement(parse_target(red.target), names, "")[0].rstrip(";")
     return [f"  const int {i} = {start}(int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);",
@@ -250,12 +249,8 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
             "  {", *contribution, "  }",
             "  for (int s = 16; s > 0; s >>= 1)", lane_tree,
             "  if (lane == 0) {", *around(red.pre),
-            "    " + RowReduction.join(RowReduction([], loop, red.acc, [], target, t, red.op, red.part), "part"),
+            "    " + join(red.op, target, "part"),
             *around(red.post), "  }"]
-
-
-def red_combine(op: str, a: str, b: str) -> str:
-    return OPS[op][1].format(a=a, b=b)
 
 
 def parse_target(text: str):
