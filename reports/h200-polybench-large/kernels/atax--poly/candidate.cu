@@ -4,15 +4,12 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   atax_update_y_1: one thread per (i): i -> x.
-//   atax_update_tmp: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   atax_update_tmp: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 //   atax_update_y_2: one thread per (j): j -> x; loop i runs in order inside each thread.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* atax_update_y_1: one thread per (i): i -> x. */
@@ -24,17 +21,24 @@ __global__ void atax_update_y_1(int n, double *y)
   y[i] = 0.0;
 }
 
-/* atax_update_tmp: one thread per (i): i -> x; loop j runs in order inside each thread. */
+/* atax_update_tmp: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
 __global__ void atax_update_tmp(int m, int n, const double *A, const double *x, double *tmp)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
   if (!(i >= 0 && i < m))
-    return;
+    return;                        /* the whole warp: same row */
   int j;
-  tmp[i] = 0.0;
-  for (j = 0; j < n; j++)
+  double part = 0;
+  for (j = lane; j < n; j += 32)
   {
-    tmp[i] = tmp[i] + (A[(i * n) + j] * x[j]);
+    part += A[(i * n) + j] * x[j];
+  }
+  for (int s = 16; s > 0; s >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, s);
+  if (lane == 0) {
+    tmp[i] = 0.0;
+    tmp[i] = tmp[i] + part;
   }
 }
 
@@ -62,12 +66,9 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     }
   }
   {
-    const int extent_x = m;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      atax_update_tmp<<<grid, block>>>(m, n, A, x, tmp);
-    }
+    const int extent = m;   /* i: a warp each */
+    if (extent > 0)
+      atax_update_tmp<<<poly_blocks(extent, 8), 256>>>(m, n, A, x, tmp);
   }
   {
     const int extent_x = n;   /* j */

@@ -18,9 +18,6 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* floyd_warshall_update_path_1: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */

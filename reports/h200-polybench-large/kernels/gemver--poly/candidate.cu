@@ -5,14 +5,11 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   gemver_update_A: one thread per (i, j): i -> y, j -> x.
 //   gemver_update_x: one thread per (i): i -> x; loop j runs in order inside each thread.
-//   gemver_update_w: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   gemver_update_w: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* gemver_update_A: one thread per (i, j): i -> y, j -> x. */
@@ -39,16 +36,23 @@ __global__ void gemver_update_x(int n, double beta, const double *A, double *x, 
   x[i] = x[i] + z[i];
 }
 
-/* gemver_update_w: one thread per (i): i -> x; loop j runs in order inside each thread. */
+/* gemver_update_w: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
 __global__ void gemver_update_w(int n, double alpha, const double *A, double *w, const double *x)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
   if (!(i >= 0 && i < n))
-    return;
+    return;                        /* the whole warp: same row */
   int j;
-  for (j = 0; j < n; j++)
+  double part = 0;
+  for (j = lane; j < n; j += 32)
   {
-    w[i] = w[i] + ((alpha * A[(i * n) + j]) * x[j]);
+    part += (alpha * A[(i * n) + j]) * x[j];
+  }
+  for (int s = 16; s > 0; s >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, s);
+  if (lane == 0) {
+    w[i] = w[i] + part;
   }
 }
 
@@ -72,12 +76,9 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     }
   }
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      gemver_update_w<<<grid, block>>>(n, alpha, A, w, x);
-    }
+    const int extent = n;   /* i: a warp each */
+    if (extent > 0)
+      gemver_update_w<<<poly_blocks(extent, 8), 256>>>(n, alpha, A, w, x);
   }
 }
 
