@@ -166,6 +166,23 @@ def gpu_slot(lock_dir: Path, slots: int):
         time.sleep(0.05)
 
 
+@contextmanager
+def _held(slot, held: dict):
+    """A GPU slot that notes which GPU it was and the seconds spent waiting for it and
+    holding it (a stage takes it only around its GPU work: `ctx["gpu_slot"]`)."""
+    asked = time.monotonic()
+    with slot as gpu:
+        got = time.monotonic()
+        held["gpu"] = gpu
+        held["gpu_wait_s"] = held.get("gpu_wait_s", 0.0) + got - asked
+        held.setdefault("gpu_from", time.time())
+        try:
+            yield gpu
+        finally:
+            held["gpu_s"] = held.get("gpu_s", 0.0) + time.monotonic() - got
+            held["gpu_to"] = time.time()
+
+
 def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None) -> list[Outcome]:
     cache = ArtifactCache(opts.cache_dir)
     state = StateDB(opts.state_dir / "state.sqlite")
@@ -198,12 +215,12 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
                     continue
                 work = cache.new_entry(name)
                 try:
+                    held = {}
                     if uses_gpu and settings["backend"] == "gpu":
-                        with gpu_slot(opts.state_dir / "locks", opts.gpu_jobs) as gpu:
-                            result = run_fn(ctx, work)
-                            result["gpu"] = gpu
-                    else:
-                        result = run_fn(ctx, work)
+                        ctx["gpu_slot"] = lambda: _held(gpu_slot(opts.state_dir / "locks", opts.gpu_jobs), held)
+                    result = run_fn(ctx, work)
+                    ctx.pop("gpu_slot", None)
+                    result.update(held)
                     result["_seconds"] = time.monotonic() - start
                     cache.commit(name, key, work, result)
                 except BaseException:

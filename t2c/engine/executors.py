@@ -318,16 +318,21 @@ def make_executor(spec: str | None, opts, settings, task=None):
 def gpu_summary(results: dict, n_gpus: int = 0) -> str:
     """One line: per GPU, how many GPU stages ran on it in this batch and their seconds.
 
-    A stage's result holds its slot; slot i ran on GPU i mod n_gpus (gpu_slot in
+    A stage's result holds its slot and the seconds it held it (`gpu_s`: its runs on the
+    device, not its CPU work or its wait); slot i ran on GPU i mod n_gpus (gpu_slot in
     batch.py), so with more slots than GPUs several slots add up to one GPU."""
     per: dict[int, list] = {}
+    span = []
     for outcomes in results.values():
         for o in outcomes:
-            slot = (o.result or {}).get("gpu")
-            if o.ran and slot is not None:
-                n_s = per.setdefault(slot % n_gpus if n_gpus else slot, [0, 0.0])
+            r = o.result or {}
+            if o.ran and r.get("gpu") is not None:
+                n_s = per.setdefault(r["gpu"] % n_gpus if n_gpus else r["gpu"], [0, 0.0])
                 n_s[0] += 1
-                n_s[1] += o.seconds
+                n_s[1] += r.get("gpu_s", o.seconds)
+                span += [r[k] for k in ("gpu_from", "gpu_to") if k in r]
     if not per:
         return "per GPU: no GPU stage ran"
-    return "per GPU: " + "; ".join(f"GPU {g}: {n} stage(s), {s:.1f} s" for g, (n, s) in sorted(per.items()))
+    phase = f"; GPU phase {max(span) - min(span):.1f} s (first slot taken to last given back)" if span else ""
+    return "per GPU: " + "; ".join(f"GPU {g}: {n} stage(s), {s:.1f} s held"
+                                   for g, (n, s) in sorted(per.items())) + phase

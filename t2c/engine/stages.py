@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
 
@@ -210,6 +211,11 @@ def _evolved(ctx, k, work: Path) -> dict:
 
 # -- verify -------------------------------------------------------------------------------
 
+def _slot(ctx):
+    """The GPU slot a GPU stage takes around its runs on the device (the engine's lock per
+    GPU); the CPU work before them (suite, mutant gate, nvcc) leaves the GPU to others."""
+    return ctx.get("gpu_slot") or nullcontext
+
 def verify_parts(ctx) -> dict:
     s = ctx["settings"]
     return {"is": ctx["upstream"]["parse"]["is_key"],
@@ -225,7 +231,7 @@ def verify_run(ctx, work: Path) -> dict:
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu")
     shutil.copy(cand, work / "candidate.cu")
     card = ladder(k, cand.read_text(), backend=s["backend"], dataset=s["dataset"],
-                  seed=s["seed"], timeout=s["timeout"], bench=False)
+                  seed=s["seed"], timeout=s["timeout"], bench=False, device=_slot(ctx))
     (work / "evidence.json").write_text(card.to_json())
     return {"status": "ok" if card.accepted else "failed", "summary": card.summary(),
             **card.figures()}
@@ -244,7 +250,7 @@ def bench_run(ctx, work: Path) -> dict:
     k = _kernel(ctx)
     s = ctx["settings"]
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu").read_text()
-    timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"])
+    timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"], device=_slot(ctx))
     (work / "timing.json").write_text(timing.to_json())
     return {"status": "ok", "summary": timing.summary(), **timing.figures()}
 

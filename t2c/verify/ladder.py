@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -84,7 +85,9 @@ def _candidate(candidate: str | Path, source: str | None) -> tuple[Path, str]:
 
 def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
            seed: int | None = None, source: str | None = None, bench: bool = True,
-           timeout: float | None = None) -> Evidence:
+           timeout: float | None = None, device=nullcontext) -> Evidence:
+    """`device()` is entered around the rungs that run the candidate (the engine's GPU
+    slot); static, build, the suite and the mutant gate need no GPU and run before it."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend(backend)
     dataset = (dataset or default_dataset(backend)).upper()
@@ -146,22 +149,23 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                     "cpu_seconds": run.limits.cpu_seconds,
                     "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
                     else f"RLIMIT_DATA {run.limits.data >> 20} MiB (host); the device's own limits"}
-    for rung in RUNTIME_RUNGS:
-        r = rung(run)
-        if rung is rungs.races:
-            ev.races = {"ok": r.ok, "reason": r.reason, **r.detail,
-                        "out_of_bounds": ("AddressSanitizer + UBSan on every emu run" if backend == "emu"
-                                          else "64 KiB guard zones checked after every call; "
-                                               "compute-sanitizer memcheck where installed")}
-        if not record(r):
-            ev.max_error = run.worst
-            return ev
-    ev.max_error = run.worst
-    if bench:
-        r = rungs.bench(run)
-        ev.timings.update(r.detail)
-        if not record(r):
-            return ev
+    with device():
+        for rung in RUNTIME_RUNGS:
+            r = rung(run)
+            if rung is rungs.races:
+                ev.races = {"ok": r.ok, "reason": r.reason, **r.detail,
+                            "out_of_bounds": ("AddressSanitizer + UBSan on every emu run" if backend == "emu"
+                                              else "64 KiB guard zones checked after every call; "
+                                                   "compute-sanitizer memcheck where installed")}
+            if not record(r):
+                ev.max_error = run.worst
+                return ev
+        ev.max_error = run.worst
+        if bench:
+            r = rungs.bench(run)
+            ev.timings.update(r.detail)
+            if not record(r):
+                return ev
     ev.accepted = True
     return ev
 
@@ -174,7 +178,7 @@ def _first_error(log: str) -> str:
 
 
 def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed: int | None = None,
-          timeout: float | None = None, source: str | None = None) -> Timing:
+          timeout: float | None = None, source: str | None = None, device=nullcontext) -> Timing:
     """The bench rung alone, for a candidate the ladder already accepted (gpu only)."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend("gpu")
@@ -187,5 +191,6 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
     suite = build_suite(k, seed, dataset=dataset, backend=backend, points=0)
     suite.cases = suite.of("full")
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout)
-    r = rungs.bench(run)
+    with device():
+        r = rungs.bench(run)
     return Timing(k.name, r.ok and not r.skipped, r.detail, r.reason or r.feedback)

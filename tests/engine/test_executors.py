@@ -34,8 +34,10 @@ def _gpu_stage_parts(ctx):
 
 
 def _gpu_stage_run(ctx, work):
-    time.sleep(0.3)                      # long enough that the slots overlap
-    return {"status": "ok", "summary": os.environ.get("CUDA_VISIBLE_DEVICES", "unset")}
+    time.sleep(0.1)                      # CPU work first (a suite, a mutant gate): no slot held
+    with ctx["gpu_slot"]():
+        time.sleep(0.3)                  # long enough that the slots overlap
+        return {"status": "ok", "summary": os.environ.get("CUDA_VISIBLE_DEVICES", "unset")}
 
 
 FAKE_STAGES = (("gpuwork", _gpu_stage_parts, _gpu_stage_run, True),)
@@ -72,6 +74,8 @@ def assert_spread_over_both_gpus(results):
     assert {o.result["gpu"] for o in stages} == {0, 1}
     # Pinned to its slot's GPU (slots beyond the GPU count share GPUs round-robin).
     assert all(o.summary == str(o.result["gpu"] % max(1, len(gpus()))) for o in stages)
+    # held only around the device part: the CPU part before it is not counted as GPU time
+    assert all(0.3 <= o.result["gpu_s"] < o.seconds - 0.05 for o in stages)
     line = gpu_summary(results)
     assert line.startswith("per GPU: GPU 0: ") and "; GPU 1: " in line
 
@@ -108,14 +112,23 @@ def test_one_kernel_inline_reports_each_stage_as_it_ends(tmp_path):
 
 
 def test_gpu_summary_counts_only_stages_that_ran():
-    o = lambda g, s, ran=True: Outcome("k:verify", "k", "verify", "ok", "", "", s, ran, {"gpu": g})
+    # a stage's seconds on the GPU are those it held the slot (gpu_s), not its whole run
+    o = lambda g, s, ran=True: Outcome("k:verify", "k", "verify", "ok", "", "", s + 7, ran,
+                                       {"gpu": g, "gpu_s": s})
     results = {"a": [o(0, 1.0), o(1, 2.0)], "b": [o(0, 0.5), o(1, 9.0, ran=False)],
                "c": [Outcome("c:parse", "c", "parse", "ok", "", "", 3.0, True, {})]}
-    assert gpu_summary(results) == "per GPU: GPU 0: 2 stage(s), 1.5 s; GPU 1: 1 stage(s), 2.0 s"
+    assert gpu_summary(results) == "per GPU: GPU 0: 2 stage(s), 1.5 s held; GPU 1: 1 stage(s), 2.0 s held"
     assert gpu_summary({}) == "per GPU: no GPU stage ran"
+    # the GPU phase: from the first slot taken to the last given back
+    spans = {"a": [Outcome("a:verify", "a", "verify", "ok", "", "", 9.0, True,
+                           {"gpu": 0, "gpu_s": 2.0, "gpu_from": 100.0, "gpu_to": 102.0})],
+             "b": [Outcome("b:verify", "b", "verify", "ok", "", "", 9.0, True,
+                           {"gpu": 1, "gpu_s": 3.0, "gpu_from": 101.0, "gpu_to": 104.5})]}
+    assert gpu_summary(spans) == ("per GPU: GPU 0: 1 stage(s), 2.0 s held; GPU 1: 1 stage(s), 3.0 s held; "
+                                  "GPU phase 4.5 s (first slot taken to last given back)")
     # Four slots on two GPUs: slots 0 and 2 ran on GPU 0, 1 and 3 on GPU 1.
     four = {"a": [o(0, 1.0), o(1, 1.0), o(2, 1.0), o(3, 1.0)]}
-    assert gpu_summary(four, 2) == "per GPU: GPU 0: 2 stage(s), 2.0 s; GPU 1: 2 stage(s), 2.0 s"
+    assert gpu_summary(four, 2) == "per GPU: GPU 0: 2 stage(s), 2.0 s held; GPU 1: 2 stage(s), 2.0 s held"
 
 
 def test_executor_spec_errors(monkeypatch, tmp_path):

@@ -3,8 +3,8 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   host loop c0: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
-//   nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of c0.
+//   host loop wave: a wavefront; the instances on one diagonal are independent, so each value of wave is one launch of parallel work.
+//   nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of wave.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
@@ -12,41 +12,53 @@
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of c0. */
-__global__ void nussinov_update_table(int n, const char *seq, int *table, int c0)
+/* nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of wave. */
+__global__ void nussinov_update_table(int n, const char *seq, int *table, int wave)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n - c0))
+  if (!(i >= 0 && i < n - wave))
     return;
   int k;
-  if (((c0 + i) - 1) >= 0)
-    table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= table[(i * n) + ((c0 + i) - 1)]) ? (table[(i * n) + (c0 + i)]) : (table[(i * n) + ((c0 + i) - 1)]);
-  if ((i + 1) < n)
-    table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= table[((i + 1) * n) + (c0 + i)]) ? (table[(i * n) + (c0 + i)]) : (table[((i + 1) * n) + (c0 + i)]);
-  if ((((c0 + i) - 1) >= 0) && ((i + 1) < n))
   {
-    if (i < ((c0 + i) - 1))
-      table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= (table[((i + 1) * n) + ((c0 + i) - 1)] + (((seq[i] + seq[c0 + i]) == 3) ? (1) : (0)))) ? (table[(i * n) + (c0 + i)]) : (table[((i + 1) * n) + ((c0 + i) - 1)] + (((seq[i] + seq[c0 + i]) == 3) ? (1) : (0)));
-    else
-      table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= table[((i + 1) * n) + ((c0 + i) - 1)]) ? (table[(i * n) + (c0 + i)]) : (table[((i + 1) * n) + ((c0 + i) - 1)]);
+    const int j = wave + i;
+    if ((j - 1) >= 0)
+      table[(i * n) + j] = (table[(i * n) + j] >= table[(i * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[(i * n) + (j - 1)]);
   }
-  for (k = i + 1; k < c0 + i; k++)
   {
-    table[(i * n) + (c0 + i)] = (table[(i * n) + (c0 + i)] >= (table[(i * n) + k] + table[((k + 1) * n) + (c0 + i)])) ? (table[(i * n) + (c0 + i)]) : (table[(i * n) + k] + table[((k + 1) * n) + (c0 + i)]);
+    const int j = wave + i;
+    if ((i + 1) < n)
+      table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + j]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + j]);
+  }
+  {
+    const int j = wave + i;
+    if (((j - 1) >= 0) && ((i + 1) < n))
+    {
+      if (i < (j - 1))
+        table[(i * n) + j] = (table[(i * n) + j] >= (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)))) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)));
+      else
+        table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)]);
+    }
+  }
+  for (k = i + 1; k < wave + i; k++)
+  {
+    {
+      const int j = wave + i;
+      table[(i * n) + j] = (table[(i * n) + j] >= (table[(i * n) + k] + table[((k + 1) * n) + j])) ? (table[(i * n) + j]) : (table[(i * n) + k] + table[((k + 1) * n) + j]);
+    }
   }
 }
 
 extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
 {
-  int c0;
-  for (c0 = 1; c0 < n; c0++)
+  int wave;
+  for (wave = 1; wave < n; wave++)
   {
     {
-      const int extent_x = n - c0;   /* i */
+      const int extent_x = n - wave;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        nussinov_update_table<<<grid, block>>>(n, seq, table, c0);
+        nussinov_update_table<<<grid, block>>>(n, seq, table, wave);
       }
     }
   }

@@ -3,8 +3,8 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   host loop c0: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
-//   seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of c0.
+//   host loop wave: a wavefront; the instances on one diagonal are independent, so each value of wave is one launch of parallel work.
+//   seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of wave.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
@@ -15,28 +15,31 @@ static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a 
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of c0. */
-__global__ void seidel_2d_update_A(int tsteps, int n, double *A, int c0)
+/* seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of wave. */
+__global__ void seidel_2d_update_A(int tsteps, int n, double *A, int wave)
 {
-  const int t = poly_min(0, c0 - poly_floord(3 * n + 3 * c0 + 2, 4) + 2) + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int i = poly_min(poly_min(-2 * tsteps + c0 - poly_floord(n + c0, 2) + 3, 1), 2) + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(t >= poly_max(0, -n + (n + c0 + 1) / 4 + 2) && t < poly_min(tsteps, (c0 + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + c0 + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (c0 + 1) / 2)))
+  const int t = poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2) + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(t >= poly_max(0, -n + (n + wave + 1) / 4 + 2) && t < poly_min(tsteps, (wave + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + wave + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (wave + 1) / 2)))
     return;
-  A[(i * n) + ((c0 - (4 * t)) - (2 * i))] = ((((((((A[((i - 1) * n) + (((c0 - (4 * t)) - (2 * i)) - 1)] + A[((i - 1) * n) + ((c0 - (4 * t)) - (2 * i))]) + A[((i - 1) * n) + (((c0 - (4 * t)) - (2 * i)) + 1)]) + A[(i * n) + (((c0 - (4 * t)) - (2 * i)) - 1)]) + A[(i * n) + ((c0 - (4 * t)) - (2 * i))]) + A[(i * n) + (((c0 - (4 * t)) - (2 * i)) + 1)]) + A[((i + 1) * n) + (((c0 - (4 * t)) - (2 * i)) - 1)]) + A[((i + 1) * n) + ((c0 - (4 * t)) - (2 * i))]) + A[((i + 1) * n) + (((c0 - (4 * t)) - (2 * i)) + 1)]) / 9.0;
+  {
+    const int j = (wave - (4 * t)) - (2 * i);
+    A[(i * n) + j] = ((((((((A[((i - 1) * n) + (j - 1)] + A[((i - 1) * n) + j]) + A[((i - 1) * n) + (j + 1)]) + A[(i * n) + (j - 1)]) + A[(i * n) + j]) + A[(i * n) + (j + 1)]) + A[((i + 1) * n) + (j - 1)]) + A[((i + 1) * n) + j]) + A[((i + 1) * n) + (j + 1)]) / 9.0;
+  }
 }
 
 extern "C" void kernel_seidel_2d_device(int tsteps, int n, double *A)
 {
-  int c0;
-  for (c0 = 3; c0 < 4 * tsteps + 3 * n - 9; c0++)
+  int wave;
+  for (wave = 3; wave < 4 * tsteps + 3 * n - 9; wave++)
   {
     {
-      const int extent_x = poly_max(poly_max(n - 2, n - 3), poly_floord(c0 + 1, 2) - 1) - (poly_min(poly_min(-2 * tsteps + c0 - poly_floord(n + c0, 2) + 3, 1), 2)) + 1;   /* i */
-      const int extent_y = poly_max(poly_floord(c0 + 1, 4) - 1, tsteps - 1) - (poly_min(0, c0 - poly_floord(3 * n + 3 * c0 + 2, 4) + 2)) + 1;   /* t */
+      const int extent_x = poly_max(poly_max(n - 2, n - 3), poly_floord(wave + 1, 2) - 1) - (poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2)) + 1;   /* i */
+      const int extent_y = poly_max(poly_floord(wave + 1, 4) - 1, tsteps - 1) - (poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2)) + 1;   /* t */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        seidel_2d_update_A<<<grid, block>>>(tsteps, n, A, c0);
+        seidel_2d_update_A<<<grid, block>>>(tsteps, n, A, wave);
       }
     }
   }

@@ -36,6 +36,29 @@ def test_accepted_candidate_has_a_full_evidence_card():
 
 
 @needs_emu
+def test_the_device_is_held_only_around_the_runs(monkeypatch):
+    """The engine's GPU slot (`device`) is taken after the suite and the mutant gate, which
+    need no GPU, so another kernel's runs can use the GPU meanwhile."""
+    from contextlib import contextmanager
+    from t2c.verify import ladder as ladder_module
+    events = []
+    real_gate = ladder_module.gate
+    monkeypatch.setattr(ladder_module, "gate", lambda suite: events.append("gate") or real_gate(suite))
+    first, *rest = ladder_module.RUNTIME_RUNGS
+    monkeypatch.setattr(ladder_module, "RUNTIME_RUNGS",
+                        (lambda run: events.append(first.__name__) or first(run), *rest))
+
+    @contextmanager
+    def device():
+        events.append("take")
+        yield
+        events.append("give back")
+    ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, device=device)
+    assert ev.accepted
+    assert events == ["gate", "take", "smoke", "give back"]
+
+
+@needs_emu
 def test_rejection_names_rung_reason_and_location(tmp_path):
     from t2c.verify.ladder import ladder
     bad = tmp_path / "bad.cu"

@@ -401,10 +401,12 @@ class Printer:
                     host_loops.append(it.loop.var)
                     hl(it.items)
         hl(self.plan.items)
+        if "wave" in host_loops:
+            head.append("  host loop wave: a wavefront; the instances on one diagonal are independent, "
+                        "so each value of wave is one launch of parallel work.")
+        host_loops = list(dict.fromkeys(l for l in host_loops if l != "wave"))
         if host_loops:
-            names = ", ".join(dict.fromkeys(host_loops))
-            if "wave" in host_loops:
-                head.append("  host loop wave: a wavefront; instances on one diagonal are independent.")
+            names = ", ".join(host_loops)
             head.append(f"  host loop{'s' if len(host_loops) > 1 else ''} {names}: "
                         f"carr{'y' if len(host_loops) > 1 else 'ies'} a dependence from one iteration "
                         "to the next, so each iteration launches its kernels in order.")

@@ -30,7 +30,7 @@ from dataclasses import replace
 from pycparser import c_ast
 
 from ...analysis import Access, Analysis, Loop, Stmt, analyze_program, loop_paths
-from ...analysis.model import parse_expr
+from ...analysis.model import parse_c, parse_expr
 from ...frontends.c.normalize import cprint
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -105,6 +105,14 @@ def _iterator_names(an: Analysis, node, it: str) -> list[str]:
     return out
 
 
+def _unnamed(node, it: str) -> str:
+    """A loop over no reference iterator: `wave` when it is a hyperplane (seidel's
+    4t + 2i + j: the instances on one of its values run in parallel), isl's name when it
+    enumerates an iterator backwards (ludcmp's i = -c0)."""
+    backwards = any(a == ("neg", ("id", it)) for _, args in _call_args(node) for a in args)
+    return it if backwards else "wave"
+
+
 def _call_args(node):
     if node[0] == "call":
         yield node[1], node[2]
@@ -119,7 +127,7 @@ def _convert(an, ast, names, loops, guards, taken) -> list:
         if node[0] == "for":
             _, it, init, cond, body = node
             cands = [c for c in _iterator_names(an, node, it) if c not in names.values()]
-            name = max(sorted(set(cands)), key=cands.count) if cands else it
+            name = max(sorted(set(cands)), key=cands.count) if cands else _unnamed(node, it)
             if name in taken or name in names.values():
                 name = it
             inner = {**names, it: name}
@@ -138,11 +146,23 @@ def _placed(an, name, args, names, loops, guards) -> Stmt:
     """One statement instance under isl's loops: its C text with the iterators replaced."""
     s = an.program.statement(name)
     bind = {l: c_expr(a, names) for l, a in zip(s.loops, args)}
-    node = _subst(copy.deepcopy(s.node), {l: parse_expr(t) for l, t in bind.items()})
+    # an iterator isl enumerates under another name is renamed; one it computes from
+    # several loops (seidel's j = wave - 4 * t - 2 * i) is declared once, by its own name
+    derived = {l: t for l, t in bind.items() if not _NAME.fullmatch(t) and len(_names(t)) > 1}
+    node = _subst(copy.deepcopy(s.node), {l: parse_expr(t) for l, t in bind.items() if l not in derived})
+    if derived:
+        node = _declared(derived, node)
     if guards:
         node = c_ast.If(parse_expr(" && ".join(f"({g})" for g in guards)), node, None)
     at = an.model.schedule_values(name, loops, [c_expr(a, {}) for a in args])
     return Stmt(replace(s, node=node), at={names[l]: v for l, v in at.items()}, bind=bind)
+
+
+def _declared(values: dict[str, str], node) -> c_ast.Compound:
+    """`{ const int NAME = VALUE; ... node }`."""
+    decls = "".join(f"const int {n} = {v}; " for n, v in values.items())
+    body = parse_c(f"void t2c_probe(void) {{ {decls}}}", "<decl>").ext[0].body
+    return c_ast.Compound(body.block_items + [node])
 
 
 def _subst(node, values: dict):
