@@ -6,7 +6,7 @@
 //   host loop i: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   trisolv_update_x_1: one thread per (i): i -> x.
 //   trisolv_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i.
-//   trisolv_update_x_2: one thread per (wave): wave -> x. Launched once per host iteration of i.
+//   trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
@@ -29,13 +29,13 @@ __global__ void trisolv_seq_x(int n, const double *L, double *x, int i)
   x[i] = x[i] / L[(i * n) + i];
 }
 
-/* trisolv_update_x_2: one thread per (wave): wave -> x. Launched once per host iteration of i. */
+/* trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i. */
 __global__ void trisolv_update_x_2(int n, const double *L, double *x, int i)
 {
-  const int wave = i + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(wave >= i + 1 && wave < n))
+  const int c1 = i + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(c1 >= i + 1 && c1 < n))
     return;
-  x[wave] -= L[(wave * n) + i] * x[i];
+  x[c1] -= L[(c1 * n) + i] * x[i];
 }
 
 extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
@@ -53,7 +53,7 @@ extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
   {
     trisolv_seq_x<<<1, 1>>>(n, L, x, i);
     {
-      const int extent_x = n - i - 1;   /* wave */
+      const int extent_x = n - i - 1;   /* c1 */
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));

@@ -106,11 +106,12 @@ def _iterator_names(an: Analysis, node, it: str) -> list[str]:
 
 
 def _unnamed(node, it: str) -> str:
-    """A loop over no reference iterator: `wave` when it is a hyperplane (seidel's
-    4t + 2i + j: the instances on one of its values run in parallel), isl's name when it
-    enumerates an iterator backwards (ludcmp's i = -c0)."""
-    backwards = any(a == ("neg", ("id", it)) for _, args in _call_args(node) for a in args)
-    return it if backwards else "wave"
+    """A loop without a free reference iterator's name: `wave` when it is a hyperplane
+    (seidel's 4t + 2i + j: the instances on one of its values run in parallel), isl's name
+    when it enumerates an iterator whose name is taken (trisolv's second i) or runs one
+    backwards (ludcmp's i = -c0)."""
+    plain = any(a in (("id", it), ("neg", ("id", it))) for _, args in _call_args(node) for a in args)
+    return it if plain else "wave"
 
 
 def _call_args(node):
