@@ -39,15 +39,15 @@ tar czf "$OUT/report.tgz" -C /tmp t2c-merged
 python3 - "$DS" <<'PY' | tee "$OUT/table.md"
 import json, sys
 rows = json.load(open("/tmp/t2c-merged/results.json"))["rows"]
-print(f"| kernel | status | kernel ms (p20-p80) | CPU -O3 ms | speedup | max err/bound | dataset {sys.argv[1]} |")
-print("|---|---|---|---|---|---|---|")
+print(f"| kernel | status | kernel ms (p20-p80) | CPU -O3 ms | speedup | GB/s | TF/s | max err/bound | dataset {sys.argv[1]} |")
+print("|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     f = lambda v, p=4: "-" if v is None else f"{v:.{p}g}"
     k = f(r.get("kernel_ms"))
     if r.get("kernel_p20_ms") is not None:
         k += f" ({f(r.get('kernel_p20_ms'))}-{f(r.get('kernel_p80_ms'))})"
     print(f"| {r['kernel']} | {r['status']} | {k} | {f(r.get('cpu_ms'))} | {f(r.get('speedup'), 3)} | "
-          f"{f(r.get('max_error'), 2)} | {r.get('message', '')[:80]} |")
+          f"{f(r.get('gbps'), 3)} | {f(r.get('tflops'), 3)} | {f(r.get('max_error'), 2)} | {r.get('message', '')[:80]} |")
 acc = sum(r["status"] == "accepted" for r in rows)
 print(f"\n{acc}/{len(rows)} accepted")
 PY

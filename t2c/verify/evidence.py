@@ -72,7 +72,8 @@ class Evidence:
         out = {"max_error": self.max_error, "rung": self.rung, "reason": self.reason}
         k = self.timings.get("kernel_ms")
         if k:
-            out.update(kernel_ms=k["median"], cpu_ms=(self.timings.get("reference_ms") or {}).get("median"))
+            out.update(kernel_ms=k["median"], cpu_ms=(self.timings.get("reference_ms") or {}).get("median"),
+                       **rates(self.timings))
         return out
 
     def render(self) -> str:
@@ -137,4 +138,13 @@ class Timing:
             return {}
         return {"kernel_ms": self.detail["kernel_ms"]["median"], "kernel_p20_ms": self.detail["kernel_ms"]["p20"],
                 "kernel_p80_ms": self.detail["kernel_ms"]["p80"], "e2e_ms": self.detail.get("e2e_ms"),
-                "cpu_ms": (self.detail.get("reference_ms") or {}).get("median")}
+                "cpu_ms": (self.detail.get("reference_ms") or {}).get("median"), **rates(self.detail)}
+
+
+def rates(timing: dict) -> dict:
+    """GB/s and TF/s of the median kernel time on the kernel's exact flop and compulsory byte
+    counts (analysis.cost: each element read or written once), where the bench rung has them."""
+    ms = (timing.get("kernel_ms") or {}).get("median")
+    if not ms or timing.get("flops") is None:
+        return {}
+    return {"gbps": timing["bytes"] / (ms * 1e-3) / 1e9, "tflops": timing["flops"] / (ms * 1e-3) / 1e12}

@@ -348,6 +348,7 @@ def bench(run: Run) -> RungResult:
     detail = {"sizes": case.sizes, "reps": len(ms), "kernel_ms": {
         "median": statistics.median(ms), "p20": float(np.percentile(ms, 20)), "p80": float(np.percentile(ms, 80))},
         "e2e_ms": r.e2e_ms}
+    detail.update(_counts(k, case.sizes))
     try:
         ref = sorted(run_reference(k, case.sizes, case.inputs, flags=BENCH_REF_FLAGS).seconds * 1e3
                      for _ in range(3))
@@ -356,3 +357,14 @@ def bench(run: Run) -> RungResult:
     except ReferenceFailed as e:
         detail["reference_ms"] = {"error": str(e)}
     return RungResult("bench", True, detail=detail, seconds=time.monotonic() - start)
+
+
+def _counts(k: Kernel, sizes: dict) -> dict:
+    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model)."""
+    from ..analysis import NotAffine, analyze
+    from ..analysis.cost import counts
+    try:
+        flops, nbytes = counts(analyze(k), sizes)
+    except NotAffine:
+        return {}
+    return {"flops": flops, "bytes": nbytes}

@@ -99,3 +99,19 @@ def test_gpu_build_keeps_ptxas_figures():
     figures = build_figures(b.log)
     assert figures["gemm_kernel"]["registers"] > 0 and figures["gemm_kernel"]["arch"].startswith("sm_")
     assert "series-device" in candidate_driver(GEMM) and "T2C_GUARD" in candidate_driver(GEMM)
+
+
+def test_bench_figures_give_rates_from_the_exact_counts():
+    """GB/s and TF/s in the report come from the bench's median and the model's counts at the
+    bench sizes (analysis.cost)."""
+    from t2c.analysis import analyze
+    from t2c.analysis.cost import counts
+    from t2c.verify.evidence import Timing
+    from t2c.verify.rungs import _counts
+    sizes = {"ni": 2, "nj": 3, "nk": 4}
+    flops, nbytes = counts(analyze(GEMM), sizes)
+    assert _counts(GEMM, sizes) == {"flops": flops, "bytes": nbytes}
+    t = Timing("kernel_gemm", True, {"kernel_ms": {"median": 2.0, "p20": 1.9, "p80": 2.1},
+                                     "flops": 4e9, "bytes": 8e9})
+    assert t.figures()["tflops"] == pytest.approx(2.0) and t.figures()["gbps"] == pytest.approx(4000.0)
+    assert "gbps" not in Timing("k", True, {"kernel_ms": {"median": 2.0, "p20": 1, "p80": 3}}).figures()
