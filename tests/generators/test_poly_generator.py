@@ -259,15 +259,25 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
 
 def test_row_reductions_take_a_warp_per_row():
     """atax's `tmp[i] += A[i][j] * x[j]`: one warp per i, lanes striding j (coalesced), a
-    shuffle tree, lane 0 finishing the row; a loop down a column keeps a thread per index."""
+    shuffle tree, lane 0 finishing the row; a loop down a column keeps a thread per index;
+    several sums in one loop each get their partial."""
     from t2c.frontends.prose import read_spec
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["atax"])
     text = generate(k)
     assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in text
-    assert "for (j = lane; j < n; j += 32)" in text and "__shfl_down_sync(0xffffffffu, part, s)" in text
+    assert "for (j = lane; j < n; j += 32)" in text and "__shfl_down_sync(0xffffffffu, part, offset)" in text
     assert "atax_update_y_2: one thread per (j)" in text           # A[i][j] down i: coalesced as is
     assert "__shfl_down_sync" not in generate(k, PolyOptions(warp_rows=False))
+    # two sums in one loop (gesummv's tmp and y): a partial and a shuffle tree each
+    two = generate(read_c(SOURCES["gesummv"]))
+    assert "part_1 += A[(i * n) + j] * x[j];" in two and "part_2 += B[(i * n) + j] * x[j];" in two
+    # bicg's q loop, split from the s loop it shared: the facts of the shared loop still hold
+    assert "bicg_update_q_2: one warp per i" in generate(read_c(SOURCES["bicg"]))
+    for name in ("gesummv", "bicg"):
+        k2 = read_c(SOURCES[name])
+        card = ladder(k2, generate(k2), backend="emu", dataset="SMALL", seed=7)
+        assert card.accepted, card.summary()
     gemv = read_spec(ROOT / "corpora" / "text2cuda" / "gemv.md")
     card = ladder(gemv, generate(gemv), backend="emu", dataset="SMALL", seed=5)
     assert card.accepted, card.summary()

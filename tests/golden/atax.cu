@@ -34,8 +34,8 @@ __global__ void atax_update_tmp(int m, int n, const double *A, const double *x, 
   {
     part += A[(i * n) + j] * x[j];
   }
-  for (int s = 16; s > 0; s >>= 1)
-    part = part + __shfl_down_sync(0xffffffffu, part, s);
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
   if (lane == 0) {
     tmp[i] = 0.0;
     tmp[i] = tmp[i] + part;

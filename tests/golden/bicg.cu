@@ -6,7 +6,7 @@
 //   bicg_update_s_1: one thread per (i): i -> x.
 //   bicg_update_q_1: one thread per (i): i -> x.
 //   bicg_update_s_2: one thread per (j): j -> x; loop i runs in order inside each thread.
-//   bicg_update_q_2: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   bicg_update_q_2: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -44,16 +44,23 @@ __global__ void bicg_update_s_2(int m, int n, const double *A, double *s, const 
   }
 }
 
-/* bicg_update_q_2: one thread per (i): i -> x; loop j runs in order inside each thread. */
+/* bicg_update_q_2: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
 __global__ void bicg_update_q_2(int m, int n, const double *A, double *q, const double *p)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
   if (!(i >= 0 && i < n))
-    return;
+    return;                        /* the whole warp: same row */
   int j;
-  for (j = 0; j < m; j++)
+  double part = 0;
+  for (j = lane; j < m; j += 32)
   {
-    q[i] = q[i] + (A[(i * m) + j] * p[j]);
+    part += A[(i * m) + j] * p[j];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (lane == 0) {
+    q[i] = q[i] + part;
   }
 }
 
@@ -84,12 +91,9 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
     }
   }
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      bicg_update_q_2<<<grid, block>>>(m, n, A, q, p);
-    }
+    const int extent = n;   /* i: a warp each */
+    if (extent > 0)
+      bicg_update_q_2<<<poly_blocks(extent, 8), 256>>>(m, n, A, q, p);
   }
 }
 

@@ -49,8 +49,8 @@ __global__ void gemver_update_w(int n, double alpha, const double *A, double *w,
   {
     part += (alpha * A[(i * n) + j]) * x[j];
   }
-  for (int s = 16; s > 0; s >>= 1)
-    part = part + __shfl_down_sync(0xffffffffu, part, s);
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
   if (lane == 0) {
     w[i] = w[i] + part;
   }

@@ -3,39 +3,48 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   gesummv_update_tmp_y: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   gesummv_update_tmp_y: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* gesummv_update_tmp_y: one thread per (i): i -> x; loop j runs in order inside each thread. */
+/* gesummv_update_tmp_y: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
 __global__ void gesummv_update_tmp_y(int n, double alpha, double beta, const double *A, const double *B, double *tmp, const double *x, double *y)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
   if (!(i >= 0 && i < n))
-    return;
+    return;                        /* the whole warp: same row */
   int j;
-  tmp[i] = 0.0;
-  y[i] = 0.0;
-  for (j = 0; j < n; j++)
+  double part_1 = 0;
+  double part_2 = 0;
+  for (j = lane; j < n; j += 32)
   {
-    tmp[i] = (A[(i * n) + j] * x[j]) + tmp[i];
-    y[i] = (B[(i * n) + j] * x[j]) + y[i];
+    part_1 += A[(i * n) + j] * x[j];
+    part_2 += B[(i * n) + j] * x[j];
   }
-  y[i] = (alpha * tmp[i]) + (beta * y[i]);
+  for (int offset = 16; offset > 0; offset >>= 1)
+  {
+    part_1 = part_1 + __shfl_down_sync(0xffffffffu, part_1, offset);
+    part_2 = part_2 + __shfl_down_sync(0xffffffffu, part_2, offset);
+  }
+  if (lane == 0) {
+    tmp[i] = 0.0;
+    y[i] = 0.0;
+    tmp[i] = tmp[i] + part_1;
+    y[i] = y[i] + part_2;
+    y[i] = (alpha * tmp[i]) + (beta * y[i]);
+  }
 }
 
 extern "C" void kernel_gesummv_device(int n, double alpha, double beta, double *A, double *B, double *tmp, double *x, double *y)
 {
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      gesummv_update_tmp_y<<<grid, block>>>(n, alpha, beta, A, B, tmp, x, y);
-    }
+    const int extent = n;   /* i: a warp each */
+    if (extent > 0)
+      gesummv_update_tmp_y<<<poly_blocks(extent, 8), 256>>>(n, alpha, beta, A, B, tmp, x, y);
   }
 }
 

@@ -138,19 +138,30 @@ def _extent_text(p, lows, highs) -> str:
 # -- a warp per row -------------------------------------------------------------------------
 
 @dataclass
-class RowReduction:
-    """A 1-d grid whose threads each reduce a loop over the contiguous subscript
-    (`tmp[i] += A[i][j] * x[j]` for j): one warp per grid index instead, its lanes striding
-    the loop (consecutive lanes read consecutive elements), a shuffle tree, and lane 0
-    running the statements around the loop with the total folded in."""
-    pre: list
-    loop: Loop
-    acc: Stmt
-    post: list
+class Accumulator:
+    """One reduction of a row loop: `target op= part` each iteration."""
+    stmt: Stmt
     target: str                 # C text of the accumulator (`tmp[i]`, or a local scalar)
     dtype: str
-    op: str
+    op: str                     # a key of OPS
     part: c_ast.Node            # the contribution of one iteration (`A[i][j] * x[j]`)
+
+
+@dataclass
+class RowReduction:
+    """A 1-d grid whose threads each reduce a loop over the contiguous subscript
+    (`tmp[i] += A[i][j] * x[j]` for j; gesummv's two sums in one loop): one warp per grid
+    index instead, its lanes striding the loop (consecutive lanes read consecutive
+    elements), a shuffle tree per accumulator, and lane 0 running the statements around
+    the loop with the totals folded in."""
+    pre: list
+    loop: Loop
+    accs: list[Accumulator]
+    post: list
+
+    @property
+    def op(self) -> str:
+        return ", ".join(dict.fromkeys(a.op for a in self.accs))
 
 
 def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None:
@@ -162,9 +173,35 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
     loop = loops[0]
     at = launch.body.index(loop)
     pre, post = launch.body[:at], launch.body[at + 1:]
-    if loop.step != 1 or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+    if loop.step != 1 or not loop.body or not all(isinstance(n, Stmt) for n in loop.body):
         return None
-    acc = loop.body[0]
+    accs = [_accumulator(an, storage, n, loop) for n in loop.body]
+    if None in accs or len({a.target for a in accs}) != len(accs):
+        return None
+    names = {a.stmt.stmt.name for a in accs}
+    # the loop carries nothing but these reductions (facts of the reference's loop, which
+    # may have held more statements before distribution: a subset carries no more)
+    if not any(f.var == loop.var and f.reduction and names <= set(f.statements) for f in an.loops):
+        return None
+    written = {w.name for a in accs for w in a.stmt.stmt.writes()}
+    for a in accs:
+        reads = {r.name for r in a.stmt.stmt.reads()} - {w.name for w in a.stmt.stmt.writes()}
+        if reads & written:                  # one sum reads another's accumulator
+            return None
+        # Lane 0 runs `pre` after the lanes' loop: it may not write what the loop reads.
+        if any(w.name in reads for n in pre for w in n.stmt.writes()):
+            return None
+    # Worth it only when the loop walks the contiguous subscript (a thread per row would not
+    # coalesce); a loop down a column is coalesced across threads already.
+    streams = [x for a in accs for x in a.stmt.stmt.accesses if x.index and x.name not in written]
+    along = sum(loop.var in _words(x.index[-1]) for x in streams)
+    across = sum(launch.grid[0].var in _words(x.index[-1]) for x in streams)
+    if along <= across:
+        return None
+    return RowReduction(pre, loop, accs, post)
+
+
+def _accumulator(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumulator | None:
     writes = acc.stmt.writes()
     if len(writes) != 1 or loop.var in " ".join(writes[0].index).replace("(", " ").split():
         return None
@@ -176,30 +213,11 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
         if web is None or storage.get(web) != "local":
             return None
         dtype = an.program.locals[w.name].dtype
-    if dtype not in ("float", "double") or acc.stmt.conditional:
+    if dtype not in ("float", "double") or acc.stmt.conditional or not isinstance(acc.stmt.node, c_ast.Assignment):
         return None
-    if not any(f.var == loop.var and f.reduction and f.statements == (acc.stmt.name,) for f in an.loops):
-        return None
-    node = acc.stmt.node
-    if not isinstance(node, c_ast.Assignment):
-        return None
-    target = cprint(node.lvalue)
-    got = _contribution(node, target)
-    if got is None:
-        return None
-    op, part = got
-    # Lane 0 runs `pre` after the lanes' loop: it may not write what the loop reads.
-    reads = {a.name for a in acc.stmt.reads()} - {w.name}
-    if any(a.name in reads for s in pre for a in s.stmt.writes()):
-        return None
-    # Worth it only when the loop walks the contiguous subscript (a thread per row would not
-    # coalesce); a loop down a column is coalesced across threads already.
-    streams = [a for a in acc.stmt.accesses if a.index and a.name != w.name]
-    along = sum(loop.var in _words(a.index[-1]) for a in streams)
-    across = sum(launch.grid[0].var in _words(a.index[-1]) for a in streams)
-    if along <= across:
-        return None
-    return RowReduction(pre, loop, acc, post, target, dtype, op, part)
+    target = cprint(acc.stmt.node.lvalue)
+    got = _contribution(acc.stmt.node, target)
+    return Accumulator(acc, target, dtype, *got) if got else None
 
 
 def _words(text: str) -> set[str]:
@@ -230,27 +248,34 @@ def _contribution(node, target: str):
 
 def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str]:
     """The body of a warp-per-row kernel (p: the Printer)."""
-    i, loop, t = launch.grid[0].var, red.loop, red.dtype
-    names = p.names_for(red.acc.stmt.name)
-    op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(red.op)
-    contribution = p.r.statement(c_ast.Assignment(op or "=", c_ast.ID("part"), red.part) if op else
-                                 c_ast.Assignment("=", c_ast.ID("part"), c_ast.FuncCall(
-                                     c_ast.ID("f" + red.op), c_ast.ExprList([c_ast.ID("part"), red.part]))),
-                                 names, "    ")
-    lo = loop.init.split("=", 1)[1].strip()
-    lane_tree = "    part = " + combine(red.op, "part", "__shfl_down_sync(0xffffffffu, part, s)") + ";"
+    i, loop = launch.grid[0].var, red.loop
+    taken = set(p.k.params) | set(p.an.program.locals) | {i, loop.var}
+    fresh = lambda name: name if name not in taken else fresh(name + "_")     # bicg has an array s
+    lane, offset = fresh("lane"), fresh("offset")
+    parts = [fresh("part")] if len(red.accs) == 1 else [fresh(f"part_{n + 1}") for n in range(len(red.accs))]
     around = lambda nodes: [x for n in nodes for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")]
-    target = p.r.statement(parse_target(red.target), names, "")[0].rstrip(";")
+    lo = loop.init.split("=", 1)[1].strip()
+    declare, contribute, tree, finish = [], [], [], []
+    for a, part in zip(red.accs, parts):
+        names = p.names_for(a.stmt.stmt.name)
+        op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
+        step = (c_ast.Assignment(op, c_ast.ID(part), a.part) if op else
+                c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
+                    c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part]))))
+        declare.append(f"  {a.dtype} {part} = {OPS[a.op][0]};")
+        contribute += p.r.statement(step, names, "    ")
+        tree.append(f"    {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {offset})") + ";")
+        target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
+        finish.append("    " + join(a.op, target, part))
+    head = f"  for (int {offset} = 16; {offset} > 0; {offset} >>= 1)"
+    shuffle = [head, *tree] if len(tree) == 1 else [head, "  {", *tree, "  }"]
     return [f"  const int {i} = {start}(int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);",
-            "  const int lane = threadIdx.x % 32;",
+            f"  const int {lane} = threadIdx.x % 32;",
             f"  if (!({guard}))", "    return;                        /* the whole warp: same row */",
-            f"  int {loop.var};", f"  {t} part = {OPS[red.op][0]};",
-            f"  for ({loop.var} = {'' if lo == '0' else lo + ' + '}lane; {loop.cond}; {loop.var} += 32)",
-            "  {", *contribution, "  }",
-            "  for (int s = 16; s > 0; s >>= 1)", lane_tree,
-            "  if (lane == 0) {", *around(red.pre),
-            "    " + join(red.op, target, "part"),
-            *around(red.post), "  }"]
+            f"  int {loop.var};", *declare,
+            f"  for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}; {loop.var} += 32)",
+            "  {", *contribute, "  }", *shuffle,
+            f"  if ({lane} == 0) {{", *around(red.pre), *finish, *around(red.post), "  }"]
 
 
 def parse_target(text: str):
