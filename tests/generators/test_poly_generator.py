@@ -281,3 +281,21 @@ def test_row_reductions_take_a_warp_per_row():
     gemv = read_spec(ROOT / "corpora" / "text2cuda" / "gemv.md")
     card = ladder(gemv, generate(gemv), backend="emu", dataset="SMALL", seed=5)
     assert card.accepted, card.summary()
+
+
+def test_small_host_loops_run_in_one_block():
+    """A host loop of 1-d launches (jacobi-1d's time steps, durbin's rows) also runs as one
+    block with a barrier after each launch's work, taken when no launch needs more than
+    `one_block_max` threads; both paths are verified, and a missing barrier is caught."""
+    from t2c.verify.ladder import ladder
+    for name, loop in (("jacobi-1d", "jacobi_1d_loop_t"), ("durbin", "durbin_loop_k")):
+        k = read_c(SOURCES[name])
+        text = generate(k)
+        assert f"{loop}<<<1, 1024>>>" in text and "if (most <= 4096) {" in text
+        assert "<<<1, 1024>>>" not in generate(k, PolyOptions(one_block_loops=False))
+        for opts in (PolyOptions(), PolyOptions(one_block_max=0)):      # one block; the launches
+            card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
+            assert card.accepted, (name, opts.one_block_max, card.summary())
+    bad = generate(read_c(SOURCES["jacobi-1d"])).replace("__syncthreads();", "", 1)
+    assert not ladder(read_c(SOURCES["jacobi-1d"]), bad, backend="emu", seed=3).accepted
+    assert "<<<1, 1024>>>" not in generate(read_c(SOURCES["jacobi-2d"]))   # 2-d grids: launches only

@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 __device__ double dev_alpha;   /* carried between launches */
@@ -30,7 +32,7 @@ __global__ void durbin_seq_y_1(const double *r, double *y)
 }
 
 /* durbin_seq_scalars: one thread runs loop i in order: nothing here is parallel. Launched once per host iteration of k. */
-__global__ void durbin_seq_scalars(const double *r, const double *y, int k)
+static __device__ void durbin_seq_scalars_at(const double *r, const double *y, int k)
 {
   int i;
   double sum;
@@ -43,54 +45,113 @@ __global__ void durbin_seq_scalars(const double *r, const double *y, int k)
   dev_alpha = (-(r[k] + sum)) / dev_beta;
 }
 
-/* durbin_update_z: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void durbin_update_z(const double *y, int k)
+__global__ void durbin_seq_scalars(const double *r, const double *y, int k)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  durbin_seq_scalars_at(r, y, k);
+}
+
+/* durbin_update_z: one thread per (i): i -> x. Launched once per host iteration of k. */
+static __device__ void durbin_update_z_at(const double *y, int k, int idx_x)
+{
+  const int i = idx_x;
   if (!(i >= 0 && i < k))
     return;
   dev_z[i] = y[i] + (dev_alpha * y[(k - i) - 1]);
 }
 
-/* durbin_update_y: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void durbin_update_y(double *y, int k)
+__global__ void durbin_update_z(const double *y, int k)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  durbin_update_z_at(y, k, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* durbin_update_y: one thread per (i): i -> x. Launched once per host iteration of k. */
+static __device__ void durbin_update_y_at(double *y, int k, int idx_x)
+{
+  const int i = idx_x;
   if (!(i >= 0 && i < k))
     return;
   y[i] = dev_z[i];
 }
 
+__global__ void durbin_update_y(double *y, int k)
+{
+  durbin_update_y_at(y, k, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
 /* durbin_seq_y_2: one thread: nothing here is parallel. Launched once per host iteration of k. */
-__global__ void durbin_seq_y_2(double *y, int k)
+static __device__ void durbin_seq_y_2_at(double *y, int k)
 {
   y[k] = dev_alpha;
+}
+
+__global__ void durbin_seq_y_2(double *y, int k)
+{
+  durbin_seq_y_2_at(y, k);
+}
+
+/* durbin_loop_k: host loop k in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
+__global__ void durbin_loop_k(int n, const double *r, double *y)
+{
+  int k;
+  for (k = 1; k < n; k++)
+  {
+    if (threadIdx.x == 0)
+      durbin_seq_scalars_at(r, y, k);
+    __syncthreads();
+    {
+      const int extent_x = k;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        durbin_update_z_at(y, k, item);
+      __syncthreads();
+    }
+    {
+      const int extent_x = k;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        durbin_update_y_at(y, k, item);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0)
+      durbin_seq_y_2_at(y, k);
+    __syncthreads();
+  }
 }
 
 extern "C" void kernel_durbin_device(int n, double *r, double *y)
 {
   int k;
   durbin_seq_y_1<<<1, 1>>>(r, y);
-  for (k = 1; k < n; k++)
   {
-    durbin_seq_scalars<<<1, 1>>>(r, y, k);
+    long long most = 0;   /* the most threads a launch of loop k asks for */
+    for (k = 1; k < n; k++)
     {
-      const int extent_x = k;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        durbin_update_z<<<grid, block>>>(y, k);
+      most = poly_max_ll(most, (long long)poly_max(k, 0));   /* durbin_update_z */
+      most = poly_max_ll(most, (long long)poly_max(k, 0));   /* durbin_update_y */
+    }
+    if (most <= 4096) {
+      durbin_loop_k<<<1, 1024>>>(n, r, y);
+    } else {
+      for (k = 1; k < n; k++)
+      {
+        durbin_seq_scalars<<<1, 1>>>(r, y, k);
+        {
+          const int extent_x = k;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            durbin_update_z<<<grid, block>>>(y, k);
+          }
+        }
+        {
+          const int extent_x = k;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            durbin_update_y<<<grid, block>>>(y, k);
+          }
+        }
+        durbin_seq_y_2<<<1, 1>>>(y, k);
       }
     }
-    {
-      const int extent_x = k;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        durbin_update_y<<<grid, block>>>(y, k);
-      }
-    }
-    durbin_seq_y_2<<<1, 1>>>(y, k);
   }
 }
 

@@ -10,45 +10,90 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* jacobi_1d_update_B: one thread per (i): i -> x. Launched once per host iteration of t. */
-__global__ void jacobi_1d_update_B(int n, const double *A, double *B)
+static __device__ void jacobi_1d_update_B_at(int n, const double *A, double *B, int idx_x)
 {
-  const int i = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = 1 + idx_x;
   if (!(i >= 1 && i < (n - 1)))
     return;
   B[i] = 0.33333 * ((A[i - 1] + A[i]) + A[i + 1]);
 }
 
-/* jacobi_1d_update_A: one thread per (i): i -> x. Launched once per host iteration of t. */
-__global__ void jacobi_1d_update_A(int n, double *A, const double *B)
+__global__ void jacobi_1d_update_B(int n, const double *A, double *B)
 {
-  const int i = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  jacobi_1d_update_B_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* jacobi_1d_update_A: one thread per (i): i -> x. Launched once per host iteration of t. */
+static __device__ void jacobi_1d_update_A_at(int n, double *A, const double *B, int idx_x)
+{
+  const int i = 1 + idx_x;
   if (!(i >= 1 && i < (n - 1)))
     return;
   A[i] = 0.33333 * ((B[i - 1] + B[i]) + B[i + 1]);
 }
 
-extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
+__global__ void jacobi_1d_update_A(int n, double *A, const double *B)
+{
+  jacobi_1d_update_A_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* jacobi_1d_loop_t: host loop t in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
+__global__ void jacobi_1d_loop_t(int tsteps, int n, double *A, double *B)
 {
   int t;
   for (t = 0; t < tsteps; t++)
   {
     {
       const int extent_x = n - 2;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        jacobi_1d_update_B<<<grid, block>>>(n, A, B);
-      }
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        jacobi_1d_update_B_at(n, A, B, item);
+      __syncthreads();
     }
     {
       const int extent_x = n - 2;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        jacobi_1d_update_A<<<grid, block>>>(n, A, B);
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        jacobi_1d_update_A_at(n, A, B, item);
+      __syncthreads();
+    }
+  }
+}
+
+extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
+{
+  int t;
+  {
+    long long most = 0;   /* the most threads a launch of loop t asks for */
+    for (t = 0; t < tsteps; t++)
+    {
+      most = poly_max_ll(most, (long long)poly_max(n - 2, 0));   /* jacobi_1d_update_B */
+      most = poly_max_ll(most, (long long)poly_max(n - 2, 0));   /* jacobi_1d_update_A */
+    }
+    if (most <= 4096) {
+      jacobi_1d_loop_t<<<1, 1024>>>(tsteps, n, A, B);
+    } else {
+      for (t = 0; t < tsteps; t++)
+      {
+        {
+          const int extent_x = n - 2;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            jacobi_1d_update_B<<<grid, block>>>(n, A, B);
+          }
+        }
+        {
+          const int extent_x = n - 2;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            jacobi_1d_update_A<<<grid, block>>>(n, A, B);
+          }
+        }
       }
     }
   }

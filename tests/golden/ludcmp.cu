@@ -16,6 +16,8 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* ludcmp_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
@@ -57,12 +59,17 @@ __global__ void ludcmp_update_y_1(int n, const double *b, double *y)
 }
 
 /* ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j. */
-__global__ void ludcmp_update_y_2(int n, const double *A, double *y, int j)
+static __device__ void ludcmp_update_y_2_at(int n, const double *A, double *y, int j, int idx_x)
 {
-  const int i = j + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = j + 1 + idx_x;
   if (!(i >= j + 1 && i < n))
     return;
   y[i] -= A[(i * n) + j] * y[j];
+}
+
+__global__ void ludcmp_update_y_2(int n, const double *A, double *y, int j)
+{
+  ludcmp_update_y_2_at(n, A, y, j, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
 /* ludcmp_update_x: one thread per (i): i -> x. */
@@ -86,6 +93,21 @@ __global__ void ludcmp_seq_x(int n, const double *A, double *x)
       x[-c0] -= A[((-c0) * n) + j] * x[j];
     }
     x[-c0] = x[-c0] / A[((-c0) * n) + (-c0)];
+  }
+}
+
+/* ludcmp_loop_j: host loop j in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
+__global__ void ludcmp_loop_j(int n, const double *A, double *y)
+{
+  int j;
+  for (j = 0; j < n - 1; j++)
+  {
+    {
+      const int extent_x = n - j - 1;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        ludcmp_update_y_2_at(n, A, y, j, item);
+      __syncthreads();
+    }
   }
 }
 
@@ -130,14 +152,25 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       ludcmp_update_y_1<<<grid, block>>>(n, b, y);
     }
   }
-  for (j = 0; j < n - 1; j++)
   {
+    long long most = 0;   /* the most threads a launch of loop j asks for */
+    for (j = 0; j < n - 1; j++)
     {
-      const int extent_x = n - j - 1;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        ludcmp_update_y_2<<<grid, block>>>(n, A, y, j);
+      most = poly_max_ll(most, (long long)poly_max(n - j - 1, 0));   /* ludcmp_update_y_2 */
+    }
+    if (most <= 4096) {
+      ludcmp_loop_j<<<1, 1024>>>(n, A, y);
+    } else {
+      for (j = 0; j < n - 1; j++)
+      {
+        {
+          const int extent_x = n - j - 1;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            ludcmp_update_y_2<<<grid, block>>>(n, A, y, j);
+          }
+        }
       }
     }
   }

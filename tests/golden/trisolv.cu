@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* trisolv_update_x_1: one thread per (i): i -> x. */
@@ -24,18 +26,46 @@ __global__ void trisolv_update_x_1(int n, double *x, const double *b)
 }
 
 /* trisolv_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i. */
-__global__ void trisolv_seq_x(int n, const double *L, double *x, int i)
+static __device__ void trisolv_seq_x_at(int n, const double *L, double *x, int i)
 {
   x[i] = x[i] / L[(i * n) + i];
 }
 
-/* trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i. */
-__global__ void trisolv_update_x_2(int n, const double *L, double *x, int i)
+__global__ void trisolv_seq_x(int n, const double *L, double *x, int i)
 {
-  const int c1 = i + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  trisolv_seq_x_at(n, L, x, i);
+}
+
+/* trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i. */
+static __device__ void trisolv_update_x_2_at(int n, const double *L, double *x, int i, int idx_x)
+{
+  const int c1 = i + 1 + idx_x;
   if (!(c1 >= i + 1 && c1 < n))
     return;
   x[c1] -= L[(c1 * n) + i] * x[i];
+}
+
+__global__ void trisolv_update_x_2(int n, const double *L, double *x, int i)
+{
+  trisolv_update_x_2_at(n, L, x, i, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* trisolv_loop_i: host loop i in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
+__global__ void trisolv_loop_i(int n, const double *L, double *x)
+{
+  int i;
+  for (i = 0; i < n; i++)
+  {
+    if (threadIdx.x == 0)
+      trisolv_seq_x_at(n, L, x, i);
+    __syncthreads();
+    {
+      const int extent_x = n - i - 1;   /* c1 */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        trisolv_update_x_2_at(n, L, x, i, item);
+      __syncthreads();
+    }
+  }
 }
 
 extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
@@ -49,15 +79,26 @@ extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
       trisolv_update_x_1<<<grid, block>>>(n, x, b);
     }
   }
-  for (i = 0; i < n; i++)
   {
-    trisolv_seq_x<<<1, 1>>>(n, L, x, i);
+    long long most = 0;   /* the most threads a launch of loop i asks for */
+    for (i = 0; i < n; i++)
     {
-      const int extent_x = n - i - 1;   /* c1 */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        trisolv_update_x_2<<<grid, block>>>(n, L, x, i);
+      most = poly_max_ll(most, (long long)poly_max(n - i - 1, 0));   /* trisolv_update_x_2 */
+    }
+    if (most <= 4096) {
+      trisolv_loop_i<<<1, 1024>>>(n, L, x);
+    } else {
+      for (i = 0; i < n; i++)
+      {
+        trisolv_seq_x<<<1, 1>>>(n, L, x, i);
+        {
+          const int extent_x = n - i - 1;   /* c1 */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            trisolv_update_x_2<<<grid, block>>>(n, L, x, i);
+          }
+        }
       }
     }
   }

@@ -27,7 +27,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
-from . import reduce
+from . import oneblock, reduce
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -35,6 +35,7 @@ HELPERS = """\
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 """
 
@@ -111,6 +112,8 @@ class Printer:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
             if options.warp_rows:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
+        self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
+        self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
 
     # names --------------------------------------------------------------------------------
     def names_for(self, stmt_name: str) -> dict[str, str]:
@@ -192,11 +195,13 @@ class Printer:
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {launch.name}({params})", "{", text, "}"]), args
+        at = id(launch) in self.in_block          # also run inside a one-block loop: a device function
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
             start = _min(lows)
             start = "" if start == "0" else f"{start} + "
-            body.append(f"  const int {l.var} = {start}(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax});")
+            index = f"idx_{ax}" if at else f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})"
+            body.append(f"  const int {l.var} = {start}{index};")
         if launch.grid:
             guard = " && ".join(_guard(l) for l in launch.grid)
             body.append(f"  if (!({guard}))")
@@ -215,6 +220,8 @@ class Printer:
         text = "\n".join(body)
         args = self.kernel_args(launch, _used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
+        if at:
+            return oneblock.device_and_kernel(self, launch, text, args, params), args
         src = [f"/* {self.describe(launch)} */",
                f"__global__ void {launch.name}({params})", "{", text, "}"]
         return "\n".join(src), args
@@ -278,16 +285,14 @@ class Printer:
                     f"{indent}}}"]
         if not launch.grid:
             return [f"{indent}{launch.name}<<<1, 1>>>({call});"]
-        box = self.launch_box(launch)
-        if any(not lows or not highs for lows, highs in box):
+        ext = self.extents(launch)
+        if ext is None:
             return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
-        by_axis = {launch.axes[l.var]: (l, b) for l, b in zip(launch.grid, box)}
-        axes = [ax for ax in ("x", "y", "z") if ax in by_axis]
+        axes = list(ext)
         block = self.opt.block(len(axes))
-        ext = {ax: _extent(_max(by_axis[ax][1][1]), _min(by_axis[ax][1][0])) for ax in axes}
         out = [f"{indent}{{"]
         for ax in axes:
-            out.append(f"{indent}  const int extent_{ax} = {ext[ax]};   /* {by_axis[ax][0].var} */")
+            out.append(f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */")
         out.append(f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)}) {{")
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
         out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b})' for ax, b in zip(axes, block))});")
@@ -296,20 +301,33 @@ class Printer:
         out.append(f"{indent}}}")
         return out
 
+    def extents(self, launch: Launch) -> dict[str, tuple[str, str]] | None:
+        """Axis -> (C extent of the launch's bounding box, the loop variable), x first; None
+        when the iteration domain is empty."""
+        box = self.launch_box(launch)
+        if any(not lows or not highs for lows, highs in box):
+            return None
+        by_axis = {launch.axes[l.var]: (l, b) for l, b in zip(launch.grid, box)}
+        return {ax: (_extent(_max(by_axis[ax][1][1]), _min(by_axis[ax][1][0])), by_axis[ax][0].var)
+                for ax in ("x", "y", "z") if ax in by_axis}
+
     def host_items(self, items, indent, calls) -> list[str]:
         out = []
         for it in items:
             if isinstance(it, HostStmt):
                 out += self.r.statement(it.stmt.node, self.names_for(it.stmt.name), indent)
+            elif isinstance(it, HostLoop) and any(it is h for h in self.block_loops):
+                out += oneblock.host_code(self, it, indent, calls)
             elif isinstance(it, HostLoop):
-                l = it.loop
-                out.append(f"{indent}for ({l.init}; {l.cond}; {l.next})")
-                out.append(indent + "{")
-                out += self.host_items(it.items, indent + "  ", calls)
-                out.append(indent + "}")
+                out += self.host_loop(it, indent, calls)
             else:
                 out += self.launch_code(it, calls[it.name], indent)
         return out
+
+    def host_loop(self, it: HostLoop, indent, calls) -> list[str]:
+        l = it.loop
+        return [f"{indent}for ({l.init}; {l.cond}; {l.next})", indent + "{",
+                *self.host_items(it.items, indent + "  ", calls), indent + "}"]
 
     # the file ---------------------------------------------------------------------------------
     def candidate(self) -> str:
@@ -320,6 +338,7 @@ class Printer:
             src, args = self.kernel(launch)
             kernels.append(src)
             calls[launch.name] = args
+        kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
         ret = k.returns.dtype if k.returns else "void"
         out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).",
                "//"]

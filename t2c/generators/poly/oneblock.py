@@ -1,0 +1,160 @@
+"""A host loop of small launches as one block: the launches' work, without a launch each.
+
+A carried loop on the host (jacobi-1d's time steps, trisolv's and durbin's rows) launches
+its kernels once per iteration; when each launch has only a few thousand threads' work, the
+launches cost more than the work (about 4 us each on an H200 against a fraction of that for
+the arithmetic).  Such a loop also gets one `__global__` function that runs the whole loop
+in a single block:
+
+- every launch of an iteration becomes a block-strided loop over the launch's threads
+  (`for (item = threadIdx.x; item < extent; item += blockDim.x)`) calling the launch's
+  body, now a `__device__` function of the thread's index; a one-thread launch is thread
+  0's; `__syncthreads()` after each, so each one sees everything the ones before it wrote,
+  as consecutive launches would;
+- the host first walks the loop's bounds (integers only) for the most threads any of its
+  launches asks for, and takes the one-block kernel when that is at most
+  `options.one_block_max`, the launches otherwise.
+
+Both paths run the same statement instances in the same order of launches, each launch's
+threads independent as the mapping made them, so either computes what the reference does.
+A loop qualifies when its launches are plain: a one-dimensional grid of threads each running
+straight-line statements (no loop inside a thread: that work would crowd onto one SM; a 2-d
+or 3-d grid has more threads than one block at any size worth a GPU), or one thread; not the
+reduction and warp-per-row forms, which use the block themselves.
+"""
+from __future__ import annotations
+
+from .mapping import HostLoop, Launch
+
+
+def launches(h: HostLoop) -> list[Launch]:
+    out = []
+    for it in h.items:
+        out += launches(it) if isinstance(it, HostLoop) else [it]
+    return out
+
+
+def _loops(h: HostLoop) -> list[str]:
+    return [h.loop.var] + [v for it in h.items if isinstance(it, HostLoop) for v in _loops(it)]
+
+
+def loops_of(plan) -> list[HostLoop]:
+    """The top-level host loops whose launches are all plain (see the module docstring)."""
+    from ...analysis import Loop
+
+    def plain(l: Launch) -> bool:
+        return not l.reduction and not l.row and len(l.grid) <= 1 and \
+            not (l.grid and any(isinstance(n, Loop) for n in l.body))
+    return [it for it in plan.items if isinstance(it, HostLoop) and all(map(plain, launches(it)))]
+
+
+def _axes(launch: Launch) -> list[str]:
+    return [ax for ax in ("x", "y", "z") if ax in launch.axes.values()]
+
+
+def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str) -> str:
+    """A launch's body as `NAME_at` (the thread's index as arguments) and its kernel calling it."""
+    axes = _axes(launch)
+    index = ", ".join(f"int idx_{ax}" for ax in axes)
+    threads = ", ".join(f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})" for ax in axes)
+    both = lambda a, b: ", ".join(x for x in (a, b) if x)
+    return "\n".join([f"/* {p.describe(launch)} */",
+                      f"static __device__ void {launch.name}_at({both(params, index)})", "{", text, "}", "",
+                      f"__global__ void {launch.name}({params})", "{",
+                      f"  {launch.name}_at({both(', '.join(args), threads)});", "}"])
+
+
+def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
+    """The one-block kernel's body and its arguments (every name the body uses that is a
+    parameter of the kernel or a host scalar: the loops' bounds need sizes the launches may not)."""
+    from .cuda import _used
+    item = _fresh("item", set(p.k.params) | set(p.an.program.locals) | set(_loops(h)))
+    body = [f"  int {v};" for v in dict.fromkeys(_loops(h))] + _items(p, [h], "  ", calls, item)
+    used = _used("\n".join(body)) - set(_loops(h))
+    order = list(p.k.params) + [w for w, s in p.plan.storage.items() if s == "host"]
+    return body, [a for a in order if a in used]
+
+
+def block_kernel(p, h: HostLoop, calls) -> str:
+    name = f"{p.short}_loop_{h.loop.var}"
+    body, args = _block(p, h, calls)
+    writers = launches(h)
+
+    def decl(a):
+        arr = next((x for x in p.k.arrays if x.name == a), None)
+        if arr is None:
+            return p.param_decl(a, writers[0])
+        written = any(w.name == a for l in writers for s in l.statements()
+                      for w in p.an.program.statement(s).writes())
+        return f"{'' if written else 'const '}{arr.dtype} *{a}"
+    return "\n".join([f"/* {name}: host loop {h.loop.var} in one block of threads, for sizes where no launch in it "
+                      f"needs more than {p.opt.one_block_max} threads: each launch a block-strided loop, "
+                      "then __syncthreads(). */",
+                      f"__global__ void {name}({', '.join(decl(a) for a in args)})", "{", *body, "}"])
+
+
+def _items(p, items, indent, calls, item) -> list[str]:
+    out = []
+    for it in items:
+        if isinstance(it, HostLoop):
+            l = it.loop
+            out += [f"{indent}for ({l.init}; {l.cond}; {l.next})", indent + "{",
+                    *_items(p, it.items, indent + "  ", calls, item), indent + "}"]
+            continue
+        call = ", ".join(calls[it.name])
+        if not it.grid:
+            out += [f"{indent}if (threadIdx.x == 0)", f"{indent}  {it.name}_at({call});",
+                    f"{indent}__syncthreads();"]
+            continue
+        ext = p.extents(it)
+        if ext is None:
+            out.append(f"{indent}/* {it.name}: empty iteration domain */")
+            continue
+        axes = list(ext)
+        total = " * ".join(f"extent_{ax}" for ax in axes)
+        index = {1: [item], 2: [f"{item} % extent_x", f"{item} / extent_x"],
+                 3: [f"{item} % extent_x", f"{item} / extent_x % extent_y", f"{item} / (extent_x * extent_y)"]}
+        args = ", ".join(x for x in (call, *index[len(axes)]) if x)
+        loop = f"for (int {item} = threadIdx.x; {item} < {total}; {item} += blockDim.x)"
+        out += [f"{indent}{{"]
+        out += [f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */" for ax in axes]
+        if len(axes) > 1:                 # a product of two negative extents is positive
+            out += [f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)})",
+                    f"{indent}    {loop}", f"{indent}      {it.name}_at({args});"]
+        else:
+            out += [f"{indent}  {loop}", f"{indent}    {it.name}_at({args});"]
+        out += [f"{indent}  __syncthreads();", f"{indent}}}"]
+    return out
+
+
+def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
+    """The walk for the most threads a launch asks for, then one block or the launches."""
+    name = f"{p.short}_loop_{h.loop.var}"
+    return [f"{indent}{{",
+            f"{indent}  long long most = 0;   /* the most threads a launch of loop {h.loop.var} asks for */",
+            *_walk(p, [h], indent + "  "),
+            f"{indent}  if (most <= {p.opt.one_block_max}) {{",
+            f"{indent}    {name}<<<1, {p.opt.one_block_threads}>>>({', '.join(_block(p, h, calls)[1])});",
+            f"{indent}  }} else {{",
+            *p.host_loop(h, indent + "    ", calls),
+            f"{indent}  }}",
+            f"{indent}}}"]
+
+
+def _walk(p, items, indent) -> list[str]:
+    out = []
+    for it in items:
+        if isinstance(it, HostLoop):
+            l = it.loop
+            out += [f"{indent}for ({l.init}; {l.cond}; {l.next})", indent + "{",
+                    *_walk(p, it.items, indent + "  "), indent + "}"]
+        elif it.grid and (ext := p.extents(it)) is not None:
+            threads = " * ".join(f"(long long)poly_max({e}, 0)" for e, _ in ext.values())
+            out.append(f"{indent}most = poly_max_ll(most, {threads});   /* {it.name} */")
+    return out
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    while name in taken:
+        name += "_"
+    return name
