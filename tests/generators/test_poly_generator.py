@@ -284,11 +284,12 @@ def test_row_reductions_take_a_warp_per_row():
 
 
 def test_small_host_loops_run_in_one_block():
-    """A host loop of 1-d launches (jacobi-1d's time steps, durbin's rows) also runs as one
+    """A host loop of 1-d launches (jacobi-1d's time steps, durbin's rows, doitgen's (r, q)) also runs as one
     block with a barrier after each launch's work, taken when no launch needs more than
     `one_block_max` threads; both paths are verified, and a missing barrier is caught."""
     from t2c.verify.ladder import ladder
-    for name, loop in (("jacobi-1d", "jacobi_1d_loop_t"), ("durbin", "durbin_loop_k")):
+    for name, loop in (("jacobi-1d", "jacobi_1d_loop_t"), ("durbin", "durbin_loop_k"),
+                       ("doitgen", "doitgen_loop_r")):      # doitgen: host loops r, q; a loop in each thread
         k = read_c(SOURCES[name])
         text = generate(k)
         assert f"{loop}<<<1, 1024>>>" in text and "if (most <= 4096) {" in text
@@ -296,6 +297,8 @@ def test_small_host_loops_run_in_one_block():
         for opts in (PolyOptions(), PolyOptions(one_block_max=0)):      # one block; the launches
             card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (name, opts.one_block_max, card.summary())
+    # a launch whose threads run a loop takes the block only with one launch block's threads
+    assert "most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));" in generate(read_c(SOURCES["adi"]))
     bad = generate(read_c(SOURCES["jacobi-1d"])).replace("__syncthreads();", "", 1)
     assert not ladder(read_c(SOURCES["jacobi-1d"]), bad, backend="emu", seed=3).accepted
     assert "<<<1, 1024>>>" not in generate(read_c(SOURCES["jacobi-2d"]))   # 2-d grids: launches only

@@ -11,12 +11,14 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t. */
-__global__ void adi_update_v_p_q(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f)
+static __device__ void adi_update_v_p_q_at(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f, int idx_x)
 {
-  const int i = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = 1 + idx_x;
   if (!(i >= 1 && i < (n - 1)))
     return;
   int j;
@@ -35,10 +37,15 @@ __global__ void adi_update_v_p_q(int n, const double *u, double *v, double *p, d
   }
 }
 
-/* adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t. */
-__global__ void adi_update_u_p_q(int n, double *u, const double *v, double *p, double *q, double a, double c, double d, double e, double f)
+__global__ void adi_update_v_p_q(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f)
 {
-  const int i = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  adi_update_v_p_q_at(n, u, v, p, q, a, b, c, d, f, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t. */
+static __device__ void adi_update_u_p_q_at(int n, double *u, const double *v, double *p, double *q, double a, double c, double d, double e, double f, int idx_x)
+{
+  const int i = 1 + idx_x;
   if (!(i >= 1 && i < (n - 1)))
     return;
   int j;
@@ -54,6 +61,32 @@ __global__ void adi_update_u_p_q(int n, double *u, const double *v, double *p, d
   for (j = n - 2; j >= 1; j--)
   {
     u[(i * n) + j] = (p[(i * n) + j] * u[(i * n) + (j + 1)]) + q[(i * n) + j];
+  }
+}
+
+__global__ void adi_update_u_p_q(int n, double *u, const double *v, double *p, double *q, double a, double c, double d, double e, double f)
+{
+  adi_update_u_p_q_at(n, u, v, p, q, a, c, d, e, f, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* adi_loop_t: host loop t in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
+__global__ void adi_loop_t(int tsteps, int n, double *u, double *v, double *p, double *q, double a, double b, double c, double d, double e, double f)
+{
+  int t;
+  for (t = 1; t <= tsteps; t++)
+  {
+    {
+      const int extent_x = n - 2;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        adi_update_v_p_q_at(n, u, v, p, q, a, b, c, d, f, item);
+      __syncthreads();
+    }
+    {
+      const int extent_x = n - 2;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        adi_update_u_p_q_at(n, u, v, p, q, a, c, d, e, f, item);
+      __syncthreads();
+    }
   }
 }
 
@@ -86,22 +119,34 @@ extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, doubl
   d = (-mul2) / 2.0;
   e = 1.0 + mul2;
   f = d;
-  for (t = 1; t <= tsteps; t++)
   {
+    long long most = 0;   /* the most threads a launch of loop t asks for */
+    for (t = 1; t <= tsteps; t++)
     {
-      const int extent_x = n - 2;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        adi_update_v_p_q<<<grid, block>>>(n, u, v, p, q, a, b, c, d, f);
-      }
+      most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));   /* adi_update_v_p_q: a loop in each thread: at most 256 threads, one block of its launch */
+      most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));   /* adi_update_u_p_q: a loop in each thread: at most 256 threads, one block of its launch */
     }
-    {
-      const int extent_x = n - 2;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        adi_update_u_p_q<<<grid, block>>>(n, u, v, p, q, a, c, d, e, f);
+    if (most <= 4096) {
+      adi_loop_t<<<1, 1024>>>(tsteps, n, u, v, p, q, a, b, c, d, e, f);
+    } else {
+      for (t = 1; t <= tsteps; t++)
+      {
+        {
+          const int extent_x = n - 2;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            adi_update_v_p_q<<<grid, block>>>(n, u, v, p, q, a, b, c, d, f);
+          }
+        }
+        {
+          const int extent_x = n - 2;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            adi_update_u_p_q<<<grid, block>>>(n, u, v, p, q, a, c, d, e, f);
+          }
+        }
       }
     }
   }

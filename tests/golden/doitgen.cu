@@ -10,12 +10,14 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* doitgen_update_sum: one thread per (p): p -> x; loop s runs in order inside each thread. Launched once per host iteration of r, q. */
-__global__ void doitgen_update_sum(int nq, int np, const double *A, const double *C4, double *sum, int r, int q)
+static __device__ void doitgen_update_sum_at(int nq, int np, const double *A, const double *C4, double *sum, int r, int q, int idx_x)
 {
-  const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int p = idx_x;
   if (!(p >= 0 && p < np))
     return;
   int s;
@@ -26,16 +28,27 @@ __global__ void doitgen_update_sum(int nq, int np, const double *A, const double
   }
 }
 
-/* doitgen_update_A: one thread per (p): p -> x. Launched once per host iteration of r, q. */
-__global__ void doitgen_update_A(int nq, int np, double *A, const double *sum, int r, int q)
+__global__ void doitgen_update_sum(int nq, int np, const double *A, const double *C4, double *sum, int r, int q)
 {
-  const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  doitgen_update_sum_at(nq, np, A, C4, sum, r, q, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* doitgen_update_A: one thread per (p): p -> x. Launched once per host iteration of r, q. */
+static __device__ void doitgen_update_A_at(int nq, int np, double *A, const double *sum, int r, int q, int idx_x)
+{
+  const int p = idx_x;
   if (!(p >= 0 && p < np))
     return;
   A[(((r * nq) + q) * np) + p] = sum[p];
 }
 
-extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
+__global__ void doitgen_update_A(int nq, int np, double *A, const double *sum, int r, int q)
+{
+  doitgen_update_A_at(nq, np, A, sum, r, q, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* doitgen_loop_r: host loop r in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
+__global__ void doitgen_loop_r(int nr, int nq, int np, double *A, const double *C4, double *sum)
 {
   int r;
   int q;
@@ -45,18 +58,57 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
     {
       {
         const int extent_x = np;   /* p */
-        if (extent_x > 0) {
-          dim3 block(256);
-          dim3 grid(poly_blocks(extent_x, 256));
-          doitgen_update_sum<<<grid, block>>>(nq, np, A, C4, sum, r, q);
-        }
+        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+          doitgen_update_sum_at(nq, np, A, C4, sum, r, q, item);
+        __syncthreads();
       }
       {
         const int extent_x = np;   /* p */
-        if (extent_x > 0) {
-          dim3 block(256);
-          dim3 grid(poly_blocks(extent_x, 256));
-          doitgen_update_A<<<grid, block>>>(nq, np, A, sum, r, q);
+        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+          doitgen_update_A_at(nq, np, A, sum, r, q, item);
+        __syncthreads();
+      }
+    }
+  }
+}
+
+extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
+{
+  int r;
+  int q;
+  {
+    long long most = 0;   /* the most threads a launch of loop r asks for */
+    for (r = 0; r < nr; r++)
+    {
+      for (q = 0; q < nq; q++)
+      {
+        most = poly_max_ll(most, 16 * (long long)poly_max(np, 0));   /* doitgen_update_sum: a loop in each thread: at most 256 threads, one block of its launch */
+        most = poly_max_ll(most, (long long)poly_max(np, 0));   /* doitgen_update_A */
+      }
+    }
+    if (most <= 4096) {
+      doitgen_loop_r<<<1, 1024>>>(nr, nq, np, A, C4, sum);
+    } else {
+      for (r = 0; r < nr; r++)
+      {
+        for (q = 0; q < nq; q++)
+        {
+          {
+            const int extent_x = np;   /* p */
+            if (extent_x > 0) {
+              dim3 block(256);
+              dim3 grid(poly_blocks(extent_x, 256));
+              doitgen_update_sum<<<grid, block>>>(nq, np, A, C4, sum, r, q);
+            }
+          }
+          {
+            const int extent_x = np;   /* p */
+            if (extent_x > 0) {
+              dim3 block(256);
+              dim3 grid(poly_blocks(extent_x, 256));
+              doitgen_update_A<<<grid, block>>>(nq, np, A, sum, r, q);
+            }
+          }
         }
       }
     }

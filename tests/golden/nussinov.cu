@@ -10,12 +10,14 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of wave. */
-__global__ void nussinov_update_table(int n, const char *seq, int *table, int wave)
+static __device__ void nussinov_update_table_at(int n, const char *seq, int *table, int wave, int idx_x)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_x;
   if (!(i >= 0 && i < n - wave))
     return;
   int k;
@@ -48,17 +50,48 @@ __global__ void nussinov_update_table(int n, const char *seq, int *table, int wa
   }
 }
 
-extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
+__global__ void nussinov_update_table(int n, const char *seq, int *table, int wave)
+{
+  nussinov_update_table_at(n, seq, table, wave, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+/* nussinov_loop_wave: host loop wave in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
+__global__ void nussinov_loop_wave(int n, const char *seq, int *table)
 {
   int wave;
   for (wave = 1; wave < n; wave++)
   {
     {
       const int extent_x = n - wave;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        nussinov_update_table<<<grid, block>>>(n, seq, table, wave);
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        nussinov_update_table_at(n, seq, table, wave, item);
+      __syncthreads();
+    }
+  }
+}
+
+extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
+{
+  int wave;
+  {
+    long long most = 0;   /* the most threads a launch of loop wave asks for */
+    for (wave = 1; wave < n; wave++)
+    {
+      most = poly_max_ll(most, 16 * (long long)poly_max(n - wave, 0));   /* nussinov_update_table: a loop in each thread: at most 256 threads, one block of its launch */
+    }
+    if (most <= 4096) {
+      nussinov_loop_wave<<<1, 1024>>>(n, seq, table);
+    } else {
+      for (wave = 1; wave < n; wave++)
+      {
+        {
+          const int extent_x = n - wave;   /* i */
+          if (extent_x > 0) {
+            dim3 block(256);
+            dim3 grid(poly_blocks(extent_x, 256));
+            nussinov_update_table<<<grid, block>>>(n, seq, table, wave);
+          }
+        }
       }
     }
   }

@@ -17,10 +17,12 @@ in a single block:
 
 Both paths run the same statement instances in the same order of launches, each launch's
 threads independent as the mapping made them, so either computes what the reference does.
-A loop qualifies when its launches are plain: a one-dimensional grid of threads each running
-straight-line statements (no loop inside a thread: that work would crowd onto one SM; a 2-d
-or 3-d grid has more threads than one block at any size worth a GPU), or one thread; not the
-reduction and warp-per-row forms, which use the block themselves.
+A loop qualifies when its launches are plain: a one-dimensional grid (a 2-d or 3-d grid has
+more threads than one block at any size worth a GPU) or one thread; not the reduction and
+warp-per-row forms, which use the block themselves.  A launch whose threads each run a loop
+counts as a whole block of the launch path only when it has at most `block_1d` threads:
+more would crowd work that had several SMs onto one (doitgen's 160 threads per (r, q) take
+the block; adi's 998 threads of 2000-step sweeps keep their launches).
 """
 from __future__ import annotations
 
@@ -40,11 +42,8 @@ def _loops(h: HostLoop) -> list[str]:
 
 def loops_of(plan) -> list[HostLoop]:
     """The top-level host loops whose launches are all plain (see the module docstring)."""
-    from ...analysis import Loop
-
     def plain(l: Launch) -> bool:
-        return not l.reduction and not l.row and len(l.grid) <= 1 and \
-            not (l.grid and any(isinstance(n, Loop) for n in l.body))
+        return not l.reduction and not l.row and len(l.grid) <= 1
     return [it for it in plan.items if isinstance(it, HostLoop) and all(map(plain, launches(it)))]
 
 
@@ -150,7 +149,11 @@ def _walk(p, items, indent) -> list[str]:
                     *_walk(p, it.items, indent + "  "), indent + "}"]
         elif it.grid and (ext := p.extents(it)) is not None:
             threads = " * ".join(f"(long long)poly_max({e}, 0)" for e, _ in ext.values())
-            out.append(f"{indent}most = poly_max_ll(most, {threads});   /* {it.name} */")
+            if _heavy(it):       # as many threads as one block of the launch, no more
+                out.append(f"{indent}most = poly_max_ll(most, {_weight(p)} * {threads});   /* {it.name}: "
+                           f"a loop in each thread: at most {p.opt.block_1d[0]} threads, one block of its launch */")
+            else:
+                out.append(f"{indent}most = poly_max_ll(most, {threads});   /* {it.name} */")
     return out
 
 
@@ -158,3 +161,15 @@ def _fresh(name: str, taken: set[str]) -> str:
     while name in taken:
         name += "_"
     return name
+
+
+def _heavy(l: Launch) -> bool:
+    from ...analysis import Loop
+    return any(isinstance(n, Loop) for n in l.body)
+
+
+def _weight(p) -> int:
+    """A launch whose threads each run a loop takes the block only when it has at most one
+    block of the launch path's threads (`block_1d`): one SM's worth either way (adi's 998
+    threads of 2000-step sweeps would lose the other SMs; doitgen's 160 lose nothing)."""
+    return max(1, p.opt.one_block_max // p.opt.block_1d[0])
