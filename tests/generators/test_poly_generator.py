@@ -259,22 +259,24 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
 
 def test_row_reductions_take_a_warp_per_row():
     """atax's `tmp[i] += A[i][j] * x[j]`: one warp per i, lanes striding j (coalesced), a
-    shuffle tree, lane 0 finishing the row; a loop down a column keeps a thread per index;
-    several sums in one loop each get their partial."""
+    shuffle tree, lane 0 finishing the row; a loop down a column gets 8 lanes per index that
+    split it, summed in a fixed order; several sums in one loop each get their partial."""
     from t2c.frontends.prose import read_spec
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["atax"])
     text = generate(k)
     assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in text
     assert "for (j = lane; j < n; j += 32)" in text and "__shfl_down_sync(0xffffffffu, part, offset)" in text
-    assert "atax_update_y_2: one thread per (j)" in text           # A[i][j] down i: coalesced as is
+    # y[j] += A[i][j] * tmp[i] down i: coalesced across j as is; 8 lanes split i instead
+    assert "atax_update_y_2: 8 lanes per j" in text and "dim3(32, 8)>>>" in text
+    assert "__syncthreads();" in text and "return;                        /* the whole warp" in text
     assert "__shfl_down_sync" not in generate(k, PolyOptions(warp_rows=False))
     # two sums in one loop (gesummv's tmp and y): a partial and a shuffle tree each
     two = generate(read_c(SOURCES["gesummv"]))
     assert "part_1 += A[(i * n) + j] * x[j];" in two and "part_2 += B[(i * n) + j] * x[j];" in two
     # bicg's q loop, split from the s loop it shared: the facts of the shared loop still hold
     assert "bicg_update_q_2: one warp per i" in generate(read_c(SOURCES["bicg"]))
-    for name in ("gesummv", "bicg"):
+    for name in ("gesummv", "bicg", "atax"):
         k2 = read_c(SOURCES[name])
         card = ladder(k2, generate(k2), backend="emu", dataset="SMALL", seed=7)
         assert card.accepted, card.summary()

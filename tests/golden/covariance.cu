@@ -3,7 +3,7 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   covariance_update_mean: one thread per (j): j -> x; loop i runs in order inside each thread.
+//   covariance_update_mean: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 //   covariance_update_data: one thread per (i, j): i -> y, j -> x.
 //   covariance_update_cov: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread.
 
@@ -12,19 +12,29 @@
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* covariance_update_mean: one thread per (j): j -> x; loop i runs in order inside each thread. */
+/* covariance_update_mean: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
 __global__ void covariance_update_mean(int m, int n, double float_n, const double *data, double *mean)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 0 && j < m))
-    return;
+  const int j = (int)(blockIdx.x * 32 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 8 lanes split loop i */
+  const bool live = j >= 0 && j < m;   /* no early return: the block meets at a barrier */
   int i;
-  mean[j] = 0.0;
-  for (i = 0; i < n; i++)
-  {
-    mean[j] += data[(i * m) + j];
+  __shared__ double lanes[8][32];
+  double part = 0;
+  if (live)
+    for (i = lane; i < n; i += 8)
+    {
+      part += data[(i * m) + j];
+    }
+  lanes[lane][threadIdx.x] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 8; other++)
+      part = part + lanes[other][threadIdx.x];
+    mean[j] = 0.0;
+    mean[j] = mean[j] + part;
+    mean[j] /= float_n;
   }
-  mean[j] /= float_n;
 }
 
 /* covariance_update_data: one thread per (i, j): i -> y, j -> x. */
@@ -57,12 +67,9 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
 extern "C" void kernel_covariance_device(int m, int n, double float_n, double *data, double *cov, double *mean)
 {
   {
-    const int extent_x = m;   /* j */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      covariance_update_mean<<<grid, block>>>(m, n, float_n, data, mean);
-    }
+    const int extent = m;   /* j: 8 lanes each */
+    if (extent > 0)
+      covariance_update_mean<<<poly_blocks(extent, 32), dim3(32, 8)>>>(m, n, float_n, data, mean);
   }
   {
     const int extent_x = m;   /* j */

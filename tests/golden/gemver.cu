@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   gemver_update_A: one thread per (i, j): i -> y, j -> x.
-//   gemver_update_x: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   gemver_update_x: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
 //   gemver_update_w: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
@@ -22,18 +22,28 @@ __global__ void gemver_update_A(int n, double *A, const double *u1, const double
   A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
 }
 
-/* gemver_update_x: one thread per (i): i -> x; loop j runs in order inside each thread. */
+/* gemver_update_x: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
 __global__ void gemver_update_x(int n, double beta, const double *A, double *x, const double *y, const double *z)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
+  const int i = (int)(blockIdx.x * 32 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 8 lanes split loop j */
+  const bool live = i >= 0 && i < n;   /* no early return: the block meets at a barrier */
   int j;
-  for (j = 0; j < n; j++)
-  {
-    x[i] = x[i] + ((beta * A[(j * n) + i]) * y[j]);
+  __shared__ double lanes[8][32];
+  double part = 0;
+  if (live)
+    for (j = lane; j < n; j += 8)
+    {
+      part += (beta * A[(j * n) + i]) * y[j];
+    }
+  lanes[lane][threadIdx.x] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 8; other++)
+      part = part + lanes[other][threadIdx.x];
+    x[i] = x[i] + part;
+    x[i] = x[i] + z[i];
   }
-  x[i] = x[i] + z[i];
 }
 
 /* gemver_update_w: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
@@ -68,12 +78,9 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     }
   }
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      gemver_update_x<<<grid, block>>>(n, beta, A, x, y, z);
-    }
+    const int extent = n;   /* i: 8 lanes each */
+    if (extent > 0)
+      gemver_update_x<<<poly_blocks(extent, 32), dim3(32, 8)>>>(n, beta, A, x, y, z);
   }
   {
     const int extent = n;   /* i: a warp each */

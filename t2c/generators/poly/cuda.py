@@ -114,6 +114,9 @@ class Printer:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
         self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
         self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
+        for launch in plan.launches:
+            if id(launch) in self.in_block:
+                launch.row = None           # a column reduction's lanes need a block of their own
 
     # names --------------------------------------------------------------------------------
     def names_for(self, stmt_name: str) -> dict[str, str]:
@@ -188,8 +191,8 @@ class Printer:
             (lows, _), = box
             start = _min(lows)
             body = [f"  {t} {web};" for web, t in locals_.items()]
-            body += reduce.row_kernel(self, launch, launch.row, "" if start == "0" else f"{start} + ",
-                                      _guard(launch.grid[0]))
+            form = reduce.column_kernel if launch.row.column else reduce.row_kernel
+            body += form(self, launch, launch.row, "" if start == "0" else f"{start} + ", _guard(launch.grid[0]))
             text = "\n".join(body)
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
@@ -278,10 +281,14 @@ class Printer:
             (lows, highs), = self.launch_box(launch)
             if not lows or not highs:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
+            column = launch.row.column
+            shape = (f"poly_blocks(extent, 32), dim3(32, {reduce.COLUMN_LANES})" if column
+                     else "poly_blocks(extent, 8), 256")
             return [f"{indent}{{",
-                    f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: a warp each */",
+                    f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: "
+                    f"{f'{reduce.COLUMN_LANES} lanes' if column else 'a warp'} each */",
                     f"{indent}  if (extent > 0)",
-                    f"{indent}    {launch.name}<<<poly_blocks(extent, 8), 256>>>({call});",
+                    f"{indent}    {launch.name}<<<{shape}>>>({call});",
                     f"{indent}}}"]
         if not launch.grid:
             return [f"{indent}{launch.name}<<<1, 1>>>({call});"]
@@ -389,6 +396,11 @@ class Printer:
         inner = _inner_loops(launch.body)
         host = [l.var for l in launch.host_loops]
         where = f" Launched once per host iteration of {', '.join(host)}." if host else ""
+        if launch.row and launch.row.column:
+            r = launch.row
+            return (f"{launch.name}: {reduce.COLUMN_LANES} lanes per {launch.grid[0].var} (consecutive "
+                    f"{launch.grid[0].var}, consecutive elements) split loop {r.loop.var}; lane 0 adds their "
+                    f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:
             r = launch.row
             return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "

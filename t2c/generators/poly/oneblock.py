@@ -42,8 +42,8 @@ def _loops(h: HostLoop) -> list[str]:
 
 def loops_of(plan) -> list[HostLoop]:
     """The top-level host loops whose launches are all plain (see the module docstring)."""
-    def plain(l: Launch) -> bool:
-        return not l.reduction and not l.row and len(l.grid) <= 1
+    def plain(l: Launch) -> bool:        # a column reduction is a plain loop in each thread too
+        return not l.reduction and not (l.row and not l.row.column) and len(l.grid) <= 1
     return [it for it in plan.items if isinstance(it, HostLoop) and all(map(plain, launches(it)))]
 
 

@@ -158,6 +158,7 @@ class RowReduction:
     loop: Loop
     accs: list[Accumulator]
     post: list
+    column: bool = False        # the loop walks down columns: 8 lanes per index (see column_kernel)
 
     @property
     def op(self) -> str:
@@ -196,9 +197,16 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
     streams = [x for a in accs for x in a.stmt.stmt.accesses if x.index and x.name not in written]
     along = sum(loop.var in _words(x.index[-1]) for x in streams)
     across = sum(launch.grid[0].var in _words(x.index[-1]) for x in streams)
-    if along <= across:
-        return None
-    return RowReduction(pre, loop, accs, post)
+    if along > across:
+        return RowReduction(pre, loop, accs, post)
+    # Down a column: the matrix reads (subscripts with both the index and the loop) all have
+    # the index last, coalesced across threads already; split the loop among lanes instead.
+    i = launch.grid[0].var
+    matrix = [x for x in streams if any(i in _words(e) for e in x.index)
+              and any(loop.var in _words(e) for e in x.index)]
+    if matrix and all(i in _words(x.index[-1]) and loop.var not in _words(x.index[-1]) for x in matrix):
+        return RowReduction(pre, loop, accs, post, column=True)
+    return None
 
 
 def _accumulator(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumulator | None:
@@ -281,3 +289,49 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
 def parse_target(text: str):
     from ...analysis.model import parse_expr
     return parse_expr(text)
+
+
+# -- a column of lanes per index ------------------------------------------------------------
+
+COLUMN_LANES = 8
+
+
+def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str]:
+    """The body of a kernel whose threads reduce a loop down a column (`y[j] += A[i][j] *
+    tmp[i]` for i, j the grid index): reads are coalesced across threads as they were, and
+    `COLUMN_LANES` lanes (threadIdx.y) split the loop, so each thread's chain of dependent
+    additions is that many times shorter and there are that many times more threads; lane
+    0 adds the lanes' parts in a fixed order from shared memory and finishes the index."""
+    j, loop = launch.grid[0].var, red.loop
+    taken = set(p.k.params) | set(p.an.program.locals) | {j, loop.var}
+    fresh = lambda name: name if name not in taken else fresh(name + "_")
+    lane, live, other = fresh("lane"), fresh("live"), fresh("other")
+    n = len(red.accs)
+    parts = [fresh("part")] if n == 1 else [fresh(f"part_{k + 1}") for k in range(n)]
+    shared = [fresh("lanes")] if n == 1 else [fresh(f"lanes_{k + 1}") for k in range(n)]
+    around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "    ")]
+    lo = loop.init.split("=", 1)[1].strip()
+    declare, contribute, store, gather, finish = [], [], [], [], []
+    for a, part, lanes in zip(red.accs, parts, shared):
+        names = p.names_for(a.stmt.stmt.name)
+        op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
+        step = (c_ast.Assignment(op, c_ast.ID(part), a.part) if op else
+                c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
+                    c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part]))))
+        declare += [f"  __shared__ {a.dtype} {lanes}[{COLUMN_LANES}][32];", f"  {a.dtype} {part} = {OPS[a.op][0]};"]
+        contribute += p.r.statement(step, names, "      ")
+        store.append(f"  {lanes}[{lane}][threadIdx.x] = {part};")
+        gather.append(f"      {part} = " + combine(a.op, part, f"{lanes}[{other}][threadIdx.x]") + ";")
+        target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
+        finish.append("    " + join(a.op, target, part))
+    first = f"{'' if lo == '0' else lo + ' + '}{lane}"
+    return [f"  const int {j} = {start}(int)(blockIdx.x * 32 + threadIdx.x);",
+            f"  const int {lane} = threadIdx.y;                /* {COLUMN_LANES} lanes split loop {loop.var} */",
+            f"  const bool {live} = {guard};   /* no early return: the block meets at a barrier */",
+            f"  int {loop.var};", *declare,
+            f"  if ({live})", f"    for ({loop.var} = {first}; {loop.cond}; {loop.var} += {COLUMN_LANES})",
+            "    {", *contribute, "    }", *store, "  __syncthreads();",
+            f"  if ({live} && {lane} == 0) {{",
+            f"    for (int {other} = 1; {other} < {COLUMN_LANES}; {other}++)",
+            *(["    {"] + gather + ["    }"] if n > 1 else gather),
+            *around(red.pre), *finish, *around(red.post), "  }"]
