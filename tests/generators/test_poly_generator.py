@@ -304,3 +304,17 @@ def test_small_host_loops_run_in_one_block():
     bad = generate(read_c(SOURCES["jacobi-1d"])).replace("__syncthreads();", "", 1)
     assert not ladder(read_c(SOURCES["jacobi-1d"]), bad, backend="emu", seed=3).accepted
     assert "<<<1, 1024>>>" not in generate(read_c(SOURCES["jacobi-2d"]))   # 2-d grids: launches only
+
+
+def test_an_updated_cell_stays_in_a_register():
+    """gemm's `C[i][j] += alpha * A[i][k] * B[k][j]` for k: C[i][j] is loaded once, updated in a
+    register and stored once; the same operations in the same order, so the reference's bits.
+    trmm's `B[i][j] += A[k][i] * B[k][j]` reads B at other cells in the loop: left in memory."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["gemm"])
+    text = generate(k)
+    assert "double acc = C[(i * nj) + j];" in text and "acc += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
+    assert "double acc" not in generate(k, PolyOptions(register_accumulators=False))
+    assert "double acc" not in generate(read_c(SOURCES["trmm"]))
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=9)
+    assert card.accepted and card.max_error == 0, card.summary()

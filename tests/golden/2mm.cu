@@ -20,9 +20,13 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
     return;
   int k;
   tmp[(i * nj) + j] = 0.0;
-  for (k = 0; k < nk; ++k)
   {
-    tmp[(i * nj) + j] += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];
+    double acc = tmp[(i * nj) + j];   /* the cell stays in a register */
+    for (k = 0; k < nk; ++k)
+    {
+      acc += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];
+    }
+    tmp[(i * nj) + j] = acc;
   }
 }
 
@@ -35,9 +39,13 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
     return;
   int k;
   D[(i * nl) + j] *= beta;
-  for (k = 0; k < nj; ++k)
   {
-    D[(i * nl) + j] += tmp[(i * nj) + k] * C[(k * nl) + j];
+    double acc = D[(i * nl) + j];   /* the cell stays in a register */
+    for (k = 0; k < nj; ++k)
+    {
+      acc += tmp[(i * nj) + k] * C[(k * nl) + j];
+    }
+    D[(i * nl) + j] = acc;
   }
 }
 

@@ -21,9 +21,13 @@ __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A
     return;
   int k;
   E[(i * nj) + j] = 0.0;
-  for (k = 0; k < nk; ++k)
   {
-    E[(i * nj) + j] += A[(i * nk) + k] * B[(k * nj) + j];
+    double acc = E[(i * nj) + j];   /* the cell stays in a register */
+    for (k = 0; k < nk; ++k)
+    {
+      acc += A[(i * nk) + k] * B[(k * nj) + j];
+    }
+    E[(i * nj) + j] = acc;
   }
 }
 
@@ -36,9 +40,13 @@ __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C
     return;
   int k;
   F[(i * nl) + j] = 0.0;
-  for (k = 0; k < nm; ++k)
   {
-    F[(i * nl) + j] += C[(i * nm) + k] * D[(k * nl) + j];
+    double acc = F[(i * nl) + j];   /* the cell stays in a register */
+    for (k = 0; k < nm; ++k)
+    {
+      acc += C[(i * nm) + k] * D[(k * nl) + j];
+    }
+    F[(i * nl) + j] = acc;
   }
 }
 
@@ -51,9 +59,13 @@ __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const dou
     return;
   int k;
   G[(i * nl) + j] = 0.0;
-  for (k = 0; k < nj; ++k)
   {
-    G[(i * nl) + j] += E[(i * nj) + k] * F[(k * nl) + j];
+    double acc = G[(i * nl) + j];   /* the cell stays in a register */
+    for (k = 0; k < nj; ++k)
+    {
+      acc += E[(i * nj) + k] * F[(k * nl) + j];
+    }
+    G[(i * nl) + j] = acc;
   }
 }
 

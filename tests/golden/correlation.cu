@@ -23,15 +23,23 @@ __global__ void correlation_update_mean_stddev(int m, int n, double float_n, con
     return;
   int i;
   mean[j] = 0.0;
-  for (i = 0; i < n; i++)
   {
-    mean[j] += data[(i * m) + j];
+    double acc = mean[j];   /* the cell stays in a register */
+    for (i = 0; i < n; i++)
+    {
+      acc += data[(i * m) + j];
+    }
+    mean[j] = acc;
   }
   mean[j] /= float_n;
   stddev[j] = 0.0;
-  for (i = 0; i < n; i++)
   {
-    stddev[j] += (data[(i * m) + j] - mean[j]) * (data[(i * m) + j] - mean[j]);
+    double acc = stddev[j];   /* the cell stays in a register */
+    for (i = 0; i < n; i++)
+    {
+      acc += (data[(i * m) + j] - mean[j]) * (data[(i * m) + j] - mean[j]);
+    }
+    stddev[j] = acc;
   }
   stddev[j] /= float_n;
   stddev[j] = sqrt(stddev[j]);
@@ -67,9 +75,13 @@ __global__ void correlation_update_corr_2(int m, int n, const double *data, doub
     return;
   int k;
   corr[(i * m) + j] = 0.0;
-  for (k = 0; k < n; k++)
   {
-    corr[(i * m) + j] += data[(k * m) + i] * data[(k * m) + j];
+    double acc = corr[(i * m) + j];   /* the cell stays in a register */
+    for (k = 0; k < n; k++)
+    {
+      acc += data[(k * m) + i] * data[(k * m) + j];
+    }
+    corr[(i * m) + j] = acc;
   }
   corr[(j * m) + i] = corr[(i * m) + j];
 }

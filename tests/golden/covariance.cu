@@ -56,9 +56,13 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
     return;
   int k;
   cov[(i * m) + j] = 0.0;
-  for (k = 0; k < n; k++)
   {
-    cov[(i * m) + j] += data[(k * m) + i] * data[(k * m) + j];
+    double acc = cov[(i * m) + j];   /* the cell stays in a register */
+    for (k = 0; k < n; k++)
+    {
+      acc += data[(k * m) + i] * data[(k * m) + j];
+    }
+    cov[(i * m) + j] = acc;
   }
   cov[(i * m) + j] /= float_n - 1.0;
   cov[(j * m) + i] = cov[(i * m) + j];

@@ -22,9 +22,13 @@ static __device__ void doitgen_update_sum_at(int nq, int np, const double *A, co
     return;
   int s;
   sum[p] = 0.0;
-  for (s = 0; s < np; s++)
   {
-    sum[p] += A[(((r * nq) + q) * np) + s] * C4[(s * np) + p];
+    double acc = sum[p];   /* the cell stays in a register */
+    for (s = 0; s < np; s++)
+    {
+      acc += A[(((r * nq) + q) * np) + s] * C4[(s * np) + p];
+    }
+    sum[p] = acc;
   }
 }
 

@@ -19,9 +19,13 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
     return;
   int k;
   C[(i * nj) + j] *= beta;
-  for (k = 0; k < nk; k++)
   {
-    C[(i * nj) + j] += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];
+    double acc = C[(i * nj) + j];   /* the cell stays in a register */
+    for (k = 0; k < nk; k++)
+    {
+      acc += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];
+    }
+    C[(i * nj) + j] = acc;
   }
 }
 

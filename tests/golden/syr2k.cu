@@ -19,9 +19,13 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
     return;
   int k;
   C[(i * n) + j] *= beta;
-  for (k = 0; k < m; k++)
   {
-    C[(i * n) + j] += ((A[(j * m) + k] * alpha) * B[(i * m) + k]) + ((B[(j * m) + k] * alpha) * A[(i * m) + k]);
+    double acc = C[(i * n) + j];   /* the cell stays in a register */
+    for (k = 0; k < m; k++)
+    {
+      acc += ((A[(j * m) + k] * alpha) * B[(i * m) + k]) + ((B[(j * m) + k] * alpha) * A[(i * m) + k]);
+    }
+    C[(i * n) + j] = acc;
   }
 }
 

@@ -19,9 +19,13 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
     return;
   int k;
   C[(i * n) + j] *= beta;
-  for (k = 0; k < m; k++)
   {
-    C[(i * n) + j] += (alpha * A[(i * m) + k]) * A[(j * m) + k];
+    double acc = C[(i * n) + j];   /* the cell stays in a register */
+    for (k = 0; k < m; k++)
+    {
+      acc += (alpha * A[(i * m) + k]) * A[(j * m) + k];
+    }
+    C[(i * n) + j] = acc;
   }
 }
 

@@ -132,6 +132,8 @@ class Printer:
         for n in nodes:
             if isinstance(n, Stmt):
                 out += self.r.statement(n.stmt.node, self.names_for(n.stmt.name), indent)
+            elif (reg := self.register_accumulator(n)) is not None:
+                out += reg(indent)
             else:
                 out.append(f"{indent}for ({n.init}; {n.cond}; {n.next})")
                 if len(n.body) == 1 and isinstance(n.body[0], Loop):
@@ -141,6 +143,43 @@ class Printer:
                     out += self.render_nodes(n.body, indent + "  ")
                     out.append(indent + "}")
         return out
+
+    def register_accumulator(self, loop: Loop):
+        """A loop whose one statement updates one array cell that does not move with the loop
+        (gemm's `C[i][j] += alpha * A[i][k] * B[k][j]` for k) keeps that cell in a register:
+        loaded before the loop, stored after it.  The same operations in the same order, so
+        the same bits; only the loads and stores of C in every iteration go (the compiler
+        may not do it itself: C could alias A or B as far as it knows, not as the model
+        knows).  A printer for the loop, or None when the form does not apply."""
+        if not self.opt.register_accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+            return None
+        st = loop.body[0].stmt
+        node = st.node
+        if st.conditional or not isinstance(node, c_ast.Assignment) or not isinstance(node.lvalue, c_ast.ArrayRef):
+            return None
+        target = cprint(node.lvalue)
+        base = node.lvalue
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        name = base.name if isinstance(base, c_ast.ID) else None
+        dtype = next((a.dtype for a in self.k.arrays if a.name == name), None) or \
+            (self.an.program.locals[name].dtype if name in self.local_arrays else None)
+        if dtype is None or loop.var in _WORD.findall(target) or \
+                any(cprint(r) != target for r in _refs(node, name)):
+            return None
+        acc = "acc"
+        while acc in self.k.params or acc in self.an.program.locals or acc in _WORD.findall(cprint(node)):
+            acc += "_"
+        names = self.names_for(st.name)
+        cell = self.r.statement(node.lvalue, names, "")[0].rstrip(";")
+        body = self.r.statement(_replace_refs(copy.deepcopy(node), target, acc), names, "")
+
+        def printed(indent):
+            return [f"{indent}{{", f"{indent}  {dtype} {acc} = {cell};   /* the cell stays in a register */",
+                    f"{indent}  for ({loop.init}; {loop.cond}; {loop.next})", f"{indent}  {{",
+                    *[f"{indent}    {line}" for line in body], f"{indent}  }}",
+                    f"{indent}  {cell} = {acc};", f"{indent}}}"]
+        return printed
 
     # kernels ------------------------------------------------------------------------------
     def name_launches(self):
@@ -452,6 +491,32 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + self.plan.notes
+
+
+def _refs(node, name: str) -> list:
+    """The outermost ArrayRefs of array `name` under `node`."""
+    if isinstance(node, c_ast.ArrayRef):
+        base = node
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        if isinstance(base, c_ast.ID) and base.name == name:
+            return [node]
+    return [r for _, kid in node.children() for r in _refs(kid, name)]
+
+
+def _replace_refs(node, target: str, acc: str):
+    """`node` with every reference whose text is `target` replaced by the identifier `acc`."""
+    if isinstance(node, c_ast.ArrayRef) and cprint(node) == target:
+        return c_ast.ID(acc)
+    for slot, kid in node.children():
+        new = _replace_refs(kid, target, acc)
+        if new is not kid:
+            m = re.fullmatch(r"(\w+)\[(\d+)\]", slot)
+            if m:
+                getattr(node, m.group(1))[int(m.group(2))] = new
+            else:
+                setattr(node, slot, new)
+    return node
 
 
 def helpers(text: str) -> str:

@@ -22,6 +22,7 @@ class PolyOptions:
     parallel_reductions: bool = True         # a one-thread sum/max/... loop: block partials, then one block
     warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
     reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
+    register_accumulators: bool = True       # a loop's one updated cell in a register (gemm's C[i][j])
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads
