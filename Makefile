@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.t2c-setup
 WHEELS := .whl
 
-.PHONY: setup run test test-fast gpu-check bench-t2c bench-noop wheels clean
+.PHONY: setup run test test-fast gpu-check bench bench-t2c bench-noop wheels clean
 
 # The venv with t2c (editable) and the test tools; redone only when pyproject.toml changes.
 # Without nvcc on PATH, the CUDA compiler and runtime headers come from PyPI into the venv.
@@ -37,6 +37,13 @@ wheels:
 # On a GPU machine (see README, Tests): install the wheels, then run the GPU checks into $OUT.
 gpu-check:
 	bash scripts/gpu_check.sh
+
+# On a GPU machine (wheels installed as for gpu-check): the GPU's ceilings, then PolyBench at LARGE,
+# BENCH_PARALLEL kernels at a time (1: clean timings), into reports/bench/ (table.md, report/).
+bench:
+	rm -rf reports/bench && OUT=reports/bench T2C_VERIFY_BENCH_REPS=20 \
+	  bash scripts/gpu_polybench.sh LARGE $${BENCH_PARALLEL:-1}
+	tar xzf reports/bench/report.tgz -C reports/bench && mv reports/bench/t2c-merged reports/bench/report
 
 # On a GPU machine: each Text2CUDA spec's kernel against PyTorch eager (docs/specs.md).
 bench-t2c:

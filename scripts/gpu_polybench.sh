@@ -17,6 +17,8 @@ else
 fi
 export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
+# The GPU's ceilings (copy bandwidth, fp64/fp32 FMA rates) with nothing else on it, for the roofline column.
+python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log" || cat "$OUT/ceilings.log"
 # A device call that hit its limit can leave per-kernel batches running (`timeout` puts each in
 # its own process group): stop them, or they compete with this run for the GPU and the cores.
 pkill -f "t2c.cli batch corpora/polybench" && echo "stopped batches left by an earlier call" && sleep 2
@@ -39,15 +41,20 @@ tar czf "$OUT/report.tgz" -C /tmp t2c-merged
 python3 - "$DS" <<'PY' | tee "$OUT/table.md"
 import json, sys
 rows = json.load(open("/tmp/t2c-merged/results.json"))["rows"]
-print(f"| kernel | status | kernel ms (p20-p80) | CPU -O3 ms | speedup | GB/s | TF/s | max err/bound | dataset {sys.argv[1]} |")
-print("|---|---|---|---|---|---|---|---|---|")
+print(f"| kernel | status | kernel ms (p20-p80) | CPU -O3 ms | speedup | GB/s | TF/s | roofline % | max err/bound | dataset {sys.argv[1]} |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     f = lambda v, p=4: "-" if v is None else f"{v:.{p}g}"
     k = f(r.get("kernel_ms"))
     if r.get("kernel_p20_ms") is not None:
         k += f" ({f(r.get('kernel_p20_ms'))}-{f(r.get('kernel_p80_ms'))})"
     print(f"| {r['kernel']} | {r['status']} | {k} | {f(r.get('cpu_ms'))} | {f(r.get('speedup'), 3)} | "
-          f"{f(r.get('gbps'), 3)} | {f(r.get('tflops'), 3)} | {f(r.get('max_error'), 2)} | {r.get('message', '')[:80]} |")
+          f"{f(r.get('gbps'), 3)} | {f(r.get('tflops'), 3)} | {f(r.get('roofline_pct'), 3)} | {f(r.get('max_error'), 2)} | "
+          f"{r.get('message', '')[:80]} |")
 acc = sum(r["status"] == "accepted" for r in rows)
 print(f"\n{acc}/{len(rows)} accepted")
+import math
+sp = [r["speedup"] for r in rows if r.get("speedup")]
+if sp:
+    print(f"geometric mean speedup over {len(sp)} kernels: {math.exp(sum(map(math.log, sp)) / len(sp)):.3g}x")
 PY

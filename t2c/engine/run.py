@@ -162,6 +162,10 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     folder = Path(report_dir) if report_dir else Path("reports") / run_name
     meta = {"t2c": __version__, "settings": settings, "seconds": time.monotonic() - start,
             "command": " ".join(sys.argv)}
+    if settings.get("backend") == "gpu":
+        from ..runtime.ceilings import cached
+        if ceilings := cached():                     # measured by `make bench` (runtime/ceilings.py)
+            meta["ceilings"] = ceilings
     if "llm" in settings:
         meta["llm"] = llm_totals(rows)
         out(f"model use: {meta['llm']['calls']} call(s), {meta['llm']['tokens_in']} tokens in, "

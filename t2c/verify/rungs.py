@@ -349,6 +349,12 @@ def bench(run: Run) -> RungResult:
         "median": statistics.median(ms), "p20": float(np.percentile(ms, 20)), "p80": float(np.percentile(ms, 80))},
         "e2e_ms": r.e2e_ms}
     detail.update(_counts(k, case.sizes))
+    from ..runtime.ceilings import cached, roofline_pct
+    ceilings = cached()
+    if ceilings and "flops" in detail:
+        dtype = "double" if any(a.dtype == "double" for a in k.arrays) else "float"
+        detail["roofline_pct"] = roofline_pct(detail["flops"], detail["bytes"], detail["kernel_ms"]["median"],
+                                              ceilings, dtype)
     try:
         ref = sorted(run_reference(k, case.sizes, case.inputs, flags=BENCH_REF_FLAGS).seconds * 1e3
                      for _ in range(3))

@@ -1,0 +1,235 @@
+"""The GPU's measured ceilings: copy bandwidth and fp64/fp32 FMA rates, once per GPU.
+
+`measure()` builds and runs one small CUDA program (below) on the GPU: a grid-stride copy
+of a large array (bytes read + written / time) and kernels of eight independent FMA chains
+per thread over every SM (2 flops per FMA / time), each repeated and timed with CUDA events,
+the median kept.  The program checks its own results (the copy's every element, the chains'
+sums against the host) and exits non-zero when they are wrong, so a number is never the
+time of work that did not happen.  `cached()` gives the figures stored for this GPU (name,
+driver, count: `gpu.fingerprint()`) without measuring: the bench rung reads them, and
+`python -m t2c.runtime.ceilings` (`make bench` runs it first, with nothing else on the GPU)
+measures and stores them.
+
+A kernel's roofline fraction is then its best possible time on this GPU, the larger of
+flops / flop rate and compulsory bytes / copy bandwidth, over its measured time.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from .. import config
+from .build import BuildError, build
+from .process import run_process
+
+SOURCE = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <cuda_runtime.h>
+
+__global__ void copy(const double *src, double *dst, long long n)
+{
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    dst[i] = src[i];
+}
+
+__global__ void fill(double *a, long long n)
+{
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    a[i] = (double)(i % 1000);
+}
+
+template <typename T>
+__global__ void chains(T *out, int iters, T b, T c)
+{
+  T a0 = (T)(threadIdx.x % 7), a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
+  for (int k = 0; k < iters; k++) {
+    a0 = fma(a0, b, c); a1 = fma(a1, b, c); a2 = fma(a2, b, c); a3 = fma(a3, b, c);
+    a4 = fma(a4, b, c); a5 = fma(a5, b, c); a6 = fma(a6, b, c); a7 = fma(a7, b, c);
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+template <typename T>
+static int rate(const char *name, int blocks, int threads, int iters, int reps, T b, T c)
+{
+  T *out;
+  cudaMalloc((void **)&out, sizeof(T) * blocks * threads);
+  cudaEvent_t t0, t1;
+  cudaEventCreate(&t0);
+  cudaEventCreate(&t1);
+  chains<T><<<blocks, threads>>>(out, iters, b, c);             /* warm-up */
+  printf("%s_flops %lld\n", name, 2LL * 8 * iters * blocks * threads);
+  for (int r = 0; r < reps; r++) {
+    cudaEventRecord(t0);
+    chains<T><<<blocks, threads>>>(out, iters, b, c);
+    cudaEventRecord(t1);
+    cudaEventSynchronize(t1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, t0, t1);
+    printf("%s_ms %.6f\n", name, ms);
+  }
+  T host[64], want = 0;
+  cudaMemcpy(host, out, sizeof(host) < sizeof(T) * blocks * threads ? sizeof(host) : sizeof(T) * blocks * threads,
+             cudaMemcpyDeviceToHost);
+  for (int t = 0; t < 1; t++) {                                   /* thread 0's chains, on the host */
+    T a[8];
+    for (int q = 0; q < 8; q++) a[q] = (T)q;
+    for (int k = 0; k < iters; k++)
+      for (int q = 0; q < 8; q++) a[q] = fma(a[q], b, c);
+    for (int q = 0; q < 8; q++) want += a[q];
+  }
+  cudaFree(out);
+  if (fabs((double)(host[0] - want)) > 1e-3 * (fabs((double)want) + 1)) {
+    fprintf(stderr, "%s: chains gave %g, the host %g\n", name, (double)host[0], (double)want);
+    return 1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 5) {
+    fprintf(stderr, "usage: ceilings ELEMENTS FMA_ITERS BLOCKS REPS\n");
+    return 2;
+  }
+  long long n = atoll(argv[1]);
+  int iters = atoi(argv[2]), blocks = atoi(argv[3]), reps = atoi(argv[4]);
+  double *src, *dst;
+  if (cudaMalloc((void **)&src, n * sizeof(double)) != cudaSuccess ||
+      cudaMalloc((void **)&dst, n * sizeof(double)) != cudaSuccess) {
+    fprintf(stderr, "cannot allocate 2 x %lld doubles\n", n);
+    return 1;
+  }
+  fill<<<blocks, 256>>>(src, n);
+  cudaEvent_t t0, t1;
+  cudaEventCreate(&t0);
+  cudaEventCreate(&t1);
+  copy<<<blocks, 256>>>(src, dst, n);                              /* warm-up */
+  printf("copy_bytes %lld\n", 2LL * n * (long long)sizeof(double));
+  for (int r = 0; r < reps; r++) {
+    cudaEventRecord(t0);
+    copy<<<blocks, 256>>>(src, dst, n);
+    cudaEventRecord(t1);
+    cudaEventSynchronize(t1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, t0, t1);
+    printf("copy_ms %.6f\n", ms);
+  }
+  double *back = (double *)malloc(n * sizeof(double));
+  cudaMemcpy(back, dst, n * sizeof(double), cudaMemcpyDeviceToHost);
+  for (long long i = 0; i < n; i++)
+    if (back[i] != (double)(i % 1000)) {
+      fprintf(stderr, "copy: element %lld is %g, not %g\n", i, back[i], (double)(i % 1000));
+      return 1;
+    }
+  free(back);
+  cudaFree(src);
+  cudaFree(dst);
+  if (rate<double>("fp64", blocks, 256, iters, reps, 0.999999, 1e-6) ||
+      rate<float>("fp32", blocks, 256, iters, reps, 0.999999f, 1e-6f))
+    return 1;
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) {
+    fprintf(stderr, "cuda error: %s\n", cudaGetErrorString(e));
+    return 1;
+  }
+  return 0;
+}
+"""
+
+#: The default measurement: 2 x 1 GiB copied, 8 x 4096 FMAs per thread over 132 x 16 blocks.
+DEFAULT = {"elements": 1 << 27, "fma_iters": 4096, "blocks": 132 * 16, "reps": 20}
+
+
+class CeilingsFailed(RuntimeError):
+    pass
+
+
+def parse(stdout: str) -> dict:
+    """Rates from the program's lines: medians of the repetitions."""
+    values: dict[str, list[float]] = {}
+    for line in stdout.splitlines():
+        key, _, value = line.partition(" ")
+        if value:
+            values.setdefault(key, []).append(float(value))
+    try:
+        ms = {k: statistics.median(values[f"{k}_ms"]) for k in ("copy", "fp64", "fp32")}
+        out = {"gbps": values["copy_bytes"][0] / (ms["copy"] * 1e-3) / 1e9,
+               "fp64_tflops": values["fp64_flops"][0] / (ms["fp64"] * 1e-3) / 1e12,
+               "fp32_tflops": values["fp32_flops"][0] / (ms["fp32"] * 1e-3) / 1e12}
+    except (KeyError, ZeroDivisionError, statistics.StatisticsError) as e:
+        raise CeilingsFailed(f"the ceilings program printed no usable timings ({e})") from None
+    return out | {"tflops": out["fp64_tflops"]}        # the chart's default peak: fp64
+
+
+def measure(sizes: dict | None = None, timeout: float = 300) -> dict:
+    """Build and run the program on the GPU; the rates, or CeilingsFailed."""
+    cfg = config.load()
+    if cfg.nvcc is None:
+        raise CeilingsFailed("no nvcc found (install the CUDA toolkit or set T2C_NVCC)")
+    s = DEFAULT | (sizes or {})
+    try:
+        exe = build({"ceilings.cu": SOURCE}, ["-O3", "-arch=native"], cc=cfg.nvcc, libs=())
+    except BuildError as e:
+        raise CeilingsFailed(f"nvcc failed: {e.log.strip()[-400:]}") from None
+    p = run_process([str(exe), *(str(s[k]) for k in ("elements", "fma_iters", "blocks", "reps"))], timeout=timeout)
+    if not p.ok:
+        raise CeilingsFailed(f"the ceilings program failed: {p.stderr.strip()[-400:] or p.describe()}")
+    return parse(p.stdout) | {"how": f"median of {s['reps']}: copy of 2 x {s['elements'] * 8 >> 20} MiB, "
+                                     f"8 FMA chains x {s['fma_iters']} per thread, {s['blocks']} blocks of 256"}
+
+
+def _path() -> Path:
+    from .gpu import fingerprint
+    key = hashlib.sha256(fingerprint().encode()).hexdigest()[:16]
+    return Path(config.load().cache_dir) / "ceilings" / f"{key}.json"
+
+
+def cached() -> dict | None:
+    """The stored ceilings of this GPU, or None (never measures)."""
+    try:
+        return json.loads(_path().read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def store(figures: dict) -> Path:
+    from .gpu import fingerprint
+    path = _path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(figures | {"gpu": fingerprint()}, indent=2))
+    return path
+
+
+def roofline_pct(flops: int, nbytes: int, ms: float, ceilings: dict, dtype: str = "double") -> float | None:
+    """100 x the kernel's best possible time on this GPU over its measured time."""
+    peak = ceilings.get("fp32_tflops" if dtype == "float" else "fp64_tflops")
+    if not ms or not peak or not ceilings.get("gbps"):
+        return None
+    best_s = max(flops / (peak * 1e12), nbytes / (ceilings["gbps"] * 1e9))
+    return 100.0 * best_s / (ms * 1e-3)
+
+
+def main() -> int:
+    from .gpu import gpu_present
+    if not gpu_present():
+        print("t2c ceilings: no GPU (nvidia-smi lists none); nothing measured", file=sys.stderr)
+        return 1
+    try:
+        figures = measure()
+    except CeilingsFailed as e:
+        print(f"t2c ceilings: {e}", file=sys.stderr)
+        return 1
+    path = store(figures)
+    print(json.dumps(figures, indent=2))
+    print(f"stored in {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
