@@ -276,7 +276,10 @@ def test_row_reductions_take_a_warp_per_row():
     assert "part_1 += A[(i * n) + j] * x[j];" in two and "part_2 += B[(i * n) + j] * x[j];" in two
     # bicg's q loop, split from the s loop it shared: the facts of the shared loop still hold
     assert "bicg_update_q_2: one warp per i" in generate(read_c(SOURCES["bicg"]))
-    for name in ("gesummv", "bicg", "atax"):
+    # mvt's two nests walk A along rows and down columns: left apart, each in its own form
+    mvt = generate(read_c(SOURCES["mvt"]))
+    assert "mvt_update_x1: one warp per i" in mvt and "mvt_update_x2: 8 lanes per i" in mvt
+    for name in ("gesummv", "bicg", "atax", "mvt"):
         k2 = read_c(SOURCES[name])
         card = ladder(k2, generate(k2), backend="emu", dataset="SMALL", seed=7)
         assert card.accepted, card.summary()

@@ -3,36 +3,68 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   mvt_update_x1_x2: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   mvt_update_x1: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
+//   mvt_update_x2: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* mvt_update_x1_x2: one thread per (i): i -> x; loop j runs in order inside each thread. */
-__global__ void mvt_update_x1_x2(int n, double *x1, double *x2, const double *y_1, const double *y_2, const double *A)
+/* mvt_update_x1: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
+__global__ void mvt_update_x1(int n, double *x1, const double *y_1, const double *A)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
   if (!(i >= 0 && i < n))
-    return;
+    return;                        /* the whole warp: same row */
   int j;
-  for (j = 0; j < n; j++)
+  double part = 0;
+  for (j = lane; j < n; j += 32)
   {
-    x1[i] = x1[i] + (A[(i * n) + j] * y_1[j]);
-    x2[i] = x2[i] + (A[(j * n) + i] * y_2[j]);
+    part += A[(i * n) + j] * y_1[j];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (lane == 0) {
+    x1[i] = x1[i] + part;
+  }
+}
+
+/* mvt_update_x2: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
+__global__ void mvt_update_x2(int n, double *x2, const double *y_2, const double *A)
+{
+  const int i = (int)(blockIdx.x * 32 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 8 lanes split loop j */
+  const bool live = i >= 0 && i < n;   /* no early return: the block meets at a barrier */
+  int j;
+  __shared__ double lanes[8][32];
+  double part = 0;
+  if (live)
+    for (j = lane; j < n; j += 8)
+    {
+      part += A[(j * n) + i] * y_2[j];
+    }
+  lanes[lane][threadIdx.x] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 8; other++)
+      part = part + lanes[other][threadIdx.x];
+    x2[i] = x2[i] + part;
   }
 }
 
 extern "C" void kernel_mvt_device(int n, double *x1, double *x2, double *y_1, double *y_2, double *A)
 {
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      mvt_update_x1_x2<<<grid, block>>>(n, x1, x2, y_1, y_2, A);
-    }
+    const int extent = n;   /* i: a warp each */
+    if (extent > 0)
+      mvt_update_x1<<<poly_blocks(extent, 8), 256>>>(n, x1, y_1, A);
+  }
+  {
+    const int extent = n;   /* i: 8 lanes each */
+    if (extent > 0)
+      mvt_update_x2<<<poly_blocks(extent, 32), dim3(32, 8)>>>(n, x2, y_2, A);
   }
 }
 

@@ -221,6 +221,9 @@ def _same_header(a: Loop, b: Loop) -> bool:
     return (a.var, a.lower, a.upper, a.step) == (b.var, b.lower, b.upper, b.step)
 
 
+_WORDS = re.compile(r"[A-Za-z_]\w*")
+
+
 def fuse(an: Analysis, tree: list) -> list:
     """Fuse adjacent parallel nests with the same loop headers when the fused nest is
     legal and keeps at least the grid dimensions of both (fewer launches, data reuse
@@ -235,7 +238,7 @@ def _fuse_in(an, tree, parent):
         a, b = nodes[i], nodes[i + 1]
         if isinstance(a, Loop) and isinstance(b, Loop) and _same_header(a, b):
             da, db = grid_depth(an, tree, a), grid_depth(an, tree, b)
-            if da and db:
+            if da and db and not (da == db == 1 and _crossing(a, b)):
                 fused = dataclasses.replace(a, body=_fuse_bodies(a.body + b.body))
                 trial = _replace(_replace(tree, b, []), a, [fused])
                 if an.legal(trial) and _webs_ok(an, trial) and \
@@ -249,6 +252,33 @@ def _fuse_in(an, tree, parent):
         if isinstance(n, Loop):
             tree = _fuse_in(an, tree, n)
     return tree
+
+
+def _crossing(a: Loop, b: Loop) -> bool:
+    """Whether two 1-d nests' loops inside a thread walk a matrix in crossing directions
+    (mvt: `x1[i] += A[i][j] * y1[j]` along rows, `x2[i] += A[j][i] * y2[j]` down columns):
+    fused, one loop would do both, and one of the two walks could not be coalesced."""
+    da, db = _directions(a), _directions(b)
+    return bool(da and db and da != db)
+
+
+def _directions(nest: Loop) -> set[str]:
+    """"row" / "column" for each matrix access of the statements in the loops inside `nest`
+    whose subscripts use both `nest`'s variable and the inner loop's: which one is last."""
+    out = set()
+    for inner in (n for n in nest.body if isinstance(n, Loop)):
+        for st in inner.statements():
+            for acc in st.stmt.accesses:
+                words = [set(_WORDS.findall(e)) for e in acc.index]
+                if len(words) < 2 or not any(nest.var in w for w in words) or \
+                        not any(inner.var in w for w in words):
+                    continue
+                last = words[-1]
+                if inner.var in last and nest.var not in last:
+                    out.add("row")
+                elif nest.var in last and inner.var not in last:
+                    out.add("column")
+    return out
 
 
 def _find_parent_body(tree, child, default):
