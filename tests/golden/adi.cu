@@ -70,7 +70,7 @@ __global__ void adi_update_u_p_q(int n, double *u, const double *v, double *p, d
 }
 
 /* adi_loop_t: host loop t in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void adi_loop_t(int tsteps, int n, double *u, double *v, double *p, double *q, double a, double b, double c, double d, double e, double f)
+__global__ void __launch_bounds__(1024) adi_loop_t(int tsteps, int n, double *u, double *v, double *p, double *q, double a, double b, double c, double d, double e, double f)
 {
   int t;
   for (t = 1; t <= tsteps; t++)

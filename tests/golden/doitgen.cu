@@ -52,7 +52,7 @@ __global__ void doitgen_update_A(int nq, int np, double *A, const double *sum, i
 }
 
 /* doitgen_loop_r: host loop r in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void doitgen_loop_r(int nr, int nq, int np, double *A, const double *C4, double *sum)
+__global__ void __launch_bounds__(1024) doitgen_loop_r(int nr, int nq, int np, double *A, const double *C4, double *sum)
 {
   int r;
   int q;

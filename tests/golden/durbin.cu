@@ -90,7 +90,7 @@ __global__ void durbin_seq_y_2(double *y, int k)
 }
 
 /* durbin_loop_k: host loop k in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void durbin_loop_k(int n, const double *r, double *y)
+__global__ void __launch_bounds__(1024) durbin_loop_k(int n, const double *r, double *y)
 {
   int k;
   for (k = 1; k < n; k++)

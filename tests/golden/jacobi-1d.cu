@@ -43,7 +43,7 @@ __global__ void jacobi_1d_update_A(int n, double *A, const double *B)
 }
 
 /* jacobi_1d_loop_t: host loop t in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void jacobi_1d_loop_t(int tsteps, int n, double *A, double *B)
+__global__ void __launch_bounds__(1024) jacobi_1d_loop_t(int tsteps, int n, double *A, double *B)
 {
   int t;
   for (t = 0; t < tsteps; t++)

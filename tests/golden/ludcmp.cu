@@ -97,7 +97,7 @@ __global__ void ludcmp_seq_x(int n, const double *A, double *x)
 }
 
 /* ludcmp_loop_j: host loop j in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void ludcmp_loop_j(int n, const double *A, double *y)
+__global__ void __launch_bounds__(1024) ludcmp_loop_j(int n, const double *A, double *y)
 {
   int j;
   for (j = 0; j < n - 1; j++)

@@ -56,7 +56,7 @@ __global__ void nussinov_update_table(int n, const char *seq, int *table, int wa
 }
 
 /* nussinov_loop_wave: host loop wave in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void nussinov_loop_wave(int n, const char *seq, int *table)
+__global__ void __launch_bounds__(1024) nussinov_loop_wave(int n, const char *seq, int *table)
 {
   int wave;
   for (wave = 1; wave < n; wave++)

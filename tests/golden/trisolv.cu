@@ -51,7 +51,7 @@ __global__ void trisolv_update_x_2(int n, const double *L, double *x, int i)
 }
 
 /* trisolv_loop_i: host loop i in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void trisolv_loop_i(int n, const double *L, double *x)
+__global__ void __launch_bounds__(1024) trisolv_loop_i(int n, const double *L, double *x)
 {
   int i;
   for (i = 0; i < n; i++)

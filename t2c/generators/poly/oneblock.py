@@ -75,6 +75,8 @@ def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
 
 
 def block_kernel(p, h: HostLoop, calls) -> str:
+    """The one-block kernel; `__launch_bounds__` keeps its registers within one SM's file for
+    a block of `one_block_threads` (64 each for 1024), so the launch cannot fail for them."""
     name = f"{p.short}_loop_{h.loop.var}"
     body, args = _block(p, h, calls)
     writers = launches(h)
@@ -89,7 +91,8 @@ def block_kernel(p, h: HostLoop, calls) -> str:
     return "\n".join([f"/* {name}: host loop {h.loop.var} in one block of threads, for sizes where no launch in it "
                       f"needs more than {p.opt.one_block_max} threads: each launch a block-strided loop, "
                       "then __syncthreads(). */",
-                      f"__global__ void {name}({', '.join(decl(a) for a in args)})", "{", *body, "}"])
+                      f"__global__ void __launch_bounds__({p.opt.one_block_threads}) "
+                      f"{name}({', '.join(decl(a) for a in args)})", "{", *body, "}"])
 
 
 def _items(p, items, indent, calls, item) -> list[str]:
