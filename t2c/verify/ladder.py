@@ -143,7 +143,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                              gate_detail, time.monotonic() - t)):
         return ev
 
-    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout)
+    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source)
     ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
                     "CUDA_VISIBLE_DEVICES, LANG)", "file_size_limit": run.limits.file_size,
                     "cpu_seconds": run.limits.cpu_seconds,

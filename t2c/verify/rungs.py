@@ -64,6 +64,7 @@ class Run:
     filename: str = "candidate.cu"
     worst: float = 0.0                    # worst error / bound seen on any passing case
     timeout: float | None = None          # wall-clock floor of one run (config default)
+    source: str | None = None             # the candidate's text (None: unknown)
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -268,6 +269,11 @@ def races(run: Run) -> RungResult:
         detail["compute_sanitizer"] = []
         case = min((c for c in run.suite.of("random")), key=lambda c: c.ref_seconds, default=None)
         for tool in ("memcheck", "racecheck"):
+            if tool == "racecheck" and run.source is not None and "shared" not in run.source:
+                # racecheck finds shared-memory hazards only; a candidate with no shared memory
+                # (no __shared__, no .shared in inline PTX) has none: a tool start saved
+                detail["compute_sanitizer"].append("racecheck: not needed (no shared memory)")
+                continue
             bad = _sanitize(run, sanitizer, tool, case)
             if bad:
                 return RungResult("races", False, bad[0], bad[1], detail, time.monotonic() - start)
