@@ -506,17 +506,9 @@ def _refs(node, name: str) -> list:
 
 def _replace_refs(node, target: str, acc: str):
     """`node` with every reference whose text is `target` replaced by the identifier `acc`."""
-    if isinstance(node, c_ast.ArrayRef) and cprint(node) == target:
-        return c_ast.ID(acc)
-    for slot, kid in node.children():
-        new = _replace_refs(kid, target, acc)
-        if new is not kid:
-            m = re.fullmatch(r"(\w+)\[(\d+)\]", slot)
-            if m:
-                getattr(node, m.group(1))[int(m.group(2))] = new
-            else:
-                setattr(node, slot, new)
-    return node
+    from .schedule import rewrite
+    return rewrite(node, lambda n: c_ast.ID(acc) if isinstance(n, c_ast.ArrayRef) and cprint(n) == target
+                   else None)
 
 
 def helpers(text: str) -> str:

@@ -168,10 +168,18 @@ def _declared(values: dict[str, str], node) -> c_ast.Compound:
 
 def _subst(node, values: dict):
     """Replace every identifier in `values` under `node` (in place) by a copy of its value."""
-    if isinstance(node, c_ast.ID) and node.name in values:
-        return copy.deepcopy(values[node.name])
+    return rewrite(node, lambda n: copy.deepcopy(values[n.name])
+                   if isinstance(n, c_ast.ID) and n.name in values else None)
+
+
+def rewrite(node, pick):
+    """`node` with every node for which `pick` gives a replacement replaced (in place, top
+    down: a replaced node's children are not visited)."""
+    new = pick(node)
+    if new is not None:
+        return new
     for slot, kid in node.children():
-        new = _subst(kid, values)
+        new = rewrite(kid, pick)
         if new is not kid:
             m = re.fullmatch(r"(\w+)\[(\d+)\]", slot)
             if m:
