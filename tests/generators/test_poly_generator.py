@@ -302,6 +302,8 @@ def test_small_host_loops_run_in_one_block():
         for opts in (PolyOptions(), PolyOptions(one_block_max=0)):      # one block; the launches
             card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (name, opts.one_block_max, card.summary())
+    # durbin's one-thread sum over i < k: inside the block, all threads split it (a fixed-order tree)
+    assert "durbin_seq_scalars_block(r, y, k);" in generate(read_c(SOURCES["durbin"]))
     # a launch whose threads run a loop takes the block only with one launch block's threads
     assert "most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));" in generate(read_c(SOURCES["adi"]))
     bad = generate(read_c(SOURCES["jacobi-1d"])).replace("__syncthreads();", "", 1)

@@ -50,6 +50,29 @@ __global__ void durbin_seq_scalars(const double *r, const double *y, int k)
   durbin_seq_scalars_at(r, y, k);
 }
 
+static __device__ void durbin_seq_scalars_block(const double *r, const double *y, int k)
+{
+  __shared__ double lanes[1024];
+  int i;
+  double sum;
+  double part = 0;
+  for (i = (int)threadIdx.x; i < k; i += (int)blockDim.x)
+    part += r[(k - i) - 1] * y[i];
+  lanes[threadIdx.x] = part;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half >>= 1) {
+    if (threadIdx.x < half)
+      lanes[threadIdx.x] = lanes[threadIdx.x] + lanes[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    dev_beta = (1 - (dev_alpha * dev_alpha)) * dev_beta;
+    sum = 0.0;
+    sum = sum + lanes[0];
+    dev_alpha = (-(r[k] + sum)) / dev_beta;
+  }
+}
+
 /* durbin_update_z: one thread per (i): i -> x. Launched once per host iteration of k. */
 static __device__ void durbin_update_z_at(const double *y, int k, int idx_x)
 {
@@ -95,8 +118,7 @@ __global__ void __launch_bounds__(1024) durbin_loop_k(int n, const double *r, do
   int k;
   for (k = 1; k < n; k++)
   {
-    if (threadIdx.x == 0)
-      durbin_seq_scalars_at(r, y, k);
+    durbin_seq_scalars_block(r, y, k);
     __syncthreads();
     {
       const int extent_x = k;   /* i */

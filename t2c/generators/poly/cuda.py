@@ -114,9 +114,12 @@ class Printer:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
         self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
         self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
+        threads = options.one_block_threads
         for launch in plan.launches:
             if id(launch) in self.in_block:
                 launch.row = None           # a column reduction's lanes need a block of their own
+                if threads & (threads - 1) == 0:          # the tree halves the block: a power of two
+                    launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
 
     # names --------------------------------------------------------------------------------
     def names_for(self, stmt_name: str) -> dict[str, str]:
@@ -263,7 +266,12 @@ class Printer:
         args = self.kernel_args(launch, _used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if at:
-            return oneblock.device_and_kernel(self, launch, text, args, params), args
+            src = oneblock.device_and_kernel(self, launch, text, args, params)
+            if launch.block_sum:
+                locals_decl = [f"  {t} {web};" for web, t in locals_.items()]
+                src += "\n\n" + "\n".join(reduce.block_sum_function(self, launch, launch.block_sum, params,
+                                                                     locals_decl))
+            return src, args
         src = [f"/* {self.describe(launch)} */",
                f"__global__ void {launch.name}({params})", "{", text, "}"]
         return "\n".join(src), args

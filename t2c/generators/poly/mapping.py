@@ -39,6 +39,7 @@ class Launch:
     name: str = ""
     reduction: object = None         # reduce.Reduction: partials on a grid, then one block
     row: object = None               # reduce.RowReduction: a warp per grid index
+    block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums
 
     def statements(self) -> list[str]:
         out = []

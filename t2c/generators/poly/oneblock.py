@@ -104,6 +104,9 @@ def _items(p, items, indent, calls, item) -> list[str]:
                     *_items(p, it.items, indent + "  ", calls, item), indent + "}"]
             continue
         call = ", ".join(calls[it.name])
+        if not it.grid and it.block_sum:          # a sum the whole block shares (reduce.BlockSum)
+            out += [f"{indent}{it.name}_block({call});", f"{indent}__syncthreads();"]
+            continue
         if not it.grid:
             out += [f"{indent}if (threadIdx.x == 0)", f"{indent}  {it.name}_at({call});",
                     f"{indent}__syncthreads();"]

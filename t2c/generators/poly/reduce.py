@@ -335,3 +335,74 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[
             f"    for (int {other} = 1; {other} < {COLUMN_LANES}; {other}++)",
             *(["    {"] + gather + ["    }"] if n > 1 else gather),
             *around(red.pre), *finish, *around(red.post), "  }"]
+
+
+# -- a one-thread sum inside a one-block loop -------------------------------------------------
+
+@dataclass
+class BlockSum:
+    """A one-thread launch `PRE; acc = INIT; for (i ...) acc op= e(i); FIN` inside a one-block
+    loop (durbin's `sum` over i < k): the block's threads split the loop, a shared-memory tree
+    combines their parts in a fixed order, and thread 0 runs PRE, INIT, the join and FIN."""
+    pre: list
+    init: Stmt
+    loop: Loop
+    acc: Accumulator
+    fin: list
+
+
+def block_sum_of(an: Analysis, storage: dict, launch) -> BlockSum | None:
+    body = launch.body
+    loops = [n for n in body if isinstance(n, Loop)]
+    if launch.grid or len(loops) != 1:
+        return None
+    loop = loops[0]
+    at = body.index(loop)
+    if at == 0 or loop.step != 1 or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+        return None
+    init, pre, fin = body[at - 1], body[:at - 1], body[at + 1:]
+    acc = _accumulator(an, storage, loop.body[0], loop)
+    if acc is None or acc.stmt.stmt.writes()[0].index:
+        return None                                  # an array cell: the row forms' business
+    scalar = acc.stmt.stmt.writes()[0].name
+    if not init.stmt.writes(scalar) or init.stmt.reads(scalar) or init.stmt.conditional:
+        return None
+    if any(n.stmt.reads(scalar) or n.stmt.writes(scalar) for n in pre):
+        return None
+    if not any(f.var == loop.var and f.reduction and acc.stmt.stmt.name in f.statements for f in an.loops):
+        return None
+    # thread 0 runs PRE after the threads' loop: it may not write what the loop reads
+    reads = {a.name for a in acc.stmt.stmt.reads()} - {scalar}
+    if any(w.name in reads for n in pre for w in n.stmt.writes()):
+        return None
+    return BlockSum(pre, init, loop, acc, fin)
+
+
+def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str]) -> list[str]:
+    """`NAME_block`, which every thread of the one block calls (it has barriers inside)."""
+    a, loop = bs.acc, bs.loop
+    taken = set(p.k.params) | set(p.an.program.locals) | {loop.var}
+    fresh = lambda name: name if name not in taken else fresh(name + "_")
+    part, lanes, half = fresh("part"), fresh("lanes"), fresh("half")
+    names = p.names_for(a.stmt.stmt.name)
+    op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
+    step = (c_ast.Assignment(op, c_ast.ID(part), a.part) if op else
+            c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
+                c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part]))))
+    around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "    ")]
+    target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
+    lo = loop.init.split("=", 1)[1].strip()
+    threads = p.opt.one_block_threads
+    return [f"static __device__ void {launch.name}_block({params})", "{",
+            f"  __shared__ {a.dtype} {lanes}[{threads}];", f"  int {loop.var};", *locals_,
+            f"  {a.dtype} {part} = {OPS[a.op][0]};",
+            f"  for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; "
+            f"{loop.var} += (int)blockDim.x)",
+            *p.r.statement(step, names, "    "),
+            f"  {lanes}[threadIdx.x] = {part};", "  __syncthreads();",
+            f"  for (int {half} = blockDim.x / 2; {half} > 0; {half} >>= 1) {{",
+            f"    if (threadIdx.x < {half})",
+            f"      {lanes}[threadIdx.x] = {combine(a.op, f'{lanes}[threadIdx.x]', f'{lanes}[threadIdx.x + {half}]')};",
+            "    __syncthreads();", "  }",
+            "  if (threadIdx.x == 0) {", *around(bs.pre), *around([bs.init]),
+            "    " + join(a.op, target, f"{lanes}[0]"), *around(bs.fin), "  }", "}"]
