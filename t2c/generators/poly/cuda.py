@@ -170,9 +170,8 @@ class Printer:
         if dtype is None or loop.var in _WORD.findall(target) or \
                 any(cprint(r) != target for r in _refs(node, name)):
             return None
-        acc = "acc"
-        while acc in self.k.params or acc in self.an.program.locals or acc in _WORD.findall(cprint(node)):
-            acc += "_"
+        acc = reduce.fresh_name("acc", set(self.k.params) | set(self.an.program.locals) |
+                                set(_WORD.findall(cprint(node))))
         names = self.names_for(st.name)
         cell = self.r.statement(node.lvalue, names, "")[0].rstrip(";")
         body = self.r.statement(_replace_refs(copy.deepcopy(node), target, acc), names, "")

@@ -27,6 +27,7 @@ the block; adi's 998 threads of 2000-step sweeps keep their launches).
 from __future__ import annotations
 
 from .mapping import HostLoop, Launch
+from .reduce import fresh_name
 
 
 def launches(h: HostLoop) -> list[Launch]:
@@ -67,7 +68,7 @@ def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
     """The one-block kernel's body and its arguments (every name the body uses that is a
     parameter of the kernel or a host scalar: the loops' bounds need sizes the launches may not)."""
     from .cuda import _used
-    item = _fresh("item", set(p.k.params) | set(p.an.program.locals) | set(_loops(h)))
+    item = fresh_name("item", set(p.k.params) | set(p.an.program.locals) | set(_loops(h)))
     body = [f"  int {v};" for v in dict.fromkeys(_loops(h))] + _items(p, [h], "  ", calls, item)
     used = _used("\n".join(body)) - set(_loops(h))
     order = list(p.k.params) + [w for w, s in p.plan.storage.items() if s == "host"]
@@ -161,12 +162,6 @@ def _walk(p, items, indent) -> list[str]:
             else:
                 out.append(f"{indent}most = poly_max_ll(most, {threads});   /* {it.name} */")
     return out
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    while name in taken:
-        name += "_"
-    return name
 
 
 def _heavy(l: Launch) -> bool:

@@ -258,7 +258,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
     """The body of a warp-per-row kernel (p: the Printer)."""
     i, loop = launch.grid[0].var, red.loop
     taken = set(p.k.params) | set(p.an.program.locals) | {i, loop.var}
-    fresh = lambda name: name if name not in taken else fresh(name + "_")     # bicg has an array s
+    fresh = lambda name: fresh_name(name, taken)     # bicg has an array s
     lane, offset = fresh("lane"), fresh("offset")
     parts = [fresh("part")] if len(red.accs) == 1 else [fresh(f"part_{n + 1}") for n in range(len(red.accs))]
     around = lambda nodes: [x for n in nodes for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")]
@@ -266,10 +266,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
     declare, contribute, tree, finish = [], [], [], []
     for a, part in zip(red.accs, parts):
         names = p.names_for(a.stmt.stmt.name)
-        op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
-        step = (c_ast.Assignment(op, c_ast.ID(part), a.part) if op else
-                c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
-                    c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part]))))
+        step = _step(a, part)
         declare.append(f"  {a.dtype} {part} = {OPS[a.op][0]};")
         contribute += p.r.statement(step, names, "    ")
         tree.append(f"    {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {offset})") + ";")
@@ -304,7 +301,7 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[
     0 adds the lanes' parts in a fixed order from shared memory and finishes the index."""
     j, loop = launch.grid[0].var, red.loop
     taken = set(p.k.params) | set(p.an.program.locals) | {j, loop.var}
-    fresh = lambda name: name if name not in taken else fresh(name + "_")
+    fresh = lambda name: fresh_name(name, taken)
     lane, live, other = fresh("lane"), fresh("live"), fresh("other")
     n = len(red.accs)
     parts = [fresh("part")] if n == 1 else [fresh(f"part_{k + 1}") for k in range(n)]
@@ -314,10 +311,7 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[
     declare, contribute, store, gather, finish = [], [], [], [], []
     for a, part, lanes in zip(red.accs, parts, shared):
         names = p.names_for(a.stmt.stmt.name)
-        op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
-        step = (c_ast.Assignment(op, c_ast.ID(part), a.part) if op else
-                c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
-                    c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part]))))
+        step = _step(a, part)
         declare += [f"  __shared__ {a.dtype} {lanes}[{COLUMN_LANES}][32];", f"  {a.dtype} {part} = {OPS[a.op][0]};"]
         contribute += p.r.statement(step, names, "      ")
         store.append(f"  {lanes}[{lane}][threadIdx.x] = {part};")
@@ -382,13 +376,10 @@ def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str])
     """`NAME_block`, which every thread of the one block calls (it has barriers inside)."""
     a, loop = bs.acc, bs.loop
     taken = set(p.k.params) | set(p.an.program.locals) | {loop.var}
-    fresh = lambda name: name if name not in taken else fresh(name + "_")
+    fresh = lambda name: fresh_name(name, taken)
     part, lanes, half = fresh("part"), fresh("lanes"), fresh("half")
     names = p.names_for(a.stmt.stmt.name)
-    op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
-    step = (c_ast.Assignment(op, c_ast.ID(part), a.part) if op else
-            c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
-                c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part]))))
+    step = _step(a, part)
     around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "    ")]
     target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
     lo = loop.init.split("=", 1)[1].strip()
@@ -406,3 +397,19 @@ def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str])
             "    __syncthreads();", "  }",
             "  if (threadIdx.x == 0) {", *around(bs.pre), *around([bs.init]),
             "    " + join(a.op, target, f"{lanes}[0]"), *around(bs.fin), "  }", "}"]
+
+
+def _step(a: Accumulator, part: str) -> c_ast.Node:
+    """One iteration's contribution folded into the partial `part` (`part += e`, `part = fmax(part, e)`)."""
+    op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
+    if op:
+        return c_ast.Assignment(op, c_ast.ID(part), a.part)
+    return c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
+        c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part])))
+
+
+def fresh_name(name: str, taken: set[str]) -> str:
+    """`name`, with underscores added until no name of the kernel is the same."""
+    while name in taken:
+        name += "_"
+    return name
