@@ -216,6 +216,7 @@ def _slot(ctx):
     GPU); the CPU work before them (suite, mutant gate, nvcc) leaves the GPU to others."""
     return ctx.get("gpu_slot") or nullcontext
 
+
 def verify_parts(ctx) -> dict:
     s = ctx["settings"]
     return {"is": ctx["upstream"]["parse"]["is_key"],

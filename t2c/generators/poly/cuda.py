@@ -161,10 +161,7 @@ class Printer:
         if st.conditional or not isinstance(node, c_ast.Assignment) or not isinstance(node.lvalue, c_ast.ArrayRef):
             return None
         target = cprint(node.lvalue)
-        base = node.lvalue
-        while isinstance(base, c_ast.ArrayRef):
-            base = base.name
-        name = base.name if isinstance(base, c_ast.ID) else None
+        name = _array_name(node.lvalue)
         dtype = next((a.dtype for a in self.k.arrays if a.name == name), None) or \
             (self.an.program.locals[name].dtype if name in self.local_arrays else None)
         if dtype is None or loop.var in _WORD.findall(target) or \
@@ -502,13 +499,16 @@ class Printer:
 
 def _refs(node, name: str) -> list:
     """The outermost ArrayRefs of array `name` under `node`."""
-    if isinstance(node, c_ast.ArrayRef):
-        base = node
-        while isinstance(base, c_ast.ArrayRef):
-            base = base.name
-        if isinstance(base, c_ast.ID) and base.name == name:
-            return [node]
+    if isinstance(node, c_ast.ArrayRef) and _array_name(node) == name:
+        return [node]
     return [r for _, kid in node.children() for r in _refs(kid, name)]
+
+
+def _array_name(ref) -> str | None:
+    """The array a (multi-dimensional) reference indexes: `A` of `A[i][j]`."""
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    return ref.name if isinstance(ref, c_ast.ID) else None
 
 
 def _replace_refs(node, target: str, acc: str):
