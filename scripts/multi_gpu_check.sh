@@ -28,6 +28,29 @@ BATCH="$T2C batch $CORPUS --backend gpu --dataset ${DATASET:-LARGE} $ONLY"
 n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$n_gpus" -ge 2 ] || echo "warning: $n_gpus GPU(s) visible; --gpu-jobs 2 cannot be faster"
 
+nvidia-smi --query-gpu=index,persistence_mode,compute_mode --format=csv | tee -a "$OUT/env.txt"
+
+# 0. What one candidate process costs to start, alone and with the other GPU busy the same way: a
+#    tiny CUDA program (context creation, one launch), plain and under compute-sanitizer memcheck.
+cat > /tmp/t2c-start.cu <<'CU'
+#include <cstdio>
+__global__ void one(double *x) { x[threadIdx.x] = threadIdx.x; }
+int main() { double *x; cudaMalloc(&x, 1 << 20); one<<<1, 256>>>(x); return cudaDeviceSynchronize() != cudaSuccess; }
+CU
+if nvcc -O2 -o /tmp/t2c-start /tmp/t2c-start.cu 2>> "$OUT/env.txt"; then
+  starts() {  # starts GPU N [sanitizer]: N process starts on GPU, seconds per start
+    local t0=$EPOCHREALTIME
+    for ((i = 0; i < $2; i++)); do CUDA_VISIBLE_DEVICES=$1 ${3:-} /tmp/t2c-start || echo "start failed"; done
+    awk "BEGIN { printf \"%.3f\", ($EPOCHREALTIME - $t0) / $2 }"
+  }
+  for tool in "" "compute-sanitizer --tool memcheck --print-limit 1"; do
+    n=$([ -z "$tool" ] && echo 20 || echo 4)
+    alone=$(starts 0 $n "$tool")
+    starts 1 $n "$tool" > /tmp/t2c-start-1 & both0=$(starts 0 $n "$tool"); wait; both1=$(cat /tmp/t2c-start-1)
+    echo "process start ${tool:+under ${tool%% *} }(s each): GPU 0 alone $alone; GPU 0 and 1 at once $both0, $both1"
+  done | tee "$OUT/starts.txt"
+fi
+
 # 1. The CPU stages into the cache (and a first GPU pass, which the timed runs below redo).
 $BATCH --gpu-jobs 2 --report-dir "$OUT/warm" > "$OUT/warm.log" 2>&1
 echo "warm-up: exit $?, $(grep -E ' of [0-9]+ kernels in ' "$OUT/warm.log")"

@@ -31,10 +31,17 @@ def project_secret(state_dir: Path) -> int:
     """The test-data seed of this checkout: random once, kept in .t2c/, never given to generators."""
     path = state_dir / "secret-seed"
     if not path.exists():
+        # Several batches may start at once in one checkout: each writes its own temporary file and
+        # links it in place; the first link wins and every batch reads the winner's seed.
         state_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(str(secrets.randbits(48)))
-        os.replace(tmp, path)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
     return int(path.read_text())
 
 

@@ -10,9 +10,12 @@ driver's file protocol (see reference.py), with modes:
 
     prog host DIR SIZE...             calls NAME on host arrays
     prog device DIR SIZE...           copies in, calls NAME_device, copies out
-    prog series-host DIR N SIZE...    N calls of NAME, case c read from and written to
-    prog series-device DIR N SIZE...  DIR/c; the same buffers every call (a candidate
-                                      caching results by pointer replays stale ones)
+    prog calls DIR N SIZE...          N calls in one process (one CUDA context): call c
+                                      reads DIR/c/call.txt (`device` or `host`, then its
+                                      sizes) and its inputs from DIR/c, writes outputs
+                                      there; the buffers are reallocated only when the
+                                      sizes change (a candidate caching results by pointer
+                                      replays stale ones); SIZE... are the first call's
     prog bench DIR REPS SIZE...       device mode REPS times after two warm-ups; before
                                       each call fresh inputs are copied in and L2 is
                                       flushed; prints `NONCE kernel_ms V` per repetition
@@ -26,7 +29,7 @@ program with exit 6 and `t2c: out-of-bounds write ...`.  The driver is its own
 translation unit: the candidate cannot see its symbols, and the static rung
 forbids it file and environment access, so it cannot reach the files.
 
-`run_candidate` and `run_series` run a build in a scratch directory holding only
+`run_candidate` and `run_calls` run a build in a scratch directory holding only
 its inputs, with a scrubbed environment, a wall-clock limit, a process-group
 kill, and (through prlimit) bounds on address space, file size and CPU time.
 """
@@ -114,6 +117,24 @@ static void *t2c_device(size_t bytes)
   return base + T2C_GUARD;
 }
 
+static void t2c_device_free(void *d)
+{
+  T2C_CHECK(cudaFree((char *)d - T2C_GUARD));
+}
+
+/* Calls mode: DIR/c/call.txt says the entry point and the sizes of call c. */
+static int t2c_read_call(const char *dir, int *sizes, int n)
+{
+  char path[4096], entry[16];
+  snprintf(path, sizeof path, "%s/call.txt", dir);
+  FILE *f = fopen(path, "r");
+  if (!f || fscanf(f, "%15s", entry) != 1) { fprintf(stderr, "t2c: cannot read %s\n", path); exit(3); }
+  for (int i = 0; i < n; i++)
+    if (fscanf(f, "%d", &sizes[i]) != 1) { fprintf(stderr, "t2c: %s lacks size %d\n", path, i + 1); exit(3); }
+  fclose(f);
+  return strcmp(entry, "device") == 0;
+}
+
 static void t2c_check_guards(const char *name, void *d, size_t bytes)
 {
   static unsigned char *buf = NULL;
@@ -164,23 +185,23 @@ def candidate_driver(k: Kernel) -> str:
          "int main(int argc, char **argv)", "{"]
     nsz = len(k.sizes)
     L.append("  const char *t2c_mode = argc > 1 ? argv[1] : \"\";")
-    L.append("  int t2c_series = strncmp(t2c_mode, \"series-\", 7) == 0, t2c_bench = strcmp(t2c_mode, \"bench\") == 0;")
-    L.append("  int t2c_counted = t2c_series || t2c_bench;")
+    L.append("  int t2c_calls = strcmp(t2c_mode, \"calls\") == 0, t2c_bench = strcmp(t2c_mode, \"bench\") == 0;")
+    L.append("  int t2c_counted = t2c_calls || t2c_bench;")
     L.append(f"  if (argc != {3 + nsz} + t2c_counted) {{ fprintf(stderr, \"usage: %s host|device DIR SIZES"
-             f" | series-host|series-device|bench DIR N SIZES\\n\", argv[0]); return 2; }}")
+             f" | calls|bench DIR N SIZES\\n\", argv[0]); return 2; }}")
     L.append("  const char *t2c_dir = argv[2];")
     L.append("  const char *t2c_tag = getenv(\"T2C_NONCE\") ? getenv(\"T2C_NONCE\") : \"t2c\";")
     L.append("  int t2c_count = t2c_counted ? atoi(argv[3]) : 1, t2c_first = 3 + t2c_counted;")
-    L.append("  int t2c_on_device = t2c_bench || strcmp(t2c_mode, \"device\") == 0 || strcmp(t2c_mode, \"series-device\") == 0;")
-    L.append("  if (!t2c_bench && !t2c_on_device && strcmp(t2c_mode, \"host\") && strcmp(t2c_mode, \"series-host\")) "
+    L.append("  int t2c_on_device = t2c_bench || t2c_calls || strcmp(t2c_mode, \"device\") == 0;")
+    L.append("  if (!t2c_bench && !t2c_on_device && strcmp(t2c_mode, \"host\")) "
              "{ fprintf(stderr, \"t2c: unknown mode %s\\n\", t2c_mode); return 2; }")
     for i, s in enumerate(k.sizes):
         L.append(f"  int {s.name} = atoi(argv[t2c_first + {i}]);")
     for s in ins:
         L.append(f"  {s.dtype} {s.name} = 0;")
+    count = {a.name: " * ".join(f"(size_t)({e})" for e in a.shape) or "1" for a in arrays}
     for a in arrays:
-        count = " * ".join(f"(size_t)({e})" for e in a.shape) or "1"
-        L.append(f"  size_t {a.name}_bytes = {count} * sizeof({a.dtype});")
+        L.append(f"  size_t {a.name}_bytes = {count[a.name]} * sizeof({a.dtype});")
         L.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
         L.append(f"  {a.dtype} *d_{a.name} = t2c_on_device ? ({a.dtype} *)t2c_device({a.name}_bytes) : NULL;")
     L.append(f"  {(ret.dtype + ' t2c_ret = 0;') if ret else ''}")
@@ -220,8 +241,23 @@ def candidate_driver(k: Kernel) -> str:
     L.append("  if (!t2c_bench) {")
     L.append("    for (int t2c_c = 0; t2c_c < t2c_count; t2c_c++) {")
     L.append("      char t2c_sub[4096];")
-    L.append("      if (t2c_series) snprintf(t2c_sub, sizeof t2c_sub, \"%s/%d\", t2c_dir, t2c_c);")
+    L.append("      if (t2c_calls) snprintf(t2c_sub, sizeof t2c_sub, \"%s/%d\", t2c_dir, t2c_c);")
     L.append("      else snprintf(t2c_sub, sizeof t2c_sub, \"%s\", t2c_dir);")
+    # calls mode: this call's entry point and sizes; new buffers only when the sizes change
+    L.append("      if (t2c_calls) {")
+    L.append(f"        int t2c_new[{nsz + 1}];")
+    L.append(f"        t2c_on_device = t2c_read_call(t2c_sub, t2c_new, {nsz});")
+    if nsz:
+        L.append("        if (" + " || ".join(f"t2c_new[{i}] != {s.name}" for i, s in enumerate(k.sizes)) + ") {")
+        for i, s in enumerate(k.sizes):
+            L.append(f"          {s.name} = t2c_new[{i}];")
+        for a in arrays:
+            L.append(f"          free({a.name}); t2c_device_free(d_{a.name});")
+            L.append(f"          {a.name}_bytes = {count[a.name]} * sizeof({a.dtype});")
+            L.append(f"          {a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
+            L.append(f"          d_{a.name} = ({a.dtype} *)t2c_device({a.name}_bytes);")
+        L.append("        }")
+    L.append("      }")
     load("t2c_sub", "      ")
     L.append("      if (t2c_on_device) {")
     to_device("        ")
@@ -348,9 +384,11 @@ class CandidateRun:
 
 
 @dataclass(frozen=True)
-class SeriesRun:
+class CallsRun:
     process: ProcessResult
-    outputs: tuple[dict, ...] = ()   # one dict per call, in order; empty when it failed
+    outputs: tuple[dict, ...] = ()   # one dict per call that finished, in order (all of them when
+                                     # the process succeeded; when it failed, the calls before the
+                                     # one that failed)
 
 
 @dataclass(frozen=True)
@@ -430,28 +468,31 @@ def run_candidate(k: Kernel, build: CandidateBuild, sizes: dict[str, int], input
         return CandidateRun(proc, outputs, kms, e2e, stray)
 
 
-def run_series(k: Kernel, build: CandidateBuild, sizes: dict[str, int], calls: list[dict], *,
-               on_device: bool = True, poison: dict | None = None, timeout: float = 60.0,
-               env: dict | None = None, limits: Limits | None = None) -> SeriesRun:
-    """Several calls in one process, same sizes and buffers, call c on `calls[c]`."""
-    check_constraints(k, sizes)
-    size_args = [str(sizes[s.name]) for s in k.sizes]
+def run_calls(k: Kernel, build: CandidateBuild, calls: list[tuple[bool, dict, dict]], *,
+              poison=None, timeout: float = 60.0, env: dict | None = None,
+              limits: Limits | None = None) -> CallsRun:
+    """Several calls in one process, each (on_device, sizes, inputs): one CUDA context for
+    all of them (a context costs ~0.35 s on an H200, and processes starting at once on two
+    GPUs wait for each other).  `poison(sizes)` gives the `out` arrays' starting contents."""
+    for _, sizes, _ in calls:
+        check_constraints(k, sizes)
     with tempfile.TemporaryDirectory(prefix="t2c-cand-") as tmp:
         d = Path(tmp)
-        for c, inputs in enumerate(calls):
+        for c, (on_device, sizes, inputs) in enumerate(calls):
             (d / str(c)).mkdir()
-            for name, value in {**inputs, **(poison or {})}.items():
+            (d / str(c) / "call.txt").write_text(" ".join(["device" if on_device else "host",
+                                                           *(str(sizes[s.name]) for s in k.sizes)]) + "\n")
+            for name, value in {**inputs, **(poison(sizes) if poison else {})}.items():
                 _write(d / str(c) / f"{name}.bin", value)
-        mode = "series-device" if on_device else "series-host"
-        argv = [build.exe, mode, d, str(len(calls)), *size_args]
+        argv = [build.exe, "calls", d, str(len(calls)), *(str(calls[0][1][s.name]) for s in k.sizes)]
         proc = run_process(_limited(argv, limits), cwd=d, timeout=timeout,
                            env=scrubbed_env({**(env or {}), "T2C_NONCE": "t2c-" + secrets.token_hex(8)}))
-        if not proc.ok:
-            return SeriesRun(proc)
         outs = []
-        for c in range(len(calls)):
+        for c, (_, sizes, _) in enumerate(calls):
             try:
                 outs.append(_read_all(k, sizes, d / str(c), "out_", inputs_only=False))
             except (OSError, ValueError):
+                if not proc.ok:
+                    break                # the call the process failed in, and none after it
                 outs.append({})
-        return SeriesRun(proc, tuple(outs))
+        return CallsRun(proc, tuple(outs))

@@ -161,11 +161,12 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                 ev.max_error = run.worst
                 return ev
         ev.max_error = run.worst
-        if bench:
-            r = rungs.bench(run)
-            ev.timings.update(r.detail)
-            if not record(r):
-                return ev
+        r = rungs.bench(run) if bench else None
+    if r is not None:                  # the reference's CPU time comes after the GPU is given back
+        r = rungs.cpu_timing(run, r)
+        ev.timings.update(r.detail)
+        if not record(r):
+            return ev
     ev.accepted = True
     return ev
 
@@ -193,4 +194,5 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout)
     with device():
         r = rungs.bench(run)
+    r = rungs.cpu_timing(run, r)
     return Timing(k.name, r.ok and not r.skipped, r.detail, r.reason or r.feedback)

@@ -31,7 +31,7 @@ from .. import config
 from ..ir import Kernel
 from ..runtime.process import ProcessResult, run_process
 from .compare import Comparison, compare, is_poison, poison
-from .harness import CandidateBuild, Limits, run_candidate, run_series
+from .harness import CandidateBuild, Limits, run_calls, run_candidate
 from .reference import ReferenceFailed, array_shape, run_reference
 from .synth import Case, Suite, derive
 
@@ -176,25 +176,11 @@ ENTRIES = (True, False)
 
 def smoke(run: Run) -> RungResult:
     start = time.monotonic()
-    k, cases = run.kernel, run.suite.of("smoke")
+    cases = run.suite.of("smoke")
     env = _asan_env(run.limits) if run.backend == "emu" else {}
-    for case in cases:
-        for on_device in ENTRIES:
-            entry = "device" if on_device else "host"
-            r = run_candidate(k, run.build, case.sizes, case.inputs, mode=entry,
-                              poison=_poison(k, case.sizes), timeout=_timeout(run, [case]), env=env,
-                              limits=run.limits)
-            if not r.process.ok:
-                reason, feedback = failure(run, r.process)
-                return RungResult("smoke", False, reason, f"{entry} entry point, sizes {case.sizes}: {feedback}",
-                                  {"case": case.summary()}, time.monotonic() - start)
-            bad = _judge(run, case, r.outputs, entry)
-            if bad:
-                reason, feedback = _diagnose(run, case, *bad)
-                return RungResult("smoke", False, reason, feedback, {"case": case.summary()},
-                                  time.monotonic() - start)
-    return RungResult("smoke", True, detail={"sizes": [c.sizes for c in cases]},
-                      seconds=time.monotonic() - start)
+    bad = _calls(run, [(on_device, c) for c in cases for on_device in ENTRIES], env, "smoke", start)
+    return bad or RungResult("smoke", True, detail={"sizes": [c.sizes for c in cases]},
+                             seconds=time.monotonic() - start)
 
 
 def _groups(cases: list[Case]) -> list[list[Case]]:
@@ -204,24 +190,26 @@ def _groups(cases: list[Case]) -> list[list[Case]]:
     return list(groups.values())
 
 
-def _series(run: Run, group: list[Case], on_device: bool, env: dict, rung: str, start: float,
-            extra: dict | None = None) -> RungResult | None:
+def _calls(run: Run, calls: list[tuple[bool, Case]], env: dict, rung: str, start: float,
+           extra: dict | None = None) -> RungResult | None:
+    """A rung's calls, each (on_device, case), in one candidate process and in order: the first
+    wrong result or failure is the rung's finding, with the entry point and sizes it came from."""
     k = run.kernel
-    sizes = group[0].sizes
-    entry = "device" if on_device else "host"
-    s = run_series(k, run.build, sizes, [c.inputs for c in group], on_device=on_device,
-                   poison=_poison(k, sizes), timeout=_timeout(run, group, len(group)), env=env, limits=run.limits)
-    if not s.process.ok:
-        reason, feedback = failure(run, s.process)
-        return RungResult(rung, False, reason, f"{entry} entry point, sizes {sizes}: {feedback}",
-                          {"sizes": sizes, **(extra or {})}, time.monotonic() - start)
-    for i, (case, outputs) in enumerate(zip(group, s.outputs)):
-        bad = _judge(run, case, outputs, entry)
+    r = run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in calls], poison=lambda z: _poison(k, z),
+                  timeout=_timeout(run, [c for _, c in calls], len(calls)), env=env, limits=run.limits)
+    for i, ((on_device, case), outputs) in enumerate(zip(calls, r.outputs)):
+        bad = _judge(run, case, outputs, "device" if on_device else "host")
         if bad:
-            note = f" (call {i + 1} of {len(group)} in one process)" if len(group) > 1 else ""
+            note = f" (call {i + 1} of {len(calls)} in one process)" if len(calls) > 1 else ""
             reason, feedback = _diagnose(run, case, bad[0], bad[1] + note)
             return RungResult(rung, False, reason, feedback, {"case": case.summary(), **(extra or {})},
                               time.monotonic() - start)
+    if not r.process.ok:
+        on_device, case = calls[min(len(r.outputs), len(calls) - 1)]
+        reason, feedback = failure(run, r.process)
+        return RungResult(rung, False, reason, f"{'device' if on_device else 'host'} entry point, "
+                          f"sizes {case.sizes}: {feedback}", {"case": case.summary(), **(extra or {})},
+                          time.monotonic() - start)
     return None
 
 
@@ -229,11 +217,9 @@ def random(run: Run) -> RungResult:
     start = time.monotonic()
     env = _asan_env(run.limits) if run.backend == "emu" else {}
     groups = _groups(run.suite.of("random"))
-    for group in groups:
-        for on_device in ENTRIES:
-            bad = _series(run, group, on_device, env, "random", start)
-            if bad:
-                return bad
+    bad = _calls(run, [(on_device, c) for g in groups for on_device in ENTRIES for c in g], env, "random", start)
+    if bad:
+        return bad
     return RungResult("random", True, detail={"points": [{"sizes": g[0].sizes, "distributions":
                                                           [c.distribution for c in g]} for g in groups]},
                       seconds=time.monotonic() - start)
@@ -247,19 +233,17 @@ def races(run: Run) -> RungResult:
         seeds = [1 + derive(run.suite.seed, "race", i) % 1_000_000 for i in range(cfg.verify_race_seeds)]
         for seed in seeds:
             env = {**_asan_env(run.limits), **_emu_env(seed)}
-            for group in groups:
-                bad = _series(run, group, True, env, "races", start, {"emu_seed": seed})
-                if bad:
-                    if bad.reason in ("output mismatch", "NaN/inf output where the reference is finite",
-                                      "unwritten output elements"):
-                        bad.reason = f"race (results change with the thread order): {bad.reason}"
-                    bad.feedback = f"emu scheduling seed {seed}: {bad.feedback}"
-                    return bad
+            bad = _calls(run, [(True, c) for g in groups for c in g], env, "races", start, {"emu_seed": seed})
+            if bad:
+                if bad.reason in MISMATCHES:
+                    bad.reason = f"race (results change with the thread order): {bad.reason}"
+                bad.feedback = f"emu scheduling seed {seed}: {bad.feedback}"
+                return bad
         return RungResult("races", True, detail={"emu_seeds": seeds, "points": [g[0].sizes for g in groups]},
                           seconds=time.monotonic() - start)
     detail = {"repeat": "agree"}
     for group in groups[:1]:
-        bad = _series(run, group, True, {}, "races", start, {"repeat": 2})
+        bad = _calls(run, [(True, c) for c in group], {}, "races", start, {"repeat": 2})
         if bad:
             return bad
     sanitizer = shutil.which("compute-sanitizer")
@@ -320,7 +304,7 @@ def full(run: Run) -> RungResult:
         return RungResult("full", True, skipped=True, detail=detail, feedback=run.suite.full_note,
                           seconds=time.monotonic() - start)
     env = _asan_env(run.limits) if run.backend == "emu" else {}
-    bad = _series(run, cases, True, env, "full", start, detail)
+    bad = _calls(run, [(True, c) for c in cases], env, "full", start, detail)
     if bad:
         return bad
     return RungResult("full", True, detail=detail, seconds=time.monotonic() - start)
@@ -361,14 +345,25 @@ def bench(run: Run) -> RungResult:
         dtype = "double" if any(a.dtype == "double" for a in k.arrays) else "float"
         detail["roofline_pct"] = roofline_pct(detail["flops"], detail["bytes"], detail["kernel_ms"]["median"],
                                               ceilings, dtype)
+    return RungResult("bench", True, detail=detail, seconds=time.monotonic() - start)
+
+
+def cpu_timing(run: Run, r: RungResult) -> RungResult:
+    """The sequential reference's time on the bench case (gcc -O3, median of three) and the speedup.
+    Host work only: the caller runs it after giving the GPU back."""
+    if not r.ok or r.skipped:
+        return r
+    start = time.monotonic()
+    case, detail = run.suite.of("full")[0], r.detail
     try:
-        ref = sorted(run_reference(k, case.sizes, case.inputs, flags=BENCH_REF_FLAGS).seconds * 1e3
+        ref = sorted(run_reference(run.kernel, case.sizes, case.inputs, flags=BENCH_REF_FLAGS).seconds * 1e3
                      for _ in range(3))
         detail["reference_ms"] = {"median": ref[1], "flags": " ".join(BENCH_REF_FLAGS)}
         detail["speedup"] = ref[1] / detail["kernel_ms"]["median"] if detail["kernel_ms"]["median"] > 0 else None
     except ReferenceFailed as e:
         detail["reference_ms"] = {"error": str(e)}
-    return RungResult("bench", True, detail=detail, seconds=time.monotonic() - start)
+    r.seconds += time.monotonic() - start
+    return r
 
 
 def _counts(k: Kernel, sizes: dict) -> dict:

@@ -157,3 +157,15 @@ def test_baseline_gate_passes_without_a_regression(corpus, tmp_path):
     r = t2c("batch", "corpus", "--only", "gemm", "--baseline", str(tmp_path / "base"),
             "--fail-on-regression", "5%", "--report-dir", str(tmp_path / "new"))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_batches_started_together_share_one_secret_seed(tmp_path):
+    # Per-kernel batches started at once in one checkout (scripts/gpu_polybench.sh) all create .t2c/:
+    # none may fail, and all must draw their hidden inputs from the same seed.
+    import concurrent.futures
+    from t2c.engine.run import project_secret
+    state = tmp_path / ".t2c"
+    with concurrent.futures.ProcessPoolExecutor(8) as pool:
+        seeds = list(pool.map(project_secret, [state] * 32))
+    assert len(set(seeds)) == 1
+    assert sorted(p.name for p in state.iterdir()) == ["secret-seed"]

@@ -98,7 +98,7 @@ def test_gpu_build_keeps_ptxas_figures():
     b = build_candidate(GEMM, GOOD.read_text(), "gpu")
     figures = build_figures(b.log)
     assert figures["gemm_kernel"]["registers"] > 0 and figures["gemm_kernel"]["arch"].startswith("sm_")
-    assert "series-device" in candidate_driver(GEMM) and "T2C_GUARD" in candidate_driver(GEMM)
+    assert "t2c_read_call" in candidate_driver(GEMM) and "T2C_GUARD" in candidate_driver(GEMM)
 
 
 def test_bench_figures_give_rates_from_the_exact_counts():
@@ -115,3 +115,31 @@ def test_bench_figures_give_rates_from_the_exact_counts():
                                      "flops": 4e9, "bytes": 8e9})
     assert t.figures()["tflops"] == pytest.approx(2.0) and t.figures()["gbps"] == pytest.approx(4000.0)
     assert "gbps" not in Timing("k", True, {"kernel_ms": {"median": 2.0, "p20": 1, "p80": 3}}).figures()
+
+
+@needs_emu
+def test_one_process_runs_calls_of_several_sizes_and_both_entries(tmp_path):
+    """A rung's calls share one candidate process (one CUDA context): the driver reallocates its
+    buffers when the sizes change, and a failing call ends the calls, the earlier ones kept."""
+    import numpy as np
+    from t2c.verify.harness import run_calls
+    from t2c.verify.reference import run_reference
+    rng = np.random.default_rng(3)
+    calls = []
+    for on_device, sizes in ((True, dict(ni=5, nj=7, nk=3)), (False, dict(ni=5, nj=7, nk=3)),
+                             (True, dict(ni=9, nj=4, nk=6)), (False, dict(ni=2, nj=3, nk=8))):
+        inputs = {"alpha": np.float64(1.5), "beta": np.float64(-0.5),
+                  "A": rng.random((sizes["ni"], sizes["nk"])), "B": rng.random((sizes["nk"], sizes["nj"])),
+                  "C": rng.random((sizes["ni"], sizes["nj"]))}
+        calls.append((on_device, sizes, inputs))
+    build = build_candidate(GEMM, GOOD.read_text(), "emu", sanitize=True)
+    r = run_calls(GEMM, build, calls, timeout=120)
+    assert r.process.ok, r.process.describe()
+    assert len(r.outputs) == 4
+    for (_, sizes, inputs), outputs in zip(calls, r.outputs):
+        want = run_reference(GEMM, sizes, inputs).outputs["C"]
+        np.testing.assert_allclose(outputs["C"].reshape(want.shape), want, rtol=1e-12)
+    # a call whose input file is missing ends the process there; the calls before it finished
+    del calls[2][2]["B"]
+    r = run_calls(GEMM, build, calls, timeout=120)
+    assert not r.process.ok and "missing input" in r.process.stderr and len(r.outputs) == 2
