@@ -150,6 +150,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                     "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
                     else f"RLIMIT_DATA {run.limits.data >> 20} MiB (host); the device's own limits"}
     with device():
+        if backend == "gpu":
+            rungs.run_ahead(run)       # every rung's calls in one process: one CUDA context
         for rung in RUNTIME_RUNGS:
             r = rung(run)
             if rung is rungs.races:

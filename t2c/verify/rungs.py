@@ -65,6 +65,7 @@ class Run:
     worst: float = 0.0                    # worst error / bound seen on any passing case
     timeout: float | None = None          # wall-clock floor of one run (config default)
     source: str | None = None             # the candidate's text (None: unknown)
+    ahead: dict = field(default_factory=dict)   # rung -> (outputs, failed process) run in advance
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -174,11 +175,57 @@ ENTRIES = (True, False)
 
 # -- rungs ---------------------------------------------------------------------------------
 
+def smoke_calls(run: Run) -> list[tuple[bool, Case]]:
+    return [(on_device, c) for c in run.suite.of("smoke") for on_device in ENTRIES]
+
+
+def random_calls(run: Run) -> list[tuple[bool, Case]]:
+    return [(on_device, c) for g in _groups(run.suite.of("random")) for on_device in ENTRIES for c in g]
+
+
+def _race_groups(run: Run) -> list[list[Case]]:
+    """The two random points with the most work: thread interleavings have the most room there."""
+    return sorted(_groups(run.suite.of("random")), key=lambda g: -sum(c.ref_seconds for c in g))[:2]
+
+
+def races_calls(run: Run) -> list[tuple[bool, Case]]:
+    """On a GPU: the biggest random point once more (a race shows as results that change)."""
+    return [(True, c) for c in _race_groups(run)[0]] if run.suite.of("random") else []
+
+
+def full_calls(run: Run) -> list[tuple[bool, Case]]:
+    return [(True, c) for c in run.suite.of("full")]
+
+
+def run_ahead(run: Run, env: dict | None = None) -> None:
+    """The calls of smoke, random, the races repeat and full in one candidate process, in that
+    order (the ladder does this on a GPU: a CUDA context costs ~0.35 s on an H200, and processes
+    creating one at once on two GPUs wait for each other; scripts/multi_gpu_check.sh measures
+    both).  Each rung then judges its share; the one whose call failed reports the failure, and
+    the ladder stops there."""
+    plan = [(name, calls) for name, calls in (("smoke", smoke_calls(run)), ("random", random_calls(run)),
+                                              ("races", races_calls(run)), ("full", full_calls(run))) if calls]
+    flat = [c for _, calls in plan for c in calls]
+    if not flat:
+        return
+    k = run.kernel
+    r = run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in flat], poison=lambda z: _poison(k, z),
+                  timeout=_timeout(run, [c for _, c in flat], len(flat)), env=env, limits=run.limits)
+    at = 0
+    for i, (name, calls) in enumerate(plan):
+        outs = r.outputs[at:at + len(calls)]
+        at += len(calls)
+        failed = None if r.process.ok or (len(outs) == len(calls) and i < len(plan) - 1) else r.process
+        run.ahead[name] = (outs, failed)
+        if failed:
+            break
+
+
 def smoke(run: Run) -> RungResult:
     start = time.monotonic()
     cases = run.suite.of("smoke")
     env = _asan_env(run.limits) if run.backend == "emu" else {}
-    bad = _calls(run, [(on_device, c) for c in cases for on_device in ENTRIES], env, "smoke", start)
+    bad = _calls(run, smoke_calls(run), env, "smoke", start)
     return bad or RungResult("smoke", True, detail={"sizes": [c.sizes for c in cases]},
                              seconds=time.monotonic() - start)
 
@@ -195,18 +242,21 @@ def _calls(run: Run, calls: list[tuple[bool, Case]], env: dict, rung: str, start
     """A rung's calls, each (on_device, case), in one candidate process and in order: the first
     wrong result or failure is the rung's finding, with the entry point and sizes it came from."""
     k = run.kernel
-    r = run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in calls], poison=lambda z: _poison(k, z),
-                  timeout=_timeout(run, [c for _, c in calls], len(calls)), env=env, limits=run.limits)
-    for i, ((on_device, case), outputs) in enumerate(zip(calls, r.outputs)):
+    outputs_, failed = run.ahead.pop(rung, (None, None))
+    if outputs_ is None:
+        r = run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in calls], poison=lambda z: _poison(k, z),
+                      timeout=_timeout(run, [c for _, c in calls], len(calls)), env=env, limits=run.limits)
+        outputs_, failed = r.outputs, None if r.process.ok else r.process
+    for i, ((on_device, case), outputs) in enumerate(zip(calls, outputs_)):
         bad = _judge(run, case, outputs, "device" if on_device else "host")
         if bad:
             note = f" (call {i + 1} of {len(calls)} in one process)" if len(calls) > 1 else ""
             reason, feedback = _diagnose(run, case, bad[0], bad[1] + note)
             return RungResult(rung, False, reason, feedback, {"case": case.summary(), **(extra or {})},
                               time.monotonic() - start)
-    if not r.process.ok:
-        on_device, case = calls[min(len(r.outputs), len(calls) - 1)]
-        reason, feedback = failure(run, r.process)
+    if failed is not None:
+        on_device, case = calls[min(len(outputs_), len(calls) - 1)]
+        reason, feedback = failure(run, failed)
         return RungResult(rung, False, reason, f"{'device' if on_device else 'host'} entry point, "
                           f"sizes {case.sizes}: {feedback}", {"case": case.summary(), **(extra or {})},
                           time.monotonic() - start)
@@ -217,7 +267,7 @@ def random(run: Run) -> RungResult:
     start = time.monotonic()
     env = _asan_env(run.limits) if run.backend == "emu" else {}
     groups = _groups(run.suite.of("random"))
-    bad = _calls(run, [(on_device, c) for g in groups for on_device in ENTRIES for c in g], env, "random", start)
+    bad = _calls(run, random_calls(run), env, "random", start)
     if bad:
         return bad
     return RungResult("random", True, detail={"points": [{"sizes": g[0].sizes, "distributions":
@@ -227,7 +277,7 @@ def random(run: Run) -> RungResult:
 
 def races(run: Run) -> RungResult:
     start = time.monotonic()
-    groups = sorted(_groups(run.suite.of("random")), key=lambda g: -sum(c.ref_seconds for c in g))[:2]
+    groups = _race_groups(run)
     if run.backend == "emu":
         cfg = config.load()
         seeds = [1 + derive(run.suite.seed, "race", i) % 1_000_000 for i in range(cfg.verify_race_seeds)]
@@ -242,10 +292,9 @@ def races(run: Run) -> RungResult:
         return RungResult("races", True, detail={"emu_seeds": seeds, "points": [g[0].sizes for g in groups]},
                           seconds=time.monotonic() - start)
     detail = {"repeat": "agree"}
-    for group in groups[:1]:
-        bad = _calls(run, [(True, c) for c in group], {}, "races", start, {"repeat": 2})
-        if bad:
-            return bad
+    bad = _calls(run, races_calls(run), {}, "races", start, {"repeat": 2}) if groups else None
+    if bad:
+        return bad
     sanitizer = shutil.which("compute-sanitizer")
     if not sanitizer:
         detail["compute_sanitizer"] = "not installed"
@@ -304,7 +353,7 @@ def full(run: Run) -> RungResult:
         return RungResult("full", True, skipped=True, detail=detail, feedback=run.suite.full_note,
                           seconds=time.monotonic() - start)
     env = _asan_env(run.limits) if run.backend == "emu" else {}
-    bad = _calls(run, [(True, c) for c in cases], env, "full", start, detail)
+    bad = _calls(run, full_calls(run), env, "full", start, detail)
     if bad:
         return bad
     return RungResult("full", True, detail=detail, seconds=time.monotonic() - start)

@@ -143,3 +143,34 @@ def test_one_process_runs_calls_of_several_sizes_and_both_entries(tmp_path):
     del calls[2][2]["B"]
     r = run_calls(GEMM, build, calls, timeout=120)
     assert not r.process.ok and "missing input" in r.process.stderr and len(r.outputs) == 2
+
+
+@needs_emu
+def test_on_a_gpu_the_rungs_judge_calls_run_ahead_in_one_process(monkeypatch):
+    """On a GPU the ladder runs smoke, random, the races repeat and full as one candidate process
+    (`run_ahead`); each rung judges its share, and a failing call is reported by its own rung
+    with its entry point and sizes.  Shown on emu, the same driver and code path."""
+    from t2c.verify import rungs
+    from t2c.verify.ladder import _limits
+    from t2c.verify.synth import build_suite
+    suite = build_suite(GEMM, 42, dataset="MINI", backend="emu")
+    starts = []
+    real = rungs.run_calls
+    monkeypatch.setattr(rungs, "run_calls", lambda *a, **kw: starts.append(len(a[2])) or real(*a, **kw))
+
+    def ahead(source):
+        build = build_candidate(GEMM, source, "emu", sanitize=True)
+        run = rungs.Run(GEMM, "emu", suite, build, _limits(GEMM, suite, "emu"))
+        rungs.run_ahead(run, rungs._asan_env(run.limits))
+        return run
+    run = ahead(GOOD.read_text())
+    calls = [f(run) for f in (rungs.smoke_calls, rungs.random_calls, rungs.races_calls, rungs.full_calls)]
+    assert starts == [sum(map(len, calls))] and all(calls)
+    assert all(rung(run).ok for rung in (rungs.smoke, rungs.random, rungs.full)) and len(starts) == 1
+    # the drop-in (host) entry crashes: smoke's second call, so smoke reports it and nothing later ran
+    bad = GOOD.read_text().replace("double *dC, *dA, *dB;", "double *dC, *dA, *dB;\n  abort();")
+    starts.clear()
+    run = ahead(bad)
+    r = rungs.smoke(run)
+    assert not r.ok and r.reason.startswith("crash") and r.feedback.startswith("host entry point, sizes")
+    assert set(run.ahead) == set() and len(starts) == 1
