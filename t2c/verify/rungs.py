@@ -241,6 +241,8 @@ def _calls(run: Run, calls: list[tuple[bool, Case]], env: dict, rung: str, start
            extra: dict | None = None) -> RungResult | None:
     """A rung's calls, each (on_device, case), in one candidate process and in order: the first
     wrong result or failure is the rung's finding, with the entry point and sizes it came from."""
+    if not calls:                      # e.g. every random draw discarded: nothing to run
+        return None
     k = run.kernel
     outputs_, failed = run.ahead.pop(rung, (None, None))
     if outputs_ is None:

@@ -174,3 +174,19 @@ def test_on_a_gpu_the_rungs_judge_calls_run_ahead_in_one_process(monkeypatch):
     r = rungs.smoke(run)
     assert not r.ok and r.reason.startswith("crash") and r.feedback.startswith("host entry point, sizes")
     assert set(run.ahead) == set() and len(starts) == 1
+
+
+@needs_emu
+def test_a_rung_with_no_cases_runs_nothing_and_passes():
+    """Some seeds draw no valid random point for a spec (conv1d at MINI, seed 12): the random and
+    races rungs then have no calls, which is no finding (it used to end the batch stage)."""
+    from t2c.verify import rungs
+    from t2c.verify.ladder import _limits
+    from t2c.verify.synth import build_suite
+    suite = build_suite(GEMM, 42, dataset="MINI", backend="emu")
+    suite.cases = [c for c in suite.cases if c.rung != "random"]
+    build = build_candidate(GEMM, GOOD.read_text(), "emu", sanitize=True)
+    run = rungs.Run(GEMM, "emu", suite, build, _limits(GEMM, suite, "emu"))
+    assert rungs.random(run).ok and rungs.races(run).ok
+    rungs.run_ahead(run)
+    assert set(run.ahead) == {"smoke", "full"}
