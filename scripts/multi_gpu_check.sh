@@ -40,7 +40,7 @@ CU
 if nvcc -O2 -o /tmp/t2c-start /tmp/t2c-start.cu 2>> "$OUT/env.txt"; then
   starts() {  # starts GPU N [sanitizer]: N process starts on GPU, seconds per start
     local t0=$EPOCHREALTIME
-    for ((i = 0; i < $2; i++)); do CUDA_VISIBLE_DEVICES=$1 ${3:-} /tmp/t2c-start || echo "start failed"; done
+    for ((i = 0; i < $2; i++)); do CUDA_VISIBLE_DEVICES=$1 ${3:-} /tmp/t2c-start > /dev/null 2>&1 || echo "start failed"; done
     awk "BEGIN { printf \"%.3f\", ($EPOCHREALTIME - $t0) / $2 }"
   }
   for tool in "" "compute-sanitizer --tool memcheck --print-limit 1"; do
@@ -80,25 +80,6 @@ for line in open(f"{out}/summary.txt"):
 for what, d in (("GPU phase", phases), ("batch wall", walls)):
     if 1 in d and 2 in d:
         print(f"{what}: 2 slots / 1 slot = {d[2] / d[1]:.2f}  (0.50 = both GPUs fully used)")
-# Where a slot's time goes: each verify rung's seconds summed over the kernels, per run (a rung
-# that grows with two slots is where the GPUs contend).
-def rungs(g):
-    total = {}
-    for r in json.load(open(f"{out}/gpu{g}/results.json"))["rows"]:
-        try:
-            ev = json.load(open(r["evidence"]))
-        except (KeyError, OSError, ValueError):
-            continue
-        for name, sec in (ev.get("timings") or {}).get("rungs_s", {}).items():
-            total[name] = total.get(name, 0.0) + sec
-    return total
-try:
-    one, two = rungs(1), rungs(2)
-    print("rung seconds, summed over kernels: 1 slot / 2 slots")
-    for name in one:
-        print(f"    {name:8} {one[name]:8.1f} {two.get(name, 0.0):8.1f}")
-except OSError as e:
-    print(f"no rung timings: {e}")
 # The two runs must agree kernel by kernel; only the speed may differ.
 status = lambda g: {r["kernel"]: r["status"] for r in json.load(open(f"{out}/gpu{g}/results.json"))["rows"]}
 try:
