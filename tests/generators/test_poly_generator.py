@@ -296,10 +296,11 @@ def test_small_host_loops_run_in_one_block():
     for name, loop in (("jacobi-1d", "jacobi_1d_loop_t"), ("durbin", "durbin_loop_k"),
                        ("doitgen", "doitgen_loop_r")):      # doitgen: host loops r, q; a loop in each thread
         k = read_c(SOURCES[name])
-        text = generate(k)
+        base = PolyOptions(private_blocks=False)            # doitgen's block per (r, q): the next test
+        text = generate(k, base)
         assert f"{loop}<<<1, 1024>>>" in text and "if (most <= 4096) {" in text
-        assert "<<<1, 1024>>>" not in generate(k, PolyOptions(one_block_loops=False))
-        for opts in (PolyOptions(), PolyOptions(one_block_max=0)):      # one block; the launches
+        assert "<<<1, 1024>>>" not in generate(k, base.replace(one_block_loops=False))
+        for opts in (base, base.replace(one_block_max=0)):      # one block; the launches
             card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (name, opts.one_block_max, card.summary())
     # durbin's one-thread sum over i < k: inside the block, all threads split it (a fixed-order tree)
@@ -309,6 +310,43 @@ def test_small_host_loops_run_in_one_block():
     bad = generate(read_c(SOURCES["jacobi-1d"])).replace("__syncthreads();", "", 1)
     assert not ladder(read_c(SOURCES["jacobi-1d"]), bad, backend="emu", seed=3).accepted
     assert "<<<1, 1024>>>" not in generate(read_c(SOURCES["jacobi-2d"]))   # 2-d grids: launches only
+
+
+_RUNNING = """void k(int nr, int nq, int np, double A[nr][nq][np], double sum[np]) {
+  int r, q, p;
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++) {
+      for (p = 0; p < np; p++)
+        sum[p] = %s;
+      for (p = 0; p < np; p++)
+        A[r][q][p] = %s;
+    }
+}
+"""
+
+
+def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(tmp_path):
+    """doitgen's (r, q) loops carry nothing but `sum`, which every iteration fills before reading:
+    each iteration is a block with its own `sum` in shared memory, and the last iteration's copy
+    is `sum`'s final value.  A scratch array whose values cross iterations keeps the loops."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["doitgen"])
+    text = generate(k)
+    assert "doitgen_blocks_r<<<(unsigned)blocks, 256, shared>>>(nr, nq, np, A, C4, sum);" in text
+    assert "const int r = (int)(block / nq % nr);" in text and "sum[item] = sum_own[item];" in text
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=4)
+    assert card.accepted and card.max_error == 0, card.summary()
+    assert "_blocks_" not in generate(k, PolyOptions(private_blocks=False))
+    # the copy-out must be the last iteration's
+    bad = text.replace("if (block == (long long)gridDim.x - 1)", "if (block == 0)")
+    assert not ladder(k, bad, backend="emu", dataset="MINI", seed=4).accepted
+    # the same form, then values crossing iterations through sum or through A: the host loops stay
+    for first, second, blocks in (("2.0 * A[r][q][p]", "sum[p]", True), ("sum[p] + A[r][q][p]", "sum[p]", False),        # a running total
+                                  ("2.0 * A[r][q][p]", "sum[p] + A[nr - 1 - r][q][p]", False)):  # another r
+        p = tmp_path / "k.c"
+        p.write_text(_RUNNING % (first, second))
+        text = generate(read_c(p))
+        assert "host loops r, q" in text and ("_blocks_r" in text) == blocks
 
 
 def test_an_updated_cell_stays_in_a_register():

@@ -4,6 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   host loops r, q: carry a dependence from one iteration to the next, so each iteration launches its kernels in order.
+//   ... but r, q carry only what goes through sum: given a copy of sum each, their iterations are independent, one block each (doitgen_blocks_r) when the copies fit in shared memory.
 //   doitgen_update_sum: one thread per (p): p -> x; loop s runs in order inside each thread. Launched once per host iteration of r, q.
 //   doitgen_update_A: one thread per (p): p -> x. Launched once per host iteration of r, q.
 
@@ -76,41 +77,78 @@ __global__ void __launch_bounds__(1024) doitgen_loop_r(int nr, int nq, int np, d
   }
 }
 
+/* doitgen_blocks_r: one block per iteration of host loops r, q, which carry nothing once each iteration has its own copy of sum (in shared memory): the values through it never cross iterations, and every iteration writes the same cells, so the last one's copy is the result. */
+__global__ void __launch_bounds__(256) doitgen_blocks_r(int nr, int nq, int np, double *A, const double *C4, double *sum)
+{
+  extern __shared__ unsigned long long poly_own[];   /* this block's copies, 8-byte words */
+  const long long block = blockIdx.x;
+  const int r = (int)(block / nq % nr);
+  const int q = (int)(block % nq);
+  double *sum_own = (double *)(poly_own + 0);
+  for (size_t item = threadIdx.x; item < (size_t)(np); item += blockDim.x)
+    sum_own[item] = sum[item];
+  __syncthreads();
+  {
+    const int extent_x = np;   /* p */
+    for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+      doitgen_update_sum_at(nq, np, A, C4, sum_own, r, q, item);
+    __syncthreads();
+  }
+  {
+    const int extent_x = np;   /* p */
+    for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+      doitgen_update_A_at(nq, np, A, sum_own, r, q, item);
+    __syncthreads();
+  }
+  if (block == (long long)gridDim.x - 1) {   /* the last iteration: its copies are the results */
+    for (size_t item = threadIdx.x; item < (size_t)(np); item += blockDim.x)
+      sum[item] = sum_own[item];
+  }
+}
+
 extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
 {
   int r;
   int q;
   {
-    long long most = 0;   /* the most threads a launch of loop r asks for */
-    for (r = 0; r < nr; r++)
-    {
-      for (q = 0; q < nq; q++)
-      {
-        most = poly_max_ll(most, 16 * (long long)poly_max(np, 0));   /* doitgen_update_sum: a loop in each thread: at most 256 threads, one block of its launch */
-        most = poly_max_ll(most, (long long)poly_max(np, 0));   /* doitgen_update_A */
-      }
-    }
-    if (most <= 4096) {
-      doitgen_loop_r<<<1, 1024>>>(nr, nq, np, A, C4, sum);
+    const long long blocks = (long long)poly_max(nr, 0) * (long long)poly_max(nq, 0);   /* iterations of r, q */
+    const size_t shared = ((((size_t)(np)) * sizeof(double) + 7) / 8) * 8;   /* their own sum */
+    if (blocks > 0 && blocks < 2147483647LL && shared <= 49152) {
+      doitgen_blocks_r<<<(unsigned)blocks, 256, shared>>>(nr, nq, np, A, C4, sum);
     } else {
-      for (r = 0; r < nr; r++)
       {
-        for (q = 0; q < nq; q++)
+        long long most = 0;   /* the most threads a launch of loop r asks for */
+        for (r = 0; r < nr; r++)
         {
+          for (q = 0; q < nq; q++)
           {
-            const int extent_x = np;   /* p */
-            if (extent_x > 0) {
-              dim3 block(256);
-              dim3 grid(poly_blocks(extent_x, 256));
-              doitgen_update_sum<<<grid, block>>>(nq, np, A, C4, sum, r, q);
-            }
+            most = poly_max_ll(most, 16 * (long long)poly_max(np, 0));   /* doitgen_update_sum: a loop in each thread: at most 256 threads, one block of its launch */
+            most = poly_max_ll(most, (long long)poly_max(np, 0));   /* doitgen_update_A */
           }
+        }
+        if (most <= 4096) {
+          doitgen_loop_r<<<1, 1024>>>(nr, nq, np, A, C4, sum);
+        } else {
+          for (r = 0; r < nr; r++)
           {
-            const int extent_x = np;   /* p */
-            if (extent_x > 0) {
-              dim3 block(256);
-              dim3 grid(poly_blocks(extent_x, 256));
-              doitgen_update_A<<<grid, block>>>(nq, np, A, sum, r, q);
+            for (q = 0; q < nq; q++)
+            {
+              {
+                const int extent_x = np;   /* p */
+                if (extent_x > 0) {
+                  dim3 block(256);
+                  dim3 grid(poly_blocks(extent_x, 256));
+                  doitgen_update_sum<<<grid, block>>>(nq, np, A, C4, sum, r, q);
+                }
+              }
+              {
+                const int extent_x = np;   /* p */
+                if (extent_x > 0) {
+                  dim3 block(256);
+                  dim3 grid(poly_blocks(extent_x, 256));
+                  doitgen_update_A<<<grid, block>>>(nq, np, A, sum, r, q);
+                }
+              }
             }
           }
         }

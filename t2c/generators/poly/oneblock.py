@@ -80,20 +80,22 @@ def block_kernel(p, h: HostLoop, calls) -> str:
     a block of `one_block_threads` (64 each for 1024), so the launch cannot fail for them."""
     name = f"{p.short}_loop_{h.loop.var}"
     body, args = _block(p, h, calls)
-    writers = launches(h)
-
-    def decl(a):
-        arr = next((x for x in p.k.arrays if x.name == a), None)
-        if arr is None:
-            return p.param_decl(a, writers[0])
-        written = any(w.name == a for l in writers for s in l.statements()
-                      for w in p.an.program.statement(s).writes())
-        return f"{'' if written else 'const '}{arr.dtype} *{a}"
     return "\n".join([f"/* {name}: host loop {h.loop.var} in one block of threads, for sizes where no launch in it "
                       f"needs more than {p.opt.one_block_max} threads: each launch a block-strided loop, "
                       "then __syncthreads(). */",
                       f"__global__ void __launch_bounds__({p.opt.one_block_threads}) "
-                      f"{name}({', '.join(decl(a) for a in args)})", "{", *body, "}"])
+                      f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
+
+
+def _decl(p, h: HostLoop, a: str) -> str:
+    """A block kernel's parameter: an array `const` unless a launch of the loop writes it."""
+    writers = launches(h)
+    arr = next((x for x in p.k.arrays if x.name == a), None)
+    if arr is None:
+        return p.param_decl(a, writers[0])
+    written = any(w.name == a for l in writers for s in l.statements()
+                  for w in p.an.program.statement(s).writes())
+    return f"{'' if written else 'const '}{arr.dtype} *{a}"
 
 
 def _items(p, items, indent, calls, item) -> list[str]:
@@ -174,3 +176,163 @@ def _weight(p) -> int:
     block of the launch path's threads (`block_1d`): one SM's worth either way (adi's 998
     threads of 2000-step sweeps would lose the other SMs; doitgen's 160 lose nothing)."""
     return max(1, p.opt.one_block_max // p.opt.block_1d[0])
+
+
+# -- a block per iteration: host loops carried only through a scratch array ------------------
+
+def chain_of(h: HostLoop) -> tuple[list, list]:
+    """The perfectly nested host loops from `h` down, and the launches inside them."""
+    chain, items = [h.loop], h.items
+    while len(items) == 1 and isinstance(items[0], HostLoop):
+        chain.append(items[0].loop)
+        items = items[0].items
+    return chain, items
+
+
+def _box_text(l) -> tuple[str, str] | None:
+    """(first, last) C values of a loop whose bounds are sizes only, in execution order."""
+    import re
+    lo, hi = l.lower, l.upper
+    if l.time is not None or not all(re.fullmatch(r"[\w\s+\-*()]*", t) for t in (lo, hi)):
+        return None
+    return (lo, hi) if l.step > 0 else (hi, lo)
+
+
+def _p(text: str) -> str:
+    from .transform import _p
+    return _p(text)
+
+
+def private_arrays(p, h: HostLoop) -> list[str]:
+    """Arrays that, copied into each iteration of `h`'s loop chain, leave the chain's loops
+    carrying nothing (doitgen's `sum`: every (r, q) fills it, then reads it back): no value
+    flows through them from one iteration to another, every other dependence stays inside an
+    iteration, and each iteration writes the same cells of them, so the last iteration's copy
+    is the array's final value.  Empty when that does not hold (or the chain is not a box)."""
+    import islpy as isl
+    from ...analysis.isl_bridge import _maps, _v
+    chain, items = chain_of(h)
+    if any(not isinstance(it, Launch) for it in items) or any(_box_text(l) is None for l in chain):
+        return []
+    if any(l.block_sum for l in items):
+        return []
+    model, an = p.an.model, p.an
+    stmts = [s for l in launches(h) for s in l.statements()]
+    if any(p.plan.storage.get(w) != "local" for (s, _), w in an.web_of.items() if s in stmts):
+        return []                      # a scalar kept on the host or in one global cell: shared
+    sched, orig = an.schedule([h.loop]), an.schedule(an.program.body)
+    dims = range(len(chain))
+    carried = lambda deps: any(model.carries(deps, sched, stmts, 2 * d + 1) for d in dims)
+    # the schedule's chain dimensions alone: statement instance -> its iteration of the chain
+    to_chain = isl.UnionMap.empty(model.context.get_space())
+    for m in _maps(sched):
+        m = m.project_out(isl.dim_type.out, 2 * len(chain), m.dim(isl.dim_type.out) - 2 * len(chain))
+        for i in reversed(range(0, 2 * len(chain), 2)):
+            m = m.project_out(isl.dim_type.out, i, 1)
+        to_chain = to_chain.union(isl.UnionMap.from_map(m))
+    t = [f"t{d}" for d in dims]
+    box = isl.UnionSet(model.head + "{ [" + ", ".join(t) + "] : " + " and ".join(
+        f"{_v(l.lower)} <= {t[d]} <= {_v(l.upper)}" if l.step > 0 else f"-({_v(l.upper)}) <= {t[d]} <= -({_v(l.lower)})"
+        for d, l in enumerate(chain)) + " }").intersect_params(model.context)
+    mine = model.stmt_set(stmts)
+    arrays = {a.name for a in p.k.arrays}
+    written = sorted({acc[0] for s in stmts for acc in model.specs[s].accesses if acc[2] and acc[0] in arrays})
+    chosen = []
+    for x in written:
+        pairs, _ = model.value_flow(orig, [x])
+        flow = isl.UnionMap.empty(model.context.get_space())
+        for a, b, m in pairs:
+            if a in stmts and b in stmts:
+                flow = flow.union(isl.UnionMap.from_map(m))
+        if carried(flow):
+            continue
+        cells = model._array_universe(x)
+        must = model.must_writes.intersect_domain(mine).intersect_range(cells)
+        if not must.is_equal(model.writes.intersect_domain(mine).intersect_range(cells)):
+            continue                   # a conditional write: the cells written may differ
+        w = must.apply_domain(to_chain).intersect_params(model.context)
+        if not (w.is_equal(isl.UnionMap.from_domain_and_range(w.domain(), w.range()))
+                and w.domain().is_equal(box)):
+            continue                   # some iteration writes other cells than the last one
+        chosen.append(x)
+    if not chosen:
+        return []
+    names = {acc[0] for s in model.specs.values() for acc in s.accesses}
+    rest = model.dependences(orig, arrays=sorted(names - set(chosen)))
+    return [] if carried(rest["flow"].union(rest["anti"]).union(rest["output"])) else chosen
+
+
+def _extent_of(l) -> str:
+    from .cuda import _extent
+    from .transform import _balanced
+    bare = lambda t: t.strip()[1:-1] if t.strip().startswith("(") and _balanced(t.strip()[1:-1]) else t
+    return _extent(bare(l.upper), bare(l.lower))
+
+
+def _shared_words(p, x: str) -> str:
+    arr = p.k.array(x)
+    count = " * ".join(f"(size_t)({e})" for e in arr.shape) or "(size_t)1"
+    return f"(({count}) * sizeof({arr.dtype}) + 7) / 8"
+
+
+def blocks_kernel(p, h: HostLoop, calls, private: list[str]) -> str:
+    """A block per iteration of the loop chain, each with its own copy of the `private` arrays
+    in shared memory: copied in, the iteration's launches as block-strided loops, and the
+    last iteration (in the reference's order) copies its arrays out."""
+    chain, items = chain_of(h)
+    name = f"{p.short}_blocks_{h.loop.var}"
+    args = _block(p, h, calls)[1]
+    taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in chain}
+    own = {x: fresh_name(f"{x}_own", taken) for x in private}
+    item = fresh_name("item", taken | set(own.values()))
+    mine = {n: [own.get(a, a) for a in c] for n, c in calls.items()}
+    body = ["  extern __shared__ unsigned long long poly_own[];   /* this block's copies, 8-byte words */",
+            "  const long long block = blockIdx.x;"]
+    at = "0"
+    for x in private:
+        dtype = p.k.array(x).dtype
+        body += [f"  {dtype} *{own[x]} = ({dtype} *)(poly_own + {at});"]
+        at = f"{at} + {_shared_words(p, x)}"
+    stride = []
+    for l in reversed(chain):          # the block's index in mixed radix, the innermost loop fastest
+        first = _box_text(l)[0]
+        ext = _p(_extent_of(l))
+        step = f"(int)({f'block / {_p(chr(42).join(stride))}' if stride else 'block'} % {ext})"
+        value = step if first.strip() == "0" and l.step > 0 else f"({first}) {'+' if l.step > 0 else '-'} {step}"
+        body.insert(2, f"  const int {l.var} = {value};")
+        stride.append(ext)
+    for x in private:
+        count = " * ".join(f"(size_t)({e})" for e in p.k.array(x).shape) or "1"
+        body += [f"  for (size_t {item} = threadIdx.x; {item} < {count}; {item} += blockDim.x)",
+                 f"    {own[x]}[{item}] = {x}[{item}];"]
+    body += ["  __syncthreads();", *_items(p, items, "  ", mine, item),
+             "  if (block == (long long)gridDim.x - 1) {   /* the last iteration: its copies are the results */"]
+    for x in private:
+        count = " * ".join(f"(size_t)({e})" for e in p.k.array(x).shape) or "1"
+        body += [f"    for (size_t {item} = threadIdx.x; {item} < {count}; {item} += blockDim.x)",
+                 f"      {x}[{item}] = {own[x]}[{item}];"]
+    body += ["  }"]
+    loops = ", ".join(l.var for l in chain)
+    return "\n".join([f"/* {name}: one block per iteration of host loops {loops}, which carry nothing once each "
+                      f"iteration has its own copy of {', '.join(private)} (in shared memory): the values "
+                      f"through {'it' if len(private) == 1 else 'them'} never cross iterations, and every "
+                      "iteration writes the same cells, so the last one's copy is the result. */",
+                      f"__global__ void __launch_bounds__({p.opt.block_1d[0]}) "
+                      f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
+
+
+def blocks_host_code(p, h: HostLoop, calls, private: list[str], indent: str, otherwise: list[str]) -> list[str]:
+    """One block per iteration when the copies fit in 48 KiB of shared memory, else `otherwise`."""
+    chain, _ = chain_of(h)
+    name = f"{p.short}_blocks_{h.loop.var}"
+    count = " * ".join(f"(long long)poly_max({_extent_of(l)}, 0)" for l in chain)
+    words = " + ".join(_shared_words(p, x) for x in private)
+    return [f"{indent}{{",
+            f"{indent}  const long long blocks = {count};   /* iterations of {', '.join(l.var for l in chain)} */",
+            f"{indent}  const size_t shared = ({words}) * 8;   /* their own {', '.join(private)} */",
+            f"{indent}  if (blocks > 0 && blocks < 2147483647LL && shared <= 49152) {{",
+            f"{indent}    {name}<<<(unsigned)blocks, {p.opt.block_1d[0]}, shared>>>({', '.join(_block(p, h, calls)[1])});",
+            f"{indent}  }} else {{",
+            *otherwise,
+            f"{indent}  }}",
+            f"{indent}}}"]
