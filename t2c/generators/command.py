@@ -47,10 +47,24 @@ def llm_flags(kw: dict) -> dict:
 @click.option("--generator", type=click.Choice(["poly", "llm", "hybrid"]), default="poly", show_default=True)
 @click.option("--backend", type=click.Choice(["auto", "gpu", "emu"]), default="auto", show_default=True,
               help="Where llm/hybrid candidates are checked.")
+@click.option("--evolve", is_flag=True,
+              help="poly: search its options against the ladder on --backend (bench timings on a GPU; "
+                   "correctness only on emu) and write the fastest accepted candidate.")
+@click.option("--evolve-candidates", type=click.IntRange(1), default=12, show_default=True,
+              help="With --evolve: the most candidates to check.")
+@click.option("--evolve-seconds", type=click.FloatRange(1), default=900.0, show_default=True,
+              help="With --evolve: stop starting candidates after this long.")
 @llm_options
-def gen_command(file, function, output, sequential, generator, backend, **llm):
+def gen_command(file, function, output, sequential, generator, backend, evolve, evolve_candidates,
+                evolve_seconds, **llm):
     """Generate a CUDA candidate for a kernel: poly (no model), llm or hybrid."""
-    if generator == "poly":
+    if evolve and generator != "poly":
+        from ..errors import UserError
+        raise UserError("--evolve searches the poly generator's options",
+                        hint="llm and hybrid always evolve against the ladder; drop --evolve")
+    if evolve:
+        k, source = _evolved(file, function, backend, evolve_candidates, evolve_seconds, output)
+    elif generator == "poly":
         from ..frontends import read_kernel
         from .poly import DEFAULT, generate
         k = read_kernel(file, function)
@@ -62,6 +76,39 @@ def gen_command(file, function, output, sequential, generator, backend, **llm):
         click.echo(f"{k.name}: wrote {output}", err=True)
     else:
         click.echo(source, nl=False)
+
+
+def _evolved(file, function, backend, candidates, seconds, output):
+    """The poly options search (generators/evolve); its lineage goes to OUT.evolve.json."""
+    import json
+    from .. import __version__
+    from ..errors import UserError
+    from ..frontends import read_kernel
+    from ..runtime.gpu import fingerprint
+    from ..verify.device import resolve_backend
+    from ..verify.ladder import default_dataset, ladder
+    from ..verify.synth import new_seed
+    from .evolve import Budget, cache_key, evolve
+    k = read_kernel(file, function)
+    backend = resolve_backend(backend)
+    seed = new_seed()          # the search's own inputs: `t2c verify` and batches judge on others
+    check = lambda source: ladder(k, f"{k.name}.cu", source=source, backend=backend,
+                                  dataset=default_dataset(backend), seed=seed)
+    key = cache_key(k, fingerprint() if backend == "gpu" else "emu", __version__)
+    got = evolve(k, check, Budget(candidates, seconds), key=key,
+                 cache_dir=config.load().cache_dir / "evolve")
+    best = got.best
+    click.echo(f"{k.name}: {len(got.lineage)} candidate(s) checked on {backend}, {got.duplicates} duplicate(s) "
+               f"skipped; {got.stopped}", err=True)
+    if best is not None and best.accepted:
+        ms = f"{best.kernel_ms:.4g} ms" if best.kernel_ms is not None else "no timing"
+        click.echo(f"{k.name}: best: step {best.step} ({best.move}), {ms}", err=True)
+    if output:
+        Path(output + ".evolve.json").write_text(json.dumps(got.summary(), indent=2, default=str))
+    if best is None or not best.accepted:
+        raise UserError(f"{k.name}: no candidate passed the ladder ({best.evidence.rung}: {best.evidence.reason})",
+                        hint="a poly candidate that fails is a t2c bug: please report it with the kernel")
+    return k, best.source
 
 
 def _with_model(file, function, generator, backend, cfg):

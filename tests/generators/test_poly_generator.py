@@ -209,6 +209,26 @@ def test_gen_command_writes_a_candidate(tmp_path):
     assert 'extern "C" void kernel_gemm_device(' in text and 'extern "C" void kernel_gemm(' in text
 
 
+def test_gen_evolve_checks_candidates_against_the_ladder(tmp_path, monkeypatch):
+    """`t2c gen --evolve` on emu: the default candidate through the real ladder, accepted, and
+    the search stops there (no speed numbers); the lineage is written next to the output."""
+    import json
+    from click.testing import CliRunner
+    from t2c.cli import main
+    from t2c.verify.device import emu_available
+    if not emu_available():
+        pytest.skip("needs the emu backend")
+    monkeypatch.setenv("T2C_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "atax.cu"
+    res = CliRunner().invoke(main, ["gen", str(SOURCES["atax"]), "--evolve", "--backend", "emu", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.read_text() == generate(read_c(SOURCES["atax"]))
+    card = json.loads((tmp_path / "atax.cu.evolve.json").read_text())
+    assert card["best"]["status"] == "accepted" and "limited to correctness" in card["stopped"]
+    res = CliRunner().invoke(main, ["gen", str(SOURCES["atax"]), "--evolve", "--generator", "llm"])
+    assert res.exit_code == 2 and "--evolve searches the poly generator's options" in res.output
+
+
 _ROWS = """void k(int n, double A[n][n]) {
   int i, j, l;
   double w;

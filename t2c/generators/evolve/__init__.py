@@ -1,0 +1,162 @@
+"""Feedback-adaptive evolution of a poly candidate over its options (issue #7).
+
+    evolve(kernel, check, budget=Budget(), key=None, cache_dir=None) -> Evolution
+
+The search space is `PolyOptions` (frozen data); every option only changes how fast a
+candidate is, and every transformation it enables is checked against the dependences, so
+the search can only make a candidate slower, never wrong, and the ladder (`check(source) ->
+Evidence`, the bench rung included on a GPU) judges each one anyway.
+
+- Round 0 is the default options.  Each later round takes the best candidate so far
+  (accepted first, then kernel time) and tries its untried neighbours (`moves.py`), the
+  moves for the limit it was measured against first: launch-bound (far below both
+  ceilings), memory-bound or compute-bound (`moves.limit`, from the bench rung's roofline
+  figures: achieved GB/s and TF/s against the GPU's measured ceilings).  A rejected
+  candidate's rung steers too: after a build error, mismatch or race, moves that turn passes
+  off come first (fewer transformations, the safe direction).
+- Candidates with the same source (different options often print the same code) are
+  checked once (source hash).
+- The budget stops the search between candidates (`candidates`, `seconds`); without speed
+  numbers (emu) the first accepted candidate ends it: on emu evolution is limited to
+  correctness.
+- Every step is kept in `lineage` (parent, move, options changed, status, kernel time); the
+  winner's options are cached by the IS key + GPU + t2c version (`cache_dir`), and a cached
+  winner is checked again, never trusted blindly.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..poly import DEFAULT, PolyOptions, generate
+from .moves import limit, neighbours
+
+
+@dataclass(frozen=True)
+class Budget:
+    candidates: int = 12
+    seconds: float = 900.0
+
+
+@dataclass
+class Step:
+    step: int
+    parent: int | None
+    move: str
+    options: PolyOptions
+    source: str
+    evidence: object = None          # verify.evidence.Evidence
+
+    @property
+    def accepted(self) -> bool:
+        return bool(self.evidence and self.evidence.accepted)
+
+    @property
+    def kernel_ms(self) -> float | None:
+        return ((self.evidence.timings if self.evidence else {}).get("kernel_ms") or {}).get("median")
+
+    def rank(self) -> tuple:
+        """Accepted first, then faster, then earlier."""
+        return (self.accepted, -(self.kernel_ms or float("inf")), -self.step)
+
+    def record(self) -> dict:
+        ev = self.evidence
+        changed = {f.name: getattr(self.options, f.name) for f in dataclasses.fields(PolyOptions)
+                   if getattr(self.options, f.name) != getattr(DEFAULT, f.name)}
+        return {"step": self.step, "parent": self.parent, "move": self.move, "options": changed,
+                "source_sha256": hashlib.sha256(self.source.encode()).hexdigest(),
+                "status": "accepted" if self.accepted else f"rejected at {ev.rung}: {ev.reason}",
+                "kernel_ms": self.kernel_ms, "limit": limit(ev) if self.accepted else None}
+
+
+@dataclass
+class Evolution:
+    best: Step | None
+    lineage: list[Step] = field(default_factory=list)
+    duplicates: int = 0              # neighbours whose source was already checked
+    stopped: str = ""                # why the search ended
+    cached: bool = False
+
+    @property
+    def source(self) -> str | None:
+        return self.best.source if self.best else None
+
+    def summary(self) -> dict:
+        return {"best": self.best.record() if self.best else None, "stopped": self.stopped,
+                "cached": self.cached, "duplicates": self.duplicates,
+                "lineage": [s.record() for s in self.lineage]}
+
+
+def evolve(kernel, check, budget: Budget = Budget(), key: str | None = None,
+           cache_dir: Path | None = None) -> Evolution:
+    """Search the options of `kernel`'s poly candidate; `check(source)` is the ladder."""
+    start = time.monotonic()
+    path = Path(cache_dir) / f"{key}.json" if cache_dir and key else None
+    seen: dict[str, Step] = {}
+    out = Evolution(None)
+
+    def try_(options: PolyOptions, parent: int | None, move: str) -> Step | None:
+        source = generate(kernel, options)
+        sha = hashlib.sha256(source.encode()).hexdigest()
+        if sha in seen:
+            out.duplicates += 1
+            return None
+        step = Step(len(out.lineage), parent, move, options, source)
+        step.evidence = check(source)
+        seen[sha] = step
+        out.lineage.append(step)
+        if out.best is None or step.rank() > out.best.rank():
+            out.best = step
+        return step
+
+    cached = _load(path)
+    if cached is not None:
+        step = try_(cached, None, "cached winner")
+        if step and step.accepted:
+            out.cached, out.stopped = True, "the cached winner passed the ladder again"
+            return out
+    try_(DEFAULT, None, "default")
+    tried = {DEFAULT} | ({cached} if cached else set())
+    while not out.stopped:
+        best = out.best
+        if best.accepted and best.kernel_ms is None:
+            out.stopped = "accepted; no speed numbers on this backend (evolution limited to correctness)"
+            break
+        frontier = [(m, o) for m, o in neighbours(best.options, best.evidence) if o not in tried]
+        if not frontier:
+            out.stopped = "every neighbour of the best candidate tried"
+        for move, options in frontier:
+            if len(out.lineage) >= budget.candidates:
+                out.stopped = f"candidate budget ({budget.candidates}) spent"
+            elif time.monotonic() - start >= budget.seconds:
+                out.stopped = f"time budget ({budget.seconds:.0f} s) spent"
+            if out.stopped:
+                break
+            tried.add(options)
+            try_(options, best.step, move)
+            if out.best is not best:
+                break                    # a better candidate: search around it next
+    if out.best and out.best.accepted and path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(dataclasses.asdict(out.best.options)))
+    return out
+
+
+def _load(path: Path | None) -> PolyOptions | None:
+    if path is None or not path.exists():
+        return None
+    try:
+        raw = json.loads(path.read_text())
+        return PolyOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
+    except (ValueError, TypeError):
+        return None                      # an unreadable or outdated entry: search again
+
+
+def cache_key(kernel, gpu: str, version: str) -> str:
+    """The IS key + the GPU (`runtime.gpu.fingerprint()`) + the t2c version: a winner holds for that triple."""
+    text = json.dumps([kernel.key(), gpu, version])
+    return hashlib.sha256(text.encode()).hexdigest()[:24]

@@ -1,0 +1,70 @@
+"""The moves of the options search, and which to try first given what limits a candidate.
+
+A move is a named change of `PolyOptions`.  `limit(evidence)` reads the bench rung's
+figures (achieved GB/s and TF/s against the GPU's measured ceilings, from
+`runtime/ceilings.py`): `memory` when the bytes are the larger share of the roofline,
+`compute` when the flops are, `launch` when both are far below (under 5%: the time goes to
+launches, synchronization or serial work), `unknown` without figures.  A rejected candidate
+(a t2c bug, never expected) tries the moves that turn transformations off first.
+"""
+from __future__ import annotations
+
+from ..poly import PolyOptions
+
+#: name -> (kind, change); kinds: block shape, launches, memory, passes (turning one off)
+MOVES = {
+    "block_1d 128": ("block", {"block_1d": (128,)}),
+    "block_1d 512": ("block", {"block_1d": (512,)}),
+    "block_2d 32x4": ("block", {"block_2d": (32, 4)}),
+    "block_2d 32x16": ("block", {"block_2d": (32, 16)}),
+    "block_2d 64x4": ("block", {"block_2d": (64, 4)}),
+    "block_3d 32x8x1": ("block", {"block_3d": (32, 8, 1)}),
+    "one block up to 16384 threads": ("launch", {"one_block_max": 16384}),
+    "one block of 512 threads": ("launch", {"one_block_threads": 512}),
+    "no one-block loops": ("launch", {"one_block_loops": False}),
+    "no block per iteration": ("launch", {"private_blocks": False}),
+    "no register accumulators": ("memory", {"register_accumulators": False}),
+    "no warp rows": ("memory", {"warp_rows": False}),
+    "more reduction partials": ("memory", {"reduction_blocks": 4096}),
+    "no fusion": ("pass", {"fuse": False}),
+    "no isl schedule": ("pass", {"isl_schedule": False}),
+    "no wavefront": ("pass", {"wavefront": False}),
+    "no parallel reductions": ("pass", {"parallel_reductions": False}),
+    "sequential": ("pass", {"sequential": True}),
+}
+
+#: which kinds of moves to try first, by what limits the best candidate
+ORDER = {"launch": ("launch", "block", "memory", "pass"),
+         "memory": ("memory", "block", "launch", "pass"),
+         "compute": ("block", "memory", "launch", "pass"),
+         "unknown": ("block", "launch", "memory", "pass"),
+         "rejected": ("pass", "launch", "memory", "block")}
+
+
+def limit(evidence) -> str:
+    """What bounds an accepted candidate, from its bench figures (see the module docstring)."""
+    from ...runtime.ceilings import cached
+    from ...verify.evidence import rates
+    r, ceil = rates((evidence.timings if evidence else {}) or {}), cached()
+    if not r or not ceil or not ceil.get("gbps") or not ceil.get("tflops"):
+        return "unknown"
+    mem, comp = r["gbps"] / ceil["gbps"], r["tflops"] / ceil["tflops"]
+    if max(mem, comp) < 0.05:
+        return "launch"
+    return "memory" if mem >= comp else "compute"
+
+
+def neighbours(options: PolyOptions, evidence) -> list[tuple[str, PolyOptions]]:
+    """(move, options) for every move that changes `options`, the limit's kinds first;
+    `sequential` only for a rejected candidate (the last resort, always correct)."""
+    accepted = bool(evidence and evidence.accepted)
+    order = ORDER[limit(evidence) if accepted else "rejected"]
+    out = []
+    for kind in order:
+        for name, (k, change) in MOVES.items():
+            if k != kind or (name == "sequential" and accepted):
+                continue
+            new = options.replace(**change)
+            if new != options:
+                out.append((name, new))
+    return out
