@@ -369,6 +369,25 @@ def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(
         assert "host loops r, q" in text and ("_blocks_r" in text) == blocks
 
 
+def test_a_thread_can_compute_a_tile_of_grid_points():
+    """register_tile (rows, columns): each thread of a 2-d launch takes several grid points
+    (blockDim apart, so warps stay coalesced) and jams their accumulator loops, a register per
+    point; each point's operations keep their order, so gemm still gives the reference's bits.
+    Off by default (the evolution tries it where timings say so); 1-d launches are unchanged."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["gemm"])
+    text = generate(k, PolyOptions(register_tile=(4, 2)))
+    assert "double acc[4][2];   /* one register per point */" in text
+    assert "acc[tm][tn] += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
+    assert "dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));" in text
+    assert "acc[" not in generate(k)
+    for tile in ((4, 2), (3, 1)):        # 3 rows: a tile that does not divide the sizes
+        card = ladder(k, generate(k, PolyOptions(register_tile=tile)), backend="emu", dataset="SMALL", seed=9)
+        assert card.accepted and card.max_error == 0, card.summary()
+    jacobi = read_c(SOURCES["jacobi-1d"])
+    assert generate(jacobi, PolyOptions(register_tile=(2, 2))) == generate(jacobi)
+
+
 def test_an_updated_cell_stays_in_a_register():
     """gemm's `C[i][j] += alpha * A[i][k] * B[k][j]` for k: C[i][j] is loaded once, updated in a
     register and stored once; the same operations in the same order, so the reference's bits.

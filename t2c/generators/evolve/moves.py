@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..poly import PolyOptions
 
-#: name -> (kind, change); kinds: block shape, launches, memory, passes (turning one off)
+#: name -> (kind, change); kinds: block shape, launches, register tiles (several grid points
+#: per thread, loops jammed), memory, passes (turning one off)
 MOVES = {
     "block_1d 128": ("block", {"block_1d": (128,)}),
     "block_1d 512": ("block", {"block_1d": (512,)}),
@@ -23,6 +24,9 @@ MOVES = {
     "one block of 512 threads": ("launch", {"one_block_threads": 512}),
     "no one-block loops": ("launch", {"one_block_loops": False}),
     "no block per iteration": ("launch", {"private_blocks": False}),
+    "register tile 2x2": ("tile", {"register_tile": (2, 2)}),
+    "register tile 4x2": ("tile", {"register_tile": (4, 2)}),
+    "register tile 4x4": ("tile", {"register_tile": (4, 4)}),
     "no register accumulators": ("memory", {"register_accumulators": False}),
     "no warp rows": ("memory", {"warp_rows": False}),
     "more reduction partials": ("memory", {"reduction_blocks": 4096}),
@@ -34,11 +38,11 @@ MOVES = {
 }
 
 #: which kinds of moves to try first, by what limits the best candidate
-ORDER = {"launch": ("launch", "block", "memory", "pass"),
-         "memory": ("memory", "block", "launch", "pass"),
-         "compute": ("block", "memory", "launch", "pass"),
-         "unknown": ("block", "launch", "memory", "pass"),
-         "rejected": ("pass", "launch", "memory", "block")}
+ORDER = {"launch": ("launch", "block", "tile", "memory", "pass"),
+         "memory": ("memory", "tile", "block", "launch", "pass"),
+         "compute": ("tile", "block", "memory", "launch", "pass"),
+         "unknown": ("block", "tile", "launch", "memory", "pass"),
+         "rejected": ("pass", "launch", "memory", "block", "tile")}
 
 
 def limit(evidence) -> str:

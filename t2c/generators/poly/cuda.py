@@ -121,6 +121,9 @@ class Printer:
                 launch.row = None           # a column reduction's lanes need a block of their own
                 if threads & (threads - 1) == 0:          # the tree halves the block: a power of two
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
+        for launch in plan.launches:
+            if options.register_tile != (1, 1) and self.tileable(launch):
+                launch.tile = options.register_tile
         if options.private_blocks:
             for h in self.block_loops:
                 self.private[id(h)] = oneblock.private_arrays(self, h)
@@ -176,6 +179,7 @@ class Printer:
         names = self.names_for(st.name)
         cell = self.r.statement(node.lvalue, names, "")[0].rstrip(";")
         body = self.r.statement(_replace_refs(copy.deepcopy(node), target, acc), names, "")
+        self.last_accumulator = (dtype, acc, cell, body)
 
         def printed(indent):
             return [f"{indent}{{", f"{indent}  {dtype} {acc} = {cell};   /* the cell stays in a register */",
@@ -241,6 +245,12 @@ class Printer:
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {launch.name}({params})", "{", text, "}"]), args
         at = id(launch) in self.in_block          # also run inside a one-block loop: a device function
+        if launch.tile:
+            text = "\n".join(self.tiled_body(launch, box, inner_vars))
+            args = self.kernel_args(launch, _used(text))
+            params = ", ".join(self.param_decl(a, launch) for a in args)
+            return "\n".join([f"/* {self.describe(launch)} */",
+                              f"__global__ void {launch.name}({params})", "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
             start = _min(lows)
@@ -275,6 +285,65 @@ class Printer:
         src = [f"/* {self.describe(launch)} */",
                f"__global__ void {launch.name}({params})", "{", text, "}"]
         return "\n".join(src), args
+
+    def tileable(self, launch: Launch) -> bool:
+        """A 2-d launch whose threads run straight-line statements and loops of one updated
+        cell (the register accumulator's form) with bounds that do not move with the grid."""
+        if len(launch.grid) != 2 or launch.reduction or launch.row or id(launch) in self.in_block \
+                or launch.grid[-1].derived or any(self.plan.storage.get(w) == "local" for (s, _), w in
+                                                 self.an.web_of.items() if s in launch.statements()):
+            return False
+        grid = {l.var for l in launch.grid}
+        for n in launch.body:
+            if isinstance(n, Loop) and (self.register_accumulator(n) is None or
+                                        grid & set(_WORD.findall(f"{n.init} {n.cond} {n.next}"))):
+                return False
+        return True
+
+    def tiled_body(self, launch: Launch, box, inner_vars) -> list[str]:
+        """Each thread computes a tile of grid points (rows apart by blockDim.y, columns by
+        blockDim.x, so a warp's accesses stay consecutive): each statement for every point in
+        turn, and each accumulator loop jammed, one register per point, so that a value loaded
+        for one point serves the others.  The grid points are independent (the grid loops
+        carry nothing), so any interleaving of different points is legal; each point's own
+        operations keep their order (the reference's bits)."""
+        rows, cols = launch.tile
+        (y, x) = sorted(launch.grid, key=lambda l: launch.axes[l.var], reverse=True)   # y before x
+        taken = set(self.k.params) | set(self.an.program.locals) | set(inner_vars) | {y.var, x.var}
+        tm, tn, ok = (reduce.fresh_name(n, taken) for n in ("tm", "tn", "ok"))
+        out = []
+        for l, (lows, _) in zip((y, x), box if launch.grid[0] is y else box[::-1]):
+            ax, per = launch.axes[l.var], rows if l is y else cols
+            start = _min(lows)
+            out.append(f"  const int {l.var}_first = {'' if start == '0' else f'{start} + '}"
+                       f"(int)(blockIdx.{ax} * blockDim.{ax} * {per} + threadIdx.{ax});")
+        out += [f"  int {v};" for v in inner_vars] + [f"  bool {ok}[{rows}][{cols}];"]
+
+        def points(lines, indent="  "):
+            return [f"{indent}#pragma unroll", f"{indent}for (int {tm} = 0; {tm} < {rows}; {tm}++)",
+                    f"{indent}  #pragma unroll", f"{indent}  for (int {tn} = 0; {tn} < {cols}; {tn}++) {{",
+                    f"{indent}    const int {y.var} = {y.var}_first + {tm} * (int)blockDim.y;",
+                    f"{indent}    const int {x.var} = {x.var}_first + {tn} * (int)blockDim.x;",
+                    *[f"{indent}    {line}" for line in lines], f"{indent}  }}"]
+        mine = f"{ok}[{tm}][{tn}]"
+        first = [f"{mine} = {' && '.join(_guard(l) for l in launch.grid)};"]
+        for node in launch.body:
+            if isinstance(node, Stmt):
+                first += [f"if ({mine}) {{",
+                          *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
+                continue
+            self.register_accumulator(node)
+            dtype, acc, cell, body = self.last_accumulator
+            reg = f"{acc}[{tm}][{tn}]"
+            body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
+            out += points(first) if first else []
+            first = []
+            out += [f"  {dtype} {acc}[{rows}][{cols}];   /* one register per point */",
+                    *points([f"if ({mine})", f"  {reg} = {cell};"]),
+                    f"  for ({node.init}; {node.cond}; {node.next})", "  {",
+                    *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }",
+                    *points([f"if ({mine})", f"  {cell} = {reg};"])]
+        return out + (points(first) if first else [])
 
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
         (partial, final), decl = reduce.kernels(self, launch, launch.reduction)
@@ -349,7 +418,8 @@ class Printer:
             out.append(f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */")
         out.append(f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)}) {{")
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
-        out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b})' for ax, b in zip(axes, block))});")
+        per = dict(zip(("y", "x"), launch.tile or (1, 1)))
+        out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b * per.get(ax, 1)})' for ax, b in zip(axes, block))});")
         out.append(f"{indent}    {launch.name}<<<grid, block>>>({call});")
         out.append(f"{indent}  }}")
         out.append(f"{indent}}}")
@@ -470,6 +540,11 @@ class Printer:
             axes += f" ({var} = {expr}: the threads of one launch form a diagonal wavefront)"
         tail = (f"; loop{'s' if len(inner) > 1 else ''} {', '.join(inner)} run{'' if len(inner) > 1 else 's'}"
                 f" in order inside each thread") if inner else ""
+        if launch.tile:
+            rows, cols = launch.tile
+            return (f"{launch.name}: each thread a {rows} x {cols} tile of ({', '.join(l.var for l in launch.grid)}) "
+                    f"points ({axes}; rows blockDim.y apart, columns blockDim.x apart){tail}, its loops jammed "
+                    f"with a register per point.{where}")
         return f"{launch.name}: one thread per ({', '.join(l.var for l in launch.grid)}): {axes}{tail}.{where}"
 
     def mapping_notes(self) -> list[str]:

@@ -40,6 +40,7 @@ class Launch:
     reduction: object = None         # reduce.Reduction: partials on a grid, then one block
     row: object = None               # reduce.RowReduction: a warp per grid index
     block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums
+    tile: tuple | None = None        # (rows, columns) of grid points per thread (cuda.register_tile)
 
     def statements(self) -> list[str]:
         out = []

@@ -23,6 +23,7 @@ class PolyOptions:
     warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
     reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
     register_accumulators: bool = True       # a loop's one updated cell in a register (gemm's C[i][j])
+    register_tile: tuple[int, int] = (1, 1)  # a 2-d launch's thread: (y, x) grid points, its loops jammed
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads
