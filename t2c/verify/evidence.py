@@ -141,6 +141,20 @@ class Timing:
                 "cpu_ms": (self.detail.get("reference_ms") or {}).get("median"), **rates(self.detail)}
 
 
+class Judged:
+    """A candidate that carries the ladder's `evidence` (an Evidence, or None before it ran):
+    whether it passed, and its bench median.  The two evolutions' steps are both."""
+    evidence: object
+
+    @property
+    def accepted(self) -> bool:
+        return bool(self.evidence and self.evidence.accepted)
+
+    @property
+    def kernel_ms(self) -> float | None:
+        return ((self.evidence.timings if self.evidence else {}).get("kernel_ms") or {}).get("median")
+
+
 def rates(timing: dict) -> dict:
     """GB/s and TF/s of the median kernel time on the kernel's exact flop and compulsory byte
     counts (analysis.cost: each element read or written once), where the bench rung has them,

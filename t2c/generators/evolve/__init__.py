@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...verify.evidence import Judged
 from ..poly import DEFAULT, PolyOptions, generate
 from .moves import limit, neighbours
 
@@ -43,21 +44,13 @@ class Budget:
 
 
 @dataclass
-class Step:
+class Step(Judged):
     step: int
     parent: int | None
     move: str
     options: PolyOptions
     source: str
     evidence: object = None          # verify.evidence.Evidence
-
-    @property
-    def accepted(self) -> bool:
-        return bool(self.evidence and self.evidence.accepted)
-
-    @property
-    def kernel_ms(self) -> float | None:
-        return ((self.evidence.timings if self.evidence else {}).get("kernel_ms") or {}).get("median")
 
     def rank(self) -> tuple:
         """Accepted first, then faster, then earlier."""

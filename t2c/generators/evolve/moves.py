@@ -22,6 +22,7 @@ MOVES = {
     "block_3d 32x8x1": ("block", {"block_3d": (32, 8, 1)}),
     "one block up to 16384 threads": ("launch", {"one_block_max": 16384}),
     "one block of 512 threads": ("launch", {"one_block_threads": 512}),
+    "one block of 256 threads": ("launch", {"one_block_threads": 256}),
     "no one-block loops": ("launch", {"one_block_loops": False}),
     "no block per iteration": ("launch", {"private_blocks": False}),
     "register tile 2x2": ("tile", {"register_tile": (2, 2)}),

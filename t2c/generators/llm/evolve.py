@@ -20,6 +20,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ...config import LLMConfig
+from ...verify.evidence import Judged
 from .budget import Budget, BudgetSpent, Ledger
 from .prompts import (extract, follow_up, improve_messages, kernel_messages, ladder_feedback,
                       repair_text)
@@ -29,21 +30,13 @@ NO_CODE = "Your answer has no complete ```cuda block with the whole .cu file."
 
 
 @dataclass
-class Candidate:
+class Candidate(Judged):
     step: int
     origin: str                      # poly | model | repair of N | faster than N
     messages: list                   # the conversation that produced it
     answer: str                      # the raw answer (the poly source for the seed)
     source: str | None               # None: the answer had no usable code
     evidence: object = None          # verify.evidence.Evidence
-
-    @property
-    def accepted(self) -> bool:
-        return bool(self.evidence and self.evidence.accepted)
-
-    @property
-    def kernel_ms(self) -> float | None:
-        return ((self.evidence.timings if self.evidence else {}).get("kernel_ms") or {}).get("median")
 
     def progress(self) -> int:
         if self.evidence is None:

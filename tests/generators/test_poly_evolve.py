@@ -1,6 +1,6 @@
 """The poly options search (generators/evolve) with a stand-in for the ladder: which
 candidate wins, duplicates, budgets, steering by the rung that failed, the winner's cache.
-The real ladder drives it in `t2c gen --evolve` (tests/cli)."""
+The real ladder drives it in `t2c gen --evolve` (tests/generators/test_poly_generator.py)."""
 from dataclasses import dataclass, field
 
 from t2ctest import POLYBENCH
