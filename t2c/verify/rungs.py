@@ -210,7 +210,8 @@ def run_ahead(run: Run, env: dict | None = None) -> None:
         return
     k = run.kernel
     r = run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in flat], poison=lambda z: _poison(k, z),
-                  timeout=_timeout(run, [c for _, c in flat], len(flat)), env=env, limits=run.limits)
+                  timeout=sum(_timeout(run, [c for _, c in calls], len(calls)) for _, calls in plan),
+                  env=env, limits=run.limits)      # what the rungs' own processes would have had
     at = 0
     for i, (name, calls) in enumerate(plan):
         outs = r.outputs[at:at + len(calls)]
