@@ -323,8 +323,16 @@ def test_small_host_loops_run_in_one_block():
         for opts in (base, base.replace(one_block_max=0)):      # one block; the launches
             card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (name, opts.one_block_max, card.summary())
-    # durbin's one-thread sum over i < k: inside the block, all threads split it (a fixed-order tree)
-    assert "durbin_seq_scalars_block(r, y, k);" in generate(read_c(SOURCES["durbin"]))
+    # durbin's one-thread sum over i < k: inside the block, all threads split it (a fixed-order tree:
+    # shuffles in each warp, then warp 0 over the warps' parts, one barrier), for any whole warps
+    durbin = read_c(SOURCES["durbin"])
+    text = generate(durbin)
+    assert "durbin_seq_scalars_block(r, y, k);" in text and "__shared__ double lanes[32];" in text
+    for threads in (96, 1024):
+        card = ladder(durbin, generate(durbin, PolyOptions(one_block_threads=threads)), backend="emu", seed=3)
+        assert card.accepted, (threads, card.summary())
+    bad = text.replace("lanes[threadIdx.x >> 5] = part;\n  __syncthreads();", "lanes[threadIdx.x >> 5] = part;")
+    assert bad != text and not ladder(durbin, bad, backend="emu", seed=3).accepted
     # a launch whose threads run a loop takes the block only with one launch block's threads
     assert "most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));" in generate(read_c(SOURCES["adi"]))
     bad = generate(read_c(SOURCES["jacobi-1d"])).replace("__syncthreads();", "", 1)

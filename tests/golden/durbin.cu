@@ -52,24 +52,28 @@ __global__ void durbin_seq_scalars(const double *r, const double *y, int k)
 
 static __device__ void durbin_seq_scalars_block(const double *r, const double *y, int k)
 {
-  __shared__ double lanes[1024];
+  __shared__ double lanes[32];   /* one part per warp */
   int i;
   double sum;
   double part = 0;
   for (i = (int)threadIdx.x; i < k; i += (int)blockDim.x)
     part += r[(k - i) - 1] * y[i];
-  lanes[threadIdx.x] = part;
+  /* each warp's parts by a shuffle tree, then warp 0 adds the warps' (a fixed order): one barrier */
+  for (int off = 16; off > 0; off >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, off);
+  if ((threadIdx.x & 31) == 0)
+    lanes[threadIdx.x >> 5] = part;
   __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half)
-      lanes[threadIdx.x] = lanes[threadIdx.x] + lanes[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    dev_beta = (1 - (dev_alpha * dev_alpha)) * dev_beta;
-    sum = 0.0;
-    sum = sum + lanes[0];
-    dev_alpha = (-(r[k] + sum)) / dev_beta;
+  if (threadIdx.x < 32) {
+    part = threadIdx.x < (blockDim.x >> 5) ? lanes[threadIdx.x] : 0;
+    for (int off = 16; off > 0; off >>= 1)
+      part = part + __shfl_down_sync(0xffffffffu, part, off);
+    if (threadIdx.x == 0) {
+      dev_beta = (1 - (dev_alpha * dev_alpha)) * dev_beta;
+      sum = 0.0;
+      sum = sum + part;
+      dev_alpha = (-(r[k] + sum)) / dev_beta;
+    }
   }
 }
 

@@ -119,7 +119,7 @@ class Printer:
         for launch in plan.launches:
             if id(launch) in self.in_block:
                 launch.row = None           # a column reduction's lanes need a block of their own
-                if threads & (threads - 1) == 0:          # the tree halves the block: a power of two
+                if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
         for launch in plan.launches:
             if options.register_tile != (1, 1) and self.tileable(launch):

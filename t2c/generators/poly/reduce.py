@@ -336,8 +336,9 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[
 @dataclass
 class BlockSum:
     """A one-thread launch `PRE; acc = INIT; for (i ...) acc op= e(i); FIN` inside a one-block
-    loop (durbin's `sum` over i < k): the block's threads split the loop, a shared-memory tree
-    combines their parts in a fixed order, and thread 0 runs PRE, INIT, the join and FIN."""
+    loop (durbin's `sum` over i < k): the block's threads split the loop, each warp combines its
+    parts by a shuffle tree, warp 0 the warps' (a fixed order, one barrier), and thread 0 runs
+    PRE, INIT, the join and FIN.  The block's threads: a multiple of 32, at most 1024."""
     pre: list
     init: Stmt
     loop: Loop
@@ -377,26 +378,29 @@ def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str])
     a, loop = bs.acc, bs.loop
     taken = set(p.k.params) | set(p.an.program.locals) | {loop.var}
     fresh = lambda name: fresh_name(name, taken)
-    part, lanes, half = fresh("part"), fresh("lanes"), fresh("half")
+    part, lanes, off = fresh("part"), fresh("lanes"), fresh("off")
     names = p.names_for(a.stmt.stmt.name)
     step = _step(a, part)
-    around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "    ")]
+    around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "      ")]
     target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
     lo = loop.init.split("=", 1)[1].strip()
-    threads = p.opt.one_block_threads
+    warp = lambda indent: [f"{indent}for (int {off} = 16; {off} > 0; {off} >>= 1)",
+                           f"{indent}  {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {off})")
+                           + ";"]
     return [f"static __device__ void {launch.name}_block({params})", "{",
-            f"  __shared__ {a.dtype} {lanes}[{threads}];", f"  int {loop.var};", *locals_,
+            f"  __shared__ {a.dtype} {lanes}[32];   /* one part per warp */", f"  int {loop.var};", *locals_,
             f"  {a.dtype} {part} = {OPS[a.op][0]};",
             f"  for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; "
             f"{loop.var} += (int)blockDim.x)",
             *p.r.statement(step, names, "    "),
-            f"  {lanes}[threadIdx.x] = {part};", "  __syncthreads();",
-            f"  for (int {half} = blockDim.x / 2; {half} > 0; {half} >>= 1) {{",
-            f"    if (threadIdx.x < {half})",
-            f"      {lanes}[threadIdx.x] = {combine(a.op, f'{lanes}[threadIdx.x]', f'{lanes}[threadIdx.x + {half}]')};",
-            "    __syncthreads();", "  }",
-            "  if (threadIdx.x == 0) {", *around(bs.pre), *around([bs.init]),
-            "    " + join(a.op, target, f"{lanes}[0]"), *around(bs.fin), "  }", "}"]
+            "  /* each warp's parts by a shuffle tree, then warp 0 adds the warps' (a fixed order): one barrier */",
+            *warp("  "),
+            "  if ((threadIdx.x & 31) == 0)", f"    {lanes}[threadIdx.x >> 5] = {part};", "  __syncthreads();",
+            "  if (threadIdx.x < 32) {",
+            f"    {part} = threadIdx.x < (blockDim.x >> 5) ? {lanes}[threadIdx.x] : {OPS[a.op][0]};",
+            *warp("    "),
+            "    if (threadIdx.x == 0) {", *around(bs.pre), *around([bs.init]),
+            "      " + join(a.op, target, part), *around(bs.fin), "    }", "  }", "}"]
 
 
 def _step(a: Accumulator, part: str) -> c_ast.Node:
