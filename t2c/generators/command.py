@@ -93,7 +93,7 @@ def _evolved(file, function, backend, candidates, seconds, output):
     backend = resolve_backend(backend)
     seed = new_seed()          # the search's own inputs: `t2c verify` and batches judge on others
     check = lambda source: ladder(k, f"{k.name}.cu", source=source, backend=backend,
-                                  dataset=default_dataset(backend), seed=seed)
+                                  dataset=default_dataset(backend), seed=seed, reuse_suite=True)
     key = cache_key(k, fingerprint() if backend == "gpu" else "emu", __version__)
     got = evolve(k, check, Budget(candidates, seconds), key=key,
                  cache_dir=config.load().cache_dir / "evolve")

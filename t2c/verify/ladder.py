@@ -85,7 +85,7 @@ def _candidate(candidate: str | Path, source: str | None) -> tuple[Path, str]:
 
 def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
            seed: int | None = None, source: str | None = None, bench: bool = True,
-           timeout: float | None = None, device=nullcontext) -> Evidence:
+           timeout: float | None = None, device=nullcontext, reuse_suite: bool = False) -> Evidence:
     """`device()` is entered around the rungs that run the candidate (the engine's GPU
     slot); static, build, the suite and the mutant gate need no GPU and run before it."""
     path, source = _candidate(candidate, source)
@@ -129,8 +129,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     # gate: the synthesized suite must reject the reference's mutants
     t = time.monotonic()
-    suite = build_suite(k, seed, dataset=dataset, backend=backend)
-    g = gate(suite)
+    suite, g = _suite_and_gate(k, seed, dataset, backend, reuse_suite)
     ev.mutant_gate = g.summary()
     ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded),
                 "discard_reasons": sorted({d["why"].split(":")[0] for d in suite.discarded}),
@@ -171,6 +170,25 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
             return ev
     ev.accepted = True
     return ev
+
+
+_LAST_SUITE: dict = {}
+
+
+def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: bool):
+    """The synthesized suite and its mutant gate; with `reuse`, the last ones built for the
+    same kernel, seed, dataset and backend (an options search checks many candidates of one
+    kernel on one suite, and at LARGE building it runs the reference a dozen times).  One
+    entry: suites are big."""
+    key = (k.key(), seed, dataset, backend)
+    if not reuse:
+        suite = build_suite(k, seed, dataset=dataset, backend=backend)
+        return suite, gate(suite)
+    if key not in _LAST_SUITE:
+        _LAST_SUITE.clear()
+        suite = build_suite(k, seed, dataset=dataset, backend=backend)
+        _LAST_SUITE[key] = (suite, gate(suite))
+    return _LAST_SUITE[key]
 
 
 def _first_error(log: str) -> str:

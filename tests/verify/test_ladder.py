@@ -190,3 +190,17 @@ def test_a_rung_with_no_cases_runs_nothing_and_passes():
     assert rungs.random(run).ok and rungs.races(run).ok
     rungs.run_ahead(run)
     assert set(run.ahead) == {"smoke", "full"}
+
+
+@needs_emu
+def test_an_options_search_reuses_one_suite(monkeypatch):
+    """`reuse_suite`: many candidates of one kernel on one seed share the synthesized suite and
+    its mutant gate (built once); without it every ladder builds its own."""
+    from t2c.verify import ladder as ladder_module
+    built = []
+    real = ladder_module.build_suite
+    monkeypatch.setattr(ladder_module, "build_suite", lambda *a, **kw: built.append(1) or real(*a, **kw))
+    for _ in range(2):
+        assert ladder_module.ladder(GEMM, GOOD, backend="emu", seed=77, reuse_suite=True).accepted
+    assert len(built) == 1
+    assert ladder_module.ladder(GEMM, GOOD, backend="emu", seed=77).accepted and len(built) == 2
