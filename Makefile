@@ -45,6 +45,11 @@ bench:
 	  bash scripts/gpu_polybench.sh LARGE $${BENCH_PARALLEL:-1}
 	tar xzf reports/bench/report.tgz -C reports/bench && mv reports/bench/t2c-merged reports/bench/report
 
+# On a GPU machine: poly's options search (t2c gen --evolve) for KERNELS at LARGE, one kernel at a
+# time, into reports/evolve/ (table.md: default and best kernel time, the moves; each lineage).
+gpu-evolve:
+	OUT=reports/evolve bash scripts/gpu_evolve.sh
+
 # On a GPU machine: each Text2CUDA spec's kernel against PyTorch eager (docs/specs.md).
 bench-t2c:
 	python3 scripts/bench_t2c.py reports/t2c-vs-torch

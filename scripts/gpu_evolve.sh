@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# poly's options search (`t2c gen --evolve`) for some PolyBench kernels, one after another (clean
+# timings), then a table: default and best kernel time, the moves that led there, candidates.
+#   OUT=/tmp/out KERNELS="gemm 2mm doitgen" bash scripts/gpu_evolve.sh
+# Env: KERNELS (names; default: the gemm family and the matrix-vector kernels), T2C_BACKEND (gpu;
+#      emu checks correctness only), CANDIDATES (12 per kernel), SECONDS_EACH (300 per kernel).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/t2c-evolve}; mkdir -p "$OUT"
+if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-evolve-cache} PYTHONUNBUFFERED=1
+BACKEND=${T2C_BACKEND:-gpu}
+# the moves are chosen against the GPU's measured ceilings
+[ "$BACKEND" = gpu ] && python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log"
+for k in ${KERNELS:-gemm 2mm 3mm syrk syr2k atax bicg mvt gesummv gemver durbin}; do
+  src=$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/benchmark_list) || { echo "$k: not in the corpus"; continue; }
+  python3 -m t2c.cli gen "corpora/polybench/$src" --evolve --backend "$BACKEND" \
+    --evolve-candidates "${CANDIDATES:-12}" --evolve-seconds "${SECONDS_EACH:-300}" -o "$OUT/$k.cu" \
+    > "$OUT/$k.log" 2>&1
+  echo "$k exit $?"
+done
+python3 - "$OUT" <<'PY' | tee "$OUT/table.md"
+import glob, json, os, sys
+print("| kernel | default ms | best ms | default / best | moves to the best | candidates | stopped |")
+print("|---|---|---|---|---|---|---|")
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.cu.evolve.json"))):
+    card = json.load(open(path))
+    steps = {s["step"]: s for s in card["lineage"]}
+    best, default = card["best"], next((s for s in card["lineage"] if s["move"] in ("default", "cached winner")), {})
+    chain, s = [], best
+    while s and s.get("parent") is not None:
+        chain.append(s["move"])
+        s = steps.get(s["parent"])
+    f = lambda v: "-" if v is None else f"{v:.4g}"
+    ratio = default.get("kernel_ms") / best["kernel_ms"] if default.get("kernel_ms") and best.get("kernel_ms") else None
+    print(f"| {os.path.basename(path).split('.')[0]} | {f(default.get('kernel_ms'))} | {f(best.get('kernel_ms'))} | "
+          f"{f(ratio)} | {' <- '.join(chain) or best['move']} | {len(card['lineage'])} | {card['stopped']} |")
+PY
