@@ -199,11 +199,17 @@ def candidate_driver(k: Kernel) -> str:
         L.append(f"  int {s.name} = atoi(argv[t2c_first + {i}]);")
     for s in ins:
         L.append(f"  {s.dtype} {s.name} = 0;")
-    count = {a.name: " * ".join(f"(size_t)({e})" for e in a.shape) or "1" for a in arrays}
-    for a in arrays:
-        L.append(f"  size_t {a.name}_bytes = {count[a.name]} * sizeof({a.dtype});")
-        L.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
-        L.append(f"  {a.dtype} *d_{a.name} = t2c_on_device ? ({a.dtype} *)t2c_device({a.name}_bytes) : NULL;")
+    def allocate(indent: str, declare: bool):
+        """Each array's bytes at the current sizes, its host buffer and its device copy (only
+        for a device mode when declared; always when calls mode reallocates)."""
+        for a in arrays:
+            count = " * ".join(f"(size_t)({e})" for e in a.shape) or "1"
+            t = ("size_t ", f"{a.dtype} *", f"{a.dtype} *") if declare else ("", "", "")
+            device = f"({a.dtype} *)t2c_device({a.name}_bytes)"
+            L.append(f"{indent}{t[0]}{a.name}_bytes = {count} * sizeof({a.dtype});")
+            L.append(f"{indent}{t[1]}{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
+            L.append(f"{indent}{t[2]}d_{a.name} = " + (f"t2c_on_device ? {device} : NULL;" if declare else f"{device};"))
+    allocate("  ", True)
     L.append(f"  {(ret.dtype + ' t2c_ret = 0;') if ret else ''}")
 
     def load(where: str, indent: str):
@@ -251,11 +257,8 @@ def candidate_driver(k: Kernel) -> str:
         L.append("        if (" + " || ".join(f"t2c_new[{i}] != {s.name}" for i, s in enumerate(k.sizes)) + ") {")
         for i, s in enumerate(k.sizes):
             L.append(f"          {s.name} = t2c_new[{i}];")
-        for a in arrays:
-            L.append(f"          free({a.name}); t2c_device_free(d_{a.name});")
-            L.append(f"          {a.name}_bytes = {count[a.name]} * sizeof({a.dtype});")
-            L.append(f"          {a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
-            L.append(f"          d_{a.name} = ({a.dtype} *)t2c_device({a.name}_bytes);")
+        L += [f"          free({a.name}); t2c_device_free(d_{a.name});" for a in arrays]
+        allocate("          ", False)
         L.append("        }")
     L.append("      }")
     load("t2c_sub", "      ")

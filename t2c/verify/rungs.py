@@ -208,10 +208,8 @@ def run_ahead(run: Run, env: dict | None = None) -> None:
     flat = [c for _, calls in plan for c in calls]
     if not flat:
         return
-    k = run.kernel
-    r = run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in flat], poison=lambda z: _poison(k, z),
-                  timeout=sum(_timeout(run, [c for _, c in calls], len(calls)) for _, calls in plan),
-                  env=env, limits=run.limits)      # what the rungs' own processes would have had
+    r = _run_calls(run, flat, env, sum(_timeout(run, [c for _, c in calls], len(calls))
+                                       for _, calls in plan))   # what the rungs' own processes would have had
     at = 0
     for i, (name, calls) in enumerate(plan):
         outs = r.outputs[at:at + len(calls)]
@@ -238,17 +236,21 @@ def _groups(cases: list[Case]) -> list[list[Case]]:
     return list(groups.values())
 
 
+def _run_calls(run: Run, calls: list[tuple[bool, Case]], env: dict | None, timeout: float):
+    k = run.kernel
+    return run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in calls], poison=lambda z: _poison(k, z),
+                     timeout=timeout, env=env, limits=run.limits)
+
+
 def _calls(run: Run, calls: list[tuple[bool, Case]], env: dict, rung: str, start: float,
            extra: dict | None = None) -> RungResult | None:
     """A rung's calls, each (on_device, case), in one candidate process and in order: the first
     wrong result or failure is the rung's finding, with the entry point and sizes it came from."""
     if not calls:                      # e.g. every random draw discarded: nothing to run
         return None
-    k = run.kernel
     outputs_, failed = run.ahead.pop(rung, (None, None))
     if outputs_ is None:
-        r = run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in calls], poison=lambda z: _poison(k, z),
-                      timeout=_timeout(run, [c for _, c in calls], len(calls)), env=env, limits=run.limits)
+        r = _run_calls(run, calls, env, _timeout(run, [c for _, c in calls], len(calls)))
         outputs_, failed = r.outputs, None if r.process.ok else r.process
     for i, ((on_device, case), outputs) in enumerate(zip(calls, outputs_)):
         bad = _judge(run, case, outputs, "device" if on_device else "host")
@@ -295,7 +297,7 @@ def races(run: Run) -> RungResult:
         return RungResult("races", True, detail={"emu_seeds": seeds, "points": [g[0].sizes for g in groups]},
                           seconds=time.monotonic() - start)
     detail = {"repeat": "agree"}
-    bad = _calls(run, races_calls(run), {}, "races", start, {"repeat": 2}) if groups else None
+    bad = _calls(run, races_calls(run), {}, "races", start, {"repeat": 2})
     if bad:
         return bad
     sanitizer = shutil.which("compute-sanitizer")

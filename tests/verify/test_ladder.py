@@ -127,7 +127,8 @@ def test_one_process_runs_calls_of_several_sizes_and_both_entries(tmp_path):
     rng = np.random.default_rng(3)
     calls = []
     for on_device, sizes in ((True, dict(ni=5, nj=7, nk=3)), (False, dict(ni=5, nj=7, nk=3)),
-                             (True, dict(ni=9, nj=4, nk=6)), (False, dict(ni=2, nj=3, nk=8))):
+                             (False, dict(ni=9, nj=4, nk=6)), (True, dict(ni=9, nj=4, nk=6)),
+                             (True, dict(ni=2, nj=3, nk=8))):
         inputs = {"alpha": np.float64(1.5), "beta": np.float64(-0.5),
                   "A": rng.random((sizes["ni"], sizes["nk"])), "B": rng.random((sizes["nk"], sizes["nj"])),
                   "C": rng.random((sizes["ni"], sizes["nj"]))}
@@ -135,7 +136,7 @@ def test_one_process_runs_calls_of_several_sizes_and_both_entries(tmp_path):
     build = build_candidate(GEMM, GOOD.read_text(), "emu", sanitize=True)
     r = run_calls(GEMM, build, calls, timeout=120)
     assert r.process.ok, r.process.describe()
-    assert len(r.outputs) == 4
+    assert len(r.outputs) == 5
     for (_, sizes, inputs), outputs in zip(calls, r.outputs):
         want = run_reference(GEMM, sizes, inputs).outputs["C"]
         np.testing.assert_allclose(outputs["C"].reshape(want.shape), want, rtol=1e-12)

@@ -161,6 +161,21 @@ class Printer:
         the same bits; only the loads and stores of C in every iteration go (the compiler
         may not do it itself: C could alias A or B as far as it knows, not as the model
         knows).  A printer for the loop, or None when the form does not apply."""
+        parts = self.accumulator_parts(loop)
+        if parts is None:
+            return None
+        dtype, acc, cell, body = parts
+
+        def printed(indent):
+            return [f"{indent}{{", f"{indent}  {dtype} {acc} = {cell};   /* the cell stays in a register */",
+                    f"{indent}  for ({loop.init}; {loop.cond}; {loop.next})", f"{indent}  {{",
+                    *[f"{indent}    {line}" for line in body], f"{indent}  }}",
+                    f"{indent}  {cell} = {acc};", f"{indent}}}"]
+        return printed
+
+    def accumulator_parts(self, loop: Loop):
+        """(dtype, register name, the cell's C text, the loop body on the register) of the
+        register accumulator's form (above), or None."""
         if not self.opt.register_accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
             return None
         st = loop.body[0].stmt
@@ -179,14 +194,7 @@ class Printer:
         names = self.names_for(st.name)
         cell = self.r.statement(node.lvalue, names, "")[0].rstrip(";")
         body = self.r.statement(_replace_refs(copy.deepcopy(node), target, acc), names, "")
-        self.last_accumulator = (dtype, acc, cell, body)
-
-        def printed(indent):
-            return [f"{indent}{{", f"{indent}  {dtype} {acc} = {cell};   /* the cell stays in a register */",
-                    f"{indent}  for ({loop.init}; {loop.cond}; {loop.next})", f"{indent}  {{",
-                    *[f"{indent}    {line}" for line in body], f"{indent}  }}",
-                    f"{indent}  {cell} = {acc};", f"{indent}}}"]
-        return printed
+        return dtype, acc, cell, body
 
     # kernels ------------------------------------------------------------------------------
     def name_launches(self):
@@ -295,7 +303,7 @@ class Printer:
             return False
         grid = {l.var for l in launch.grid}
         for n in launch.body:
-            if isinstance(n, Loop) and (self.register_accumulator(n) is None or
+            if isinstance(n, Loop) and (self.accumulator_parts(n) is None or
                                         grid & set(_WORD.findall(f"{n.init} {n.cond} {n.next}"))):
                 return False
         return True
@@ -311,10 +319,10 @@ class Printer:
         (y, x) = sorted(launch.grid, key=lambda l: launch.axes[l.var], reverse=True)   # y before x
         taken = set(self.k.params) | set(self.an.program.locals) | set(inner_vars) | {y.var, x.var}
         tm, tn, ok = (reduce.fresh_name(n, taken) for n in ("tm", "tn", "ok"))
-        out = []
-        for l, (lows, _) in zip((y, x), box if launch.grid[0] is y else box[::-1]):
+        out, lows_of = [], {l.var: lows for l, (lows, _) in zip(launch.grid, box)}
+        for l in (y, x):
             ax, per = launch.axes[l.var], rows if l is y else cols
-            start = _min(lows)
+            start = _min(lows_of[l.var])
             out.append(f"  const int {l.var}_first = {'' if start == '0' else f'{start} + '}"
                        f"(int)(blockIdx.{ax} * blockDim.{ax} * {per} + threadIdx.{ax});")
         out += [f"  int {v};" for v in inner_vars] + [f"  bool {ok}[{rows}][{cols}];"]
@@ -332,8 +340,7 @@ class Printer:
                 first += [f"if ({mine}) {{",
                           *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
                 continue
-            self.register_accumulator(node)
-            dtype, acc, cell, body = self.last_accumulator
+            dtype, acc, cell, body = self.accumulator_parts(node)
             reg = f"{acc}[{tm}][{tn}]"
             body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
             out += points(first) if first else []

@@ -26,8 +26,11 @@ the block; adi's 998 threads of 2000-step sweeps keep their launches).
 """
 from __future__ import annotations
 
+import re
+
 from .mapping import HostLoop, Launch
 from .reduce import fresh_name
+from .transform import _balanced, _p
 
 
 def launches(h: HostLoop) -> list[Launch]:
@@ -191,16 +194,10 @@ def chain_of(h: HostLoop) -> tuple[list, list]:
 
 def _box_text(l) -> tuple[str, str] | None:
     """(first, last) C values of a loop whose bounds are sizes only, in execution order."""
-    import re
     lo, hi = l.lower, l.upper
     if l.time is not None or not all(re.fullmatch(r"[\w\s+\-*()]*", t) for t in (lo, hi)):
         return None
     return (lo, hi) if l.step > 0 else (hi, lo)
-
-
-def _p(text: str) -> str:
-    from .transform import _p
-    return _p(text)
 
 
 def private_arrays(p, h: HostLoop) -> list[str]:
@@ -263,16 +260,18 @@ def private_arrays(p, h: HostLoop) -> list[str]:
 
 
 def _extent_of(l) -> str:
-    from .cuda import _extent
-    from .transform import _balanced
+    from .cuda import _extent          # cuda.py imports this module
     bare = lambda t: t.strip()[1:-1] if t.strip().startswith("(") and _balanced(t.strip()[1:-1]) else t
     return _extent(bare(l.upper), bare(l.lower))
 
 
+def _count(p, x: str) -> str:
+    """The element count of array `x` as C (size_t)."""
+    return " * ".join(f"(size_t)({e})" for e in p.k.array(x).shape) or "(size_t)1"
+
+
 def _shared_words(p, x: str) -> str:
-    arr = p.k.array(x)
-    count = " * ".join(f"(size_t)({e})" for e in arr.shape) or "(size_t)1"
-    return f"(({count}) * sizeof({arr.dtype}) + 7) / 8"
+    return f"(({_count(p, x)}) * sizeof({p.k.array(x).dtype}) + 7) / 8"
 
 
 def blocks_kernel(p, h: HostLoop, calls, private: list[str]) -> str:
@@ -302,14 +301,12 @@ def blocks_kernel(p, h: HostLoop, calls, private: list[str]) -> str:
         body.insert(2, f"  const int {l.var} = {value};")
         stride.append(ext)
     for x in private:
-        count = " * ".join(f"(size_t)({e})" for e in p.k.array(x).shape) or "1"
-        body += [f"  for (size_t {item} = threadIdx.x; {item} < {count}; {item} += blockDim.x)",
+        body += [f"  for (size_t {item} = threadIdx.x; {item} < {_count(p, x)}; {item} += blockDim.x)",
                  f"    {own[x]}[{item}] = {x}[{item}];"]
     body += ["  __syncthreads();", *_items(p, items, "  ", mine, item),
              "  if (block == (long long)gridDim.x - 1) {   /* the last iteration: its copies are the results */"]
     for x in private:
-        count = " * ".join(f"(size_t)({e})" for e in p.k.array(x).shape) or "1"
-        body += [f"    for (size_t {item} = threadIdx.x; {item} < {count}; {item} += blockDim.x)",
+        body += [f"    for (size_t {item} = threadIdx.x; {item} < {_count(p, x)}; {item} += blockDim.x)",
                  f"      {x}[{item}] = {own[x]}[{item}];"]
     body += ["  }"]
     loops = ", ".join(l.var for l in chain)
