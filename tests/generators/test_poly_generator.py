@@ -62,9 +62,9 @@ def test_readable_mapping_comments(candidates, name):
     _, text = candidates[k.name]
     assert "// Mapping:" in text
     for kernel in re.findall(r"__global__ void (\w+)", text):
-        assert f"/* {kernel}: one thread" in text          # each kernel says what a thread does
+        assert re.search(rf"/\* {kernel}: (one thread|each thread a)", text)   # what a thread does
     if name in ("gemm", "jacobi-2d", "lu"):
-        assert re.search(r"\(\w+(, \w+)*\): .*-> x", text)  # which loop goes to threadIdx.x
+        assert re.search(r"\(\w+(, \w+)*\)(: | points \().*-> x", text)  # which loop goes to threadIdx.x
     if name in ("jacobi-2d", "lu"):
         assert "host loop" in text                           # which loops stay on the host
 
@@ -381,19 +381,47 @@ def test_a_thread_can_compute_a_tile_of_grid_points():
     """register_tile (rows, columns): each thread of a 2-d launch takes several grid points
     (blockDim apart, so warps stay coalesced) and jams their accumulator loops, a register per
     point; each point's operations keep their order, so gemm still gives the reference's bits.
-    Off by default (the evolution tries it where timings say so); 1-d launches are unchanged."""
+    Off by default where its operands cannot be staged (below); 1-d launches are unchanged."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
-    text = generate(k, PolyOptions(register_tile=(4, 2)))
+    plain = PolyOptions(staged_tile=(1, 1))
+    text = generate(k, plain.replace(register_tile=(4, 2)))
     assert "double acc[4][2];   /* one register per point */" in text
     assert "acc[tm][tn] += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
     assert "dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));" in text
-    assert "acc[" not in generate(k)
+    assert "acc[" not in generate(k, plain)
     for tile in ((4, 2), (3, 1)):        # 3 rows: a tile that does not divide the sizes
-        card = ladder(k, generate(k, PolyOptions(register_tile=tile)), backend="emu", dataset="SMALL", seed=9)
+        card = ladder(k, generate(k, plain.replace(register_tile=tile)), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
     jacobi = read_c(SOURCES["jacobi-1d"])
     assert generate(jacobi, PolyOptions(register_tile=(2, 2))) == generate(jacobi)
+
+
+@pytest.mark.parametrize("name, operands", [
+    ("gemm", ["row operand alpha * A[i][k]", "col operand B[k][j]"]),
+    ("syr2k", ["col operand A[j][k] * alpha", "row operand B[i][k]", "col operand B[j][k] * alpha",
+               "row operand A[i][k]"]),
+])
+def test_a_tiles_operands_go_through_shared_memory(name, operands):
+    """staged_tile (default 4 x 4): where every value a tiled accumulator loop reads depends on the
+    loop index and at most one grid index, the block stages those values through shared memory,
+    BK of the loop at a time, each computed once (gemm's `alpha * A[i][k]` included): the same
+    operations on the same operands, each point's terms in the reference's order, so the same
+    bits; tiles that do not divide the sizes and a loop length that BK does not divide pass
+    the ladder with max error 0.  A shape whose shared arrays would pass 48 KiB is not staged."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES[name])
+    text = generate(k)
+    for op in operands:
+        assert op in text
+    assert "__syncthreads();   /* the last tile's values are read */" in text
+    for tile in ((4, 4), (3, 1)):
+        card = ladder(k, generate(k, PolyOptions(staged_tile=tile)), backend="emu", dataset="SMALL", seed=9)
+        assert card.accepted and card.max_error == 0, card.summary()
+    big = generate(k, PolyOptions(staged_tile=(16, 8)))
+    assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
+    trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)
+    assert "__shared__" not in generate(trmm)
 
 
 def test_an_updated_cell_stays_in_a_register():
@@ -402,7 +430,7 @@ def test_an_updated_cell_stays_in_a_register():
     trmm's `B[i][j] += A[k][i] * B[k][j]` reads B at other cells in the loop: left in memory."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
-    text = generate(k)
+    text = generate(k, PolyOptions(staged_tile=(1, 1)))
     assert "double acc = C[(i * nj) + j];" in text and "acc += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
     assert "double acc" not in generate(k, PolyOptions(register_accumulators=False))
     assert "double acc" not in generate(read_c(SOURCES["trmm"]))

@@ -3,70 +3,358 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   k3mm_update_E: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread.
-//   k3mm_update_F: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread.
-//   k3mm_update_G: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread.
+//   k3mm_update_E: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
+//   k3mm_update_F: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
+//   k3mm_update_G: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* k3mm_update_E: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
+/* k3mm_update_E: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
 __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A, const double *B)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < ni && j >= 0 && j < nj))
-    return;
+  const int i_first = (int)(blockIdx.y * blockDim.y * 4 + threadIdx.y);
+  const int j_first = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   int k;
-  E[(i * nj) + j] = 0.0;
-  {
-    double acc = E[(i * nj) + j];   /* the cell stays in a register */
-    for (k = 0; k < nk; ++k)
-    {
-      acc += A[(i * nk) + k] * B[(k * nj) + j];
+  bool ok[4][4];
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nj;
+      if (ok[tm][tn]) {
+        E[(i * nj) + j] = 0.0;
+      }
     }
-    E[(i * nj) + j] = acc;
+  double acc[4][4];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      acc[tm][tn] = ok[tm][tn] ? E[(i * nj) + j] : (double)0;
+    }
+  {
+    __shared__ double poly_stage0[16][33];   /* row operand A[i][k] */
+    double poly_stage0_next[2];
+    __shared__ double poly_stage1[16][129];   /* col operand B[k][j] */
+    double poly_stage1_next[8];
+    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    {
+      const int poly_k0 = 0;
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+        poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk ? A[(poly_g * nk) + poly_k] : (double)0;
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
+        poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk ? B[(poly_k * nj) + poly_g] : (double)0;
+      }
+    }
+    for (int poly_k0 = 0; poly_k0 < nk; poly_k0 += 16) {
+      __syncthreads();   /* the last tile's values are read */
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 512)
+          poly_stage0[poly_e % 16][poly_e / 16] = poly_stage0_next[poly_q];
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 2048)
+          poly_stage1[poly_e / 128][poly_e % 128] = poly_stage1_next[poly_q];
+      }
+      __syncthreads();
+      {
+        const int poly_k0_ = poly_k0 + 16;
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
+          poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk ? A[(poly_g * nk) + poly_k] : (double)0;
+        }
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 8; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0_ + poly_e / 128;
+          poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk ? B[(poly_k * nj) + poly_g] : (double)0;
+        }
+      }
+      if (nk - poly_k0 >= 16) {
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 16; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      } else {
+        for (int poly_kk = 0; poly_kk < nk - poly_k0; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      }
+    }
   }
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      if (ok[tm][tn])
+        E[(i * nj) + j] = acc[tm][tn];
+    }
 }
 
-/* k3mm_update_F: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
+/* k3mm_update_F: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
 __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C, const double *D)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < nj && j >= 0 && j < nl))
-    return;
+  const int i_first = (int)(blockIdx.y * blockDim.y * 4 + threadIdx.y);
+  const int j_first = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   int k;
-  F[(i * nl) + j] = 0.0;
-  {
-    double acc = F[(i * nl) + j];   /* the cell stays in a register */
-    for (k = 0; k < nm; ++k)
-    {
-      acc += C[(i * nm) + k] * D[(k * nl) + j];
+  bool ok[4][4];
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      ok[tm][tn] = i >= 0 && i < nj && j >= 0 && j < nl;
+      if (ok[tm][tn]) {
+        F[(i * nl) + j] = 0.0;
+      }
     }
-    F[(i * nl) + j] = acc;
+  double acc[4][4];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      acc[tm][tn] = ok[tm][tn] ? F[(i * nl) + j] : (double)0;
+    }
+  {
+    __shared__ double poly_stage0[16][33];   /* row operand C[i][k] */
+    double poly_stage0_next[2];
+    __shared__ double poly_stage1[16][129];   /* col operand D[k][j] */
+    double poly_stage1_next[8];
+    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    {
+      const int poly_k0 = 0;
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+        poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= nj - 1 && poly_k < nm ? C[(poly_g * nm) + poly_k] : (double)0;
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
+        poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= nl - 1 && poly_k < nm ? D[(poly_k * nl) + poly_g] : (double)0;
+      }
+    }
+    for (int poly_k0 = 0; poly_k0 < nm; poly_k0 += 16) {
+      __syncthreads();   /* the last tile's values are read */
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 512)
+          poly_stage0[poly_e % 16][poly_e / 16] = poly_stage0_next[poly_q];
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 2048)
+          poly_stage1[poly_e / 128][poly_e % 128] = poly_stage1_next[poly_q];
+      }
+      __syncthreads();
+      {
+        const int poly_k0_ = poly_k0 + 16;
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
+          poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= nj - 1 && poly_k < nm ? C[(poly_g * nm) + poly_k] : (double)0;
+        }
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 8; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0_ + poly_e / 128;
+          poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= nl - 1 && poly_k < nm ? D[(poly_k * nl) + poly_g] : (double)0;
+        }
+      }
+      if (nm - poly_k0 >= 16) {
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 16; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      } else {
+        for (int poly_kk = 0; poly_kk < nm - poly_k0; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      }
+    }
   }
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      if (ok[tm][tn])
+        F[(i * nl) + j] = acc[tm][tn];
+    }
 }
 
-/* k3mm_update_G: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
+/* k3mm_update_G: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
 __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const double *F, double *G)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < ni && j >= 0 && j < nl))
-    return;
+  const int i_first = (int)(blockIdx.y * blockDim.y * 4 + threadIdx.y);
+  const int j_first = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   int k;
-  G[(i * nl) + j] = 0.0;
-  {
-    double acc = G[(i * nl) + j];   /* the cell stays in a register */
-    for (k = 0; k < nj; ++k)
-    {
-      acc += E[(i * nj) + k] * F[(k * nl) + j];
+  bool ok[4][4];
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nl;
+      if (ok[tm][tn]) {
+        G[(i * nl) + j] = 0.0;
+      }
     }
-    G[(i * nl) + j] = acc;
+  double acc[4][4];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      acc[tm][tn] = ok[tm][tn] ? G[(i * nl) + j] : (double)0;
+    }
+  {
+    __shared__ double poly_stage0[16][33];   /* row operand E[i][k] */
+    double poly_stage0_next[2];
+    __shared__ double poly_stage1[16][129];   /* col operand F[k][j] */
+    double poly_stage1_next[8];
+    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    {
+      const int poly_k0 = 0;
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+        poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj ? E[(poly_g * nj) + poly_k] : (double)0;
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
+        poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= nl - 1 && poly_k < nj ? F[(poly_k * nl) + poly_g] : (double)0;
+      }
+    }
+    for (int poly_k0 = 0; poly_k0 < nj; poly_k0 += 16) {
+      __syncthreads();   /* the last tile's values are read */
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 512)
+          poly_stage0[poly_e % 16][poly_e / 16] = poly_stage0_next[poly_q];
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 2048)
+          poly_stage1[poly_e / 128][poly_e % 128] = poly_stage1_next[poly_q];
+      }
+      __syncthreads();
+      {
+        const int poly_k0_ = poly_k0 + 16;
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
+          poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj ? E[(poly_g * nj) + poly_k] : (double)0;
+        }
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 8; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0_ + poly_e / 128;
+          poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= nl - 1 && poly_k < nj ? F[(poly_k * nl) + poly_g] : (double)0;
+        }
+      }
+      if (nj - poly_k0 >= 16) {
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 16; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      } else {
+        for (int poly_kk = 0; poly_kk < nj - poly_k0; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      }
+    }
   }
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      if (ok[tm][tn])
+        G[(i * nl) + j] = acc[tm][tn];
+    }
 }
 
 extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double *E, double *A, double *B, double *F, double *C, double *D, double *G)
@@ -76,7 +364,7 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 128), poly_blocks(extent_y, 32));
       k3mm_update_E<<<grid, block>>>(ni, nj, nk, E, A, B);
     }
   }
@@ -85,7 +373,7 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     const int extent_y = nj;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 128), poly_blocks(extent_y, 32));
       k3mm_update_F<<<grid, block>>>(nj, nl, nm, F, C, D);
     }
   }
@@ -94,7 +382,7 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 128), poly_blocks(extent_y, 32));
       k3mm_update_G<<<grid, block>>>(ni, nj, nl, E, F, G);
     }
   }

@@ -7,7 +7,7 @@
 //   correlation_update_mean_stddev: one thread per (j): j -> x; loop i runs in order inside each thread.
 //   correlation_update_data: one thread per (i, j): i -> y, j -> x.
 //   correlation_update_corr_1: one thread per (i): i -> x.
-//   correlation_update_corr_2: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread.
+//   correlation_update_corr_2: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
 //   correlation_seq_corr: one thread: nothing here is parallel.
 
 #include <cuda_runtime.h>
@@ -66,24 +66,129 @@ __global__ void correlation_update_corr_1(int m, double *corr)
   corr[(i * m) + i] = 1.0;
 }
 
-/* correlation_update_corr_2: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
+/* correlation_update_corr_2: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
 __global__ void correlation_update_corr_2(int m, int n, const double *data, double *corr)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < (m - 1) && j >= i + 1 && j < m))
-    return;
+  const int i_first = (int)(blockIdx.y * blockDim.y * 4 + threadIdx.y);
+  const int j_first = 1 + (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   int k;
-  corr[(i * m) + j] = 0.0;
-  {
-    double acc = corr[(i * m) + j];   /* the cell stays in a register */
-    for (k = 0; k < n; k++)
-    {
-      acc += data[(k * m) + i] * data[(k * m) + j];
+  bool ok[4][4];
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      ok[tm][tn] = i >= 0 && i < (m - 1) && j >= i + 1 && j < m;
+      if (ok[tm][tn]) {
+        corr[(i * m) + j] = 0.0;
+      }
     }
-    corr[(i * m) + j] = acc;
+  double acc[4][4];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      acc[tm][tn] = ok[tm][tn] ? corr[(i * m) + j] : (double)0;
+    }
+  {
+    __shared__ double poly_stage0[16][33];   /* row operand data[k][i] */
+    double poly_stage0_next[2];
+    __shared__ double poly_stage1[16][129];   /* col operand data[k][j] */
+    double poly_stage1_next[8];
+    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    {
+      const int poly_k0 = 0;
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = i_first - (int)threadIdx.y + poly_e % 32, poly_k = poly_k0 + poly_e / 32;
+        poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= m - 2 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
+        poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 1 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
+      }
+    }
+    for (int poly_k0 = 0; poly_k0 < n; poly_k0 += 16) {
+      __syncthreads();   /* the last tile's values are read */
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 512)
+          poly_stage0[poly_e / 32][poly_e % 32] = poly_stage0_next[poly_q];
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 2048)
+          poly_stage1[poly_e / 128][poly_e % 128] = poly_stage1_next[poly_q];
+      }
+      __syncthreads();
+      {
+        const int poly_k0_ = poly_k0 + 16;
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = i_first - (int)threadIdx.y + poly_e % 32, poly_k = poly_k0_ + poly_e / 32;
+          poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= m - 2 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
+        }
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 8; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0_ + poly_e / 128;
+          poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 1 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
+        }
+      }
+      if (n - poly_k0 >= 16) {
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 16; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      } else {
+        for (int poly_kk = 0; poly_kk < n - poly_k0; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      }
+    }
   }
-  corr[(j * m) + i] = corr[(i * m) + j];
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      if (ok[tm][tn])
+        corr[(i * m) + j] = acc[tm][tn];
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      if (ok[tm][tn]) {
+        corr[(j * m) + i] = corr[(i * m) + j];
+      }
+    }
 }
 
 /* correlation_seq_corr: one thread: nothing here is parallel. */
@@ -126,7 +231,7 @@ extern "C" void kernel_correlation_device(int m, int n, double float_n, double *
     const int extent_y = m - 1;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 128), poly_blocks(extent_y, 32));
       correlation_update_corr_2<<<grid, block>>>(m, n, data, corr);
     }
   }

@@ -3,30 +3,126 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   syrk_update_C: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread.
+//   syrk_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* syrk_update_C: one thread per (i, j): i -> y, j -> x; loop k runs in order inside each thread. */
+/* syrk_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
 __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C, const double *A)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n && j >= 0 && j <= i))
-    return;
+  const int i_first = (int)(blockIdx.y * blockDim.y * 4 + threadIdx.y);
+  const int j_first = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   int k;
-  C[(i * n) + j] *= beta;
-  {
-    double acc = C[(i * n) + j];   /* the cell stays in a register */
-    for (k = 0; k < m; k++)
-    {
-      acc += (alpha * A[(i * m) + k]) * A[(j * m) + k];
+  bool ok[4][4];
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      ok[tm][tn] = i >= 0 && i < n && j >= 0 && j <= i;
+      if (ok[tm][tn]) {
+        C[(i * n) + j] *= beta;
+      }
     }
-    C[(i * n) + j] = acc;
+  double acc[4][4];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      acc[tm][tn] = ok[tm][tn] ? C[(i * n) + j] : (double)0;
+    }
+  {
+    __shared__ double poly_stage0[16][33];   /* row operand alpha * A[i][k] */
+    double poly_stage0_next[2];
+    __shared__ double poly_stage1[16][129];   /* col operand A[j][k] */
+    double poly_stage1_next[8];
+    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    {
+      const int poly_k0 = 0;
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+        poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? alpha * A[(poly_g * m) + poly_k] : (double)0;
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+        poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] : (double)0;
+      }
+    }
+    for (int poly_k0 = 0; poly_k0 < m; poly_k0 += 16) {
+      __syncthreads();   /* the last tile's values are read */
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 2; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 512)
+          poly_stage0[poly_e % 16][poly_e / 16] = poly_stage0_next[poly_q];
+      }
+      #pragma unroll
+      for (int poly_q = 0; poly_q < 8; poly_q++) {
+        const int poly_e = poly_t + poly_q * 256;
+        if (poly_e < 2048)
+          poly_stage1[poly_e % 16][poly_e / 16] = poly_stage1_next[poly_q];
+      }
+      __syncthreads();
+      {
+        const int poly_k0_ = poly_k0 + 16;
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
+          poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? alpha * A[(poly_g * m) + poly_k] : (double)0;
+        }
+        #pragma unroll
+        for (int poly_q = 0; poly_q < 8; poly_q++) {
+          const int poly_e = poly_t + poly_q * 256;
+          const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
+          poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] : (double)0;
+        }
+      }
+      if (m - poly_k0 >= 16) {
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 16; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      } else {
+        for (int poly_kk = 0; poly_kk < m - poly_k0; poly_kk++) {
+          #pragma unroll
+          for (int tm = 0; tm < 4; tm++)
+            #pragma unroll
+            for (int tn = 0; tn < 4; tn++) {
+              const int i = i_first + tm * (int)blockDim.y;
+              const int j = j_first + tn * (int)blockDim.x;
+              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
+            }
+        }
+      }
+    }
   }
+  #pragma unroll
+  for (int tm = 0; tm < 4; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + tm * (int)blockDim.y;
+      const int j = j_first + tn * (int)blockDim.x;
+      if (ok[tm][tn])
+        C[(i * n) + j] = acc[tm][tn];
+    }
 }
 
 extern "C" void kernel_syrk_device(int n, int m, double alpha, double beta, double *C, double *A)
@@ -36,7 +132,7 @@ extern "C" void kernel_syrk_device(int n, int m, double alpha, double beta, doub
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
+      dim3 grid(poly_blocks(extent_x, 128), poly_blocks(extent_y, 32));
       syrk_update_C<<<grid, block>>>(n, m, alpha, beta, C, A);
     }
   }

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..poly import PolyOptions
 
 #: name -> (kind, change); kinds: block shape, launches, register tiles (several grid points
-#: per thread, loops jammed), memory, passes (turning one off)
+#: per thread, loops jammed; staged: their operands through shared memory), memory, passes (turning one off)
 MOVES = {
     "block_1d 128": ("block", {"block_1d": (128,)}),
     "block_1d 512": ("block", {"block_1d": (512,)}),
@@ -25,6 +25,10 @@ MOVES = {
     "one block of 256 threads": ("launch", {"one_block_threads": 256}),
     "no one-block loops": ("launch", {"one_block_loops": False}),
     "no block per iteration": ("launch", {"private_blocks": False}),
+    "staged tile 4x2": ("tile", {"staged_tile": (4, 2)}),
+    "staged tile 8x4": ("tile", {"staged_tile": (8, 4)}),
+    "staged tile 2x2": ("tile", {"staged_tile": (2, 2)}),
+    "no shared staging": ("tile", {"staged_tile": (1, 1)}),
     "register tile 2x2": ("tile", {"register_tile": (2, 2)}),
     "register tile 4x2": ("tile", {"register_tile": (4, 2)}),
     "register tile 4x4": ("tile", {"register_tile": (4, 4)}),

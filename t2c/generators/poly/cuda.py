@@ -27,7 +27,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
-from . import oneblock, reduce
+from . import oneblock, reduce, stage
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -122,8 +122,13 @@ class Printer:
                 if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
         for launch in plan.launches:
-            if options.register_tile != (1, 1) and self.tileable(launch):
-                launch.tile = options.register_tile
+            if not self.tileable(launch):
+                continue
+            if options.staged_tile != (1, 1):
+                launch.tile = options.staged_tile        # the plan reads the tile's shape
+                launch.staged = stage.plan(self, launch)
+            if not launch.staged:
+                launch.tile = options.register_tile if options.register_tile != (1, 1) else None
         if options.private_blocks:
             for h in self.block_loops:
                 self.private[id(h)] = oneblock.private_arrays(self, h)
@@ -345,12 +350,63 @@ class Printer:
             body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
             out += points(first) if first else []
             first = []
-            out += [f"  {dtype} {acc}[{rows}][{cols}];   /* one register per point */",
-                    *points([f"if ({mine})", f"  {reg} = {cell};"]),
-                    f"  for ({node.init}; {node.cond}; {node.next})", "  {",
-                    *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }",
-                    *points([f"if ({mine})", f"  {cell} = {reg};"])]
+            out += [f"  {dtype} {acc}[{rows}][{cols}];   /* one register per point */"]
+            staged = (launch.staged or {}).get(id(node))
+            if staged:
+                out += points([f"{reg} = {mine} ? {cell} : ({dtype})0;"])
+                out += self.staged_loop(launch, node, staged, box, points, reg, tm, tn)
+            else:
+                out += [*points([f"if ({mine})", f"  {reg} = {cell};"]),
+                        f"  for ({node.init}; {node.cond}; {node.next})", "  {",
+                        *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }"]
+            out += points([f"if ({mine})", f"  {cell} = {reg};"])
         return out + (points(first) if first else [])
+
+    def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn) -> list[str]:
+        """An accumulator loop of a tiled launch, its operands staged through shared memory
+        BK values of the loop at a time (stage.py says what is staged and why it is exact).
+        Each thread loads its share of the next tile into registers while the block computes
+        on this one (the global loads' latency hides behind the arithmetic); a whole tile's
+        loop is unrolled, the last, shorter one is not."""
+        (bx, by), (rows, cols) = self.opt.block_2d, launch.tile
+        (y, x) = sorted(launch.grid, key=lambda l: launch.axes[l.var], reverse=True)
+        bk, names, threads = stage.BK[s.dtype], self.names_for(loop.body[0].stmt.name), bx * by
+        span = {"row": by * rows, "col": bx * cols}
+        decl, fetch, store = [], [], []
+        for op in s.operands:
+            g = y if op.kind == "row" else x
+            lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
+            n = span[op.kind]
+            per = -(-bk * n // threads)                 # this thread's elements of a tile
+            kk, r = (f"poly_e % {bk}", f"poly_e / {bk}") if op.k_fastest else (f"poly_e / {n}", f"poly_e % {n}")
+            value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
+            each = ["#pragma unroll", f"for (int poly_q = 0; poly_q < {per}; poly_q++) {{",
+                    f"  const int poly_e = poly_t + poly_q * {threads};"]
+            decl += [f"  __shared__ {s.dtype} {op.name}[{bk}][{n + 1}];   /* {op.kind} operand {cprint(op.node)} */",
+                     f"  {s.dtype} {op.name}_next[{per}];"]
+            fetch += [*each, f"  const int poly_g = {g.var}_first - (int)threadIdx.{launch.axes[g.var]} + {r}, "
+                      f"poly_k = poly_k0 + {kk};",
+                      f"  {op.name}_next[poly_q] = poly_e < {bk * n} && poly_g >= {_min(lows)} && poly_g <= "
+                      f"{_max(highs)} && poly_k < {s.end} ? {value} : ({s.dtype})0;", "}"]
+            store += [*each, f"  if (poly_e < {bk * n})", f"    {op.name}[{kk}][{r}] = {op.name}_next[poly_q];", "}"]
+        refs = {op.name: f"{op.name}[poly_kk][{tm if op.kind == 'row' else tn} * {by if op.kind == 'row' else bx}"
+                         f" + (int)threadIdx.{'y' if op.kind == 'row' else 'x'}]" for op in s.operands}
+        body = self.r.statement(s.node, names, "")
+        body = [re.sub(r"\b(poly_stage\d+)\b", lambda m: refs[m[1]],
+                       re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", reg, line)) for line in body]
+        step = [f"{loop.var} = poly_k0 + poly_kk;"] if loop.var in _WORD.findall(" ".join(body)) else []
+        step += [line.strip("\n")[2:] for line in points(body)]
+        ind = lambda lines, pad: [pad + line for line in lines]
+        return ind(["{", *decl, "  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);",
+                    "  {", f"    const int poly_k0 = {s.low};", *ind(fetch, "    "), "  }",
+                    f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{",
+                    "    __syncthreads();   /* the last tile's values are read */", *ind(store, "    "),
+                    "    __syncthreads();", "    {", f"      const int poly_k0_ = poly_k0 + {bk};",
+                    *ind([re.sub(r"\bpoly_k0\b", "poly_k0_", line) for line in fetch], "      "), "    }",
+                    f"    if ({s.end} - poly_k0 >= {bk}) {{", "      #pragma unroll",
+                    f"      for (int poly_kk = 0; poly_kk < {bk}; poly_kk++) {{", *ind(step, "        "), "      }",
+                    "    } else {", f"      for (int poly_kk = 0; poly_kk < {s.end} - poly_k0; poly_kk++) {{",
+                    *ind(step, "        "), "      }", "    }", "  }", "}"], "  ")
 
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
         (partial, final), decl = reduce.kernels(self, launch, launch.reduction)
@@ -549,9 +605,11 @@ class Printer:
                 f" in order inside each thread") if inner else ""
         if launch.tile:
             rows, cols = launch.tile
+            staged = (" The operands that depend on one grid index and the loop index go through shared "
+                      "memory, a tile of the loop at a time.") if launch.staged else ""
             return (f"{launch.name}: each thread a {rows} x {cols} tile of ({', '.join(l.var for l in launch.grid)}) "
                     f"points ({axes}; rows blockDim.y apart, columns blockDim.x apart){tail}, its loops jammed "
-                    f"with a register per point.{where}")
+                    f"with a register per point.{staged}{where}")
         return f"{launch.name}: one thread per ({', '.join(l.var for l in launch.grid)}): {axes}{tail}.{where}"
 
     def mapping_notes(self) -> list[str]:

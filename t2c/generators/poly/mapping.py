@@ -41,6 +41,7 @@ class Launch:
     row: object = None               # reduce.RowReduction: a warp per grid index
     block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums
     tile: tuple | None = None        # (rows, columns) of grid points per thread (cuda.register_tile)
+    staged: dict | None = None       # id(accumulator loop) -> stage.Staged: operands in shared memory
 
     def statements(self) -> list[str]:
         out = []

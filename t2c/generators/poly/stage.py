@@ -1,0 +1,161 @@
+"""Shared-memory staging of a register tile's operands (the gemm family's nests).
+
+    plan(printer, launch) -> {id(loop): Staged} | None
+
+A tiled launch (cuda.Printer.tiled_body: each thread a TM x TN tile of (y, x) grid points,
+its accumulator loops jammed) reads, in gemm's `C[i][j] += alpha * A[i][k] * B[k][j]`, a
+value per (i, k) and one per (k, j) for every point and every k.  Staged, the block loads
+those values for BK consecutive k at a time into shared memory, each value once for the
+block: `alpha * A[i][k]` for the block's BM rows (a *row* operand) and `B[k][j]` for its BN
+columns (a *column* operand); every thread then reads its rows' and columns' values from
+there.  The expression tree is cut into the largest subtrees that read memory and depend on
+the loop index and at most one of the grid indices; the rest (the accumulation itself)
+stays in the thread.
+
+What keeps it exact: a staged subtree is the same operations on the same operands, computed
+once instead of once per point (pure arithmetic: no calls, no assignments), into a shared
+array of exactly its own type (a tiny type inference: float stays float), and each point
+still adds its terms in the reference's k order.  What keeps it in bounds: every subscript
+of a staged reference is a bare grid or loop index or free of indices, and a staged value is
+computed only for a grid index within the launch's bounding box and a loop index within the
+loop's bounds (others are 0 and feed only points that are never stored).  Anything else
+(another loop index inside, a subtree reading both grid indices, a loop whose bounds move
+with the grid) leaves the launch unstaged.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from ...frontends.c.normalize import cprint
+
+#: k values per shared tile, by element type (doubles: 16 x (32 + 128) x 8 bytes = 20 KiB)
+BK = {"double": 16, "float": 32}
+#: static shared memory a block may declare
+SHARED_LIMIT = 48 * 1024
+_RANK = {"char": 0, "short": 0, "int": 0, "long": 1, "float": 2, "double": 3}
+
+
+@dataclass
+class Operand:
+    kind: str                  # "row" (y and k) or "col" (x and k)
+    node: c_ast.Node           # the subtree, in the reference's names
+    name: str                  # its shared array
+    k_fastest: bool            # the last subscript holds k: consecutive threads load consecutive k
+
+
+@dataclass
+class Staged:
+    dtype: str
+    low: str                   # the loop's first k (C)
+    end: str                   # one past its last k (C)
+    node: c_ast.Node           # the statement with the accumulator in place and operands replaced
+    operands: list[Operand] = field(default_factory=list)
+
+
+def plan(p, launch) -> dict | None:
+    """Staging for every accumulator loop of a tiled 2-d launch, or None (see the module doc)."""
+    from ...analysis import Loop
+    from .cuda import _replace_refs
+    y, x = sorted(launch.grid, key=lambda l: launch.axes[l.var], reverse=True)
+    out, count = {}, 0
+    for n in launch.body:
+        if not isinstance(n, Loop):
+            continue
+        parts = p.accumulator_parts(n)
+        m = re.fullmatch(rf"\s*{n.var}\s*(<=|<)\s*(.+?)\s*", n.cond)
+        if parts is None or parts[0] not in BK or n.step != 1 or not m:
+            return None
+        dtype, acc = parts[0], parts[1]
+        node = copy.deepcopy(n.body[0].stmt.node)
+        node = _replace_refs(node, cprint(node.lvalue), acc)
+        grid, allowed = {y.var, x.var}, {y.var, x.var, n.var}
+        types = {s.name: s.dtype for s in p.k.scalars} | {a.name: a.dtype for a in p.k.arrays}
+        s = Staged(dtype, n.init.split("=", 1)[1].strip(),
+                   m[2] if m[1] == "<" else f"({m[2]}) + 1", node)
+        bad = []
+
+        def visit(t):
+            nonlocal count
+            v = _ids(t)
+            if _reads(t) and acc not in v and not (grid <= v) \
+                    and _type(t, types) == dtype:
+                if not _safe(t, allowed):
+                    bad.append(t)
+                    return t
+                kind = "col" if x.var in v else "row"
+                last = t
+                while not isinstance(last, c_ast.ArrayRef):
+                    last = next(c for _, c in last.children() if _reads(c))
+                s.operands.append(Operand(kind, t, f"poly_stage{count}", n.var in _ids(last.subscript)))
+                count += 1
+                return c_ast.ID(s.operands[-1].name)
+            for attr in [a for a in t.__slots__ if a not in ("coord", "__weakref__")]:
+                kid = getattr(t, attr, None)
+                if isinstance(kid, c_ast.Node) and not (isinstance(t, c_ast.ArrayRef) and attr == "name"):
+                    setattr(t, attr, visit(kid))
+            return t
+        node.rvalue = visit(node.rvalue)
+        if bad or not s.operands or _reads(node.rvalue):
+            return None
+        out[id(n)] = s
+    (bx, by), (rows, cols) = p.opt.block_2d, launch.tile
+    size = {"double": 8, "float": 4}
+    if any(sum(BK[s.dtype] * ((by * rows if op.kind == "row" else bx * cols) + 1) * size[s.dtype]
+               for op in s.operands) > SHARED_LIMIT for s in out.values()):
+        return None                    # more than a block's static shared memory: not staged
+    return out or None
+
+
+def _ids(t) -> set[str]:
+    """Identifiers `t` reads as values (not the names of the arrays it indexes)."""
+    if isinstance(t, c_ast.ID):
+        return {t.name}
+    if isinstance(t, c_ast.ArrayRef):
+        return _ids(t.subscript) | (_ids(t.name) if isinstance(t.name, c_ast.ArrayRef) else set())
+    return {v for _, c in t.children() for v in _ids(c)}
+
+
+def _reads(t) -> bool:
+    return isinstance(t, c_ast.ArrayRef) or any(_reads(c) for _, c in t.children())
+
+
+def _safe(t, allowed: set[str]) -> bool:
+    """Pure arithmetic whose subscripts are bare indices or free of them."""
+    if isinstance(t, (c_ast.FuncCall, c_ast.Assignment)) or \
+            isinstance(t, c_ast.UnaryOp) and t.op in ("++", "--", "p++", "p--", "&", "*"):
+        return False
+    if isinstance(t, c_ast.ArrayRef):
+        sub = t.subscript
+        if not (isinstance(sub, c_ast.ID) and sub.name in allowed or not (_ids(sub) & allowed)):
+            return False
+        return _safe(t.name, allowed) if isinstance(t.name, c_ast.ArrayRef) else _safe(sub, allowed)
+    return all(_safe(c, allowed) for _, c in t.children())
+
+
+def _type(t, types: dict) -> str | None:
+    """C's type of an arithmetic expression over these scalars and arrays (None: unknown)."""
+    if isinstance(t, c_ast.Constant):
+        if t.type in ("int", "char"):
+            return "int"
+        return "float" if t.value.lower().endswith("f") else "double"
+    if isinstance(t, c_ast.ID):
+        return types.get(t.name, "int")
+    if isinstance(t, c_ast.ArrayRef):
+        base = t
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        return types.get(base.name) if isinstance(base, c_ast.ID) else None
+    if isinstance(t, c_ast.UnaryOp) and t.op in ("-", "+"):
+        return _type(t.expr, types)
+    if isinstance(t, c_ast.Cast):
+        return cprint(t.to_type).strip() or None
+    if isinstance(t, c_ast.BinaryOp) and t.op in "+-*/":
+        a, b = _type(t.left, types), _type(t.right, types)
+        if a not in _RANK or b not in _RANK:
+            return None
+        return max(a, b, key=lambda n: _RANK[n]) if max(_RANK[a], _RANK[b]) >= 2 else "int"
+    return None
