@@ -407,17 +407,19 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
     loop index and at most one grid index, the block stages those values through shared memory,
     BK of the loop at a time, each computed once (gemm's `alpha * A[i][k]` included): the same
     operations on the same operands, each point's terms in the reference's order, so the same
-    bits; tiles that do not divide the sizes and a loop length that BK does not divide pass
-    the ladder with max error 0.  A shape whose shared arrays would pass 48 KiB is not staged."""
+    bits; tiles that do not divide the sizes, a loop length that BK does not divide and the
+    prefetching form (the next tile into registers during this one) pass the ladder with max
+    error 0.  A shape whose shared arrays would pass 48 KiB is not staged."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES[name])
     text = generate(k)
     for op in operands:
         assert op in text
     assert "__syncthreads();   /* the last tile's values are read */" in text
-    for tile in ((4, 4), (3, 1)):
-        card = ladder(k, generate(k, PolyOptions(staged_tile=tile)), backend="emu", dataset="SMALL", seed=9)
+    for options in (PolyOptions(), PolyOptions(staged_tile=(3, 1)), PolyOptions(staged_prefetch=True)):
+        card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
+    assert "_next[poly_q]" in generate(k, PolyOptions(staged_prefetch=True)) and "_next[" not in text
     big = generate(k, PolyOptions(staged_tile=(16, 8)))
     assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
     trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* covariance_update_mean: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
@@ -74,81 +75,28 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
       const int j = j_first + tn * (int)blockDim.x;
       acc[tm][tn] = ok[tm][tn] ? cov[(i * m) + j] : (double)0;
     }
-  {
-    __shared__ double poly_stage0[16][33];   /* row operand data[k][i] */
-    double poly_stage0_next[2];
-    __shared__ double poly_stage1[16][129];   /* col operand data[k][j] */
-    double poly_stage1_next[8];
-    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);
-    {
-      const int poly_k0 = 0;
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 2; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        const int poly_g = i_first - (int)threadIdx.y + poly_e % 32, poly_k = poly_k0 + poly_e / 32;
-        poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 8; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
-        poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
-      }
+  __shared__ double poly_stage0[16][33];   /* row operand data[k][i] */
+  __shared__ double poly_stage1[16][129];   /* col operand data[k][j] */
+  for (int poly_k0 = 0; poly_k0 < n; poly_k0 += 16) {
+    __syncthreads();   /* the last tile's values are read */
+    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 512; poly_e += 256) {
+      const int poly_g = i_first - (int)threadIdx.y + poly_e % 32, poly_k = poly_k0 + poly_e / 32;
+      poly_stage0[poly_e / 32][poly_e % 32] = poly_g >= 0 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
     }
-    for (int poly_k0 = 0; poly_k0 < n; poly_k0 += 16) {
-      __syncthreads();   /* the last tile's values are read */
+    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 256) {
+      const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
+      poly_stage1[poly_e / 128][poly_e % 128] = poly_g >= 0 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
+    }
+    __syncthreads();
+    for (int poly_kk = 0; poly_kk < poly_min(16, n - poly_k0); poly_kk++) {
       #pragma unroll
-      for (int poly_q = 0; poly_q < 2; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        if (poly_e < 512)
-          poly_stage0[poly_e / 32][poly_e % 32] = poly_stage0_next[poly_q];
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 8; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        if (poly_e < 2048)
-          poly_stage1[poly_e / 128][poly_e % 128] = poly_stage1_next[poly_q];
-      }
-      __syncthreads();
-      {
-        const int poly_k0_ = poly_k0 + 16;
+      for (int tm = 0; tm < 4; tm++)
         #pragma unroll
-        for (int poly_q = 0; poly_q < 2; poly_q++) {
-          const int poly_e = poly_t + poly_q * 256;
-          const int poly_g = i_first - (int)threadIdx.y + poly_e % 32, poly_k = poly_k0_ + poly_e / 32;
-          poly_stage0_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
+        for (int tn = 0; tn < 4; tn++) {
+          const int i = i_first + tm * (int)blockDim.y;
+          const int j = j_first + tn * (int)blockDim.x;
+          acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
         }
-        #pragma unroll
-        for (int poly_q = 0; poly_q < 8; poly_q++) {
-          const int poly_e = poly_t + poly_q * 256;
-          const int poly_g = j_first - (int)threadIdx.x + poly_e % 128, poly_k = poly_k0_ + poly_e / 128;
-          poly_stage1_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= m - 1 && poly_k < n ? data[(poly_k * m) + poly_g] : (double)0;
-        }
-      }
-      if (n - poly_k0 >= 16) {
-        #pragma unroll
-        for (int poly_kk = 0; poly_kk < 16; poly_kk++) {
-          #pragma unroll
-          for (int tm = 0; tm < 4; tm++)
-            #pragma unroll
-            for (int tn = 0; tn < 4; tn++) {
-              const int i = i_first + tm * (int)blockDim.y;
-              const int j = j_first + tn * (int)blockDim.x;
-              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
-            }
-        }
-      } else {
-        for (int poly_kk = 0; poly_kk < n - poly_k0; poly_kk++) {
-          #pragma unroll
-          for (int tm = 0; tm < 4; tm++)
-            #pragma unroll
-            for (int tn = 0; tn < 4; tn++) {
-              const int i = i_first + tm * (int)blockDim.y;
-              const int j = j_first + tn * (int)blockDim.x;
-              acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 32 + (int)threadIdx.x];
-            }
-        }
-      }
     }
   }
   #pragma unroll

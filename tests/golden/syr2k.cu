@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* syr2k_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
@@ -37,121 +38,38 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
       const int j = j_first + tn * (int)blockDim.x;
       acc[tm][tn] = ok[tm][tn] ? C[(i * n) + j] : (double)0;
     }
-  {
-    __shared__ double poly_stage0[16][129];   /* col operand A[j][k] * alpha */
-    double poly_stage0_next[8];
-    __shared__ double poly_stage1[16][33];   /* row operand B[i][k] */
-    double poly_stage1_next[2];
-    __shared__ double poly_stage2[16][129];   /* col operand B[j][k] * alpha */
-    double poly_stage2_next[8];
-    __shared__ double poly_stage3[16][33];   /* row operand A[i][k] */
-    double poly_stage3_next[2];
-    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);
-    {
-      const int poly_k0 = 0;
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 8; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
-        poly_stage0_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] * alpha : (double)0;
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 2; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
-        poly_stage1_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] : (double)0;
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 8; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
-        poly_stage2_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] * alpha : (double)0;
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 2; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
-        poly_stage3_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] : (double)0;
-      }
+  __shared__ double poly_stage0[16][129];   /* col operand A[j][k] * alpha */
+  __shared__ double poly_stage1[16][33];   /* row operand B[i][k] */
+  __shared__ double poly_stage2[16][129];   /* col operand B[j][k] * alpha */
+  __shared__ double poly_stage3[16][33];   /* row operand A[i][k] */
+  for (int poly_k0 = 0; poly_k0 < m; poly_k0 += 16) {
+    __syncthreads();   /* the last tile's values are read */
+    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 256) {
+      const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      poly_stage0[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] * alpha : (double)0;
     }
-    for (int poly_k0 = 0; poly_k0 < m; poly_k0 += 16) {
-      __syncthreads();   /* the last tile's values are read */
+    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 512; poly_e += 256) {
+      const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      poly_stage1[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] : (double)0;
+    }
+    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 256) {
+      const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      poly_stage2[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] * alpha : (double)0;
+    }
+    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 512; poly_e += 256) {
+      const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      poly_stage3[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] : (double)0;
+    }
+    __syncthreads();
+    for (int poly_kk = 0; poly_kk < poly_min(16, m - poly_k0); poly_kk++) {
       #pragma unroll
-      for (int poly_q = 0; poly_q < 8; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        if (poly_e < 2048)
-          poly_stage0[poly_e % 16][poly_e / 16] = poly_stage0_next[poly_q];
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 2; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        if (poly_e < 512)
-          poly_stage1[poly_e % 16][poly_e / 16] = poly_stage1_next[poly_q];
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 8; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        if (poly_e < 2048)
-          poly_stage2[poly_e % 16][poly_e / 16] = poly_stage2_next[poly_q];
-      }
-      #pragma unroll
-      for (int poly_q = 0; poly_q < 2; poly_q++) {
-        const int poly_e = poly_t + poly_q * 256;
-        if (poly_e < 512)
-          poly_stage3[poly_e % 16][poly_e / 16] = poly_stage3_next[poly_q];
-      }
-      __syncthreads();
-      {
-        const int poly_k0_ = poly_k0 + 16;
+      for (int tm = 0; tm < 4; tm++)
         #pragma unroll
-        for (int poly_q = 0; poly_q < 8; poly_q++) {
-          const int poly_e = poly_t + poly_q * 256;
-          const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
-          poly_stage0_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] * alpha : (double)0;
+        for (int tn = 0; tn < 4; tn++) {
+          const int i = i_first + tm * (int)blockDim.y;
+          const int j = j_first + tn * (int)blockDim.x;
+          acc[tm][tn] += (poly_stage0[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage1[poly_kk][tm * 8 + (int)threadIdx.y]) + (poly_stage2[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage3[poly_kk][tm * 8 + (int)threadIdx.y]);
         }
-        #pragma unroll
-        for (int poly_q = 0; poly_q < 2; poly_q++) {
-          const int poly_e = poly_t + poly_q * 256;
-          const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
-          poly_stage1_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] : (double)0;
-        }
-        #pragma unroll
-        for (int poly_q = 0; poly_q < 8; poly_q++) {
-          const int poly_e = poly_t + poly_q * 256;
-          const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
-          poly_stage2_next[poly_q] = poly_e < 2048 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] * alpha : (double)0;
-        }
-        #pragma unroll
-        for (int poly_q = 0; poly_q < 2; poly_q++) {
-          const int poly_e = poly_t + poly_q * 256;
-          const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0_ + poly_e % 16;
-          poly_stage3_next[poly_q] = poly_e < 512 && poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] : (double)0;
-        }
-      }
-      if (m - poly_k0 >= 16) {
-        #pragma unroll
-        for (int poly_kk = 0; poly_kk < 16; poly_kk++) {
-          #pragma unroll
-          for (int tm = 0; tm < 4; tm++)
-            #pragma unroll
-            for (int tn = 0; tn < 4; tn++) {
-              const int i = i_first + tm * (int)blockDim.y;
-              const int j = j_first + tn * (int)blockDim.x;
-              acc[tm][tn] += (poly_stage0[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage1[poly_kk][tm * 8 + (int)threadIdx.y]) + (poly_stage2[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage3[poly_kk][tm * 8 + (int)threadIdx.y]);
-            }
-        }
-      } else {
-        for (int poly_kk = 0; poly_kk < m - poly_k0; poly_kk++) {
-          #pragma unroll
-          for (int tm = 0; tm < 4; tm++)
-            #pragma unroll
-            for (int tn = 0; tn < 4; tn++) {
-              const int i = i_first + tm * (int)blockDim.y;
-              const int j = j_first + tn * (int)blockDim.x;
-              acc[tm][tn] += (poly_stage0[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage1[poly_kk][tm * 8 + (int)threadIdx.y]) + (poly_stage2[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage3[poly_kk][tm * 8 + (int)threadIdx.y]);
-            }
-        }
-      }
     }
   }
   #pragma unroll

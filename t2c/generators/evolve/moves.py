@@ -29,6 +29,7 @@ MOVES = {
     "staged tile 8x4": ("tile", {"staged_tile": (8, 4)}),
     "staged tile 2x2": ("tile", {"staged_tile": (2, 2)}),
     "no shared staging": ("tile", {"staged_tile": (1, 1)}),
+    "prefetch the next staged tile": ("tile", {"staged_prefetch": True}),
     "register tile 2x2": ("tile", {"register_tile": (2, 2)}),
     "register tile 4x2": ("tile", {"register_tile": (4, 2)}),
     "register tile 4x4": ("tile", {"register_tile": (4, 4)}),

@@ -26,6 +26,7 @@ class PolyOptions:
     register_tile: tuple[int, int] = (1, 1)  # a 2-d launch's thread: (y, x) grid points, its loops jammed
     staged_tile: tuple[int, int] = (4, 4)    # the same where its loops' operands can go through shared
                                              # memory (stage.py; the gemm family), which then they do
+    staged_prefetch: bool = False            # ... the next tile into registers during this one's compute
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads

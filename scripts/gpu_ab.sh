@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Two versions of some PolyBench kernels' candidates timed side by side in one run on a GPU: for
+# each kernel, A then B (then A and B again with ROUNDS=2), each through the whole ladder with its
+# bench rung, one seed for both.  A is a folder of committed candidates (KERNEL.cu); B is what
+# this checkout's poly generator writes now.  Prints a line per verification as it ends (each takes
+# 10-40 s at LARGE: it also times the CPU reference), then a table: medians, p20-p80, B/A.
+#   A=reports/h200-polybench-large-3/before-prefetch KERNELS="gemm syrk" OUT=/tmp/ab bash scripts/gpu_ab.sh
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/t2c-ab}; mkdir -p "$OUT"
+if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-ab-cache} PYTHONUNBUFFERED=1
+SEED=${SEED:-20261130}
+[ "${T2C_BACKEND:-gpu}" = gpu ] && python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> /dev/null
+for k in ${KERNELS:-gemm 2mm 3mm syrk syr2k}; do
+  src=corpora/polybench/$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/benchmark_list) || continue
+  python3 -m t2c.cli gen "$src" -o "$OUT/$k.B.cu" > /dev/null 2>&1 || { echo "$k: gen failed"; continue; }
+  for r in $(seq "${ROUNDS:-1}"); do
+    for v in A B; do
+      cand=$([ $v = A ] && echo "$A/$k.cu" || echo "$OUT/$k.B.cu")
+      python3 -m t2c.cli verify "$src" --candidate "$cand" --backend "${T2C_BACKEND:-gpu}" --seed "$SEED" --json > "$OUT/$k.$v.$r.json" 2> "$OUT/$k.$v.$r.log"
+      python3 -c "import json, sys; c = json.load(open(sys.argv[1])); print(sys.argv[2], c['accepted'], c.get('timings', {}).get('kernel_ms'))" \
+        "$OUT/$k.$v.$r.json" "$k $v round $r:" 2>/dev/null || echo "$k $v round $r: no card"
+    done
+  done
+done
+python3 - "$OUT" <<'PY' | tee "$OUT/ab.md"
+import glob, json, os, sys
+out = sys.argv[1]
+print("| kernel | round | A ms (p20-p80) | B ms (p20-p80) | B / A | A, B accepted |")
+print("|---|---|---|---|---|---|")
+for path in sorted(glob.glob(f"{out}/*.A.*.json")):
+    k, _, r, _ = os.path.basename(path).rsplit(".", 3)
+    cards = []
+    for v in "AB":
+        try:
+            cards.append(json.load(open(f"{out}/{k}.{v}.{r}.json")))
+        except (OSError, ValueError):
+            cards.append({})
+    ms = [c.get("timings", {}).get("kernel_ms") or {} for c in cards]
+    f = lambda m: f"{m['median']:.4g} ({m['p20']:.4g}-{m['p80']:.4g})" if m else "-"
+    ratio = f"{ms[1]['median'] / ms[0]['median']:.3f}" if ms[0] and ms[1] else "-"
+    print(f"| {k} | {r} | {f(ms[0])} | {f(ms[1])} | {ratio} | {', '.join(str(c.get('accepted')) for c in cards)} |")
+PY
