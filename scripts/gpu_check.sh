@@ -8,12 +8,7 @@ OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
 SECTIONS=${*:-env cuda redteam seeds batch tests}
 export PYTHONUNBUFFERED=1 T2C_CACHE_DIR=/tmp/t2c-cache
 
-if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
+source scripts/gpu_env.sh
 T2C="python3 -m t2c.cli"
 summary() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 : > "$OUT/summary.txt"

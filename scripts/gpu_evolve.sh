@@ -7,12 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/t2c-evolve}; mkdir -p "$OUT"
-if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
+source scripts/gpu_env.sh
 export T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-evolve-cache} PYTHONUNBUFFERED=1
 BACKEND=${T2C_BACKEND:-gpu}
 # the moves are chosen against the GPU's measured ceilings

@@ -9,12 +9,7 @@
 set -u
 cd "$(dirname "$0")/.."
 DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
-if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
+source scripts/gpu_env.sh
 export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
 # The GPU's ceilings (copy bandwidth, fp64/fp32 FMA rates) with nothing else on it, for the roofline column.

@@ -13,12 +13,7 @@ OUT=${OUT:-/tmp/t2c-multi-gpu}; mkdir -p "$OUT"
 CORPUS=${CORPUS:-corpora/polybench}
 export PYTHONUNBUFFERED=1 T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-multi-gpu-cache}
 
-if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
+source scripts/gpu_env.sh
 T2C="python3 -m t2c.cli"
 ONLY=$(for k in ${KERNELS:-}; do printf -- '--only %s ' "$k"; done)
 BATCH="$T2C batch $CORPUS --backend gpu --dataset ${DATASET:-LARGE} $ONLY"

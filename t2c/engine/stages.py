@@ -251,9 +251,25 @@ def bench_run(ctx, work: Path) -> dict:
     k = _kernel(ctx)
     s = ctx["settings"]
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu").read_text()
-    timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"], device=_slot(ctx))
+    timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"], device=_slot(ctx),
+                   case=verified_full_case(ctx))
     (work / "timing.json").write_text(timing.to_json())
     return {"status": "ok", "summary": timing.summary(), **timing.figures()}
+
+
+def verified_full_case(ctx) -> dict | None:
+    """The full case the verify stage drew (from its evidence card), when it judged this seed and
+    dataset: the bench times the candidate on it after one reference run (at LARGE, synthesizing
+    it again cost lu's bench stage tens of seconds of draws and conditioning runs)."""
+    import json
+    s = ctx["settings"]
+    try:
+        card = json.loads((Path(ctx["upstream"]["verify"]["_dir"]) / "evidence.json").read_text())
+    except (KeyError, OSError, ValueError):
+        return None
+    if card.get("seed") != s["seed"] or str(card.get("dataset", "")).upper() != str(s["dataset"]).upper():
+        return None
+    return next((c for c in (card.get("suite") or {}).get("case_list", []) if c.get("rung") == "full"), None)
 
 
 # Pipeline order; `gpu` marks stages that hold a GPU slot while they run.

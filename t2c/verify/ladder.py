@@ -42,10 +42,10 @@ from .device import build_figures, fingerprint, resolve_backend
 from .evidence import Evidence, Timing
 from .gate import gate
 from .harness import Limits, build_candidate
-from .reference import array_shape, np_dtype
+from .reference import ReferenceFailed, array_shape, np_dtype
 from .rungs import RungResult, Run
 from .static import check_static
-from .synth import build_suite, new_seed
+from .synth import Suite, build_suite, new_seed, replay_case
 
 RUNTIME_RUNGS = (rungs.smoke, rungs.random, rungs.races, rungs.full)
 
@@ -199,8 +199,11 @@ def _first_error(log: str) -> str:
 
 
 def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed: int | None = None,
-          timeout: float | None = None, source: str | None = None, device=nullcontext) -> Timing:
-    """The bench rung alone, for a candidate the ladder already accepted (gpu only)."""
+          timeout: float | None = None, source: str | None = None, device=nullcontext,
+          case: dict | None = None) -> Timing:
+    """The bench rung alone, for a candidate the ladder already accepted (gpu only).  `case`: the
+    summary of the full case the ladder drew with this seed (its card's `suite.case_list`), run
+    again with one reference run instead of synthesizing the suite's full rung anew."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend("gpu")
     dataset = (dataset or default_dataset(backend)).upper()
@@ -209,8 +212,15 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
         b = build_candidate(k, source, backend)
     except BuildError as e:
         return Timing(k.name, False, reason=f"compile error: {_first_error(e.log)}")
-    suite = build_suite(k, seed, dataset=dataset, backend=backend, points=0)
-    suite.cases = suite.of("full")
+    suite = None
+    if case is not None and case.get("rung") == "full" and case.get("point") == dataset:
+        try:
+            suite = Suite(k, seed, [replay_case(k, case)], full_dataset=dataset)
+        except ReferenceFailed:
+            suite = None                 # synthesize it as below, which says why if it fails
+    if suite is None:
+        suite = build_suite(k, seed, dataset=dataset, backend=backend, points=0)
+        suite.cases = suite.of("full")
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout)
     with device():
         r = rungs.bench(run)

@@ -233,6 +233,19 @@ def draw_case(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribu
     return None
 
 
+def replay_case(k: Kernel, summary: dict) -> Case:
+    """The case a suite drew, from its summary (`Case.summary()`: sizes, distribution, the draw's
+    seed) with one reference run: the same inputs and the same expected outputs, without the
+    draws before it or the conditioning runs (the suite that drew it checked those).  The bench
+    stage uses the verify stage's full case this way instead of synthesizing it again."""
+    sizes, dist, s = dict(summary["sizes"]), summary["distribution"], int(summary["seed"])
+    run = run_reference(k, sizes, None if dist == "original" else synthesize(k, sizes, s, dist))
+    if not _finite(k, run.outputs):
+        raise ReferenceFailed(f"{k.name}: the replayed {dist} draw at {sizes} gives NaN/inf")
+    return Case(summary["rung"], summary["point"], sizes, dist, s, run.inputs, run.outputs,
+                run.seconds, float(summary.get("sensitivity", 0.0)))
+
+
 def _point_cases(k, seed, rung, point, sizes, dists, discarded, budget, want) -> list[Case]:
     """Up to `want` cases at one size point, trying `dists` in order, within the budget."""
     cases = []

@@ -205,3 +205,26 @@ def test_an_options_search_reuses_one_suite(monkeypatch):
         assert ladder_module.ladder(GEMM, GOOD, backend="emu", seed=77, reuse_suite=True).accepted
     assert len(built) == 1
     assert ladder_module.ladder(GEMM, GOOD, backend="emu", seed=77).accepted and len(built) == 2
+
+
+@needs_emu
+def test_the_bench_stage_times_the_verify_stages_full_case(monkeypatch, tmp_path):
+    """The bench stage reads the full case from the verify stage's card (same seed and dataset)
+    and replays it with one reference run: no suite is synthesized again (at LARGE that cost lu's
+    bench stage tens of seconds of draws and conditioning runs on the CPU)."""
+    from t2c.engine.stages import verified_full_case
+    from t2c.verify import ladder as ladder_module, rungs
+    ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, dataset="MINI")
+    (tmp_path / "evidence.json").write_text(ev.to_json())
+    ctx = {"settings": {"seed": 42, "dataset": "MINI"}, "upstream": {"verify": {"_dir": str(tmp_path)}}}
+    case = verified_full_case(ctx)
+    assert case["rung"] == "full" and case["sizes"] == GEMM.dataset_sizes("MINI")
+    assert verified_full_case({**ctx, "settings": {"seed": 43, "dataset": "MINI"}}) is None
+    assert verified_full_case({**ctx, "upstream": {}}) is None
+    built, timed = [], []
+    monkeypatch.setattr(ladder_module, "build_suite", lambda *a, **kw: built.append(1))
+    monkeypatch.setattr(ladder_module, "resolve_backend", lambda backend: "emu")   # no GPU here
+    monkeypatch.setattr(rungs, "bench", lambda run: timed.append(run.suite.cases) or
+                        rungs.RungResult("bench", True, skipped=True))
+    ladder_module.bench(GEMM, GOOD, dataset="MINI", seed=42, case=case)
+    assert not built and [c.summary() for c in timed[0]] == [case]

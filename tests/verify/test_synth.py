@@ -1,4 +1,6 @@
 """Suite synthesis: seeded and replayable, awkward sizes, bad draws discarded with a reason."""
+import json
+
 import numpy as np
 
 from t2ctest import POLYBENCH
@@ -59,3 +61,18 @@ def test_distributions():
     assert (2 * np.abs(np.diag(dd)) > np.abs(dd).sum(axis=1)).all()
     pos = synthesize(GEMM, {"ni": 3, "nj": 3, "nk": 3}, 1, "positive")
     assert (pos["A"] >= 0).all()
+
+
+def test_a_case_replays_from_its_summary():
+    """The bench stage takes the verify stage's full case from its card: the draw's summary gives
+    back the same inputs and expected outputs with one reference run (original init and a
+    synthesized draw alike)."""
+    from t2c.verify.synth import replay_case
+    s = build_suite(GEMM, 11, dataset="MINI")
+    for case in [s.of("full")[0], next(c for c in s.cases if c.distribution != "original")]:
+        again = replay_case(GEMM, json.loads(json.dumps(case.summary())))   # through the card's JSON
+        assert again.summary() == case.summary()
+        for name in case.inputs:
+            assert np.array_equal(again.inputs[name], case.inputs[name])
+        for name in case.expected:
+            assert np.array_equal(again.expected[name], case.expected[name])
