@@ -402,18 +402,28 @@ def bench(run: Run) -> RungResult:
     return RungResult("bench", True, detail=detail, seconds=time.monotonic() - start)
 
 
+_LAST_REF_MS: dict = {}
+
+
 def cpu_timing(run: Run, r: RungResult) -> RungResult:
     """The sequential reference's time on the bench case (gcc -O3, median of three) and the speedup.
-    Host work only: the caller runs it after giving the GPU back."""
+    Host work only: the caller runs it after giving the GPU back.  The last case's time is kept
+    for the next candidate on the same case (an options search times many: syr2k's three runs
+    take 13 s at LARGE)."""
     if not r.ok or r.skipped:
         return r
     start = time.monotonic()
     case, detail = run.suite.of("full")[0], r.detail
+    key = (run.kernel.key(), tuple(sorted(case.sizes.items())), case.distribution, case.seed)
     try:
-        ref = sorted(run_reference(run.kernel, case.sizes, case.inputs, flags=BENCH_REF_FLAGS).seconds * 1e3
-                     for _ in range(3))
-        detail["reference_ms"] = {"median": ref[1], "flags": " ".join(BENCH_REF_FLAGS)}
-        detail["speedup"] = ref[1] / detail["kernel_ms"]["median"] if detail["kernel_ms"]["median"] > 0 else None
+        if key not in _LAST_REF_MS:
+            runs = sorted(run_reference(run.kernel, case.sizes, case.inputs, flags=BENCH_REF_FLAGS).seconds * 1e3
+                          for _ in range(3))
+            _LAST_REF_MS.clear()
+            _LAST_REF_MS[key] = runs[1]
+        ref_ms = _LAST_REF_MS[key]
+        detail["reference_ms"] = {"median": ref_ms, "flags": " ".join(BENCH_REF_FLAGS)}
+        detail["speedup"] = ref_ms / detail["kernel_ms"]["median"] if detail["kernel_ms"]["median"] > 0 else None
     except ReferenceFailed as e:
         detail["reference_ms"] = {"error": str(e)}
     r.seconds += time.monotonic() - start

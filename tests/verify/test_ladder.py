@@ -228,3 +228,25 @@ def test_the_bench_stage_times_the_verify_stages_full_case(monkeypatch, tmp_path
                         rungs.RungResult("bench", True, skipped=True))
     ladder_module.bench(GEMM, GOOD, dataset="MINI", seed=42, case=case)
     assert not built and [c.summary() for c in timed[0]] == [case]
+
+
+def test_the_cpu_reference_is_timed_once_per_case(monkeypatch):
+    """An options search times many candidates on one bench case: the sequential reference's
+    time (three gcc -O3 runs) is taken once and kept for the same case; another case times it anew."""
+    from t2c.verify import rungs
+    from t2c.verify.synth import build_suite
+    suite = build_suite(GEMM, 42, dataset="MINI", backend="emu")
+    suite.cases = suite.of("full")
+    timed = []
+    real = rungs.run_reference
+    monkeypatch.setattr(rungs, "run_reference", lambda *a, **kw: timed.append(1) or real(*a, **kw))
+    rungs._LAST_REF_MS.clear()
+    speedups = []
+    for dataset in ("MINI", "MINI", "SMALL"):
+        if dataset == "SMALL":              # (the original init's case is the same for every seed)
+            suite = build_suite(GEMM, 42, dataset="SMALL", backend="emu")
+            suite.cases = suite.of("full")
+        run = rungs.Run(GEMM, "gpu", suite, None, None)
+        r = rungs.cpu_timing(run, rungs.RungResult("bench", True, detail={"kernel_ms": {"median": 0.5}}))
+        speedups.append(r.detail["speedup"])
+    assert len(timed) == 6 and speedups[0] == speedups[1] > 0
