@@ -359,11 +359,15 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
 
 
 def strengthen(suite: Suite, round_: int) -> list[Case]:
-    """More cases for the mutant gate: new random points, every distribution at each."""
+    """More cases for the mutant gate: new random points and fresh draws at the smallest sizes
+    the constraints allow (a mutant that moves a loop bound may differ only there: cross_entropy's
+    class loop cut to c - 1 matters only when c = 10 and a target is 9), every distribution at each."""
     k = suite.kernel
     dists = list(distributions(k)) + (["original"] if k.init else [])
     added = []
-    for label, sizes in random_points(k, suite.seed, 2, tag=f"+{round_}"):
+    points = random_points(k, suite.seed, 2, tag=f"+{round_}")
+    points += [(f"{label}+{round_}", sizes) for label, sizes in smoke_points(k)]
+    for label, sizes in points:
         added += _point_cases(k, suite.seed, "extra", label, sizes, dists, suite.discarded,
                               config.load().verify_point_budget, len(dists))
     suite.cases += added

@@ -3,7 +3,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from t2ctest import POLYBENCH, corpus_sources
+from t2ctest import POLYBENCH, ROOT, corpus_sources
 from t2c.frontends.c import read_c
 from t2c.verify.gate import gate
 from t2c.verify.mutants import mutants
@@ -85,3 +85,15 @@ void compact(int n, float x[n], float y[n], int *count)
     truncated = [m for m in g.mutants if m.name == "truncated_loop:0"]
     assert truncated and truncated[0].killed and "unwritten" in truncated[0].how
     assert g.passed, [f"{m.name}: {m.where}" for m in g.survivors]
+
+
+def test_the_gate_strengthens_at_the_constraints_boundary():
+    """cross_entropy's class loop cut to c - 1 differs from the reference only when c = 10 (the
+    smallest size its constraint allows) and some target is 9: with this seed no case of the
+    suite had that, and the gate's new random points could not either (CI saw it once). The
+    strengthening rounds also draw afresh at the smallest sizes the constraints allow."""
+    from t2c.frontends import read_kernel
+    k = read_kernel(ROOT / "corpora/text2cuda/cross_entropy.md")
+    g = gate(build_suite(k, 155355694522743, dataset="MINI"))
+    cut = next(m for m in g.mutants if m.where.startswith("loop 'j' (line 31)"))
+    assert g.passed and cut.killed and "+1" in cut.by and "'c': 10" in cut.by
