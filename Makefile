@@ -47,6 +47,8 @@ bench:
 
 # On a GPU machine: poly's options search (t2c gen --evolve) for KERNELS at LARGE, one kernel at a
 # time, into reports/evolve/ (table.md: default and best kernel time, the moves; each lineage).
+# A candidate takes 8-30 s at LARGE: the defaults (6 kernels, 6 candidates, 70 s each) fit one
+# 10-minute device call; the gemm family's search is in reports/h200-polybench-large-3/.
 gpu-evolve:
 	OUT=reports/evolve bash scripts/gpu_evolve.sh
 
