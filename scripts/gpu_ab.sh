@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Two versions of some PolyBench kernels' candidates timed side by side in one run on a GPU: for
 # each kernel, A then B (then A and B again with ROUNDS=2), each through the whole ladder with its
-# bench rung, one seed for both.  A is a folder of committed candidates (KERNEL.cu); B is what
+# bench rung, one seed for both.  A is a folder of candidates (KERNEL.cu; tests/golden holds the
+# committed generator's); B is what
 # this checkout's poly generator writes now.  Prints a line per verification as it ends (each takes
 # 10-40 s at LARGE: it also times the CPU reference), then a table: medians, p20-p80, B/A.
-#   A=reports/h200-polybench-large-3/before-prefetch KERNELS="gemm syrk" OUT=/tmp/ab bash scripts/gpu_ab.sh
+#   A=tests/golden KERNELS="gemm syrk" OUT=/tmp/ab bash scripts/gpu_ab.sh
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/t2c-ab}; mkdir -p "$OUT"

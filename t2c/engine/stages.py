@@ -15,6 +15,7 @@ status `error` with the `file:line:col` message; a wrong or crashing candidate i
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from contextlib import nullcontext
 from functools import lru_cache
@@ -261,7 +262,6 @@ def verified_full_case(ctx) -> dict | None:
     """The full case the verify stage drew (from its evidence card), when it judged this seed and
     dataset: the bench times the candidate on it after one reference run (at LARGE, synthesizing
     it again cost lu's bench stage tens of seconds of draws and conditioning runs)."""
-    import json
     s = ctx["settings"]
     try:
         card = json.loads((Path(ctx["upstream"]["verify"]["_dir"]) / "evidence.json").read_text())

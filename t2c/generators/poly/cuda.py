@@ -321,7 +321,7 @@ class Printer:
         carry nothing), so any interleaving of different points is legal; each point's own
         operations keep their order (the reference's bits)."""
         rows, cols = launch.tile
-        (y, x) = sorted(launch.grid, key=lambda l: launch.axes[l.var], reverse=True)   # y before x
+        y, x = launch.rows_cols()
         taken = set(self.k.params) | set(self.an.program.locals) | set(inner_vars) | {y.var, x.var}
         tm, tn, ok = (reduce.fresh_name(n, taken) for n in ("tm", "tn", "ok"))
         out, lows_of = [], {l.var: lows for l, (lows, _) in zip(launch.grid, box)}
@@ -369,7 +369,7 @@ class Printer:
         while the block computes on this one, and a whole tile's loop is unrolled (measured on
         the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default)."""
         (bx, by), (rows, cols) = self.opt.block_2d, launch.tile
-        (y, x) = sorted(launch.grid, key=lambda l: launch.axes[l.var], reverse=True)
+        y, x = launch.rows_cols()
         bk, names, threads = stage.BK[s.dtype], self.names_for(loop.body[0].stmt.name), bx * by
         span = {"row": by * rows, "col": bx * cols}
         prefetch = self.opt.staged_prefetch

@@ -49,6 +49,11 @@ class Launch:
             out.extend([n.stmt.name] if isinstance(n, Stmt) else [s.stmt.name for s in n.statements()])
         return out
 
+    def rows_cols(self) -> tuple[Loop, Loop]:
+        """A 2-d launch's grid loops, the one on threadIdx.y (rows) first."""
+        y, x = sorted(self.grid, key=lambda l: self.axes[l.var], reverse=True)
+        return y, x
+
 
 @dataclass
 class HostLoop:

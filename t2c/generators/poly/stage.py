@@ -60,7 +60,7 @@ def plan(p, launch) -> dict | None:
     """Staging for every accumulator loop of a tiled 2-d launch, or None (see the module doc)."""
     from ...analysis import Loop
     from .cuda import _replace_refs
-    y, x = sorted(launch.grid, key=lambda l: launch.axes[l.var], reverse=True)
+    y, x = launch.rows_cols()
     out, count = {}, 0
     for n in launch.body:
         if not isinstance(n, Loop):
