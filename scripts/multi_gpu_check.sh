@@ -75,6 +75,23 @@ for line in open(f"{out}/summary.txt"):
 for what, d in (("GPU phase", phases), ("batch wall", walls)):
     if 1 in d and 2 in d:
         print(f"{what}: 2 slots / 1 slot = {d[2] / d[1]:.2f}  (0.50 = both GPUs fully used)")
+# Per run, each GPU stage: its GPU, when it took its slot (s after the first), seconds held and waited,
+# and the stage's whole time (CPU part included): what the GPU phase waited on.
+for g in (1, 2):
+    try:
+        rows = json.load(open(f"{out}/gpu{g}/results.json"))["rows"]
+    except OSError:
+        continue
+    used = [(r["kernel"], s, v) for r in rows for s, v in r.get("stages", {}).items() if "gpu_from" in v]
+    if not used:
+        continue
+    print(f"--gpu-jobs {g}: " + ", ".join(f"{r['kernel']} {r['status']} {r.get('kernel_ms') or 0:.4g} ms "
+                                         f"({r.get('gbps') or 0:.0f} GB/s)" for r in rows))
+    t0 = min(v["gpu_from"] for _, _, v in used)
+    print(f"--gpu-jobs {g}: kernel:stage  gpu  from_s  held_s  wait_s  stage_s")
+    for kernel, s, v in sorted(used, key=lambda u: u[2]["gpu_from"]):
+        print(f"  {kernel + ':' + s:22s} {v['gpu']:3d} {v['gpu_from'] - t0:7.1f} {v.get('gpu_s', 0):7.1f} "
+              f"{v.get('gpu_wait_s', 0):7.1f} {v['seconds']:8.1f}")
 # The two runs must agree kernel by kernel; only the speed may differ.
 status = lambda g: {r["kernel"]: r["status"] for r in json.load(open(f"{out}/gpu{g}/results.json"))["rows"]}
 try:

@@ -126,8 +126,18 @@ def rows_from(results: dict, picked, settings) -> list[Row]:
         rows.append(Row(kid, settings["generator"], status, settings["dataset"], message,
                         speedup=speedup, source=str(src), seed=settings["seed"],
                         stages={o.stage: {"status": o.status, "reason": o.reason, "seconds": o.seconds,
-                                          "summary": o.summary} for o in outs}, **details))
+                                          "summary": o.summary, **_gpu_use(o)} for o in outs}, **details))
     return rows
+
+
+def _gpu_use(o) -> dict:
+    """A GPU stage that ran this time: its GPU, the seconds it held its slot and waited for it,
+    and when (epoch seconds: the batch's GPU timeline)."""
+    r = o.result or {}
+    if not o.ran or r.get("gpu") is None:
+        return {}
+    return {k: round(r[k], 3) if isinstance(r[k], float) else r[k]
+            for k in ("gpu", "gpu_s", "gpu_wait_s", "gpu_from", "gpu_to") if k in r}
 
 
 def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,

@@ -180,57 +180,105 @@ def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
     return out
 
 
-def sensitivity(k: Kernel, sizes: dict, inputs: dict, expected: dict, seed: int) -> float:
-    """Worst error / bound of legitimate re-evaluations of the reference (0 for integers)."""
+def sensitivity(k: Kernel, sizes: dict, inputs: dict, expected: dict, seed: int,
+                outputs: list | None = None) -> float:
+    """Worst error / bound of legitimate re-evaluations of the reference (0 for integers).
+    `outputs`: those re-evaluations' outputs when the caller already ran them (`_reevaluations`)."""
     if not any(x.dtype in FLOAT_DTYPES for x in k.outputs):
         return 0.0
+    if outputs is None:
+        with ThreadPoolExecutor(2) as pool:      # two processes: at LARGE each takes seconds
+            outputs = _reevaluations(pool, k, sizes, inputs, seed)
     worst = 0.0
-    runs = [lambda: run_reference(k, sizes, inputs, flags=FMA_FLAGS),
-            lambda: run_reference(k, sizes, _perturbed(k, inputs, seed))]
-    with ThreadPoolExecutor(len(runs)) as pool:      # two processes: at LARGE each takes seconds
-        futures = [pool.submit(run) for run in runs]
-    for future in futures:
+    for future in outputs:
         try:
-            outputs = future.result().outputs
+            got = future.result().outputs
         except ReferenceFailed:
             return float("inf")
-        c: Comparison = compare(k, expected, outputs, sizes)
+        c: Comparison = compare(k, expected, got, sizes)
         if any(a.problem or a.nonfinite for a in c.arrays):
             return float("inf")
         worst = max(worst, c.max_ratio)
     return worst
 
 
+def _reevaluations(pool, k: Kernel, sizes: dict, inputs: dict, seed: int) -> list:
+    """The reference built with FMA contraction, and on inputs moved by a few ulps: futures."""
+    if not any(x.dtype in FLOAT_DTYPES for x in k.outputs):
+        return []
+    return [pool.submit(run_reference, k, sizes, inputs, flags=FMA_FLAGS),
+            pool.submit(run_reference, k, sizes, _perturbed(k, inputs, seed))]
+
+
+def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,
+             attempt: int, budget: float | None) -> tuple[Case | None, dict | None, object]:
+    """One draw: (the case, None, its run), or (None, its discard note, its run if it ran).  A synthesized draw's reference
+    run and its two re-evaluations start together when there is no cost budget (the full rung:
+    at LARGE each is seconds); an `original` draw's inputs come from its own run, so the
+    re-evaluations wait for it.  A case over the budget has sensitivity NaN (caller shrinks)."""
+    s = 0 if distribution == "original" else derive(seed, rung, point, distribution, attempt)
+    note = lambda why, run=None: (None, {"rung": rung, "point": point, "sizes": dict(sizes),
+                                         "distribution": distribution, "seed": s, "why": why}, run)
+    with ThreadPoolExecutor(3) as pool:
+        early = []
+        try:
+            if distribution == "original":
+                run = run_reference(k, sizes, None)
+            else:
+                inputs = synthesize(k, sizes, s, distribution)
+                if budget is None:
+                    early = _reevaluations(pool, k, sizes, inputs, s)
+                run = run_reference(k, sizes, inputs)
+        except ReferenceFailed as e:
+            return note(f"reference failed: {e}")
+        if not _finite(k, run.outputs):
+            return note("reference gives NaN/inf", run)
+        if budget is not None and run.seconds > budget:
+            return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
+                        run.seconds, float("nan")), None, run
+        sens = sensitivity(k, sizes, run.inputs, run.outputs, s,
+                           early or _reevaluations(pool, k, sizes, run.inputs, s))
+    if sens <= 1.0 / CONDITION_MARGIN:
+        return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs, run.seconds, sens), None, run
+    return note("ill-conditioned: a legitimate re-evaluation of the reference differs by "
+                f"{sens:.2g} x the tolerance", run)
+
+
 def draw_case(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,
               discarded: list, tries: int = TRIES, budget: float | None = None) -> Case | None:
     """The first usable draw of (point, distribution), or None (with the discards noted)."""
     for attempt in range(1 if distribution == "original" else tries):
-        s = derive(seed, rung, point, distribution, attempt)
-        why = None
-        try:
-            if distribution == "original":
-                run = run_reference(k, sizes, None)
-                s = 0
-            else:
-                run = run_reference(k, sizes, synthesize(k, sizes, s, distribution))
-        except ReferenceFailed as e:
-            why = f"reference failed: {e}"
-        else:
-            if not _finite(k, run.outputs):
-                why = "reference gives NaN/inf"
-            elif budget is not None and run.seconds > budget:
-                return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
-                            run.seconds, float("nan"))          # caller shrinks and retries
-            else:
-                sens = sensitivity(k, sizes, run.inputs, run.outputs, s)
-                if sens <= 1.0 / CONDITION_MARGIN:
-                    return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
-                                run.seconds, sens)
-                why = ("ill-conditioned: a legitimate re-evaluation of the reference differs by "
-                       f"{sens:.2g} x the tolerance")
-        discarded.append({"rung": rung, "point": point, "sizes": dict(sizes),
-                          "distribution": distribution, "seed": s, "why": why})
+        case, discard, _ = _attempt(k, seed, rung, point, sizes, distribution, attempt, budget)
+        if case is not None:
+            return case
+        discarded.append(discard)
     return None
+
+
+def _full_cases(k: Kernel, seed: int, name: str, sizes: dict, order: list, discarded: list):
+    """(cases, original): up to two cases at the full rung's dataset within FULL_DRAWS draws,
+    each distribution of `order` twice at most, and the `original` draw's reference run when
+    it was discarded for its conditioning (the fallback below takes its inputs).  With an `original` first, the next distribution's first draw is
+    always tried too (a second full case is wanted either way), so the two run at once; the
+    cases and discards are those of drawing one at a time."""
+    cases, draws, original = [], 0, None
+    with ThreadPoolExecutor(2) as pool:
+        ahead = {}
+        if order[:1] == ["original"] and len(order) > 1:
+            ahead[order[1]] = pool.submit(_attempt, k, seed, "full", name, sizes, order[1], 0, None)
+        for d in order:
+            for attempt in range(1 if d == "original" else min(2, FULL_DRAWS - draws)):
+                got = ahead.pop(d).result() if attempt == 0 and d in ahead else \
+                    _attempt(k, seed, "full", name, sizes, d, attempt, None)
+                draws += 1
+                if got[0] is not None:
+                    cases.append(got[0])
+                    break
+                discarded.append(got[1])
+                original = got[2] if d == "original" else original
+            if len(cases) >= 2 or draws >= FULL_DRAWS:
+                break
+    return cases, original
 
 
 def replay_case(k: Kernel, summary: dict) -> Case:
@@ -333,21 +381,15 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
     suite.full_dataset, suite.full_note = name, note
     if name:
         sizes = k.dataset_sizes(name)
-        draws = 0
-        for d in (["original"] if k.init else []) + ["domain"] + dists[1:]:
-            before = len(suite.discarded)
-            c = draw_case(k, seed, "full", name, sizes, d, suite.discarded,
-                          tries=min(2, FULL_DRAWS - draws))
-            draws += len(suite.discarded) - before + (c is not None)
-            if c:
-                suite.cases.append(c)
-            if len(suite.of("full")) >= 2 or draws >= FULL_DRAWS:
-                break
+        cases, original = _full_cases(k, seed, name, sizes, (["original"] if k.init else []) + ["domain"] + dists[1:],
+                                      suite.discarded)
+        suite.cases += cases
         if not suite.of("full"):
             # e.g. gramschmidt: every PolyBench dataset has m < n, so any input is rank
             # deficient there; the full rung can still show crashes and unwritten outputs.
             try:
-                run = run_reference(k, sizes, None if k.init else synthesize(k, sizes, derive(seed, "full")))
+                run = original or run_reference(k, sizes, None if k.init else
+                                                synthesize(k, sizes, derive(seed, "full")))
                 suite.cases.append(Case("full", name, sizes, "original" if k.init else "domain", 0,
                                         run.inputs, None, run.seconds, float("inf")))
                 suite.full_note += ("; no well-conditioned draw at this dataset, so the full rung "

@@ -78,6 +78,10 @@ def assert_spread_over_both_gpus(results):
     assert all(0.3 <= o.result["gpu_s"] < o.seconds - 0.05 for o in stages)
     line = gpu_summary(results)
     assert line.startswith("per GPU: GPU 0: ") and "; GPU 1: " in line
+    # the report's stage entries carry the same: which GPU, how long held, when
+    from t2c.engine.run import _gpu_use
+    assert all(_gpu_use(o)["gpu"] == o.result["gpu"] and _gpu_use(o)["gpu_to"] >= _gpu_use(o)["gpu_from"]
+               for o in stages)
 
 
 # -- local ---------------------------------------------------------------------------------

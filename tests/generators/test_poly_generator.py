@@ -279,16 +279,19 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
 
 def test_row_reductions_take_a_warp_per_row():
     """atax's `tmp[i] += A[i][j] * x[j]`: one warp per i, lanes striding j (coalesced), a
-    shuffle tree, lane 0 finishing the row; a loop down a column gets 8 lanes per index that
-    split it, summed in a fixed order; several sums in one loop each get their partial."""
+    shuffle tree, lane 0 finishing the row; a loop down a column gets blocks of 16 indices with
+    64 lanes per index that split it, summed in a fixed order; several sums in one loop each get their partial."""
     from t2c.frontends.prose import read_spec
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["atax"])
     text = generate(k)
     assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in text
     assert "for (j = lane; j < n; j += 32)" in text and "__shfl_down_sync(0xffffffffu, part, offset)" in text
-    # y[j] += A[i][j] * tmp[i] down i: coalesced across j as is; 8 lanes split i instead
-    assert "atax_update_y_2: 8 lanes per j" in text and "dim3(32, 8)>>>" in text
+    # y[j] += A[i][j] * tmp[i] down i: coalesced across j as is; 64 lanes split i instead
+    assert "atax_update_y_2: 64 lanes per j" in text and "poly_blocks(extent, 16), dim3(16, 64)>>>" in text
+    assert "__launch_bounds__(1024) atax_update_y_2" in text and "lanes[64][16]" in text
+    narrow = generate(k, PolyOptions(column_block=(32, 8)))
+    assert "atax_update_y_2: 8 lanes per j" in narrow and "dim3(32, 8)>>>" in narrow
     assert "__syncthreads();" in text and "return;                        /* the whole warp" in text
     assert "__shfl_down_sync" not in generate(k, PolyOptions(warp_rows=False))
     # two sums in one loop (gesummv's tmp and y): a partial and a shuffle tree each
@@ -298,7 +301,7 @@ def test_row_reductions_take_a_warp_per_row():
     assert "bicg_update_q_2: one warp per i" in generate(read_c(SOURCES["bicg"]))
     # mvt's two nests walk A along rows and down columns: left apart, each in its own form
     mvt = generate(read_c(SOURCES["mvt"]))
-    assert "mvt_update_x1: one warp per i" in mvt and "mvt_update_x2: 8 lanes per i" in mvt
+    assert "mvt_update_x1: one warp per i" in mvt and "mvt_update_x2: 64 lanes per i" in mvt
     for name in ("gesummv", "bicg", "atax", "mvt"):
         k2 = read_c(SOURCES[name])
         card = ladder(k2, generate(k2), backend="emu", dataset="SMALL", seed=7)

@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   atax_update_y_1: one thread per (i): i -> x.
 //   atax_update_tmp: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
-//   atax_update_y_2: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
+//   atax_update_y_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -42,24 +42,24 @@ __global__ void atax_update_tmp(int m, int n, const double *A, const double *x, 
   }
 }
 
-/* atax_update_y_2: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
-__global__ void atax_update_y_2(int m, int n, const double *A, double *y, const double *tmp)
+/* atax_update_y_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
+__global__ void __launch_bounds__(1024) atax_update_y_2(int m, int n, const double *A, double *y, const double *tmp)
 {
-  const int j = (int)(blockIdx.x * 32 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 8 lanes split loop i */
+  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes split loop i */
   const bool live = j >= 0 && j < n;   /* no early return: the block meets at a barrier */
   int i;
-  __shared__ double lanes[8][32];
+  __shared__ double lanes[64][16];
   double part = 0;
   if (live)
-    for (i = lane; i < m; i += 8)
+    for (i = lane; i < m; i += 64)
     {
       part += A[(i * n) + j] * tmp[i];
     }
   lanes[lane][threadIdx.x] = part;
   __syncthreads();
   if (live && lane == 0) {
-    for (int other = 1; other < 8; other++)
+    for (int other = 1; other < 64; other++)
       part = part + lanes[other][threadIdx.x];
     y[j] = y[j] + part;
   }
@@ -81,9 +81,9 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
       atax_update_tmp<<<poly_blocks(extent, 8), 256>>>(m, n, A, x, tmp);
   }
   {
-    const int extent = n;   /* j: 8 lanes each */
+    const int extent = n;   /* j: 64 lanes each */
     if (extent > 0)
-      atax_update_y_2<<<poly_blocks(extent, 32), dim3(32, 8)>>>(m, n, A, y, tmp);
+      atax_update_y_2<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, y, tmp);
   }
 }
 

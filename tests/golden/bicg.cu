@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   bicg_update_s_1: one thread per (i): i -> x.
 //   bicg_update_q_1: one thread per (i): i -> x.
-//   bicg_update_s_2: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
+//   bicg_update_s_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 //   bicg_update_q_2: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
@@ -31,24 +31,24 @@ __global__ void bicg_update_q_1(int n, double *q)
   q[i] = 0.0;
 }
 
-/* bicg_update_s_2: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
-__global__ void bicg_update_s_2(int m, int n, const double *A, double *s, const double *r)
+/* bicg_update_s_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
+__global__ void __launch_bounds__(1024) bicg_update_s_2(int m, int n, const double *A, double *s, const double *r)
 {
-  const int j = (int)(blockIdx.x * 32 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 8 lanes split loop i */
+  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes split loop i */
   const bool live = j >= 0 && j < m;   /* no early return: the block meets at a barrier */
   int i;
-  __shared__ double lanes[8][32];
+  __shared__ double lanes[64][16];
   double part = 0;
   if (live)
-    for (i = lane; i < n; i += 8)
+    for (i = lane; i < n; i += 64)
     {
       part += r[i] * A[(i * m) + j];
     }
   lanes[lane][threadIdx.x] = part;
   __syncthreads();
   if (live && lane == 0) {
-    for (int other = 1; other < 8; other++)
+    for (int other = 1; other < 64; other++)
       part = part + lanes[other][threadIdx.x];
     s[j] = s[j] + part;
   }
@@ -93,9 +93,9 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
     }
   }
   {
-    const int extent = m;   /* j: 8 lanes each */
+    const int extent = m;   /* j: 64 lanes each */
     if (extent > 0)
-      bicg_update_s_2<<<poly_blocks(extent, 32), dim3(32, 8)>>>(m, n, A, s, r);
+      bicg_update_s_2<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, s, r);
   }
   {
     const int extent = n;   /* i: a warp each */

@@ -3,7 +3,7 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   covariance_update_mean: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
+//   covariance_update_mean: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 //   covariance_update_data: one thread per (i, j): i -> y, j -> x.
 //   covariance_update_cov: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
 
@@ -13,24 +13,24 @@
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* covariance_update_mean: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
-__global__ void covariance_update_mean(int m, int n, double float_n, const double *data, double *mean)
+/* covariance_update_mean: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
+__global__ void __launch_bounds__(1024) covariance_update_mean(int m, int n, double float_n, const double *data, double *mean)
 {
-  const int j = (int)(blockIdx.x * 32 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 8 lanes split loop i */
+  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes split loop i */
   const bool live = j >= 0 && j < m;   /* no early return: the block meets at a barrier */
   int i;
-  __shared__ double lanes[8][32];
+  __shared__ double lanes[64][16];
   double part = 0;
   if (live)
-    for (i = lane; i < n; i += 8)
+    for (i = lane; i < n; i += 64)
     {
       part += data[(i * m) + j];
     }
   lanes[lane][threadIdx.x] = part;
   __syncthreads();
   if (live && lane == 0) {
-    for (int other = 1; other < 8; other++)
+    for (int other = 1; other < 64; other++)
       part = part + lanes[other][threadIdx.x];
     mean[j] = 0.0;
     mean[j] = mean[j] + part;
@@ -126,9 +126,9 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
 extern "C" void kernel_covariance_device(int m, int n, double float_n, double *data, double *cov, double *mean)
 {
   {
-    const int extent = m;   /* j: 8 lanes each */
+    const int extent = m;   /* j: 64 lanes each */
     if (extent > 0)
-      covariance_update_mean<<<poly_blocks(extent, 32), dim3(32, 8)>>>(m, n, float_n, data, mean);
+      covariance_update_mean<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, float_n, data, mean);
   }
   {
     const int extent_x = m;   /* j */

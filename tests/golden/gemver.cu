@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   gemver_update_A: one thread per (i, j): i -> y, j -> x.
-//   gemver_update_x: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
+//   gemver_update_x: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
 //   gemver_update_w: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
@@ -22,24 +22,24 @@ __global__ void gemver_update_A(int n, double *A, const double *u1, const double
   A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
 }
 
-/* gemver_update_x: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
-__global__ void gemver_update_x(int n, double beta, const double *A, double *x, const double *y, const double *z)
+/* gemver_update_x: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
+__global__ void __launch_bounds__(1024) gemver_update_x(int n, double beta, const double *A, double *x, const double *y, const double *z)
 {
-  const int i = (int)(blockIdx.x * 32 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 8 lanes split loop j */
+  const int i = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes split loop j */
   const bool live = i >= 0 && i < n;   /* no early return: the block meets at a barrier */
   int j;
-  __shared__ double lanes[8][32];
+  __shared__ double lanes[64][16];
   double part = 0;
   if (live)
-    for (j = lane; j < n; j += 8)
+    for (j = lane; j < n; j += 64)
     {
       part += (beta * A[(j * n) + i]) * y[j];
     }
   lanes[lane][threadIdx.x] = part;
   __syncthreads();
   if (live && lane == 0) {
-    for (int other = 1; other < 8; other++)
+    for (int other = 1; other < 64; other++)
       part = part + lanes[other][threadIdx.x];
     x[i] = x[i] + part;
     x[i] = x[i] + z[i];
@@ -78,9 +78,9 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     }
   }
   {
-    const int extent = n;   /* i: 8 lanes each */
+    const int extent = n;   /* i: 64 lanes each */
     if (extent > 0)
-      gemver_update_x<<<poly_blocks(extent, 32), dim3(32, 8)>>>(n, beta, A, x, y, z);
+      gemver_update_x<<<poly_blocks(extent, 16), dim3(16, 64)>>>(n, beta, A, x, y, z);
   }
   {
     const int extent = n;   /* i: a warp each */

@@ -7,7 +7,7 @@
 //   thread-local scalars nrm: private to each thread (no value crosses iterations of the parallel loops).
 //   gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then one block combines the blocks'. Launched once per host iteration of k.
 //   gramschmidt_update_Q: one thread per (i): i -> x. Launched once per host iteration of k.
-//   gramschmidt_update_R: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k.
+//   gramschmidt_update_R: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k.
 //   gramschmidt_update_A: one thread per (j, i): j -> x, i -> y. Launched once per host iteration of k.
 
 #include <cuda_runtime.h>
@@ -65,24 +65,24 @@ __global__ void gramschmidt_update_Q(int m, int n, const double *A, const double
   Q[(i * n) + k] = A[(i * n) + k] / R[(k * n) + k];
 }
 
-/* gramschmidt_update_R: 8 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k. */
-__global__ void gramschmidt_update_R(int m, int n, const double *A, double *R, const double *Q, int k)
+/* gramschmidt_update_R: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k. */
+__global__ void __launch_bounds__(1024) gramschmidt_update_R(int m, int n, const double *A, double *R, const double *Q, int k)
 {
-  const int j = k + 1 + (int)(blockIdx.x * 32 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 8 lanes split loop i */
+  const int j = k + 1 + (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes split loop i */
   const bool live = j >= k + 1 && j < n;   /* no early return: the block meets at a barrier */
   int i;
-  __shared__ double lanes[8][32];
+  __shared__ double lanes[64][16];
   double part = 0;
   if (live)
-    for (i = lane; i < m; i += 8)
+    for (i = lane; i < m; i += 64)
     {
       part += Q[(i * n) + k] * A[(i * n) + j];
     }
   lanes[lane][threadIdx.x] = part;
   __syncthreads();
   if (live && lane == 0) {
-    for (int other = 1; other < 8; other++)
+    for (int other = 1; other < 64; other++)
       part = part + lanes[other][threadIdx.x];
     R[(k * n) + j] = 0.0;
     R[(k * n) + j] = R[(k * n) + j] + part;
@@ -121,9 +121,9 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       }
     }
     {
-      const int extent = n - k - 1;   /* j: 8 lanes each */
+      const int extent = n - k - 1;   /* j: 64 lanes each */
       if (extent > 0)
-        gramschmidt_update_R<<<poly_blocks(extent, 32), dim3(32, 8)>>>(m, n, A, R, Q, k);
+        gramschmidt_update_R<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, R, Q, k);
     }
     {
       const int extent_x = n - k - 1;   /* j */

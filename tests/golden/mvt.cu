@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   mvt_update_x1: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
-//   mvt_update_x2: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
+//   mvt_update_x2: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -31,24 +31,24 @@ __global__ void mvt_update_x1(int n, double *x1, const double *y_1, const double
   }
 }
 
-/* mvt_update_x2: 8 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
-__global__ void mvt_update_x2(int n, double *x2, const double *y_2, const double *A)
+/* mvt_update_x2: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
+__global__ void __launch_bounds__(1024) mvt_update_x2(int n, double *x2, const double *y_2, const double *A)
 {
-  const int i = (int)(blockIdx.x * 32 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 8 lanes split loop j */
+  const int i = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes split loop j */
   const bool live = i >= 0 && i < n;   /* no early return: the block meets at a barrier */
   int j;
-  __shared__ double lanes[8][32];
+  __shared__ double lanes[64][16];
   double part = 0;
   if (live)
-    for (j = lane; j < n; j += 8)
+    for (j = lane; j < n; j += 64)
     {
       part += A[(j * n) + i] * y_2[j];
     }
   lanes[lane][threadIdx.x] = part;
   __syncthreads();
   if (live && lane == 0) {
-    for (int other = 1; other < 8; other++)
+    for (int other = 1; other < 64; other++)
       part = part + lanes[other][threadIdx.x];
     x2[i] = x2[i] + part;
   }
@@ -62,9 +62,9 @@ extern "C" void kernel_mvt_device(int n, double *x1, double *x2, double *y_1, do
       mvt_update_x1<<<poly_blocks(extent, 8), 256>>>(n, x1, y_1, A);
   }
   {
-    const int extent = n;   /* i: 8 lanes each */
+    const int extent = n;   /* i: 64 lanes each */
     if (extent > 0)
-      mvt_update_x2<<<poly_blocks(extent, 32), dim3(32, 8)>>>(n, x2, y_2, A);
+      mvt_update_x2<<<poly_blocks(extent, 16), dim3(16, 64)>>>(n, x2, y_2, A);
   }
 }
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import re
+from math import prod
 
 from pycparser import c_ast
 
@@ -255,8 +256,9 @@ class Printer:
             text = "\n".join(body)
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
+            bounds = f"__launch_bounds__({prod(self.opt.column_block)}) " if launch.row.column else ""
             return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void {launch.name}({params})", "{", text, "}"]), args
+                              f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
         at = id(launch) in self.in_block          # also run inside a one-block loop: a device function
         if launch.tile:
             text = "\n".join(self.tiled_body(launch, box, inner_vars))
@@ -473,11 +475,12 @@ class Printer:
             if not lows or not highs:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
             column = launch.row.column
-            shape = (f"poly_blocks(extent, 32), dim3(32, {reduce.COLUMN_LANES})" if column
+            width, lanes = self.opt.column_block
+            shape = (f"poly_blocks(extent, {width}), dim3({width}, {lanes})" if column
                      else "poly_blocks(extent, 8), 256")
             return [f"{indent}{{",
                     f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: "
-                    f"{f'{reduce.COLUMN_LANES} lanes' if column else 'a warp'} each */",
+                    f"{f'{lanes} lanes' if column else 'a warp'} each */",
                     f"{indent}  if (extent > 0)",
                     f"{indent}    {launch.name}<<<{shape}>>>({call});",
                     f"{indent}}}"]
@@ -595,7 +598,7 @@ class Printer:
         where = f" Launched once per host iteration of {', '.join(host)}." if host else ""
         if launch.row and launch.row.column:
             r = launch.row
-            return (f"{launch.name}: {reduce.COLUMN_LANES} lanes per {launch.grid[0].var} (consecutive "
+            return (f"{launch.name}: {self.opt.column_block[1]} lanes per {launch.grid[0].var} (consecutive "
                     f"{launch.grid[0].var}, consecutive elements) split loop {r.loop.var}; lane 0 adds their "
                     f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:

@@ -290,16 +290,16 @@ def parse_target(text: str):
 
 # -- a column of lanes per index ------------------------------------------------------------
 
-COLUMN_LANES = 8
-
-
 def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str]:
     """The body of a kernel whose threads reduce a loop down a column (`y[j] += A[i][j] *
-    tmp[i]` for i, j the grid index): reads are coalesced across threads as they were, and
-    `COLUMN_LANES` lanes (threadIdx.y) split the loop, so each thread's chain of dependent
-    additions is that many times shorter and there are that many times more threads; lane
-    0 adds the lanes' parts in a fixed order from shared memory and finishes the index."""
+    tmp[i]` for i, j the grid index): a block takes `width` consecutive indices (threadIdx.x:
+    reads coalesced across threads as they were) and `lanes` lanes (threadIdx.y) split the
+    loop, so each thread's chain of dependent additions is that many times shorter and there
+    are that many times more threads, and more blocks than with 32-wide blocks to spread over
+    the SMs; lane 0 adds the lanes' parts in a fixed order from shared memory and finishes the
+    index (options.column_block)."""
     j, loop = launch.grid[0].var, red.loop
+    width, lanes_ = p.opt.column_block
     taken = set(p.k.params) | set(p.an.program.locals) | {j, loop.var}
     fresh = lambda name: fresh_name(name, taken)
     lane, live, other = fresh("lane"), fresh("live"), fresh("other")
@@ -312,21 +312,21 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[
     for a, part, lanes in zip(red.accs, parts, shared):
         names = p.names_for(a.stmt.stmt.name)
         step = _step(a, part)
-        declare += [f"  __shared__ {a.dtype} {lanes}[{COLUMN_LANES}][32];", f"  {a.dtype} {part} = {OPS[a.op][0]};"]
+        declare += [f"  __shared__ {a.dtype} {lanes}[{lanes_}][{width}];", f"  {a.dtype} {part} = {OPS[a.op][0]};"]
         contribute += p.r.statement(step, names, "      ")
         store.append(f"  {lanes}[{lane}][threadIdx.x] = {part};")
         gather.append(f"      {part} = " + combine(a.op, part, f"{lanes}[{other}][threadIdx.x]") + ";")
         target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
         finish.append("    " + join(a.op, target, part))
     first = f"{'' if lo == '0' else lo + ' + '}{lane}"
-    return [f"  const int {j} = {start}(int)(blockIdx.x * 32 + threadIdx.x);",
-            f"  const int {lane} = threadIdx.y;                /* {COLUMN_LANES} lanes split loop {loop.var} */",
+    return [f"  const int {j} = {start}(int)(blockIdx.x * {width} + threadIdx.x);",
+            f"  const int {lane} = threadIdx.y;                /* {lanes_} lanes split loop {loop.var} */",
             f"  const bool {live} = {guard};   /* no early return: the block meets at a barrier */",
             f"  int {loop.var};", *declare,
-            f"  if ({live})", f"    for ({loop.var} = {first}; {loop.cond}; {loop.var} += {COLUMN_LANES})",
+            f"  if ({live})", f"    for ({loop.var} = {first}; {loop.cond}; {loop.var} += {lanes_})",
             "    {", *contribute, "    }", *store, "  __syncthreads();",
             f"  if ({live} && {lane} == 0) {{",
-            f"    for (int {other} = 1; {other} < {COLUMN_LANES}; {other}++)",
+            f"    for (int {other} = 1; {other} < {lanes_}; {other}++)",
             *(["    {"] + gather + ["    }"] if n > 1 else gather),
             *around(red.pre), *finish, *around(red.post), "  }"]
 
