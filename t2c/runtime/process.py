@@ -45,6 +45,20 @@ class ProcessResult:
         return f"exit code {self.returncode}"
 
 
+def _lower(pid: int, nice: int) -> None:
+    """Lower a process's CPU priority: its nice value and, since it leads a session of its own
+    (under the kernel's autogroup scheduling nice values count only within a session), its
+    session group's.  A batch synthesizing test suites on every core then still leaves the
+    processes that hold a GPU slot the CPU they need.  Best effort: a process that already
+    ended, or a system without autogroup, keeps its priority."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, nice)
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write(str(nice))
+    except OSError:
+        pass
+
+
 def _read_capped(f, limit: int) -> tuple[str, bool]:
     f.seek(0, os.SEEK_END)
     size = f.tell()
@@ -55,11 +69,12 @@ def _read_capped(f, limit: int) -> tuple[str, bool]:
 
 def run_process(argv, *, cwd: str | Path | None = None, env: dict | None = None,
                 timeout: float = 60.0, stdin: bytes | None = None,
-                max_output: int = MAX_OUTPUT) -> ProcessResult:
+                max_output: int = MAX_OUTPUT, nice: int = 0) -> ProcessResult:
     """Run argv to completion or to `timeout` seconds, whichever comes first.
 
     Output goes to temporary files (not pipes), so a program that prints without
     end cannot fill a pipe and block; only the first `max_output` bytes are read.
+    `nice` > 0: background work, which yields the CPU to others (see `_lower`).
     """
     argv = tuple(str(a) for a in argv)
     start = time.monotonic()
@@ -68,6 +83,8 @@ def run_process(argv, *, cwd: str | Path | None = None, env: dict | None = None,
                                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                                 start_new_session=True)
         timed_out = False
+        if nice > 0:
+            _lower(proc.pid, nice)
         try:
             if stdin is not None:
                 proc.stdin.write(stdin)

@@ -193,6 +193,11 @@ class ReferenceFailed(Exception):
     """The reference itself failed on these inputs (crash, timeout): inputs to discard."""
 
 
+#: The nice value of reference runs that are not timed (test suites, mutants, replays): they yield
+#: the CPU to the processes that hold a GPU slot.
+BACKGROUND = 10
+
+
 def build_reference(k: Kernel, flags: tuple[str, ...] | None = None) -> Path:
     cfg = config.load()
     return build({f"{k.name}_driver.c": reference_driver(k)}, list(flags or cfg.ref_cflags))
@@ -203,7 +208,10 @@ def _write(path: Path, value) -> None:
 
 
 def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, *,
-                  timeout: float | None = None, flags=None, workdir: Path | None = None) -> ReferenceRun:
+                  timeout: float | None = None, flags=None, workdir: Path | None = None,
+                  nice: int = BACKGROUND) -> ReferenceRun:
+    """Build and run the reference on `inputs` (None: the original init).  Background CPU work by
+    default (`nice`): a run whose time is measured passes nice=0."""
     check_constraints(k, sizes)
     exe = build_reference(k, flags)
     timeout = timeout or config.load().timeout
@@ -211,13 +219,13 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         d = Path(tmp)
         if inputs is None:
-            r = run_process([exe, "init", d, *size_args], timeout=timeout)
+            r = run_process([exe, "init", d, *size_args], timeout=timeout, nice=nice)
             if not r.ok:
                 raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")
             inputs = _read_all(k, sizes, d, "", inputs_only=True)
         for name, value in inputs.items():
             _write(d / f"{name}.bin", value)
-        r = run_process([exe, "run", d, *size_args], timeout=timeout)
+        r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice)
         if not r.ok:
             raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
         outputs = _read_all(k, sizes, d, "out_", inputs_only=False)

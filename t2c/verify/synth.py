@@ -334,7 +334,7 @@ def full_dataset(k: Kernel, target: str, backend: str) -> tuple[str | None, str]
     for d in presets[: presets.index(target) + 1]:
         try:
             t = run_reference(k, k.dataset_sizes(d), None if k.init else
-                              synthesize(k, k.dataset_sizes(d), 0), timeout=60).seconds
+                              synthesize(k, k.dataset_sizes(d), 0), timeout=60, nice=0).seconds
         except ReferenceFailed:
             break
         if t > budget and d != presets[0]:

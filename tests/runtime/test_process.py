@@ -1,4 +1,5 @@
 """The process runner: timeouts kill the whole group, output is bounded."""
+import os
 import sys
 import time
 
@@ -32,3 +33,15 @@ def test_crash_is_reported_by_signal():
 def test_output_is_capped():
     r = run_process([sys.executable, "-c", "print('x' * 100000)"], timeout=30, max_output=1000)
     assert r.output_cut and len(r.stdout) == 1000
+
+
+def test_background_work_runs_at_a_lower_priority():
+    """Reference runs nobody times (test suites, mutants) yield the CPU to the processes that hold
+    a GPU slot: their nice value, and their session's autogroup where the kernel has one."""
+    r = run_process(["sh", "-c", "cut -d' ' -f19 /proc/self/stat; cat /proc/$$/autogroup 2>/dev/null || true"],
+                    nice=10)
+    lines = r.stdout.split("\n")
+    assert int(lines[0]) >= 10                  # already nicer than 10: stays so
+    if os.path.exists("/proc/self/autogroup") and lines[1].strip() and os.nice(0) <= 10:
+        assert lines[1].split()[-1] == "10"
+    assert run_process(["sh", "-c", "cut -d' ' -f19 /proc/self/stat"]).stdout.strip() == str(os.nice(0))
