@@ -1,8 +1,6 @@
 """The emu runtime end to end: small .cu programs built with g++ and run on the CPU."""
 from __future__ import annotations
 
-import pytest
-
 from t2c.runtime.emu import build_emu
 
 from .conftest import needs_gxx

@@ -9,12 +9,10 @@ and review the diff like any other code change.
 """
 import concurrent.futures as cf
 import dataclasses
-import hashlib
 import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest

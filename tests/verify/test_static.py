@@ -1,6 +1,4 @@
 """The static rung: correct candidates pass; each forbidden capability is named with file:line."""
-from pathlib import Path
-
 import pytest
 
 from t2ctest import POLYBENCH, ROOT
