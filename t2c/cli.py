@@ -133,17 +133,25 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
               help="With --baseline: exit 3 when a kernel is slower by this much (and significantly).")
 @click.option("--executor", default="local", show_default=True, metavar="local|dask-local|dask://HOST:PORT",
               help="Where kernels run: local processes, a new local Dask cluster, or a Dask scheduler.")
+@click.option("--evolve", is_flag=True,
+              help="poly: search each kernel's options against the ladder on its own test data and keep "
+                   "the fastest accepted candidate (emu: the first accepted; docs/poly.md).")
+@click.option("--evolve-candidates", type=click.IntRange(1), default=6, show_default=True,
+              help="With --evolve: the most candidates per kernel.")
+@click.option("--evolve-seconds", type=click.FloatRange(1), default=300.0, show_default=True,
+              help="With --evolve: per kernel, stop starting candidates after this long.")
 @llm_options
 def batch_command(paths, dataset, backend, generator, jobs, gpu_jobs, keep_going, dry_run, force_all,
                   rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml, executor, baseline,
-                  fail_on_regression, **llm):
+                  fail_on_regression, evolve, evolve_candidates, evolve_seconds, **llm):
     """Run every kernel of a corpus through the pipeline, like make: incremental and parallel."""
     from .engine.run import batch
     code = batch(paths, dataset=dataset, backend=backend, generator=generator, jobs=jobs,
                  gpu_jobs=gpu_jobs, fail_fast=not keep_going, dry_run=dry_run, force_all=force_all,
                  rerun=rerun, only=only, exclude=exclude, shard=shard, seed=seed, timeout=timeout,
                  report_dir=report_dir, junit_xml=junit_xml, executor=executor, baseline=baseline,
-                 fail_on_regression=fail_on_regression, llm=llm_flags(llm))
+                 fail_on_regression=fail_on_regression, llm=llm_flags(llm),
+                 evolve=(evolve_candidates, evolve_seconds) if evolve else None)
     sys.exit(code)
 
 

@@ -80,7 +80,8 @@ class Progress:
             self.bar.close()
 
 
-def settings_for(dataset, backend, generator, seed, timeout, state_dir, llm=None) -> dict:
+def settings_for(dataset, backend, generator, seed, timeout, state_dir, llm=None, evolve=None) -> dict:
+    """The batch's settings; `evolve`: (candidates, seconds) of the poly options search per kernel."""
     from ..generators import GENERATORS
     cfg = config.load()
     if generator not in GENERATORS:
@@ -92,6 +93,11 @@ def settings_for(dataset, backend, generator, seed, timeout, state_dir, llm=None
                 "seed": seed if seed is not None else project_secret(state_dir),
                 "timeout": timeout or cfg.timeout, "ref_cflags": list(cfg.ref_cflags),
                 "toolchain": gpu_info.toolchain(backend), "gpu": gpu_info.fingerprint()}
+    if evolve:
+        if generator != "poly":
+            raise UserError("--evolve searches the poly generator's options",
+                            hint=f"--generator {generator} always evolves against the ladder; drop --evolve")
+        settings["evolve"] = {"candidates": int(evolve[0]), "seconds": float(evolve[1])}
     if generator in ("llm", "hybrid"):           # the settings only: the key stays in its variable
         llm_cfg = config.load_llm(llm)
         if not llm_cfg.model:
@@ -143,13 +149,14 @@ def _gpu_use(o) -> dict:
 def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,
           fail_fast=False, dry_run=False, force_all=False, rerun=(), only=(), exclude=(),
           shard=None, seed=None, timeout=None, report_dir=None, junit_xml=None,
-          executor="local", baseline=None, fail_on_regression="5%", llm=None, out=click.echo) -> int:
+          executor="local", baseline=None, fail_on_regression="5%", llm=None, evolve=None,
+          out=click.echo) -> int:
     sources = discover(paths)
     picked = select(sources, kernel_ids(sources), only, exclude, parse_shard(shard))
     if not picked:
         out(f"t2c: nothing matched {' '.join(paths)}" + (" with the selection" if sources else ""), err=True)
         return 5
-    settings = settings_for(dataset, backend, generator, seed, timeout, STATE_DIR, llm)
+    settings = settings_for(dataset, backend, generator, seed, timeout, STATE_DIR, llm, evolve)
     if gpu_jobs is None:
         gpu_jobs = max(1, len(gpu_info.gpus()))
     opts = Options(jobs=jobs, gpu_jobs=gpu_jobs, fail_fast=fail_fast, dry_run=dry_run,

@@ -163,10 +163,13 @@ def generate_parts(ctx) -> dict:
     parts = {"is": ctx["upstream"]["parse"]["is_key"], "generator": s["generator"],
              "options": s.get("generator_options") or "",
              "code": code_version("generators", "analysis")}
-    if s["generator"] in LLM_GENERATORS:     # the ladder's verdicts steer the evolution
-        parts |= {"llm": _llm_config(ctx).identity(), "backend": s["backend"],
-                  "dataset": s["dataset"], "seed": s["seed"], "timeout": s["timeout"],
-                  "checker": code_version("verify", "runtime")}
+    if s["generator"] in LLM_GENERATORS or s.get("evolve"):    # the ladder's verdicts steer the evolution
+        parts |= {"backend": s["backend"], "dataset": s["dataset"], "seed": s["seed"],
+                  "timeout": s["timeout"], "checker": code_version("verify", "runtime")}
+    if s["generator"] in LLM_GENERATORS:
+        parts["llm"] = _llm_config(ctx).identity()
+    if s.get("evolve"):                      # the options search: its budget and the GPU it timed on
+        parts |= {"evolve": s["evolve"], "gpu": s["gpu"] if s["backend"] == "gpu" else "emu"}
     return parts
 
 
@@ -176,6 +179,8 @@ def generate_run(ctx, work: Path) -> dict:
     s = ctx["settings"]
     if s["generator"] in LLM_GENERATORS:
         return _evolved(ctx, k, work)
+    if s.get("evolve"):
+        return _options_search(ctx, k, work)
     try:
         source = generate(k, s["generator"])
     except UserError as e:
@@ -208,6 +213,39 @@ def _evolved(ctx, k, work: Path) -> dict:
     return {"status": "ok", "summary": f"{len(got.source.splitlines())} lines of CUDA, step "
             f"{best['step']} ({best['origin']}, {best['status']}) of {len(got.lineage)}; "
             f"{got.ledger.calls} model call(s)", "candidate": _sha(got.source), **figures}
+
+
+def _options_search(ctx, k, work: Path) -> dict:
+    """`--evolve`: the poly options search (generators/evolve), each candidate through the
+    ladder on test data of its own (a seed derived from the batch's, never equal to it: the
+    verify stage judges the winner on inputs the search never saw), holding the GPU slot only
+    around each candidate's device runs.  Every candidate is kept as stepN.cu with the
+    lineage in evolve.json; a winner is cached per IS + GPU + t2c version and checked again."""
+    from .. import config
+    from ..generators.evolve import Budget, cache_key, evolve
+    from ..verify.ladder import ladder
+    from ..verify.synth import derive
+    s, budget = ctx["settings"], ctx["settings"]["evolve"]
+    seed = derive(s["seed"], "poly-evolution")
+    check = lambda source: ladder(k, f"{k.name}.cu", source=source, backend=s["backend"], dataset=s["dataset"],
+                                  seed=seed, timeout=s["timeout"], reuse_suite=True, device=_slot(ctx))
+    key = cache_key(k, s["gpu"] if s["backend"] == "gpu" else "emu", __version__)
+    got = evolve(k, check, Budget(budget["candidates"], budget["seconds"]), key=key,
+                 cache_dir=config.load().cache_dir / "evolve")
+    (work / "evolve.json").write_text(json.dumps(got.summary(), indent=2, default=str))
+    for step in got.lineage:
+        (work / f"step{step.step}.cu").write_text(step.source)
+    lineage = [step.record() for step in got.lineage]
+    best = got.best
+    if best is None or not best.accepted:
+        where = f" ({best.evidence.rung}: {best.evidence.reason})" if best else ""
+        return {"status": "failed", "summary": f"no candidate of the options search passed the ladder{where}",
+                "evolution": lineage}
+    (work / "candidate.cu").write_text(best.source)
+    ms = f", {best.kernel_ms:.4g} ms" if best.kernel_ms is not None else ""
+    return {"status": "ok", "summary": f"{len(best.source.splitlines())} lines of CUDA, step {best.step} "
+            f"({best.move}{ms}) of {len(got.lineage)} checked; {got.stopped}",
+            "candidate": _sha(best.source), "evolution": lineage}
 
 
 # -- verify -------------------------------------------------------------------------------
@@ -276,7 +314,7 @@ def verified_full_case(ctx) -> dict | None:
 STAGES = (
     ("parse", parse_parts, parse_run, False),
     ("reference", reference_parts, reference_run, False),
-    ("generate", generate_parts, generate_run, False),
+    ("generate", generate_parts, generate_run, True),      # a slot only for --evolve's candidates
     ("verify", verify_parts, verify_run, True),
     ("bench", bench_parts, bench_run, True),
 )

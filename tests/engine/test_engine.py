@@ -86,6 +86,24 @@ def test_a_setting_reruns_the_affected_stage_only(corpus):
     assert t2c("explain", "gemm:verify", check=0).stdout.startswith("gemm:verify: ok — changed: dataset")
 
 
+def test_evolve_searches_the_options_in_the_generate_stage(corpus, tmp_path):
+    """`--evolve`: the generate stage runs the poly options search against the ladder (on emu
+    the first accepted candidate ends it), keeps its lineage in the report, and is a setting of
+    its own: dropping it rebuilds generate, repeating it rebuilds nothing."""
+    r = t2c("batch", "corpus", "--only", "jacobi-1d", "--evolve", "--evolve-candidates", "3",
+            "--report-dir", str(tmp_path / "rep"), check=0)
+    assert "jacobi-1d:generate" in ran(r.stderr)
+    row, = json.loads((tmp_path / "rep/results.json").read_text())["rows"]
+    assert row["status"] == "accepted"
+    assert "step 0 (default) of 1 checked; accepted; no speed numbers" in row["stages"]["generate"]["summary"]
+    assert [(e["step"], e["move"], e["status"]) for e in row["evolution"]] == [(0, "default", "accepted")]
+    assert plan("--only", "jacobi-1d", "--evolve", "--evolve-candidates", "3")["jacobi-1d:generate"] == \
+        ("ok", "up to date")
+    assert plan("--only", "jacobi-1d")["jacobi-1d:generate"][0] == "would-run"
+    r = t2c("batch", "corpus", "--evolve", "--generator", "hybrid", check=2)
+    assert "--evolve searches the poly generator's options" in r.stderr
+
+
 def test_explain_and_clean(corpus):
     t2c("batch", "corpus", check=0)
     r = t2c("explain", "gemm:reference", check=0)
