@@ -15,7 +15,7 @@ import numpy as np
 
 from . import __version__, config
 from .errors import UserError
-from .generators.command import llm_flags, llm_options
+from .generators.command import evolve_options, llm_flags, llm_options
 from .ir import DATASETS
 
 STAGE_CHOICES = ("parse", "reference", "generate", "verify", "bench")
@@ -133,13 +133,8 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
               help="With --baseline: exit 3 when a kernel is slower by this much (and significantly).")
 @click.option("--executor", default="local", show_default=True, metavar="local|dask-local|dask://HOST:PORT",
               help="Where kernels run: local processes, a new local Dask cluster, or a Dask scheduler.")
-@click.option("--evolve", is_flag=True,
-              help="poly: search each kernel's options against the ladder on its own test data and keep "
-                   "the fastest accepted candidate (emu: the first accepted; docs/poly.md).")
-@click.option("--evolve-candidates", type=click.IntRange(1), default=6, show_default=True,
-              help="With --evolve: the most candidates per kernel.")
-@click.option("--evolve-seconds", type=click.FloatRange(1), default=300.0, show_default=True,
-              help="With --evolve: per kernel, stop starting candidates after this long.")
+@evolve_options(6, 300.0, "search each kernel's options against the ladder on its own test data and "
+                "keep the fastest accepted candidate (emu: the first accepted; docs/poly.md)", "per kernel, ")
 @llm_options
 def batch_command(paths, dataset, backend, generator, jobs, gpu_jobs, keep_going, dry_run, force_all,
                   rerun, only, exclude, shard, seed, timeout, report_dir, junit_xml, executor, baseline,

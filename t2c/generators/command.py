@@ -23,6 +23,17 @@ LLM_HELP = {"base_url": "OpenAI-compatible endpoint, e.g. http://localhost:8000/
             "max_tokens": "Token limit per answer.", "extra_body": "JSON merged into each request."}
 
 
+def evolve_options(candidates: int, seconds: float, what: str, per: str):
+    """--evolve, --evolve-candidates and --evolve-seconds (`t2c gen`, `t2c batch`)."""
+    def wrap(f):
+        f = click.option("--evolve-seconds", type=click.FloatRange(1), default=seconds, show_default=True,
+                         help=f"With --evolve: {per}stop starting candidates after this long.")(f)
+        f = click.option("--evolve-candidates", type=click.IntRange(1), default=candidates, show_default=True,
+                         help=f"With --evolve: the most candidates{' per kernel' if per else ''} to check.")(f)
+        return click.option("--evolve", is_flag=True, help=f"poly: {what}.")(f)
+    return wrap
+
+
 def llm_options(command):
     """--llm-FIELD for every LLMConfig field (docs/llm.md); values are checked by config.load_llm."""
     from dataclasses import fields
@@ -47,13 +58,8 @@ def llm_flags(kw: dict) -> dict:
 @click.option("--generator", type=click.Choice(["poly", "llm", "hybrid"]), default="poly", show_default=True)
 @click.option("--backend", type=click.Choice(["auto", "gpu", "emu"]), default="auto", show_default=True,
               help="Where llm/hybrid candidates are checked.")
-@click.option("--evolve", is_flag=True,
-              help="poly: search its options against the ladder on --backend (bench timings on a GPU; "
-                   "correctness only on emu) and write the fastest accepted candidate.")
-@click.option("--evolve-candidates", type=click.IntRange(1), default=12, show_default=True,
-              help="With --evolve: the most candidates to check.")
-@click.option("--evolve-seconds", type=click.FloatRange(1), default=900.0, show_default=True,
-              help="With --evolve: stop starting candidates after this long.")
+@evolve_options(12, 900.0, "search its options against the ladder on --backend (bench timings on a GPU; "
+                "correctness only on emu) and write the fastest accepted candidate", "")
 @llm_options
 def gen_command(file, function, output, sequential, generator, backend, evolve, evolve_candidates,
                 evolve_seconds, **llm):
