@@ -392,13 +392,6 @@ def bench(run: Run) -> RungResult:
     detail = {"sizes": case.sizes, "reps": len(ms), "kernel_ms": {
         "median": statistics.median(ms), "p20": float(np.percentile(ms, 20)), "p80": float(np.percentile(ms, 80))},
         "e2e_ms": r.e2e_ms}
-    detail.update(_counts(k, case.sizes))
-    from ..runtime.ceilings import cached, roofline_pct
-    ceilings = cached()
-    if ceilings and "flops" in detail:
-        dtype = "double" if any(a.dtype == "double" for a in k.arrays) else "float"
-        detail["roofline_pct"] = roofline_pct(detail["flops"], detail["bytes"], detail["kernel_ms"]["median"],
-                                              ceilings, dtype)
     return RungResult("bench", True, detail=detail, seconds=time.monotonic() - start)
 
 
@@ -406,14 +399,24 @@ _LAST_REF_MS: dict = {}
 
 
 def cpu_timing(run: Run, r: RungResult) -> RungResult:
-    """The sequential reference's time on the bench case (gcc -O3, median of three) and the speedup.
-    Host work only: the caller runs it after giving the GPU back.  The last case's time is kept
-    for the next candidate on the same case (an options search times many: syr2k's three runs
-    take 13 s at LARGE)."""
+    """The bench rung's host work, which the caller runs after giving the GPU back: the kernel's
+    exact flops and bytes and its roofline fraction (isl counts: lu's take 7 s at LARGE, which
+    held the GPU slot when the bench rung computed them), then the sequential reference's time
+    on the bench case (gcc -O3, median of three) and the speedup.  The last case's counts and
+    reference time are kept for the next candidate on the same case (an options search times
+    many: syr2k's three reference runs take 13 s at LARGE)."""
     if not r.ok or r.skipped:
         return r
     start = time.monotonic()
     case, detail = run.suite.of("full")[0], r.detail
+    k = run.kernel
+    detail.update(_counts(k, case.sizes))
+    from ..runtime.ceilings import cached, roofline_pct
+    ceilings = cached()
+    if ceilings and "flops" in detail:
+        dtype = "double" if any(a.dtype == "double" for a in k.arrays) else "float"
+        detail["roofline_pct"] = roofline_pct(detail["flops"], detail["bytes"], detail["kernel_ms"]["median"],
+                                              ceilings, dtype)
     key = (run.kernel.key(), tuple(sorted(case.sizes.items())), case.distribution, case.seed)
     try:
         if key not in _LAST_REF_MS:
@@ -431,12 +434,21 @@ def cpu_timing(run: Run, r: RungResult) -> RungResult:
     return r
 
 
+_LAST_COUNTS: dict = {}
+
+
 def _counts(k: Kernel, sizes: dict) -> dict:
-    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model)."""
+    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model);
+    the last kernel's are kept (an options search benches many candidates of one kernel)."""
     from ..analysis import NotAffine, analyze
     from ..analysis.cost import counts
-    try:
-        flops, nbytes = counts(analyze(k), sizes)
-    except NotAffine:
-        return {}
-    return {"flops": flops, "bytes": nbytes}
+    key = (k.key(), tuple(sorted(sizes.items())))
+    if key not in _LAST_COUNTS:
+        try:
+            flops, nbytes = counts(analyze(k), sizes)
+            got = {"flops": flops, "bytes": nbytes}
+        except NotAffine:
+            got = {}
+        _LAST_COUNTS.clear()
+        _LAST_COUNTS[key] = got
+    return dict(_LAST_COUNTS[key])

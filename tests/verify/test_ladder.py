@@ -249,4 +249,7 @@ def test_the_cpu_reference_is_timed_once_per_case(monkeypatch):
         run = rungs.Run(GEMM, "gpu", suite, None, None)
         r = rungs.cpu_timing(run, rungs.RungResult("bench", True, detail={"kernel_ms": {"median": 0.5}}))
         speedups.append(r.detail["speedup"])
+        # the exact counts come here too, after the GPU slot (lu's take 7 s at LARGE)
+        n = suite.of("full")[0].sizes
+        assert r.detail["flops"] == 3 * n["ni"] * n["nj"] * n["nk"] + n["ni"] * n["nj"]
     assert len(timed) == 6 and speedups[0] == speedups[1] > 0
