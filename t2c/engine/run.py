@@ -146,20 +146,6 @@ def _gpu_use(o) -> dict:
             for k in ("gpu", "gpu_s", "gpu_wait_s", "gpu_from", "gpu_to") if k in r}
 
 
-def _ensure_ceilings(out) -> None:
-    """--evolve on a GPU orders its moves by what limits a candidate against this GPU's measured
-    ceilings (generators/evolve/moves.py): measure them once when none are stored."""
-    from ..runtime import ceilings
-    if ceilings.cached() is not None:
-        return
-    out("t2c batch: measuring this GPU's ceilings once for --evolve (python -m t2c.runtime.ceilings)", err=True)
-    try:
-        ceilings.store(ceilings.measure())
-    except ceilings.CeilingsFailed as e:
-        out(f"t2c batch: the ceilings could not be measured ({e}); --evolve tries its moves "
-            "without knowing what limits a candidate", err=True)
-
-
 def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,
           fail_fast=False, dry_run=False, force_all=False, rerun=(), only=(), exclude=(),
           shard=None, seed=None, timeout=None, report_dir=None, junit_xml=None,
@@ -182,7 +168,8 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
         f"{settings['backend']}, generator {generator}, {opts.jobs or os.cpu_count()} job(s)"
         + (f", executor {ex.name}" if ex.name != "local" else ""), err=True)
     if settings.get("evolve") and settings["backend"] == "gpu" and not dry_run:
-        _ensure_ceilings(out)
+        from ..runtime.ceilings import ensure
+        ensure(lambda text: out(f"t2c batch: {text}", err=True))
     progress = None if dry_run else Progress(len(picked))
     start = time.monotonic()
     try:

@@ -221,17 +221,11 @@ def _options_search(ctx, k, work: Path) -> dict:
     verify stage judges the winner on inputs the search never saw), holding the GPU slot only
     around each candidate's device runs.  Every candidate is kept as stepN.cu with the
     lineage in evolve.json; a winner is cached per IS + GPU + t2c version and checked again."""
-    from .. import config
-    from ..generators.evolve import Budget, cache_key, evolve
-    from ..verify.ladder import ladder
+    from ..generators.evolve import Budget, search
     from ..verify.synth import derive
     s, budget = ctx["settings"], ctx["settings"]["evolve"]
-    seed = derive(s["seed"], "poly-evolution")
-    check = lambda source: ladder(k, f"{k.name}.cu", source=source, backend=s["backend"], dataset=s["dataset"],
-                                  seed=seed, timeout=s["timeout"], reuse_suite=True, device=_slot(ctx))
-    key = cache_key(k, s["gpu"] if s["backend"] == "gpu" else "emu", __version__)
-    got = evolve(k, check, Budget(budget["candidates"], budget["seconds"]), key=key,
-                 cache_dir=config.load().cache_dir / "evolve")
+    got = search(k, backend=s["backend"], dataset=s["dataset"], seed=derive(s["seed"], "poly-evolution"),
+                 budget=Budget(budget["candidates"], budget["seconds"]), timeout=s["timeout"], device=_slot(ctx))
     (work / "evolve.json").write_text(json.dumps(got.summary(), indent=2, default=str))
     for step in got.lineage:
         (work / f"step{step.step}.cu").write_text(step.source)

@@ -87,22 +87,20 @@ def gen_command(file, function, output, sequential, generator, backend, evolve, 
 def _evolved(file, function, backend, candidates, seconds, output):
     """The poly options search (generators/evolve); its lineage goes to OUT.evolve.json."""
     import json
-    from .. import __version__
     from ..errors import UserError
     from ..frontends import read_kernel
-    from ..runtime.gpu import fingerprint
+    from ..runtime.ceilings import ensure
     from ..verify.device import resolve_backend
-    from ..verify.ladder import default_dataset, ladder
+    from ..verify.ladder import default_dataset
     from ..verify.synth import new_seed
-    from .evolve import Budget, cache_key, evolve
+    from .evolve import Budget, search
     k = read_kernel(file, function)
     backend = resolve_backend(backend)
-    seed = new_seed()          # the search's own inputs: `t2c verify` and batches judge on others
-    check = lambda source: ladder(k, f"{k.name}.cu", source=source, backend=backend,
-                                  dataset=default_dataset(backend), seed=seed, reuse_suite=True)
-    key = cache_key(k, fingerprint() if backend == "gpu" else "emu", __version__)
-    got = evolve(k, check, Budget(candidates, seconds), key=key,
-                 cache_dir=config.load().cache_dir / "evolve")
+    if backend == "gpu":
+        ensure(lambda text: click.echo(f"t2c gen: {text}", err=True))
+    # the search's own inputs (a fresh seed): `t2c verify` and batches judge on others
+    got = search(k, backend=backend, dataset=default_dataset(backend), seed=new_seed(),
+                 budget=Budget(candidates, seconds))
     best = got.best
     click.echo(f"{k.name}: {len(got.lineage)} candidate(s) checked on {backend}, {got.duplicates} duplicate(s) "
                f"skipped; {got.stopped}", err=True)

@@ -198,6 +198,20 @@ def cached() -> dict | None:
         return None
 
 
+def ensure(say) -> None:
+    """Measure and store this GPU's ceilings when none are stored: the options search orders its
+    moves by what limits a candidate against them (generators/evolve/moves.py).  `say(text)`
+    tells the user; a failed measurement is said, not raised (the moves then come unordered)."""
+    if cached() is not None:
+        return
+    say("measuring this GPU's ceilings once for --evolve (python -m t2c.runtime.ceilings)")
+    try:
+        store(measure())
+    except CeilingsFailed as e:
+        say(f"the ceilings could not be measured ({e}); --evolve tries its moves without knowing "
+            "what limits a candidate")
+
+
 def store(figures: dict) -> Path:
     from .gpu import fingerprint
     path = _path()

@@ -180,17 +180,11 @@ def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
     return out
 
 
-def sensitivity(k: Kernel, sizes: dict, inputs: dict, expected: dict, seed: int,
-                outputs: list | None = None) -> float:
-    """Worst error / bound of legitimate re-evaluations of the reference (0 for integers).
-    `outputs`: those re-evaluations' outputs when the caller already ran them (`_reevaluations`)."""
-    if not any(x.dtype in FLOAT_DTYPES for x in k.outputs):
-        return 0.0
-    if outputs is None:
-        with ThreadPoolExecutor(2) as pool:      # two processes: at LARGE each takes seconds
-            outputs = _reevaluations(pool, k, sizes, inputs, seed)
+def sensitivity(k: Kernel, sizes: dict, expected: dict, reevaluations: list) -> float:
+    """Worst error / bound of legitimate re-evaluations of the reference (futures from
+    `_reevaluations`; none for integer outputs: 0)."""
     worst = 0.0
-    for future in outputs:
+    for future in reevaluations:
         try:
             got = future.result().outputs
         except ReferenceFailed:
@@ -203,7 +197,8 @@ def sensitivity(k: Kernel, sizes: dict, inputs: dict, expected: dict, seed: int,
 
 
 def _reevaluations(pool, k: Kernel, sizes: dict, inputs: dict, seed: int) -> list:
-    """The reference built with FMA contraction, and on inputs moved by a few ulps: futures."""
+    """The reference built with FMA contraction, and on inputs moved by a few ulps: futures
+    (processes: at LARGE each takes seconds); none when no output is floating-point."""
     if not any(x.dtype in FLOAT_DTYPES for x in k.outputs):
         return []
     return [pool.submit(run_reference, k, sizes, inputs, flags=FMA_FLAGS),
@@ -212,10 +207,11 @@ def _reevaluations(pool, k: Kernel, sizes: dict, inputs: dict, seed: int) -> lis
 
 def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,
              attempt: int, budget: float | None) -> tuple[Case | None, dict | None, object]:
-    """One draw: (the case, None, its run), or (None, its discard note, its run if it ran).  A synthesized draw's reference
-    run and its two re-evaluations start together when there is no cost budget (the full rung:
-    at LARGE each is seconds); an `original` draw's inputs come from its own run, so the
-    re-evaluations wait for it.  A case over the budget has sensitivity NaN (caller shrinks)."""
+    """One draw: (the case, None, its run), or (None, its discard note, its run if it ran).  A
+    synthesized draw's reference run and its two re-evaluations start together when there is no
+    cost budget (the full rung: at LARGE each takes seconds); an `original` draw's inputs come
+    from its own run, so the re-evaluations wait for it.  A case over the budget has
+    sensitivity NaN (the caller shrinks the sizes)."""
     s = 0 if distribution == "original" else derive(seed, rung, point, distribution, attempt)
     note = lambda why, run=None: (None, {"rung": rung, "point": point, "sizes": dict(sizes),
                                          "distribution": distribution, "seed": s, "why": why}, run)
@@ -236,8 +232,7 @@ def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribut
         if budget is not None and run.seconds > budget:
             return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
                         run.seconds, float("nan")), None, run
-        sens = sensitivity(k, sizes, run.inputs, run.outputs, s,
-                           early or _reevaluations(pool, k, sizes, run.inputs, s))
+        sens = sensitivity(k, sizes, run.outputs, early or _reevaluations(pool, k, sizes, run.inputs, s))
     if sens <= 1.0 / CONDITION_MARGIN:
         return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs, run.seconds, sens), None, run
     return note("ill-conditioned: a legitimate re-evaluation of the reference differs by "
@@ -258,9 +253,10 @@ def draw_case(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribu
 def _full_cases(k: Kernel, seed: int, name: str, sizes: dict, order: list, discarded: list):
     """(cases, original): up to two cases at the full rung's dataset within FULL_DRAWS draws,
     each distribution of `order` twice at most, and the `original` draw's reference run when
-    it was discarded for its conditioning (the fallback below takes its inputs).  With an `original` first, the next distribution's first draw is
-    always tried too (a second full case is wanted either way), so the two run at once; the
-    cases and discards are those of drawing one at a time."""
+    it was discarded for its conditioning (build_suite's unchecked fallback takes its inputs).
+    With an `original` first, the next distribution's first draw is always tried too (a second
+    full case is wanted either way), so the two run at once; the cases and discards are those
+    of drawing one at a time."""
     cases, draws, original = [], 0, None
     with ThreadPoolExecutor(2) as pool:
         ahead = {}
@@ -383,8 +379,8 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
     suite.full_dataset, suite.full_note = name, note
     if name:
         sizes = k.dataset_sizes(name)
-        cases, original = _full_cases(k, seed, name, sizes, (["original"] if k.init else []) + ["domain"] + dists[1:],
-                                      suite.discarded)
+        order = (["original"] if k.init else []) + ["domain"] + dists[1:]
+        cases, original = _full_cases(k, seed, name, sizes, order, suite.discarded)
         suite.cases += cases
         if not suite.of("full"):
             # e.g. gramschmidt: every PolyBench dataset has m < n, so any input is rank

@@ -53,24 +53,22 @@ def test_roofline_fraction_is_the_best_time_over_the_measured_one():
     assert ceilings.roofline_pct(1, 1, 0.0, c) is None
 
 
-def test_batch_evolve_measures_the_ceilings_once(monkeypatch, tmp_path):
-    """`t2c batch --evolve` on a GPU needs the ceilings to order its moves: measured when none are
-    stored, left alone when they are, and a failure is said, not fatal."""
-    from t2c.engine.run import _ensure_ceilings
-    from t2c.runtime import ceilings
+def test_evolve_measures_the_ceilings_once(monkeypatch):
+    """`--evolve` on a GPU (`t2c gen`, `t2c batch`) needs the ceilings to order its moves: measured
+    when none are stored, left alone when they are, and a failure is said, not fatal."""
     stored, said = [], []
     monkeypatch.setattr(ceilings, "store", lambda figures: stored.append(figures))
     monkeypatch.setattr(ceilings, "cached", lambda: None)
     monkeypatch.setattr(ceilings, "measure", lambda: {"gbps": 3900.0, "tflops": 33.0})
-    _ensure_ceilings(lambda text, err=False: said.append(text))
+    ceilings.ensure(said.append)
     assert stored == [{"gbps": 3900.0, "tflops": 33.0}] and "measuring this GPU's ceilings" in said[0]
 
     def fails():
         raise ceilings.CeilingsFailed("nvcc failed")
     monkeypatch.setattr(ceilings, "measure", fails)
-    _ensure_ceilings(lambda text, err=False: said.append(text))
+    ceilings.ensure(said.append)
     assert "could not be measured (nvcc failed)" in said[-1] and len(stored) == 1
     monkeypatch.setattr(ceilings, "cached", lambda: {"gbps": 1.0})
     said.clear()
-    _ensure_ceilings(lambda text, err=False: said.append(text))
+    ceilings.ensure(said.append)
     assert said == []

@@ -139,6 +139,22 @@ def evolve(kernel, check, budget: Budget = Budget(), key: str | None = None,
     return out
 
 
+def search(kernel, *, backend: str, dataset: str, seed: int, budget: Budget, timeout: float | None = None,
+           device=None) -> Evolution:
+    """`evolve` with the ladder as its check (`t2c gen --evolve`, `t2c batch --evolve`): on `backend`
+    at `dataset`, the search's own test data from `seed` (never the seed that judges the winner),
+    one suite for every candidate, `device` entered around each candidate's device runs (the
+    batch's GPU slot); the winner cached per IS + GPU + t2c version under the cache folder."""
+    from contextlib import nullcontext
+    from ... import __version__, config
+    from ...runtime.gpu import fingerprint
+    from ...verify.ladder import ladder
+    check = lambda source: ladder(kernel, f"{kernel.name}.cu", source=source, backend=backend, dataset=dataset,
+                                  seed=seed, timeout=timeout, reuse_suite=True, device=device or nullcontext)
+    key = cache_key(kernel, fingerprint() if backend == "gpu" else "emu", __version__)
+    return evolve(kernel, check, budget, key=key, cache_dir=config.load().cache_dir / "evolve")
+
+
 def _load(path: Path | None) -> PolyOptions | None:
     if path is None or not path.exists():
         return None
