@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Does `--gpu-jobs 2` use two GPUs?  PolyBench LARGE on the gpu backend, GPU phase with 1 and 2 slots.
 #   bash scripts/multi_gpu_check.sh            on a machine with 2 GPUs; logs under $OUT
-#   env: DATASET (LARGE), KERNELS (names; default the whole corpus), CORPUS (corpora/polybench)
+#   env: DATASET (LARGE), KERNELS (names; default the whole corpus), CORPUS (corpora/polybench),
+#        T2C_BATCH_FLAGS (more `t2c batch` flags), STARTS=0 (skip step 0)
 # First a run that fills the cache with the CPU stages (parse, reference, generate); then the GPU
 # stages alone, forced (--rerun verify --rerun bench) with --gpu-jobs 1 and with --gpu-jobs 2.  A GPU
 # stage holds its slot only around its runs on the device (its suite, mutant gate and nvcc build
@@ -16,7 +17,7 @@ export PYTHONUNBUFFERED=1 T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-multi-gpu-cach
 source scripts/gpu_env.sh
 T2C="python3 -m t2c.cli"
 ONLY=$(for k in ${KERNELS:-}; do printf -- '--only %s ' "$k"; done)
-BATCH="$T2C batch $CORPUS --backend gpu --dataset ${DATASET:-LARGE} $ONLY"
+BATCH="$T2C batch $CORPUS --backend gpu --dataset ${DATASET:-LARGE} $ONLY ${T2C_BATCH_FLAGS:-}"
 
 { nvidia-smi -L; echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} (the slots use GPUs 0..N-1 regardless)"; nproc; } \
   | tee "$OUT/env.txt"
@@ -32,7 +33,7 @@ cat > /tmp/t2c-start.cu <<'CU'
 __global__ void one(double *x) { x[threadIdx.x] = threadIdx.x; }
 int main() { double *x; cudaMalloc(&x, 1 << 20); one<<<1, 256>>>(x); return cudaDeviceSynchronize() != cudaSuccess; }
 CU
-if nvcc -O2 -o /tmp/t2c-start /tmp/t2c-start.cu 2>> "$OUT/env.txt"; then
+if [ "${STARTS:-1}" != 0 ] && nvcc -O2 -o /tmp/t2c-start /tmp/t2c-start.cu 2>> "$OUT/env.txt"; then
   starts() {  # starts GPU N [sanitizer]: N process starts on GPU, seconds per start
     local t0=$EPOCHREALTIME
     for ((i = 0; i < $2; i++)); do CUDA_VISIBLE_DEVICES=$1 ${3:-} /tmp/t2c-start > /dev/null 2>&1 || echo "start failed"; done
@@ -58,6 +59,9 @@ for g in 1 2; do
   wall=$(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $start }")
   echo "--gpu-jobs $g: exit $rc, batch $wall s wall; $(grep -E ' of [0-9]+ kernels in ' "$OUT/gpu$g.log")"
   grep '^per GPU:' "$OUT/gpu$g.log" | sed 's/^/    /'
+  # the verify stages' rung seconds (their evidence cards; the next run replaces them)
+  python3 -c 'import glob, json, sys; json.dump({(c := json.load(open(f)))["kernel"].removeprefix("kernel_"): c["timings"].get("rungs_s", {}) for f in glob.glob(sys.argv[1] + "/targets/verify/*/evidence.json")}, open(sys.argv[2], "w"))' \
+    "$T2C_CACHE_DIR" "$OUT/rungs$g.json"
 done | tee "$OUT/summary.txt"
 
 python3 - "$OUT" <<'EOF' | tee -a "$OUT/summary.txt"
@@ -92,6 +96,16 @@ for g in (1, 2):
     for kernel, s, v in sorted(used, key=lambda u: u[2]["gpu_from"]):
         print(f"  {kernel + ':' + s:22s} {v['gpu']:3d} {v['gpu_from'] - t0:7.1f} {v.get('gpu_s', 0):7.1f} "
               f"{v.get('gpu_wait_s', 0):7.1f} {v['seconds']:8.1f}")
+# Where a verify stage's seconds go, per rung (the runtime rungs run inside the GPU slot).
+for g in (1, 2):
+    try:
+        rungs = json.load(open(f"{out}/rungs{g}.json"))
+    except (OSError, ValueError):
+        continue
+    names = ["build", "gate", "smoke", "random", "races", "full"]
+    print(f"--gpu-jobs {g}: verify rungs (s): kernel " + " ".join(f"{n:>6}" for n in names))
+    for kernel, r in sorted(rungs.items()):
+        print(f"  {kernel:12s} " + " ".join(f"{r.get(n, 0):6.2f}" for n in names))
 # The two runs must agree kernel by kernel; only the speed may differ.
 status = lambda g: {r["kernel"]: r["status"] for r in json.load(open(f"{out}/gpu{g}/results.json"))["rows"]}
 try:

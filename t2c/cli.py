@@ -18,7 +18,7 @@ from .errors import UserError
 from .generators.command import evolve_options, llm_flags, llm_options
 from .ir import DATASETS
 
-STAGE_CHOICES = ("parse", "reference", "generate", "verify", "bench")
+STAGE_CHOICES = ("parse", "reference", "generate", "suite", "verify", "bench")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERNAL, EXIT_NOTHING = 0, 1, 2, 3, 4, 5
 

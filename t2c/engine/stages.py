@@ -242,6 +242,44 @@ def _options_search(ctx, k, work: Path) -> dict:
             "candidate": _sha(best.source), "evolution": lineage}
 
 
+# -- suite --------------------------------------------------------------------------------
+
+def suite_parts(ctx) -> dict:
+    s = ctx["settings"]
+    return {"is": ctx["upstream"]["parse"]["is_key"], "backend": s["backend"], "dataset": s["dataset"],
+            "seed": s["seed"], "cc": compiler_version("gcc"), "code": code_version("verify", "runtime")}
+
+
+def suite_run(ctx, work: Path) -> dict:
+    """The test suite from the batch's seed, drawn and gated once per kernel, dataset and backend:
+    a new candidate (another generator, --rerun verify) is judged on it without drawing it again.
+    Kept as sizes, distributions and seeds (suite.json: no inputs or outputs on disk); the verify
+    and bench stages replay it with one reference run per case (verify/synth.replay_suite)."""
+    from ..verify.ladder import plan_suite
+    from ..verify.reference import ReferenceFailed
+    s = ctx["settings"]
+    try:
+        plan = plan_suite(_kernel(ctx), s["seed"], s["dataset"], s["backend"])
+    except UserError as e:
+        return {"status": "error", "summary": str(e)}
+    except ReferenceFailed as e:
+        return {"status": "failed", "summary": f"the reference fails on the synthesized inputs: {e}"}
+    (work / "suite.json").write_text(json.dumps(plan))
+    g = plan["gate"]
+    cases = plan["suite"]["cases"]
+    full = [c["sizes"] for c in cases if c["rung"] == "full"]
+    return {"status": "ok", "summary": f"{len(cases)} cases ({len(full)} at {plan['suite']['full_dataset']}), "
+            f"{g['killed']}/{g['total']} mutants rejected" + ("" if g["passed"] else " (weakly tested)")}
+
+
+def planned_suite(ctx) -> dict | None:
+    """The suite stage's plan, or None when its file is gone (the ladder then draws the suite)."""
+    try:
+        return json.loads((Path(ctx["upstream"]["suite"]["_dir"]) / "suite.json").read_text())
+    except (KeyError, OSError, ValueError):
+        return None
+
+
 # -- verify -------------------------------------------------------------------------------
 
 def _slot(ctx):
@@ -265,7 +303,8 @@ def verify_run(ctx, work: Path) -> dict:
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu")
     shutil.copy(cand, work / "candidate.cu")
     card = ladder(k, cand.read_text(), backend=s["backend"], dataset=s["dataset"],
-                  seed=s["seed"], timeout=s["timeout"], bench=False, device=_slot(ctx))
+                  seed=s["seed"], timeout=s["timeout"], bench=False, device=_slot(ctx),
+                  planned=planned_suite(ctx))
     (work / "evidence.json").write_text(card.to_json())
     return {"status": "ok" if card.accepted else "failed", "summary": card.summary(),
             **card.figures()}
@@ -285,23 +324,9 @@ def bench_run(ctx, work: Path) -> dict:
     s = ctx["settings"]
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu").read_text()
     timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"], device=_slot(ctx),
-                   case=verified_full_case(ctx))
+                   planned=planned_suite(ctx))
     (work / "timing.json").write_text(timing.to_json())
     return {"status": "ok", "summary": timing.summary(), **timing.figures()}
-
-
-def verified_full_case(ctx) -> dict | None:
-    """The full case the verify stage drew (from its evidence card), when it judged this seed and
-    dataset: the bench times the candidate on it after one reference run (at LARGE, synthesizing
-    it again cost lu's bench stage tens of seconds of draws and conditioning runs)."""
-    s = ctx["settings"]
-    try:
-        card = json.loads((Path(ctx["upstream"]["verify"]["_dir"]) / "evidence.json").read_text())
-    except (KeyError, OSError, ValueError):
-        return None
-    if card.get("seed") != s["seed"] or str(card.get("dataset", "")).upper() != str(s["dataset"]).upper():
-        return None
-    return next((c for c in (card.get("suite") or {}).get("case_list", []) if c.get("rung") == "full"), None)
 
 
 # Pipeline order; `gpu` marks stages that hold a GPU slot while they run.
@@ -309,6 +334,7 @@ STAGES = (
     ("parse", parse_parts, parse_run, False),
     ("reference", reference_parts, reference_run, False),
     ("generate", generate_parts, generate_run, True),      # a slot only for --evolve's candidates
+    ("suite", suite_parts, suite_run, False),
     ("verify", verify_parts, verify_run, True),
     ("bench", bench_parts, bench_run, True),
 )

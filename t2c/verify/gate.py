@@ -56,6 +56,12 @@ class GateResult:
     def survivors(self) -> list[MutantResult]:
         return [m for m in self.mutants if not m.killed]
 
+    @classmethod
+    def from_summary(cls, d: dict) -> "GateResult":
+        """The verdict `summary()` kept (the batch's suite stage), without running a mutant again."""
+        return cls(d["passed"], [MutantResult(**m) for m in d["mutants"]], d["rounds"], d["weak_inputs"],
+                   d["fixed_points"], d["seconds"])
+
     def summary(self) -> dict:
         return {"passed": self.passed, "killed": sum(m.killed for m in self.mutants),
                 "total": len(self.mutants), "rounds": self.rounds,

@@ -420,12 +420,22 @@ def _limited(argv: list, limits: Limits | None) -> list:
     return [prlimit, "--core=0", *opts, "--", *argv] if opts else argv
 
 
-def scrubbed_env(extra: dict | None = None) -> dict:
-    """What a candidate sees of the environment: no keys, no HOME, only what it needs."""
+#: Runs that only check results open their CUDA context with one hardware queue: on an H200 a
+#: process start (cuInit, context, exit) took 243 ms instead of 354, and 465 instead of 645 while
+#: the other GPU's slot started processes too (scripts/start_probe.sh; the driver serializes
+#: context creation across GPUs).  Timed runs keep the default when the candidate uses streams
+#: or graphs (rungs.bench).
+CHECK_ENV = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
+
+
+def scrubbed_env(extra: dict | None = None, *, timed: bool = False) -> dict:
+    """What a candidate sees of the environment: no keys, no HOME, only what it needs
+    (and `CHECK_ENV` unless the run is `timed`)."""
     import os
     keep = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LANG")
     env = {k: v for k, v in os.environ.items() if k in keep}
     env["HOME"] = "/nonexistent"
+    env.update({} if timed else CHECK_ENV)
     env.update(extra or {})
     return env
 
@@ -460,7 +470,7 @@ def run_candidate(k: Kernel, build: CandidateBuild, sizes: dict[str, int], input
             _write(d / f"{name}.bin", value)
         argv = [build.exe, mode, d, *([str(reps)] if mode == "bench" else []), *size_args]
         proc = run_process(_limited(argv, limits), cwd=d, timeout=timeout,
-                           env=scrubbed_env({**(env or {}), "T2C_NONCE": nonce}))
+                           env=scrubbed_env({**(env or {}), "T2C_NONCE": nonce}, timed=mode == "bench"))
         if not proc.ok:
             return CandidateRun(proc)
         try:

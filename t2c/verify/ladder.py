@@ -1,8 +1,9 @@
 """The verification ladder: one candidate `.cu` against one kernel, rung by rung.
 
     ladder(kernel, candidate, *, backend="auto", dataset=None, seed=None,
-           source=None, bench=True, timeout=None) -> Evidence
-    bench(kernel, candidate, *, dataset=None, seed=None, timeout=None) -> Timing
+           source=None, bench=True, timeout=None, planned=None) -> Evidence
+    bench(kernel, candidate, *, dataset=None, seed=None, timeout=None, planned=None) -> Timing
+    plan_suite(kernel, seed, dataset, backend) -> dict   (a suite drawn and gated, for `planned`)
 
 `candidate` is the path of the `.cu` file, or its source text (or give the text
 as `source` with a path for messages).  `timeout` raises the wall-clock limit
@@ -40,12 +41,12 @@ from ..runtime.build import BuildError
 from . import rungs
 from .device import build_figures, fingerprint, resolve_backend
 from .evidence import Evidence, Timing
-from .gate import gate
+from .gate import GateResult, gate
 from .harness import Limits, build_candidate
 from .reference import ReferenceFailed, array_shape, np_dtype
 from .rungs import RungResult, Run
 from .static import check_static
-from .synth import Suite, build_suite, new_seed, replay_case
+from .synth import build_suite, new_seed, replay_suite
 
 RUNTIME_RUNGS = (rungs.smoke, rungs.random, rungs.races, rungs.full)
 
@@ -85,9 +86,12 @@ def _candidate(candidate: str | Path, source: str | None) -> tuple[Path, str]:
 
 def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
            seed: int | None = None, source: str | None = None, bench: bool = True,
-           timeout: float | None = None, device=nullcontext, reuse_suite: bool = False) -> Evidence:
+           timeout: float | None = None, device=nullcontext, reuse_suite: bool = False,
+           planned: dict | None = None) -> Evidence:
     """`device()` is entered around the rungs that run the candidate (the engine's GPU
-    slot); static, build, the suite and the mutant gate need no GPU and run before it."""
+    slot); static, build, the suite and the mutant gate need no GPU and run before it.
+    `planned`: the suite and gate verdict drawn earlier with this seed and dataset
+    (`plan_suite`, the batch's suite stage), replayed instead of drawn again."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend(backend)
     dataset = (dataset or default_dataset(backend)).upper()
@@ -129,9 +133,9 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     # gate: the synthesized suite must reject the reference's mutants
     t = time.monotonic()
-    suite, g = _suite_and_gate(k, seed, dataset, backend, reuse_suite)
+    suite, g = _suite_and_gate(k, seed, dataset, backend, reuse_suite, planned)
     ev.mutant_gate = g.summary()
-    ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded),
+    ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded), "replayed": planned is not None,
                 "discard_reasons": sorted({d["why"].split(":")[0] for d in suite.discarded}),
                 "full": suite.full_note, "case_list": [c.summary() for c in suite.cases]}
     ev.sizes = {r: [c.sizes for c in suite.of(r)] for r in ("smoke", "random", "full")}
@@ -144,14 +148,14 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source)
     ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
-                    "CUDA_VISIBLE_DEVICES, LANG)", "file_size_limit": run.limits.file_size,
+                    "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 unless timing a candidate "
+                    "that uses streams or graphs)", "file_size_limit": run.limits.file_size,
                     "cpu_seconds": run.limits.cpu_seconds,
                     "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
                     else f"RLIMIT_DATA {run.limits.data >> 20} MiB (host); the device's own limits"}
-    with device():
-        if backend == "gpu":
-            rungs.run_ahead(run)       # every rung's calls in one process: one CUDA context
-        for rung in RUNTIME_RUNGS:
+
+    def climb(steps) -> bool:
+        for rung in steps:
             r = rung(run)
             if rung is rungs.races:
                 ev.races = {"ok": r.ok, "reason": r.reason, **r.detail,
@@ -159,12 +163,23 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                                               else "64 KiB guard zones checked after every call; "
                                                    "compute-sanitizer memcheck where installed")}
             if not record(r):
-                ev.max_error = run.worst
-                return ev
-        ev.max_error = run.worst
-        r = rungs.bench(run) if bench else None
-    if r is not None:                  # the reference's CPU time comes after the GPU is given back
-        r = rungs.cpu_timing(run, r)
+                return False
+        return True
+
+    # The slot covers the runs on the device: every rung's calls in one process (one CUDA context)
+    # and the races rung's sanitizer runs.  The full rung judges its outputs (already computed)
+    # after the GPU is given back: a replayed suite's reference may still be computing them.
+    with device():
+        if backend == "gpu":
+            rungs.run_ahead(run)
+        ok = climb(RUNTIME_RUNGS[:-1])
+    run.device = device                # a run on the device from here on takes the slot again
+    ok = ok and climb(RUNTIME_RUNGS[-1:])
+    ev.max_error = run.worst
+    if not ok:
+        return ev
+    if bench:                          # the timed process in the slot; judged and the reference timed after
+        r = rungs.cpu_timing(run, rungs.bench(run))
         ev.timings.update(r.detail)
         if not record(r):
             return ev
@@ -175,12 +190,29 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 _LAST_SUITE: dict = {}
 
 
-def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: bool):
-    """The synthesized suite and its mutant gate; with `reuse`, the last ones built for the
-    same kernel, seed, dataset and backend (an options search checks many candidates of one
-    kernel on one suite, and at LARGE building it runs the reference a dozen times).  One
-    entry: suites are big."""
+def plan_suite(k: Kernel, seed: int, dataset: str, backend: str) -> dict:
+    """The suite for this seed, dataset and backend, drawn and gated, as the summaries a later
+    ladder or bench replays (`planned`): sizes, distributions and seeds, no inputs or outputs."""
+    dataset = dataset.upper()
+    suite = build_suite(k, seed, dataset=dataset, backend=backend)
+    g = gate(suite)
+    return {"seed": seed, "dataset": dataset, "backend": backend, "suite": suite.summary(), "gate": g.summary()}
+
+
+def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: bool, planned: dict | None = None):
+    """The synthesized suite and its mutant gate: replayed from `planned` (one reference run per
+    case; drawn again if the replay fails); with `reuse`, the last ones built for the same kernel,
+    seed, dataset and backend (an options search checks many candidates of one kernel on one suite,
+    and at LARGE building it runs the reference a dozen times).  One entry: suites are big."""
     key = (k.key(), seed, dataset, backend)
+    if planned is not None:
+        if (planned["seed"], planned["dataset"], planned["backend"]) != key[1:]:
+            raise ValueError(f"a suite planned for {planned['seed']}, {planned['dataset']}, {planned['backend']} "
+                             f"given to a ladder for {key[1:]}")
+        try:
+            return replay_suite(k, planned["suite"]), GateResult.from_summary(planned["gate"])
+        except ReferenceFailed:
+            pass                         # not expected (the reference is deterministic): draw it again
     if not reuse:
         suite = build_suite(k, seed, dataset=dataset, backend=backend)
         return suite, gate(suite)
@@ -200,10 +232,10 @@ def _first_error(log: str) -> str:
 
 def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed: int | None = None,
           timeout: float | None = None, source: str | None = None, device=nullcontext,
-          case: dict | None = None) -> Timing:
-    """The bench rung alone, for a candidate the ladder already accepted (gpu only).  `case`: the
-    summary of the full case the ladder drew with this seed (its card's `suite.case_list`), run
-    again with one reference run instead of synthesizing the suite's full rung anew."""
+          planned: dict | None = None) -> Timing:
+    """The bench rung alone, for a candidate the ladder already accepted (gpu only).  `planned`:
+    the suite the ladder judged it on (`plan_suite`), whose full cases are replayed (one reference
+    run each) instead of synthesizing the full rung anew."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend("gpu")
     dataset = (dataset or default_dataset(backend)).upper()
@@ -213,16 +245,15 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
     except BuildError as e:
         return Timing(k.name, False, reason=f"compile error: {_first_error(e.log)}")
     suite = None
-    if case is not None and case.get("rung") == "full" and case.get("point") == dataset:
+    if planned is not None and (planned["seed"], planned["dataset"]) == (seed, dataset):
         try:
-            suite = Suite(k, seed, [replay_case(k, case)], full_dataset=dataset)
+            suite = replay_suite(k, planned["suite"], rungs=("full",))
         except ReferenceFailed:
             suite = None                 # synthesize it as below, which says why if it fails
     if suite is None:
         suite = build_suite(k, seed, dataset=dataset, backend=backend, points=0)
         suite.cases = suite.of("full")
-    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout)
-    with device():
-        r = rungs.bench(run)
-    r = rungs.cpu_timing(run, r)
+    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source,
+              device=device)
+    r = rungs.cpu_timing(run, rungs.bench(run))
     return Timing(k.name, r.ok and not r.skipped, r.detail, r.reason or r.feedback)

@@ -219,10 +219,7 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         d = Path(tmp)
         if inputs is None:
-            r = run_process([exe, "init", d, *size_args], timeout=timeout, nice=nice)
-            if not r.ok:
-                raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")
-            inputs = _read_all(k, sizes, d, "", inputs_only=True)
+            inputs = _init(k, exe, d, sizes, timeout, nice)
         for name, value in inputs.items():
             _write(d / f"{name}.bin", value)
         r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice)
@@ -230,6 +227,22 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
             raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
         outputs = _read_all(k, sizes, d, "out_", inputs_only=False)
         return ReferenceRun(dict(inputs), outputs, float(r.stdout.split()[-1]))
+
+
+def original_inputs(k: Kernel, sizes: dict[str, int], *, timeout: float | None = None,
+                    nice: int = BACKGROUND) -> dict:
+    """The original init's inputs alone (`prog init`, no kernel call): what a replayed case needs
+    before its candidate runs; the expected outputs can come later."""
+    check_constraints(k, sizes)
+    with tempfile.TemporaryDirectory() as tmp:
+        return _init(k, build_reference(k), Path(tmp), sizes, timeout or config.load().timeout, nice)
+
+
+def _init(k: Kernel, exe: Path, d: Path, sizes: dict, timeout: float, nice: int) -> dict:
+    r = run_process([exe, "init", d, *(str(sizes[s.name]) for s in k.sizes)], timeout=timeout, nice=nice)
+    if not r.ok:
+        raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")
+    return _read_all(k, sizes, d, "", inputs_only=True)
 
 
 def _read_all(k: Kernel, sizes, d: Path, prefix: str, inputs_only: bool) -> dict[str, np.ndarray]:

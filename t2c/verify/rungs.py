@@ -23,6 +23,7 @@ import shutil
 import signal
 import statistics
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +32,7 @@ from .. import config
 from ..ir import Kernel
 from ..runtime.process import ProcessResult, run_process
 from .compare import Comparison, compare, is_poison, poison
-from .harness import CandidateBuild, Limits, run_calls, run_candidate
+from .harness import CHECK_ENV, CandidateBuild, Limits, run_calls, run_candidate
 from .reference import ReferenceFailed, array_shape, run_reference
 from .synth import Case, Suite, derive
 
@@ -66,6 +67,9 @@ class Run:
     timeout: float | None = None          # wall-clock floor of one run (config default)
     source: str | None = None             # the candidate's text (None: unknown)
     ahead: dict = field(default_factory=dict)   # rung -> (outputs, failed process) run in advance
+    # Entered around a run on the device outside the ladder's slot (the bench's timed run, a
+    # racecheck diagnosis after the full rung); nothing while the ladder holds the slot.
+    device: object = nullcontext
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -158,7 +162,8 @@ def _diagnose(run: Run, case: Case, reason: str, feedback: str) -> tuple[str, st
     sanitizer = shutil.which("compute-sanitizer")
     if run.backend != "gpu" or reason not in MISMATCHES or not sanitizer:
         return reason, feedback
-    found = _sanitize(run, sanitizer, "racecheck", case)
+    with run.device():
+        found = _sanitize(run, sanitizer, "racecheck", case)
     if found and found[0] == "race":
         return f"race: {reason}", f"{feedback}; {found[1]}"
     return reason, feedback
@@ -250,7 +255,8 @@ def _calls(run: Run, calls: list[tuple[bool, Case]], env: dict, rung: str, start
         return None
     outputs_, failed = run.ahead.pop(rung, (None, None))
     if outputs_ is None:
-        r = _run_calls(run, calls, env, _timeout(run, [c for _, c in calls], len(calls)))
+        with run.device():
+            r = _run_calls(run, calls, env, _timeout(run, [c for _, c in calls], len(calls)))
         outputs_, failed = r.outputs, None if r.process.ok else r.process
     for i, ((on_device, case), outputs) in enumerate(zip(calls, outputs_)):
         bad = _judge(run, case, outputs, "device" if on_device else "host")
@@ -374,9 +380,13 @@ def bench(run: Run) -> RungResult:
                           else "no full case", seconds=time.monotonic() - start)
     case = cases[0]
     k = run.kernel
-    r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
-                      poison=_poison(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
-                      limits=run.limits)
+    # One hardware queue (a cheaper CUDA context) unless the candidate may run work concurrently:
+    # streams or graphs (or its text is unknown).
+    queues = {} if re.search(r"stream|graph", run.source or "stream", re.I) else CHECK_ENV
+    with run.device():                 # the GPU for the timed process only; judged after
+        r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
+                          poison=_poison(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
+                          limits=run.limits, env=queues)
     if not r.process.ok:
         reason, feedback = failure(run, r.process)
         return RungResult("bench", False, reason, f"bench mode: {feedback}", seconds=time.monotonic() - start)

@@ -6,7 +6,8 @@ prime sizes, sizes around the warp size, one long dimension past 128; several
 distributions each) and the full rung (the target dataset, or on `emu` the
 largest preset the emulator can afford).  Every case carries its inputs and the
 reference's outputs; both stay in this process, never in a file a candidate
-could reach.
+could reach (`Suite.summary()`, which the batch keeps, holds only sizes and seeds, and
+`replay_suite` runs the reference on them again).
 
 The seed is the run's secret (`new_seed()` draws it from `secrets`); every draw
 derives from it and the case's labels, so a failure replays from the seed
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -33,7 +35,7 @@ from ..errors import UserError
 from ..ir import DATASETS, FLOAT_DTYPES, Kernel
 from .compare import Comparison, compare
 from .inputs import distributions, synthesize
-from .reference import ReferenceFailed, check_constraints, run_reference
+from .reference import ReferenceFailed, check_constraints, original_inputs, run_reference
 
 #: A draw is kept only when legitimate re-evaluations stay below bound / CONDITION_MARGIN.
 CONDITION_MARGIN = 8.0
@@ -79,7 +81,24 @@ class Case:
     def summary(self) -> dict:
         return {"rung": self.rung, "point": self.point, "sizes": dict(self.sizes),
                 "distribution": self.distribution, "seed": self.seed,
-                "sensitivity": round(self.sensitivity, 4)}
+                "sensitivity": round(self.sensitivity, 4), "ref_seconds": round(self.ref_seconds, 4)}
+
+
+class Pending(Mapping):
+    """A replayed case's expected outputs while the reference still computes them (a Future):
+    the candidate runs on the inputs meanwhile, and reading an output waits for them."""
+
+    def __init__(self, future):
+        self.future = future
+
+    def __getitem__(self, name):
+        return self.future.result()[name]
+
+    def __iter__(self):
+        return iter(self.future.result())
+
+    def __len__(self):
+        return len(self.future.result())
 
 
 @dataclass
@@ -277,19 +296,45 @@ def _full_cases(k: Kernel, seed: int, name: str, sizes: dict, order: list, disca
     return cases, original
 
 
-def replay_case(k: Kernel, summary: dict) -> Case:
+def replay_case(k: Kernel, summary: dict, pool=None) -> Case:
     """The case a suite drew, from its summary (`Case.summary()`: sizes, distribution, the draw's
-    seed) with one reference run: the same inputs and the same expected outputs, without the
-    draws before it or the conditioning runs (the suite that drew it checked those).  The bench
-    stage uses the verify stage's full case this way instead of synthesizing it again."""
+    seed): the same inputs and, from one reference run, the same expected outputs, without the
+    draws before it or the conditioning runs (the suite that drew it checked those).  With a
+    `pool` the inputs come at once (drawn, or the original init alone) and the outputs later
+    (`Pending`), so the candidate can run while the reference does."""
     sizes, dist, s = dict(summary["sizes"]), summary["distribution"], int(summary["seed"])
     sens = float(summary.get("sensitivity", 0.0))
-    run = run_reference(k, sizes, None if dist == "original" else synthesize(k, sizes, s, dist))
-    if sens == float("inf"):     # the unchecked fallback (build_suite): outputs written, values not compared
-        return Case(summary["rung"], summary["point"], sizes, dist, s, run.inputs, None, run.seconds, sens)
+    inputs = original_inputs(k, sizes) if dist == "original" else synthesize(k, sizes, s, dist)
+    expected = None              # the unchecked fallback (build_suite): outputs written, values not compared
+    if sens != float("inf"):
+        expected = Pending(pool.submit(_expected, k, sizes, inputs)) if pool else _expected(k, sizes, inputs)
+    return Case(summary["rung"], summary["point"], sizes, dist, s, inputs, expected,
+                float(summary.get("ref_seconds", 0.0)), sens)
+
+
+def _expected(k: Kernel, sizes: dict, inputs: dict) -> dict:
+    run = run_reference(k, sizes, inputs)
     if not _finite(k, run.outputs):
-        raise ReferenceFailed(f"{k.name}: the replayed {dist} draw at {sizes} gives NaN/inf")
-    return Case(summary["rung"], summary["point"], sizes, dist, s, run.inputs, run.outputs, run.seconds, sens)
+        raise ReferenceFailed(f"{k.name}: the replayed draw at {sizes} gives NaN/inf")
+    return run.outputs
+
+
+def replay_suite(k: Kernel, summary: dict, rungs: tuple[str, ...] | None = None) -> Suite:
+    """The suite a `build_suite` (+ gate) drew, from its summary (`Suite.summary()`): the same
+    cases in the same order, without the discarded draws, the conditioning runs or the mutants
+    (the suite that drew them checked those).  `rungs`: only the cases of these.  The batch's
+    suite stage keeps the summary (no inputs or outputs on disk); its verify and bench stages
+    replay it: the inputs now, each case's expected outputs from a reference run in the
+    background (four at once, the biggest first) while the candidate runs."""
+    wanted = [c for c in summary["cases"] if rungs is None or c["rung"] in rungs]
+    order = sorted(range(len(wanted)), key=lambda i: -np.prod([max(1, v) for v in wanted[i]["sizes"].values()]))
+    pool = ThreadPoolExecutor(4, thread_name_prefix="t2c-reference")
+    try:
+        done = {i: replay_case(k, wanted[i], pool) for i in order}
+    finally:
+        pool.shutdown(wait=False)            # the references go on; a Pending waits for its own
+    return Suite(k, int(summary["seed"]), [done[i] for i in range(len(wanted))], list(summary["discarded"]),
+                 summary["full_dataset"], summary["full_note"])
 
 
 def _point_cases(k, seed, rung, point, sizes, dists, discarded, budget, want) -> list[Case]:
@@ -386,9 +431,9 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
             # e.g. gramschmidt: every PolyBench dataset has m < n, so any input is rank
             # deficient there; the full rung can still show crashes and unwritten outputs.
             try:
-                run = original or run_reference(k, sizes, None if k.init else
-                                                synthesize(k, sizes, derive(seed, "full")))
-                suite.cases.append(Case("full", name, sizes, "original" if k.init else "domain", 0,
+                draw = 0 if k.init else derive(seed, "full")          # the seed replay_case draws with
+                run = original or run_reference(k, sizes, None if k.init else synthesize(k, sizes, draw))
+                suite.cases.append(Case("full", name, sizes, "original" if k.init else "domain", draw,
                                         run.inputs, None, run.seconds, float("inf")))
                 suite.full_note += ("; no well-conditioned draw at this dataset, so the full rung "
                                     "checks that the candidate runs and writes every output, "

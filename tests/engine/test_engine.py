@@ -80,10 +80,25 @@ def test_a_setting_reruns_the_affected_stage_only(corpus):
     p = plan("--dataset", "SMALL")
     for stage in ("parse", "reference", "generate"):      # none of them depends on the dataset
         assert p[f"gemm:{stage}"] == ("ok", "up to date"), stage
-    assert p["gemm:verify"] == ("would-run", "changed: dataset")
+    assert p["gemm:suite"] == ("would-run", "changed: dataset")
     r = t2c("batch", "corpus", "--dataset", "SMALL", check=0)
-    assert {t.split(":")[1] for t in ran(r.stderr)} == {"verify", "bench"}
+    assert {t.split(":")[1] for t in ran(r.stderr)} == {"suite", "verify", "bench"}
     assert t2c("explain", "gemm:verify", check=0).stdout.startswith("gemm:verify: ok — changed: dataset")
+
+
+def test_a_new_candidate_is_judged_on_the_kept_suite(corpus, tmp_path):
+    """The suite stage draws and gates the test suite once per kernel, dataset and seed and keeps
+    it as sizes and seeds only; verifying again (here forced; also a new generator's candidate)
+    replays those cases instead of drawing them, and judges the same way."""
+    t2c("batch", "corpus", "--only", "atax", "--report-dir", str(tmp_path / "a"), check=0)
+    r = t2c("batch", "corpus", "--only", "atax", "--rerun", "verify", "--report-dir", str(tmp_path / "b"), check=0)
+    assert ran(r.stderr) == {"atax:verify"}
+    plan = json.loads(next((tmp_path / "cache").rglob("suite.json")).read_text())
+    assert not any(k in c for c in plan["suite"]["cases"] for k in ("inputs", "expected"))
+    card = json.loads(next((tmp_path / "cache").rglob("evidence.json")).read_text())
+    assert card["suite"]["replayed"] and card["suite"]["case_list"] == plan["suite"]["cases"]
+    rows = [json.loads((tmp_path / d / "results.json").read_text())["rows"][0] for d in "ab"]
+    assert [r["status"] for r in rows] == ["accepted"] * 2 and rows[0]["max_error"] == rows[1]["max_error"]
 
 
 def test_evolve_searches_the_options_in_the_generate_stage(corpus, tmp_path):

@@ -38,7 +38,9 @@ def test_accepted_candidate_has_a_full_evidence_card():
 @needs_emu
 def test_the_device_is_held_only_around_the_runs(monkeypatch):
     """The engine's GPU slot (`device`) is taken after the suite and the mutant gate, which
-    need no GPU, so another kernel's runs can use the GPU meanwhile."""
+    need no GPU, so another kernel's runs can use the GPU meanwhile, and given back before the
+    full rung judges its outputs (a replayed suite's reference may still be computing them): the
+    full rung takes it again only to run the candidate (on emu; on a GPU its outputs are in)."""
     from contextlib import contextmanager
     from t2c.verify import ladder as ladder_module
     events = []
@@ -55,7 +57,7 @@ def test_the_device_is_held_only_around_the_runs(monkeypatch):
         events.append("give back")
     ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, device=device)
     assert ev.accepted
-    assert events == ["gate", "take", "smoke", "give back"]
+    assert events == ["gate", "take", "smoke", "give back", "take", "give back"]
 
 
 @needs_emu
@@ -208,26 +210,30 @@ def test_an_options_search_reuses_one_suite(monkeypatch):
 
 
 @needs_emu
-def test_the_bench_stage_times_the_verify_stages_full_case(monkeypatch, tmp_path):
-    """The bench stage reads the full case from the verify stage's card (same seed and dataset)
-    and replays it with one reference run: no suite is synthesized again (at LARGE that cost lu's
-    bench stage tens of seconds of draws and conditioning runs on the CPU)."""
-    from t2c.engine.stages import verified_full_case
+def test_verify_and_bench_replay_the_planned_suite(monkeypatch, tmp_path):
+    """The batch's suite stage plans the suite (drawn and gated once); its verify and bench stages
+    replay it with one reference run per case: no draw, conditioning run or mutant again (at LARGE
+    that cost lu's verify and bench stages tens of seconds of CPU each).  A plan for another seed
+    or dataset is not used; a lost plan file means drawing it again."""
+    from t2c.engine.stages import planned_suite
     from t2c.verify import ladder as ladder_module, rungs
-    ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, dataset="MINI")
-    (tmp_path / "evidence.json").write_text(ev.to_json())
-    ctx = {"settings": {"seed": 42, "dataset": "MINI"}, "upstream": {"verify": {"_dir": str(tmp_path)}}}
-    case = verified_full_case(ctx)
-    assert case["rung"] == "full" and case["sizes"] == GEMM.dataset_sizes("MINI")
-    assert verified_full_case({**ctx, "settings": {"seed": 43, "dataset": "MINI"}}) is None
-    assert verified_full_case({**ctx, "upstream": {}}) is None
+    plan = ladder_module.plan_suite(GEMM, 42, "MINI", "emu")
+    (tmp_path / "suite.json").write_text(json.dumps(plan))
+    plan = planned_suite({"upstream": {"suite": {"_dir": str(tmp_path)}}})
+    assert planned_suite({"upstream": {"suite": {"_dir": str(tmp_path / "gone")}}}) is None
     built, timed = [], []
     monkeypatch.setattr(ladder_module, "build_suite", lambda *a, **kw: built.append(1))
+    monkeypatch.setattr(ladder_module, "gate", lambda *a, **kw: built.append(1))
+    ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, dataset="MINI", bench=False, planned=plan)
+    assert ev.accepted and ev.suite["replayed"] and ev.suite["case_list"] == plan["suite"]["cases"]
+    assert ev.mutant_gate == plan["gate"]
+    with pytest.raises(ValueError, match="planned for 42"):
+        ladder_module.ladder(GEMM, GOOD, backend="emu", seed=43, dataset="MINI", planned=plan)
     monkeypatch.setattr(ladder_module, "resolve_backend", lambda backend: "emu")   # no GPU here
     monkeypatch.setattr(rungs, "bench", lambda run: timed.append(run.suite.cases) or
                         rungs.RungResult("bench", True, skipped=True))
-    ladder_module.bench(GEMM, GOOD, dataset="MINI", seed=42, case=case)
-    assert not built and [c.summary() for c in timed[0]] == [case]
+    ladder_module.bench(GEMM, GOOD, dataset="MINI", seed=42, planned=plan)
+    assert not built and [c.summary() for c in timed[0]] == [c for c in plan["suite"]["cases"] if c["rung"] == "full"]
 
 
 def test_the_cpu_reference_is_timed_once_per_case(monkeypatch):
@@ -253,3 +259,22 @@ def test_the_cpu_reference_is_timed_once_per_case(monkeypatch):
         n = suite.of("full")[0].sizes
         assert r.detail["flops"] == 3 * n["ni"] * n["nj"] * n["nk"] + n["ni"] * n["nj"]
     assert len(timed) == 6 and speedups[0] == speedups[1] > 0
+
+
+def test_check_runs_open_one_cuda_queue_and_timed_runs_the_default(tmp_path, monkeypatch):
+    """A candidate sees a scrubbed environment; the runs that only check results also get
+    CUDA_DEVICE_MAX_CONNECTIONS=1 (a cheaper CUDA context: 243 instead of 354 ms per process on an
+    H200); a timed run keeps the default unless asked (rungs.bench asks for a candidate without
+    streams or graphs)."""
+    from t2c.verify.harness import CandidateBuild, run_candidate
+    monkeypatch.setenv("T2C_SOME_KEY", "secret")
+    exe = tmp_path / "fake"
+    exe.write_text("#!/bin/sh\nenv | sort\n")
+    exe.chmod(0o755)
+    seen = {}
+    for mode in ("device", "bench"):
+        r = run_candidate(GEMM, CandidateBuild(exe, "", ()), GEMM.dataset_sizes("MINI"), {}, mode=mode)
+        seen[mode] = dict(line.split("=", 1) for line in r.process.stdout.splitlines() if "=" in line)
+    assert seen["device"]["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
+    assert "CUDA_DEVICE_MAX_CONNECTIONS" not in seen["bench"]
+    assert all(e["HOME"] == "/nonexistent" and "T2C_SOME_KEY" not in e for e in seen.values())

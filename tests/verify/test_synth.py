@@ -63,19 +63,23 @@ def test_distributions():
     assert (pos["A"] >= 0).all()
 
 
-def test_a_case_replays_from_its_summary():
-    """The bench stage takes the verify stage's full case from its card: the draw's summary gives
-    back the same inputs and expected outputs with one reference run (original init and a
-    synthesized draw alike)."""
-    from t2c.verify.synth import replay_case
+def test_a_suite_replays_from_its_summary():
+    """The batch keeps a suite as its summary (suite stage) and the verify and bench stages replay
+    it: the same cases in the same order, with the same inputs and expected outputs, from one
+    reference run per case (original init and synthesized draws alike, the gate's extra cases too)."""
+    from t2c.verify.gate import gate
+    from t2c.verify.synth import replay_case, replay_suite
     s = build_suite(GEMM, 11, dataset="MINI")
-    for case in [s.of("full")[0], next(c for c in s.cases if c.distribution != "original")]:
-        again = replay_case(GEMM, json.loads(json.dumps(case.summary())))   # through the card's JSON
-        assert again.summary() == case.summary()
+    gate(s)
+    again = replay_suite(GEMM, json.loads(json.dumps(s.summary())))        # through the stage's JSON
+    assert again.summary() == s.summary() and {c.distribution for c in s.cases} > {"original", "domain"}
+    for case, new in zip(s.cases, again.cases):
         for name in case.inputs:
-            assert np.array_equal(again.inputs[name], case.inputs[name])
+            assert np.array_equal(new.inputs[name], case.inputs[name])
         for name in case.expected:
-            assert np.array_equal(again.expected[name], case.expected[name])
+            assert np.array_equal(new.expected[name], case.expected[name])
+    assert [c.summary() for c in replay_suite(GEMM, s.summary(), rungs=("full",)).cases] == \
+        [c.summary() for c in s.of("full")]
     # gramschmidt has no well-conditioned draw at any preset: its full case checks that every
     # output is written, not the values, and so does its replay (the LARGE bench once compared
     # the values and reported a mismatch for durbin, trisolv and gramschmidt)
