@@ -254,7 +254,8 @@ def suite_run(ctx, work: Path) -> dict:
     """The test suite from the batch's seed, drawn and gated once per kernel, dataset and backend:
     a new candidate (another generator, --rerun verify) is judged on it without drawing it again.
     Kept as sizes, distributions and seeds (suite.json: no inputs or outputs on disk); the verify
-    and bench stages replay it with one reference run per case (verify/synth.replay_suite)."""
+    and bench stages take it from memory in this worker, else replay it with one reference run
+    per case (verify/synth.replay_suite)."""
     from ..verify.ladder import plan_suite
     from ..verify.reference import ReferenceFailed
     s = ctx["settings"]

@@ -423,8 +423,9 @@ def _limited(argv: list, limits: Limits | None) -> list:
 #: Runs that only check results open their CUDA context with one hardware queue: on an H200 a
 #: process start (cuInit, context, exit) took 243 ms instead of 354, and 465 instead of 645 while
 #: the other GPU's slot started processes too (scripts/start_probe.sh; the driver serializes
-#: context creation across GPUs).  Timed runs keep the default when the candidate uses streams
-#: or graphs (rungs.bench).
+#: context creation across GPUs).  Timed runs keep the default environment, what a user's program
+#: sees: a bench with one queue timed the launch-bound trmm at 93 ms where the previous report had
+#: 209 ms (another host, not side by side; reports/multi-gpu/), so the queue count may move timings.
 CHECK_ENV = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
 
 

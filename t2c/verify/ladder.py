@@ -30,6 +30,7 @@ import hashlib
 import re
 import time
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -133,9 +134,9 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     # gate: the synthesized suite must reject the reference's mutants
     t = time.monotonic()
-    suite, g = _suite_and_gate(k, seed, dataset, backend, reuse_suite, planned)
+    suite, g, origin = _suite_and_gate(k, seed, dataset, backend, reuse_suite, planned)
     ev.mutant_gate = g.summary()
-    ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded), "replayed": planned is not None,
+    ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded), "origin": origin,
                 "discard_reasons": sorted({d["why"].split(":")[0] for d in suite.discarded}),
                 "full": suite.full_note, "case_list": [c.summary() for c in suite.cases]}
     ev.sizes = {r: [c.sizes for c in suite.of(r)] for r in ("smoke", "random", "full")}
@@ -148,8 +149,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source)
     ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
-                    "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 unless timing a candidate "
-                    "that uses streams or graphs)", "file_size_limit": run.limits.file_size,
+                    "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 but in timed runs)",
+                    "file_size_limit": run.limits.file_size,
                     "cpu_seconds": run.limits.cpu_seconds,
                     "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
                     else f"RLIMIT_DATA {run.limits.data >> 20} MiB (host); the device's own limits"}
@@ -187,40 +188,52 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
     return ev
 
 
+#: The last suite drawn in this process, with its gate: (kernel key, seed, dataset, backend) ->
+#: (Suite, GateResult).  One entry: suites are big.
 _LAST_SUITE: dict = {}
+
+
+def _keep(key: tuple, suite, g) -> None:
+    _LAST_SUITE.clear()
+    _LAST_SUITE[key] = (suite, g)
 
 
 def plan_suite(k: Kernel, seed: int, dataset: str, backend: str) -> dict:
     """The suite for this seed, dataset and backend, drawn and gated, as the summaries a later
-    ladder or bench replays (`planned`): sizes, distributions and seeds, no inputs or outputs."""
+    ladder or bench replays (`planned`): sizes, distributions and seeds, no inputs or outputs.
+    The suite itself stays in memory for the same process's next ladder and bench (the batch
+    runs a kernel's stages one after the other in one worker)."""
     dataset = dataset.upper()
     suite = build_suite(k, seed, dataset=dataset, backend=backend)
     g = gate(suite)
+    _keep((k.key(), seed, dataset, backend), suite, g)
     return {"seed": seed, "dataset": dataset, "backend": backend, "suite": suite.summary(), "gate": g.summary()}
 
 
 def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: bool, planned: dict | None = None):
-    """The synthesized suite and its mutant gate: replayed from `planned` (one reference run per
-    case; drawn again if the replay fails); with `reuse`, the last ones built for the same kernel,
-    seed, dataset and backend (an options search checks many candidates of one kernel on one suite,
-    and at LARGE building it runs the reference a dozen times).  One entry: suites are big."""
+    """(suite, gate verdict, origin): with `planned`, the planned suite, from memory when this
+    process drew it (`plan_suite`), else replayed (one reference run per case; drawn again if the
+    replay fails); with `reuse`, the last one drawn here for the same kernel, seed, dataset and
+    backend (an options search checks many candidates of one kernel on one suite, and at LARGE
+    drawing it runs the reference a dozen times); else drawn now."""
     key = (k.key(), seed, dataset, backend)
     if planned is not None:
         if (planned["seed"], planned["dataset"], planned["backend"]) != key[1:]:
             raise ValueError(f"a suite planned for {planned['seed']}, {planned['dataset']}, {planned['backend']} "
                              f"given to a ladder for {key[1:]}")
+        if key in _LAST_SUITE:
+            return (*_LAST_SUITE[key], "planned, in memory")
         try:
-            return replay_suite(k, planned["suite"]), GateResult.from_summary(planned["gate"])
+            return replay_suite(k, planned["suite"]), GateResult.from_summary(planned["gate"]), "planned, replayed"
         except ReferenceFailed:
             pass                         # not expected (the reference is deterministic): draw it again
-    if not reuse:
+    if not (reuse and key in _LAST_SUITE):
         suite = build_suite(k, seed, dataset=dataset, backend=backend)
-        return suite, gate(suite)
-    if key not in _LAST_SUITE:
-        _LAST_SUITE.clear()
-        suite = build_suite(k, seed, dataset=dataset, backend=backend)
-        _LAST_SUITE[key] = (suite, gate(suite))
-    return _LAST_SUITE[key]
+        g = gate(suite)
+        if not reuse:
+            return suite, g, "drawn"
+        _keep(key, suite, g)
+    return (*_LAST_SUITE[key], "drawn")
 
 
 def _first_error(log: str) -> str:
@@ -245,9 +258,11 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
     except BuildError as e:
         return Timing(k.name, False, reason=f"compile error: {_first_error(e.log)}")
     suite = None
-    if planned is not None and (planned["seed"], planned["dataset"]) == (seed, dataset):
+    kept = _LAST_SUITE.get((k.key(), seed, dataset, backend))
+    if planned is not None and (planned["seed"], planned["suite"]["full_dataset"]) == (seed, dataset):
         try:
-            suite = replay_suite(k, planned["suite"], rungs=("full",))
+            suite = replace(kept[0], cases=kept[0].of("full")) if kept else \
+                replay_suite(k, planned["suite"], rungs=("full",))
         except ReferenceFailed:
             suite = None                 # synthesize it as below, which says why if it fails
     if suite is None:

@@ -32,7 +32,7 @@ from .. import config
 from ..ir import Kernel
 from ..runtime.process import ProcessResult, run_process
 from .compare import Comparison, compare, is_poison, poison
-from .harness import CHECK_ENV, CandidateBuild, Limits, run_calls, run_candidate
+from .harness import CandidateBuild, Limits, run_calls, run_candidate
 from .reference import ReferenceFailed, array_shape, run_reference
 from .synth import Case, Suite, derive
 
@@ -380,13 +380,10 @@ def bench(run: Run) -> RungResult:
                           else "no full case", seconds=time.monotonic() - start)
     case = cases[0]
     k = run.kernel
-    # One hardware queue (a cheaper CUDA context) unless the candidate may run work concurrently:
-    # streams or graphs (or its text is unknown).
-    queues = {} if re.search(r"stream|graph", run.source or "stream", re.I) else CHECK_ENV
     with run.device():                 # the GPU for the timed process only; judged after
         r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
                           poison=_poison(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
-                          limits=run.limits, env=queues)
+                          limits=run.limits)
     if not r.process.ok:
         reason, feedback = failure(run, r.process)
         return RungResult("bench", False, reason, f"bench mode: {feedback}", seconds=time.monotonic() - start)

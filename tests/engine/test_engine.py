@@ -96,7 +96,7 @@ def test_a_new_candidate_is_judged_on_the_kept_suite(corpus, tmp_path):
     plan = json.loads(next((tmp_path / "cache").rglob("suite.json")).read_text())
     assert not any(k in c for c in plan["suite"]["cases"] for k in ("inputs", "expected"))
     card = json.loads(next((tmp_path / "cache").rglob("evidence.json")).read_text())
-    assert card["suite"]["replayed"] and card["suite"]["case_list"] == plan["suite"]["cases"]
+    assert card["suite"]["origin"] == "planned, replayed" and card["suite"]["case_list"] == plan["suite"]["cases"]
     rows = [json.loads((tmp_path / d / "results.json").read_text())["rows"][0] for d in "ab"]
     assert [r["status"] for r in rows] == ["accepted"] * 2 and rows[0]["max_error"] == rows[1]["max_error"]
 

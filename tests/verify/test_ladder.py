@@ -212,9 +212,10 @@ def test_an_options_search_reuses_one_suite(monkeypatch):
 @needs_emu
 def test_verify_and_bench_replay_the_planned_suite(monkeypatch, tmp_path):
     """The batch's suite stage plans the suite (drawn and gated once); its verify and bench stages
-    replay it with one reference run per case: no draw, conditioning run or mutant again (at LARGE
-    that cost lu's verify and bench stages tens of seconds of CPU each).  A plan for another seed
-    or dataset is not used; a lost plan file means drawing it again."""
+    take it from memory in the same process, else replay it with one reference run per case: no
+    draw, conditioning run or mutant again (at LARGE that cost lu's verify and bench stages tens
+    of seconds of CPU each).  A plan for another seed or dataset is not used; a lost plan file
+    means drawing it again."""
     from t2c.engine.stages import planned_suite
     from t2c.verify import ladder as ladder_module, rungs
     plan = ladder_module.plan_suite(GEMM, 42, "MINI", "emu")
@@ -224,9 +225,15 @@ def test_verify_and_bench_replay_the_planned_suite(monkeypatch, tmp_path):
     built, timed = [], []
     monkeypatch.setattr(ladder_module, "build_suite", lambda *a, **kw: built.append(1))
     monkeypatch.setattr(ladder_module, "gate", lambda *a, **kw: built.append(1))
-    ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, dataset="MINI", bench=False, planned=plan)
-    assert ev.accepted and ev.suite["replayed"] and ev.suite["case_list"] == plan["suite"]["cases"]
-    assert ev.mutant_gate == plan["gate"]
+    cards = {}
+    for origin in ("planned, in memory", "planned, replayed"):    # the same worker; another process
+        if origin == "planned, replayed":
+            ladder_module._LAST_SUITE.clear()
+        ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, dataset="MINI", bench=False, planned=plan)
+        assert ev.accepted and ev.suite["origin"] == origin
+        assert ev.suite["case_list"] == plan["suite"]["cases"] and ev.mutant_gate == plan["gate"]
+        cards[origin] = ev
+    assert cards["planned, in memory"].max_error == cards["planned, replayed"].max_error
     with pytest.raises(ValueError, match="planned for 42"):
         ladder_module.ladder(GEMM, GOOD, backend="emu", seed=43, dataset="MINI", planned=plan)
     monkeypatch.setattr(ladder_module, "resolve_backend", lambda backend: "emu")   # no GPU here
@@ -264,8 +271,7 @@ def test_the_cpu_reference_is_timed_once_per_case(monkeypatch):
 def test_check_runs_open_one_cuda_queue_and_timed_runs_the_default(tmp_path, monkeypatch):
     """A candidate sees a scrubbed environment; the runs that only check results also get
     CUDA_DEVICE_MAX_CONNECTIONS=1 (a cheaper CUDA context: 243 instead of 354 ms per process on an
-    H200); a timed run keeps the default unless asked (rungs.bench asks for a candidate without
-    streams or graphs)."""
+    H200); the timed bench runs keep the default environment (what a user's program would see)."""
     from t2c.verify.harness import CandidateBuild, run_candidate
     monkeypatch.setenv("T2C_SOME_KEY", "secret")
     exe = tmp_path / "fake"
