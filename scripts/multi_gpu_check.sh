@@ -3,7 +3,7 @@
 #   bash scripts/multi_gpu_check.sh            on a machine with 2 GPUs; logs under $OUT
 #   env: DATASET (LARGE), KERNELS (names; default the whole corpus), CORPUS (corpora/polybench),
 #        T2C_BATCH_FLAGS (more `t2c batch` flags), STARTS=0 (skip step 0)
-# First a run that fills the cache with the CPU stages (parse, reference, generate); then the GPU
+# First a run that fills the cache with the CPU stages (parse, reference, generate, suite); then the GPU
 # stages alone, forced (--rerun verify --rerun bench) with --gpu-jobs 1 and with --gpu-jobs 2.  A GPU
 # stage holds its slot only around its runs on the device (its suite, mutant gate and nvcc build
 # come first, slot-free); the engine's "per GPU" line gives the seconds each GPU was held and the
@@ -47,7 +47,7 @@ if [ "${STARTS:-1}" != 0 ] && nvcc -O2 -o /tmp/t2c-start /tmp/t2c-start.cu 2>> "
   done | tee "$OUT/starts.txt"
 fi
 
-# 1. The CPU stages into the cache (and a first GPU pass, which the timed runs below redo).
+# 1. The CPU stages into the cache, the suites included (and a first GPU pass, which the timed runs below redo).
 $BATCH --gpu-jobs 2 --report-dir "$OUT/warm" > "$OUT/warm.log" 2>&1
 echo "warm-up: exit $?, $(grep -E ' of [0-9]+ kernels in ' "$OUT/warm.log")"
 

@@ -149,7 +149,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source)
     ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
-                    "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 but in timed runs)",
+                    "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 except in timed runs)",
                     "file_size_limit": run.limits.file_size,
                     "cpu_seconds": run.limits.cpu_seconds,
                     "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
@@ -193,21 +193,24 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 _LAST_SUITE: dict = {}
 
 
-def _keep(key: tuple, suite, g) -> None:
-    _LAST_SUITE.clear()
-    _LAST_SUITE[key] = (suite, g)
-
-
 def plan_suite(k: Kernel, seed: int, dataset: str, backend: str) -> dict:
     """The suite for this seed, dataset and backend, drawn and gated, as the summaries a later
     ladder or bench replays (`planned`): sizes, distributions and seeds, no inputs or outputs.
     The suite itself stays in memory for the same process's next ladder and bench (the batch
     runs a kernel's stages one after the other in one worker)."""
     dataset = dataset.upper()
-    suite = build_suite(k, seed, dataset=dataset, backend=backend)
-    g = gate(suite)
-    _keep((k.key(), seed, dataset, backend), suite, g)
+    suite, g, _ = _suite_and_gate(k, seed, dataset, backend, reuse=True)
     return {"seed": seed, "dataset": dataset, "backend": backend, "suite": suite.summary(), "gate": g.summary()}
+
+
+def _planned(k: Kernel, key: tuple, planned: dict, rungs: tuple[str, ...] | None = None):
+    """(suite, origin) of a plan: from memory when this process drew it, else replayed; `rungs`:
+    only the cases of these."""
+    if key in _LAST_SUITE:
+        suite = _LAST_SUITE[key][0]
+        return (replace(suite, cases=[c for c in suite.cases if c.rung in rungs]) if rungs else suite,
+                "planned, in memory")
+    return replay_suite(k, planned["suite"], rungs), "planned, replayed"
 
 
 def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: bool, planned: dict | None = None):
@@ -221,10 +224,9 @@ def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: boo
         if (planned["seed"], planned["dataset"], planned["backend"]) != key[1:]:
             raise ValueError(f"a suite planned for {planned['seed']}, {planned['dataset']}, {planned['backend']} "
                              f"given to a ladder for {key[1:]}")
-        if key in _LAST_SUITE:
-            return (*_LAST_SUITE[key], "planned, in memory")
         try:
-            return replay_suite(k, planned["suite"]), GateResult.from_summary(planned["gate"]), "planned, replayed"
+            suite, origin = _planned(k, key, planned)
+            return suite, GateResult.from_summary(planned["gate"]), origin
         except ReferenceFailed:
             pass                         # not expected (the reference is deterministic): draw it again
     if not (reuse and key in _LAST_SUITE):
@@ -232,7 +234,8 @@ def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: boo
         g = gate(suite)
         if not reuse:
             return suite, g, "drawn"
-        _keep(key, suite, g)
+        _LAST_SUITE.clear()
+        _LAST_SUITE[key] = (suite, g)
     return (*_LAST_SUITE[key], "drawn")
 
 
@@ -247,8 +250,8 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
           timeout: float | None = None, source: str | None = None, device=nullcontext,
           planned: dict | None = None) -> Timing:
     """The bench rung alone, for a candidate the ladder already accepted (gpu only).  `planned`:
-    the suite the ladder judged it on (`plan_suite`), whose full cases are replayed (one reference
-    run each) instead of synthesizing the full rung anew."""
+    the suite the ladder judged it on (`plan_suite`), whose full cases come from memory or a replay
+    (one reference run each) instead of synthesizing the full rung anew."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend("gpu")
     dataset = (dataset or default_dataset(backend)).upper()
@@ -258,11 +261,9 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
     except BuildError as e:
         return Timing(k.name, False, reason=f"compile error: {_first_error(e.log)}")
     suite = None
-    kept = _LAST_SUITE.get((k.key(), seed, dataset, backend))
     if planned is not None and (planned["seed"], planned["suite"]["full_dataset"]) == (seed, dataset):
         try:
-            suite = replace(kept[0], cases=kept[0].of("full")) if kept else \
-                replay_suite(k, planned["suite"], rungs=("full",))
+            suite, _ = _planned(k, (k.key(), seed, dataset, backend), planned, rungs=("full",))
         except ReferenceFailed:
             suite = None                 # synthesize it as below, which says why if it fails
     if suite is None:
