@@ -145,5 +145,28 @@ def test_unsupported_features_are_refused_with_line(src, what, line):
     assert str(e.value).startswith("unsupported under emulation: ") and str(e.value).endswith(f"at x.cu:{line}")
 
 
+MMA = "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"
+
+
+def test_the_fp64_mma_is_the_one_modeled_inline_ptx():
+    """The tensor-core instruction becomes a call of the runtime's model (outputs by reference,
+    then the inputs, then a "+" output's value again); its kernel runs as fibers (a warp
+    operation); other operand constraints or templates stay refused."""
+    src = ("__device__ void f(double &c0, double &c1, double a, double b) {\n"
+           f'  asm volatile("{MMA} {{%0, %1}}, {{%2}}, {{%3}}, {{%0, %1}};" : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));\n'
+           "}\n__global__ void k(double* o) { f(o[0], o[1], 1.0, 2.0); }\n"
+           "void h(double* o) { k<<<1, 32>>>(o); }\n")
+    out = rewrite_cuda(src, "a.cu")
+    assert "::t2c_emu::mma_m8n8k4_f64(__FILE__, __LINE__, (c0), (c1), (a), (b), (c0), (c1));" in out
+    assert "asm" not in out and "::t2c_emu::launch<true>" in out
+    split = (f'__device__ void g(double &d0, double &d1, double a, double b, double c0, double c1) {{\n'
+             f'  asm("{MMA} {{%0,%1}}, {{%2}}, {{%3}}, {{%4,%5}};" : "=d"(d0), "=d"(d1) : "d"(a), "d"(b), "d"(c0), "d"(c1));\n}}\n')
+    assert "mma_m8n8k4_f64(__FILE__, __LINE__, (d0), (d1), (a), (b), (c0), (c1))" in rewrite_cuda(split, "b.cu")
+    for bad in (src.replace('"d"(b)', '"l"(b)'), src.replace("m8n8k4", "m16n8k8")):
+        with pytest.raises(EmuUnsupported) as e:
+            rewrite_cuda(bad, "a.cu")
+        assert "inline assembly" in e.value.what and e.value.line == 2
+
+
 def test_variable_named_texture_is_fine():
     assert "float* texture" in rewrite_cuda("__global__ void k(float* texture) { texture[0] = 1; }\n", "a.cu")

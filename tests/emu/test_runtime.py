@@ -112,6 +112,51 @@ int main() { int* o; cudaMalloc(&o, 4 * 32); k<<<1, 32>>>(o); cudaDeviceSynchron
     assert out.status == "divergent_barrier" and out.line == 6, out.message
 
 
+MMA_PROGRAM = PRELUDE + r"""
+__device__ void mma(double &c0, double &c1, double a, double b) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                 : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
+}
+__global__ void k(const double* A, const double* B, double* C) {   // A 8x4, B 4x8, C 8x8 row-major
+    int l = threadIdx.x;
+    if (l >= LANES) return;
+    double c0 = C[l / 4 * 8 + l % 4 * 2], c1 = C[l / 4 * 8 + l % 4 * 2 + 1];
+    mma(c0, c1, A[l / 4 * 4 + l % 4], B[l % 4 * 8 + l / 4]);
+    C[l / 4 * 8 + l % 4 * 2] = c0; C[l / 4 * 8 + l % 4 * 2 + 1] = c1;
+}
+int main() {
+    double a[32], b[32], c[64], *A, *B, *C;
+    for (int i = 0; i < 32; ++i) { a[i] = i % 5 - 2; b[i] = i % 3 + 0.5; }
+    for (int i = 0; i < 64; ++i) c[i] = i;
+    cudaMalloc(&A, sizeof a); cudaMalloc(&B, sizeof b); cudaMalloc(&C, sizeof c);
+    cudaMemcpy(A, a, sizeof a, cudaMemcpyHostToDevice); cudaMemcpy(B, b, sizeof b, cudaMemcpyHostToDevice);
+    cudaMemcpy(C, c, sizeof c, cudaMemcpyHostToDevice);
+    k<<<1, 32>>>(A, B, C);
+    double want[64], got[64];
+    cudaMemcpy(got, C, sizeof got, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int r = 0; r < 8; ++r)
+        for (int j = 0; j < 8; ++j) {
+            want[r * 8 + j] = c[r * 8 + j];
+            for (int q = 0; q < 4; ++q) want[r * 8 + j] += a[r * 4 + q] * b[q * 8 + j];
+            bad += got[r * 8 + j] != want[r * 8 + j];
+        }
+    printf("%d wrong\n", bad);
+}
+"""
+
+
+def test_the_fp64_tensor_core_mma_multiplies_the_warps_fragments(run_cu):
+    """PTX mma.sync m8n8k4 f64, as modeled: lane l holds A[l/4][l%4], B[l%4][l/4] and
+    C[l/4][l%4*2 + 0, 1]; the warp gets C + A B (exact here: small integers and halves).
+    A warp with lanes missing is a divergent warp operation, at the asm's line."""
+    out = run_cu(MMA_PROGRAM.replace("LANES", "32"), seeds=2)
+    assert out.status == "ok", out.message
+    assert out.stdout == "0 wrong\n"
+    out = run_cu(MMA_PROGRAM.replace("LANES", "16"))
+    assert out.status == "divergent_barrier" and out.line == 5, out.message
+
+
 def test_memcpy_overrun_and_direction(run_cu):
     over = PRELUDE + r"""
 int main() { int h[20] = {0}; int* d; cudaMalloc(&d, 16 * sizeof(int));

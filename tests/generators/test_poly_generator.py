@@ -410,21 +410,51 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
     operations on the same operands, each point's terms in the reference's order, so the same
     bits; tiles that do not divide the sizes, a loop length that BK does not divide and the
     prefetching form (the next tile into registers during this one) pass the ladder with max
-    error 0.  A shape whose shared arrays would pass 48 KiB is not staged."""
+    error 0 (without tensor cores, which add in another order: the next test).  A shape whose
+    shared arrays would pass 48 KiB is not staged."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES[name])
-    text = generate(k)
+    plain = PolyOptions(tensor_cores=False)
+    text = generate(k, plain)
     for op in operands:
         assert op in text
     assert "__syncthreads();   /* the last tile's values are read */" in text
-    for options in (PolyOptions(), PolyOptions(staged_tile=(3, 1)), PolyOptions(staged_prefetch=True)):
+    for options in (plain, plain.replace(staged_tile=(3, 1)), plain.replace(staged_prefetch=True)):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
-    assert "_next[poly_q]" in generate(k, PolyOptions(staged_prefetch=True)) and "_next[" not in text
+    assert "_next[poly_q]" in generate(k, plain.replace(staged_prefetch=True)) and "_next[" not in text
     big = generate(k, PolyOptions(staged_tile=(16, 8)))
     assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
     trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)
     assert "__shared__" not in generate(trmm)
+
+
+@pytest.mark.parametrize("name, products", [("gemm", 1), ("syr2k", 2), ("covariance", 1)])
+def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
+    """tensor_cores (default on): a staged loop in double that adds only products of a row and a
+    column operand runs them on the fp64 tensor cores (PTX mma.sync m8n8k4, the emu runtime
+    models the instruction): each lane's points are its fragments' (tiled_body), the products
+    of whole staged tiles four k at a time (a tile past the loop's end holds zeros).  Sums in
+    another order: accepted within the bound, not bit for bit.  Tiles of every shape whose
+    warps divide into 8 x 8 fragments, the prefetching form and other blocks pass the ladder;
+    an odd row count or a float nest keeps the plain staged form."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES[name])
+    text = generate(k)
+    assert "mma.sync.aligned.m8n8k4.row.col.f64" in text and "tensor cores" in text
+    assert len(re.findall(r"    poly_dmma\(", text)) == products
+    for options in (PolyOptions(), PolyOptions(staged_tile=(2, 2)), PolyOptions(staged_prefetch=True),
+                    PolyOptions(block_2d=(16, 16), staged_tile=(4, 2))):
+        source = generate(k, options)
+        assert "poly_dmma(acc" in source, options
+        card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
+        assert card.accepted and card.max_error < 0.125, card.summary()
+    assert "poly_dmma" not in generate(k, PolyOptions(staged_tile=(3, 1)))
+    assert "poly_dmma" not in generate(k, PolyOptions(tensor_cores=False))
+    single = k.replace(reference=k.reference.replace("double", "float"),
+                       arrays=tuple(dataclasses.replace(a, dtype="float") for a in k.arrays),
+                       scalars=tuple(dataclasses.replace(v, dtype="float") for v in k.scalars))
+    assert "__shared__ float" in generate(single) and "poly_dmma" not in generate(single)
 
 
 def test_an_updated_cell_stays_in_a_register():

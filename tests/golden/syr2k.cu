@@ -3,81 +3,125 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   syr2k_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
+//   syr2k_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
+   B[lane % 4][lane / 4], c0 and c1 are C[lane / 4][lane % 4 * 2 + 0, 1] (PTX mma.sync m8n8k4 f64) */
+static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800   /* no fp64 tensor cores: the same sums by shuffles */
+  const int lane = (int)((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32;
+  for (int q = 0; q < 4; q++) {
+    const double x = __shfl_sync(0xffffffffu, a, lane / 4 * 4 + q);
+    c0 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + q), c0);
+    c1 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + 4 + q), c1);
+  }
+#else
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
+#endif
+}
 
-/* syr2k_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
+/* syr2k_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time. */
 __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *C, const double *A, const double *B)
 {
-  const int i_first = (int)(blockIdx.y * blockDim.y * 4 + threadIdx.y);
-  const int j_first = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  const int i_base = (int)(blockIdx.y * blockDim.y * 4);   /* the block's first point */
+  const int j_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
+  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
+  const int poly_wy = poly_t / 32 / 4 * 16, poly_wx = poly_t / 32 % 4 * 32;
+  const int i_first = i_base + poly_wy + poly_lane / 4;
+  const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
   int k;
   bool ok[4][4];
   #pragma unroll
   for (int tm = 0; tm < 4; tm++)
     #pragma unroll
     for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < n && j >= 0 && j <= i;
       if (ok[tm][tn]) {
         C[(i * n) + j] *= beta;
       }
     }
+  bool poly_any = false;
+  for (int tm = 0; tm < 4; tm++)
+    for (int tn = 0; tn < 4; tn++)
+      poly_any = poly_any || ok[tm][tn];
+  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
+    return;
   double acc[4][4];   /* one register per point */
   #pragma unroll
   for (int tm = 0; tm < 4; tm++)
     #pragma unroll
     for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
       acc[tm][tn] = ok[tm][tn] ? C[(i * n) + j] : (double)0;
     }
-  __shared__ double poly_stage0[16][129];   /* col operand A[j][k] * alpha */
-  __shared__ double poly_stage1[16][33];   /* row operand B[i][k] */
-  __shared__ double poly_stage2[16][129];   /* col operand B[j][k] * alpha */
-  __shared__ double poly_stage3[16][33];   /* row operand A[i][k] */
+  __shared__ double poly_stage0[16][132];   /* col operand A[j][k] * alpha */
+  __shared__ double poly_stage1[16][36];   /* row operand B[i][k] */
+  __shared__ double poly_stage2[16][132];   /* col operand B[j][k] * alpha */
+  __shared__ double poly_stage3[16][36];   /* row operand A[i][k] */
   for (int poly_k0 = 0; poly_k0 < m; poly_k0 += 16) {
     __syncthreads();   /* the last tile's values are read */
     for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 256) {
-      const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      const int poly_g = j_base + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
       poly_stage0[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] * alpha : (double)0;
     }
     for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 512; poly_e += 256) {
-      const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      const int poly_g = i_base + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
       poly_stage1[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] : (double)0;
     }
     for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 256) {
-      const int poly_g = j_first - (int)threadIdx.x + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      const int poly_g = j_base + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
       poly_stage2[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? B[(poly_g * m) + poly_k] * alpha : (double)0;
     }
     for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 512; poly_e += 256) {
-      const int poly_g = i_first - (int)threadIdx.y + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
+      const int poly_g = i_base + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
       poly_stage3[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= n - 1 && poly_k < m ? A[(poly_g * m) + poly_k] : (double)0;
     }
     __syncthreads();
-    for (int poly_kk = 0; poly_kk < poly_min(16, m - poly_k0); poly_kk++) {
+    #pragma unroll
+    for (int poly_kk = 0; poly_kk < 16; poly_kk += 4) {
+      double poly_stage0_frag[4];
       #pragma unroll
-      for (int tm = 0; tm < 4; tm++)
+      for (int poly_f = 0; poly_f < 4; poly_f++)
+        poly_stage0_frag[poly_f] = poly_stage0[poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+      double poly_stage1_frag[2];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage1_frag[poly_f] = poly_stage1[poly_kk + poly_lane % 4][poly_wy + poly_f * 8 + poly_lane / 4];
+      double poly_stage2_frag[4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 4; poly_f++)
+        poly_stage2_frag[poly_f] = poly_stage2[poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+      double poly_stage3_frag[2];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage3_frag[poly_f] = poly_stage3[poly_kk + poly_lane % 4][poly_wy + poly_f * 8 + poly_lane / 4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
         #pragma unroll
-        for (int tn = 0; tn < 4; tn++) {
-          const int i = i_first + tm * (int)blockDim.y;
-          const int j = j_first + tn * (int)blockDim.x;
-          acc[tm][tn] += (poly_stage0[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage1[poly_kk][tm * 8 + (int)threadIdx.y]) + (poly_stage2[poly_kk][tn * 32 + (int)threadIdx.x] * poly_stage3[poly_kk][tm * 8 + (int)threadIdx.y]);
-        }
+        for (int poly_h = 0; poly_h < 4; poly_h++)
+          poly_dmma(acc[2 * poly_f][poly_h], acc[2 * poly_f + 1][poly_h], poly_stage1_frag[poly_f], poly_stage0_frag[poly_h]);
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        #pragma unroll
+        for (int poly_h = 0; poly_h < 4; poly_h++)
+          poly_dmma(acc[2 * poly_f][poly_h], acc[2 * poly_f + 1][poly_h], poly_stage3_frag[poly_f], poly_stage2_frag[poly_h]);
     }
   }
   #pragma unroll
   for (int tm = 0; tm < 4; tm++)
     #pragma unroll
     for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
       if (ok[tm][tn])
         C[(i * n) + j] = acc[tm][tn];
     }

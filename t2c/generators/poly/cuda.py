@@ -32,13 +32,30 @@ from . import oneblock, reduce, stage
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
-HELPERS = """\
+HELPERS = [line + "\n" for line in """\
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
-"""
+""".splitlines()] + ["""\
+/* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
+   B[lane % 4][lane / 4], c0 and c1 are C[lane / 4][lane % 4 * 2 + 0, 1] (PTX mma.sync m8n8k4 f64) */
+static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800   /* no fp64 tensor cores: the same sums by shuffles */
+  const int lane = (int)((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32;
+  for (int q = 0; q < 4; q++) {
+    const double x = __shfl_sync(0xffffffffu, a, lane / 4 * 4 + q);
+    c0 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + q), c0);
+    c1 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + 4 + q), c1);
+  }
+#else
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
+#endif
+}
+"""]
 
 
 # -- statements ---------------------------------------------------------------------------
@@ -130,6 +147,8 @@ class Printer:
                 launch.staged = stage.plan(self, launch)
             if not launch.staged:
                 launch.tile = options.register_tile if options.register_tile != (1, 1) else None
+            elif options.tensor_cores:
+                launch.mma = self.mma_plan(launch)
         if options.private_blocks:
             for h in self.block_loops:
                 self.private[id(h)] = oneblock.private_arrays(self, h)
@@ -315,6 +334,17 @@ class Printer:
                 return False
         return True
 
+    def mma_plan(self, launch: Launch) -> dict | None:
+        """The staged loops' products on the tensor cores, when every loop of the launch is
+        such a sum (stage.mma_pairs) and the block's warps divide its point tile into warp
+        tiles of 8 x 8 fragments: warps of 8 x 4 threads' worth (blockDim.x a multiple of 8,
+        blockDim.y of 4) and an even number of rows per thread."""
+        (bx, by), (rows, _) = self.opt.block_2d, launch.tile
+        if bx % 8 or by % 4 or rows % 2:
+            return None
+        pairs = {i: stage.mma_pairs(s) for i, s in launch.staged.items()}
+        return pairs if all(pairs.values()) else None
+
     def tiled_body(self, launch: Launch, box, inner_vars) -> list[str]:
         """Each thread computes a tile of grid points (rows apart by blockDim.y, columns by
         blockDim.x, so a warp's accesses stay consecutive): each statement for every point in
@@ -330,15 +360,27 @@ class Printer:
         for l in (y, x):
             ax, per = launch.axes[l.var], rows if l is y else cols
             start = _min(lows_of[l.var])
-            out.append(f"  const int {l.var}_first = {'' if start == '0' else f'{start} + '}"
-                       f"(int)(blockIdx.{ax} * blockDim.{ax} * {per} + threadIdx.{ax});")
+            out.append(f"  const int {l.var}_base = {'' if start == '0' else f'{start} + '}"
+                       f"(int)(blockIdx.{ax} * blockDim.{ax} * {per});   /* the block's first point */")
+        if launch.mma:
+            # a warp's tile: rows/2 x cols fragments of 8 x 8; a lane holds two neighbours in a row
+            bx = self.opt.block_2d[0]
+            out += ["  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;",
+                    f"  const int poly_wy = poly_t / 32 / {bx // 8} * {4 * rows}, "
+                    f"poly_wx = poly_t / 32 % {bx // 8} * {8 * cols};",
+                    f"  const int {y.var}_first = {y.var}_base + poly_wy + poly_lane / 4;",
+                    f"  const int {x.var}_first = {x.var}_base + poly_wx + poly_lane % 4 * 2;"]
+            at = {"y": f"({tm} / 2) * 8", "x": f"{tn} * 8 + {tm} % 2"}
+        else:
+            out += [f"  const int {l.var}_first = {l.var}_base + (int)threadIdx.{launch.axes[l.var]};" for l in (y, x)]
+            at = {"y": f"{tm} * (int)blockDim.y", "x": f"{tn} * (int)blockDim.x"}
         out += [f"  int {v};" for v in inner_vars] + [f"  bool {ok}[{rows}][{cols}];"]
 
         def points(lines, indent="  "):
             return [f"{indent}#pragma unroll", f"{indent}for (int {tm} = 0; {tm} < {rows}; {tm}++)",
                     f"{indent}  #pragma unroll", f"{indent}  for (int {tn} = 0; {tn} < {cols}; {tn}++) {{",
-                    f"{indent}    const int {y.var} = {y.var}_first + {tm} * (int)blockDim.y;",
-                    f"{indent}    const int {x.var} = {x.var}_first + {tn} * (int)blockDim.x;",
+                    f"{indent}    const int {y.var} = {y.var}_first + {at['y']};",
+                    f"{indent}    const int {x.var} = {x.var}_first + {at['x']};",
                     *[f"{indent}    {line}" for line in lines], f"{indent}  }}"]
         mine = f"{ok}[{tm}][{tn}]"
         first = [f"{mine} = {' && '.join(_guard(l) for l in launch.grid)};"]
@@ -350,7 +392,14 @@ class Printer:
             dtype, acc, cell, body = self.accumulator_parts(node)
             reg = f"{acc}[{tm}][{tn}]"
             body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
-            out += points(first) if first else []
+            if first and launch.staged:     # a block with no point in the domain (a triangle's far side)
+                out += [*points(first), "  bool poly_any = false;",
+                        f"  for (int {tm} = 0; {tm} < {rows}; {tm}++)", f"    for (int {tn} = 0; {tn} < {cols}; {tn}++)",
+                        f"      poly_any = poly_any || {mine};",
+                        "  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */",
+                        "    return;"]
+            elif first:
+                out += points(first)
             first = []
             out += [f"  {dtype} {acc}[{rows}][{cols}];   /* one register per point */"]
             staged = (launch.staged or {}).get(id(node))
@@ -382,11 +431,10 @@ class Printer:
             n = span[op.kind]
             kk, r = (f"poly_e % {bk}", f"poly_e / {bk}") if op.k_fastest else (f"poly_e / {n}", f"poly_e % {n}")
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
-            where = (f"const int poly_g = {g.var}_first - (int)threadIdx.{launch.axes[g.var]} + {r}, "
-                     f"poly_k = poly_k0 + {kk};")
+            where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
             staged = (f"poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end} ? {value} "
                       f": ({s.dtype})0;")
-            decl.append(f"  __shared__ {s.dtype} {op.name}[{bk}][{n + 1}];   /* {op.kind} operand "
+            decl.append(f"  __shared__ {s.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
                         f"{cprint(op.node)} */")
             if not prefetch:
                 fetch += [f"for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < {bk * n}; "
@@ -407,20 +455,46 @@ class Printer:
         step += [line[2:] for line in points(body)]
         ind = lambda lines, pad: [pad + line for line in lines]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
+        pairs = (launch.mma or {}).get(id(loop))
+        if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
+            whole = ["#pragma unroll", f"for (int poly_kk = 0; poly_kk < {bk}; poly_kk += 4) {{",
+                     *ind(self.mma_step(launch, s, pairs, reg.split("[")[0]), "  "), "}"]
         if not prefetch:
             return [*decl, head, "    __syncthreads();   /* the last tile's values are read */",
                     *ind(fetch, "    "), "    __syncthreads();",
-                    f"    for (int poly_kk = 0; poly_kk < poly_min({bk}, {s.end} - poly_k0); poly_kk++) {{",
-                    *ind(step, "      "), "    }", "  }"]
+                    *(ind(whole, "    ") if pairs else
+                      [f"    for (int poly_kk = 0; poly_kk < poly_min({bk}, {s.end} - poly_k0); poly_kk++) {{",
+                       *ind(step, "      "), "    }"]), "  }"]
+        tiles = ind(whole, "    ") if pairs else [
+            f"    if ({s.end} - poly_k0 >= {bk}) {{", "      #pragma unroll",
+            f"      for (int poly_kk = 0; poly_kk < {bk}; poly_kk++) {{", *ind(step, "        "), "      }",
+            "    } else {", f"      for (int poly_kk = 0; poly_kk < {s.end} - poly_k0; poly_kk++) {{",
+            *ind(step, "        "), "      }", "    }"]
         return ind(["{", *decl, "  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);",
                     "  {", f"    const int poly_k0 = {s.low};", *ind(fetch, "    "), "  }", head,
                     "    __syncthreads();   /* the last tile's values are read */", *ind(store, "    "),
                     "    __syncthreads();", "    {", f"      const int poly_k0_ = poly_k0 + {bk};",
                     *ind([re.sub(r"\bpoly_k0\b", "poly_k0_", line) for line in fetch], "      "), "    }",
-                    f"    if ({s.end} - poly_k0 >= {bk}) {{", "      #pragma unroll",
-                    f"      for (int poly_kk = 0; poly_kk < {bk}; poly_kk++) {{", *ind(step, "        "), "      }",
-                    "    } else {", f"      for (int poly_kk = 0; poly_kk < {s.end} - poly_k0; poly_kk++) {{",
-                    *ind(step, "        "), "      }", "    }", "  }", "}"], "  ")
+                    *tiles, "  }", "}"], "  ")
+
+    def mma_step(self, launch: Launch, s, pairs, acc) -> list[str]:
+        """Four k of a staged tile on the tensor cores: each warp loads its fragments of the
+        operands from shared memory (an A fragment's lane holds row lane / 4 at k lane % 4, a
+        B fragment's column lane / 4 at k lane % 4) and adds every product's 8 x 8 x 4 step
+        to its accumulator fragments (a lane's two points per fragment: tiled_body)."""
+        rows, cols = launch.tile
+        used = {name for pair in pairs for name in pair}
+        out = []
+        for op in (op for op in s.operands if op.name in used):
+            n, base = (rows // 2, "poly_wy") if op.kind == "row" else (cols, "poly_wx")
+            out += [f"double {op.name}_frag[{n}];", "#pragma unroll", f"for (int poly_f = 0; poly_f < {n}; poly_f++)",
+                    f"  {op.name}_frag[poly_f] = {op.name}[poly_kk + poly_lane % 4][{base} + poly_f * 8 + poly_lane / 4];"]
+        for r, c in pairs:
+            out += ["#pragma unroll", f"for (int poly_f = 0; poly_f < {rows // 2}; poly_f++)", "  #pragma unroll",
+                    f"  for (int poly_h = 0; poly_h < {cols}; poly_h++)",
+                    f"    poly_dmma({acc}[2 * poly_f][poly_h], {acc}[2 * poly_f + 1][poly_h], {r}_frag[poly_f], "
+                    f"{c}_frag[poly_h]);"]
+        return out
 
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
         (partial, final), decl = reduce.kernels(self, launch, launch.reduction)
@@ -622,8 +696,12 @@ class Printer:
             rows, cols = launch.tile
             staged = (" The operands that depend on one grid index and the loop index go through shared "
                       "memory, a tile of the loop at a time.") if launch.staged else ""
+            spread = "rows blockDim.y apart, columns blockDim.x apart"
+            if launch.mma:
+                spread = "as the lanes of 8 x 8 tensor-core fragments"
+                staged += " Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time."
             return (f"{launch.name}: each thread a {rows} x {cols} tile of ({', '.join(l.var for l in launch.grid)}) "
-                    f"points ({axes}; rows blockDim.y apart, columns blockDim.x apart){tail}, its loops jammed "
+                    f"points ({axes}; {spread}){tail}, its loops jammed "
                     f"with a register per point.{staged}{where}")
         return f"{launch.name}: one thread per ({', '.join(l.var for l in launch.grid)}): {axes}{tail}.{where}"
 
@@ -690,9 +768,9 @@ def _replace_refs(node, target: str, acc: str):
 
 
 def helpers(text: str) -> str:
-    """The lines of HELPERS whose function the candidate calls (nvcc warns about the others)."""
-    return "".join(line + "\n" for line in HELPERS.splitlines()
-                   if re.search(r"(\w+)\(", line).group(1) in _WORD.findall(text.replace(line, "")))
+    """The HELPERS whose function the candidate calls (nvcc warns about the others)."""
+    return "".join(h for h in HELPERS
+                   if re.search(r"static [^(]*?(\w+)\(", h).group(1) in _WORD.findall(text.replace(h, "")))
 
 
 def _used(text: str) -> set[str]:

@@ -42,6 +42,8 @@ class Launch:
     block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums
     tile: tuple | None = None        # (rows, columns) of grid points per thread (cuda.register_tile)
     staged: dict | None = None       # id(accumulator loop) -> stage.Staged: operands in shared memory
+    mma: dict | None = None          # id(accumulator loop) -> its (row, column) operand products on
+                                     # the tensor cores (stage.mma_pairs); the points follow their layout
 
     def statements(self) -> list[str]:
         out = []

@@ -29,6 +29,8 @@ class PolyOptions:
     staged_tile: tuple[int, int] = (4, 4)    # the same where its loops' operands can go through shared
                                              # memory (stage.py; the gemm family), which then they do
     staged_prefetch: bool = False            # ... the next tile into registers during this one's compute
+    tensor_cores: bool = True                # staged products in double on the fp64 tensor cores
+                                             # (mma.sync m8n8k4: sm_80 or newer; stage.mma_pairs)
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads

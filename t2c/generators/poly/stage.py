@@ -21,6 +21,12 @@ computed only for a grid index within the launch's bounding box and a loop index
 loop's bounds (others are 0 and feed only points that are never stored).  Anything else
 (another loop index inside, a subtree reading both grid indices, a loop whose bounds move
 with the grid) leaves the launch unstaged.
+
+Tensor cores (`mma_pairs`): where a staged loop in double adds only products of one row and
+one column operand (`acc += S0 * S1`, syr2k's `acc += S0 * S1 + S2 * S3`), the block's
+point tile is a sum of matrix products, which the fp64 tensor cores compute 8 x 8 x 4 at a
+time (PTX `mma.sync.aligned.m8n8k4.row.col.f64`): the same products of the same staged
+values, added in another order (within the verifier's bound, docs/verification.md).
 """
 from __future__ import annotations
 
@@ -104,10 +110,48 @@ def plan(p, launch) -> dict | None:
         out[id(n)] = s
     (bx, by), (rows, cols) = p.opt.block_2d, launch.tile
     size = {"double": 8, "float": 4}
-    if any(sum(BK[s.dtype] * ((by * rows if op.kind == "row" else bx * cols) + 1) * size[s.dtype]
-               for op in s.operands) > SHARED_LIMIT for s in out.values()):
+    if any(sum(BK[s.dtype] * max(pitch(by * rows if op.kind == "row" else bx * cols, m) for m in (False, True))
+               * size[s.dtype] for op in s.operands) > SHARED_LIMIT for s in out.values()):
         return None                    # more than a block's static shared memory: not staged
     return out or None
+
+
+def pitch(n: int, mma: bool) -> int:
+    """The length of a shared array's row of n values: one more than n, so that threads that
+    store down a column hit distinct banks; for tensor-core fragment loads (a half-warp reads
+    4 rows of the tile, 4 values from each) 4 modulo 16 doubles, so that they do too."""
+    return n + (4 - n) % 16 if mma else n + 1
+
+
+def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
+    """(row operand, column operand) of each product `s`'s statement adds to its accumulator
+    (see the module doc), or None when the statement is anything else or not in double."""
+    node, kinds = s.node, {op.name: op.kind for op in s.operands}
+    if s.dtype != "double" or not isinstance(node.lvalue, c_ast.ID):
+        return None
+    terms = _terms(node.rvalue)
+    if node.op == "=":
+        own = [t for t in terms if isinstance(t, c_ast.ID) and t.name == node.lvalue.name]
+        if len(own) != 1:
+            return None
+        terms.remove(own[0])
+    elif node.op != "+=":
+        return None
+    pairs = []
+    for t in terms:
+        ids = [t.left, t.right] if isinstance(t, c_ast.BinaryOp) and t.op == "*" else []
+        names = sorted((kinds[i.name], i.name) for i in ids if isinstance(i, c_ast.ID) and i.name in kinds)
+        if len(names) != 2 or [k for k, _ in names] != ["col", "row"]:
+            return None
+        pairs.append((names[1][1], names[0][1]))
+    return pairs or None
+
+
+def _terms(t) -> list:
+    """The addends of a sum (a tree of binary +)."""
+    if isinstance(t, c_ast.BinaryOp) and t.op == "+":
+        return _terms(t.left) + _terms(t.right)
+    return [t]
 
 
 def _ids(t) -> set[str]:

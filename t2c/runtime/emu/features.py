@@ -82,3 +82,14 @@ UNSUPPORTED_NAMES = {
     "cudaLaunchKernelEx": "cudaLaunchKernelEx (launch with <<<>>> instead)",
     "wmma": "tensor-core WMMA", "nvcuda": "tensor-core WMMA",
 }
+
+# Inline PTX the runtime models, by its template with whitespace removed: the constraints of
+# its outputs and inputs, and the runtime function that does the same for a CUDA thread (its
+# arguments: __FILE__, __LINE__, the outputs by reference, then the values of the inputs,
+# where a "+" output is also an input after them).  Any other asm is refused.
+MODELED_ASM = {
+    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64{%0,%1},{%2},{%3},{%0,%1};":
+        (("+d", "+d"), ("d", "d"), "::t2c_emu::mma_m8n8k4_f64"),
+    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64{%0,%1},{%2},{%3},{%4,%5};":
+        (("=d", "=d"), ("d", "d", "d", "d"), "::t2c_emu::mma_m8n8k4_f64"),
+}

@@ -112,6 +112,8 @@ class CallGraph:
                                                                            "init_declarator"))
                  if d is not None}
         for n in walk(fn):
+            if n.type == "gnu_asm_expression":
+                return True        # the modeled asm (features.MODELED_ASM) is a warp operation
             if n.type == "identifier" and n.text.decode() in self.macros and self._macro_needs(n.text.decode()):
                 return True
             if n.type != "call_expression":

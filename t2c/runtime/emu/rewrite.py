@@ -11,10 +11,12 @@ reports point into the `.cu`.  It parses with tree-sitter-cuda and edits the tre
   functions become `inline`, as they are private to their translation unit on a GPU);
 - each `__shared__` variable becomes a reference to per-block storage; `extern
   __shared__` arrays become pointers to the block's dynamic shared memory;
-- `__device__`/`__constant__`/`__managed__` variables are registered as device memory.
+- `__device__`/`__constant__`/`__managed__` variables are registered as device memory;
+- inline PTX the runtime models (`features.MODELED_ASM`: the fp64 tensor-core mma) becomes a
+  call of its runtime function.
 
 It refuses (raises `EmuUnsupported`) sources that use a feature the runtime does not
-model: inline PTX, textures, cooperative grid sync, CUDA libraries, dynamic parallelism.
+model: other inline PTX, textures, cooperative grid sync, CUDA libraries, dynamic parallelism.
 """
 from __future__ import annotations
 
@@ -24,8 +26,8 @@ from functools import lru_cache
 import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser
 
-from .features import (QUALIFIERS, SYMBOL_QUALIFIERS, UNSUPPORTED_HEADER_PREFIXES, UNSUPPORTED_HEADERS,
-                       UNSUPPORTED_NAMES)
+from .features import (MODELED_ASM, QUALIFIERS, SYMBOL_QUALIFIERS, UNSUPPORTED_HEADER_PREFIXES,
+                       UNSUPPORTED_HEADERS, UNSUPPORTED_NAMES)
 from .kernels import CallGraph, callee_name, declarator_name, is_function_declarator, walk
 
 
@@ -63,6 +65,28 @@ def rewrite_cuda(source: str, filename: str) -> str:
     body = _apply(src, unit.edits())
     name = filename.replace("\\", "\\\\").replace('"', '\\"')
     return f'#include "t2c_emu.h"\n#line 1 "{name}"\n' + body.decode()
+
+
+def modeled_asm(n: Node) -> str | None:
+    """The runtime call for an `asm(...)` expression the runtime models, or None."""
+    def text(lit: Node) -> str:
+        return "".join(c.text.decode() for c in walk(lit) if c.type in ("string_content", "escape_sequence"))
+    template = "".join(text(c) for c in n.children if c.type in ("string_literal", "concatenated_string"))
+    form = MODELED_ASM.get(re.sub(r"\s+|\\[ntr]", "", template))
+    if form is None or any(c.type == "gnu_asm_goto_list" for c in n.children):
+        return None
+    operands = {}
+    for kind in ("output", "input"):
+        lists = [c for c in n.children if c.type == f"gnu_asm_{kind}_operand_list"]
+        operands[kind] = [(text(next(x for x in op.children if x.type == "string_literal")),
+                           op.named_children[-1].text.decode())
+                          for op in (lists[0].named_children if lists else []) if op.type == f"gnu_asm_{kind}_operand"]
+    outs, ins, fn = form
+    if tuple(c for c, _ in operands["output"]) != outs or tuple(c for c, _ in operands["input"]) != ins:
+        return None
+    again = [e for c, e in operands["output"] if c.startswith("+")]
+    args = [f"({e})" for _, e in operands["output"] + operands["input"]] + [f"({e})" for e in again]
+    return f"{fn}(__FILE__, __LINE__, {', '.join(args)})"
 
 
 def _apply(src: bytes, edits: list[tuple[int, int, str]], newline: bytes = b"\n") -> bytes:
@@ -117,8 +141,8 @@ class _Unit:
                 raise EmuUnsupported(what, self.filename, _line(n))
 
     def _unsupported(self, n: Node) -> str | None:
-        if n.type == "gnu_asm_expression":
-            return "inline assembly (asm)"
+        if n.type == "gnu_asm_expression" and modeled_asm(n) is None:
+            return "inline assembly (asm) other than the fp64 mma.sync m8n8k4"
         if n.type == "preproc_include":
             path = n.child_by_field_name("path")
             header = path.text.decode().strip('<>"') if path is not None else ""
@@ -146,6 +170,8 @@ class _Unit:
         for n in walk(self.root):
             if n.type in QUALIFIERS:
                 edits.append((n.start_byte, n.end_byte, self._qualifier(n)))
+            elif n.type == "gnu_asm_expression":
+                edits.append((n.start_byte, n.end_byte, modeled_asm(n)))
             elif n.type == "launch_bounds":
                 edits.append((n.start_byte, n.end_byte, ""))
             elif n.type == "call_expression" and any(c.type == "kernel_call_syntax" for c in n.children):

@@ -114,6 +114,26 @@ template <class T, class Op> T warp_reduce(const char* f, int l, unsigned mask, 
         if ((w.members >> i) & 1u) { T x = from_bits<T>(w.slots[i]); acc = first ? x : op(acc, x); first = false; }
     return acc;
 }
+// PTX mma.sync.aligned.m8n8k4.row.col.f64 (inline asm, rewritten to this call): the warp's
+// 8x4 A times 4x8 B plus C. Lane l holds A[l/4][l%4] in a, B[l%4][l/4] in b and
+// C[l/4][l%4*2 + 0, 1] in c0, c1; all 32 lanes must take part.
+inline void mma_m8n8k4_f64(const char* f, int l, double& d0, double& d1, double a, double b, double c0, double c1) {
+    const char* what = "mma.sync.m8n8k4.f64";
+    WarpView w = warp_exchange(0xffffffffu, to_bits(a), what, f, l);
+    if (w.members != 0xffffffffu)
+        finding(kExitDivergent, "divergent-barrier", f, l, "%s needs all 32 lanes of the warp; lanes %08x took part",
+                what, w.members);
+    double A[32];
+    for (unsigned i = 0; i < 32; ++i) A[i] = from_bits<double>(w.slots[i]);
+    w = warp_exchange(0xffffffffu, to_bits(b), what, f, l);
+    unsigned row = w.lane / 4, col = w.lane % 4 * 2;
+    for (unsigned k = 0; k < 4; ++k) {
+        c0 = fma(A[row * 4 + k], from_bits<double>(w.slots[col * 4 + k]), c0);
+        c1 = fma(A[row * 4 + k], from_bits<double>(w.slots[(col + 1) * 4 + k]), c1);
+    }
+    d0 = c0;
+    d1 = c1;
+}
 }  // namespace t2c_emu
 
 #define __syncthreads() ::t2c_emu::syncthreads(__FILE__, __LINE__)

@@ -1,0 +1,114 @@
+"""Poly options side by side on one GPU: every variant verified, then timed in alternating rounds.
+
+    source scripts/gpu_env.sh; python3 scripts/options_ab.py [KERNEL ...]
+                                 on a GPU machine (default: the gemm family)
+    env: DATASET (LARGE), ROUNDS (3), SEED (20261130), JOBS (8: ladders at once),
+         VARIANTS (comma-separated names of VARIANTS below; default all), T2C_VERIFY_BENCH_REPS (20),
+         T2C_BACKEND (gpu; emu checks the variants only: `DATASET=SMALL T2C_BACKEND=emu` off a GPU)
+
+Each variant's candidate (`PolyOptions` with the variant's changes; variants that print the same
+source as an earlier one are dropped) climbs the whole ladder on the GPU, all on one suite per
+kernel (one seed); then the accepted ones are timed in the harness's bench mode on that suite's
+full case, the variants alternating within each round (same process setup, same inputs), and the
+script prints each variant's median kernel time, the spread of the per-round medians, the model's
+TF/s and the ratio to the first variant.  A benchmark script, not a test: it prints figures.
+"""
+import concurrent.futures as cf
+import hashlib
+import os
+import statistics
+import sys
+from pathlib import Path
+
+from t2c import config
+from t2c.analysis import analyze
+from t2c.analysis.cost import counts
+from t2c.frontends.c import read_c
+from t2c.generators.poly import PolyOptions, generate
+from t2c.verify.compare import poison
+from t2c.verify.harness import build_candidate, run_candidate
+from t2c.verify.ladder import ladder
+from t2c.verify.reference import array_shape
+from t2c.verify.synth import build_suite
+
+ROOT = Path(__file__).resolve().parent.parent
+BACKEND = os.environ.get("T2C_BACKEND", "gpu")
+KERNELS = ("gemm", "2mm", "3mm", "syrk", "syr2k", "covariance", "correlation")
+VARIANTS = {
+    "default": {},
+    "no tensor cores": {"tensor_cores": False},
+    "prefetch": {"staged_prefetch": True},
+    "tile 8x4": {"staged_tile": (8, 4)},
+    "tile 8x4 prefetch": {"staged_tile": (8, 4), "staged_prefetch": True},
+    "tile 4x8": {"staged_tile": (4, 8)},
+}
+
+
+def verify(job):
+    name, label, source, dataset, seed = job
+    k = read_c(_source(name))
+    ev = ladder(k, source, backend=BACKEND, dataset=dataset, seed=seed, bench=False, reuse_suite=True)
+    return name, label, ev.accepted, ev.max_error, ev.reason or ""
+
+
+def _source(name: str) -> Path:
+    found = next(ROOT.glob(f"corpora/polybench/**/{name}/{name}.c"), None)
+    if found is None:
+        sys.exit(f"{name}: no such kernel in corpora/polybench")
+    return found
+
+
+def main(names: list[str]) -> int:
+    dataset, rounds = os.environ.get("DATASET", "LARGE").upper(), int(os.environ.get("ROUNDS", "3"))
+    seed, reps = int(os.environ.get("SEED", "20261130")), config.load().verify_bench_reps
+    chosen = [v.strip() for v in os.environ["VARIANTS"].split(",")] if os.environ.get("VARIANTS") else list(VARIANTS)
+    sources = {}                                       # (kernel, variant) -> candidate source
+    for name in names or KERNELS:
+        k, seen = read_c(_source(name)), set()
+        for label in chosen:
+            text = generate(k, PolyOptions().replace(**VARIANTS[label]))
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            if digest not in seen:
+                seen.add(digest)
+                sources[name, label] = text
+    verdicts = {}
+    with cf.ProcessPoolExecutor(int(os.environ.get("JOBS", "8"))) as pool:
+        for name, label, ok, err, why in pool.map(verify, [(n, l, s, dataset, seed) for (n, l), s in sources.items()]):
+            verdicts[name, label] = ok
+            print(f"verify {name:12s} {label:18s} {'accepted' if ok else 'REJECTED'}"
+                  f" max error {err if err is not None else '-'} of the bound {why}", flush=True)
+    if BACKEND != "gpu":
+        return 0 if all(verdicts.values()) else 1
+    print(f"\n{'kernel':12s} {'variant':18s} {'median ms':>10s} {'rounds min-max':>19s} {'TF/s':>6s} {'ratio':>6s}"
+          f"   ({rounds} rounds of {reps} reps, {dataset}, seed {seed})", flush=True)
+    for name in names or KERNELS:
+        k = read_c(_source(name))
+        labels = [l for l in chosen if verdicts.get((name, l))]
+        if not labels:
+            continue
+        suite = build_suite(k, seed, dataset=dataset, backend="gpu", points=0)
+        case = suite.of("full")[0]
+        flops, _ = counts(analyze(k), case.sizes)
+        start = {a.name: poison(a.dtype, array_shape(a, case.sizes)) for a in k.arrays if a.intent == "out"}
+        builds = {l: build_candidate(k, sources[name, l], "gpu") for l in labels}
+        medians = {l: [] for l in labels}
+        for _ in range(rounds):
+            for l in labels:
+                r = run_candidate(k, builds[l], case.sizes, case.inputs, mode="bench", reps=reps, poison=start,
+                                  timeout=max(config.load().timeout, 400 * case.ref_seconds))
+                if r.process.ok and r.kernel_ms:
+                    medians[l].append(statistics.median(r.kernel_ms))
+        first = None
+        for l in labels:
+            if not medians[l]:
+                print(f"{name:12s} {l:18s} {'failed':>10s}", flush=True)
+                continue
+            ms = statistics.median(medians[l])
+            first = first or ms
+            print(f"{name:12s} {l:18s} {ms:10.4f} {min(medians[l]):9.4f}-{max(medians[l]):<9.4f} "
+                  f"{flops / ms / 1e9:6.2f} {ms / first:6.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
