@@ -37,18 +37,28 @@ KERNELS = ("gemm", "2mm", "3mm", "syrk", "syr2k", "covariance", "correlation")
 VARIANTS = {
     "default": {},
     "no tensor cores": {"tensor_cores": False},
-    "prefetch": {"staged_prefetch": True},
+    "no async copies": {"async_copies": False},
+    "3 blocks/SM": {"tile_blocks_per_sm": 3},
     "tile 8x4": {"staged_tile": (8, 4)},
-    "tile 8x4 prefetch": {"staged_tile": (8, 4), "staged_prefetch": True},
-    "tile 4x8": {"staged_tile": (4, 8)},
+    "tile 8x4 2 blocks/SM": {"staged_tile": (8, 4), "tile_blocks_per_sm": 2},
+    "depth 8": {"stage_depth": 8},
+    "depth 8 3 blocks/SM": {"stage_depth": 8, "tile_blocks_per_sm": 3},
+    "prefetch": {"staged_prefetch": True, "async_copies": False},
+    "no async 3 blocks/SM": {"async_copies": False, "tile_blocks_per_sm": 3},
 }
 
 
 def verify(job):
-    name, label, source, dataset, seed = job
+    """One kernel's variants, one after the other in one process: its suite is drawn once."""
+    name, variants, dataset, seed = job
     k = read_c(_source(name))
-    ev = ladder(k, source, backend=BACKEND, dataset=dataset, seed=seed, bench=False, reuse_suite=True)
-    return name, label, ev.accepted, ev.max_error, ev.reason or ""
+    out = []
+    for label, source in variants:
+        ev = ladder(k, source, backend=BACKEND, dataset=dataset, seed=seed, bench=False, reuse_suite=True)
+        regs = "/".join(f"{f.get('registers')}r{f.get('shared_bytes', 0) // 1024}K"
+                        for f in (ev.build or {}).get("kernels", {}).values())
+        out.append((name, label, ev.accepted, ev.max_error, f"{ev.reason or ''} [{regs}]"))
+    return out
 
 
 def _source(name: str) -> Path:
@@ -73,7 +83,8 @@ def main(names: list[str]) -> int:
                 sources[name, label] = text
     verdicts = {}
     with cf.ProcessPoolExecutor(int(os.environ.get("JOBS", "8"))) as pool:
-        for name, label, ok, err, why in pool.map(verify, [(n, l, s, dataset, seed) for (n, l), s in sources.items()]):
+        jobs = [(n, [(l, s) for (m, l), s in sources.items() if m == n], dataset, seed) for n in names or KERNELS]
+        for name, label, ok, err, why in (v for done in pool.map(verify, jobs) for v in done):
             verdicts[name, label] = ok
             print(f"verify {name:12s} {label:18s} {'accepted' if ok else 'REJECTED'}"
                   f" max error {err if err is not None else '-'} of the bound {why}", flush=True)

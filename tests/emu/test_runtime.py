@@ -157,6 +157,45 @@ def test_the_fp64_tensor_core_mma_multiplies_the_warps_fragments(run_cu):
     assert out.status == "divergent_barrier" and out.line == 5, out.message
 
 
+ASYNC_PROGRAM = PRELUDE + r"""#include <cuda_pipeline.h>
+__global__ void k(const double* in, double* out, int n) {
+    __shared__ double s[64];
+    int t = threadIdx.x;
+    s[t] = -1.0;
+    __syncthreads();
+    __pipeline_memcpy_async(&s[t], t < n ? &in[t] : in, 8, t < n ? 0 : 8);
+    __pipeline_commit();
+    double early = s[t];                      // before the wait: the copy may not have landed
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[t] = s[63 - t];
+    out[64 + t] = early;
+}
+int main() {
+    double h[64], r[128], *in, *out;
+    for (int i = 0; i < 64; ++i) h[i] = i + 0.5;
+    cudaMalloc(&in, sizeof h); cudaMalloc(&out, sizeof r);
+    cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);
+    k<<<1, 64>>>(in, out, 40);
+    cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int t = 0; t < 64; ++t) bad += r[t] != (63 - t < 40 ? 63 - t + 0.5 : 0.0);
+    printf("%d wrong, early %g\n", bad, r[64 + 5]);
+}
+"""
+
+
+def test_asynchronous_copies_land_at_the_wait(run_cu):
+    """cuda_pipeline.h's copies (zero-filling ones included) land when their thread waits for
+    the batch, the latest moment a GPU may do it: after the wait and a barrier every thread sees
+    every copy; a read before the wait sees the old contents.  Misaligned copies are refused."""
+    out = run_cu(ASYNC_PROGRAM, seeds=2)
+    assert out.status == "ok", out.message
+    assert out.stdout == "0 wrong, early -1\n"
+    out = run_cu(ASYNC_PROGRAM.replace("&s[t], t < n", "(char*)&s[t] + 4, t < n"))
+    assert out.status == "crash" and "aligned" in out.message, out.message
+
+
 def test_memcpy_overrun_and_direction(run_cu):
     over = PRELUDE + r"""
 int main() { int h[20] = {0}; int* d; cudaMalloc(&d, 16 * sizeof(int));

@@ -32,6 +32,7 @@ from . import oneblock, reduce, stage
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_RAW = re.compile(r"\bpoly_raw\b")
 HELPERS = [line + "\n" for line in """\
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
@@ -283,8 +284,10 @@ class Printer:
             text = "\n".join(self.tiled_body(launch, box, inner_vars))
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
+            per_sm = self.opt.tile_blocks_per_sm
+            bounds = f"__launch_bounds__({prod(self.opt.block_2d)}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void {launch.name}({params})", "{", text, "}"]), args
+                              f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
             start = _min(lows)
@@ -340,7 +343,7 @@ class Printer:
         tiles of 8 x 8 fragments: warps of 8 x 4 threads' worth (blockDim.x a multiple of 8,
         blockDim.y of 4) and an even number of rows per thread."""
         (bx, by), (rows, _) = self.opt.block_2d, launch.tile
-        if bx % 8 or by % 4 or rows % 2:
+        if bx % 8 or by % 4 or rows % 2 or any(s.depth % 4 for s in launch.staged.values()):
             return None
         pairs = {i: stage.mma_pairs(s) for i, s in launch.staged.items()}
         return pairs if all(pairs.values()) else None
@@ -421,8 +424,15 @@ class Printer:
         the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default)."""
         (bx, by), (rows, cols) = self.opt.block_2d, launch.tile
         y, x = launch.rows_cols()
-        bk, names, threads = stage.BK[s.dtype], self.names_for(loop.body[0].stmt.name), bx * by
+        bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
         span = {"row": by * rows, "col": bx * cols}
+        pairs = (launch.mma or {}).get(id(loop))
+        if pairs and self.opt.async_copies:
+            types = {v.name: v.dtype for v in self.k.scalars} | {a.name: a.dtype for a in self.k.arrays}
+            raws = {op.name: stage.raw_read(op, {y.var, x.var, loop.var}, types) for op in s.operands}
+            lines = self.async_loop(launch, loop, s, box, pairs, reg.split("[")[0], raws) if all(raws.values()) else None
+            if lines:
+                return lines
         prefetch = self.opt.staged_prefetch
         decl, fetch, store = [], [], []
         for op in s.operands:
@@ -455,7 +465,6 @@ class Printer:
         step += [line[2:] for line in points(body)]
         ind = lambda lines, pad: [pad + line for line in lines]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
-        pairs = (launch.mma or {}).get(id(loop))
         if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
             whole = ["#pragma unroll", f"for (int poly_kk = 0; poly_kk < {bk}; poly_kk += 4) {{",
                      *ind(self.mma_step(launch, s, pairs, reg.split("[")[0]), "  "), "}"]
@@ -477,18 +486,73 @@ class Printer:
                     *ind([re.sub(r"\bpoly_k0\b", "poly_k0_", line) for line in fetch], "      "), "    }",
                     *tiles, "  }", "}"], "  ")
 
-    def mma_step(self, launch: Launch, s, pairs, acc) -> list[str]:
+    def async_loop(self, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[str]:
+        """A staged loop on the tensor cores whose operands are elements in double, possibly
+        scaled (stage.raw_read): two shared buffers per operand; while the warps multiply the
+        tile in one, the block's threads copy the next tile's elements into the other
+        asynchronously (cuda_pipeline.h; out-of-range elements are zero-filled, read from
+        nowhere).  A fragment applies the operand's factors as it loads (the same product the
+        register staging computes), and is 0 past the loop's end.  The depth halves until both
+        buffers fit in static shared memory; None when they never do."""
+        (bx, by), (rows, cols) = self.opt.block_2d, launch.tile
+        y, x = launch.rows_cols()
+        bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
+        shared = lambda depth: 2 * depth * stage.SIZE[s.dtype] * sum(
+            stage.pitch(by * rows if op.kind == "row" else bx * cols, True) for op in s.operands)
+        while shared(bk) > stage.SHARED_LIMIT and bk % 8 == 0:
+            bk //= 2                   # two buffers of half the depth
+        if shared(bk) > stage.SHARED_LIMIT:
+            return None
+        decl, issue, values = [], [], {}
+        for op in s.operands:
+            g = y if op.kind == "row" else x
+            lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
+            n = by * rows if op.kind == "row" else bx * cols
+            kk, r = (f"poly_e % {bk}", f"poly_e / {bk}") if op.k_fastest else (f"poly_e / {n}", f"poly_e % {n}")
+            ref = self.r.node(raws[op.name], {**names, g.var: "poly_g", loop.var: "poly_k"})
+            decl.append(f"  __shared__ {s.dtype} {op.name}[2][{bk}][{stage.pitch(n, True)}];   /* {op.kind} operand "
+                        f"{cprint(raws[op.name])}, two buffers */")
+            issue += [f"for (int poly_e = poly_t; poly_e < {bk * n}; poly_e += {threads}) {{",
+                      f"  const int poly_g = {g.var}_base + {r}, poly_k = poly_k1 + {kk};",
+                      f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end};",
+                      f"  __pipeline_memcpy_async(&{op.name}[poly_next][{kk}][{r}], "
+                      f"poly_in ? &{cprint(ref)} : {cprint(ref.name)}, 8, poly_in ? 0 : 8);", "}"]
+            scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
+            text = cprint(self.r.node(scaled, names))
+            values[op.name] = (lambda read: read) if text == "poly_raw" else (
+                lambda read, text=text: f"poly_k0 + poly_kk + poly_lane % 4 < {s.end} ? "
+                                        f"{_RAW.sub(lambda _: read, text)} : 0.0")
+        ind = lambda lines, pad: [pad + line for line in lines]
+        step = self.mma_step(launch, s, pairs, acc, buffer="[poly_b]", values=values)
+        return [*decl, "  int poly_b = 0;   /* the buffer the warps read */", "  {",
+                f"    const int poly_k1 = {s.low}, poly_next = 0;", *ind(issue, "    "), "  }",
+                "  __pipeline_commit();",
+                f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{",
+                f"    if (poly_k0 + {bk} < {s.end}) {{   /* the next tile, into the other buffer */",
+                f"      const int poly_k1 = poly_k0 + {bk}, poly_next = poly_b ^ 1;", *ind(issue, "      "), "    }",
+                "    __pipeline_commit();",
+                "    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */",
+                "    __syncthreads();   /* ... and every thread's */",
+                "    #pragma unroll", f"    for (int poly_kk = 0; poly_kk < {bk}; poly_kk += 4) {{",
+                *ind(step, "      "), "    }",
+                "    __syncthreads();   /* this buffer is read before it is refilled */",
+                "    poly_b ^= 1;", "  }"]
+
+    def mma_step(self, launch: Launch, s, pairs, acc, buffer="", values=None) -> list[str]:
         """Four k of a staged tile on the tensor cores: each warp loads its fragments of the
         operands from shared memory (an A fragment's lane holds row lane / 4 at k lane % 4, a
         B fragment's column lane / 4 at k lane % 4) and adds every product's 8 x 8 x 4 step
-        to its accumulator fragments (a lane's two points per fragment: tiled_body)."""
+        to its accumulator fragments (a lane's two points per fragment: tiled_body).
+        `buffer`: the shared arrays' first subscript; `values`: operand -> the fragment's value
+        of its shared read (async_loop)."""
         rows, cols = launch.tile
         used = {name for pair in pairs for name in pair}
         out = []
         for op in (op for op in s.operands if op.name in used):
             n, base = (rows // 2, "poly_wy") if op.kind == "row" else (cols, "poly_wx")
+            read = f"{op.name}{buffer}[poly_kk + poly_lane % 4][{base} + poly_f * 8 + poly_lane / 4]"
             out += [f"double {op.name}_frag[{n}];", "#pragma unroll", f"for (int poly_f = 0; poly_f < {n}; poly_f++)",
-                    f"  {op.name}_frag[poly_f] = {op.name}[poly_kk + poly_lane % 4][{base} + poly_f * 8 + poly_lane / 4];"]
+                    f"  {op.name}_frag[poly_f] = {(values or {}).get(op.name, lambda r: r)(read)};"]
         for r, c in pairs:
             out += ["#pragma unroll", f"for (int poly_f = 0; poly_f < {rows // 2}; poly_f++)", "  #pragma unroll",
                     f"  for (int poly_h = 0; poly_h < {cols}; poly_h++)",
@@ -625,6 +689,8 @@ class Printer:
                "//"]
         out += ["// " + line for line in self.mapping_notes()]
         out += ["", "#include <cuda_runtime.h>", "#include <math.h>", "", "<helpers>"]
+        if any("__pipeline_memcpy_async" in src for src in kernels):
+            out.insert(out.index("#include <math.h>") + 1, "#include <cuda_pipeline.h>")
         globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
                     for w, s in self.plan.storage.items() if s == "global"]
         globals_ += [f"__device__ {self.an.program.locals[n].dtype} dev_{n}"

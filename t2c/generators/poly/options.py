@@ -29,8 +29,12 @@ class PolyOptions:
     staged_tile: tuple[int, int] = (4, 4)    # the same where its loops' operands can go through shared
                                              # memory (stage.py; the gemm family), which then they do
     staged_prefetch: bool = False            # ... the next tile into registers during this one's compute
+    stage_depth: int = 0                     # loop values per shared tile (0: stage.DEPTHS, what fits)
+    tile_blocks_per_sm: int = 0              # a tiled launch asks ptxas for registers that fit this
+                                             # many blocks on an SM (__launch_bounds__; 0: its choice)
     tensor_cores: bool = True                # staged products in double on the fp64 tensor cores
                                              # (mma.sync m8n8k4: sm_80 or newer; stage.mma_pairs)
+    async_copies: bool = True                # ... their tiles copied ahead asynchronously (two buffers)
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads

@@ -26,7 +26,10 @@ Tensor cores (`mma_pairs`): where a staged loop in double adds only products of 
 one column operand (`acc += S0 * S1`, syr2k's `acc += S0 * S1 + S2 * S3`), the block's
 point tile is a sum of matrix products, which the fp64 tensor cores compute 8 x 8 x 4 at a
 time (PTX `mma.sync.aligned.m8n8k4.row.col.f64`): the same products of the same staged
-values, added in another order (within the verifier's bound, docs/verification.md).
+values, added in another order (within the verifier's bound, docs/verification.md).  Where
+every operand is an element in double, possibly times loop-invariant factors (`raw_read`), the
+block copies the next tile's elements into shared memory asynchronously (cuda_pipeline.h,
+two buffers) while its warps multiply the current one; the factors apply as fragments load.
 """
 from __future__ import annotations
 
@@ -38,8 +41,10 @@ from pycparser import c_ast
 
 from ...frontends.c.normalize import cprint
 
-#: k values per shared tile, by element type (doubles: 16 x (32 + 128) x 8 bytes = 20 KiB)
-BK = {"double": 16, "float": 32}
+#: k values per shared tile, the first whose arrays fit (doubles: 32 x (36 + 132) x 8 bytes = 42 KiB;
+#: on the H200 32 against 16 took gemm, 2mm, 3mm and covariance 4-20% less time on the tensor cores)
+DEPTHS = (32, 16)
+SIZE = {"double": 8, "float": 4}
 #: static shared memory a block may declare
 SHARED_LIMIT = 48 * 1024
 _RANK = {"char": 0, "short": 0, "int": 0, "long": 1, "float": 2, "double": 3}
@@ -60,6 +65,7 @@ class Staged:
     end: str                   # one past its last k (C)
     node: c_ast.Node           # the statement with the accumulator in place and operands replaced
     operands: list[Operand] = field(default_factory=list)
+    depth: int = 0             # k values per shared tile (DEPTHS, or the stage_depth option)
 
 
 def plan(p, launch) -> dict | None:
@@ -73,7 +79,7 @@ def plan(p, launch) -> dict | None:
             continue
         parts = p.accumulator_parts(n)
         m = re.fullmatch(rf"\s*{n.var}\s*(<=|<)\s*(.+?)\s*", n.cond)
-        if parts is None or parts[0] not in BK or n.step != 1 or not m:
+        if parts is None or parts[0] not in SIZE or n.step != 1 or not m:
             return None
         dtype, acc = parts[0], parts[1]
         node = copy.deepcopy(n.body[0].stmt.node)
@@ -109,11 +115,13 @@ def plan(p, launch) -> dict | None:
             return None
         out[id(n)] = s
     (bx, by), (rows, cols) = p.opt.block_2d, launch.tile
-    size = {"double": 8, "float": 4}
-    if any(sum(BK[s.dtype] * max(pitch(by * rows if op.kind == "row" else bx * cols, m) for m in (False, True))
-               * size[s.dtype] for op in s.operands) > SHARED_LIMIT for s in out.values()):
-        return None                    # more than a block's static shared memory: not staged
-    return out or None
+    for d in (p.opt.stage_depth,) if p.opt.stage_depth else DEPTHS:
+        if sum(d * max(pitch(by * rows if op.kind == "row" else bx * cols, m) for m in (False, True))
+               * SIZE[s.dtype] for s in out.values() for op in s.operands) <= SHARED_LIMIT:
+            for s in out.values():
+                s.depth = d
+            return out or None
+    return None                        # more than a block's static shared memory: not staged
 
 
 def pitch(n: int, mma: bool) -> int:
@@ -145,6 +153,20 @@ def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
             return None
         pairs.append((names[1][1], names[0][1]))
     return pairs or None
+
+
+def raw_read(op: Operand, allowed: set[str], types: dict) -> c_ast.ArrayRef | None:
+    """The one array element in double that `op` scales (`A[i][k]`, `alpha * A[i][k]`: the
+    element times factors that read no memory and no loop or grid index), which an
+    asynchronous copy can stage as it is; None for any other operand."""
+    t = op.node
+    while isinstance(t, c_ast.BinaryOp) and t.op == "*":
+        inner = [c for c in (t.left, t.right) if _reads(c)]
+        rest = [c for c in (t.left, t.right) if not _reads(c)]
+        if len(inner) != 1 or any(_ids(c) & allowed for c in rest):
+            return None
+        t = inner[0]
+    return t if isinstance(t, c_ast.ArrayRef) and _type(t, types) == "double" else None
 
 
 def _terms(t) -> list:

@@ -50,7 +50,6 @@ UNSUPPORTED_HEADERS = {
     "cusolverDn.h": "cuSOLVER", "cudnn.h": "cuDNN", "nccl.h": "NCCL",
     "cuda_fp16.h": "half-precision types (cuda_fp16.h)", "cuda_bf16.h": "bfloat16 types (cuda_bf16.h)",
     "cuda_fp8.h": "fp8 types (cuda_fp8.h)", "mma.h": "tensor-core WMMA (mma.h)",
-    "cuda_pipeline.h": "asynchronous copies (cuda_pipeline.h)",
     "cooperative_groups.h": "cooperative groups",
     "cooperative_groups/reduce.h": "cooperative groups", "cooperative_groups/memcpy_async.h": "cooperative groups",
     "cuda_texture_types.h": "textures", "texture_fetch_functions.h": "textures",
@@ -76,8 +75,8 @@ UNSUPPORTED_NAMES = {
     **{n: "multi-GPU peer access and IPC" for n in """cudaMemcpyPeer cudaMemcpyPeerAsync
        cudaDeviceEnablePeerAccess cudaIpcGetMemHandle cudaIpcOpenMemHandle""".split()},
     **{n: "half-precision types" for n in "__half __half2 __nv_bfloat16 __nv_bfloat162".split()},
-    **{n: "asynchronous copies" for n in """__pipeline_memcpy_async __pipeline_commit
-       __pipeline_wait_prior memcpy_async __cvta_generic_to_shared""".split()},
+    **{n: "asynchronous copies other than cuda_pipeline.h's primitives"
+       for n in "memcpy_async __cvta_generic_to_shared".split()},
     "cudaLaunchKernel": "cudaLaunchKernel (launch with <<<>>> instead)",
     "cudaLaunchKernelEx": "cudaLaunchKernelEx (launch with <<<>>> instead)",
     "wmma": "tensor-core WMMA", "nvcuda": "tensor-core WMMA",

@@ -49,6 +49,7 @@ FINDING_STATUS = {
     "trap": "failed",
     "resource": "failed",
     "internal": "crash",
+    "misaligned-address": "crash",          # a GPU stops the kernel: misaligned address
 }
 
 STATUSES = ("ok", "failed", "race", "oob", "divergent_barrier", "unsupported", "build_error", "timeout", "crash")

@@ -114,6 +114,14 @@ template <class T, class Op> T warp_reduce(const char* f, int l, unsigned mask, 
         if ((w.members >> i) & 1u) { T x = from_bits<T>(w.slots[i]); acc = first ? x : op(acc, x); first = false; }
     return acc;
 }
+// cuda_pipeline.h: asynchronous copies, done when the thread waits for their batch (runtime.cpp)
+void pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill, const char* file, int line);
+void pipeline_commit();
+void pipeline_wait_prior(size_t n);
+inline void pipeline_copy_at(const char* f, int l, void* dst, const void* src, size_t size, size_t zfill = 0) {
+    pipeline_memcpy_async(dst, src, size, zfill, f, l);
+}
+
 // PTX mma.sync.aligned.m8n8k4.row.col.f64 (inline asm, rewritten to this call): the warp's
 // 8x4 A times 4x8 B plus C. Lane l holds A[l/4][l%4] in a, B[l%4][l/4] in b and
 // C[l/4][l%4*2 + 0, 1] in c0, c1; all 32 lanes must take part.

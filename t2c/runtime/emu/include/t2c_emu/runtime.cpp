@@ -247,6 +247,15 @@ static inline void leave_fiber(Fiber* f, SchedulerStack* s) {
 
 enum State : unsigned char { kReady, kRunning, kAtBarrier, kAtWarp, kDone };
 
+// An asynchronous copy (cuda_pipeline.h) is done when its thread waits for its batch, the latest
+// moment a GPU may do it: reading the destination before the wait sees the old contents.
+struct AsyncCopy {
+    void* dst;
+    const void* src;
+    size_t size, zfill;
+    unsigned batch;          // the commits before it
+};
+
 struct CudaThread {
     uint3 idx;
     unsigned linear;
@@ -258,6 +267,8 @@ struct CudaThread {
     unsigned mask;           // warp operations: the lanes named
     int op, pred;            // __syncthreads_count/and/or
     void* tsan;              // its ThreadSanitizer fiber (race checking only)
+    std::vector<AsyncCopy> copies;   // __pipeline_memcpy_async copies not yet waited for
+    unsigned commits;                // __pipeline_commit calls so far
 };
 
 struct Warp {
@@ -322,6 +333,7 @@ static void fiber_main(Fiber* f) {
     for (;;) {
         T2C_TSAN_DO(__tsan_acquire(&w->start_token));
         w->body(w->ctx);
+        pipeline_wait_prior(0);      // a thread's copies still pending when it exits land anyway
         T2C_TSAN_DO(__tsan_release(&w->end_token));
         w->cur->state = kDone;
         T2C_TSAN_DO(__tsan_switch_to_fiber(w->sched_tsan, 1));
@@ -514,6 +526,45 @@ static void run_block_fibers(Worker* w, Rng& rng) {
     T2C_TSAN_DO(__tsan_acquire(&w->end_token));
     T2C_TSAN_DO(for (CudaThread& t : w->threads) __tsan_destroy_fiber(t.tsan));
     w->cur = nullptr;
+}
+
+// A thread's asynchronous copies: in a plain loop (no barrier anywhere) at once, in a fiber
+// queued until the thread waits for their batch.
+static void do_copy(const AsyncCopy& c) {
+    memcpy(c.dst, c.src, c.size - c.zfill);
+    memset((char*)c.dst + (c.size - c.zfill), 0, c.zfill);
+}
+
+void pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill, const char* file, int line) {
+    if ((size != 4 && size != 8 && size != 16) || zfill > size)
+        finding(kExitUnsupported, "unsupported", file, line,
+                "__pipeline_memcpy_async copies 4, 8 or 16 bytes and zero-fills at most that many (got %zu, %zu)",
+                size, zfill);
+    if ((uintptr_t)dst % size || (size > zfill && (uintptr_t)src % size))
+        finding(kExitMemory, "misaligned-address", file, line,
+                "__pipeline_memcpy_async of %zu bytes needs addresses aligned to %zu bytes", size, size);
+    Worker* w = tw;
+    CudaThread* t = w ? w->cur : nullptr;
+    AsyncCopy c{dst, src, size, zfill, t ? t->commits : 0};
+    if (t) t->copies.push_back(c);
+    else do_copy(c);
+}
+
+void pipeline_commit() {
+    Worker* w = tw;
+    if (w && w->cur) w->cur->commits++;
+}
+
+void pipeline_wait_prior(size_t n) {
+    Worker* w = tw;
+    CudaThread* t = w ? w->cur : nullptr;
+    if (!t || t->copies.empty()) return;
+    size_t kept = 0;
+    for (const AsyncCopy& c : t->copies) {
+        if ((size_t)c.batch + n < (size_t)t->commits) do_copy(c);
+        else t->copies[kept++] = c;
+    }
+    t->copies.resize(kept);
 }
 
 static void run_block_plain(Worker* w, Rng& rng, std::vector<unsigned>& order) {
