@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <cuda_pipeline.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 /* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
@@ -64,35 +65,58 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
       const int j = j_first + tn * 8 + tm % 2;
       acc[tm][tn] = ok[tm][tn] ? tmp[(i * nj) + j] : (double)0;
     }
-  __shared__ double poly_stage0[16][36];   /* row operand alpha * A[i][k] */
-  __shared__ double poly_stage1[16][132];   /* col operand B[k][j] */
+  __shared__ double poly_stage0[2][16][36];   /* row operand A[i][k], two buffers */
+  __shared__ double poly_stage1[2][16][132];   /* col operand B[k][j], two buffers */
+  int poly_b = 0;   /* the buffer the warps read */
+  {
+    const int poly_k1 = 0, poly_next = 0;
+    for (int poly_e = poly_t; poly_e < 512; poly_e += 256) {
+      const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
+      __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * nk) + poly_k] : A, 8, poly_in ? 0 : 8);
+    }
+    for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+      const int poly_g = j_base + poly_e % 128, poly_k = poly_k1 + poly_e / 128;
+      const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk;
+      __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 128][poly_e % 128], poly_in ? &B[(poly_k * nj) + poly_g] : B, 8, poly_in ? 0 : 8);
+    }
+  }
+  __pipeline_commit();
   for (int poly_k0 = 0; poly_k0 < nk; poly_k0 += 16) {
-    __syncthreads();   /* the last tile's values are read */
-    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 512; poly_e += 256) {
-      const int poly_g = i_base + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
-      poly_stage0[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk ? alpha * A[(poly_g * nk) + poly_k] : (double)0;
+    if (poly_k0 + 16 < nk) {   /* the next tile, into the other buffer */
+      const int poly_k1 = poly_k0 + 16, poly_next = poly_b ^ 1;
+      for (int poly_e = poly_t; poly_e < 512; poly_e += 256) {
+        const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+        const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * nk) + poly_k] : A, 8, poly_in ? 0 : 8);
+      }
+      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+        const int poly_g = j_base + poly_e % 128, poly_k = poly_k1 + poly_e / 128;
+        const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk;
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 128][poly_e % 128], poly_in ? &B[(poly_k * nj) + poly_g] : B, 8, poly_in ? 0 : 8);
+      }
     }
-    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 256) {
-      const int poly_g = j_base + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
-      poly_stage1[poly_e / 128][poly_e % 128] = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk ? B[(poly_k * nj) + poly_g] : (double)0;
-    }
-    __syncthreads();
+    __pipeline_commit();
+    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
+    __syncthreads();   /* ... and every thread's */
     #pragma unroll
     for (int poly_kk = 0; poly_kk < 16; poly_kk += 4) {
       double poly_stage0_frag[2];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f] = poly_stage0[poly_kk + poly_lane % 4][poly_wy + poly_f * 8 + poly_lane / 4];
+        poly_stage0_frag[poly_f] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 8 + poly_lane / 4] : 0.0;
       double poly_stage1_frag[4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 4; poly_f++)
-        poly_stage1_frag[poly_f] = poly_stage1[poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+        poly_stage1_frag[poly_f] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
         #pragma unroll
         for (int poly_h = 0; poly_h < 4; poly_h++)
           poly_dmma(acc[2 * poly_f][poly_h], acc[2 * poly_f + 1][poly_h], poly_stage0_frag[poly_f], poly_stage1_frag[poly_h]);
     }
+    __syncthreads();   /* this buffer is read before it is refilled */
+    poly_b ^= 1;
   }
   #pragma unroll
   for (int tm = 0; tm < 4; tm++)
@@ -142,35 +166,58 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
       const int j = j_first + tn * 8 + tm % 2;
       acc[tm][tn] = ok[tm][tn] ? D[(i * nl) + j] : (double)0;
     }
-  __shared__ double poly_stage0[16][36];   /* row operand tmp[i][k] */
-  __shared__ double poly_stage1[16][132];   /* col operand C[k][j] */
+  __shared__ double poly_stage0[2][16][36];   /* row operand tmp[i][k], two buffers */
+  __shared__ double poly_stage1[2][16][132];   /* col operand C[k][j], two buffers */
+  int poly_b = 0;   /* the buffer the warps read */
+  {
+    const int poly_k1 = 0, poly_next = 0;
+    for (int poly_e = poly_t; poly_e < 512; poly_e += 256) {
+      const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj;
+      __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &tmp[(poly_g * nj) + poly_k] : tmp, 8, poly_in ? 0 : 8);
+    }
+    for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+      const int poly_g = j_base + poly_e % 128, poly_k = poly_k1 + poly_e / 128;
+      const bool poly_in = poly_g >= 0 && poly_g <= nl - 1 && poly_k < nj;
+      __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 128][poly_e % 128], poly_in ? &C[(poly_k * nl) + poly_g] : C, 8, poly_in ? 0 : 8);
+    }
+  }
+  __pipeline_commit();
   for (int poly_k0 = 0; poly_k0 < nj; poly_k0 += 16) {
-    __syncthreads();   /* the last tile's values are read */
-    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 512; poly_e += 256) {
-      const int poly_g = i_base + poly_e / 16, poly_k = poly_k0 + poly_e % 16;
-      poly_stage0[poly_e % 16][poly_e / 16] = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj ? tmp[(poly_g * nj) + poly_k] : (double)0;
+    if (poly_k0 + 16 < nj) {   /* the next tile, into the other buffer */
+      const int poly_k1 = poly_k0 + 16, poly_next = poly_b ^ 1;
+      for (int poly_e = poly_t; poly_e < 512; poly_e += 256) {
+        const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+        const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj;
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &tmp[(poly_g * nj) + poly_k] : tmp, 8, poly_in ? 0 : 8);
+      }
+      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+        const int poly_g = j_base + poly_e % 128, poly_k = poly_k1 + poly_e / 128;
+        const bool poly_in = poly_g >= 0 && poly_g <= nl - 1 && poly_k < nj;
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 128][poly_e % 128], poly_in ? &C[(poly_k * nl) + poly_g] : C, 8, poly_in ? 0 : 8);
+      }
     }
-    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 256) {
-      const int poly_g = j_base + poly_e % 128, poly_k = poly_k0 + poly_e / 128;
-      poly_stage1[poly_e / 128][poly_e % 128] = poly_g >= 0 && poly_g <= nl - 1 && poly_k < nj ? C[(poly_k * nl) + poly_g] : (double)0;
-    }
-    __syncthreads();
+    __pipeline_commit();
+    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
+    __syncthreads();   /* ... and every thread's */
     #pragma unroll
     for (int poly_kk = 0; poly_kk < 16; poly_kk += 4) {
       double poly_stage0_frag[2];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f] = poly_stage0[poly_kk + poly_lane % 4][poly_wy + poly_f * 8 + poly_lane / 4];
+        poly_stage0_frag[poly_f] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 8 + poly_lane / 4];
       double poly_stage1_frag[4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 4; poly_f++)
-        poly_stage1_frag[poly_f] = poly_stage1[poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+        poly_stage1_frag[poly_f] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
         #pragma unroll
         for (int poly_h = 0; poly_h < 4; poly_h++)
           poly_dmma(acc[2 * poly_f][poly_h], acc[2 * poly_f + 1][poly_h], poly_stage0_frag[poly_f], poly_stage1_frag[poly_h]);
     }
+    __syncthreads();   /* this buffer is read before it is refilled */
+    poly_b ^= 1;
   }
   #pragma unroll
   for (int tm = 0; tm < 4; tm++)
