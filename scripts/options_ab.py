@@ -45,6 +45,7 @@ VARIANTS = {
     "depth 8 3 blocks/SM": {"stage_depth": 8, "tile_blocks_per_sm": 3},
     "prefetch": {"staged_prefetch": True, "async_copies": False},
     "no async 3 blocks/SM": {"async_copies": False, "tile_blocks_per_sm": 3},
+    "arrays not resident": {"resident_arrays": False},
 }
 
 

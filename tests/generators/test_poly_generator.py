@@ -336,7 +336,10 @@ def test_small_host_loops_run_in_one_block():
     assert bad != text and not ladder(durbin, bad, backend="emu", seed=3).accepted
     # a launch whose threads run a loop takes the block only with one launch block's threads
     assert "most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));" in generate(read_c(SOURCES["adi"]))
-    bad = generate(read_c(SOURCES["jacobi-1d"])).replace("__syncthreads();", "", 1)
+    jacobi = generate(read_c(SOURCES["jacobi-1d"]))           # both one-block kernels lose a barrier
+    bad = jacobi.replace("jacobi_1d_update_B_at(n, A, B, item);\n      __syncthreads();",
+                         "jacobi_1d_update_B_at(n, A, B, item);")
+    assert jacobi.count("__syncthreads();") - bad.count("__syncthreads();") == 2
     assert not ladder(read_c(SOURCES["jacobi-1d"]), bad, backend="emu", seed=3).accepted
     assert "<<<1, 1024>>>" not in generate(read_c(SOURCES["jacobi-2d"]))   # 2-d grids: launches only
 
@@ -352,6 +355,27 @@ _RUNNING = """void k(int nr, int nq, int np, double A[nr][nq][np], double sum[np
     }
 }
 """
+
+
+def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
+    """resident_arrays (default on): the one-block kernel also comes in a form with its arrays in
+    dynamic shared memory for the whole loop (copied in, the written ones copied back), which the
+    host takes when they fit in a block's opt-in shared memory (asked at run time) and the other
+    form otherwise: jacobi-1d's A and B at SMALL (the resident form on emu, 227 KiB), trisolv's
+    L at MEDIUM (1.3 MB: the global-memory form); both verified."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["jacobi-1d"])
+    text = generate(k)
+    assert "jacobi_1d_loop_t_resident<<<1, 1024, poly_bytes>>>(tsteps, n, A, B);" in text
+    assert "double *A = (double *)((char *)poly_resident + poly_at);" in text
+    assert "A_global[poly_e] = A[poly_e];" in text and "B_global[poly_e] = B[poly_e];" in text
+    assert "_resident" not in generate(k, PolyOptions(resident_arrays=False))
+    assert ladder(k, text, backend="emu", dataset="SMALL", seed=3).accepted
+    trisolv = read_c(SOURCES["trisolv"])
+    text = generate(trisolv)
+    assert "trisolv_loop_i_resident" in text and "const double *L_global" in text and "L_global[poly_e] =" not in text
+    card = ladder(trisolv, text, backend="emu", dataset="MEDIUM", seed=3)
+    assert card.accepted, card.summary()
 
 
 def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(tmp_path):

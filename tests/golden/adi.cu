@@ -90,6 +90,55 @@ __global__ void __launch_bounds__(1024) adi_loop_t(int tsteps, int n, double *u,
   }
 }
 
+/* adi_loop_t_resident: adi_loop_t with arrays u, v, p, q in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+__global__ void __launch_bounds__(1024) adi_loop_t_resident(int tsteps, int n, double *u_global, double *v_global, double *p_global, double *q_global, double a, double b, double c, double d, double e, double f)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  size_t poly_at = 0;
+  double *u = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    u[poly_e] = u_global[poly_e];
+  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *v = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    v[poly_e] = v_global[poly_e];
+  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *p = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    p[poly_e] = p_global[poly_e];
+  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *q = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    q[poly_e] = q_global[poly_e];
+  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  __syncthreads();
+  int t;
+  for (t = 1; t <= tsteps; t++)
+  {
+    {
+      const int extent_x = n - 2;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        adi_update_v_p_q_at(n, u, v, p, q, a, b, c, d, f, item);
+      __syncthreads();
+    }
+    {
+      const int extent_x = n - 2;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        adi_update_u_p_q_at(n, u, v, p, q, a, c, d, e, f, item);
+      __syncthreads();
+    }
+  }
+  __syncthreads();
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    u_global[poly_e] = u[poly_e];
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    v_global[poly_e] = v[poly_e];
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    p_global[poly_e] = p[poly_e];
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    q_global[poly_e] = q[poly_e];
+}
+
 extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, double *p, double *q)
 {
   int t;
@@ -127,7 +176,15 @@ extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, doubl
       most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));   /* adi_update_u_p_q: a loop in each thread: at most 256 threads, one block of its launch */
     }
     if (most <= 4096) {
-      adi_loop_t<<<1, 1024>>>(tsteps, n, u, v, p, q, a, b, c, d, e, f);
+      const size_t poly_bytes = ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* u, v, p, q in shared memory */
+      int poly_device = 0, poly_shared = 0;
+      cudaGetDevice(&poly_device);
+      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+      if (poly_bytes <= (size_t)poly_shared &&
+          cudaFuncSetAttribute(adi_loop_t_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
+        adi_loop_t_resident<<<1, 1024, poly_bytes>>>(tsteps, n, u, v, p, q, a, b, c, d, e, f);
+      else
+        adi_loop_t<<<1, 1024>>>(tsteps, n, u, v, p, q, a, b, c, d, e, f);
     } else {
       for (t = 1; t <= tsteps; t++)
       {

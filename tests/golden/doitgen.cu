@@ -77,6 +77,51 @@ __global__ void __launch_bounds__(1024) doitgen_loop_r(int nr, int nq, int np, d
   }
 }
 
+/* doitgen_loop_r_resident: doitgen_loop_r with arrays A, C4, sum in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+__global__ void __launch_bounds__(1024) doitgen_loop_r_resident(int nr, int nq, int np, double *A_global, const double *C4_global, double *sum_global)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  size_t poly_at = 0;
+  double *A = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(nr) * (size_t)(nq) * (size_t)(np); poly_e += blockDim.x)
+    A[poly_e] = A_global[poly_e];
+  poly_at += ((size_t)(nr) * (size_t)(nq) * (size_t)(np) * sizeof(double) + 31) / 32 * 32;
+  double *C4 = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(np) * (size_t)(np); poly_e += blockDim.x)
+    C4[poly_e] = C4_global[poly_e];
+  poly_at += ((size_t)(np) * (size_t)(np) * sizeof(double) + 31) / 32 * 32;
+  double *sum = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(np); poly_e += blockDim.x)
+    sum[poly_e] = sum_global[poly_e];
+  poly_at += ((size_t)(np) * sizeof(double) + 31) / 32 * 32;
+  __syncthreads();
+  int r;
+  int q;
+  for (r = 0; r < nr; r++)
+  {
+    for (q = 0; q < nq; q++)
+    {
+      {
+        const int extent_x = np;   /* p */
+        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+          doitgen_update_sum_at(nq, np, A, C4, sum, r, q, item);
+        __syncthreads();
+      }
+      {
+        const int extent_x = np;   /* p */
+        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+          doitgen_update_A_at(nq, np, A, sum, r, q, item);
+        __syncthreads();
+      }
+    }
+  }
+  __syncthreads();
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(nr) * (size_t)(nq) * (size_t)(np); poly_e += blockDim.x)
+    A_global[poly_e] = A[poly_e];
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(np); poly_e += blockDim.x)
+    sum_global[poly_e] = sum[poly_e];
+}
+
 /* doitgen_blocks_r: one block per iteration of host loops r, q, which carry nothing once each iteration has its own copy of sum (in shared memory): the values through it never cross iterations, and every iteration writes the same cells, so the last one's copy is the result. */
 __global__ void __launch_bounds__(256) doitgen_blocks_r(int nr, int nq, int np, double *A, const double *C4, double *sum)
 {
@@ -127,7 +172,15 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
           }
         }
         if (most <= 4096) {
-          doitgen_loop_r<<<1, 1024>>>(nr, nq, np, A, C4, sum);
+          const size_t poly_bytes = ((size_t)(nr) * (size_t)(nq) * (size_t)(np) * sizeof(double) + 31) / 32 * 32 + ((size_t)(np) * (size_t)(np) * sizeof(double) + 31) / 32 * 32 + ((size_t)(np) * sizeof(double) + 31) / 32 * 32;   /* A, C4, sum in shared memory */
+          int poly_device = 0, poly_shared = 0;
+          cudaGetDevice(&poly_device);
+          cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+          if (poly_bytes <= (size_t)poly_shared &&
+              cudaFuncSetAttribute(doitgen_loop_r_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
+            doitgen_loop_r_resident<<<1, 1024, poly_bytes>>>(nr, nq, np, A, C4, sum);
+          else
+            doitgen_loop_r<<<1, 1024>>>(nr, nq, np, A, C4, sum);
         } else {
           for (r = 0; r < nr; r++)
           {

@@ -142,6 +142,46 @@ __global__ void __launch_bounds__(1024) durbin_loop_k(int n, const double *r, do
   }
 }
 
+/* durbin_loop_k_resident: durbin_loop_k with arrays r, y in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+__global__ void __launch_bounds__(1024) durbin_loop_k_resident(int n, const double *r_global, double *y_global)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  size_t poly_at = 0;
+  double *r = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    r[poly_e] = r_global[poly_e];
+  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *y = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    y[poly_e] = y_global[poly_e];
+  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  __syncthreads();
+  int k;
+  for (k = 1; k < n; k++)
+  {
+    durbin_seq_scalars_block(r, y, k);
+    __syncthreads();
+    {
+      const int extent_x = k;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        durbin_update_z_at(y, k, item);
+      __syncthreads();
+    }
+    {
+      const int extent_x = k;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        durbin_update_y_at(y, k, item);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0)
+      durbin_seq_y_2_at(y, k);
+    __syncthreads();
+  }
+  __syncthreads();
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    y_global[poly_e] = y[poly_e];
+}
+
 extern "C" void kernel_durbin_device(int n, double *r, double *y)
 {
   int k;
@@ -154,7 +194,15 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       most = poly_max_ll(most, (long long)poly_max(k, 0));   /* durbin_update_y */
     }
     if (most <= 4096) {
-      durbin_loop_k<<<1, 1024>>>(n, r, y);
+      const size_t poly_bytes = ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* r, y in shared memory */
+      int poly_device = 0, poly_shared = 0;
+      cudaGetDevice(&poly_device);
+      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+      if (poly_bytes <= (size_t)poly_shared &&
+          cudaFuncSetAttribute(durbin_loop_k_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
+        durbin_loop_k_resident<<<1, 1024, poly_bytes>>>(n, r, y);
+      else
+        durbin_loop_k<<<1, 1024>>>(n, r, y);
     } else {
       for (k = 1; k < n; k++)
       {

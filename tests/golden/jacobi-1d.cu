@@ -63,6 +63,43 @@ __global__ void __launch_bounds__(1024) jacobi_1d_loop_t(int tsteps, int n, doub
   }
 }
 
+/* jacobi_1d_loop_t_resident: jacobi_1d_loop_t with arrays A, B in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+__global__ void __launch_bounds__(1024) jacobi_1d_loop_t_resident(int tsteps, int n, double *A_global, double *B_global)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  size_t poly_at = 0;
+  double *A = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    A[poly_e] = A_global[poly_e];
+  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *B = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    B[poly_e] = B_global[poly_e];
+  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  __syncthreads();
+  int t;
+  for (t = 0; t < tsteps; t++)
+  {
+    {
+      const int extent_x = n - 2;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        jacobi_1d_update_B_at(n, A, B, item);
+      __syncthreads();
+    }
+    {
+      const int extent_x = n - 2;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        jacobi_1d_update_A_at(n, A, B, item);
+      __syncthreads();
+    }
+  }
+  __syncthreads();
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    A_global[poly_e] = A[poly_e];
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    B_global[poly_e] = B[poly_e];
+}
+
 extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
 {
   int t;
@@ -74,7 +111,15 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
       most = poly_max_ll(most, (long long)poly_max(n - 2, 0));   /* jacobi_1d_update_A */
     }
     if (most <= 4096) {
-      jacobi_1d_loop_t<<<1, 1024>>>(tsteps, n, A, B);
+      const size_t poly_bytes = ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* A, B in shared memory */
+      int poly_device = 0, poly_shared = 0;
+      cudaGetDevice(&poly_device);
+      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+      if (poly_bytes <= (size_t)poly_shared &&
+          cudaFuncSetAttribute(jacobi_1d_loop_t_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
+        jacobi_1d_loop_t_resident<<<1, 1024, poly_bytes>>>(tsteps, n, A, B);
+      else
+        jacobi_1d_loop_t<<<1, 1024>>>(tsteps, n, A, B);
     } else {
       for (t = 0; t < tsteps; t++)
       {

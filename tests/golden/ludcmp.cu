@@ -111,6 +111,35 @@ __global__ void __launch_bounds__(1024) ludcmp_loop_j(int n, const double *A, do
   }
 }
 
+/* ludcmp_loop_j_resident: ludcmp_loop_j with arrays A, y in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+__global__ void __launch_bounds__(1024) ludcmp_loop_j_resident(int n, const double *A_global, double *y_global)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  size_t poly_at = 0;
+  double *A = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    A[poly_e] = A_global[poly_e];
+  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *y = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    y[poly_e] = y_global[poly_e];
+  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  __syncthreads();
+  int j;
+  for (j = 0; j < n - 1; j++)
+  {
+    {
+      const int extent_x = n - j - 1;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        ludcmp_update_y_2_at(n, A, y, j, item);
+      __syncthreads();
+    }
+  }
+  __syncthreads();
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    y_global[poly_e] = y[poly_e];
+}
+
 extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, double *y)
 {
   int k;
@@ -159,7 +188,15 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       most = poly_max_ll(most, (long long)poly_max(n - j - 1, 0));   /* ludcmp_update_y_2 */
     }
     if (most <= 4096) {
-      ludcmp_loop_j<<<1, 1024>>>(n, A, y);
+      const size_t poly_bytes = ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* A, y in shared memory */
+      int poly_device = 0, poly_shared = 0;
+      cudaGetDevice(&poly_device);
+      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+      if (poly_bytes <= (size_t)poly_shared &&
+          cudaFuncSetAttribute(ludcmp_loop_j_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
+        ludcmp_loop_j_resident<<<1, 1024, poly_bytes>>>(n, A, y);
+      else
+        ludcmp_loop_j<<<1, 1024>>>(n, A, y);
     } else {
       for (j = 0; j < n - 1; j++)
       {

@@ -70,6 +70,35 @@ __global__ void __launch_bounds__(1024) nussinov_loop_wave(int n, const char *se
   }
 }
 
+/* nussinov_loop_wave_resident: nussinov_loop_wave with arrays seq, table in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+__global__ void __launch_bounds__(1024) nussinov_loop_wave_resident(int n, const char *seq_global, int *table_global)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  size_t poly_at = 0;
+  char *seq = (char *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    seq[poly_e] = seq_global[poly_e];
+  poly_at += ((size_t)(n) * sizeof(char) + 31) / 32 * 32;
+  int *table = (int *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    table[poly_e] = table_global[poly_e];
+  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(int) + 31) / 32 * 32;
+  __syncthreads();
+  int wave;
+  for (wave = 1; wave < n; wave++)
+  {
+    {
+      const int extent_x = n - wave;   /* i */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        nussinov_update_table_at(n, seq, table, wave, item);
+      __syncthreads();
+    }
+  }
+  __syncthreads();
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    table_global[poly_e] = table[poly_e];
+}
+
 extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
 {
   int wave;
@@ -80,7 +109,15 @@ extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
       most = poly_max_ll(most, 16 * (long long)poly_max(n - wave, 0));   /* nussinov_update_table: a loop in each thread: at most 256 threads, one block of its launch */
     }
     if (most <= 4096) {
-      nussinov_loop_wave<<<1, 1024>>>(n, seq, table);
+      const size_t poly_bytes = ((size_t)(n) * sizeof(char) + 31) / 32 * 32 + ((size_t)(n) * (size_t)(n) * sizeof(int) + 31) / 32 * 32;   /* seq, table in shared memory */
+      int poly_device = 0, poly_shared = 0;
+      cudaGetDevice(&poly_device);
+      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+      if (poly_bytes <= (size_t)poly_shared &&
+          cudaFuncSetAttribute(nussinov_loop_wave_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
+        nussinov_loop_wave_resident<<<1, 1024, poly_bytes>>>(n, seq, table);
+      else
+        nussinov_loop_wave<<<1, 1024>>>(n, seq, table);
     } else {
       for (wave = 1; wave < n; wave++)
       {

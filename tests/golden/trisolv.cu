@@ -68,6 +68,38 @@ __global__ void __launch_bounds__(1024) trisolv_loop_i(int n, const double *L, d
   }
 }
 
+/* trisolv_loop_i_resident: trisolv_loop_i with arrays L, x in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+__global__ void __launch_bounds__(1024) trisolv_loop_i_resident(int n, const double *L_global, double *x_global)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  size_t poly_at = 0;
+  double *L = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
+    L[poly_e] = L_global[poly_e];
+  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *x = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    x[poly_e] = x_global[poly_e];
+  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  __syncthreads();
+  int i;
+  for (i = 0; i < n; i++)
+  {
+    if (threadIdx.x == 0)
+      trisolv_seq_x_at(n, L, x, i);
+    __syncthreads();
+    {
+      const int extent_x = n - i - 1;   /* c1 */
+      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
+        trisolv_update_x_2_at(n, L, x, i, item);
+      __syncthreads();
+    }
+  }
+  __syncthreads();
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    x_global[poly_e] = x[poly_e];
+}
+
 extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
 {
   int i;
@@ -86,7 +118,15 @@ extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
       most = poly_max_ll(most, (long long)poly_max(n - i - 1, 0));   /* trisolv_update_x_2 */
     }
     if (most <= 4096) {
-      trisolv_loop_i<<<1, 1024>>>(n, L, x);
+      const size_t poly_bytes = ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* L, x in shared memory */
+      int poly_device = 0, poly_shared = 0;
+      cudaGetDevice(&poly_device);
+      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+      if (poly_bytes <= (size_t)poly_shared &&
+          cudaFuncSetAttribute(trisolv_loop_i_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
+        trisolv_loop_i_resident<<<1, 1024, poly_bytes>>>(n, L, x);
+      else
+        trisolv_loop_i<<<1, 1024>>>(n, L, x);
     } else {
       for (i = 0; i < n; i++)
       {

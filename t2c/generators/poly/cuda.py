@@ -682,6 +682,7 @@ class Printer:
             kernels.append(src)
             calls[launch.name] = args
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
+        kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
         kernels += [oneblock.blocks_kernel(self, h, calls, self.private[id(h)])
                     for h in self.block_loops if self.private.get(id(h))]
         ret = k.returns.dtype if k.returns else "void"

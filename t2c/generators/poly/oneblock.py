@@ -90,6 +90,60 @@ def block_kernel(p, h: HostLoop, calls) -> str:
                       f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
 
 
+def _resident(p, h: HostLoop, calls) -> list[str] | None:
+    """The arrays the one-block kernel can keep in shared memory for the whole loop (all of
+    its array arguments: the block is the only one running the loop, so no other thread
+    reads or writes them meanwhile), or None when the option is off or it has none."""
+    if not p.opt.resident_arrays:
+        return None
+    arrays = [a for a in _block(p, h, calls)[1] if any(x.name == a for x in p.k.arrays)]
+    return arrays or None
+
+
+def _count(p, a: str) -> str:
+    """An array's element count as C (size_t)."""
+    shape = next(x.shape for x in p.k.arrays if x.name == a)
+    return " * ".join(f"(size_t)({e})" for e in shape) or "(size_t)1"
+
+
+def _resident_args(p, h: HostLoop, calls) -> list[str]:
+    """The one-block kernel's arguments and the sizes its arrays' counts need."""
+    from .cuda import _WORD
+    args = _block(p, h, calls)[1]
+    words = set(_WORD.findall(" ".join(_count(p, a) for a in _resident(p, h, calls))))
+    return [a for a in p.k.params if a in args or (a in words and a not in args)] + \
+        [a for a in args if a not in p.k.params]
+
+
+def resident_kernel(p, h: HostLoop, calls) -> str | None:
+    """The one-block kernel with its arrays in dynamic shared memory: copied in at the start,
+    the loop on the copies (the parameters' names now point there), the written ones copied
+    back at the end.  The host takes it when the arrays fit in a block's shared memory."""
+    arrays = _resident(p, h, calls)
+    if not arrays:
+        return None
+    name = f"{p.short}_loop_{h.loop.var}"
+    body, _ = _block(p, h, calls)
+    args = _resident_args(p, h, calls)
+    decl = lambda a: _decl(p, h, a).replace(f"*{a}", f"*{a}_global") if a in arrays else _decl(p, h, a)
+    written = [a for a in arrays if not _decl(p, h, a).startswith("const")]
+    head = ["  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */", "  size_t poly_at = 0;"]
+    for a in arrays:
+        t = next(x.dtype for x in p.k.arrays if x.name == a)
+        head += [f"  {t} *{a} = ({t} *)((char *)poly_resident + poly_at);",
+                 f"  for (size_t poly_e = threadIdx.x; poly_e < {_count(p, a)}; poly_e += blockDim.x)",
+                 f"    {a}[poly_e] = {a}_global[poly_e];",
+                 f"  poly_at += ({_count(p, a)} * sizeof({t}) + 31) / 32 * 32;"]
+    tail = ["  __syncthreads();"] + [line for a in written for line in (
+        f"  for (size_t poly_e = threadIdx.x; poly_e < {_count(p, a)}; poly_e += blockDim.x)",
+        f"    {a}_global[poly_e] = {a}[poly_e];")]
+    return "\n".join([f"/* {name}_resident: {name} with arrays {', '.join(arrays)} in shared memory for the whole "
+                      "loop (copied in first, the written ones back at the end), for sizes where they fit. */",
+                      f"__global__ void __launch_bounds__({p.opt.one_block_threads}) "
+                      f"{name}_resident({', '.join(decl(a) for a in args)})", "{",
+                      *head, "  __syncthreads();", *body, *tail, "}"])
+
+
 def _decl(p, h: HostLoop, a: str) -> str:
     """A block kernel's parameter: an array `const` unless a launch of the loop writes it."""
     writers = launches(h)
@@ -141,11 +195,26 @@ def _items(p, items, indent, calls, item) -> list[str]:
 def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     """The walk for the most threads a launch asks for, then one block or the launches."""
     name = f"{p.short}_loop_{h.loop.var}"
+    one = [f"{indent}    {name}<<<1, {p.opt.one_block_threads}>>>({', '.join(_block(p, h, calls)[1])});"]
+    arrays = _resident(p, h, calls)
+    if arrays:
+        sizes = " + ".join(f"({_count(p, a)} * sizeof({next(x.dtype for x in p.k.arrays if x.name == a)}) + 31) "
+                           f"/ 32 * 32" for a in arrays)
+        one = [f"{indent}    const size_t poly_bytes = {sizes};   /* {', '.join(arrays)} in shared memory */",
+               f"{indent}    int poly_device = 0, poly_shared = 0;",
+               f"{indent}    cudaGetDevice(&poly_device);",
+               f"{indent}    cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);",
+               f"{indent}    if (poly_bytes <= (size_t)poly_shared &&",
+               f"{indent}        cudaFuncSetAttribute({name}_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+               f"(int)poly_bytes) == cudaSuccess)",
+               f"{indent}      {name}_resident<<<1, {p.opt.one_block_threads}, poly_bytes>>>"
+               f"({', '.join(_resident_args(p, h, calls))});",
+               f"{indent}    else", "  " + one[0]]
     return [f"{indent}{{",
             f"{indent}  long long most = 0;   /* the most threads a launch of loop {h.loop.var} asks for */",
             *_walk(p, [h], indent + "  "),
             f"{indent}  if (most <= {p.opt.one_block_max}) {{",
-            f"{indent}    {name}<<<1, {p.opt.one_block_threads}>>>({', '.join(_block(p, h, calls)[1])});",
+            *one,
             f"{indent}  }} else {{",
             *p.host_loop(h, indent + "    ", calls),
             f"{indent}  }}",

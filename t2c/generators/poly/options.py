@@ -38,6 +38,8 @@ class PolyOptions:
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads
+    resident_arrays: bool = True             # ... its arrays in shared memory where they fit (a second
+                                             # kernel; the host picks it by their size at run time)
     private_blocks: bool = True              # such a loop carried only through a scratch array: a block
                                              # per iteration, each with its own copy in shared memory
     isl_schedule: bool = True                # isl's scheduler's tree when it runs fewer loops in order
