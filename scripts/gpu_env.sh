@@ -4,6 +4,6 @@
 if ! python3 -c "import islpy, pycparser, tree_sitter_c, tree_sitter_cuda" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
+else                                  # installed, or sourced before (keep its /tmp/site)
+  case ":${PYTHONPATH:-}:" in *":$PWD:"*) ;; *) export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} ;; esac
 fi
