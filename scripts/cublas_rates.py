@@ -3,8 +3,9 @@
     python3 scripts/cublas_rates.py [T2C_TABLE]     on a GPU machine with torch (the H200 has it)
 
 The yardstick of issue #7's gemm-family target: a kernel's rate (2 flops per multiply-add of its
-products, counted below) against DGEMM's at the same shapes (the kernel's products as full
-DGEMMs, their times added).  Each DGEMM: 10 warm-up calls, then the median of 50 timed with CUDA
+products, counted below) against DGEMM's rate at the same shapes (the kernel's products as full
+DGEMMs: 2mnk flops each, their times added; a triangular kernel does fewer flops than its
+DGEMMs, so its fraction compares rates, not times).  Each DGEMM: 10 warm-up calls, then the median of 50 timed with CUDA
 events (p20-p80 printed).  With T2C_TABLE (a `table.md` of scripts/gpu_polybench.sh) it also
 prints each kernel's rate and its fraction of cuBLAS's.  A benchmark script: it prints figures.
 """
@@ -52,16 +53,17 @@ def main(argv: list[str]) -> int:
             if len(cells) > 3 and cells[1] in KERNELS and re.match(r"[\d.e+-]+", cells[3]):
                 ours[cells[1]] = float(cells[3].split()[0])
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, cuBLAS DGEMM (torch.matmul, float64)")
-    print(f"{'kernel':8s} {'GFLOP':>7s} {'cuBLAS ms':>10s} {'p20-p80':>17s} {'TF/s':>6s}"
+    print(f"{'kernel':8s} {'GFLOP':>7s} {'DGEMM GFLOP':>11s} {'cuBLAS ms':>10s} {'p20-p80':>17s} {'TF/s':>6s}"
           + (f" {'t2c ms':>8s} {'TF/s':>6s} {'of cuBLAS':>9s}" if ours else ""))
     for name, (flops, shapes) in KERNELS.items():
         runs = [dgemm_ms(*s) for s in shapes]
         per = [statistics.median(r) for r in runs]
         q = lambda p: sum(statistics.quantiles(r, n=10)[p] for r in runs)
-        ms = sum(per)
-        line = f"{name:8s} {flops / 1e9:7.3f} {ms:10.4f} {q(1):8.4f}-{q(7):<8.4f} {flops / ms / 1e9:6.2f}"
+        ms, dgemm = sum(per), sum(2 * m * n * k for m, n, k in shapes)
+        rate = dgemm / ms / 1e9
+        line = f"{name:8s} {flops / 1e9:7.3f} {dgemm / 1e9:11.3f} {ms:10.4f} {q(1):8.4f}-{q(7):<8.4f} {rate:6.2f}"
         if name in ours:
-            line += f" {ours[name]:8.4g} {flops / ours[name] / 1e9:6.2f} {ms / ours[name]:9.0%}"
+            line += f" {ours[name]:8.4g} {flops / ours[name] / 1e9:6.2f} {flops / ours[name] / 1e9 / rate:9.0%}"
         print(line, flush=True)
     return 0
 

@@ -100,12 +100,6 @@ def _resident(p, h: HostLoop, calls) -> list[str] | None:
     return arrays or None
 
 
-def _count(p, a: str) -> str:
-    """An array's element count as C (size_t)."""
-    shape = next(x.shape for x in p.k.arrays if x.name == a)
-    return " * ".join(f"(size_t)({e})" for e in shape) or "(size_t)1"
-
-
 def _resident_args(p, h: HostLoop, calls) -> list[str]:
     """The one-block kernel's arguments and the sizes its arrays' counts need."""
     from .cuda import _WORD
@@ -129,7 +123,7 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
     written = [a for a in arrays if not _decl(p, h, a).startswith("const")]
     head = ["  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */", "  size_t poly_at = 0;"]
     for a in arrays:
-        t = next(x.dtype for x in p.k.arrays if x.name == a)
+        t = p.k.array(a).dtype
         head += [f"  {t} *{a} = ({t} *)((char *)poly_resident + poly_at);",
                  f"  for (size_t poly_e = threadIdx.x; poly_e < {_count(p, a)}; poly_e += blockDim.x)",
                  f"    {a}[poly_e] = {a}_global[poly_e];",
@@ -198,8 +192,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     one = [f"{indent}    {name}<<<1, {p.opt.one_block_threads}>>>({', '.join(_block(p, h, calls)[1])});"]
     arrays = _resident(p, h, calls)
     if arrays:
-        sizes = " + ".join(f"({_count(p, a)} * sizeof({next(x.dtype for x in p.k.arrays if x.name == a)}) + 31) "
-                           f"/ 32 * 32" for a in arrays)
+        sizes = " + ".join(f"({_count(p, a)} * sizeof({p.k.array(a).dtype}) + 31) / 32 * 32" for a in arrays)
         one = [f"{indent}    const size_t poly_bytes = {sizes};   /* {', '.join(arrays)} in shared memory */",
                f"{indent}    int poly_device = 0, poly_shared = 0;",
                f"{indent}    cudaGetDevice(&poly_device);",
