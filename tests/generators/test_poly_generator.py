@@ -458,8 +458,9 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     """tensor_cores (default on): a staged loop in double that adds only products of a row and a
     column operand runs them on the fp64 tensor cores (PTX mma.sync m8n8k4, the emu runtime
     models the instruction): each lane's points are its fragments' (tiled_body), the products
-    of whole staged tiles four k at a time (a tile past the loop's end holds zeros).  Sums in
-    another order: accepted within the bound, not bit for bit.  Tiles of every shape whose
+    of whole staged tiles four k at a time (a tile past the loop's end holds zeros); GPUs before
+    sm_80 get the same sums by shuffles.  Sums in another order: accepted within the bound, not
+    bit for bit.  Tiles of every shape whose
     warps divide into 8 x 8 fragments, the prefetching form and other blocks pass the ladder;
     an odd row count or a float nest keeps the plain staged form."""
     from t2c.verify.ladder import ladder
@@ -473,6 +474,8 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
         assert "poly_dmma(acc" in source, options
         card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error < 0.125, card.summary()
+    before_sm80 = text.replace("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800", "#if 1")   # the shuffle form
+    assert before_sm80 != text and ladder(k, before_sm80, backend="emu", dataset="SMALL", seed=9).accepted
     assert "poly_dmma" not in generate(k, PolyOptions(staged_tile=(3, 1)))
     assert "poly_dmma" not in generate(k, PolyOptions(tensor_cores=False))
     single = k.replace(reference=k.reference.replace("double", "float"),
