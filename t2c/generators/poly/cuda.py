@@ -28,7 +28,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
-from . import oneblock, reduce, stage
+from . import oneblock, reduce, stage, tensor
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -149,7 +149,7 @@ class Printer:
             if not launch.staged:
                 launch.tile = options.register_tile if options.register_tile != (1, 1) else None
             elif options.tensor_cores:
-                launch.mma = self.mma_plan(launch)
+                launch.mma = tensor.plan(self, launch)
         if options.private_blocks:
             for h in self.block_loops:
                 self.private[id(h)] = oneblock.private_arrays(self, h)
@@ -337,17 +337,6 @@ class Printer:
                 return False
         return True
 
-    def mma_plan(self, launch: Launch) -> dict | None:
-        """The staged loops' products on the tensor cores, when every loop of the launch is
-        such a sum (stage.mma_pairs) and the block's warps divide its point tile into warp
-        tiles of 8 x 8 fragments: warps of 8 x 4 threads' worth (blockDim.x a multiple of 8,
-        blockDim.y of 4) and an even number of rows per thread."""
-        (bx, by), (rows, _) = self.opt.block_2d, launch.tile
-        if bx % 8 or by % 4 or rows % 2 or any(s.depth % 4 for s in launch.staged.values()):
-            return None
-        pairs = {i: stage.mma_pairs(s) for i, s in launch.staged.items()}
-        return pairs if all(pairs.values()) else None
-
     def tiled_body(self, launch: Launch, box, inner_vars) -> list[str]:
         """Each thread computes a tile of grid points (rows apart by blockDim.y, columns by
         blockDim.x, so a warp's accesses stay consecutive): each statement for every point in
@@ -430,7 +419,7 @@ class Printer:
         if pairs and self.opt.async_copies:
             types = {v.name: v.dtype for v in self.k.scalars} | {a.name: a.dtype for a in self.k.arrays}
             raws = {op.name: stage.raw_read(op, {y.var, x.var, loop.var}, types) for op in s.operands}
-            lines = self.async_loop(launch, loop, s, box, pairs, reg.split("[")[0], raws) if all(raws.values()) else None
+            lines = tensor.async_loop(self, launch, loop, s, box, pairs, reg.split("[")[0], raws) if all(raws.values()) else None
             if lines:
                 return lines
         prefetch = self.opt.staged_prefetch
@@ -467,7 +456,7 @@ class Printer:
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
         if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
             whole = ["#pragma unroll", f"for (int poly_kk = 0; poly_kk < {bk}; poly_kk += 4) {{",
-                     *ind(self.mma_step(launch, s, pairs, reg.split("[")[0]), "  "), "}"]
+                     *ind(tensor.step(self, launch, s, pairs, reg.split("[")[0]), "  "), "}"]
         if not prefetch:
             return [*decl, head, "    __syncthreads();   /* the last tile's values are read */",
                     *ind(fetch, "    "), "    __syncthreads();",
@@ -485,80 +474,6 @@ class Printer:
                     "    __syncthreads();", "    {", f"      const int poly_k0_ = poly_k0 + {bk};",
                     *ind([re.sub(r"\bpoly_k0\b", "poly_k0_", line) for line in fetch], "      "), "    }",
                     *tiles, "  }", "}"], "  ")
-
-    def async_loop(self, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[str]:
-        """A staged loop on the tensor cores whose operands are elements in double, possibly
-        scaled (stage.raw_read): two shared buffers per operand; while the warps multiply the
-        tile in one, the block's threads copy the next tile's elements into the other
-        asynchronously (cuda_pipeline.h; out-of-range elements are zero-filled, read from
-        nowhere).  A fragment applies the operand's factors as it loads (the same product the
-        register staging computes), and is 0 past the loop's end.  The depth halves until both
-        buffers fit in static shared memory; None when they never do."""
-        (bx, by), (rows, cols) = self.opt.block_2d, launch.tile
-        y, x = launch.rows_cols()
-        bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
-        shared = lambda depth: 2 * depth * stage.SIZE[s.dtype] * sum(
-            stage.pitch(by * rows if op.kind == "row" else bx * cols, True) for op in s.operands)
-        while shared(bk) > stage.SHARED_LIMIT and bk % 8 == 0:
-            bk //= 2                   # two buffers of half the depth
-        if shared(bk) > stage.SHARED_LIMIT:
-            return None
-        decl, issue, values = [], [], {}
-        for op in s.operands:
-            g = y if op.kind == "row" else x
-            lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
-            n = by * rows if op.kind == "row" else bx * cols
-            kk, r = (f"poly_e % {bk}", f"poly_e / {bk}") if op.k_fastest else (f"poly_e / {n}", f"poly_e % {n}")
-            ref = self.r.node(raws[op.name], {**names, g.var: "poly_g", loop.var: "poly_k"})
-            decl.append(f"  __shared__ {s.dtype} {op.name}[2][{bk}][{stage.pitch(n, True)}];   /* {op.kind} operand "
-                        f"{cprint(raws[op.name])}, two buffers */")
-            issue += [f"for (int poly_e = poly_t; poly_e < {bk * n}; poly_e += {threads}) {{",
-                      f"  const int poly_g = {g.var}_base + {r}, poly_k = poly_k1 + {kk};",
-                      f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end};",
-                      f"  __pipeline_memcpy_async(&{op.name}[poly_next][{kk}][{r}], "
-                      f"poly_in ? &{cprint(ref)} : {cprint(ref.name)}, 8, poly_in ? 0 : 8);", "}"]
-            scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
-            text = cprint(self.r.node(scaled, names))
-            values[op.name] = (lambda read: read) if text == "poly_raw" else (
-                lambda read, text=text: f"poly_k0 + poly_kk + poly_lane % 4 < {s.end} ? "
-                                        f"{_RAW.sub(lambda _: read, text)} : 0.0")
-        ind = lambda lines, pad: [pad + line for line in lines]
-        step = self.mma_step(launch, s, pairs, acc, buffer="[poly_b]", values=values)
-        return [*decl, "  int poly_b = 0;   /* the buffer the warps read */", "  {",
-                f"    const int poly_k1 = {s.low}, poly_next = 0;", *ind(issue, "    "), "  }",
-                "  __pipeline_commit();",
-                f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{",
-                f"    if (poly_k0 + {bk} < {s.end}) {{   /* the next tile, into the other buffer */",
-                f"      const int poly_k1 = poly_k0 + {bk}, poly_next = poly_b ^ 1;", *ind(issue, "      "), "    }",
-                "    __pipeline_commit();",
-                "    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */",
-                "    __syncthreads();   /* ... and every thread's */",
-                "    #pragma unroll", f"    for (int poly_kk = 0; poly_kk < {bk}; poly_kk += 4) {{",
-                *ind(step, "      "), "    }",
-                "    __syncthreads();   /* this buffer is read before it is refilled */",
-                "    poly_b ^= 1;", "  }"]
-
-    def mma_step(self, launch: Launch, s, pairs, acc, buffer="", values=None) -> list[str]:
-        """Four k of a staged tile on the tensor cores: each warp loads its fragments of the
-        operands from shared memory (an A fragment's lane holds row lane / 4 at k lane % 4, a
-        B fragment's column lane / 4 at k lane % 4) and adds every product's 8 x 8 x 4 step
-        to its accumulator fragments (a lane's two points per fragment: tiled_body).
-        `buffer`: the shared arrays' first subscript; `values`: operand -> the fragment's value
-        of its shared read (async_loop)."""
-        rows, cols = launch.tile
-        used = {name for pair in pairs for name in pair}
-        out = []
-        for op in (op for op in s.operands if op.name in used):
-            n, base = (rows // 2, "poly_wy") if op.kind == "row" else (cols, "poly_wx")
-            read = f"{op.name}{buffer}[poly_kk + poly_lane % 4][{base} + poly_f * 8 + poly_lane / 4]"
-            out += [f"double {op.name}_frag[{n}];", "#pragma unroll", f"for (int poly_f = 0; poly_f < {n}; poly_f++)",
-                    f"  {op.name}_frag[poly_f] = {(values or {}).get(op.name, lambda r: r)(read)};"]
-        for r, c in pairs:
-            out += ["#pragma unroll", f"for (int poly_f = 0; poly_f < {rows // 2}; poly_f++)", "  #pragma unroll",
-                    f"  for (int poly_h = 0; poly_h < {cols}; poly_h++)",
-                    f"    poly_dmma({acc}[2 * poly_f][poly_h], {acc}[2 * poly_f + 1][poly_h], {r}_frag[poly_f], "
-                    f"{c}_frag[poly_h]);"]
-        return out
 
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
         (partial, final), decl = reduce.kernels(self, launch, launch.reduction)
