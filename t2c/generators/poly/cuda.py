@@ -32,7 +32,6 @@ from . import oneblock, reduce, stage, tensor
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_RAW = re.compile(r"\bpoly_raw\b")
 HELPERS = [line + "\n" for line in """\
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
@@ -410,7 +409,9 @@ class Printer:
         BK values of the loop at a time (stage.py says what is staged and why it is exact).
         With `staged_prefetch` each thread loads its share of the next tile into registers
         while the block computes on this one, and a whole tile's loop is unrolled (measured on
-        the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default)."""
+        the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default).  A loop whose
+        products run on the tensor cores (tensor.py) multiplies whole tiles four k at a time,
+        its tiles copied ahead asynchronously where its operands allow (tensor.async_loop)."""
         (bx, by), (rows, cols) = self.opt.block_2d, launch.tile
         y, x = launch.rows_cols()
         bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by

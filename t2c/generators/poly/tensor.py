@@ -18,11 +18,14 @@ that are not a multiple of 4.
 from __future__ import annotations
 
 import copy
+import re
 
 from ...analysis import Loop
 from ...frontends.c.normalize import cprint
 from .mapping import Launch
 from . import stage
+
+_RAW = re.compile(r"\bpoly_raw\b")      # the staged element in an operand's expression
 
 
 def plan(p, launch: Launch) -> dict | None:
@@ -45,7 +48,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     nowhere).  A fragment applies the operand's factors as it loads (the same product the
     register staging computes), and is 0 past the loop's end.  The depth halves until both
     buffers fit in static shared memory; None when they never do."""
-    from .cuda import _RAW, _max, _min, _replace_refs      # cuda.py imports this module
+    from .cuda import _max, _min, _replace_refs      # cuda.py imports this module
     (bx, by), (rows, cols) = p.opt.block_2d, launch.tile
     y, x = launch.rows_cols()
     bk, names, threads = s.depth, p.names_for(loop.body[0].stmt.name), bx * by
