@@ -412,10 +412,9 @@ class Printer:
         the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default).  A loop whose
         products run on the tensor cores (tensor.py) multiplies whole tiles four k at a time,
         its tiles copied ahead asynchronously where its operands allow (tensor.async_loop)."""
-        (bx, by), (rows, cols) = self.opt.block_2d, launch.tile
+        bx, by = self.opt.block_2d
         y, x = launch.rows_cols()
         bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
-        span = {"row": by * rows, "col": bx * cols}
         pairs = (launch.mma or {}).get(id(loop))
         if pairs and self.opt.async_copies:
             types = {v.name: v.dtype for v in self.k.scalars} | {a.name: a.dtype for a in self.k.arrays}
@@ -428,8 +427,8 @@ class Printer:
         for op in s.operands:
             g = y if op.kind == "row" else x
             lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
-            n = span[op.kind]
-            kk, r = (f"poly_e % {bk}", f"poly_e / {bk}") if op.k_fastest else (f"poly_e / {n}", f"poly_e % {n}")
+            n = stage.span(self.opt, launch, op)
+            kk, r = stage.slot(op, bk, n)
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
             where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
             staged = (f"poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end} ? {value} "

@@ -100,6 +100,11 @@ def _resident(p, h: HostLoop, calls) -> list[str] | None:
     return arrays or None
 
 
+def _resident_bytes(p, a: str) -> str:
+    """An array's bytes in the resident kernel's shared memory, as C: 32-byte aligned."""
+    return f"({_count(p, a)} * sizeof({p.k.array(a).dtype}) + 31) / 32 * 32"
+
+
 def _resident_args(p, h: HostLoop, calls) -> list[str]:
     """The one-block kernel's arguments and the sizes its arrays' counts need."""
     from .cuda import _WORD
@@ -127,7 +132,7 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
         head += [f"  {t} *{a} = ({t} *)((char *)poly_resident + poly_at);",
                  f"  for (size_t poly_e = threadIdx.x; poly_e < {_count(p, a)}; poly_e += blockDim.x)",
                  f"    {a}[poly_e] = {a}_global[poly_e];",
-                 f"  poly_at += ({_count(p, a)} * sizeof({t}) + 31) / 32 * 32;"]
+                 f"  poly_at += {_resident_bytes(p, a)};"]
     tail = ["  __syncthreads();"] + [line for a in written for line in (
         f"  for (size_t poly_e = threadIdx.x; poly_e < {_count(p, a)}; poly_e += blockDim.x)",
         f"    {a}_global[poly_e] = {a}[poly_e];")]
@@ -192,7 +197,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     one = [f"{indent}    {name}<<<1, {p.opt.one_block_threads}>>>({', '.join(_block(p, h, calls)[1])});"]
     arrays = _resident(p, h, calls)
     if arrays:
-        sizes = " + ".join(f"({_count(p, a)} * sizeof({p.k.array(a).dtype}) + 31) / 32 * 32" for a in arrays)
+        sizes = " + ".join(_resident_bytes(p, a) for a in arrays)
         one = [f"{indent}    const size_t poly_bytes = {sizes};   /* {', '.join(arrays)} in shared memory */",
                f"{indent}    int poly_device = 0, poly_shared = 0;",
                f"{indent}    cudaGetDevice(&poly_device);",

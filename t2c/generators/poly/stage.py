@@ -114,14 +114,27 @@ def plan(p, launch) -> dict | None:
         if bad or not s.operands or _reads(node.rvalue):
             return None
         out[id(n)] = s
-    (bx, by), (rows, cols) = p.opt.block_2d, launch.tile
     for d in (p.opt.stage_depth,) if p.opt.stage_depth else DEPTHS:
-        if sum(d * max(pitch(by * rows if op.kind == "row" else bx * cols, m) for m in (False, True))
+        if sum(d * max(pitch(span(p.opt, launch, op), m) for m in (False, True))
                * SIZE[s.dtype] for s in out.values() for op in s.operands) <= SHARED_LIMIT:
             for s in out.values():
                 s.depth = d
             return out or None
     return None                        # more than a block's static shared memory: not staged
+
+
+def span(opt, launch, op: Operand) -> int:
+    """The grid values of the block's points an operand's shared tile holds, per loop value."""
+    (bx, by), (rows, cols) = opt.block_2d, launch.tile
+    return by * rows if op.kind == "row" else bx * cols
+
+
+def slot(op: Operand, depth: int, n: int) -> tuple[str, str]:
+    """C text of element `poly_e`'s loop and grid offsets in a tile of `depth` x `n` values:
+    consecutive threads on the operand's contiguous index (k when `k_fastest`)."""
+    if op.k_fastest:
+        return f"poly_e % {depth}", f"poly_e / {depth}"
+    return f"poly_e / {n}", f"poly_e % {n}"
 
 
 def pitch(n: int, mma: bool) -> int:

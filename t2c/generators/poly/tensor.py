@@ -49,11 +49,11 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     register staging computes), and is 0 past the loop's end.  The depth halves until both
     buffers fit in static shared memory; None when they never do."""
     from .cuda import _max, _min, _replace_refs      # cuda.py imports this module
-    (bx, by), (rows, cols) = p.opt.block_2d, launch.tile
+    bx, by = p.opt.block_2d
     y, x = launch.rows_cols()
     bk, names, threads = s.depth, p.names_for(loop.body[0].stmt.name), bx * by
     shared = lambda depth: 2 * depth * stage.SIZE[s.dtype] * sum(
-        stage.pitch(by * rows if op.kind == "row" else bx * cols, True) for op in s.operands)
+        stage.pitch(stage.span(p.opt, launch, op), True) for op in s.operands)
     while shared(bk) > stage.SHARED_LIMIT and bk % 8 == 0:
         bk //= 2                   # two buffers of half the depth
     if shared(bk) > stage.SHARED_LIMIT:
@@ -62,8 +62,8 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     for op in s.operands:
         g = y if op.kind == "row" else x
         lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
-        n = by * rows if op.kind == "row" else bx * cols
-        kk, r = (f"poly_e % {bk}", f"poly_e / {bk}") if op.k_fastest else (f"poly_e / {n}", f"poly_e % {n}")
+        n = stage.span(p.opt, launch, op)
+        kk, r = stage.slot(op, bk, n)
         ref = p.r.node(raws[op.name], {**names, g.var: "poly_g", loop.var: "poly_k"})
         decl.append(f"  __shared__ {s.dtype} {op.name}[2][{bk}][{stage.pitch(n, True)}];   /* {op.kind} operand "
                     f"{cprint(raws[op.name])}, two buffers */")
