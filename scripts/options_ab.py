@@ -46,6 +46,20 @@ VARIANTS = {
     "prefetch": {"staged_prefetch": True, "async_copies": False},
     "no async 3 blocks/SM": {"async_copies": False, "tile_blocks_per_sm": 3},
     "arrays not resident": {"resident_arrays": False},
+    "no sweeps": {"column_sweeps": False},
+    "no warp rows": {"warp_rows": False},
+    "one block 512": {"one_block_threads": 512},
+    "one block 256": {"one_block_threads": 256},
+    "sweep 8x32": {"sweep_block": (8, 32)},
+    "sweep 4x64": {"sweep_block": (4, 64)},
+    "sweep 4x32": {"sweep_block": (4, 32)},
+    "sweep 2x64": {"sweep_block": (2, 64)},
+    "sweep 16x32": {"sweep_block": (16, 32)},
+    "sweep 32x16": {"sweep_block": (32, 16)},
+    "sweep 8x128": {"sweep_block": (8, 128)},
+    "sweep 4x128": {"sweep_block": (4, 128)},
+    "sweep 2x128": {"sweep_block": (2, 128)},
+    "sweep 16x64": {"sweep_block": (16, 64)},
 }
 
 

@@ -70,7 +70,7 @@ def test_readable_mapping_comments(candidates, name):
 @pytest.mark.parametrize("name, host, grids", [
     ("lu", "for (k = 0; k < n - 1; k++)", 3),              # right-looking: pivot on the host
     ("cholesky", "for (k = 0; k < n; k++)", 2),
-    ("nussinov", "for (wave = 1; wave < n; wave++)", 1),   # anti-diagonals j - i
+    ("nussinov", "for (wave = 1; wave < n; wave++)", 1),   # anti-diagonals j - i (a warp per i)
     ("seidel-2d", "for (wave = 3; wave <", 1),             # a (t, i) hyperplane wavefront
     ("ludcmp", "for (k = 0; k < n - 1; k++)", 6),           # w folded into A[i][j]: lu's form
     ("floyd-warshall", "for (k = 0; k < n; k++)", 8),      # pivot row/column split off
@@ -84,7 +84,7 @@ def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
     assert host in text.split("_device(")[1]
     if not host.startswith("for (wave"):                     # no host wavefront loop left
         assert "wave" not in text.split("_device(")[1]
-    assert len(re.findall(r"<<<grid, block>>>", text)) == grids
+    assert len(re.findall(r"<<<(?:grid, block|poly_blocks\(extent, \d+\), \d+)>>>", text)) == grids
     plain = generate(k, PolyOptions(isl_schedule=False))
     assert "Schedule: isl's scheduler" not in plain
 
@@ -378,6 +378,105 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     assert card.accepted, card.summary()
 
 
+_SWEEP = """void k(int m, int n, double X[m][n], double Y[m][n]) {
+  int i, j, k;
+  double s;
+  for (j = 0; j < n; j++)
+    for (i = 1; i < %s; i++) {
+      for (k = 0; k < i; k++)
+        X[k][j] = X[k][j] * 0.5 + Y[i][j];
+      s = 0.0;
+      for (k = 0; k < i; k++)
+        s += X[k][j];
+      X[i][j] = s;
+    }
+}
+"""
+
+
+def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(tmp_path):
+    """column_sweeps (default on): symm's and trmm's threads each ran rows i of one column j in
+    order; now blocks of 16 columns x 64 lanes run the rows in every thread, split the inner loops
+    among the lanes (sums: a part per lane, a shuffle tree, lane 0 adds the warps' parts) with
+    __syncthreads() only where a segment's arrays need it.  Verified on emu for several block
+    shapes; a missing barrier is caught; loops whose bounds move with j keep a thread each; a
+    one-thread launch of that shape runs as one block of lanes."""
+    from t2c.verify.ladder import ladder
+    symm, trmm = read_c(SOURCES["symm"]), read_c(SOURCES["trmm"])
+    text = generate(symm)
+    assert "symm_update_C<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, alpha, beta, C, A, B);" in text
+    assert "for (k = lane; k < i; k += 64)" in text and text.count("__syncthreads();") == 2
+    assert "one thread per (j)" in generate(symm, PolyOptions(column_sweeps=False))
+    text = generate(trmm)
+    assert "held_1 = B[(i * n) + j];" in text and "B[(i * n) + j] = held_1 + part;" in text
+    for k in (symm, trmm):
+        for shape in ((8, 64), (1, 32), (32, 2)):
+            card = ladder(k, generate(k, PolyOptions(sweep_block=shape)), backend="emu", dataset="SMALL", seed=3)
+            assert card.accepted, (k.name, shape, card.summary())
+    gather = "        warps_1[lane / 2][threadIdx.x] = part;\n      if (live && lane == 0)\n        held_1 = B[(i * n) + j];\n    }\n"
+    bad = text.replace(gather + "    __syncthreads();\n", gather)
+    assert bad != text and not ladder(trmm, bad, backend="emu", dataset="MINI", seed=3).accepted
+    # the sum reads what the split loop writes: a barrier between them (three in the row loop)
+    p = tmp_path / "k.c"
+    p.write_text(_SWEEP % "m")
+    k = read_c(p)
+    text = generate(k)
+    assert "dim3(16, 64)" in text and text.count("__syncthreads();") == 3
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+    assert card.accepted, card.summary()
+    p.write_text(_SWEEP % "j")                 # bounds that move with j: threads would meet different barriers
+    assert "dim3(16, 64)" not in generate(read_c(p))
+    # a one-thread launch of that shape (ludcmp's back substitution): one block, all of it lanes
+    ludcmp = read_c(SOURCES["ludcmp"])
+    text = generate(ludcmp)
+    assert "ludcmp_seq_x<<<1, dim3(1, 1024)>>>(n, A, x);" in text
+    assert "for (j = -c0 + 1 + lane; j < n; j += 1024)" in text and "x[-c0] = held_1 + part;" in text
+    card = ladder(ludcmp, text, backend="emu", dataset="SMALL", seed=3)
+    assert card.accepted, card.summary()
+
+
+_MAX_ROWS = """#include <math.h>
+void k(int n, double T[n][n]) {
+  int i, k;
+  for (i = 0; i < n - 1; i++) {
+    %s;
+    for (k = 1; k < n; k++)
+      T[i][0] = fmax(T[i][0], T[i][k]);
+  }
+}
+"""
+
+
+def test_integer_max_rows_and_what_lane_0_may_write_first(tmp_path):
+    """nussinov's `table[i][j] = max_score(table[i][j], table[i][k] + table[k + 1][j])` over k (an
+    int's `(T >= e) ? T : e`, under isl's `const int j = wave + i;`) runs as a warp per i (max over
+    the lanes' parts from INT_MIN); the statements before the loop, which lane 0 runs after it, may
+    write the accumulator's own cell (nussinov's three neighbours) but no cell the loop reads (isl
+    decides: T[i][i + 1] is one of the row's T[i][k])."""
+    from t2c.generators.poly.reduce import _contribution
+    from t2c.analysis.model import parse_expr
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["nussinov"])
+    text = generate(k)
+    assert "one warp per i" in text and "const int j = wave + i;\n  int k;\n  int part = (-2147483647 - 1);" in text
+    assert "part = max(part, __shfl_down_sync(0xffffffffu, part, offset));" in text
+    assert "table[(i * n) + j] = max(table[(i * n) + j], part);" in text
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+    assert card.accepted and card.max_error == 0, card.summary()
+    for rv, op in (("(T >= e) ? T : e", "tmax"), ("(e > T) ? e : T", "tmax"), ("(T < e) ? T : e", "tmin"),
+                   ("(T >= e) ? e : T", "tmin"), ("(e <= T) ? e : T", "tmin"), ("(T >= e) ? T : f", None)):
+        got = _contribution(parse_expr(f"T = {rv}"), "T")
+        assert (got and got[0]) == op, rv
+    p = tmp_path / "k.c"
+    for pre, row in (("T[i][0] = 0.5 * T[i][0]", True), ("T[i][i + 1] = 0.5", False)):
+        p.write_text(_MAX_ROWS % pre)
+        k = read_c(p)
+        text = generate(k)
+        assert ("one warp per i" in text) == row, pre
+        card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+        assert card.accepted, card.summary()
+
+
 def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(tmp_path):
     """doitgen's (r, q) loops carry nothing but `sum`, which every iteration fills before reading:
     each iteration is a block with its own `sum` in shared memory, and the last iteration's copy
@@ -450,7 +549,7 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
     big = generate(k, PolyOptions(staged_tile=(16, 8)))
     assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
     trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)
-    assert "__shared__" not in generate(trmm)
+    assert "poly_stage" not in generate(trmm)           # (its sweep's sums do use shared memory)
 
 
 @pytest.mark.parametrize("name, products", [("gemm", 1), ("syr2k", 2), ("covariance", 1)])

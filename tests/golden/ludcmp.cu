@@ -10,7 +10,7 @@
 //   ludcmp_update_y_1: one thread per (i): i -> x.
 //   ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j.
 //   ludcmp_update_x: one thread per (i): i -> x.
-//   ludcmp_seq_x: one thread runs loops c0, j in order: nothing here is parallel.
+//   ludcmp_seq_x: one block of 1024 lanes: loop c0 in order in every thread, loop j split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (scalars folded into array cells): at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
@@ -81,18 +81,40 @@ __global__ void ludcmp_update_x(int n, double *x, const double *y)
   x[i] = y[i];
 }
 
-/* ludcmp_seq_x: one thread runs loops c0, j in order: nothing here is parallel. */
-__global__ void ludcmp_seq_x(int n, const double *A, double *x)
+/* ludcmp_seq_x: one block of 1024 lanes: loop c0 in order in every thread, loop j split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between. */
+__global__ void __launch_bounds__(1024) ludcmp_seq_x(int n, const double *A, double *x)
 {
+  const int lane = threadIdx.y;                /* 1024 lanes */
+  const bool live = true;   /* no early return: the block meets at barriers */
   int c0;
   int j;
+  __shared__ double warps_1[32][1];   /* a part per warp */
+  double held_1 = 0;   /* lane 0: the cell it folds into */
   for (c0 = -n + 1; c0 <= 0; c0++)
   {
-    for (j = -c0 + 1; j < n; j++)
     {
-      x[-c0] -= A[((-c0) * n) + j] * x[j];
+      double part = 0;
+      if (live)
+        for (j = -c0 + 1 + lane; j < n; j += 1024)
+          part -= A[((-c0) * n) + j] * x[j];
+      for (int off = 16; off >= 1; off >>= 1)
+        part = part + __shfl_down_sync(0xffffffffu, part, off);
+      if (lane % 32 == 0)
+        warps_1[lane / 32][threadIdx.x] = part;
+      if (live && lane == 0)
+        held_1 = x[-c0];
     }
-    x[-c0] = x[-c0] / A[((-c0) * n) + (-c0)];
+    __syncthreads();
+    if (live && lane == 0) {
+      {
+        double part = warps_1[0][threadIdx.x];
+        for (int other = 1; other < 32; other++)
+          part = part + warps_1[other][threadIdx.x];
+        x[-c0] = held_1 + part;
+      }
+      x[-c0] = x[-c0] / A[((-c0) * n) + (-c0)];
+    }
+    __syncthreads();
   }
 }
 
@@ -219,7 +241,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       ludcmp_update_x<<<grid, block>>>(n, x, y);
     }
   }
-  ludcmp_seq_x<<<1, 1>>>(n, A, x);
+  ludcmp_seq_x<<<1, dim3(1, 1024)>>>(n, A, x);
 }
 
 extern "C" void kernel_ludcmp(int n, double *A, double *b, double *x, double *y)

@@ -4,132 +4,64 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop wave: a wavefront; the instances on one diagonal are independent, so each value of wave is one launch of parallel work.
-//   nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of wave.
+//   nussinov_update_table: one warp per i: its lanes stride loop k (consecutive lanes, consecutive elements), a shuffle tree adds their parts (imax), lane 0 finishes the row. Launched once per host iteration of wave.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* nussinov_update_table: one thread per (i): i -> x; loop k runs in order inside each thread. Launched once per host iteration of wave. */
-static __device__ void nussinov_update_table_at(int n, const char *seq, int *table, int wave, int idx_x)
-{
-  const int i = idx_x;
-  if (!(i >= 0 && i < n - wave))
-    return;
-  int k;
-  {
-    const int j = wave + i;
-    if ((j - 1) >= 0)
-      table[(i * n) + j] = (table[(i * n) + j] >= table[(i * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[(i * n) + (j - 1)]);
-  }
-  {
-    const int j = wave + i;
-    if ((i + 1) < n)
-      table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + j]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + j]);
-  }
-  {
-    const int j = wave + i;
-    if (((j - 1) >= 0) && ((i + 1) < n))
-    {
-      if (i < (j - 1))
-        table[(i * n) + j] = (table[(i * n) + j] >= (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)))) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)));
-      else
-        table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)]);
-    }
-  }
-  for (k = i + 1; k < wave + i; k++)
-  {
-    {
-      const int j = wave + i;
-      table[(i * n) + j] = (table[(i * n) + j] >= (table[(i * n) + k] + table[((k + 1) * n) + j])) ? (table[(i * n) + j]) : (table[(i * n) + k] + table[((k + 1) * n) + j]);
-    }
-  }
-}
-
+/* nussinov_update_table: one warp per i: its lanes stride loop k (consecutive lanes, consecutive elements), a shuffle tree adds their parts (imax), lane 0 finishes the row. Launched once per host iteration of wave. */
 __global__ void nussinov_update_table(int n, const char *seq, int *table, int wave)
 {
-  nussinov_update_table_at(n, seq, table, wave, (int)(blockIdx.x * blockDim.x + threadIdx.x));
-}
-
-/* nussinov_loop_wave: host loop wave in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void __launch_bounds__(1024) nussinov_loop_wave(int n, const char *seq, int *table)
-{
-  int wave;
-  for (wave = 1; wave < n; wave++)
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (!(i >= 0 && i < n - wave))
+    return;                        /* the whole warp: same row */
+  const int j = wave + i;
+  int k;
+  int part = (-2147483647 - 1);
+  for (k = i + 1 + lane; k < wave + i; k += 32)
   {
-    {
-      const int extent_x = n - wave;   /* i */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        nussinov_update_table_at(n, seq, table, wave, item);
-      __syncthreads();
-    }
+    part = max(part, table[(i * n) + k] + table[((k + 1) * n) + j]);
   }
-}
-
-/* nussinov_loop_wave_resident: nussinov_loop_wave with arrays seq, table in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
-__global__ void __launch_bounds__(1024) nussinov_loop_wave_resident(int n, const char *seq_global, int *table_global)
-{
-  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
-  size_t poly_at = 0;
-  char *seq = (char *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    seq[poly_e] = seq_global[poly_e];
-  poly_at += ((size_t)(n) * sizeof(char) + 31) / 32 * 32;
-  int *table = (int *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
-    table[poly_e] = table_global[poly_e];
-  poly_at += ((size_t)(n) * (size_t)(n) * sizeof(int) + 31) / 32 * 32;
-  __syncthreads();
-  int wave;
-  for (wave = 1; wave < n; wave++)
-  {
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = max(part, __shfl_down_sync(0xffffffffu, part, offset));
+  if (lane == 0) {
     {
-      const int extent_x = n - wave;   /* i */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        nussinov_update_table_at(n, seq, table, wave, item);
-      __syncthreads();
+      const int j = wave + i;
+      if ((j - 1) >= 0)
+        table[(i * n) + j] = (table[(i * n) + j] >= table[(i * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[(i * n) + (j - 1)]);
     }
+    {
+      const int j = wave + i;
+      if ((i + 1) < n)
+        table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + j]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + j]);
+    }
+    {
+      const int j = wave + i;
+      if (((j - 1) >= 0) && ((i + 1) < n))
+      {
+        if (i < (j - 1))
+          table[(i * n) + j] = (table[(i * n) + j] >= (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)))) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)] + (((seq[i] + seq[j]) == 3) ? (1) : (0)));
+        else
+          table[(i * n) + j] = (table[(i * n) + j] >= table[((i + 1) * n) + (j - 1)]) ? (table[(i * n) + j]) : (table[((i + 1) * n) + (j - 1)]);
+      }
+    }
+    table[(i * n) + j] = max(table[(i * n) + j], part);
   }
-  __syncthreads();
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n) * (size_t)(n); poly_e += blockDim.x)
-    table_global[poly_e] = table[poly_e];
 }
 
 extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
 {
   int wave;
+  for (wave = 1; wave < n; wave++)
   {
-    long long most = 0;   /* the most threads a launch of loop wave asks for */
-    for (wave = 1; wave < n; wave++)
     {
-      most = poly_max_ll(most, 16 * (long long)poly_max(n - wave, 0));   /* nussinov_update_table: a loop in each thread: at most 256 threads, one block of its launch */
-    }
-    if (most <= 4096) {
-      const size_t poly_bytes = ((size_t)(n) * sizeof(char) + 31) / 32 * 32 + ((size_t)(n) * (size_t)(n) * sizeof(int) + 31) / 32 * 32;   /* seq, table in shared memory */
-      int poly_device = 0, poly_shared = 0;
-      cudaGetDevice(&poly_device);
-      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
-      if (poly_bytes <= (size_t)poly_shared &&
-          cudaFuncSetAttribute(nussinov_loop_wave_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
-        nussinov_loop_wave_resident<<<1, 1024, poly_bytes>>>(n, seq, table);
-      else
-        nussinov_loop_wave<<<1, 1024>>>(n, seq, table);
-    } else {
-      for (wave = 1; wave < n; wave++)
-      {
-        {
-          const int extent_x = n - wave;   /* i */
-          if (extent_x > 0) {
-            dim3 block(256);
-            dim3 grid(poly_blocks(extent_x, 256));
-            nussinov_update_table<<<grid, block>>>(n, seq, table, wave);
-          }
-        }
-      }
+      const int extent = n - wave;   /* i: a warp each */
+      if (extent > 0)
+        nussinov_update_table<<<poly_blocks(extent, 8), 256>>>(n, seq, table, wave);
     }
   }
 }

@@ -4,46 +4,63 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars temp2: private to each thread (no value crosses iterations of the parallel loops).
-//   symm_update_C: one thread per (j): j -> x; loops i, k run in order inside each thread.
+//   symm_update_C: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* symm_update_C: one thread per (j): j -> x; loops i, k run in order inside each thread. */
-__global__ void symm_update_C(int m, int n, double alpha, double beta, double *C, const double *A, const double *B)
+/* symm_update_C: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between. */
+__global__ void __launch_bounds__(1024) symm_update_C(int m, int n, double alpha, double beta, double *C, const double *A, const double *B)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 0 && j < n))
-    return;
+  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes per j */
+  const bool live = j >= 0 && j < n;   /* no early return: the block meets at barriers */
   int i;
   int k;
   double temp2;
+  __shared__ double warps_1[32][16];   /* a part per warp */
   for (i = 0; i < m; i++)
   {
-    temp2 = 0.0;
-    for (k = 0; k < i; k++)
-    {
-      C[(k * n) + j] += (alpha * B[(i * n) + j]) * A[(i * m) + k];
+    if (live && lane == 0) {
+      temp2 = 0.0;
     }
-    for (k = 0; k < i; k++)
+    if (live)
+      for (k = lane; k < i; k += 64)
+      {
+        C[(k * n) + j] += (alpha * B[(i * n) + j]) * A[(i * m) + k];
+      }
     {
-      temp2 += B[(k * n) + j] * A[(i * m) + k];
+      double part = 0;
+      if (live)
+        for (k = lane; k < i; k += 64)
+          part += B[(k * n) + j] * A[(i * m) + k];
+      for (int off = 16; off >= 16; off >>= 1)
+        part = part + __shfl_down_sync(0xffffffffu, part, off);
+      if (lane % 2 == 0)
+        warps_1[lane / 2][threadIdx.x] = part;
     }
-    C[(i * n) + j] = ((beta * C[(i * n) + j]) + ((alpha * B[(i * n) + j]) * A[(i * m) + i])) + (alpha * temp2);
+    __syncthreads();
+    if (live && lane == 0) {
+      {
+        double part = warps_1[0][threadIdx.x];
+        for (int other = 1; other < 32; other++)
+          part = part + warps_1[other][threadIdx.x];
+        temp2 = temp2 + part;
+      }
+      C[(i * n) + j] = ((beta * C[(i * n) + j]) + ((alpha * B[(i * n) + j]) * A[(i * m) + i])) + (alpha * temp2);
+    }
+    __syncthreads();
   }
 }
 
 extern "C" void kernel_symm_device(int m, int n, double alpha, double beta, double *C, double *A, double *B)
 {
   {
-    const int extent_x = n;   /* j */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      symm_update_C<<<grid, block>>>(m, n, alpha, beta, C, A, B);
-    }
+    const int extent = n;   /* j: 64 lanes each */
+    if (extent > 0)
+      symm_update_C<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, alpha, beta, C, A, B);
   }
 }
 

@@ -3,7 +3,7 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   trmm_update_B_1: one thread per (j): j -> x; loops i, k run in order inside each thread.
+//   trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
 //   trmm_update_B_2: one thread per (i, j): i -> y, j -> x.
 
 #include <cuda_runtime.h>
@@ -11,19 +11,41 @@
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* trmm_update_B_1: one thread per (j): j -> x; loops i, k run in order inside each thread. */
-__global__ void trmm_update_B_1(int m, int n, const double *A, double *B)
+/* trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between. */
+__global__ void __launch_bounds__(1024) trmm_update_B_1(int m, int n, const double *A, double *B)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 0 && j < n))
-    return;
+  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes per j */
+  const bool live = j >= 0 && j < n;   /* no early return: the block meets at barriers */
   int i;
   int k;
+  __shared__ double warps_1[32][16];   /* a part per warp */
+  double held_1 = 0;   /* lane 0: the cell it folds into */
   for (i = 0; i < m; i++)
-    for (k = i + 1; k < m; k++)
+  {
     {
-      B[(i * n) + j] += A[(k * m) + i] * B[(k * n) + j];
+      double part = 0;
+      if (live)
+        for (k = i + 1 + lane; k < m; k += 64)
+          part += A[(k * m) + i] * B[(k * n) + j];
+      for (int off = 16; off >= 16; off >>= 1)
+        part = part + __shfl_down_sync(0xffffffffu, part, off);
+      if (lane % 2 == 0)
+        warps_1[lane / 2][threadIdx.x] = part;
+      if (live && lane == 0)
+        held_1 = B[(i * n) + j];
     }
+    __syncthreads();
+    if (live && lane == 0) {
+      {
+        double part = warps_1[0][threadIdx.x];
+        for (int other = 1; other < 32; other++)
+          part = part + warps_1[other][threadIdx.x];
+        B[(i * n) + j] = held_1 + part;
+      }
+    }
+    __syncthreads();
+  }
 }
 
 /* trmm_update_B_2: one thread per (i, j): i -> y, j -> x. */
@@ -39,12 +61,9 @@ __global__ void trmm_update_B_2(int m, int n, double alpha, double *B)
 extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)
 {
   {
-    const int extent_x = n;   /* j */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      trmm_update_B_1<<<grid, block>>>(m, n, A, B);
-    }
+    const int extent = n;   /* j: 64 lanes each */
+    if (extent > 0)
+      trmm_update_B_1<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, B);
   }
   {
     const int extent_x = n;   /* j */

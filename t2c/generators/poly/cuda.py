@@ -28,7 +28,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
-from . import oneblock, reduce, stage, tensor
+from . import oneblock, reduce, stage, sweep, tensor
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -139,6 +139,8 @@ class Printer:
                 launch.row = None           # a column reduction's lanes need a block of their own
                 if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
+            elif options.column_sweeps:
+                launch.sweep = sweep.sweep_of(self, launch)
         for launch in plan.launches:
             if not self.tileable(launch):
                 continue
@@ -266,16 +268,22 @@ class Printer:
                     loops(n.body)
         loops(launch.body)
         box = self.launch_box(launch) if launch.grid else []
-        if launch.row:
-            (lows, _), = box
-            start = _min(lows)
+        if launch.row or launch.sweep:
+            start = _min(box[0][0]) if box else "0"
+            start = "" if start == "0" else f"{start} + "
             body = [f"  {t} {web};" for web, t in locals_.items()]
-            form = reduce.column_kernel if launch.row.column else reduce.row_kernel
-            body += form(self, launch, launch.row, "" if start == "0" else f"{start} + ", _guard(launch.grid[0]))
+            if launch.sweep:
+                guard = _guard(launch.grid[0]) if launch.grid else ""
+                body = sweep.kernel_body(self, launch, launch.sweep, start, guard, body)
+            else:
+                form = reduce.column_kernel if launch.row.column else reduce.row_kernel
+                body += form(self, launch, launch.row, start, _guard(launch.grid[0]))
             text = "\n".join(body)
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
-            bounds = f"__launch_bounds__({prod(self.opt.column_block)}) " if launch.row.column else ""
+            threads = prod(self.opt.sweep_block) if launch.sweep else \
+                prod(self.opt.column_block) if launch.row.column else 0
+            bounds = f"__launch_bounds__({threads}) " if threads else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
         at = id(launch) in self.in_block          # also run inside a one-block loop: a device function
@@ -523,12 +531,14 @@ class Printer:
         if launch.reduction:
             return reduce.launch_code(self, launch, launch.reduction, args, indent)
         call = ", ".join(args)
-        if launch.row:
+        if launch.sweep and not launch.grid:
+            return [f"{indent}{launch.name}<<<1, dim3(1, {prod(self.opt.sweep_block)})>>>({call});"]
+        if launch.row or launch.sweep:
             (lows, highs), = self.launch_box(launch)
             if not lows or not highs:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
-            column = launch.row.column
-            width, lanes = self.opt.column_block
+            column = launch.sweep or launch.row.column
+            width, lanes = sweep.shape(self, launch) if launch.sweep else self.opt.column_block
             shape = (f"poly_blocks(extent, {width}), dim3({width}, {lanes})" if column
                      else "poly_blocks(extent, 8), 256")
             return [f"{indent}{{",
@@ -652,6 +662,8 @@ class Printer:
         inner = _inner_loops(launch.body)
         host = [l.var for l in launch.host_loops]
         where = f" Launched once per host iteration of {', '.join(host)}." if host else ""
+        if launch.sweep:
+            return sweep.describe(self, launch, launch.sweep) + where
         if launch.row and launch.row.column:
             r = launch.row
             return (f"{launch.name}: {self.opt.column_block[1]} lanes per {launch.grid[0].var} (consecutive "

@@ -40,6 +40,7 @@ class Launch:
     reduction: object = None         # reduce.Reduction: partials on a grid, then one block
     row: object = None               # reduce.RowReduction: a warp per grid index
     block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums
+    sweep: object = None             # sweep.Sweep: a block of lanes per grid index
     tile: tuple | None = None        # (rows, columns) of grid points per thread (cuda.register_tile)
     staged: dict | None = None       # id(accumulator loop) -> stage.Staged: operands in shared memory
     mma: dict | None = None          # id(accumulator loop) -> its (row, column) operand products on
@@ -74,6 +75,7 @@ class Plan:
     launches: list[Launch]
     storage: dict[str, str] = field(default_factory=dict)     # web -> host | local | global
     notes: list[str] = field(default_factory=list)
+    tree: list = field(default_factory=list)                  # the loop tree it maps
 
 
 def host_statements(an: Analysis) -> set[str]:
@@ -144,7 +146,7 @@ def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
         flush()
         return items
 
-    p = Plan(plan(tree, []), launches)
+    p = Plan(plan(tree, []), launches, tree=tree)
     p.storage = _storage(an, p, host)
     return p
 

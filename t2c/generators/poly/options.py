@@ -23,6 +23,9 @@ class PolyOptions:
     warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
     column_block: tuple[int, int] = (16, 64) # a reduction down columns: (indices, lanes) per block; on
                                              # the H200 16 x 64 read atax's matrix 2.9x faster than 32 x 8
+    column_sweeps: bool = True               # a thread's carried loop around parallel ones (symm, trmm):
+    sweep_block: tuple[int, int] = (16, 64)  # ... blocks of (indices, lanes) instead (sweep.py); on the
+                                             # H200 at LARGE: trmm 1.39 ms, 8 x 64 1.56, symm 4.22 (4.24)
     reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
     register_accumulators: bool = True       # a loop's one updated cell in a register (gemm's C[i][j])
     register_tile: tuple[int, int] = (1, 1)  # a 2-d launch's thread: (y, x) grid points, its loops jammed

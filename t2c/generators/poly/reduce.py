@@ -30,9 +30,16 @@ from ...frontends.c.normalize import cprint
 
 THREADS = 256
 
-# operator -> (identity, C combine of a and b, how the total joins the initial value)
-OPS = {"+=": ("0", "{a} + {b}", "+"), "-=": ("0", "{a} + {b}", "+"), "*=": ("1", "{a} * {b}", "*"),
-       "max": ("-INFINITY", "fmax({a}, {b})", "max"), "min": ("INFINITY", "fmin({a}, {b})", "min")}
+# operator -> (identity, C combine of a and b, C folding `total` into `acc` after its value `old`);
+# imax/imin: an int's `T = (T >= e) ? T : e` (exact in any order, unlike a float's ternary and NaN)
+_FOLD = "{acc} = {old} %s {total};"
+OPS = {"+=": ("0", "{a} + {b}", _FOLD % "+"), "-=": ("0", "{a} + {b}", _FOLD % "+"),
+       "*=": ("1", "{a} * {b}", _FOLD % "*"),
+       "max": ("-INFINITY", "fmax({a}, {b})", "{acc} = fmax({old}, {total});"),
+       "min": ("INFINITY", "fmin({a}, {b})", "{acc} = fmin({old}, {total});"),
+       "imax": ("(-2147483647 - 1)", "max({a}, {b})", "{acc} = max({old}, {total});"),
+       "imin": ("2147483647", "min({a}, {b})", "{acc} = min({old}, {total});")}
+_CALL = {"max": "fmax", "min": "fmin", "imax": "max", "imin": "min"}     # the function of a max/min op
 
 
 def combine(op: str, a: str, b: str) -> str:
@@ -40,10 +47,10 @@ def combine(op: str, a: str, b: str) -> str:
     return OPS[op][1].format(a=a, b=b)
 
 
-def join(op: str, acc: str, total: str) -> str:
-    """C statement folding the combined `total` into the accumulator after its initial value."""
-    how = OPS[op][2]
-    return f"{acc} = {acc} {how} {total};" if how in "+*" else f"{acc} = f{how}({acc}, {total});"
+def join(op: str, acc: str, total: str, old: str = "") -> str:
+    """C statement folding the combined `total` into the accumulator after its initial value
+    (`old`: that value's C text when not `acc` itself, e.g. a register loaded earlier)."""
+    return OPS[op][2].format(acc=acc, old=old or acc, total=total)
 
 
 @dataclass
@@ -84,7 +91,7 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
                for f in an.loops):
         return None
     got = _contribution(acc.stmt.node, scalar) if isinstance(acc.stmt.node, c_ast.Assignment) else None
-    return Reduction(init, loop, acc, fin, scalar, web, dtype, got[0]) if got else None
+    return Reduction(init, loop, acc, fin, scalar, web, dtype, got[0]) if got and got[0] in OPS else None
 
 
 def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
@@ -145,6 +152,8 @@ class Accumulator:
     dtype: str
     op: str                     # a key of OPS
     part: c_ast.Node            # the contribution of one iteration (`A[i][j] * x[j]`)
+    decls: tuple = ()           # `const int j = wave + i;` an isl schedule put around the statement
+                                # (none uses the loop's variable): the forms that take them print them first
 
 
 @dataclass
@@ -189,12 +198,12 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
         reads = {r.name for r in a.stmt.stmt.reads()} - {w.name for w in a.stmt.stmt.writes()}
         if reads & written:                  # one sum reads another's accumulator
             return None
-        # Lane 0 runs `pre` after the lanes' loop: it may not write what the loop reads.
-        if any(w.name in reads for n in pre for w in n.stmt.writes()):
-            return None
+    if not _pre_clear(an, pre, accs):        # lane 0 runs `pre` after the lanes' loop
+        return None
     # Worth it only when the loop walks the contiguous subscript (a thread per row would not
     # coalesce); a loop down a column is coalesced across threads already.
-    streams = [x for a in accs for x in a.stmt.stmt.accesses if x.index and x.name not in written]
+    cells = {(w.name, tuple(w.index)) for a in accs for w in a.stmt.stmt.writes()}
+    streams = [x for a in accs for x in a.stmt.stmt.accesses if x.index and (x.name, tuple(x.index)) not in cells]
     along = sum(loop.var in _words(x.index[-1]) for x in streams)
     across = sum(launch.grid[0].var in _words(x.index[-1]) for x in streams)
     if along > across:
@@ -221,11 +230,50 @@ def _accumulator(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumula
         if web is None or storage.get(web) != "local":
             return None
         dtype = an.program.locals[w.name].dtype
-    if dtype not in ("float", "double") or acc.stmt.conditional or not isinstance(acc.stmt.node, c_ast.Assignment):
+    node, decls = acc.stmt.node, ()
+    if isinstance(node, c_ast.Compound) and node.block_items and \
+            all(isinstance(d, c_ast.Decl) for d in node.block_items[:-1]):
+        decls, node = tuple(node.block_items[:-1]), node.block_items[-1]
+        if any(loop.var in _words(cprint(d)) for d in decls):
+            return None
+    if acc.stmt.conditional or not isinstance(node, c_ast.Assignment):
         return None
-    target = cprint(acc.stmt.node.lvalue)
-    got = _contribution(acc.stmt.node, target)
-    return Accumulator(acc, target, dtype, *got) if got else None
+    target = cprint(node.lvalue)
+    got = _contribution(node, target)
+    if got and got[0] in ("tmax", "tmin"):
+        got = ("i" + got[0][1:], got[1]) if dtype == "int" else None
+    elif dtype not in ("float", "double"):
+        return None
+    return Accumulator(acc, target, dtype, *got, decls=decls) if got else None
+
+
+def _pre_clear(an: Analysis, pre: list, accs: list) -> bool:
+    """Whether lane 0 may run `pre` after the lanes' loop: no statement of it writes a scalar or
+    array the loop reads, except an accumulator's own cell, which no other read of the loop
+    reaches in the same iteration of the loops around (isl: gesummv's and nussinov's rows)."""
+    cells = {}
+    for a in accs:
+        w = a.stmt.stmt.writes()[0]
+        if w.index:
+            cells[w.name] = (a.stmt.stmt.name, tuple(w.index))
+    for n in pre:
+        for w in n.stmt.writes():
+            for a in accs:
+                s = a.stmt.stmt
+                reads = [r for r in s.reads() if r.name == w.name]
+                if not reads:
+                    continue
+                if w.name not in cells or tuple(w.index) != cells[w.name][1]:
+                    return False
+                loops, names = set(an.model.specs[s.name].loops), _words(" ".join(w.index))
+                if not names <= loops | {x.name for x in an.program.kernel.sizes}:
+                    return False
+                if any((n.bind or {}).get(v, v) != (a.stmt.bind or {}).get(v, v) for v in names):
+                    return False               # the same iterator name, another loop of the schedule
+                if any(tuple(r.index) != cells[w.name][1] and an.model.touches(s.name, tuple(r.index), tuple(w.index))
+                       for r in reads):
+                    return False
+    return True
 
 
 def _words(text: str) -> set[str]:
@@ -246,12 +294,29 @@ def _contribution(node, target: str):
         for a, b in ((rv.left, rv.right), (rv.right, rv.left)):
             if same(a) and not inside(b):
                 return rv.op + "=", b
+    if isinstance(rv, c_ast.TernaryOp) and isinstance(rv.cond, c_ast.BinaryOp) and \
+            rv.cond.op in (">=", ">", "<=", "<"):
+        l, r = rv.cond.left, rv.cond.right       # (T >= e) ? T : e, (e > T) ? e : T, ...
+        for t, e, big in ((l, r, rv.cond.op[0] == ">"), (r, l, rv.cond.op[0] == "<")):
+            if same(t) and not inside(e) and same(rv.iftrue) and cprint(rv.iffalse) == cprint(e):
+                return ("tmax" if big else "tmin"), e
+            if same(t) and not inside(e) and same(rv.iffalse) and cprint(rv.iftrue) == cprint(e):
+                return ("tmin" if big else "tmax"), e
     if isinstance(rv, c_ast.FuncCall) and isinstance(rv.name, c_ast.ID) and rv.args and \
             rv.name.name in ("fmax", "fmaxf", "fmin", "fminf") and len(rv.args.exprs) == 2:
         for a, b in (rv.args.exprs, reversed(rv.args.exprs)):
             if same(a) and not inside(b):
                 return ("max" if "max" in rv.name.name else "min"), b
     return None
+
+
+def _decls(p, red: RowReduction, indent: str) -> list[str]:
+    """The accumulators' schedule declarations (`const int j = wave + i;`), each once."""
+    out = []
+    for a in red.accs:
+        for d in a.decls:
+            out += [x for x in p.r.statement(d, p.names_for(a.stmt.stmt.name), indent) if x not in out]
+    return out
 
 
 def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str]:
@@ -277,7 +342,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
     return [f"  const int {i} = {start}(int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);",
             f"  const int {lane} = threadIdx.x % 32;",
             f"  if (!({guard}))", "    return;                        /* the whole warp: same row */",
-            f"  int {loop.var};", *declare,
+            *_decls(p, red, "  "), f"  int {loop.var};", *declare,
             f"  for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}; {loop.var} += 32)",
             "  {", *contribute, "  }", *shuffle,
             f"  if ({lane} == 0) {{", *around(red.pre), *finish, *around(red.post), "  }"]
@@ -322,7 +387,7 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[
     return [f"  const int {j} = {start}(int)(blockIdx.x * {width} + threadIdx.x);",
             f"  const int {lane} = threadIdx.y;                /* {lanes_} lanes split loop {loop.var} */",
             f"  const bool {live} = {guard};   /* no early return: the block meets at a barrier */",
-            f"  int {loop.var};", *declare,
+            *_decls(p, red, "  "), f"  int {loop.var};", *declare,
             f"  if ({live})", f"    for ({loop.var} = {first}; {loop.cond}; {loop.var} += {lanes_})",
             "    {", *contribute, "    }", *store, "  __syncthreads();",
             f"  if ({live} && {lane} == 0) {{",
@@ -357,7 +422,7 @@ def block_sum_of(an: Analysis, storage: dict, launch) -> BlockSum | None:
         return None
     init, pre, fin = body[at - 1], body[:at - 1], body[at + 1:]
     acc = _accumulator(an, storage, loop.body[0], loop)
-    if acc is None or acc.stmt.stmt.writes()[0].index:
+    if acc is None or acc.stmt.stmt.writes()[0].index or acc.decls:
         return None                                  # an array cell: the row forms' business
     scalar = acc.stmt.stmt.writes()[0].name
     if not init.stmt.writes(scalar) or init.stmt.reads(scalar) or init.stmt.conditional:
@@ -409,7 +474,7 @@ def _step(a: Accumulator, part: str) -> c_ast.Node:
     if op:
         return c_ast.Assignment(op, c_ast.ID(part), a.part)
     return c_ast.Assignment("=", c_ast.ID(part), c_ast.FuncCall(
-        c_ast.ID("f" + a.op), c_ast.ExprList([c_ast.ID(part), a.part])))
+        c_ast.ID(_CALL[a.op]), c_ast.ExprList([c_ast.ID(part), a.part])))
 
 
 def fresh_name(name: str, taken: set[str]) -> str:

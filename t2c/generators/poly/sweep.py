@@ -1,0 +1,238 @@
+"""A thread's sweep around parallel loops: a block of lanes per grid index instead.
+
+(A one-thread launch of that shape -- ludcmp's back substitution -- gets one block of
+`sweep_block`'s threads as the lanes of its one index.)
+
+A 1-d launch whose threads each run a loop that carries a dependence around inner loops
+that are parallel at fixed (grid index, sweep) -- symm's rows i for one column j, with its
+updates of C[k][j] for k < i and its sum temp2; trmm's rows with their sums into B[i][j] --
+leaves each thread a chain of m^2/2 iterations and the GPU a few dozen warps.  Such a
+launch gets blocks of `width` consecutive grid indices (threadIdx.x: coalesced as before)
+times `lanes` lanes (threadIdx.y) instead (`options.sweep_block`):
+
+- a loop that contains loops runs in every thread, in order (its bounds may not depend
+  on the grid index or on a scalar, so all threads of a block meet the same barriers);
+- an innermost loop that carries nothing is split among the lanes (`k = lo + lane;
+  k += lanes`); one that carries only a reduction (`acc op= e(k)`, a scalar or a cell
+  that does not move with k) is split the same way into a part per lane, and lane 0
+  folds their total into the accumulator;
+- any other statement, and an innermost loop of any other kind, runs in lane 0;
+- the lanes' parts of a sum: a shuffle tree among those in one warp, then lane 0 adds the
+  warps' (a fixed order, so the same bits on every run);
+- `__syncthreads()` after each of these, so each sees everything the ones before it
+  wrote, as in the reference's order for one grid index (the grid loop carries nothing:
+  the indices sharing a block do not interact).
+
+Local scalars live in lane 0: the lanes' loops may not use any but their accumulator.
+The reductions change the order of their additions (the tolerance model's business).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ...analysis import Loop, Stmt
+from .reduce import OPS, Accumulator, _accumulator, _step, combine, fresh_name, join, parse_target
+from .transform import depth_of
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass
+class Sweep:
+    split: set = field(default_factory=set)          # id(loop): iterations shared by the lanes
+    sums: dict = field(default_factory=dict)         # id(loop) -> Accumulator: a part per lane
+    carried: set = field(default_factory=set)        # id(loop): run by every thread, in order
+
+
+def shape(p, launch) -> tuple[int, int]:
+    """(indices, lanes) of a sweep's block: `sweep_block`, or one index with all its threads for a
+    one-thread launch."""
+    width, lanes = p.opt.sweep_block
+    return (width, lanes) if launch.grid else (1, width * lanes)
+
+
+def sweep_of(p, launch) -> Sweep | None:
+    """The launch as a sweep (module docstring), or None when it is not one."""
+    width, lanes = shape(p, launch)
+    if len(launch.grid) > 1 or launch.grid and launch.grid[0].derived or launch.reduction or launch.row \
+            or launch.tile:
+        return None
+    if width > 32 or 32 % width or width * lanes % 32 or width * lanes > 1024:
+        return None                                       # whole warps, an index's lanes in whole warps
+    an, tree = p.an, p.plan.tree
+    locals_ = set(an.program.locals)
+    outside = {l.var for l in launch.grid} | locals_   # what a shared loop's bounds may not use
+    sw = Sweep()
+
+    def lanes_may_run(loop) -> bool:       # no scalar of lane 0's in its header or body
+        return not set(_WORD.findall(f"{loop.init} {loop.cond}")) & locals_ and \
+            not any(a.name in locals_ for s in loop.statements() for a in s.stmt.accesses)
+
+    def visit(nodes) -> bool:
+        for n in nodes:
+            if isinstance(n, Stmt):
+                continue
+            if any(isinstance(c, Loop) for c in n.body):
+                if set(_WORD.findall(f"{n.init} {n.cond} {n.next}")) & outside or n.time or n.derived:
+                    return False
+                sw.carried.add(id(n))
+                if not visit(n.body):
+                    return False
+                continue
+            if n.step != 1 or n.time or n.derived:
+                continue                                  # lane 0 runs it
+            if lanes_may_run(n) and not an.carries(tree, n, depth_of(tree, n)):
+                sw.split.add(id(n))
+            elif not set(_WORD.findall(f"{n.init} {n.cond}")) & locals_ and (acc := _sum(p, n)) is not None:
+                sw.sums[id(n)] = acc
+        return True
+    if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
+        return None
+    return sw
+
+
+def _sum(p, loop: Loop) -> Accumulator | None:
+    """The loop's one statement as a reduction whose contribution uses no local scalar."""
+    an = p.an
+    if len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+        return None
+    st = loop.body[0]
+    if st.bind is not None and st.bind.get(loop.var) != loop.var:
+        return None                                   # an isl loop that is not the reference's own
+    acc = _accumulator(an, p.plan.storage, st, loop)
+    if acc is None or acc.decls:
+        return None
+    name = acc.stmt.stmt.name
+    if not any(f.var == loop.var and f.reduction and name in f.statements for f in an.loops):
+        return None
+    if any(a.name in an.program.locals and a.name != acc.target for a in acc.stmt.stmt.accesses):
+        return None
+    return acc
+
+
+def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]) -> list[str]:
+    """The sweep kernel's body (p: the Printer).
+
+    The work comes in segments: the lanes' (split loops, the parts of sums) and lane 0's
+    (statements, the sums' totals).  A barrier ends each segment except where nothing needs
+    it: consecutive lanes' segments that share no array one of them writes run as one, and
+    lane 0's statements that touch no array (`temp2 = 0.0`) need none (no lane reads its
+    scalars).  An array cell a sum folds into is loaded by lane 0 with the parts, before the
+    barrier that the total waits for anyway."""
+    j = launch.grid[0].var if launch.grid else ""
+    width, lanes = shape(p, launch)
+    arrays = {a.name for a in p.k.arrays} | set(p.local_arrays)
+    taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in _loops(launch.body)} | {j}
+    fresh = lambda name: fresh_name(name, taken)
+    lane, live, other, part, off = (fresh(x) for x in ("lane", "live", "other", "part", "off"))
+    per_warp = 32 // width                            # lanes of one index in a warp
+    shared, held, declared = {}, {}, []
+    for key, a in sw.sums.items():
+        shared[key] = fresh(f"warps_{len(shared) + 1}")
+        declared.append(f"  __shared__ {a.dtype} {shared[key]}[{lanes // per_warp}][{width}];   /* a part per warp */")
+        if a.stmt.stmt.writes()[0].index:
+            held[key] = fresh(f"held_{len(held) + 1}")
+            declared.append(f"  {a.dtype} {held[key]} = 0;   /* lane 0: the cell it folds into */")
+        taken |= {shared[key], held.get(key, "")}
+    touched = lambda n, write: {a.name for s in ([n] if isinstance(n, Stmt) else n.statements())
+                                for a in (s.stmt.writes() if write else s.stmt.accesses) if a.name in arrays}
+
+    def items(nodes, indent) -> list[str]:
+        out = []
+        lane0, lane0_bare = [], True                  # lane 0's pending lines; no array, no buffer
+        lanes_, reads, writes = [], set(), set()      # the lanes' pending lines and arrays
+
+        def flush_lane0():
+            nonlocal lane0_bare
+            if lane0:
+                out.extend([f"{indent}if ({live} && {lane} == 0) {{", *lane0, f"{indent}}}"] +
+                           ([] if lane0_bare else [f"{indent}__syncthreads();"]))
+            lane0.clear()
+            lane0_bare = True
+
+        def flush_lanes():
+            if lanes_:
+                out.extend(lanes_ + [f"{indent}__syncthreads();"])
+            lanes_.clear()
+            reads.clear()
+            writes.clear()
+
+        def add_lanes(lines, r, w):
+            flush_lane0()
+            if writes & (r | w) or w & reads:
+                flush_lanes()
+            lanes_.extend(lines)
+            reads.update(r)
+            writes.update(w)
+        for n in nodes:
+            shared_work = id(n) in sw.carried or id(n) in sw.split or id(n) in sw.sums
+            if isinstance(n, Stmt) or not shared_work:
+                flush_lanes()
+                lane0 += p.render_nodes([n], indent + "  ")
+                lane0_bare = lane0_bare and not touched(n, False)
+                continue
+            lo = n.init.split("=", 1)[1].strip()
+            head = f"for ({n.var} = {'' if lo == '0' else lo + ' + '}{lane}; {n.cond}; {n.var} += {lanes})"
+            if id(n) in sw.carried:
+                flush_lanes()
+                flush_lane0()
+                out += [f"{indent}for ({n.init}; {n.cond}; {n.next})", f"{indent}{{",
+                        *items(n.body, indent + "  "), f"{indent}}}"]
+            elif id(n) in sw.split:
+                add_lanes([f"{indent}if ({live})", f"{indent}  {head}", f"{indent}  {{",
+                           *p.render_nodes(n.body, indent + "    "), f"{indent}  }}"],
+                          touched(n, False), touched(n, True))
+            else:
+                a, buf = sw.sums[id(n)], shared[id(n)]
+                names = p.names_for(a.stmt.stmt.name)
+                target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
+                lines = [f"{indent}{{", f"{indent}  {a.dtype} {part} = {OPS[a.op][0]};",
+                         f"{indent}  if ({live})", f"{indent}    {head}",
+                         *p.r.statement(_step(a, part), names, indent + "      ")]
+                if per_warp > 1:                      # the index's lanes in one warp: a shuffle tree
+                    lines += [f"{indent}  for (int {off} = 16; {off} >= {width}; {off} >>= 1)",
+                              f"{indent}    {part} = " +
+                              combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {off})") + ";",
+                              f"{indent}  if ({lane} % {per_warp} == 0)",
+                              f"{indent}    {buf}[{lane} / {per_warp}][threadIdx.x] = {part};"]
+                else:
+                    lines.append(f"{indent}  {buf}[{lane}][threadIdx.x] = {part};")
+                if id(n) in held:
+                    lines += [f"{indent}  if ({live} && {lane} == 0)", f"{indent}    {held[id(n)]} = {target};"]
+                add_lanes(lines + [f"{indent}}}"], touched(n, False), set())
+                flush_lanes()
+                lane0 += [f"{indent}  {{", f"{indent}    {a.dtype} {part} = {buf}[0][threadIdx.x];",
+                          f"{indent}    for (int {other} = 1; {other} < {lanes // per_warp}; {other}++)",
+                          f"{indent}      {part} = {combine(a.op, part, f'{buf}[{other}][threadIdx.x]')};",
+                          f"{indent}    {join(a.op, target, part, held.get(id(n), ''))}", f"{indent}  }}"]
+                lane0_bare = False
+        flush_lanes()
+        flush_lane0()
+        return out
+    loops = [f"  int {v};" for v in dict.fromkeys(l.var for l in _loops(launch.body))]
+    index = [f"  const int {j} = {start}(int)(blockIdx.x * {width} + threadIdx.x);"] if j else []
+    return [*index, f"  const int {lane} = threadIdx.y;                /* {lanes} lanes{f' per {j}' if j else ''} */",
+            f"  const bool {live} = {guard or 'true'};   /* no early return: the block meets at barriers */",
+            *loops, *locals_, *declared, *items(launch.body, "  ")]
+
+
+def _loops(nodes) -> list[Loop]:
+    out = []
+    for n in nodes:
+        if isinstance(n, Loop):
+            out += [n] + _loops(n.body)
+    return out
+
+
+def describe(p, launch, sw: Sweep) -> str:
+    width, lanes = shape(p, launch)
+    block = f"blocks of {width} consecutive {launch.grid[0].var} x {lanes} lanes" if launch.grid else \
+        f"one block of {lanes} lanes"
+    ordered = [l.var for l in _loops(launch.body) if id(l) in sw.carried]
+    shared = [l.var for l in _loops(launch.body) if id(l) in sw.split or id(l) in sw.sums]
+    sums = " (sums: a part per lane, added in a fixed order)" if sw.sums else ""
+    return (f"{launch.name}: {block}: loop"
+            f"{'s' if len(ordered) > 1 else ''} {', '.join(ordered)} in order in every thread, loop"
+            f"{'s' if len(set(shared)) > 1 else ''} {', '.join(dict.fromkeys(shared))} split among the lanes"
+            f"{sums}, the rest in lane 0, __syncthreads() between.")
