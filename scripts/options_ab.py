@@ -46,6 +46,7 @@ VARIANTS = {
     "prefetch": {"staged_prefetch": True, "async_copies": False},
     "no async 3 blocks/SM": {"async_copies": False, "tile_blocks_per_sm": 3},
     "arrays not resident": {"resident_arrays": False},
+    "locals not resident": {"resident_locals": False},
     "no sweeps": {"column_sweeps": False},
     "no warp rows": {"warp_rows": False},
     "one block 512": {"one_block_threads": 512},

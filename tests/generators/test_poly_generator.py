@@ -361,8 +361,8 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     """resident_arrays (default on): the one-block kernel also comes in a form with its arrays in
     dynamic shared memory for the whole loop (copied in, the written ones copied back), which the
     host takes when they fit in a block's opt-in shared memory (asked at run time) and the other
-    form otherwise: jacobi-1d's A and B at SMALL (the resident form on emu, 227 KiB), trisolv's
-    L at MEDIUM (1.3 MB: the global-memory form); both verified."""
+    form otherwise: jacobi-1d's A and B at SMALL (the resident form on emu, 227 KiB), durbin's
+    r, y and its local array z, trisolv's L at MEDIUM (1.3 MB: the global-memory form); all verified."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["jacobi-1d"])
     text = generate(k)
@@ -371,6 +371,15 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     assert "A_global[poly_e] = A[poly_e];" in text and "B_global[poly_e] = B[poly_e];" in text
     assert "_resident" not in generate(k, PolyOptions(resident_arrays=False))
     assert ladder(k, text, backend="emu", dataset="SMALL", seed=3).accepted
+    # the reference's local arrays too (durbin's z, a __device__ array): NAME_at takes them as pointers
+    durbin = read_c(SOURCES["durbin"])
+    text = generate(durbin)
+    assert "double *dev_z = (double *)((char *)poly_resident + poly_at);" in text
+    assert "dev_z[poly_e] = ::dev_z[poly_e];" in text and "::dev_z[poly_e] = dev_z[poly_e];" in text
+    assert "durbin_update_z_at(y, k, dev_z, item);" in text and "double *dev_z, int idx_x)" in text
+    assert "::dev_z" not in generate(durbin, PolyOptions(resident_locals=False))
+    card = ladder(durbin, text, backend="emu", dataset="SMALL", seed=3)
+    assert card.accepted, card.summary()
     trisolv = read_c(SOURCES["trisolv"])
     text = generate(trisolv)
     assert "trisolv_loop_i_resident" in text and "const double *L_global" in text and "L_global[poly_e] =" not in text

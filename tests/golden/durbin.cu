@@ -78,7 +78,7 @@ static __device__ void durbin_seq_scalars_block(const double *r, const double *y
 }
 
 /* durbin_update_z: one thread per (i): i -> x. Launched once per host iteration of k. */
-static __device__ void durbin_update_z_at(const double *y, int k, int idx_x)
+static __device__ void durbin_update_z_at(const double *y, int k, double *dev_z, int idx_x)
 {
   const int i = idx_x;
   if (!(i >= 0 && i < k))
@@ -88,11 +88,11 @@ static __device__ void durbin_update_z_at(const double *y, int k, int idx_x)
 
 __global__ void durbin_update_z(const double *y, int k)
 {
-  durbin_update_z_at(y, k, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+  durbin_update_z_at(y, k, dev_z, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
 /* durbin_update_y: one thread per (i): i -> x. Launched once per host iteration of k. */
-static __device__ void durbin_update_y_at(double *y, int k, int idx_x)
+static __device__ void durbin_update_y_at(double *y, int k, double *dev_z, int idx_x)
 {
   const int i = idx_x;
   if (!(i >= 0 && i < k))
@@ -102,7 +102,7 @@ static __device__ void durbin_update_y_at(double *y, int k, int idx_x)
 
 __global__ void durbin_update_y(double *y, int k)
 {
-  durbin_update_y_at(y, k, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+  durbin_update_y_at(y, k, dev_z, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
 /* durbin_seq_y_2: one thread: nothing here is parallel. Launched once per host iteration of k. */
@@ -127,13 +127,13 @@ __global__ void __launch_bounds__(1024) durbin_loop_k(int n, const double *r, do
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        durbin_update_z_at(y, k, item);
+        durbin_update_z_at(y, k, dev_z, item);
       __syncthreads();
     }
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        durbin_update_y_at(y, k, item);
+        durbin_update_y_at(y, k, dev_z, item);
       __syncthreads();
     }
     if (threadIdx.x == 0)
@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(1024) durbin_loop_k(int n, const double *r, do
   }
 }
 
-/* durbin_loop_k_resident: durbin_loop_k with arrays r, y in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
+/* durbin_loop_k_resident: durbin_loop_k with arrays r, y, dev_z in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
 __global__ void __launch_bounds__(1024) durbin_loop_k_resident(int n, const double *r_global, double *y_global)
 {
   extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
@@ -155,6 +155,10 @@ __global__ void __launch_bounds__(1024) durbin_loop_k_resident(int n, const doub
   for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
     y[poly_e] = y_global[poly_e];
   poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *dev_z = (double *)((char *)poly_resident + poly_at);
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(2000); poly_e += blockDim.x)
+    dev_z[poly_e] = ::dev_z[poly_e];
+  poly_at += ((size_t)(2000) * sizeof(double) + 31) / 32 * 32;
   __syncthreads();
   int k;
   for (k = 1; k < n; k++)
@@ -164,13 +168,13 @@ __global__ void __launch_bounds__(1024) durbin_loop_k_resident(int n, const doub
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        durbin_update_z_at(y, k, item);
+        durbin_update_z_at(y, k, dev_z, item);
       __syncthreads();
     }
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        durbin_update_y_at(y, k, item);
+        durbin_update_y_at(y, k, dev_z, item);
       __syncthreads();
     }
     if (threadIdx.x == 0)
@@ -180,6 +184,8 @@ __global__ void __launch_bounds__(1024) durbin_loop_k_resident(int n, const doub
   __syncthreads();
   for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
     y_global[poly_e] = y[poly_e];
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(2000); poly_e += blockDim.x)
+    ::dev_z[poly_e] = dev_z[poly_e];
 }
 
 extern "C" void kernel_durbin_device(int n, double *r, double *y)
@@ -194,7 +200,7 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       most = poly_max_ll(most, (long long)poly_max(k, 0));   /* durbin_update_y */
     }
     if (most <= 4096) {
-      const size_t poly_bytes = ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* r, y in shared memory */
+      const size_t poly_bytes = ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(2000) * sizeof(double) + 31) / 32 * 32;   /* r, y, dev_z in shared memory */
       int poly_device = 0, poly_shared = 0;
       cudaGetDevice(&poly_device);
       cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);

@@ -125,6 +125,7 @@ class Printer:
         self.web_type = {w: prog.locals[an.webs[w].scalar].dtype for w in an.webs}
         self.kernels: list[str] = []
         self.reduction_globals: list[str] = []
+        self.at_locals: dict[str, list[str]] = {}   # launch -> `dev_X` its NAME_at takes as pointers
         for launch in plan.launches:
             if options.parallel_reductions:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
@@ -319,12 +320,17 @@ class Printer:
         text = "\n".join(body)
         args = self.kernel_args(launch, _used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
-        if at:
-            src = oneblock.device_and_kernel(self, launch, text, args, params)
+        if at:                 # the reference's local arrays as pointers: a resident kernel passes its copies
+            locals_decl = [f"  {t} {web};" for web, t in locals_.items()]
+            block = lambda ps: reduce.block_sum_function(self, launch, launch.block_sum, ps, locals_decl) \
+                if launch.block_sum else []
+            ptrs = [f"dev_{n}" for n in self.local_arrays if f"dev_{n}" in _used(text + "\n".join(block(params)))]
+            self.at_locals[launch.name] = ptrs
+            at_params = ", ".join([x for x in [params] if x] +
+                                  [f"{self.an.program.locals[x[4:]].dtype} *{x}" for x in ptrs])
+            src = oneblock.device_and_kernel(self, launch, text, args + ptrs, params, at_params)
             if launch.block_sum:
-                locals_decl = [f"  {t} {web};" for web, t in locals_.items()]
-                src += "\n\n" + "\n".join(reduce.block_sum_function(self, launch, launch.block_sum, params,
-                                                                     locals_decl))
+                src += "\n\n" + "\n".join(block(at_params))
             return src, args
         src = [f"/* {self.describe(launch)} */",
                f"__global__ void {launch.name}({params})", "{", text, "}"]

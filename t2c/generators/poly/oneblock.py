@@ -55,14 +55,15 @@ def _axes(launch: Launch) -> list[str]:
     return [ax for ax in ("x", "y", "z") if ax in launch.axes.values()]
 
 
-def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str) -> str:
-    """A launch's body as `NAME_at` (the thread's index as arguments) and its kernel calling it."""
+def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str, at_params: str) -> str:
+    """A launch's body as `NAME_at` (the thread's index as arguments; `at_params`: the kernel's
+    and the local arrays' pointers) and its kernel calling it (with `args`)."""
     axes = _axes(launch)
     index = ", ".join(f"int idx_{ax}" for ax in axes)
     threads = ", ".join(f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})" for ax in axes)
     both = lambda a, b: ", ".join(x for x in (a, b) if x)
     return "\n".join([f"/* {p.describe(launch)} */",
-                      f"static __device__ void {launch.name}_at({both(params, index)})", "{", text, "}", "",
+                      f"static __device__ void {launch.name}_at({both(at_params, index)})", "{", text, "}", "",
                       f"__global__ void {launch.name}({params})", "{",
                       f"  {launch.name}_at({both(', '.join(args), threads)});", "}"])
 
@@ -93,16 +94,35 @@ def block_kernel(p, h: HostLoop, calls) -> str:
 def _resident(p, h: HostLoop, calls) -> list[str] | None:
     """The arrays the one-block kernel can keep in shared memory for the whole loop (all of
     its array arguments: the block is the only one running the loop, so no other thread
-    reads or writes them meanwhile), or None when the option is off or it has none."""
+    reads or writes them meanwhile; with `resident_locals` also the reference's local arrays
+    it uses, `dev_X`), or None when the option is off or it has none."""
     if not p.opt.resident_arrays:
         return None
-    arrays = [a for a in _block(p, h, calls)[1] if any(x.name == a for x in p.k.arrays)]
+    body, args = _block(p, h, calls)
+    arrays = [a for a in args if any(x.name == a for x in p.k.arrays)]
+    if p.opt.resident_locals:
+        used = _used_words("\n".join(body))
+        arrays += [f"dev_{n}" for n in p.local_arrays if f"dev_{n}" in used]
     return arrays or None
+
+
+def _used_words(text: str) -> set[str]:
+    from .cuda import _WORD
+    return set(_WORD.findall(text))
+
+
+def _dtype(p, a: str) -> str:
+    """An array's element type: a kernel array's, or a local array's (`dev_X`)."""
+    return p.an.program.locals[a[4:]].dtype if _is_local(p, a) else p.k.array(a).dtype
+
+
+def _is_local(p, a: str) -> bool:
+    return a.startswith("dev_") and a[4:] in p.local_arrays
 
 
 def _resident_bytes(p, a: str) -> str:
     """An array's bytes in the resident kernel's shared memory, as C: 32-byte aligned."""
-    return f"({_count(p, a)} * sizeof({p.k.array(a).dtype}) + 31) / 32 * 32"
+    return f"({_count(p, a)} * sizeof({_dtype(p, a)}) + 31) / 32 * 32"
 
 
 def _resident_args(p, h: HostLoop, calls) -> list[str]:
@@ -125,17 +145,18 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
     body, _ = _block(p, h, calls)
     args = _resident_args(p, h, calls)
     decl = lambda a: _decl(p, h, a).replace(f"*{a}", f"*{a}_global") if a in arrays else _decl(p, h, a)
-    written = [a for a in arrays if not _decl(p, h, a).startswith("const")]
+    written = [a for a in arrays if _is_local(p, a) or not _decl(p, h, a).startswith("const")]
+    home = lambda a: f"::{a}" if _is_local(p, a) else f"{a}_global"     # a local array's __device__ one
     head = ["  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */", "  size_t poly_at = 0;"]
     for a in arrays:
-        t = p.k.array(a).dtype
+        t = _dtype(p, a)
         head += [f"  {t} *{a} = ({t} *)((char *)poly_resident + poly_at);",
                  f"  for (size_t poly_e = threadIdx.x; poly_e < {_count(p, a)}; poly_e += blockDim.x)",
-                 f"    {a}[poly_e] = {a}_global[poly_e];",
+                 f"    {a}[poly_e] = {home(a)}[poly_e];",
                  f"  poly_at += {_resident_bytes(p, a)};"]
     tail = ["  __syncthreads();"] + [line for a in written for line in (
         f"  for (size_t poly_e = threadIdx.x; poly_e < {_count(p, a)}; poly_e += blockDim.x)",
-        f"    {a}_global[poly_e] = {a}[poly_e];")]
+        f"    {home(a)}[poly_e] = {a}[poly_e];")]
     return "\n".join([f"/* {name}_resident: {name} with arrays {', '.join(arrays)} in shared memory for the whole "
                       "loop (copied in first, the written ones back at the end), for sizes where they fit. */",
                       f"__global__ void __launch_bounds__({p.opt.one_block_threads}) "
@@ -162,7 +183,7 @@ def _items(p, items, indent, calls, item) -> list[str]:
             out += [f"{indent}for ({l.init}; {l.cond}; {l.next})", indent + "{",
                     *_items(p, it.items, indent + "  ", calls, item), indent + "}"]
             continue
-        call = ", ".join(calls[it.name])
+        call = ", ".join(calls[it.name] + p.at_locals.get(it.name, []))
         if not it.grid and it.block_sum:          # a sum the whole block shares (reduce.BlockSum)
             out += [f"{indent}{it.name}_block({call});", f"{indent}__syncthreads();"]
             continue
@@ -333,8 +354,9 @@ def _extent_of(l) -> str:
 
 
 def _count(p, x: str) -> str:
-    """The element count of array `x` as C (size_t)."""
-    return " * ".join(f"(size_t)({e})" for e in p.k.array(x).shape) or "(size_t)1"
+    """The element count of array `x` (or local array `dev_X`) as C (size_t)."""
+    shape = p.local_arrays[x[4:]] if _is_local(p, x) else p.k.array(x).shape
+    return " * ".join(f"(size_t)({e})" for e in shape) or "(size_t)1"
 
 
 def _shared_words(p, x: str) -> str:

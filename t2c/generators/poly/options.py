@@ -43,6 +43,7 @@ class PolyOptions:
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads
     resident_arrays: bool = True             # ... its arrays in shared memory where they fit (a second
                                              # kernel; the host picks it by their size at run time)
+    resident_locals: bool = True             # ... with the reference's local arrays it uses (durbin's z)
     private_blocks: bool = True              # such a loop carried only through a scratch array: a block
                                              # per iteration, each with its own copy in shared memory
     isl_schedule: bool = True                # isl's scheduler's tree when it runs fewer loops in order
