@@ -101,14 +101,10 @@ def _resident(p, h: HostLoop, calls) -> list[str] | None:
     body, args = _block(p, h, calls)
     arrays = [a for a in args if any(x.name == a for x in p.k.arrays)]
     if p.opt.resident_locals:
-        used = _used_words("\n".join(body))
+        from .cuda import _used
+        used = _used("\n".join(body))
         arrays += [f"dev_{n}" for n in p.local_arrays if f"dev_{n}" in used]
     return arrays or None
-
-
-def _used_words(text: str) -> set[str]:
-    from .cuda import _WORD
-    return set(_WORD.findall(text))
 
 
 def _dtype(p, a: str) -> str:
