@@ -258,7 +258,10 @@ class Model:
         eqs = " and ".join(f"{n} = {_v(a)}" for n, a in zip(names, args)) or "true"
         m = isl.Map(self.head + f"{{ [{', '.join(names)}] -> [{', '.join(_v(l) for l in loops)}] : {eqs} }}")
         pieces = []
-        m.lexmin_pw_multi_aff().foreach_piece(lambda _set, maff: pieces.append(maff))
+        try:
+            m.lexmin_pw_multi_aff().foreach_piece(lambda _set, maff: pieces.append(maff))
+        except isl.Error as e:         # a loop the call's arguments do not bound: not a function
+            raise ValueError(f"{stmt}: schedule values: {e}") from e
         if len(pieces) != 1:
             raise ValueError(f"{stmt}: schedule values in {len(pieces)} pieces")
         maff = pieces[0]

@@ -444,6 +444,31 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     assert card.accepted, card.summary()
 
 
+_UNBOUNDED = """void k(int n, double A[n][n], double tmp[n]) {
+  int i, j;
+  for (i = 0; i < n - 1; i++) {
+    tmp[i + 1] = 0.5 * tmp[i + 1];
+    for (j = i + 1; j < n; j++)
+      tmp[i] += A[i][j] * tmp[j];
+  }
+}
+"""
+
+
+def test_an_isl_schedule_t2c_cannot_place_falls_back_to_the_references_loops(tmp_path):
+    """isl's schedule for this kernel has a loop whose value the statement's iterators do not bound
+    (isl_map_lexmin: unbounded optimum); `t2c gen` crashed on it.  Now that variant is skipped:
+    the reference's loops, here a one-block sweep, verified."""
+    from t2c.verify.ladder import ladder
+    p = tmp_path / "k.c"
+    p.write_text(_UNBOUNDED)
+    k = read_c(p)
+    text = generate(k)
+    assert "one block of 1024 lanes" in text
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+    assert card.accepted, card.summary()
+
+
 _MAX_ROWS = """#include <math.h>
 void k(int n, double T[n][n]) {
   int i, k;
