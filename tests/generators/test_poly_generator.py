@@ -481,12 +481,24 @@ void k(int n, double T[n][n]) {
 """
 
 
+_OTHER_CELL = """void k(int n, double A[n][n], double T[n][n + 1]) {
+  int i, j;
+  for (i = 0; i < n; i++) {
+    T[i][0] = 0.5 * T[i][0];
+    for (j = 0; j < n; j++)
+      T[i][n] += A[i][j] * T[i][j];
+  }
+}
+"""
+
+
 def test_integer_max_rows_and_what_lane_0_may_write_first(tmp_path):
     """nussinov's `table[i][j] = max_score(table[i][j], table[i][k] + table[k + 1][j])` over k (an
     int's `(T >= e) ? T : e`, under isl's `const int j = wave + i;`) runs as a warp per i (max over
     the lanes' parts from INT_MIN); the statements before the loop, which lane 0 runs after it, may
     write the accumulator's own cell (nussinov's three neighbours) but no cell the loop reads (isl
-    decides: T[i][i + 1] is one of the row's T[i][k])."""
+    decides: T[i][i + 1] is one of the row's T[i][k]; the accumulator's array is no exception:
+    before, T[i][0] below was written by lane 0 after the lanes had read it, a wrong candidate)."""
     from t2c.generators.poly.reduce import _contribution
     from t2c.analysis.model import parse_expr
     from t2c.verify.ladder import ladder
@@ -502,11 +514,12 @@ def test_integer_max_rows_and_what_lane_0_may_write_first(tmp_path):
         got = _contribution(parse_expr(f"T = {rv}"), "T")
         assert (got and got[0]) == op, rv
     p = tmp_path / "k.c"
-    for pre, row in (("T[i][0] = 0.5 * T[i][0]", True), ("T[i][i + 1] = 0.5", False)):
-        p.write_text(_MAX_ROWS % pre)
+    for source, row in ((_MAX_ROWS % "T[i][0] = 0.5 * T[i][0]", True), (_MAX_ROWS % "T[i][i + 1] = 0.5", False),
+                        (_OTHER_CELL, False)):     # the generator used to make a warp per i of this one: wrong
+        p.write_text(source)
         k = read_c(p)
         text = generate(k)
-        assert ("one warp per i" in text) == row, pre
+        assert ("one warp per i" in text) == row, source
         card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, card.summary()
 
