@@ -49,6 +49,7 @@ VARIANTS = {
     "locals not resident": {"resident_locals": False},
     "no sweeps": {"column_sweeps": False},
     "no warp rows": {"warp_rows": False},
+    "no scalar replacement": {"scalar_replacement": False},
     "one block 512": {"one_block_threads": 512},
     "one block 256": {"one_block_threads": 256},
     "sweep 8x32": {"sweep_block": (8, 32)},

@@ -25,15 +25,30 @@ static __device__ void adi_update_v_p_q_at(int n, const double *u, double *v, do
   v[(0 * n) + i] = 1.0;
   p[(i * n) + 0] = 0.0;
   q[(i * n) + 0] = v[(0 * n) + i];
-  for (j = 1; j < (n - 1); j++)
-  {
-    p[(i * n) + j] = (-c) / ((a * p[(i * n) + (j - 1)]) + b);
-    q[(i * n) + j] = (((((-d) * u[(j * n) + (i - 1)]) + ((1.0 + (2.0 * d)) * u[(j * n) + i])) - (f * u[(j * n) + (i + 1)])) - (a * q[(i * n) + (j - 1)])) / ((a * p[(i * n) + (j - 1)]) + b);
+  j = 1;
+  if (j < (n - 1)) {
+    double p_prev = p[(i * n) + (j - 1)];
+    double q_prev = q[(i * n) + (j - 1)];
+    for (; j < (n - 1); j++)
+    {
+      const double p_now = (-c) / ((a * p_prev) + b);
+      p[(i * n) + j] = p_now;
+      const double q_now = (((((-d) * u[(j * n) + (i - 1)]) + ((1.0 + (2.0 * d)) * u[(j * n) + i])) - (f * u[(j * n) + (i + 1)])) - (a * q_prev)) / ((a * p_prev) + b);
+      q[(i * n) + j] = q_now;
+      p_prev = p_now;
+      q_prev = q_now;
+    }
   }
   v[((n - 1) * n) + i] = 1.0;
-  for (j = n - 2; j >= 1; j--)
-  {
-    v[(j * n) + i] = (p[(i * n) + j] * v[((j + 1) * n) + i]) + q[(i * n) + j];
+  j = n - 2;
+  if (j >= 1) {
+    double v_prev = v[((j + 1) * n) + i];
+    for (; j >= 1; j--)
+    {
+      const double v_now = (p[(i * n) + j] * v_prev) + q[(i * n) + j];
+      v[(j * n) + i] = v_now;
+      v_prev = v_now;
+    }
   }
 }
 
@@ -52,15 +67,30 @@ static __device__ void adi_update_u_p_q_at(int n, double *u, const double *v, do
   u[(i * n) + 0] = 1.0;
   p[(i * n) + 0] = 0.0;
   q[(i * n) + 0] = u[(i * n) + 0];
-  for (j = 1; j < (n - 1); j++)
-  {
-    p[(i * n) + j] = (-f) / ((d * p[(i * n) + (j - 1)]) + e);
-    q[(i * n) + j] = (((((-a) * v[((i - 1) * n) + j]) + ((1.0 + (2.0 * a)) * v[(i * n) + j])) - (c * v[((i + 1) * n) + j])) - (d * q[(i * n) + (j - 1)])) / ((d * p[(i * n) + (j - 1)]) + e);
+  j = 1;
+  if (j < (n - 1)) {
+    double p_prev = p[(i * n) + (j - 1)];
+    double q_prev = q[(i * n) + (j - 1)];
+    for (; j < (n - 1); j++)
+    {
+      const double p_now = (-f) / ((d * p_prev) + e);
+      p[(i * n) + j] = p_now;
+      const double q_now = (((((-a) * v[((i - 1) * n) + j]) + ((1.0 + (2.0 * a)) * v[(i * n) + j])) - (c * v[((i + 1) * n) + j])) - (d * q_prev)) / ((d * p_prev) + e);
+      q[(i * n) + j] = q_now;
+      p_prev = p_now;
+      q_prev = q_now;
+    }
   }
   u[(i * n) + (n - 1)] = 1.0;
-  for (j = n - 2; j >= 1; j--)
-  {
-    u[(i * n) + j] = (p[(i * n) + j] * u[(i * n) + (j + 1)]) + q[(i * n) + j];
+  j = n - 2;
+  if (j >= 1) {
+    double u_prev = u[(i * n) + (j + 1)];
+    for (; j >= 1; j--)
+    {
+      const double u_now = (p[(i * n) + j] * u_prev) + q[(i * n) + j];
+      u[(i * n) + j] = u_now;
+      u_prev = u_now;
+    }
   }
 }
 

@@ -25,6 +25,7 @@ from math import prod
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
+from ...analysis.model import parse_expr
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
@@ -172,6 +173,8 @@ class Printer:
                 out += self.r.statement(n.stmt.node, self.names_for(n.stmt.name), indent)
             elif (reg := self.register_accumulator(n)) is not None:
                 out += reg(indent)
+            elif (rec := self.recurrences(n)) is not None:
+                out += rec(indent)
             else:
                 out.append(f"{indent}for ({n.init}; {n.cond}; {n.next})")
                 if len(n.body) == 1 and isinstance(n.body[0], Loop):
@@ -181,6 +184,65 @@ class Printer:
                     out += self.render_nodes(n.body, indent + "  ")
                     out.append(indent + "}")
         return out
+
+    def recurrences(self, loop: Loop):
+        """A loop of statements in which an array cell written in one iteration is read in the next
+        (adi's `p[i][j] = -c / (a * p[i][j - 1] + b)`): the value also stays in a register, which
+        the next iteration reads instead of memory (scalar replacement).  The cell is still stored;
+        the write is the array's only one in the loop, unconditional, a plain `=`; the first
+        iteration's value is loaded before the loop.  A printer, or None when nothing qualifies."""
+        if not self.opt.scalar_replacement or loop.step not in (1, -1) or not loop.body or \
+                not all(isinstance(n, Stmt) and n.at is None for n in loop.body):
+            return None
+        from .schedule import _subst
+        j = loop.var
+        before = parse_expr(f"{j} - 1" if loop.step > 0 else f"{j} + 1")
+        arrays = {a.name: a.dtype for a in self.k.arrays}
+        writers = {}
+        for n in loop.body:
+            for w in n.stmt.writes():
+                writers.setdefault(w.name, []).append(n)
+        chains = {}                                   # array -> (statement, C text of the previous cell)
+        for name, ws in writers.items():
+            if name not in arrays or len(ws) != 1:
+                continue
+            node = ws[0].stmt.node
+            if ws[0].stmt.conditional or not isinstance(node, c_ast.Assignment) or node.op != "=" or \
+                    not isinstance(node.lvalue, c_ast.ArrayRef):
+                continue
+            prev = cprint(_subst(copy.deepcopy(node.lvalue), {j: before}))
+            readers = [m for m in loop.body if any(cprint(r) == prev for r in _refs(m.stmt.node, name))]
+            # read unconditionally: the reference reads the first iteration's cell too (in bounds)
+            if prev != cprint(node.lvalue) and readers and not any(m.stmt.conditional for m in readers):
+                chains[name] = (ws[0], prev)
+        if not chains:
+            return None
+        taken = set(self.k.params) | set(self.an.program.locals) | set(_WORD.findall(
+            " ".join(cprint(m.stmt.node) for m in loop.body)))
+        regs = {x: (reduce.fresh_name(f"{x}_prev", taken), reduce.fresh_name(f"{x}_now", taken)) for x in chains}
+
+        def printed(indent):             # the first iteration's cell loaded only if there is one
+            out = [f"{indent}{loop.init};", f"{indent}if ({loop.cond}) {{"]
+            for x, (st, prev) in chains.items():
+                out += [f"{indent}  {arrays[x]} {regs[x][0]} = " +
+                        self.r.statement(parse_expr(prev), self.names_for(st.stmt.name), "")[0].rstrip(";") + ";"]
+            out += [f"{indent}  for (; {loop.cond}; {loop.next})", f"{indent}  {{"]
+            for m in loop.body:
+                node = copy.deepcopy(m.stmt.node)
+                for x, (st, prev) in chains.items():
+                    node = _replace_refs(node, prev, regs[x][0])
+                names = self.names_for(m.stmt.name)
+                mine = [x for x, (st, _) in chains.items() if st is m]
+                if mine:
+                    x = mine[0]
+                    value = self.r.statement(node.rvalue, names, "")[0].rstrip(";")
+                    cell = self.r.statement(node.lvalue, names, "")[0].rstrip(";")
+                    out += [f"{indent}    const {arrays[x]} {regs[x][1]} = {value};", f"{indent}    {cell} = {regs[x][1]};"]
+                else:
+                    out += self.r.statement(node, names, indent + "    ")
+            out += [f"{indent}    {regs[x][0]} = {regs[x][1]};" for x in chains]
+            return out + [f"{indent}  }}", f"{indent}}}"]
+        return printed
 
     def register_accumulator(self, loop: Loop):
         """A loop whose one statement updates one array cell that does not move with the loop

@@ -28,6 +28,7 @@ class PolyOptions:
                                              # H200 at LARGE: trmm 1.39 ms, 8 x 64 1.56, symm 4.22 (4.24)
     reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
     register_accumulators: bool = True       # a loop's one updated cell in a register (gemm's C[i][j])
+    scalar_replacement: bool = True          # a cell one iteration writes and the next reads: a register too
     register_tile: tuple[int, int] = (1, 1)  # a 2-d launch's thread: (y, x) grid points, its loops jammed
     staged_tile: tuple[int, int] = (4, 4)    # the same where its loops' operands can go through shared
                                              # memory (stage.py; the gemm family), which then they do
