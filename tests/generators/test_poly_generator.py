@@ -387,6 +387,39 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     assert card.accepted, card.summary()
 
 
+_RECURRENCE = """void k(int n, double X[n][n]) {
+  int i, j;
+  for (i = 0; i < n; i++)
+    for (j = 1; j < n; j++)
+      %s
+}
+"""
+
+
+def test_a_recurrence_through_an_array_keeps_its_last_value_in_a_register(tmp_path):
+    """scalar_replacement (default on): adi's `p[i][j] = -c / (a * p[i][j - 1] + b)` (and q, and
+    the backward v, u) keep the value one iteration stores for the next in a register; the first
+    iteration's cell is loaded before the loop, only when the loop runs.  Verified on emu; a
+    conditional write or read keeps the memory form."""
+    from t2c.verify.ladder import ladder
+    adi = read_c(SOURCES["adi"])
+    text = generate(adi)
+    assert "double p_prev = p[(i * n) + (j - 1)];" in text and "p_prev = p_now;" in text
+    assert "double v_prev = v[((j + 1) * n) + i];" in text and "for (; j >= 1; j--)" in text
+    assert "_prev" not in generate(adi, PolyOptions(scalar_replacement=False))
+    card = ladder(adi, text, backend="emu", dataset="SMALL", seed=3)
+    assert card.accepted, card.summary()
+    p = tmp_path / "k.c"
+    for body, replaced in (("X[i][j] = 0.5 * X[i][j - 1] + 1.0;", True),
+                           ("if (j > 2) X[i][j] = 0.5 * X[i][j - 1] + 1.0;", False)):
+        p.write_text(_RECURRENCE % body)
+        k = read_c(p)
+        text = generate(k)
+        assert ("X_prev" in text) == replaced, body
+        card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+        assert card.accepted and card.max_error == 0, card.summary()
+
+
 _SWEEP = """void k(int m, int n, double X[m][n], double Y[m][n]) {
   int i, j, k;
   double s;
