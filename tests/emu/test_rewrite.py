@@ -162,7 +162,7 @@ def test_the_fp64_mma_is_the_one_modeled_inline_ptx():
     split = (f'__device__ void g(double &d0, double &d1, double a, double b, double c0, double c1) {{\n'
              f'  asm("{MMA} {{%0,%1}}, {{%2}}, {{%3}}, {{%4,%5}};" : "=d"(d0), "=d"(d1) : "d"(a), "d"(b), "d"(c0), "d"(c1));\n}}\n')
     assert "mma_m8n8k4_f64(__FILE__, __LINE__, (d0), (d1), (a), (b), (c0), (c1))" in rewrite_cuda(split, "b.cu")
-    for bad in (src.replace('"d"(b)', '"l"(b)'), src.replace("m8n8k4", "m16n8k8")):
+    for bad in (src.replace('"d"(b)', '"l"(b)'), src.replace("m8n8k4", "m16n8k16")):
         with pytest.raises(EmuUnsupported) as e:
             rewrite_cuda(bad, "a.cu")
         assert "inline assembly" in e.value.what and e.value.line == 2

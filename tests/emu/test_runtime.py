@@ -157,6 +157,48 @@ def test_the_fp64_tensor_core_mma_multiplies_the_warps_fragments(run_cu):
     assert out.status == "divergent_barrier" and out.line == 5, out.message
 
 
+MMA16_PROGRAM = PRELUDE + r"""
+__global__ void k(const double* A, const double* B, double* C) {   // A 16x8, B 8x8, C 16x8 row-major
+    int l = threadIdx.x, g = l / 4, q = l % 4;
+    double c[4], a[4], b[2];
+    for (int r = 0; r < 4; ++r) { c[r] = C[(g + 8 * (r / 2)) * 8 + q * 2 + r % 2]; a[r] = A[(g + 8 * (r % 2)) * 8 + q + 4 * (r / 2)]; }
+    for (int r = 0; r < 2; ++r) b[r] = B[(q + 4 * r) * 8 + g];
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};" : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+    for (int r = 0; r < 4; ++r) C[(g + 8 * (r / 2)) * 8 + q * 2 + r % 2] = c[r];
+}
+int main() {
+    double a[128], b[64], c[128], *A, *B, *C;
+    for (int i = 0; i < 128; ++i) { a[i] = i % 7 - 3; c[i] = i; }
+    for (int i = 0; i < 64; ++i) b[i] = i % 5 + 0.5;
+    cudaMalloc(&A, sizeof a); cudaMalloc(&B, sizeof b); cudaMalloc(&C, sizeof c);
+    cudaMemcpy(A, a, sizeof a, cudaMemcpyHostToDevice); cudaMemcpy(B, b, sizeof b, cudaMemcpyHostToDevice);
+    cudaMemcpy(C, c, sizeof c, cudaMemcpyHostToDevice);
+    k<<<1, 32>>>(A, B, C);
+    double got[128];
+    cudaMemcpy(got, C, sizeof got, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int r = 0; r < 16; ++r)
+        for (int j = 0; j < 8; ++j) {
+            double want = c[r * 8 + j];
+            for (int q = 0; q < 8; ++q) want += a[r * 8 + q] * b[q * 8 + j];
+            bad += got[r * 8 + j] != want;
+        }
+    printf("%d wrong\n", bad);
+}
+"""
+
+
+def test_the_sm90_mma_multiplies_16_x_8_x_8(run_cu):
+    """PTX mma.sync m16n8k8 f64 (sm_90), as modeled: lane l holds A[l/4 + 8 (r%2)][l%4 + 4 (r/2)]
+    in a_r, B[l%4 + 4 r][l/4] in b_r, C[l/4][l%4*2 + 0, 1] in c0, c1 and the same 8 rows down in
+    c2, c3; the warp gets C + A B (exact: small integers and halves)."""
+    out = run_cu(MMA16_PROGRAM, seeds=2)
+    assert out.status == "ok", out.message
+    assert out.stdout == "0 wrong\n"
+
+
 ASYNC_PROGRAM = PRELUDE + r"""#include <cuda_pipeline.h>
 __global__ void k(const double* in, double* out, int n) {
     __shared__ double s[64];

@@ -449,11 +449,12 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     assert "symm_update_C<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, alpha, beta, C, A, B);" in text
     assert "for (k = lane; k < i; k += 64)" in text and text.count("__syncthreads();") == 2
     assert "one thread per (j)" in generate(symm, PolyOptions(column_sweeps=False))
-    text = generate(trmm)
+    text = generate(trmm, PolyOptions(sweep_rows=False))       # (on: its rows in chunks, the next test)
     assert "held_1 = B[(i * n) + j];" in text and "B[(i * n) + j] = held_1 + part;" in text
     for k in (symm, trmm):
         for shape in ((8, 64), (1, 32), (32, 2)):
-            card = ladder(k, generate(k, PolyOptions(sweep_block=shape)), backend="emu", dataset="SMALL", seed=3)
+            options = PolyOptions(sweep_block=shape, sweep_rows=False)
+            card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (k.name, shape, card.summary())
     gather = "        warps_1[lane / 2][threadIdx.x] = part;\n      if (live && lane == 0)\n        held_1 = B[(i * n) + j];\n    }\n"
     bad = text.replace(gather + "    __syncthreads();\n", gather)
@@ -475,6 +476,43 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     assert "for (j = -c0 + 1 + lane; j < n; j += 1024)" in text and "x[-c0] = held_1 + part;" in text
     card = ladder(ludcmp, text, backend="emu", dataset="SMALL", seed=3)
     assert card.accepted, card.summary()
+
+
+_ROWS = """void k(int m, int n, double A[m][m], double B[m][n]) {
+  int i, j, k;
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++)
+      for (k = %s; k++)
+        B[i][j] += A[k][i] * B[k][j];
+}
+"""
+
+
+def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(tmp_path):
+    """sweep_rows (default on): trmm's rows i read B[k][j] only for k > i, cells later rows write
+    (isl: the loop carries no flow or output dependence), so the lanes take 64 rows at a time, a
+    thread's sum each: the chunk's reads, one barrier, its writes.  Verified on emu at three block
+    shapes; without the barrier the ladder rejects it.  Rows that read cells earlier rows wrote
+    (k < i) or their own cell (k >= i, isl) keep the lanes splitting each row's sum."""
+    from t2c.verify.ladder import ladder
+    trmm = read_c(SOURCES["trmm"])
+    text = generate(trmm)
+    assert "loop i in chunks of 64 iterations" in text and "for (int base = 0; base < m; base += 64)" in text
+    assert "held = B[(i * n) + j];" in text and "B[(i * n) + j] = held + part;" in text
+    assert text.count("__syncthreads();") == 1
+    for shape in ((16, 64), (8, 32), (32, 2)):
+        card = ladder(trmm, generate(trmm, PolyOptions(sweep_block=shape)), backend="emu", dataset="SMALL", seed=3)
+        assert card.accepted, (shape, card.summary())
+    bad = text.replace("    __syncthreads();   /* the chunk's reads", "    /* the chunk's reads")
+    assert bad != text and not ladder(trmm, bad, backend="emu", dataset="SMALL", seed=3).accepted
+    p = tmp_path / "k.c"
+    for bounds, chunked in (("i + 1; k < m", True), ("0; k < i", False), ("i; k < m", False)):
+        p.write_text(_ROWS % bounds)
+        k = read_c(p)
+        text = generate(k)
+        assert ("in chunks of 64" in text) == chunked and "dim3(16, 64)" in text, bounds
+        card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+        assert card.accepted, (bounds, card.summary())
 
 
 _UNBOUNDED = """void k(int n, double A[n][n], double tmp[n]) {
@@ -635,32 +673,58 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
 @pytest.mark.parametrize("name, products", [("gemm", 1), ("syr2k", 2), ("covariance", 1)])
 def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     """tensor_cores (default on): a staged loop in double that adds only products of a row and a
-    column operand runs them on the fp64 tensor cores (PTX mma.sync m8n8k4, the emu runtime
-    models the instruction): each lane's points are its fragments' (tiled_body), the products
-    of whole staged tiles four k at a time (a tile past the loop's end holds zeros); GPUs before
-    sm_80 get the same sums by shuffles.  Sums in another order: accepted within the bound, not
-    bit for bit.  Tiles of every shape whose
-    warps divide into 8 x 8 fragments, the prefetching form and other blocks pass the ladder;
-    an odd row count or a float nest keeps the plain staged form."""
+    column operand runs them on the fp64 tensor cores: PTX mma.sync m16n8k8 (sm_90) where a warp's
+    rows come 16 at a time and a tile holds a multiple of 8 values of the loop, m8n8k4 otherwise
+    or with `mma_m16` off (the emu runtime models both); each lane's points are its fragments'
+    (tiled_body), the products of whole staged tiles 8 or 4 k at a time (a tile past the loop's
+    end holds zeros).  GPUs before sm_90 get the m16n8k8 products as four m8n8k4 ones, before
+    sm_80 the same sums by shuffles.  Sums in another order: accepted within the bound, not bit
+    for bit.  Tiles of every shape whose warps divide into 8 x 8 fragments, rings of 2 and 3
+    asynchronous tiles, the plain staged form and other blocks pass the ladder; an odd row count
+    or a float nest keeps the plain staged form."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES[name])
     text = generate(k)
-    assert "mma.sync.aligned.m8n8k4.row.col.f64" in text and "tensor cores" in text
-    assert len(re.findall(r"    poly_dmma\(", text)) == products
-    for options in (PolyOptions(), PolyOptions(staged_tile=(2, 2)), PolyOptions(staged_prefetch=True),
-                    PolyOptions(block_2d=(16, 16), staged_tile=(4, 2))):
+    assert "mma.sync.aligned.m16n8k8.row.col.f64" in text and "tensor cores" in text
+    assert len(re.findall(r"    poly_dmma16\(acc", text)) == products
+    for options, call in ((PolyOptions(), "poly_dmma16(acc"), (PolyOptions(staged_tile=(2, 2)), "poly_dmma(acc"),
+                          (PolyOptions(mma_m16=False), "poly_dmma(acc"), (PolyOptions(async_stages=3), "poly_dmma16(acc"),
+                          (PolyOptions(async_copies=False), "poly_dmma16(acc"),
+                          (PolyOptions(block_2d=(16, 16), staged_tile=(4, 2)), "poly_dmma16(acc")):
         source = generate(k, options)
-        assert "poly_dmma(acc" in source, options
+        assert call in source and (call == "poly_dmma16(acc") == ("poly_dmma16(acc" in source), options
         card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error < 0.125, card.summary()
-    before_sm80 = text.replace("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800", "#if 1")   # the shuffle form
-    assert before_sm80 != text and ladder(k, before_sm80, backend="emu", dataset="SMALL", seed=9).accepted
+    before_sm90 = text.replace("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900", "#if 1")   # four m8n8k4
+    before_sm80 = before_sm90.replace("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800", "#if 1")   # shuffles
+    assert text != before_sm90 != before_sm80
+    for source in (before_sm90, before_sm80):
+        assert ladder(k, source, backend="emu", dataset="SMALL", seed=9).accepted
     assert "poly_dmma" not in generate(k, PolyOptions(staged_tile=(3, 1)))
     assert "poly_dmma" not in generate(k, PolyOptions(tensor_cores=False))
     single = k.replace(reference=k.reference.replace("double", "float"),
                        arrays=tuple(dataclasses.replace(a, dtype="float") for a in k.arrays),
                        scalars=tuple(dataclasses.replace(v, dtype="float") for v in k.scalars))
     assert "__shared__ float" in generate(single) and "poly_dmma" not in generate(single)
+
+
+def test_a_ring_of_async_tiles_past_48_kib_takes_dynamic_shared_memory():
+    """async_stages: the asynchronous tiles form a ring in the launch's dynamic shared memory, one
+    barrier per tile; past 48 KiB the host raises the kernel's limit before the launch (gemm's 64 x
+    128 points in a ring of 3 tiles of 16 k: 3 x 16 x (68 + 132) x 8 bytes), and a ring that never
+    fits in stage.DYNAMIC_LIMIT, even at depth 4, leaves the synchronous staged loop; 48 KiB or
+    less is asked for at the launch only."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["gemm"])
+    source = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=3))
+    assert "cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 76800);" in source
+    assert "gemm_update_C<<<grid, block, 76800>>>" in source and "__pipeline_wait_prior(1);" in source
+    card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
+    assert card.accepted and card.max_error < 0.125, card.summary()
+    small = generate(k, PolyOptions(staged_tile=(2, 2)))         # 2 x 32 x (20 + 68) x 8 bytes
+    assert "cudaFuncSetAttribute" not in small and re.search(r"gemm_update_C<<<grid, block, \d+>>>", small)
+    huge = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=40))
+    assert "__pipeline_memcpy_async" not in huge and "poly_dmma16(acc" in huge
 
 
 def test_an_updated_cell_stays_in_a_register():

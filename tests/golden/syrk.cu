@@ -3,7 +3,7 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   syrk_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time.
+//   syrk_update_C: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -26,22 +26,39 @@ static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double 
                : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
 #endif
 }
+/* c0..c3 += this lane's four points of a 16 x 8 x 8 product: a0..a3 hold A[lane / 4 + 8 (r % 2)]
+   [lane % 4 + 4 (r / 2)], b0, b1 hold B[lane % 4 + 4 r][lane / 4], c0, c1 are C[lane / 4]
+   [lane % 4 * 2 + 0, 1] and c2, c3 the two 8 rows below (PTX mma.sync m16n8k8 f64, sm_90) */
+static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, double &c2, double &c3,
+                                                   double a0, double a1, double a2, double a3, double b0, double b1)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900   /* the same products as four 8 x 8 x 4 ones */
+  poly_dmma(c0, c1, a0, b0);
+  poly_dmma(c0, c1, a2, b1);
+  poly_dmma(c2, c3, a1, b0);
+  poly_dmma(c2, c3, a3, b1);
+#else
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};" : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#endif
+}
 
-/* syrk_update_C: each thread a 4 x 4 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time. */
+/* syrk_update_C: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time. */
 __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C, const double *A)
 {
-  const int i_base = (int)(blockIdx.y * blockDim.y * 4);   /* the block's first point */
-  const int j_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
+  const int i_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
+  const int j_base = (int)(blockIdx.x * blockDim.x * 2);   /* the block's first point */
   const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
-  const int poly_wy = poly_t / 32 / 4 * 16, poly_wx = poly_t / 32 % 4 * 32;
+  const int poly_wy = poly_t / 32 / 4 * 32, poly_wx = poly_t / 32 % 4 * 16;
   const int i_first = i_base + poly_wy + poly_lane / 4;
   const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
   int k;
-  bool ok[4][4];
+  bool ok[8][2];
   #pragma unroll
-  for (int tm = 0; tm < 4; tm++)
+  for (int tm = 0; tm < 8; tm++)
     #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
+    for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < n && j >= 0 && j <= i;
@@ -50,77 +67,92 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
       }
     }
   bool poly_any = false;
-  for (int tm = 0; tm < 4; tm++)
-    for (int tn = 0; tn < 4; tn++)
+  for (int tm = 0; tm < 8; tm++)
+    for (int tn = 0; tn < 2; tn++)
       poly_any = poly_any || ok[tm][tn];
   if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
     return;
-  double acc[4][4];   /* one register per point */
+  double acc[8][2];   /* one register per point */
   #pragma unroll
-  for (int tm = 0; tm < 4; tm++)
+  for (int tm = 0; tm < 8; tm++)
     #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
+    for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       acc[tm][tn] = ok[tm][tn] ? C[(i * n) + j] : (double)0;
     }
-  __shared__ double poly_stage0[2][16][36];   /* row operand A[i][k], two buffers */
-  __shared__ double poly_stage1[2][16][132];   /* col operand A[j][k], two buffers */
-  int poly_b = 0;   /* the buffer the warps read */
   {
-    const int poly_k1 = 0, poly_next = 0;
-    for (int poly_e = poly_t; poly_e < 512; poly_e += 256) {
-      const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
-      const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-      __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
-    }
-    for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-      const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
-      const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-      __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
-    }
-  }
-  __pipeline_commit();
-  for (int poly_k0 = 0; poly_k0 < m; poly_k0 += 16) {
-    if (poly_k0 + 16 < m) {   /* the next tile, into the other buffer */
-      const int poly_k1 = poly_k0 + 16, poly_next = poly_b ^ 1;
-      for (int poly_e = poly_t; poly_e < 512; poly_e += 256) {
-        const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+  double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* row operand A[i][k], 2 tiles */
+  double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* col operand A[j][k], 2 tiles */
+  for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
+    const int poly_k1 = 0 + poly_s * 32, poly_next = poly_s;
+    if (poly_k1 < m) {
+      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+        const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+        const int poly_g = j_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
-    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
-    __syncthreads();   /* ... and every thread's */
+  }
+  for (int poly_k0 = 0, poly_b = 0; poly_k0 < m; poly_k0 += 32, poly_b = poly_b == 1 ? 0 : poly_b + 1) {
+    __pipeline_wait_prior(0);   /* this thread's copies of this tile have landed */
+    __syncthreads();   /* ... and every thread's; the tile before it is read */
+    if (poly_k0 + 32 < m) {   /* the tile 1 ahead, into the one read before */
+      const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
+      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+        const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+        const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+      }
+      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+        const int poly_g = j_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+        const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+      }
+    }
+    __pipeline_commit();
     #pragma unroll
-    for (int poly_kk = 0; poly_kk < 16; poly_kk += 4) {
-      double poly_stage0_frag[2];
+    for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
+      double poly_stage0_frag[2][4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f] = poly_k0 + poly_kk + poly_lane % 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 8 + poly_lane / 4] : 0.0;
-      double poly_stage1_frag[4];
+        poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
       #pragma unroll
-      for (int poly_f = 0; poly_f < 4; poly_f++)
-        poly_stage1_frag[poly_f] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+      double poly_stage1_frag[2][2];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
         #pragma unroll
-        for (int poly_h = 0; poly_h < 4; poly_h++)
-          poly_dmma(acc[2 * poly_f][poly_h], acc[2 * poly_f + 1][poly_h], poly_stage0_frag[poly_f], poly_stage1_frag[poly_h]);
+        for (int poly_h = 0; poly_h < 2; poly_h++)
+          poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
     }
-    __syncthreads();   /* this buffer is read before it is refilled */
-    poly_b ^= 1;
+  }
+  __syncthreads();   /* the ring is read before anything else uses it */
   }
   #pragma unroll
-  for (int tm = 0; tm < 4; tm++)
+  for (int tm = 0; tm < 8; tm++)
     #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
+    for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       if (ok[tm][tn])
@@ -135,8 +167,9 @@ extern "C" void kernel_syrk_device(int n, int m, double alpha, double beta, doub
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 128), poly_blocks(extent_y, 32));
-      syrk_update_C<<<grid, block>>>(n, m, alpha, beta, C, A);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
+      cudaFuncSetAttribute(syrk_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
+      syrk_update_C<<<grid, block, 69632>>>(n, m, alpha, beta, C, A);
     }
   }
 }

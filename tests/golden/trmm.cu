@@ -3,7 +3,7 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
+//   trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in chunks of 64 iterations, a lane each, its sum in order in a register; the chunk's reads, __syncthreads(), then its writes (loop i carries only reads of cells later iterations write).
 //   trmm_update_B_2: one thread per (i, j): i -> y, j -> x.
 
 #include <cuda_runtime.h>
@@ -11,7 +11,7 @@
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between. */
+/* trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in chunks of 64 iterations, a lane each, its sum in order in a register; the chunk's reads, __syncthreads(), then its writes (loop i carries only reads of cells later iterations write). */
 __global__ void __launch_bounds__(1024) trmm_update_B_1(int m, int n, const double *A, double *B)
 {
   const int j = (int)(blockIdx.x * 16 + threadIdx.x);
@@ -19,32 +19,18 @@ __global__ void __launch_bounds__(1024) trmm_update_B_1(int m, int n, const doub
   const bool live = j >= 0 && j < n;   /* no early return: the block meets at barriers */
   int i;
   int k;
-  __shared__ double warps_1[32][16];   /* a part per warp */
-  double held_1 = 0;   /* lane 0: the cell it folds into */
-  for (i = 0; i < m; i++)
-  {
-    {
-      double part = 0;
-      if (live)
-        for (k = i + 1 + lane; k < m; k += 64)
-          part += A[(k * m) + i] * B[(k * n) + j];
-      for (int off = 16; off >= 16; off >>= 1)
-        part = part + __shfl_down_sync(0xffffffffu, part, off);
-      if (lane % 2 == 0)
-        warps_1[lane / 2][threadIdx.x] = part;
-      if (live && lane == 0)
-        held_1 = B[(i * n) + j];
+  for (int base = 0; base < m; base += 64) {   /* 64 iterations of i at a time */
+    i = base + lane;
+    const bool row = live && (i < m);
+    double part = 0, held = 0;
+    if (row) {
+      for (k = i + 1; k < m; k++)
+        part += A[(k * m) + i] * B[(k * n) + j];
+      held = B[(i * n) + j];
     }
-    __syncthreads();
-    if (live && lane == 0) {
-      {
-        double part = warps_1[0][threadIdx.x];
-        for (int other = 1; other < 32; other++)
-          part = part + warps_1[other][threadIdx.x];
-        B[(i * n) + j] = held_1 + part;
-      }
-    }
-    __syncthreads();
+    __syncthreads();   /* the chunk's reads are done: an iteration reads no cell an earlier one writes */
+    if (row)
+      B[(i * n) + j] = held + part;
   }
 }
 

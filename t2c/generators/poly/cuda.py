@@ -56,6 +56,24 @@ static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double 
                : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
 #endif
 }
+""", """\
+/* c0..c3 += this lane's four points of a 16 x 8 x 8 product: a0..a3 hold A[lane / 4 + 8 (r % 2)]
+   [lane % 4 + 4 (r / 2)], b0, b1 hold B[lane % 4 + 4 r][lane / 4], c0, c1 are C[lane / 4]
+   [lane % 4 * 2 + 0, 1] and c2, c3 the two 8 rows below (PTX mma.sync m16n8k8 f64, sm_90) */
+static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, double &c2, double &c3,
+                                                   double a0, double a1, double a2, double a3, double b0, double b1)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900   /* the same products as four 8 x 8 x 4 ones */
+  poly_dmma(c0, c1, a0, b0);
+  poly_dmma(c0, c1, a2, b1);
+  poly_dmma(c2, c3, a1, b0);
+  poly_dmma(c2, c3, a3, b1);
+#else
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};" : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#endif
+}
 """]
 
 
@@ -531,8 +549,7 @@ class Printer:
         ind = lambda lines, pad: [pad + line for line in lines]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
         if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
-            whole = ["#pragma unroll", f"for (int poly_kk = 0; poly_kk < {bk}; poly_kk += 4) {{",
-                     *ind(tensor.step(self, launch, s, pairs, reg.split("[")[0]), "  "), "}"]
+            whole = tensor.tile(self, launch, s, pairs, reg.split("[")[0], bk)
         if not prefetch:
             return [*decl, head, "    __syncthreads();   /* the last tile's values are read */",
                     *ind(fetch, "    "), "    __syncthreads();",
@@ -629,7 +646,11 @@ class Printer:
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
         per = dict(zip(("y", "x"), launch.tile or (1, 1)))
         out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b * per.get(ax, 1)})' for ax, b in zip(axes, block))});")
-        out.append(f"{indent}    {launch.name}<<<grid, block>>>({call});")
+        if launch.shared_bytes > stage.SHARED_LIMIT:
+            out.append(f"{indent}    cudaFuncSetAttribute({launch.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                       f"{launch.shared_bytes});")
+        out.append(f"{indent}    {launch.name}<<<grid, block{f', {launch.shared_bytes}' if launch.shared_bytes else ''}>>>"
+                   f"({call});")
         out.append(f"{indent}  }}")
         out.append(f"{indent}}}")
         return out
@@ -830,9 +851,13 @@ def _replace_refs(node, target: str, acc: str):
 
 
 def helpers(text: str) -> str:
-    """The HELPERS whose function the candidate calls (nvcc warns about the others)."""
-    return "".join(h for h in HELPERS
-                   if re.search(r"static [^(]*?(\w+)\(", h).group(1) in _WORD.findall(text.replace(h, "")))
+    """The HELPERS whose function the candidate or a helper it takes calls (nvcc warns about the
+    others); a helper calls only those before it."""
+    chosen = []
+    for h in reversed(HELPERS):
+        if re.search(r"static [^(]*?(\w+)\(", h).group(1) in _WORD.findall(text.replace(h, "") + "".join(chosen)):
+            chosen.insert(0, h)
+    return "".join(chosen)
 
 
 def _used(text: str) -> set[str]:

@@ -45,6 +45,7 @@ class Launch:
     staged: dict | None = None       # id(accumulator loop) -> stage.Staged: operands in shared memory
     mma: dict | None = None          # id(accumulator loop) -> its (row, column) operand products on
                                      # the tensor cores (stage.mma_pairs); the points follow their layout
+    shared_bytes: int = 0            # its dynamic shared memory (tensor.async_loop's rings)
 
     def statements(self) -> list[str]:
         out = []

@@ -26,19 +26,26 @@ class PolyOptions:
     column_sweeps: bool = True               # a thread's carried loop around parallel ones (symm, trmm):
     sweep_block: tuple[int, int] = (16, 64)  # ... blocks of (indices, lanes) instead (sweep.py); on the
                                              # H200 at LARGE: trmm 1.39 ms, 8 x 64 1.56, symm 4.22 (4.24)
+    sweep_rows: bool = True                  # ... whose loop carries only anti dependences (trmm): its
+                                             # iterations a lane each, lanes at a time (sweep._rows)
     reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
     register_accumulators: bool = True       # a loop's one updated cell in a register (gemm's C[i][j])
     scalar_replacement: bool = True          # a cell one iteration writes and the next reads: a register too
     register_tile: tuple[int, int] = (1, 1)  # a 2-d launch's thread: (y, x) grid points, its loops jammed
-    staged_tile: tuple[int, int] = (4, 4)    # the same where its loops' operands can go through shared
-                                             # memory (stage.py; the gemm family), which then they do
+    staged_tile: tuple[int, int] = (8, 2)    # the same where its loops' operands can go through shared
+                                             # memory (stage.py; the gemm family), which then they do; on
+                                             # the H200 at LARGE 8 x 2 took 5 of the 7 tensor-core kernels
+                                             # 3-40% less time than 4 x 4 (with 2 async stages)
     staged_prefetch: bool = False            # ... the next tile into registers during this one's compute
     stage_depth: int = 0                     # loop values per shared tile (0: stage.DEPTHS, what fits)
     tile_blocks_per_sm: int = 0              # a tiled launch asks ptxas for registers that fit this
                                              # many blocks on an SM (__launch_bounds__; 0: its choice)
     tensor_cores: bool = True                # staged products in double on the fp64 tensor cores
                                              # (mma.sync m8n8k4: sm_80 or newer; stage.mma_pairs)
-    async_copies: bool = True                # ... their tiles copied ahead asynchronously (two buffers)
+    async_copies: bool = True                # ... their tiles copied ahead asynchronously
+    async_stages: int = 2                    # ... into a ring of this many tiles (dynamic shared memory;
+                                             # 3 took all but syr2k 2-8% more time on the H200)
+    mma_m16: bool = True                     # ... 16 x 8 x 8 at a time (m16n8k8 on sm_90: twice m8n8k4's rate)
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads

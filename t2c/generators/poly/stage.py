@@ -24,12 +24,12 @@ with the grid) leaves the launch unstaged.
 
 Tensor cores (`mma_pairs`): where a staged loop in double adds only products of one row and
 one column operand (`acc += S0 * S1`, syr2k's `acc += S0 * S1 + S2 * S3`), the block's
-point tile is a sum of matrix products, which the fp64 tensor cores compute 8 x 8 x 4 at a
-time (PTX `mma.sync.aligned.m8n8k4.row.col.f64`): the same products of the same staged
-values, added in another order (within the verifier's bound, docs/verification.md).  Where
-every operand is an element in double, possibly times loop-invariant factors (`raw_read`), the
-block copies the next tile's elements into shared memory asynchronously (cuda_pipeline.h,
-two buffers) while its warps multiply the current one; the factors apply as fragments load.
+point tile is a sum of matrix products, which the fp64 tensor cores compute 16 x 8 x 8 (or
+8 x 8 x 4) at a time (tensor.py): the same products of the same staged values, added in
+another order (within the verifier's bound, docs/verification.md).  Where every operand is an
+element in double, possibly times loop-invariant factors (`raw_read`), the block copies the
+tiles ahead into a ring in dynamic shared memory asynchronously (cuda_pipeline.h) while its
+warps multiply the current one; the factors apply as fragments load.
 """
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ DEPTHS = (32, 16)
 SIZE = {"double": 8, "float": 4}
 #: static shared memory a block may declare
 SHARED_LIMIT = 48 * 1024
+#: dynamic shared memory a block may take (two blocks of it fit an H100's or H200's 227 KiB)
+DYNAMIC_LIMIT = 100 * 1024
 _RANK = {"char": 0, "short": 0, "int": 0, "long": 1, "float": 2, "double": 3}
 
 

@@ -25,6 +25,14 @@ times `lanes` lanes (threadIdx.y) instead (`options.sweep_block`):
 
 Local scalars live in lane 0: the lanes' loops may not use any but their accumulator.
 The reductions change the order of their additions (the tolerance model's business).
+
+Rows in chunks (`sweep_rows`): where the launch is one such loop around one sum into a cell
+of its own iteration (trmm's `B[i][j] += A[k][i] * B[k][j]` for k > i) and the loop carries
+no flow or output dependence (isl: an iteration only reads cells that later ones write), the
+lanes take `lanes` iterations of it at a time instead, each a thread's sum in order: all of a
+chunk's reads, then a barrier, then its writes.  An iteration never reads a cell an earlier
+one wrote, so the reads see what the reference's did; no read of the sum reaches its own cell
+in the same iteration (isl).  A block then runs m / lanes barriers for m rows, not 2 m.
 """
 from __future__ import annotations
 
@@ -43,6 +51,7 @@ class Sweep:
     split: set = field(default_factory=set)          # id(loop): iterations shared by the lanes
     sums: dict = field(default_factory=dict)         # id(loop) -> Accumulator: a part per lane
     carried: set = field(default_factory=set)        # id(loop): run by every thread, in order
+    rows: Loop | None = None                         # the loop the lanes take in chunks (_rows)
 
 
 def shape(p, launch) -> tuple[int, int]:
@@ -89,7 +98,60 @@ def sweep_of(p, launch) -> Sweep | None:
         return True
     if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
         return None
+    sw.rows = _rows(p, launch, sw) if p.opt.sweep_rows else None
     return sw
+
+
+def _rows(p, launch, sw: Sweep) -> Loop | None:
+    """The launch's one loop, when its lanes may take it in chunks (module docstring): it holds
+    only a sum into a cell of the loop's and the grid's indices, and carries no flow or output
+    dependence; no other read of the sum's array reaches that cell in the same iteration."""
+    an, tree = p.an, p.plan.tree
+    if not launch.grid or len(launch.body) != 1 or not isinstance(launch.body[0], Loop):
+        return None
+    loop = launch.body[0]
+    if loop.step != 1 or len(loop.body) != 1 or id(loop.body[0]) not in sw.sums:
+        return None
+    a = sw.sums[id(loop.body[0])]
+    st, cell = a.stmt.stmt, a.stmt.stmt.writes()[0]
+    own = {loop.var, launch.grid[0].var}
+    words = set(_WORD.findall(" ".join(cell.index)))
+    if not cell.index or loop.var not in words or not words <= own | {x.name for x in p.k.sizes}:
+        return None
+    if any((a.stmt.bind or {}).get(v, v) != v for v in own):
+        return None                                    # the same names, other loops of the schedule
+    stmts = [s.stmt.name for s in loop.statements()]
+    if an.model.carries(an.deps["flow"].union(an.deps["output"]), an.schedule(tree), stmts,
+                        2 * depth_of(tree, loop) + 1):
+        return None
+    reads = [r for r in st.reads() if r.name == cell.name and tuple(r.index) != tuple(cell.index)]
+    if any(an.model.touches(st.name, tuple(r.index), tuple(cell.index)) for r in reads):
+        return None
+    return loop
+
+
+def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int) -> list[str]:
+    """The rows of a chunked sweep (`_rows`): `lanes` iterations at a time, a thread each; its sum
+    in a register, the cell it folds into loaded with it; a barrier; the cells written."""
+    loop, inner = sw.rows, sw.rows.body[0]
+    a = sw.sums[id(inner)]
+    names = p.names_for(a.stmt.stmt.name)
+    target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
+    base, row, part, held = fresh("base"), fresh("row"), fresh("part"), fresh("held")
+    lo = loop.init.split("=", 1)[1].strip()
+    first = re.sub(rf"\b{re.escape(loop.var)}\b", base, loop.cond)
+    return [f"  for (int {base} = {lo}; {first}; {base} += {lanes}) {{   /* {lanes} iterations of {loop.var} at a time */",
+            f"    {loop.var} = {base} + {lane};",
+            f"    const bool {row} = {live} && ({loop.cond});",
+            f"    {a.dtype} {part} = {OPS[a.op][0]}, {held} = 0;",
+            f"    if ({row}) {{",
+            f"      for ({inner.init}; {inner.cond}; {inner.next})",
+            *p.r.statement(_step(a, part), names, "        "),
+            f"      {held} = {target};",
+            "    }",
+            "    __syncthreads();   /* the chunk's reads are done: an iteration reads no cell an earlier one writes */",
+            f"    if ({row})", f"      {join(a.op, target, part, held)}",
+            "  }"]
 
 
 def _sum(p, loop: Loop) -> Accumulator | None:
@@ -127,6 +189,13 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
     fresh = lambda name: fresh_name(name, taken)
     lane, live, other, part, off = (fresh(x) for x in ("lane", "live", "other", "part", "off"))
     per_warp = 32 // width                            # lanes of one index in a warp
+    loops = [f"  int {v};" for v in dict.fromkeys(l.var for l in _loops(launch.body))]
+    index = [f"  const int {j} = {start}(int)(blockIdx.x * {width} + threadIdx.x);"] if j else []
+    head = [*index, f"  const int {lane} = threadIdx.y;                /* {lanes} lanes{f' per {j}' if j else ''} */",
+            f"  const bool {live} = {guard or 'true'};   /* no early return: the block meets at barriers */",
+            *loops, *locals_]
+    if sw.rows is not None:
+        return head + _chunks(p, launch, sw, lane, live, fresh, lanes)
     shared, held, declared = {}, {}, []
     for key, a in sw.sums.items():
         shared[key] = fresh(f"warps_{len(shared) + 1}")
@@ -210,11 +279,7 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
         flush_lanes()
         flush_lane0()
         return out
-    loops = [f"  int {v};" for v in dict.fromkeys(l.var for l in _loops(launch.body))]
-    index = [f"  const int {j} = {start}(int)(blockIdx.x * {width} + threadIdx.x);"] if j else []
-    return [*index, f"  const int {lane} = threadIdx.y;                /* {lanes} lanes{f' per {j}' if j else ''} */",
-            f"  const bool {live} = {guard or 'true'};   /* no early return: the block meets at barriers */",
-            *loops, *locals_, *declared, *items(launch.body, "  ")]
+    return head + declared + items(launch.body, "  ")
 
 
 def _loops(nodes) -> list[Loop]:
@@ -229,6 +294,10 @@ def describe(p, launch, sw: Sweep) -> str:
     width, lanes = shape(p, launch)
     block = f"blocks of {width} consecutive {launch.grid[0].var} x {lanes} lanes" if launch.grid else \
         f"one block of {lanes} lanes"
+    if sw.rows is not None:
+        return (f"{launch.name}: {block}: loop {sw.rows.var} in chunks of {lanes} iterations, a lane each, "
+                f"its sum in order in a register; the chunk's reads, __syncthreads(), then its writes (loop "
+                f"{sw.rows.var} carries only reads of cells later iterations write).")
     ordered = [l.var for l in _loops(launch.body) if id(l) in sw.carried]
     shared = [l.var for l in _loops(launch.body) if id(l) in sw.split or id(l) in sw.sums]
     sums = " (sums: a part per lane, added in a fixed order)" if sw.sums else ""

@@ -1,19 +1,20 @@
 """The gemm family's products on the fp64 tensor cores: the plan and the printing of its loops.
 
     plan(printer, launch) -> {id(loop): [(row operand, column operand), ...]} | None
-    step(printer, launch, staged, pairs, acc) -> four k of a staged tile, as CUDA lines
+    tile(printer, launch, staged, pairs, acc, depth) -> a staged tile's products, as CUDA lines
     async_loop(printer, launch, loop, staged, box, pairs, acc, raws) -> a staged loop with its
-        tiles copied ahead asynchronously, as CUDA lines, or None when two buffers never fit
+        tiles copied ahead asynchronously, as CUDA lines, or None when its ring never fits
 
 Takes a tiled launch whose every accumulator loop is staged (stage.py) and adds only products
 of a row and a column operand in double (`stage.mma_pairs`); the block's points are then a sum
-of matrix products, which PTX `mma.sync.aligned.m8n8k4.row.col.f64` computes 8 x 8 x 4 at a
-time (the helper `poly_dmma` in cuda.HELPERS; GPUs before sm_80 get the same sums by shuffles).
-Each warp takes (rows / 2) x cols fragments of the block's points; a lane's points are its
-fragments' (cuda.Printer.tiled_body maps them).  The same products of the same staged values,
-added in another order: within the verifier's bound, not bit for bit.  Refuses (plan is None)
-blocks whose warps do not divide into 8 x 4 threads' worth, odd row counts and tile depths
-that are not a multiple of 4.
+of matrix products, which PTX `mma.sync.aligned.m16n8k8.row.col.f64` computes 16 x 8 x 8 at a
+time (the helper `poly_dmma16` in cuda.HELPERS; on the H200 it issues at 65.5 TF/s, twice the
+33.0 of `m8n8k4`, which GPUs before sm_90 get instead, and those before sm_80 the same sums by
+shuffles: scripts/dmma_probe.cu).  Each warp takes (rows / 2) x cols fragments of 8 x 8 of the
+block's points; a lane's points are its fragments' (cuda.Printer.tiled_body maps them).  The
+same products of the same staged values, added in another order: within the verifier's
+bound, not bit for bit.  Refuses (plan is None) blocks whose warps do not divide into 8 x 4
+threads' worth, odd row counts and tile depths that are not a multiple of 4.
 """
 from __future__ import annotations
 
@@ -42,31 +43,37 @@ def plan(p, launch: Launch) -> dict | None:
 
 def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[str] | None:
     """A staged loop on the tensor cores whose operands are elements in double, possibly
-    scaled (stage.raw_read): two shared buffers per operand; while the warps multiply the
-    tile in one, the block's threads copy the next tile's elements into the other
-    asynchronously (cuda_pipeline.h; out-of-range elements are zero-filled, read from
-    nowhere).  A fragment applies the operand's factors as it loads (the same product the
-    register staging computes), and is 0 past the loop's end.  The depth halves until both
-    buffers fit in static shared memory; None when they never do."""
+    scaled (stage.raw_read): `async_stages` shared buffers per operand in a ring, in dynamic
+    shared memory; while the warps multiply the tile in one, the block's threads copy the
+    tiles `async_stages - 1` ahead into the others asynchronously (cuda_pipeline.h;
+    out-of-range elements are zero-filled, read from nowhere), one barrier per tile.  A
+    fragment applies the operand's factors as it loads (the same product the register
+    staging computes), and is 0 past the loop's end.  The depth halves until the ring fits
+    in stage.DYNAMIC_LIMIT; None when it never does.  The launch's dynamic shared memory
+    (`launch.shared_bytes`) is the largest ring of its loops, which all start at its first
+    byte: a barrier after each loop keeps the next one's copies out of it until it is read."""
     from .cuda import _max, _min, _replace_refs      # cuda.py imports this module
     bx, by = p.opt.block_2d
     y, x = launch.rows_cols()
-    bk, names, threads = s.depth, p.names_for(loop.body[0].stmt.name), bx * by
-    shared = lambda depth: 2 * depth * stage.SIZE[s.dtype] * sum(
-        stage.pitch(stage.span(p.opt, launch, op), True) for op in s.operands)
-    while shared(bk) > stage.SHARED_LIMIT and bk % 8 == 0:
-        bk //= 2                   # two buffers of half the depth
-    if shared(bk) > stage.SHARED_LIMIT:
+    ring, bk, names, threads = max(2, p.opt.async_stages), s.depth, p.names_for(loop.body[0].stmt.name), bx * by
+    pitches = {op.name: stage.pitch(stage.span(p.opt, launch, op), True) for op in s.operands}
+    size = lambda depth: ring * depth * stage.SIZE[s.dtype] * sum(pitches.values())
+    while size(bk) > stage.DYNAMIC_LIMIT and bk % 8 == 0:
+        bk //= 2                   # a ring of tiles of half the depth
+    if size(bk) > stage.DYNAMIC_LIMIT:
         return None
-    decl, issue, values = [], [], {}
+    launch.shared_bytes = max(launch.shared_bytes, size(bk))
+    decl, issue, values, offset = ["  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */"], [], {}, 0
     for op in s.operands:
         g = y if op.kind == "row" else x
         lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
         n = stage.span(p.opt, launch, op)
         kk, r = stage.slot(op, bk, n)
         ref = p.r.node(raws[op.name], {**names, g.var: "poly_g", loop.var: "poly_k"})
-        decl.append(f"  __shared__ {s.dtype} {op.name}[2][{bk}][{stage.pitch(n, True)}];   /* {op.kind} operand "
-                    f"{cprint(raws[op.name])}, two buffers */")
+        shape = f"[{bk}][{pitches[op.name]}]"
+        decl.append(f"  {s.dtype} (*{op.name}){shape} = reinterpret_cast<{s.dtype} (*){shape}>(poly_shared + {offset});"
+                    f"   /* {op.kind} operand {cprint(raws[op.name])}, {ring} tiles */")
+        offset += ring * bk * pitches[op.name]
         issue += [f"for (int poly_e = poly_t; poly_e < {bk * n}; poly_e += {threads}) {{",
                   f"  const int poly_g = {g.var}_base + {r}, poly_k = poly_k1 + {kk};",
                   f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end};",
@@ -74,44 +81,62 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
                   f"poly_in ? &{cprint(ref)} : {cprint(ref.name)}, 8, poly_in ? 0 : 8);", "}"]
         scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
         text = cprint(p.r.node(scaled, names))
-        values[op.name] = (lambda read: read) if text == "poly_raw" else (
-            lambda read, text=text: f"poly_k0 + poly_kk + poly_lane % 4 < {s.end} ? "
-                                    f"{_RAW.sub(lambda _: read, text)} : 0.0")
+        values[op.name] = (lambda read, k: read) if text == "poly_raw" else (
+            lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0")
     ind = lambda lines, pad: [pad + line for line in lines]
-    four = step(p, launch, s, pairs, acc, buffer="[poly_b]", values=values)
-    return [*decl, "  int poly_b = 0;   /* the buffer the warps read */", "  {",
-            f"    const int poly_k1 = {s.low}, poly_next = 0;", *ind(issue, "    "), "  }",
-            "  __pipeline_commit();",
-            f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{",
-            f"    if (poly_k0 + {bk} < {s.end}) {{   /* the next tile, into the other buffer */",
-            f"      const int poly_k1 = poly_k0 + {bk}, poly_next = poly_b ^ 1;", *ind(issue, "      "), "    }",
+    ahead = f"{(ring - 1) * bk}"
+    return ["  {", *decl,
+            f"  for (int poly_s = 0; poly_s < {ring - 1}; poly_s++) {{   /* the first tiles */",
+            f"    const int poly_k1 = {s.low} + poly_s * {bk}, poly_next = poly_s;",
+            f"    if (poly_k1 < {s.end}) {{", *ind(issue, "      "), "    }", "    __pipeline_commit();", "  }",
+            f"  for (int poly_k0 = {s.low}, poly_b = 0; poly_k0 < {s.end}; "
+            f"poly_k0 += {bk}, poly_b = poly_b == {ring - 1} ? 0 : poly_b + 1) {{",
+            f"    __pipeline_wait_prior({ring - 2});   /* this thread's copies of this tile have landed */",
+            "    __syncthreads();   /* ... and every thread's; the tile before it is read */",
+            f"    if (poly_k0 + {ahead} < {s.end}) {{   /* the tile {ring - 1} ahead, into the one read before */",
+            f"      const int poly_k1 = poly_k0 + {ahead}, poly_next = poly_b == 0 ? {ring - 1} : poly_b - 1;",
+            *ind(issue, "      "), "    }",
             "    __pipeline_commit();",
-            "    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */",
-            "    __syncthreads();   /* ... and every thread's */",
-            "    #pragma unroll", f"    for (int poly_kk = 0; poly_kk < {bk}; poly_kk += 4) {{",
-            *ind(four, "      "), "    }",
-            "    __syncthreads();   /* this buffer is read before it is refilled */",
-            "    poly_b ^= 1;", "  }"]
+            *ind(tile(p, launch, s, pairs, acc, bk, "[poly_b]", values), "    "), "  }",
+            "  __syncthreads();   /* the ring is read before anything else uses it */", "  }"]
 
 
-def step(p, launch: Launch, s, pairs, acc, buffer="", values=None) -> list[str]:
-    """Four k of a staged tile on the tensor cores: each warp loads its fragments of the
-    operands from shared memory (an A fragment's lane holds row lane / 4 at k lane % 4, a
-    B fragment's column lane / 4 at k lane % 4) and adds every product's 8 x 8 x 4 step
-    to its accumulator fragments (a lane's two points per fragment: tiled_body).
-    `buffer`: the shared arrays' first subscript; `values`: operand -> the fragment's value
-    of its shared read (async_loop)."""
+def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None) -> list[str]:
+    """A staged tile of `bk` k on the tensor cores, 8 k at a time (mma.sync m16n8k8, option
+    `mma_m16`, when a warp has rows of 16 points and bk is a multiple of 8) or 4 (m8n8k4):
+    each warp loads its fragments of the operands from shared memory (m8n8k4: an A fragment's
+    lane holds row lane / 4 at k lane % 4, a B fragment's column lane / 4 at k lane % 4;
+    m16n8k8: A's value r is row lane / 4 + 8 (r % 2) at k lane % 4 + 4 (r / 2), B's value r
+    column lane / 4 at k lane % 4 + 4 r) and adds every product to its accumulator fragments
+    (a lane's two points per 8 x 8 fragment: cuda.Printer.tiled_body; an m16n8k8 fragment is
+    two of them, one above the other).  `buffer`: the shared arrays' first subscript;
+    `values`: operand -> its fragment's value from its shared read and k offset (async_loop)."""
     rows, cols = launch.tile
+    m16 = p.opt.mma_m16 and rows % 4 == 0 and bk % 8 == 0
+    kstep, per = (8, {"row": 4, "col": 2}) if m16 else (4, {"row": 1, "col": 1})
     used = {name for pair in pairs for name in pair}
     out = []
     for op in (op for op in s.operands if op.name in used):
-        n, base = (rows // 2, "poly_wy") if op.kind == "row" else (cols, "poly_wx")
-        read = f"{op.name}{buffer}[poly_kk + poly_lane % 4][{base} + poly_f * 8 + poly_lane / 4]"
-        out += [f"double {op.name}_frag[{n}];", "#pragma unroll", f"for (int poly_f = 0; poly_f < {n}; poly_f++)",
-                f"  {op.name}_frag[poly_f] = {(values or {}).get(op.name, lambda r: r)(read)};"]
-    for r, c in pairs:
-        out += ["#pragma unroll", f"for (int poly_f = 0; poly_f < {rows // 2}; poly_f++)", "  #pragma unroll",
-                f"  for (int poly_h = 0; poly_h < {cols}; poly_h++)",
-                f"    poly_dmma({acc}[2 * poly_f][poly_h], {acc}[2 * poly_f + 1][poly_h], {r}_frag[poly_f], "
-                f"{c}_frag[poly_h]);"]
-    return out
+        n = rows // (4 if m16 else 2) if op.kind == "row" else cols
+        for r in range(per[op.kind]):
+            koff = (4 * (r // 2) if op.kind == "row" else 4 * r) if m16 else 0
+            k = "poly_kk + poly_lane % 4" + (f" + {koff}" if koff else "")
+            at = (f"poly_wy + poly_f * {16 if m16 else 8} + poly_lane / 4" + (" + 8" if r % 2 else "")
+                  if op.kind == "row" else "poly_wx + poly_f * 8 + poly_lane / 4")
+            read = f"{op.name}{buffer}[{k}][{at}]"
+            value = (values or {}).get(op.name, lambda read, k: read)(read, k)
+            frag = f"{op.name}_frag[poly_f]" + (f"[{r}]" if m16 else "")
+            out += ([f"double {op.name}_frag[{n}]" + (f"[{per[op.kind]}];" if m16 else ";")] if r == 0 else []) + [
+                "#pragma unroll", f"for (int poly_f = 0; poly_f < {n}; poly_f++)", f"  {frag} = {value};"]
+    for a, b in pairs:
+        if m16:
+            cells = ", ".join(f"{acc}[4 * poly_f + {q}][poly_h]" for q in range(4))
+            call = (f"poly_dmma16({cells}, {', '.join(f'{a}_frag[poly_f][{r}]' for r in range(4))}, "
+                    f"{b}_frag[poly_h][0], {b}_frag[poly_h][1]);")
+        else:
+            call = (f"poly_dmma({acc}[2 * poly_f][poly_h], {acc}[2 * poly_f + 1][poly_h], {a}_frag[poly_f], "
+                    f"{b}_frag[poly_h]);")
+        out += ["#pragma unroll", f"for (int poly_f = 0; poly_f < {rows // (4 if m16 else 2)}; poly_f++)",
+                "  #pragma unroll", f"  for (int poly_h = 0; poly_h < {cols}; poly_h++)", f"    {call}"]
+    return ["#pragma unroll", f"for (int poly_kk = 0; poly_kk < {bk}; poly_kk += {kstep}) {{",
+            *["  " + line for line in out], "}"]

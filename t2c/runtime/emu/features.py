@@ -91,4 +91,6 @@ MODELED_ASM = {
         (("+d", "+d"), ("d", "d"), "::t2c_emu::mma_m8n8k4_f64"),
     "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64{%0,%1},{%2},{%3},{%4,%5};":
         (("=d", "=d"), ("d", "d", "d", "d"), "::t2c_emu::mma_m8n8k4_f64"),
+    "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64{%0,%1,%2,%3},{%4,%5,%6,%7},{%8,%9},{%0,%1,%2,%3};":
+        (("+d",) * 4, ("d",) * 6, "::t2c_emu::mma_m16n8k8_f64"),
 }

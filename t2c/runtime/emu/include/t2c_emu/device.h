@@ -142,6 +142,35 @@ inline void mma_m8n8k4_f64(const char* f, int l, double& d0, double& d1, double 
     d0 = c0;
     d1 = c1;
 }
+// PTX mma.sync.aligned.m16n8k8.row.col.f64: the warp's 16x8 A times 8x8 B plus C. Lane l holds
+// A[l/4 + 8 (r%2)][l%4 + 4 (r/2)] in a_r, B[l%4 + 4 r][l/4] in b_r, C[l/4][l%4*2 + 0, 1] in c0, c1
+// and C[l/4 + 8][l%4*2 + 0, 1] in c2, c3; all 32 lanes must take part.
+inline void mma_m16n8k8_f64(const char* f, int l, double& d0, double& d1, double& d2, double& d3, double a0, double a1,
+                            double a2, double a3, double b0, double b1, double c0, double c1, double c2, double c3) {
+    const char* what = "mma.sync.m16n8k8.f64";
+    double A[16][8], B[8][8];
+    const double as[4] = {a0, a1, a2, a3}, bs[2] = {b0, b1};
+    unsigned lane = 0;
+    for (int r = 0; r < 4; ++r) {
+        WarpView w = warp_exchange(0xffffffffu, to_bits(as[r]), what, f, l);
+        if (w.members != 0xffffffffu)
+            finding(kExitDivergent, "divergent-barrier", f, l, "%s needs all 32 lanes of the warp; lanes %08x took part",
+                    what, w.members);
+        for (unsigned i = 0; i < 32; ++i) A[i / 4 + 8 * (r % 2)][i % 4 + 4 * (r / 2)] = from_bits<double>(w.slots[i]);
+        lane = w.lane;
+    }
+    for (int r = 0; r < 2; ++r) {
+        WarpView w = warp_exchange(0xffffffffu, to_bits(bs[r]), what, f, l);
+        for (unsigned i = 0; i < 32; ++i) B[i % 4 + 4 * r][i / 4] = from_bits<double>(w.slots[i]);
+    }
+    double c[4] = {c0, c1, c2, c3};
+    for (int q = 0; q < 4; ++q)
+        for (int k = 0; k < 8; ++k) c[q] = fma(A[lane / 4 + 8 * (q / 2)][k], B[k][lane % 4 * 2 + q % 2], c[q]);
+    d0 = c[0];
+    d1 = c[1];
+    d2 = c[2];
+    d3 = c[3];
+}
 }  // namespace t2c_emu
 
 #define __syncthreads() ::t2c_emu::syncthreads(__FILE__, __LINE__)
