@@ -490,27 +490,34 @@ _ROWS = """void k(int m, int n, double A[m][m], double B[m][n]) {
 
 def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(tmp_path):
     """sweep_rows (default on): trmm's rows i read B[k][j] only for k > i, cells later rows write
-    (isl: the loop carries no flow or output dependence), so the lanes take 64 rows at a time, a
-    thread's sum each: the chunk's reads, one barrier, its writes.  Verified on emu at three block
-    shapes; without the barrier the ladder rejects it.  Rows that read cells earlier rows wrote
-    (k < i) or their own cell (k >= i, isl) keep the lanes splitting each row's sum."""
+    (isl: the loop carries no flow or output dependence), so the lanes take 128 rows at a time
+    (`chunk_block` 4 x 128), a thread's sum each: the chunk's reads, one barrier, its writes.  The
+    sums' reads go through shared memory 32 values of k at a time (`sweep_stage`): A[k][i] for the
+    chunk's rows, B[k][j] for the block's columns, each thread adding its own k range.  Verified
+    on emu at several block shapes and unstaged; without either barrier the ladder rejects it.
+    Rows that read cells earlier rows wrote (k < i) or their own cell (k >= i, isl) keep the
+    lanes splitting each row's sum."""
     from t2c.verify.ladder import ladder
     trmm = read_c(SOURCES["trmm"])
     text = generate(trmm)
-    assert "loop i in chunks of 64 iterations" in text and "for (int base = 0; base < m; base += 64)" in text
+    assert "loop i in chunks of 128 iterations" in text and "for (int base = 0; base < m; base += 128)" in text
+    assert "__shared__ double rows_1[32][129];" in text and "__shared__ double cols_2[32][5];" in text
+    assert "for (int kk = poly_max(0, i + 1 - k0); kk < poly_min(32, m - k0); kk++)" in text
     assert "held = B[(i * n) + j];" in text and "B[(i * n) + j] = held + part;" in text
-    assert text.count("__syncthreads();") == 1
-    for shape in ((16, 64), (8, 32), (32, 2)):
-        card = ladder(trmm, generate(trmm, PolyOptions(sweep_block=shape)), backend="emu", dataset="SMALL", seed=3)
-        assert card.accepted, (shape, card.summary())
-    bad = text.replace("    __syncthreads();   /* the chunk's reads", "    /* the chunk's reads")
-    assert bad != text and not ladder(trmm, bad, backend="emu", dataset="SMALL", seed=3).accepted
+    for options in (PolyOptions(), PolyOptions(chunk_block=(16, 64)), PolyOptions(chunk_block=(32, 2)),
+                    PolyOptions(sweep_stage=False)):
+        card = ladder(trmm, generate(trmm, options), backend="emu", dataset="SMALL", seed=3)
+        assert card.accepted, (options, card.summary())
+    assert "rows_1" not in generate(trmm, PolyOptions(sweep_stage=False))
+    for barrier in ("__syncthreads();   /* the chunk's reads", "__syncthreads();   /* the tiles before"):
+        bad = text.replace(barrier, "/* removed */")
+        assert bad != text and not ladder(trmm, bad, backend="emu", dataset="SMALL", seed=3).accepted, barrier
     p = tmp_path / "k.c"
     for bounds, chunked in (("i + 1; k < m", True), ("0; k < i", False), ("i; k < m", False)):
         p.write_text(_ROWS % bounds)
         k = read_c(p)
         text = generate(k)
-        assert ("in chunks of 64" in text) == chunked and "dim3(16, 64)" in text, bounds
+        assert ("in chunks of 128" in text) == chunked and ("dim3(4, 128)" if chunked else "dim3(16, 64)") in text, bounds
         card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, (bounds, card.summary())
 

@@ -3,31 +3,52 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in chunks of 64 iterations, a lane each, its sum in order in a register; the chunk's reads, __syncthreads(), then its writes (loop i carries only reads of cells later iterations write).
+//   trmm_update_B_1: blocks of 4 consecutive j x 128 lanes: loop i in chunks of 128 iterations, a lane each, its sum in order in a register (its reads through shared memory, 32 values of the loop at a time); the chunk's reads, __syncthreads(), then its writes (loop i carries only reads of cells later iterations write).
 //   trmm_update_B_2: one thread per (i, j): i -> y, j -> x.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* trmm_update_B_1: blocks of 16 consecutive j x 64 lanes: loop i in chunks of 64 iterations, a lane each, its sum in order in a register; the chunk's reads, __syncthreads(), then its writes (loop i carries only reads of cells later iterations write). */
+/* trmm_update_B_1: blocks of 4 consecutive j x 128 lanes: loop i in chunks of 128 iterations, a lane each, its sum in order in a register (its reads through shared memory, 32 values of the loop at a time); the chunk's reads, __syncthreads(), then its writes (loop i carries only reads of cells later iterations write). */
 __global__ void __launch_bounds__(1024) trmm_update_B_1(int m, int n, const double *A, double *B)
 {
-  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 64 lanes per j */
+  const int j = (int)(blockIdx.x * 4 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 128 lanes per j */
   const bool live = j >= 0 && j < n;   /* no early return: the block meets at barriers */
   int i;
   int k;
-  for (int base = 0; base < m; base += 64) {   /* 64 iterations of i at a time */
+  const int t = (int)(threadIdx.y * 4 + threadIdx.x);
+  __shared__ double rows_1[32][129];   /* row values A[k][i], 32 of k at a time */
+  __shared__ double cols_2[32][5];   /* col values B[k][j], 32 of k at a time */
+  for (int base = 0; base < m; base += 128) {   /* 128 iterations of i at a time */
     i = base + lane;
     const bool row = live && (i < m);
     double part = 0, held = 0;
-    if (row) {
-      for (k = i + 1; k < m; k++)
-        part += A[(k * m) + i] * B[(k * n) + j];
-      held = B[(i * n) + j];
+    const int klo = poly_min(base + 1, (base + 127) + 1);   /* k over the chunk's rows */
+    const int kend = poly_max(m, m);
+    for (int k0 = klo; k0 < kend; k0 += 32) {
+      __syncthreads();   /* the tiles before are read */
+      for (int e = t; e < 4096; e += 512) {
+        const int poly_k = k0 + e / 128, poly_i = base + e % 128;
+        rows_1[e / 128][e % 128] = poly_k < kend && poly_i < m && poly_k >= 0 && poly_k < m && poly_i >= 0 ? A[(poly_k * m) + poly_i] : (double)0;
+      }
+      for (int e = t; e < 128; e += 512) {
+        const int poly_k = k0 + e / 4, poly_j = (int)(blockIdx.x * 4) + e % 4;
+        cols_2[e / 4][e % 4] = poly_k < kend && poly_j >= 0 && poly_j < n && poly_k >= 0 && poly_k < m && poly_j >= 0 && poly_j < n ? B[(poly_k * n) + poly_j] : (double)0;
+      }
+      __syncthreads();
+      if (row)   /* this row's k in the tile */
+        for (int kk = poly_max(0, i + 1 - k0); kk < poly_min(32, m - k0); kk++) {
+          k = k0 + kk;
+          part += rows_1[kk][threadIdx.y] * cols_2[kk][threadIdx.x];
+        }
     }
+    if (row)
+      held = B[(i * n) + j];
     __syncthreads();   /* the chunk's reads are done: an iteration reads no cell an earlier one writes */
     if (row)
       B[(i * n) + j] = held + part;
@@ -47,9 +68,9 @@ __global__ void trmm_update_B_2(int m, int n, double alpha, double *B)
 extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)
 {
   {
-    const int extent = n;   /* j: 64 lanes each */
+    const int extent = n;   /* j: 128 lanes each */
     if (extent > 0)
-      trmm_update_B_1<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, B);
+      trmm_update_B_1<<<poly_blocks(extent, 4), dim3(4, 128)>>>(m, n, A, B);
   }
   {
     const int extent_x = n;   /* j */

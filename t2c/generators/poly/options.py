@@ -28,6 +28,8 @@ class PolyOptions:
                                              # H200 at LARGE: trmm 1.39 ms, 8 x 64 1.56, symm 4.22 (4.24)
     sweep_rows: bool = True                  # ... whose loop carries only anti dependences (trmm): its
                                              # iterations a lane each, lanes at a time (sweep._rows)
+    chunk_block: tuple[int, int] = (4, 128)  # ... in blocks of (indices, lanes): 128 iterations at a time
+    sweep_stage: bool = True                 # ... their sums' reads through shared memory (sweep._staged)
     reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
     register_accumulators: bool = True       # a loop's one updated cell in a register (gemm's C[i][j])
     scalar_replacement: bool = True          # a cell one iteration writes and the next reads: a register too

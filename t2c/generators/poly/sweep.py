@@ -36,10 +36,14 @@ in the same iteration (isl).  A block then runs m / lanes barriers for m rows, n
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 
+from pycparser import c_ast
+
 from ...analysis import Loop, Stmt
+from ...frontends.c.normalize import cprint
 from .reduce import OPS, Accumulator, _accumulator, _step, combine, fresh_name, join, parse_target
 from .transform import depth_of
 
@@ -52,13 +56,20 @@ class Sweep:
     sums: dict = field(default_factory=dict)         # id(loop) -> Accumulator: a part per lane
     carried: set = field(default_factory=set)        # id(loop): run by every thread, in order
     rows: Loop | None = None                         # the loop the lanes take in chunks (_rows)
+    staged: bool = False                             # ... its sum's reads through shared memory (_staged)
 
 
 def shape(p, launch) -> tuple[int, int]:
-    """(indices, lanes) of a sweep's block: `sweep_block`, or one index with all its threads for a
-    one-thread launch."""
-    width, lanes = p.opt.sweep_block
+    """(indices, lanes) of a sweep's block: `sweep_block` (`chunk_block` for rows in chunks), or
+    one index with all its threads for a one-thread launch."""
+    sw = launch.sweep
+    width, lanes = p.opt.chunk_block if sw is not None and sw.rows is not None else p.opt.sweep_block
     return (width, lanes) if launch.grid else (1, width * lanes)
+
+
+def _whole_warps(width: int, lanes: int) -> bool:
+    """Whole warps, an index's lanes in whole warps, at most 1024 threads."""
+    return width <= 32 and 32 % width == 0 and width * lanes % 32 == 0 and width * lanes <= 1024
 
 
 def sweep_of(p, launch) -> Sweep | None:
@@ -67,8 +78,8 @@ def sweep_of(p, launch) -> Sweep | None:
     if len(launch.grid) > 1 or launch.grid and launch.grid[0].derived or launch.reduction or launch.row \
             or launch.tile:
         return None
-    if width > 32 or 32 % width or width * lanes % 32 or width * lanes > 1024:
-        return None                                       # whole warps, an index's lanes in whole warps
+    if not _whole_warps(width, lanes):
+        return None
     an, tree = p.an, p.plan.tree
     locals_ = set(an.program.locals)
     outside = {l.var for l in launch.grid} | locals_   # what a shared loop's bounds may not use
@@ -98,7 +109,7 @@ def sweep_of(p, launch) -> Sweep | None:
         return True
     if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
         return None
-    sw.rows = _rows(p, launch, sw) if p.opt.sweep_rows else None
+    sw.rows = _rows(p, launch, sw) if p.opt.sweep_rows and _whole_warps(*p.opt.chunk_block) else None
     return sw
 
 
@@ -130,28 +141,123 @@ def _rows(p, launch, sw: Sweep) -> Loop | None:
     return loop
 
 
-def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int) -> list[str]:
+def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int, start: str, guard: str) -> list[str]:
     """The rows of a chunked sweep (`_rows`): `lanes` iterations at a time, a thread each; its sum
-    in a register, the cell it folds into loaded with it; a barrier; the cells written."""
+    in a register (its reads staged through shared memory where `_staged` allows), the cell it
+    folds into loaded with it; a barrier; the cells written."""
     loop, inner = sw.rows, sw.rows.body[0]
     a = sw.sums[id(inner)]
     names = p.names_for(a.stmt.stmt.name)
     target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
     base, row, part, held = fresh("base"), fresh("row"), fresh("part"), fresh("held")
     lo = loop.init.split("=", 1)[1].strip()
-    first = re.sub(rf"\b{re.escape(loop.var)}\b", base, loop.cond)
-    return [f"  for (int {base} = {lo}; {first}; {base} += {lanes}) {{   /* {lanes} iterations of {loop.var} at a time */",
+    staged = _staged(p, launch, sw, lanes, fresh, start, guard, (base, row, part), names) if p.opt.sweep_stage else None
+    sw.staged = bool(staged)
+    decls, sums = staged or ([], [f"    if ({row})", f"      for ({inner.init}; {inner.cond}; {inner.next})",
+                                  *p.r.statement(_step(a, part), names, "        ")])
+    return [*decls, f"  for (int {base} = {lo}; {_at(loop.cond, loop.var, base)}; {base} += {lanes}) {{   "
+            f"/* {lanes} iterations of {loop.var} at a time */",
             f"    {loop.var} = {base} + {lane};",
             f"    const bool {row} = {live} && ({loop.cond});",
-            f"    {a.dtype} {part} = {OPS[a.op][0]}, {held} = 0;",
-            f"    if ({row}) {{",
-            f"      for ({inner.init}; {inner.cond}; {inner.next})",
-            *p.r.statement(_step(a, part), names, "        "),
-            f"      {held} = {target};",
-            "    }",
+            f"    {a.dtype} {part} = {OPS[a.op][0]}, {held} = 0;", *sums,
+            f"    if ({row})", f"      {held} = {target};",
             "    __syncthreads();   /* the chunk's reads are done: an iteration reads no cell an earlier one writes */",
             f"    if ({row})", f"      {join(a.op, target, part, held)}",
             "  }"]
+
+
+STAGE_DEPTH = 32        # loop values per shared tile of a chunked sum
+_BOUND = re.compile(r"^\s*(\w+)\s*(<=?)\s*(.+?)\s*$")
+
+
+def _at(text: str, var: str, value: str) -> str:
+    return re.sub(rf"\b{re.escape(var)}\b", value if _WORD.fullmatch(value) else f"({value})", text)
+
+
+def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chunk, names):
+    """(declarations, lines) of a chunked sum whose reads each depend on its loop and the row or
+    the grid index (trmm's `A[k][i] * B[k][j]`), through shared memory STAGE_DEPTH values of its
+    loop at a time: a tile per read, the rows' values (`A[k][i]` for the chunk's rows) or the
+    columns' (`B[k][j]` for the block's indices), each element loaded by one thread where it lies
+    in its array's bounds (0 elsewhere, read by no thread); then each thread adds the products of
+    its own loop range in order.  The loop's range over the chunk: its bounds at the chunk's
+    first and last rows (affine in the row, so those are the extremes).  The same cells, read
+    before the chunk's barrier as before.  None when the sum has another form or its tiles pass
+    48 KiB."""
+    from .cuda import _replace_refs                # cuda.py imports this module
+    (base, row, part), (loop, inner) = chunk, (sw.rows, sw.rows.body[0])
+    a = sw.sums[id(inner)]
+    width, _ = shape(p, launch)
+    i, j, k = loop.var, launch.grid[0].var, inner.var
+    sizes = {x.name for x in p.k.sizes}
+    affine = lambda text: set(_WORD.findall(text)) <= {i} | sizes and not re.search(r"[^\w\s+\-*()]", text)
+    bound, low = _BOUND.match(inner.cond), inner.init.split("=", 1)[1].strip()
+    if inner.step != 1 or not bound or bound[1] != k or not affine(low) or not affine(bound[3]):
+        return None
+    end = bound[3] if bound[2] == "<" else f"{bound[3]} + 1"
+    tiles = {}
+    for ref in _refs(a.part):
+        text, words = cprint(ref), set(_WORD.findall(cprint(ref)))
+        if k not in words or text in tiles:
+            continue                                   # the same value every iteration: read as it is
+        kind = "row" if words <= {k, i, _base(ref)} | sizes else "col" if words <= {k, j, _base(ref)} | sizes else None
+        if kind is None or _base(ref) not in p.r.shapes:
+            return None
+        tiles[text] = (ref, kind, fresh(f"{kind}s_{len(tiles) + 1}"))
+    size = {"double": 8, "float": 4}.get(a.dtype, 8)
+    if not tiles or sum(STAGE_DEPTH * ((lanes if kind == "row" else width) + 1) * size
+                        for _, kind, _ in tiles.values()) > 48 * 1024:
+        return None
+    t, e, k0, kk, klo, kend = (fresh(x) for x in ("t", "e", "k0", "kk", "klo", "kend"))
+    last = f"{base} + {lanes - 1}"
+    decls = [f"  const int {t} = (int)(threadIdx.y * {width} + threadIdx.x);"]
+    lines = [f"    const int {klo} = poly_min({_at(low, i, base)}, {_at(low, i, last)});   /* {k} over the chunk's rows */",
+             f"    const int {kend} = poly_max({_at(end, i, base)}, {_at(end, i, last)});",
+             f"    for (int {k0} = {klo}; {k0} < {kend}; {k0} += {STAGE_DEPTH}) {{",
+             "      __syncthreads();   /* the tiles before are read */"]
+    body = copy.deepcopy(a.part)
+    for ref, kind, name in tiles.values():
+        n = lanes if kind == "row" else width
+        g, value = (i, f"{base} + {e} % {n}") if kind == "row" else (j, f"{start}(int)(blockIdx.x * {width}) + {e} % {n}")
+        here = {**names, g: f"poly_{g}", k: f"poly_{k}"}
+        valid = [f"poly_{k} < {kend}", _at(loop.cond if kind == "row" else guard, g, f"poly_{g}")]
+        for sub, ext in zip(_subscripts(ref), p.r.shapes[_base(ref)]):
+            sub = cprint(p.r.node(sub, here))
+            valid += [f"{sub} >= 0", f"{sub} < {ext}"]
+        decls.append(f"  __shared__ {a.dtype} {name}[{STAGE_DEPTH}][{n + 1}];   /* {kind} values {cprint(ref)}, "
+                     f"{STAGE_DEPTH} of {k} at a time */")
+        lines += [f"      for (int {e} = {t}; {e} < {STAGE_DEPTH * n}; {e} += {lanes * width}) {{",
+                  f"        const int poly_{k} = {k0} + {e} / {n}, poly_{g} = {value};",
+                  f"        {name}[{e} / {n}][{e} % {n}] = {' && '.join(dict.fromkeys(valid))} ? {cprint(p.r.node(ref, here))} : "
+                  f"({a.dtype})0;", "      }"]
+        body = _replace_refs(body, cprint(ref), f"{name}[{kk}][threadIdx.{'y' if kind == 'row' else 'x'}]")
+    step = _step(Accumulator(a.stmt, a.target, a.dtype, a.op, body), part)
+    return decls, [*lines, "      __syncthreads();",
+                   f"      if ({row})   /* this row's {k} in the tile */",
+                   f"        for (int {kk} = poly_max(0, {low} - {k0}); {kk} < poly_min({STAGE_DEPTH}, {end} - {k0}); "
+                   f"{kk}++) {{",
+                   f"          {k} = {k0} + {kk};", *p.r.statement(step, names, "          "), "        }", "    }"]
+
+
+def _refs(node) -> list:
+    """The outermost array references in an expression, in order."""
+    if isinstance(node, c_ast.ArrayRef):
+        return [node]
+    return [r for _, child in node.children() for r in _refs(child)]
+
+
+def _base(ref) -> str:
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    return ref.name if isinstance(ref, c_ast.ID) else ""
+
+
+def _subscripts(ref) -> list:
+    subs = []
+    while isinstance(ref, c_ast.ArrayRef):
+        subs.append(ref.subscript)
+        ref = ref.name
+    return subs[::-1]
 
 
 def _sum(p, loop: Loop) -> Accumulator | None:
@@ -195,7 +301,7 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
             f"  const bool {live} = {guard or 'true'};   /* no early return: the block meets at barriers */",
             *loops, *locals_]
     if sw.rows is not None:
-        return head + _chunks(p, launch, sw, lane, live, fresh, lanes)
+        return head + _chunks(p, launch, sw, lane, live, fresh, lanes, start, guard)
     shared, held, declared = {}, {}, []
     for key, a in sw.sums.items():
         shared[key] = fresh(f"warps_{len(shared) + 1}")
@@ -295,9 +401,10 @@ def describe(p, launch, sw: Sweep) -> str:
     block = f"blocks of {width} consecutive {launch.grid[0].var} x {lanes} lanes" if launch.grid else \
         f"one block of {lanes} lanes"
     if sw.rows is not None:
+        staged = f" (its reads through shared memory, {STAGE_DEPTH} values of the loop at a time)" if sw.staged else ""
         return (f"{launch.name}: {block}: loop {sw.rows.var} in chunks of {lanes} iterations, a lane each, "
-                f"its sum in order in a register; the chunk's reads, __syncthreads(), then its writes (loop "
-                f"{sw.rows.var} carries only reads of cells later iterations write).")
+                f"its sum in order in a register{staged}; the chunk's reads, __syncthreads(), then its writes "
+                f"(loop {sw.rows.var} carries only reads of cells later iterations write).")
     ordered = [l.var for l in _loops(launch.body) if id(l) in sw.carried]
     shared = [l.var for l in _loops(launch.body) if id(l) in sw.split or id(l) in sw.sums]
     sums = " (sums: a part per lane, added in a fixed order)" if sw.sums else ""
