@@ -40,6 +40,7 @@ VARIANTS = {
     "no async copies": {"async_copies": False},
     "3 blocks/SM": {"tile_blocks_per_sm": 3},
     "tile 8x4": {"staged_tile": (8, 4)},
+    "previous default": {"mma_m16": False, "staged_tile": (4, 4), "async_stages": 2, "stage_depth": 16},
     "m8n8k4": {"mma_m16": False},
     "m8n8k4 2 stages": {"mma_m16": False, "async_stages": 2},
     "2 stages": {"async_stages": 2},

@@ -478,7 +478,7 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     assert card.accepted, card.summary()
 
 
-_ROWS = """void k(int m, int n, double A[m][m], double B[m][n]) {
+_CHUNK_ROWS = """void k(int m, int n, double A[m][m], double B[m][n]) {
   int i, j, k;
   for (i = 0; i < m; i++)
     for (j = 0; j < n; j++)
@@ -514,7 +514,7 @@ def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(
         assert bad != text and not ladder(trmm, bad, backend="emu", dataset="SMALL", seed=3).accepted, barrier
     p = tmp_path / "k.c"
     for bounds, chunked in (("i + 1; k < m", True), ("0; k < i", False), ("i; k < m", False)):
-        p.write_text(_ROWS % bounds)
+        p.write_text(_CHUNK_ROWS % bounds)
         k = read_c(p)
         text = generate(k)
         assert ("in chunks of 128" in text) == chunked and ("dim3(4, 128)" if chunked else "dim3(16, 64)") in text, bounds
