@@ -106,15 +106,16 @@ gemm_tile(int ni, int nj, int nk, double alpha, double beta, double *C, const do
   };
   constexpr int MF = SHAPE == 884 ? WM / 8 : WM / 16, NF = WN / 8, CR = SHAPE == 884 ? 2 : 4;
   double acc[MF][NF][CR];
-  #pragma unroll
-  for (int mf = 0; mf < MF; mf++)
+  auto points = [&](auto &&f) {          // f(a lane's accumulator, its point's i and j)
     #pragma unroll
-    for (int nf = 0; nf < NF; nf++)
+    for (int mf = 0; mf < MF; mf++)
       #pragma unroll
-      for (int r = 0; r < CR; r++) {
-        const int i = i0 + wm + mf * (SHAPE == 884 ? 8 : 16) + g + (r / 2) * 8, j = j0 + wn + nf * 8 + q * 2 + r % 2;
-        acc[mf][nf][r] = i < ni && j < nj ? beta * C[(size_t)i * nj + j] : 0.0;
-      }
+      for (int nf = 0; nf < NF; nf++)
+        #pragma unroll
+        for (int r = 0; r < CR; r++)
+          f(acc[mf][nf][r], i0 + wm + mf * (SHAPE == 884 ? 8 : 16) + g + (r / 2) * 8, j0 + wn + nf * 8 + q * 2 + r % 2);
+  };
+  points([&](double &a, int i, int j) { a = i < ni && j < nj ? beta * C[(size_t)i * nj + j] : 0.0; });
   const int tiles = (nk + BK - 1) / BK;
   #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) { if (s < tiles) load(s, s * BK); __pipeline_commit(); }
@@ -156,15 +157,7 @@ gemm_tile(int ni, int nj, int nk, double alpha, double beta, double *C, const do
       }
     }
   }
-  #pragma unroll
-  for (int mf = 0; mf < MF; mf++)
-    #pragma unroll
-    for (int nf = 0; nf < NF; nf++)
-      #pragma unroll
-      for (int r = 0; r < CR; r++) {
-        const int i = i0 + wm + mf * (SHAPE == 884 ? 8 : 16) + g + (r / 2) * 8, j = j0 + wn + nf * 8 + q * 2 + r % 2;
-        if (i < ni && j < nj) C[(size_t)i * nj + j] = acc[mf][nf][r];
-      }
+  points([&](double &a, int i, int j) { if (i < ni && j < nj) C[(size_t)i * nj + j] = a; });
 }
 
 __global__ void gemm_plain(int ni, int nj, int nk, double alpha, double beta, double *C, const double *A, const double *B) {
