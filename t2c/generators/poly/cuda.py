@@ -829,9 +829,9 @@ class Printer:
         return head + ["  " + self.describe(l) for l in self.plan.launches] + self.plan.notes
 
 
-def _refs(node, name: str) -> list:
-    """The outermost ArrayRefs of array `name` under `node`."""
-    if isinstance(node, c_ast.ArrayRef) and _array_name(node) == name:
+def _refs(node, name: str | None = None) -> list:
+    """The outermost ArrayRefs of array `name` (of any array: None) under `node`, in order."""
+    if isinstance(node, c_ast.ArrayRef) and (name is None or _array_name(node) == name):
         return [node]
     return [r for _, kid in node.children() for r in _refs(kid, name)]
 

@@ -32,7 +32,8 @@ no flow or output dependence (isl: an iteration only reads cells that later ones
 lanes take `lanes` iterations of it at a time instead, each a thread's sum in order: all of a
 chunk's reads, then a barrier, then its writes.  An iteration never reads a cell an earlier
 one wrote, so the reads see what the reference's did; no read of the sum reaches its own cell
-in the same iteration (isl).  A block then runs m / lanes barriers for m rows, not 2 m.
+in the same iteration (isl).  A block then runs m / lanes write barriers for m rows, not 2 m
+(and, with the sums' reads staged through shared memory, two per tile of the loop).
 """
 from __future__ import annotations
 
@@ -40,12 +41,12 @@ import copy
 import re
 from dataclasses import dataclass, field
 
-from pycparser import c_ast
-
 from ...analysis import Loop, Stmt
+from ...analysis.model import _base_and_subscripts
 from ...frontends.c.normalize import cprint
 from .reduce import OPS, Accumulator, _accumulator, _step, combine, fresh_name, join, parse_target
 from .transform import depth_of
+from . import stage
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -184,7 +185,7 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
     first and last rows (affine in the row, so those are the extremes).  The same cells, read
     before the chunk's barrier as before.  None when the sum has another form or its tiles pass
     48 KiB."""
-    from .cuda import _replace_refs                # cuda.py imports this module
+    from .cuda import _array_name, _refs, _replace_refs      # cuda.py imports this module
     (base, row, part), (loop, inner) = chunk, (sw.rows, sw.rows.body[0])
     a = sw.sums[id(inner)]
     width, _ = shape(p, launch)
@@ -200,13 +201,13 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
         text, words = cprint(ref), set(_WORD.findall(cprint(ref)))
         if k not in words or text in tiles:
             continue                                   # the same value every iteration: read as it is
-        kind = "row" if words <= {k, i, _base(ref)} | sizes else "col" if words <= {k, j, _base(ref)} | sizes else None
-        if kind is None or _base(ref) not in p.r.shapes:
+        array = _array_name(ref)
+        kind = "row" if words <= {k, i, array} | sizes else "col" if words <= {k, j, array} | sizes else None
+        if kind is None or array not in p.r.shapes:
             return None
         tiles[text] = (ref, kind, fresh(f"{kind}s_{len(tiles) + 1}"))
-    size = {"double": 8, "float": 4}.get(a.dtype, 8)
-    if not tiles or sum(STAGE_DEPTH * ((lanes if kind == "row" else width) + 1) * size
-                        for _, kind, _ in tiles.values()) > 48 * 1024:
+    if not tiles or a.dtype not in stage.SIZE or sum(STAGE_DEPTH * ((lanes if kind == "row" else width) + 1)
+                                                      * stage.SIZE[a.dtype] for _, kind, _ in tiles.values()) > stage.SHARED_LIMIT:
         return None
     t, e, k0, kk, klo, kend = (fresh(x) for x in ("t", "e", "k0", "kk", "klo", "kend"))
     last = f"{base} + {lanes - 1}"
@@ -221,7 +222,7 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
         g, value = (i, f"{base} + {e} % {n}") if kind == "row" else (j, f"{start}(int)(blockIdx.x * {width}) + {e} % {n}")
         here = {**names, g: f"poly_{g}", k: f"poly_{k}"}
         valid = [f"poly_{k} < {kend}", _at(loop.cond if kind == "row" else guard, g, f"poly_{g}")]
-        for sub, ext in zip(_subscripts(ref), p.r.shapes[_base(ref)]):
+        for sub, ext in zip(_base_and_subscripts(ref)[1], p.r.shapes[_array_name(ref)]):
             sub = cprint(p.r.node(sub, here))
             valid += [f"{sub} >= 0", f"{sub} < {ext}"]
         decls.append(f"  __shared__ {a.dtype} {name}[{STAGE_DEPTH}][{n + 1}];   /* {kind} values {cprint(ref)}, "
@@ -237,27 +238,6 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
                    f"        for (int {kk} = poly_max(0, {low} - {k0}); {kk} < poly_min({STAGE_DEPTH}, {end} - {k0}); "
                    f"{kk}++) {{",
                    f"          {k} = {k0} + {kk};", *p.r.statement(step, names, "          "), "        }", "    }"]
-
-
-def _refs(node) -> list:
-    """The outermost array references in an expression, in order."""
-    if isinstance(node, c_ast.ArrayRef):
-        return [node]
-    return [r for _, child in node.children() for r in _refs(child)]
-
-
-def _base(ref) -> str:
-    while isinstance(ref, c_ast.ArrayRef):
-        ref = ref.name
-    return ref.name if isinstance(ref, c_ast.ID) else ""
-
-
-def _subscripts(ref) -> list:
-    subs = []
-    while isinstance(ref, c_ast.ArrayRef):
-        subs.append(ref.subscript)
-        ref = ref.name
-    return subs[::-1]
 
 
 def _sum(p, loop: Loop) -> Accumulator | None:
