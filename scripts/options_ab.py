@@ -36,6 +36,12 @@ BACKEND = os.environ.get("T2C_BACKEND", "gpu")
 KERNELS = ("gemm", "2mm", "3mm", "syrk", "syr2k", "covariance", "correlation")
 VARIANTS = {
     "default": {},
+    "no input copies": {"copy_inputs": False},
+    "no sinking": {"sink_updates": False},
+    "no hulls": {"staged_hulls": False},
+    "heavy blocks last": {"heavy_first": False},
+    "factors on fragments": {"scale_in_place": False},
+    "tile 8x4 factors on fragments": {"staged_tile": (8, 4), "scale_in_place": False},
     "no tensor cores": {"tensor_cores": False},
     "no async copies": {"async_copies": False},
     "3 blocks/SM": {"tile_blocks_per_sm": 3},
@@ -44,8 +50,10 @@ VARIANTS = {
     "m8n8k4": {"mma_m16": False},
     "m8n8k4 2 stages": {"mma_m16": False, "async_stages": 2},
     "2 stages": {"async_stages": 2},
+    "3 stages": {"async_stages": 3},
     "4 stages": {"async_stages": 4},
     "tile 8x4 2 stages": {"staged_tile": (8, 4), "async_stages": 2},
+    "tile 8x4 3 stages": {"staged_tile": (8, 4), "async_stages": 3},
     "tile 8x4 4 stages": {"staged_tile": (8, 4), "async_stages": 4},
     "tile 8x4 block 16x8": {"staged_tile": (8, 4), "block_2d": (16, 8)},
     "tile 4x4 block 16x8": {"block_2d": (16, 8)},

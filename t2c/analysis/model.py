@@ -106,6 +106,7 @@ class Program:
     scalar_params: tuple[str, ...]
     returns: str | None = None              # the C expression returned, if any
     context: tuple[str, ...] = field(default_factory=tuple)   # affine size constraints
+    copies: dict[str, str] = field(default_factory=dict)      # copy of an input array -> the array
 
     def statement(self, name: str) -> Statement:
         return next(s for s in self.statements if s.name == name)

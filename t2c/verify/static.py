@@ -88,7 +88,8 @@ ALLOWED_INCLUDE_PREFIXES = ("cooperative_groups/", "cuda/std/", "cuda/barrier", 
 ASM_FORBIDDEN = re.compile(r"globaltimer|%clock|syscall|sysenter|int\s+\$?0x80|rdtsc", re.I)
 #: Calls that put host memory or host computation into NAME_device.
 DEVICE_ENTRY_FORBIDDEN = {"cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc",
-                          "cudaMallocAsync", "cudaMallocPitch", "malloc", "calloc", "realloc", "new"}
+                          "cudaMallocPitch", "malloc", "calloc", "realloc", "new"}
+#: scratch NAME_device may take: device memory from the stream-ordered pool, returned before it does
 HOST_COPY_KINDS = {"cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost", "cudaMemcpyDefault",
                    "cudaMemcpyHostToHost"}
 
@@ -284,16 +285,23 @@ def _check_device_entry(k: Kernel, defs, add):
         defn = by_name[name]
         if any(_text(c) == "__global__" or _text(c) == "__device__" for c in defn.children):
             continue
-        for call in _calls(defn.child_by_field_name("body") or defn):
+        calls = _calls(defn.child_by_field_name("body") or defn)
+        freed = {_pointer(c) for c in calls if _callee(c) == "cudaFreeAsync"}
+        for call in calls:
+            if _callee(call) == "cudaMallocAsync" and (_pointer(call) is None or _pointer(call) not in freed):
+                add(call, "abi", f"{k.name}_device takes scratch with cudaMallocAsync but does not give it "
+                                 f"back with cudaFreeAsync({_pointer(call) or '...'}, ...) in the same function; "
+                                 f"scratch must not outlive the call")
+                continue
             if call.type == "new_expression":
                 add(call, "abi", f"{k.name}_device allocates host memory (new); it must only launch "
                                  f"work on the device arrays it is given")
                 continue
-            fn = call.child_by_field_name("function")
-            callee = _text(fn).split("::")[-1] if fn is not None else ""
+            callee = _callee(call)
             if callee in DEVICE_ENTRY_FORBIDDEN:
                 add(call, "abi", f"{k.name}_device calls {callee}: it must not allocate; "
-                                 f"{k.name} (the drop-in) does the allocation and copies")
+                                 f"{k.name} (the drop-in) does the allocation and copies (scratch for "
+                                 f"the call itself: cudaMallocAsync, then cudaFreeAsync before returning)")
             elif callee.startswith("cudaMemcpy") and "Symbol" not in callee:
                 kinds = {_text(t) for t in _walk(call) if t.type == "identifier"}
                 if kinds & HOST_COPY_KINDS:
@@ -301,6 +309,20 @@ def _check_device_entry(k: Kernel, defs, add):
                                      f"its arrays are already on the device")
             elif callee in by_name:
                 todo.append(callee)
+
+
+def _callee(call) -> str:
+    fn = call.child_by_field_name("function")
+    return _text(fn).split("::")[-1] if fn is not None else ""
+
+
+def _pointer(call) -> str | None:
+    """The variable a cudaMallocAsync fills or a cudaFreeAsync returns: its first argument's
+    last identifier (`(void **)&p`, `&p`, `p`)."""
+    args = call.child_by_field_name("arguments")
+    first = next((c for c in args.named_children if c.type != "comment"), None) if args is not None else None
+    names = [_text(n) for n in _walk(first) if n.type == "identifier"] if first is not None else []
+    return names[-1] if names else None
 
 
 def _check_includes(root, add):

@@ -13,6 +13,9 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -436,6 +439,10 @@ _SWEEP = """void k(int m, int n, double X[m][n], double Y[m][n]) {
 """
 
 
+#: symm and trmm as sweeps: without the update sunk out of symm's web or trmm's copy of B
+SWEEPS = PolyOptions(sink_updates=False, copy_inputs=False)
+
+
 def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(tmp_path):
     """column_sweeps (default on): symm's and trmm's threads each ran rows i of one column j in
     order; now blocks of 16 columns x 64 lanes run the rows in every thread, split the inner loops
@@ -445,15 +452,15 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     one-thread launch of that shape runs as one block of lanes."""
     from t2c.verify.ladder import ladder
     symm, trmm = read_c(SOURCES["symm"]), read_c(SOURCES["trmm"])
-    text = generate(symm)
+    text = generate(symm, SWEEPS)
     assert "symm_update_C<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, alpha, beta, C, A, B);" in text
     assert "for (k = lane; k < i; k += 64)" in text and text.count("__syncthreads();") == 2
-    assert "one thread per (j)" in generate(symm, PolyOptions(column_sweeps=False))
-    text = generate(trmm, PolyOptions(sweep_rows=False))       # (on: its rows in chunks, the next test)
+    assert "one thread per (j)" in generate(symm, SWEEPS.replace(column_sweeps=False))
+    text = generate(trmm, SWEEPS.replace(sweep_rows=False))       # (on: its rows in chunks, the next test)
     assert "held_1 = B[(i * n) + j];" in text and "B[(i * n) + j] = held_1 + part;" in text
     for k in (symm, trmm):
         for shape in ((8, 64), (1, 32), (32, 2)):
-            options = PolyOptions(sweep_block=shape, sweep_rows=False)
+            options = SWEEPS.replace(sweep_block=shape, sweep_rows=False)
             card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (k.name, shape, card.summary())
     gather = "        warps_1[lane / 2][threadIdx.x] = part;\n      if (live && lane == 0)\n        held_1 = B[(i * n) + j];\n    }\n"
@@ -499,16 +506,16 @@ def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(
     lanes splitting each row's sum."""
     from t2c.verify.ladder import ladder
     trmm = read_c(SOURCES["trmm"])
-    text = generate(trmm)
+    text = generate(trmm, SWEEPS)
     assert "loop i in chunks of 128 iterations" in text and "for (int base = 0; base < m; base += 128)" in text
     assert "__shared__ double rows_1[32][129];" in text and "__shared__ double cols_2[32][5];" in text
     assert "for (int kk = poly_max(0, i + 1 - k0); kk < poly_min(32, m - k0); kk++)" in text
     assert "held = B[(i * n) + j];" in text and "B[(i * n) + j] = held + part;" in text
-    for options in (PolyOptions(), PolyOptions(chunk_block=(16, 64)), PolyOptions(chunk_block=(32, 2)),
-                    PolyOptions(sweep_stage=False)):
+    for options in (SWEEPS, SWEEPS.replace(chunk_block=(16, 64)), SWEEPS.replace(chunk_block=(32, 2)),
+                    SWEEPS.replace(sweep_stage=False)):
         card = ladder(trmm, generate(trmm, options), backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, (options, card.summary())
-    assert "rows_1" not in generate(trmm, PolyOptions(sweep_stage=False))
+    assert "rows_1" not in generate(trmm, SWEEPS.replace(sweep_stage=False))
     for barrier in ("__syncthreads();   /* the chunk's reads", "__syncthreads();   /* the tiles before"):
         bad = text.replace(barrier, "/* removed */")
         assert bad != text and not ladder(trmm, bad, backend="emu", dataset="SMALL", seed=3).accepted, barrier
@@ -516,7 +523,7 @@ def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(
     for bounds, chunked in (("i + 1; k < m", True), ("0; k < i", False), ("i; k < m", False)):
         p.write_text(_CHUNK_ROWS % bounds)
         k = read_c(p)
-        text = generate(k)
+        text = generate(k, SWEEPS)
         assert ("in chunks of 128" in text) == chunked and ("dim3(4, 128)" if chunked else "dim3(16, 64)") in text, bounds
         card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, (bounds, card.summary())
@@ -652,7 +659,7 @@ def test_a_thread_can_compute_a_tile_of_grid_points():
                "row operand A[i][k]"]),
 ])
 def test_a_tiles_operands_go_through_shared_memory(name, operands):
-    """staged_tile (default 4 x 4): where every value a tiled accumulator loop reads depends on the
+    """staged_tile (default 8 x 2): where every value a tiled accumulator loop reads depends on the
     loop index and at most one grid index, the block stages those values through shared memory,
     BK of the loop at a time, each computed once (gemm's `alpha * A[i][k]` included): the same
     operations on the same operands, each point's terms in the reference's order, so the same
@@ -674,7 +681,7 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
     big = generate(k, PolyOptions(staged_tile=(16, 8)))
     assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
     trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)
-    assert "poly_stage" not in generate(trmm)           # (its sweep's sums do use shared memory)
+    assert "poly_stage" not in generate(trmm, SWEEPS)   # (its sweep's sums do use shared memory)
 
 
 @pytest.mark.parametrize("name, products", [("gemm", 1), ("syr2k", 2), ("covariance", 1)])
@@ -734,6 +741,91 @@ def test_a_ring_of_async_tiles_past_48_kib_takes_dynamic_shared_memory():
     assert "__pipeline_memcpy_async" not in huge and "poly_dmma16(acc" in huge
 
 
+_TRIANGLE = """void k(int m, int n, double A[m][m], double B[m][n], double C[m][n]) {
+  int i, j, k;
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++)
+      for (k = %s; k++)
+        C[i][j] += %s;
+}
+"""
+
+
+def test_reads_that_only_see_input_values_read_a_copy():
+    """copy_inputs (default on): trmm's `B[i][j] += A[k][i] * B[k][j]` reads, for k > i, rows that
+    later iterations of i overwrite; isl proves no write reaches those reads, so they read `B_in`,
+    a copy NAME_device takes from the stream-ordered pool (and gives back) before the first launch.
+    Without the anti-dependences every (i, j) is independent: one tiled launch on the tensor cores
+    instead of a sweep, its loop's bounds moving with i (the next test).  Reads that see values the
+    kernel wrote (k < i) keep the reference's order; the ladder accepts every form on emu."""
+    from t2c.verify.ladder import ladder
+    trmm = read_c(SOURCES["trmm"])
+    text = generate(trmm)
+    assert "Copies: reads that only ever see the values the call passed read copies" in text
+    assert "cudaMallocAsync((void **)&B_in, bytes_B_in, 0);" in text and "cudaFreeAsync(B_in, 0);" in text
+    assert "cudaMemcpyAsync(B_in, B, bytes_B_in, cudaMemcpyDeviceToDevice, 0);" in text
+    assert "each thread a 8 x 2 tile of (i, j) points" in text and "&B_in[(poly_k * n) + poly_g]" in text
+    assert 'extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)' in text
+    assert "B_in" not in generate(trmm, PolyOptions(copy_inputs=False))
+    for options in (PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False)):
+        card = ladder(trmm, generate(trmm, options), backend="emu", dataset="SMALL", seed=5)
+        assert card.accepted, (options, card.summary())
+    p = Path(tempfile.mkdtemp()) / "k.c"
+    for bounds, copied in (("i + 1; k < m", True), ("0; k < i", False)):
+        p.write_text(_CHUNK_ROWS % bounds)
+        k = read_c(p)
+        text = generate(k)
+        assert ("B_in" in text) == copied, bounds
+        card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
+        assert card.accepted, (bounds, card.summary())
+
+
+def test_a_tiled_loop_whose_bounds_move_with_the_grid_runs_over_the_blocks_hull():
+    """staged_hulls (default on): a staged loop whose bounds move with one grid index (trmm's
+    k > i, symm's k < i) runs, in each block, over the hull of its points' ranges (the bounds
+    at the block's first and last row or column); the moving side's operand is staged as 0
+    outside a point's own range, so the extra products add 0 and the reference's elements
+    outside it (A's other triangle) are never read.  Rows and columns, on the tensor cores or
+    not, pass the ladder; without the mask the ladder rejects the candidate."""
+    from t2c.verify.ladder import ladder
+    p = Path(tempfile.mkdtemp()) / "k.c"
+    for bounds, body in (("0; k <= i", "A[i][k] * B[k][j]"), ("j; k < m", "A[i][k] * B[k][j]"),
+                         ("i + 1; k < m", "2.0 * A[i][k] * B[k][j]")):
+        p.write_text(_TRIANGLE % (bounds, body))
+        k = read_c(p)
+        for options in (PolyOptions(), PolyOptions(tensor_cores=False)):
+            text = generate(k, options)
+            assert "poly_lo" in text and "poly_hi" in text, (bounds, options)
+            card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
+            assert card.accepted, (bounds, options, card.summary())
+        assert "poly_lo" not in generate(k, PolyOptions(staged_hulls=False))
+    trmm = read_c(SOURCES["trmm"])
+    text = generate(trmm)
+    mask = " && poly_k >= (poly_g) + 1 && "                # A[k][i] for k > i only
+    assert text.count(mask) == 2
+    card = ladder(trmm, text.replace(mask, " && "), backend="emu", dataset="SMALL", seed=5)
+    assert not card.accepted
+
+
+def test_symm_scatters_after_its_rows_and_gathers_on_the_tensor_cores():
+    """sink_updates (default on): symm's `C[k][j] += alpha * B[i][j] * A[i][k]` (k < i) sits inside
+    the `temp2` web of (i, j), so no cut separates it; it updates rows that later values of i never
+    touch, so it moves after the web (legal: isl) and splits off into a nest of its own, which
+    permutation turns from (i, j, k) into (k, j, i) with bounds from isl (`i` from k + 1).  Both
+    nests are tiles on the tensor cores: the first with `temp2` one register per point, the
+    second over its moving bounds' hull.  With sink_updates off symm stays one sweep."""
+    from t2c.verify.ladder import ladder
+    symm = read_c(SOURCES["symm"])
+    text = generate(symm)
+    assert text.count("poly_dmma16(acc") == 2 and "double temp2[8][2];" in text
+    assert "each thread a 8 x 2 tile of (j, k) points" in text and "poly_k >= (poly_g) + 1" in text
+    assert "dim3(16, 64)" in generate(symm, PolyOptions(sink_updates=False))
+    for options in (PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False),
+                    PolyOptions(staged_tile=(1, 1), register_tile=(2, 2))):
+        card = ladder(symm, generate(symm, options), backend="emu", dataset="SMALL", seed=5)
+        assert card.accepted, (options, card.summary())
+
+
 def test_an_updated_cell_stays_in_a_register():
     """gemm's `C[i][j] += alpha * A[i][k] * B[k][j]` for k: C[i][j] is loaded once, updated in a
     register and stored once; the same operations in the same order, so the reference's bits.
@@ -743,6 +835,6 @@ def test_an_updated_cell_stays_in_a_register():
     text = generate(k, PolyOptions(staged_tile=(1, 1)))
     assert "double acc = C[(i * nj) + j];" in text and "acc += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
     assert "double acc" not in generate(k, PolyOptions(register_accumulators=False))
-    assert "double acc" not in generate(read_c(SOURCES["trmm"]))
+    assert "double acc" not in generate(read_c(SOURCES["trmm"]), SWEEPS)     # (with B's copy it is)
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=9)
     assert card.accepted and card.max_error == 0, card.summary()

@@ -7,7 +7,7 @@
 //   correlation_update_mean_stddev: one thread per (j): j -> x; loop i runs in order inside each thread.
 //   correlation_update_data: one thread per (i, j): i -> y, j -> x.
 //   correlation_update_corr_1: one thread per (i): i -> x.
-//   correlation_update_corr_2: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time.
+//   correlation_update_corr_2: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time.
 //   correlation_seq_corr: one thread: nothing here is parallel.
 
 #include <cuda_runtime.h>
@@ -100,7 +100,7 @@ __global__ void correlation_update_corr_1(int m, double *corr)
   corr[(i * m) + i] = 1.0;
 }
 
-/* correlation_update_corr_2: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time. */
+/* correlation_update_corr_2: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. */
 __global__ void correlation_update_corr_2(int m, int n, const double *data, double *corr)
 {
   const int i_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */

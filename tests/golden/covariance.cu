@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   covariance_update_mean: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 //   covariance_update_data: one thread per (i, j): i -> y, j -> x.
-//   covariance_update_cov: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time.
+//   covariance_update_cov: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -81,7 +81,7 @@ __global__ void covariance_update_data(int m, int n, double *data, const double 
   data[(i * m) + j] -= mean[j];
 }
 
-/* covariance_update_cov: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time. */
+/* covariance_update_cov: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. */
 __global__ void covariance_update_cov(int m, int n, double float_n, const double *data, double *cov)
 {
   const int i_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */

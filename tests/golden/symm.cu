@@ -4,63 +4,319 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars temp2: private to each thread (no value crosses iterations of the parallel loops).
-//   symm_update_C: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
+//   symm_update_C_1: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. A loop whose bounds move with a grid index runs over the hull of the block's points' bounds, the moving side's operand staged as 0 outside a point's own.
+//   symm_update_C_2: each thread a 8 x 2 tile of (j, k) points (j -> x, k -> y; as the lanes of 8 x 8 tensor-core fragments); loop i runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. A loop whose bounds move with a grid index runs over the hull of the block's points' bounds, the moving side's operand staged as 0 outside a point's own.
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <cuda_pipeline.h>
 
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
-
-/* symm_update_C: blocks of 16 consecutive j x 64 lanes: loop i in order in every thread, loop k split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between. */
-__global__ void __launch_bounds__(1024) symm_update_C(int m, int n, double alpha, double beta, double *C, const double *A, const double *B)
+/* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
+   B[lane % 4][lane / 4], c0 and c1 are C[lane / 4][lane % 4 * 2 + 0, 1] (PTX mma.sync m8n8k4 f64) */
+static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double a, double b)
 {
-  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 64 lanes per j */
-  const bool live = j >= 0 && j < n;   /* no early return: the block meets at barriers */
-  int i;
-  int k;
-  double temp2;
-  __shared__ double warps_1[32][16];   /* a part per warp */
-  for (i = 0; i < m; i++)
-  {
-    if (live && lane == 0) {
-      temp2 = 0.0;
-    }
-    if (live)
-      for (k = lane; k < i; k += 64)
-      {
-        C[(k * n) + j] += (alpha * B[(i * n) + j]) * A[(i * m) + k];
-      }
-    {
-      double part = 0;
-      if (live)
-        for (k = lane; k < i; k += 64)
-          part += B[(k * n) + j] * A[(i * m) + k];
-      for (int off = 16; off >= 16; off >>= 1)
-        part = part + __shfl_down_sync(0xffffffffu, part, off);
-      if (lane % 2 == 0)
-        warps_1[lane / 2][threadIdx.x] = part;
-    }
-    __syncthreads();
-    if (live && lane == 0) {
-      {
-        double part = warps_1[0][threadIdx.x];
-        for (int other = 1; other < 32; other++)
-          part = part + warps_1[other][threadIdx.x];
-        temp2 = temp2 + part;
-      }
-      C[(i * n) + j] = ((beta * C[(i * n) + j]) + ((alpha * B[(i * n) + j]) * A[(i * m) + i])) + (alpha * temp2);
-    }
-    __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800   /* no fp64 tensor cores: the same sums by shuffles */
+  const int lane = (int)((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32;
+  for (int q = 0; q < 4; q++) {
+    const double x = __shfl_sync(0xffffffffu, a, lane / 4 * 4 + q);
+    c0 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + q), c0);
+    c1 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + 4 + q), c1);
   }
+#else
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
+#endif
+}
+/* c0..c3 += this lane's four points of a 16 x 8 x 8 product: a0..a3 hold A[lane / 4 + 8 (r % 2)]
+   [lane % 4 + 4 (r / 2)], b0, b1 hold B[lane % 4 + 4 r][lane / 4], c0, c1 are C[lane / 4]
+   [lane % 4 * 2 + 0, 1] and c2, c3 the two 8 rows below (PTX mma.sync m16n8k8 f64, sm_90) */
+static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, double &c2, double &c3,
+                                                   double a0, double a1, double a2, double a3, double b0, double b1)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900   /* the same products as four 8 x 8 x 4 ones */
+  poly_dmma(c0, c1, a0, b0);
+  poly_dmma(c0, c1, a2, b1);
+  poly_dmma(c2, c3, a1, b0);
+  poly_dmma(c2, c3, a3, b1);
+#else
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};" : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#endif
+}
+
+/* symm_update_C_1: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. A loop whose bounds move with a grid index runs over the hull of the block's points' bounds, the moving side's operand staged as 0 outside a point's own. */
+__global__ void symm_update_C_1(int m, int n, double alpha, double beta, double *C, const double *A, const double *B)
+{
+  const int i_base = poly_min(0, 1) + (int)((gridDim.y - 1 - blockIdx.y) * blockDim.y * 8);   /* the block's first point */
+  const int j_base = (int)(blockIdx.x * blockDim.x * 2);   /* the block's first point */
+  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
+  const int poly_wy = poly_t / 32 / 4 * 32, poly_wx = poly_t / 32 % 4 * 16;
+  const int i_first = i_base + poly_wy + poly_lane / 4;
+  const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
+  int k;
+  bool ok[8][2];
+  double temp2[8][2];   /* a thread-private scalar: one per point */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      ok[tm][tn] = i >= 0 && i < m && j >= 0 && j < n;
+      if (ok[tm][tn]) {
+        temp2[tm][tn] = 0.0;
+      }
+    }
+  bool poly_any = false;
+  for (int tm = 0; tm < 8; tm++)
+    for (int tn = 0; tn < 2; tn++)
+      poly_any = poly_any || ok[tm][tn];
+  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
+    return;
+  double acc[8][2];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      acc[tm][tn] = ok[tm][tn] ? temp2[tm][tn] : (double)0;
+    }
+  {
+    const int poly_g0 = poly_max(poly_max(i_base, poly_min(0, 1)), 0), poly_g1 = poly_min(poly_min(i_base + 63, m - 1), (m - 1));   /* the block's first and last i */
+    const int poly_lo = poly_min(0, 0), poly_hi = poly_max((poly_g0), (poly_g1));   /* its points' row bounds' hull */
+    {
+    extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+    double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* col operand B[k][j], 2 tiles */
+    double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles */
+    for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
+      const int poly_k1 = poly_lo + poly_s * 32, poly_next = poly_s;
+      if (poly_k1 < poly_hi) {
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+          const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+        }
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+          const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < (poly_g) && (poly_g) >= 0 && (poly_g) <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        }
+      }
+      __pipeline_commit();
+    }
+    for (int poly_k0 = poly_lo, poly_b = 0; poly_k0 < poly_hi; poly_k0 += 32, poly_b = poly_b == 1 ? 0 : poly_b + 1) {
+      __pipeline_wait_prior(0);   /* this thread's copies of this tile have landed */
+      __syncthreads();   /* ... and every thread's; the tile before it is read */
+      if (poly_k0 + 32 < poly_hi) {   /* the tile 1 ahead, into the one read before */
+        const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+          const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+        }
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+          const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < (poly_g) && (poly_g) >= 0 && (poly_g) <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        }
+      }
+      __pipeline_commit();
+      #pragma unroll
+      for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
+        double poly_stage0_frag[2][2];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+        double poly_stage1_frag[2][4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          #pragma unroll
+          for (int poly_h = 0; poly_h < 2; poly_h++)
+            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
+      }
+    }
+    __syncthreads();   /* the ring is read before anything else uses it */
+    }
+  }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        temp2[tm][tn] = acc[tm][tn];
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn]) {
+        C[(i * n) + j] = ((beta * C[(i * n) + j]) + ((alpha * B[(i * n) + j]) * A[(i * m) + i])) + (alpha * temp2[tm][tn]);
+      }
+    }
+}
+
+/* symm_update_C_2: each thread a 8 x 2 tile of (j, k) points (j -> x, k -> y; as the lanes of 8 x 8 tensor-core fragments); loop i runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. A loop whose bounds move with a grid index runs over the hull of the block's points' bounds, the moving side's operand staged as 0 outside a point's own. */
+__global__ void symm_update_C_2(int m, int n, double alpha, double *C, const double *A, const double *B)
+{
+  const int k_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
+  const int j_base = (int)(blockIdx.x * blockDim.x * 2);   /* the block's first point */
+  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
+  const int poly_wy = poly_t / 32 / 4 * 32, poly_wx = poly_t / 32 % 4 * 16;
+  const int k_first = k_base + poly_wy + poly_lane / 4;
+  const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
+  int i;
+  bool ok[8][2];
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int k = k_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      ok[tm][tn] = j >= 0 && j <= n - 1 && k >= 0 && k <= m - 2;
+    }
+  bool poly_any = false;
+  for (int tm = 0; tm < 8; tm++)
+    for (int tn = 0; tn < 2; tn++)
+      poly_any = poly_any || ok[tm][tn];
+  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
+    return;
+  double acc[8][2];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int k = k_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      acc[tm][tn] = ok[tm][tn] ? C[(k * n) + j] : (double)0;
+    }
+  {
+    const int poly_g0 = poly_max(poly_max(k_base, 0), 0), poly_g1 = poly_min(poly_min(k_base + 63, m - 2), m - 2);   /* the block's first and last k */
+    const int poly_lo = poly_min((poly_g0) + 1, (poly_g1) + 1), poly_hi = poly_max((m - 1) + 1, (m - 1) + 1);   /* its points' row bounds' hull */
+    {
+    extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+    double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* col operand B[i][j], 2 tiles */
+    double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles */
+    for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
+      const int poly_k1 = poly_lo + poly_s * 32, poly_next = poly_s;
+      if (poly_k1 < poly_hi) {
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+          const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+        }
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= (poly_g) + 1 && poly_k < (m - 1) + 1 && (poly_g) >= 0 && (poly_g) <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
+        }
+      }
+      __pipeline_commit();
+    }
+    for (int poly_k0 = poly_lo, poly_b = 0; poly_k0 < poly_hi; poly_k0 += 32, poly_b = poly_b == 1 ? 0 : poly_b + 1) {
+      __pipeline_wait_prior(0);   /* this thread's copies of this tile have landed */
+      __syncthreads();   /* ... and every thread's; the tile before it is read */
+      if (poly_k0 + 32 < poly_hi) {   /* the tile 1 ahead, into the one read before */
+        const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+          const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+        }
+        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
+          const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= (poly_g) + 1 && poly_k < (m - 1) + 1 && (poly_g) >= 0 && (poly_g) <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
+        }
+      }
+      __pipeline_commit();
+      #pragma unroll
+      for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
+        double poly_stage0_frag[2][2];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < poly_hi ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] : 0.0;
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < poly_hi ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] : 0.0;
+        double poly_stage1_frag[2][4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          #pragma unroll
+          for (int poly_h = 0; poly_h < 2; poly_h++)
+            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
+      }
+    }
+    __syncthreads();   /* the ring is read before anything else uses it */
+    }
+  }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int k = k_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        C[(k * n) + j] = acc[tm][tn];
+    }
 }
 
 extern "C" void kernel_symm_device(int m, int n, double alpha, double beta, double *C, double *A, double *B)
 {
   {
-    const int extent = n;   /* j: 64 lanes each */
-    if (extent > 0)
-      symm_update_C<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, alpha, beta, C, A, B);
+    const int extent_x = n;   /* j */
+    const int extent_y = m - (poly_min(0, 1));   /* i */
+    if (extent_x > 0 && extent_y > 0) {
+      dim3 block(32, 8);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
+      cudaFuncSetAttribute(symm_update_C_1, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
+      symm_update_C_1<<<grid, block, 69632>>>(m, n, alpha, beta, C, A, B);
+    }
+  }
+  {
+    const int extent_x = n;   /* j */
+    const int extent_y = m - 1;   /* k */
+    if (extent_x > 0 && extent_y > 0) {
+      dim3 block(32, 8);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
+      cudaFuncSetAttribute(symm_update_C_2, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
+      symm_update_C_2<<<grid, block, 69632>>>(m, n, alpha, C, A, B);
+    }
   }
 }
 

@@ -55,6 +55,19 @@ def test_abi_problems():
     assert r.findings[0].rule == "abi" and "allocate" in r.reason
 
 
+def test_device_entry_scratch_must_be_given_back():
+    """NAME_device may take scratch from the stream-ordered pool for the call (t2c's copies of
+    input arrays), only if it gives it back with cudaFreeAsync in the same function."""
+    take = "  double *tmp = NULL;\n  cudaMallocAsync((void **)&tmp, 64, 0);\n"
+    src = GOOD.replace("  gemm_kernel<<<grid, block>>>", take + "  gemm_kernel<<<grid, block>>>", 1)
+    r = check_static(GEMM, src)
+    assert r.findings[0].rule == "abi" and "cudaFreeAsync(tmp" in r.reason, r.summary()
+    given = src.replace("  gemm_kernel<<<grid, block>>>", "  cudaFreeAsync(tmp, 0);\n  gemm_kernel<<<grid, block>>>", 1)
+    assert check_static(GEMM, given).ok, check_static(GEMM, given).summary()
+    r = check_static(GEMM, given.replace("cudaMallocAsync((void **)&tmp, 64, 0)", "cudaMalloc((void **)&tmp, 64)"))
+    assert r.findings[0].rule == "abi" and "must not allocate" in r.reason
+
+
 def test_includes_and_macros():
     assert check_static(GEMM, '#include "mine.h"\n' + GOOD).findings[0].rule == "include"
     assert check_static(GEMM, "#include <fstream>\n" + GOOD).findings[0].rule == "include"

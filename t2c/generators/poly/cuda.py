@@ -133,8 +133,10 @@ class Renderer:
 # -- the candidate ------------------------------------------------------------------------
 
 class Printer:
-    def __init__(self, k: Kernel, an: Analysis, plan: Plan, options: PolyOptions):
-        self.k, self.an, self.plan, self.opt = k, an, plan, options
+    def __init__(self, abi: Kernel, an: Analysis, plan: Plan, options: PolyOptions):
+        self.abi = abi                      # the caller's parameters; k adds the copies of inputs
+        self.k = k = an.program.kernel
+        self.an, self.plan, self.opt = an, plan, options
         prog = an.program
         self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
         self.r = Renderer(k, self.local_arrays)
@@ -145,6 +147,7 @@ class Printer:
         self.kernels: list[str] = []
         self.reduction_globals: list[str] = []
         self.at_locals: dict[str, list[str]] = {}   # launch -> `dev_X` its NAME_at takes as pointers
+        self.per_point: dict[str, str] = {}         # while a tiled body prints: web -> its point's copy
         for launch in plan.launches:
             if options.parallel_reductions:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
@@ -168,7 +171,8 @@ class Printer:
                 launch.tile = options.staged_tile        # the plan reads the tile's shape
                 launch.staged = stage.plan(self, launch)
             if not launch.staged:
-                launch.tile = options.register_tile if options.register_tile != (1, 1) else None
+                launch.tile = options.register_tile if options.register_tile != (1, 1) \
+                    and not self.moving(launch) else None
             elif options.tensor_cores:
                 launch.mma = tensor.plan(self, launch)
         if options.private_blocks:
@@ -181,7 +185,7 @@ class Printer:
         out = {}
         for (s, scalar), web in self.an.web_of.items():
             if s == stmt_name:
-                out[scalar] = f"dev_{web}" if self.plan.storage[web] == "global" else web
+                out[scalar] = f"dev_{web}" if self.plan.storage[web] == "global" else self.per_point.get(web, web)
         return out
 
     def render_nodes(self, nodes, indent) -> list[str]:
@@ -281,19 +285,29 @@ class Printer:
                     f"{indent}  {cell} = {acc};", f"{indent}}}"]
         return printed
 
-    def accumulator_parts(self, loop: Loop):
+    def accumulator_parts(self, loop: Loop, scalars=False):
         """(dtype, register name, the cell's C text, the loop body on the register) of the
-        register accumulator's form (above), or None."""
+        register accumulator's form (above), or None.  `scalars`: the cell may also be a
+        scalar private to the thread (symm's `temp2 += B[k][j] * A[i][k]`), for a tiled
+        launch, which keeps one per point (tiled_body)."""
         if not self.opt.register_accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
             return None
         st = loop.body[0].stmt
         node = st.node
-        if st.conditional or not isinstance(node, c_ast.Assignment) or not isinstance(node.lvalue, c_ast.ArrayRef):
+        if st.conditional or not isinstance(node, c_ast.Assignment):
             return None
         target = cprint(node.lvalue)
-        name = _array_name(node.lvalue)
-        dtype = next((a.dtype for a in self.k.arrays if a.name == name), None) or \
-            (self.an.program.locals[name].dtype if name in self.local_arrays else None)
+        if isinstance(node.lvalue, c_ast.ID):
+            web = self.an.web_of.get((st.name, target))
+            if not scalars or web is None or self.plan.storage.get(web) != "local":
+                return None
+            name, dtype = target, self.web_type[web]
+        elif isinstance(node.lvalue, c_ast.ArrayRef):
+            name = _array_name(node.lvalue)
+            dtype = next((a.dtype for a in self.k.arrays if a.name == name), None) or \
+                (self.an.program.locals[name].dtype if name in self.local_arrays else None)
+        else:
+            return None
         if dtype is None or loop.var in _WORD.findall(target) or \
                 any(cprint(r) != target for r in _refs(node, name)):
             return None
@@ -418,17 +432,18 @@ class Printer:
 
     def tileable(self, launch: Launch) -> bool:
         """A 2-d launch whose threads run straight-line statements and loops of one updated
-        cell (the register accumulator's form) with bounds that do not move with the grid."""
+        cell (the register accumulator's form)."""
         if len(launch.grid) != 2 or launch.reduction or launch.row or id(launch) in self.in_block \
-                or launch.grid[-1].derived or any(self.plan.storage.get(w) == "local" for (s, _), w in
-                                                 self.an.web_of.items() if s in launch.statements()):
+                or launch.grid[-1].derived:
             return False
+        return all(self.accumulator_parts(n, scalars=True) is not None for n in launch.body if isinstance(n, Loop))
+
+    def moving(self, launch: Launch) -> bool:
+        """Whether a loop of the launch has bounds that move with its grid indices (only a
+        staged tile takes those: stage.hull)."""
         grid = {l.var for l in launch.grid}
-        for n in launch.body:
-            if isinstance(n, Loop) and (self.accumulator_parts(n) is None or
-                                        grid & set(_WORD.findall(f"{n.init} {n.cond} {n.next}"))):
-                return False
-        return True
+        return any(isinstance(n, Loop) and grid & set(_WORD.findall(f"{n.init} {n.cond} {n.next}"))
+                   for n in launch.body)
 
     def tiled_body(self, launch: Launch, box, inner_vars) -> list[str]:
         """Each thread computes a tile of grid points (rows apart by blockDim.y, columns by
@@ -445,8 +460,9 @@ class Printer:
         for l in (y, x):
             ax, per = launch.axes[l.var], rows if l is y else cols
             start = _min(lows_of[l.var])
+            block = f"(gridDim.{ax} - 1 - blockIdx.{ax})" if self.opt.heavy_first and l.var in stage.heavier(launch) else f"blockIdx.{ax}"
             out.append(f"  const int {l.var}_base = {'' if start == '0' else f'{start} + '}"
-                       f"(int)(blockIdx.{ax} * blockDim.{ax} * {per});   /* the block's first point */")
+                       f"(int)({block} * blockDim.{ax} * {per});   /* the block's first point */")
         if launch.mma:
             # a warp's tile: rows/2 x cols fragments of 8 x 8; a lane holds two neighbours in a row
             bx = self.opt.block_2d[0]
@@ -460,6 +476,9 @@ class Printer:
             out += [f"  const int {l.var}_first = {l.var}_base + (int)threadIdx.{launch.axes[l.var]};" for l in (y, x)]
             at = {"y": f"{tm} * (int)blockDim.y", "x": f"{tn} * (int)blockDim.x"}
         out += [f"  int {v};" for v in inner_vars] + [f"  bool {ok}[{rows}][{cols}];"]
+        webs = {w for (st, _), w in self.an.web_of.items() if st in launch.statements() and self.plan.storage[w] == "local"}
+        out += [f"  {self.web_type[w]} {w}[{rows}][{cols}];   /* a thread-private scalar: one per point */" for w in sorted(webs)]
+        self.per_point = {w: f"{w}[{tm}][{tn}]" for w in webs}
 
         def points(lines, indent="  "):
             return [f"{indent}#pragma unroll", f"{indent}for (int {tm} = 0; {tm} < {rows}; {tm}++)",
@@ -474,7 +493,7 @@ class Printer:
                 first += [f"if ({mine}) {{",
                           *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
                 continue
-            dtype, acc, cell, body = self.accumulator_parts(node)
+            dtype, acc, cell, body = self.accumulator_parts(node, scalars=True)
             reg = f"{acc}[{tm}][{tn}]"
             body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
             if first and launch.staged:     # a block with no point in the domain (a triangle's far side)
@@ -496,9 +515,11 @@ class Printer:
                         f"  for ({node.init}; {node.cond}; {node.next})", "  {",
                         *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }"]
             out += points([f"if ({mine})", f"  {cell} = {reg};"])
-        return out + (points(first) if first else [])
+        out += points(first) if first else []
+        self.per_point = {}
+        return out
 
-    def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn) -> list[str]:
+    def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn, hulled=False) -> list[str]:
         """An accumulator loop of a tiled launch, its operands staged through shared memory
         BK values of the loop at a time (stage.py says what is staged and why it is exact).
         With `staged_prefetch` each thread loads its share of the next tile into registers
@@ -506,6 +527,10 @@ class Printer:
         the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default).  A loop whose
         products run on the tensor cores (tensor.py) multiplies whole tiles four k at a time,
         its tiles copied ahead asynchronously where its operands allow (tensor.async_loop)."""
+        if s.moving and not hulled:      # the block's hull of the loop's bounds, then the loop over it
+            inner = self.staged_loop(launch, loop, s, box, points, reg, tm, tn, True)
+            return ["  {", *["    " + line for line in stage.hull(self, launch, s, box)],
+                    *["  " + line for line in inner], "  }"]
         bx, by = self.opt.block_2d
         y, x = launch.rows_cols()
         bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
@@ -525,8 +550,8 @@ class Printer:
             kk, r = stage.slot(op, bk, n)
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
             where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
-            staged = (f"poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end} ? {value} "
-                      f": ({s.dtype})0;")
+            staged = (f"poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end}"
+                      f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({s.dtype})0;")
             decl.append(f"  __shared__ {s.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
                         f"{cprint(op.node)} */")
             if not prefetch:
@@ -688,7 +713,7 @@ class Printer:
 
     # the file ---------------------------------------------------------------------------------
     def candidate(self) -> str:
-        k = self.k
+        k = self.abi
         self.name_launches()
         kernels, calls = [], {}
         for launch in self.plan.launches:
@@ -734,7 +759,25 @@ class Printer:
         for w, s in self.plan.storage.items():
             if s == "host":
                 out.append(f"  {self.web_type[w]} {w};")
+        copies = self.an.program.copies
+        if copies:
+            out += ["  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */",
+                    "  if (!poly_pool_kept) {",
+                    "    int poly_device;",
+                    "    cudaMemPool_t poly_pool;",
+                    "    unsigned long long poly_keep = ~0ULL;",
+                    "    cudaGetDevice(&poly_device);",
+                    "    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);",
+                    "    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);",
+                    "    poly_pool_kept = true;", "  }"]
+        for c, a in copies.items():
+            arr = self.k.array(c)
+            out += [f"  {arr.dtype} *{c} = NULL;   /* {a} as the call passed it, for the reads that see only that */",
+                    f"  const size_t bytes_{c} = {' * '.join(f'(size_t)({e})' for e in arr.shape)} * sizeof({arr.dtype});",
+                    f"  cudaMallocAsync((void **)&{c}, bytes_{c}, 0);",
+                    f"  cudaMemcpyAsync({c}, {a}, bytes_{c}, cudaMemcpyDeviceToDevice, 0);"]
         out += self.host_items(self.plan.items, "  ", calls)
+        out += [f"  cudaFreeAsync({c}, 0);" for c in copies]
         if k.returns:
             out.append(f"  {ret} result;")
             out.append("  cudaMemcpyFromSymbol(&result, dev_return, sizeof(result));")
@@ -782,7 +825,12 @@ class Printer:
             spread = "rows blockDim.y apart, columns blockDim.x apart"
             if launch.mma:
                 spread = "as the lanes of 8 x 8 tensor-core fragments"
-                staged += " Their products run on the fp64 tensor cores (mma.sync m8n8k4), 4 values of the loop at a time."
+                m16 = self.opt.mma_m16 and rows % 4 == 0 and all(x.depth % 8 == 0 for x in launch.staged.values())
+                staged += (f" Their products run on the fp64 tensor cores (mma.sync {'m16n8k8' if m16 else 'm8n8k4'}), "
+                           f"{8 if m16 else 4} values of the loop at a time.")
+            if any(x.moving for x in (launch.staged or {}).values()):
+                staged += (" A loop whose bounds move with a grid index runs over the hull of the block's points'"
+                           " bounds, the moving side's operand staged as 0 outside a point's own.")
             return (f"{launch.name}: each thread a {rows} x {cols} tile of ({', '.join(l.var for l in launch.grid)}) "
                     f"points ({axes}; {spread}){tail}, its loops jammed "
                     f"with a register per point.{staged}{where}")
@@ -844,10 +892,11 @@ def _array_name(ref) -> str | None:
 
 
 def _replace_refs(node, target: str, acc: str):
-    """`node` with every reference whose text is `target` replaced by the identifier `acc`."""
+    """`node` with every reference (or scalar) whose text is `target` replaced by the
+    identifier `acc`."""
     from .schedule import rewrite
-    return rewrite(node, lambda n: c_ast.ID(acc) if isinstance(n, c_ast.ArrayRef) and cprint(n) == target
-                   else None)
+    return rewrite(node, lambda n: c_ast.ID(acc) if isinstance(n, (c_ast.ArrayRef, c_ast.ID)) and
+                   cprint(n) == target else None)
 
 
 def helpers(text: str) -> str:

@@ -12,7 +12,7 @@ from ...ir import Kernel
 from .cuda import Printer, sequential_candidate
 from .mapping import Plan, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
-from .schedule import isl_tree, variants
+from .schedule import copy_inputs, isl_tree, variants
 from .transform import distribute, fuse, permute, wavefront
 
 
@@ -27,9 +27,19 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
         an = analyze(kernel)                             # polyhedral model + exact dependences
     except NotAffine as e:
         return sequential_candidate(kernel, f"not affine: {e}")   # outside the model: one thread
+    plan = planned(an, options)                          # the reference's loops, transformed and mapped
+    if options.copy_inputs:
+        an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
+    if options.isl_schedule:
+        an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
+    return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
+
+
+def planned(an, options: PolyOptions) -> Plan:
+    """The reference's loop tree through the passes, each checked, mapped to the grid."""
     tree = an.program.body                               # the reference's own loop tree
     if options.distribute:
-        tree = distribute(an, tree)                      # one nest per statement group: own mapping each
+        tree = distribute(an, tree, options.sink_updates)   # one nest per statement group: own mapping each
     if options.permute:
         tree = permute(an, tree)                         # parallel loops outward: they become the grid
     if options.fuse:
@@ -37,11 +47,24 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
     if options.wavefront:
         tree = wavefront(an, tree)                       # skew fully carried 2-d bands: parallel diagonals
     if not an.legal(tree):                               # every pass checked itself; this is the last guard
-        raise LoweringError(f"{kernel.name}: the transformed schedule breaks a dependence")
-    plan = map_to_grid(an, tree, options)                # parallel bands -> launches, carried loops -> host
-    if options.isl_schedule:
-        an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
-    return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
+        raise LoweringError(f"{an.program.kernel.name}: the transformed schedule breaks a dependence")
+    return map_to_grid(an, tree, options)                # parallel bands -> launches, carried loops -> host
+
+
+def with_copies(an, plan: Plan, options: PolyOptions):
+    """The program whose input-only reads read copies of their arrays (schedule.copy_inputs)
+    when its plan runs strictly fewer loops in order around some statement."""
+    v = copy_inputs(an)
+    if v is None:
+        return an, plan
+    other = planned(v, options)
+    if serial_depth(other) >= serial_depth(plan):
+        return an, plan
+    names = ", ".join(f"{c} (of {a})" for c, a in v.program.copies.items())
+    other.notes.append(f"Copies: reads that only ever see the values the call passed read copies made "
+                       f"before the first launch ({names}); at most {serial_depth(other)} loop(s) run in "
+                       f"order around a statement instead of {serial_depth(plan)}.")
+    return v, other
 
 
 def rescheduled(an, plan: Plan, options: PolyOptions):

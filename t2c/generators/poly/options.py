@@ -16,6 +16,8 @@ class PolyOptions:
     block_3d: tuple[int, int, int] = (32, 4, 2)
     max_grid_dims: int = 3                   # parallel loops mapped to the grid per launch
     distribute: bool = True                  # split loops so that each nest gets its mapping
+    sink_updates: bool = True                # ... after moving an update no cut could separate to the
+                                             # end of its loop, where it then splits off (symm)
     permute: bool = True                     # move parallel loops outward in a band
     fuse: bool = True                        # re-join nests that share a grid
     wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
@@ -38,6 +40,9 @@ class PolyOptions:
                                              # memory (stage.py; the gemm family), which then they do; on
                                              # the H200 at LARGE 8 x 2 took 5 of the 7 tensor-core kernels
                                              # 3-40% less time than 4 x 4 (with 2 async stages)
+    staged_hulls: bool = True                # ... also loops whose bounds move with a grid index: over
+                                             # the block's hull, operands 0 outside a point's own bounds
+    heavy_first: bool = True                 # ... those blocks numbered so that the longest loops start first
     staged_prefetch: bool = False            # ... the next tile into registers during this one's compute
     stage_depth: int = 0                     # loop values per shared tile (0: stage.DEPTHS, what fits)
     tile_blocks_per_sm: int = 0              # a tiled launch asks ptxas for registers that fit this
@@ -47,6 +52,10 @@ class PolyOptions:
     async_copies: bool = True                # ... their tiles copied ahead asynchronously
     async_stages: int = 2                    # ... into a ring of this many tiles (dynamic shared memory;
                                              # 3 took all but syr2k 2-8% more time on the H200)
+    scale_in_place: bool = False             # ... an operand's factors (gemm's alpha) applied to the
+                                             # copied tile in shared memory, not to every fragment: fewer
+                                             # registers (gemm 126 -> 114), but on the H200 gemm 0.198 ->
+                                             # 0.277 ms, syrk 0.115 -> 0.143 (a pass before the barrier)
     mma_m16: bool = True                     # ... 16 x 8 x 8 at a time (m16n8k8 on sm_90: twice m8n8k4's rate)
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
     one_block_threads: int = 1024            # that block's threads
@@ -56,6 +65,8 @@ class PolyOptions:
     resident_locals: bool = True             # ... with the reference's local arrays it uses (durbin's z)
     private_blocks: bool = True              # such a loop carried only through a scratch array: a block
                                              # per iteration, each with its own copy in shared memory
+    copy_inputs: bool = True                 # reads that only see an array's values at the call read a
+                                             # copy of it, when that runs fewer loops in order (trmm)
     isl_schedule: bool = True                # isl's scheduler's tree when it runs fewer loops in order
     sequential: bool = False                 # one thread for everything (the safe baseline)
 

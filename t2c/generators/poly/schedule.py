@@ -30,8 +30,9 @@ from dataclasses import replace
 from pycparser import c_ast
 
 from ...analysis import Access, Analysis, Loop, Stmt, analyze_program, loop_paths
-from ...analysis.model import parse_c, parse_expr
+from ...analysis.model import _base_and_subscripts, affine, parse_c, parse_expr
 from ...frontends.c.normalize import cprint
+from .reduce import fresh_name
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
@@ -290,7 +291,58 @@ def split_pivots(an: Analysis) -> Analysis | None:
     return v if len(kept) == len(statements) else _reanalyzed(an, kept, an.program.locals)
 
 
-def _reanalyzed(an: Analysis, statements, locals_) -> Analysis:
+def copy_inputs(an: Analysis) -> Analysis | None:
+    """Reads that only ever see the values an array had when the kernel was called read a
+    copy of it made before the first launch (`B_in`, a new array the printer allocates and
+    fills).  In trmm, `B[i][j] += A[k][i] * B[k][j]` for k > i reads rows that later
+    iterations overwrite: the anti-dependences make i sequential; from the copy, every
+    (i, j) is independent.  Exact (isl: no write reaches such a read, so it reads the input);
+    a read of a cell its own statement writes stays (it is the accumulation).  None when no
+    read qualifies."""
+    prog = an.program
+    schedule = an.schedule(prog.body)
+    arrays = {a.name: a for a in prog.kernel.arrays if a.shape}
+    written = {a.name for st in prog.statements for a in st.writes()}
+    taken = set(prog.kernel.params) | set(prog.locals) | {l for st in prog.statements for l in st.loops}
+    copies, statements = {}, []
+    for st in prog.statements:
+        own = {(a.name, a.index) for a in st.writes()}
+        picked = {(a.name, a.index) for a in st.reads() if a.name in arrays and a.name in written
+                  and (a.name, a.index) not in own and an.model.reads_inputs(st.name, a.name, a.index, schedule)}
+        if not picked or not isinstance(st.node, c_ast.Assignment):
+            statements.append(st)
+            continue
+        for name, _ in sorted(picked):
+            if name not in copies.values():
+                taken.add(fresh := fresh_name(f"{name}_in", taken))
+                copies[fresh] = name
+        names = {v: k for k, v in copies.items()}
+        scope = set(prog.sizes) | set(st.loops)
+
+        def pick(n):
+            if not isinstance(n, c_ast.ArrayRef):
+                return None
+            base, subs = _base_and_subscripts(n)
+            idx = tuple(affine(x, scope, "subscript") for x in subs)
+            if isinstance(base, c_ast.ID) and (base.name, idx) in picked:
+                n = copy.deepcopy(n)
+                _base_and_subscripts(n)[0].name = names[base.name]
+                return n
+            return None
+        node = copy.deepcopy(st.node)
+        node.rvalue = rewrite(node.rvalue, pick)
+        accesses = tuple(replace(a, name=names[a.name]) if not a.write and (a.name, a.index) in picked else a
+                         for a in st.accesses)
+        statements.append(replace(st, node=node, accesses=accesses))
+    if not copies:
+        return None
+    k = prog.kernel
+    kernel = k.replace(params=k.params + tuple(copies),
+                       arrays=k.arrays + tuple(replace(arrays[a], name=c, intent="in") for c, a in copies.items()))
+    return _reanalyzed(an, statements, prog.locals, kernel=kernel, copies=copies)
+
+
+def _reanalyzed(an: Analysis, statements, locals_, **program) -> Analysis:
     """The program with its statements replaced (a statement's copies take its place in
     the loop tree, in order) and analysed again."""
     by_origin = {}
@@ -306,5 +358,5 @@ def _reanalyzed(an: Analysis, statements, locals_) -> Analysis:
                 out.append(replace(n, body=tree(n.body)))
         return out
     prog = replace(an.program, body=tree(an.program.body), statements=list(statements),
-                   locals=locals_)
+                   locals=locals_, **program)
     return analyze_program(prog)

@@ -49,6 +49,10 @@ SIZE = {"double": 8, "float": 4}
 SHARED_LIMIT = 48 * 1024
 #: dynamic shared memory a block may take (two blocks of it fit an H100's or H200's 227 KiB)
 DYNAMIC_LIMIT = 100 * 1024
+_WORD = re.compile(r"[A-Za-z_]\w*")
+#: loop bounds whose extremes over a block's rows are at its first and last row: sums of
+#: names and integers, each name times at most an integer (no min, max, division)
+_SUMS = re.compile(r"[\w\s+*()-]*")
 _RANK = {"char": 0, "short": 0, "int": 0, "long": 1, "float": 2, "double": 3}
 
 
@@ -68,6 +72,8 @@ class Staged:
     node: c_ast.Node           # the statement with the accumulator in place and operands replaced
     operands: list[Operand] = field(default_factory=list)
     depth: int = 0             # k values per shared tile (DEPTHS, or the stage_depth option)
+    moving: tuple | None = None   # (kind, grid index, first k, end, the index's own bounds) of a
+                                  # loop whose bounds move with that kind's grid index: C text (`plan`)
 
 
 def plan(p, launch) -> dict | None:
@@ -79,7 +85,7 @@ def plan(p, launch) -> dict | None:
     for n in launch.body:
         if not isinstance(n, Loop):
             continue
-        parts = p.accumulator_parts(n)
+        parts = p.accumulator_parts(n, scalars=True)
         m = re.fullmatch(rf"\s*{n.var}\s*(<=|<)\s*(.+?)\s*", n.cond)
         if parts is None or parts[0] not in SIZE or n.step != 1 or not m:
             return None
@@ -90,6 +96,14 @@ def plan(p, launch) -> dict | None:
         types = {s.name: s.dtype for s in p.k.scalars} | {a.name: a.dtype for a in p.k.arrays}
         s = Staged(dtype, n.init.split("=", 1)[1].strip(),
                    m[2] if m[1] == "<" else f"({m[2]}) + 1", node)
+        moves = grid & set(_WORD.findall(f"{s.low} {s.end}"))
+        if moves:
+            if not p.opt.staged_hulls or len(moves) > 1 or not _SUMS.fullmatch(f"{s.low} {s.end}"):
+                return None
+            g = y if moves == {y.var} else x
+            s.moving = ("row" if g is y else "col", g.var, s.low, s.end,
+                        f"{g.var} >= {g.lower} && {g.var} <= {g.upper}" if _SUMS.fullmatch(f"{g.lower} {g.upper}") else "")
+            s.low, s.end = "poly_lo", "poly_hi"      # the block's hull (cuda.Printer.staged_loop)
         bad = []
 
         def visit(t):
@@ -115,6 +129,10 @@ def plan(p, launch) -> dict | None:
         node.rvalue = visit(node.rvalue)
         if bad or not s.operands or _reads(node.rvalue):
             return None
+        kinds = {op.name: op.kind for op in s.operands}
+        if s.moving and not all(any(isinstance(f, c_ast.ID) and kinds.get(f.name) == s.moving[0] for f in t)
+                                for t in _products(s) or [[]]):
+            return None            # a term that the moving side's zeroed operand would not zero
         out[id(n)] = s
     for d in (p.opt.stage_depth,) if p.opt.stage_depth else DEPTHS:
         if sum(d * max(pitch(span(p.opt, launch, op), m) for m in (False, True))
@@ -123,6 +141,64 @@ def plan(p, launch) -> dict | None:
                 s.depth = d
             return out or None
     return None                        # more than a block's static shared memory: not staged
+
+
+def hull(p, launch, s: Staged, box) -> list[str]:
+    """C lines declaring `poly_lo` and `poly_hi`, the loop values some point of the block
+    takes, for a loop whose bounds move with a grid index (`s.moving`): affine bounds take
+    their extremes over the block's rows (or columns) at its first and last one in the
+    launch's box.  Each point of the block then adds the products of the whole hull, those
+    outside its own bounds with its side's operand staged as 0 (`mask`)."""
+    from .cuda import _max, _min
+    kind, g, low, end, _ = s.moving
+    lows, highs = dict(zip((l.var for l in launch.grid), box))[g]
+    n = span(p.opt, launch, next(op for op in s.operands if op.kind == kind))
+    first, last = [f"{g}_base", _min(lows)], [f"{g}_base + {n - 1}", _max(highs)]
+    loop = next(l for l in launch.grid if l.var == g)
+    if _SUMS.fullmatch(f"{loop.lower} {loop.upper}"):       # the box may be wider than the loop
+        first, last = [*first, loop.lower], [*last, loop.upper]
+    at = lambda e, v: _WORD.sub(lambda m: f"({v})" if m[0] == g else m[0], e)
+    return [f"const int poly_g0 = {_max(first)}, poly_g1 = {_min(last)};   /* the block's first and last {g} */",
+            f"const int poly_lo = poly_min({at(low, 'poly_g0')}, {at(low, 'poly_g1')}), "
+            f"poly_hi = poly_max({at(end, 'poly_g0')}, {at(end, 'poly_g1')});   /* its points' {kind} bounds' hull */"]
+
+
+def heavier(launch) -> set[str]:
+    """Grid indices along which a loop with moving bounds gets longer (symm's k < i grows with
+    i): the GPU starts blocks in order of their index, so the launch numbers those blocks from
+    the far end, and the longest start first instead of making the last wave's tail."""
+    out = set()
+    for s in (launch.staged or {}).values():
+        if s.moving:
+            _, g, low, end, _ = s.moving
+            length = lambda v: eval(_WORD.sub(lambda m: str(v) if m[0] == g else "1000", f"({end}) - ({low})"),
+                                    {"__builtins__": {}})
+            try:
+                if length(1) > length(0):     # affine (plan's _SUMS): the slope at any point
+                    out.add(g)
+            except (SyntaxError, NameError, TypeError):      # a literal with a suffix: keep the order
+                pass
+    return out
+
+
+def mask(p, s: Staged, op: Operand, here: dict) -> str:
+    """` && ...`: for a loop whose bounds move (`s.moving`), the condition under which `op`'s
+    staged element (its grid index and the loop's named as in `here`) is one the reference
+    reads: on the moving side, the point's own range of the loop and its grid loop's bounds;
+    on both, every subscript within its array's extent (the hull may pass the reference's
+    range of the other side).  '' for other loops."""
+    if not s.moving:
+        return ""
+    from .cuda import _array_name, _refs
+    from ...analysis.model import _base_and_subscripts
+    kind, g, low, end, own = s.moving
+    at = lambda e: _WORD.sub(lambda m: f"({here[g]})" if m[0] == g else m[0], e)
+    out = [f"poly_k >= {at(low)}", f"poly_k < {at(end)}", *([at(own)] if own else [])] if op.kind == kind else []
+    for ref in _refs(op.node):
+        for sub, ext in zip(_base_and_subscripts(ref)[1], p.r.shapes.get(_array_name(ref), ())):
+            sub = cprint(p.r.node(sub, here))
+            out += [f"{sub} >= 0", f"{sub} < {ext}"]
+    return "".join(f" && {c}" for c in dict.fromkeys(out))
 
 
 def span(opt, launch, op: Operand) -> int:
@@ -149,8 +225,21 @@ def pitch(n: int, mma: bool) -> int:
 def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
     """(row operand, column operand) of each product `s`'s statement adds to its accumulator
     (see the module doc), or None when the statement is anything else or not in double."""
-    node, kinds = s.node, {op.name: op.kind for op in s.operands}
-    if s.dtype != "double" or not isinstance(node.lvalue, c_ast.ID):
+    kinds = {op.name: op.kind for op in s.operands}
+    pairs = []
+    for factors in _products(s) or [] if s.dtype == "double" else []:
+        names = sorted((kinds.get(f.name, ""), f.name) for f in factors if isinstance(f, c_ast.ID))
+        if len(factors) != 2 or [k for k, _ in names] != ["col", "row"]:
+            return None
+        pairs.append((names[1][1], names[0][1]))
+    return pairs or None
+
+
+def _products(s: Staged) -> list[list] | None:
+    """The factors of each term `s`'s statement adds to its accumulator (`acc += S0 * S1 +
+    S2`: [[S0, S1], [S2]]); None when the statement is not such a sum."""
+    node = s.node
+    if not isinstance(node.lvalue, c_ast.ID):
         return None
     terms = _terms(node.rvalue)
     if node.op == "=":
@@ -160,14 +249,8 @@ def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
         terms.remove(own[0])
     elif node.op != "+=":
         return None
-    pairs = []
-    for t in terms:
-        ids = [t.left, t.right] if isinstance(t, c_ast.BinaryOp) and t.op == "*" else []
-        names = sorted((kinds[i.name], i.name) for i in ids if isinstance(i, c_ast.ID) and i.name in kinds)
-        if len(names) != 2 or [k for k, _ in names] != ["col", "row"]:
-            return None
-        pairs.append((names[1][1], names[0][1]))
-    return pairs or None
+    factors = lambda t: factors(t.left) + factors(t.right) if isinstance(t, c_ast.BinaryOp) and t.op == "*" else [t]
+    return [factors(t) for t in terms] or None
 
 
 def raw_read(op: Operand, allowed: set[str], types: dict) -> c_ast.ArrayRef | None:

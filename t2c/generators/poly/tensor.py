@@ -63,7 +63,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     if size(bk) > stage.DYNAMIC_LIMIT:
         return None
     launch.shared_bytes = max(launch.shared_bytes, size(bk))
-    decl, issue, values, offset = ["  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */"], [], {}, 0
+    decl, issue, scale, values, offset = ["  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */"], [], [], {}, 0
     for op in s.operands:
         g = y if op.kind == "row" else x
         lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
@@ -74,15 +74,19 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
         decl.append(f"  {s.dtype} (*{op.name}){shape} = reinterpret_cast<{s.dtype} (*){shape}>(poly_shared + {offset});"
                     f"   /* {op.kind} operand {cprint(raws[op.name])}, {ring} tiles */")
         offset += ring * bk * pitches[op.name]
-        issue += [f"for (int poly_e = poly_t; poly_e < {bk * n}; poly_e += {threads}) {{",
-                  f"  const int poly_g = {g.var}_base + {r}, poly_k = poly_k1 + {kk};",
-                  f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end};",
-                  f"  __pipeline_memcpy_async(&{op.name}[poly_next][{kk}][{r}], "
-                  f"poly_in ? &{cprint(ref)} : {cprint(ref.name)}, 8, poly_in ? 0 : 8);", "}"]
+        each = lambda k: [f"for (int poly_e = poly_t; poly_e < {bk * n}; poly_e += {threads}) {{",
+                          f"  const int poly_g = {g.var}_base + {r}, poly_k = {k} + {kk};",
+                          f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end}"
+                          f"{stage.mask(p, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})};"]
+        issue += [*each("poly_k1"), f"  __pipeline_memcpy_async(&{op.name}[poly_next][{kk}][{r}], "
+                                    f"poly_in ? &{cprint(ref)} : {cprint(ref.name)}, 8, poly_in ? 0 : 8);", "}"]
         scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
         text = cprint(p.r.node(scaled, names))
-        values[op.name] = (lambda read, k: read) if text == "poly_raw" else (
-            lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0")
+        if text != "poly_raw" and not p.opt.scale_in_place:      # factors applied as fragments load
+            values[op.name] = lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0"
+        elif text != "poly_raw":        # this thread's copied elements times their factors, in place
+            scale += [*each("poly_k0"), "  if (poly_in) {", f"    double &poly_v = {op.name}[poly_b][{kk}][{r}];",
+                      f"    poly_v = {_RAW.sub('poly_v', text)};", "  }", "}"]
     ind = lambda lines, pad: [pad + line for line in lines]
     ahead = f"{(ring - 1) * bk}"
     return ["  {", *decl,
@@ -92,6 +96,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
             f"  for (int poly_k0 = {s.low}, poly_b = 0; poly_k0 < {s.end}; "
             f"poly_k0 += {bk}, poly_b = poly_b == {ring - 1} ? 0 : poly_b + 1) {{",
             f"    __pipeline_wait_prior({ring - 2});   /* this thread's copies of this tile have landed */",
+            *ind(scale, "    "),
             "    __syncthreads();   /* ... and every thread's; the tile before it is read */",
             f"    if (poly_k0 + {ahead} < {s.end}) {{   /* the tile {ring - 1} ahead, into the one read before */",
             f"      const int poly_k1 = poly_k0 + {ahead}, poly_next = poly_b == 0 ? {ring - 1} : poly_b - 1;",

@@ -74,9 +74,10 @@ def _webs_split(an: Analysis, left, right) -> bool:
 
 # -- distribution ----------------------------------------------------------------------------
 
-def distribute(an: Analysis, tree: list) -> list:
+def distribute(an: Analysis, tree: list, sink: bool = True) -> list:
     """Split every loop over its body wherever that is legal (inner loops first), so
-    that each statement group can get the loop order and mapping that suits it."""
+    that each statement group can get the loop order and mapping that suits it; `sink`:
+    after moving items no cut could separate to the end of their loop (_sink)."""
     def loops_postorder(nodes):
         for n in nodes:
             if isinstance(n, Loop):
@@ -86,13 +87,15 @@ def distribute(an: Analysis, tree: list) -> list:
     for loop in list(loops_postorder(tree)):
         while id(loop) in moved:                 # rebuilt when a loop inside it was split
             loop = moved[id(loop)]
-        tree = _split(an, tree, loop, moved)
+        tree = _split(an, tree, loop, moved, sink)
     return tree
 
 
-def _split(an, tree, loop: Loop, moved) -> list:
+def _split(an, tree, loop: Loop, moved, sink=True) -> list:
     if depth_of(tree, loop) is None:
         return tree
+    if sink:
+        tree, loop = _sink(an, tree, loop, moved)
     parts, start = [], 0
     body = loop.body
     current = loop
@@ -107,6 +110,27 @@ def _split(an, tree, loop: Loop, moved) -> list:
             parts.append(a)
             tree, current, start = trial, b, cut
     return tree
+
+
+def _sink(an, tree, loop: Loop, moved) -> tuple[list, Loop]:
+    """The loop with each item of its body that no cut could separate, because a scalar web
+    has statements before and after it that it does not share, moved to the end of the body
+    where the dependences allow: in symm, `C[k][j] += alpha * B[i][j] * A[i][k]` sits inside
+    the `temp2` web of its (i, j) and updates rows that later iterations of i never touch, so
+    it can run after the web and then in a nest of its own, ordered by (k, j).  Only where
+    the loop can then be split there: elsewhere the order stays the reference's."""
+    for item in list(loop.body[:-1]):
+        pos = next(n for n, x in enumerate(loop.body) if x is item)
+        before, mine, after = _stmts(loop.body[:pos]), _stmts([item]), _stmts(loop.body[pos + 1:])
+        if _webs_split(an, mine, before + after) or not _webs_split(an, before, after):
+            continue
+        rest = [x for x in loop.body if x is not item]
+        new = dataclasses.replace(loop, body=rest + [item])
+        trial = _replace(tree, loop, [new], moved)
+        split = [dataclasses.replace(loop, body=rest), dataclasses.replace(loop, body=[item])]
+        if an.legal(trial) and an.legal(_replace(tree, loop, split)):    # only where it then splits off
+            tree, loop = trial, new
+    return tree, loop
 
 
 # -- permutation -----------------------------------------------------------------------------
@@ -175,11 +199,10 @@ def _permute_band(an, tree, loop):
         choice = None
         fallback = None
         for cand in remaining:
-            others = {l.var for l in remaining if l is not cand}
-            if _bound_names(cand) & others:
-                continue
             order = placed + [cand] + [l for l in remaining if l is not cand]
-            new = _rebuild(order, inner)
+            new = _reordered(an, tree, loop, order, inner)
+            if new is None:
+                continue
             trial = _replace(current_tree, current, [new])
             if not (an.legal(trial) and _webs_ok(an, trial)):
                 continue
@@ -197,6 +220,42 @@ def _permute_band(an, tree, loop):
         placed.append(cand)
         remaining.remove(cand)
     return current_tree, current
+
+
+def _reordered(an, tree, band: Loop, order: list[Loop], inner: list) -> Loop | None:
+    """The band's loops nested in `order` around `inner`; a loop whose bounds name a loop
+    now inside it gets bounds from the statements' domains (isl: symm's `for i; for k < i`
+    becomes `for k; for i > k`).  None when that does not give one affine bound per side."""
+    later = lambda n: {l.var for l in order[n + 1:]}
+    if not any(_bound_names(l) & later(n) for n, l in enumerate(order)):
+        return _rebuild(order, inner)
+    outer = _enclosing(tree, band)
+    if outer is None or any(l.step != 1 or l.time or l.derived for l in outer + order):
+        return None
+    stmts = [s.stmt.name for s in _rebuild(order, inner).statements()]
+    bounds = an.model.band_bounds(stmts, tuple(l.var for l in outer), tuple(l.var for l in order))
+    if bounds is None:
+        return None
+    loops = [dataclasses.replace(l, lower=lo, upper=hi, init=f"{l.var} = {_c(lo)}", cond=f"{l.var} <= {_c(hi)}",
+                                 next=f"{l.var}++") for l, (lo, hi) in zip(order, bounds)]
+    return _rebuild(loops, inner)
+
+
+def _enclosing(tree, target, path=()) -> list[Loop] | None:
+    """The loops around `target` in `tree`, outermost first (None: not in it)."""
+    for n in tree:
+        if n is target:
+            return list(path)
+        if isinstance(n, Loop):
+            found = _enclosing(n.body, target, (*path, n))
+            if found is not None:
+                return found
+    return None
+
+
+def _c(text: str) -> str:
+    """C text of an affine bound in isl's syntax (the two agree but for `mod` and `floor`)."""
+    return text
 
 
 def _nth(loop: Loop, n: int) -> Loop:

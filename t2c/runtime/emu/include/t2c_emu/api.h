@@ -82,6 +82,9 @@ cudaError_t cudaGetDevice(int* d);
 cudaError_t cudaGetDeviceCount(int* n);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d);
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d);
+static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int d) {
+    *pool = (cudaMemPool_t)0x1; return d == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void*) { return cudaSuccess; }
 static inline cudaError_t cudaSetDeviceFlags(unsigned) { return cudaSuccess; }
 static inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
 static inline cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }

@@ -188,6 +188,14 @@ struct cudaPointerAttributes {
 namespace t2c_emu { struct Stream; struct Event; }
 typedef t2c_emu::Stream* cudaStream_t;
 typedef t2c_emu::Event* cudaEvent_t;
+/* the stream-ordered allocator's pool: the emu has one, and its attributes change nothing */
+typedef struct t2c_emu_mem_pool* cudaMemPool_t;
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 1, cudaMemPoolReuseAllowOpportunistic = 2,
+    cudaMemPoolReuseAllowInternalDependencies = 3, cudaMemPoolAttrReleaseThreshold = 4,
+    cudaMemPoolAttrReservedMemCurrent = 5, cudaMemPoolAttrReservedMemHigh = 6,
+    cudaMemPoolAttrUsedMemCurrent = 7, cudaMemPoolAttrUsedMemHigh = 8
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
