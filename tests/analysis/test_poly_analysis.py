@@ -104,3 +104,25 @@ def test_facts_and_counts(analyses):
     flops, nbytes = counts(analyses["gemm"], {"ni": 2, "nj": 3, "nk": 4})
     assert flops == 2 * 3 * 1 + 2 * 3 * 4 * 3               # C *= beta; C += alpha * A * B
     assert nbytes > 0
+
+
+def test_band_bounds_and_input_reads(analyses, tmp_path):
+    """Model.band_bounds: symm's update `C[k][j] += ...` (i, j, k with k < i) in the order (k, j, i)
+    runs k from 0 to m - 2 and i from k + 1 (isl's projection); a bound that would need a max or
+    a coefficient other than 1 gives None.  Model.reads_inputs: trmm's B[k][j] (k > i) reads only
+    values the call passed, its accumulation B[i][j] does not."""
+    an = analyses["symm"]
+    assert an.model.band_bounds(["S1"], (), ("k", "j", "i")) == [("0", "m - 2"), ("0", "n - 1"), ("k + 1", "m - 1")]
+    assert an.model.band_bounds(["S1"], ("i",), ("k", "j")) == [("0", "i - 1"), ("0", "n - 1")]
+    assert an.model.band_bounds(["S0", "S1"], (), ("j", "i")) is None      # S0 runs for i = 0 too
+    p = tmp_path / "k.c"
+    p.write_text("void k(int n, double A[n][n]) {\n  int i, j;\n  for (j = 0; j < n; j++)\n"
+                 "    for (i = 2 * j; i < n; i++)\n      A[i][j] += 1.0;\n}\n")
+    skew = analyze(read_c(p))
+    assert skew.model.band_bounds(["S0"], (), ("i", "j")) is None          # 2 j <= i: coefficient 2
+    assert skew.model.band_bounds(["S0"], (), ("j", "i")) is None          # 2 j <= n - 1 as well
+    trmm = analyze(read_c(POLYBENCH / "linear-algebra/blas/trmm/trmm.c"))
+    schedule = trmm.schedule(trmm.program.body)
+    s0 = trmm.program.statements[0]
+    assert trmm.model.reads_inputs(s0.name, "B", ("k", "j"), schedule)
+    assert not trmm.model.reads_inputs(s0.name, "B", ("i", "j"), schedule)
