@@ -225,9 +225,11 @@ def pitch(n: int, mma: bool) -> int:
 def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
     """(row operand, column operand) of each product `s`'s statement adds to its accumulator
     (see the module doc), or None when the statement is anything else or not in double."""
+    if s.dtype != "double":
+        return None
     kinds = {op.name: op.kind for op in s.operands}
     pairs = []
-    for factors in _products(s) or [] if s.dtype == "double" else []:
+    for factors in _products(s) or []:
         names = sorted((kinds.get(f.name, ""), f.name) for f in factors if isinstance(f, c_ast.ID))
         if len(factors) != 2 or [k for k, _ in names] != ["col", "row"]:
             return None

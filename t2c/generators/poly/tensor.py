@@ -48,7 +48,10 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     tiles `async_stages - 1` ahead into the others asynchronously (cuda_pipeline.h;
     out-of-range elements are zero-filled, read from nowhere), one barrier per tile.  A
     fragment applies the operand's factors as it loads (the same product the register
-    staging computes), and is 0 past the loop's end.  The depth halves until the ring fits
+    staging computes), and is 0 past the loop's end; with `scale_in_place` each thread
+    applies them to the elements it copied, once its copies landed and before the barrier.
+    A loop whose bounds move with a grid index copies only the elements its points read
+    (stage.mask).  The depth halves until the ring fits
     in stage.DYNAMIC_LIMIT; None when it never does.  The launch's dynamic shared memory
     (`launch.shared_bytes`) is the largest ring of its loops, which all start at its first
     byte: a barrier after each loop keeps the next one's copies out of it until it is read."""
