@@ -35,18 +35,6 @@ def _v(text: str) -> str:
     return _IDENT.sub(lambda m: m.group(1) if m.group(1) in _ISL_WORDS else "v_" + m.group(1), text)
 
 
-def _affine_text(terms, const: int) -> str:
-    """`k + 1`, `m - 1`: the sum of coefficient * name terms and a constant."""
-    out = []
-    for v, n in terms:
-        if v:
-            out.append((n if abs(v) == 1 else f"{abs(v)} * {n}", v < 0))
-    if const or not out:
-        out.append((str(abs(const)), const < 0))
-    text = ("-" if out[0][1] else "") + out[0][0]
-    return text + "".join(f" {'-' if neg else '+'} {t}" for t, neg in out[1:])
-
-
 def _unv(text: str) -> str:
     return re.sub(r"\bv_(\w+)", r"\1", text)
 
@@ -228,56 +216,34 @@ class Model:
 
     def band_bounds(self, stmts, outer: tuple[str, ...], order: tuple[str, ...]) -> list | None:
         """The bounds of loops of `stmts` when they run in `order` inside the loops `outer`:
-        for each loop of `order`, (first, last) as affine text over the loops before it and
-        the sizes, from the statements' domains (Fourier-Motzkin by isl).  None when the
-        statements disagree on those loops' domain or a bound is not one expression with a
-        unit coefficient (no min, max or division)."""
-        sets, dims = [], (*outer, *order)
-        for name in stmts:
-            s = self.specs[name]
-            inner = [_v(l) for l in s.loops if l not in dims]
-            cons = self._cons(s)
-            body = f"exists ({', '.join(inner)} : {cons})" if inner else cons
-            sets.append(isl.Set(self.head + f"{{ [{', '.join(_v(o) for o in dims)}] : {body} }}")
-                        .intersect_params(self.context))
-        if any(not x.is_equal(sets[0]) for x in sets[1:]):
-            return None
-        out, order = [], dims
-        for p in range(len(outer), len(dims)):
-            part = sets[0].project_out(isl.dim_type.set, p + 1, len(order) - p - 1).remove_redundancies()
-            parts = part.get_basic_sets()
-            if len(parts) != 1:
+        for each loop of `order`, (first, last) as C text over the loops before it and the
+        sizes (`box`: isl's projection of the domains).  None when the statements disagree on
+        a loop's range or a bound is not one affine expression free of divisions."""
+        out = []
+        for n, var in enumerate(order):
+            try:
+                (lows, highs), = self.box(stmts, (var,), (*outer, *order[:n]))
+            except ValueError:                         # a rational coefficient
                 return None
-            lows, highs = [], []
-            for c in parts[0].get_constraints():
-                a = c.get_coefficient_val(isl.dim_type.set, p).to_python()
-                if a == 0:
-                    continue
-                if abs(a) != 1:
-                    return None
-                terms = [(c.get_coefficient_val(isl.dim_type.param, q).to_python(),
-                          _unv(part.get_dim_name(isl.dim_type.param, q))) for q in range(part.dim(isl.dim_type.param))]
-                terms += [(c.get_coefficient_val(isl.dim_type.set, q).to_python(), order[q]) for q in range(p)]
-                const = c.get_constant_val().to_python()
-                bound = _affine_text([(-a * v, n) for v, n in terms], -a * const)   # a x + rest >= 0 (= 0)
-                if a > 0 or c.is_equality():
-                    lows.append(bound)
-                if a < 0 or c.is_equality():
-                    highs.append(bound)
-            if len(lows) != 1 or len(highs) != 1:
+            if len(lows) != 1 or len(highs) != 1 or "poly_floord" in lows[0] + highs[0]:
                 return None
             out.append((lows[0], highs[0]))
         return out
 
-    def reads_inputs(self, stmt: str, name: str, index: tuple[str, ...], schedule: isl.UnionMap) -> bool:
-        """Whether every instance of `stmt`'s read of `name[index]` reads a value no write
-        under `schedule` put there before it: the value the kernel was called with."""
-        s = self.specs[stmt]
-        read = isl.UnionMap(self.head + f"{{ {self._tuple(s)} -> a_{name}[{', '.join(_v(e) for e in index)}]"
-                            f" : {self._cons(s)} }}")
-        writes = self.writes.intersect_range(self._array_universe(name))
+    def input_reads(self, reads, schedule: isl.UnionMap) -> set:
+        """Those of `reads` ((statement, array, subscripts) triples) whose every instance
+        reads a value no write under `schedule` put there before it: the value the kernel was
+        called with."""
         before = schedule.lex_lt_union_map(schedule)
-        return writes.apply_range(read.reverse()).intersect(before).intersect_params(self.context).is_empty()
+        out = set()
+        for stmt, name, index in reads:
+            s = self.specs[stmt]
+            read = isl.UnionMap(self.head + f"{{ {self._tuple(s)} -> a_{name}[{', '.join(_v(e) for e in index)}]"
+                                f" : {self._cons(s)} }}")
+            writes = self.writes.intersect_range(self._array_universe(name))
+            if writes.apply_range(read.reverse()).intersect(before).intersect_params(self.context).is_empty():
+                out.add((stmt, name, index))
+        return out
 
     def touches(self, stmt: str, index: tuple[str, ...], cell: tuple[str, ...]) -> bool:
         """Whether some instance of `stmt` has subscripts `index` equal to `cell` (both

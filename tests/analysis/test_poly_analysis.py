@@ -109,7 +109,7 @@ def test_facts_and_counts(analyses):
 def test_band_bounds_and_input_reads(analyses, tmp_path):
     """Model.band_bounds: symm's update `C[k][j] += ...` (i, j, k with k < i) in the order (k, j, i)
     runs k from 0 to m - 2 and i from k + 1 (isl's projection); a bound that would need a max or
-    a coefficient other than 1 gives None.  Model.reads_inputs: trmm's B[k][j] (k > i) reads only
+    a coefficient other than 1 gives None.  Model.input_reads: trmm's B[k][j] (k > i) reads only
     values the call passed, its accumulation B[i][j] does not."""
     an = analyses["symm"]
     assert an.model.band_bounds(["S1"], (), ("k", "j", "i")) == [("0", "m - 2"), ("0", "n - 1"), ("k + 1", "m - 1")]
@@ -124,5 +124,5 @@ def test_band_bounds_and_input_reads(analyses, tmp_path):
     trmm = analyze(read_c(POLYBENCH / "linear-algebra/blas/trmm/trmm.c"))
     schedule = trmm.schedule(trmm.program.body)
     s0 = trmm.program.statements[0]
-    assert trmm.model.reads_inputs(s0.name, "B", ("k", "j"), schedule)
-    assert not trmm.model.reads_inputs(s0.name, "B", ("i", "j"), schedule)
+    reads = [(s0.name, "B", ("k", "j")), (s0.name, "B", ("i", "j"))]
+    assert trmm.model.input_reads(reads, schedule) == {reads[0]}

@@ -801,7 +801,7 @@ def test_a_tiled_loop_whose_bounds_move_with_the_grid_runs_over_the_blocks_hull(
         assert "poly_lo" not in generate(k, PolyOptions(staged_hulls=False))
     trmm = read_c(SOURCES["trmm"])
     text = generate(trmm)
-    mask = " && poly_k >= (poly_g) + 1 && "                # A[k][i] for k > i only
+    mask = " && poly_k >= poly_g + 1 && "                # A[k][i] for k > i only
     assert text.count(mask) == 2
     card = ladder(trmm, text.replace(mask, " && "), backend="emu", dataset="SMALL", seed=5)
     assert not card.accepted
@@ -818,7 +818,7 @@ def test_symm_scatters_after_its_rows_and_gathers_on_the_tensor_cores():
     symm = read_c(SOURCES["symm"])
     text = generate(symm)
     assert text.count("poly_dmma16(acc") == 2 and "double temp2[8][2];" in text
-    assert "each thread a 8 x 2 tile of (j, k) points" in text and "poly_k >= (poly_g) + 1" in text
+    assert "each thread a 8 x 2 tile of (j, k) points" in text and "poly_k >= poly_g + 1" in text
     assert "dim3(16, 64)" in generate(symm, PolyOptions(sink_updates=False))
     for options in (PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False),
                     PolyOptions(staged_tile=(1, 1), register_tile=(2, 2))):

@@ -88,7 +88,7 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
     }
   {
     const int poly_g0 = poly_max(poly_max(i_base, poly_min(0, 1)), 0), poly_g1 = poly_min(poly_min(i_base + 63, m - 1), (m - 1));   /* the block's first and last i */
-    const int poly_lo = poly_min(0, 0), poly_hi = poly_max((poly_g0), (poly_g1));   /* its points' row bounds' hull */
+    const int poly_lo = poly_min(0, 0), poly_hi = poly_max(poly_g0, poly_g1);   /* its points' row bounds' hull */
     {
     extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
     double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* col operand B[k][j], 2 tiles */
@@ -103,7 +103,7 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
-          const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < (poly_g) && (poly_g) >= 0 && (poly_g) <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
+          const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
           __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
         }
       }
@@ -121,7 +121,7 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
-          const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < (poly_g) && (poly_g) >= 0 && (poly_g) <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
+          const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
           __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
         }
       }
@@ -215,7 +215,7 @@ __global__ void symm_update_C_2(int m, int n, double alpha, double *C, const dou
     }
   {
     const int poly_g0 = poly_max(poly_max(k_base, 0), 0), poly_g1 = poly_min(poly_min(k_base + 63, m - 2), m - 2);   /* the block's first and last k */
-    const int poly_lo = poly_min((poly_g0) + 1, (poly_g1) + 1), poly_hi = poly_max((m - 1) + 1, (m - 1) + 1);   /* its points' row bounds' hull */
+    const int poly_lo = poly_min(poly_g0 + 1, poly_g1 + 1), poly_hi = poly_max((m - 1) + 1, (m - 1) + 1);   /* its points' row bounds' hull */
     {
     extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
     double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* col operand B[i][j], 2 tiles */
@@ -230,7 +230,7 @@ __global__ void symm_update_C_2(int m, int n, double alpha, double *C, const dou
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
-          const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= (poly_g) + 1 && poly_k < (m - 1) + 1 && (poly_g) >= 0 && (poly_g) <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < (m - 1) + 1 && poly_g >= 0 && poly_g <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
           __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
         }
       }
@@ -248,7 +248,7 @@ __global__ void symm_update_C_2(int m, int n, double alpha, double *C, const dou
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
-          const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= (poly_g) + 1 && poly_k < (m - 1) + 1 && (poly_g) >= 0 && (poly_g) <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < (m - 1) + 1 && poly_g >= 0 && poly_g <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
           __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
         }
       }

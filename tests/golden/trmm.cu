@@ -83,7 +83,7 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
     }
   {
     const int poly_g0 = poly_max(poly_max(i_base, 0), 0), poly_g1 = poly_min(poly_min(i_base + 63, poly_max(m - 1, m - 2)), (m - 1));   /* the block's first and last i */
-    const int poly_lo = poly_min((poly_g0) + 1, (poly_g1) + 1), poly_hi = poly_max(m, m);   /* its points' row bounds' hull */
+    const int poly_lo = poly_min(poly_g0 + 1, poly_g1 + 1), poly_hi = poly_max(m, m);   /* its points' row bounds' hull */
     {
     extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
     double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* row operand A[k][i], 2 tiles */
@@ -93,7 +93,7 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
       if (poly_k1 < poly_hi) {
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
-          const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= (poly_g) + 1 && poly_k < m && (poly_g) >= 0 && (poly_g) <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
+          const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < m && poly_g >= 0 && poly_g <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
           __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
@@ -111,7 +111,7 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
         const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
-          const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= (poly_g) + 1 && poly_k < m && (poly_g) >= 0 && (poly_g) <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
+          const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < m && poly_g >= 0 && poly_g <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
           __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {

@@ -300,15 +300,15 @@ def copy_inputs(an: Analysis) -> Analysis | None:
     a read of a cell its own statement writes stays (it is the accumulation).  None when no
     read qualifies."""
     prog = an.program
-    schedule = an.schedule(prog.body)
     arrays = {a.name: a for a in prog.kernel.arrays if a.shape}
     written = {a.name for st in prog.statements for a in st.writes()}
     taken = set(prog.kernel.params) | set(prog.locals) | {l for st in prog.statements for l in st.loops}
+    candidates = [(st.name, a.name, a.index) for st in prog.statements for a in st.reads()
+                  if a.name in arrays and a.name in written and replace(a, write=True) not in st.writes()]
+    inputs = an.model.input_reads(candidates, an.schedule(prog.body)) if candidates else set()
     copies, statements = {}, []
     for st in prog.statements:
-        own = {(a.name, a.index) for a in st.writes()}
-        picked = {(a.name, a.index) for a in st.reads() if a.name in arrays and a.name in written
-                  and (a.name, a.index) not in own and an.model.reads_inputs(st.name, a.name, a.index, schedule)}
+        picked = {(name, index) for s_, name, index in inputs if s_ == st.name}
         if not picked or not isinstance(st.node, c_ast.Assignment):
             statements.append(st)
             continue

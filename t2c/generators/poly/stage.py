@@ -143,6 +143,23 @@ def plan(p, launch) -> dict | None:
     return None                        # more than a block's static shared memory: not staged
 
 
+def at(text: str, var: str, value: str) -> str:
+    """C text `text` with the name `var` replaced by `value` (parenthesized unless a name)."""
+    return re.sub(rf"\b{re.escape(var)}\b", value if _WORD.fullmatch(value) else f"({value})", text)
+
+
+def in_extents(p, ref, here: dict) -> list[str]:
+    """C conditions that every subscript of `ref` (its names as in `here`) lies within its
+    array's extent."""
+    from .cuda import _array_name
+    from ...analysis.model import _base_and_subscripts
+    out = []
+    for sub, ext in zip(_base_and_subscripts(ref)[1], p.r.shapes.get(_array_name(ref), ())):
+        sub = cprint(p.r.node(sub, here))
+        out += [f"{sub} >= 0", f"{sub} < {ext}"]
+    return out
+
+
 def hull(p, launch, s: Staged, box) -> list[str]:
     """C lines declaring `poly_lo` and `poly_hi`, the loop values some point of the block
     takes, for a loop whose bounds move with a grid index (`s.moving`): affine bounds take
@@ -157,10 +174,9 @@ def hull(p, launch, s: Staged, box) -> list[str]:
     loop = next(l for l in launch.grid if l.var == g)
     if _SUMS.fullmatch(f"{loop.lower} {loop.upper}"):       # the box may be wider than the loop
         first, last = [*first, loop.lower], [*last, loop.upper]
-    at = lambda e, v: _WORD.sub(lambda m: f"({v})" if m[0] == g else m[0], e)
     return [f"const int poly_g0 = {_max(first)}, poly_g1 = {_min(last)};   /* the block's first and last {g} */",
-            f"const int poly_lo = poly_min({at(low, 'poly_g0')}, {at(low, 'poly_g1')}), "
-            f"poly_hi = poly_max({at(end, 'poly_g0')}, {at(end, 'poly_g1')});   /* its points' {kind} bounds' hull */"]
+            f"const int poly_lo = poly_min({at(low, g, 'poly_g0')}, {at(low, g, 'poly_g1')}), "
+            f"poly_hi = poly_max({at(end, g, 'poly_g0')}, {at(end, g, 'poly_g1')});   /* its points' {kind} bounds' hull */"]
 
 
 def heavier(launch) -> set[str]:
@@ -171,8 +187,7 @@ def heavier(launch) -> set[str]:
     for s in (launch.staged or {}).values():
         if s.moving:
             _, g, low, end, _ = s.moving
-            length = lambda v: eval(_WORD.sub(lambda m: str(v) if m[0] == g else "1000", f"({end}) - ({low})"),
-                                    {"__builtins__": {}})
+            length = lambda v: eval(_WORD.sub("1000", at(f"({end}) - ({low})", g, str(v))), {"__builtins__": {}})
             try:
                 if length(1) > length(0):     # affine (plan's _SUMS): the slope at any point
                     out.add(g)
@@ -189,15 +204,12 @@ def mask(p, s: Staged, op: Operand, here: dict) -> str:
     range of the other side).  '' for other loops."""
     if not s.moving:
         return ""
-    from .cuda import _array_name, _refs
-    from ...analysis.model import _base_and_subscripts
+    from .cuda import _refs
     kind, g, low, end, own = s.moving
-    at = lambda e: _WORD.sub(lambda m: f"({here[g]})" if m[0] == g else m[0], e)
-    out = [f"poly_k >= {at(low)}", f"poly_k < {at(end)}", *([at(own)] if own else [])] if op.kind == kind else []
+    out = [f"poly_k >= {at(low, g, here[g])}", f"poly_k < {at(end, g, here[g])}",
+           *([at(own, g, here[g])] if own else [])] if op.kind == kind else []
     for ref in _refs(op.node):
-        for sub, ext in zip(_base_and_subscripts(ref)[1], p.r.shapes.get(_array_name(ref), ())):
-            sub = cprint(p.r.node(sub, here))
-            out += [f"{sub} >= 0", f"{sub} < {ext}"]
+        out += in_extents(p, ref, here)
     return "".join(f" && {c}" for c in dict.fromkeys(out))
 
 

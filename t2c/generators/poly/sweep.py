@@ -42,7 +42,6 @@ import re
 from dataclasses import dataclass, field
 
 from ...analysis import Loop, Stmt
-from ...analysis.model import _base_and_subscripts
 from ...frontends.c.normalize import cprint
 from .reduce import OPS, Accumulator, _accumulator, _step, combine, fresh_name, join, parse_target
 from .transform import depth_of
@@ -156,7 +155,7 @@ def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int, start
     sw.staged = bool(staged)
     decls, sums = staged or ([], [f"    if ({row})", f"      for ({inner.init}; {inner.cond}; {inner.next})",
                                   *p.r.statement(_step(a, part), names, "        ")])
-    return [*decls, f"  for (int {base} = {lo}; {_at(loop.cond, loop.var, base)}; {base} += {lanes}) {{   "
+    return [*decls, f"  for (int {base} = {lo}; {stage.at(loop.cond, loop.var, base)}; {base} += {lanes}) {{   "
             f"/* {lanes} iterations of {loop.var} at a time */",
             f"    {loop.var} = {base} + {lane};",
             f"    const bool {row} = {live} && ({loop.cond});",
@@ -169,10 +168,6 @@ def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int, start
 
 STAGE_DEPTH = 32        # loop values per shared tile of a chunked sum
 _BOUND = re.compile(r"^\s*(\w+)\s*(<=?)\s*(.+?)\s*$")
-
-
-def _at(text: str, var: str, value: str) -> str:
-    return re.sub(rf"\b{re.escape(var)}\b", value if _WORD.fullmatch(value) else f"({value})", text)
 
 
 def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chunk, names):
@@ -212,8 +207,8 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
     t, e, k0, kk, klo, kend = (fresh(x) for x in ("t", "e", "k0", "kk", "klo", "kend"))
     last = f"{base} + {lanes - 1}"
     decls = [f"  const int {t} = (int)(threadIdx.y * {width} + threadIdx.x);"]
-    lines = [f"    const int {klo} = poly_min({_at(low, i, base)}, {_at(low, i, last)});   /* {k} over the chunk's rows */",
-             f"    const int {kend} = poly_max({_at(end, i, base)}, {_at(end, i, last)});",
+    lines = [f"    const int {klo} = poly_min({stage.at(low, i, base)}, {stage.at(low, i, last)});   /* {k} over the chunk's rows */",
+             f"    const int {kend} = poly_max({stage.at(end, i, base)}, {stage.at(end, i, last)});",
              f"    for (int {k0} = {klo}; {k0} < {kend}; {k0} += {STAGE_DEPTH}) {{",
              "      __syncthreads();   /* the tiles before are read */"]
     body = copy.deepcopy(a.part)
@@ -221,10 +216,8 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
         n = lanes if kind == "row" else width
         g, value = (i, f"{base} + {e} % {n}") if kind == "row" else (j, f"{start}(int)(blockIdx.x * {width}) + {e} % {n}")
         here = {**names, g: f"poly_{g}", k: f"poly_{k}"}
-        valid = [f"poly_{k} < {kend}", _at(loop.cond if kind == "row" else guard, g, f"poly_{g}")]
-        for sub, ext in zip(_base_and_subscripts(ref)[1], p.r.shapes[_array_name(ref)]):
-            sub = cprint(p.r.node(sub, here))
-            valid += [f"{sub} >= 0", f"{sub} < {ext}"]
+        valid = [f"poly_{k} < {kend}", stage.at(loop.cond if kind == "row" else guard, g, f"poly_{g}")]
+        valid += stage.in_extents(p, ref, here)
         decls.append(f"  __shared__ {a.dtype} {name}[{STAGE_DEPTH}][{n + 1}];   /* {kind} values {cprint(ref)}, "
                      f"{STAGE_DEPTH} of {k} at a time */")
         lines += [f"      for (int {e} = {t}; {e} < {STAGE_DEPTH * n}; {e} += {lanes * width}) {{",

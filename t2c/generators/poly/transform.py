@@ -236,7 +236,7 @@ def _reordered(an, tree, band: Loop, order: list[Loop], inner: list) -> Loop | N
     bounds = an.model.band_bounds(stmts, tuple(l.var for l in outer), tuple(l.var for l in order))
     if bounds is None:
         return None
-    loops = [dataclasses.replace(l, lower=lo, upper=hi, init=f"{l.var} = {_c(lo)}", cond=f"{l.var} <= {_c(hi)}",
+    loops = [dataclasses.replace(l, lower=lo, upper=hi, init=f"{l.var} = {lo}", cond=f"{l.var} <= {hi}",
                                  next=f"{l.var}++") for l, (lo, hi) in zip(order, bounds)]
     return _rebuild(loops, inner)
 
@@ -251,11 +251,6 @@ def _enclosing(tree, target, path=()) -> list[Loop] | None:
             if found is not None:
                 return found
     return None
-
-
-def _c(text: str) -> str:
-    """C text of an affine bound in isl's syntax (the two agree but for `mod` and `floor`)."""
-    return text
 
 
 def _nth(loop: Loop, n: int) -> Loop:
