@@ -190,6 +190,24 @@ class Model:
                 return True
         return False
 
+    def meets(self, deps: isl.UnionMap, schedule: isl.UnionMap, srcs, dsts, dims: int) -> bool:
+        """Whether a dependence between `srcs` and `dsts` (either way) joins two instances equal
+        on the first `dims` dimensions of `schedule` (the same iteration of the loops there)."""
+        a, b = self.stmt_set(srcs), self.stmt_set(dsts)
+        d = deps.intersect_domain(a).intersect_range(b).union(deps.intersect_domain(b).intersect_range(a))
+        if d.is_empty():
+            return False
+        times = d.apply_domain(schedule).apply_range(schedule)
+        for m in _maps(times):
+            sp = m.get_space()
+            for i in range(dims):
+                c = isl.Constraint.equality_alloc(sp)
+                m = m.add_constraint(c.set_coefficient_val(isl.dim_type.in_, i, 1)
+                                     .set_coefficient_val(isl.dim_type.out, i, -1))
+            if not m.is_empty():
+                return True
+        return False
+
     def same_cell(self, stmt: str, index: tuple[str, ...]) -> isl.UnionMap:
         """{S[x] -> S[y]} of instance pairs of one statement touching one element S[x] names."""
         s = self.specs[stmt]

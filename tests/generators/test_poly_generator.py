@@ -87,7 +87,8 @@ def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
     assert host in text.split("_device(")[1]
     if not host.startswith("for (wave"):                     # no host wavefront loop left
         assert "wave" not in text.split("_device(")[1]
-    assert len(re.findall(r"<<<(?:grid, block|poly_blocks\(extent, \d+\), \d+)>>>", text)) == grids
+    apart = generate(k, PolyOptions(merge_launches=False)) if "_merged<<<" in text else text
+    assert len(re.findall(r"<<<(?:grid, block|poly_blocks\(extent, \d+\), \d+)>>>", apart)) == grids
     plain = generate(k, PolyOptions(isl_schedule=False))
     assert "Schedule: isl's scheduler" not in plain
 
@@ -279,30 +280,44 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
 
 
 def test_row_reductions_take_a_warp_per_row():
-    """atax's `tmp[i] += A[i][j] * x[j]`: one warp per i, lanes striding j (coalesced), a
-    shuffle tree, lane 0 finishing the row; a loop down a column gets blocks of 16 indices with
-    64 lanes per index that split it, summed in a fixed order; several sums in one loop each get their partial."""
+    """atax's `tmp[i] += A[i][j] * x[j]`: 128 lanes (4 warps) per i, lanes striding j (coalesced),
+    a shuffle tree per warp, the warps' parts added in a fixed order, lane 0 finishing the row (a
+    warp per row with `row_lanes=32`); a loop down a column gets blocks of 16 indices with 64
+    lanes per index that split it, summed in a fixed order; several sums in one loop each get
+    their partial."""
     from t2c.frontends.prose import read_spec
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["atax"])
     text = generate(k)
-    assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in text
-    assert "for (j = lane; j < n; j += 32)" in text and "__shfl_down_sync(0xffffffffu, part, offset)" in text
+    assert "atax_update_tmp<<<poly_blocks(extent, 2), 256>>>" in text
+    assert "for (j = lane; j < n; j += 128)" in text and "__shfl_down_sync(0xffffffffu, part, offset)" in text
+    assert "for (int other = 1; other < 4; other++)\n      part = part + warps[threadIdx.x / 32 + other];" in text
+    assert "atax_update_tmp: 128 lanes (4 warps) per i" in text
+    warp = generate(k, PolyOptions(row_lanes=32))
+    assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in warp and "for (j = lane; j < n; j += 32)" in warp
+    assert "return;                        /* the whole warp" in warp and "warps[" not in warp
+    assert generate(k, PolyOptions(row_lanes=96)) == warp      # not whole warps dividing the block
+    assert "mvt_update_x1<<<poly_blocks(extent, 1), 256>>>" in generate(read_c(SOURCES["mvt"]), PolyOptions(row_lanes=256))
     # y[j] += A[i][j] * tmp[i] down i: coalesced across j as is; 64 lanes split i instead
     assert "atax_update_y_2: 64 lanes per j" in text and "poly_blocks(extent, 16), dim3(16, 64)>>>" in text
     assert "__launch_bounds__(1024) atax_update_y_2" in text and "lanes[64][16]" in text
     narrow = generate(k, PolyOptions(column_block=(32, 8)))
     assert "atax_update_y_2: 8 lanes per j" in narrow and "dim3(32, 8)>>>" in narrow
-    assert "__syncthreads();" in text and "return;                        /* the whole warp" in text
+    assert "__syncthreads();" in text and "/* no early return: the row's warps meet at a barrier */" in text
     assert "__shfl_down_sync" not in generate(k, PolyOptions(warp_rows=False))
     # two sums in one loop (gesummv's tmp and y): a partial and a shuffle tree each
     two = generate(read_c(SOURCES["gesummv"]))
     assert "part_1 += A[(i * n) + j] * x[j];" in two and "part_2 += B[(i * n) + j] * x[j];" in two
+    assert "warps_1[threadIdx.x / 32] = part_1;" in two and "warps_2[threadIdx.x / 32] = part_2;" in two
     # bicg's q loop, split from the s loop it shared: the facts of the shared loop still hold
-    assert "bicg_update_q_2: one warp per i" in generate(read_c(SOURCES["bicg"]))
+    assert "bicg_update_q_2: 128 lanes (4 warps) per i" in generate(read_c(SOURCES["bicg"]))
     # mvt's two nests walk A along rows and down columns: left apart, each in its own form
     mvt = generate(read_c(SOURCES["mvt"]))
-    assert "mvt_update_x1: one warp per i" in mvt and "mvt_update_x2: 64 lanes per i" in mvt
+    assert "mvt_update_x1: 128 lanes (4 warps) per i" in mvt and "mvt_update_x2: 64 lanes per i" in mvt
+    for name, lanes in (("gesummv", 32), ("atax", 64), ("mvt", 256)):
+        k2 = read_c(SOURCES[name])
+        card = ladder(k2, generate(k2, PolyOptions(row_lanes=lanes)), backend="emu", dataset="SMALL", seed=5)
+        assert card.accepted, card.summary()
     for name in ("gesummv", "bicg", "atax", "mvt"):
         k2 = read_c(SOURCES[name])
         card = ladder(k2, generate(k2), backend="emu", dataset="SMALL", seed=7)
@@ -310,6 +325,44 @@ def test_row_reductions_take_a_warp_per_row():
     gemv = read_spec(ROOT / "corpora" / "text2cuda" / "gemv.md")
     card = ladder(gemv, generate(gemv), backend="emu", dataset="SMALL", seed=5)
     assert card.accepted, card.summary()
+
+
+_CHAIN = """void k(int n, double A[n], double B[n], double C[n]) {
+  int i;
+  for (i = 0; i < n; i++)
+    B[i] = 2.0 * A[i];
+  for (i = 0; i < n - 1; i++)
+    C[i] = B[i + 1];
+}
+"""
+
+
+def test_independent_launches_run_as_one(tmp_path):
+    """fdtd-2d's time step: ey's first row, ey's other rows and ex touch no cell another of them
+    writes in the same t (isl), so they run as one launch, each part's blocks in turn with its
+    own grid index (2-d parts from a 1-d block of 256 threads); hz reads them and keeps its
+    launch.  A launch that reads what the one before wrote (_CHAIN) keeps its own."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["fdtd-2d"])
+    text = generate(k)
+    assert "fdtd_2d_update_ey_1_merged: fdtd_2d_update_ey_1, fdtd_2d_update_ey_2, fdtd_2d_update_ex as one" in text
+    assert "static __device__ void fdtd_2d_update_ey_2_at(int nx, int ny, double *ey, const double *hz, " \
+        "int idx_x, int idx_y)" in text
+    assert "(int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), " \
+        "(int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32))" in text
+    assert "fdtd_2d_update_ey_1_merged<<<poly_count_1 + poly_count_2 + poly_count_3, 256>>>" in text
+    assert "fdtd_2d_update_hz<<<grid, block>>>" in text and "fdtd_2d_update_ex<<<" not in text
+    apart = generate(k, PolyOptions(merge_launches=False))
+    assert "_merged" not in apart and "fdtd_2d_update_ex<<<grid, block>>>" in apart
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=9)
+    assert card.accepted, card.summary()
+    # bicg's two initializations (no host loop around them)
+    bicg = read_c(SOURCES["bicg"])
+    assert "bicg_update_s_1_merged: bicg_update_s_1, bicg_update_q_1 as one launch" in generate(bicg)
+    src = tmp_path / "k.c"
+    src.write_text(_CHAIN)
+    chain = generate(read_c(src))
+    assert "_merged" not in chain and chain.count("<<<grid, block>>>") == 2
 
 
 def test_small_host_loops_run_in_one_block():
@@ -589,7 +642,8 @@ def test_integer_max_rows_and_what_lane_0_may_write_first(tmp_path):
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["nussinov"])
     text = generate(k)
-    assert "one warp per i" in text and "const int j = wave + i;\n  int k;\n  int part = (-2147483647 - 1);" in text
+    assert "one warp per i" in text     # its rows move with i and wave: short ones would idle 128 lanes
+    assert "const int j = wave + i;\n  int k;\n  int part = (-2147483647 - 1);" in text
     assert "part = max(part, __shfl_down_sync(0xffffffffu, part, offset));" in text
     assert "table[(i * n) + j] = max(table[(i * n) + j], part);" in text
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
@@ -604,7 +658,7 @@ def test_integer_max_rows_and_what_lane_0_may_write_first(tmp_path):
         p.write_text(source)
         k = read_c(p)
         text = generate(k)
-        assert ("one warp per i" in text) == row, source
+        assert ("per i stride loop k" in text or "one warp per i" in text) == row, source
         card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, card.summary()
 

@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   atax_update_y_1: one thread per (i): i -> x.
-//   atax_update_tmp: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
+//   atax_update_tmp: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
 //   atax_update_y_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 
 #include <cuda_runtime.h>
@@ -21,22 +21,28 @@ __global__ void atax_update_y_1(int n, double *y)
   y[i] = 0.0;
 }
 
-/* atax_update_tmp: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
+/* atax_update_tmp: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
 __global__ void atax_update_tmp(int m, int n, const double *A, const double *x, double *tmp)
 {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = threadIdx.x % 32;
-  if (!(i >= 0 && i < m))
-    return;                        /* the whole warp: same row */
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int lane = threadIdx.x % 128;
+  const bool live = i >= 0 && i < m;   /* no early return: the row's warps meet at a barrier */
   int j;
+  __shared__ double warps[8];
   double part = 0;
-  for (j = lane; j < n; j += 32)
-  {
-    part += A[(i * n) + j] * x[j];
-  }
+  if (live)
+    for (j = lane; j < n; j += 128)
+    {
+      part += A[(i * n) + j] * x[j];
+    }
   for (int offset = 16; offset > 0; offset >>= 1)
     part = part + __shfl_down_sync(0xffffffffu, part, offset);
-  if (lane == 0) {
+  if (threadIdx.x % 32 == 0)
+    warps[threadIdx.x / 32] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 4; other++)
+      part = part + warps[threadIdx.x / 32 + other];
     tmp[i] = 0.0;
     tmp[i] = tmp[i] + part;
   }
@@ -76,9 +82,9 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     }
   }
   {
-    const int extent = m;   /* i: a warp each */
+    const int extent = m;   /* i: 128 lanes each */
     if (extent > 0)
-      atax_update_tmp<<<poly_blocks(extent, 8), 256>>>(m, n, A, x, tmp);
+      atax_update_tmp<<<poly_blocks(extent, 2), 256>>>(m, n, A, x, tmp);
   }
   {
     const int extent = n;   /* j: 64 lanes each */

@@ -6,7 +6,8 @@
 //   bicg_update_s_1: one thread per (i): i -> x.
 //   bicg_update_q_1: one thread per (i): i -> x.
 //   bicg_update_s_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
-//   bicg_update_q_2: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
+//   bicg_update_q_2: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
+//   bicg_update_s_1_merged: bicg_update_s_1, bicg_update_q_1 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -14,18 +15,18 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* bicg_update_s_1: one thread per (i): i -> x. */
-__global__ void bicg_update_s_1(int m, double *s)
+static __device__ void bicg_update_s_1_at(int m, double *s, int idx_x)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_x;
   if (!(i >= 0 && i < m))
     return;
   s[i] = 0.0;
 }
 
 /* bicg_update_q_1: one thread per (i): i -> x. */
-__global__ void bicg_update_q_1(int n, double *q)
+static __device__ void bicg_update_q_1_at(int n, double *q, int idx_x)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_x;
   if (!(i >= 0 && i < n))
     return;
   q[i] = 0.0;
@@ -54,43 +55,55 @@ __global__ void __launch_bounds__(1024) bicg_update_s_2(int m, int n, const doub
   }
 }
 
-/* bicg_update_q_2: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
-__global__ void bicg_update_q_2(int m, int n, const double *A, double *q, const double *p)
+/* bicg_update_q_2: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
+__global__ void bicg_update_q_2(int m, int n, const double *A, const double *s, double *q, const double *p)
 {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = threadIdx.x % 32;
-  if (!(i >= 0 && i < n))
-    return;                        /* the whole warp: same row */
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int lane = threadIdx.x % 128;
+  const bool live = i >= 0 && i < n;   /* no early return: the row's warps meet at a barrier */
   int j;
+  __shared__ double warps[8];
   double part = 0;
-  for (j = lane; j < m; j += 32)
-  {
-    part += A[(i * m) + j] * p[j];
-  }
+  if (live)
+    for (j = lane; j < m; j += 128)
+    {
+      part += A[(i * m) + j] * p[j];
+    }
   for (int offset = 16; offset > 0; offset >>= 1)
     part = part + __shfl_down_sync(0xffffffffu, part, offset);
-  if (lane == 0) {
+  if (threadIdx.x % 32 == 0)
+    warps[threadIdx.x / 32] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 4; other++)
+      part = part + warps[threadIdx.x / 32 + other];
     q[i] = q[i] + part;
   }
+}
+
+/* bicg_update_s_1_merged: each thread a point of one of bicg_update_s_1, bicg_update_q_1, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void bicg_update_s_1_merged(int m, double *s, int n, double *q, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    bicg_update_s_1_at(m, s, (int)((poly_b) * 256 + (threadIdx.x)));
+    return;
+  }
+  poly_b -= poly_count_1;
+  bicg_update_q_1_at(n, q, (int)((poly_b) * 256 + (threadIdx.x)));
 }
 
 extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q, double *p, double *r)
 {
   {
-    const int extent_x = m;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      bicg_update_s_1<<<grid, block>>>(m, s);
-    }
-  }
-  {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      bicg_update_q_1<<<grid, block>>>(n, q);
-    }
+    const int extent_1_x = m;   /* i */
+    const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 256);
+    const unsigned poly_count_1 = (extent_1_x > 0) ? poly_grid_1_x : 0;   /* bicg_update_s_1 */
+    const int extent_2_x = n;   /* i */
+    const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 256);
+    const unsigned poly_count_2 = (extent_2_x > 0) ? poly_grid_2_x : 0;   /* bicg_update_q_1 */
+    if (poly_count_1 + poly_count_2 > 0)
+      bicg_update_s_1_merged<<<poly_count_1 + poly_count_2, 256>>>(m, s, n, q, poly_count_1);
   }
   {
     const int extent = m;   /* j: 64 lanes each */
@@ -98,9 +111,9 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
       bicg_update_s_2<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, s, r);
   }
   {
-    const int extent = n;   /* i: a warp each */
+    const int extent = n;   /* i: 128 lanes each */
     if (extent > 0)
-      bicg_update_q_2<<<poly_blocks(extent, 8), 256>>>(m, n, A, q, p);
+      bicg_update_q_2<<<poly_blocks(extent, 2), 256>>>(m, n, A, s, q, p);
   }
 }
 

@@ -9,6 +9,7 @@
 //   correlation_update_corr_1: one thread per (i): i -> x.
 //   correlation_update_corr_2: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time.
 //   correlation_seq_corr: one thread: nothing here is parallel.
+//   correlation_update_data_merged: correlation_update_data, correlation_update_corr_1 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -81,10 +82,10 @@ __global__ void correlation_update_mean_stddev(int m, int n, double float_n, con
 }
 
 /* correlation_update_data: one thread per (i, j): i -> y, j -> x. */
-__global__ void correlation_update_data(int m, int n, double float_n, double *data, const double *mean, const double *stddev)
+static __device__ void correlation_update_data_at(int m, int n, double float_n, double *data, const double *mean, const double *stddev, int idx_x, int idx_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_y;
+  const int j = idx_x;
   if (!(i >= 0 && i < n && j >= 0 && j < m))
     return;
   data[(i * m) + j] -= mean[j];
@@ -92,9 +93,9 @@ __global__ void correlation_update_data(int m, int n, double float_n, double *da
 }
 
 /* correlation_update_corr_1: one thread per (i): i -> x. */
-__global__ void correlation_update_corr_1(int m, double *corr)
+static __device__ void correlation_update_corr_1_at(int m, double *corr, int idx_x)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_x;
   if (!(i >= 0 && i < (m - 1)))
     return;
   corr[(i * m) + i] = 1.0;
@@ -232,6 +233,18 @@ __global__ void correlation_seq_corr(int m, double *corr)
   corr[((m - 1) * m) + (m - 1)] = 1.0;
 }
 
+/* correlation_update_data_merged: each thread a point of one of correlation_update_data, correlation_update_corr_1, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void correlation_update_data_merged(int m, int n, double float_n, double *data, const double *mean, const double *stddev, double *corr, unsigned poly_grid_1_x, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    correlation_update_data_at(m, n, float_n, data, mean, stddev, (int)((poly_b % poly_grid_1_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_1_x) * 8 + (threadIdx.x / 32)));
+    return;
+  }
+  poly_b -= poly_count_1;
+  correlation_update_corr_1_at(m, corr, (int)((poly_b) * 256 + (threadIdx.x)));
+}
+
 extern "C" void kernel_correlation_device(int m, int n, double float_n, double *data, double *corr, double *mean, double *stddev)
 {
   double eps;
@@ -245,21 +258,16 @@ extern "C" void kernel_correlation_device(int m, int n, double float_n, double *
     }
   }
   {
-    const int extent_x = m;   /* j */
-    const int extent_y = n;   /* i */
-    if (extent_x > 0 && extent_y > 0) {
-      dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      correlation_update_data<<<grid, block>>>(m, n, float_n, data, mean, stddev);
-    }
-  }
-  {
-    const int extent_x = m - 1;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      correlation_update_corr_1<<<grid, block>>>(m, corr);
-    }
+    const int extent_1_x = m;   /* j */
+    const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 32);
+    const int extent_1_y = n;   /* i */
+    const unsigned poly_grid_1_y = poly_blocks(extent_1_y, 8);
+    const unsigned poly_count_1 = (extent_1_x > 0 && extent_1_y > 0) ? poly_grid_1_x * poly_grid_1_y : 0;   /* correlation_update_data */
+    const int extent_2_x = m - 1;   /* i */
+    const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 256);
+    const unsigned poly_count_2 = (extent_2_x > 0) ? poly_grid_2_x : 0;   /* correlation_update_corr_1 */
+    if (poly_count_1 + poly_count_2 > 0)
+      correlation_update_data_merged<<<poly_count_1 + poly_count_2, 256>>>(m, n, float_n, data, mean, stddev, corr, poly_grid_1_x, poly_count_1);
   }
   {
     const int extent_x = m - 1;   /* j */

@@ -8,6 +8,7 @@
 //   fdtd_2d_update_ey_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
 //   fdtd_2d_update_ex: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
 //   fdtd_2d_update_hz: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
+//   fdtd_2d_update_ey_1_merged: fdtd_2d_update_ey_1, fdtd_2d_update_ey_2, fdtd_2d_update_ex as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,29 +16,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* fdtd_2d_update_ey_1: one thread per (j): j -> x. Launched once per host iteration of t. */
-__global__ void fdtd_2d_update_ey_1(int ny, double *ey, const double *_fict_, int t)
+static __device__ void fdtd_2d_update_ey_1_at(int ny, double *ey, const double *_fict_, int t, int idx_x)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = idx_x;
   if (!(j >= 0 && j < ny))
     return;
   ey[(0 * ny) + j] = _fict_[t];
 }
 
 /* fdtd_2d_update_ey_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
-__global__ void fdtd_2d_update_ey_2(int nx, int ny, double *ey, const double *hz)
+static __device__ void fdtd_2d_update_ey_2_at(int nx, int ny, double *ey, const double *hz, int idx_x, int idx_y)
 {
-  const int i = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = 1 + idx_y;
+  const int j = idx_x;
   if (!(i >= 1 && i < nx && j >= 0 && j < ny))
     return;
   ey[(i * ny) + j] = ey[(i * ny) + j] - (0.5 * (hz[(i * ny) + j] - hz[((i - 1) * ny) + j]));
 }
 
 /* fdtd_2d_update_ex: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
-__global__ void fdtd_2d_update_ex(int nx, int ny, double *ex, const double *hz)
+static __device__ void fdtd_2d_update_ex_at(int nx, int ny, double *ex, const double *hz, int idx_x, int idx_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_y;
+  const int j = 1 + idx_x;
   if (!(i >= 0 && i < nx && j >= 1 && j < ny))
     return;
   ex[(i * ny) + j] = ex[(i * ny) + j] - (0.5 * (hz[(i * ny) + j] - hz[(i * ny) + (j - 1)]));
@@ -53,36 +54,44 @@ __global__ void fdtd_2d_update_hz(int nx, int ny, const double *ex, const double
   hz[(i * ny) + j] = hz[(i * ny) + j] - (0.7 * (((ex[(i * ny) + (j + 1)] - ex[(i * ny) + j]) + ey[((i + 1) * ny) + j]) - ey[(i * ny) + j]));
 }
 
+/* fdtd_2d_update_ey_1_merged: each thread a point of one of fdtd_2d_update_ey_1, fdtd_2d_update_ey_2, fdtd_2d_update_ex, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void fdtd_2d_update_ey_1_merged(int ny, double *ey, const double *_fict_, int t, int nx, const double *hz, double *ex, unsigned poly_grid_2_x, unsigned poly_grid_3_x, unsigned poly_count_1, unsigned poly_count_2)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    fdtd_2d_update_ey_1_at(ny, ey, _fict_, t, (int)((poly_b) * 256 + (threadIdx.x)));
+    return;
+  }
+  poly_b -= poly_count_1;
+  if (poly_b < poly_count_2) {
+    fdtd_2d_update_ey_2_at(nx, ny, ey, hz, (int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32)));
+    return;
+  }
+  poly_b -= poly_count_2;
+  fdtd_2d_update_ex_at(nx, ny, ex, hz, (int)((poly_b % poly_grid_3_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_3_x) * 8 + (threadIdx.x / 32)));
+}
+
 extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, double *ey, double *hz, double *_fict_)
 {
   int t;
   for (t = 0; t < tmax; t++)
   {
     {
-      const int extent_x = ny;   /* j */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        fdtd_2d_update_ey_1<<<grid, block>>>(ny, ey, _fict_, t);
-      }
-    }
-    {
-      const int extent_x = ny;   /* j */
-      const int extent_y = nx - 1;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        fdtd_2d_update_ey_2<<<grid, block>>>(nx, ny, ey, hz);
-      }
-    }
-    {
-      const int extent_x = ny - 1;   /* j */
-      const int extent_y = nx;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        fdtd_2d_update_ex<<<grid, block>>>(nx, ny, ex, hz);
-      }
+      const int extent_1_x = ny;   /* j */
+      const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 256);
+      const unsigned poly_count_1 = (extent_1_x > 0) ? poly_grid_1_x : 0;   /* fdtd_2d_update_ey_1 */
+      const int extent_2_x = ny;   /* j */
+      const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 32);
+      const int extent_2_y = nx - 1;   /* i */
+      const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
+      const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* fdtd_2d_update_ey_2 */
+      const int extent_3_x = ny - 1;   /* j */
+      const unsigned poly_grid_3_x = poly_blocks(extent_3_x, 32);
+      const int extent_3_y = nx;   /* i */
+      const unsigned poly_grid_3_y = poly_blocks(extent_3_y, 8);
+      const unsigned poly_count_3 = (extent_3_x > 0 && extent_3_y > 0) ? poly_grid_3_x * poly_grid_3_y : 0;   /* fdtd_2d_update_ex */
+      if (poly_count_1 + poly_count_2 + poly_count_3 > 0)
+        fdtd_2d_update_ey_1_merged<<<poly_count_1 + poly_count_2 + poly_count_3, 256>>>(ny, ey, _fict_, t, nx, hz, ex, poly_grid_2_x, poly_grid_3_x, poly_count_1, poly_count_2);
     }
     {
       const int extent_x = ny - 1;   /* j */

@@ -13,6 +13,8 @@
 //   floyd_warshall_update_path_6: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
 //   floyd_warshall_update_path_7: one thread per (j): j -> x. Launched once per host iteration of k.
 //   floyd_warshall_update_path_8: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   floyd_warshall_update_path_2_merged: floyd_warshall_update_path_2, floyd_warshall_update_path_3 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
+//   floyd_warshall_update_path_5_merged: floyd_warshall_update_path_5, floyd_warshall_update_path_6 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (pivot rows and columns split off): at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
@@ -31,18 +33,18 @@ __global__ void floyd_warshall_update_path_1(int n, int *path, int k)
 }
 
 /* floyd_warshall_update_path_2: one thread per (j): j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_2(int n, int *path, int k)
+static __device__ void floyd_warshall_update_path_2_at(int n, int *path, int k, int idx_x)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = idx_x;
   if (!(j >= 0 && j < k))
     return;
   path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
 }
 
 /* floyd_warshall_update_path_3: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_3(int n, int *path, int k)
+static __device__ void floyd_warshall_update_path_3_at(int n, int *path, int k, int idx_x)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_x;
   if (!(i >= 0 && i < k))
     return;
   path[(i * n) + k] = (path[(i * n) + k] < (path[(i * n) + k] + path[(k * n) + k])) ? (path[(i * n) + k]) : (path[(i * n) + k] + path[(k * n) + k]);
@@ -65,19 +67,19 @@ __global__ void floyd_warshall_update_path_4(int n, int *path, int k)
 }
 
 /* floyd_warshall_update_path_5: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_5(int n, int *path, int k)
+static __device__ void floyd_warshall_update_path_5_at(int n, int *path, int k, int idx_x)
 {
-  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
   path[(i * n) + k] = (path[(i * n) + k] < (path[(i * n) + k] + path[(k * n) + k])) ? (path[(i * n) + k]) : (path[(i * n) + k] + path[(k * n) + k]);
 }
 
 /* floyd_warshall_update_path_6: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_6(int n, int *path, int k)
+static __device__ void floyd_warshall_update_path_6_at(int n, int *path, int k, int idx_x, int idx_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = idx_y;
+  const int j = k + 1 + idx_x;
   if (!(i >= 0 && i < k && j >= k + 1 && j < n))
     return;
   path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
@@ -102,6 +104,30 @@ __global__ void floyd_warshall_update_path_8(int n, int *path, int k)
   path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
 }
 
+/* floyd_warshall_update_path_2_merged: each thread a point of one of floyd_warshall_update_path_2, floyd_warshall_update_path_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void floyd_warshall_update_path_2_merged(int n, int *path, int k, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    floyd_warshall_update_path_2_at(n, path, k, (int)((poly_b) * 256 + (threadIdx.x)));
+    return;
+  }
+  poly_b -= poly_count_1;
+  floyd_warshall_update_path_3_at(n, path, k, (int)((poly_b) * 256 + (threadIdx.x)));
+}
+
+/* floyd_warshall_update_path_5_merged: each thread a point of one of floyd_warshall_update_path_5, floyd_warshall_update_path_6, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void floyd_warshall_update_path_5_merged(int n, int *path, int k, unsigned poly_grid_2_x, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    floyd_warshall_update_path_5_at(n, path, k, (int)((poly_b) * 256 + (threadIdx.x)));
+    return;
+  }
+  poly_b -= poly_count_1;
+  floyd_warshall_update_path_6_at(n, path, k, (int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32)));
+}
+
 extern "C" void kernel_floyd_warshall_device(int n, int *path)
 {
   int k;
@@ -117,20 +143,14 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       }
     }
     {
-      const int extent_x = k;   /* j */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        floyd_warshall_update_path_2<<<grid, block>>>(n, path, k);
-      }
-    }
-    {
-      const int extent_x = k;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        floyd_warshall_update_path_3<<<grid, block>>>(n, path, k);
-      }
+      const int extent_1_x = k;   /* j */
+      const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 256);
+      const unsigned poly_count_1 = (extent_1_x > 0) ? poly_grid_1_x : 0;   /* floyd_warshall_update_path_2 */
+      const int extent_2_x = k;   /* i */
+      const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 256);
+      const unsigned poly_count_2 = (extent_2_x > 0) ? poly_grid_2_x : 0;   /* floyd_warshall_update_path_3 */
+      if (poly_count_1 + poly_count_2 > 0)
+        floyd_warshall_update_path_2_merged<<<poly_count_1 + poly_count_2, 256>>>(n, path, k, poly_count_1);
     }
     floyd_warshall_seq_path<<<1, 1>>>(n, path, k);
     {
@@ -143,21 +163,16 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       }
     }
     {
-      const int extent_x = n - k - 1;   /* i */
-      if (extent_x > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        floyd_warshall_update_path_5<<<grid, block>>>(n, path, k);
-      }
-    }
-    {
-      const int extent_x = n - k - 1;   /* j */
-      const int extent_y = k;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        floyd_warshall_update_path_6<<<grid, block>>>(n, path, k);
-      }
+      const int extent_1_x = n - k - 1;   /* i */
+      const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 256);
+      const unsigned poly_count_1 = (extent_1_x > 0) ? poly_grid_1_x : 0;   /* floyd_warshall_update_path_5 */
+      const int extent_2_x = n - k - 1;   /* j */
+      const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 32);
+      const int extent_2_y = k;   /* i */
+      const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
+      const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* floyd_warshall_update_path_6 */
+      if (poly_count_1 + poly_count_2 > 0)
+        floyd_warshall_update_path_5_merged<<<poly_count_1 + poly_count_2, 256>>>(n, path, k, poly_grid_2_x, poly_count_1);
     }
     {
       const int extent_x = n - k - 1;   /* j */

@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   gemver_update_A: one thread per (i, j): i -> y, j -> x.
 //   gemver_update_x: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
-//   gemver_update_w: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
+//   gemver_update_w: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -46,22 +46,28 @@ __global__ void __launch_bounds__(1024) gemver_update_x(int n, double beta, cons
   }
 }
 
-/* gemver_update_w: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
+/* gemver_update_w: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
 __global__ void gemver_update_w(int n, double alpha, const double *A, double *w, const double *x)
 {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = threadIdx.x % 32;
-  if (!(i >= 0 && i < n))
-    return;                        /* the whole warp: same row */
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int lane = threadIdx.x % 128;
+  const bool live = i >= 0 && i < n;   /* no early return: the row's warps meet at a barrier */
   int j;
+  __shared__ double warps[8];
   double part = 0;
-  for (j = lane; j < n; j += 32)
-  {
-    part += (alpha * A[(i * n) + j]) * x[j];
-  }
+  if (live)
+    for (j = lane; j < n; j += 128)
+    {
+      part += (alpha * A[(i * n) + j]) * x[j];
+    }
   for (int offset = 16; offset > 0; offset >>= 1)
     part = part + __shfl_down_sync(0xffffffffu, part, offset);
-  if (lane == 0) {
+  if (threadIdx.x % 32 == 0)
+    warps[threadIdx.x / 32] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 4; other++)
+      part = part + warps[threadIdx.x / 32 + other];
     w[i] = w[i] + part;
   }
 }
@@ -83,9 +89,9 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
       gemver_update_x<<<poly_blocks(extent, 16), dim3(16, 64)>>>(n, beta, A, x, y, z);
   }
   {
-    const int extent = n;   /* i: a warp each */
+    const int extent = n;   /* i: 128 lanes each */
     if (extent > 0)
-      gemver_update_w<<<poly_blocks(extent, 8), 256>>>(n, alpha, A, w, x);
+      gemver_update_w<<<poly_blocks(extent, 2), 256>>>(n, alpha, A, w, x);
   }
 }
 

@@ -3,34 +3,47 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   gesummv_update_tmp_y: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
+//   gesummv_update_tmp_y: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* gesummv_update_tmp_y: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
+/* gesummv_update_tmp_y: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
 __global__ void gesummv_update_tmp_y(int n, double alpha, double beta, const double *A, const double *B, double *tmp, const double *x, double *y)
 {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = threadIdx.x % 32;
-  if (!(i >= 0 && i < n))
-    return;                        /* the whole warp: same row */
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int lane = threadIdx.x % 128;
+  const bool live = i >= 0 && i < n;   /* no early return: the row's warps meet at a barrier */
   int j;
+  __shared__ double warps_1[8];
   double part_1 = 0;
+  __shared__ double warps_2[8];
   double part_2 = 0;
-  for (j = lane; j < n; j += 32)
-  {
-    part_1 += A[(i * n) + j] * x[j];
-    part_2 += B[(i * n) + j] * x[j];
-  }
+  if (live)
+    for (j = lane; j < n; j += 128)
+    {
+      part_1 += A[(i * n) + j] * x[j];
+      part_2 += B[(i * n) + j] * x[j];
+    }
   for (int offset = 16; offset > 0; offset >>= 1)
   {
     part_1 = part_1 + __shfl_down_sync(0xffffffffu, part_1, offset);
     part_2 = part_2 + __shfl_down_sync(0xffffffffu, part_2, offset);
   }
-  if (lane == 0) {
+  if (threadIdx.x % 32 == 0)
+  {
+    warps_1[threadIdx.x / 32] = part_1;
+    warps_2[threadIdx.x / 32] = part_2;
+  }
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 4; other++)
+    {
+      part_1 = part_1 + warps_1[threadIdx.x / 32 + other];
+      part_2 = part_2 + warps_2[threadIdx.x / 32 + other];
+    }
     tmp[i] = 0.0;
     y[i] = 0.0;
     tmp[i] = tmp[i] + part_1;
@@ -42,9 +55,9 @@ __global__ void gesummv_update_tmp_y(int n, double alpha, double beta, const dou
 extern "C" void kernel_gesummv_device(int n, double alpha, double beta, double *A, double *B, double *tmp, double *x, double *y)
 {
   {
-    const int extent = n;   /* i: a warp each */
+    const int extent = n;   /* i: 128 lanes each */
     if (extent > 0)
-      gesummv_update_tmp_y<<<poly_blocks(extent, 8), 256>>>(n, alpha, beta, A, B, tmp, x, y);
+      gesummv_update_tmp_y<<<poly_blocks(extent, 2), 256>>>(n, alpha, beta, A, B, tmp, x, y);
   }
 }
 

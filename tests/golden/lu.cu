@@ -7,6 +7,7 @@
 //   lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k.
 //   lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
 //   lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   lu_update_A_2_merged: lu_update_A_2, lu_update_A_3 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
@@ -24,23 +25,35 @@ __global__ void lu_update_A_1(int n, double *A, int k)
 }
 
 /* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void lu_update_A_2(int n, double *A, int k)
+static __device__ void lu_update_A_2_at(int n, double *A, int k, int idx_x, int idx_y)
 {
-  const int i = k + 2 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
   if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
     return;
   A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
 }
 
 /* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void lu_update_A_3(int n, double *A, int k)
+static __device__ void lu_update_A_3_at(int n, double *A, int k, int idx_x, int idx_y)
 {
-  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n && j >= i && j < n))
     return;
   A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
+}
+
+/* lu_update_A_2_merged: each thread a point of one of lu_update_A_2, lu_update_A_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void lu_update_A_2_merged(int n, double *A, int k, unsigned poly_grid_1_x, unsigned poly_grid_2_x, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    lu_update_A_2_at(n, A, k, (int)((poly_b % poly_grid_1_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_1_x) * 8 + (threadIdx.x / 32)));
+    return;
+  }
+  poly_b -= poly_count_1;
+  lu_update_A_3_at(n, A, k, (int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32)));
 }
 
 extern "C" void kernel_lu_device(int n, double *A)
@@ -57,22 +70,18 @@ extern "C" void kernel_lu_device(int n, double *A)
       }
     }
     {
-      const int extent_x = n - k - 2;   /* j */
-      const int extent_y = n - k - 2;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        lu_update_A_2<<<grid, block>>>(n, A, k);
-      }
-    }
-    {
-      const int extent_x = n - k - 1;   /* j */
-      const int extent_y = n - k - 1;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        lu_update_A_3<<<grid, block>>>(n, A, k);
-      }
+      const int extent_1_x = n - k - 2;   /* j */
+      const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 32);
+      const int extent_1_y = n - k - 2;   /* i */
+      const unsigned poly_grid_1_y = poly_blocks(extent_1_y, 8);
+      const unsigned poly_count_1 = (extent_1_x > 0 && extent_1_y > 0) ? poly_grid_1_x * poly_grid_1_y : 0;   /* lu_update_A_2 */
+      const int extent_2_x = n - k - 1;   /* j */
+      const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 32);
+      const int extent_2_y = n - k - 1;   /* i */
+      const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
+      const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* lu_update_A_3 */
+      if (poly_count_1 + poly_count_2 > 0)
+        lu_update_A_2_merged<<<poly_count_1 + poly_count_2, 256>>>(n, A, k, poly_grid_1_x, poly_grid_2_x, poly_count_1);
     }
   }
 }

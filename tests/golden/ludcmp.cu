@@ -11,6 +11,7 @@
 //   ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j.
 //   ludcmp_update_x: one thread per (i): i -> x.
 //   ludcmp_seq_x: one block of 1024 lanes: loop c0 in order in every thread, loop j split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
+//   ludcmp_update_A_2_merged: ludcmp_update_A_2, ludcmp_update_A_3 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (scalars folded into array cells): at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
@@ -30,20 +31,20 @@ __global__ void ludcmp_update_A_1(int n, double *A, int k)
 }
 
 /* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void ludcmp_update_A_2(int n, double *A, int k)
+static __device__ void ludcmp_update_A_2_at(int n, double *A, int k, int idx_x, int idx_y)
 {
-  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n && j >= i && j < n))
     return;
   A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
 }
 
 /* ludcmp_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void ludcmp_update_A_3(int n, double *A, int k)
+static __device__ void ludcmp_update_A_3_at(int n, double *A, int k, int idx_x, int idx_y)
 {
-  const int i = k + 2 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
   if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
     return;
   A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
@@ -118,6 +119,18 @@ __global__ void __launch_bounds__(1024) ludcmp_seq_x(int n, const double *A, dou
   }
 }
 
+/* ludcmp_update_A_2_merged: each thread a point of one of ludcmp_update_A_2, ludcmp_update_A_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void ludcmp_update_A_2_merged(int n, double *A, int k, unsigned poly_grid_1_x, unsigned poly_grid_2_x, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    ludcmp_update_A_2_at(n, A, k, (int)((poly_b % poly_grid_1_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_1_x) * 8 + (threadIdx.x / 32)));
+    return;
+  }
+  poly_b -= poly_count_1;
+  ludcmp_update_A_3_at(n, A, k, (int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32)));
+}
+
 /* ludcmp_loop_j: host loop j in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
 __global__ void __launch_bounds__(1024) ludcmp_loop_j(int n, const double *A, double *y)
 {
@@ -177,22 +190,18 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       }
     }
     {
-      const int extent_x = n - k - 1;   /* j */
-      const int extent_y = n - k - 1;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        ludcmp_update_A_2<<<grid, block>>>(n, A, k);
-      }
-    }
-    {
-      const int extent_x = n - k - 2;   /* j */
-      const int extent_y = n - k - 2;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        ludcmp_update_A_3<<<grid, block>>>(n, A, k);
-      }
+      const int extent_1_x = n - k - 1;   /* j */
+      const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 32);
+      const int extent_1_y = n - k - 1;   /* i */
+      const unsigned poly_grid_1_y = poly_blocks(extent_1_y, 8);
+      const unsigned poly_count_1 = (extent_1_x > 0 && extent_1_y > 0) ? poly_grid_1_x * poly_grid_1_y : 0;   /* ludcmp_update_A_2 */
+      const int extent_2_x = n - k - 2;   /* j */
+      const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 32);
+      const int extent_2_y = n - k - 2;   /* i */
+      const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
+      const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* ludcmp_update_A_3 */
+      if (poly_count_1 + poly_count_2 > 0)
+        ludcmp_update_A_2_merged<<<poly_count_1 + poly_count_2, 256>>>(n, A, k, poly_grid_1_x, poly_grid_2_x, poly_count_1);
     }
   }
   {

@@ -3,7 +3,7 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   mvt_update_x1: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
+//   mvt_update_x1: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
 //   mvt_update_x2: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
 
 #include <cuda_runtime.h>
@@ -11,22 +11,28 @@
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* mvt_update_x1: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
+/* mvt_update_x1: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
 __global__ void mvt_update_x1(int n, double *x1, const double *y_1, const double *A)
 {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = threadIdx.x % 32;
-  if (!(i >= 0 && i < n))
-    return;                        /* the whole warp: same row */
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int lane = threadIdx.x % 128;
+  const bool live = i >= 0 && i < n;   /* no early return: the row's warps meet at a barrier */
   int j;
+  __shared__ double warps[8];
   double part = 0;
-  for (j = lane; j < n; j += 32)
-  {
-    part += A[(i * n) + j] * y_1[j];
-  }
+  if (live)
+    for (j = lane; j < n; j += 128)
+    {
+      part += A[(i * n) + j] * y_1[j];
+    }
   for (int offset = 16; offset > 0; offset >>= 1)
     part = part + __shfl_down_sync(0xffffffffu, part, offset);
-  if (lane == 0) {
+  if (threadIdx.x % 32 == 0)
+    warps[threadIdx.x / 32] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 4; other++)
+      part = part + warps[threadIdx.x / 32 + other];
     x1[i] = x1[i] + part;
   }
 }
@@ -57,9 +63,9 @@ __global__ void __launch_bounds__(1024) mvt_update_x2(int n, double *x2, const d
 extern "C" void kernel_mvt_device(int n, double *x1, double *x2, double *y_1, double *y_2, double *A)
 {
   {
-    const int extent = n;   /* i: a warp each */
+    const int extent = n;   /* i: 128 lanes each */
     if (extent > 0)
-      mvt_update_x1<<<poly_blocks(extent, 8), 256>>>(n, x1, y_1, A);
+      mvt_update_x1<<<poly_blocks(extent, 2), 256>>>(n, x1, y_1, A);
   }
   {
     const int extent = n;   /* i: 64 lanes each */

@@ -29,7 +29,7 @@ from ...analysis.model import parse_expr
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
-from . import oneblock, reduce, stage, sweep, tensor
+from . import merge, oneblock, reduce, stage, sweep, tensor
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -178,6 +178,8 @@ class Printer:
         if options.private_blocks:
             for h in self.block_loops:
                 self.private[id(h)] = oneblock.private_arrays(self, h)
+        self.merged = merge.runs(self) if options.merge_launches else []     # runs of launches as one
+        self.merged_part = {id(l) for run in self.merged for l in run}
 
     # names --------------------------------------------------------------------------------
     def names_for(self, stmt_name: str) -> dict[str, str]:
@@ -381,7 +383,8 @@ class Printer:
             bounds = f"__launch_bounds__({threads}) " if threads else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
-        at = id(launch) in self.in_block          # also run inside a one-block loop: a device function
+        merged = id(launch) in self.merged_part  # a part of a merged launch: a device function
+        at = id(launch) in self.in_block or merged   # also run inside a one-block loop: the same
         if launch.tile:
             text = "\n".join(self.tiled_body(launch, box, inner_vars))
             args = self.kernel_args(launch, _used(text))
@@ -414,6 +417,8 @@ class Printer:
         text = "\n".join(body)
         args = self.kernel_args(launch, _used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
+        if merged:
+            return merge.part(self, launch, text, params), args
         if at:                 # the reference's local arrays as pointers: a resident kernel passes its copies
             locals_decl = [f"  {t} {web};" for web, t in locals_.items()]
             block = lambda ps: reduce.block_sum_function(self, launch, launch.block_sum, ps, locals_decl) \
@@ -649,11 +654,12 @@ class Printer:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
             column = launch.sweep or launch.row.column
             width, lanes = sweep.shape(self, launch) if launch.sweep else self.opt.column_block
+            rows = 0 if column else reduce.row_lanes(self, launch)
             shape = (f"poly_blocks(extent, {width}), dim3({width}, {lanes})" if column
-                     else "poly_blocks(extent, 8), 256")
+                     else f"poly_blocks(extent, {reduce.ROW_BLOCK // rows}), {reduce.ROW_BLOCK}")
             return [f"{indent}{{",
                     f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: "
-                    f"{f'{lanes} lanes' if column else 'a warp'} each */",
+                    f"{f'{lanes} lanes' if column else f'{rows} lanes' if rows > 32 else 'a warp'} each */",
                     f"{indent}  if (extent > 0)",
                     f"{indent}    {launch.name}<<<{shape}>>>({call});",
                     f"{indent}}}"]
@@ -702,7 +708,9 @@ class Printer:
                 out += oneblock.host_code(self, it, indent, calls)
             elif isinstance(it, HostLoop):
                 out += self.host_loop(it, indent, calls)
-            else:
+            elif run := next((r for r in self.merged if r[0] is it), None):
+                out += merge.launch_code(self, run, calls[merge.name(self, run)], indent)
+            elif id(it) not in self.merged_part:
                 out += self.launch_code(it, calls[it.name], indent)
         return out
 
@@ -720,6 +728,10 @@ class Printer:
             src, args = self.kernel(launch)
             kernels.append(src)
             calls[launch.name] = args
+        for run in self.merged:
+            src, args = merge.kernel(self, run, calls)
+            kernels.append(src)
+            calls[merge.name(self, run)] = args
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
         kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
         kernels += [oneblock.blocks_kernel(self, h, calls, self.private[id(h)])
@@ -802,10 +814,14 @@ class Printer:
                     f"{launch.grid[0].var}, consecutive elements) split loop {r.loop.var}; lane 0 adds their "
                     f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:
-            r = launch.row
-            return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "
-                    f"(consecutive lanes, consecutive elements), a shuffle tree adds their parts ({r.op}), "
-                    f"lane 0 finishes the row.{where}")
+            r, rows = launch.row, reduce.row_lanes(self, launch)
+            if rows == 32:
+                return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "
+                        f"(consecutive lanes, consecutive elements), a shuffle tree adds their parts ({r.op}), "
+                        f"lane 0 finishes the row.{where}")
+            return (f"{launch.name}: {rows} lanes ({rows // 32} warps) per {launch.grid[0].var} stride loop "
+                    f"{r.loop.var} (consecutive lanes, consecutive elements), a shuffle tree per warp and the "
+                    f"warps' parts in a fixed order add them ({r.op}), lane 0 finishes the row.{where}")
         if launch.reduction:
             r = launch.reduction
             return (f"{launch.name}: a reduction ({r.op}) over {r.loop.var}: each block combines its "
@@ -874,7 +890,8 @@ class Printer:
         if local:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
-        return head + ["  " + self.describe(l) for l in self.plan.launches] + self.plan.notes
+        return head + ["  " + self.describe(l) for l in self.plan.launches] + \
+            ["  " + merge.describe(self, run) for run in self.merged] + self.plan.notes
 
 
 def _refs(node, name: str | None = None) -> list:

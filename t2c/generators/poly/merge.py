@@ -1,0 +1,153 @@
+"""Consecutive launches that touch no cell another of them writes, as one launch.
+
+A launch costs about 4-5 us on an H200 whatever its size (`scripts/onepass_probe.cu`: 1000 empty
+launches in a row, 4.4 us each; fdtd-2d's one-row launch of ey, 4.7 us), more than the work of
+many launches at PolyBench's sizes.  fdtd-2d's time step launches three kernels that are
+independent of each other (ey's first row, ey's other rows, ex) before hz's; bicg's two
+initializations are independent too.  A run of such launches becomes one kernel whose blocks
+are the parts' blocks, one part after another: each part's body is a `__device__` function of
+its thread's grid index (as a one-block loop's parts are), given the index it had in its own
+launch, so every statement instance runs once, with its own values.
+
+Legal when no dependence joins instances of two parts in the same iteration of the host loops
+around them (isl: `Model.meets` on the plan's schedule): their instances may then run in any
+order.  Parts are plain launches (a grid of threads each running its statements: no shared
+memory, no barrier, no scalar carried in `__device__` memory, no local array) with the same
+threads per block; a part whose domain is empty at run time gets no blocks.
+"""
+from __future__ import annotations
+
+from math import prod
+
+from .mapping import HostLoop, Launch
+from .oneblock import _axes
+
+
+def plain(p, launch: Launch) -> bool:
+    """A grid of threads each running its statements, nothing shared (p: the Printer)."""
+    if not launch.grid or launch.reduction or launch.row or launch.sweep or launch.tile or launch.staged \
+            or launch.mma or launch.block_sum or launch.shared_bytes or launch.grid[-1].derived \
+            or id(launch) in p.in_block or p.extents(launch) is None:
+        return False
+    for s in launch.statements():
+        if any(a.name in p.local_arrays for a in p.an.program.statement(s).accesses):
+            return False
+        if any(st == s and p.plan.storage[w] == "global" for (st, _), w in p.an.web_of.items()):
+            return False
+    return True
+
+
+def runs(p) -> list[list[Launch]]:
+    """Runs of at least two consecutive plain launches, pairwise independent, in the plan's
+    host code outside one-block loops."""
+    out, schedule = [], []
+
+    def fits(run, launch):
+        threads = lambda l: prod(p.opt.block(len(l.grid)))
+        if threads(launch) != threads(run[0]):
+            return False
+        schedule[:] = schedule or [p.an.schedule(p.plan.tree)]
+        depth = 2 * len(launch.host_loops)        # (position, value) per host loop
+        return not any(p.an.model.meets(p.an.all_deps, schedule[0], other.statements(), launch.statements(), depth)
+                       for other in run)
+
+    def walk(items):
+        run = []
+        for it in [*items, None]:
+            if isinstance(it, Launch) and plain(p, it):
+                if run and fits(run, it):
+                    run.append(it)
+                    continue
+                if len(run) > 1:
+                    out.append(run)
+                run = [it]
+                continue
+            if len(run) > 1:
+                out.append(run)
+            run = []
+            if isinstance(it, HostLoop) and not any(it is h for h in p.block_loops) and not p.private.get(id(it)):
+                walk(it.items)
+    walk(p.plan.items)
+    return out
+
+
+def name(p, run) -> str:
+    return f"{run[0].name}_merged"
+
+
+def part(p, launch: Launch, text: str, params: str) -> str:
+    """A part's body as `NAME_at(params, idx_x, ...)`: its thread's grid index as arguments."""
+    index = ", ".join(f"int idx_{ax}" for ax in _axes(launch))
+    return "\n".join([f"/* {p.describe(launch)} */",
+                      f"static __device__ void {launch.name}_at({', '.join(x for x in (params, index) if x)})",
+                      "{", text, "}"])
+
+
+def _index(p, launch: Launch, n: int) -> list[str]:
+    """The grid index of the part's thread from `poly_b` (its block among the part's blocks,
+    x fastest) and threadIdx.x (x fastest within the part's block shape)."""
+    axes, dims = _axes(launch), p.opt.block(len(launch.grid))
+    out = []
+    for k, ax in enumerate(axes):
+        grids = "".join(f" / poly_grid_{n}_{a}" for a in axes[:k])
+        threads = "".join(f" / {d}" for d in dims[:k])
+        last = k == len(axes) - 1
+        b = f"poly_b{grids}" + ("" if last else f" % poly_grid_{n}_{ax}")
+        t = f"threadIdx.x{threads}" + ("" if last else f" % {dims[k]}")
+        out.append(f"(int)(({b}) * {dims[k]} + ({t}))")
+    return out
+
+
+def kernel(p, run, calls) -> tuple[str, list[str]]:
+    """The run's `__global__` function and its argument names (the parts' arguments, each
+    once, then each part's grid width and block count)."""
+    args, decls = [], {}
+    for l in run:
+        for a in calls[l.name]:
+            d = p.param_decl(a, l)
+            if a not in decls:
+                args.append(a)
+                decls[a] = d
+            elif decls[a].startswith("const ") and not d.startswith("const "):
+                decls[a] = d                     # written by some part
+    shape = [f"poly_grid_{n}_{ax}" for n, l in enumerate(run, 1) for ax in _axes(l)[:-1]]
+    counts = [f"poly_count_{n}" for n in range(1, len(run))]
+    params = [decls[a] for a in args] + [f"unsigned {x}" for x in shape + counts]
+    body = ["  unsigned poly_b = blockIdx.x;"]
+    for n, l in enumerate(run, 1):
+        call = f"{l.name}_at({', '.join(calls[l.name] + _index(p, l, n))});"
+        if n < len(run):
+            body += [f"  if (poly_b < poly_count_{n}) {{", f"    {call}", "    return;", "  }",
+                     f"  poly_b -= poly_count_{n};"]
+        else:
+            body.append(f"  {call}")
+    parts = ", ".join(l.name for l in run)
+    head = (f"/* {name(p, run)}: each thread a point of one of {parts}, with the grid index it has in its "
+            f"own launch (the parts' blocks in turn): no cell one of them writes is touched by another in "
+            f"the same host iteration (isl). */")
+    return "\n".join([head, f"__global__ void {name(p, run)}({', '.join(params)})", "{", *body, "}"]), \
+        args + shape + counts
+
+
+def launch_code(p, run, args, indent) -> list[str]:
+    """The host's one launch for the run: each part's extents and block count."""
+    out, counts = [f"{indent}{{"], []
+    threads = prod(p.opt.block(len(run[0].grid)))
+    for n, l in enumerate(run, 1):
+        ext, dims = p.extents(l), p.opt.block(len(l.grid))
+        for ax, d in zip(ext, dims):
+            out += [f"{indent}  const int extent_{n}_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */",
+                    f"{indent}  const unsigned poly_grid_{n}_{ax} = poly_blocks(extent_{n}_{ax}, {d});"]
+        live = " && ".join(f"extent_{n}_{ax} > 0" for ax in ext)
+        grid = " * ".join(f"poly_grid_{n}_{ax}" for ax in ext)
+        out.append(f"{indent}  const unsigned poly_count_{n} = ({live}) ? {grid} : 0;   /* {l.name} */")
+        counts.append(f"poly_count_{n}")
+    total = " + ".join(counts)
+    out += [f"{indent}  if ({total} > 0)",
+            f"{indent}    {name(p, run)}<<<{total}, {threads}>>>({', '.join(args)});", f"{indent}}}"]
+    return out
+
+
+def describe(p, run) -> str:
+    return (f"{name(p, run)}: {', '.join(l.name for l in run)} as one launch (no cell one writes is "
+            f"touched by another in the same host iteration; each part's blocks in turn).")
