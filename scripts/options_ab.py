@@ -60,6 +60,7 @@ VARIANTS = {
     "tile 8x2": {"staged_tile": (8, 2)},
     "tile 8x2 2 stages": {"staged_tile": (8, 2), "async_stages": 2},
     "tile 8x4 block 16x8 2 stages": {"staged_tile": (8, 4), "block_2d": (16, 8), "async_stages": 2},
+    "tile 8x4 block 16x8 3 stages": {"staged_tile": (8, 4), "block_2d": (16, 8), "async_stages": 3},
     "tile 8x4 block 16x8 4 stages": {"staged_tile": (8, 4), "block_2d": (16, 8), "async_stages": 4},
     "tile 8x4 3 stages 2 blocks/SM": {"staged_tile": (8, 4), "tile_blocks_per_sm": 2},
     "2 stages 2 blocks/SM": {"async_stages": 2, "tile_blocks_per_sm": 2},
