@@ -418,7 +418,7 @@ class Printer:
         args = self.kernel_args(launch, _used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if merged:
-            return merge.part(self, launch, text, params), args
+            return oneblock.at_function(self, launch, text, params), args
         if at:                 # the reference's local arrays as pointers: a resident kernel passes its copies
             locals_decl = [f"  {t} {web};" for web, t in locals_.items()]
             block = lambda ps: reduce.block_sum_function(self, launch, launch.block_sum, ps, locals_decl) \

@@ -75,14 +75,6 @@ def name(p, run) -> str:
     return f"{run[0].name}_merged"
 
 
-def part(p, launch: Launch, text: str, params: str) -> str:
-    """A part's body as `NAME_at(params, idx_x, ...)`: its thread's grid index as arguments."""
-    index = ", ".join(f"int idx_{ax}" for ax in _axes(launch))
-    return "\n".join([f"/* {p.describe(launch)} */",
-                      f"static __device__ void {launch.name}_at({', '.join(x for x in (params, index) if x)})",
-                      "{", text, "}"])
-
-
 def _index(p, launch: Launch, n: int) -> list[str]:
     """The grid index of the part's thread from `poly_b` (its block among the part's blocks,
     x fastest) and threadIdx.x (x fastest within the part's block shape)."""

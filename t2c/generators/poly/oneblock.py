@@ -55,17 +55,22 @@ def _axes(launch: Launch) -> list[str]:
     return [ax for ax in ("x", "y", "z") if ax in launch.axes.values()]
 
 
-def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str, at_params: str) -> str:
-    """A launch's body as `NAME_at` (the thread's index as arguments; `at_params`: the kernel's
-    and the local arrays' pointers) and its kernel calling it (with `args`)."""
-    axes = _axes(launch)
-    index = ", ".join(f"int idx_{ax}" for ax in axes)
-    threads = ", ".join(f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})" for ax in axes)
-    both = lambda a, b: ", ".join(x for x in (a, b) if x)
+def at_function(p, launch: Launch, text: str, at_params: str) -> str:
+    """A launch's body as `NAME_at(at_params, idx_x, ...)`: the thread's grid index as arguments
+    (a one-block loop's items and a merged launch's parts call it)."""
+    index = ", ".join(f"int idx_{ax}" for ax in _axes(launch))
     return "\n".join([f"/* {p.describe(launch)} */",
-                      f"static __device__ void {launch.name}_at({both(at_params, index)})", "{", text, "}", "",
+                      f"static __device__ void {launch.name}_at({', '.join(x for x in (at_params, index) if x)})",
+                      "{", text, "}"])
+
+
+def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str, at_params: str) -> str:
+    """`NAME_at` (`at_params`: the kernel's and the local arrays' pointers) and the launch's
+    kernel calling it (with `args`)."""
+    threads = [f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})" for ax in _axes(launch)]
+    return "\n".join([at_function(p, launch, text, at_params), "",
                       f"__global__ void {launch.name}({params})", "{",
-                      f"  {launch.name}_at({both(', '.join(args), threads)});", "}"])
+                      f"  {launch.name}_at({', '.join(args + threads)});", "}"])
 
 
 def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
