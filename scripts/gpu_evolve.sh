@@ -22,8 +22,8 @@ for k in ${KERNELS:-atax bicg mvt gesummv gemver durbin}; do
 done
 python3 - "$OUT" <<'PY' | tee "$OUT/table.md"
 import glob, json, os, sys
-print("| kernel | default ms | best ms | default / best | moves to the best | candidates | stopped |")
-print("|---|---|---|---|---|---|---|")
+print("| kernel | default ms | best ms | default / best | moves to the best | candidates | timed briefly | stopped |")
+print("|---|---|---|---|---|---|---|---|")
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.cu.evolve.json"))):
     card = json.load(open(path))
     steps = {s["step"]: s for s in card["lineage"]}
@@ -35,5 +35,6 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.cu.evolve.json"))):
     f = lambda v: "-" if v is None else f"{v:.4g}"
     ratio = default.get("kernel_ms") / best["kernel_ms"] if default.get("kernel_ms") and best.get("kernel_ms") else None
     print(f"| {os.path.basename(path).split('.')[0]} | {f(default.get('kernel_ms'))} | {f(best.get('kernel_ms'))} | "
-          f"{f(ratio)} | {' <- '.join(chain) or best['move']} | {len(card['lineage'])} | {card['stopped']} |")
+          f"{f(ratio)} | {' <- '.join(chain) or best['move']} | {len(card['lineage'])} | "
+          f"{sum('timing' in s for s in card['lineage'])} | {card['stopped']} |")
 PY

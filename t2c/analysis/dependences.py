@@ -89,6 +89,13 @@ class Analysis:
         stmts = [s.stmt.name for s in loop.statements()]
         return self.model.carries(self.all_deps, self.schedule(tree), stmts, 2 * depth + 1)
 
+    def deps_apart_from(self, webs):
+        """`all_deps` but for those through the scalar webs `webs` (held apart, a copy per thread)."""
+        skip = {"t2c_" + w for w in webs}
+        names = {acc[0] for s in self.model.specs.values() for acc in s.accesses} - skip
+        d = self.model.dependences(self.schedule(self.program.body), arrays=sorted(names))
+        return d["flow"].union(d["anti"]).union(d["output"])
+
     def deps_between(self, srcs, dsts):
         return self.model.deps_of(self.model.between(self.all_deps, srcs, dsts))
 

@@ -155,6 +155,18 @@ class Judged:
         return ((self.evidence.timings if self.evidence else {}).get("kernel_ms") or {}).get("median")
 
 
+#: An evolution stops timing a candidate whose first repetitions (harness.EARLY_REPS) all take
+#: longer than this many times the best accepted candidate's median: it cannot win.
+SLOW = 1.5
+
+
+def slower_than(steps) -> float | None:
+    """The bar (ms) for the next candidate's bench (ladder `slower_than`): `SLOW` times the
+    fastest accepted median among `steps` (Judged), or None before one was timed."""
+    times = [s.kernel_ms for s in steps if s.accepted and s.kernel_ms]
+    return SLOW * min(times) if times else None
+
+
 def rates(timing: dict) -> dict:
     """GB/s and TF/s of the median kernel time on the kernel's exact flop and compulsory byte
     counts (analysis.cost: each element read or written once), where the bench rung has them,

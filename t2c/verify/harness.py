@@ -19,7 +19,9 @@ driver's file protocol (see reference.py), with modes:
     prog bench DIR REPS SIZE...       device mode REPS times after two warm-ups; before
                                       each call fresh inputs are copied in and L2 is
                                       flushed; prints `NONCE kernel_ms V` per repetition
-                                      and `NONCE e2e_ms V` for one timed call of NAME
+                                      and `NONCE e2e_ms V` for one timed call of NAME;
+                                      with T2C_BENCH_STOP_MS=X it stops after EARLY_REPS
+                                      repetitions when the fastest of them took over X ms
 
 NONCE comes from the environment (T2C_NONCE), which the candidate may not read
 (static rung), so it cannot forge timing lines.  Outputs go to DIR/out_NAME.bin.
@@ -173,6 +175,10 @@ def _decl(k: Kernel, suffix: str) -> str:
     return f'extern "C" {ret} {k.name}{suffix}({", ".join(params)});'
 
 
+#: Timed repetitions before the bench may stop a clearly slow candidate (T2C_BENCH_STOP_MS).
+EARLY_REPS = 3
+
+
 def candidate_driver(k: Kernel) -> str:
     """CUDA C++ text of the candidate driver (modes in the module docstring)."""
     ret = k.returns
@@ -280,6 +286,8 @@ def candidate_driver(k: Kernel) -> str:
     L.append("  cudaEvent_t t2c_e0, t2c_e1;")
     L.append("  T2C_CHECK(cudaEventCreate(&t2c_e0));")
     L.append("  T2C_CHECK(cudaEventCreate(&t2c_e1));")
+    L.append("  const char *t2c_stop_at = getenv(\"T2C_BENCH_STOP_MS\");")
+    L.append("  double t2c_stop = t2c_stop_at ? atof(t2c_stop_at) : 0, t2c_fastest = 1e300;")
     L.append("  for (int t2c_r = 0; t2c_r < 2 + t2c_count; t2c_r++) {")
     to_device("    ")
     L.append("    t2c_flush_l2();")
@@ -292,6 +300,8 @@ def candidate_driver(k: Kernel) -> str:
     L.append("    float t2c_ms = 0;")
     L.append("    T2C_CHECK(cudaEventElapsedTime(&t2c_ms, t2c_e0, t2c_e1));")
     L.append("    if (t2c_r >= 2) printf(\"%s kernel_ms %.6f\\n\", t2c_tag, t2c_ms);")
+    L.append("    if (t2c_r >= 2 && t2c_ms < t2c_fastest) t2c_fastest = t2c_ms;")
+    L.append(f"    if (t2c_stop > 0 && t2c_r >= 1 + {EARLY_REPS} && t2c_fastest > t2c_stop) break;   /* clearly slow */")
     L.append("  }")
     from_device("  ")
     store("t2c_dir", "  ")

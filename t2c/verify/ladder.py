@@ -88,11 +88,13 @@ def _candidate(candidate: str | Path, source: str | None) -> tuple[Path, str]:
 def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
            seed: int | None = None, source: str | None = None, bench: bool = True,
            timeout: float | None = None, device=nullcontext, reuse_suite: bool = False,
-           planned: dict | None = None) -> Evidence:
+           planned: dict | None = None, slower_than: float | None = None) -> Evidence:
     """`device()` is entered around the rungs that run the candidate (the engine's GPU
     slot); static, build, the suite and the mutant gate need no GPU and run before it.
     `planned`: the suite and gate verdict drawn earlier with this seed and dataset
-    (`plan_suite`, the batch's suite stage), replayed instead of drawn again."""
+    (`plan_suite`, the batch's suite stage), replayed instead of drawn again.
+    `slower_than` (ms): the bench stops timing a candidate whose first repetitions all take
+    longer (an options search's bar); the outputs are judged all the same."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend(backend)
     dataset = (dataset or default_dataset(backend)).upper()
@@ -147,7 +149,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                              gate_detail, time.monotonic() - t)):
         return ev
 
-    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source)
+    run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source,
+              slower_than=slower_than)
     ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
                     "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 except in timed runs)",
                     "file_size_limit": run.limits.file_size,

@@ -32,7 +32,7 @@ from .. import config
 from ..ir import Kernel
 from ..runtime.process import ProcessResult, run_process
 from .compare import Comparison, compare, is_poison, poison
-from .harness import CandidateBuild, Limits, run_calls, run_candidate
+from .harness import EARLY_REPS, CandidateBuild, Limits, run_calls, run_candidate
 from .reference import ReferenceFailed, array_shape, run_reference
 from .synth import Case, Suite, derive
 
@@ -70,6 +70,9 @@ class Run:
     # Entered around a run on the device outside the ladder's slot (the bench's timed run, a
     # racecheck diagnosis after the full rung); nothing while the ladder holds the slot.
     device: object = nullcontext
+    # The bench stops timing after harness.EARLY_REPS repetitions when the fastest took longer
+    # (an options search's bar: a clearly slower candidate cannot win)
+    slower_than: float | None = None
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -380,14 +383,17 @@ def bench(run: Run) -> RungResult:
                           else "no full case", seconds=time.monotonic() - start)
     case = cases[0]
     k = run.kernel
+    env = {"T2C_BENCH_STOP_MS": repr(run.slower_than)} if run.slower_than else {}
     with run.device():                 # the GPU for the timed process only; judged after
         r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
                           poison=_poison(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
-                          limits=run.limits)
+                          limits=run.limits, env=env)
     if not r.process.ok:
         reason, feedback = failure(run, r.process)
         return RungResult("bench", False, reason, f"bench mode: {feedback}", seconds=time.monotonic() - start)
-    if len(r.kernel_ms) != cfg.verify_bench_reps or r.e2e_ms is None or r.stray_output:
+    stopped = run.slower_than and EARLY_REPS <= len(r.kernel_ms) < cfg.verify_bench_reps \
+        and min(r.kernel_ms) > run.slower_than          # the driver's early stop, checked again here
+    if (len(r.kernel_ms) != cfg.verify_bench_reps and not stopped) or r.e2e_ms is None or r.stray_output:
         return RungResult("bench", False, "forged or missing timing output",
                           f"expected {cfg.verify_bench_reps} timing lines from the driver, got {len(r.kernel_ms)}"
                           + (f"; stray output: {r.stray_output[:200]!r}" if r.stray_output else ""),
@@ -399,6 +405,9 @@ def bench(run: Run) -> RungResult:
     detail = {"sizes": case.sizes, "reps": len(ms), "kernel_ms": {
         "median": statistics.median(ms), "p20": float(np.percentile(ms, 20)), "p80": float(np.percentile(ms, 80))},
         "e2e_ms": r.e2e_ms}
+    if stopped:
+        detail["stopped_early"] = (f"timing stopped after {len(ms)} of {cfg.verify_bench_reps} repetitions: "
+                                   f"the fastest took {ms[0]:.4g} ms, over the bar of {run.slower_than:.4g}")
     return RungResult("bench", True, detail=detail, seconds=time.monotonic() - start)
 
 

@@ -33,6 +33,14 @@ def test_launch_forms(config, grid, block, smem, stream):
     assert "::t2c_emu::launch<false>" in line   # no barrier: plain loop
 
 
+def test_launch_kernel_ex_is_the_same_launch_with_its_configuration():
+    src = ("__global__ void k(int* p, int n) { p[threadIdx.x] = n; __syncthreads(); }\n"
+           "void host(int* p, int n) { cudaLaunchConfig_t c = {}; cudaLaunchKernelEx(&c, k, p, n + 1); }\n")
+    line = body(rewrite_cuda(src, "a.cu"))[1]
+    assert "cudaLaunchKernelEx" not in line and "::t2c_emu::launch_ex<true>" in line   # a barrier: fibers
+    assert 'LaunchSite{__FILE__, __LINE__, "k"}, (&c), [&](auto&... t2c_a) { k(t2c_a...); }, p, n + 1)' in line
+
+
 def test_template_launch_and_barrier_kernel_uses_fibers():
     src = ("template <int B, typename T> __global__ void r(T* x) { __shared__ T s[B]; s[0] = x[0]; __syncthreads(); }\n"
            "void h(float* x) { r<128, float><<<1, 128>>>(x); }\n")

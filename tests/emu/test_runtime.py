@@ -40,6 +40,38 @@ int main() {
     assert len(out.per_seed) == 3
 
 
+def test_launch_kernel_ex_runs_the_launch_and_refuses_what_it_does_not_model(run_cu):
+    """cudaLaunchKernelEx: the configuration's grid, block and shared bytes; a programmatic
+    dependent launch runs as a plain one (launches run in order here); a cooperative launch is
+    refused with its line."""
+    src = PRELUDE + r"""
+__global__ void fill(int* out, int v) {
+    extern __shared__ int s[];
+    s[threadIdx.x] = v + (int)threadIdx.x;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+int main() {
+    int *d, h[64];
+    cudaMalloc(&d, sizeof h);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = ATTRIBUTE;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(2); c.blockDim = dim3(32); c.dynamicSmemBytes = 32 * sizeof(int); c.stream = 0;
+    c.attrs = attr; c.numAttrs = 1;
+    cudaError_t e = cudaLaunchKernelEx(&c, fill, d, 100);
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%d %d %d %s\n", h[0], h[31], h[63], cudaGetErrorString(e));
+}
+"""
+    out = run_cu(src.replace("ATTRIBUTE", "cudaLaunchAttributeProgrammaticStreamSerialization"))
+    assert out.status == "ok", out.message
+    assert out.stdout == "131 100 100 no error\n"
+    out = run_cu(src.replace("ATTRIBUTE", "cudaLaunchAttributeCooperative"))
+    assert out.status != "ok" and "launch attribute 2 is not modelled" in out.message, out.message
+
+
 def test_builtins_warp_ops_and_vector_types(run_cu):
     src = PRELUDE + r"""
 __global__ void k(int* out, float4* v) {

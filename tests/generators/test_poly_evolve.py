@@ -23,10 +23,11 @@ def timed(rule):
     """A ladder stand-in: every candidate accepted, `rule(source)` its kernel time."""
     seen = []
 
-    def check(source):
+    def check(source, slower_than=None):
         seen.append(source)
+        check.bars.append(slower_than)
         return Card(True, timings={"kernel_ms": {"median": rule(source)}})
-    check.seen = seen
+    check.seen, check.bars = seen, []
     return check
 
 
@@ -42,6 +43,15 @@ def test_the_search_keeps_the_fastest_and_checks_each_source_once():
     assert record["parent"] == 0 and record["options"] == {"block_1d": (512,)}
 
 
+def test_a_clearly_slow_candidate_stops_timing_early():
+    """Each candidate's bench gets a bar, 1.5x the best median so far (none before the first is
+    timed): the bench rung stops timing a candidate whose first repetitions all take longer."""
+    check = timed(lambda src: 0.5 if "dim3 block(512)" in src else 1.0)
+    got = evolve(JACOBI, check, Budget(candidates=40))
+    assert check.bars[0] is None and check.bars[1] == 1.5
+    assert check.bars[got.best.step + 1:] and set(check.bars[got.best.step + 1:]) == {0.75}
+
+
 def test_budgets_stop_the_search():
     got = evolve(JACOBI, timed(lambda src: 1.0), Budget(candidates=3))
     assert len(got.lineage) == 3 and got.stopped == "candidate budget (3) spent"
@@ -50,14 +60,14 @@ def test_budgets_stop_the_search():
 
 
 def test_without_timings_the_first_accepted_candidate_ends_it():
-    check = lambda src: Card(True)                   # emu: no bench numbers
+    check = lambda src, **_: Card(True)                 # emu: no bench numbers
     got = evolve(JACOBI, check)
     assert len(got.lineage) == 1 and got.best.accepted and "limited to correctness" in got.stopped
 
 
 def test_a_rejected_candidate_turns_transformations_off_first():
     # a stand-in that rejects the one-block path (say, a miscompiled barrier)
-    check = lambda src: (Card(False, "smoke", "output mismatch") if "__syncthreads" in src
+    check = lambda src, **_: (Card(False, "smoke", "output mismatch") if "__syncthreads" in src
                          else Card(True, timings={"kernel_ms": {"median": 1.0}}))
     got = evolve(JACOBI, check, Budget(candidates=30))
     assert not got.lineage[0].accepted and got.best.accepted
@@ -75,7 +85,7 @@ def test_the_winner_is_cached_and_checked_again(tmp_path):
     got = evolve(JACOBI, again, key="k", cache_dir=tmp_path)
     assert got.cached and len(again.seen) == 1 and got.best.options == first.best.options
     # a cached winner that fails now is not trusted: the search runs again
-    failing = lambda src: (Card(False, "full", "output mismatch") if "dim3 block(512)" in src
+    failing = lambda src, **_: (Card(False, "full", "output mismatch") if "dim3 block(512)" in src
                            else Card(True, timings={"kernel_ms": {"median": 1.0}}))
     got = evolve(JACOBI, failing, Budget(candidates=5), key="k", cache_dir=tmp_path)
     assert not got.cached and got.best.accepted and "dim3 block(512)" not in got.source

@@ -87,7 +87,7 @@ def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
     assert host in text.split("_device(")[1]
     if not host.startswith("for (wave"):                     # no host wavefront loop left
         assert "wave" not in text.split("_device(")[1]
-    apart = generate(k, PolyOptions(merge_launches=False)) if "_merged<<<" in text else text
+    apart = generate(k, PolyOptions(merge_launches=False, programmatic_launches=False))
     assert len(re.findall(r"<<<(?:grid, block|poly_blocks\(extent, \d+\), \d+)>>>", apart)) == grids
     plain = generate(k, PolyOptions(isl_schedule=False))
     assert "Schedule: isl's scheduler" not in plain
@@ -154,7 +154,7 @@ def _check_on_emu(k):
     k = _dodge_driver_names(k)
     sizes = k.dataset_sizes("MINI")
     text = generate(k)
-    if "_partial<<<" in text:
+    if re.search(r"__global__ void \w+_partial\(", text):
         # A reduction split into block partials sums in another order: judged as the ladder
         # judges it (inputs drawn where the result is well-conditioned, the tolerance model),
         # not bit-close on PolyBench's init (gramschmidt's is rank-deficient at every preset).
@@ -350,9 +350,10 @@ def test_independent_launches_run_as_one(tmp_path):
         "int idx_x, int idx_y)" in text
     assert "(int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), " \
         "(int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32))" in text
-    assert "fdtd_2d_update_ey_1_merged<<<poly_count_1 + poly_count_2 + poly_count_3, 256>>>" in text
-    assert "fdtd_2d_update_hz<<<grid, block>>>" in text and "fdtd_2d_update_ex<<<" not in text
-    apart = generate(k, PolyOptions(merge_launches=False))
+    plain = generate(k, PolyOptions(programmatic_launches=False))      # the launches' text as <<<>>>
+    assert "fdtd_2d_update_ey_1_merged<<<poly_count_1 + poly_count_2 + poly_count_3, 256>>>" in plain
+    assert "fdtd_2d_update_hz<<<grid, block>>>" in plain and "fdtd_2d_update_ex<<<" not in plain
+    apart = generate(k, PolyOptions(merge_launches=False, programmatic_launches=False))
     assert "_merged" not in apart and "fdtd_2d_update_ex<<<grid, block>>>" in apart
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=9)
     assert card.accepted, card.summary()
@@ -365,17 +366,47 @@ def test_independent_launches_run_as_one(tmp_path):
     assert "_merged" not in chain and chain.count("<<<grid, block>>>") == 2
 
 
+def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
+    """programmatic_launches (on): a launch inside a host loop goes through cudaLaunchKernelEx with
+    programmatic stream serialization (`poly_after`), and its kernel first waits for the launches
+    before it (`poly_wait`: cudaGridDependencySynchronize on sm_90, nothing elsewhere); launches
+    outside host loops stay <<<>>>.  Reductions and merged launches inside loops too; verified on
+    emu (where cudaLaunchKernelEx is the same launch); off, the plain launches."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["jacobi-2d"])
+    text = generate(k)
+    assert "cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B);" in text
+    assert text.count("  poly_wait();   /* the launch before this one has finished */") == 2
+    assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n  cudaGridDependencySynchronize();" in text
+    plain = generate(k, PolyOptions(programmatic_launches=False))
+    assert "jacobi_2d_update_B<<<grid, block>>>(n, A, B);" in plain
+    assert "poly_wait" not in plain and "cudaLaunchKernelEx" not in plain
+    gemm = generate(read_c(SOURCES["gemm"]))                  # one launch, no host loop
+    assert "cudaLaunchKernelEx" not in gemm and "poly_wait" not in gemm
+    for name in ("gramschmidt", "fdtd-2d", "jacobi-2d"):      # a reduction's two kernels; a merged launch
+        k = read_c(SOURCES[name])
+        text = generate(k)
+        launched = set(re.findall(r"cudaLaunchKernelEx\(poly_after\([^;]*?\)\.at\(\), (\w+),", text))
+        assert launched and ("fdtd" not in name or "fdtd_2d_update_ey_1_merged" in launched), launched
+        assert "gramschmidt" not in name or {"gramschmidt_reduce_R_partial", "gramschmidt_reduce_R_final"} <= launched
+        for kernel in launched:
+            assert re.search(rf"__global__ void [^\n]*\b{kernel}\([^\n]*\n\{{\n  poly_wait\(\);", text), kernel
+        card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+        assert card.accepted, (name, card.summary())
+
+
 def test_small_host_loops_run_in_one_block():
     """A host loop of 1-d launches (jacobi-1d's time steps, durbin's rows, doitgen's (r, q)) also runs as one
     block with a barrier after each launch's work, taken when no launch needs more than
     `one_block_max` threads; both paths are verified, and a missing barrier is caught."""
     from t2c.verify.ladder import ladder
-    for name, loop in (("jacobi-1d", "jacobi_1d_loop_t"), ("durbin", "durbin_loop_k"),
-                       ("doitgen", "doitgen_loop_r")):      # doitgen: host loops r, q; a loop in each thread
+    for name, loop, threads in (("jacobi-1d", "jacobi_1d_loop_t", 1024), ("durbin", "durbin_loop_k", 512),
+                                ("doitgen", "doitgen_loop_r", 1024)):   # doitgen: host loops r, q; a loop in each thread
         k = read_c(SOURCES[name])
         base = PolyOptions(private_blocks=False)            # doitgen's block per (r, q): the next test
-        text = generate(k, base)
-        assert f"{loop}<<<1, 1024>>>" in text and "if (most <= 4096) {" in text
+        text = generate(k, base)                            # durbin's block sum: 512 threads (oneblock.threads)
+        assert f"{loop}<<<1, {threads}>>>" in text and "if (most <= 4096) {" in text
+        assert f"{loop}<<<1, 256>>>" in generate(k, base.replace(one_block_threads=256))
         assert "<<<1, 1024>>>" not in generate(k, base.replace(one_block_loops=False))
         for opts in (base, base.replace(one_block_max=0)):      # one block; the launches
             card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
@@ -384,8 +415,8 @@ def test_small_host_loops_run_in_one_block():
     # shuffles in each warp, then warp 0 over the warps' parts, one barrier), for any whole warps
     durbin = read_c(SOURCES["durbin"])
     text = generate(durbin)
-    assert "durbin_seq_scalars_block(r, y, k);" in text and "__shared__ double lanes[32];" in text
-    for threads in (96, 1024):
+    assert "durbin_seq_scalars_block(r, y, k, dev_alpha, dev_beta);" in text and "__shared__ double lanes[32];" in text
+    for threads in (96, 512, 1024):
         card = ladder(durbin, generate(durbin, PolyOptions(one_block_threads=threads)), backend="emu", seed=3)
         assert card.accepted, (threads, card.summary())
     bad = text.replace("lanes[threadIdx.x >> 5] = part;\n  __syncthreads();", "lanes[threadIdx.x >> 5] = part;")
@@ -398,6 +429,43 @@ def test_small_host_loops_run_in_one_block():
     assert jacobi.count("__syncthreads();") - bad.count("__syncthreads();") == 2
     assert not ladder(read_c(SOURCES["jacobi-1d"]), bad, backend="emu", seed=3).accepted
     assert "<<<1, 1024>>>" not in generate(read_c(SOURCES["jacobi-2d"]))   # 2-d grids: launches only
+
+
+def test_one_block_scalars_live_in_every_thread_and_independent_launches_share_a_barrier():
+    """thread_scalars (on): durbin's alpha and beta, carried between launches in __device__ memory,
+    are every thread's own in its one-block kernel: the block sum's last tree runs in every warp and
+    every thread computes alpha and beta alike, so no barrier publishes them (y[k] = alpha, which
+    writes an array, stays thread 0's). fewer_barriers (on): no barrier between two consecutive
+    launches no dependence joins in the same iteration (isl; durbin's copy of z into y and its
+    y[k] = alpha), never two left out in a row. Verified on emu in every combination; the barrier
+    that is needed, or alpha computed by one thread only, is caught."""
+    from t2c.verify.ladder import ladder
+    durbin = read_c(SOURCES["durbin"])
+    text = generate(durbin)
+    assert "double dev_alpha = ::dev_alpha;   /* this thread's own copy */" in text
+    assert "if (threadIdx.x == 0)\n    ::dev_beta = dev_beta;" in text
+    assert "part = __shfl_sync(0xffffffffu, part, 0);" in text
+    assert "static __device__ void durbin_seq_y_2_at(double *y, int k, double &dev_alpha)" in text
+    assert "durbin_seq_y_2(double *y, int k)\n{\n  poly_wait();   /* the launch before this one has finished */\n" \
+           "  durbin_seq_y_2_at(y, k, dev_alpha);" in text      # the launches' path: the __device__ one
+    off = PolyOptions(thread_scalars=False, fewer_barriers=False)
+    old = generate(durbin, off)
+    assert "dev_alpha = ::dev_alpha" not in old and "__shfl_sync(0xffffffffu, part, 0)" not in old
+    # per one-block kernel: no barrier after the sum (alpha is every thread's) nor between y's two writes
+    assert old.count("__syncthreads();") - text.count("__syncthreads();") == 4
+    assert generate(durbin, PolyOptions(fewer_barriers=False)).count("__syncthreads();") == old.count("__syncthreads();")
+    assert generate(durbin, PolyOptions(thread_scalars=False)).count("__syncthreads();") == \
+        old.count("__syncthreads();") - 2       # alpha in __device__ memory: the barrier after the sum stays
+    for opts in (PolyOptions(), PolyOptions(one_block_threads=96), PolyOptions(thread_scalars=False),
+                 PolyOptions(fewer_barriers=False)):
+        card = ladder(durbin, generate(durbin, opts), backend="emu", dataset="SMALL", seed=3)
+        assert card.accepted, (opts, card.summary())
+    needed = "durbin_update_z_at(y, k, dev_z, dev_alpha, item);\n      __syncthreads();"
+    bad = text.replace(needed, "durbin_update_z_at(y, k, dev_z, dev_alpha, item);")
+    assert bad != text and not ladder(durbin, bad, backend="emu", dataset="SMALL", seed=3).accepted
+    bad = text.replace("  part = __shfl_sync(0xffffffffu, part, 0);\n  {", "  part = __shfl_sync(0xffffffffu, part, 0);\n"
+                       "  if (threadIdx.x == 0) {")
+    assert bad != text and not ladder(durbin, bad, backend="emu", dataset="SMALL", seed=3).accepted
 
 
 _RUNNING = """void k(int nr, int nq, int np, double A[nr][nq][np], double sum[np]) {
@@ -432,7 +500,7 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     text = generate(durbin)
     assert "double *dev_z = (double *)((char *)poly_resident + poly_at);" in text
     assert "dev_z[poly_e] = ::dev_z[poly_e];" in text and "::dev_z[poly_e] = dev_z[poly_e];" in text
-    assert "durbin_update_z_at(y, k, dev_z, item);" in text and "double *dev_z, int idx_x)" in text
+    assert "durbin_update_z_at(y, k, dev_z, dev_alpha, item);" in text and "double *dev_z, double &dev_alpha, int idx_x)" in text
     assert "::dev_z" not in generate(durbin, PolyOptions(resident_locals=False))
     card = ladder(durbin, text, backend="emu", dataset="SMALL", seed=3)
     assert card.accepted, card.summary()

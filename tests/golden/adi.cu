@@ -14,6 +14,33 @@
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t. */
 static __device__ void adi_update_v_p_q_at(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f, int idx_x)
@@ -54,6 +81,7 @@ static __device__ void adi_update_v_p_q_at(int n, const double *u, double *v, do
 
 __global__ void adi_update_v_p_q(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f)
 {
+  poly_wait();   /* the launch before this one has finished */
   adi_update_v_p_q_at(n, u, v, p, q, a, b, c, d, f, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -96,6 +124,7 @@ static __device__ void adi_update_u_p_q_at(int n, double *u, const double *v, do
 
 __global__ void adi_update_u_p_q(int n, double *u, const double *v, double *p, double *q, double a, double c, double d, double e, double f)
 {
+  poly_wait();   /* the launch before this one has finished */
   adi_update_u_p_q_at(n, u, v, p, q, a, c, d, e, f, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -223,7 +252,7 @@ extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, doubl
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            adi_update_v_p_q<<<grid, block>>>(n, u, v, p, q, a, b, c, d, f);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), adi_update_v_p_q, n, u, v, p, q, a, b, c, d, f);
           }
         }
         {
@@ -231,7 +260,7 @@ extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, doubl
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            adi_update_u_p_q<<<grid, block>>>(n, u, v, p, q, a, c, d, e, f);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), adi_update_u_p_q, n, u, v, p, q, a, c, d, e, f);
           }
         }
       }

@@ -13,16 +13,45 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* cholesky_seq_A: one thread: nothing here is parallel. Launched once per host iteration of k. */
 __global__ void cholesky_seq_A(int n, double *A, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   A[(k * n) + k] = sqrt(A[(k * n) + k]);
 }
 
 /* cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
 __global__ void cholesky_update_A_1(int n, double *A, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= k + 1 && i < n))
     return;
@@ -33,6 +62,7 @@ __global__ void cholesky_update_A_1(int n, double *A, int k)
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
 __global__ void cholesky_update_A_2(int n, double *A, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = k + 2 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
@@ -45,13 +75,13 @@ extern "C" void kernel_cholesky_device(int n, double *A)
   int k;
   for (k = 0; k < n; k++)
   {
-    cholesky_seq_A<<<1, 1>>>(n, A, k);
+    cudaLaunchKernelEx(poly_after(1, 1, 0).at(), cholesky_seq_A, n, A, k);
     {
       const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        cholesky_update_A_1<<<grid, block>>>(n, A, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_1, n, A, k);
       }
     }
     {
@@ -60,7 +90,7 @@ extern "C" void kernel_cholesky_device(int n, double *A)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        cholesky_update_A_2<<<grid, block>>>(n, A, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_2, n, A, k);
       }
     }
   }

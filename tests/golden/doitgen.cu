@@ -14,6 +14,33 @@
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* doitgen_update_sum: one thread per (p): p -> x; loop s runs in order inside each thread. Launched once per host iteration of r, q. */
 static __device__ void doitgen_update_sum_at(int nq, int np, const double *A, const double *C4, double *sum, int r, int q, int idx_x)
@@ -35,6 +62,7 @@ static __device__ void doitgen_update_sum_at(int nq, int np, const double *A, co
 
 __global__ void doitgen_update_sum(int nq, int np, const double *A, const double *C4, double *sum, int r, int q)
 {
+  poly_wait();   /* the launch before this one has finished */
   doitgen_update_sum_at(nq, np, A, C4, sum, r, q, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -49,6 +77,7 @@ static __device__ void doitgen_update_A_at(int nq, int np, double *A, const doub
 
 __global__ void doitgen_update_A(int nq, int np, double *A, const double *sum, int r, int q)
 {
+  poly_wait();   /* the launch before this one has finished */
   doitgen_update_A_at(nq, np, A, sum, r, q, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -191,7 +220,7 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
                 if (extent_x > 0) {
                   dim3 block(256);
                   dim3 grid(poly_blocks(extent_x, 256));
-                  doitgen_update_sum<<<grid, block>>>(nq, np, A, C4, sum, r, q);
+                  cudaLaunchKernelEx(poly_after(grid, block, 0).at(), doitgen_update_sum, nq, np, A, C4, sum, r, q);
                 }
               }
               {
@@ -199,7 +228,7 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
                 if (extent_x > 0) {
                   dim3 block(256);
                   dim3 grid(poly_blocks(extent_x, 256));
-                  doitgen_update_A<<<grid, block>>>(nq, np, A, sum, r, q);
+                  cudaLaunchKernelEx(poly_after(grid, block, 0).at(), doitgen_update_A, nq, np, A, sum, r, q);
                 }
               }
             }

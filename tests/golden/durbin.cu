@@ -18,6 +18,33 @@
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 __device__ double dev_alpha;   /* carried between launches */
 __device__ double dev_beta;   /* carried between launches */
@@ -32,7 +59,7 @@ __global__ void durbin_seq_y_1(const double *r, double *y)
 }
 
 /* durbin_seq_scalars: one thread runs loop i in order: nothing here is parallel. Launched once per host iteration of k. */
-static __device__ void durbin_seq_scalars_at(const double *r, const double *y, int k)
+static __device__ void durbin_seq_scalars_at(const double *r, const double *y, int k, double &dev_alpha, double &dev_beta)
 {
   int i;
   double sum;
@@ -47,10 +74,11 @@ static __device__ void durbin_seq_scalars_at(const double *r, const double *y, i
 
 __global__ void durbin_seq_scalars(const double *r, const double *y, int k)
 {
-  durbin_seq_scalars_at(r, y, k);
+  poly_wait();   /* the launch before this one has finished */
+  durbin_seq_scalars_at(r, y, k, dev_alpha, dev_beta);
 }
 
-static __device__ void durbin_seq_scalars_block(const double *r, const double *y, int k)
+static __device__ void durbin_seq_scalars_block(const double *r, const double *y, int k, double &dev_alpha, double &dev_beta)
 {
   __shared__ double lanes[32];   /* one part per warp */
   int i;
@@ -58,27 +86,26 @@ static __device__ void durbin_seq_scalars_block(const double *r, const double *y
   double part = 0;
   for (i = (int)threadIdx.x; i < k; i += (int)blockDim.x)
     part += r[(k - i) - 1] * y[i];
-  /* each warp's parts by a shuffle tree, then warp 0 adds the warps' (a fixed order): one barrier */
+  /* each warp's parts by a shuffle tree, then every warp adds the warps' by the same tree: one barrier, the same sum in every thread */
   for (int off = 16; off > 0; off >>= 1)
     part = part + __shfl_down_sync(0xffffffffu, part, off);
   if ((threadIdx.x & 31) == 0)
     lanes[threadIdx.x >> 5] = part;
   __syncthreads();
-  if (threadIdx.x < 32) {
-    part = threadIdx.x < (blockDim.x >> 5) ? lanes[threadIdx.x] : 0;
-    for (int off = 16; off > 0; off >>= 1)
-      part = part + __shfl_down_sync(0xffffffffu, part, off);
-    if (threadIdx.x == 0) {
+  part = (threadIdx.x & 31) < (blockDim.x >> 5) ? lanes[threadIdx.x & 31] : 0;
+  for (int off = 16; off > 0; off >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, off);
+  part = __shfl_sync(0xffffffffu, part, 0);
+  {
       dev_beta = (1 - (dev_alpha * dev_alpha)) * dev_beta;
       sum = 0.0;
       sum = sum + part;
       dev_alpha = (-(r[k] + sum)) / dev_beta;
-    }
   }
 }
 
 /* durbin_update_z: one thread per (i): i -> x. Launched once per host iteration of k. */
-static __device__ void durbin_update_z_at(const double *y, int k, double *dev_z, int idx_x)
+static __device__ void durbin_update_z_at(const double *y, int k, double *dev_z, double &dev_alpha, int idx_x)
 {
   const int i = idx_x;
   if (!(i >= 0 && i < k))
@@ -88,7 +115,8 @@ static __device__ void durbin_update_z_at(const double *y, int k, double *dev_z,
 
 __global__ void durbin_update_z(const double *y, int k)
 {
-  durbin_update_z_at(y, k, dev_z, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+  poly_wait();   /* the launch before this one has finished */
+  durbin_update_z_at(y, k, dev_z, dev_alpha, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
 /* durbin_update_y: one thread per (i): i -> x. Launched once per host iteration of k. */
@@ -102,48 +130,54 @@ static __device__ void durbin_update_y_at(double *y, int k, double *dev_z, int i
 
 __global__ void durbin_update_y(double *y, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   durbin_update_y_at(y, k, dev_z, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
 /* durbin_seq_y_2: one thread: nothing here is parallel. Launched once per host iteration of k. */
-static __device__ void durbin_seq_y_2_at(double *y, int k)
+static __device__ void durbin_seq_y_2_at(double *y, int k, double &dev_alpha)
 {
   y[k] = dev_alpha;
 }
 
 __global__ void durbin_seq_y_2(double *y, int k)
 {
-  durbin_seq_y_2_at(y, k);
+  poly_wait();   /* the launch before this one has finished */
+  durbin_seq_y_2_at(y, k, dev_alpha);
 }
 
 /* durbin_loop_k: host loop k in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void __launch_bounds__(1024) durbin_loop_k(int n, const double *r, double *y)
+__global__ void __launch_bounds__(512) durbin_loop_k(int n, const double *r, double *y)
 {
+  double dev_alpha = ::dev_alpha;   /* this thread's own copy */
+  double dev_beta = ::dev_beta;   /* this thread's own copy */
   int k;
   for (k = 1; k < n; k++)
   {
-    durbin_seq_scalars_block(r, y, k);
-    __syncthreads();
+    durbin_seq_scalars_block(r, y, k, dev_alpha, dev_beta);
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        durbin_update_z_at(y, k, dev_z, item);
+        durbin_update_z_at(y, k, dev_z, dev_alpha, item);
       __syncthreads();
     }
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
         durbin_update_y_at(y, k, dev_z, item);
-      __syncthreads();
     }
     if (threadIdx.x == 0)
-      durbin_seq_y_2_at(y, k);
+      durbin_seq_y_2_at(y, k, dev_alpha);
     __syncthreads();
   }
+  if (threadIdx.x == 0)
+    ::dev_alpha = dev_alpha;
+  if (threadIdx.x == 0)
+    ::dev_beta = dev_beta;
 }
 
 /* durbin_loop_k_resident: durbin_loop_k with arrays r, y, dev_z in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
-__global__ void __launch_bounds__(1024) durbin_loop_k_resident(int n, const double *r_global, double *y_global)
+__global__ void __launch_bounds__(512) durbin_loop_k_resident(int n, const double *r_global, double *y_global)
 {
   extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
   size_t poly_at = 0;
@@ -160,27 +194,31 @@ __global__ void __launch_bounds__(1024) durbin_loop_k_resident(int n, const doub
     dev_z[poly_e] = ::dev_z[poly_e];
   poly_at += ((size_t)(2000) * sizeof(double) + 31) / 32 * 32;
   __syncthreads();
+  double dev_alpha = ::dev_alpha;   /* this thread's own copy */
+  double dev_beta = ::dev_beta;   /* this thread's own copy */
   int k;
   for (k = 1; k < n; k++)
   {
-    durbin_seq_scalars_block(r, y, k);
-    __syncthreads();
+    durbin_seq_scalars_block(r, y, k, dev_alpha, dev_beta);
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        durbin_update_z_at(y, k, dev_z, item);
+        durbin_update_z_at(y, k, dev_z, dev_alpha, item);
       __syncthreads();
     }
     {
       const int extent_x = k;   /* i */
       for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
         durbin_update_y_at(y, k, dev_z, item);
-      __syncthreads();
     }
     if (threadIdx.x == 0)
-      durbin_seq_y_2_at(y, k);
+      durbin_seq_y_2_at(y, k, dev_alpha);
     __syncthreads();
   }
+  if (threadIdx.x == 0)
+    ::dev_alpha = dev_alpha;
+  if (threadIdx.x == 0)
+    ::dev_beta = dev_beta;
   __syncthreads();
   for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
     y_global[poly_e] = y[poly_e];
@@ -206,19 +244,19 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
       if (poly_bytes <= (size_t)poly_shared &&
           cudaFuncSetAttribute(durbin_loop_k_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
-        durbin_loop_k_resident<<<1, 1024, poly_bytes>>>(n, r, y);
+        durbin_loop_k_resident<<<1, 512, poly_bytes>>>(n, r, y);
       else
-        durbin_loop_k<<<1, 1024>>>(n, r, y);
+        durbin_loop_k<<<1, 512>>>(n, r, y);
     } else {
       for (k = 1; k < n; k++)
       {
-        durbin_seq_scalars<<<1, 1>>>(r, y, k);
+        cudaLaunchKernelEx(poly_after(1, 1, 0).at(), durbin_seq_scalars, r, y, k);
         {
           const int extent_x = k;   /* i */
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            durbin_update_z<<<grid, block>>>(y, k);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), durbin_update_z, y, k);
           }
         }
         {
@@ -226,10 +264,10 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            durbin_update_y<<<grid, block>>>(y, k);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), durbin_update_y, y, k);
           }
         }
-        durbin_seq_y_2<<<1, 1>>>(y, k);
+        cudaLaunchKernelEx(poly_after(1, 1, 0).at(), durbin_seq_y_2, y, k);
       }
     }
   }

@@ -14,6 +14,33 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* fdtd_2d_update_ey_1: one thread per (j): j -> x. Launched once per host iteration of t. */
 static __device__ void fdtd_2d_update_ey_1_at(int ny, double *ey, const double *_fict_, int t, int idx_x)
@@ -47,6 +74,7 @@ static __device__ void fdtd_2d_update_ex_at(int nx, int ny, double *ex, const do
 /* fdtd_2d_update_hz: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
 __global__ void fdtd_2d_update_hz(int nx, int ny, const double *ex, const double *ey, double *hz)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= 0 && i < (nx - 1) && j >= 0 && j < (ny - 1)))
@@ -57,6 +85,7 @@ __global__ void fdtd_2d_update_hz(int nx, int ny, const double *ex, const double
 /* fdtd_2d_update_ey_1_merged: each thread a point of one of fdtd_2d_update_ey_1, fdtd_2d_update_ey_2, fdtd_2d_update_ex, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
 __global__ void fdtd_2d_update_ey_1_merged(int ny, double *ey, const double *_fict_, int t, int nx, const double *hz, double *ex, unsigned poly_grid_2_x, unsigned poly_grid_3_x, unsigned poly_count_1, unsigned poly_count_2)
 {
+  poly_wait();   /* the launch before this one has finished */
   unsigned poly_b = blockIdx.x;
   if (poly_b < poly_count_1) {
     fdtd_2d_update_ey_1_at(ny, ey, _fict_, t, (int)((poly_b) * 256 + (threadIdx.x)));
@@ -91,7 +120,7 @@ extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, doub
       const unsigned poly_grid_3_y = poly_blocks(extent_3_y, 8);
       const unsigned poly_count_3 = (extent_3_x > 0 && extent_3_y > 0) ? poly_grid_3_x * poly_grid_3_y : 0;   /* fdtd_2d_update_ex */
       if (poly_count_1 + poly_count_2 + poly_count_3 > 0)
-        fdtd_2d_update_ey_1_merged<<<poly_count_1 + poly_count_2 + poly_count_3, 256>>>(ny, ey, _fict_, t, nx, hz, ex, poly_grid_2_x, poly_grid_3_x, poly_count_1, poly_count_2);
+        cudaLaunchKernelEx(poly_after(poly_count_1 + poly_count_2 + poly_count_3, 256, 0).at(), fdtd_2d_update_ey_1_merged, ny, ey, _fict_, t, nx, hz, ex, poly_grid_2_x, poly_grid_3_x, poly_count_1, poly_count_2);
     }
     {
       const int extent_x = ny - 1;   /* j */
@@ -99,7 +128,7 @@ extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, doub
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        fdtd_2d_update_hz<<<grid, block>>>(nx, ny, ex, ey, hz);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), fdtd_2d_update_hz, nx, ny, ex, ey, hz);
       }
     }
   }

@@ -21,10 +21,38 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* floyd_warshall_update_path_1: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
 __global__ void floyd_warshall_update_path_1(int n, int *path, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= 0 && i < k && j >= 0 && j < k))
@@ -53,12 +81,14 @@ static __device__ void floyd_warshall_update_path_3_at(int n, int *path, int k, 
 /* floyd_warshall_seq_path: one thread: nothing here is parallel. Launched once per host iteration of k. */
 __global__ void floyd_warshall_seq_path(int n, int *path, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   path[(k * n) + k] = (path[(k * n) + k] < (path[(k * n) + k] + path[(k * n) + k])) ? (path[(k * n) + k]) : (path[(k * n) + k] + path[(k * n) + k]);
 }
 
 /* floyd_warshall_update_path_4: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
 __global__ void floyd_warshall_update_path_4(int n, int *path, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= k + 1 && i < n && j >= 0 && j < k))
@@ -88,6 +118,7 @@ static __device__ void floyd_warshall_update_path_6_at(int n, int *path, int k, 
 /* floyd_warshall_update_path_7: one thread per (j): j -> x. Launched once per host iteration of k. */
 __global__ void floyd_warshall_update_path_7(int n, int *path, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(j >= k + 1 && j < n))
     return;
@@ -97,6 +128,7 @@ __global__ void floyd_warshall_update_path_7(int n, int *path, int k)
 /* floyd_warshall_update_path_8: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
 __global__ void floyd_warshall_update_path_8(int n, int *path, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
@@ -107,6 +139,7 @@ __global__ void floyd_warshall_update_path_8(int n, int *path, int k)
 /* floyd_warshall_update_path_2_merged: each thread a point of one of floyd_warshall_update_path_2, floyd_warshall_update_path_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
 __global__ void floyd_warshall_update_path_2_merged(int n, int *path, int k, unsigned poly_count_1)
 {
+  poly_wait();   /* the launch before this one has finished */
   unsigned poly_b = blockIdx.x;
   if (poly_b < poly_count_1) {
     floyd_warshall_update_path_2_at(n, path, k, (int)((poly_b) * 256 + (threadIdx.x)));
@@ -119,6 +152,7 @@ __global__ void floyd_warshall_update_path_2_merged(int n, int *path, int k, uns
 /* floyd_warshall_update_path_5_merged: each thread a point of one of floyd_warshall_update_path_5, floyd_warshall_update_path_6, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
 __global__ void floyd_warshall_update_path_5_merged(int n, int *path, int k, unsigned poly_grid_2_x, unsigned poly_count_1)
 {
+  poly_wait();   /* the launch before this one has finished */
   unsigned poly_b = blockIdx.x;
   if (poly_b < poly_count_1) {
     floyd_warshall_update_path_5_at(n, path, k, (int)((poly_b) * 256 + (threadIdx.x)));
@@ -139,7 +173,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        floyd_warshall_update_path_1<<<grid, block>>>(n, path, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_1, n, path, k);
       }
     }
     {
@@ -150,16 +184,16 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 256);
       const unsigned poly_count_2 = (extent_2_x > 0) ? poly_grid_2_x : 0;   /* floyd_warshall_update_path_3 */
       if (poly_count_1 + poly_count_2 > 0)
-        floyd_warshall_update_path_2_merged<<<poly_count_1 + poly_count_2, 256>>>(n, path, k, poly_count_1);
+        cudaLaunchKernelEx(poly_after(poly_count_1 + poly_count_2, 256, 0).at(), floyd_warshall_update_path_2_merged, n, path, k, poly_count_1);
     }
-    floyd_warshall_seq_path<<<1, 1>>>(n, path, k);
+    cudaLaunchKernelEx(poly_after(1, 1, 0).at(), floyd_warshall_seq_path, n, path, k);
     {
       const int extent_x = k;   /* j */
       const int extent_y = n - k - 1;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        floyd_warshall_update_path_4<<<grid, block>>>(n, path, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_4, n, path, k);
       }
     }
     {
@@ -172,14 +206,14 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
       const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* floyd_warshall_update_path_6 */
       if (poly_count_1 + poly_count_2 > 0)
-        floyd_warshall_update_path_5_merged<<<poly_count_1 + poly_count_2, 256>>>(n, path, k, poly_grid_2_x, poly_count_1);
+        cudaLaunchKernelEx(poly_after(poly_count_1 + poly_count_2, 256, 0).at(), floyd_warshall_update_path_5_merged, n, path, k, poly_grid_2_x, poly_count_1);
     }
     {
       const int extent_x = n - k - 1;   /* j */
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        floyd_warshall_update_path_7<<<grid, block>>>(n, path, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_7, n, path, k);
       }
     }
     {
@@ -188,7 +222,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        floyd_warshall_update_path_8<<<grid, block>>>(n, path, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_8, n, path, k);
       }
     }
   }

@@ -14,12 +14,40 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 __device__ double gramschmidt_reduce_R_partials[1024];   /* one per block */
 
 /* gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then one block combines the blocks'. Launched once per host iteration of k. */
 __global__ void gramschmidt_reduce_R_partial(int m, int n, const double *A, double *R, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   __shared__ double red[256];
   double nrm = 0;
   int i;
@@ -38,6 +66,7 @@ __global__ void gramschmidt_reduce_R_partial(int m, int n, const double *A, doub
 
 __global__ void gramschmidt_reduce_R_final(int m, int n, const double *A, double *R, int k, int parts)
 {
+  poly_wait();   /* the launch before this one has finished */
   __shared__ double red[256];
   double nrm = 0;
   for (int q = threadIdx.x; q < parts; q += blockDim.x)
@@ -59,6 +88,7 @@ __global__ void gramschmidt_reduce_R_final(int m, int n, const double *A, double
 /* gramschmidt_update_Q: one thread per (i): i -> x. Launched once per host iteration of k. */
 __global__ void gramschmidt_update_Q(int m, int n, const double *A, const double *R, double *Q, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= 0 && i < m))
     return;
@@ -68,6 +98,7 @@ __global__ void gramschmidt_update_Q(int m, int n, const double *A, const double
 /* gramschmidt_update_R: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k. */
 __global__ void __launch_bounds__(1024) gramschmidt_update_R(int m, int n, const double *A, double *R, const double *Q, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int j = k + 1 + (int)(blockIdx.x * 16 + threadIdx.x);
   const int lane = threadIdx.y;                /* 64 lanes split loop i */
   const bool live = j >= k + 1 && j < n;   /* no early return: the block meets at a barrier */
@@ -92,6 +123,7 @@ __global__ void __launch_bounds__(1024) gramschmidt_update_R(int m, int n, const
 /* gramschmidt_update_A: one thread per (j, i): j -> x, i -> y. Launched once per host iteration of k. */
 __global__ void gramschmidt_update_A(int m, int n, double *A, const double *R, const double *Q, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
   if (!(j >= k + 1 && j < n && i >= 0 && i < m))
@@ -109,21 +141,21 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       int parts = extent > 0 ? (int)poly_blocks(extent, 256) : 1;
       if (parts > 1024)
         parts = 1024;
-      gramschmidt_reduce_R_partial<<<parts, 256>>>(m, n, A, R, k);
-      gramschmidt_reduce_R_final<<<1, 256>>>(m, n, A, R, k, parts);
+      cudaLaunchKernelEx(poly_after(parts, 256, 0).at(), gramschmidt_reduce_R_partial, m, n, A, R, k);
+      cudaLaunchKernelEx(poly_after(1, 256, 0).at(), gramschmidt_reduce_R_final, m, n, A, R, k, parts);
     }
     {
       const int extent_x = m;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        gramschmidt_update_Q<<<grid, block>>>(m, n, A, R, Q, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_Q, m, n, A, R, Q, k);
       }
     }
     {
       const int extent = n - k - 1;   /* j: 64 lanes each */
       if (extent > 0)
-        gramschmidt_update_R<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, R, Q, k);
+        cudaLaunchKernelEx(poly_after(poly_blocks(extent, 16), dim3(16, 64), 0).at(), gramschmidt_update_R, m, n, A, R, Q, k);
     }
     {
       const int extent_x = n - k - 1;   /* j */
@@ -131,7 +163,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        gramschmidt_update_A<<<grid, block>>>(m, n, A, R, Q, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_A, m, n, A, R, Q, k);
       }
     }
   }

@@ -13,6 +13,33 @@
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* jacobi_1d_update_B: one thread per (i): i -> x. Launched once per host iteration of t. */
 static __device__ void jacobi_1d_update_B_at(int n, const double *A, double *B, int idx_x)
@@ -25,6 +52,7 @@ static __device__ void jacobi_1d_update_B_at(int n, const double *A, double *B, 
 
 __global__ void jacobi_1d_update_B(int n, const double *A, double *B)
 {
+  poly_wait();   /* the launch before this one has finished */
   jacobi_1d_update_B_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -39,6 +67,7 @@ static __device__ void jacobi_1d_update_A_at(int n, double *A, const double *B, 
 
 __global__ void jacobi_1d_update_A(int n, double *A, const double *B)
 {
+  poly_wait();   /* the launch before this one has finished */
   jacobi_1d_update_A_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -128,7 +157,7 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            jacobi_1d_update_B<<<grid, block>>>(n, A, B);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_1d_update_B, n, A, B);
           }
         }
         {
@@ -136,7 +165,7 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            jacobi_1d_update_A<<<grid, block>>>(n, A, B);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_1d_update_A, n, A, B);
           }
         }
       }

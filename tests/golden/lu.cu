@@ -14,10 +14,38 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
 __global__ void lu_update_A_1(int n, double *A, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= k + 1 && i < n))
     return;
@@ -47,6 +75,7 @@ static __device__ void lu_update_A_3_at(int n, double *A, int k, int idx_x, int 
 /* lu_update_A_2_merged: each thread a point of one of lu_update_A_2, lu_update_A_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
 __global__ void lu_update_A_2_merged(int n, double *A, int k, unsigned poly_grid_1_x, unsigned poly_grid_2_x, unsigned poly_count_1)
 {
+  poly_wait();   /* the launch before this one has finished */
   unsigned poly_b = blockIdx.x;
   if (poly_b < poly_count_1) {
     lu_update_A_2_at(n, A, k, (int)((poly_b % poly_grid_1_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_1_x) * 8 + (threadIdx.x / 32)));
@@ -66,7 +95,7 @@ extern "C" void kernel_lu_device(int n, double *A)
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        lu_update_A_1<<<grid, block>>>(n, A, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_update_A_1, n, A, k);
       }
     }
     {
@@ -81,7 +110,7 @@ extern "C" void kernel_lu_device(int n, double *A)
       const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
       const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* lu_update_A_3 */
       if (poly_count_1 + poly_count_2 > 0)
-        lu_update_A_2_merged<<<poly_count_1 + poly_count_2, 256>>>(n, A, k, poly_grid_1_x, poly_grid_2_x, poly_count_1);
+        cudaLaunchKernelEx(poly_after(poly_count_1 + poly_count_2, 256, 0).at(), lu_update_A_2_merged, n, A, k, poly_grid_1_x, poly_grid_2_x, poly_count_1);
     }
   }
 }

@@ -20,10 +20,38 @@
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* ludcmp_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
 __global__ void ludcmp_update_A_1(int n, double *A, int k)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(i >= k + 1 && i < n))
     return;
@@ -70,6 +98,7 @@ static __device__ void ludcmp_update_y_2_at(int n, const double *A, double *y, i
 
 __global__ void ludcmp_update_y_2(int n, const double *A, double *y, int j)
 {
+  poly_wait();   /* the launch before this one has finished */
   ludcmp_update_y_2_at(n, A, y, j, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -122,6 +151,7 @@ __global__ void __launch_bounds__(1024) ludcmp_seq_x(int n, const double *A, dou
 /* ludcmp_update_A_2_merged: each thread a point of one of ludcmp_update_A_2, ludcmp_update_A_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
 __global__ void ludcmp_update_A_2_merged(int n, double *A, int k, unsigned poly_grid_1_x, unsigned poly_grid_2_x, unsigned poly_count_1)
 {
+  poly_wait();   /* the launch before this one has finished */
   unsigned poly_b = blockIdx.x;
   if (poly_b < poly_count_1) {
     ludcmp_update_A_2_at(n, A, k, (int)((poly_b % poly_grid_1_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_1_x) * 8 + (threadIdx.x / 32)));
@@ -186,7 +216,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       if (extent_x > 0) {
         dim3 block(256);
         dim3 grid(poly_blocks(extent_x, 256));
-        ludcmp_update_A_1<<<grid, block>>>(n, A, k);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), ludcmp_update_A_1, n, A, k);
       }
     }
     {
@@ -201,7 +231,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
       const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* ludcmp_update_A_3 */
       if (poly_count_1 + poly_count_2 > 0)
-        ludcmp_update_A_2_merged<<<poly_count_1 + poly_count_2, 256>>>(n, A, k, poly_grid_1_x, poly_grid_2_x, poly_count_1);
+        cudaLaunchKernelEx(poly_after(poly_count_1 + poly_count_2, 256, 0).at(), ludcmp_update_A_2_merged, n, A, k, poly_grid_1_x, poly_grid_2_x, poly_count_1);
     }
   }
   {
@@ -236,7 +266,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            ludcmp_update_y_2<<<grid, block>>>(n, A, y, j);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), ludcmp_update_y_2, n, A, y, j);
           }
         }
       }

@@ -11,10 +11,38 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* nussinov_update_table: one warp per i: its lanes stride loop k (consecutive lanes, consecutive elements), a shuffle tree adds their parts (imax), lane 0 finishes the row. Launched once per host iteration of wave. */
 __global__ void nussinov_update_table(int n, const char *seq, int *table, int wave)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = threadIdx.x % 32;
   if (!(i >= 0 && i < n - wave))
@@ -61,7 +89,7 @@ extern "C" void kernel_nussinov_device(int n, char *seq, int *table)
     {
       const int extent = n - wave;   /* i: a warp each */
       if (extent > 0)
-        nussinov_update_table<<<poly_blocks(extent, 8), 256>>>(n, seq, table, wave);
+        cudaLaunchKernelEx(poly_after(poly_blocks(extent, 8), 256, 0).at(), nussinov_update_table, n, seq, table, wave);
     }
   }
 }

@@ -14,10 +14,38 @@ static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a 
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of wave. */
 __global__ void seidel_2d_update_A(int tsteps, int n, double *A, int wave)
 {
+  poly_wait();   /* the launch before this one has finished */
   const int t = poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2) + (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (!(t >= poly_max(0, -n + (n + wave + 1) / 4 + 2) && t < poly_min(tsteps, (wave + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + wave + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (wave + 1) / 2)))
@@ -39,7 +67,7 @@ extern "C" void kernel_seidel_2d_device(int tsteps, int n, double *A)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        seidel_2d_update_A<<<grid, block>>>(tsteps, n, A, wave);
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), seidel_2d_update_A, tsteps, n, A, wave);
       }
     }
   }

@@ -15,6 +15,33 @@
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
+   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
+   but the time between them. */
+struct poly_after_config {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t config;
+  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
+  {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared;
+    config.stream = 0;
+    config.numAttrs = 1;
+  }
+  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
+};
+static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
+/* The kernels before this one in the stream have finished and their writes are visible (a no-op
+   unless it was launched with poly_after) */
+static __device__ __forceinline__ void poly_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
 
 /* trisolv_update_x_1: one thread per (i): i -> x. */
 __global__ void trisolv_update_x_1(int n, double *x, const double *b)
@@ -33,6 +60,7 @@ static __device__ void trisolv_seq_x_at(int n, const double *L, double *x, int i
 
 __global__ void trisolv_seq_x(int n, const double *L, double *x, int i)
 {
+  poly_wait();   /* the launch before this one has finished */
   trisolv_seq_x_at(n, L, x, i);
 }
 
@@ -47,6 +75,7 @@ static __device__ void trisolv_update_x_2_at(int n, const double *L, double *x, 
 
 __global__ void trisolv_update_x_2(int n, const double *L, double *x, int i)
 {
+  poly_wait();   /* the launch before this one has finished */
   trisolv_update_x_2_at(n, L, x, i, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
@@ -130,13 +159,13 @@ extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
     } else {
       for (i = 0; i < n; i++)
       {
-        trisolv_seq_x<<<1, 1>>>(n, L, x, i);
+        cudaLaunchKernelEx(poly_after(1, 1, 0).at(), trisolv_seq_x, n, L, x, i);
         {
           const int extent_x = n - i - 1;   /* c1 */
           if (extent_x > 0) {
             dim3 block(256);
             dim3 grid(poly_blocks(extent_x, 256));
-            trisolv_update_x_2<<<grid, block>>>(n, L, x, i);
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), trisolv_update_x_2, n, L, x, i);
           }
         }
       }

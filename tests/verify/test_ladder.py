@@ -284,3 +284,37 @@ def test_check_runs_open_one_cuda_queue_and_timed_runs_the_default(tmp_path, mon
     assert seen["device"]["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
     assert "CUDA_DEVICE_MAX_CONNECTIONS" not in seen["bench"]
     assert all(e["HOME"] == "/nonexistent" and "T2C_SOME_KEY" not in e for e in seen.values())
+
+
+@needs_emu
+def test_the_bench_stops_timing_a_clearly_slow_candidate(monkeypatch):
+    """`slower_than` (an evolution's bar): the driver stops after three timed repetitions that all
+    took longer, the bench rung checks that claim again (three or more lines, every one over the
+    bar) and judges the outputs all the same; fewer lines without that are still refused.
+    Shown with the emulator's build of the driver (its event times are the CPU's)."""
+    import dataclasses
+    from t2c.verify import rungs
+    from t2c.verify.harness import EARLY_REPS
+    from t2c.verify.ladder import _limits
+    from t2c.verify.synth import build_suite
+    monkeypatch.setenv("T2C_VERIFY_BENCH_REPS", "8")
+    suite = build_suite(GEMM, 42, dataset="MINI", backend="emu")
+    build = build_candidate(GEMM, GOOD.read_text(), "emu")
+    bench = lambda bar: rungs.bench(rungs.Run(GEMM, "gpu", suite, build, _limits(GEMM, suite, "emu"),
+                                              slower_than=bar))
+    r = bench(1e-9)                      # every repetition over the bar: three, then the outputs
+    assert r.ok and r.detail["reps"] == EARLY_REPS == 3 and "stopped after 3 of 8" in r.detail["stopped_early"]
+    for bar in (None, 1e9):              # no bar, or one no repetition reaches: all eight
+        r = bench(bar)
+        assert r.ok and r.detail["reps"] == 8 and "stopped_early" not in r.detail
+    # a run that printed three lines under the bar did not stop early: refused
+    real = rungs.run_candidate
+    monkeypatch.setattr(rungs, "run_candidate", lambda *a, **kw: dataclasses.replace(
+        real(*a, **kw), kernel_ms=(1e-12,) * 3))
+    r = bench(1e-9)
+    assert not r.ok and r.reason == "forged or missing timing output"
+    # and wrong outputs are caught in a stopped run too
+    monkeypatch.setattr(rungs, "run_candidate", lambda *a, **kw: dataclasses.replace(
+        r0 := real(*a, **kw), outputs={n: v * 0 + 7 for n, v in r0.outputs.items()}))
+    r = bench(1e-9)
+    assert not r.ok and r.reason != "forged or missing timing output"

@@ -16,6 +16,9 @@ Evidence`, the bench rung included on a GPU) judges each one anyway.
   off come first (fewer transformations, the safe direction).
 - Candidates with the same source (different options often print the same code) are
   checked once (source hash).
+- A clearly slow candidate stops timing early: `check(source, slower_than=bar)` gets 1.5x
+  the best median so far (`verify.evidence.slower_than`), and the bench rung stops after
+  three repetitions that all take longer (its outputs are judged all the same).
 - The budget stops the search between candidates (`candidates`, `seconds`); without speed
   numbers (emu) the first accepted candidate ends it: on emu evolution is limited to
   correctness.
@@ -32,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...verify.evidence import Judged
+from ...verify.evidence import Judged, slower_than
 from ..poly import DEFAULT, PolyOptions, generate
 from .moves import limit, neighbours
 
@@ -63,7 +66,8 @@ class Step(Judged):
         return {"step": self.step, "parent": self.parent, "move": self.move, "options": changed,
                 "source_sha256": hashlib.sha256(self.source.encode()).hexdigest(),
                 "status": "accepted" if self.accepted else f"rejected at {ev.rung}: {ev.reason}",
-                "kernel_ms": self.kernel_ms, "limit": limit(ev) if self.accepted else None}
+                "kernel_ms": self.kernel_ms, "limit": limit(ev) if self.accepted else None,
+                **({"timing": ev.timings["stopped_early"]} if "stopped_early" in (ev.timings or {}) else {})}
 
 
 @dataclass
@@ -99,7 +103,7 @@ def evolve(kernel, check, budget: Budget = Budget(), key: str | None = None,
             out.duplicates += 1
             return None
         step = Step(len(out.lineage), parent, move, options, source)
-        step.evidence = check(source)
+        step.evidence = check(source, slower_than=slower_than(out.lineage))
         seen[sha] = step
         out.lineage.append(step)
         if out.best is None or step.rank() > out.best.rank():
@@ -149,8 +153,9 @@ def search(kernel, *, backend: str, dataset: str, seed: int, budget: Budget, tim
     from ... import __version__, config
     from ...runtime.gpu import fingerprint
     from ...verify.ladder import ladder
-    check = lambda source: ladder(kernel, f"{kernel.name}.cu", source=source, backend=backend, dataset=dataset,
-                                  seed=seed, timeout=timeout, reuse_suite=True, device=device or nullcontext)
+    check = lambda source, slower_than=None: ladder(
+        kernel, f"{kernel.name}.cu", source=source, backend=backend, dataset=dataset, seed=seed,
+        timeout=timeout, reuse_suite=True, device=device or nullcontext, slower_than=slower_than)
     key = cache_key(kernel, fingerprint() if backend == "gpu" else "emu", __version__)
     return evolve(kernel, check, budget, key=key, cache_dir=config.load().cache_dir / "evolve")
 

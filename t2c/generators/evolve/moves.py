@@ -21,6 +21,7 @@ MOVES = {
     "block_2d 64x4": ("block", {"block_2d": (64, 4)}),
     "block_3d 32x8x1": ("block", {"block_3d": (32, 8, 1)}),
     "one block up to 16384 threads": ("launch", {"one_block_max": 16384}),
+    "one block of 1024 threads": ("launch", {"one_block_threads": 1024}),
     "one block of 512 threads": ("launch", {"one_block_threads": 512}),
     "one block of 256 threads": ("launch", {"one_block_threads": 256}),
     "no one-block loops": ("launch", {"one_block_loops": False}),

@@ -96,9 +96,9 @@ def generate(k, cfg: LLMConfig, *, backend: str, dataset: str, seed: int, timeou
     from ...verify.ladder import ladder
     measures = backend == "gpu"
 
-    def check(source: str):
+    def check(source: str, slower_than: float | None = None):
         return ladder(k, source, backend=backend, dataset=dataset, seed=evolution_seed(seed),
-                      timeout=timeout, bench=measures)
+                      timeout=timeout, bench=measures, slower_than=slower_than)
 
     seed_source = None
     if hybrid:

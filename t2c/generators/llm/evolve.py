@@ -2,7 +2,7 @@
 
     Evolution(kernel, client, check, cfg).run(seed_source=None) -> Candidate | None
 
-`check(source) -> Evidence` is the ladder on the evolution's own inputs (generators/llm
+`check(source, slower_than=None) -> Evidence` is the ladder on the evolution's own inputs (generators/llm
 gives it a seed derived from the secret one, so the verify stage still judges the winner on
 data the evolution never saw).  Round 0 checks the seed candidate (hybrid: poly's) and asks
 the model for `population` fresh candidates; each later round either repairs the
@@ -20,7 +20,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ...config import LLMConfig
-from ...verify.evidence import Judged
+from ...verify.evidence import Judged, slower_than
 from .budget import Budget, BudgetSpent, Ledger
 from .prompts import (extract, follow_up, improve_messages, kernel_messages, ladder_feedback,
                       repair_text)
@@ -50,7 +50,8 @@ class Candidate(Judged):
         ev = self.evidence
         status = ("accepted" if self.accepted else "no code" if ev is None else f"rejected at {ev.rung}")
         return {"step": self.step, "origin": self.origin, "status": status,
-                "reason": "" if ev is None or self.accepted else ev.reason, "kernel_ms": self.kernel_ms}
+                "reason": "" if ev is None or self.accepted else ev.reason, "kernel_ms": self.kernel_ms,
+                **({"timing": ev.timings["stopped_early"]} if ev and "stopped_early" in (ev.timings or {}) else {})}
 
 
 @dataclass
@@ -125,5 +126,6 @@ class Evolution:
                 for c in self.lineage if c.source is not None}
         evidence = None
         if source is not None:          # the same text twice is checked once
-            evidence = seen.get(hashlib.sha256(source.encode()).hexdigest()) or self.check(source)
+            evidence = seen.get(hashlib.sha256(source.encode()).hexdigest()) or \
+                self.check(source, slower_than=slower_than(self.lineage))     # a clearly slow one: timed briefly
         self.lineage.append(Candidate(len(self.lineage), origin, messages, answer, source, evidence))

@@ -136,7 +136,8 @@ def launch_code(p, run, args, indent) -> list[str]:
         counts.append(f"poly_count_{n}")
     total = " + ".join(counts)
     out += [f"{indent}  if ({total} > 0)",
-            f"{indent}    {name(p, run)}<<<{total}, {threads}>>>({', '.join(args)});", f"{indent}}}"]
+            f"{indent}    {p.launch_line(name(p, run), (total, str(threads)), ', '.join(args), run[0].host_loops)}",
+            f"{indent}}}"]
     return out
 
 

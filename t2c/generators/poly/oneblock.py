@@ -78,21 +78,34 @@ def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
     parameter of the kernel or a host scalar: the loops' bounds need sizes the launches may not)."""
     from .cuda import _used
     item = fresh_name("item", set(p.k.params) | set(p.an.program.locals) | set(_loops(h)))
-    body = [f"  int {v};" for v in dict.fromkeys(_loops(h))] + _items(p, [h], "  ", calls, item)
+    mine = sorted(p.thread_webs.get(id(h), ()))
+    body = [f"  {p.web_type[w]} dev_{w} = ::dev_{w};   /* this thread's own copy */" for w in mine] + \
+        [f"  int {v};" for v in dict.fromkeys(_loops(h))] + _items(p, [h], "  ", calls, item) + \
+        [f"  if (threadIdx.x == 0)\n    ::dev_{w} = dev_{w};" for w in mine]
     used = _used("\n".join(body)) - set(_loops(h))
     order = list(p.k.params) + [w for w, s in p.plan.storage.items() if s == "host"]
     return body, [a for a in order if a in used]
 
 
+def threads(p, h: HostLoop) -> int:
+    """The one-block kernel's threads: `one_block_threads`, or where that is 0 (the default)
+    1024, and 512 for a loop with a block sum.  On the H200 at LARGE durbin (a block sum per
+    row) took 1.94 ms with 1024 threads, 1.63 with 512 and 1.87 with 256; jacobi-1d and trisolv
+    (none) were fastest with 1024 (0.343 ms against 0.396 with 512; 2.42 against 2.50)."""
+    if p.opt.one_block_threads:
+        return p.opt.one_block_threads
+    return 512 if any(l.block_sum for l in launches(h)) else 1024
+
+
 def block_kernel(p, h: HostLoop, calls) -> str:
     """The one-block kernel; `__launch_bounds__` keeps its registers within one SM's file for
-    a block of `one_block_threads` (64 each for 1024), so the launch cannot fail for them."""
+    a block of `threads(p, h)` (64 each for 1024), so the launch cannot fail for them."""
     name = f"{p.short}_loop_{h.loop.var}"
     body, args = _block(p, h, calls)
     return "\n".join([f"/* {name}: host loop {h.loop.var} in one block of threads, for sizes where no launch in it "
                       f"needs more than {p.opt.one_block_max} threads: each launch a block-strided loop, "
                       "then __syncthreads(). */",
-                      f"__global__ void __launch_bounds__({p.opt.one_block_threads}) "
+                      f"__global__ void __launch_bounds__({threads(p, h)}) "
                       f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
 
 
@@ -160,7 +173,7 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
         f"    {home(a)}[poly_e] = {a}[poly_e];")]
     return "\n".join([f"/* {name}_resident: {name} with arrays {', '.join(arrays)} in shared memory for the whole "
                       "loop (copied in first, the written ones back at the end), for sizes where they fit. */",
-                      f"__global__ void __launch_bounds__({p.opt.one_block_threads}) "
+                      f"__global__ void __launch_bounds__({threads(p, h)}) "
                       f"{name}_resident({', '.join(decl(a) for a in args)})", "{",
                       *head, "  __syncthreads();", *body, *tail, "}"])
 
@@ -185,12 +198,15 @@ def _items(p, items, indent, calls, item) -> list[str]:
                     *_items(p, it.items, indent + "  ", calls, item), indent + "}"]
             continue
         call = ", ".join(calls[it.name] + p.at_locals.get(it.name, []))
+        sync = [] if id(it) in p.unsynced else [f"{indent}__syncthreads();"]
         if not it.grid and it.block_sum:          # a sum the whole block shares (reduce.BlockSum)
-            out += [f"{indent}{it.name}_block({call});", f"{indent}__syncthreads();"]
+            out += [f"{indent}{it.name}_block({call});", *sync]
+            continue
+        if not it.grid and id(it) in p.every_thread:
+            out += [f"{indent}{it.name}_at({call});   /* every thread: its own scalars */", *sync]
             continue
         if not it.grid:
-            out += [f"{indent}if (threadIdx.x == 0)", f"{indent}  {it.name}_at({call});",
-                    f"{indent}__syncthreads();"]
+            out += [f"{indent}if (threadIdx.x == 0)", f"{indent}  {it.name}_at({call});", *sync]
             continue
         ext = p.extents(it)
         if ext is None:
@@ -209,14 +225,14 @@ def _items(p, items, indent, calls, item) -> list[str]:
                     f"{indent}    {loop}", f"{indent}      {it.name}_at({args});"]
         else:
             out += [f"{indent}  {loop}", f"{indent}    {it.name}_at({args});"]
-        out += [f"{indent}  __syncthreads();", f"{indent}}}"]
+        out += ["  " + x for x in sync] + [f"{indent}}}"]
     return out
 
 
 def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     """The walk for the most threads a launch asks for, then one block or the launches."""
     name = f"{p.short}_loop_{h.loop.var}"
-    one = [f"{indent}    {name}<<<1, {p.opt.one_block_threads}>>>({', '.join(_block(p, h, calls)[1])});"]
+    one = [f"{indent}    {name}<<<1, {threads(p, h)}>>>({', '.join(_block(p, h, calls)[1])});"]
     arrays = _resident(p, h, calls)
     if arrays:
         sizes = " + ".join(_resident_bytes(p, a) for a in arrays)
@@ -227,7 +243,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
                f"{indent}    if (poly_bytes <= (size_t)poly_shared &&",
                f"{indent}        cudaFuncSetAttribute({name}_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                f"(int)poly_bytes) == cudaSuccess)",
-               f"{indent}      {name}_resident<<<1, {p.opt.one_block_threads}, poly_bytes>>>"
+               f"{indent}      {name}_resident<<<1, {threads(p, h)}, poly_bytes>>>"
                f"({', '.join(_resident_args(p, h, calls))});",
                f"{indent}    else", "  " + one[0]]
     return [f"{indent}{{",
@@ -268,6 +284,63 @@ def _weight(p) -> int:
     block of the launch path's threads (`block_1d`): one SM's worth either way (adi's 998
     threads of 2000-step sweeps would lose the other SMs; doitgen's 160 lose nothing)."""
     return max(1, p.opt.one_block_max // p.opt.block_1d[0])
+
+
+# -- every thread's own scalars; barriers that order nothing -----------------------------------
+
+def _writes(p, l: Launch) -> tuple[set[str], bool]:
+    """The scalar webs a launch's statements write, and whether they write anything else."""
+    webs, other = set(), False
+    for s in l.statements():
+        for w in p.an.program.statement(s).writes():
+            web = p.an.web_of.get((s, w.name))
+            if w.index or web is None:
+                other = True
+            else:
+                webs.add(web)
+    return webs, other
+
+
+def thread_scalars(p, h: HostLoop) -> tuple[set[str], set[int]]:
+    """Scalars carried in `__device__` memory (durbin's alpha and beta) that the one-block kernel
+    keeps in every thread instead, and the one-thread launches every thread then runs: those
+    that write nothing but such scalars and their own.  Every thread runs them on the same
+    values in the same order, so every copy holds the same value and no barrier has to publish
+    it (a block sum's total reaches every thread by the same shuffle tree in each warp); a
+    launch that writes an array (durbin's y[k] = alpha) stays thread 0's, on thread 0's copy.
+    The kernel copies the scalars in at its start and thread 0 writes them back at its end."""
+    ls = launches(h)
+    writes = {id(l): _writes(p, l) for l in ls}
+    webs = {w for l in ls for w in writes[id(l)][0] if p.plan.storage[w] == "global"}
+    while True:
+        every = {id(l) for l in ls if not l.grid and not writes[id(l)][1]
+                 and all(w in webs or p.plan.storage[w] == "local" for w in writes[id(l)][0])}
+        kept = {w for w in webs if all(id(l) in every for l in ls if w in writes[id(l)][0])}
+        if kept == webs:
+            return (webs, every) if webs else (set(), set())
+        webs = kept
+
+
+def unsynced(p, h: HostLoop, webs: set[str]) -> set[int]:
+    """The launches of the loop after which the one-block kernel needs no `__syncthreads()`: the
+    next launch in the same body is independent of it (no dependence joins their instances in
+    the same iteration of the loops around them, isl `Model.meets`, but for one through the
+    scalars each thread keeps), is not a block sum (whose parts would overwrite the shared cells
+    this one's threads may still read), and keeps its own barrier (never two left out in a row:
+    that barrier still orders this launch before everything after it)."""
+    deps, schedule, out = p.an.deps_apart_from(webs), p.an.schedule(p.plan.tree), set()
+
+    def walk(items):
+        for n, a in enumerate(items):
+            if isinstance(a, HostLoop):
+                walk(a.items)
+                continue
+            b = items[n + 1] if n + 1 < len(items) else None
+            if isinstance(b, Launch) and not b.block_sum and not (n and id(items[n - 1]) in out) and \
+                    not p.an.model.meets(deps, schedule, a.statements(), b.statements(), 2 * len(a.host_loops)):
+                out.add(id(a))
+    walk(h.items)
+    return out
 
 
 # -- a block per iteration: host loops carried only through a scratch array ------------------

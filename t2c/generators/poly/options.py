@@ -21,6 +21,8 @@ class PolyOptions:
     permute: bool = True                     # move parallel loops outward in a band
     fuse: bool = True                        # re-join nests that share a grid
     merge_launches: bool = True              # consecutive independent plain launches as one (merge.py)
+    programmatic_launches: bool = True       # launches in host loops may begin while the one before ends
+                                             # (cudaLaunchKernelEx; each such kernel waits first, sm_90)
     wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
     parallel_reductions: bool = True         # a one-thread sum/max/... loop: block partials, then one block
     warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
@@ -62,8 +64,11 @@ class PolyOptions:
                                              # 0.277 ms, syrk 0.115 -> 0.143 (a pass before the barrier)
     mma_m16: bool = True                     # ... 16 x 8 x 8 at a time (m16n8k8 on sm_90: twice m8n8k4's rate)
     one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
-    one_block_threads: int = 1024            # that block's threads
+    one_block_threads: int = 0               # that block's threads (0: 1024, 512 with a block sum)
     one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads
+    thread_scalars: bool = True              # ... its scalars in every thread where one-thread launches
+                                             # only compute scalars (durbin's alpha, beta: all threads alike)
+    fewer_barriers: bool = True              # ... no __syncthreads() between two independent launches (isl)
     resident_arrays: bool = True             # ... its arrays in shared memory where they fit (a second
                                              # kernel; the host picks it by their size at run time)
     resident_locals: bool = True             # ... with the reference's local arrays it uses (durbin's z)

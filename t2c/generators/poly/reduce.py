@@ -132,8 +132,8 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
             f"{indent}  const int extent = {extent};   /* {red.loop.var} */",
             f"{indent}  int parts = extent > 0 ? (int)poly_blocks(extent, {THREADS}) : 1;",
             f"{indent}  if (parts > {p.opt.reduction_blocks})", f"{indent}    parts = {p.opt.reduction_blocks};",
-            f"{indent}  {launch.name}_partial<<<parts, {THREADS}>>>({call});",
-            f"{indent}  {launch.name}_final<<<1, {THREADS}>>>({call}{', ' if call else ''}parts);",
+            f"{indent}  {p.launch_line(f'{launch.name}_partial', ('parts', str(THREADS)), call, launch.host_loops)}",
+            f"{indent}  {p.launch_line(f'{launch.name}_final', ('1', str(THREADS)), call + (', ' if call else '') + 'parts', launch.host_loops)}",
             f"{indent}}}"]
 
 
@@ -471,8 +471,10 @@ def block_sum_of(an: Analysis, storage: dict, launch) -> BlockSum | None:
     return BlockSum(pre, init, loop, acc, fin)
 
 
-def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str]) -> list[str]:
-    """`NAME_block`, which every thread of the one block calls (it has barriers inside)."""
+def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str], every: bool = False) -> list[str]:
+    """`NAME_block`, which every thread of the one block calls (it has barriers inside); with
+    `every`, every warp adds the warps' parts by the same tree and every thread finishes with
+    the same sum (its scalars are its own: oneblock.thread_scalars)."""
     a, loop = bs.acc, bs.loop
     taken = set(p.k.params) | set(p.an.program.locals) | {loop.var}
     fresh = lambda name: fresh_name(name, taken)
@@ -485,20 +487,27 @@ def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str])
     warp = lambda indent: [f"{indent}for (int {off} = 16; {off} > 0; {off} >>= 1)",
                            f"{indent}  {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {off})")
                            + ";"]
+    finish = [*around(bs.pre), *around([bs.init]), "      " + join(a.op, target, part), *around(bs.fin)]
+    if every:
+        tail = ["  /* each warp's parts by a shuffle tree, then every warp adds the warps' by the same tree: "
+                "one barrier, the same sum in every thread */",
+                *warp("  "),
+                "  if ((threadIdx.x & 31) == 0)", f"    {lanes}[threadIdx.x >> 5] = {part};", "  __syncthreads();",
+                f"  {part} = (threadIdx.x & 31) < (blockDim.x >> 5) ? {lanes}[threadIdx.x & 31] : {OPS[a.op][0]};",
+                *warp("  "), f"  {part} = __shfl_sync(0xffffffffu, {part}, 0);", "  {", *finish, "  }"]
+    else:
+        tail = ["  /* each warp's parts by a shuffle tree, then warp 0 adds the warps' (a fixed order): one barrier */",
+                *warp("  "),
+                "  if ((threadIdx.x & 31) == 0)", f"    {lanes}[threadIdx.x >> 5] = {part};", "  __syncthreads();",
+                "  if (threadIdx.x < 32) {",
+                f"    {part} = threadIdx.x < (blockDim.x >> 5) ? {lanes}[threadIdx.x] : {OPS[a.op][0]};",
+                *warp("    "), "    if (threadIdx.x == 0) {", *finish, "    }", "  }"]
     return [f"static __device__ void {launch.name}_block({params})", "{",
             f"  __shared__ {a.dtype} {lanes}[32];   /* one part per warp */", f"  int {loop.var};", *locals_,
             f"  {a.dtype} {part} = {OPS[a.op][0]};",
             f"  for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; "
             f"{loop.var} += (int)blockDim.x)",
-            *p.r.statement(step, names, "    "),
-            "  /* each warp's parts by a shuffle tree, then warp 0 adds the warps' (a fixed order): one barrier */",
-            *warp("  "),
-            "  if ((threadIdx.x & 31) == 0)", f"    {lanes}[threadIdx.x >> 5] = {part};", "  __syncthreads();",
-            "  if (threadIdx.x < 32) {",
-            f"    {part} = threadIdx.x < (blockDim.x >> 5) ? {lanes}[threadIdx.x] : {OPS[a.op][0]};",
-            *warp("    "),
-            "    if (threadIdx.x == 0) {", *around(bs.pre), *around([bs.init]),
-            "      " + join(a.op, target, part), *around(bs.fin), "    }", "  }", "}"]
+            *p.r.statement(step, names, "    "), *tail, "}"]
 
 
 def _step(a: Accumulator, part: str) -> c_ast.Node:

@@ -78,7 +78,6 @@ UNSUPPORTED_NAMES = {
     **{n: "asynchronous copies other than cuda_pipeline.h's primitives"
        for n in "memcpy_async __cvta_generic_to_shared".split()},
     "cudaLaunchKernel": "cudaLaunchKernel (launch with <<<>>> instead)",
-    "cudaLaunchKernelEx": "cudaLaunchKernelEx (launch with <<<>>> instead)",
     "wmma": "tensor-core WMMA", "nvcuda": "tensor-core WMMA",
 }
 

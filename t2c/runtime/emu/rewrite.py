@@ -7,6 +7,8 @@ reports point into the `.cu`.  It parses with tree-sitter-cuda and edits the tre
 
 - `k<<<g, b[, smem[, stream]]>>>(args)` becomes `::t2c_emu::launch<FIBERS>(...)`, its
   arguments evaluated once; FIBERS comes from the barrier analysis in `kernels.py`;
+  `cudaLaunchKernelEx(config, k, args)` becomes `::t2c_emu::launch_ex<FIBERS>(...)`, the same
+  launch with the configuration's grid, block, shared bytes and stream;
 - execution-space qualifiers and `__launch_bounds__` disappear (`__device__`
   functions become `inline`, as they are private to their translation unit on a GPU);
 - each `__shared__` variable becomes a reference to per-block storage; `extern
@@ -176,6 +178,8 @@ class _Unit:
                 edits.append((n.start_byte, n.end_byte, ""))
             elif n.type == "call_expression" and any(c.type == "kernel_call_syntax" for c in n.children):
                 edits.append((n.start_byte, n.end_byte, self._launch(n)))
+            elif n.type == "call_expression" and callee_name(n.child_by_field_name("function")) == "cudaLaunchKernelEx":
+                edits.append((n.start_byte, n.end_byte, self._launch_ex(n)))
             elif n.type == "declaration" and self._has_shared(n):
                 edits.append((n.start_byte, n.end_byte, self._shared(n, shared_globals)))
             elif n.type == "declaration" and self._is_symbol_definition(n):
@@ -211,13 +215,25 @@ class _Unit:
         grid, block = parts[0], parts[1]
         smem = parts[2] if len(parts) > 2 else "0"
         stream = parts[3] if len(parts) > 3 else "0"
+        return self._runtime_launch("launch", fn, f"({grid}), ({block}), ({smem}), ({stream})", arg_text, site_line)
+
+    def _launch_ex(self, call: Node) -> str:
+        """`cudaLaunchKernelEx(config, k, args...)`: `k`'s launch with the configuration's grid,
+        block, shared bytes and stream (its attributes checked when it runs)."""
+        args = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+        if len(args) < 2:
+            raise EmuUnsupported("cudaLaunchKernelEx without a kernel", self.filename, _line(call))
+        arg_text = ", ".join(self.src[a.start_byte:a.end_byte].decode() for a in args[2:])
+        return self._runtime_launch("launch_ex", args[1], f"({args[0].text.decode()})", arg_text)
+
+    def _runtime_launch(self, how: str, fn: Node, config: str, arg_text: str, site_line: str = "__LINE__") -> str:
+        """The runtime's launch of kernel `fn` (FIBERS from the barrier analysis)."""
         name = callee_name(fn)
         fibers = "true" if name is None or self.graph.needs_fibers(name) else "false"
         fn_text = fn.text.decode()
         label = " ".join(fn_text.split()).replace("\\", "\\\\").replace('"', '\\"')
-        return (f"::t2c_emu::launch<{fibers}>(::t2c_emu::LaunchSite{{__FILE__, {site_line}, \"{label}\"}}, "
-                f"({grid}), ({block}), ({smem}), ({stream}), "
-                f"[&](auto&... t2c_a) {{ {fn_text}(t2c_a...); }}" + (f", {arg_text})" if arg_text else ")"))
+        return (f"::t2c_emu::{how}<{fibers}>(::t2c_emu::LaunchSite{{__FILE__, {site_line}, \"{label}\"}}, "
+                f"{config}, [&](auto&... t2c_a) {{ {fn_text}(t2c_a...); }}" + (f", {arg_text})" if arg_text else ")"))
 
     def _macro_launches(self, value: Node) -> str:
         """Launches inside a #define body: parse the body as a statement and rewrite it there."""

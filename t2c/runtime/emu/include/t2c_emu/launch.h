@@ -43,6 +43,20 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared
                   [](void* p) { Ctx* c = static_cast<Ctx*>(p); std::apply(*c->kernel, *c->args); }, &ctx);
 }
 
+// `cudaLaunchKernelEx(config, k, args)` becomes
+//     ::t2c_emu::launch_ex<FIBERS>(site, config, [&](auto&... a) { k(a...); }, args)
+// the same launch with the configuration's grid, block, shared bytes and stream.
+void check_launch_attributes(const LaunchSite& site, const cudaLaunchConfig_t* config);
+cudaError_t launch_status();
+
+template <bool Fibers, class F, class... A>
+cudaError_t launch_ex(const LaunchSite& site, const cudaLaunchConfig_t* config, F&& kernel, A&&... a) {
+    check_launch_attributes(site, config);
+    launch<Fibers>(site, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
+                   std::forward<F>(kernel), std::forward<A>(a)...);
+    return launch_status();
+}
+
 // __shared__ variables: one allocation per block, keyed by the address of a static
 // tag local to the declaring function (so each template instantiation has its own).
 void* shared_alloc(const void* key, size_t size, size_t align, const char* file, int line);

@@ -749,6 +749,21 @@ static int g_max_dynamic_shared = 48 * 1024;
 
 void set_max_dynamic_shared(int bytes) { if (bytes > g_max_dynamic_shared) g_max_dynamic_shared = bytes; }
 
+cudaError_t launch_status() { return g_last_error; }
+
+// Launches run one after another here, so letting one begin before the previous finishes
+// (programmatic dependent launch) or a priority changes nothing; the rest is not modelled.
+void check_launch_attributes(const LaunchSite& site, const cudaLaunchConfig_t* config) {
+    for (unsigned i = 0; config->attrs && i < config->numAttrs; ++i) {
+        cudaLaunchAttributeID id = config->attrs[i].id;
+        if (id != cudaLaunchAttributeIgnore && id != cudaLaunchAttributeProgrammaticStreamSerialization &&
+            id != cudaLaunchAttributePriority)
+            finding(kExitUnsupported, "unsupported", site.file, site.line,
+                    "cudaLaunchKernelEx of %s: launch attribute %d is not modelled by the emulator (only "
+                    "programmatic stream serialization and priority are)", site.kernel, (int)id);
+    }
+}
+
 static void run_blocks(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, bool fibers, ThreadBody body,
                        void* ctx, const std::vector<unsigned long long>& order, std::atomic<size_t>& next,
                        unsigned long long launch_id) {

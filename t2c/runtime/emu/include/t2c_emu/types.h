@@ -197,6 +197,36 @@ enum cudaMemPoolAttr {
     cudaMemPoolAttrUsedMemCurrent = 7, cudaMemPoolAttrUsedMemHigh = 8
 };
 
+/* cudaLaunchKernelEx's configuration: the emulator runs launches one after another, so a
+   programmatic dependent launch (and a priority) changes nothing; other attributes are refused
+   at the launch (t2c_emu::check_launch_attributes) */
+enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1, cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeSynchronizationPolicy = 3, cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6, cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8
+};
+union cudaLaunchAttributeValue {
+    char pad[64];
+    int cooperative;
+    int programmaticStreamSerializationAllowed;
+    int priority;
+    struct { unsigned int x, y, z; } clusterDim;
+};
+struct cudaLaunchAttribute {
+    enum cudaLaunchAttributeID id;
+    char pad[8 - sizeof(enum cudaLaunchAttributeID)];
+    union cudaLaunchAttributeValue val;
+};
+struct cudaLaunchConfig_t {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute* attrs;
+    unsigned int numAttrs;
+};
+
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 #define cudaEventDefault 0x00
