@@ -378,6 +378,8 @@ def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
     assert "cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B);" in text
     assert text.count("  poly_wait();   /* the launch before this one has finished */") == 2
     assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n  cudaGridDependencySynchronize();" in text
+    # only where the kernels were built for sm_90 or newer (where poly_wait waits): else a plain launch
+    assert "a.ptxVersion >= 90" in text and "config.numAttrs = poly_programmatic() ? 1 : 0;" in text
     plain = generate(k, PolyOptions(programmatic_launches=False))
     assert "jacobi_2d_update_B<<<grid, block>>>(n, A, B);" in plain
     assert "poly_wait" not in plain and "cudaLaunchKernelEx" not in plain

@@ -15,8 +15,18 @@ static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a 
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
-   launch, sm_90): its kernel waits for that one's results first (poly_wait), so nothing changes
-   but the time between them. */
+   launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
+   time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
+   where poly_wait waits; a plain launch otherwise. */
+static __global__ void poly_arch_probe() {}
+static bool poly_programmatic()
+{
+  static const bool on = [] {
+    cudaFuncAttributes a;
+    return cudaFuncGetAttributes(&a, poly_arch_probe) == cudaSuccess && a.ptxVersion >= 90;
+  }();
+  return on;
+}
 struct poly_after_config {
   cudaLaunchAttribute attr[1];
   cudaLaunchConfig_t config;
@@ -28,7 +38,7 @@ struct poly_after_config {
     config.blockDim = block;
     config.dynamicSmemBytes = shared;
     config.stream = 0;
-    config.numAttrs = 1;
+    config.numAttrs = poly_programmatic() ? 1 : 0;
   }
   const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
 };
