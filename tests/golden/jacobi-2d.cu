@@ -15,6 +15,7 @@ static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((e
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
    where poly_wait waits; a plain launch otherwise. */
+/* poly_arch_probe: one thread that does nothing; its attributes name the architecture this file was built for */
 static __global__ void poly_arch_probe() {}
 static bool poly_programmatic()
 {
