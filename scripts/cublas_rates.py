@@ -6,7 +6,10 @@ The yardstick of issue #7's gemm-family target: a kernel's rate (2 flops per mul
 products, counted below) against DGEMM's rate at the same shapes (the kernel's products as full
 DGEMMs: 2mnk flops each, their times added; a triangular kernel does fewer flops than its
 DGEMMs, so its fraction compares rates, not times).  Each DGEMM: 10 warm-up calls, then the median of 50 timed with CUDA
-events (p20-p80 printed).  With T2C_TABLE (a `table.md` of scripts/gpu_polybench.sh) it also
+events (p20-p80 printed), twice: back to back (operands warm in L2) and with L2 evicted before
+each call by writing 256 MiB, as t2c's bench rung does before each of its calls (verify/harness.py
+`t2c_flush_l2`).  The fraction of cuBLAS's rate is given against both; "same conditions" is
+the one against the evicted runs.  With T2C_TABLE (a `table.md` of scripts/gpu_polybench.sh) it also
 prints each kernel's rate and its fraction of cuBLAS's.  A benchmark script: it prints figures.
 """
 import re
@@ -28,15 +31,19 @@ KERNELS = {
 }
 
 
-def dgemm_ms(m: int, n: int, k: int) -> list[float]:
+def dgemm_ms(m: int, n: int, k: int, cold: bool = False) -> list[float]:
     a = torch.rand(m, k, dtype=torch.float64, device="cuda")
     b = torch.rand(k, n, dtype=torch.float64, device="cuda")
     c = torch.empty(m, n, dtype=torch.float64, device="cuda")
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda") if cold else None
     for _ in range(10):
         torch.matmul(a, b, out=c)
     times = []
     for _ in range(50):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if cold:
+            flush.zero_()
+            torch.cuda.synchronize()
         start.record()
         torch.matmul(a, b, out=c)
         end.record()
@@ -52,18 +59,22 @@ def main(argv: list[str]) -> int:
             cells = [c.strip() for c in line.split("|")]
             if len(cells) > 3 and cells[1] in KERNELS and re.match(r"[\d.e+-]+", cells[3]):
                 ours[cells[1]] = float(cells[3].split()[0])
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, cuBLAS DGEMM (torch.matmul, float64)")
-    print(f"{'kernel':8s} {'GFLOP':>7s} {'DGEMM GFLOP':>11s} {'cuBLAS ms':>10s} {'p20-p80':>17s} {'TF/s':>6s}"
-          + (f" {'t2c ms':>8s} {'TF/s':>6s} {'of cuBLAS':>9s}" if ours else ""))
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, cuBLAS DGEMM (torch.matmul, float64); "
+          "warm: back to back, cold: L2 evicted before each call (as t2c's bench)")
+    print(f"{'kernel':8s} {'GFLOP':>7s} {'DGEMM GFLOP':>11s} {'warm ms':>8s} {'p20-p80':>17s} {'TF/s':>6s}"
+          f" {'cold ms':>8s} {'p20-p80':>17s} {'TF/s':>6s}"
+          + (f" {'t2c ms':>8s} {'TF/s':>6s} {'of warm':>7s} {'of cold':>7s}" if ours else ""))
     for name, (flops, shapes) in KERNELS.items():
-        runs = [dgemm_ms(*s) for s in shapes]
-        per = [statistics.median(r) for r in runs]
-        q = lambda p: sum(statistics.quantiles(r, n=10)[p] for r in runs)
-        ms, dgemm = sum(per), sum(2 * m * n * k for m, n, k in shapes)
-        rate = dgemm / ms / 1e9
-        line = f"{name:8s} {flops / 1e9:7.3f} {dgemm / 1e9:11.3f} {ms:10.4f} {q(1):8.4f}-{q(7):<8.4f} {rate:6.2f}"
+        line, rates = f"{name:8s} {flops / 1e9:7.3f} {sum(2 * m * n * k for m, n, k in shapes) / 1e9:11.3f}", []
+        for cold in (False, True):
+            runs = [dgemm_ms(*s, cold=cold) for s in shapes]
+            q = lambda p: sum(statistics.quantiles(r, n=10)[p] for r in runs)
+            ms = sum(statistics.median(r) for r in runs)
+            rates.append(sum(2 * m * n * k for m, n, k in shapes) / ms / 1e9)
+            line += f" {ms:8.4f} {q(1):8.4f}-{q(7):<8.4f} {rates[-1]:6.2f}"
         if name in ours:
-            line += f" {ours[name]:8.4g} {flops / ours[name] / 1e9:6.2f} {flops / ours[name] / 1e9 / rate:9.0%}"
+            rate = flops / ours[name] / 1e9
+            line += f" {ours[name]:8.4g} {rate:6.2f} {rate / rates[0]:7.0%} {rate / rates[1]:7.0%}"
         print(line, flush=True)
     return 0
 

@@ -98,7 +98,7 @@ def test_options_are_frozen_data():
     with pytest.raises(dataclasses.FrozenInstanceError):
         opt.block_2d = (16, 16)
     k = read_c(SOURCES["gemm"])
-    assert "dim3 block(16, 16);" in generate(k, opt.replace(block_2d=(16, 16)))
+    assert "dim3 block(16, 16);" in generate(k, opt.replace(block_2d=(16, 16), rect_tile=(0, 0)))
     seq = generate(k, opt.replace(sequential=True))
     assert "<<<1, 1>>>" in seq and "kernel_gemm_device" in seq
 
@@ -793,7 +793,7 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
     shared arrays would pass 48 KiB is not staged."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES[name])
-    plain = PolyOptions(tensor_cores=False)
+    plain = PolyOptions(tensor_cores=False, rect_tile=(0, 0))     # gemm's own rectangle tile: below
     text = generate(k, plain)
     for op in operands:
         assert op in text
@@ -802,7 +802,7 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
     assert "_next[poly_q]" in generate(k, plain.replace(staged_prefetch=True)) and "_next[" not in text
-    big = generate(k, PolyOptions(staged_tile=(16, 8)))
+    big = generate(k, PolyOptions(staged_tile=(16, 8), rect_tile=(0, 0)))
     assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
     trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)
     assert "poly_stage" not in generate(trmm, SWEEPS)   # (its sweep's sums do use shared memory)
@@ -824,11 +824,14 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     k = read_c(SOURCES[name])
     text = generate(k)
     assert "mma.sync.aligned.m16n8k8.row.col.f64" in text and "tensor cores" in text
-    assert len(re.findall(r"    poly_dmma16\(acc", text)) == products
+    twice = 2 if "a whole tile" in text else 1        # whole tiles, the last one (operands with factors)
+    assert len(re.findall(r"    poly_dmma16\(acc", text)) == twice * products and (twice == 2) == (name != "covariance")
+    assert len(re.findall(r"    poly_dmma16\(acc", generate(k, PolyOptions(whole_tiles=False)))) == products
     for options, call in ((PolyOptions(), "poly_dmma16(acc"), (PolyOptions(staged_tile=(2, 2)), "poly_dmma(acc"),
                           (PolyOptions(mma_m16=False), "poly_dmma(acc"), (PolyOptions(async_stages=3), "poly_dmma16(acc"),
                           (PolyOptions(async_copies=False), "poly_dmma16(acc"),
                           (PolyOptions(block_2d=(16, 16), staged_tile=(4, 2)), "poly_dmma16(acc")):
+        options = options.replace(rect_tile=(0, 0)) if options != PolyOptions() else options   # gemm's shapes
         source = generate(k, options)
         assert call in source and (call == "poly_dmma16(acc") == ("poly_dmma16(acc" in source), options
         card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
@@ -838,7 +841,7 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     assert text != before_sm90 != before_sm80
     for source in (before_sm90, before_sm80):
         assert ladder(k, source, backend="emu", dataset="SMALL", seed=9).accepted
-    assert "poly_dmma" not in generate(k, PolyOptions(staged_tile=(3, 1)))
+    assert "poly_dmma" not in generate(k, PolyOptions(staged_tile=(3, 1), rect_tile=(0, 0)))
     assert "poly_dmma" not in generate(k, PolyOptions(tensor_cores=False))
     single = k.replace(reference=k.reference.replace("double", "float"),
                        arrays=tuple(dataclasses.replace(a, dtype="float") for a in k.arrays),
@@ -854,16 +857,51 @@ def test_a_ring_of_async_tiles_past_48_kib_takes_dynamic_shared_memory():
     less is asked for at the launch only."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
-    source = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=3))
+    source = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=3, rect_tile=(0, 0)))
     assert "cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 76800);" in source
     assert "gemm_update_C<<<grid, block, 76800>>>" in source and "__pipeline_wait_prior(1);" in source
     card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
     assert card.accepted and card.max_error < 0.125, card.summary()
-    small = generate(k, PolyOptions(staged_tile=(2, 2)))         # 2 x 32 x (20 + 68) x 8 bytes
+    small = generate(k, PolyOptions(staged_tile=(2, 2), rect_tile=(0, 0)))         # 2 x 32 x (20 + 68) x 8 bytes
     assert "cudaFuncSetAttribute" not in small and re.search(r"gemm_update_C<<<grid, block, \d+>>>", small)
-    huge = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=40))
+    huge = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=40, rect_tile=(0, 0)))
     assert "__pipeline_memcpy_async" not in huge and "poly_dmma16(acc" in huge
 
+
+
+def test_staged_rectangles_take_their_own_tile_and_copies_are_counted_per_thread():
+    """rect_tile/rect_block/rect_stages: a staged launch whose points fill a rectangle and whose
+    loop's bounds do not move (gemm) takes 8 x 4 tiles in blocks of 16 x 8 threads with a ring
+    of 3; syrk's triangle keeps staged_tile in block_2d (staged_block sets the block of those).
+    rect_unrolled (on; unrolled_copies, off, for the others): each thread copies a fixed count of
+    elements, unrolled, its offset along the contiguous index computed once (poly_q*), whole lines
+    along the other; a guard where the threads do not divide the tile; off, a loop from poly_t.  whole_tiles: a tile wholly inside
+    the loop loads its fragments with their factors and no checks, the last partial tile keeps
+    them (alpha * a copied zero must not count: inf * 0).  A copied-as-zero element's address is
+    computed but not read (0 of 8 bytes).  Every form passes the emu ladder, the partial tile
+    included (nk = 80 at SMALL, tiles of 32)."""
+    from t2c.verify.ladder import ladder
+    gemm, syrk = read_c(SOURCES["gemm"]), read_c(SOURCES["syrk"])
+    text = generate(gemm)
+    assert "dim3 block(16, 8);" in text and "A[i][k], 3 tiles" in text and "each thread a 8 x 4 tile" in text
+    assert "const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;" in text
+    assert "for (int poly_c = 0; poly_c < 8; poly_c++) {" in text and "poly_e" not in text
+    assert ", &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);" in text
+    whole, partial = text.split("    if (poly_k0 + 16 <= nk) {   /* a whole tile: every k inside the loop */")[1].split("} else {", 1)
+    assert "= alpha * poly_stage0[poly_b]" in whole and " < nk ?" not in whole
+    assert "poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b]" in partial
+    assert "dim3 block(32, 8);" in generate(syrk) and "dim3 block(16, 8);" in generate(syrk, PolyOptions(staged_block=(16, 8)))
+    assert "dim3 block(32, 8);" in generate(gemm, PolyOptions(rect_tile=(0, 0)))
+    looped = generate(gemm, PolyOptions(rect_unrolled=False, whole_tiles=False))
+    assert "for (int poly_e = poly_t; poly_e < 1024; poly_e += 128) {" in looped and "a whole tile" not in looped
+    guarded = generate(syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))
+    assert "if (poly_e >= 1024) break;" in guarded and "poly_e = poly_t; poly_e < 2048" in generate(syrk)
+    for k, options in ((gemm, PolyOptions(rect_stages=2)), (gemm, PolyOptions(rect_unrolled=False, whole_tiles=False)),
+                       (syrk, PolyOptions()), (syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))):
+        source = generate(k, options)
+        assert k is syrk or "if (poly_k0 + 32 <= nk)" in source or not options.whole_tiles
+        card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
+        assert card.accepted and card.max_error < 0.125, (options, card.summary())
 
 _TRIANGLE = """void k(int m, int n, double A[m][m], double B[m][n], double C[m][n]) {
   int i, j, k;
@@ -941,7 +979,7 @@ def test_symm_scatters_after_its_rows_and_gathers_on_the_tensor_cores():
     from t2c.verify.ladder import ladder
     symm = read_c(SOURCES["symm"])
     text = generate(symm)
-    assert text.count("poly_dmma16(acc") == 2 and "double temp2[8][2];" in text
+    assert text.count("poly_dmma16(acc") == 3 and "double temp2[8][2];" in text   # alpha's: whole tiles apart
     assert "each thread a 8 x 2 tile of (j, k) points" in text and "poly_k >= poly_g + 1" in text
     assert "dim3(16, 64)" in generate(symm, PolyOptions(sink_updates=False))
     for options in (PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False),

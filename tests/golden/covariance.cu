@@ -128,12 +128,12 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &data[(poly_k * m) + poly_g] : data, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &data[(poly_k * m) + poly_g] : data, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -146,12 +146,12 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &data[(poly_k * m) + poly_g] : data, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &data[(poly_k * m) + poly_g] : data, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();

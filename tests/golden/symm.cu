@@ -99,12 +99,12 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
           const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -117,12 +117,12 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
           const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -226,12 +226,12 @@ __global__ void symm_update_C_2(int m, int n, double alpha, double *C, const dou
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < (m - 1) + 1 && poly_g >= 0 && poly_g <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -244,42 +244,73 @@ __global__ void symm_update_C_2(int m, int n, double alpha, double *C, const dou
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B[(poly_k * n) + poly_g] : B, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < (m - 1) + 1 && poly_g >= 0 && poly_g <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
-      #pragma unroll
-      for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
-        double poly_stage0_frag[2][2];
+      if (poly_k0 + 32 <= poly_hi) {   /* a whole tile: every k inside the loop */
         #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < poly_hi ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] : 0.0;
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < poly_hi ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] : 0.0;
-        double poly_stage1_frag[2][4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
+        for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
+          double poly_stage0_frag[2][2];
           #pragma unroll
-          for (int poly_h = 0; poly_h < 2; poly_h++)
-            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          double poly_stage1_frag[2][4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            #pragma unroll
+            for (int poly_h = 0; poly_h < 2; poly_h++)
+              poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
+        }
+      } else {
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
+          double poly_stage0_frag[2][2];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < poly_hi ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] : 0.0;
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < poly_hi ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] : 0.0;
+          double poly_stage1_frag[2][4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            #pragma unroll
+            for (int poly_h = 0; poly_h < 2; poly_h++)
+              poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
+        }
       }
     }
     __syncthreads();   /* the ring is read before anything else uses it */

@@ -93,22 +93,22 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], poly_in ? &B[(poly_g * m) + poly_k] : B, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e % 16][poly_e / 16], poly_in ? &B[(poly_g * m) + poly_k] : B, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -121,77 +121,133 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], poly_in ? &B[(poly_g * m) + poly_k] : B, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e % 16][poly_e / 16], poly_in ? &B[(poly_g * m) + poly_k] : B, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e % 16][poly_e / 16], poly_in ? &A[(poly_g * m) + poly_k] : A, 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
-    #pragma unroll
-    for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
-      double poly_stage0_frag[2][2];
+    if (poly_k0 + 16 <= m) {   /* a whole tile: every k inside the loop */
       #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
-      double poly_stage1_frag[2][4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-      double poly_stage2_frag[2][2];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage2_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage2[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage2_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage2[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
-      double poly_stage3_frag[2][4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage3_frag[poly_f][0] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage3_frag[poly_f][1] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage3_frag[poly_f][2] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage3_frag[poly_f][3] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
+      for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
+        double poly_stage0_frag[2][2];
         #pragma unroll
-        for (int poly_h = 0; poly_h < 2; poly_h++)
-          poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
         #pragma unroll
-        for (int poly_h = 0; poly_h < 2; poly_h++)
-          poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage3_frag[poly_f][0], poly_stage3_frag[poly_f][1], poly_stage3_frag[poly_f][2], poly_stage3_frag[poly_f][3], poly_stage2_frag[poly_h][0], poly_stage2_frag[poly_h][1]);
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
+        double poly_stage1_frag[2][4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        double poly_stage2_frag[2][2];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage2_frag[poly_f][0] = poly_stage2[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage2_frag[poly_f][1] = poly_stage2[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
+        double poly_stage3_frag[2][4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][0] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][1] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][2] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][3] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          #pragma unroll
+          for (int poly_h = 0; poly_h < 2; poly_h++)
+            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          #pragma unroll
+          for (int poly_h = 0; poly_h < 2; poly_h++)
+            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage3_frag[poly_f][0], poly_stage3_frag[poly_f][1], poly_stage3_frag[poly_f][2], poly_stage3_frag[poly_f][3], poly_stage2_frag[poly_h][0], poly_stage2_frag[poly_h][1]);
+      }
+    } else {
+      #pragma unroll
+      for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
+        double poly_stage0_frag[2][2];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+        double poly_stage1_frag[2][4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        double poly_stage2_frag[2][2];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage2_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage2[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage2_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage2[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+        double poly_stage3_frag[2][4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][0] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][1] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][2] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage3_frag[poly_f][3] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          #pragma unroll
+          for (int poly_h = 0; poly_h < 2; poly_h++)
+            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage1_frag[poly_f][0], poly_stage1_frag[poly_f][1], poly_stage1_frag[poly_f][2], poly_stage1_frag[poly_f][3], poly_stage0_frag[poly_h][0], poly_stage0_frag[poly_h][1]);
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          #pragma unroll
+          for (int poly_h = 0; poly_h < 2; poly_h++)
+            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage3_frag[poly_f][0], poly_stage3_frag[poly_f][1], poly_stage3_frag[poly_f][2], poly_stage3_frag[poly_f][3], poly_stage2_frag[poly_h][0], poly_stage2_frag[poly_h][1]);
+      }
     }
   }
   __syncthreads();   /* the ring is read before anything else uses it */

@@ -94,12 +94,12 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < m && poly_g >= 0 && poly_g <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B_in[(poly_k * n) + poly_g] : B_in, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &B_in[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -112,12 +112,12 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < m && poly_g >= 0 && poly_g <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], poly_in ? &A[(poly_k * m) + poly_g] : A, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], poly_in ? &B_in[(poly_k * n) + poly_g] : B_in, 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &B_in[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();

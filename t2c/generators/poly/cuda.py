@@ -209,9 +209,14 @@ class Printer:
             if not self.tileable(launch):
                 continue
             if options.staged_tile != (1, 1):
-                launch.tile = options.staged_tile        # the plan reads the tile's shape
+                rect = options.rect_tile != (0, 0) and self.rectangle(launch)
+                block = options.rect_block if rect else options.staged_block
+                launch.tile = options.rect_tile if rect else options.staged_tile   # the plan reads
+                launch.block = block if block != (0, 0) else None                  # these shapes
+                launch.stages, launch.rect = options.rect_stages if rect else 0, rect
                 launch.staged = stage.plan(self, launch)
             if not launch.staged:
+                launch.block, launch.stages, launch.rect = None, 0, False
                 launch.tile = options.register_tile if options.register_tile != (1, 1) \
                     and not self.moving(launch) else None
             elif options.tensor_cores:
@@ -443,7 +448,7 @@ class Printer:
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             per_sm = self.opt.tile_blocks_per_sm
-            bounds = f"__launch_bounds__({prod(self.opt.block_2d)}, {per_sm}) " if per_sm else ""
+            bounds = f"__launch_bounds__({prod(self.block_of(launch))}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
@@ -491,6 +496,19 @@ class Printer:
                f"__global__ void {launch.name}({params})", "{", text, "}"]
         return "\n".join(src), args
 
+    def block_of(self, launch: Launch) -> tuple[int, int]:
+        """A 2-d launch's threads per block (x, y): a staged tile's own (`staged_block`) or
+        the options' `block_2d`."""
+        return launch.block or self.opt.block_2d
+
+    def rectangle(self, launch: Launch) -> bool:
+        """Whether a 2-d launch's points fill the box of its grid loops (no grid loop's bounds
+        name another grid index) and none of its loops' bounds move with them (gemm, not syrk's
+        triangle or symm's k < i): the launches `rect_tile` is for."""
+        grid = {l.var for l in launch.grid}
+        return not self.moving(launch) and not any(
+            (grid - {l.var}) & set(_WORD.findall(f"{l.init} {l.cond}")) for l in launch.grid)
+
     def tileable(self, launch: Launch) -> bool:
         """A 2-d launch whose threads run straight-line statements and loops of one updated
         cell (the register accumulator's form)."""
@@ -526,7 +544,7 @@ class Printer:
                        f"(int)({block} * blockDim.{ax} * {per});   /* the block's first point */")
         if launch.mma:
             # a warp's tile: rows/2 x cols fragments of 8 x 8; a lane holds two neighbours in a row
-            bx = self.opt.block_2d[0]
+            bx = self.block_of(launch)[0]
             out += ["  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;",
                     f"  const int poly_wy = poly_t / 32 / {bx // 8} * {4 * rows}, "
                     f"poly_wx = poly_t / 32 % {bx // 8} * {8 * cols};",
@@ -592,7 +610,7 @@ class Printer:
             inner = self.staged_loop(launch, loop, s, box, points, reg, tm, tn, True)
             return ["  {", *["    " + line for line in stage.hull(self, launch, s, box)],
                     *["  " + line for line in inner], "  }"]
-        bx, by = self.opt.block_2d
+        bx, by = self.block_of(launch)
         y, x = launch.rows_cols()
         bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
         pairs = (launch.mma or {}).get(id(loop))
@@ -736,7 +754,7 @@ class Printer:
         if ext is None:
             return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
         axes = list(ext)
-        block = self.opt.block(len(axes))
+        block = launch.block or self.opt.block(len(axes))
         out = [f"{indent}{{"]
         for ax in axes:
             out.append(f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */")

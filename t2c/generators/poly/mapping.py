@@ -46,6 +46,9 @@ class Launch:
     mma: dict | None = None          # id(accumulator loop) -> its (row, column) operand products on
                                      # the tensor cores (stage.mma_pairs); the points follow their layout
     shared_bytes: int = 0            # its dynamic shared memory (tensor.async_loop's rings)
+    block: tuple | None = None       # its threads per block when not the options' (a staged tile's)
+    stages: int = 0                  # its ring of asynchronous tiles when not the options' (a rectangle's)
+    rect: bool = False               # a staged tile over a rectangle (cuda.Printer.rectangle: rect_* options)
 
     def statements(self) -> list[str]:
         out = []

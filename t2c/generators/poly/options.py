@@ -46,6 +46,14 @@ class PolyOptions:
                                              # memory (stage.py; the gemm family), which then they do; on
                                              # the H200 at LARGE 8 x 2 took 5 of the 7 tensor-core kernels
                                              # 3-40% less time than 4 x 4 (with 2 async stages)
+    staged_block: tuple[int, int] = (0, 0)   # ... their blocks' threads (x, y) ((0, 0): block_2d)
+    rect_tile: tuple[int, int] = (8, 4)      # ... where the points fill a rectangle and no loop's bounds
+    rect_block: tuple[int, int] = (16, 8)    # move with them (gemm, 2mm, 3mm; not syrk's triangle nor
+    rect_stages: int = 3                     # symm's k < i): this tile, block and ring instead ((0, 0):
+    rect_unrolled: bool = True               # none), and their copies unrolled (unrolled_copies below);
+                                             # on the H200 at LARGE, L2 evicted: gemm 0.117 ms against
+                                             # 0.177 with the others', 2mm 0.142 / 0.199, 3mm 0.248 /
+                                             # 0.319; syrk, syr2k, symm, trmm 3-25% slower so
     staged_hulls: bool = True                # ... also loops whose bounds move with a grid index: over
                                              # the block's hull, operands 0 outside a point's own bounds
     heavy_first: bool = True                 # ... those blocks numbered so that the longest loops start first
@@ -56,6 +64,11 @@ class PolyOptions:
     tensor_cores: bool = True                # staged products in double on the fp64 tensor cores
                                              # (mma.sync m8n8k4: sm_80 or newer; stage.mma_pairs)
     async_copies: bool = True                # ... their tiles copied ahead asynchronously
+    unrolled_copies: bool = False            # ... each thread's copies a fixed count, unrolled, offsets
+                                             # computed once (no loop from its thread number; 14 instead
+                                             # of 22 instructions a copy in gemm's SASS): on the H200
+                                             # syrk 1.10x, trmm 1.14x, but syr2k 0.84x, symm 0.79x
+    whole_tiles: bool = True                 # ... a tile wholly inside its loop: fragments without checks
     async_stages: int = 2                    # ... into a ring of this many tiles (dynamic shared memory;
                                              # 3 took all but syr2k 2-8% more time on the H200)
     scale_in_place: bool = False             # ... an operand's factors (gemm's alpha) applied to the

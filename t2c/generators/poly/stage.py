@@ -215,7 +215,7 @@ def mask(p, s: Staged, op: Operand, here: dict) -> str:
 
 def span(opt, launch, op: Operand) -> int:
     """The grid values of the block's points an operand's shared tile holds, per loop value."""
-    (bx, by), (rows, cols) = opt.block_2d, launch.tile
+    (bx, by), (rows, cols) = launch.block or opt.block_2d, launch.tile
     return by * rows if op.kind == "row" else bx * cols
 
 

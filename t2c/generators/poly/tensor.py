@@ -34,7 +34,7 @@ def plan(p, launch: Launch) -> dict | None:
     such a sum (stage.mma_pairs) and the block's warps divide its point tile into warp
     tiles of 8 x 8 fragments: warps of 8 x 4 threads' worth (blockDim.x a multiple of 8,
     blockDim.y of 4) and an even number of rows per thread."""
-    (bx, by), (rows, _) = p.opt.block_2d, launch.tile
+    (bx, by), (rows, _) = p.block_of(launch), launch.tile
     if bx % 8 or by % 4 or rows % 2 or any(s.depth % 4 for s in launch.staged.values()):
         return None
     pairs = {i: stage.mma_pairs(s) for i, s in launch.staged.items()}
@@ -43,10 +43,11 @@ def plan(p, launch: Launch) -> dict | None:
 
 def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[str] | None:
     """A staged loop on the tensor cores whose operands are elements in double, possibly
-    scaled (stage.raw_read): `async_stages` shared buffers per operand in a ring, in dynamic
+    scaled (stage.raw_read): `async_stages` (`rect_stages`) shared buffers per operand in a ring, in dynamic
     shared memory; while the warps multiply the tile in one, the block's threads copy the
     tiles `async_stages - 1` ahead into the others asynchronously (cuda_pipeline.h;
-    out-of-range elements are zero-filled, read from nowhere), one barrier per tile.  A
+    out-of-range elements are zero-filled: the copy reads 0 of its 8 bytes, and its address,
+    computed as for any other, is never read), one barrier per tile.  A
     fragment applies the operand's factors as it loads (the same product the register
     staging computes), and is 0 past the loop's end; with `scale_in_place` each thread
     applies them to the elements it copied, once its copies landed and before the barrier.
@@ -56,9 +57,9 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     (`launch.shared_bytes`) is the largest ring of its loops, which all start at its first
     byte: a barrier after each loop keeps the next one's copies out of it until it is read."""
     from .cuda import _max, _min, _replace_refs      # cuda.py imports this module
-    bx, by = p.opt.block_2d
+    bx, by = p.block_of(launch)
     y, x = launch.rows_cols()
-    ring, bk, names, threads = max(2, p.opt.async_stages), s.depth, p.names_for(loop.body[0].stmt.name), bx * by
+    ring, bk, names, threads = max(2, launch.stages or p.opt.async_stages), s.depth, p.names_for(loop.body[0].stmt.name), bx * by
     pitches = {op.name: stage.pitch(stage.span(p.opt, launch, op), True) for op in s.operands}
     size = lambda depth: ring * depth * stage.SIZE[s.dtype] * sum(pitches.values())
     while size(bk) > stage.DYNAMIC_LIMIT and bk % 8 == 0:
@@ -66,27 +67,30 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     if size(bk) > stage.DYNAMIC_LIMIT:
         return None
     launch.shared_bytes = max(launch.shared_bytes, size(bk))
-    decl, issue, scale, values, offset = ["  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */"], [], [], {}, 0
+    decl, issue, scale, values, whole, offset = ["  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */"], [], [], {}, {}, 0
     for op in s.operands:
         g = y if op.kind == "row" else x
         lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
         n = stage.span(p.opt, launch, op)
-        kk, r = stage.slot(op, bk, n)
+        loop_lines, kk, r, split = _elements(p, launch, op, bk, n, threads)
+        if split and split not in decl:
+            decl.append(split)
         ref = p.r.node(raws[op.name], {**names, g.var: "poly_g", loop.var: "poly_k"})
         shape = f"[{bk}][{pitches[op.name]}]"
         decl.append(f"  {s.dtype} (*{op.name}){shape} = reinterpret_cast<{s.dtype} (*){shape}>(poly_shared + {offset});"
                     f"   /* {op.kind} operand {cprint(raws[op.name])}, {ring} tiles */")
         offset += ring * bk * pitches[op.name]
-        each = lambda k: [f"for (int poly_e = poly_t; poly_e < {bk * n}; poly_e += {threads}) {{",
+        each = lambda k, loop_lines=loop_lines, kk=kk, r=r: [*loop_lines,
                           f"  const int poly_g = {g.var}_base + {r}, poly_k = {k} + {kk};",
                           f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end}"
                           f"{stage.mask(p, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})};"]
         issue += [*each("poly_k1"), f"  __pipeline_memcpy_async(&{op.name}[poly_next][{kk}][{r}], "
-                                    f"poly_in ? &{cprint(ref)} : {cprint(ref.name)}, 8, poly_in ? 0 : 8);", "}"]
+                                    f"&{cprint(ref)}, 8, poly_in ? 0 : 8);", "}"]
         scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
         text = cprint(p.r.node(scaled, names))
         if text != "poly_raw" and not p.opt.scale_in_place:      # factors applied as fragments load
             values[op.name] = lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0"
+            whole[op.name] = lambda read, k, text=text: _RAW.sub(lambda _: read, text)
         elif text != "poly_raw":        # this thread's copied elements times their factors, in place
             scale += [*each("poly_k0"), "  if (poly_in) {", f"    double &poly_v = {op.name}[poly_b][{kk}][{r}];",
                       f"    poly_v = {_RAW.sub('poly_v', text)};", "  }", "}"]
@@ -105,8 +109,43 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
             f"      const int poly_k1 = poly_k0 + {ahead}, poly_next = poly_b == 0 ? {ring - 1} : poly_b - 1;",
             *ind(issue, "      "), "    }",
             "    __pipeline_commit();",
-            *ind(tile(p, launch, s, pairs, acc, bk, "[poly_b]", values), "    "), "  }",
+            *ind(_tiles(p, launch, s, pairs, acc, bk, values, whole), "    "), "  }",
             "  __syncthreads();   /* the ring is read before anything else uses it */", "  }"]
+
+
+def _elements(p, launch: Launch, op, bk: int, n: int, threads: int) -> tuple[list[str], str, str, str]:
+    """A thread's elements of an operand's tile of `bk` x `n`: (the loop over them, C text of
+    an element's loop offset and grid offset, a declaration the loop needs or '').  With
+    `unrolled_copies` (`rect_unrolled` for a rectangle's launch: cuda.Printer.rectangle) a
+    fixed number of elements, unrolled; where the block's threads cover
+    whole lines of the contiguous index, each thread keeps one offset along it (`poly_q*`) and
+    steps whole lines along the other (`poly_p*`), both computed once; otherwise `poly_e`,
+    `poly_t` plus multiples of the threads, split by stage.slot (a guard where the threads do
+    not divide the tile).  Without the option a loop from `poly_t` in steps of the threads."""
+    count, line = bk * n, bk if op.k_fastest else n
+    kk, r = stage.slot(op, bk, n)
+    if not (p.opt.rect_unrolled if launch.rect else p.opt.unrolled_copies):
+        return [f"for (int poly_e = poly_t; poly_e < {count}; poly_e += {threads}) {{"], kk, r, ""
+    head = ["#pragma unroll", f"for (int poly_c = 0; poly_c < {-(-count // threads)}; poly_c++) {{"]
+    if threads % line == 0 and count % threads == 0:
+        across, down = f"poly_q{line}", f"poly_p{line} + poly_c * {threads // line}"
+        kk, r = (across, down) if op.k_fastest else (down, across)
+        return head, kk, r, f"  const int poly_p{line} = poly_t / {line}, poly_q{line} = poly_t % {line};"
+    guard = [f"  if (poly_e >= {count}) break;"] if count % threads else []
+    return [*head, f"  const int poly_e = poly_t + poly_c * {threads};", *guard], kk, r, ""
+
+
+def _tiles(p, launch: Launch, s, pairs, acc, bk, values, whole) -> list[str]:
+    """The products of the ring's tile `poly_b`: fragments whose operands carry factors check
+    each k against the loop's end (an element past it is a copied zero, and a factor times it
+    must not count: inf * 0); with `whole_tiles` a tile that lies wholly inside the loop takes
+    the same products without those checks, and only the last, partial tile checks."""
+    checked = tile(p, launch, s, pairs, acc, bk, "[poly_b]", values)
+    if not (p.opt.whole_tiles and whole):
+        return checked
+    ind = lambda lines: ["  " + line for line in lines]
+    return [f"if (poly_k0 + {bk} <= {s.end}) {{   /* a whole tile: every k inside the loop */",
+            *ind(tile(p, launch, s, pairs, acc, bk, "[poly_b]", whole)), "} else {", *ind(checked), "}"]
 
 
 def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None) -> list[str]:
