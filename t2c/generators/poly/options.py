@@ -53,7 +53,7 @@ class PolyOptions:
     rect_unrolled: bool = True               # none), and their copies unrolled (unrolled_copies below);
                                              # on the H200 at LARGE, L2 evicted: gemm 0.117 ms against
                                              # 0.177 with the others', 2mm 0.142 / 0.199, 3mm 0.248 /
-                                             # 0.319; syrk, syr2k, symm, trmm 3-25% slower so
+                                             # 0.319; syrk, syr2k, symm, trmm were 3-25% slower with them
     staged_hulls: bool = True                # ... also loops whose bounds move with a grid index: over
                                              # the block's hull, operands 0 outside a point's own bounds
     heavy_first: bool = True                 # ... those blocks numbered so that the longest loops start first
@@ -66,8 +66,9 @@ class PolyOptions:
     async_copies: bool = True                # ... their tiles copied ahead asynchronously
     unrolled_copies: bool = False            # ... each thread's copies a fixed count, unrolled, offsets
                                              # computed once (no loop from its thread number; 14 instead
-                                             # of 22 instructions a copy in gemm's SASS): on the H200
-                                             # syrk 1.10x, trmm 1.14x, but syr2k 0.84x, symm 0.79x
+                                             # of 22 instructions a copy in gemm's SASS): on the H200,
+                                             # with whole tiles, against report 10's form: syrk 1.10x,
+                                             # trmm 1.14x, but syr2k 0.84x, symm 0.79x
     whole_tiles: bool = True                 # ... a tile wholly inside its loop: fragments without checks
     async_stages: int = 2                    # ... into a ring of this many tiles (dynamic shared memory;
                                              # 3 took all but syr2k 2-8% more time on the H200)
