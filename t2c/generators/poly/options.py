@@ -65,7 +65,7 @@ class PolyOptions:
                                              # (mma.sync m8n8k4: sm_80 or newer; stage.mma_pairs)
     async_copies: bool = True                # ... their tiles copied ahead asynchronously
     unrolled_copies: bool = False            # ... each thread's copies a fixed count, unrolled, offsets
-                                             # computed once (no loop from its thread number; 14 instead
+                                             # computed once (no loop from its thread number; ~14 instead
                                              # of 22 instructions a copy in gemm's SASS): on the H200,
                                              # with whole tiles, against report 10's form: syrk 1.10x,
                                              # trmm 1.14x, but syr2k 0.84x, symm 0.79x
