@@ -852,17 +852,18 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
 def test_a_ring_of_async_tiles_past_48_kib_takes_dynamic_shared_memory():
     """async_stages: the asynchronous tiles form a ring in the launch's dynamic shared memory, one
     barrier per tile; past 48 KiB the host raises the kernel's limit before the launch (gemm's 64 x
-    128 points in a ring of 3 tiles of 16 k: 3 x 16 x (68 + 132) x 8 bytes), and a ring that never
+    128 points in a ring of 3 tiles of 16 k: 3 x (64 x 20 + 16 x 132) x 8 bytes, A's rows k
+    fastest), and a ring that never
     fits in stage.DYNAMIC_LIMIT, even at depth 4, leaves the synchronous staged loop; 48 KiB or
     less is asked for at the launch only."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
     source = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=3, rect_tile=(0, 0)))
-    assert "cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 76800);" in source
-    assert "gemm_update_C<<<grid, block, 76800>>>" in source and "__pipeline_wait_prior(1);" in source
+    assert "cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 81408);" in source
+    assert "gemm_update_C<<<grid, block, 81408>>>" in source and "__pipeline_wait_prior(1);" in source
     card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
     assert card.accepted and card.max_error < 0.125, card.summary()
-    small = generate(k, PolyOptions(staged_tile=(2, 2), rect_tile=(0, 0)))         # 2 x 32 x (20 + 68) x 8 bytes
+    small = generate(k, PolyOptions(staged_tile=(2, 2), rect_tile=(0, 0)))         # 2 x (16 x 36 + 32 x 68) x 8 bytes
     assert "cudaFuncSetAttribute" not in small and re.search(r"gemm_update_C<<<grid, block, \d+>>>", small)
     huge = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=40, rect_tile=(0, 0)))
     assert "__pipeline_memcpy_async" not in huge and "poly_dmma16(acc" in huge
@@ -902,6 +903,43 @@ def test_staged_rectangles_take_their_own_tile_and_copies_are_counted_per_thread
         assert k is syrk or "if (poly_k0 + 32 <= nk)" in source or not options.whole_tiles
         card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error < 0.125, (options, card.summary())
+
+def test_operands_read_along_k_stay_k_fastest_and_stores_wait_for_every_points_loads():
+    """k_major_tiles (on): an asynchronously copied operand whose contiguous index is k (syrk's
+    A[i][k], A[j][k]) keeps k fastest in its shared tile, [64][36] (a warp's 32 copies to
+    consecutive banks), read by the fragments as [row][k]; an operand along the grid index keeps
+    [k][grid] (gemm's B[k][j]).  Rows are the first length from n that is 4 or 12 modulo 16
+    doubles: a half-warp's fragment loads (4 rows, 4 values each) hit 16 distinct bank pairs.
+    loads_first (on): a tiled thread's statement outside its loops that stores an element from
+    loaded values (symm's C[i][j] = beta * C[i][j] + ...; syrk's C[i][j] *= beta) computes every
+    point's value before any store, so all the loads are in flight at once; off, each point's
+    statement as written.  Every form passes the emu ladder."""
+    from t2c.generators.poly import stage
+    from t2c.verify.ladder import ladder
+    for n in range(1, 130):
+        pitch = stage.pitch(n, True)
+        assert pitch >= n and pitch - n < 16
+        assert len({(row * pitch + k) % 16 for row in range(4) for k in range(4)}) == 16, n
+    assert [stage.pitch(n, True) for n in (8, 16, 32, 64)] == [12, 20, 36, 68]
+    syrk, gemm, symm = (read_c(SOURCES[name]) for name in ("syrk", "gemm", "symm"))
+    text = generate(syrk)
+    assert "double (*poly_stage0)[64][36]" in text and "A[i][k], 2 tiles, k fastest" in text
+    assert "&poly_stage0[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k]" in text
+    assert "poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4]" in text
+    old = generate(syrk, PolyOptions(k_major_tiles=False))
+    assert "double (*poly_stage0)[32][68]" in old and "k fastest" not in old
+    assert "A[i][k], 3 tiles, k fastest" in generate(gemm) and "B[k][j], 3 tiles */" in generate(gemm)
+    text = generate(symm)
+    values, stores = text.index("poly_v0[tm][tn] = ((beta * C[(i * n) + j])"), text.index("C[(i * n) + j] = poly_v0[tm][tn];")
+    assert values < stores and "every point's value, loaded before any is stored" in text
+    assert "poly_v0[tm][tn] = C[(i * n) + j] * (beta);" in generate(syrk)        # C[i][j] *= beta: the same product
+    inline = generate(symm, PolyOptions(loads_first=False))   # a statement right after the loop
+    assert "poly_v0" not in inline and "C[(i * n) + j] = ((beta * C[(i * n) + j])" in inline
+    for k, options in ((symm, PolyOptions()), (symm, PolyOptions(loads_first=False)),
+                       (syrk, PolyOptions(k_major_tiles=False)), (syrk, PolyOptions(async_stages=3))):
+        card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
+        assert card.accepted and card.max_error < 0.125, (options, card.summary())
+
 
 _TRIANGLE = """void k(int m, int n, double A[m][m], double B[m][n], double C[m][n]) {
   int i, j, k;

@@ -85,9 +85,9 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
   const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles */
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles, k fastest */
   const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3264);   /* col operand B[k][j], 3 tiles */
+  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand B[k][j], 3 tiles */
   for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < nk) {
@@ -95,7 +95,7 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -115,7 +115,7 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -131,16 +131,16 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
         double poly_stage0_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         double poly_stage1_frag[4][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -160,16 +160,16 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
         double poly_stage0_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
+          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
+          poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+          poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4] : 0.0;
         double poly_stage1_frag[4][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -216,9 +216,25 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nl;
-      if (ok[tm][tn]) {
-        D[(i * nl) + j] *= beta;
-      }
+    }
+  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = D[(i * nl) + j] * (beta);
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        D[(i * nl) + j] = poly_v0[tm][tn];
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -238,9 +254,9 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
   const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 0);   /* row operand tmp[i][k], 3 tiles */
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand tmp[i][k], 3 tiles, k fastest */
   const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3264);   /* col operand C[k][j], 3 tiles */
+  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand C[k][j], 3 tiles */
   for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < nj) {
@@ -248,7 +264,7 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &tmp[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &tmp[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -268,7 +284,7 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &tmp[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &tmp[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -283,16 +299,16 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
       double poly_stage0_frag[2][4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
       double poly_stage1_frag[4][2];
       #pragma unroll
       for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -328,8 +344,8 @@ extern "C" void kernel_2mm_device(int ni, int nj, int nk, int nl, double alpha, 
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(k2mm_update_tmp, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-      k2mm_update_tmp<<<grid, block, 52224>>>(ni, nj, nk, alpha, tmp, A, B);
+      cudaFuncSetAttribute(k2mm_update_tmp, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
+      k2mm_update_tmp<<<grid, block, 56832>>>(ni, nj, nk, alpha, tmp, A, B);
     }
   }
   {
@@ -338,8 +354,8 @@ extern "C" void kernel_2mm_device(int ni, int nj, int nk, int nl, double alpha, 
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(k2mm_update_D, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-      k2mm_update_D<<<grid, block, 52224>>>(ni, nj, nl, beta, tmp, C, D);
+      cudaFuncSetAttribute(k2mm_update_D, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
+      k2mm_update_D<<<grid, block, 56832>>>(ni, nj, nl, beta, tmp, C, D);
     }
   }
 }

@@ -86,9 +86,9 @@ __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
   const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles */
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles, k fastest */
   const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3264);   /* col operand B[k][j], 3 tiles */
+  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand B[k][j], 3 tiles */
   for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < nk) {
@@ -96,7 +96,7 @@ __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -116,7 +116,7 @@ __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -131,16 +131,16 @@ __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A
       double poly_stage0_frag[2][4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
       double poly_stage1_frag[4][2];
       #pragma unroll
       for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -208,9 +208,9 @@ __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
   const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 0);   /* row operand C[i][k], 3 tiles */
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand C[i][k], 3 tiles, k fastest */
   const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3264);   /* col operand D[k][j], 3 tiles */
+  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand D[k][j], 3 tiles */
   for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < nm) {
@@ -218,7 +218,7 @@ __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nm;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &C[(poly_g * nm) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &C[(poly_g * nm) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -238,7 +238,7 @@ __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nm;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &C[(poly_g * nm) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &C[(poly_g * nm) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -253,16 +253,16 @@ __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C
       double poly_stage0_frag[2][4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
       double poly_stage1_frag[4][2];
       #pragma unroll
       for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -330,9 +330,9 @@ __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const dou
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
   const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 0);   /* row operand E[i][k], 3 tiles */
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand E[i][k], 3 tiles, k fastest */
   const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3264);   /* col operand F[k][j], 3 tiles */
+  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand F[k][j], 3 tiles */
   for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < nj) {
@@ -340,7 +340,7 @@ __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const dou
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &E[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &E[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -360,7 +360,7 @@ __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const dou
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nj;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &E[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &E[(poly_g * nj) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -375,16 +375,16 @@ __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const dou
       double poly_stage0_frag[2][4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
       #pragma unroll
       for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
       double poly_stage1_frag[4][2];
       #pragma unroll
       for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -420,8 +420,8 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(k3mm_update_E, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-      k3mm_update_E<<<grid, block, 52224>>>(ni, nj, nk, E, A, B);
+      cudaFuncSetAttribute(k3mm_update_E, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
+      k3mm_update_E<<<grid, block, 56832>>>(ni, nj, nk, E, A, B);
     }
   }
   {
@@ -430,8 +430,8 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(k3mm_update_F, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-      k3mm_update_F<<<grid, block, 52224>>>(nj, nl, nm, F, C, D);
+      cudaFuncSetAttribute(k3mm_update_F, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
+      k3mm_update_F<<<grid, block, 56832>>>(nj, nl, nm, F, C, D);
     }
   }
   {
@@ -440,8 +440,8 @@ extern "C" void kernel_3mm_device(int ni, int nj, int nk, int nl, int nm, double
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(k3mm_update_G, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-      k3mm_update_G<<<grid, block, 52224>>>(ni, nj, nl, E, F, G);
+      cudaFuncSetAttribute(k3mm_update_G, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
+      k3mm_update_G<<<grid, block, 56832>>>(ni, nj, nl, E, F, G);
     }
   }
 }

@@ -215,15 +215,24 @@ __global__ void correlation_update_corr_2(int m, int n, const double *data, doub
       if (ok[tm][tn])
         corr[(i * m) + j] = acc[tm][tn];
     }
+  double poly_v0[8][2];   /* every point's value, loaded before any is stored */
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
     #pragma unroll
     for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn]) {
-        corr[(j * m) + i] = corr[(i * m) + j];
-      }
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = corr[(i * m) + j];
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        corr[(j * m) + i] = poly_v0[tm][tn];
     }
 }
 

@@ -195,18 +195,43 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
       if (ok[tm][tn])
         cov[(i * m) + j] = acc[tm][tn];
     }
+  double poly_v0[8][2];   /* every point's value, loaded before any is stored */
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
     #pragma unroll
     for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn]) {
-        cov[(i * m) + j] /= float_n - 1.0;
-      }
-      if (ok[tm][tn]) {
-        cov[(j * m) + i] = cov[(i * m) + j];
-      }
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = cov[(i * m) + j] / (float_n - 1.0);
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        cov[(i * m) + j] = poly_v0[tm][tn];
+    }
+  double poly_v1[8][2];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v1[tm][tn] = cov[(i * m) + j];
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        cov[(j * m) + i] = poly_v1[tm][tn];
     }
 }
 

@@ -62,9 +62,25 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nj;
-      if (ok[tm][tn]) {
-        C[(i * nj) + j] *= beta;
-      }
+    }
+  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = C[(i * nj) + j] * (beta);
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        C[(i * nj) + j] = poly_v0[tm][tn];
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -84,9 +100,9 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
   const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles */
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles, k fastest */
   const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3264);   /* col operand B[k][j], 3 tiles */
+  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand B[k][j], 3 tiles */
   for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < nk) {
@@ -94,7 +110,7 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -114,7 +130,7 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
       for (int poly_c = 0; poly_c < 8; poly_c++) {
         const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_q16][poly_p16 + poly_c * 8], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
       }
       #pragma unroll
       for (int poly_c = 0; poly_c < 8; poly_c++) {
@@ -130,16 +146,16 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
         double poly_stage0_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         double poly_stage1_frag[4][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -159,16 +175,16 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
         double poly_stage0_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
+          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
+          poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+          poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4] : 0.0;
         double poly_stage1_frag[4][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 4; poly_f++)
@@ -205,8 +221,8 @@ extern "C" void kernel_gemm_device(int ni, int nj, int nk, double alpha, double 
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-      gemm_update_C<<<grid, block, 52224>>>(ni, nj, nk, alpha, beta, C, A, B);
+      cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
+      gemm_update_C<<<grid, block, 56832>>>(ni, nj, nk, alpha, beta, C, A, B);
     }
   }
 }

@@ -92,7 +92,7 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
     {
     extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
     double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* col operand B[k][j], 2 tiles */
-    double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles */
+    double (*poly_stage1)[64][36] = reinterpret_cast<double (*)[64][36]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles, k fastest */
     for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
       const int poly_k1 = poly_lo + poly_s * 32, poly_next = poly_s;
       if (poly_k1 < poly_hi) {
@@ -104,7 +104,7 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
           const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -122,7 +122,7 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
         for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
           const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
           const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -138,16 +138,16 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
         double poly_stage1_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
           #pragma unroll
@@ -167,15 +167,24 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
       if (ok[tm][tn])
         temp2[tm][tn] = acc[tm][tn];
     }
+  double poly_v0[8][2];   /* every point's value, loaded before any is stored */
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
     #pragma unroll
     for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn]) {
-        C[(i * n) + j] = ((beta * C[(i * n) + j]) + ((alpha * B[(i * n) + j]) * A[(i * m) + i])) + (alpha * temp2[tm][tn]);
-      }
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = ((beta * C[(i * n) + j]) + ((alpha * B[(i * n) + j]) * A[(i * m) + i])) + (alpha * temp2[tm][tn]);
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        C[(i * n) + j] = poly_v0[tm][tn];
     }
 }
 
@@ -335,8 +344,8 @@ extern "C" void kernel_symm_device(int m, int n, double alpha, double beta, doub
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(symm_update_C_1, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
-      symm_update_C_1<<<grid, block, 69632>>>(m, n, alpha, beta, C, A, B);
+      cudaFuncSetAttribute(symm_update_C_1, cudaFuncAttributeMaxDynamicSharedMemorySize, 71680);
+      symm_update_C_1<<<grid, block, 71680>>>(m, n, alpha, beta, C, A, B);
     }
   }
   {

@@ -62,9 +62,25 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < n && j >= 0 && j <= i;
-      if (ok[tm][tn]) {
-        C[(i * n) + j] *= beta;
-      }
+    }
+  double poly_v0[8][2];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = C[(i * n) + j] * (beta);
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        C[(i * n) + j] = poly_v0[tm][tn];
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -83,32 +99,32 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-  double (*poly_stage0)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 0);   /* col operand A[j][k], 2 tiles */
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 2176);   /* row operand B[i][k], 2 tiles */
-  double (*poly_stage2)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 4352);   /* col operand B[j][k], 2 tiles */
-  double (*poly_stage3)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 6528);   /* row operand A[i][k], 2 tiles */
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* col operand A[j][k], 2 tiles, k fastest */
+  double (*poly_stage1)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 2560);   /* row operand B[i][k], 2 tiles, k fastest */
+  double (*poly_stage2)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 5120);   /* col operand B[j][k], 2 tiles, k fastest */
+  double (*poly_stage3)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 7680);   /* row operand A[i][k], 2 tiles, k fastest */
   for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < m) {
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -121,22 +137,22 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e % 16][poly_e / 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
         const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e % 16][poly_e / 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -146,43 +162,43 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
         double poly_stage0_frag[2][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
+          poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4] * alpha;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
+          poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] * alpha;
         double poly_stage1_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         double poly_stage2_frag[2][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage2_frag[poly_f][0] = poly_stage2[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
+          poly_stage2_frag[poly_f][0] = poly_stage2[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4] * alpha;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage2_frag[poly_f][1] = poly_stage2[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha;
+          poly_stage2_frag[poly_f][1] = poly_stage2[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] * alpha;
         double poly_stage3_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][0] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage3_frag[poly_f][0] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][1] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage3_frag[poly_f][1] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][2] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage3_frag[poly_f][2] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][3] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage3_frag[poly_f][3] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
           #pragma unroll
@@ -200,43 +216,43 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
         double poly_stage0_frag[2][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage0[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4] * alpha : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage0[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] * alpha : 0.0;
         double poly_stage1_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage1_frag[poly_f][2] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage1_frag[poly_f][3] = poly_stage1[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         double poly_stage2_frag[2][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage2_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage2[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+          poly_stage2_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? poly_stage2[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4] * alpha : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage2_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage2[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4] * alpha : 0.0;
+          poly_stage2_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? poly_stage2[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] * alpha : 0.0;
         double poly_stage3_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][0] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage3_frag[poly_f][0] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][1] = poly_stage3[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage3_frag[poly_f][1] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][2] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage3_frag[poly_f][2] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage3_frag[poly_f][3] = poly_stage3[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage3_frag[poly_f][3] = poly_stage3[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
           #pragma unroll
@@ -271,8 +287,8 @@ extern "C" void kernel_syr2k_device(int n, int m, double alpha, double beta, dou
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(syr2k_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
-      syr2k_update_C<<<grid, block, 69632>>>(n, m, alpha, beta, C, A, B);
+      cudaFuncSetAttribute(syr2k_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 81920);
+      syr2k_update_C<<<grid, block, 81920>>>(n, m, alpha, beta, C, A, B);
     }
   }
 }

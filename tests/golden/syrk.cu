@@ -62,9 +62,25 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < n && j >= 0 && j <= i;
-      if (ok[tm][tn]) {
-        C[(i * n) + j] *= beta;
-      }
+    }
+  double poly_v0[8][2];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = C[(i * n) + j] * (beta);
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        C[(i * n) + j] = poly_v0[tm][tn];
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -83,20 +99,20 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-  double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* row operand A[i][k], 2 tiles */
-  double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* col operand A[j][k], 2 tiles */
+  double (*poly_stage0)[64][36] = reinterpret_cast<double (*)[64][36]>(poly_shared + 0);   /* row operand A[i][k], 2 tiles, k fastest */
+  double (*poly_stage1)[64][36] = reinterpret_cast<double (*)[64][36]>(poly_shared + 4608);   /* col operand A[j][k], 2 tiles, k fastest */
   for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 32, poly_next = poly_s;
     if (poly_k1 < m) {
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = j_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -109,12 +125,12 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
       for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
         const int poly_g = j_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e % 32][poly_e / 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -124,23 +140,23 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
         double poly_stage0_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+          poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+          poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
         double poly_stage1_frag[2][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
           #pragma unroll
@@ -153,23 +169,23 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
         double poly_stage0_frag[2][4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
+          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < m ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < m ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4] : 0.0;
+          poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] : 0.0;
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? alpha * poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8] : 0.0;
+          poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < m ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4] : 0.0;
         double poly_stage1_frag[2][2];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_wx + poly_f * 8 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
         #pragma unroll
         for (int poly_f = 0; poly_f < 2; poly_f++)
           #pragma unroll
@@ -199,8 +215,8 @@ extern "C" void kernel_syrk_device(int n, int m, double alpha, double beta, doub
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(syrk_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
-      syrk_update_C<<<grid, block, 69632>>>(n, m, alpha, beta, C, A);
+      cudaFuncSetAttribute(syrk_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 73728);
+      syrk_update_C<<<grid, block, 73728>>>(n, m, alpha, beta, C, A);
     }
   }
 }

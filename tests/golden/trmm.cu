@@ -162,15 +162,24 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
       if (ok[tm][tn])
         B[(i * n) + j] = acc[tm][tn];
     }
+  double poly_v0[8][2];   /* every point's value, loaded before any is stored */
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
     #pragma unroll
     for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn]) {
-        B[(i * n) + j] = alpha * B[(i * n) + j];
-      }
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = alpha * B[(i * n) + j];
+    }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 2; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        B[(i * n) + j] = poly_v0[tm][tn];
     }
 }
 

@@ -566,23 +566,36 @@ class Printer:
                     f"{indent}    const int {x.var} = {x.var}_first + {at['x']};",
                     *[f"{indent}    {line}" for line in lines], f"{indent}  }}"]
         mine = f"{ok}[{tm}][{tn}]"
-        first = [f"{mine} = {' && '.join(_guard(l) for l in launch.grid)};"]
+        # the statements around the loops, in order: lists of lines, each run for every point,
+        # and lines that declare a stored value's registers (loads_first)
+        first, values = [[f"{mine} = {' && '.join(_guard(l) for l in launch.grid)};"]], []
+        flush = lambda items: [line for item in items for line in (points(item) if isinstance(item, list) else [item])]
         for node in launch.body:
             if isinstance(node, Stmt):
-                first += [f"if ({mine}) {{",
-                          *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
+                split = self.loads_first(node)
+                if split:
+                    dtype, value, cell = split
+                    v = reduce.fresh_name(f"poly_v{len(values)}", taken)
+                    values.append(v)
+                    first += [f"  {dtype} {v}[{rows}][{cols}];   /* every point's value, loaded before any is stored */",
+                              [f"if ({mine})", f"  {v}[{tm}][{tn}] = {value};"],
+                              [f"if ({mine})", f"  {cell} = {v}[{tm}][{tn}];"]]
+                    continue
+                if not first or not isinstance(first[-1], list):
+                    first.append([])
+                first[-1] += [f"if ({mine}) {{", *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
                 continue
             dtype, acc, cell, body = self.accumulator_parts(node, scalars=True)
             reg = f"{acc}[{tm}][{tn}]"
             body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
             if first and launch.staged:     # a block with no point in the domain (a triangle's far side)
-                out += [*points(first), "  bool poly_any = false;",
+                out += [*flush(first), "  bool poly_any = false;",
                         f"  for (int {tm} = 0; {tm} < {rows}; {tm}++)", f"    for (int {tn} = 0; {tn} < {cols}; {tn}++)",
                         f"      poly_any = poly_any || {mine};",
                         "  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */",
                         "    return;"]
             elif first:
-                out += points(first)
+                out += flush(first)
             first = []
             out += [f"  {dtype} {acc}[{rows}][{cols}];   /* one register per point */"]
             staged = (launch.staged or {}).get(id(node))
@@ -594,9 +607,30 @@ class Printer:
                         f"  for ({node.init}; {node.cond}; {node.next})", "  {",
                         *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }"]
             out += points([f"if ({mine})", f"  {cell} = {reg};"])
-        out += points(first) if first else []
+        out += flush(first)
         self.per_point = {}
         return out
+
+    def loads_first(self, node: Stmt) -> tuple[str, str, str] | None:
+        """(type, value, cell) of a tiled launch's statement outside its loops that stores an
+        array element from values it reads from memory (`C[i][j] = beta * C[i][j] + ...`), with
+        `loads_first`: the tile then computes every point's value before it stores any, so the
+        loads of all its points are in flight at once (stored one point at a time, each point's
+        loads wait for the store before them: the compiler cannot tell that C[i][j] of one point is
+        not the next point's; the grid points are independent, so the order is free).  None for
+        any other statement."""
+        st = node.stmt.node
+        if not (self.opt.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
+            return None
+        base = st.lvalue
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        dtype = self.dtypes.get(base.name) if base.name not in self.local_arrays else self.an.program.locals[base.name].dtype
+        if not dtype or st.op == "=" and not stage._reads(st.rvalue):
+            return None
+        r = self.r.node(st, self.names_for(node.stmt.name))
+        value = cprint(r.rvalue) if r.op == "=" else f"{cprint(r.lvalue)} {r.op[:-1]} ({cprint(r.rvalue)})"
+        return dtype, value, cprint(r.lvalue)
 
     def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn, hulled=False) -> list[str]:
         """An accumulator loop of a tiled launch, its operands staged through shared memory

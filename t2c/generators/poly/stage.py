@@ -230,8 +230,9 @@ def slot(op: Operand, depth: int, n: int) -> tuple[str, str]:
 def pitch(n: int, mma: bool) -> int:
     """The length of a shared array's row of n values: one more than n, so that threads that
     store down a column hit distinct banks; for tensor-core fragment loads (a half-warp reads
-    4 rows of the tile, 4 values from each) 4 modulo 16 doubles, so that they do too."""
-    return n + (4 - n) % 16 if mma else n + 1
+    4 rows of the tile, 4 values from each) the first from n that is 4 or 12 modulo 16 doubles,
+    so that they do too (rows of 8 k: 12, not 20)."""
+    return n + min((4 - n) % 16, (12 - n) % 16) if mma else n + 1
 
 
 def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:

@@ -52,7 +52,9 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     staging computes), and is 0 past the loop's end; with `scale_in_place` each thread
     applies them to the elements it copied, once its copies landed and before the barrier.
     A loop whose bounds move with a grid index copies only the elements its points read
-    (stage.mask).  The depth halves until the ring fits
+    (stage.mask).  An operand whose contiguous index is k keeps it fastest in shared memory
+    (`k_major_tiles`: `[grid][k]`, so a warp's copies store to consecutive banks), the others
+    `[k][grid]`; both pitched for conflict-free fragment loads.  The depth halves until the ring fits
     in stage.DYNAMIC_LIMIT; None when it never does.  The launch's dynamic shared memory
     (`launch.shared_bytes`) is the largest ring of its loops, which all start at its first
     byte: a barrier after each loop keeps the next one's copies out of it until it is read."""
@@ -60,8 +62,11 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     bx, by = p.block_of(launch)
     y, x = launch.rows_cols()
     ring, bk, names, threads = max(2, launch.stages or p.opt.async_stages), s.depth, p.names_for(loop.body[0].stmt.name), bx * by
-    pitches = {op.name: stage.pitch(stage.span(p.opt, launch, op), True) for op in s.operands}
-    size = lambda depth: ring * depth * stage.SIZE[s.dtype] * sum(pitches.values())
+    spans = {op.name: stage.span(p.opt, launch, op) for op in s.operands}
+    major = {op.name for op in s.operands if op.k_fastest and p.opt.k_major_tiles}
+    shape = lambda op, depth: ((spans[op.name], stage.pitch(depth, True)) if op.name in major
+                               else (depth, stage.pitch(spans[op.name], True)))
+    size = lambda depth: ring * stage.SIZE[s.dtype] * sum(a * b for a, b in (shape(op, depth) for op in s.operands))
     while size(bk) > stage.DYNAMIC_LIMIT and bk % 8 == 0:
         bk //= 2                   # a ring of tiles of half the depth
     if size(bk) > stage.DYNAMIC_LIMIT:
@@ -71,20 +76,21 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     for op in s.operands:
         g = y if op.kind == "row" else x
         lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
-        n = stage.span(p.opt, launch, op)
-        loop_lines, kk, r, split = _elements(p, launch, op, bk, n, threads)
+        loop_lines, kk, r, split = _elements(p, launch, op, bk, spans[op.name], threads)
         if split and split not in decl:
             decl.append(split)
         ref = p.r.node(raws[op.name], {**names, g.var: "poly_g", loop.var: "poly_k"})
-        shape = f"[{bk}][{pitches[op.name]}]"
-        decl.append(f"  {s.dtype} (*{op.name}){shape} = reinterpret_cast<{s.dtype} (*){shape}>(poly_shared + {offset});"
-                    f"   /* {op.kind} operand {cprint(raws[op.name])}, {ring} tiles */")
-        offset += ring * bk * pitches[op.name]
+        dims = shape(op, bk)
+        at = f"[{r}][{kk}]" if op.name in major else f"[{kk}][{r}]"
+        decl.append(f"  {s.dtype} (*{op.name})[{dims[0]}][{dims[1]}] = reinterpret_cast<{s.dtype} (*)[{dims[0]}][{dims[1]}]>"
+                    f"(poly_shared + {offset});   /* {op.kind} operand {cprint(raws[op.name])}, {ring} tiles"
+                    f"{', k fastest' if op.name in major else ''} */")
+        offset += ring * dims[0] * dims[1]
         each = lambda k, loop_lines=loop_lines, kk=kk, r=r: [*loop_lines,
                           f"  const int poly_g = {g.var}_base + {r}, poly_k = {k} + {kk};",
                           f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end}"
                           f"{stage.mask(p, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})};"]
-        issue += [*each("poly_k1"), f"  __pipeline_memcpy_async(&{op.name}[poly_next][{kk}][{r}], "
+        issue += [*each("poly_k1"), f"  __pipeline_memcpy_async(&{op.name}[poly_next]{at}, "
                                     f"&{cprint(ref)}, 8, poly_in ? 0 : 8);", "}"]
         scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
         text = cprint(p.r.node(scaled, names))
@@ -92,7 +98,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
             values[op.name] = lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0"
             whole[op.name] = lambda read, k, text=text: _RAW.sub(lambda _: read, text)
         elif text != "poly_raw":        # this thread's copied elements times their factors, in place
-            scale += [*each("poly_k0"), "  if (poly_in) {", f"    double &poly_v = {op.name}[poly_b][{kk}][{r}];",
+            scale += [*each("poly_k0"), "  if (poly_in) {", f"    double &poly_v = {op.name}[poly_b]{at};",
                       f"    poly_v = {_RAW.sub('poly_v', text)};", "  }", "}"]
     ind = lambda lines, pad: [pad + line for line in lines]
     ahead = f"{(ring - 1) * bk}"
@@ -109,7 +115,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
             f"      const int poly_k1 = poly_k0 + {ahead}, poly_next = poly_b == 0 ? {ring - 1} : poly_b - 1;",
             *ind(issue, "      "), "    }",
             "    __pipeline_commit();",
-            *ind(_tiles(p, launch, s, pairs, acc, bk, values, whole), "    "), "  }",
+            *ind(_tiles(p, launch, s, pairs, acc, bk, values, whole, major), "    "), "  }",
             "  __syncthreads();   /* the ring is read before anything else uses it */", "  }"]
 
 
@@ -135,20 +141,20 @@ def _elements(p, launch: Launch, op, bk: int, n: int, threads: int) -> tuple[lis
     return [*head, f"  const int poly_e = poly_t + poly_c * {threads};", *guard], kk, r, ""
 
 
-def _tiles(p, launch: Launch, s, pairs, acc, bk, values, whole) -> list[str]:
+def _tiles(p, launch: Launch, s, pairs, acc, bk, values, whole, major) -> list[str]:
     """The products of the ring's tile `poly_b`: fragments whose operands carry factors check
     each k against the loop's end (an element past it is a copied zero, and a factor times it
     must not count: inf * 0); with `whole_tiles` a tile that lies wholly inside the loop takes
     the same products without those checks, and only the last, partial tile checks."""
-    checked = tile(p, launch, s, pairs, acc, bk, "[poly_b]", values)
+    checked = tile(p, launch, s, pairs, acc, bk, "[poly_b]", values, major)
     if not (p.opt.whole_tiles and whole):
         return checked
     ind = lambda lines: ["  " + line for line in lines]
     return [f"if (poly_k0 + {bk} <= {s.end}) {{   /* a whole tile: every k inside the loop */",
-            *ind(tile(p, launch, s, pairs, acc, bk, "[poly_b]", whole)), "} else {", *ind(checked), "}"]
+            *ind(tile(p, launch, s, pairs, acc, bk, "[poly_b]", whole, major)), "} else {", *ind(checked), "}"]
 
 
-def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None) -> list[str]:
+def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None, major=()) -> list[str]:
     """A staged tile of `bk` k on the tensor cores, 8 k at a time (mma.sync m16n8k8, option
     `mma_m16`, when a warp has rows of 16 points and bk is a multiple of 8) or 4 (m8n8k4):
     each warp loads its fragments of the operands from shared memory (m8n8k4: an A fragment's
@@ -157,7 +163,8 @@ def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None) -> list[s
     column lane / 4 at k lane % 4 + 4 r) and adds every product to its accumulator fragments
     (a lane's two points per 8 x 8 fragment: cuda.Printer.tiled_body; an m16n8k8 fragment is
     two of them, one above the other).  `buffer`: the shared arrays' first subscript;
-    `values`: operand -> its fragment's value from its shared read and k offset (async_loop)."""
+    `values`: operand -> its fragment's value from its shared read and k offset (async_loop);
+    `major`: operands whose shared tiles are k fastest (`[grid][k]`, async_loop)."""
     rows, cols = launch.tile
     m16 = p.opt.mma_m16 and rows % 4 == 0 and bk % 8 == 0
     kstep, per = (8, {"row": 4, "col": 2}) if m16 else (4, {"row": 1, "col": 1})
@@ -170,7 +177,7 @@ def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None) -> list[s
             k = "poly_kk + poly_lane % 4" + (f" + {koff}" if koff else "")
             at = (f"poly_wy + poly_f * {16 if m16 else 8} + poly_lane / 4" + (" + 8" if r % 2 else "")
                   if op.kind == "row" else "poly_wx + poly_f * 8 + poly_lane / 4")
-            read = f"{op.name}{buffer}[{k}][{at}]"
+            read = f"{op.name}{buffer}[{at}][{k}]" if op.name in major else f"{op.name}{buffer}[{k}][{at}]"
             value = (values or {}).get(op.name, lambda read, k: read)(read, k)
             frag = f"{op.name}_frag[poly_f]" + (f"[{r}]" if m16 else "")
             out += ([f"double {op.name}_frag[{n}]" + (f"[{per[op.kind]}];" if m16 else ";")] if r == 0 else []) + [
