@@ -8,6 +8,8 @@ hanging candidate costs one candidate and never the caller.  Output beyond
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -45,14 +47,22 @@ class ProcessResult:
         return f"exit code {self.returncode}"
 
 
+#: a shell and coreutils' nice, which lower a command's priority before it starts
+SH, NICE = shutil.which("sh"), shutil.which("nice")
+
+
 def _lower(pid: int, nice: int) -> None:
     """Lower a process's CPU priority: its nice value and, since it leads a session of its own
     (under the kernel's autogroup scheduling nice values count only within a session), its
     session group's.  A batch synthesizing test suites on every core then still leaves the
     processes that hold a GPU slot the CPU they need.  Best effort: a process that already
-    ended, or a system without autogroup, keeps its priority."""
+    ended, or a system without autogroup, keeps its priority; one already nicer stays so."""
     try:
-        os.setpriority(os.PRIO_PROCESS, pid, nice)
+        if os.getpriority(os.PRIO_PROCESS, pid) < nice:
+            os.setpriority(os.PRIO_PROCESS, pid, nice)
+    except OSError:
+        pass
+    try:
         with open(f"/proc/{pid}/autogroup", "w") as f:
             f.write(str(nice))
     except OSError:
@@ -77,13 +87,19 @@ def run_process(argv, *, cwd: str | Path | None = None, env: dict | None = None,
     `nice` > 0: background work, which yields the CPU to others (see `_lower`).
     """
     argv = tuple(str(a) for a in argv)
+    # lowered before it starts (its own shell sets the autogroup, then becomes it through `nice`),
+    # so that what it starts at once inherits the priority too; _lower without sh or nice
+    launch = argv
+    if nice > 0 and SH and NICE:
+        launch = (SH, "-c", f"echo {int(nice)} > /proc/self/autogroup 2>/dev/null; exec {shlex.quote(NICE)} -n {int(nice)} \"$@\"",
+                  "t2c-background", *argv)
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err,
+        proc = subprocess.Popen(launch, cwd=cwd, env=env, stdout=out, stderr=err,
                                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                                 start_new_session=True)
         timed_out = False
-        if nice > 0:
+        if nice > 0 and launch is argv:
             _lower(proc.pid, nice)
         try:
             if stdin is not None:
