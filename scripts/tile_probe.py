@@ -10,6 +10,7 @@ which builds them all at once (ptxas's register count of each first kernel) and 
 times in turn.  Faster than scripts/options_ab.py (no ladder), so a probe for choosing options,
 whose winners then go through options_ab.py; the report gives the command it ran.
 """
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from t2c.frontends.c import read_c
 from t2c.generators.poly import PolyOptions, generate
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = Path("/tmp/tile-probe")
+OUT = Path(os.environ.get("PROBE_DIR", "/tmp/tile-probe"))
 #: kernel -> its device entry on the arrays of tile_drive.cu at LARGE
 CALLS = {
     "gemm": "kernel_gemm_device(1000, 1100, 1200, 1.5, 1.2, C, A, B)",
@@ -28,6 +29,8 @@ CALLS = {
     "syr2k": "kernel_syr2k_device(1200, 1000, 1.5, 1.2, C, A, B)",
     "symm": "kernel_symm_device(1000, 1200, 1.5, 1.2, C, A, B)",
     "trmm": "kernel_trmm_device(1000, 1200, 1.5, A, B)",
+    "covariance": "kernel_covariance_device(1200, 1400, 1400.0, A, C, D)",
+    "correlation": "kernel_correlation_device(1200, 1400, 1400.0, A, C, D, E)",
 }
 
 

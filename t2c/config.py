@@ -17,6 +17,7 @@
 | timeout of one smoke/random/races run (s) | T2C_VERIFY_RUN_TIMEOUT | 30     |
 | candidate memory limit (MiB)  | T2C_VERIFY_MEM_MB | 8192                        |
 | bench repetitions             | T2C_VERIFY_BENCH_REPS | 20                      |
+| bench inputs restored from (`device` copies or `host` memory) | T2C_VERIFY_BENCH_RESTORE | device |
 
 The `llm` and `hybrid` generators read their settings (`LLMConfig`, docs/llm.md) from, in
 order of precedence: command-line flags, `T2C_LLM_<FIELD>` variables, the `llm:` section of
@@ -77,10 +78,13 @@ class Config:
     verify_run_timeout: float = 30.0
     verify_mem_mb: int = 8192
     verify_bench_reps: int = 20
+    verify_bench_restore: str = "device"
 
 
 def load(env=os.environ) -> Config:
     xdg = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    if env.get("T2C_VERIFY_BENCH_RESTORE", "device") not in ("device", "host"):
+        raise ValueError(f"T2C_VERIFY_BENCH_RESTORE={env['T2C_VERIFY_BENCH_RESTORE']!r}: set it to device or host")
     return Config(
         cache_dir=Path(env.get("T2C_CACHE_DIR") or Path(xdg) / "t2c"),
         cc=env.get("T2C_CC", "gcc"),
@@ -97,6 +101,7 @@ def load(env=os.environ) -> Config:
         verify_run_timeout=float(env.get("T2C_VERIFY_RUN_TIMEOUT", "30")),
         verify_mem_mb=int(env.get("T2C_VERIFY_MEM_MB", "8192")),
         verify_bench_reps=int(env.get("T2C_VERIFY_BENCH_REPS", "20")),
+        verify_bench_restore=env.get("T2C_VERIFY_BENCH_RESTORE", "device"),
     )
 
 

@@ -17,8 +17,9 @@ driver's file protocol (see reference.py), with modes:
                                       sizes change (a candidate caching results by pointer
                                       replays stale ones); SIZE... are the first call's
     prog bench DIR REPS SIZE...       device mode REPS times after two warm-ups; before
-                                      each call fresh inputs are copied in and L2 is
-                                      flushed; prints `NONCE kernel_ms V` per repetition
+                                      each call fresh inputs are copied in (from device
+                                      copies; T2C_BENCH_RESTORE=host: from host memory)
+                                      and L2 is flushed; prints `NONCE kernel_ms V` per repetition
                                       and `NONCE e2e_ms V` for one timed call of NAME;
                                       with T2C_BENCH_STOP_MS=X it stops after EARLY_REPS
                                       repetitions when the fastest of them took over X ms
@@ -281,15 +282,34 @@ def candidate_driver(k: Kernel) -> str:
     L.append("    }")
     L.append("    return 0;")
     L.append("  }")
-    # bench: REPS timed calls after two warm-ups, fresh inputs and a cold L2 before each
+    # bench: REPS timed calls after two warm-ups, fresh inputs and a cold L2 before each.  The
+    # inputs come back from pristine device copies (T2C_BENCH_RESTORE=host: from host memory, as
+    # before report 13; also when the copies do not fit): on the H200 a call right after copies
+    # from pageable host memory took up to 1.4x as long (gesummv 0.0266 against 0.0190 ms, trmm
+    # 0.0779 / 0.0674; calls over a millisecond alike) at the same SM clock (scripts/
+    # clock_probe.cu), and cuBLAS's yardstick (scripts/cublas_rates.py) copies nothing before
+    # its calls (reports/h200-polybench-large-13/)
     load("t2c_dir", "  ")
+    L.append("  const char *t2c_restore = getenv(\"T2C_BENCH_RESTORE\");")
+    L.append("  int t2c_from_host = t2c_restore && !strcmp(t2c_restore, \"host\");")
+    for a in arrays:
+        L.append(f"  void *p_{a.name} = NULL;   /* {a.name} as loaded, on the device */")
+        L.append(f"  if (!t2c_from_host && cudaMalloc(&p_{a.name}, {a.name}_bytes ? {a.name}_bytes : 1) != cudaSuccess)")
+        L.append("    { cudaGetLastError(); t2c_from_host = 1; }")
+    for a in arrays:
+        L.append(f"  if (!t2c_from_host) T2C_CHECK(cudaMemcpy(p_{a.name}, {a.name}, {a.name}_bytes, cudaMemcpyHostToDevice));")
     L.append("  cudaEvent_t t2c_e0, t2c_e1;")
     L.append("  T2C_CHECK(cudaEventCreate(&t2c_e0));")
     L.append("  T2C_CHECK(cudaEventCreate(&t2c_e1));")
     L.append("  const char *t2c_stop_at = getenv(\"T2C_BENCH_STOP_MS\");")
     L.append("  double t2c_stop = t2c_stop_at ? atof(t2c_stop_at) : 0, t2c_fastest = 1e300;")
     L.append("  for (int t2c_r = 0; t2c_r < 2 + t2c_count; t2c_r++) {")
-    to_device("    ")
+    L.append("    if (t2c_from_host) {")
+    to_device("      ")
+    L.append("    } else {")
+    for a in arrays:
+        L.append(f"      T2C_CHECK(cudaMemcpy(d_{a.name}, p_{a.name}, {a.name}_bytes, cudaMemcpyDeviceToDevice));")
+    L.append("    }")
     L.append("    t2c_flush_l2();")
     L.append("    T2C_CHECK(cudaDeviceSynchronize());")
     L.append("    T2C_CHECK(cudaEventRecord(t2c_e0));")

@@ -384,6 +384,7 @@ def bench(run: Run) -> RungResult:
     case = cases[0]
     k = run.kernel
     env = {"T2C_BENCH_STOP_MS": repr(run.slower_than)} if run.slower_than else {}
+    env["T2C_BENCH_RESTORE"] = cfg.verify_bench_restore
     with run.device():                 # the GPU for the timed process only; judged after
         r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
                           poison=_poison(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),

@@ -93,12 +93,15 @@ def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
     assert "Schedule: isl's scheduler" not in plain
 
 
+#: report 12's defaults for tiles whose points do not fill a rectangle: 32 x 8 threads, copies in loops
+R12 = PolyOptions(staged_block=(0, 0), unrolled_copies=False)
+
 def test_options_are_frozen_data():
     opt = PolyOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):
         opt.block_2d = (16, 16)
     k = read_c(SOURCES["gemm"])
-    assert "dim3 block(16, 16);" in generate(k, opt.replace(block_2d=(16, 16), rect_tile=(0, 0)))
+    assert "dim3 block(16, 16);" in generate(k, opt.replace(block_2d=(16, 16), rect_tile=(0, 0), staged_block=(0, 0)))
     seq = generate(k, opt.replace(sequential=True))
     assert "<<<1, 1>>>" in seq and "kernel_gemm_device" in seq
 
@@ -802,7 +805,7 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
     assert "_next[poly_q]" in generate(k, plain.replace(staged_prefetch=True)) and "_next[" not in text
-    big = generate(k, PolyOptions(staged_tile=(16, 8), rect_tile=(0, 0)))
+    big = generate(k, PolyOptions(staged_tile=(16, 8), rect_tile=(0, 0), staged_block=(0, 0)))   # in 32 x 8
     assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
     trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)
     assert "poly_stage" not in generate(trmm, SWEEPS)   # (its sweep's sums do use shared memory)
@@ -858,14 +861,14 @@ def test_a_ring_of_async_tiles_past_48_kib_takes_dynamic_shared_memory():
     less is asked for at the launch only."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
-    source = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=3, rect_tile=(0, 0)))
+    source = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=3, rect_tile=(0, 0), staged_block=(0, 0)))
     assert "cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 81408);" in source
     assert "gemm_update_C<<<grid, block, 81408>>>" in source and "__pipeline_wait_prior(1);" in source
     card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
     assert card.accepted and card.max_error < 0.125, card.summary()
-    small = generate(k, PolyOptions(staged_tile=(2, 2), rect_tile=(0, 0)))         # 2 x (16 x 36 + 32 x 68) x 8 bytes
+    small = generate(k, PolyOptions(staged_tile=(2, 2), rect_tile=(0, 0), staged_block=(0, 0)))         # 2 x (16 x 36 + 32 x 68) x 8 bytes
     assert "cudaFuncSetAttribute" not in small and re.search(r"gemm_update_C<<<grid, block, \d+>>>", small)
-    huge = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=40, rect_tile=(0, 0)))
+    huge = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=40, rect_tile=(0, 0), staged_block=(0, 0)))
     assert "__pipeline_memcpy_async" not in huge and "poly_dmma16(acc" in huge
 
 
@@ -873,8 +876,8 @@ def test_a_ring_of_async_tiles_past_48_kib_takes_dynamic_shared_memory():
 def test_staged_rectangles_take_their_own_tile_and_copies_are_counted_per_thread():
     """rect_tile/rect_block/rect_stages: a staged launch whose points fill a rectangle and whose
     loop's bounds do not move (gemm) takes 8 x 4 tiles in blocks of 16 x 8 threads with a ring
-    of 3; syrk's triangle keeps staged_tile in block_2d (staged_block sets the block of those).
-    rect_unrolled (on; unrolled_copies, off, for the others): each thread copies a fixed count of
+    of 3; syrk's triangle keeps staged_tile in staged_block's 32 x 4 threads ((0, 0): block_2d).
+    rect_unrolled (on; unrolled_copies, on, for the others): each thread copies a fixed count of
     elements, unrolled, its offset along the contiguous index computed once (poly_q*), whole lines
     along the other; a guard where the threads do not divide the tile; off, a loop from poly_t.  whole_tiles: a tile wholly inside
     the loop loads its fragments with their factors and no checks, the last partial tile keeps
@@ -891,12 +894,14 @@ def test_staged_rectangles_take_their_own_tile_and_copies_are_counted_per_thread
     whole, partial = text.split("    if (poly_k0 + 16 <= nk) {   /* a whole tile: every k inside the loop */")[1].split("} else {", 1)
     assert "= alpha * poly_stage0[poly_b]" in whole and " < nk ?" not in whole
     assert "poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b]" in partial
-    assert "dim3 block(32, 8);" in generate(syrk) and "dim3 block(16, 8);" in generate(syrk, PolyOptions(staged_block=(16, 8)))
-    assert "dim3 block(32, 8);" in generate(gemm, PolyOptions(rect_tile=(0, 0)))
+    assert "dim3 block(32, 4);" in generate(syrk) and "dim3 block(16, 8);" in generate(syrk, PolyOptions(staged_block=(16, 8)))
+    assert "dim3 block(32, 4);" in generate(gemm, PolyOptions(rect_tile=(0, 0)))
+    assert "dim3 block(32, 8);" in generate(gemm, PolyOptions(rect_tile=(0, 0), staged_block=(0, 0)))
+    assert "for (int poly_c = 0; poly_c < 8; poly_c++) {" in generate(syrk) and "poly_e" not in generate(syrk)
     looped = generate(gemm, PolyOptions(rect_unrolled=False, whole_tiles=False))
     assert "for (int poly_e = poly_t; poly_e < 1024; poly_e += 128) {" in looped and "a whole tile" not in looped
     guarded = generate(syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))
-    assert "if (poly_e >= 1024) break;" in guarded and "poly_e = poly_t; poly_e < 2048" in generate(syrk)
+    assert "if (poly_e >= 1024) break;" in guarded and "poly_e = poly_t; poly_e < 2048" in generate(syrk, R12)
     for k, options in ((gemm, PolyOptions(rect_stages=2)), (gemm, PolyOptions(rect_unrolled=False, whole_tiles=False)),
                        (syrk, PolyOptions()), (syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))):
         source = generate(k, options)
@@ -922,11 +927,11 @@ def test_operands_read_along_k_stay_k_fastest_and_stores_wait_for_every_points_l
         assert len({(row * pitch + k) % 16 for row in range(4) for k in range(4)}) == 16, n
     assert [stage.pitch(n, True) for n in (8, 16, 32, 64)] == [12, 20, 36, 68]
     syrk, gemm, symm = (read_c(SOURCES[name]) for name in ("syrk", "gemm", "symm"))
-    text = generate(syrk)
+    text = generate(syrk, R12)                          # 32 x 8 threads, copies in loops
     assert "double (*poly_stage0)[64][36]" in text and "A[i][k], 2 tiles, k fastest" in text
     assert "&poly_stage0[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k]" in text
     assert "poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4]" in text
-    old = generate(syrk, PolyOptions(k_major_tiles=False))
+    old = generate(syrk, R12.replace(k_major_tiles=False))
     assert "double (*poly_stage0)[32][68]" in old and "k fastest" not in old
     assert "A[i][k], 3 tiles, k fastest" in generate(gemm) and "B[k][j], 3 tiles */" in generate(gemm)
     text = generate(symm)
@@ -939,6 +944,34 @@ def test_operands_read_along_k_stay_k_fastest_and_stores_wait_for_every_points_l
                        (syrk, PolyOptions(k_major_tiles=False)), (syrk, PolyOptions(async_stages=3))):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error < 0.125, (options, card.summary())
+
+
+
+def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
+    """forward_stores (on): among a tiled thread's statements around its loops, a cell one of them
+    stores and a later one reads (the same reference: the grid points are independent, so only
+    the point itself writes it) is read from the register that holds its value, and a store the
+    point's next statement overwrites is dropped: trmm's sum then `B[i][j] = alpha * B[i][j]`
+    stores B once; syrk's `C[i][j] *= beta` starts the sum's register. A store to the same array
+    under another reference goes after the held one (covariance's `cov[j][i] = cov[i][j]`, the
+    same cell where i == j).  Off: every value goes through memory.  The ladder accepts both."""
+    from t2c.verify.ladder import ladder
+    trmm, syrk, cov = (read_c(SOURCES[name]) for name in ("trmm", "syrk", "covariance"))
+    text = generate(trmm)
+    assert "poly_v0[tm][tn] = alpha * acc[tm][tn];" in text and text.count("B[(i * n) + j] = ") == 1
+    off = generate(trmm, PolyOptions(forward_stores=False))
+    assert "poly_v0[tm][tn] = alpha * B[(i * n) + j];" in off and off.count("B[(i * n) + j] = ") == 2
+    text = generate(syrk)
+    assert "acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;" in text
+    assert "C[(i * n) + j] = poly_v0[tm][tn];" not in text
+    text = generate(cov)
+    assert "poly_v0[tm][tn] = acc[tm][tn] / (float_n - 1.0);" in text
+    assert "poly_v1[tm][tn] = poly_v0[tm][tn];" in text
+    assert text.index("cov[(i * m) + j] = poly_v0[tm][tn];") < text.index("cov[(j * m) + i] = poly_v1[tm][tn];")
+    for k, options in ((trmm, PolyOptions()), (trmm, PolyOptions(forward_stores=False)), (cov, PolyOptions()),
+                       (syrk, PolyOptions())):
+        card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=11)
+        assert card.accepted and card.max_error < 0.125, (k.name, options, card.summary())
 
 
 _TRIANGLE = """void k(int m, int n, double A[m][m], double B[m][n], double C[m][n]) {

@@ -227,15 +227,6 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
       if (ok[tm][tn])
         poly_v0[tm][tn] = D[(i * nl) + j] * (beta);
     }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        D[(i * nl) + j] = poly_v0[tm][tn];
-    }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
     for (int tn = 0; tn < 4; tn++)
@@ -249,7 +240,7 @@ __global__ void k2mm_update_D(int ni, int nj, int nl, double beta, const double 
     for (int tn = 0; tn < 4; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? D[(i * nl) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */

@@ -120,20 +120,24 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-  double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* row operand data[k][i], 2 tiles */
-  double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* col operand data[k][j], 2 tiles */
+  const int poly_p32 = poly_t / 32, poly_q32 = poly_t % 32;
+  double (*poly_stage0)[32][36] = reinterpret_cast<double (*)[32][36]>(poly_shared + 0);   /* row operand data[k][i], 2 tiles */
+  const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
+  double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 2304);   /* col operand data[k][j], 2 tiles */
   for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 32, poly_next = poly_s;
     if (poly_k1 < n) {
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 16; poly_c++) {
+        const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -143,15 +147,17 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
     __syncthreads();   /* ... and every thread's; the tile before it is read */
     if (poly_k0 + 32 < n) {   /* the tile 1 ahead, into the one read before */
       const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 16; poly_c++) {
+        const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
         const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -186,15 +192,6 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
   }
   __syncthreads();   /* the ring is read before anything else uses it */
   }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        cov[(i * m) + j] = acc[tm][tn];
-    }
   double poly_v0[8][2];   /* every point's value, loaded before any is stored */
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
@@ -203,7 +200,7 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       if (ok[tm][tn])
-        poly_v0[tm][tn] = cov[(i * m) + j] / (float_n - 1.0);
+        poly_v0[tm][tn] = acc[tm][tn] / (float_n - 1.0);
     }
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
@@ -222,7 +219,7 @@ __global__ void covariance_update_cov(int m, int n, double float_n, const double
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       if (ok[tm][tn])
-        poly_v1[tm][tn] = cov[(i * m) + j];
+        poly_v1[tm][tn] = poly_v0[tm][tn];
     }
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
@@ -255,10 +252,10 @@ extern "C" void kernel_covariance_device(int m, int n, double float_n, double *d
     const int extent_x = m;   /* j */
     const int extent_y = m;   /* i */
     if (extent_x > 0 && extent_y > 0) {
-      dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(covariance_update_cov, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
-      covariance_update_cov<<<grid, block, 69632>>>(m, n, float_n, data, cov);
+      dim3 block(32, 4);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));
+      cudaFuncSetAttribute(covariance_update_cov, cudaFuncAttributeMaxDynamicSharedMemorySize, 53248);
+      covariance_update_cov<<<grid, block, 53248>>>(m, n, float_n, data, cov);
     }
   }
 }

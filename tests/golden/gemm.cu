@@ -73,15 +73,6 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
       if (ok[tm][tn])
         poly_v0[tm][tn] = C[(i * nj) + j] * (beta);
     }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        C[(i * nj) + j] = poly_v0[tm][tn];
-    }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
     for (int tn = 0; tn < 4; tn++)
@@ -95,7 +86,7 @@ __global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta,
     for (int tn = 0; tn < 4; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? C[(i * nj) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */

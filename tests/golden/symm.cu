@@ -87,24 +87,28 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
       acc[tm][tn] = ok[tm][tn] ? temp2[tm][tn] : (double)0;
     }
   {
-    const int poly_g0 = poly_max(poly_max(i_base, poly_min(0, 1)), 0), poly_g1 = poly_min(poly_min(i_base + 63, m - 1), (m - 1));   /* the block's first and last i */
+    const int poly_g0 = poly_max(poly_max(i_base, poly_min(0, 1)), 0), poly_g1 = poly_min(poly_min(i_base + 31, m - 1), (m - 1));   /* the block's first and last i */
     const int poly_lo = poly_min(0, 0), poly_hi = poly_max(poly_g0, poly_g1);   /* its points' row bounds' hull */
     {
     extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+    const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
     double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* col operand B[k][j], 2 tiles */
-    double (*poly_stage1)[64][36] = reinterpret_cast<double (*)[64][36]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles, k fastest */
+    const int poly_p32 = poly_t / 32, poly_q32 = poly_t % 32;
+    double (*poly_stage1)[32][36] = reinterpret_cast<double (*)[32][36]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles, k fastest */
     for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
       const int poly_k1 = poly_lo + poly_s * 32, poly_next = poly_s;
       if (poly_k1 < poly_hi) {
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_p32 + poly_c * 4, poly_k = poly_k1 + poly_q32;
           const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -114,15 +118,17 @@ __global__ void symm_update_C_1(int m, int n, double alpha, double beta, double 
       __syncthreads();   /* ... and every thread's; the tile before it is read */
       if (poly_k0 + 32 < poly_hi) {   /* the tile 1 ahead, into the one read before */
         const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_p32 + poly_c * 4, poly_k = poly_k1 + poly_q32;
           const bool poly_in = poly_g >= poly_min(0, 1) && poly_g <= m - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < poly_g && poly_g >= 0 && poly_g <= (m - 1) && poly_g >= 0 && poly_g < m && poly_k < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -223,24 +229,28 @@ __global__ void symm_update_C_2(int m, int n, double alpha, double *C, const dou
       acc[tm][tn] = ok[tm][tn] ? C[(k * n) + j] : (double)0;
     }
   {
-    const int poly_g0 = poly_max(poly_max(k_base, 0), 0), poly_g1 = poly_min(poly_min(k_base + 63, m - 2), m - 2);   /* the block's first and last k */
+    const int poly_g0 = poly_max(poly_max(k_base, 0), 0), poly_g1 = poly_min(poly_min(k_base + 31, m - 2), m - 2);   /* the block's first and last k */
     const int poly_lo = poly_min(poly_g0 + 1, poly_g1 + 1), poly_hi = poly_max((m - 1) + 1, (m - 1) + 1);   /* its points' row bounds' hull */
     {
     extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+    const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
     double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* col operand B[i][j], 2 tiles */
-    double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles */
+    const int poly_p32 = poly_t / 32, poly_q32 = poly_t % 32;
+    double (*poly_stage1)[32][36] = reinterpret_cast<double (*)[32][36]>(poly_shared + 4352);   /* row operand A[i][k], 2 tiles */
     for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
       const int poly_k1 = poly_lo + poly_s * 32, poly_next = poly_s;
       if (poly_k1 < poly_hi) {
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = k_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
           const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < (m - 1) + 1 && poly_g >= 0 && poly_g <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -250,15 +260,17 @@ __global__ void symm_update_C_2(int m, int n, double alpha, double *C, const dou
       __syncthreads();   /* ... and every thread's; the tile before it is read */
       if (poly_k0 + 32 < poly_hi) {   /* the tile 1 ahead, into the one read before */
         const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = k_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = k_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
           const bool poly_in = poly_g >= 0 && poly_g <= m - 2 && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < (m - 1) + 1 && poly_g >= 0 && poly_g <= m - 2 && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -342,20 +354,20 @@ extern "C" void kernel_symm_device(int m, int n, double alpha, double beta, doub
     const int extent_x = n;   /* j */
     const int extent_y = m - (poly_min(0, 1));   /* i */
     if (extent_x > 0 && extent_y > 0) {
-      dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(symm_update_C_1, cudaFuncAttributeMaxDynamicSharedMemorySize, 71680);
-      symm_update_C_1<<<grid, block, 71680>>>(m, n, alpha, beta, C, A, B);
+      dim3 block(32, 4);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));
+      cudaFuncSetAttribute(symm_update_C_1, cudaFuncAttributeMaxDynamicSharedMemorySize, 53248);
+      symm_update_C_1<<<grid, block, 53248>>>(m, n, alpha, beta, C, A, B);
     }
   }
   {
     const int extent_x = n;   /* j */
     const int extent_y = m - 1;   /* k */
     if (extent_x > 0 && extent_y > 0) {
-      dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(symm_update_C_2, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
-      symm_update_C_2<<<grid, block, 69632>>>(m, n, alpha, C, A, B);
+      dim3 block(32, 4);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));
+      cudaFuncSetAttribute(symm_update_C_2, cudaFuncAttributeMaxDynamicSharedMemorySize, 53248);
+      symm_update_C_2<<<grid, block, 53248>>>(m, n, alpha, C, A, B);
     }
   }
 }

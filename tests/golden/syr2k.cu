@@ -73,15 +73,6 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
       if (ok[tm][tn])
         poly_v0[tm][tn] = C[(i * n) + j] * (beta);
     }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        C[(i * n) + j] = poly_v0[tm][tn];
-    }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
     for (int tn = 0; tn < 2; tn++)
@@ -95,36 +86,41 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
     for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? C[(i * n) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+  const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
   double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* col operand A[j][k], 2 tiles, k fastest */
-  double (*poly_stage1)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 2560);   /* row operand B[i][k], 2 tiles, k fastest */
-  double (*poly_stage2)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 5120);   /* col operand B[j][k], 2 tiles, k fastest */
-  double (*poly_stage3)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 7680);   /* row operand A[i][k], 2 tiles, k fastest */
+  double (*poly_stage1)[32][20] = reinterpret_cast<double (*)[32][20]>(poly_shared + 2560);   /* row operand B[i][k], 2 tiles, k fastest */
+  double (*poly_stage2)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 3840);   /* col operand B[j][k], 2 tiles, k fastest */
+  double (*poly_stage3)[32][20] = reinterpret_cast<double (*)[32][20]>(poly_shared + 6400);   /* row operand A[i][k], 2 tiles, k fastest */
   for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
     if (poly_k1 < m) {
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = j_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 4; poly_c++) {
+        const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p16 + poly_c * 8][poly_q16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = j_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_p16 + poly_c * 8][poly_q16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 4; poly_c++) {
+        const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -134,25 +130,29 @@ __global__ void syr2k_update_C(int n, int m, double alpha, double beta, double *
     __syncthreads();   /* ... and every thread's; the tile before it is read */
     if (poly_k0 + 16 < m) {   /* the tile 1 ahead, into the one read before */
       const int poly_k1 = poly_k0 + 16, poly_next = poly_b == 0 ? 1 : poly_b - 1;
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = j_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 4; poly_c++) {
+        const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p16 + poly_c * 8][poly_q16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = j_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = j_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_e / 16][poly_e % 16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage2[poly_next][poly_p16 + poly_c * 8][poly_q16], &B[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 1024; poly_e += 256) {
-        const int poly_g = i_base + poly_e / 16, poly_k = poly_k1 + poly_e % 16;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 4; poly_c++) {
+        const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_e / 16][poly_e % 16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage3[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -285,10 +285,10 @@ extern "C" void kernel_syr2k_device(int n, int m, double alpha, double beta, dou
     const int extent_x = n;   /* j */
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
-      dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(syr2k_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 81920);
-      syr2k_update_C<<<grid, block, 81920>>>(n, m, alpha, beta, C, A, B);
+      dim3 block(32, 4);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));
+      cudaFuncSetAttribute(syr2k_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 61440);
+      syr2k_update_C<<<grid, block, 61440>>>(n, m, alpha, beta, C, A, B);
     }
   }
 }

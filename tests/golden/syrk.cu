@@ -73,15 +73,6 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
       if (ok[tm][tn])
         poly_v0[tm][tn] = C[(i * n) + j] * (beta);
     }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        C[(i * n) + j] = poly_v0[tm][tn];
-    }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
     for (int tn = 0; tn < 2; tn++)
@@ -95,24 +86,27 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
     for (int tn = 0; tn < 2; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? C[(i * n) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-  double (*poly_stage0)[64][36] = reinterpret_cast<double (*)[64][36]>(poly_shared + 0);   /* row operand A[i][k], 2 tiles, k fastest */
-  double (*poly_stage1)[64][36] = reinterpret_cast<double (*)[64][36]>(poly_shared + 4608);   /* col operand A[j][k], 2 tiles, k fastest */
+  const int poly_p32 = poly_t / 32, poly_q32 = poly_t % 32;
+  double (*poly_stage0)[32][36] = reinterpret_cast<double (*)[32][36]>(poly_shared + 0);   /* row operand A[i][k], 2 tiles, k fastest */
+  double (*poly_stage1)[64][36] = reinterpret_cast<double (*)[64][36]>(poly_shared + 2304);   /* col operand A[j][k], 2 tiles, k fastest */
   for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
     const int poly_k1 = 0 + poly_s * 32, poly_next = poly_s;
     if (poly_k1 < m) {
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = i_base + poly_p32 + poly_c * 4, poly_k = poly_k1 + poly_q32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = j_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 16; poly_c++) {
+        const int poly_g = j_base + poly_p32 + poly_c * 4, poly_k = poly_k1 + poly_q32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -122,15 +116,17 @@ __global__ void syrk_update_C(int n, int m, double alpha, double beta, double *C
     __syncthreads();   /* ... and every thread's; the tile before it is read */
     if (poly_k0 + 32 < m) {   /* the tile 1 ahead, into the one read before */
       const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = i_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = i_base + poly_p32 + poly_c * 4, poly_k = poly_k1 + poly_q32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
-      for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-        const int poly_g = j_base + poly_e / 32, poly_k = poly_k1 + poly_e % 32;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 16; poly_c++) {
+        const int poly_g = j_base + poly_p32 + poly_c * 4, poly_k = poly_k1 + poly_q32;
         const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < m;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_g * m) + poly_k], 8, poly_in ? 0 : 8);
       }
     }
     __pipeline_commit();
@@ -213,10 +209,10 @@ extern "C" void kernel_syrk_device(int n, int m, double alpha, double beta, doub
     const int extent_x = n;   /* j */
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
-      dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(syrk_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 73728);
-      syrk_update_C<<<grid, block, 73728>>>(n, m, alpha, beta, C, A);
+      dim3 block(32, 4);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));
+      cudaFuncSetAttribute(syrk_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 55296);
+      syrk_update_C<<<grid, block, 55296>>>(n, m, alpha, beta, C, A);
     }
   }
 }

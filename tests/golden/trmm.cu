@@ -82,24 +82,28 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
       acc[tm][tn] = ok[tm][tn] ? B[(i * n) + j] : (double)0;
     }
   {
-    const int poly_g0 = poly_max(poly_max(i_base, 0), 0), poly_g1 = poly_min(poly_min(i_base + 63, poly_max(m - 1, m - 2)), (m - 1));   /* the block's first and last i */
+    const int poly_g0 = poly_max(poly_max(i_base, 0), 0), poly_g1 = poly_min(poly_min(i_base + 31, poly_max(m - 1, m - 2)), (m - 1));   /* the block's first and last i */
     const int poly_lo = poly_min(poly_g0 + 1, poly_g1 + 1), poly_hi = poly_max(m, m);   /* its points' row bounds' hull */
     {
     extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-    double (*poly_stage0)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 0);   /* row operand A[k][i], 2 tiles */
-    double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 4352);   /* col operand B_in[k][j], 2 tiles */
+    const int poly_p32 = poly_t / 32, poly_q32 = poly_t % 32;
+    double (*poly_stage0)[32][36] = reinterpret_cast<double (*)[32][36]>(poly_shared + 0);   /* row operand A[k][i], 2 tiles */
+    const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
+    double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 2304);   /* col operand B_in[k][j], 2 tiles */
     for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
       const int poly_k1 = poly_lo + poly_s * 32, poly_next = poly_s;
       if (poly_k1 < poly_hi) {
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
           const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < m && poly_g >= 0 && poly_g <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &B_in[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &B_in[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -109,15 +113,17 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
       __syncthreads();   /* ... and every thread's; the tile before it is read */
       if (poly_k0 + 32 < poly_hi) {   /* the tile 1 ahead, into the one read before */
         const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = i_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
           const bool poly_in = poly_g >= 0 && poly_g <= poly_max(m - 1, m - 2) && poly_k < poly_hi && poly_k >= poly_g + 1 && poly_k < m && poly_g >= 0 && poly_g <= (m - 1) && poly_k >= 0 && poly_g >= 0 && poly_g < m;
-          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_e / 64][poly_e % 64], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &A[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
         }
-        for (int poly_e = poly_t; poly_e < 2048; poly_e += 256) {
-          const int poly_g = j_base + poly_e % 64, poly_k = poly_k1 + poly_e / 64;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
           const bool poly_in = poly_g >= 0 && poly_g <= n - 1 && poly_k < poly_hi && poly_k >= 0 && poly_k < m && poly_g >= 0 && poly_g < n;
-          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_e / 64][poly_e % 64], &B_in[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &B_in[(poly_k * n) + poly_g], 8, poly_in ? 0 : 8);
         }
       }
       __pipeline_commit();
@@ -153,15 +159,6 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
     __syncthreads();   /* the ring is read before anything else uses it */
     }
   }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        B[(i * n) + j] = acc[tm][tn];
-    }
   double poly_v0[8][2];   /* every point's value, loaded before any is stored */
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
@@ -170,7 +167,7 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       if (ok[tm][tn])
-        poly_v0[tm][tn] = alpha * B[(i * n) + j];
+        poly_v0[tm][tn] = alpha * acc[tm][tn];
     }
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
@@ -203,10 +200,10 @@ extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double
     const int extent_x = n;   /* j */
     const int extent_y = poly_max(m - 1, m - 2) + 1;   /* i */
     if (extent_x > 0 && extent_y > 0) {
-      dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      cudaFuncSetAttribute(trmm_update_B, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
-      trmm_update_B<<<grid, block, 69632>>>(m, n, alpha, A, B, B_in);
+      dim3 block(32, 4);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));
+      cudaFuncSetAttribute(trmm_update_B, cudaFuncAttributeMaxDynamicSharedMemorySize, 53248);
+      trmm_update_B<<<grid, block, 53248>>>(m, n, alpha, A, B, B_in);
     }
   }
   cudaFreeAsync(B_in, 0);

@@ -29,6 +29,7 @@ from ...analysis.model import parse_expr
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
+from .schedule import rewrite
 from . import merge, oneblock, reduce, stage, sweep, tensor
 from .options import PolyOptions
 
@@ -570,17 +571,35 @@ class Printer:
         # and lines that declare a stored value's registers (loads_first)
         first, values = [[f"{mine} = {' && '.join(_guard(l) for l in launch.grid)};"]], []
         flush = lambda items: [line for item in items for line in (points(item) if isinstance(item, list) else [item])]
+        # stores held back (forward_stores): cell -> (its array, the register with its value)
+        held: dict[str, tuple[str, str]] = {}
+
+        def release(arrays=None, keep=None):
+            """The held stores to `arrays` (None: all) as blocks, but `keep`'s (being overwritten)."""
+            blocks = []
+            for cell in [c for c, (a, _) in held.items() if arrays is None or a in arrays]:
+                reg = held.pop(cell)[1]
+                if cell != keep:
+                    blocks.append([f"if ({mine})", f"  {cell} = {reg};"])
+            return blocks
+
+        def store(cell, array, reg):
+            if self.opt.forward_stores and array:
+                held[cell] = (array, reg)
+                return []
+            return [[f"if ({mine})", f"  {cell} = {reg};"]]
         for node in launch.body:
             if isinstance(node, Stmt):
-                split = self.loads_first(node)
+                split = self.loads_first(node, {c: r for c, (_, r) in held.items()})
                 if split:
-                    dtype, value, cell = split
+                    dtype, value, cell, array, unforwarded = split
                     v = reduce.fresh_name(f"poly_v{len(values)}", taken)
                     values.append(v)
-                    first += [f"  {dtype} {v}[{rows}][{cols}];   /* every point's value, loaded before any is stored */",
-                              [f"if ({mine})", f"  {v}[{tm}][{tn}] = {value};"],
-                              [f"if ({mine})", f"  {cell} = {v}[{tm}][{tn}];"]]
+                    first += [*release(unforwarded), *release({array}, keep=cell),
+                              f"  {dtype} {v}[{rows}][{cols}];   /* every point's value, loaded before any is stored */",
+                              [f"if ({mine})", f"  {v}[{tm}][{tn}] = {value};"], *store(cell, array, f"{v}[{tm}][{tn}]")]
                     continue
+                first += release()
                 if not first or not isinstance(first[-1], list):
                     first.append([])
                 first[-1] += [f"if ({mine}) {{", *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
@@ -597,40 +616,50 @@ class Printer:
             elif first:
                 out += flush(first)
             first = []
+            # the loop's cell starts from its held value (every ref of its array in the loop is
+            # that cell: accumulator_parts), whose store the loop's own then overwrites
+            start = held.pop(cell)[1] if cell in held else cell
+            out += flush(release())   # before the loop's loads
             out += [f"  {dtype} {acc}[{rows}][{cols}];   /* one register per point */"]
             staged = (launch.staged or {}).get(id(node))
             if staged:
-                out += points([f"{reg} = {mine} ? {cell} : ({dtype})0;"])
+                out += points([f"{reg} = {mine} ? {start} : ({dtype})0;"])
                 out += self.staged_loop(launch, node, staged, box, points, reg, tm, tn)
             else:
-                out += [*points([f"if ({mine})", f"  {reg} = {cell};"]),
+                out += [*points([f"if ({mine})", f"  {reg} = {start};"]),
                         f"  for ({node.init}; {node.cond}; {node.next})", "  {",
                         *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }"]
-            out += points([f"if ({mine})", f"  {cell} = {reg};"])
-        out += flush(first)
+            lvalue = node.body[0].stmt.node.lvalue
+            out += flush(store(cell, _array_name(lvalue) if isinstance(lvalue, c_ast.ArrayRef) else None, reg))
+        out += flush(first + release())
         self.per_point = {}
         return out
 
-    def loads_first(self, node: Stmt) -> tuple[str, str, str] | None:
-        """(type, value, cell) of a tiled launch's statement outside its loops that stores an
-        array element from values it reads from memory (`C[i][j] = beta * C[i][j] + ...`), with
-        `loads_first`: the tile then computes every point's value before it stores any, so the
-        loads of all its points are in flight at once (stored one point at a time, each point's
-        loads wait for the store before them: the compiler cannot tell that C[i][j] of one point is
-        not the next point's; the grid points are independent, so the order is free).  None for
-        any other statement."""
+    def loads_first(self, node: Stmt, held: dict[str, str]) -> tuple | None:
+        """(type, value, cell, array, arrays read from memory) of a tiled launch's statement
+        outside its loops that stores an array element from values it reads from memory (`C[i][j]
+        = beta * C[i][j] + ...`), with `loads_first`: the tile then computes every point's value
+        before it stores any, so the loads of all its points are in flight at once (stored one
+        point at a time, each point's loads wait for the store before them: the compiler cannot
+        tell that C[i][j] of one point is not the next point's; the grid points are independent,
+        so the order is free).  A read of a cell in `held` (cell -> register: stores the tile
+        holds back) is that register; the arrays it reads otherwise are returned, for their held
+        stores to go first.  None for any other statement."""
         st = node.stmt.node
         if not (self.opt.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
             return None
-        base = st.lvalue
-        while isinstance(base, c_ast.ArrayRef):
-            base = base.name
-        dtype = self.dtypes.get(base.name) if base.name not in self.local_arrays else self.an.program.locals[base.name].dtype
+        array = _array_name(st.lvalue)
+        dtype = self.dtypes.get(array) if array not in self.local_arrays else self.an.program.locals[array].dtype
         if not dtype or st.op == "=" and not stage._reads(st.rvalue):
             return None
         r = self.r.node(st, self.names_for(node.stmt.name))
-        value = cprint(r.rvalue) if r.op == "=" else f"{cprint(r.lvalue)} {r.op[:-1]} ({cprint(r.rvalue)})"
-        return dtype, value, cprint(r.lvalue)
+        rvalue = rewrite(r.rvalue, lambda n: c_ast.ID(held[cprint(n)]) if isinstance(n, c_ast.ArrayRef)
+                         and cprint(n) in held else None)
+        cell = cprint(r.lvalue)
+        value = cprint(rvalue) if r.op == "=" else f"{held.get(cell, cell)} {r.op[:-1]} ({cprint(rvalue)})"
+        reads = [n for n in _walk(rvalue) if isinstance(n, c_ast.ArrayRef)]
+        return dtype, value, cell, array, {_array_name(n) for n in reads} | \
+            ({array} if r.op != "=" and cell not in held else set())
 
     def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn, hulled=False) -> list[str]:
         """An accumulator loop of a tiled launch, its operands staged through shared memory
@@ -1033,7 +1062,6 @@ def _array_name(ref) -> str | None:
 def _replace_refs(node, target: str, acc: str):
     """`node` with every reference (or scalar) whose text is `target` replaced by the
     identifier `acc`."""
-    from .schedule import rewrite
     return rewrite(node, lambda n: c_ast.ID(acc) if isinstance(n, (c_ast.ArrayRef, c_ast.ID)) and
                    cprint(n) == target else None)
 

@@ -46,12 +46,20 @@ class PolyOptions:
                                              # then the stores (symm's C[i][j] = beta * C[i][j] + ...:
                                              # its loads one point at a time, behind each store: on the
                                              # H200 at LARGE symm 0.2136 -> 0.1470 ms side by side)
+    forward_stores: bool = True              # ... and a value one of them stores that a later one reads
+                                             # is that register (trmm's B[i][j] = alpha * B[i][j] after
+                                             # its sum; a store the next one overwrites goes)
     register_tile: tuple[int, int] = (1, 1)  # a 2-d launch's thread: (y, x) grid points, its loops jammed
     staged_tile: tuple[int, int] = (8, 2)    # the same where its loops' operands can go through shared
                                              # memory (stage.py; the gemm family), which then they do; on
                                              # the H200 at LARGE 8 x 2 took 5 of the 7 tensor-core kernels
                                              # 3-40% less time than 4 x 4 (with 2 async stages)
-    staged_block: tuple[int, int] = (0, 0)   # ... their blocks' threads (x, y) ((0, 0): block_2d)
+    staged_block: tuple[int, int] = (32, 4)  # ... their blocks' threads (x, y) ((0, 0): block_2d); with
+                                             # unrolled copies, on the H200 at LARGE (probe, L2 evicted,
+                                             # against 32 x 8 and copies in loops): symm 0.1468 -> 0.1017
+                                             # ms, syr2k 0.1530 -> 0.1131, trmm 0.0779 -> 0.0648,
+                                             # covariance 0.1194 -> 0.0940, correlation 0.2966 -> 0.2676,
+                                             # syrk 0.0855 -> 0.0818 (0.0698 in 32 x 8 with a ring of 3)
     rect_tile: tuple[int, int] = (8, 4)      # ... where the points fill a rectangle and no loop's bounds
     rect_block: tuple[int, int] = (16, 8)    # move with them (gemm, 2mm, 3mm; not syrk's triangle nor
     rect_stages: int = 3                     # symm's k < i): this tile, block and ring instead ((0, 0):
@@ -69,11 +77,10 @@ class PolyOptions:
     tensor_cores: bool = True                # staged products in double on the fp64 tensor cores
                                              # (mma.sync m8n8k4: sm_80 or newer; stage.mma_pairs)
     async_copies: bool = True                # ... their tiles copied ahead asynchronously
-    unrolled_copies: bool = False            # ... each thread's copies a fixed count, unrolled, offsets
+    unrolled_copies: bool = True             # ... each thread's copies a fixed count, unrolled, offsets
                                              # computed once (no loop from its thread number; ~14 instead
-                                             # of 22 instructions a copy in gemm's SASS): on the H200,
-                                             # with whole tiles, against report 10's form: syrk 1.10x,
-                                             # trmm 1.14x, but syr2k 0.84x, symm 0.79x
+                                             # of 22 instructions a copy in gemm's SASS; staged_block's
+                                             # figures are both together)
     k_major_tiles: bool = True               # ... an operand read along k (A[i][k]) kept k fastest in
                                              # its shared tile, [i][k], so that a warp's copies store to
                                              # consecutive banks ([k][i] took 8 banks for 32 copies): on
