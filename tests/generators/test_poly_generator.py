@@ -954,7 +954,8 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     point's next statement overwrites is dropped: trmm's sum then `B[i][j] = alpha * B[i][j]`
     stores B once; syrk's `C[i][j] *= beta` starts the sum's register. A store to the same array
     under another reference goes after the held one (covariance's `cov[j][i] = cov[i][j]`, the
-    same cell where i == j).  Off: every value goes through memory.  The ladder accepts both."""
+    same cell where i == j; a local array's `T[i][j + 0]`, in the names the launch uses).  Off:
+    every value goes through memory.  The ladder accepts both."""
     from t2c.verify.ladder import ladder
     trmm, syrk, cov = (read_c(SOURCES[name]) for name in ("trmm", "syrk", "covariance"))
     text = generate(trmm)
@@ -968,10 +969,32 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     assert "poly_v0[tm][tn] = acc[tm][tn] / (float_n - 1.0);" in text
     assert "poly_v1[tm][tn] = poly_v0[tm][tn];" in text
     assert text.index("cov[(i * m) + j] = poly_v0[tm][tn];") < text.index("cov[(j * m) + i] = poly_v1[tm][tn];")
+    local = Path(tempfile.mkdtemp()) / "local.c"       # a local array (dev_T) read back as T[i][j + 0]
+    local.write_text(_LOCAL)
+    loc = read_c(local)
+    text = generate(loc)
+    assert text.index("dev_T[(i * 64) + j] = poly_v0[tm][tn];") < text.index("= dev_T[(i * 64) + (j + 0)] * 3.0;")
     for k, options in ((trmm, PolyOptions()), (trmm, PolyOptions(forward_stores=False)), (cov, PolyOptions()),
-                       (syrk, PolyOptions())):
+                       (syrk, PolyOptions()), (loc, PolyOptions())):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=11)
         assert card.accepted and card.max_error < 0.125, (k.name, options, card.summary())
+
+
+_LOCAL = """#define N 64
+void kernel_loc(int n, double A[N][N], double B[N][N])
+{
+  int i, j, k;
+  double T[N][N];
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      T[i][j] = 0.0;
+      for (k = 0; k < n; k++)
+        T[i][j] += A[i][k] * A[k][j];
+      T[i][j] = T[i][j] * 2.0;
+      B[i][j] = T[i][j + 0] * 3.0;
+    }
+}
+"""
 
 
 _TRIANGLE = """void k(int m, int n, double A[m][m], double B[m][n], double C[m][n]) {

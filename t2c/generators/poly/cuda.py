@@ -630,7 +630,8 @@ class Printer:
                         f"  for ({node.init}; {node.cond}; {node.next})", "  {",
                         *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }"]
             lvalue = node.body[0].stmt.node.lvalue
-            out += flush(store(cell, _array_name(lvalue) if isinstance(lvalue, c_ast.ArrayRef) else None, reg))
+            array = _array_name(lvalue) if isinstance(lvalue, c_ast.ArrayRef) else None
+            out += flush(store(cell, array and self.r.rename_arrays.get(array, array), reg))
         out += flush(first + release())
         self.per_point = {}
         return out
@@ -658,6 +659,7 @@ class Printer:
         cell = cprint(r.lvalue)
         value = cprint(rvalue) if r.op == "=" else f"{held.get(cell, cell)} {r.op[:-1]} ({cprint(rvalue)})"
         reads = [n for n in _walk(rvalue) if isinstance(n, c_ast.ArrayRef)]
+        array = self.r.rename_arrays.get(array, array)         # as the references read (dev_X)
         return dtype, value, cell, array, {_array_name(n) for n in reads} | \
             ({array} if r.op != "=" and cell not in held else set())
 
@@ -893,9 +895,9 @@ class Printer:
             out.insert(out.index("#include <math.h>") + 1, "#include <cuda_pipeline.h>")
         globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
                     for w, s in self.plan.storage.items() if s == "global"]
-        globals_ += [f"__device__ {self.an.program.locals[n].dtype} dev_{n}"
-                     f"{''.join(f'[{e}]' for e in shape)};   /* the reference's local array */"
-                     for n, shape in self.local_arrays.items()]
+        globals_ += [f"__device__ {self.an.program.locals[n].dtype} dev_{n}"      # flat, as indexed (Renamer)
+                     f"[{' * '.join(shape) if len(shape) == 1 else ' * '.join(f'({e})' for e in shape)}];"
+                     "   /* the reference's local array */" for n, shape in self.local_arrays.items()]
         globals_ += self.reduction_globals
         if k.returns:
             globals_.append(f"__device__ {ret} dev_return;")
