@@ -15,18 +15,8 @@
 #include <cstdlib>
 #include <vector>
 
-__global__ void floor_sum(size_t count, const double *A, double *out) {
-  double p[4] = {};
-  size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
-  size_t k = t;
-  for (; k + 3 * stride < count; k += 4 * stride)
-#pragma unroll
-    for (int u = 0; u < 4; u++) p[u] += A[k + u * stride];
-  for (; k < count; k += stride) p[0] += A[k];
-  double s = p[0] + p[1] + p[2] + p[3];
-  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
-  if (threadIdx.x % 32 == 0) out[t / 32] = s;
-}
+#include "probe_common.cuh"
+
 
 __global__ void floor_sum2(size_t count, const double2 *A, double *out) {
   double p[4] = {};
@@ -134,24 +124,7 @@ __global__ void finish(int bands, int n, const double *P, double *y) {
   for (int b = 0; b < bands; b++) s += P[(size_t)b * n + j];
   y[j] = s;
 }
-template <int L>
-__global__ void finish_lanes(int bands, int n, const double *P, double *y) {
-  int j = blockIdx.x * 16 + threadIdx.x, lane = threadIdx.y;
-  __shared__ double parts[L][16];
-  double p = 0;
-  if (j < n)
-    for (int b = lane; b < bands; b += L) p += P[(size_t)b * n + j];
-  parts[lane][threadIdx.x] = p;
-  __syncthreads();
-  if (j < n && lane == 0) {
-    for (int o = 1; o < L; o++) p += parts[o][threadIdx.x];
-    y[j] = p;
-  }
-}
 
-static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
-static double *g_flush;
-static const size_t g_fl = 256u << 20;
 
 template <class F>
 static void timeit(const char *name, F launch, double bytes, const double *dy, const std::vector<double> &want) {

@@ -107,6 +107,8 @@ class Program:
     returns: str | None = None              # the C expression returned, if any
     context: tuple[str, ...] = field(default_factory=tuple)   # affine size constraints
     copies: dict[str, str] = field(default_factory=dict)      # copy of an input array -> the array
+    expanded: dict[str, tuple] = field(default_factory=dict)  # a copy per host iteration -> (the array,
+                                                              # the host loops' extents): poly/expand.py
 
     def statement(self, name: str) -> Statement:
         return next(s for s in self.statements if s.name == name)

@@ -300,7 +300,7 @@ def test_row_reductions_take_a_warp_per_row():
     assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in warp and "for (j = lane; j < n; j += 32)" in warp
     assert "return;                        /* the whole warp" in warp and "warps[" not in warp
     assert generate(k, PolyOptions(row_lanes=96)) == warp      # not whole warps dividing the block
-    assert "mvt_update_x1<<<poly_blocks(extent, 1), 256>>>" in generate(read_c(SOURCES["mvt"]), PolyOptions(row_lanes=256))
+    assert "mvt_update_x1<<<poly_blocks(extent, 1), 256>>>" in generate(read_c(SOURCES["mvt"]), PolyOptions(row_lanes=256, merge_reductions=False))
     # y[j] += A[i][j] * tmp[i] down i: coalesced across j as is; 64 lanes split i instead
     assert "atax_update_y_2: 64 lanes per j" in text and "poly_blocks(extent, 16), dim3(16, 64)>>>" in text
     assert "__launch_bounds__(1024) atax_update_y_2" in text and "lanes[64][16]" in text
@@ -369,6 +369,35 @@ def test_independent_launches_run_as_one(tmp_path):
     assert "_merged" not in chain and chain.count("<<<grid, block>>>") == 2
 
 
+
+def test_independent_reductions_run_as_one():
+    """bicg's s (down the columns of A) and q (along its rows) touch no cell the other writes,
+    so they run as one launch of 1024 threads: the columns' blocks (16 indices x 64 lanes from
+    threadIdx.x) then the rows' (8 rows of 128 lanes), each part a device function of its
+    block's index.  mvt's x1 and x2 alike; atax's y reads the tmp its rows make: two launches.
+    Off (`merge_reductions`): the kernels of before.  The emu ladder (races included) accepts
+    bicg and mvt."""
+    from t2c.verify.ladder import ladder
+    bicg = read_c(SOURCES["bicg"])
+    text = generate(bicg, PolyOptions(programmatic_launches=False))
+    assert "bicg_update_s_2_merged: bicg_update_s_2, bicg_update_q_2 as one launch" in text
+    assert "__global__ void __launch_bounds__(1024) bicg_update_s_2_merged(" in text
+    assert "static __device__ void bicg_update_s_2_at(int m, int n, const double *A, double *s, const double *r, " \
+        "unsigned poly_b)" in text
+    assert "const int j = (int)(poly_b * 16 + threadIdx.x % 16);" in text
+    assert "const int i = (int)((poly_b * 1024 + threadIdx.x) / 128);" in text and "__shared__ double warps[32];" in text
+    assert "const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 8);" in text      # 8 rows a block
+    assert "bicg_update_s_2_merged<<<poly_count_1 + poly_count_2, 1024>>>" in text
+    apart = generate(bicg, PolyOptions(merge_reductions=False, programmatic_launches=False))
+    assert "bicg_update_s_2<<<poly_blocks(extent, 16), dim3(16, 64)>>>" in apart
+    assert "bicg_update_q_2<<<poly_blocks(extent, 2), 256>>>" in apart and "bicg_update_s_2_merged" not in apart
+    mvt = read_c(SOURCES["mvt"])
+    assert "mvt_update_x1_merged: mvt_update_x1, mvt_update_x2 as one launch" in generate(mvt)
+    assert "_merged" not in generate(read_c(SOURCES["atax"]))
+    for k in (bicg, mvt):
+        card = ladder(k, generate(k), backend="emu", dataset="SMALL", seed=5)
+        assert card.accepted, card.summary()
+
 def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
     """programmatic_launches (on): a launch inside a host loop goes through cudaLaunchKernelEx with
     programmatic stream serialization (`poly_after`), and its kernel first waits for the launches
@@ -408,7 +437,7 @@ def test_small_host_loops_run_in_one_block():
     for name, loop, threads in (("jacobi-1d", "jacobi_1d_loop_t", 1024), ("durbin", "durbin_loop_k", 512),
                                 ("doitgen", "doitgen_loop_r", 1024)):   # doitgen: host loops r, q; a loop in each thread
         k = read_c(SOURCES[name])
-        base = PolyOptions(private_blocks=False)            # doitgen's block per (r, q): the next test
+        base = PolyOptions(private_blocks=False, expand_private=False)   # doitgen's other forms: the next tests
         text = generate(k, base)                            # durbin's block sum: 512 threads (oneblock.threads)
         assert f"{loop}<<<1, {threads}>>>" in text and "if (most <= 4096) {" in text
         assert f"{loop}<<<1, 256>>>" in generate(k, base.replace(one_block_threads=256))
@@ -742,12 +771,13 @@ def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(
     is `sum`'s final value.  A scratch array whose values cross iterations keeps the loops."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["doitgen"])
-    text = generate(k)
+    blocks = PolyOptions(expand_private=False)          # the default since: a copy each in device memory
+    text = generate(k, blocks)
     assert "doitgen_blocks_r<<<(unsigned)blocks, 256, shared>>>(nr, nq, np, A, C4, sum);" in text
     assert "const int r = (int)(block / nq % nr);" in text and "sum[item] = sum_own[item];" in text
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=4)
     assert card.accepted and card.max_error == 0, card.summary()
-    assert "_blocks_" not in generate(k, PolyOptions(private_blocks=False))
+    assert "_blocks_" not in generate(k, blocks.replace(private_blocks=False))
     # the copy-out must be the last iteration's
     bad = text.replace("if (block == (long long)gridDim.x - 1)", "if (block == 0)")
     assert not ladder(k, bad, backend="emu", dataset="MINI", seed=4).accepted
@@ -756,8 +786,64 @@ def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(
                                   ("2.0 * A[r][q][p]", "sum[p] + A[nr - 1 - r][q][p]", False)):  # another r
         p = tmp_path / "k.c"
         p.write_text(_RUNNING % (first, second))
-        text = generate(read_c(p))
+        text = generate(read_c(p), PolyOptions(expand_private=False))
         assert "host loops r, q" in text and ("_blocks_r" in text) == blocks
+
+
+_BATCH = """void k(int nr, int nq, int np, double A[nr][nq][np], double C4[np][np], double X[nr][nq][np]) {
+  int r, q, p, s;
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++)
+      for (p = 0; p < np; p++) {
+        X[r][q][p] = 0.0;
+        for (s = 0; s < np; s++)
+          X[r][q][p] += A[r][q][s] * C4[s][p];
+      }
+}
+"""
+
+
+def test_an_array_each_host_iteration_fills_gets_a_copy_each_and_the_loops_join_the_grid(tmp_path):
+    """doitgen's (r, q) iterations each fill `sum` and read it back: with a copy per iteration in
+    device memory (`sum_each[r][q][p]`, expand.py) they are independent, r and q join p in the
+    grid, and the product is a batch of matrix products: a tile of (q, p) per block, a block per r
+    (blockIdx.z), on the tensor cores; the last iteration's copy is `sum`'s final value.  The emu
+    ladder accepts it, and rejects it with the first iteration's copy instead.  A scratch array
+    whose values cross iterations (a running total) keeps the host loops; one written only in
+    part is not expanded (its other cells would be overwritten); off, the block per (r, q)."""
+    from t2c.verify.ladder import ladder
+    k = read_c(SOURCES["doitgen"])
+    text = generate(k)
+    assert "Expanded: each iteration of the host loops around it has its own copy of what it fills and " \
+        "reads back (sum_each (of sum))" in text
+    assert "sum_each[(((r * nq) + q) * np) + p] = acc[tm][tn];" in text and "const int r = (int)blockIdx.z;" in text
+    assert "poly_dmma16(" in text and "A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];" in text
+    assert "cudaMemcpyAsync(sum, sum_each + (poly_each_sum_each - 1) * (size_t)(np), (size_t)(np) * sizeof(double), " \
+        "cudaMemcpyDeviceToDevice, 0);" in text
+    assert "host loops r, q" not in text and "_blocks_r" not in text
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=4)
+    assert card.accepted, card.summary()
+    bad = text.replace("sum_each + (poly_each_sum_each - 1) * (size_t)(np)", "sum_each")
+    assert bad != text and not ladder(k, bad, backend="emu", dataset="MINI", seed=4).accepted
+    assert "_blocks_r" in generate(k, PolyOptions(expand_private=False))
+    for first, second, expands in (("2.0 * A[r][q][p]", "sum[p]", True), ("sum[p] + A[r][q][p]", "sum[p]", False),
+                                   ("2.0 * A[r][q][p]", "sum[p] + A[nr - 1 - r][q][p]", False)):
+        p = tmp_path / "k.c"
+        p.write_text(_RUNNING % (first, second))
+        assert ("sum_each" in generate(read_c(p))) == expands, (first, second)
+    p.write_text(_RUNNING.replace("for (p = 0; p < np; p++)\n        sum[p]", "for (p = 1; p < np; p++)\n        sum[p]")
+                 % ("2.0 * A[r][q][p]", "sum[p]"))
+    assert "sum_each" not in generate(read_c(p))              # sum[0] is never written: not expanded
+    # a batch of products written as one: tiled per r (batch_tiles), or a thread per point without
+    p = tmp_path / "batch.c"
+    p.write_text(_BATCH)
+    batch = read_c(p)
+    text = generate(batch)
+    assert "const int r = (int)blockIdx.z;" in text and "dim3 block(16, 8, 1);" in text
+    assert "poly_blocks(extent_z, 1)" in text
+    assert "blockIdx.z * blockDim.z + threadIdx.z" in generate(batch, PolyOptions(batch_tiles=False))
+    card = ladder(batch, text, backend="emu", seed=6)
+    assert card.accepted, card.summary()
 
 
 def test_a_thread_can_compute_a_tile_of_grid_points():
@@ -955,9 +1041,15 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     stores B once; syrk's `C[i][j] *= beta` starts the sum's register. A store to the same array
     under another reference goes after the held one (covariance's `cov[j][i] = cov[i][j]`, the
     same cell where i == j; a local array's `T[i][j + 0]`, in the names the launch uses).  Off:
-    every value goes through memory.  The ladder accepts both."""
+    every value goes through memory.  In a rectangle's tile a stored constant is held too
+    (hold_constants: 2mm's `tmp[i][j] = 0.0` starts the sum's register), not in covariance's
+    triangle.  The ladder accepts both."""
     from t2c.verify.ladder import ladder
-    trmm, syrk, cov = (read_c(SOURCES[name]) for name in ("trmm", "syrk", "covariance"))
+    trmm, syrk, cov, mm2 = (read_c(SOURCES[name]) for name in ("trmm", "syrk", "covariance", "2mm"))
+    text = generate(mm2)
+    assert "tmp[(i * nj) + j] = 0.0;" not in text and "poly_v0[tm][tn] = 0.0;" in text
+    assert "tmp[(i * nj) + j] = 0.0;" in generate(mm2, PolyOptions(hold_constants=False))
+    assert "cov[(i * m) + j] = 0.0;" in generate(cov)
     text = generate(trmm)
     assert "poly_v0[tm][tn] = alpha * acc[tm][tn];" in text and text.count("B[(i * n) + j] = ") == 1
     off = generate(trmm, PolyOptions(forward_stores=False))
@@ -973,9 +1065,9 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     local.write_text(_LOCAL)
     loc = read_c(local)
     text = generate(loc)
-    assert text.index("dev_T[(i * 64) + j] = poly_v0[tm][tn];") < text.index("= dev_T[(i * 64) + (j + 0)] * 3.0;")
+    assert text.index("dev_T[(i * 64) + j] = poly_v1[tm][tn];") < text.index("= dev_T[(i * 64) + (j + 0)] * 3.0;")
     for k, options in ((trmm, PolyOptions()), (trmm, PolyOptions(forward_stores=False)), (cov, PolyOptions()),
-                       (syrk, PolyOptions()), (loc, PolyOptions())):
+                       (syrk, PolyOptions()), (loc, PolyOptions()), (mm2, PolyOptions())):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=11)
         assert card.accepted and card.max_error < 0.125, (k.name, options, card.summary())
 

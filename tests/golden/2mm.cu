@@ -63,9 +63,16 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nj;
-      if (ok[tm][tn]) {
-        tmp[(i * nj) + j] = 0.0;
-      }
+    }
+  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = 0.0;
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -80,7 +87,7 @@ __global__ void k2mm_update_tmp(int ni, int nj, int nk, double alpha, double *tm
     for (int tn = 0; tn < 4; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? tmp[(i * nj) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */

@@ -64,9 +64,16 @@ __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nj;
-      if (ok[tm][tn]) {
-        E[(i * nj) + j] = 0.0;
-      }
+    }
+  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = 0.0;
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -81,7 +88,7 @@ __global__ void k3mm_update_E(int ni, int nj, int nk, double *E, const double *A
     for (int tn = 0; tn < 4; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? E[(i * nj) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
@@ -186,9 +193,16 @@ __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < nj && j >= 0 && j < nl;
-      if (ok[tm][tn]) {
-        F[(i * nl) + j] = 0.0;
-      }
+    }
+  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = 0.0;
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -203,7 +217,7 @@ __global__ void k3mm_update_F(int nj, int nl, int nm, double *F, const double *C
     for (int tn = 0; tn < 4; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? F[(i * nl) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
@@ -308,9 +322,16 @@ __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const dou
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
       ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nl;
-      if (ok[tm][tn]) {
-        G[(i * nl) + j] = 0.0;
-      }
+    }
+  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int i = i_first + (tm / 2) * 8;
+      const int j = j_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = 0.0;
     }
   bool poly_any = false;
   for (int tm = 0; tm < 8; tm++)
@@ -325,7 +346,7 @@ __global__ void k3mm_update_G(int ni, int nj, int nl, const double *E, const dou
     for (int tn = 0; tn < 4; tn++) {
       const int i = i_first + (tm / 2) * 8;
       const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? G[(i * nl) + j] : (double)0;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
     }
   {
   extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */

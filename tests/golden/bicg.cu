@@ -8,6 +8,7 @@
 //   bicg_update_s_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 //   bicg_update_q_2: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
 //   bicg_update_s_1_merged: bicg_update_s_1, bicg_update_q_1 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
+//   bicg_update_s_2_merged: bicg_update_s_2, bicg_update_q_2 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -33,10 +34,10 @@ static __device__ void bicg_update_q_1_at(int n, double *q, int idx_x)
 }
 
 /* bicg_update_s_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
-__global__ void __launch_bounds__(1024) bicg_update_s_2(int m, int n, const double *A, double *s, const double *r)
+static __device__ void bicg_update_s_2_at(int m, int n, const double *A, double *s, const double *r, unsigned poly_b)
 {
-  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 64 lanes split loop i */
+  const int j = (int)(poly_b * 16 + threadIdx.x % 16);
+  const int lane = threadIdx.x / 16;                /* 64 lanes split loop i */
   const bool live = j >= 0 && j < m;   /* no early return: the block meets at a barrier */
   int i;
   __shared__ double lanes[64][16];
@@ -46,23 +47,23 @@ __global__ void __launch_bounds__(1024) bicg_update_s_2(int m, int n, const doub
     {
       part += r[i] * A[(i * m) + j];
     }
-  lanes[lane][threadIdx.x] = part;
+  lanes[lane][threadIdx.x % 16] = part;
   __syncthreads();
   if (live && lane == 0) {
     for (int other = 1; other < 64; other++)
-      part = part + lanes[other][threadIdx.x];
+      part = part + lanes[other][threadIdx.x % 16];
     s[j] = s[j] + part;
   }
 }
 
 /* bicg_update_q_2: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
-__global__ void bicg_update_q_2(int m, int n, const double *A, const double *s, double *q, const double *p)
+static __device__ void bicg_update_q_2_at(int m, int n, const double *A, const double *s, double *q, const double *p, unsigned poly_b)
 {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int i = (int)((poly_b * 1024 + threadIdx.x) / 128);
   const int lane = threadIdx.x % 128;
   const bool live = i >= 0 && i < n;   /* no early return: the row's warps meet at a barrier */
   int j;
-  __shared__ double warps[8];
+  __shared__ double warps[32];
   double part = 0;
   if (live)
     for (j = lane; j < m; j += 128)
@@ -93,6 +94,18 @@ __global__ void bicg_update_s_1_merged(int m, double *s, int n, double *q, unsig
   bicg_update_q_1_at(n, q, (int)((poly_b) * 256 + (threadIdx.x)));
 }
 
+/* bicg_update_s_2_merged: each thread a point of one of bicg_update_s_2, bicg_update_q_2, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void __launch_bounds__(1024) bicg_update_s_2_merged(int m, int n, const double *A, double *s, const double *r, double *q, const double *p, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    bicg_update_s_2_at(m, n, A, s, r, poly_b);
+    return;
+  }
+  poly_b -= poly_count_1;
+  bicg_update_q_2_at(m, n, A, s, q, p, poly_b);
+}
+
 extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q, double *p, double *r)
 {
   {
@@ -106,14 +119,14 @@ extern "C" void kernel_bicg_device(int m, int n, double *A, double *s, double *q
       bicg_update_s_1_merged<<<poly_count_1 + poly_count_2, 256>>>(m, s, n, q, poly_count_1);
   }
   {
-    const int extent = m;   /* j: 64 lanes each */
-    if (extent > 0)
-      bicg_update_s_2<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, A, s, r);
-  }
-  {
-    const int extent = n;   /* i: 128 lanes each */
-    if (extent > 0)
-      bicg_update_q_2<<<poly_blocks(extent, 2), 256>>>(m, n, A, s, q, p);
+    const int extent_1_x = m;   /* j */
+    const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 16);
+    const unsigned poly_count_1 = (extent_1_x > 0) ? poly_grid_1_x : 0;   /* bicg_update_s_2 */
+    const int extent_2_x = n;   /* i */
+    const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 8);
+    const unsigned poly_count_2 = (extent_2_x > 0) ? poly_grid_2_x : 0;   /* bicg_update_q_2 */
+    if (poly_count_1 + poly_count_2 > 0)
+      bicg_update_s_2_merged<<<poly_count_1 + poly_count_2, 1024>>>(m, n, A, s, r, q, p, poly_count_1);
   }
 }
 

@@ -3,251 +3,229 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   host loops r, q: carry a dependence from one iteration to the next, so each iteration launches its kernels in order.
-//   ... but r, q carry only what goes through sum: given a copy of sum each, their iterations are independent, one block each (doitgen_blocks_r) when the copies fit in shared memory.
-//   doitgen_update_sum: one thread per (p): p -> x; loop s runs in order inside each thread. Launched once per host iteration of r, q.
-//   doitgen_update_A: one thread per (p): p -> x. Launched once per host iteration of r, q.
+//   doitgen_update_sum_each: each thread a 8 x 4 tile of (r, q, p) points (r -> z, q -> y, p -> x; as the lanes of 8 x 8 tensor-core fragments); loop s runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time.
+//   doitgen_update_A: one thread per (r, q, p): r -> z, q -> y, p -> x.
+// Expanded: each iteration of the host loops around it has its own copy of what it fills and reads back (sum_each (of sum)), in device memory; the last iteration's is copied into the array at the end. At most 1 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <cuda_pipeline.h>
 
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
-/* A launch that may begin while the launch before it in the stream ends (programmatic dependent
-   launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
-   time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
-   where poly_wait waits; a plain launch otherwise. */
-/* poly_arch_probe: one thread that does nothing; its attributes name the architecture this file was built for */
-static __global__ void poly_arch_probe() {}
-static bool poly_programmatic()
+/* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
+   B[lane % 4][lane / 4], c0 and c1 are C[lane / 4][lane % 4 * 2 + 0, 1] (PTX mma.sync m8n8k4 f64) */
+static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double a, double b)
 {
-  static const bool on = [] {
-    cudaFuncAttributes a;
-    return cudaFuncGetAttributes(&a, poly_arch_probe) == cudaSuccess && a.ptxVersion >= 90;
-  }();
-  return on;
-}
-struct poly_after_config {
-  cudaLaunchAttribute attr[1];
-  cudaLaunchConfig_t config;
-  poly_after_config(dim3 grid, dim3 block, size_t shared) : attr(), config()
-  {
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = shared;
-    config.stream = 0;
-    config.numAttrs = poly_programmatic() ? 1 : 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800   /* no fp64 tensor cores: the same sums by shuffles */
+  const int lane = (int)((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32;
+  for (int q = 0; q < 4; q++) {
+    const double x = __shfl_sync(0xffffffffu, a, lane / 4 * 4 + q);
+    c0 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + q), c0);
+    c1 = fma(x, __shfl_sync(0xffffffffu, b, lane % 4 * 8 + 4 + q), c1);
   }
-  const cudaLaunchConfig_t *at() { config.attrs = attr; return &config; }
-};
-static inline poly_after_config poly_after(dim3 grid, dim3 block, size_t shared) { return poly_after_config(grid, block, shared); }
-/* The kernels before this one in the stream have finished and their writes are visible (a no-op
-   unless it was launched with poly_after) */
-static __device__ __forceinline__ void poly_wait()
+#else
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
+#endif
+}
+/* c0..c3 += this lane's four points of a 16 x 8 x 8 product: a0..a3 hold A[lane / 4 + 8 (r % 2)]
+   [lane % 4 + 4 (r / 2)], b0, b1 hold B[lane % 4 + 4 r][lane / 4], c0, c1 are C[lane / 4]
+   [lane % 4 * 2 + 0, 1] and c2, c3 the two 8 rows below (PTX mma.sync m16n8k8 f64, sm_90) */
+static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, double &c2, double &c3,
+                                                   double a0, double a1, double a2, double a3, double b0, double b1)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900   /* the same products as four 8 x 8 x 4 ones */
+  poly_dmma(c0, c1, a0, b0);
+  poly_dmma(c0, c1, a2, b1);
+  poly_dmma(c2, c3, a1, b0);
+  poly_dmma(c2, c3, a3, b1);
+#else
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};" : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
+               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
 #endif
 }
 
-/* doitgen_update_sum: one thread per (p): p -> x; loop s runs in order inside each thread. Launched once per host iteration of r, q. */
-static __device__ void doitgen_update_sum_at(int nq, int np, const double *A, const double *C4, double *sum, int r, int q, int idx_x)
+/* doitgen_update_sum_each: each thread a 8 x 4 tile of (r, q, p) points (r -> z, q -> y, p -> x; as the lanes of 8 x 8 tensor-core fragments); loop s runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. */
+__global__ void doitgen_update_sum_each(int nr, int nq, int np, const double *A, const double *C4, double *sum_each)
 {
-  const int p = idx_x;
-  if (!(p >= 0 && p < np))
-    return;
+  const int r = (int)blockIdx.z;
+  const int q_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
+  const int p_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
+  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
+  const int poly_wy = poly_t / 32 / 2 * 32, poly_wx = poly_t / 32 % 2 * 32;
+  const int q_first = q_base + poly_wy + poly_lane / 4;
+  const int p_first = p_base + poly_wx + poly_lane % 4 * 2;
   int s;
-  sum[p] = 0.0;
-  {
-    double acc = sum[p];   /* the cell stays in a register */
-    for (s = 0; s < np; s++)
-    {
-      acc += A[(((r * nq) + q) * np) + s] * C4[(s * np) + p];
+  bool ok[8][4];
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int q = q_first + (tm / 2) * 8;
+      const int p = p_first + tn * 8 + tm % 2;
+      ok[tm][tn] = r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np;
     }
-    sum[p] = acc;
-  }
-}
-
-__global__ void doitgen_update_sum(int nq, int np, const double *A, const double *C4, double *sum, int r, int q)
-{
-  poly_wait();   /* the launch before this one has finished */
-  doitgen_update_sum_at(nq, np, A, C4, sum, r, q, (int)(blockIdx.x * blockDim.x + threadIdx.x));
-}
-
-/* doitgen_update_A: one thread per (p): p -> x. Launched once per host iteration of r, q. */
-static __device__ void doitgen_update_A_at(int nq, int np, double *A, const double *sum, int r, int q, int idx_x)
-{
-  const int p = idx_x;
-  if (!(p >= 0 && p < np))
+  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int q = q_first + (tm / 2) * 8;
+      const int p = p_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        poly_v0[tm][tn] = 0.0;
+    }
+  bool poly_any = false;
+  for (int tm = 0; tm < 8; tm++)
+    for (int tn = 0; tn < 4; tn++)
+      poly_any = poly_any || ok[tm][tn];
+  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
     return;
-  A[(((r * nq) + q) * np) + p] = sum[p];
-}
-
-__global__ void doitgen_update_A(int nq, int np, double *A, const double *sum, int r, int q)
-{
-  poly_wait();   /* the launch before this one has finished */
-  doitgen_update_A_at(nq, np, A, sum, r, q, (int)(blockIdx.x * blockDim.x + threadIdx.x));
-}
-
-/* doitgen_loop_r: host loop r in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void __launch_bounds__(1024) doitgen_loop_r(int nr, int nq, int np, double *A, const double *C4, double *sum)
-{
-  int r;
-  int q;
-  for (r = 0; r < nr; r++)
+  double acc[8][4];   /* one register per point */
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int q = q_first + (tm / 2) * 8;
+      const int p = p_first + tn * 8 + tm % 2;
+      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
+    }
   {
-    for (q = 0; q < nq; q++)
-    {
-      {
-        const int extent_x = np;   /* p */
-        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-          doitgen_update_sum_at(nq, np, A, C4, sum, r, q, item);
-        __syncthreads();
+  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+  const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
+  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[r][q][s], 3 tiles, k fastest */
+  const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
+  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand C4[s][p], 3 tiles */
+  for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
+    const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
+    if (poly_k1 < np) {
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = q_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
+        const bool poly_in = poly_g >= 0 && poly_g <= nq - 1 && poly_k < np;
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(((r * nq) + poly_g) * np) + poly_k], 8, poly_in ? 0 : 8);
       }
-      {
-        const int extent_x = np;   /* p */
-        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-          doitgen_update_A_at(nq, np, A, sum, r, q, item);
-        __syncthreads();
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = p_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+        const bool poly_in = poly_g >= 0 && poly_g <= np - 1 && poly_k < np;
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &C4[(poly_k * np) + poly_g], 8, poly_in ? 0 : 8);
       }
     }
+    __pipeline_commit();
   }
-}
-
-/* doitgen_loop_r_resident: doitgen_loop_r with arrays A, C4, sum in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
-__global__ void __launch_bounds__(1024) doitgen_loop_r_resident(int nr, int nq, int np, double *A_global, const double *C4_global, double *sum_global)
-{
-  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
-  size_t poly_at = 0;
-  double *A = (double *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(nr) * (size_t)(nq) * (size_t)(np); poly_e += blockDim.x)
-    A[poly_e] = A_global[poly_e];
-  poly_at += ((size_t)(nr) * (size_t)(nq) * (size_t)(np) * sizeof(double) + 31) / 32 * 32;
-  double *C4 = (double *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(np) * (size_t)(np); poly_e += blockDim.x)
-    C4[poly_e] = C4_global[poly_e];
-  poly_at += ((size_t)(np) * (size_t)(np) * sizeof(double) + 31) / 32 * 32;
-  double *sum = (double *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(np); poly_e += blockDim.x)
-    sum[poly_e] = sum_global[poly_e];
-  poly_at += ((size_t)(np) * sizeof(double) + 31) / 32 * 32;
-  __syncthreads();
-  int r;
-  int q;
-  for (r = 0; r < nr; r++)
-  {
-    for (q = 0; q < nq; q++)
-    {
-      {
-        const int extent_x = np;   /* p */
-        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-          doitgen_update_sum_at(nq, np, A, C4, sum, r, q, item);
-        __syncthreads();
+  for (int poly_k0 = 0, poly_b = 0; poly_k0 < np; poly_k0 += 16, poly_b = poly_b == 2 ? 0 : poly_b + 1) {
+    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
+    __syncthreads();   /* ... and every thread's; the tile before it is read */
+    if (poly_k0 + 32 < np) {   /* the tile 2 ahead, into the one read before */
+      const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 2 : poly_b - 1;
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = q_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
+        const bool poly_in = poly_g >= 0 && poly_g <= nq - 1 && poly_k < np;
+        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(((r * nq) + poly_g) * np) + poly_k], 8, poly_in ? 0 : 8);
       }
-      {
-        const int extent_x = np;   /* p */
-        for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-          doitgen_update_A_at(nq, np, A, sum, r, q, item);
-        __syncthreads();
+      #pragma unroll
+      for (int poly_c = 0; poly_c < 8; poly_c++) {
+        const int poly_g = p_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+        const bool poly_in = poly_g >= 0 && poly_g <= np - 1 && poly_k < np;
+        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &C4[(poly_k * np) + poly_g], 8, poly_in ? 0 : 8);
       }
     }
+    __pipeline_commit();
+    #pragma unroll
+    for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
+      double poly_stage0_frag[2][4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
+      double poly_stage1_frag[4][2];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 4; poly_f++)
+        poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 4; poly_f++)
+        poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+      #pragma unroll
+      for (int poly_f = 0; poly_f < 2; poly_f++)
+        #pragma unroll
+        for (int poly_h = 0; poly_h < 4; poly_h++)
+          poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+    }
   }
-  __syncthreads();
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(nr) * (size_t)(nq) * (size_t)(np); poly_e += blockDim.x)
-    A_global[poly_e] = A[poly_e];
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(np); poly_e += blockDim.x)
-    sum_global[poly_e] = sum[poly_e];
+  __syncthreads();   /* the ring is read before anything else uses it */
+  }
+  #pragma unroll
+  for (int tm = 0; tm < 8; tm++)
+    #pragma unroll
+    for (int tn = 0; tn < 4; tn++) {
+      const int q = q_first + (tm / 2) * 8;
+      const int p = p_first + tn * 8 + tm % 2;
+      if (ok[tm][tn])
+        sum_each[(((r * nq) + q) * np) + p] = acc[tm][tn];
+    }
 }
 
-/* doitgen_blocks_r: one block per iteration of host loops r, q, which carry nothing once each iteration has its own copy of sum (in shared memory): the values through it never cross iterations, and every iteration writes the same cells, so the last one's copy is the result. */
-__global__ void __launch_bounds__(256) doitgen_blocks_r(int nr, int nq, int np, double *A, const double *C4, double *sum)
+/* doitgen_update_A: one thread per (r, q, p): r -> z, q -> y, p -> x. */
+__global__ void doitgen_update_A(int nr, int nq, int np, double *A, const double *sum_each)
 {
-  extern __shared__ unsigned long long poly_own[];   /* this block's copies, 8-byte words */
-  const long long block = blockIdx.x;
-  const int r = (int)(block / nq % nr);
-  const int q = (int)(block % nq);
-  double *sum_own = (double *)(poly_own + 0);
-  for (size_t item = threadIdx.x; item < (size_t)(np); item += blockDim.x)
-    sum_own[item] = sum[item];
-  __syncthreads();
-  {
-    const int extent_x = np;   /* p */
-    for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-      doitgen_update_sum_at(nq, np, A, C4, sum_own, r, q, item);
-    __syncthreads();
-  }
-  {
-    const int extent_x = np;   /* p */
-    for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-      doitgen_update_A_at(nq, np, A, sum_own, r, q, item);
-    __syncthreads();
-  }
-  if (block == (long long)gridDim.x - 1) {   /* the last iteration: its copies are the results */
-    for (size_t item = threadIdx.x; item < (size_t)(np); item += blockDim.x)
-      sum[item] = sum_own[item];
-  }
+  const int r = (int)(blockIdx.z * blockDim.z + threadIdx.z);
+  const int q = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np))
+    return;
+  A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
 }
 
 extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
 {
-  int r;
-  int q;
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    int poly_device;
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaGetDevice(&poly_device);
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
+  double *sum_each = NULL;   /* a copy of sum per iteration of the loops around it */
+  const size_t poly_each_sum_each = (size_t)(nr) * (size_t)(nq);   /* iterations */
+  cudaMallocAsync((void **)&sum_each, (poly_each_sum_each ? poly_each_sum_each : 1) * (size_t)(np) * sizeof(double), 0);
   {
-    const long long blocks = (long long)poly_max(nr, 0) * (long long)poly_max(nq, 0);   /* iterations of r, q */
-    const size_t shared = ((((size_t)(np)) * sizeof(double) + 7) / 8) * 8;   /* their own sum */
-    if (blocks > 0 && blocks < 2147483647LL && shared <= 49152) {
-      doitgen_blocks_r<<<(unsigned)blocks, 256, shared>>>(nr, nq, np, A, C4, sum);
-    } else {
-      {
-        long long most = 0;   /* the most threads a launch of loop r asks for */
-        for (r = 0; r < nr; r++)
-        {
-          for (q = 0; q < nq; q++)
-          {
-            most = poly_max_ll(most, 16 * (long long)poly_max(np, 0));   /* doitgen_update_sum: a loop in each thread: at most 256 threads, one block of its launch */
-            most = poly_max_ll(most, (long long)poly_max(np, 0));   /* doitgen_update_A */
-          }
-        }
-        if (most <= 4096) {
-          const size_t poly_bytes = ((size_t)(nr) * (size_t)(nq) * (size_t)(np) * sizeof(double) + 31) / 32 * 32 + ((size_t)(np) * (size_t)(np) * sizeof(double) + 31) / 32 * 32 + ((size_t)(np) * sizeof(double) + 31) / 32 * 32;   /* A, C4, sum in shared memory */
-          int poly_device = 0, poly_shared = 0;
-          cudaGetDevice(&poly_device);
-          cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
-          if (poly_bytes <= (size_t)poly_shared &&
-              cudaFuncSetAttribute(doitgen_loop_r_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
-            doitgen_loop_r_resident<<<1, 1024, poly_bytes>>>(nr, nq, np, A, C4, sum);
-          else
-            doitgen_loop_r<<<1, 1024>>>(nr, nq, np, A, C4, sum);
-        } else {
-          for (r = 0; r < nr; r++)
-          {
-            for (q = 0; q < nq; q++)
-            {
-              {
-                const int extent_x = np;   /* p */
-                if (extent_x > 0) {
-                  dim3 block(256);
-                  dim3 grid(poly_blocks(extent_x, 256));
-                  cudaLaunchKernelEx(poly_after(grid, block, 0).at(), doitgen_update_sum, nq, np, A, C4, sum, r, q);
-                }
-              }
-              {
-                const int extent_x = np;   /* p */
-                if (extent_x > 0) {
-                  dim3 block(256);
-                  dim3 grid(poly_blocks(extent_x, 256));
-                  cudaLaunchKernelEx(poly_after(grid, block, 0).at(), doitgen_update_A, nq, np, A, sum, r, q);
-                }
-              }
-            }
-          }
-        }
-      }
+    const int extent_x = np;   /* p */
+    const int extent_y = nq;   /* q */
+    const int extent_z = nr;   /* r */
+    if (extent_x > 0 && extent_y > 0 && extent_z > 0) {
+      dim3 block(16, 8, 1);
+      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64), poly_blocks(extent_z, 1));
+      cudaFuncSetAttribute(doitgen_update_sum_each, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
+      doitgen_update_sum_each<<<grid, block, 56832>>>(nr, nq, np, A, C4, sum_each);
     }
   }
+  {
+    const int extent_x = np;   /* p */
+    const int extent_y = nq;   /* q */
+    const int extent_z = nr;   /* r */
+    if (extent_x > 0 && extent_y > 0 && extent_z > 0) {
+      dim3 block(32, 4, 2);
+      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 4), poly_blocks(extent_z, 2));
+      doitgen_update_A<<<grid, block>>>(nr, nq, np, A, sum_each);
+    }
+  }
+  if (poly_each_sum_each > 0)   /* sum's final value: the last iteration's copy */
+    cudaMemcpyAsync(sum, sum_each + (poly_each_sum_each - 1) * (size_t)(np), (size_t)(np) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
+  cudaFreeAsync(sum_each, 0);
 }
 
 extern "C" void kernel_doitgen(int nr, int nq, int np, double *A, double *C4, double *sum)

@@ -5,6 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   mvt_update_x1: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
 //   mvt_update_x2: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
+//   mvt_update_x1_merged: mvt_update_x1, mvt_update_x2 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -12,13 +13,13 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* mvt_update_x1: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
-__global__ void mvt_update_x1(int n, double *x1, const double *y_1, const double *A)
+static __device__ void mvt_update_x1_at(int n, double *x1, const double *y_1, const double *A, unsigned poly_b)
 {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int i = (int)((poly_b * 1024 + threadIdx.x) / 128);
   const int lane = threadIdx.x % 128;
   const bool live = i >= 0 && i < n;   /* no early return: the row's warps meet at a barrier */
   int j;
-  __shared__ double warps[8];
+  __shared__ double warps[32];
   double part = 0;
   if (live)
     for (j = lane; j < n; j += 128)
@@ -38,10 +39,10 @@ __global__ void mvt_update_x1(int n, double *x1, const double *y_1, const double
 }
 
 /* mvt_update_x2: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
-__global__ void __launch_bounds__(1024) mvt_update_x2(int n, double *x2, const double *y_2, const double *A)
+static __device__ void mvt_update_x2_at(int n, double *x2, const double *y_2, const double *A, unsigned poly_b)
 {
-  const int i = (int)(blockIdx.x * 16 + threadIdx.x);
-  const int lane = threadIdx.y;                /* 64 lanes split loop j */
+  const int i = (int)(poly_b * 16 + threadIdx.x % 16);
+  const int lane = threadIdx.x / 16;                /* 64 lanes split loop j */
   const bool live = i >= 0 && i < n;   /* no early return: the block meets at a barrier */
   int j;
   __shared__ double lanes[64][16];
@@ -51,26 +52,38 @@ __global__ void __launch_bounds__(1024) mvt_update_x2(int n, double *x2, const d
     {
       part += A[(j * n) + i] * y_2[j];
     }
-  lanes[lane][threadIdx.x] = part;
+  lanes[lane][threadIdx.x % 16] = part;
   __syncthreads();
   if (live && lane == 0) {
     for (int other = 1; other < 64; other++)
-      part = part + lanes[other][threadIdx.x];
+      part = part + lanes[other][threadIdx.x % 16];
     x2[i] = x2[i] + part;
   }
+}
+
+/* mvt_update_x1_merged: each thread a point of one of mvt_update_x1, mvt_update_x2, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
+__global__ void __launch_bounds__(1024) mvt_update_x1_merged(int n, double *x1, const double *y_1, const double *A, double *x2, const double *y_2, unsigned poly_count_1)
+{
+  unsigned poly_b = blockIdx.x;
+  if (poly_b < poly_count_1) {
+    mvt_update_x1_at(n, x1, y_1, A, poly_b);
+    return;
+  }
+  poly_b -= poly_count_1;
+  mvt_update_x2_at(n, x2, y_2, A, poly_b);
 }
 
 extern "C" void kernel_mvt_device(int n, double *x1, double *x2, double *y_1, double *y_2, double *A)
 {
   {
-    const int extent = n;   /* i: 128 lanes each */
-    if (extent > 0)
-      mvt_update_x1<<<poly_blocks(extent, 2), 256>>>(n, x1, y_1, A);
-  }
-  {
-    const int extent = n;   /* i: 64 lanes each */
-    if (extent > 0)
-      mvt_update_x2<<<poly_blocks(extent, 16), dim3(16, 64)>>>(n, x2, y_2, A);
+    const int extent_1_x = n;   /* i */
+    const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 8);
+    const unsigned poly_count_1 = (extent_1_x > 0) ? poly_grid_1_x : 0;   /* mvt_update_x1 */
+    const int extent_2_x = n;   /* i */
+    const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 16);
+    const unsigned poly_count_2 = (extent_2_x > 0) ? poly_grid_2_x : 0;   /* mvt_update_x2 */
+    if (poly_count_1 + poly_count_2 > 0)
+      mvt_update_x1_merged<<<poly_count_1 + poly_count_2, 1024>>>(n, x1, y_1, A, x2, y_2, poly_count_1);
   }
 }
 

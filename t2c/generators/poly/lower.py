@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...analysis import NotAffine, analyze
 from ...ir import Kernel
 from .cuda import Printer, sequential_candidate
+from .expand import expand
 from .mapping import Plan, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
 from .schedule import copy_inputs, isl_tree, variants
@@ -30,6 +31,8 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if options.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
+    if options.expand_private:
+        an, plan = expanded(an, plan, options)           # a copy per host iteration of what each fills: no host loop
     if options.isl_schedule:
         an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
     return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
@@ -64,6 +67,23 @@ def with_copies(an, plan: Plan, options: PolyOptions):
     other.notes.append(f"Copies: reads that only ever see the values the call passed read copies made "
                        f"before the first launch ({names}); at most {serial_depth(other)} loop(s) run in "
                        f"order around a statement instead of {serial_depth(plan)}.")
+    return v, other
+
+
+def expanded(an, plan: Plan, options: PolyOptions):
+    """The program whose arrays that every iteration of a host loop chain fills and reads back
+    have a copy per iteration (expand.py) when its plan runs strictly fewer loops in order."""
+    v = expand(an, plan)
+    if v is None:
+        return an, plan
+    other = planned(v, options)
+    if serial_depth(other) >= serial_depth(plan):
+        return an, plan
+    names = ", ".join(f"{e} (of {x})" for e, (x, _) in v.program.expanded.items())
+    other.notes.append(f"Expanded: each iteration of the host loops around it has its own copy of what it "
+                       f"fills and reads back ({names}), in device memory; the last iteration's is copied into "
+                       f"the array at the end. At most {serial_depth(other)} loop(s) run in order around a "
+                       f"statement instead of {serial_depth(plan)}.")
     return v, other
 
 

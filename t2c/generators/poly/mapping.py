@@ -57,8 +57,9 @@ class Launch:
         return out
 
     def rows_cols(self) -> tuple[Loop, Loop]:
-        """A 2-d launch's grid loops, the one on threadIdx.y (rows) first."""
-        y, x = sorted(self.grid, key=lambda l: self.axes[l.var], reverse=True)
+        """A 2-d launch's grid loops, the one on threadIdx.y (rows) first (a tiled launch's
+        third, on z, is its batch: cuda.Printer.tileable)."""
+        y, x = sorted((l for l in self.grid if self.axes[l.var] != "z"), key=lambda l: self.axes[l.var], reverse=True)
         return y, x
 
 

@@ -319,12 +319,16 @@ def _decls(p, red: RowReduction, indent: str) -> list[str]:
     return out
 
 
-def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str]:
+def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str = "blockIdx.x",
+               threads: int = 0) -> list[str]:
     """The body of a row-reduction kernel (p: the Printer): `row_lanes` lanes per row (whole
     warps of a 256-thread block) stride the loop, a shuffle tree per warp, and with more than
     one warp per row the warps' parts added from shared memory in a fixed order; lane 0 runs
-    the statements around the loop with the totals folded in."""
+    the statements around the loop with the totals folded in.  `block` and `threads`: the
+    block's index among the launch's and its threads (a merged launch's part: merge.py)."""
     i, loop = launch.grid[0].var, red.loop
+    per = threads or "blockDim.x"
+    threads = threads or ROW_BLOCK
     width = row_lanes(p, launch)
     wide = width > 32                    # several warps per row: they meet at a barrier
     taken = set(p.k.params) | set(p.an.program.locals) | {i, loop.var}
@@ -340,7 +344,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
     for a, part, warps in zip(red.accs, parts, shared):
         names = p.names_for(a.stmt.stmt.name)
         if wide:
-            declare.append(f"  __shared__ {a.dtype} {warps}[{ROW_BLOCK // 32}];")
+            declare.append(f"  __shared__ {a.dtype} {warps}[{threads // 32}];")
             store.append(f"    {warps}[threadIdx.x / 32] = {part};")
             gather.append(f"      {part} = " + combine(a.op, part, f"{warps}[threadIdx.x / 32 + {other}]") + ";")
         declare.append(f"  {a.dtype} {part} = {OPS[a.op][0]};")
@@ -349,7 +353,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str
         target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
         finish.append("    " + join(a.op, target, part))
     walk = f"for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}; {loop.var} += {width})"
-    out = [f"  const int {i} = {start}(int)((blockIdx.x * blockDim.x + threadIdx.x) / {width});",
+    out = [f"  const int {i} = {start}(int)(({block} * {per} + threadIdx.x) / {width});",
            f"  const int {lane} = threadIdx.x % {width};"]
     if wide:
         out += [f"  const bool {live} = {guard};   /* no early return: the row's warps meet at a barrier */",
@@ -388,16 +392,20 @@ def parse_target(text: str):
 
 # -- a column of lanes per index ------------------------------------------------------------
 
-def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[str]:
+def column_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str = "blockIdx.x",
+                  threads: int = 0) -> list[str]:
     """The body of a kernel whose threads reduce a loop down a column (`y[j] += A[i][j] *
     tmp[i]` for i, j the grid index): a block takes `width` consecutive indices (threadIdx.x:
     reads coalesced across threads as they were) and `lanes` lanes (threadIdx.y) split the
     loop, so each thread's chain of dependent additions is that many times shorter and there
     are that many times more threads, and more blocks than with 32-wide blocks to spread over
     the SMs; lane 0 adds the lanes' parts in a fixed order from shared memory and finishes the
-    index (options.column_block)."""
+    index (options.column_block).  `block`: the block's index among the launch's; with
+    `threads` (a merged launch's part: merge.py) the block is one-dimensional and its thread
+    takes index threadIdx.x % width and lane threadIdx.x / width."""
     j, loop = launch.grid[0].var, red.loop
     width, lanes_ = p.opt.column_block
+    tx, ty = (f"threadIdx.x % {width}", f"threadIdx.x / {width}") if threads else ("threadIdx.x", "threadIdx.y")
     taken = set(p.k.params) | set(p.an.program.locals) | {j, loop.var}
     fresh = lambda name: fresh_name(name, taken)
     lane, live, other = fresh("lane"), fresh("live"), fresh("other")
@@ -412,13 +420,13 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str) -> list[
         step = _step(a, part)
         declare += [f"  __shared__ {a.dtype} {lanes}[{lanes_}][{width}];", f"  {a.dtype} {part} = {OPS[a.op][0]};"]
         contribute += p.r.statement(step, names, "      ")
-        store.append(f"  {lanes}[{lane}][threadIdx.x] = {part};")
-        gather.append(f"      {part} = " + combine(a.op, part, f"{lanes}[{other}][threadIdx.x]") + ";")
+        store.append(f"  {lanes}[{lane}][{tx}] = {part};")
+        gather.append(f"      {part} = " + combine(a.op, part, f"{lanes}[{other}][{tx}]") + ";")
         target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
         finish.append("    " + join(a.op, target, part))
     first = f"{'' if lo == '0' else lo + ' + '}{lane}"
-    return [f"  const int {j} = {start}(int)(blockIdx.x * {width} + threadIdx.x);",
-            f"  const int {lane} = threadIdx.y;                /* {lanes_} lanes split loop {loop.var} */",
+    return [f"  const int {j} = {start}(int)({block} * {width} + {tx});",
+            f"  const int {lane} = {ty};                /* {lanes_} lanes split loop {loop.var} */",
             f"  const bool {live} = {guard};   /* no early return: the block meets at a barrier */",
             *_decls(p, red, "  "), f"  int {loop.var};", *declare,
             f"  if ({live})", f"    for ({loop.var} = {first}; {loop.cond}; {loop.var} += {lanes_})",

@@ -1,0 +1,118 @@
+"""Arrays that every iteration of a host loop chain fills and then reads back, one copy per
+iteration in device memory, so that the chain's loops become grid dimensions.
+
+    expand(an, plan) -> Analysis | None      the program with such arrays expanded, or None
+
+doitgen's `(r, q)` iterations each fill `sum[p]` and copy it into `A[r][q][p]`: only `sum`
+joins them (oneblock.private_arrays: no value flows through it from one iteration to another
+and every other dependence stays inside an iteration).  With `sum_each[r][q][p]` in its
+place the iterations are independent, r and q join p in the grid, and the product
+`sum_each[r][q][p] += A[r][q][s] * C4[s][p]` is a batch of matrix products: a tiled launch
+per (r, q) block row (cuda.Printer.tileable's batch), on the tensor cores.  The array's final
+value is the last iteration's copy, which NAME_device copies into it at the end (every
+iteration writes every cell of it: checked, else no expansion).
+
+Legal for the reasons the one-block-per-iteration form is (oneblock.blocks_kernel), which it
+replaces where its plan runs fewer loops in order (lower.expanded); the copies take the
+product of the chain's extents times the array's size in device memory, allocated per call
+from the stream-ordered pool like the copies of inputs (schedule.copy_inputs).
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import replace
+from types import SimpleNamespace
+
+from pycparser import c_ast
+
+from ...analysis import Analysis
+from ...analysis.model import _base_and_subscripts, parse_expr
+from .mapping import HostLoop, Plan
+from .oneblock import chain_of, launches, private_arrays
+from .reduce import fresh_name
+from .schedule import _reanalyzed, rewrite
+
+_PLAIN = re.compile(r"[\w\s+\-*()]*")        # bounds that read the same in C and in isl
+
+
+def expand(an: Analysis, plan: Plan) -> Analysis | None:
+    """The first top-level host loop chain of `plan` with arrays to expand, expanded."""
+    prog = an.program
+    p = SimpleNamespace(an=an, plan=plan, k=prog.kernel)
+    for h in (it for it in plan.items if isinstance(it, HostLoop)):
+        chain, _ = chain_of(h)
+        if any(l.step != 1 or l.time is not None or not _PLAIN.fullmatch(f"{l.lower} {l.upper}") for l in chain):
+            continue
+        mine = {s for l in launches(h) for s in l.statements()}
+        arrays = [x for x in private_arrays(p, h) if _only_here(prog, x, mine) and _whole(an, x, mine)]
+        if arrays:
+            return _expanded(an, chain, mine, arrays)
+    return None
+
+
+def _only_here(prog, x: str, mine: set[str]) -> bool:
+    """Whether only the chain's statements touch array `x`."""
+    return all(st.name in mine for st in prog.statements if any(a.name == x for a in st.accesses))
+
+
+def _whole(an: Analysis, x: str, mine: set[str]) -> bool:
+    """Whether the chain's statements write every cell of `x` (its final value is then the
+    last iteration's copy, all of it)."""
+    import islpy as isl
+    from ...analysis.isl_bridge import _v
+    model, shape = an.model, an.program.kernel.array(x).shape
+    if not shape or not all(_PLAIN.fullmatch(e) for e in shape):
+        return False
+    idx = [f"i{d}" for d in range(len(shape))]
+    box = isl.UnionSet(model.head + "{ a_" + x + "[" + ", ".join(idx) + "] : " +
+                       " and ".join(f"0 <= {i} < {_v(e)}" for i, e in zip(idx, shape)) + " }").intersect_params(model.context)
+    written = model.must_writes.intersect_domain(model.stmt_set(sorted(mine))).range().intersect_params(model.context)
+    return written.intersect(box).is_equal(box)
+
+
+def _expanded(an: Analysis, chain, mine: set[str], arrays: list[str]) -> Analysis:
+    prog = an.program
+    k = prog.kernel
+    taken = set(k.params) | set(prog.locals) | {v for st in prog.statements for v in st.loops}
+    extents = [_extent(l) for l in chain]
+    offsets = [v if l.lower.strip() == "0" else f"{v} - ({l.lower})" for v, l in ((l.var, l) for l in chain)]
+    each = {}
+    for x in arrays:
+        taken.add(name := fresh_name(f"{x}_each", taken))
+        each[x] = name
+    lead = [parse_expr(o) for o in offsets]
+
+    def pick(n):
+        if not isinstance(n, c_ast.ArrayRef):
+            return None
+        base, subs = _base_and_subscripts(n)
+        if not (isinstance(base, c_ast.ID) and base.name in each):
+            return None
+        ref = c_ast.ID(each[base.name])
+        for sub in [*copy.deepcopy(lead), *subs]:
+            ref = c_ast.ArrayRef(ref, sub)
+        return ref
+
+    statements = []
+    for st in prog.statements:
+        if st.name not in mine or not any(a.name in each for a in st.accesses):
+            statements.append(st)
+            continue
+        node = rewrite(copy.deepcopy(st.node), pick)
+        accesses = tuple(replace(a, name=each[a.name], index=(*offsets, *a.index)) if a.name in each else a
+                         for a in st.accesses)
+        statements.append(replace(st, node=node, accesses=accesses))
+    kernel = k.replace(params=k.params + tuple(each.values()),
+                       arrays=k.arrays + tuple(replace(k.array(x), name=e, intent="inout",
+                                                       shape=(*extents, *k.array(x).shape)) for x, e in each.items()))
+    return _reanalyzed(an, statements, prog.locals, kernel=kernel,
+                       expanded={e: (x, tuple(extents)) for x, e in each.items()})
+
+
+
+def _extent(l) -> str:
+    """A loop's trip count as C (`nq` for q from 0 to nq - 1)."""
+    m = re.fullmatch(r"\(*\s*(\w+)\s*-\s*1\s*\)*", l.upper.strip())
+    bare = m and l.upper.count("(") == l.upper.count(")")
+    return m[1] if bare and l.lower.strip() == "0" else f"({l.upper}) - ({l.lower}) + 1"
