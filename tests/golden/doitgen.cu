@@ -200,7 +200,7 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
     poly_pool_kept = true;
   }
   double *sum_each = NULL;   /* a copy of sum per iteration of the loops around it */
-  const size_t poly_each_sum_each = (size_t)(nr) * (size_t)(nq);   /* iterations */
+  const size_t poly_each_sum_each = ((nr) > 0 ? (size_t)(nr) : 0) * ((nq) > 0 ? (size_t)(nq) : 0);   /* iterations */
   cudaMallocAsync((void **)&sum_each, (poly_each_sum_each ? poly_each_sum_each : 1) * (size_t)(np) * sizeof(double), 0);
   {
     const int extent_x = np;   /* p */

@@ -963,7 +963,7 @@ class Printer:
         for e, (x, extents) in expanded.items():
             arr, count = self.k.array(e), " * ".join(f"(size_t)({d})" for d in self.k.array(x).shape)
             out += [f"  {arr.dtype} *{e} = NULL;   /* a copy of {x} per iteration of the loops around it */",
-                    f"  const size_t poly_each_{e} = {' * '.join(f'(size_t)({d})' for d in extents)};   /* iterations */",
+                    f"  const size_t poly_each_{e} = {' * '.join(f'(({d}) > 0 ? (size_t)({d}) : 0)' for d in extents)};   /* iterations */",
                     f"  cudaMallocAsync((void **)&{e}, (poly_each_{e} ? poly_each_{e} : 1) * {count} * sizeof({arr.dtype}), 0);"]
         out += self.host_items(self.plan.items, "  ", calls)
         for e, (x, _) in expanded.items():

@@ -76,7 +76,7 @@ def _expanded(an: Analysis, chain, mine: set[str], arrays: list[str]) -> Analysi
     k = prog.kernel
     taken = set(k.params) | set(prog.locals) | {v for st in prog.statements for v in st.loops}
     extents = [_extent(l) for l in chain]
-    offsets = [v if l.lower.strip() == "0" else f"{v} - ({l.lower})" for v, l in ((l.var, l) for l in chain)]
+    offsets = [l.var if l.lower.strip() == "0" else f"{l.var} - ({l.lower})" for l in chain]
     each = {}
     for x in arrays:
         taken.add(name := fresh_name(f"{x}_each", taken))
@@ -108,7 +108,6 @@ def _expanded(an: Analysis, chain, mine: set[str], arrays: list[str]) -> Analysi
                                                        shape=(*extents, *k.array(x).shape)) for x, e in each.items()))
     return _reanalyzed(an, statements, prog.locals, kernel=kernel,
                        expanded={e: (x, tuple(extents)) for x, e in each.items()})
-
 
 
 def _extent(l) -> str:
