@@ -19,15 +19,16 @@ sys.path.insert(0, str(ROOT))
 
 from t2c.frontends.c import read_c  # noqa: E402
 from t2c.verify.ladder import ladder  # noqa: E402
+from t2c.engine.batch import listed  # noqa: E402
 
 
 def kernel_source(candidate: Path) -> Path:
     """tests/candidates/kernel_floyd_warshall.cu -> the corpus's floyd-warshall.c"""
     name = candidate.stem.removeprefix("kernel_").replace("_", "-")
     corpus = ROOT / "corpora" / "polybench"
-    for line in (corpus / "benchmark_list").read_text().split():
-        if Path(line).parent.name == name:
-            return corpus / line
+    for path in listed(corpus):
+        if path.parent.name == name:
+            return path
     raise SystemExit(f"{candidate}: no corpus kernel named {name}")
 
 

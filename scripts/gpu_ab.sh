@@ -14,7 +14,7 @@ export T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-ab-cache} PYTHONUNBUFFERED=1
 SEED=${SEED:-20261130}
 [ "${T2C_BACKEND:-gpu}" = gpu ] && python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> /dev/null
 for k in ${KERNELS:-gemm 2mm 3mm syrk syr2k}; do
-  src=corpora/polybench/$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/benchmark_list) || continue
+  src=corpora/polybench/$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/utilities/benchmark_list) || continue
   python3 -m t2c.cli gen "$src" -o "$OUT/$k.B.cu" > /dev/null 2>&1 || { echo "$k: gen failed"; continue; }
   for r in $(seq "${ROUNDS:-1}"); do
     for v in A B; do

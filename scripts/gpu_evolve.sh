@@ -14,7 +14,7 @@ BACKEND=${T2C_BACKEND:-gpu}
 # the moves are chosen against the GPU's measured ceilings
 [ "$BACKEND" = gpu ] && python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log"
 for k in ${KERNELS:-atax bicg mvt gesummv gemver durbin}; do
-  src=$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/benchmark_list) || { echo "$k: not in the corpus"; continue; }
+  src=$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/utilities/benchmark_list) || { echo "$k: not in the corpus"; continue; }
   python3 -m t2c.cli gen "corpora/polybench/$src" --evolve --backend "$BACKEND" \
     --evolve-candidates "${CANDIDATES:-6}" --evolve-seconds "${SECONDS_EACH:-70}" -o "$OUT/$k.cu" \
     > "$OUT/$k.log" 2>&1

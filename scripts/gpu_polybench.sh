@@ -18,7 +18,7 @@ python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log" ||
 # its own process group): stop them, or they compete with this run for the GPU and the cores.
 pkill -f "t2c.cli batch corpora/polybench" && echo "stopped batches left by an earlier call" && sleep 2
 rm -rf /tmp/t2c-rep /tmp/t2c-rep-*.log /tmp/t2c-merged
-( (if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS; else sed -e 's#.*/##' -e 's#[.]c$##' corpora/polybench/benchmark_list; fi) |
+( (if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS; else sed -e 's#.*/##' -e 's#[.]c$##' corpora/polybench/utilities/benchmark_list; fi) |
   xargs -P "$PAR" -I{} sh -c "timeout ${T2C_KERNEL_LIMIT:-240} python3 -m t2c.cli batch corpora/polybench --only {} \
      --backend ${T2C_BACKEND:-gpu} --dataset $DS --gpu-jobs $PAR -j 2 --timeout 60 ${T2C_BATCH_FLAGS:-} --report-dir /tmp/t2c-rep/{} \
      > /tmp/t2c-rep-{}.log 2>&1; echo \"{} exit \$?\"" | tee "$OUT/kernels.txt" ) &

@@ -8,7 +8,8 @@ POLYBENCH = ROOT / "corpora" / "polybench"
 
 
 def corpus_sources() -> list[Path]:
-    return [POLYBENCH / line.strip() for line in (POLYBENCH / "benchmark_list").read_text().split()]
+    from t2c.engine.batch import listed
+    return listed(POLYBENCH)
 
 
 def has_gpu() -> bool:

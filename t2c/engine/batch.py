@@ -60,19 +60,65 @@ class Outcome:
 
 # -- discovery and selection --------------------------------------------------------------
 
-def discover(paths) -> list[Path]:
+#: Where a suite keeps its kernel list: PolyBench/C at utilities/benchmark_list, paths
+#: relative to the suite's root (`./datamining/...`), `#` lines left out.
+KERNEL_LISTS = ("utilities/benchmark_list", "benchmark_list")
+
+
+def listed(root: Path) -> list[Path] | None:
+    """The kernels a suite's list names, or None when the folder has no list."""
+    for rel in KERNEL_LISTS:
+        listing = root / rel
+        if listing.is_file():
+            out = []
+            for no, line in enumerate(listing.read_text(errors="replace").splitlines(), 1):
+                entry = line.strip()
+                if not entry or entry.startswith("#"):
+                    continue
+                if not (root / entry).is_file():
+                    raise UserError(f"the list names '{entry}', which is not a file under {root}",
+                                    file=str(listing), line=no,
+                                    hint="fix the path (relative to the suite's root) or comment the line with #")
+                out.append(root / entry)
+            return out
+    return None
+
+
+def not_a_kernel(path: Path) -> str | None:
+    """Why a C file found in a folder without a list is no kernel (None: it is one).
+
+    A program whose only function is `main`, or a file with several functions and none
+    marked (`#pragma scop`, `kernel_*`), gives no kernel to read: a folder walk skips it."""
+    from ..frontends.c import locate
+    try:
+        locate.choose(locate.locate(path.read_bytes(), str(path)), str(path), None)
+    except UserError as e:
+        if e.message.startswith(("no kernel function", "several candidate kernels")):
+            return e.message
+        raise
+    return None
+
+
+def discover(paths, note=None) -> list[Path]:
+    """Kernel files under `paths`: a folder's list when it has one, else its C files and specs.
+
+    `note(text)` hears of each C file a folder walk skips because it holds no kernel."""
     found: list[Path] = []
     for p in paths:
         matches = [Path(m) for m in sorted(glob.glob(str(p), recursive=True))] or [Path(p)]
         for m in matches:
             if m.is_dir():
-                listing = m / "benchmark_list"
-                if listing.exists():
-                    found += [m / line.strip() for line in listing.read_text().splitlines()
-                              if line.strip() and not line.startswith("#")]
-                else:       # C kernels and prose specs; READMEs and utilities are not kernels
-                    found += sorted(f for f in m.rglob("*") if f.suffix in (".c", ".md")
-                                    and "utilities" not in f.parts and f.name.lower() != "readme.md")
+                names = listed(m)
+                if names is None:    # C kernels and prose specs; READMEs and utilities are not kernels
+                    names = []
+                    for f in sorted(f for f in m.rglob("*") if f.suffix in (".c", ".md")
+                                    and "utilities" not in f.parts and f.name.lower() != "readme.md"):
+                        why = not_a_kernel(f) if f.suffix == ".c" else None
+                        if why and note:
+                            note(f"t2c: skipped {f}: {why}")
+                        if not why:
+                            names.append(f)
+                found += names
             elif m.exists():
                 found.append(m)
             else:

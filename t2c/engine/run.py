@@ -151,7 +151,7 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
           shard=None, seed=None, timeout=None, report_dir=None, junit_xml=None,
           executor="local", baseline=None, fail_on_regression="5%", llm=None, evolve=None,
           out=click.echo) -> int:
-    sources = discover(paths)
+    sources = discover(paths, note=lambda text: out(text, err=True))
     picked = select(sources, kernel_ids(sources), only, exclude, parse_shard(shard))
     if not picked:
         out(f"t2c: nothing matched {' '.join(paths)}" + (" with the selection" if sources else ""), err=True)

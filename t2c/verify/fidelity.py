@@ -3,9 +3,10 @@
 For a C source with its own `main` (PolyBench style), build the original with
 `-DPOLYBENCH_DUMP_ARRAYS` at a dataset, read its dump from stderr, run the IS
 reference on the original init at the same sizes, print each output the way the
-original prints it (DATA_PRINTF_MODIFIER: two decimals for floating point) and
-compare the text value by value.  Both sides are built with the same flags, so
-they must agree exactly.
+original prints it (its DATA_PRINTF_MODIFIER at that dataset, e.g. PolyBench's
+"%0.2lf " or a full-precision "%0.16lf "; C's and Python's formatting both round
+the binary value exactly) and compare the text value by value.  Both sides are
+built with the same flags, so they must agree exactly.
 """
 from __future__ import annotations
 
@@ -47,7 +48,17 @@ def original_dump(source: Path, dataset: str, timeout: float) -> dict[str, list[
     return {m.group(1): m.group(2).split() for m in DUMP.finditer(r.stderr)}
 
 
-def _printed(value, dtype: str) -> str:
+def printf_modifier(source: Path, dataset: str) -> str | None:
+    """The program's DATA_PRINTF_MODIFIER at a dataset, as a Python %-format (None: not defined)."""
+    from ..frontends.c.preprocess import macros
+    text = macros(Path(source).resolve(), dataset).get("DATA_PRINTF_MODIFIER", "")
+    m = re.fullmatch(r'"(%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|L)?[diouxXeEfgG])\s*"', text.strip())
+    return m.group(1) if m else None
+
+
+def _printed(value, dtype: str, fmt: str | None = None) -> str:
+    if fmt:
+        return fmt % (float(value) if fmt[-1] in "eEfgG" else int(value))
     return f"{float(value):0.2f}" if dtype in FLOAT_DTYPES else f"{int(value)}"
 
 
@@ -60,12 +71,13 @@ def check_fidelity(k: Kernel, source: Path, dataset: str) -> Fidelity:
     if not dump:
         return Fidelity(False, "the original program dumps no arrays")
     run = run_reference(k, k.dataset_sizes(dataset))
+    fmt = printf_modifier(Path(source), dataset)
     for name, values in dump.items():
         if name not in run.outputs:
             return Fidelity(False, f"the original dumps '{name}', which the IS has no output named")
         arr = run.outputs[name].ravel()
         dtype = k.array(name).dtype
-        mine = [_printed(v, dtype) for v in arr]
+        mine = [_printed(v, dtype, fmt) for v in arr]
         if len(values) == len(mine):
             for i, (a, b) in enumerate(zip(values, mine)):
                 if a != b:

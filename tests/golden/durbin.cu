@@ -59,7 +59,7 @@ static __device__ __forceinline__ void poly_wait()
 
 __device__ double dev_alpha;   /* carried between launches */
 __device__ double dev_beta;   /* carried between launches */
-__device__ double dev_z[2000];   /* the reference's local array */
+__device__ double *dev_z;   /* the reference's local array, sized by the call */
 
 /* durbin_seq_y_1: one thread: nothing here is parallel. */
 __global__ void durbin_seq_y_1(const double *r, double *y)
@@ -201,9 +201,9 @@ __global__ void __launch_bounds__(512) durbin_loop_k_resident(int n, const doubl
     y[poly_e] = y_global[poly_e];
   poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
   double *dev_z = (double *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(2000); poly_e += blockDim.x)
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
     dev_z[poly_e] = ::dev_z[poly_e];
-  poly_at += ((size_t)(2000) * sizeof(double) + 31) / 32 * 32;
+  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
   __syncthreads();
   double dev_alpha = ::dev_alpha;   /* this thread's own copy */
   double dev_beta = ::dev_beta;   /* this thread's own copy */
@@ -233,13 +233,26 @@ __global__ void __launch_bounds__(512) durbin_loop_k_resident(int n, const doubl
   __syncthreads();
   for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
     y_global[poly_e] = y[poly_e];
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(2000); poly_e += blockDim.x)
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
     ::dev_z[poly_e] = dev_z[poly_e];
 }
 
 extern "C" void kernel_durbin_device(int n, double *r, double *y)
 {
   int k;
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    int poly_device;
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaGetDevice(&poly_device);
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
+  double *poly_local_z = NULL;   /* dev_z for these sizes */
+  cudaMallocAsync((void **)&poly_local_z, (size_t)(n) * sizeof(double) + 1, 0);
+  cudaMemcpyToSymbolAsync(dev_z, &poly_local_z, sizeof(poly_local_z), 0, cudaMemcpyHostToDevice, 0);
   durbin_seq_y_1<<<1, 1>>>(r, y);
   {
     long long most = 0;   /* the most threads a launch of loop k asks for */
@@ -249,7 +262,7 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       most = poly_max_ll(most, (long long)poly_max(k, 0));   /* durbin_update_y */
     }
     if (most <= 4096) {
-      const size_t poly_bytes = ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(2000) * sizeof(double) + 31) / 32 * 32;   /* r, y, dev_z in shared memory */
+      const size_t poly_bytes = ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* r, y, dev_z in shared memory */
       int poly_device = 0, poly_shared = 0;
       cudaGetDevice(&poly_device);
       cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
@@ -282,6 +295,7 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       }
     }
   }
+  cudaFreeAsync(poly_local_z, 0);
 }
 
 extern "C" void kernel_durbin(int n, double *r, double *y)

@@ -61,3 +61,8 @@ void *polybench_alloc_data(unsigned long long n, int elt_size)
   memset(p, 0, bytes);
   return p;
 }
+
+void polybench_free_data(void *ptr) { free(ptr); }
+
+/* Before a timed region: the caches hold none of the kernel's data. */
+void polybench_prepare_instruments(void) { polybench_flush_cache(); }

@@ -4,12 +4,15 @@
  * Written for t2c.  It follows the conventions of PolyBench/C 4.2.1 so that
  * kernels written against it build unchanged against the published suite and
  * vice versa:
- *   - POLYBENCH_1D .. POLYBENCH_5D declare array parameters; with
- *     POLYBENCH_USE_C99_PROTO the extents are the runtime size parameters;
- *   - POLYBENCH_n_ARRAY_DECL / POLYBENCH_ALLOC_n_ARRAY / POLYBENCH_ARRAY /
- *     POLYBENCH_FREE_ARRAY allocate arrays on the heap;
- *   - POLYBENCH_LOOP_BOUND gives the _PB_* loop bounds (the runtime sizes
- *     when POLYBENCH_USE_SCALAR_LB is defined, the macros otherwise);
+ *   - POLYBENCH_1D .. POLYBENCH_5D declare array parameters (POLYBENCH_1D_F ..
+ *     arrays inside functions); with POLYBENCH_USE_C99_PROTO the extents are the
+ *     runtime size parameters, otherwise the dataset macros;
+ *   - POLYBENCH_n_ARRAY_DECL declares an array and allocates it on the heap
+ *     (on the stack with POLYBENCH_STACK_ARRAYS); POLYBENCH_ARRAY passes it,
+ *     POLYBENCH_FREE_ARRAY frees it;
+ *   - POLYBENCH_LOOP_BOUND gives the _PB_* loop bounds: the runtime sizes by
+ *     default, the dataset macros with POLYBENCH_USE_SCALAR_LB (as published);
+ *   - POLYBENCH_USE_RESTRICT marks array parameters `restrict`;
  *   - POLYBENCH_DUMP_* write the dump format on stderr;
  *   - POLYBENCH_TIME prints the kernel time in seconds.
  */
@@ -42,33 +45,82 @@
 #define POLYBENCH_C99_SELECT(x, y) x
 #endif
 
+/* Loop bounds in the kernels: the runtime sizes, or the dataset macros with
+   POLYBENCH_USE_SCALAR_LB.  (The name reads the other way round; this is the
+   published meaning, which tools reading these files depend on.) */
 #ifdef POLYBENCH_USE_SCALAR_LB
-#define POLYBENCH_LOOP_BOUND(x, y) y
-#else
 #define POLYBENCH_LOOP_BOUND(x, y) x
+#else
+#define POLYBENCH_LOOP_BOUND(x, y) y
+#endif
+
+#ifdef POLYBENCH_USE_RESTRICT
+#define POLYBENCH_RESTRICT restrict
+#else
+#define POLYBENCH_RESTRICT
 #endif
 
 #define POLYBENCH_EXT_(d, dd) [POLYBENCH_C99_SELECT(d, dd) + POLYBENCH_PADDING_FACTOR]
-#define POLYBENCH_1D(var, d1, dd1) var POLYBENCH_EXT_(d1, dd1)
-#define POLYBENCH_2D(var, d1, d2, dd1, dd2) var POLYBENCH_EXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2)
+#define POLYBENCH_REXT_(d, dd) [POLYBENCH_RESTRICT POLYBENCH_C99_SELECT(d, dd) + POLYBENCH_PADDING_FACTOR]
+#define POLYBENCH_1D(var, d1, dd1) var POLYBENCH_REXT_(d1, dd1)
+#define POLYBENCH_2D(var, d1, d2, dd1, dd2) var POLYBENCH_REXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2)
 #define POLYBENCH_3D(var, d1, d2, d3, dd1, dd2, dd3) \
-  var POLYBENCH_EXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3)
+  var POLYBENCH_REXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3)
 #define POLYBENCH_4D(var, d1, d2, d3, d4, dd1, dd2, dd3, dd4) \
-  var POLYBENCH_EXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3) POLYBENCH_EXT_(d4, dd4)
+  var POLYBENCH_REXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3) POLYBENCH_EXT_(d4, dd4)
 #define POLYBENCH_5D(var, d1, d2, d3, d4, d5, dd1, dd2, dd3, dd4, dd5)                       \
+  var POLYBENCH_REXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3) \
+      POLYBENCH_EXT_(d4, dd4) POLYBENCH_EXT_(d5, dd5)
+/* The same shapes without `restrict`, for arrays declared inside functions. */
+#define POLYBENCH_1D_F(var, d1, dd1) var POLYBENCH_EXT_(d1, dd1)
+#define POLYBENCH_2D_F(var, d1, d2, dd1, dd2) var POLYBENCH_EXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2)
+#define POLYBENCH_3D_F(var, d1, d2, d3, dd1, dd2, dd3) \
+  var POLYBENCH_EXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3)
+#define POLYBENCH_4D_F(var, d1, d2, d3, d4, dd1, dd2, dd3, dd4) \
+  var POLYBENCH_EXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3) POLYBENCH_EXT_(d4, dd4)
+#define POLYBENCH_5D_F(var, d1, d2, d3, d4, d5, dd1, dd2, dd3, dd4, dd5)                       \
   var POLYBENCH_EXT_(d1, dd1) POLYBENCH_EXT_(d2, dd2) POLYBENCH_EXT_(d3, dd3) \
       POLYBENCH_EXT_(d4, dd4) POLYBENCH_EXT_(d5, dd5)
 
-/* Heap arrays: declared as pointers to arrays, used through POLYBENCH_ARRAY. */
+/* Arrays in main: on the heap (a pointer to the array, passed as *x), or with
+   POLYBENCH_STACK_ARRAYS on the stack.  A declaration also allocates. */
 #define POLYBENCH_P_(d) [(d) + POLYBENCH_PADDING_FACTOR]
-#define POLYBENCH_1D_ARRAY_DECL(var, type, d1, dd1) type (*var) POLYBENCH_P_(d1)
-#define POLYBENCH_2D_ARRAY_DECL(var, type, d1, d2, dd1, dd2) type (*var) POLYBENCH_P_(d1) POLYBENCH_P_(d2)
+#ifndef POLYBENCH_STACK_ARRAYS
+#define POLYBENCH_DECL_VAR(x) (*x)
+#define POLYBENCH_ARRAY(x) *x
+#define POLYBENCH_FREE_ARRAY(x) free((void *)x)
+#define POLYBENCH_1D_ARRAY_DECL(var, type, d1, dd1) \
+  type POLYBENCH_1D_F(POLYBENCH_DECL_VAR(var), d1, dd1); \
+  var = POLYBENCH_ALLOC_1D_ARRAY(POLYBENCH_C99_SELECT(d1, dd1), type)
+#define POLYBENCH_2D_ARRAY_DECL(var, type, d1, d2, dd1, dd2) \
+  type POLYBENCH_2D_F(POLYBENCH_DECL_VAR(var), d1, d2, dd1, dd2); \
+  var = POLYBENCH_ALLOC_2D_ARRAY(POLYBENCH_C99_SELECT(d1, dd1), POLYBENCH_C99_SELECT(d2, dd2), type)
 #define POLYBENCH_3D_ARRAY_DECL(var, type, d1, d2, d3, dd1, dd2, dd3) \
-  type (*var) POLYBENCH_P_(d1) POLYBENCH_P_(d2) POLYBENCH_P_(d3)
+  type POLYBENCH_3D_F(POLYBENCH_DECL_VAR(var), d1, d2, d3, dd1, dd2, dd3); \
+  var = POLYBENCH_ALLOC_3D_ARRAY(POLYBENCH_C99_SELECT(d1, dd1), POLYBENCH_C99_SELECT(d2, dd2), \
+                                 POLYBENCH_C99_SELECT(d3, dd3), type)
 #define POLYBENCH_4D_ARRAY_DECL(var, type, d1, d2, d3, d4, dd1, dd2, dd3, dd4) \
-  type (*var) POLYBENCH_P_(d1) POLYBENCH_P_(d2) POLYBENCH_P_(d3) POLYBENCH_P_(d4)
+  type POLYBENCH_4D_F(POLYBENCH_DECL_VAR(var), d1, d2, d3, d4, dd1, dd2, dd3, dd4); \
+  var = POLYBENCH_ALLOC_4D_ARRAY(POLYBENCH_C99_SELECT(d1, dd1), POLYBENCH_C99_SELECT(d2, dd2), \
+                                 POLYBENCH_C99_SELECT(d3, dd3), POLYBENCH_C99_SELECT(d4, dd4), type)
 #define POLYBENCH_5D_ARRAY_DECL(var, type, d1, d2, d3, d4, d5, dd1, dd2, dd3, dd4, dd5) \
-  type (*var) POLYBENCH_P_(d1) POLYBENCH_P_(d2) POLYBENCH_P_(d3) POLYBENCH_P_(d4) POLYBENCH_P_(d5)
+  type POLYBENCH_5D_F(POLYBENCH_DECL_VAR(var), d1, d2, d3, d4, d5, dd1, dd2, dd3, dd4, dd5); \
+  var = POLYBENCH_ALLOC_5D_ARRAY(POLYBENCH_C99_SELECT(d1, dd1), POLYBENCH_C99_SELECT(d2, dd2), \
+                                 POLYBENCH_C99_SELECT(d3, dd3), POLYBENCH_C99_SELECT(d4, dd4), \
+                                 POLYBENCH_C99_SELECT(d5, dd5), type)
+#else
+#define POLYBENCH_DECL_VAR(x) x
+#define POLYBENCH_ARRAY(x) x
+#define POLYBENCH_FREE_ARRAY(x)
+#define POLYBENCH_1D_ARRAY_DECL(var, type, d1, dd1) type POLYBENCH_1D_F(var, d1, dd1)
+#define POLYBENCH_2D_ARRAY_DECL(var, type, d1, d2, dd1, dd2) type POLYBENCH_2D_F(var, d1, d2, dd1, dd2)
+#define POLYBENCH_3D_ARRAY_DECL(var, type, d1, d2, d3, dd1, dd2, dd3) \
+  type POLYBENCH_3D_F(var, d1, d2, d3, dd1, dd2, dd3)
+#define POLYBENCH_4D_ARRAY_DECL(var, type, d1, d2, d3, d4, dd1, dd2, dd3, dd4) \
+  type POLYBENCH_4D_F(var, d1, d2, d3, d4, dd1, dd2, dd3, dd4)
+#define POLYBENCH_5D_ARRAY_DECL(var, type, d1, d2, d3, d4, d5, dd1, dd2, dd3, dd4, dd5) \
+  type POLYBENCH_5D_F(var, d1, d2, d3, d4, d5, dd1, dd2, dd3, dd4, dd5)
+#endif
 
 #define POLYBENCH_ALLOC_1D_ARRAY(n1, type) \
   (type (*) POLYBENCH_P_(n1)) polybench_alloc_data((n1) + POLYBENCH_PADDING_FACTOR, sizeof(type))
@@ -89,9 +141,6 @@
                                ((n3) + POLYBENCH_PADDING_FACTOR) * ((n4) + POLYBENCH_PADDING_FACTOR) * \
                                ((n5) + POLYBENCH_PADDING_FACTOR), sizeof(type))
 
-#define POLYBENCH_1D_ARRAY(var, d1) POLYBENCH_ALLOC_1D_ARRAY(d1, __typeof__(**var))
-#define POLYBENCH_ARRAY(x) *x
-#define POLYBENCH_FREE_ARRAY(x) free((void *)x)
 
 /* Prints the outputs with -DPOLYBENCH_DUMP_ARRAYS; otherwise keeps the
    compiler from removing the kernel without printing anything. */
@@ -122,7 +171,9 @@
 
 extern double polybench_program_total_flops;
 void *polybench_alloc_data(unsigned long long n, int elt_size);
+void polybench_free_data(void *ptr);
 void polybench_flush_cache(void);
+void polybench_prepare_instruments(void);
 void polybench_timer_start(void);
 void polybench_timer_stop(void);
 void polybench_timer_print(void);

@@ -228,6 +228,10 @@ def _read_c(path: Path, function: str | None) -> Kernel:
 
     text = preprocess(path.resolve())
     ast = parse_c(text, shown)
+    bound = size_bindings(path.resolve(), _find_function(ast, site.name), size_notes)
+    if bound:                                            # again, each size macro its parameter
+        text = preprocess(path.resolve(), defines=bound)
+        ast = parse_c(text, shown)
     typedefs, enums = {}, set()
     for e in ast.ext:
         if isinstance(e, c_ast.Typedef) and isinstance(e.type, c_ast.TypeDecl) \
@@ -236,7 +240,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         for n in _walk(e):
             if isinstance(n, c_ast.Enumerator):
                 enums.add(n.name)
-    fn = next((e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name == site.name), None)
+    fn = _find_function(ast, site.name)
     if fn is None:
         raise UserError(f"function '{site.name}' disappears after preprocessing", file=shown,
                         line=site.line, hint="do not hide the kernel's definition behind macros")
@@ -259,6 +263,38 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     except ISError as e:                                 # e.g. nothing is written or returned
         raise UserError(str(e), file=shown, line=site.line, col=site.col) from None
     return kernel
+
+
+def _find_function(ast: c_ast.FileAST, name: str) -> c_ast.FuncDef | None:
+    return next((e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name == name), None)
+
+
+def size_bindings(path: Path, fn: c_ast.FuncDef | None, annotated) -> tuple[str, ...]:
+    """`-D` bindings that make each size macro the kernel's runtime size parameter.
+
+    A PolyBench file's sizes are macros (`N`) with runtime twins (`n`); its init functions
+    and some kernels (heat-3d's `t <= TSTEPS`) use the macro, and `_PB_N` means either one
+    depending on the header's POLYBENCH_LOOP_BOUND semantics.  Binding `N=n` makes every
+    one of them the parameter, so the reference and the original init follow the sizes they
+    are called with.  The header's own size block is skipped once any size is defined, so a
+    size macro without a parameter keeps its default value explicitly.  Only for files with
+    dataset macros, or sizes annotated `t2c: size NAME macro=M`; none elsewhere."""
+    if fn is None or fn.decl.type.args is None:
+        return ()
+    ints = [p.name for p in fn.decl.type.args.params if isinstance(p, c_ast.Decl)
+            and isinstance(p.type, c_ast.TypeDecl) and isinstance(p.type.type, c_ast.IdentifierType)
+            and p.type.type.names[-1] in ("int", "long", "unsigned", "size_t", "short")]
+    base = macros(path, None)
+    explicit = {note["macro"]: name for name, note in annotated.items() if "macro" in note}
+    if not any(f"{d}_DATASET" in base for d in DATASETS):
+        return tuple(f"{m}={n}" for m, n in explicit.items() if n in ints and m in base)
+    small = macros(path, DATASETS[0])
+    binding = {p.upper(): p for p in ints if p.upper() in base} | \
+        {m: n for m, n in explicit.items() if n in ints and m in base}
+    for m, v in base.items():                            # dataset-dependent sizes left unbound
+        if m not in binding and int_value(v) is not None and small.get(m) != v and not m.startswith("_"):
+            binding[m] = v
+    return tuple(f"{m}={n}" for m, n in binding.items())
 
 
 def _outs_fully_written(k: Kernel, annotated: dict) -> Kernel:

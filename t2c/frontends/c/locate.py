@@ -116,9 +116,14 @@ def choose(sites: list[FunctionSite], filename: str, function: str | None) -> Fu
                 return s
         raise UserError(f"no function named '{function}'", file=filename,
                         hint=f"functions here: {', '.join(s.name for s in sites) or 'none'}")
-    for rule in (lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"),
-                 lambda s: s.name != "main"):
-        picked = [s for s in sites if rule(s)]
+    # `main` is the program around a kernel, never one: a drop-in replaces a function it calls.
+    functions = [s for s in sites if s.name != "main"]
+    scop_main = next((s for s in sites if s.name == "main" and s.has_scop), None)
+    if scop_main and not any(s.has_scop for s in functions):
+        raise UserError("no kernel function found: the #pragma scop region is in main", file=filename,
+                        line=scop_main.line, hint="move the loop nest into a function that main calls")
+    for rule in (lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"), lambda s: True):
+        picked = [s for s in functions if rule(s)]
         if len(picked) == 1:
             return picked[0]
         if len(picked) > 1:

@@ -4,8 +4,11 @@ Takes a C file; gives its preprocessed text (line markers kept, so pycparser's
 coordinates are the original file's lines) and the values of its size macros at
 each PolyBench dataset.  Standard headers come from t2c's own small stand-ins
 (`include/`), because pycparser reads C99 and not a system's headers.  PolyBench
-prototypes are asked for with runtime extents (POLYBENCH_USE_C99_PROTO) and
-runtime loop bounds (POLYBENCH_USE_SCALAR_LB), so sizes become parameters.
+prototypes are asked for with runtime extents (POLYBENCH_USE_C99_PROTO).  Loop
+bounds are not asked for through POLYBENCH_USE_SCALAR_LB, whose meaning differs
+between headers: the caller passes `size_defines` (`N=n`), which binds each size
+macro to its runtime parameter, so `_PB_N`, a bare `N` in an init function and
+`t <= TSTEPS` in a kernel all read the size the function is called with.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from pathlib import Path
 from ...errors import UserError
 
 FAKE_INCLUDE = Path(__file__).parent / "include"
-POLYBENCH_DEFINES = ("POLYBENCH_USE_C99_PROTO", "POLYBENCH_USE_SCALAR_LB")
+POLYBENCH_DEFINES = ("POLYBENCH_USE_C99_PROTO",)
 GNU_NOISE = ("__attribute__(x)=", "__extension__=", "__restrict=restrict", "__restrict__=restrict",
              "__inline=inline", "__inline__=inline", "__asm__(x)=", "__const=const")
 

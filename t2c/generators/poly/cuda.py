@@ -917,9 +917,15 @@ class Printer:
             out.insert(out.index("#include <math.h>") + 1, "#include <cuda_pipeline.h>")
         globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
                     for w, s in self.plan.storage.items() if s == "global"]
+        sized = {n: shape for n, shape in self.local_arrays.items() if _constant(shape)}
         globals_ += [f"__device__ {self.an.program.locals[n].dtype} dev_{n}"      # flat, as indexed (Renamer)
                      f"[{' * '.join(shape) if len(shape) == 1 else ' * '.join(f'({e})' for e in shape)}];"
-                     "   /* the reference's local array */" for n, shape in self.local_arrays.items()]
+                     "   /* the reference's local array */" for n, shape in sized.items()]
+        # A local array whose extent is a size (durbin's z[n]): a pointer that NAME_device
+        # points at pool memory for the sizes of the call, indexed the same way.
+        runtime_locals = {n: shape for n, shape in self.local_arrays.items() if n not in sized}
+        globals_ += [f"__device__ {self.an.program.locals[n].dtype} *dev_{n};"
+                     "   /* the reference's local array, sized by the call */" for n in runtime_locals]
         globals_ += self.reduction_globals
         if k.returns:
             globals_.append(f"__device__ {ret} dev_return;")
@@ -944,7 +950,7 @@ class Printer:
             if s == "host":
                 out.append(f"  {self.web_type[w]} {w};")
         copies, expanded = self.an.program.copies, self.an.program.expanded
-        if copies or expanded:
+        if copies or expanded or runtime_locals:
             out += ["  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */",
                     "  if (!poly_pool_kept) {",
                     "    int poly_device;",
@@ -965,13 +971,20 @@ class Printer:
             out += [f"  {arr.dtype} *{e} = NULL;   /* a copy of {x} per iteration of the loops around it */",
                     f"  const size_t poly_each_{e} = {' * '.join(f'(({d}) > 0 ? (size_t)({d}) : 0)' for d in extents)};   /* iterations */",
                     f"  cudaMallocAsync((void **)&{e}, (poly_each_{e} ? poly_each_{e} : 1) * {count} * sizeof({arr.dtype}), 0);"]
+        for n, shape in runtime_locals.items():
+            t = self.an.program.locals[n].dtype
+            out += [f"  {t} *poly_local_{n} = NULL;   /* dev_{n} for these sizes */",
+                    f"  cudaMallocAsync((void **)&poly_local_{n}, "
+                    f"{' * '.join(f'(size_t)({e})' for e in shape)} * sizeof({t}) + 1, 0);",
+                    f"  cudaMemcpyToSymbolAsync(dev_{n}, &poly_local_{n}, sizeof(poly_local_{n}), 0, "
+                    "cudaMemcpyHostToDevice, 0);"]
         out += self.host_items(self.plan.items, "  ", calls)
         for e, (x, _) in expanded.items():
             count = " * ".join(f"(size_t)({d})" for d in self.k.array(x).shape)
             out += [f"  if (poly_each_{e} > 0)   /* {x}'s final value: the last iteration's copy */",
                     f"    cudaMemcpyAsync({x}, {e} + (poly_each_{e} - 1) * {count}, {count} * sizeof({self.k.array(e).dtype}), "
                     "cudaMemcpyDeviceToDevice, 0);"]
-        out += [f"  cudaFreeAsync({c}, 0);" for c in [*copies, *expanded]]
+        out += [f"  cudaFreeAsync({c}, 0);" for c in [*copies, *expanded, *(f"poly_local_{n}" for n in runtime_locals)]]
         if k.returns:
             out.append(f"  {ret} result;")
             out.append("  cudaMemcpyFromSymbol(&result, dev_return, sizeof(result));")
@@ -1108,6 +1121,11 @@ def helpers(text: str) -> str:
         if re.findall(r"static [^(]*?(\w+)\(", h)[-1] in _WORD.findall(text.replace(h, "") + "".join(chosen)):
             chosen.insert(0, h)
     return "".join(chosen)
+
+
+def _constant(shape) -> bool:
+    """Every extent an integer literal (a local array that can be a `__device__` array)."""
+    return all(re.fullmatch(r"\s*\d+\s*", e) for e in shape)
 
 
 def _used(text: str) -> set[str]:

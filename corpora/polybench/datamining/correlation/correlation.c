@@ -20,11 +20,11 @@ static void init_array(int m, int n, DATA_TYPE *float_n,
 {
   int i, j;
 
-  *float_n = (DATA_TYPE)n;
+  *float_n = (DATA_TYPE)N;
   /* A modular pattern plus a trend in i: every column has a clear spread,
      and the columns are correlated to different degrees. */
-  for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
+  for (i = 0; i < N; i++)
+    for (j = 0; j < M; j++)
       data[i][j] = (DATA_TYPE)((i * j + 1) % n) / n + (DATA_TYPE)i / n;
 }
 
@@ -99,11 +99,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(corr, DATA_TYPE, M, M, m, m);
   POLYBENCH_1D_ARRAY_DECL(mean, DATA_TYPE, M, m);
   POLYBENCH_1D_ARRAY_DECL(stddev, DATA_TYPE, M, m);
-
-  data = POLYBENCH_ALLOC_2D_ARRAY(N, M, DATA_TYPE);
-  corr = POLYBENCH_ALLOC_2D_ARRAY(M, M, DATA_TYPE);
-  mean = POLYBENCH_ALLOC_1D_ARRAY(M, DATA_TYPE);
-  stddev = POLYBENCH_ALLOC_1D_ARRAY(M, DATA_TYPE);
 
   init_array(m, n, &float_n, POLYBENCH_ARRAY(data));
 

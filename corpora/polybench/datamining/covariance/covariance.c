@@ -18,9 +18,9 @@ static void init_array(int m, int n, DATA_TYPE *float_n,
 {
   int i, j;
 
-  *float_n = (DATA_TYPE)n;
-  for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
+  *float_n = (DATA_TYPE)N;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < M; j++)
       data[i][j] = (DATA_TYPE)(i * j) / m;
 }
 
@@ -78,10 +78,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(data, DATA_TYPE, N, M, n, m);
   POLYBENCH_2D_ARRAY_DECL(cov, DATA_TYPE, M, M, m, m);
   POLYBENCH_1D_ARRAY_DECL(mean, DATA_TYPE, M, m);
-
-  data = POLYBENCH_ALLOC_2D_ARRAY(N, M, DATA_TYPE);
-  cov = POLYBENCH_ALLOC_2D_ARRAY(M, M, DATA_TYPE);
-  mean = POLYBENCH_ALLOC_1D_ARRAY(M, DATA_TYPE);
 
   init_array(m, n, &float_n, POLYBENCH_ARRAY(data));
 

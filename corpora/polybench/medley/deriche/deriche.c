@@ -147,11 +147,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(y1, DATA_TYPE, W, H, w, h);
   POLYBENCH_2D_ARRAY_DECL(y2, DATA_TYPE, W, H, w, h);
 
-  imgIn = POLYBENCH_ALLOC_2D_ARRAY(W, H, DATA_TYPE);
-  imgOut = POLYBENCH_ALLOC_2D_ARRAY(W, H, DATA_TYPE);
-  y1 = POLYBENCH_ALLOC_2D_ARRAY(W, H, DATA_TYPE);
-  y2 = POLYBENCH_ALLOC_2D_ARRAY(W, H, DATA_TYPE);
-
   init_array(w, h, &alpha, POLYBENCH_ARRAY(imgIn), POLYBENCH_ARRAY(imgOut));
 
   polybench_start_instruments;

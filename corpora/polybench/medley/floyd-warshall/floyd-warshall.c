@@ -58,8 +58,6 @@ int main(int argc, char **argv)
   int n = N;
   POLYBENCH_2D_ARRAY_DECL(path, DATA_TYPE, N, N, n, n);
 
-  path = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(path));
 
   polybench_start_instruments;

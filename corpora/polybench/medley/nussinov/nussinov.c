@@ -80,9 +80,6 @@ int main(int argc, char **argv)
   POLYBENCH_1D_ARRAY_DECL(seq, base, N, n);
   POLYBENCH_2D_ARRAY_DECL(table, DATA_TYPE, N, N, n, n);
 
-  seq = POLYBENCH_ALLOC_1D_ARRAY(N, base);
-  table = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(seq), POLYBENCH_ARRAY(table));
 
   polybench_start_instruments;

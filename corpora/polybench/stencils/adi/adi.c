@@ -112,11 +112,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(p, DATA_TYPE, N, N, n, n);
   POLYBENCH_2D_ARRAY_DECL(q, DATA_TYPE, N, N, n, n);
 
-  u = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  v = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  p = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  q = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(u));
 
   polybench_start_instruments;

@@ -106,11 +106,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(hz, DATA_TYPE, NX, NY, nx, ny);
   POLYBENCH_1D_ARRAY_DECL(_fict_, DATA_TYPE, TMAX, tmax);
 
-  ex = POLYBENCH_ALLOC_2D_ARRAY(NX, NY, DATA_TYPE);
-  ey = POLYBENCH_ALLOC_2D_ARRAY(NX, NY, DATA_TYPE);
-  hz = POLYBENCH_ALLOC_2D_ARRAY(NX, NY, DATA_TYPE);
-  _fict_ = POLYBENCH_ALLOC_1D_ARRAY(TMAX, DATA_TYPE);
-
   init_array(tmax, nx, ny, POLYBENCH_ARRAY(ex), POLYBENCH_ARRAY(ey), POLYBENCH_ARRAY(hz),
              POLYBENCH_ARRAY(_fict_));
 

@@ -50,7 +50,7 @@ static void kernel_heat_3d(int tsteps, int n,
   int t, i, j, k;
 
 #pragma scop
-  for (t = 1; t <= _PB_TSTEPS; t++) {
+  for (t = 1; t <= TSTEPS; t++) {
     for (i = 1; i < _PB_N - 1; i++)
       for (j = 1; j < _PB_N - 1; j++)
         for (k = 1; k < _PB_N - 1; k++)
@@ -75,9 +75,6 @@ int main(int argc, char **argv)
   int tsteps = TSTEPS;
   POLYBENCH_3D_ARRAY_DECL(A, DATA_TYPE, N, N, N, n, n, n);
   POLYBENCH_3D_ARRAY_DECL(B, DATA_TYPE, N, N, N, n, n, n);
-
-  A = POLYBENCH_ALLOC_3D_ARRAY(N, N, N, DATA_TYPE);
-  B = POLYBENCH_ALLOC_3D_ARRAY(N, N, N, DATA_TYPE);
 
   init_array(n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 

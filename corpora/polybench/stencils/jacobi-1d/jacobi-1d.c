@@ -60,9 +60,6 @@ int main(int argc, char **argv)
   POLYBENCH_1D_ARRAY_DECL(A, DATA_TYPE, N, n);
   POLYBENCH_1D_ARRAY_DECL(B, DATA_TYPE, N, n);
 
-  A = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-  B = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   polybench_start_instruments;

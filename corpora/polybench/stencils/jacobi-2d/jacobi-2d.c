@@ -66,9 +66,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
   POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, N, N, n, n);
 
-  A = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  B = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   polybench_start_instruments;

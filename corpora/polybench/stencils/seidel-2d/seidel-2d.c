@@ -60,8 +60,6 @@ int main(int argc, char **argv)
   int tsteps = TSTEPS;
   POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
 
-  A = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(A));
 
   polybench_start_instruments;

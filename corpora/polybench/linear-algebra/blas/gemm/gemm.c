@@ -76,10 +76,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, NI, NK, ni, nk);
   POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, NK, NJ, nk, nj);
 
-  C = POLYBENCH_ALLOC_2D_ARRAY(NI, NJ, DATA_TYPE);
-  A = POLYBENCH_ALLOC_2D_ARRAY(NI, NK, DATA_TYPE);
-  B = POLYBENCH_ALLOC_2D_ARRAY(NK, NJ, DATA_TYPE);
-
   init_array(ni, nj, nk, &alpha, &beta, POLYBENCH_ARRAY(C), POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   polybench_start_instruments;

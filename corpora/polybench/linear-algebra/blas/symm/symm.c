@@ -86,10 +86,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, M, M, m, m);
   POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, M, N, m, n);
 
-  C = POLYBENCH_ALLOC_2D_ARRAY(M, N, DATA_TYPE);
-  A = POLYBENCH_ALLOC_2D_ARRAY(M, M, DATA_TYPE);
-  B = POLYBENCH_ALLOC_2D_ARRAY(M, N, DATA_TYPE);
-
   init_array(m, n, &alpha, &beta, POLYBENCH_ARRAY(C), POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   polybench_start_instruments;

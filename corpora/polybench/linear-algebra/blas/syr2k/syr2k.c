@@ -77,10 +77,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, M, n, m);
   POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, N, M, n, m);
 
-  C = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  A = POLYBENCH_ALLOC_2D_ARRAY(N, M, DATA_TYPE);
-  B = POLYBENCH_ALLOC_2D_ARRAY(N, M, DATA_TYPE);
-
   init_array(n, m, &alpha, &beta, POLYBENCH_ARRAY(C), POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
 
   polybench_start_instruments;

@@ -72,9 +72,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(C, DATA_TYPE, N, N, n, n);
   POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, M, n, m);
 
-  C = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  A = POLYBENCH_ALLOC_2D_ARRAY(N, M, DATA_TYPE);
-
   init_array(n, m, &alpha, &beta, POLYBENCH_ARRAY(C), POLYBENCH_ARRAY(A));
 
   polybench_start_instruments;

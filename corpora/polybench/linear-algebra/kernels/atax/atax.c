@@ -69,11 +69,6 @@ int main(int argc, char **argv)
   POLYBENCH_1D_ARRAY_DECL(y, DATA_TYPE, N, n);
   POLYBENCH_1D_ARRAY_DECL(tmp, DATA_TYPE, M, m);
 
-  A = POLYBENCH_ALLOC_2D_ARRAY(M, N, DATA_TYPE);
-  x = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-  y = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-  tmp = POLYBENCH_ALLOC_1D_ARRAY(M, DATA_TYPE);
-
   init_array(m, n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(x));
 
   polybench_start_instruments;

@@ -75,10 +75,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(C4, DATA_TYPE, NP, NP, np, np);
   POLYBENCH_1D_ARRAY_DECL(sum, DATA_TYPE, NP, np);
 
-  A = POLYBENCH_ALLOC_3D_ARRAY(NR, NQ, NP, DATA_TYPE);
-  C4 = POLYBENCH_ALLOC_2D_ARRAY(NP, NP, DATA_TYPE);
-  sum = POLYBENCH_ALLOC_1D_ARRAY(NP, DATA_TYPE);
-
   init_array(nr, nq, np, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(C4));
 
   polybench_start_instruments;

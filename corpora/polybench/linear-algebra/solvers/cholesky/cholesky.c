@@ -22,7 +22,6 @@ static void init_array(int n, DATA_TYPE POLYBENCH_2D(A, N, N, n, n))
   DATA_TYPE acc;
   POLYBENCH_2D_ARRAY_DECL(L, DATA_TYPE, N, N, n, n);
 
-  L = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
       if (j < i)
@@ -81,8 +80,6 @@ int main(int argc, char **argv)
 {
   int n = N;
   POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, N, N, n, n);
-
-  A = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
 
   init_array(n, POLYBENCH_ARRAY(A));
 

@@ -70,9 +70,6 @@ int main(int argc, char **argv)
   POLYBENCH_1D_ARRAY_DECL(r, DATA_TYPE, N, n);
   POLYBENCH_1D_ARRAY_DECL(y, DATA_TYPE, N, n);
 
-  r = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-  y = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(r));
 
   polybench_start_instruments;

@@ -90,10 +90,6 @@ int main(int argc, char **argv)
   POLYBENCH_2D_ARRAY_DECL(R, DATA_TYPE, N, N, n, n);
   POLYBENCH_2D_ARRAY_DECL(Q, DATA_TYPE, M, N, m, n);
 
-  A = POLYBENCH_ALLOC_2D_ARRAY(M, N, DATA_TYPE);
-  R = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  Q = POLYBENCH_ALLOC_2D_ARRAY(M, N, DATA_TYPE);
-
   init_array(m, n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(R), POLYBENCH_ARRAY(Q));
 
   polybench_start_instruments;

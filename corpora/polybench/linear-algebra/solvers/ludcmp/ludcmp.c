@@ -29,7 +29,6 @@ static void init_array(int n, DATA_TYPE POLYBENCH_2D(A, N, N, n, n), DATA_TYPE P
     y[i] = 0;
     b[i] = (i + 1) / fn / 2.0 + 4;
   }
-  L = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
       if (j < i)
@@ -109,11 +108,6 @@ int main(int argc, char **argv)
   POLYBENCH_1D_ARRAY_DECL(b, DATA_TYPE, N, n);
   POLYBENCH_1D_ARRAY_DECL(x, DATA_TYPE, N, n);
   POLYBENCH_1D_ARRAY_DECL(y, DATA_TYPE, N, n);
-
-  A = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  b = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-  x = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-  y = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
 
   init_array(n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(b), POLYBENCH_ARRAY(x), POLYBENCH_ARRAY(y));
 

@@ -64,10 +64,6 @@ int main(int argc, char **argv)
   POLYBENCH_1D_ARRAY_DECL(x, DATA_TYPE, N, n);
   POLYBENCH_1D_ARRAY_DECL(b, DATA_TYPE, N, n);
 
-  L = POLYBENCH_ALLOC_2D_ARRAY(N, N, DATA_TYPE);
-  x = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-  b = POLYBENCH_ALLOC_1D_ARRAY(N, DATA_TYPE);
-
   init_array(n, POLYBENCH_ARRAY(L), POLYBENCH_ARRAY(x), POLYBENCH_ARRAY(b));
 
   polybench_start_instruments;
