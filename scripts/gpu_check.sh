@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam seeds batch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race seeds batch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
-SECTIONS=${*:-env cuda redteam seeds batch tests}
+SECTIONS=${*:-env cuda redteam race seeds batch tests}
 export PYTHONUNBUFFERED=1 T2C_CACHE_DIR=/tmp/t2c-cache
 
 source scripts/gpu_env.sh
@@ -25,6 +25,37 @@ cuda)   # the emu test programs on the real GPU, against their expected outputs
 redteam)
   python3 scripts/redteam_gpu.py > "$OUT/redteam_gpu.log" 2>&1
   summary "red team on GPU: $(tail -1 "$OUT/redteam_gpu.log")"
+  ;;
+race)   # issue #39: a tiled gemm missing the barrier after its shared-tile copy must be rejected
+        # on the GPU and its twin with the barrier accepted; each line says which race check ran
+        # (compute-sanitizer where found; the last run turns it off to take the emu fallback)
+  echo "compute-sanitizer: $(python3 -c 'from t2c import config; print(config.load().compute_sanitizer)')" \
+    > "$OUT/race_gpu.log"
+  verdicts=()
+  for run in gemm_tiled_race gemm_tiled gemm_tiled_race:off; do
+    c=${run%%:*}; json="$OUT/race_${run/:/_}.json"; off=; [ "$run" != "$c" ] && off=off
+    T2C_COMPUTE_SANITIZER=$off $T2C verify corpora/polybench/linear-algebra/blas/gemm/gemm.c \
+      --candidate "tests/candidates/race/$c.cu" --backend gpu --dataset MEDIUM --no-bench --json \
+      > "$json" 2>> "$OUT/race_gpu.log"
+    rc=$?   # t2c verify: 0 accepted, 1 rejected, 2 usage error
+    v=$(python3 -c '
+import json, sys
+try:
+    ev = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(print("no evidence card (see race_gpu.log)"))
+verdict = "accepted" if ev["accepted"] else "rejected at %s: %s" % (ev["rung"], ev["reason"])
+races = ev.get("races") or {}
+check = races.get("race_check") or ("emu seeds %s" % races["emu_seeds"] if "emu_seeds" in races
+                                    else "did not run (rejected before the races rung)")
+print("%s; race check: %s" % (verdict, check))
+' "$json")
+    echo "$run: exit $rc, $v" | tee -a "$OUT/race_gpu.log"
+    verdicts+=("$run exit $rc")
+  done
+  expected="gemm_tiled_race exit 1 gemm_tiled exit 0 gemm_tiled_race:off exit 1"
+  summary "planted race on GPU ($([ "${verdicts[*]}" = "$expected" ] && echo as expected || echo UNEXPECTED)):" \
+          "${verdicts[*]} (race_gpu.log)"
   ;;
 seeds)
   python3 scripts/candidates_gpu.py > "$OUT/candidates_gpu.log" 2>&1

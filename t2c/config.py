@@ -10,6 +10,7 @@
 | run timeout (s)  | T2C_TIMEOUT     | 120                                  |
 | default dataset  | T2C_DATASET     | MINI without a GPU, LARGE with one   |
 | CUDA compiler    | T2C_NVCC        | nvcc on PATH, else the PyPI one in this Python's site-packages |
+| compute-sanitizer (gpu races rung; `off`: none) | T2C_COMPUTE_SANITIZER | on PATH, else in nvcc's toolkit |
 | random size points per suite | T2C_VERIFY_POINTS | 4                            |
 | reference seconds a random point may cost | T2C_VERIFY_POINT_BUDGET | 0.002  |
 | emu: reference seconds the full rung's dataset may cost | T2C_VERIFY_EMU_BUDGET | 0.02 |
@@ -79,19 +80,21 @@ class Config:
     verify_mem_mb: int = 8192
     verify_bench_reps: int = 20
     verify_bench_restore: str = "device"
+    compute_sanitizer: str | None = None
 
 
 def load(env=os.environ) -> Config:
     xdg = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     if env.get("T2C_VERIFY_BENCH_RESTORE", "device") not in ("device", "host"):
         raise ValueError(f"T2C_VERIFY_BENCH_RESTORE={env['T2C_VERIFY_BENCH_RESTORE']!r}: set it to device or host")
+    nvcc = env.get("T2C_NVCC") or find_nvcc()
     return Config(
         cache_dir=Path(env.get("T2C_CACHE_DIR") or Path(xdg) / "t2c"),
         cc=env.get("T2C_CC", "gcc"),
         ref_cflags=tuple(shlex.split(env.get("T2C_REF_CFLAGS", "-O2 -std=c99 -ffp-contract=off"))),
         timeout=float(env.get("T2C_TIMEOUT", "120")),
         dataset=env.get("T2C_DATASET"),
-        nvcc=env.get("T2C_NVCC") or find_nvcc(),
+        nvcc=nvcc,
         cxx=env.get("T2C_CXX", "g++"),
         emu_cache=Path(env["T2C_EMU_CACHE"]) if env.get("T2C_EMU_CACHE") else None,
         verify_points=int(env.get("T2C_VERIFY_POINTS", "4")),
@@ -102,7 +105,18 @@ def load(env=os.environ) -> Config:
         verify_mem_mb=int(env.get("T2C_VERIFY_MEM_MB", "8192")),
         verify_bench_reps=int(env.get("T2C_VERIFY_BENCH_REPS", "20")),
         verify_bench_restore=env.get("T2C_VERIFY_BENCH_RESTORE", "device"),
+        compute_sanitizer=_compute_sanitizer(env, nvcc),
     )
+
+
+def _compute_sanitizer(env, nvcc: str | None) -> str | None:
+    """T2C_COMPUTE_SANITIZER: a path, or `off` (the gpu races rung then runs its emu fallback)."""
+    given = env.get("T2C_COMPUTE_SANITIZER", "")
+    if given.lower() in ("off", "none", "0"):
+        return None
+    if given and not Path(given).is_file():
+        raise ValueError(f"T2C_COMPUTE_SANITIZER={given!r}: no such file; give compute-sanitizer's path, or off")
+    return given or find_compute_sanitizer(nvcc, env.get("PATH"))
 
 
 def find_nvcc() -> str | None:
@@ -116,6 +130,38 @@ def find_nvcc() -> str | None:
         if cand.exists():
             return str(cand)
     return None
+
+
+def find_compute_sanitizer(nvcc: str | None, path: str | None = None) -> str | None:
+    """compute-sanitizer on `path` (default: PATH), else in the toolkit of `nvcc`: in its bin/, or
+    in <toolkit>/compute-sanitizer/, where the CUDA toolkit installs it without linking it into
+    bin/ (so it is often not on PATH where nvcc is).  An nvcc that is a symlink, or a small
+    wrapper script ending in `exec /…/nvcc "$@"` (/usr/local/bin/nvcc on some hosts), leads to
+    the toolkit it names too."""
+    found = shutil.which("compute-sanitizer", path=path)
+    if found or not nvcc:
+        return found
+    for nvcc_path in _nvcc_targets(Path(nvcc)):
+        bindir = nvcc_path.parent
+        for cand in (bindir / "compute-sanitizer", bindir.parent / "compute-sanitizer" / "compute-sanitizer"):
+            if cand.is_file() and os.access(cand, os.X_OK):
+                return str(cand)
+    return None
+
+
+def _nvcc_targets(nvcc: Path) -> list[Path]:
+    """nvcc as given, its resolved path, and what a wrapper script execs, without repeats."""
+    out = [nvcc, nvcc.resolve()]
+    try:
+        with open(out[1], "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        head = b""
+    if head.startswith(b"#!"):
+        for word in head.decode(errors="replace").split():
+            if word.strip("\"'").endswith("/nvcc"):
+                out.append(Path(word.strip("\"'")))
+    return list(dict.fromkeys(out))
 
 
 # -- the llm and hybrid generators ---------------------------------------------------------

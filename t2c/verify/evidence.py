@@ -104,6 +104,8 @@ def _note(r: dict) -> str:
                 + (f", {sp:.1f}x the -O3 reference" if sp else ""))
     if r["name"] == "full" and d.get("dataset"):
         return f"{d['dataset']} {d.get('sizes')}"
+    if r["name"] == "races" and d.get("race_check"):      # gpu: which check ran (racecheck.py)
+        return d["race_check"][:100]
     if r["name"] == "races" and d.get("emu_seeds"):
         return f"emu seeds {d['emu_seeds']}"
     return r.get("feedback", "")[:100] if r["skipped"] else ""

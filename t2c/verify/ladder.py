@@ -165,7 +165,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                 ev.races = {"ok": r.ok, "reason": r.reason, **r.detail,
                             "out_of_bounds": ("AddressSanitizer + UBSan on every emu run" if backend == "emu"
                                               else "64 KiB guard zones checked after every call; "
-                                                   "compute-sanitizer memcheck where installed")}
+                                                   "compute-sanitizer memcheck where found, else "
+                                                   "AddressSanitizer on the emu fallback")}
             if not record(r):
                 return False
         return True

@@ -11,15 +11,14 @@ for a candidate's misbehaviour; that is its result.
              buffers, different inputs), through both entry points
     races    emu: one or two random points again under several scheduling seeds;
              every seed must pass and the seeds must agree.  gpu: the same point run
-             twice, and compute-sanitizer memcheck/racecheck where it exists
+             twice, then a race check (racecheck.py): compute-sanitizer memcheck and
+             racecheck where it is found, else the emu rung on the same source
     full     the full cases (target dataset; emu may step down, see synth)
     bench    gpu only: harness bench mode, median with p20/p80, and the reference
              built with gcc -O3 -march=native timed on the same host
 """
 from __future__ import annotations
 
-import re
-import shutil
 import signal
 import statistics
 import time
@@ -162,11 +161,12 @@ MISMATCHES = ("output mismatch", "NaN/inf output where the reference is finite",
 
 def _diagnose(run: Run, case: Case, reason: str, feedback: str) -> tuple[str, str]:
     """On a GPU a race mostly shows as a wrong result; compute-sanitizer racecheck names it."""
-    sanitizer = shutil.which("compute-sanitizer")
+    sanitizer = config.load().compute_sanitizer
     if run.backend != "gpu" or reason not in MISMATCHES or not sanitizer:
         return reason, feedback
+    from .racecheck import sanitize
     with run.device():
-        found = _sanitize(run, sanitizer, "racecheck", case)
+        found = sanitize(run, sanitizer, "racecheck", case)
     if found and found[0] == "race":
         return f"race: {reason}", f"{feedback}; {found[1]}"
     return reason, feedback
@@ -291,71 +291,33 @@ def random(run: Run) -> RungResult:
 
 def races(run: Run) -> RungResult:
     start = time.monotonic()
-    groups = _race_groups(run)
     if run.backend == "emu":
-        cfg = config.load()
-        seeds = [1 + derive(run.suite.seed, "race", i) % 1_000_000 for i in range(cfg.verify_race_seeds)]
-        for seed in seeds:
-            env = {**_asan_env(run.limits), **_emu_env(seed)}
-            bad = _calls(run, [(True, c) for g in groups for c in g], env, "races", start, {"emu_seed": seed})
-            if bad:
-                if bad.reason in MISMATCHES:
-                    bad.reason = f"race (results change with the thread order): {bad.reason}"
-                bad.feedback = f"emu scheduling seed {seed}: {bad.feedback}"
-                return bad
-        return RungResult("races", True, detail={"emu_seeds": seeds, "points": [g[0].sizes for g in groups]},
-                          seconds=time.monotonic() - start)
-    detail = {"repeat": "agree"}
+        return emu_races(run, start)
     bad = _calls(run, races_calls(run), {}, "races", start, {"repeat": 2})
     if bad:
         return bad
-    sanitizer = shutil.which("compute-sanitizer")
-    if not sanitizer:
-        detail["compute_sanitizer"] = "not installed"
-    else:
-        detail["compute_sanitizer"] = []
-        case = min((c for c in run.suite.of("random")), key=lambda c: c.ref_seconds, default=None)
-        for tool in ("memcheck", "racecheck"):
-            if tool == "racecheck" and run.source is not None and "shared" not in run.source:
-                # racecheck finds shared-memory hazards only; a candidate with no shared memory
-                # (no __shared__, no .shared in inline PTX) has none: a tool start saved
-                detail["compute_sanitizer"].append("racecheck: not needed (no shared memory)")
-                continue
-            bad = _sanitize(run, sanitizer, tool, case)
-            if bad:
-                return RungResult("races", False, bad[0], bad[1], detail, time.monotonic() - start)
-            detail["compute_sanitizer"].append(tool)
-    return RungResult("races", True, detail=detail, seconds=time.monotonic() - start)
+    # agreement alone proves nothing on hardware (a race is often right by luck): a race check
+    # must run too, compute-sanitizer or else emu's races rung on the same source
+    from .racecheck import gpu_race_check
+    return gpu_race_check(run, start)
 
 
-def _sanitize(run: Run, sanitizer: str, tool: str, case: Case | None) -> tuple[str, str] | None:
-    import tempfile
-    from pathlib import Path
-    from .reference import _write
-    if case is None:
-        return None
-    k = run.kernel
-    with tempfile.TemporaryDirectory(prefix="t2c-cand-") as tmp:
-        d = Path(tmp)
-        for name, value in {**case.inputs, **_poison(k, case.sizes)}.items():
-            _write(d / f"{name}.bin", value)
-        argv = [sanitizer, "--tool", tool, "--error-exitcode", "97", str(run.build.exe), "device", str(d),
-                *[str(case.sizes[s.name]) for s in k.sizes]]
-        from .harness import scrubbed_env
-        proc = run_process(argv, cwd=d, timeout=max(120, 1000 * case.ref_seconds), env=scrubbed_env())
-    if proc.timed_out:
-        return None          # too slow under the tool: no finding either way
-    text = proc.stdout + proc.stderr
-    found = re.search(r"ERROR SUMMARY: [1-9]|\(([1-9]\d*) errors?", text)
-    if proc.returncode == 97 or found:
-        words = "race" if tool == "racecheck" else "out-of-bounds access"
-        lines = text.strip().splitlines()
-        first = next((l for l in lines if "Invalid" in l or "hazard" in l.lower() and "0 hazards" not in l),
-                     lines[0] if lines else "")
-        return words, f"compute-sanitizer {tool}: {first.strip()[:300]}"
-    if proc.returncode != 0:
-        return failure(run, proc)
-    return None
+def emu_races(run: Run, start: float) -> RungResult:
+    """The emu races rung (also the gpu rung's fallback, racecheck.py): the race points under
+    several scheduling seeds; the first failure is the finding, named with its seed."""
+    groups = _race_groups(run)
+    cfg = config.load()
+    seeds = [1 + derive(run.suite.seed, "race", i) % 1_000_000 for i in range(cfg.verify_race_seeds)]
+    for seed in seeds:
+        env = {**_asan_env(run.limits), **_emu_env(seed)}
+        bad = _calls(run, [(True, c) for g in groups for c in g], env, "races", start, {"emu_seed": seed})
+        if bad:
+            if bad.reason in MISMATCHES:
+                bad.reason = f"race (results change with the thread order): {bad.reason}"
+            bad.feedback = f"emu scheduling seed {seed}: {bad.feedback}"
+            return bad
+    return RungResult("races", True, detail={"emu_seeds": seeds, "points": [g[0].sizes for g in groups]},
+                      seconds=time.monotonic() - start)
 
 
 def full(run: Run) -> RungResult:
