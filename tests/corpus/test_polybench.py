@@ -49,9 +49,9 @@ def test_every_kernel_builds_at_every_dataset_and_type(tmp_path):
     assert not failures, failures[:3]
 
 
-def run_dump(src: Path, dataset: str, tmp: Path) -> dict[str, np.ndarray]:
-    exe = tmp / f"{src.stem}_{dataset}"
-    r = gcc(src, exe, f"-D{dataset}_DATASET", "-DPOLYBENCH_DUMP_ARRAYS")
+def run_dump(src: Path, dataset: str, tmp: Path, *flags) -> dict[str, np.ndarray]:
+    exe = tmp / f"{src.stem}_{dataset}{len(flags)}"
+    r = gcc(src, exe, f"-D{dataset}_DATASET", "-DPOLYBENCH_DUMP_ARRAYS", *flags)
     assert r.returncode == 0, r.stderr
     p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0
@@ -72,6 +72,23 @@ def test_every_kernel_runs_and_dumps_finite_values(dataset, tmp_path):
             for arr, values in dumps.items():
                 assert np.isfinite(values).all(), (name, arr)
                 assert np.any(values != 0), (name, arr)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flags", [
+    ("-DPOLYBENCH_USE_C99_PROTO", "-DPOLYBENCH_USE_RESTRICT", "-DPOLYBENCH_USE_SCALAR_LB"),
+    ("-DPOLYBENCH_STACK_ARRAYS", "-DPOLYBENCH_PADDING_FACTOR=3"),
+], ids=["c99-restrict-scalar-lb", "stack-padded"])
+def test_published_build_flags_give_the_same_dumps(flags, tmp_path):
+    """The published header's options change how arrays and bounds are spelled, never the result."""
+    def one(src):
+        return src.stem, run_dump(src, "MINI", tmp_path), run_dump(src, "MINI", tmp_path, *flags)
+
+    with ThreadPoolExecutor(2) as pool:
+        for name, plain, flagged in pool.map(one, corpus_sources()):
+            assert plain.keys() == flagged.keys(), name
+            for arr in plain:
+                np.testing.assert_array_equal(plain[arr], flagged[arr], err_msg=f"{name} {arr}")
 
 
 def test_polybench_time_prints_seconds(tmp_path):
