@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race seeds batch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin seeds batch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
-SECTIONS=${*:-env cuda redteam race seeds batch tests}
+SECTIONS=${*:-env cuda redteam race dropin seeds batch tests}
 export PYTHONUNBUFFERED=1 T2C_CACHE_DIR=/tmp/t2c-cache
 
 source scripts/gpu_env.sh
@@ -56,6 +56,15 @@ print("%s; race check: %s" % (verdict, check))
   expected="gemm_tiled_race exit 1 gemm_tiled exit 0 gemm_tiled_race:off exit 1"
   summary "planted race on GPU ($([ "${verdicts[*]}" = "$expected" ] && echo as expected || echo UNEXPECTED)):" \
           "${verdicts[*]} (race_gpu.log)"
+  ;;
+dropin)   # issue #32: the drop-in linked into each original program at MEDIUM, against its CPU build;
+          # also on a published PolyBench/C folder carried in $T2C_PUBLISHED (never committed)
+  python3 scripts/dropin_check.py corpora/polybench MEDIUM --out /tmp/dropin-corpus > "$OUT/dropin_corpus.log" 2>&1
+  summary "$(tail -1 "$OUT/dropin_corpus.log") (corpus, dropin_corpus.log)"
+  if [ -n "${T2C_PUBLISHED:-}" ] && [ -d "$T2C_PUBLISHED" ]; then
+    python3 scripts/dropin_check.py "$T2C_PUBLISHED" MEDIUM --out /tmp/dropin-published > "$OUT/dropin_published.log" 2>&1
+    summary "$(tail -1 "$OUT/dropin_published.log") (published suite, dropin_published.log)"
+  fi
   ;;
 seeds)
   python3 scripts/candidates_gpu.py > "$OUT/candidates_gpu.log" 2>&1

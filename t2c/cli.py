@@ -125,7 +125,7 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
 @click.option("--seed", type=int, default=None, help="Test-data seed (default: this project's secret).")
 @click.option("--timeout", type=float, default=None, help="Seconds per candidate run.")
 @click.option("--report-dir", type=click.Path(file_okay=False), default=None,
-              help="Where results.csv/.md/.json go (default reports/<run>/).")
+              help="Where results.csv/.md/.json go (default .t2c/runs/<run>/).")
 @click.option("--junit-xml", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
 @click.option("--baseline", metavar="RUN|HISTORY", default=None,
               help="Compare kernel times with this report folder, results.json or history.")

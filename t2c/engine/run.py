@@ -186,7 +186,9 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     rows = rows_from(results, picked, settings)
     out(table(rows))
     run_name = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = Path(report_dir) if report_dir else Path("reports") / run_name
+    # A user's runs stay beside the run state, apart from reports published in a checkout's
+    # reports/; --report-dir chooses the folder (a CI artifact, a published report).
+    folder = Path(report_dir) if report_dir else STATE_DIR / "runs" / run_name
     meta = {"t2c": __version__, "settings": settings, "seconds": time.monotonic() - start,
             "command": " ".join(sys.argv)}
     if settings.get("backend") == "gpu":

@@ -8,7 +8,7 @@ on reading), so concurrent runs on one machine cannot corrupt older ones.
 
 Where the history lives: the `history_dir` argument, else `config.load().history_dir`
 when the configuration has that knob, else `<report folder>/../history` (so the
-default `reports/<run>/` layout gives `reports/history/`).
+default `.t2c/runs/<run>/` layout gives `.t2c/runs/history/`).
 """
 from __future__ import annotations
 

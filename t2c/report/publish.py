@@ -1,4 +1,4 @@
-"""Publishing a run: every file of `reports/<run>/`, the history line and the CI step summary.
+"""Publishing a run: every file of a run folder (`.t2c/runs/<run>/`), the history line and the CI step summary.
 
 `publish(rows, folder, meta)` is what `basic.write_all` does at the end of a batch:
 
@@ -119,7 +119,7 @@ def rerender(folder: Path, history_dir=None) -> Path:
     folder = Path(folder)
     if not (folder / "results.json").is_file():
         from ..errors import UserError
-        raise UserError(f"no results.json in {folder}", hint="give the folder a run wrote (reports/<run>)")
+        raise UserError(f"no results.json in {folder}", hint="give the folder a run wrote (.t2c/runs/<run> or its --report-dir)")
     rows, meta = read_json(folder / "results.json")
     meta = prepare_meta(meta, folder)
     earlier = history.runs_like(history.location(folder, history_dir), meta)
