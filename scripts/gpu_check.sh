@@ -32,7 +32,7 @@ race)   # issue #39: a tiled gemm missing the barrier after its shared-tile copy
   echo "compute-sanitizer: $(python3 -c 'from t2c import config; print(config.load().compute_sanitizer)')" \
     > "$OUT/race_gpu.log"
   verdicts=()
-  for run in gemm_tiled_race gemm_tiled gemm_tiled_race:off; do
+  for run in gemm_tiled_race gemm_tiled_war gemm_tiled gemm_tiled_race:off gemm_tiled_war:off; do
     c=${run%%:*}; json="$OUT/race_${run/:/_}.json"; off=; [ "$run" != "$c" ] && off=off
     T2C_COMPUTE_SANITIZER=$off $T2C verify corpora/polybench/linear-algebra/blas/gemm/gemm.c \
       --candidate "tests/candidates/race/$c.cu" --backend gpu --dataset MEDIUM --no-bench --json \
@@ -53,7 +53,7 @@ print("%s; race check: %s" % (verdict, check))
     echo "$run: exit $rc, $v" | tee -a "$OUT/race_gpu.log"
     verdicts+=("$run exit $rc")
   done
-  expected="gemm_tiled_race exit 1 gemm_tiled exit 0 gemm_tiled_race:off exit 1"
+  expected="gemm_tiled_race exit 1 gemm_tiled_war exit 1 gemm_tiled exit 0 gemm_tiled_race:off exit 1 gemm_tiled_war:off exit 1"
   summary "planted race on GPU ($([ "${verdicts[*]}" = "$expected" ] && echo as expected || echo UNEXPECTED)):" \
           "${verdicts[*]} (race_gpu.log)"
   ;;

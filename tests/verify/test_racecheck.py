@@ -19,6 +19,7 @@ from t2c.verify.synth import build_suite
 GEMM = read_c(POLYBENCH / "linear-algebra/blas/gemm/gemm.c")
 TILED = ROOT / "tests/candidates/race/gemm_tiled.cu"
 RACY = ROOT / "tests/candidates/race/gemm_tiled_race.cu"
+WAR = ROOT / "tests/candidates/race/gemm_tiled_war.cu"     # the next tile's copy overwrites this one
 needs_emu = pytest.mark.skipif(not emu_available(), reason="needs the emu backend (t2c.runtime.emu)")
 
 
@@ -78,13 +79,14 @@ def _gpu_run(source: str, name: str) -> rungs.Run:
 
 
 @needs_emu
-def test_without_compute_sanitizer_the_gpu_rung_rejects_a_planted_race(monkeypatch):
+@pytest.mark.parametrize("racy", [RACY, WAR], ids=["read-before-copy", "copy-before-read"])
+def test_without_compute_sanitizer_the_gpu_rung_rejects_a_planted_race(monkeypatch, racy):
     """A tiled gemm that reads its shared tile before the barrier that completes the copy, whose
     GPU repeat agreed with the reference (as the issue's candidate did on an H200): agreement
     alone accepted it.  With no compute-sanitizer the rung now runs emu's races rung on the same
     source, which rejects it."""
     monkeypatch.setenv("T2C_COMPUTE_SANITIZER", "off")
-    r = rungs.races(_gpu_run(RACY.read_text(), RACY.name))
+    r = rungs.races(_gpu_run(racy.read_text(), racy.name))
     assert not r.ok and r.reason.startswith("race"), (r.reason, r.feedback)
     assert r.detail["race_check"].startswith("emu seeds") and "emulator" in r.feedback
     # its twin with the barrier passes, and the evidence says which check ran
