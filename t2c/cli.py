@@ -1,9 +1,11 @@
 """The t2c command line (click): is, ref, batch, explain, clean, run.
 
 User mistakes (a bad flag, a file that does not parse) print one line
-`file:line:col: what is wrong; what to do` and exit 2, never a traceback.
+`file:line:col: what is wrong; what to do` and exit 2, never a traceback.  A fault of
+t2c itself prints one line naming a log file that holds the traceback, and exits 4.
 Exit codes: 0 all accepted, 1 a kernel failed, 2 usage error, 3 performance
-regression only (against --baseline), 4 internal error, 5 nothing matched.
+regression only (against --baseline), 4 internal error, 5 nothing matched,
+130 interrupted (Ctrl-C; a batch keeps what finished).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from .ir import DATASETS
 STAGE_CHOICES = ("parse", "reference", "generate", "suite", "verify", "bench")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERNAL, EXIT_NOTHING = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
 
 
 def default_dataset() -> str:
@@ -29,7 +32,8 @@ def default_dataset() -> str:
 
 
 class T2CGroup(click.Group):
-    """Turns UserError into one line and exit 2 for every command."""
+    """One line for every command: a UserError exits 2, a fault of t2c exits 4 (its traceback in
+    a log file), Ctrl-C exits 130."""
 
     def invoke(self, ctx):
         try:
@@ -37,6 +41,29 @@ class T2CGroup(click.Group):
         except UserError as e:
             click.echo(f"t2c: {e}", err=True)
             sys.exit(EXIT_USAGE)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("t2c: interrupted; what finished is kept (cache and run state)", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except RecursionError:
+            click.echo("t2c: the input nests too deeply for t2c's parsers (an expression or block "
+                       "hundreds of levels deep); split it into statements", err=True)
+            sys.exit(EXIT_USAGE)
+        except Exception as e:                           # a fault of t2c: never a bare traceback
+            click.echo(f"t2c: internal error: {type(e).__name__}: {str(e)[:200]}; the traceback is in "
+                       f"{_crash_log()}: please report it with that file", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+
+def _crash_log() -> str:
+    """Write the current exception's traceback to a fresh file and name it."""
+    import tempfile
+    import traceback
+    fd, path = tempfile.mkstemp(prefix="t2c-crash-", suffix=".log")
+    with open(fd, "w") as f:
+        f.write(f"t2c {__version__}: {' '.join(sys.argv)}\n\n{traceback.format_exc()}")
+    return path
 
 
 dataset_option = click.option("--dataset", type=click.Choice(DATASETS, case_sensitive=False),
@@ -112,9 +139,9 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
 @click.argument("paths", nargs=-1, required=True)
 @dataset_option
 @click.option("--backend", type=click.Choice(["auto", "gpu", "emu"]), default="auto", show_default=True)
-@click.option("--generator", default="poly", show_default=True, help="poly | llm | hybrid.")
-@click.option("-j", "--jobs", type=int, default=0, help="Parallel CPU jobs (default: CPU count).")
-@click.option("--gpu-jobs", type=int, default=None, help="GPU slots (default: one per visible GPU).")
+@click.option("--generator", type=click.Choice(["poly", "llm", "hybrid"]), default="poly", show_default=True)
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Parallel CPU jobs (default: CPU count).")
+@click.option("--gpu-jobs", type=click.IntRange(min=1), default=None, help="GPU slots (default: one per visible GPU).")
 @click.option("-k/-x", "--keep-going/--fail-fast", default=True, help="Go on past failures (default) or stop.")
 @click.option("-n", "--dry-run", is_flag=True, help="Print the plan with reasons; run nothing.")
 @click.option("-B", "--always-make", "force_all", is_flag=True, help="Ignore the cache: run every target.")

@@ -42,7 +42,11 @@ def project_secret(state_dir: Path) -> int:
             pass
         finally:
             tmp.unlink()
-    return int(path.read_text())
+    try:
+        return int(path.read_text())
+    except ValueError:
+        raise UserError(f"the project's secret seed is not a number: {path.read_text()[:40]!r}", file=str(path),
+                        hint="delete the file to draw a new secret (suites are then drawn anew)") from None
 
 
 class Progress:
@@ -237,10 +241,16 @@ def explain(target: str) -> str:
     if not (STATE_DIR / "state.sqlite").exists():
         raise UserError("no run state here (.t2c/state.sqlite)", hint="run `t2c batch` first")
     db = StateDB(STATE_DIR / "state.sqlite")
-    rows = [r for r in db.all() if r["target"] == target or r["kernel"] == target]
+    every = db.all()
     db.close()
+    rows = [r for r in every if r["target"] == target or r["kernel"] == target]
+    if not every:
+        raise UserError("no run has recorded targets here (.t2c/state.sqlite is empty)",
+                        hint="run `t2c batch` in this folder first")
     if not rows:
-        raise UserError(f"no target named '{target}'", hint="use KERNEL or KERNEL:STAGE, e.g. gemm:verify")
+        kernels = sorted({r["kernel"] for r in every})
+        raise UserError(f"no target named '{target}'", hint="use KERNEL or KERNEL:STAGE; kernels here: "
+                        + ", ".join(kernels[:12]) + (" …" if len(kernels) > 12 else ""))
     order = {s: i for i, s in enumerate(STAGE_NAMES)}
     rows.sort(key=lambda r: order.get(r["stage"], 99))
     when = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -93,6 +94,23 @@ class StateDB:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._open()
+        except sqlite3.DatabaseError as e:
+            if isinstance(e, sqlite3.OperationalError):     # locked, unreadable: not damage
+                raise
+            # A damaged state (a disk full, a copy cut short) only loses the recorded reasons: the
+            # cache is content-keyed and checked, so nothing built is lost.  Keep it aside, start anew.
+            aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+            self.db.close()
+            self.path.rename(aside)
+            for extra in ("-wal", "-shm"):
+                Path(f"{self.path}{extra}").unlink(missing_ok=True)
+            print(f"t2c: the run state {self.path} was damaged ({e}); kept as {aside.name}, "
+                  "starting a new one (the cache is intact)", file=sys.stderr)
+            self._open()
+
+    def _open(self):
         self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         # Workers open the database at the same moment: switching to WAL needs a lock that
         # the busy timeout does not wait for, so retry the set-up briefly.
@@ -102,8 +120,8 @@ class StateDB:
                     self.db.execute("pragma journal_mode=wal")
                 self.db.execute(self.SCHEMA)
                 break
-            except sqlite3.OperationalError:
-                if attempt == 49:
+            except sqlite3.OperationalError as e:
+                if attempt == 49 or "locked" not in str(e) and "busy" not in str(e):
                     raise
                 time.sleep(0.1)
 

@@ -210,6 +210,9 @@ def read_c(path: str | Path, function: str | None = None) -> Kernel:
     path = Path(path)
     try:
         return _read_c(path, function)
+    except RecursionError:
+        raise UserError("an expression or block nests too deeply for t2c's parsers", file=str(path),
+                        hint="split it into several statements") from None
     except UserError as e:
         if e.file and e.file == str(path.resolve()):     # cpp/pycparser name the resolved path
             e.file = str(path)
@@ -222,6 +225,13 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         raw = path.read_bytes()
     except OSError as e:
         raise UserError(f"cannot read the file: {e.strerror}", file=shown) from None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise UserError(f"byte 0x{raw[e.start]:02x} is not UTF-8 text", file=shown, line=line, col=col,
+                        hint="save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
     site = _locate.choose(_locate.locate(raw, shown), shown, function)
     shapes, intents, size_notes, constraints, dom_notes, description = \
         parse_annotations(site.annotations, shown)
