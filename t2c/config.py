@@ -19,6 +19,7 @@
 | candidate memory limit (MiB)  | T2C_VERIFY_MEM_MB | 8192                        |
 | bench repetitions             | T2C_VERIFY_BENCH_REPS | 20                      |
 | bench inputs restored from (`device` copies or `host` memory) | T2C_VERIFY_BENCH_RESTORE | device |
+| isl operations poly may spend on one kernel (0: no limit) | T2C_ISL_BUDGET | 50000000 |
 
 The `llm` and `hybrid` generators read their settings (`LLMConfig`, docs/llm.md) from, in
 order of precedence: command-line flags, `T2C_LLM_<FIELD>` variables, the `llm:` section of
@@ -81,6 +82,7 @@ class Config:
     verify_bench_reps: int = 20
     verify_bench_restore: str = "device"
     compute_sanitizer: str | None = None
+    isl_budget: int = 50_000_000
 
 
 def load(env=os.environ) -> Config:
@@ -106,6 +108,7 @@ def load(env=os.environ) -> Config:
         verify_bench_reps=int(env.get("T2C_VERIFY_BENCH_REPS", "20")),
         verify_bench_restore=env.get("T2C_VERIFY_BENCH_RESTORE", "device"),
         compute_sanitizer=_compute_sanitizer(env, nvcc),
+        isl_budget=int(env.get("T2C_ISL_BUDGET", "50000000")),
     )
 
 

@@ -43,6 +43,35 @@ def fully_written(kernel: Kernel) -> dict[str, bool]:
     return out
 
 
+def out_of_bounds(kernel: Kernel) -> list[str]:
+    """Accesses of the reference that reach outside their array's extents, each as a sentence
+    with an example.  Only statements whose every access happens (no `if`, no `?:`, `&&`, `||`
+    around it) are judged, so a guarded access is never blamed; outside the model, none."""
+    from pycparser import c_ast
+    from .dependences import _specs
+    from .isl_bridge import Model
+    from .model import _walk
+    try:
+        prog = build_program(kernel)
+    except NotAffine:
+        return []
+    shapes = {a.name: a.shape for a in kernel.arrays} | {n: v.shape for n, v in prog.locals.items() if v.shape}
+    model = Model(_specs(prog), prog.sizes, prog.context)
+    out = []
+    for st in prog.statements:
+        if st.conditional or any(isinstance(n, c_ast.TernaryOp) or isinstance(n, c_ast.BinaryOp)
+                                 and n.op in ("&&", "||") for n in _walk(st.node)):
+            continue
+        for a in st.accesses:
+            ext = shapes.get(a.name)
+            if a.index and ext and len(ext) == len(a.index):
+                example = model.outside(st.name, a.name, a.index, ext)
+                if example:
+                    out.append(f"`{st.text.strip()}` {'writes' if a.write else 'reads'} {a.name} "
+                               f"outside its extent [{']['.join(ext)}], e.g. {example}")
+    return out
+
+
 def facts(kernel: Kernel) -> Facts:
     """The IS summary: affine or not, parallel loops (as `var@depth`), flops and bytes."""
     from .cost import counts_text
@@ -56,4 +85,5 @@ def facts(kernel: Kernel) -> Facts:
 
 
 __all__ = ["Access", "Analysis", "Loop", "LoopFacts", "NotAffine", "Program", "Statement",
-           "Stmt", "Web", "analyze", "build_program", "facts", "fully_written", "loop_paths"]
+           "Stmt", "Web", "analyze", "build_program", "facts", "fully_written", "loop_paths",
+           "out_of_bounds"]

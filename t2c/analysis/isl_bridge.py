@@ -14,6 +14,7 @@ way out; statement tuples keep their `S<n>` names and arrays become `a_<name>`.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import islpy as isl
@@ -37,6 +38,30 @@ def _v(text: str) -> str:
 
 def _unv(text: str) -> str:
     return re.sub(r"\bv_(\w+)", r"\1", text)
+
+
+class BudgetExceeded(Exception):
+    """isl ran past the operations a budget() block allows."""
+
+
+@contextmanager
+def budget(operations: int):
+    """Bound the isl work of a block (0: none); raises BudgetExceeded past it.  isl checks the
+    count inside its own calls, so a deep nest fails in bounded time instead of hanging.  A
+    block that swallowed the failing call's error is caught by a probe at its end."""
+    ctx = isl.DEFAULT_CONTEXT
+    ctx.set_max_operations(operations)
+    ctx.reset_operations()
+    try:
+        yield
+        if operations:
+            isl.Set("{ : }")                             # fails when the count ran out meanwhile
+    except isl.Error as e:
+        if "maximal number of operations" in str(e):
+            raise BudgetExceeded(f"more than {operations} isl operations") from None
+        raise
+    finally:
+        ctx.set_max_operations(0)
 
 
 class Model:
@@ -121,6 +146,25 @@ class Model:
         full = full.intersect_params(self.context)
         written = self.must_writes.intersect_domain(self.domain).range()
         return full.is_subset(written)
+
+    def outside(self, stmt: str, name: str, idx: tuple[str, ...], extents: tuple[str, ...]) -> str | None:
+        """An example of `stmt`'s access `name[idx]` outside `0 <= e < extent` (None: always
+        inside), as `[sizes] -> cell`; extents isl cannot read (n*n) prove nothing."""
+        s = self.specs[stmt]
+        cells = [f"e{i}" for i in range(len(idx))]
+        try:
+            acc = isl.Map(self.head + f"{{ {self._tuple(s)} -> a_{name}[{', '.join(_v(e) for e in idx)}]"
+                          f" : {self._cons(s)} }}").intersect_params(self.context)
+            box = isl.Set(self.head + f"{{ a_{name}[{', '.join(cells)}] : " + " and ".join(
+                f"0 <= {c} < {_v(e)}" for c, e in zip(cells, extents)) + " }")
+        except isl.Error:
+            return None
+        bad = acc.range().subtract(box)
+        if bad.is_empty():
+            return None
+        text = _unv(str(bad.sample_point()).replace("a_", ""))     # [n = 1] -> { a[1] }
+        m = re.fullmatch(r"\[(.*)\] -> \{ (.*) \}", text)
+        return f"{m.group(2)} when {m.group(1)}" if m and m.group(1) else text.strip("{} ")
 
     def _array_universe(self, name):
         for m in (self.reads, self.writes):

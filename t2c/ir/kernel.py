@@ -195,4 +195,36 @@ def validate(k: Kernel) -> Kernel:
             fail(f"domain names '{d.target}', which is not a parameter")
     if not any(x.intent in ("out", "inout") for x in (*k.scalars, *k.arrays)):
         fail("the kernel has no output: no array is written and nothing is returned")
+    for s in k.sizes:
+        for d, v in s.presets:
+            if v < 1:
+                fail(f"size '{s.name}' has {d} = {v}; a size is at least 1")
+    known = {s.name for s in k.sizes} | {s.name for s in k.scalars}
+    for c in k.constraints:
+        try:
+            names = _names_in(c)
+        except ValueError:
+            fail(f"the constraint '{c}' is not a C expression (e.g. `n >= 2`, `m <= n`)")
+        if unknown := sorted(names - known):
+            fail(f"the constraint '{c}' names {', '.join(unknown)}, which is no size or scalar of the kernel")
     return k
+
+
+def _names_in(expr: str) -> set[str]:
+    """The identifiers of a C expression (ValueError when it does not parse)."""
+    from pycparser import c_ast, c_parser
+    try:
+        ast = c_parser.CParser().parse(f"int t2c_c = ({expr});")
+    except Exception as e:
+        raise ValueError(str(e)) from None
+    out = set()
+
+    class Names(c_ast.NodeVisitor):
+        def visit_ID(self, node):
+            out.add(node.name)
+
+        def visit_FuncCall(self, node):          # min(n, m): the arguments, not the function
+            if node.args:
+                self.visit(node.args)
+    Names().visit(ast.ext[0].init)
+    return out

@@ -48,4 +48,4 @@ def test_batch_continues_past_a_bad_kernel(tmp_path, monkeypatch):
     assert "jacobi-1d" in r.output and "accepted on emu" in r.output
     assert "bad.c:3:3: goto is not supported" in r.output
     assert "1 accepted, 1 error of 2 kernels" in r.output
-    assert (tmp_path / ".t2c" / "state.sqlite").exists() and list((tmp_path / "reports").glob("*/results.csv"))
+    assert (tmp_path / ".t2c" / "state.sqlite").exists() and list((tmp_path / ".t2c" / "runs").glob("*/results.csv"))

@@ -58,7 +58,7 @@ CASES = {
     "unknown_domain.c": case(4, 1, "domain of 'x' has kind 'gaussian'", "uniform"),
     "missing_function.c": case(1, 1, "no function named 'nope'", "functions here: present",
                                function="nope"),
-    "missing_include.c": case(2, 10, "no_such_header.h", "No such file", "-I"),
+    "missing_include.c": case(2, 10, "no_such_header.h", "No such file", "utilities/ folder"),
     "several_kernels.c": case(7, 1, "several candidate kernels: first, second", "--function"),
     "no_output.c": case(1, 1, "reads_only", "no output"),
     "unsized_dimension.c": case(1, 32, "array parameter 'a' has an unsized dimension",

@@ -28,7 +28,7 @@ from ...errors import UserError
 from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
 from . import locate as _locate
 from .normalize import cprint, normalize
-from .preprocess import FAKE_INCLUDE, int_value, macros, preprocess
+from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
 
 INIT_NAME = "t2c_init"
 
@@ -237,7 +237,16 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         parse_annotations(site.annotations, shown)
 
     text = preprocess(path.resolve())
-    ast = parse_c(text, shown)
+    try:
+        ast = parse_c(text, shown)
+    except UserError as e:
+        if e.line is None and (found := compiler_error(path.resolve())):
+            e.line, e.col, e.message = found[0], found[1], f"parse error: {found[2]}"
+        lines = raw.decode().splitlines()
+        if "Illegal character" in e.message and e.line and e.line <= len(lines) \
+                and not lines[e.line - 1].isascii():
+            e.message, e.hint = "a name with non-ASCII letters", "t2c reads C99 names: letters a-z, A-Z, digits, _"
+        raise
     bound = size_bindings(path.resolve(), _find_function(ast, site.name), size_notes)
     if bound:                                            # again, each size macro its parameter
         text = preprocess(path.resolve(), defines=bound)
@@ -272,6 +281,12 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         validate(kernel.replace(origin=None))
     except ISError as e:                                 # e.g. nothing is written or returned
         raise UserError(str(e), file=shown, line=site.line, col=site.col) from None
+    from ...analysis import out_of_bounds
+    if bad := out_of_bounds(kernel):
+        raise UserError(f"{kernel.name}: {bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
+                        file=shown, line=site.line, col=site.col,
+                        hint="fix the loop bounds or subscripts, the array's extent (`t2c: array`), or bound the "
+                             "sizes (`t2c: constraint n <= 100`)")
     return kernel
 
 

@@ -117,6 +117,8 @@ class BodyCheck(c_ast.NodeVisitor):
         name = node.name.name if isinstance(node.name, c_ast.ID) else None
         if name == self.fn_name:
             fail(node, f"recursive call to '{name}'", "write the recursion as a loop")
+        if name in ("__asm__", "__asm", "asm"):
+            fail(node, "inline assembly is not supported in a kernel", "write the computation in C")
         if name not in MATH_FUNCTIONS:
             fail(node, f"call to '{name or cprint(node.name)}' is not supported in a kernel",
                  "only math functions (sqrt, exp, pow, fabs, ...) may be called; inline the others")
@@ -392,6 +394,9 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(d, "variadic functions are not supported")
         if isinstance(d, c_ast.Typename) and d.name is None:
             continue                                    # f(void)
+        if isinstance(d, c_ast.ID):
+            fail(d, "K&R-style parameters (types declared after the parentheses) are not supported",
+                 "write a prototype: void f(int n, double *a)")
         params[d.name] = read_param(d, typedefs)
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names)
     check.visit(fn.body)

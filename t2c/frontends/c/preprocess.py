@@ -22,7 +22,7 @@ from ...errors import UserError
 FAKE_INCLUDE = Path(__file__).parent / "include"
 POLYBENCH_DEFINES = ("POLYBENCH_USE_C99_PROTO",)
 GNU_NOISE = ("__attribute__(x)=", "__extension__=", "__restrict=restrict", "__restrict__=restrict",
-             "__inline=inline", "__inline__=inline", "__asm__(x)=", "__const=const")
+             "__inline=inline", "__inline__=inline", "__const=const")
 
 
 def include_dirs(path: Path) -> list[Path]:
@@ -47,10 +47,24 @@ def _cpp_argv(path: Path, dataset: str | None, defines, cc: str) -> list[str]:
 def _cpp_error(path: Path, stderr: str) -> UserError:
     m = re.search(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", stderr, re.M)
     if m:
-        hint = "add the folder with -I" if "No such file" in m.group(4) else "fix the preprocessor error"
+        hint = ("put the header beside the file or in a utilities/ folder above it (t2c looks there)"
+                if "No such file" in m.group(4) else "fix the preprocessor error")
         return UserError(m.group(4), file=m.group(1), line=int(m.group(2)), col=int(m.group(3)),
                          hint=hint)
     return UserError(f"the C preprocessor failed: {stderr.strip()[:300]}", file=str(path))
+
+
+def compiler_error(path: Path, defines: tuple = (), cc: str = "gcc") -> tuple[int, int, str] | None:
+    """The C compiler's first error in the file, (line, col, message), for a parse error that
+    pycparser reports without a place; None when the compiler accepts the file."""
+    argv = _cpp_argv(path, None, defines, cc)
+    argv[1] = "-fsyntax-only"
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(rf"^{re.escape(str(path))}:(\d+):(\d+): (?:fatal )?error: (.*)$", proc.stderr, re.M)
+    return (int(m.group(1)), int(m.group(2)), m.group(3)) if m else None
 
 
 def _stamp(path: Path) -> tuple:

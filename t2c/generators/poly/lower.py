@@ -7,7 +7,9 @@ the candidate is the whole reference in one thread, which is always correct.
 """
 from __future__ import annotations
 
-from ...analysis import NotAffine, analyze
+from ... import config
+from ...analysis import Loop, NotAffine, analyze
+from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
 from .cuda import Printer, sequential_candidate
 from .expand import expand
@@ -21,13 +23,30 @@ class LoweringError(RuntimeError):
     """A pass produced an illegal schedule: a bug in t2c, never a property of the kernel."""
 
 
+#: The deepest loop nest poly analyzes: its passes try orders and legality over every loop of a
+#: nest (isl work grows much faster than the depth); deeper nests run in one thread, and say so.
+MAX_NEST_DEPTH = 12
+
+
 def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
     if options.sequential:
         return sequential_candidate(kernel, "the options ask for one thread")
     try:
+        with budget(config.load().isl_budget):
+            return _lower(kernel, options)
+    except BudgetExceeded as e:
+        return sequential_candidate(kernel, f"the polyhedral analysis ran past its budget ({e}; "
+                                            "T2C_ISL_BUDGET raises it)")
+
+
+def _lower(kernel: Kernel, options: PolyOptions) -> str:
+    try:
         an = analyze(kernel)                             # polyhedral model + exact dependences
     except NotAffine as e:
         return sequential_candidate(kernel, f"not affine: {e}")   # outside the model: one thread
+    if (deep := _deepest(an.program.body)) and len(deep) > MAX_NEST_DEPTH:
+        return sequential_candidate(kernel, f"the loop nest of {', '.join(l.var for l in deep[:4])}, ... is "
+                                            f"{len(deep)} loops deep, past poly's {MAX_NEST_DEPTH}")
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if options.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
@@ -36,6 +55,16 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
     if options.isl_schedule:
         an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
     return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
+
+
+def _deepest(items) -> list:
+    """The loops of the deepest nest, outermost first."""
+    best = []
+    for it in items:
+        if isinstance(it, Loop):
+            inner = [it] + _deepest(it.body)
+            best = inner if len(inner) > len(best) else best
+    return best
 
 
 def planned(an, options: PolyOptions) -> Plan:

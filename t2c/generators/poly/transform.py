@@ -187,9 +187,14 @@ def permute(an: Analysis, tree: list) -> list:
     return result
 
 
+#: The deepest band whose orders are searched: the search tries O(depth^2) orders, each an isl
+#: legality check over every loop of the band; deeper bands keep the source's order.
+MAX_PERMUTED_BAND = 8
+
+
 def _permute_band(an, tree, loop):
     band = _band(loop)
-    if len(band) == 1:
+    if len(band) == 1 or len(band) > MAX_PERMUTED_BAND:
         return tree, loop
     inner = band[-1].body
     placed: list[Loop] = []

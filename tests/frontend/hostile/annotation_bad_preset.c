@@ -1,0 +1,5 @@
+/* t2c: size n HUGE=10 */
+void k(int n, double *a)
+{
+  for (int i = 0; i < n; i++) a[i] = 1.0;
+}

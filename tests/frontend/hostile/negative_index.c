@@ -1,0 +1,4 @@
+void k(int n, double a[n])
+{
+  for (int i = 0; i < n; i++) a[i - 1] = 1.0;
+}

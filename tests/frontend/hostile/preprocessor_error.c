@@ -1,0 +1,5 @@
+#error stop here
+void k(int n, double *a)
+{
+  a[0] = 1.0;
+}

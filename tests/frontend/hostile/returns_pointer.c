@@ -1,0 +1,5 @@
+double *k(int n, double *a)
+{
+  for (int i = 0; i < n; i++) a[i] = 1.0;
+  return a;
+}

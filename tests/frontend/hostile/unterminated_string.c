@@ -1,0 +1,5 @@
+const char *s = "abc;
+void k(int n, double *a)
+{
+  a[0] = 1.0;
+}
