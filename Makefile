@@ -4,8 +4,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.t2c-setup
 WHEELS := .whl
+TEST_JOBS ?= 2        # pytest-xdist workers; most tests wait on compilers and emulated runs
 
-.PHONY: setup run test test-fast gpu-check bench bench-t2c bench-noop wheels clean
+.PHONY: setup run test test-all test-fast gpu-check bench bench-t2c bench-noop wheels clean
 
 # The venv with t2c (editable) and the test tools; redone only when pyproject.toml changes.
 # Without nvcc on PATH, the CUDA compiler and runtime headers come from PyPI into the venv.
@@ -20,11 +21,16 @@ $(STAMP): pyproject.toml
 run: setup
 	$(VENV)/bin/t2c batch corpora/polybench
 
+# The suite CI runs; `test-all` adds the whole-corpus end-to-end runs and the many-seed
+# checks (marked `full`), for a nightly job.
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not full" -n $(TEST_JOBS)
+
+test-all: setup
+	$(PY) -m pytest -q -n $(TEST_JOBS)
 
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow and not full"
 
 # cp312 wheels of the dependencies the GPU machine lacks (it has numpy, click, pyyaml, jinja2, tqdm).
 wheels:

@@ -8,8 +8,11 @@ from t2ctest import POLYBENCH, ROOT, corpus_sources, has_gpu  # noqa: F401  (re-
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory):
-    """Tests build into their own cache, never the user's."""
+    """Tests build into their own cache, never the user's.  The emu build cache (content-keyed,
+    written atomically) is one for the whole session, also for tests that give themselves a
+    fresh t2c cache: the emu runtime and each distinct program are compiled once."""
     os.environ["T2C_CACHE_DIR"] = str(tmp_path_factory.mktemp("t2c-cache"))
+    os.environ.setdefault("T2C_EMU_CACHE", str(tmp_path_factory.getbasetemp().parent / "t2c-emu-shared"))
     yield
 
 

@@ -48,7 +48,7 @@ def test_correct_candidates_are_accepted():
     _sweep(1)
 
 
-@pytest.mark.slow
+@pytest.mark.full
 def test_correct_candidates_are_accepted_under_20_secret_seeds():
     results = _sweep(20)
     assert len({ev.seed for _, ev in results}) == len(results)

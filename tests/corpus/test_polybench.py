@@ -35,7 +35,7 @@ def test_benchmark_list_has_all_30_in_published_layout():
         assert "kernel_" + s.stem.replace("-", "_") in text, s
 
 
-@pytest.mark.slow
+@pytest.mark.full
 def test_every_kernel_builds_at_every_dataset_and_type(tmp_path):
     jobs = [(s, d, t) for s in corpus_sources() for d in DATASETS for t in TYPES]
 
@@ -77,7 +77,7 @@ def test_every_kernel_runs_and_dumps_finite_values(dataset, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("flags", [
     ("-DPOLYBENCH_USE_C99_PROTO", "-DPOLYBENCH_USE_RESTRICT", "-DPOLYBENCH_USE_SCALAR_LB"),
-    ("-DPOLYBENCH_STACK_ARRAYS", "-DPOLYBENCH_PADDING_FACTOR=3"),
+    pytest.param(("-DPOLYBENCH_STACK_ARRAYS", "-DPOLYBENCH_PADDING_FACTOR=3"), marks=pytest.mark.full),
 ], ids=["c99-restrict-scalar-lb", "stack-padded"])
 def test_published_build_flags_give_the_same_dumps(flags, tmp_path):
     """The published header's options change how arrays and bounds are spelled, never the result."""

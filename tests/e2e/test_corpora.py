@@ -8,6 +8,8 @@ import pytest
 
 from t2ctest import ROOT
 
+pytestmark = pytest.mark.full      # `make test-all`: the goldens and per-form tests cover `make test`
+
 
 def batch(tmp_path, corpus: str) -> tuple[int, list[dict]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))

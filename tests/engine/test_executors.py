@@ -153,6 +153,7 @@ def test_executor_spec_errors(monkeypatch, tmp_path):
 
 # -- Dask ----------------------------------------------------------------------------------
 
+@pytest.mark.full                 # the worker-kill test below runs batches on Dask in `make test`
 def test_dask_local_gives_the_same_results_as_local(corpus, home, tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     local = t2c("batch", "corpus", "-j", "2", "--report-dir", str(tmp_path / "local"))

@@ -192,7 +192,7 @@ def emu_available():
         pytest.skip("the emu backend is not available")
 
 
-@pytest.mark.slow
+@pytest.mark.full
 def test_emu_matches_reference_at_mini(emu_available):
     """Every corpus candidate, run on emu (device and drop-in entry points), matches the host
     reference at MINI: max error relative to the array's magnitude <= 1e-9 for double,

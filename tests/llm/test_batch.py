@@ -91,7 +91,7 @@ def test_hybrid_batch_seeds_with_poly_and_runs_end_to_end(fake, tmp_path):
     assert rows["histogram"]["llm_calls"] == 2 and rows["relu"]["llm_calls"] == 0   # the IS only
 
 
-@pytest.mark.slow
+@pytest.mark.full
 @pytest.mark.parametrize("generator", ["llm", "hybrid"])
 def test_the_whole_corpus_through_the_model_path(fake, tmp_path, generator, monkeypatch):
     """Every spec of corpora/text2cuda, the prose-only ones included: the model writes their
