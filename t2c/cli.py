@@ -18,7 +18,7 @@ import numpy as np
 from . import __version__, config
 from .errors import UserError
 from .generators.command import evolve_options, llm_flags, llm_options
-from .ir import DATASETS
+from .ir import DATASETS, ISError
 
 STAGE_CHOICES = ("parse", "reference", "generate", "suite", "verify", "bench")
 
@@ -39,6 +39,9 @@ class T2CGroup(click.Group):
         try:
             return super().invoke(ctx)
         except UserError as e:
+            click.echo(f"t2c: {e}", err=True)
+            sys.exit(EXIT_USAGE)
+        except ISError as e:                             # an IS that breaks its rules: the input's fault
             click.echo(f"t2c: {e}", err=True)
             sys.exit(EXIT_USAGE)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):

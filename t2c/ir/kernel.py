@@ -146,8 +146,10 @@ class Kernel:
             v = s.preset(dataset)
             if v is None:
                 have = sorted({d for z in self.sizes for d, _ in z.presets})
-                raise ISError(f"{self.name}: size '{s.name}' has no {dataset} preset "
-                              f"(presets: {', '.join(have) or 'none'}); give sizes explicitly")
+                where = f" ({self.origin.where()})" if self.origin else ""
+                raise ISError(f"{self.name}{where}: size '{s.name}' has no {dataset} preset (presets: "
+                              f"{', '.join(have) or 'none'}); give it with --size {s.name}=N, or in the source: "
+                              f"/* t2c: size {s.name} MINI=8 SMALL=64 MEDIUM=512 LARGE=4096 EXTRALARGE=16384 */")
             values[s.name] = v
         return values
 

@@ -32,6 +32,29 @@ def compiler_version(cc: str) -> str:
         return "unknown"
 
 
+def _sha_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def seal(built: Path, final: Path) -> None:
+    """Record the hash of a build output at `built` for its cached place `final` (before it moves
+    there), so that `intact` can tell a cached file cut short or changed since."""
+    final.with_name(final.name + ".sha256").write_text(_sha_file(built))
+
+
+def intact(path: Path) -> bool:
+    """A cached build output whose bytes still hash to what was recorded when it was built; a
+    damaged or unrecorded one is built again, never run (its verdict would be cached)."""
+    try:
+        return path.with_name(path.name + ".sha256").read_text() == _sha_file(path)
+    except OSError:
+        return False
+
+
 def build(sources: dict[str, str], flags: list[str], *, cc: str | None = None,
           libs: tuple[str, ...] = ("-lm",), cache_dir: Path | None = None) -> Path:
     """Compile {filename: text} into one executable; returns its cached path."""
@@ -43,7 +66,7 @@ def build(sources: dict[str, str], flags: list[str], *, cc: str | None = None,
         h.update(name.encode() + b"\0" + sources[name].encode() + b"\0")
     h.update(repr((cc, compiler_version(cc), flags, libs)).encode())
     exe = cache / h.hexdigest()[:24] / "prog"
-    if exe.exists():
+    if intact(exe):
         return exe
     exe.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=exe.parent) as tmp:
@@ -56,5 +79,6 @@ def build(sources: dict[str, str], flags: list[str], *, cc: str | None = None,
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
         if proc.returncode != 0:
             raise BuildError(f"{cc} failed (exit {proc.returncode})", proc.stderr, cmd)
+        seal(out, exe)
         os.replace(out, exe)
     return exe

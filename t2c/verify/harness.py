@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import config
 from ..ir import Kernel
-from ..runtime.build import BuildError
+from ..runtime.build import BuildError, intact, seal
 from ..runtime.process import ProcessResult, run_process
 from .reference import _read_all, _write, check_constraints
 
@@ -374,7 +374,7 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
     key = hashlib.sha256((driver + "\0" + cu_source + "\0" + tag).encode()).hexdigest()[:24]
     out = cache / key
     exe = out / "prog"
-    if exe.exists():
+    if intact(exe):
         command = (out / "command.txt").read_text().split("\n") if (out / "command.txt").exists() else []
         return CandidateBuild(exe, (out / "build.log").read_text(), tuple(command))
     out.mkdir(parents=True, exist_ok=True)
@@ -401,6 +401,7 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
                 raise BuildError("emulation build failed", log, cmd)
         (out / "build.log").write_text(log)
         (out / "command.txt").write_text("\n".join(map(str, cmd)))
+        seal(tmp / "prog", exe)
         (tmp / "prog").replace(exe)
     return CandidateBuild(exe, log, tuple(cmd))
 

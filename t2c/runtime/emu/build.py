@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import settings
+from ..build import intact, seal
 from .kernels import walk
 from .rewrite import EmuUnsupported, parse, rewrite_cuda
 
@@ -69,7 +70,7 @@ def build_emu(cu_files, out_exe, *, sanitize: bool | str, extra_sources=(), incl
                   + [p.read_bytes() for p in extra_sources if p.exists()])
     build_dir = cache / f"build-{key}"
     cached_exe = build_dir / "program"
-    if cached_exe.exists():
+    if intact(cached_exe):
         _install(cached_exe, out_exe)
         return BuildResult(True, out_exe, "", f"(cached) {cached_exe}", cached=True)
 
@@ -109,6 +110,7 @@ def build_emu(cu_files, out_exe, *, sanitize: bool | str, extra_sources=(), incl
         if not ok:
             return _failed("".join(logs), commands)
         build_dir.mkdir(exist_ok=True)
+        seal(exe_tmp, cached_exe)
         os.replace(exe_tmp, cached_exe)
     _install(cached_exe, out_exe)
     return BuildResult(True, out_exe, "".join(logs), "\n".join(" ".join(c) for c in commands))
@@ -173,7 +175,7 @@ def _runtime_object(cache: Path, runtime_flags) -> tuple[Path | None, str, str]:
                   + [p.read_bytes() for p in headers if p.is_file()])
     obj = cache / f"runtime-{key}.o"
     cmd = [settings.cxx(), settings.CXX_STD, *flags, "-c", str(settings.RUNTIME_SOURCE)]
-    if obj.exists():
+    if intact(obj):
         return obj, "", " ".join(cmd)
     fd, tmp = tempfile.mkstemp(dir=cache, prefix="tmp-runtime-", suffix=".o")
     os.close(fd)
@@ -181,6 +183,7 @@ def _runtime_object(cache: Path, runtime_flags) -> tuple[Path | None, str, str]:
     if not ok:
         os.unlink(tmp)
         return None, log, " ".join(cmd)
+    seal(Path(tmp), obj)
     os.replace(tmp, obj)
     return obj, log, " ".join(cmd)
 
