@@ -11,7 +11,9 @@ driver, count: `gpu.fingerprint()`) without measuring: the bench rung reads them
 measures and stores them.
 
 A kernel's roofline fraction is then its best possible time on this GPU, the larger of
-flops / flop rate and compulsory bytes / copy bandwidth, over its measured time.
+flops / flop rate and compulsory bytes / copy bandwidth, over its measured time.  Flops count
+an FMA as 2 on both sides, and the fp64 rate is the larger of the FMA units' and the tensor
+cores' (m16n8k8 chains on sm_90+), so no kernel exceeds 100%.
 """
 from __future__ import annotations
 
@@ -52,6 +54,58 @@ __global__ void chains(T *out, int iters, T b, T c)
     a4 = fma(a4, b, c); a5 = fma(a5, b, c); a6 = fma(a6, b, c); a7 = fma(a7, b, c);
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+/* The fp64 tensor cores: four independent m16n8k8 chains per warp (sm_90+; 2 * 16 * 8 * 8 flops
+   an instruction).  A and B hold 0.5 and 0.25, so each product adds 8 * 0.125 = 1 to every cell
+   and a chain ends exactly at `iters`: the host checks it. */
+__global__ void dmma_chains(double *out, int iters)
+{
+  double c[4][4] = {};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const double a = 0.5, b = 0.25;
+  for (int k = 0; k < iters; k++)
+    for (int q = 0; q < 4; q++)
+      asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                   "{%8, %9}, {%0, %1, %2, %3};" : "+d"(c[q][0]), "+d"(c[q][1]), "+d"(c[q][2]), "+d"(c[q][3])
+                   : "d"(a), "d"(a), "d"(a), "d"(a), "d"(b), "d"(b));
+#endif
+  double s = 0;
+  for (int q = 0; q < 4; q++)
+    s += c[q][0] + c[q][1] + c[q][2] + c[q][3];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+static int mma_rate(int blocks, int iters, int reps)
+{
+  int major = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  if (major < 9)                                                  /* no m16n8k8 f64: no line */
+    return 0;
+  double *out;
+  cudaMalloc((void **)&out, sizeof(double) * blocks * 256);
+  cudaEvent_t t0, t1;
+  cudaEventCreate(&t0);
+  cudaEventCreate(&t1);
+  dmma_chains<<<blocks, 256>>>(out, iters);                        /* warm-up */
+  printf("fp64_mma_flops %lld\n", 2LL * 16 * 8 * 8 * 4 * iters * (blocks * 256 / 32));
+  for (int r = 0; r < reps; r++) {
+    cudaEventRecord(t0);
+    dmma_chains<<<blocks, 256>>>(out, iters);
+    cudaEventRecord(t1);
+    cudaEventSynchronize(t1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, t0, t1);
+    printf("fp64_mma_ms %.6f\n", ms);
+  }
+  double host = 0;
+  cudaMemcpy(&host, out, sizeof(double), cudaMemcpyDeviceToHost);
+  cudaFree(out);
+  if (host != 16.0 * iters) {
+    fprintf(stderr, "fp64_mma: chains gave %g, not %g\n", host, 16.0 * iters);
+    return 1;
+  }
+  return 0;
 }
 
 template <typename T>
@@ -131,7 +185,7 @@ int main(int argc, char **argv)
   cudaFree(src);
   cudaFree(dst);
   if (rate<double>("fp64", blocks, 256, iters, reps, 0.999999, 1e-6) ||
-      rate<float>("fp32", blocks, 256, iters, reps, 0.999999f, 1e-6f))
+      rate<float>("fp32", blocks, 256, iters, reps, 0.999999f, 1e-6f) || mma_rate(blocks, iters / 4, reps))
     return 1;
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) {
@@ -164,7 +218,9 @@ def parse(stdout: str) -> dict:
                "fp32_tflops": values["fp32_flops"][0] / (ms["fp32"] * 1e-3) / 1e12}
     except (KeyError, ZeroDivisionError, statistics.StatisticsError) as e:
         raise CeilingsFailed(f"the ceilings program printed no usable timings ({e})") from None
-    return out | {"tflops": out["fp64_tflops"]}        # the chart's default peak: fp64
+    if values.get("fp64_mma_ms"):                       # sm_90+: the fp64 tensor cores
+        out["fp64_mma_tflops"] = values["fp64_mma_flops"][0] / (statistics.median(values["fp64_mma_ms"]) * 1e-3) / 1e12
+    return out | {"tflops": peak(out)}                 # the chart's default peak: fp64
 
 
 def measure(sizes: dict | None = None, timeout: float = 300) -> dict:
@@ -220,12 +276,22 @@ def store(figures: dict) -> Path:
     return path
 
 
+def peak(ceilings: dict, dtype: str = "double") -> float | None:
+    """The fastest rate this GPU was measured to do the dtype's arithmetic at, in TF/s, both
+    sides counting an FMA as 2 flops: for double the larger of the FMA units' and the tensor
+    cores' (a kernel on the tensor cores would otherwise exceed 100% of its roof)."""
+    if dtype == "float":
+        return ceilings.get("fp32_tflops")
+    rates = [r for r in (ceilings.get("fp64_tflops"), ceilings.get("fp64_mma_tflops")) if r]
+    return max(rates) if rates else None
+
+
 def roofline_pct(flops: int, nbytes: int, ms: float, ceilings: dict, dtype: str = "double") -> float | None:
     """100 x the kernel's best possible time on this GPU over its measured time."""
-    peak = ceilings.get("fp32_tflops" if dtype == "float" else "fp64_tflops")
-    if not ms or not peak or not ceilings.get("gbps"):
+    top = peak(ceilings, dtype)
+    if not ms or not top or not ceilings.get("gbps"):
         return None
-    best_s = max(flops / (peak * 1e12), nbytes / (ceilings["gbps"] * 1e9))
+    best_s = max(flops / (top * 1e12), nbytes / (ceilings["gbps"] * 1e9))
     return 100.0 * best_s / (ms * 1e-3)
 
 
