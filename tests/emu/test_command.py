@@ -51,3 +51,14 @@ def test_bad_flag_is_a_usage_error(tmp_path):
     f.write_text(PROGRAM)
     r = CliRunner().invoke(run_command, [str(f), "--backend", "tpu"])
     assert r.exit_code == 2 and "Invalid value" in r.output and "Traceback" not in r.output
+
+
+def test_a_program_that_fails_by_a_race_gets_the_race_named(emu_cache, monkeypatch):
+    """A reduction without its barrier: the program's results change with the thread order.
+    Without --race-check, t2c runs it under the race detector and names the line."""
+    from pathlib import Path
+    monkeypatch.setenv("T2C_EMU_CACHE", str(emu_cache))
+    bug = Path(__file__).parent.parent / "cuda" / "bugs" / "bug_reduce_missing_syncthreads.cu"
+    r = CliRunner().invoke(run_command, [str(bug), "--backend", "emu", "--seeds", "3"])
+    assert r.exit_code == EXIT_STATUS["race"], r.output
+    assert "data race" in r.output and "bug_reduce_missing_syncthreads.cu:26" in r.output

@@ -73,21 +73,26 @@ def emulate(cu_file, args=(), *, seeds: int = 3, sanitize: bool = False, timeout
         if not build.ok:
             return EmuOutcome("build_error", first_error(build.log), "", build.log)
         runs: list[SeedRun] = []
+        outcome = None
         for seed in range(max(1, seeds)):
             run = _run_seed(build.exe, args, seed, timeout, workdir, tmp / f"seed{seed}", env)
             runs.append(run[0])
             if run[1].status != "ok":
                 v = run[1]
-                return EmuOutcome(v.status, f"{v.message} (seed {seed})" if seed else v.message,
-                                  runs[0].stdout, run[0].stderr, tuple(runs), v.file, v.line)
-        outcome = _compare(runs)
-        if race_check:
+                outcome = EmuOutcome(v.status, f"{v.message} (seed {seed})" if seed else v.message,
+                                     runs[0].stdout, run[0].stderr, tuple(runs), v.file, v.line)
+                break
+        outcome = outcome or _compare(runs)
+        # A program whose own check failed, or whose results change with the thread order, may
+        # hold a race: ThreadSanitizer names it (array, both lines) where the outputs cannot.
+        if race_check or outcome.status in ("failed", "race"):
             checked = build_emu([cu_file], tmp / "program-tsan", sanitize="thread", extra_sources=extra_sources,
                                 include_dirs=include_dirs, defines=defines, cache_dir=cache_dir)
             if checked.ok:
                 run, verdict = _run_seed(checked.exe, args, 0, timeout * 4, workdir, tmp / "race-check", env)
                 if verdict.status == "race":
-                    return EmuOutcome("race", verdict.message, outcome.stdout, run.stderr, (*runs, run),
+                    why = "" if outcome.status == "ok" else f" (found after: {outcome.message})"
+                    return EmuOutcome("race", verdict.message + why, outcome.stdout, run.stderr, (*runs, run),
                                       verdict.file, verdict.line)
         return outcome
 
