@@ -32,8 +32,12 @@ def sha256_file(path: Path) -> str:
 
 
 class ArtifactCache:
+    #: A folder an entry was being built in, untouched this long, was left by a killed run.
+    ABANDONED_S = 24 * 3600
+
     def __init__(self, root: Path):
         self.root = Path(root)
+        self._swept: set[str] = set()
 
     def path(self, stage: str, key: str) -> Path:
         return self.root / stage / key
@@ -57,6 +61,15 @@ class ArtifactCache:
         """A private folder to build an entry in (pass it to `commit`)."""
         parent = self.root / stage
         parent.mkdir(parents=True, exist_ok=True)
+        if stage not in self._swept:                     # once a stage per process
+            self._swept.add(stage)
+            old = time.time() - self.ABANDONED_S
+            for left in parent.glob(".building-*"):
+                try:
+                    if left.stat().st_mtime < old:
+                        shutil.rmtree(left, ignore_errors=True)
+                except OSError:
+                    pass
         return Path(tempfile.mkdtemp(prefix=".building-", dir=parent))
 
     def commit(self, stage: str, key: str, work: Path, result: dict) -> None:

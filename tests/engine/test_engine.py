@@ -203,3 +203,17 @@ def test_batches_started_together_share_one_secret_seed(tmp_path):
         seeds = list(pool.map(project_secret, [state] * 32))
     assert len(set(seeds)) == 1
     assert sorted(p.name for p in state.iterdir()) == ["secret-seed"]
+
+
+def test_folders_a_killed_run_left_are_cleaned(tmp_path):
+    from t2c.engine.store import ArtifactCache
+    cache = ArtifactCache(tmp_path)
+    left = (tmp_path / "parse" / ".building-old")
+    left.mkdir(parents=True)
+    (left / "half.txt").write_text("x")
+    day_ago = time.time() - ArtifactCache.ABANDONED_S - 60
+    os.utime(left, (day_ago, day_ago))
+    fresh = cache.new_entry("parse")                     # a live build's folder stays
+    assert not left.exists() and fresh.exists()
+    again = ArtifactCache(tmp_path).new_entry("parse")
+    assert fresh.exists() and again.exists()
