@@ -297,6 +297,14 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
 
 # -- the whole batch ----------------------------------------------------------------------
 
+class Interrupted(Exception):
+    """Ctrl-C during a batch; `results` holds the kernels that finished (their report is kept)."""
+
+    def __init__(self, results: dict):
+        super().__init__("interrupted")
+        self.results = results
+
+
 def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=None,
               executor=None) -> dict[str, list[Outcome]]:
     """Run every picked kernel's chain on `executor` (executors.py; default: local processes)."""
@@ -337,6 +345,10 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
                 heartbeat(len(results), len(picked), sorted(pending.values()))
         for o in ex.events():
             emit(o)
+    except KeyboardInterrupt:
+        for fut in pending:
+            fut.cancel()
+        raise Interrupted(dict(results)) from None
     finally:
         ex.close()
     return results

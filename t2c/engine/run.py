@@ -2,7 +2,8 @@
 
 Exit codes (documented in README): 0 every kernel accepted (or, while later
 stages are not built, every built stage ok), 1 a kernel failed, 2 usage error,
-3 performance regression only, 4 internal error, 5 nothing matched.
+3 performance regression only, 4 internal error, 5 nothing matched, 130 interrupted (the
+report holds the kernels that finished).
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from .. import __version__, config
 from ..errors import UserError
 from ..report.basic import Row, details_from_stages, table, write_all, write_junit
 from ..runtime import gpu as gpu_info
-from .batch import (Options, discover, kernel_ids, kernel_status, parse_shard, run_batch, select)
+from .batch import (Interrupted, Options, discover, kernel_ids, kernel_status, parse_shard, run_batch,
+                    select)
 from .executors import gpu_summary, make_executor
 from .stages import STAGE_NAMES
 from .store import ArtifactCache, StateDB
@@ -119,13 +121,13 @@ def llm_totals(rows) -> dict:
             "tokens_out": total["llm_tokens_out"], "cost": round(total["llm_cost"], 6)}
 
 
-def rows_from(results: dict, picked, settings) -> list[Row]:
+def rows_from(results: dict, picked, settings, missing: str = "not started (--fail-fast)") -> list[Row]:
     rows = []
     for src, kid in picked:
         outs = results.get(kid)
         if outs is None:
             rows.append(Row(kid, settings["generator"], "skipped", settings["dataset"],
-                            "not started (--fail-fast)", source=str(src)))
+                            missing, source=str(src)))
             continue
         status, message = kernel_status(outs)
         details = details_from_stages({o.stage: o.result for o in outs if o.result})
@@ -176,9 +178,12 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
         ensure(lambda text: out(f"t2c batch: {text}", err=True))
     progress = None if dry_run else Progress(len(picked))
     start = time.monotonic()
+    interrupted = False
     try:
         results = run_batch(picked, settings, opts, on_event=progress and progress.event,
                             heartbeat=progress and progress.heartbeat, executor=ex)
+    except Interrupted as e:                     # Ctrl-C: report what finished, then exit 130
+        results, interrupted = e.results, True
     finally:
         if progress:
             progress.close()
@@ -187,7 +192,8 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
             for o in results.get(kid, []):
                 out(f"{o.target:32} {o.status:10} {o.reason}")
         return 0
-    rows = rows_from(results, picked, settings)
+    rows = rows_from(results, picked, settings, "not finished (interrupted)" if interrupted
+                     else "not started (--fail-fast)")
     out(table(rows))
     run_name = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     # A user's runs stay beside the run state, apart from reports published in a checkout's
@@ -221,6 +227,10 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
         f"in {time.monotonic() - start:.1f} s; report in {folder}")
     if settings["backend"] == "gpu":
         out(gpu_summary(results, len(gpu_info.gpus())))
+    if interrupted:
+        out(f"t2c batch: interrupted; {len(results)} of {len(rows)} kernel(s) finished and are in the report",
+            err=True)
+        return 130
     if any(r.status == "internal" for r in rows):
         return 4
     if any(r.status in ("failed", "error") for r in rows):

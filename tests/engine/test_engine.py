@@ -2,6 +2,7 @@
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -217,3 +218,27 @@ def test_folders_a_killed_run_left_are_cleaned(tmp_path):
     assert not left.exists() and fresh.exists()
     again = ArtifactCache(tmp_path).new_entry("parse")
     assert fresh.exists() and again.exists()
+
+
+def test_ctrl_c_keeps_a_report_of_what_finished(corpus, tmp_path):
+    """SIGINT mid-batch (as Ctrl-C sends it to the foreground group): exit 130, and the report
+    holds the kernels that finished; the others are marked not finished."""
+    import signal
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", "t2c.cli", "batch", "corpus", "-j", "1", "--report-dir",
+                          str(tmp_path / "rep")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, env=env, start_new_session=True)
+    seen, kernels = [], []
+    for line in p.stdout:          # -j 1: a second kernel starts once the first one's chain is in
+        seen.append(line)
+        if m := re.match(r"\w+\s+([\w-]+):\w+ ", line):
+            kernels += [m.group(1)] if m.group(1) not in kernels else []
+        if len(kernels) == 2:
+            os.killpg(p.pid, signal.SIGINT)
+            break
+    rest = p.communicate(timeout=600)[0]
+    assert p.returncode == 130, "".join(seen) + rest
+    rows = {r["kernel"]: r for r in json.loads((tmp_path / "rep" / "results.json").read_text())["rows"]}
+    done = [k for k, r in rows.items() if r["status"] == "accepted"]
+    assert len(done) >= 1 and len(rows) == 3
+    assert all(r["message"] == "not finished (interrupted)" for k, r in rows.items() if k not in done)
