@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..ir import Kernel
+from ..runtime.build import BuildError
 from .compare import compare, poison
 from .mutants import Mutant, mutants
 from .reference import ReferenceFailed, array_shape, run_reference
@@ -82,6 +83,8 @@ def _kills(k: Kernel, m: Mutant, case: Case) -> str | None:
         run = run_reference(k.replace(reference=m.reference), case.sizes, start, timeout=timeout)
     except ReferenceFailed as e:
         return f"crashed: {e}"
+    except BuildError as e:             # as the ladder's build rung would reject it
+        return f"does not build: {e.log.strip()[:200]}"
     c = compare(k, case.expected, run.outputs, case.sizes)
     return None if c.ok else c.describe()
 

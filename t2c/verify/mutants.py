@@ -85,8 +85,8 @@ def _fill_body(k: Kernel, value_for) -> str:
             continue
         stmts.append(f"for (long t2c_i = 0; t2c_i < {_count(a.shape)}; t2c_i++) "
                      f"(({a.dtype} *) {a.name})[t2c_i] = {v};")
-    if k.returns:
-        stmts.append(f"return {value_for(k.returns) or 0};")
+    if k.returns:                       # no loop around it: an array value's first element
+        stmts.append(f"return {str(value_for(k.returns) or 0).replace('t2c_i', '0')};")
     return " ".join(stmts)
 
 

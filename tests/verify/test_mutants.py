@@ -97,3 +97,15 @@ def test_the_gate_strengthens_at_the_constraints_boundary():
     g = gate(build_suite(k, 155355694522743, dataset="MINI"))
     cut = next(m for m in g.mutants if m.where.startswith("loop 'j' (line 31)"))
     assert g.passed and cut.killed and "+1" in cut.by and "'c': 10" in cut.by
+
+
+def test_a_kernel_that_returns_a_value_gets_mutants_that_build():
+    """The copy-of-an-input mutant of a returned scalar once used the fill loop's index outside
+    any loop: the mutant did not compile and the gate crashed (issue #35)."""
+    k = read_c(ROOT / "tests/frontend/samples/dot_return.c")
+    suite = build_suite(k, 5, dataset=None, backend="emu")
+    case = next(c for c in suite.cases if c.expected is not None)
+    for m in mutants(k):                                  # each builds and runs
+        run_reference(k.replace(reference=m.reference), case.sizes, case.inputs)
+    g = gate(suite)
+    assert g.passed and all(m.killed and "does not build" not in m.how for m in g.mutants), g.summary()
