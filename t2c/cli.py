@@ -9,6 +9,7 @@ regression only (against --baseline), 4 internal error, 5 nothing matched,
 """
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -36,6 +37,9 @@ class T2CGroup(click.Group):
     a log file), Ctrl-C exits 130."""
 
     def invoke(self, ctx):
+        # SIGTERM (a CI job's cancel, `kill`) unwinds like Ctrl-C: every process t2c started runs
+        # in its own group and is killed on the way out (runtime/process.py), never left behind.
+        signal.signal(signal.SIGTERM, _terminated)
         try:
             return super().invoke(ctx)
         except UserError as e:
@@ -57,6 +61,10 @@ class T2CGroup(click.Group):
             click.echo(f"t2c: internal error: {type(e).__name__}: {str(e)[:200]}; the traceback is in "
                        f"{_crash_log()}: please report it with that file", err=True)
             sys.exit(EXIT_INTERNAL)
+
+
+def _terminated(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _crash_log() -> str:
