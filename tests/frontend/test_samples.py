@@ -405,3 +405,20 @@ def test_cli_is_and_ref(tmp_path):
     x, y = np.load(out / "inputs" / "x.npy"), np.load(out / "inputs" / "y.npy")
     assert x.shape == (6,)
     np.testing.assert_allclose(np.load(out / "outputs" / "return.npy"), x @ y, rtol=1e-12)
+
+
+def test_a_size_annotation_on_an_int_that_bounds_no_for_loop_is_kept(tmp_path):
+    """An iteration cap (`maxit`) bounds a while loop, not a for loop: the annotation still makes
+    it a size with its presets, so --size maxit=50 is used, not drawn at random (issue #35)."""
+    src = tmp_path / "relax.c"
+    src.write_text("/* t2c: size n MINI=8 SMALL=64 MEDIUM=256 LARGE=1024 EXTRALARGE=4096 */\n"
+                   "/* t2c: size maxit MINI=3 SMALL=5 MEDIUM=10 LARGE=20 EXTRALARGE=40 */\n"
+                   "/* t2c: constraint maxit >= 1 */\n"
+                   "void relax(int n, int maxit, double *x)\n{\n  for (int i = 0; i < n; i++) {\n"
+                   "    double v = x[i];\n    int it = 0;\n    while (it < maxit) { v = 0.5 * v + 1.0; it++; }\n"
+                   "    x[i] = v;\n  }\n}\n")
+    k = read_c(src)
+    assert [s.name for s in k.sizes] == ["n", "maxit"] and k.dataset_sizes("MINI") == {"n": 8, "maxit": 3}
+    src.write_text(src.read_text().replace("size maxit", "size maxiter"))
+    with pytest.raises(UserError, match="names 'maxiter', which is no parameter"):
+        read_c(src)

@@ -264,7 +264,13 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         raise UserError(f"function '{site.name}' disappears after preprocessing", file=shown,
                         line=site.line, hint="do not hide the kernel's definition behind macros")
 
-    params, size_names, scalars, arrays, reference = normalize(fn, typedefs, enums, shapes, intents)
+    unknown = sorted(set(size_notes) - {p.name for p in (fn.decl.type.args.params if fn.decl.type.args else ())
+                                         if getattr(p, "name", None)})
+    if unknown:
+        raise UserError(f"a `t2c: size` names '{unknown[0]}', which is no parameter of {site.name}",
+                        file=shown, line=site.line, hint="name an int parameter of the kernel")
+    params, size_names, scalars, arrays, reference = normalize(fn, typedefs, enums, shapes, intents,
+                                                               set(size_notes))
     sizes = read_presets(path.resolve(), size_names, size_notes)
     init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays))
     if not constraints:

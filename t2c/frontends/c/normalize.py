@@ -385,7 +385,7 @@ def strip_pragmas(node):
 
 
 def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated_shapes: dict,
-              annotated_intents: dict):
+              annotated_intents: dict, annotated_sizes=()):
     """Gives (params in order, size names, scalars, arrays, reference text)."""
     args = fn.decl.type.args.params if fn.decl.type.args else []
     params = {}
@@ -401,7 +401,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names)
     check.visit(fn.body)
 
-    # Sizes: int parameters that bound loops or give extents (and are never assigned).
+    # Sizes: int parameters that bound loops or give extents, or that a `t2c: size` names (a band
+    # width, an iteration cap), and are never assigned.
     extent_names = set()
     for p in params.values():
         for dim in p.dims:
@@ -409,7 +410,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     for shape in annotated_shapes.values():
         extent_names |= {w for e in shape for w in e.replace("*", " ").replace("+", " ").split()}
     sizes = [p.name for p in params.values() if p.kind == "int"
-             and (p.name in check.bound_names or p.name in extent_names)]
+             and (p.name in check.bound_names or p.name in extent_names or p.name in annotated_sizes)]
     for s in sizes:
         if s in check.written_ints:
             fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",
