@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin seeds batch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin roofline seeds batch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
-SECTIONS=${*:-env cuda redteam race dropin seeds batch tests}
+SECTIONS=${*:-env cuda redteam race dropin roofline seeds batch tests}
 export PYTHONUNBUFFERED=1 T2C_CACHE_DIR=/tmp/t2c-cache
 
 source scripts/gpu_env.sh
@@ -65,6 +65,30 @@ dropin)   # issue #32: the drop-in linked into each original program at MEDIUM, 
     python3 scripts/dropin_check.py "$T2C_PUBLISHED" MEDIUM --out /tmp/dropin-published > "$OUT/dropin_published.log" 2>&1
     summary "$(tail -1 "$OUT/dropin_published.log") (published suite, dropin_published.log)"
   fi
+  ;;
+roofline)   # issue #33: the ceilings with the fp64 tensor cores' rate, then the tensor-core
+            # kernels whose roofline fraction once exceeded 100% (flops counted alike on both sides)
+  python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log"
+  summary "ceilings: $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(", ".join(f"{k} {c[k]:.1f}" for k in ("gbps","fp64_tflops","fp64_mma_tflops","fp32_tflops") if k in c))' "$OUT/ceilings.json")"
+  for k in gemm syr2k; do
+    src=corpora/polybench/$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/utilities/benchmark_list)
+    $T2C gen "$src" -o "/tmp/$k.cu" > /dev/null 2>&1
+    $T2C verify "$src" --candidate "/tmp/$k.cu" --backend gpu --dataset LARGE --json > "$OUT/roofline_$k.json" 2>> "$OUT/ceilings.log"
+    summary "$k at LARGE: $(python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))
+def find(d, key):
+    if isinstance(d, dict):
+        if key in d and not isinstance(d[key], dict):
+            return d[key]
+        for v in d.values():
+            r = find(v, key)
+            if r is not None:
+                return r
+med = (ev.get("timings") or {}).get("kernel_ms") or find(ev, "median")
+print("accepted" if ev.get("accepted") else "REJECTED", "kernel ms", med, "TF/s", find(ev, "tflops"), "roofline %", find(ev, "roofline_pct"))
+' "$OUT/roofline_$k.json")"
+  done
   ;;
 seeds)
   python3 scripts/candidates_gpu.py > "$OUT/candidates_gpu.log" 2>&1

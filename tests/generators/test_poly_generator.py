@@ -629,7 +629,9 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     assert "dim3(16, 64)" in text and text.count("__syncthreads();") == 3
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
     assert card.accepted, card.summary()
-    p.write_text(_SWEEP % "j")                 # bounds that move with j: threads would meet different barriers
+    p.write_text("/* t2c: constraint m >= 1 */\n/* t2c: constraint n <= m */\n" + _SWEEP % "j")
+    # bounds that move with j (rows up to n - 1 of m: the constraint keeps them inside X):
+    # threads would meet different barriers
     assert "dim3(16, 64)" not in generate(read_c(p))
     # a one-thread launch of that shape (ludcmp's back substitution): one block, all of it lanes
     ludcmp = read_c(SOURCES["ludcmp"])
@@ -1073,6 +1075,8 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
 
 
 _LOCAL = """#define N 64
+/* t2c: constraint n >= 1 */
+/* t2c: constraint n <= 64 */
 void kernel_loc(int n, double A[N][N], double B[N][N])
 {
   int i, j, k;
