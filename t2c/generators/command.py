@@ -160,7 +160,8 @@ def _with_model(file, function, generator, backend, cfg, output, keep_rejected):
         base = output[:-3] if output and output.endswith(".cu") else output or k.name
         kept = Path(f"{base}.rejected.cu")
         kept.write_text(got.source)
-        why += f"; kept in {kept}"
-    say(f"t2c: {k.name}: no candidate passed the ladder on {backend} ({got.stop_reason}); {why}; "
-        "nothing written (--keep-rejected keeps the best attempt; docs/llm.md)")
+        why += f"; it is kept in {kept}"
+    elif got.source is not None:
+        why += "; nothing written (--keep-rejected keeps it as OUT.rejected.cu)"
+    say(f"t2c: {k.name}: no candidate passed the ladder on {backend} ({got.stop_reason}); {why}")
     sys.exit(1)

@@ -57,7 +57,8 @@ class Row:
     ref_ms: float | None = None          # the host reference as the verifier ran it
     kernel_ms: float | None = None       # median kernel time (CUDA events around NAME_device)
     speedup: float | None = None         # cpu_ms / kernel_ms
-    max_error: float | None = None       # max relative error against the bound, full dataset
+    max_error: float | None = None       # worst error / bound the ladder measured, a failing case
+                                         # included (> 1: rejected; empty: not a multiple of a bound)
     source: str = ""
     stages: dict = field(default_factory=dict)   # stage -> {status, reason, seconds, summary}
     kernel_p20_ms: float | None = None

@@ -233,3 +233,21 @@ def responder(request: dict) -> dict:
             return {"text": "I am not sure what you mean."}       # no code at all
         answers, lang = KERNELS[m.group(1)], "cuda"
     return {"text": fenced(answers[min(feedback, len(answers) - 1)], lang)}
+
+
+# -- the eight endpoint scenarios of issue #38 (tests/llm/test_exit_codes.py) ---------------
+
+AXPY_NO_COMPILE = AXPY.replace("y[i] = a * x[i] + y[i];", "y[i] = a * x[i] + y[i]")
+AXPY_ZEROS = AXPY.replace("y[i] = a * x[i] + y[i];", "y[i] = 0.0f;")
+
+#: scenario -> (the fake's script, its responder, what `gen`/`batch` must exit with).
+SCENARIOS = {
+    "correct": ([], lambda r: {"text": fenced(AXPY)}, 0),
+    "no-compile": ([], lambda r: {"text": fenced(AXPY_NO_COMPILE)}, 1),
+    "zeros": ([], lambda r: {"text": fenced(AXPY_ZEROS)}, 1),
+    "429-then-200": ([{"status": 429, "headers": {"Retry-After": "0"}}], lambda r: {"text": fenced(AXPY)}, 0),
+    "500-always": ([], lambda r: {"status": 500}, 6),
+    "slower-than-timeout": ([], lambda r: {"text": fenced(AXPY), "delay": 4}, 6),
+    "not-json": ([], lambda r: {"garbage": True}, 6),
+    "no-choices": ([], lambda r: {"no_choices": True}, 6),
+}

@@ -44,7 +44,7 @@ def test_a_cut_stream_is_retried(fake, cfg, env):
 
 def test_an_endpoint_that_keeps_failing_is_a_user_error(fake, cfg, env):
     fake.script = [{"status": 500}] * 20
-    with pytest.raises(LLMUnavailable, match="no answer from the model endpoint"):
+    with pytest.raises(LLMUnavailable, match="no usable answer from the model endpoint"):
         Client(replace(cfg, retries=1), env).complete(HELLO)
 
 

@@ -136,7 +136,7 @@ class Client:
                 problems.append(self._mask(f"unusable answer: {e}"[:200]))
             if attempt < c.retries:
                 time.sleep(min(c.backoff_max, wait if wait is not None else c.backoff * 2 ** attempt))
-        raise LLMUnavailable(f"no answer from the model endpoint {where} after {len(problems)} "
+        raise LLMUnavailable(f"no usable answer from the model endpoint {where} after {len(problems)} "
                              f"request(s) (1 + {c.retries} retries): {'; '.join(problems[-3:])}",
                              hint="is the server up and the model loaded? raise --llm-timeout for a "
                                   "slow one (docs/llm.md)")
