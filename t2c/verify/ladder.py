@@ -152,8 +152,9 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source,
               slower_than=slower_than)
-    ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
-                    "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 except in timed runs)",
+    ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed, builds too (runtime/process.py "
+                    "KEPT: PATH, library and include paths, locale, TMPDIR, CUDA variables; a scratch HOME; "
+                    "CUDA_DEVICE_MAX_CONNECTIONS=1 except in timed runs)",
                     "file_size_limit": run.limits.file_size,
                     "cpu_seconds": run.limits.cpu_seconds,
                     "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
