@@ -142,12 +142,14 @@ def _with_model(file, function, generator, backend, cfg, output, keep_rejected):
         backend = resolve_backend(backend)
         got = generate(k, cfg, backend=backend, dataset=default_dataset(backend), seed=new_seed(),
                        hybrid=generator == "hybrid", run=run)
-    finally:
-        say(f"model requests: {run.summary()}")
+    except BaseException:
+        say(f"model requests: {run.summary()}")          # what the failure cost
+        raise
     for line in got.log:
         say(f"  {line}")
     say(f"{k.name}: {len(got.lineage)} candidate(s), {got.ledger.calls} model call(s), "
         f"{got.ledger.tokens_in + got.ledger.tokens_out} tokens; stopped: {got.stop_reason}")
+    say(f"model requests: {run.summary()}")
     best = got.lineage[got.best_step] if got.best_step is not None else None
     if best is not None and best["status"] == "accepted":
         say(f"{k.name}: accepted: step {best['step']} ({best['origin']})")

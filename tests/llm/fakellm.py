@@ -30,7 +30,7 @@ def usage_of(request: dict, text: str) -> dict:
 
 
 class FakeLLM:
-    def __init__(self, responder=None, script=None):
+    def __init__(self, responder=None, script=None, port: int = 0):
         self.script = list(script or [])
         self.responder = responder
         self.requests: list[dict] = []
@@ -67,7 +67,7 @@ class FakeLLM:
                     with fake.lock:
                         fake.in_flight -= 1
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
