@@ -3,9 +3,19 @@
 User mistakes (a bad flag, a file that does not parse) print one line
 `file:line:col: what is wrong; what to do` and exit 2, never a traceback.  A fault of
 t2c itself prints one line naming a log file that holds the traceback, and exits 4.
-Exit codes: 0 all accepted, 1 a kernel failed, 2 usage error, 3 performance
-regression only (against --baseline), 4 internal error, 5 nothing matched,
-130 interrupted (Ctrl-C; a batch keeps what finished).
+Exit codes (the same for every command):
+
+    0    all accepted (`gen`: the candidate written passed the ladder)
+    1    a kernel failed (`gen --generator llm|hybrid`: no candidate passed the ladder)
+    2    usage error (a bad flag or file, no model configured, a replay miss)
+    3    performance regression only (against --baseline)
+    4    internal error (a bug in t2c; the traceback is in the log it names)
+    5    nothing matched
+    6    model endpoint failed (unreachable, timing out, 5xx/429 past the retries, answers
+         that are not JSON or have no choice, a refused request); `errors.EndpointFailed`
+    130  interrupted (Ctrl-C; a batch keeps what finished)
+
+Precedence in a batch: 4, then 6, then 1, then 3.
 """
 from __future__ import annotations
 
@@ -17,14 +27,14 @@ import click
 import numpy as np
 
 from . import __version__, config
-from .errors import UserError
+from .errors import EndpointFailed, UserError
 from .generators.command import evolve_options, llm_flags, llm_options
 from .ir import DATASETS, ISError
 
 STAGE_CHOICES = ("parse", "reference", "generate", "suite", "verify", "bench")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERNAL, EXIT_NOTHING = 0, 1, 2, 3, 4, 5
-EXIT_INTERRUPTED = 130
+EXIT_ENDPOINT, EXIT_INTERRUPTED = 6, 130
 
 
 def default_dataset() -> str:
@@ -33,8 +43,8 @@ def default_dataset() -> str:
 
 
 class T2CGroup(click.Group):
-    """One line for every command: a UserError exits 2, a fault of t2c exits 4 (its traceback in
-    a log file), Ctrl-C exits 130."""
+    """One line for every command: a UserError exits 2, a failed model endpoint 6, a fault of
+    t2c 4 (its traceback in a log file), Ctrl-C 130."""
 
     def invoke(self, ctx):
         # SIGTERM (a CI job's cancel, `kill`) unwinds like Ctrl-C: every process t2c started runs
@@ -42,6 +52,9 @@ class T2CGroup(click.Group):
         signal.signal(signal.SIGTERM, _terminated)
         try:
             return super().invoke(ctx)
+        except EndpointFailed as e:
+            click.echo(f"t2c: {e}", err=True)
+            sys.exit(EXIT_ENDPOINT)
         except UserError as e:
             click.echo(f"t2c: {e}", err=True)
             sys.exit(EXIT_USAGE)

@@ -37,7 +37,9 @@ a request is sent, and is never stored in a setting, a cache entry, a report or 
 | extra_body (JSON)        | T2C_LLM_EXTRA_BODY       | {}                             |
 | stream                   | T2C_LLM_STREAM           | 0                              |
 | timeout (s per request)  | T2C_LLM_TIMEOUT          | 300                            |
-| retries                  | T2C_LLM_RETRIES          | 4                              |
+| retries (t2c's only; the SDK's are 0) | T2C_LLM_RETRIES | 4                    |
+| backoff (s, first retry; doubles) | T2C_LLM_BACKOFF | 1                          |
+| backoff_max (s; caps Retry-After too) | T2C_LLM_BACKOFF_MAX | 30                 |
 | concurrency per endpoint | T2C_LLM_CONCURRENCY      | 4                              |
 | cache (rw/replay/refresh/off) | T2C_LLM_CACHE       | rw                             |
 | cache_dir                | T2C_LLM_CACHE_DIR        | <cache directory>/llm          |
@@ -48,6 +50,8 @@ a request is sent, and is never stored in a setting, a cache entry, a report or 
 | max_cost (per kernel)    | T2C_LLM_MAX_COST         | 0 (no limit)                   |
 | max_seconds (per kernel) | T2C_LLM_MAX_SECONDS      | 1800                           |
 | price_in / price_out (per 1M tokens) | T2C_LLM_PRICE_IN / _OUT | 0               |
+| max_run_requests (HTTP requests per run, retries included) | T2C_LLM_MAX_RUN_REQUESTS | 200 |
+| max_run_tokens (fresh tokens per run) | T2C_LLM_MAX_RUN_TOKENS | 2000000           |
 
 Nothing else in t2c reads the environment for settings.
 """
@@ -184,7 +188,9 @@ class LLMConfig:
     extra_body: dict = field(default_factory=dict)
     stream: bool = False
     timeout: float = 300.0
-    retries: int = 4
+    retries: int = 4                 # t2c's retries of one request; the SDK's own are off
+    backoff: float = 1.0             # seconds before the first retry, doubling after each
+    backoff_max: float = 30.0        # the longest wait, a server's Retry-After included
     concurrency: int = 4
     cache: str = "rw"
     cache_dir: str | None = None
@@ -196,6 +202,8 @@ class LLMConfig:
     max_seconds: float = 1800.0
     price_in: float = 0.0
     price_out: float = 0.0
+    max_run_requests: int = 200      # a whole `gen` or `batch`: requests sent, retries included
+    max_run_tokens: int = 2_000_000  # a whole run: prompt + answer tokens of fresh answers
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -4,6 +4,11 @@ A `UserError` is a mistake in what the user gave (a file, a flag): the CLI print
 its one line `file:line:col: what is wrong; what to do` and exits 2, never with a
 traceback.  In a batch, a `UserError` for one kernel becomes that kernel's result
 and the batch goes on.
+
+An `EndpointFailed` is neither: the model endpoint (generators/llm) could not answer or
+refused to.  It is a `UserError` (one line, no traceback) with its own exit code, 6, so
+that a script can tell "the server is down" from "my flags are wrong" (2) and from "the
+model's kernel was rejected" (1); a batch does not cache it, so the next run asks again.
 """
 from __future__ import annotations
 
@@ -23,3 +28,8 @@ class UserError(Exception):
 
 class UnsupportedC(UserError):
     """The C is valid but uses something t2c does not take (goto, recursion, ...)."""
+
+
+class EndpointFailed(UserError):
+    """The model endpoint failed: unreachable, timing out, answering garbage or errors, or
+    refusing the request.  The CLI exits 6."""

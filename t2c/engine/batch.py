@@ -43,6 +43,7 @@ class Options:
     rerun: tuple[str, ...] = ()
     cache_dir: Path = Path(".")
     state_dir: Path = Path(".t2c")
+    llm_run: Path | None = None      # the run's model budget file (generators/llm/budget.RunBudget)
 
 
 @dataclass
@@ -232,7 +233,7 @@ def _held(slot, held: dict):
 def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None) -> list[Outcome]:
     cache = ArtifactCache(opts.cache_dir)
     state = StateDB(opts.state_dir / "state.sqlite")
-    ctx = {"source": source, "settings": settings, "upstream": {}}
+    ctx = {"source": source, "settings": settings, "upstream": {}, "llm_run": opts.llm_run}
     outcomes: list[Outcome] = []
     stopped = None
     try:
@@ -268,7 +269,10 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
                     ctx.pop("gpu_slot", None)
                     result.update(held)
                     result["_seconds"] = time.monotonic() - start
-                    cache.commit(name, key, work, result)
+                    if result["status"] in TRANSIENT:
+                        cache.discard(work)      # the next run asks the endpoint again
+                    else:
+                        cache.commit(name, key, work, result)
                 except BaseException:
                     cache.discard(work)
                     raise
@@ -354,14 +358,18 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
     return results
 
 
+#: Stage statuses that say nothing about the kernel, only about this run: never cached.
+TRANSIENT = ("endpoint",)
+
+
 def _failed(outcomes: list[Outcome]) -> bool:
-    return any(o.status in ("failed", "error", "internal") for o in outcomes)
+    return any(o.status in ("failed", "error", "internal", "endpoint") for o in outcomes)
 
 
 def kernel_status(outcomes: list[Outcome]) -> tuple[str, str]:
     """(status, message) of a kernel from its stage outcomes."""
     for o in outcomes:
-        if o.status in ("failed", "error", "internal", "unsupported", "needs-llm"):
+        if o.status in ("failed", "error", "internal", "endpoint", "unsupported", "needs-llm"):
             return o.status, f"{o.stage}: {o.summary}"
     verify = next((o for o in outcomes if o.stage == "verify"), None)
     if verify and verify.status == "ok":

@@ -165,9 +165,11 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     settings = settings_for(dataset, backend, generator, seed, timeout, STATE_DIR, llm, evolve)
     if gpu_jobs is None:
         gpu_jobs = max(1, len(gpu_info.gpus()))
+    # One model budget for the whole run, shared by its workers through a file of its own.
+    llm_run = (STATE_DIR / "llm-runs" / f"{os.getpid()}-{time.time_ns()}.json") if "llm" in settings else None
     opts = Options(jobs=jobs, gpu_jobs=gpu_jobs, fail_fast=fail_fast, dry_run=dry_run,
                    force_all=force_all, rerun=tuple(rerun),
-                   cache_dir=config.load().cache_dir / "targets", state_dir=STATE_DIR)
+                   cache_dir=config.load().cache_dir / "targets", state_dir=STATE_DIR, llm_run=llm_run)
     # A plan (-n) only reads the cache and the state: it needs no cluster.
     ex = make_executor("local" if dry_run else executor, opts, settings)
     out(f"t2c batch: {len(picked)} kernel(s), dataset {settings['dataset']}, backend "
@@ -207,8 +209,12 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
             meta["ceilings"] = ceilings
     if "llm" in settings:
         meta["llm"] = llm_totals(rows)
+        from ..generators.llm.budget import RunBudget
+        spent = RunBudget(config.LLMConfig.from_dict(settings["llm"]), llm_run)
         out(f"model use: {meta['llm']['calls']} call(s), {meta['llm']['tokens_in']} tokens in, "
-            f"{meta['llm']['tokens_out']} out, cost {meta['llm']['cost']:g}", err=True)
+            f"{meta['llm']['tokens_out']} out, cost {meta['llm']['cost']:g}; requests: {spent.summary()}",
+            err=True)
+        llm_run.unlink(missing_ok=True)
     sh = parse_shard(shard)
     if sh:
         meta["shard"] = f"{sh[0]}/{sh[1]}"
@@ -233,6 +239,10 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
         return 130
     if any(r.status == "internal" for r in rows):
         return 4
+    if any(r.status == "endpoint" for r in rows):
+        out("t2c: the model endpoint failed (exit 6); those kernels are not cached: run again "
+            "once it answers (docs/llm.md)", err=True)
+        return 6                                     # the model endpoint failed: not the kernels' fault
     if any(r.status in ("failed", "error") for r in rows):
         return 1
     if baseline:

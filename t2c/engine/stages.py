@@ -3,14 +3,15 @@
 Each stage is a pure function of its inputs: `run(ctx, work) -> result` where `ctx`
 holds the source path, the settings and the upstream stages' results, `work` is a
 fresh folder for the files it makes, and `result` is a JSON-able dict with at
-least `status` (ok | failed | error | skipped | unsupported) and `summary` (one
+least `status` (ok | failed | error | endpoint | skipped | unsupported) and `summary` (one
 line).  `key_parts(ctx)` names everything the stage's output depends on; the
 engine hashes those parts into the stage's cache key and, when a key changes,
 reports which part changed as the reason for running it again.
 
 A stage never raises for a kernel's own fault: a user error in the source is
 status `error` with the `file:line:col` message; a wrong or crashing candidate is
-`failed`.  Only bugs in t2c escape as exceptions (the engine reports those too).
+`failed`; a model endpoint that fails is `endpoint` (not cached: batch.TRANSIENT).  Only
+bugs in t2c escape as exceptions (the engine reports those too).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
-from ..errors import UserError
+from ..errors import EndpointFailed, UserError
 from ..runtime.build import compiler_version
 
 @lru_cache(maxsize=None)
@@ -71,6 +72,12 @@ def _llm_config(ctx):
     return LLMConfig.from_dict(ctx["settings"]["llm"])
 
 
+def _run_budget(ctx):
+    """The run's request and token budget, shared by every worker through its file."""
+    from ..generators.llm.budget import RunBudget
+    return RunBudget(_llm_config(ctx), ctx.get("llm_run"))
+
+
 def _model_is_parts(ctx) -> dict:
     """A prose-only spec's IS is the model's when an LLM generator runs: its settings count."""
     from ..frontends.prose import load_spec
@@ -108,7 +115,9 @@ def _model_is(ctx, work: Path) -> dict:
     from ..generators.llm import write_is
     from ..ir import to_yaml
     try:
-        got = write_is(load_spec(ctx["source"]), _llm_config(ctx))
+        got = write_is(load_spec(ctx["source"]), _llm_config(ctx), run=_run_budget(ctx))
+    except EndpointFailed as e:
+        return {"status": "endpoint", "summary": str(e)}
     except UserError as e:
         return {"status": "error", "summary": str(e)}
     k = got.kernel
@@ -197,7 +206,9 @@ def _evolved(ctx, k, work: Path) -> dict:
     s = ctx["settings"]
     try:
         got = generate(k, _llm_config(ctx), backend=s["backend"], dataset=s["dataset"], seed=s["seed"],
-                       timeout=s["timeout"], hybrid=s["generator"] == "hybrid")
+                       timeout=s["timeout"], hybrid=s["generator"] == "hybrid", run=_run_budget(ctx))
+    except EndpointFailed as e:
+        return {"status": "endpoint", "summary": str(e)}
     except UserError as e:
         return {"status": "error", "summary": str(e)}
     (work / "llm.log").write_text("\n".join(got.log + [f"stopped: {got.stop_reason}"]) + "\n")

@@ -1,11 +1,15 @@
-"""`t2c gen KERNEL_SOURCE [--function NAME] [--generator poly|llm|hybrid] [-o OUT.cu]`.
+"""`t2c gen KERNEL_SOURCE [--function NAME] [--generator poly|llm|hybrid] [-o OUT.cu] [--keep-rejected]`.
 
 Reads the kernel (C or a prose spec; a prose-only spec needs `--generator llm|hybrid`,
 whose model writes its IS first), generates a candidate, and writes the `.cu` text to
 OUT.cu (or stdout).  `poly` lowers it at its default options; `llm` and `hybrid` evolve
 candidates against the ladder on the `--backend` with a fresh secret seed, which is
-never shown to the model.  A file that does not parse, or a missing model, is a user
-error (one line, exit 2), as everywhere in the CLI.  `llm_options` gives every command
+never shown to the model, print each step's verdict and what was fed back, and write a
+candidate only if the ladder accepted it.  Otherwise they exit 1 naming the best
+attempt's rung and reason; `--keep-rejected` keeps that attempt in OUT.rejected.cu
+(KERNEL.rejected.cu without -o).  Exit codes as in cli.py: a file that does not parse,
+or a missing model, is a user error (one line, exit 2); a model endpoint that fails
+exits 6.  `llm_options` gives every command
 that can use a model its `--llm-FIELD` flags (one per `config.LLMConfig` field).
 """
 from __future__ import annotations
@@ -58,11 +62,13 @@ def llm_flags(kw: dict) -> dict:
 @click.option("--generator", type=click.Choice(["poly", "llm", "hybrid"]), default="poly", show_default=True)
 @click.option("--backend", type=click.Choice(["auto", "gpu", "emu"]), default="auto", show_default=True,
               help="Where llm/hybrid candidates are checked.")
+@click.option("--keep-rejected", is_flag=True,
+              help="llm/hybrid: when no candidate passes, keep the best attempt in OUT.rejected.cu (still exit 1).")
 @evolve_options(12, 900.0, "search its options against the ladder on --backend (bench timings on a GPU; "
                 "correctness only on emu) and write the fastest accepted candidate", "")
 @llm_options
-def gen_command(file, function, output, sequential, generator, backend, evolve, evolve_candidates,
-                evolve_seconds, **llm):
+def gen_command(file, function, output, sequential, generator, backend, keep_rejected, evolve,
+                evolve_candidates, evolve_seconds, **llm):
     """Generate a CUDA candidate for a kernel: poly (no model), llm or hybrid."""
     if evolve and generator != "poly":
         from ..errors import UserError
@@ -76,7 +82,8 @@ def gen_command(file, function, output, sequential, generator, backend, evolve, 
         k = read_kernel(file, function)
         source = generate(k, DEFAULT.replace(sequential=sequential))
     else:
-        k, source = _with_model(file, function, generator, backend, config.load_llm(llm_flags(llm)))
+        k, source = _with_model(file, function, generator, backend, config.load_llm(llm_flags(llm)),
+                                output, keep_rejected)
     if output:
         Path(output).write_text(source)
         click.echo(f"{k.name}: wrote {output}", err=True)
@@ -115,23 +122,48 @@ def _evolved(file, function, backend, candidates, seconds, output):
     return k, best.source
 
 
-def _with_model(file, function, generator, backend, cfg):
-    from ..errors import UserError
+def _with_model(file, function, generator, backend, cfg, output, keep_rejected):
+    """The accepted candidate's (kernel, source); exits 1 when the ladder accepted none."""
+    import sys
     from ..frontends import read_kernel
     from ..frontends.prose import NeedsLLM, load_spec
     from ..verify.device import resolve_backend
     from ..verify.ladder import default_dataset
     from ..verify.synth import new_seed
     from .llm import generate, write_is
+    from .llm.budget import RunBudget
+    run = RunBudget(cfg)
+    say = lambda text: click.echo(text, err=True)
     try:
-        k = read_kernel(file, function)
-    except NeedsLLM:
-        k = write_is(load_spec(file), cfg).kernel
-    backend = resolve_backend(backend)
-    got = generate(k, cfg, backend=backend, dataset=default_dataset(backend), seed=new_seed(),
-                   hybrid=generator == "hybrid")
-    click.echo(f"{k.name}: {len(got.lineage)} candidate(s), {got.ledger.calls} model call(s), "
-               f"{got.ledger.tokens_in + got.ledger.tokens_out} tokens; {got.stop_reason}", err=True)
-    if got.source is None:
-        raise UserError(f"{k.name}: the model gave no usable candidate", hint="see docs/llm.md")
-    return k, got.source
+        try:
+            k = read_kernel(file, function)
+        except NeedsLLM:
+            k = write_is(load_spec(file), cfg, run=run).kernel
+        backend = resolve_backend(backend)
+        got = generate(k, cfg, backend=backend, dataset=default_dataset(backend), seed=new_seed(),
+                       hybrid=generator == "hybrid", run=run)
+    except BaseException:
+        say(f"model requests: {run.summary()}")          # what the failure cost
+        raise
+    for line in got.log:
+        say(f"  {line}")
+    say(f"{k.name}: {len(got.lineage)} candidate(s), {got.ledger.calls} model call(s), "
+        f"{got.ledger.tokens_in + got.ledger.tokens_out} tokens; stopped: {got.stop_reason}")
+    say(f"model requests: {run.summary()}")
+    best = got.lineage[got.best_step] if got.best_step is not None else None
+    if best is not None and best["status"] == "accepted":
+        say(f"{k.name}: accepted: step {best['step']} ({best['origin']})")
+        return k, got.source
+    if best is None:
+        why = "the model gave no usable code"
+    else:
+        why = f"best attempt: step {best['step']} ({best['origin']}), {best['status']}: {best['reason']}"
+    if keep_rejected and got.source is not None:
+        base = output[:-3] if output and output.endswith(".cu") else output or k.name
+        kept = Path(f"{base}.rejected.cu")
+        kept.write_text(got.source)
+        why += f"; it is kept in {kept}"
+    elif got.source is not None:
+        why += "; nothing written (--keep-rejected keeps it as OUT.rejected.cu)"
+    say(f"t2c: {k.name}: no candidate passed the ladder on {backend} ({got.stop_reason}); {why}")
+    sys.exit(1)

@@ -33,12 +33,13 @@ STATUSES = {
     "needs-llm": ("needs LLM", "skipped"),
     "error": ("error", "error"),             # the kernel's source is at fault (file:line:col)
     "internal": ("error", "error"),          # a bug in t2c
+    "endpoint": ("endpoint failed", "error"),  # the model endpoint failed (exit 6), not cached
     "skipped": ("skipped", "skipped"),
     "ok": ("not verified", "skipped"),       # built stages ok, verify not built yet
 }
 #: Scoreboard order; the first six always show, the rest only when non-zero.
 CATEGORIES = ("accepted", "wrong", "build error", "timeout", "unsupported", "needs LLM",
-              "error", "skipped", "not verified")
+              "error", "endpoint failed", "skipped", "not verified")
 
 #: results.csv columns, one row per kernel x generator.
 COLUMNS = ("kernel", "generator", "status", "dataset", "kernel_ms", "kernel_p20_ms", "kernel_p80_ms",
@@ -56,7 +57,8 @@ class Row:
     ref_ms: float | None = None          # the host reference as the verifier ran it
     kernel_ms: float | None = None       # median kernel time (CUDA events around NAME_device)
     speedup: float | None = None         # cpu_ms / kernel_ms
-    max_error: float | None = None       # max relative error against the bound, full dataset
+    max_error: float | None = None       # worst error / bound the ladder measured, a failing case
+                                         # included (> 1: rejected; empty: not a multiple of a bound)
     source: str = ""
     stages: dict = field(default_factory=dict)   # stage -> {status, reason, seconds, summary}
     kernel_p20_ms: float | None = None

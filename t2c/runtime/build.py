@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import config
+from .process import clean_env
 
 
 class BuildError(Exception):
@@ -27,7 +28,8 @@ class BuildError(Exception):
 @lru_cache(maxsize=8)
 def compiler_version(cc: str) -> str:
     try:
-        return subprocess.run([cc, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+        return subprocess.run([cc, "--version"], capture_output=True, text=True,
+                              env=clean_env()).stdout.splitlines()[0]
     except (OSError, IndexError):
         return "unknown"
 
@@ -76,7 +78,8 @@ def build(sources: dict[str, str], flags: list[str], *, cc: str | None = None,
             paths.append(str(Path(tmp) / name))
         out = Path(tmp) / "prog"
         cmd = [cc, *flags, *[p for p in paths if not p.endswith(".h")], "-o", str(out), *libs]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        # the reference may be the model's code: its build sees no secret of the caller's
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=clean_env())
         if proc.returncode != 0:
             raise BuildError(f"{cc} failed (exit {proc.returncode})", proc.stderr, cmd)
         seal(out, exe)

@@ -4,6 +4,11 @@ Takes an argv, a working directory and an environment; gives a `ProcessResult`.
 A program that hangs is killed with its whole process group, so a crashing or
 hanging candidate costs one candidate and never the caller.  Output beyond
 `max_output` bytes is cut (and flagged) rather than held in memory.
+
+`clean_env(extra)` is the environment for anything that builds or runs code t2c did not
+write (a model's or a user's candidate, a model-written reference): the `KEPT` variables
+and HOME set to an empty scratch folder of this process, never the caller's secrets (an
+API key, a token); the verifier adds its own variables (harness.scrubbed_env).
 """
 from __future__ import annotations
 
@@ -18,6 +23,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_OUTPUT = 16 * 1024 * 1024
+
+#: What compilers (gcc, g++, nvcc, clang) and candidates need of the caller's environment:
+#: where the tools and libraries are, the locale, the temporary folder, which GPUs to use.
+KEPT = ("PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH",
+        "LANG", "LC_ALL", "TMPDIR", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
+        "NVIDIA_VISIBLE_DEVICES")
+_HOME: list = []
+
+
+def clean_env(extra: dict | None = None) -> dict:
+    """The `KEPT` variables of this process, HOME an empty scratch folder, then `extra`."""
+    if not _HOME:
+        import atexit
+        _HOME.append(tempfile.mkdtemp(prefix="t2c-home-"))
+        atexit.register(shutil.rmtree, _HOME[0], True)
+    env = {k: os.environ[k] for k in KEPT if k in os.environ}
+    env["HOME"] = _HOME[0]
+    env.update(extra or {})
+    return env
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ before the call, so an element left unwritten is reported as such.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -121,6 +123,14 @@ class Comparison:
     def max_ratio(self) -> float:
         """Worst max_error / bound over the floating arrays (0 when all exact)."""
         r = [a.max_error / a.bound for a in self.arrays if a.bound > 0]
+        return max(r, default=0.0)
+
+    @property
+    def failure_ratio(self) -> float:
+        """Worst max_error / bound over the failing arrays: what a rejected candidate's report
+        shows (inf when no bound measures it: an exact array that differs, NaN, a missing one)."""
+        r = [a.max_error / a.bound if a.bound > 0 and not a.problem else math.inf
+             for a in self.arrays if not a.ok]
         return max(r, default=0.0)
 
     def describe(self) -> str:

@@ -19,7 +19,7 @@ import subprocess
 
 from .. import config
 from ..errors import UserError
-from ..runtime.process import run_process
+from ..runtime.process import clean_env, run_process
 
 SMI_FIELDS = ("name", "uuid", "driver_version", "pci.bus_id", "clocks.sm", "clocks.max.sm",
               "clocks.mem", "clocks.max.mem", "power.limit", "temperature.gpu", "persistence_mode",
@@ -120,7 +120,8 @@ def _cpu_model() -> str:
 
 def _version(tool: str, marker: str = "") -> str:
     try:
-        lines = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()
+        lines = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30,
+                               env=clean_env()).stdout.splitlines()
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     hit = [l for l in lines if marker in l] if marker else lines

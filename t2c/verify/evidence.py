@@ -45,7 +45,8 @@ class Evidence:
     rungs: list = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
     tolerance: dict = field(default_factory=lambda: dict(TOLERANCE_MODEL))
-    max_error: float | None = None      # worst error / bound over every passing case
+    max_error: float | None = None      # worst error / bound over every case judged, a failing
+                                        # one included (> 1: rejected for it); None: not measurable
     mutant_gate: dict = field(default_factory=dict)
     races: dict = field(default_factory=dict)
     build: dict = field(default_factory=dict)

@@ -51,7 +51,7 @@ import numpy as np
 from .. import config
 from ..ir import Kernel
 from ..runtime.build import BuildError, intact, seal
-from ..runtime.process import ProcessResult, run_process
+from ..runtime.process import ProcessResult, clean_env, run_process
 from .reference import _read_all, _write, check_constraints
 
 DRIVER_PRELUDE = r"""
@@ -385,7 +385,7 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
         if backend == "gpu":
             cmd = [cfg.nvcc, *flags, str(tmp / "driver.cu"), str(tmp / "candidate.cu"), "-o", str(tmp / "prog")]
             try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=clean_env())
             except subprocess.TimeoutExpired:
                 raise BuildError("nvcc did not finish within 600 s", "", cmd) from None
             log = proc.stdout + proc.stderr
@@ -461,15 +461,9 @@ CHECK_ENV = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
 
 
 def scrubbed_env(extra: dict | None = None, *, timed: bool = False) -> dict:
-    """What a candidate sees of the environment: no keys, no HOME, only what it needs
-    (and `CHECK_ENV` unless the run is `timed`)."""
-    import os
-    keep = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LANG")
-    env = {k: v for k, v in os.environ.items() if k in keep}
-    env["HOME"] = "/nonexistent"
-    env.update({} if timed else CHECK_ENV)
-    env.update(extra or {})
-    return env
+    """What a candidate sees of the environment: no keys, a scratch HOME, only what it needs
+    (process.clean_env, and `CHECK_ENV` unless the run is `timed`)."""
+    return clean_env({**({} if timed else CHECK_ENV), **(extra or {})})
 
 
 def _timing(stdout: str, nonce: str) -> tuple[tuple[float, ...], float | None, str]:

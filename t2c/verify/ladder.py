@@ -27,6 +27,7 @@ backend, an unknown dataset); everything a candidate does is its Evidence.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import time
 from contextlib import nullcontext
@@ -151,8 +152,9 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source,
               slower_than=slower_than)
-    ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed (PATH, LD_LIBRARY_PATH, "
-                    "CUDA_VISIBLE_DEVICES, LANG; CUDA_DEVICE_MAX_CONNECTIONS=1 except in timed runs)",
+    ev.isolation = {"scratch_dir": "fresh per run, inputs only", "env": "scrubbed, builds too (runtime/process.py "
+                    "KEPT: PATH, library and include paths, locale, TMPDIR, CUDA variables; a scratch HOME; "
+                    "CUDA_DEVICE_MAX_CONNECTIONS=1 except in timed runs)",
                     "file_size_limit": run.limits.file_size,
                     "cpu_seconds": run.limits.cpu_seconds,
                     "memory": f"ASan allocator {config.load().verify_mem_mb} MiB" if backend == "emu"
@@ -180,7 +182,10 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
         ok = climb(RUNTIME_RUNGS[:-1])
     run.device = device                # a run on the device from here on takes the slot again
     ok = ok and climb(RUNTIME_RUNGS[-1:])
-    ev.max_error = run.worst
+    # What the ladder measured: the passing cases' worst, and a failing comparison's error too
+    # (a rejected kernel is not shown as error-free); None when no bound measures that failure.
+    ev.max_error = run.worst if run.failure is None else \
+        max(run.worst, run.failure) if math.isfinite(run.failure) else None
     if not ok:
         return ev
     if bench:                          # the timed process in the slot; judged and the reference timed after

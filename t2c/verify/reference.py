@@ -29,7 +29,7 @@ from .. import config
 from ..errors import UserError
 from ..ir import DTYPES, Kernel
 from ..runtime.build import build
-from ..runtime.process import run_process
+from ..runtime.process import clean_env, run_process
 
 PRELUDE = r"""
 #define _POSIX_C_SOURCE 200112L
@@ -222,7 +222,7 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
             inputs = _init(k, exe, d, sizes, timeout, nice)
         for name, value in inputs.items():
             _write(d / f"{name}.bin", value)
-        r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice)
+        r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice, env=clean_env())
         if not r.ok:
             raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
         outputs = _read_all(k, sizes, d, "out_", inputs_only=False)
@@ -239,7 +239,8 @@ def original_inputs(k: Kernel, sizes: dict[str, int], *, timeout: float | None =
 
 
 def _init(k: Kernel, exe: Path, d: Path, sizes: dict, timeout: float, nice: int) -> dict:
-    r = run_process([exe, "init", d, *(str(sizes[s.name]) for s in k.sizes)], timeout=timeout, nice=nice)
+    r = run_process([exe, "init", d, *(str(sizes[s.name]) for s in k.sizes)], timeout=timeout, nice=nice,
+                    env=clean_env())
     if not r.ok:
         raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")
     return _read_all(k, sizes, d, "", inputs_only=True)

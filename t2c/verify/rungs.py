@@ -63,6 +63,8 @@ class Run:
     limits: Limits | None
     filename: str = "candidate.cu"
     worst: float = 0.0                    # worst error / bound seen on any passing case
+    failure: float | None = None          # error / bound of the comparison that failed (inf: not
+                                          # a multiple of a bound: an exact array differs, a NaN)
     timeout: float | None = None          # wall-clock floor of one run (config default)
     source: str | None = None             # the candidate's text (None: unknown)
     ahead: dict = field(default_factory=dict)   # rung -> (outputs, failed process) run in advance
@@ -153,6 +155,7 @@ def _judge(run: Run, case: Case, outputs: dict, entry: str) -> tuple[str, str] |
     if c.ok:
         run.worst = max(run.worst, c.max_ratio)
         return None
+    run.failure = max(run.failure or 0.0, c.failure_ratio)
     return c.reason, f"{entry} entry point, sizes {case.sizes}, {case.distribution} inputs: {c.describe()}"
 
 

@@ -22,7 +22,8 @@ def fake():
 @pytest.fixture
 def cfg(fake, tmp_path):
     return LLMConfig(base_url=fake.base_url, model="fake-coder", cache_dir=str(tmp_path / "llm-cache"),
-                     api_key_env="T2C_TEST_KEY", retries=2, timeout=10)
+                     api_key_env="T2C_TEST_KEY", retries=2, timeout=10,
+                     backoff=0.01, backoff_max=2.0)
 
 
 @pytest.fixture

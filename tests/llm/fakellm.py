@@ -9,6 +9,8 @@ the next action from `script` (a list), or, when the script is empty, asks `resp
     {"status": 429, "headers": {...}}       an error status (body: an OpenAI error object)
     {"cut": True}                           headers promise a body that never comes
     {"garbage": True}                       status 200 with a body that is not JSON
+    {"no_choices": True}                    status 200, valid JSON, an empty `choices` list
+    {"text": "...", "delay": 5}             this answer only after 5 s (the fake's `delay`: all)
     {"text": "...", "cut_after": 2}         streaming: two chunks, then the connection drops
 
 `requests` records every request (JSON body and headers) for the tests' assertions.
@@ -28,7 +30,7 @@ def usage_of(request: dict, text: str) -> dict:
 
 
 class FakeLLM:
-    def __init__(self, responder=None, script=None):
+    def __init__(self, responder=None, script=None, port: int = 0):
         self.script = list(script or [])
         self.responder = responder
         self.requests: list[dict] = []
@@ -58,14 +60,14 @@ class FakeLLM:
                 try:
                     if action is None:
                         action = fake.responder(request) if fake.responder else {"status": 500}
-                    if fake.delay:
-                        time.sleep(fake.delay)
+                    if fake.delay or action.get("delay"):
+                        time.sleep(action.get("delay") or fake.delay)
                     fake.answer(self, request, action)
                 finally:
                     with fake.lock:
                         fake.in_flight -= 1
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -108,6 +110,16 @@ class FakeLLM:
             return
         if action.get("garbage"):
             body = b"<html>this is not JSON"
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            h.wfile.write(body)
+            return
+        if action.get("no_choices"):
+            body = json.dumps({"id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+                               "model": request.get("model", "fake"), "choices": [],
+                               "usage": usage_of(request, "")}).encode()
             h.send_response(200)
             h.send_header("Content-Type", "application/json")
             h.send_header("Content-Length", str(len(body)))

@@ -12,6 +12,13 @@ the same answers whatever order the batch's workers ask in:
     sort, topk_rows, stream_compaction: their IS (prose only), right the first time
     any other kernel: t2c's poly candidate for the reference in the prompt (`compiled`),
                so that a whole corpus runs through the model path
+
+`loop_responder` replays the multi-round conversation of docs/llm.md's walkthrough for axpy
+(a kernel that writes zeros, a racy one, a fixed one, a faster one, a slower one), and
+`SCENARIOS` the eight endpoints of issue #38.  Run as a program, this module serves either
+on a local port, so `t2c gen` can be pointed at it like at vLLM or Ollama:
+
+    python tests/llm/scripted.py --port 8765 [--loop]
 """
 from __future__ import annotations
 
@@ -233,3 +240,72 @@ def responder(request: dict) -> dict:
             return {"text": "I am not sure what you mean."}       # no code at all
         answers, lang = KERNELS[m.group(1)], "cuda"
     return {"text": fenced(answers[min(feedback, len(answers) - 1)], lang)}
+
+
+# -- the eight endpoint scenarios of issue #38 (tests/llm/test_exit_codes.py) ---------------
+
+AXPY_NO_COMPILE = AXPY.replace("y[i] = a * x[i] + y[i];", "y[i] = a * x[i] + y[i]")
+AXPY_ZEROS = AXPY.replace("y[i] = a * x[i] + y[i];", "y[i] = 0.0f;")
+
+#: scenario -> (the fake's script, its responder, what `gen`/`batch` must exit with).
+SCENARIOS = {
+    "correct": ([], lambda r: {"text": fenced(AXPY)}, 0),
+    "no-compile": ([], lambda r: {"text": fenced(AXPY_NO_COMPILE)}, 1),
+    "zeros": ([], lambda r: {"text": fenced(AXPY_ZEROS)}, 1),
+    "429-then-200": ([{"status": 429, "headers": {"Retry-After": "0"}}], lambda r: {"text": fenced(AXPY)}, 0),
+    "500-always": ([], lambda r: {"status": 500}, 6),
+    "slower-than-timeout": ([], lambda r: {"text": fenced(AXPY), "delay": 4}, 6),
+    "not-json": ([], lambda r: {"garbage": True}, 6),
+    "no-choices": ([], lambda r: {"no_choices": True}, 6),
+}
+
+
+# -- the feedback loop, measured (tests/llm/test_loop.py, docs/llm.md) ----------------------
+
+AXPY_RACY = AXPY.replace("#include <cuda_runtime.h>\n", "#include <cuda_runtime.h>\n/* racy */\n")
+AXPY_FAST = AXPY.replace("(n + 127) / 128, 128", "(n + 255) / 256, 256")
+AXPY_SLOW = AXPY.replace("(n + 127) / 128, 128", "(n + 31) / 32, 32")
+#: the repairs, by the number of times t2c has sent feedback; then, asked for a faster version
+#: of a correct one, the next in FASTER.
+LOOP = [AXPY_ZEROS, AXPY_RACY, AXPY]
+FASTER = {AXPY: AXPY_FAST, AXPY_FAST: AXPY_SLOW, AXPY_SLOW: AXPY_SLOW}
+
+
+def loop_responder(request: dict) -> dict:
+    messages = request.get("messages") or []
+    last = messages[-1]["content"] if messages else ""
+    if last.startswith("This version is correct."):
+        shown = extract_block(messages[-2]["content"])
+        return {"text": fenced(FASTER.get(shown, AXPY_SLOW))}
+    feedback = sum(m["role"] == "user" for m in messages) - 1
+    return {"text": fenced(LOOP[min(feedback, len(LOOP) - 1)])}
+
+
+def extract_block(text: str) -> str:
+    m = re.search(r"```cuda\n(.*?)```", text, re.S)
+    return (m.group(1).strip() + "\n") if m else ""
+
+
+def main(argv=None) -> None:
+    """Serve the scripted model until Ctrl-C (for docs/llm.md's walkthrough)."""
+    import argparse
+    import sys
+    import time
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fakellm import FakeLLM
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--port", type=int, default=8765)
+    ap.add_argument("--loop", action="store_true", help="the walkthrough's axpy conversation")
+    args = ap.parse_args(argv)
+    with FakeLLM(responder=loop_responder if args.loop else responder, port=args.port) as server:
+        print(f"scripted model at {server.base_url} (Ctrl-C stops it)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

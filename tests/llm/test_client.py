@@ -8,7 +8,8 @@ import pytest
 
 from llmtest import KEY
 from fakellm import FakeLLM
-from t2c.errors import UserError
+from t2c.errors import EndpointFailed, UserError
+from t2c.generators.llm.budget import RunBudget, RunBudgetSpent
 from t2c.generators.llm.cache import ReplayMiss
 from t2c.generators.llm.client import Client, LLMUnavailable
 
@@ -43,7 +44,7 @@ def test_a_cut_stream_is_retried(fake, cfg, env):
 
 def test_an_endpoint_that_keeps_failing_is_a_user_error(fake, cfg, env):
     fake.script = [{"status": 500}] * 20
-    with pytest.raises(LLMUnavailable, match="no answer from the model endpoint"):
+    with pytest.raises(LLMUnavailable, match="no usable answer from the model endpoint"):
         Client(replace(cfg, retries=1), env).complete(HELLO)
 
 
@@ -96,3 +97,82 @@ def test_no_model_is_a_user_error(cfg, env):
 def test_the_server_helper_speaks_openai(fake):
     with FakeLLM(script=[{"text": "hi"}]) as other:
         assert other.base_url != fake.base_url
+
+
+# -- one retry policy, a bounded budget (issue #38) -------------------------------------------
+
+def test_one_retry_policy_a_failing_call_costs_retries_plus_one_requests(fake, cfg, env):
+    """The SDK's own retries are off: 500 always costs 1 + retries requests, spaced by a
+    doubling backoff, and the message counts what was sent."""
+    fake.responder = lambda request: {"status": 500}
+    with pytest.raises(EndpointFailed, match=r"after 4 request\(s\) \(1 \+ 3 retries\)"):
+        Client(replace(cfg, retries=3, backoff=0.05), env).complete(HELLO)
+    assert len(fake.requests) == 4
+    gaps = [b["time"] - a["time"] for a, b in zip(fake.requests, fake.requests[1:])]
+    assert gaps[0] >= 0.05 and gaps[1] >= 0.1 and gaps[2] >= 0.2       # 0.05, 0.1, 0.2
+
+
+def test_a_429_without_retries_is_sent_once(fake, cfg, env):
+    fake.responder = lambda request: {"status": 429}
+    with pytest.raises(EndpointFailed, match="HTTP 429"):
+        Client(replace(cfg, retries=0), env).complete(HELLO)
+    assert len(fake.requests) == 1
+
+
+def test_retry_after_is_honoured_up_to_backoff_max(fake, cfg, env):
+    fake.script = [{"status": 429, "headers": {"Retry-After": "3600"}}, {"text": "hello"}]
+    reply = Client(replace(cfg, backoff=0.01, backoff_max=0.3), env).complete(HELLO)
+    gap = fake.requests[1]["time"] - fake.requests[0]["time"]
+    assert reply.text == "hello" and 0.25 <= gap < 60
+
+
+def test_a_dead_endpoint_is_reported_after_its_first_connection_failure(cfg, env):
+    """Nothing listens on the port: no retry (a backoff of minutes would show), exit 6's class."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]                  # bound, never listening: refused
+        dead = replace(cfg, base_url=f"http://127.0.0.1:{port}/v1", retries=4, backoff=120)
+        start = time.monotonic()
+        with pytest.raises(EndpointFailed, match="cannot connect to the model endpoint"):
+            Client(dead, env).complete(HELLO)
+    assert time.monotonic() - start < 60
+
+
+def test_an_answer_without_choices_is_retried_then_an_endpoint_failure(fake, cfg, env):
+    fake.responder = lambda request: {"no_choices": True}
+    with pytest.raises(EndpointFailed, match="no choices"):
+        Client(replace(cfg, retries=1), env).complete(HELLO)
+    assert len(fake.requests) == 2
+
+
+def test_a_slow_endpoint_times_out_per_request(fake, cfg, env):
+    fake.responder = lambda request: {"text": "late", "delay": 3}
+    with pytest.raises(EndpointFailed, match=r"no answer within 0.5 s"):
+        Client(replace(cfg, retries=1, timeout=0.5), env).complete(HELLO)
+    assert len(fake.requests) == 2
+
+
+def test_the_run_budget_bounds_requests_across_clients(fake, cfg, env, tmp_path):
+    """Two clients (two kernels of a batch) share one budget file; retries count."""
+    fake.responder = lambda request: {"status": 503}
+    tight = replace(cfg, retries=10, max_run_requests=3, cache="off")
+    run = RunBudget(tight, tmp_path / "run.json")
+    with pytest.raises(RunBudgetSpent, match=r"run request budget spent \(3 of 3"):
+        Client(tight, env, run=run).complete(HELLO)
+    with pytest.raises(RunBudgetSpent):
+        Client(tight, env, run=RunBudget(tight, tmp_path / "run.json")).complete(HELLO)
+    assert len(fake.requests) == 3 and run.totals()["requests"] == 3
+
+
+def test_the_run_budget_counts_fresh_tokens_only(fake, cfg, env):
+    fake.responder = lambda request: {"text": "x" * 400}
+    run = RunBudget(replace(cfg, max_run_tokens=150))
+    client = Client(replace(cfg, max_run_tokens=150), env, run=run)
+    client.complete(HELLO)                                   # 2 + 100 tokens
+    assert run.totals() == {"requests": 1, "tokens": 102}
+    client.complete(HELLO)                                   # cached: free
+    client.complete(HELLO, sample=1)                         # 204 tokens: now over
+    with pytest.raises(RunBudgetSpent, match="run token budget spent"):
+        client.complete(HELLO, sample=2)
+    assert len(fake.requests) == 2

@@ -64,3 +64,15 @@ def test_missing_and_misshaped_outputs_fail():
     exp = {"x": np.zeros(3)}
     assert compare(k, exp, {}, {"n": 3}).reason == "output missing"
     assert not compare(k, exp, {"x": np.zeros(4)}, {"n": 3}).ok
+
+
+def test_a_failing_comparison_measures_its_error_against_the_bound():
+    """Issue #38, 5: what a rejected candidate's report shows is the error the ladder measured
+    (zeros for y: max error 1.0, so 1.0 / bound), never 0; inf when no bound measures it."""
+    from t2c.verify.compare import Comparison
+    ref = np.linspace(1, 2, 100).astype(np.float32)
+    zeros = compare_array("y", "float", ref, np.zeros(100, dtype=np.float32), SIZES)
+    c = Comparison(False, (zeros,))
+    assert zeros.max_error == 1.0 and c.failure_ratio == 1.0 / zeros.bound > 1
+    ints = compare_array("h", "int", np.arange(5, dtype=np.int32), np.zeros(5, dtype=np.int32), SIZES)
+    assert Comparison(False, (ints,)).failure_ratio == float("inf")

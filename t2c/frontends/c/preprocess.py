@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...errors import UserError
+from ...runtime.process import clean_env
 
 FAKE_INCLUDE = Path(__file__).parent / "include"
 POLYBENCH_DEFINES = ("POLYBENCH_USE_C99_PROTO",)
@@ -60,7 +61,7 @@ def compiler_error(path: Path, defines: tuple = (), cc: str = "gcc") -> tuple[in
     argv = _cpp_argv(path, None, defines, cc)
     argv[1] = "-fsyntax-only"
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
     m = re.search(rf"^{re.escape(str(path))}:(\d+):(\d+): (?:fatal )?error: (.*)$", proc.stderr, re.M)
@@ -83,7 +84,7 @@ def macros(path: Path, dataset: str | None, defines: tuple = (), cc: str = "gcc"
 
 @lru_cache(maxsize=256)
 def _preprocess(path: Path, stamp, dataset, defines, cc) -> str:
-    proc = subprocess.run(_cpp_argv(path, dataset, defines, cc), capture_output=True, text=True)
+    proc = subprocess.run(_cpp_argv(path, dataset, defines, cc), capture_output=True, text=True, env=clean_env())
     if proc.returncode != 0:
         raise _cpp_error(path, proc.stderr)
     return proc.stdout
@@ -93,7 +94,7 @@ def _preprocess(path: Path, stamp, dataset, defines, cc) -> str:
 def _macros(path: Path, stamp, dataset, defines, cc) -> dict[str, str]:
     argv = _cpp_argv(path, dataset, defines, cc)
     argv.insert(2, "-dM")
-    proc = subprocess.run(argv, capture_output=True, text=True)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=clean_env())
     if proc.returncode != 0:
         raise _cpp_error(path, proc.stderr)
     out = {}

@@ -1,7 +1,9 @@
 """The `llm` and `hybrid` generators: intermediate-structured generation with any OpenAI-compatible model.
 
-    write_is(spec, cfg)  -> ModelIS(kernel, text, ledger, log)          prose-only spec -> IS
-    generate(kernel, cfg, *, backend, dataset, seed, hybrid=False) -> Generated
+    write_is(spec, cfg, client=None, run=None)  -> ModelIS(kernel, text, ledger, log)   prose-only spec -> IS
+    generate(kernel, cfg, *, backend, dataset, seed, hybrid=False, run=None) -> Generated
+
+`run` is the run's `budget.RunBudget` (requests and tokens of a whole gen or batch).
 
 The two steps of intermediate-structured generation.  First, for a spec without a formal
 part, the model writes it (a C99 reference function or ```t2c statements); t2c validates
@@ -10,8 +12,9 @@ any error back for a repair, all before a kernel is asked for.  Then kernels are
 from the IS and the ABI by `evolve.Evolution`, checked by the ladder on inputs drawn from a
 seed derived from (never equal to, never shown) the verification seed; `hybrid` first puts
 the poly candidate in the population.  Budgets and accounting: budget.py; the transport,
-cache and retries: client.py.  Refuses with UserError: no model, an endpoint that fails,
-a replay miss, a model that cannot write a valid IS within its rounds.
+cache and retries: client.py.  Raises EndpointFailed for an endpoint that fails; refuses
+with UserError: no model, a replay miss, a model that cannot write a valid IS within its
+rounds or budget.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ...config import LLMConfig
 from ...errors import UserError
-from .budget import Budget, BudgetSpent, Ledger
+from .budget import Budget, BudgetSpent, Ledger, RunBudget
 from .client import Client
 from .evolve import Evolution
 from .prompts import extract, follow_up, is_messages, repair_text
@@ -45,22 +48,22 @@ class Generated:
     best_step: int | None = None
 
 
-def write_is(spec, cfg: LLMConfig, client: Client | None = None) -> ModelIS:
+def write_is(spec, cfg: LLMConfig, client: Client | None = None, run: RunBudget | None = None) -> ModelIS:
     from ...frontends.prose import kernel_from_c, kernel_from_statements
     from ...ir import DATASETS
     from ...verify.inputs import synthesize
     from ...verify.reference import ReferenceFailed, run_reference
-    client = client or Client(cfg)
+    client = client or Client(cfg, run=run)
     ledger, budget, log = Ledger(), Budget(cfg), []
     messages, where = is_messages(spec), f"{spec.name}: the model's IS"
     problem = ""
     for attempt in range(max(1, cfg.rounds)):
         try:
             budget.check(ledger)
+            reply = client.complete(messages, 0)
         except BudgetSpent as e:
             problem += f" ({e})"
             break
-        reply = client.complete(messages, 0)
         ledger.add(reply.usage, reply.cached, cfg)
         log.append(f"IS attempt {attempt}: {reply.usage.get('prompt_tokens', 0)} tokens in, "
                    f"{reply.usage.get('completion_tokens', 0)} out{', cached' if reply.cached else ''}")
@@ -92,7 +95,7 @@ def evolution_seed(seed: int) -> int:
 
 
 def generate(k, cfg: LLMConfig, *, backend: str, dataset: str, seed: int, timeout=None,
-             hybrid: bool = False, client: Client | None = None) -> Generated:
+             hybrid: bool = False, client: Client | None = None, run: RunBudget | None = None) -> Generated:
     from ...verify.ladder import ladder
     measures = backend == "gpu"
 
@@ -107,7 +110,7 @@ def generate(k, cfg: LLMConfig, *, backend: str, dataset: str, seed: int, timeou
             seed_source = generate_with(k, "poly")
         except UserError:               # poly cannot map it: the model starts from scratch
             seed_source = None
-    evo = Evolution(k, client or Client(cfg), check, cfg, measures_speed=measures)
+    evo = Evolution(k, client or Client(cfg, run=run), check, cfg, measures_speed=measures)
     best = evo.run(seed_source)
     return Generated(best.source if best else None, [c.record() for c in evo.lineage], evo.ledger,
                      evo.log, evo.stop_reason,

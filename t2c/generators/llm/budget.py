@@ -5,17 +5,30 @@ reports, and decides, exactly as the run it replays).  `Budget.check(ledger)` ra
 `BudgetSpent` before a call the budget does not allow: calls, tokens (prompt +
 completion) and cost are counted from the answers; time is wall-clock since the kernel
 started, the one budget a replay cannot reproduce when it is the one that stops a run.
+
+A `RunBudget` bounds a whole run (`gen`, or every kernel of a `batch`): HTTP requests sent,
+retries included, and the tokens of fresh answers (cached ones cost nothing).  The batch's
+worker processes share it through one small file, read and written under a lock; without a
+file it lives in this process.  `RunBudgetSpent` is a `BudgetSpent`: the kernel that meets
+it stops like one whose own budget is spent, keeping its best candidate.
 """
 from __future__ import annotations
 
+import fcntl
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ...config import LLMConfig
 
 
 class BudgetSpent(Exception):
     """No budget left for another call: the evolution stops and keeps its best candidate."""
+
+
+class RunBudgetSpent(BudgetSpent):
+    """The run's request or token budget is spent (`max_run_requests`, `max_run_tokens`)."""
 
 
 @dataclass
@@ -56,3 +69,58 @@ class Budget:
             raise BudgetSpent(f"cost budget spent ({ledger.cost:.4f} of {c.max_cost:.4f})")
         if time.monotonic() - self.started >= c.max_seconds:
             raise BudgetSpent(f"time budget spent ({c.max_seconds:.0f} s)")
+
+
+class RunBudget:
+    def __init__(self, cfg: LLMConfig, path: Path | str | None = None):
+        self.cfg, self.path = cfg, Path(path) if path else None
+        self._mine = {"requests": 0, "tokens": 0}
+
+    def take_request(self) -> None:
+        """Count one request about to be sent; RunBudgetSpent when the run may send no more."""
+        def take(t):
+            c = self.cfg
+            if t["requests"] >= c.max_run_requests:
+                raise RunBudgetSpent(f"run request budget spent ({t['requests']} of {c.max_run_requests} "
+                                     "requests, retries included)")
+            if t["tokens"] >= c.max_run_tokens:
+                raise RunBudgetSpent(f"run token budget spent ({t['tokens']} of {c.max_run_tokens} tokens)")
+            t["requests"] += 1
+        self._update(take)
+
+    def add_tokens(self, n: int) -> None:
+        self._update(lambda t: t.__setitem__("tokens", t["tokens"] + int(n)))
+
+    def totals(self) -> dict:
+        return self._update(lambda t: None)
+
+    def summary(self) -> str:
+        t = self.totals()
+        return (f"{t['requests']} of {self.cfg.max_run_requests} request(s), {t['tokens']} of "
+                f"{self.cfg.max_run_tokens} fresh token(s) of the run's budget")
+
+    def _update(self, change) -> dict:
+        if self.path is None:
+            change(self._mine)
+            return dict(self._mine)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                f.seek(0)
+                try:
+                    totals = {"requests": 0, "tokens": 0, **json.loads(f.read() or "{}")}
+                except ValueError:
+                    totals = {"requests": 0, "tokens": 0}
+                before = dict(totals)
+                try:
+                    change(totals)
+                finally:
+                    if totals != before:
+                        f.seek(0)
+                        f.truncate()
+                        f.write(json.dumps(totals))
+                        f.flush()
+                return totals
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)

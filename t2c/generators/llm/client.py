@@ -1,31 +1,38 @@
 """One chat completion from any OpenAI-compatible endpoint, cached, retried and limited.
 
-    Client(cfg).complete(messages, sample=0) -> Reply(text, usage, cached, key, finish_reason)
+    Client(cfg, env, run=RunBudget(cfg)).complete(messages, sample=0)
+        -> Reply(text, usage, cached, key, finish_reason)
 
 Takes an `LLMConfig` (t2c/config.py); talks through the official `openai` SDK (the
 `t2c[llm]` extra) to `cfg.base_url` (vLLM, Ollama, llama.cpp's server, LM Studio, OpenAI).
 In order, for one request:
 
 1. the response cache (cache.py) answers if its mode allows; replay refuses a miss;
-2. a slot of the endpoint's concurrency limit is taken (a lock file, so the limit holds
+2. the run's budget (budget.RunBudget) counts the request, or refuses it when spent;
+3. a slot of the endpoint's concurrency limit is taken (a lock file, so the limit holds
    across the batch's worker processes);
-3. the SDK sends it, retrying 429, 408/409, 5xx, timeouts and dropped connections itself
-   with exponential backoff that honours Retry-After (`cfg.retries` times);
-4. what the SDK does not retry is retried here with backoff: a body that is not JSON, a
-   stream cut before its end, an answer without any choice;
-5. the answer and its token usage go into the cache.
+4. the SDK sends it once (its own retries are off: one retry policy, this one);
+5. 429, 408/409, 5xx, a timeout, a connection dropped mid-answer, a body that is not JSON,
+   a cut stream or an answer without any choice are retried `cfg.retries` times, waiting
+   `cfg.backoff` seconds, doubling, or what the server's Retry-After asks, at most
+   `cfg.backoff_max`; a refused connection is not retried (a dead endpoint is reported at
+   once), nor is a refused request (other 4xx);
+6. the answer and its token usage go into the cache.
 
-The key is read from the variable `cfg.api_key_env` names, when the SDK client is made,
-and is not kept anywhere else: not in the request that the cache stores, not in errors
-(any text that would carry it is masked), and candidates run with a scrubbed
-environment (verify/harness.py).  Refuses with UserError: no model configured, openai
-not installed, an endpoint that rejects the request (4xx), one that stays unreachable.
+Every failure of the endpoint raises `EndpointFailed` (the CLI's exit 6), naming the
+requests it cost.  The key is read from the variable `cfg.api_key_env` names, when the SDK
+client is made, and is not kept anywhere else: not in the request that the cache stores,
+not in errors (any text that would carry it is masked); candidates are built and run with
+a minimal environment (runtime/process.clean_env).  Refuses with UserError: no model
+configured, openai not installed.
 """
 from __future__ import annotations
 
+import email.utils
 import fcntl
 import hashlib
 import os
+import socket
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,15 +40,16 @@ from pathlib import Path
 
 from ... import config
 from ...config import LLMConfig
-from ...errors import UserError
+from ...errors import EndpointFailed, UserError
+from .budget import RunBudget
 from .cache import ResponseCache, request_key
 
-#: Backoff of the retries done here (the SDK has its own for HTTP-level failures).
-BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+#: HTTP statuses worth another try: timeouts, conflicts, rate limits, the server's own faults.
+RETRIED_STATUS = (408, 409, 429)
 
 
-class LLMUnavailable(UserError):
-    """The endpoint could not give an answer after every retry."""
+class LLMUnavailable(EndpointFailed):
+    """The endpoint could not give an answer: refused connection, or every retry spent."""
 
 
 @dataclass(frozen=True)
@@ -54,12 +62,13 @@ class Reply:
 
 
 class Client:
-    def __init__(self, cfg: LLMConfig, env=os.environ):
+    def __init__(self, cfg: LLMConfig, env=os.environ, run: RunBudget | None = None):
         if not cfg.model:
             raise UserError("the llm generator needs a model, and none is configured",
                             hint="set --llm-model, T2C_LLM_MODEL or `llm: {model: ...}` in t2c.yaml, and "
                                  "the endpoint with --llm-base-url / T2C_LLM_BASE_URL (docs/llm.md)")
         self.cfg, self.env = cfg, env
+        self.run = run or RunBudget(cfg)
         self.cache = ResponseCache(cfg.response_cache_dir(), cfg.cache)
         self._sdk = None
 
@@ -76,8 +85,7 @@ class Client:
         hit = self.cache.get(key)
         if hit is not None:
             return Reply(hit["text"], hit.get("usage") or {}, True, key, hit.get("finish_reason", ""))
-        with self._slot():
-            answer = self._ask(messages)
+        answer = self._ask(messages)
         self.cache.put(key, request, answer)
         return Reply(answer["text"], answer["usage"], False, key, answer["finish_reason"])
 
@@ -93,32 +101,45 @@ class Client:
             self._key = config.llm_api_key(c, self.env)
             # Local servers take any key; the SDK insists on a non-empty one.
             self._sdk = openai.OpenAI(base_url=c.base_url, api_key=self._key or "not-needed",
-                                      max_retries=c.retries, timeout=c.timeout)
+                                      max_retries=0, timeout=c.timeout)
         return self._sdk
 
     def _ask(self, messages: list[dict]) -> dict:
         import openai
         client, c = self._client(), self.cfg
-        problems = []
-        for attempt in range(c.retries + 1):
-            if attempt:
-                time.sleep(BACKOFF_S[min(attempt - 1, len(BACKOFF_S) - 1)])
+        problems, where = [], c.base_url or "(OpenAI)"
+        for attempt in range(max(0, c.retries) + 1):
+            self.run.take_request()                 # RunBudgetSpent: the run may send no more
+            wait = None
             try:
-                return self._stream(client, messages) if c.stream else self._plain(client, messages)
+                with self._slot():
+                    answer = self._stream(client, messages) if c.stream else self._plain(client, messages)
+                self.run.add_tokens(sum(answer["usage"].values()))
+                return answer
             except openai.APIStatusError as e:
-                if e.status_code in (408, 409, 429) or e.status_code >= 500:   # the SDK's retries ran out
-                    problems.append(f"HTTP {e.status_code}")
-                    continue
-                raise UserError(f"the model endpoint refused the request: HTTP {e.status_code}: "
-                                f"{self._mask(_message(e))}", hint="check the model name, the base URL "
-                                "and the key variable (docs/llm.md)") from None
-            except (openai.APIConnectionError, openai.APITimeoutError) as e:
-                problems.append(self._mask(f"{type(e).__name__}: {e}"))
+                if e.status_code not in RETRIED_STATUS and e.status_code < 500:
+                    raise LLMUnavailable(f"the model endpoint {where} refused the request: HTTP "
+                                         f"{e.status_code}: {self._mask(_message(e))}", hint="check the "
+                                         "model name, the base URL and the key variable (docs/llm.md)") from None
+                problems.append(f"HTTP {e.status_code}")
+                wait = retry_after(e.response.headers)
+            except openai.APITimeoutError:
+                problems.append(f"no answer within {c.timeout:g} s")
+            except openai.APIConnectionError as e:
+                if _refused(e):                     # nobody listens there: no use waiting
+                    raise LLMUnavailable(f"cannot connect to the model endpoint {where}: "
+                                         f"{self._mask(str(e.__cause__) or 'connection refused')}",
+                                         hint="is the server running, and is --llm-base-url right? "
+                                              "(docs/llm.md)") from None
+                problems.append(self._mask(f"connection dropped: {e.__cause__ or e}")[:200])
             except (ValueError, _Truncated, openai.APIError) as e:   # not JSON, a cut stream, no choices
                 problems.append(self._mask(f"unusable answer: {e}"[:200]))
-        raise LLMUnavailable(f"no answer from the model endpoint {c.base_url or '(OpenAI)'} after "
-                             f"{len(problems)} attempt(s): {'; '.join(problems[-3:])}",
-                             hint="is the server running? (docs/llm.md)")
+            if attempt < c.retries:
+                time.sleep(min(c.backoff_max, wait if wait is not None else c.backoff * 2 ** attempt))
+        raise LLMUnavailable(f"no usable answer from the model endpoint {where} after {len(problems)} "
+                             f"request(s) (1 + {c.retries} retries): {'; '.join(problems[-3:])}",
+                             hint="is the server up and the model loaded? raise --llm-timeout for a "
+                                  "slow one (docs/llm.md)")
 
     def _common(self) -> dict:
         c = self.cfg
@@ -181,6 +202,33 @@ class Client:
 
 class _Truncated(Exception):
     pass
+
+
+def _refused(e: BaseException) -> bool:
+    """A connection that was never made (refused, no such host), as opposed to one dropped
+    mid-answer.  By the causes' types: the SDK's HTTP library (httpx or httpx2) varies."""
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, (ConnectionRefusedError, socket.gaierror)) or type(e).__name__ == "ConnectError":
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
+
+
+def retry_after(headers) -> float | None:
+    """Seconds a 429/503 asks to wait: `retry-after-ms`, or `Retry-After` in seconds or as a date."""
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
 def _message(e) -> str:

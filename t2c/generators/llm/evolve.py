@@ -92,6 +92,8 @@ class Evolution:
                 self.repaired.update(p.step for p in parents)
                 for i, p in enumerate(parents):
                     what = NO_CODE if p.source is None else ladder_feedback(p.evidence)
+                    self.log.append(f"step {len(self.lineage)}: feedback on step {p.step}: "
+                                    f"{' | '.join(what.splitlines()[:2])[:300]}")
                     self._ask(f"repair of {p.step}", follow_up(p.messages, p.answer, repair_text(what)),
                               i, budget)
             if not self.stop_reason:
@@ -128,4 +130,8 @@ class Evolution:
         if source is not None:          # the same text twice is checked once
             evidence = seen.get(hashlib.sha256(source.encode()).hexdigest()) or \
                 self.check(source, slower_than=slower_than(self.lineage))     # a clearly slow one: timed briefly
-        self.lineage.append(Candidate(len(self.lineage), origin, messages, answer, source, evidence))
+        c = Candidate(len(self.lineage), origin, messages, answer, source, evidence)
+        self.lineage.append(c)
+        r = c.record()
+        ms = f", {c.kernel_ms:.4g} ms" if c.kernel_ms else ""
+        self.log.append(f"step {c.step}: {r['status']}{': ' + r['reason'] if r['reason'] else ''}{ms}")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..process import clean_env
 from . import settings
 from ..build import intact, seal
 from .kernels import walk
@@ -163,7 +164,8 @@ def _flags(program_flags, include_dirs, defines) -> list[str]:
 @lru_cache(maxsize=None)
 def _compiler_version(compiler: str) -> str:
     try:
-        return subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30).stdout
+        return subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30,
+                              env=clean_env()).stdout
     except OSError:
         return compiler
 
@@ -190,7 +192,7 @@ def _runtime_object(cache: Path, runtime_flags) -> tuple[Path | None, str, str]:
 
 def _run(cmd: list[str]) -> tuple[bool, str]:
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT, env=clean_env())
     except subprocess.TimeoutExpired:
         return False, f"{cmd[0]} timed out after {BUILD_TIMEOUT:.0f} s\n"
     except OSError as e:
