@@ -12,7 +12,6 @@ was last built at, its outcome, and why it ran (or was skipped) — what
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -22,13 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+from ..runtime.build import sha256_file
 
 
 class ArtifactCache:

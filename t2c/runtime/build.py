@@ -34,7 +34,7 @@ def compiler_version(cc: str) -> str:
         return "unknown"
 
 
-def _sha_file(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -45,14 +45,14 @@ def _sha_file(path: Path) -> str:
 def seal(built: Path, final: Path) -> None:
     """Record the hash of a build output at `built` for its cached place `final` (before it moves
     there), so that `intact` can tell a cached file cut short or changed since."""
-    final.with_name(final.name + ".sha256").write_text(_sha_file(built))
+    final.with_name(final.name + ".sha256").write_text(sha256_file(built))
 
 
 def intact(path: Path) -> bool:
     """A cached build output whose bytes still hash to what was recorded when it was built; a
     damaged or unrecorded one is built again, never run (its verdict would be cached)."""
     try:
-        return path.with_name(path.name + ".sha256").read_text() == _sha_file(path)
+        return path.with_name(path.name + ".sha256").read_text() == sha256_file(path)
     except OSError:
         return False
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import config
 from ..ir import Kernel
-from ..runtime.process import ProcessResult, run_process
+from ..runtime.process import ProcessResult
 from .compare import Comparison, compare, is_poison, poison
 from .harness import EARLY_REPS, CandidateBuild, Limits, run_calls, run_candidate
 from .reference import ReferenceFailed, array_shape, run_reference
