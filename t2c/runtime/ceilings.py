@@ -62,7 +62,7 @@ __global__ void chains(T *out, int iters, T b, T c)
 __global__ void dmma_chains(double *out, int iters)
 {
   double c[4][4] = {};
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900   /* emu (no __CUDA_ARCH__) models it */
   const double a = 0.5, b = 0.25;
   for (int k = 0; k < iters; k++)
     for (int q = 0; q < 4; q++)
