@@ -26,6 +26,10 @@ class UserError(Exception):
         return where + self.message + (f"; {self.hint}" if self.hint else "")
 
 
+class NoKernel(UserError):
+    """A C file with no one function to read as the kernel (only `main`, or several unmarked)."""
+
+
 class UnsupportedC(UserError):
     """The C is valid but uses something t2c does not take (goto, recursion, ...)."""
 

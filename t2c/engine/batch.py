@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import NoKernel, UserError
 from .executors import LocalExecutor
 from .stages import STAGES
 from .store import ArtifactCache, StateDB
@@ -93,10 +93,8 @@ def not_a_kernel(path: Path) -> str | None:
     from ..frontends.c import locate
     try:
         locate.choose(locate.locate(path.read_bytes(), str(path)), str(path), None)
-    except UserError as e:
-        if e.message.startswith(("no kernel function", "several candidate kernels")):
-            return e.message
-        raise
+    except NoKernel as e:
+        return e.message
     return None
 
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_c
 
-from ...errors import UserError
+from ...errors import NoKernel, UserError
 
 
 @dataclass(frozen=True)
@@ -120,15 +120,15 @@ def choose(sites: list[FunctionSite], filename: str, function: str | None) -> Fu
     functions = [s for s in sites if s.name != "main"]
     scop_main = next((s for s in sites if s.name == "main" and s.has_scop), None)
     if scop_main and not any(s.has_scop for s in functions):
-        raise UserError("no kernel function found: the #pragma scop region is in main", file=filename,
+        raise NoKernel("no kernel function found: the #pragma scop region is in main", file=filename,
                         line=scop_main.line, hint="move the loop nest into a function that main calls")
     for rule in (lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"), lambda s: True):
         picked = [s for s in functions if rule(s)]
         if len(picked) == 1:
             return picked[0]
         if len(picked) > 1:
-            raise UserError(f"several candidate kernels: {', '.join(s.name for s in picked)}",
+            raise NoKernel(f"several candidate kernels: {', '.join(s.name for s in picked)}",
                             file=filename, line=picked[1].line,
                             hint="choose one with --function NAME")
-    raise UserError("no kernel function found", file=filename,
+    raise NoKernel("no kernel function found", file=filename,
                     hint="write the kernel as a C function (t2c reads function definitions)")
