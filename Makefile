@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.t2c-setup
 WHEELS := .whl
 TEST_JOBS ?= 2        # pytest-xdist workers; most tests wait on compilers and emulated runs
 
-.PHONY: setup run test test-all test-fast gpu-check bench bench-t2c bench-noop wheels clean
+.PHONY: setup run test test-all test-fast test-loaded gpu-check bench bench-t2c bench-noop wheels clean
 
 # The venv with t2c (editable) and the test tools; redone only when pyproject.toml changes.
 # Without nvcc on PATH, the CUDA compiler and runtime headers come from PyPI into the venv.
@@ -28,6 +28,10 @@ test: setup
 
 test-all: setup
 	$(PY) -m pytest -q -n $(TEST_JOBS)
+
+# `make test` beside a busy loop per core (a loaded CI runner): it must pass in the same limit.
+test-loaded: setup
+	scripts/loaded_test.sh $(MAKE) test
 
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow and not full"

@@ -228,10 +228,13 @@ def _held(slot, held: dict):
             held["gpu_to"] = time.time()
 
 
-def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None) -> list[Outcome]:
+def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None,
+               cached_only: bool = False) -> list[Outcome] | None:
+    """The kernel's chain of stages; with `cached_only`, None as soon as a stage would run."""
     cache = ArtifactCache(opts.cache_dir)
     state = StateDB(opts.state_dir / "state.sqlite")
-    ctx = {"source": source, "settings": settings, "upstream": {}, "llm_run": opts.llm_run}
+    ctx = {"source": source, "settings": settings, "upstream": {}, "llm_run": opts.llm_run,
+           "state_dir": opts.state_dir}
     outcomes: list[Outcome] = []
     stopped = None
     try:
@@ -252,6 +255,8 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
             if result is not None:
                 o = Outcome(target, kid, name, result["status"], "up to date", result["summary"],
                             result.get("_seconds", 0.0), False, result)
+            elif cached_only:
+                return None
             else:
                 reason = why_run(prev, parts, cache_why, forced)
                 if opts.dry_run:
@@ -278,7 +283,8 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
                             result["_seconds"], True, result)
             result["_dir"] = str(cache.path(name, key))
             ctx["upstream"][name] = result
-            if not opts.dry_run:
+            # An up-to-date target keeps the recorded reason it last ran for (`t2c explain`).
+            if not opts.dry_run and (o.ran or not prev or (prev["key"], prev["status"]) != (key, o.status)):
                 state.record(target, name, kid, key, o.status, o.reason, o.seconds, parts)
             outcomes.append(o)
             if events is not None and not opts.dry_run:
@@ -315,11 +321,20 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
     if hasattr(ex, "live"):
         ex.live = emit
     results: dict[str, list[Outcome]] = {}
-    ex.open(len(picked))
+    pending, todo, stop = {}, [], False
     try:
-        pending = {}
-        todo = list(picked)
-        stop = False
+        # Kernels whose every stage is cached are read here, so a no-op rerun starts no workers.
+        for src, kid in picked:
+            done = None if opts.dry_run or stop else run_kernel(str(src), kid, settings, opts, cached_only=True)
+            if done is None:
+                todo.append((src, kid))
+                continue
+            results[kid] = done
+            for o in done:
+                emit(o)
+            stop = opts.fail_fast and _failed(done)
+        todo = [] if stop else todo
+        ex.open(len(todo))
         while todo or pending:
             while todo and len(pending) < ex.width and not stop:
                 src, kid = todo.pop(0)

@@ -7,6 +7,8 @@ report holds the kernels that finished).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import secrets
 import sys
@@ -218,19 +220,26 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     sh = parse_shard(shard)
     if sh:
         meta["shard"] = f"{sh[0]}/{sh[1]}"
-    if baseline:
+    fingerprint = report_fingerprint(results, settings)
+    kept = None if (report_dir or baseline or interrupted) else unchanged_report(results, fingerprint)
+    if kept:                                         # a no-op rerun: its report is the last one
+        folder = kept
+    elif baseline:
         from ..report.compare import parse_threshold
         threshold = parse_threshold(fail_on_regression)
         write_all(rows, folder, meta, baseline=baseline, threshold=threshold)
     else:
         write_all(rows, folder, meta)
+        if not report_dir:
+            LATEST.write_text(json.dumps({"fingerprint": fingerprint, "folder": str(folder)}))
     if junit_xml:
         write_junit(rows, Path(junit_xml))
     counts = {}
     for r in rows:
         counts[r.status] = counts.get(r.status, 0) + 1
     out(f"\n{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))} of {len(rows)} kernels "
-        f"in {time.monotonic() - start:.1f} s; report in {folder}")
+        f"in {time.monotonic() - start:.1f} s; "
+        + (f"nothing changed: the report is still {folder}" if kept else f"report in {folder}"))
     if settings["backend"] == "gpu":
         out(gpu_summary(results, len(gpu_info.gpus())))
     if interrupted:
@@ -255,6 +264,31 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
                     f"(x{c.ratio:.2f}{p})")
         return code                                  # 3: a performance regression only
     return 0
+
+
+LATEST = STATE_DIR / "runs" / "latest.json"
+
+
+def report_fingerprint(results: dict, settings: dict) -> str:
+    """What a report shows follows from the settings and each target's status and cache key."""
+    h = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
+    for kid in sorted(results):
+        for o in results[kid]:
+            h.update(f"{o.target}\0{o.status}\0{(o.result or {}).get('_dir', '')}\n".encode())
+    return h.hexdigest()[:24]
+
+
+def unchanged_report(results: dict, fingerprint: str) -> Path | None:
+    """The last default report folder when this run ran nothing and would report the same targets
+    (so a no-op rerun adds no folder and no history line); None otherwise."""
+    if any(o.ran for outs in results.values() for o in outs):
+        return None
+    try:
+        last = json.loads(LATEST.read_text())
+    except (OSError, ValueError):
+        return None
+    folder = Path(last.get("folder", ""))
+    return folder if last.get("fingerprint") == fingerprint and (folder / "results.json").exists() else None
 
 
 def explain(target: str) -> str:

@@ -50,16 +50,16 @@ def _kernel(ctx):
 # -- parse --------------------------------------------------------------------------------
 
 def parse_parts(ctx) -> dict:
-    from ..frontends.c.preprocess import preprocess
+    from ..frontends.c.preprocess import digest
     src = Path(ctx["source"])
     if src.suffix == ".c":
         try:
-            pre = preprocess(src.resolve())
+            pre = digest(src.resolve(), Path(ctx["state_dir"]) / "preprocessed")
         except UserError as e:
-            pre = f"unpreprocessable: {e}"
+            pre = _sha(f"unpreprocessable: {e}")
     else:
-        pre = ""                                      # a prose spec is its own whole input
-    return {"source": _sha(src.read_bytes()), "preprocessed": _sha(pre),
+        pre = _sha("")                                # a prose spec is its own whole input
+    return {"source": _sha(src.read_bytes()), "preprocessed": pre,
             "function": ctx["settings"].get("function") or "",
             "frontend": code_version("frontends", "ir", "analysis"), **_model_is_parts(ctx)}
 

@@ -137,7 +137,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
     # gate: the synthesized suite must reject the reference's mutants
     t = time.monotonic()
-    suite, g, origin = _suite_and_gate(k, seed, dataset, backend, reuse_suite, planned)
+    # A given seed draws the same suite every time: the one this process drew last is that suite.
+    suite, g, origin = _suite_and_gate(k, seed, dataset, backend, reuse_suite or seed_given, planned)
     ev.mutant_gate = g.summary()
     ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded), "origin": origin,
                 "discard_reasons": sorted({d["why"].split(":")[0] for d in suite.discarded}),

@@ -11,7 +11,7 @@ Driver protocol (also used by candidate drivers later):
     prog init DIR SIZE...   runs t2c_init, writes every scalar and array to DIR/NAME.bin
     prog run DIR SIZE...    reads DIR/NAME.bin for every scalar and array that exists
                             (arrays without a file start zeroed), calls the kernel once,
-                            writes outputs to DIR/out_NAME.bin, prints the call's seconds
+                            writes outputs to DIR/out_NAME.bin, prints the call's CPU seconds
 
 Files are raw little-endian elements in row-major order; a file of the wrong size
 is refused (exit 3) rather than read short.
@@ -78,10 +78,12 @@ static void t2c_store(const char *dir, const char *prefix, const char *name, con
   fclose(f);
 }
 
+/* The process's CPU time: the reference is one thread, and its cost must not depend on what
+   else the machine runs (a suite's sizes follow it, so a seed draws the same suite under load). */
 static double t2c_now(void)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 """

@@ -17,7 +17,9 @@ FILES = sorted(HOSTILE.iterdir())
 #: Refused where the fault is: the line t2c must name (the first line of the fault).
 LINES = {"syntax_line_12.c": 12, "syntax_unbalanced_brace.c": 5, "latin1_comment.c": 3,
          "unicode_identifier.c": 3, "goto.c": 4, "inline_asm.c": 3, "calls_printf.c": 4,
-         "missing_include.c": 1, "kr_style.c": 1, "scop_in_main.c": 1}
+         "missing_include.c": 1, "kr_style.c": 1, "scop_in_main.c": 1,
+         "polybench_negative_dataset.c": 3, "polybench_nonnumeric_dataset.c": 8,
+         "polybench_only_unknown_dataset.c": 2}
 
 
 def test_the_hostile_corpus_is_large():
@@ -59,3 +61,14 @@ def test_a_nest_too_deep_for_the_analysis_is_said_and_still_correct(tmp_path):
     r = CliRunner().invoke(main, ["gen", str(HOSTILE / "many_nested_loops.c"), "-o", str(tmp_path / "c.cu")])
     assert r.exit_code == 0, r.output
     assert "is 40 loops deep, past poly's 12" in (tmp_path / "c.cu").read_text()
+
+
+def test_dataset_macros_are_checked_where_they_are_defined():
+    """A dataset block's size is an integer constant >= 1 (through other macros too), and a file
+    whose dataset macros are none of PolyBench's is refused rather than given one size for all."""
+    out = {n: CliRunner().invoke(main, ["is", str(HOSTILE / n)]) for n in
+           ("polybench_negative_dataset.c", "polybench_nonnumeric_dataset.c", "polybench_only_unknown_dataset.c")}
+    assert all(r.exit_code == 2 for r in out.values()), {n: r.output for n, r in out.items()}
+    assert "N is '-5' under MINI_DATASET" in out["polybench_negative_dataset.c"].output
+    assert "N is 'big' under SMALL_DATASET" in out["polybench_nonnumeric_dataset.c"].output   # MINI's (2 * M) is read
+    assert "(HUGE_DATASET) are none of PolyBench's" in out["polybench_only_unknown_dataset.c"].output

@@ -94,22 +94,67 @@ def parse_annotations(notes, filename):
 
 # -- presets, domains and the original init ----------------------------------------------
 
+def has_datasets(base: dict) -> bool:
+    """A file with PolyBench-style dataset blocks: some `X_DATASET` is defined by default."""
+    return any(m.endswith("_DATASET") for m in base)
+
+
 def read_presets(path: Path, size_names, annotated) -> tuple[Size, ...]:
     base = macros(path, None)
-    polybench = any(f"{d}_DATASET" in base for d in DATASETS)
+    polybench = has_datasets(base)
     out = []
     for name in size_names:
         note = annotated.get(name, {})
         macro = note.get("macro") or (name.upper() if name.upper() in base else None)
         presets = {}
         if macro and polybench:
+            named = {m for f in _local_files(path) for m in re.findall(r"\b(\w+)_DATASET\b", f.read_text(errors="replace"))}
+            if not named & set(DATASETS):             # --dataset could not choose among its sizes
+                raise UserError(f"the dataset macros here ({', '.join(sorted(d + '_DATASET' for d in named))}) "
+                                f"are none of PolyBench's ({', '.join(DATASETS)}), so {macro} would be the "
+                                "same under every dataset",
+                                **_site(path, r"\b\w+_DATASET\b"),
+                                hint="name the dataset blocks MINI_DATASET … EXTRALARGE_DATASET, or annotate "
+                                     f"`t2c: size {name} MINI=… LARGE=…`")
             for d in DATASETS:
-                v = int_value(macros(path, d).get(macro))
-                if v is not None:
-                    presets[d] = v
+                defs = macros(path, d)
+                if macro in defs and d not in note:
+                    presets[d] = dataset_value(path, name, macro, d, defs)
         presets.update({k: v for k, v in note.items() if k != "macro"})
         out.append(Size(name, tuple((d, presets[d]) for d in DATASETS if d in presets), macro))
     return tuple(out)
+
+
+def _local_files(path: Path) -> list[Path]:
+    """The file and the headers beside it or in its utilities/ folder: where its macros are."""
+    from .preprocess import include_dirs
+    return [path, *(h for d in include_dirs(path) for h in sorted(d.glob("*.h")))]
+
+
+def _site(path: Path, pattern: str) -> dict:
+    """file= and line= of the first line of the local files matching `pattern`."""
+    for f in _local_files(path):
+        for i, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+            if re.search(pattern, line):
+                return {"file": str(f), "line": i, "col": 1}
+    return {"file": str(path), "line": 1, "col": 1}
+
+
+def dataset_value(path: Path, size: str, macro: str, dataset: str, defs: dict) -> int:
+    """A size macro's value under a dataset: an integer constant of at least 1, through other
+    macros (`#define N (2 * M)`); anything else is refused where it is defined."""
+    text = defs[macro]
+    for _ in range(8):
+        if (v := int_value(text)) is not None or not re.search(r"[A-Za-z_]", text):
+            break
+        text = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: f"({defs[m.group()]})" if m.group() in defs else m.group(), text)
+    if v is not None and v >= 1:
+        return v
+    raise UserError(f"size macro {macro} is '{defs[macro]}' under {dataset}_DATASET; a size is an "
+                    "integer constant of at least 1",
+                    **_site(path, rf"^\s*#\s*define\s+{macro}\s+{re.escape(defs[macro])}\s*$"),
+                    hint=f"define {macro} as a positive integer there, or annotate its size "
+                         f"`t2c: size {size} {dataset}=…`")
 
 
 def default_domains(scalars, arrays, annotated, has_init) -> tuple[Domain, ...]:
@@ -317,7 +362,7 @@ def size_bindings(path: Path, fn: c_ast.FuncDef | None, annotated) -> tuple[str,
             and p.type.type.names[-1] in ("int", "long", "unsigned", "size_t", "short")]
     base = macros(path, None)
     explicit = {note["macro"]: name for name, note in annotated.items() if "macro" in note}
-    if not any(f"{d}_DATASET" in base for d in DATASETS):
+    if not has_datasets(base):
         return tuple(f"{m}={n}" for m, n in explicit.items() if n in ints and m in base)
     small = macros(path, DATASETS[0])
     binding = {p.upper(): p for p in ints if p.upper() in base} | \

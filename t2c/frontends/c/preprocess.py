@@ -12,8 +12,12 @@ macro to its runtime parameter, so `_PB_N`, a bare `N` in an init function and
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import subprocess
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -75,6 +79,32 @@ def _stamp(path: Path) -> tuple:
 
 def preprocess(path: Path, dataset: str | None = None, defines: tuple = (), cc: str = "gcc") -> str:
     return _preprocess(path, _stamp(path), dataset, defines, cc)
+
+
+def digest(path: Path, memo: Path) -> str:
+    """A hash of `preprocess(path)`, remembered in the folder `memo` against the size and mtime of
+    every file the preprocessor read (make's rule), so an unchanged kernel costs stats, not a run."""
+    entry = memo / (hashlib.sha256(" ".join(_cpp_argv(path, None, (), "gcc")).encode()).hexdigest()[:24] + ".json")
+    try:
+        seen = json.loads(entry.read_text())
+        if all(list(_stamp(Path(f))) == st for f, st in seen["deps"].items()):
+            return seen["digest"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    with tempfile.TemporaryDirectory() as tmp:
+        dep = Path(tmp, "deps")
+        argv = _cpp_argv(path, None, (), "gcc")
+        proc = subprocess.run(argv[:2] + ["-MD", "-MF", str(dep)] + argv[2:], capture_output=True,
+                              text=True, env=clean_env())
+        if proc.returncode != 0:
+            raise _cpp_error(path, proc.stderr)
+        files = re.sub(r"\\\n", " ", dep.read_text()).split(":", 1)[1].split()
+    got = hashlib.sha256(proc.stdout.encode()).hexdigest()[:20]
+    memo.mkdir(parents=True, exist_ok=True)
+    part = entry.with_suffix(f".{os.getpid()}")
+    part.write_text(json.dumps({"deps": {f: list(_stamp(Path(f))) for f in files}, "digest": got}))
+    os.replace(part, entry)
+    return got
 
 
 def macros(path: Path, dataset: str | None, defines: tuple = (), cc: str = "gcc") -> dict[str, str]:
