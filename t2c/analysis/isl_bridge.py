@@ -432,6 +432,20 @@ class Model:
         return int(st.count_val().to_python())
 
 
+def always_within(params, context, loops, domain, expr: str, low: str, high: str) -> bool:
+    """Whether `low <= expr <= high` at every point of the domain (affine text over the loops
+    and the size parameters, under the context's constraints); False where isl cannot read one."""
+    head = "[" + ", ".join(_v(p) for p in params) + "] -> "
+    point = "[" + ", ".join(_v(l) for l in loops) + "]"
+    where = " and ".join(_v(c) for c in (*context, *domain)) or "true"
+    try:
+        points = isl.Set(head + f"{{ {point} : {where} }}")
+        inside = isl.Set(head + f"{{ {point} : {_v(low)} <= {_v(expr)} <= {_v(high)} }}")
+    except isl.Error:
+        return False
+    return points.is_subset(inside)
+
+
 def _fix(params, sizes, head) -> isl.Set:
     fixed = " and ".join(f"{_v(p)} = {sizes[p]}" for p in params if p in sizes) or "true"
     return isl.Set(head + f"{{ : {fixed} }}")

@@ -15,6 +15,12 @@ describe exactly: while/do loops, steps other than +-1, bounds or subscripts tha
 are not affine in the loop variables and sizes (data-dependent, products of
 variables), loops inside an `if`, a loop variable used after its loop.  The
 generator answers `NotAffine` with a sequential candidate, which is always correct.
+
+Before judging, it normalizes: a name reused for another kind of variable in another scope
+becomes a variable of its own (scopes.py); a flat subscript of a pointer with several extents
+becomes its row-major indices where they provably are ones (delinearize.py).  A subscript
+computed from array values (`a[ip[i]]`, or `k = ip[i]; a[k]`) is refused with one reason
+whatever its spelling: a data-dependent write.
 """
 from __future__ import annotations
 
@@ -23,8 +29,12 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from ..frontends.c import parse_c
+from ..frontends.c.extents import NotPolynomial, to_poly
 from ..frontends.c.normalize import cprint
 from ..ir import Kernel
+from .delinearize import row_major
+from .isl_bridge import always_within
+from .scopes import data_sources, reads_data, separate_reused_names
 
 
 class NotAffine(Exception):
@@ -184,6 +194,9 @@ class _Builder:
         self.sizes = tuple(s.name for s in k.sizes)
         self.scalar_params = tuple(s.name for s in k.scalars if s.intent == "in")
         self.arrays = {a.name for a in k.arrays}
+        self.shapes = {a.name: a.shape for a in k.arrays}
+        self.context: tuple[str, ...] = ()
+        self.data: dict[str, str] = {}                 # local -> an array its value comes from
         self.locals: dict[str, LocalVar] = {}
         self.loop_vars: set[str] = set()
         self.statements: list[Statement] = []
@@ -192,17 +205,21 @@ class _Builder:
     def build(self) -> Program:
         ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
         fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
+        separate_reused_names(fn)                 # one name, one variable: the model knows them by name
+        self.data = data_sources(fn.body)         # locals whose values come from arrays
         items = fn.body.block_items or []
         self.loop_vars = {_loop_var(n) for n in _walk(fn.body) if isinstance(n, c_ast.For)} - {None}
-        body = self.block(items, [], [])
         context = []
         for c in self.k.constraints:
             try:
                 context.append(affine_condition(parse_expr(c), set(self.sizes), "constraint"))
             except (NotAffine, Exception):
                 pass
+        self.context = tuple(context)
+        body = self.block(items, [], [])
+        self.one_form_per_array()
         return Program(self.k, body, self.statements, self.locals, self.sizes,
-                       self.scalar_params, self.returns, tuple(context))
+                       self.scalar_params, self.returns, self.context)
 
     # statements ---------------------------------------------------------------------
     def block(self, items, loops: list[Loop], domain: list[str]) -> list:
@@ -306,12 +323,64 @@ class _Builder:
         for n in _walk(item):
             if isinstance(n, c_ast.ID) and n.name in self.loop_vars and n.name not in in_scope:
                 raise NotAffine(f"line {n.coord.line}: loop variable '{n.name}' used outside its loop")
+        item = self.row_major_refs(item, set(self.sizes) | in_scope, loops, domain)
         self.collect(item, accesses, set(self.sizes) | in_scope, write=False)
         st = Statement(f"S{len(self.statements)}", item, tuple(l.var for l in loops), tuple(domain),
                        tuple(dict.fromkeys(accesses)), conditional, _count_flops(item),
                        item.coord.line if item.coord else 0)
         self.statements.append(st)
         return Stmt(st)
+
+    def row_major_refs(self, item, names, loops, domain):
+        """`item` with each flat subscript of a multi-dimensional pointer (`t2c: array a[n][m]`,
+        `a[i*m + j]`) written as its row-major indices where they provably are ones
+        (delinearize.py), so the model and the generator see what `a[i][j]` gives."""
+        def within(index, extent) -> bool:
+            return always_within(self.sizes, self.context, [l.var for l in loops], domain,
+                                 index.to_c(), "0", f"{extent.to_c()} - 1")
+
+        def split(ref: c_ast.ArrayRef):
+            try:
+                inner = [to_poly(parse_expr(e), set(self.sizes)) for e in self.shapes[ref.name.name][1:]]
+                index = row_major(to_poly(ref.subscript, names), inner, within)
+            except NotPolynomial:                               # a division, a local, data
+                return None
+            if index is None:
+                return None
+            out = ref.name
+            for p in index:
+                out = c_ast.ArrayRef(out, parse_expr(p.to_c()), ref.coord)
+            return out
+
+        def go(n):
+            if isinstance(n, c_ast.ArrayRef):
+                node = n
+                while isinstance(node, c_ast.ArrayRef):          # subscripts first: a[b[i*m + j]]
+                    node.subscript = go(node.subscript)
+                    node = node.name
+                if isinstance(n.name, c_ast.ID) and len(self.shapes.get(n.name.name, ())) > 1:
+                    return split(n) or n
+                return n
+            for attr in n.__slots__:
+                child = getattr(n, attr, None) if attr not in ("coord", "__weakref__") else None
+                if isinstance(child, c_ast.Node):
+                    setattr(n, attr, go(child))
+                elif isinstance(child, list):
+                    setattr(n, attr, [go(c) if isinstance(c, c_ast.Node) else c for c in child])
+            return n
+        return go(item)
+
+    def one_form_per_array(self):
+        """An array is indexed either flat or row-major throughout: the model cannot relate the
+        two forms (they would be two arrays to isl, and their dependences would be lost)."""
+        for name, shape in self.shapes.items():
+            seen = {len(a.index) for st in self.statements for a in st.accesses if a.name == name and a.index}
+            if len(seen) > 1:
+                st, a = next((st, a) for st in self.statements for a in st.accesses
+                             if a.name == name and len(a.index) == 1)
+                raise NotAffine(f"line {st.line}: subscript '{a.index[0]}' of '{name}' is not a row-major "
+                                f"index into its extents [{']['.join(shape)}] (each inner index within "
+                                f"its extent), and other subscripts of '{name}' are")
 
     def collect(self, n, out: list, names, write: bool, also_read=False):
         """Accesses of an expression or leaf; `write` marks an lvalue."""
@@ -330,7 +399,7 @@ class _Builder:
             base, subs = _base_and_subscripts(n)
             if not isinstance(base, c_ast.ID):
                 raise NotAffine(f"line {n.coord.line}: indexing an expression")
-            idx = tuple(affine(s, names, f"subscript of '{base.name}'") for s in subs)
+            idx = tuple(self.subscript(s, base.name, names, write) for s in subs)
             self._add(out, Access(base.name, idx, write), also_read)
             return
         if isinstance(n, c_ast.ID):
@@ -348,6 +417,24 @@ class _Builder:
             return
         for _, child in n.children():
             self.collect(child, out, names, False)
+
+    def subscript(self, node, array: str, names, write: bool) -> str:
+        """isl text of an affine subscript.  One that depends on values read from an array, directly
+        (`a[ip[i]]`) or through locals (`k = ip[i]; a[k]`), leaves the model: a write there may
+        reach any element, and poly cannot prove that two iterations never write the same one."""
+        try:
+            return affine(node, names, f"subscript of '{array}'")
+        except NotAffine:
+            source = reads_data(node, self.data)
+            if source is None:
+                raise
+            line = node.coord.line if node.coord else "?"
+            if write:
+                raise NotAffine(f"line {line}: a data-dependent write: '{array}' is written at a subscript "
+                                f"computed from values of '{source}', and poly cannot prove that two "
+                                f"iterations never write the same element") from None
+            raise NotAffine(f"line {line}: subscript of '{array}' is computed from values of '{source}' "
+                            f"(a data-dependent read)") from None
 
     @staticmethod
     def _add(out, acc: Access, also_read):

@@ -42,8 +42,6 @@ CASES = {
                               unsupported=True),
     "struct_param.c": case(6, 34, "parameter 'p'", "struct", unsupported=True),
     "struct_pointer_param.c": case(5, 38, "'p'", "struct", unsupported=True),
-    "data_dependent_write.c": case(4, 5, "write to 'h[x[i]]'", "data-dependent subscript",
-                                   unsupported=True),
     "modified_size.c": case(5, 5, "size parameter 'n' is modified", "local variable",
                             unsupported=True),
     "pointer_arithmetic.c": case(4, 20, "pointer dereference", "a[i] rather than *(a + i)",

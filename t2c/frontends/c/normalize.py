@@ -4,9 +4,9 @@ Takes the preprocessed translation unit and the chosen function; gives the
 parameters (sizes, scalars, arrays with symbolic shapes and intents) and the
 reference: the same function printed as C99 over VLA-typed array parameters and
 runtime sizes, without pragmas.  Refuses, with `file:line:col`, what t2c cannot
-run as a reference or map to a GPU safely: goto, recursion and calls other than
-math functions, function pointers, globals, pointer arithmetic, structs, writes
-through data-dependent subscripts, and modified size parameters.
+run as a reference: goto, recursion and calls other than math functions, function
+pointers, globals, pointer arithmetic, structs, and modified size parameters.  Writes
+through data-dependent subscripts are read; the analysis decides what poly makes of them.
 """
 from __future__ import annotations
 
@@ -160,14 +160,7 @@ class BodyCheck(c_ast.NodeVisitor):
             if p and p.kind == "int":
                 self.written_ints.setdefault(target.name, target)
         elif isinstance(target, c_ast.ArrayRef):
-            sub = target
-            while isinstance(sub, c_ast.ArrayRef):
-                dd = DataDependence()
-                dd.visit(sub.subscript)
-                if dd.found:
-                    fail(target, f"write to '{cprint(target)}' through a data-dependent subscript",
-                         "t2c needs writes indexed by loop variables and sizes")
-                sub = sub.name
+            pass              # a data-dependent subscript is the analysis's to judge (analysis/model.py)
         elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
             pass
         else:
@@ -178,17 +171,6 @@ class BodyCheck(c_ast.NodeVisitor):
         for n in walk(node):
             if isinstance(n, c_ast.ID):
                 into.add(n.name)
-
-
-class DataDependence(c_ast.NodeVisitor):
-    def __init__(self):
-        self.found = False
-
-    def visit_ArrayRef(self, node):
-        self.found = True
-
-    def visit_FuncCall(self, node):
-        self.found = True
 
 
 def walk(node):
