@@ -6,6 +6,7 @@
 | C compiler       | T2C_CC          | gcc                                  |
 | C++ compiler (emu) | T2C_CXX       | g++                                  |
 | emu build cache  | T2C_EMU_CACHE   | <cache directory>/emu                |
+| build cache (references' and candidates' programs, content-keyed) | T2C_BUILD_CACHE | <cache directory> |
 | reference flags  | T2C_REF_CFLAGS  | -O2 -std=c99 (IEEE: no FP contraction)|
 | run timeout (s)  | T2C_TIMEOUT     | 120                                  |
 | default dataset  | T2C_DATASET     | MINI without a GPU, LARGE with one   |
@@ -77,6 +78,7 @@ class Config:
     nvcc: str | None
     cxx: str = "g++"
     emu_cache: Path | None = None
+    build_cache: Path | None = None     # compiled references and candidates (content-keyed); cache_dir
     verify_points: int = 4
     verify_point_budget: float = 0.002
     verify_emu_budget: float = 0.02
@@ -103,6 +105,7 @@ def load(env=os.environ) -> Config:
         nvcc=nvcc,
         cxx=env.get("T2C_CXX", "g++"),
         emu_cache=Path(env["T2C_EMU_CACHE"]) if env.get("T2C_EMU_CACHE") else None,
+        build_cache=Path(env["T2C_BUILD_CACHE"]) if env.get("T2C_BUILD_CACHE") else None,
         verify_points=int(env.get("T2C_VERIFY_POINTS", "4")),
         verify_point_budget=float(env.get("T2C_VERIFY_POINT_BUDGET", "0.002")),
         verify_emu_budget=float(env.get("T2C_VERIFY_EMU_BUDGET", "0.02")),

@@ -10,9 +10,12 @@ from t2ctest import POLYBENCH, ROOT, corpus_sources, has_gpu  # noqa: F401  (re-
 def _private_cache(tmp_path_factory):
     """Tests build into their own cache, never the user's.  The emu build cache (content-keyed,
     written atomically) is one for the whole session, also for tests that give themselves a
-    fresh t2c cache: the emu runtime and each distinct program are compiled once."""
+    fresh t2c cache: the emu runtime and each distinct program are compiled once.  So is the
+    build cache of references and candidates (T2C_BUILD_CACHE)."""
     os.environ["T2C_CACHE_DIR"] = str(tmp_path_factory.mktemp("t2c-cache"))
-    os.environ.setdefault("T2C_EMU_CACHE", str(tmp_path_factory.getbasetemp().parent / "t2c-emu-shared"))
+    shared = tmp_path_factory.getbasetemp().parent             # one for every xdist worker
+    os.environ.setdefault("T2C_EMU_CACHE", str(shared / "t2c-emu-shared"))
+    os.environ.setdefault("T2C_BUILD_CACHE", str(shared / "t2c-build-shared"))
     yield
 
 

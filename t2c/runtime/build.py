@@ -62,7 +62,7 @@ def build(sources: dict[str, str], flags: list[str], *, cc: str | None = None,
     """Compile {filename: text} into one executable; returns its cached path."""
     cfg = config.load()
     cc = cc or cfg.cc
-    cache = Path(cache_dir or cfg.cache_dir) / "bin"
+    cache = Path(cache_dir or cfg.build_cache or cfg.cache_dir) / "bin"
     h = hashlib.sha256()
     for name in sorted(sources):
         h.update(name.encode() + b"\0" + sources[name].encode() + b"\0")

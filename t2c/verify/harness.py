@@ -363,7 +363,7 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
     """Compile driver + candidate; raises BuildError with the compiler's log."""
     cfg = config.load()
     driver = candidate_driver(k)
-    cache = Path(cache_dir or cfg.cache_dir) / "cand"
+    cache = Path(cache_dir or cfg.build_cache or cfg.cache_dir) / "cand"
     if backend == "gpu":
         if not cfg.nvcc:
             raise BuildError("nvcc not found", "install the CUDA toolkit or run `make setup`", [])

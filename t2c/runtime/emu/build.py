@@ -97,8 +97,12 @@ def build_emu(cu_files, out_exe, *, sanitize: bool | str, extra_sources=(), incl
                    "-c", str(src), "-o", str(obj)]
             objects.append(obj)
             commands.append(cmd)
-        for cmd in commands:
-            ok, out = _run(cmd)
+        tus = {_relative(cu.resolve(), units) for cu in cu_files}
+        for i, cmd in enumerate(commands):
+            if i < len(cu_files):
+                ok, out = _object(cache, cmd, _relative(cu_files[i].resolve(), units), units, tus, top_dirs)
+            else:
+                ok, out = _run(cmd)
             logs.append(out)
             if not ok:
                 return _failed("".join(logs), commands)
@@ -188,6 +192,33 @@ def _runtime_object(cache: Path, runtime_flags) -> tuple[Path | None, str, str]:
     seal(Path(tmp), obj)
     os.replace(tmp, obj)
     return obj, log, " ".join(cmd)
+
+
+def _object(cache: Path, cmd: list[str], rel: str, units: dict, tus: set, top_dirs) -> tuple[bool, str]:
+    """Compile one translation unit (`cmd` ends in `-o OBJ`), through a cache of objects keyed by
+    the compiler, the flags, its text and every text it can include: the headers among `units`,
+    another unit it names, files beside the sources it includes with <...>.  A candidate's
+    variants then share their driver's object, whose `#line` paths name the build it was made
+    in (the sources' folder is one per build).  A cached object has no warnings to show."""
+    text = units[rel][0]
+    here = lambda t: re.sub("|".join(map(re.escape, top_dirs)), "<dir>", t) if top_dirs else t   # #line paths
+    seen = [f"{r}\0{here(t)}" for r, (t, _) in sorted(units.items())
+            if r == rel or r not in tus or Path(r).name in text]
+    angled = [(Path(d) / n).read_bytes() for n in re.findall(r"#\s*include\s*<([^>]+)>", text)
+              for d in top_dirs if (Path(d) / n).is_file()]
+    flags = [a for a in cmd[:-3] if not (a.startswith("-I") and a[2:] in top_dirs)]   # paths of this build's own
+    key = _digest([_compiler_version(cmd[0]), *flags, rel, *seen, *angled])
+    cached, out = cache / f"obj-{key}.o", Path(cmd[-1])
+    if intact(cached):
+        shutil.copyfile(cached, out)
+        return True, ""
+    ok, log = _run(cmd)
+    if ok:
+        part = cache / f"tmp-obj-{key}-{os.getpid()}.o"
+        shutil.copyfile(out, part)
+        seal(part, cached)
+        os.replace(part, cached)
+    return ok, log
 
 
 def _run(cmd: list[str]) -> tuple[bool, str]:
