@@ -108,6 +108,7 @@ def test_the_ladder_accepts_one_unit_of_rounding_and_rejects_more(tmp_path):
         return ladder(k, cu, backend="emu", seed=7)
     ev = verdict(ROUNDED, COUNT)
     assert ev.accepted, ev.render()
+    assert ev.tolerance["integers"] == "exact, except (units): img ±1"
     ev = verdict(f"(unsigned char)({TRUNCATED} + 2)", COUNT)
     assert not ev.accepted and ev.reason == "output mismatch" and "img[" in ev.feedback
     ev = verdict(TRUNCATED, f"{COUNT} + (i == 0)")

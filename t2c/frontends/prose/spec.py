@@ -2,8 +2,10 @@
 
 `load_spec(path)` gives a `Spec`: the checked front matter (name, sizes with presets,
 constraints, scalars, arrays, domains, tolerance), the prose description and the
-formal blocks with the spec line each starts on.  Every mistake is a `UserError`
-at `spec.md:LINE:COL` (the line of the offending YAML key or value).  This module
+formal blocks with the spec line each starts on, and the text a model may read.
+`<!-- comments -->` are notes for the spec's authors, anywhere (also before the front
+matter): they are blanked out first, and lines keep their numbers.  Every mistake is a
+`UserError` at `spec.md:LINE:COL` (the line of the offending YAML key or value).  This module
 reads and checks declarations only; language.py parses the blocks and compile.py
 turns them into C.
 """
