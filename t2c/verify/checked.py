@@ -79,8 +79,8 @@ def instrument(k: Kernel) -> tuple[str, list[Site]]:
         if a is None or len(chain) != a.rank:
             continue
         dims = [(a.rank - 1 - i, ref) for i, ref in enumerate(chain)]
-        free = [(d, ref) for d, ref in dims if not _names(ref.subscript) <= fixed
-                or any(isinstance(n, c_ast.ArrayRef) for n in _walk(ref.subscript, {}))]
+        # an array read or a local in a subscript names something that is not fixed
+        free = [(d, ref) for d, ref in dims if not _names(ref.subscript) <= fixed]
         if not free:
             continue
         stmt = top                 # the assignment, or the expression a loop or `if` holds
