@@ -146,7 +146,8 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
         raise UserError(f"{k.name} has no original initialisation (no main calling an init)",
                         file=file, hint="use --inputs random")
     try:
-        run = run_reference(k, sizes, None if kind == "original" else synthesize(k, sizes, seed), nice=0)
+        run = run_reference(k, sizes, None if kind == "original" else synthesize(k, sizes, seed), nice=0,
+                            checked_run=True)
     except ReferenceFailed as e:
         click.echo(f"t2c: {file}: {e}", err=True)
         sys.exit(EXIT_FAILED)

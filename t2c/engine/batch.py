@@ -98,10 +98,25 @@ def not_a_kernel(path: Path) -> str | None:
     return None
 
 
+def not_a_spec(path: Path) -> str | None:
+    """Why a Markdown file found in a folder walk is no kernel spec (None: it is one).
+
+    A spec starts with YAML front matter (after blank lines and comments); notes, READMEs
+    and other Markdown beside the specs have none, and a folder walk skips them."""
+    from ..frontends.prose.spec import front_matter_line
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None                          # reading it reports the problem, as a kernel
+    if front_matter_line(text) is None:
+        return "no spec front matter (a kernel spec starts with '---' and its declarations; docs/specs.md)"
+    return None
+
+
 def discover(paths, note=None) -> list[Path]:
     """Kernel files under `paths`: a folder's list when it has one, else its C files and specs.
 
-    `note(text)` hears of each C file a folder walk skips because it holds no kernel."""
+    `note(text)` hears of each C or Markdown file a folder walk skips because it holds no kernel."""
     found: list[Path] = []
     for p in paths:
         matches = [Path(m) for m in sorted(glob.glob(str(p), recursive=True))] or [Path(p)]
@@ -112,7 +127,7 @@ def discover(paths, note=None) -> list[Path]:
                     names = []
                     for f in sorted(f for f in m.rglob("*") if f.suffix in (".c", ".md")
                                     and "utilities" not in f.parts and f.name.lower() != "readme.md"):
-                        why = not_a_kernel(f) if f.suffix == ".c" else None
+                        why = not_a_kernel(f) if f.suffix == ".c" else not_a_spec(f)
                         if why and note:
                             note(f"t2c: skipped {f}: {why}")
                         if not why:

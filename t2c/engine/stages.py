@@ -151,7 +151,7 @@ def reference_run(ctx, work: Path) -> dict:
     smallest = next((d for d in DATASETS if all(z.preset(d) is not None for z in k.sizes)), None)
     try:
         sizes = k.dataset_sizes(smallest or DATASETS[0])
-        run_reference(k, sizes, None if k.init else synthesize(k, sizes, s["seed"]))
+        run_reference(k, sizes, None if k.init else synthesize(k, sizes, s["seed"]), checked_run=True)
         is_c = Path(ctx["source"]).suffix == ".c"
         fid = check_fidelity(k, Path(ctx["source"]), smallest) if is_c and k.init else None
     except UserError as e:

@@ -1,4 +1,4 @@
-"""`t2c gen KERNEL_SOURCE [--function NAME] [--generator poly|llm|hybrid] [-o OUT.cu] [--keep-rejected]`.
+"""`t2c gen KERNEL_SOURCE [--function NAME] [--generator poly|llm|hybrid] [-o OUT.cu] [--keep-rejected] [--show-prompt]`.
 
 Reads the kernel (C or a prose spec; a prose-only spec needs `--generator llm|hybrid`,
 whose model writes its IS first), generates a candidate, and writes the `.cu` text to
@@ -10,7 +10,9 @@ attempt's rung and reason; `--keep-rejected` keeps that attempt in OUT.rejected.
 (KERNEL.rejected.cu without -o).  Exit codes as in cli.py: a file that does not parse,
 or a missing model, is a user error (one line, exit 2); a model endpoint that fails
 exits 6.  `llm_options` gives every command
-that can use a model its `--llm-FIELD` flags (one per `config.LLMConfig` field).
+that can use a model its `--llm-FIELD` flags.  `--show-prompt` prints the exact first request the
+model would get (for a prose-only spec: the one asking for its formal part) and calls no
+endpoint (one per `config.LLMConfig` field).
 """
 from __future__ import annotations
 
@@ -64,12 +66,17 @@ def llm_flags(kw: dict) -> dict:
               help="Where llm/hybrid candidates are checked.")
 @click.option("--keep-rejected", is_flag=True,
               help="llm/hybrid: when no candidate passes, keep the best attempt in OUT.rejected.cu (still exit 1).")
+@click.option("--show-prompt", is_flag=True,
+              help="Print the first request the llm generator would send (no endpoint is called) and stop.")
 @evolve_options(12, 900.0, "search its options against the ladder on --backend (bench timings on a GPU; "
                 "correctness only on emu) and write the fastest accepted candidate", "")
 @llm_options
-def gen_command(file, function, output, sequential, generator, backend, keep_rejected, evolve,
-                evolve_candidates, evolve_seconds, **llm):
+def gen_command(file, function, output, sequential, generator, backend, keep_rejected, show_prompt,
+                evolve, evolve_candidates, evolve_seconds, **llm):
     """Generate a CUDA candidate for a kernel: poly (no model), llm or hybrid."""
+    if show_prompt:
+        click.echo(prompt_text(file, function), nl=False)
+        return
     if evolve and generator != "poly":
         from ..errors import UserError
         raise UserError("--evolve searches the poly generator's options",
@@ -89,6 +96,18 @@ def gen_command(file, function, output, sequential, generator, backend, keep_rej
         click.echo(f"{k.name}: wrote {output}", err=True)
     else:
         click.echo(source, nl=False)
+
+
+def prompt_text(file, function) -> str:
+    """The messages of the model's first request, each under a `--- ROLE ---` line."""
+    from ..frontends import read_kernel
+    from ..frontends.prose import NeedsLLM, load_spec
+    from .llm.prompts import is_messages, kernel_messages
+    try:
+        messages = kernel_messages(read_kernel(file, function))
+    except NeedsLLM:
+        messages = is_messages(load_spec(file))
+    return "".join(f"--- {m['role']} ---\n{m['content'].rstrip()}\n" for m in messages)
 
 
 def _evolved(file, function, backend, candidates, seconds, output):

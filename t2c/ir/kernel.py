@@ -5,7 +5,8 @@ consume one.  It is a tree of frozen dataclasses, so a stage can only derive a n
 kernel (`replace`), never edit one in place, and `key()` is a stable content hash
 that the cache uses everywhere.  What the key covers: the kernel's contract and
 semantics (name, parameters, sizes with presets and constraints, scalars, arrays,
-input domains, the reference and the original input initialisation).  What it
+input domains, the reference, the original input initialisation and the integer outputs'
+tolerances).  What it
 leaves out: where the kernel came from (`origin`) and later analysis `facts`, so
 that the same kernel read from two files, or re-read from its own printed
 reference, has the same key.
@@ -114,12 +115,20 @@ class Kernel:
     domains: tuple[Domain, ...] = ()
     init: str | None = None            # C defining `t2c_init(...)`: the original inputs
     description: str = ""
+    # (output, units): integer outputs that may differ from the reference by that many units,
+    # because their value comes through a float-to-integer conversion (a candidate's FMA or
+    # order may round the other way) or the source declares it; other integer outputs are exact.
+    tolerances: tuple[tuple[str, int], ...] = ()
     origin: Origin | None = field(default=None, compare=False)
     facts: Facts | None = field(default=None, compare=False)
 
     # -- access ---------------------------------------------------------------
     def replace(self, **changes) -> "Kernel":
         return dataclasses.replace(self, **changes)
+
+    def units(self, name: str) -> int:
+        """How many units integer output `name` may differ from the reference by (0: exact)."""
+        return dict(self.tolerances).get(name, 0)
 
     def size(self, name: str) -> Size:
         return next(s for s in self.sizes if s.name == name)
@@ -159,6 +168,8 @@ class Kernel:
         body = as_dict(self)
         body.pop("origin", None)
         body.pop("facts", None)
+        if not body["tolerances"]:          # kernels without one keep the keys they had
+            body.pop("tolerances")
         text = json.dumps(body, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -195,6 +206,12 @@ def validate(k: Kernel) -> Kernel:
             fail(f"domain of '{d.target}' has kind '{d.kind}'; use one of {', '.join(DOMAIN_KINDS)}")
         if d.target not in names and d.kind != "original":
             fail(f"domain names '{d.target}', which is not a parameter")
+    int_outputs = {x.name for x in k.outputs if x.dtype not in FLOAT_DTYPES}
+    for name, units in k.tolerances:
+        if name not in int_outputs:
+            fail(f"a tolerance in units is for integer outputs, and '{name}' is none")
+        if not isinstance(units, int) or isinstance(units, bool) or units < 0:
+            fail(f"the tolerance of '{name}' must be a whole number of units >= 0, not {units!r}")
     if not any(x.intent in ("out", "inout") for x in (*k.scalars, *k.arrays)):
         fail("the kernel has no output: no array is written and nothing is returned")
     for s in k.sizes:

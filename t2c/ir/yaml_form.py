@@ -41,6 +41,8 @@ def to_dict(k: Kernel) -> dict:
     d["domains"] = [{"target": x.target, "kind": x.kind}
                     | ({"low": x.low} if x.low is not None else {})
                     | ({"high": x.high} if x.high is not None else {}) for x in k.domains]
+    if k.tolerances:
+        d["tolerances"] = dict(k.tolerances)
     if k.facts:
         d["facts"] = {f: v for f, v in vars(k.facts).items() if v not in (None, ())}
     d["reference"] = k.reference
@@ -70,6 +72,7 @@ def from_dict(d: dict) -> Kernel:
             name=d["name"], params=tuple(d["params"]), sizes=sizes, scalars=scalars, arrays=arrays,
             reference=d["reference"], constraints=tuple(d.get("constraints") or ()),
             domains=domains, init=d.get("init"), description=d.get("description", ""),
+            tolerances=tuple((n, u) for n, u in (d.get("tolerances") or {}).items()),
             origin=origin, facts=facts))
     except (KeyError, TypeError) as e:
         raise ISError(f"IS document is missing or misuses a field: {e}") from None

@@ -105,6 +105,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
                   candidate_sha256=hashlib.sha256(source.encode()).hexdigest(), backend=backend,
                   seed=seed, seed_given=seed_given, dataset=dataset)
     ev.device = fingerprint(backend)
+    if k.tolerances:
+        ev.tolerance["integers"] = "exact, except (units): " + ", ".join(f"{n} ±{u}" for n, u in k.tolerances)
 
     def record(r: RungResult) -> bool:
         ev.rungs.append(r.summary())

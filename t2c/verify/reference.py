@@ -30,6 +30,7 @@ from ..errors import UserError
 from ..ir import DTYPES, Kernel
 from ..runtime.build import build
 from ..runtime.process import clean_env, run_process
+from . import checked
 
 PRELUDE = r"""
 #define _POSIX_C_SOURCE 200112L
@@ -93,9 +94,10 @@ def count_expr(shape) -> str:
     return " * ".join(f"(size_t)({e})" for e in shape) or "1"
 
 
-def reference_driver(k: Kernel) -> str:
-    """C source of the reference driver for kernel k (see the module docstring)."""
-    lines = [PRELUDE, k.init or "", k.reference, "int main(int argc, char **argv)", "{"]
+def reference_driver(k: Kernel, reference: str | None = None, checker: str = "") -> str:
+    """C source of the reference driver for kernel k (see the module docstring); `reference`
+    and `checker` replace its reference for a checked build (checked.py)."""
+    lines = [PRELUDE, checker, k.init or "", reference or k.reference, "int main(int argc, char **argv)", "{"]
     lines.append(f"  if (argc != {3 + len(k.sizes)}) {{ fprintf(stderr, \"usage: %s init|run DIR"
                  f"{''.join(' ' + s.name for s in k.sizes)}\\n\", argv[0]); return 2; }}")
     lines.append("  const char *t2c_dir = argv[2];")
@@ -195,6 +197,9 @@ class ReferenceFailed(Exception):
     """The reference itself failed on these inputs (crash, timeout): inputs to discard."""
 
 
+ReferenceFault = checked.ReferenceFault
+
+
 #: The nice value of reference runs that are not timed (test suites, mutants, replays): they yield
 #: the CPU to the processes that hold a GPU slot.
 BACKGROUND = 10
@@ -211,11 +216,19 @@ def _write(path: Path, value) -> None:
 
 def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, *,
                   timeout: float | None = None, flags=None, workdir: Path | None = None,
-                  nice: int = BACKGROUND) -> ReferenceRun:
+                  nice: int = BACKGROUND, checked_run: bool = False) -> ReferenceRun:
     """Build and run the reference on `inputs` (None: the original init).  Background CPU work by
-    default (`nice`): a run whose time is measured passes nice=0."""
+    default (`nice`): a run whose time is measured passes nice=0.  `checked_run`: with bounds and
+    overflow checks (checked.py), which raise `ReferenceFault` (a UserError) for what they find."""
     check_constraints(k, sizes)
-    exe = build_reference(k, flags)
+    sites, driver = [], ""
+    if checked_run:
+        text, sites = checked.instrument(k)
+        driver = reference_driver(k, text, checked.CHECKER)
+        exe = build({f"{k.name}_driver.c": driver},
+                    [*(flags or config.load().ref_cflags), *checked.CHECK_FLAGS])
+    else:
+        exe = build_reference(k, flags)
     timeout = timeout or config.load().timeout
     size_args = [str(sizes[s.name]) for s in k.sizes]
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
@@ -226,6 +239,8 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
             _write(d / f"{name}.bin", value)
         r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice, env=clean_env())
         if not r.ok:
+            if checked_run and (found := checked.fault(k, r.stderr, driver, sites, sizes)):
+                raise found
             raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
         outputs = _read_all(k, sizes, d, "out_", inputs_only=False)
         return ReferenceRun(dict(inputs), outputs, float(r.stdout.split()[-1]))

@@ -112,6 +112,9 @@ def failure(run: Run, proc: ProcessResult) -> tuple[str, str]:
         v = classify(proc)
         if v.status == "oob" and (v.message.startswith("SEGV") or "null pointer" in v.message):
             return "crash (SIGSEGV)", _tidy(run, v.message)
+        if v.status == "failed" and v.message.startswith("undefined behaviour: "):   # UBSan: which, where
+            what = v.message.removeprefix("undefined behaviour: ").split(":")[0].split(" at ")[0]
+            return f"undefined behaviour ({what})", _tidy(run, v.message)
         if v.status not in ("ok", "failed", "crash"):
             names = {"oob": "out-of-bounds access", "race": "race", "divergent_barrier": "divergent barrier",
                      "unsupported": "unsupported by the emulator", "timeout": "timeout"}

@@ -13,7 +13,10 @@ The seed is the run's secret (`new_seed()` draws it from `secrets`); every draw
 derives from it and the case's labels, so a failure replays from the seed
 alone.  No generator ever sees it.
 
-A draw is discarded, and the next one tried (a bounded number of times, then the
+The reference that draws runs with its own checks (checked.py): a read through data
+out of its array's bounds, or a signed overflow, on inputs from the declared domains is
+the spec's fault, raised as `ReferenceFault` (a UserError), never a discarded draw.
+Otherwise a draw is discarded, and the next one tried (a bounded number of times, then the
 next distribution), when the reference fails on it, gives NaN/inf, or is
 ill-conditioned there: when a legitimate re-evaluation (the reference built with
 FMA contraction, or the inputs moved by a few ulps) already differs by more than
@@ -238,12 +241,12 @@ def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribut
         early = []
         try:
             if distribution == "original":
-                run = run_reference(k, sizes, None)
+                run = run_reference(k, sizes, None, checked_run=True)
             else:
                 inputs = synthesize(k, sizes, s, distribution)
                 if budget is None:
                     early = _reevaluations(pool, k, sizes, inputs, s)
-                run = run_reference(k, sizes, inputs)
+                run = run_reference(k, sizes, inputs, checked_run=True)
         except ReferenceFailed as e:
             return note(f"reference failed: {e}")
         if not _finite(k, run.outputs):

@@ -15,6 +15,7 @@ function; see docs/annotations.md):
     t2c: constraint C-EXPRESSION
     t2c: domain NAME uniform(LO, HI) | integers(LO, HI) | spd | diagonally_dominant
     t2c: description TEXT
+    t2c: tolerance NAME UNITS     (an integer output may differ by UNITS; default: rounding.py)
 """
 from __future__ import annotations
 
@@ -51,8 +52,10 @@ def canonical(text: str, filename: str = "<t2c>") -> str:
 
 # -- annotations -------------------------------------------------------------------------
 
-def parse_annotations(notes, filename):
+def parse_annotations(notes, filename, tolerances=None):
+    """The annotations' declarations; `tolerance` lines go into the dict `tolerances`."""
     shapes, intents, sizes, constraints, domains, description = {}, {}, {}, [], [], []
+    tolerances = {} if tolerances is None else tolerances
     for line, text in notes:
         words = text.split(None, 1)
         verb, rest = words[0], (words[1] if len(words) > 1 else "")
@@ -84,6 +87,9 @@ def parse_annotations(notes, filename):
                 domains.append(Domain(m.group(1), m.group(2), lo, hi))
             elif verb == "description":
                 description.append(rest.strip())
+            elif verb == "tolerance":
+                name, units = rest.split()
+                tolerances[name] = int(units)
             else:
                 raise ValueError
         except (AttributeError, ValueError, TypeError):
@@ -278,8 +284,9 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         raise UserError(f"byte 0x{raw[e.start]:02x} is not UTF-8 text", file=shown, line=line, col=col,
                         hint="save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
     site = _locate.choose(_locate.locate(raw, shown), shown, function)
+    declared = {}
     shapes, intents, size_notes, constraints, dom_notes, description = \
-        parse_annotations(site.annotations, shown)
+        parse_annotations(site.annotations, shown, declared)
 
     text = preprocess(path.resolve())
     try:
@@ -328,6 +335,9 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     kernel = _outs_fully_written(kernel, intents)
     kernel = kernel.replace(domains=default_domains(kernel.scalars, kernel.arrays, dom_notes,
                                                     init is not None))
+    from .rounding import rounded_outputs
+    tolerances = {name: 1 for name in sorted(rounded_outputs(kernel))} | declared
+    kernel = kernel.replace(tolerances=tuple(tolerances.items()))
     try:
         validate(kernel.replace(origin=None))
     except ISError as e:                                 # e.g. nothing is written or returned
@@ -404,5 +414,6 @@ def reference_file(k: Kernel) -> str:
         if d.kind != "original":
             rng = f"({d.low:g}, {d.high:g})" if d.low is not None else ""
             notes.append(f"t2c: domain {d.target} {d.kind}{rng}")
+    notes += [f"t2c: tolerance {name} {units}" for name, units in k.tolerances]
     head = "/*\n" + "".join(f" * {n}\n" for n in notes) + " */\n"
     return head + "#include <math.h>\n\n" + (k.init + "\n" if k.init else "") + k.reference

@@ -51,6 +51,7 @@ def annotations(spec: Spec) -> list[str]:
         notes.append(f"t2c: array {a.name}{''.join(f'[{e}]' for e in a.shape)} {a.intent}")
     notes += [f"t2c: constraint {c}" for c in spec.constraints]
     notes += [f"t2c: domain {name} {text}" for name, text in spec.domains.items()]
+    notes += [f"t2c: tolerance {a.name} {a.tolerance}" for a in spec.arrays.values() if a.tolerance is not None]
     return notes
 
 

@@ -18,7 +18,8 @@ Refuses, as UserError at spec.md:LINE:COL, what has no single meaning:
 Semantics of the code it emits: statements run in order, each over its whole index
 domain (nested loops, left-side indices outermost in subscript order); a reduction
 is a local accumulator initialised to its identity (0, 1, -INFINITY, INFINITY;
-sums and products of float values accumulate in double), computed before the statement at the outermost loop level where all its indices
+sums and products of float values accumulate in double, of integers in the target's
+type when it is a wider integer), computed before the statement at the outermost loop level where all its indices
 are bound.  Literals and math functions follow the kernel's real type (float unless
 something is double), so a float32 spec computes in float, as PyTorch would.
 """
@@ -34,8 +35,9 @@ from .spec import Spec
 FUNCTIONS = {
     "exp": 1, "log": 1, "sqrt": 1, "tanh": 1, "erf": 1, "abs": 1, "sin": 1, "cos": 1,
     "floor": 1, "ceil": 1, "pow": 2, "min": 2, "max": 2, "where": 3,
-    "float": 1, "double": 1, "int": 1,
+    "float": 1, "double": 1, "int": 1, "long": 1,
 }
+CASTS = ("float", "double", "int", "long")
 #: promotion order of the C usual arithmetic conversions, for the types a spec has
 RANK = {"char": 0, "unsigned char": 0, "int": 1, "unsigned": 2, "long": 3, "float": 4, "double": 5}
 INT_LIMITS = {"int": ("(-2147483647 - 1)", "2147483647"), "unsigned": ("0U", "4294967295U"),
@@ -63,6 +65,7 @@ class Compiler:
         self.bound_sizes: set[str] = set()         # sizes used by a loop bound or an extent
         self.loop_vars: dict[str, None] = {}      # every loop variable, in first-use order
         self.locals: list[str] = []                # accumulator declarations (function top)
+        self.target = "int"                        # element type of the statement's target
 
     # -- errors -------------------------------------------------------------------------
     def fail(self, node, message, hint=None):
@@ -171,8 +174,10 @@ class Compiler:
             else:
                 self._no_array_in(e, "a subscript of the written array",
                                   "t2c writes through subscripts made of indices and sizes only")
+                self._bound_target_names(s, arr, d, e)
                 target.append(self.int_expr(e))
         try:
+            self.target = arr.dtype
             self.check(s.value)
             self.check_in_place(s, arr, free)
             self.check_reads(s, arr)
@@ -205,6 +210,23 @@ class Compiler:
         for n in walk(e):
             if isinstance(n, (Ref, Reduce)) or (isinstance(n, Name) and n.id in self.spec.arrays):
                 self.fail(n, f"data-dependent subscript: {where} reads an array", hint)
+
+    def _bound_target_names(self, s: Assign, arr, d: int, e):
+        """A computed subscript of the target (`b[j*n + i]`) may use only names already bound:
+        the statement's own indices are plain names, one per dimension."""
+        spec = self.spec
+        unbound = [n for n in walk(e) if isinstance(n, Name) and n.id not in self.scope
+                   and n.id not in spec.sizes and n.id not in spec.scalars]
+        if not unbound:
+            return
+        names = ", ".join(dict.fromkeys(f"'{n.id}'" for n in unbound))
+        plain = ", ".join(dict.fromkeys(n.id for n in unbound))
+        self.fail(unbound[0], f"subscript {d} of the target '{s.array}' computes with {names}, bound nowhere: "
+                  f"a target's subscripts must be the statement's own indices (plain new names, one per "
+                  f"dimension) or expressions over names already bound (sizes, enclosing `for` variables)",
+                  f"give each index its own dimension (declare '{s.array}' with one extent per index and write "
+                  f"{s.array}[{plain}] = ...), or bind it with a loop first: "
+                  f"`for {unbound[0].id} in 0..N: {s.array}[...] = ...`")
 
     def int_expr(self, e) -> str:
         """C text of an index expression (bounds, fixed subscripts): integers only."""
@@ -263,7 +285,7 @@ class Compiler:
                           "a reduction binds an index: max(k: x[k])" if e.func in ("min", "max")
                           else "see docs/specs.md for the functions and their arguments")
             ts = [self.check(a) for a in e.args]
-            if e.func in ("float", "double", "int"):
+            if e.func in CASTS:
                 t = e.func
             elif e.func == "where":
                 t = promote(ts[1], ts[2])
@@ -286,6 +308,10 @@ class Compiler:
                     self.scope[b.name] = "binder"
                     bound.append(b.name)
                 t = promote(self.check(e.body))
+                if e.op in ("sum", "prod") and t not in FLOAT_DTYPES and self.target not in FLOAT_DTYPES:
+                    # An integer sum accumulates in the type of the output it feeds (int64 sums
+                    # of int32 values must not wrap at 2^31), or wider.
+                    t = promote(t, self.target)
             finally:
                 for n in bound:
                     self.scope.pop(n, None)
@@ -380,7 +406,7 @@ class Compiler:
         args = [self.expr(a) for a in e.args]
         t = self.types[id(e)]
         f = "f" if t == "float" else ""
-        if e.func in ("float", "double", "int"):
+        if e.func in CASTS:
             return f"(({e.func}) {args[0]})"
         if e.func == "where":
             return f"({args[0]} ? {args[1]} : {args[2]})"
@@ -397,7 +423,8 @@ class Compiler:
     def reduction(self, r: Reduce) -> str:
         """Emits the accumulator and its loops before the current statement; gives its name."""
         self.count += 1
-        acc = f"acc_r{self.count}"
+        number = self.count                # nested reductions in the body count on
+        acc = f"acc_r{number}"
         t = self.types[id(r)]
         if r.op in ("sum", "prod") and t == "float":
             # A float accumulator added to in order drifts by far more than any tolerance
@@ -426,7 +453,7 @@ class Compiler:
         elif floating:
             self.emit(f"{acc} = f{r.op}{suffix}({acc}, {body});")
         else:                              # integers: no fmax; name the value once
-            value = f"acc_v{self.count}"
+            value = f"acc_v{number}"
             self.locals.append(f"{t} {value};")
             self.emit(f"{value} = {body};")
             self.emit(f"{acc} = ({value} {'>' if r.op == 'max' else '<'} {acc} ? {value} : {acc});")

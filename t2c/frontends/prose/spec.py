@@ -2,21 +2,23 @@
 
 `load_spec(path)` gives a `Spec`: the checked front matter (name, sizes with presets,
 constraints, scalars, arrays, domains, tolerance), the prose description and the
-formal blocks with the spec line each starts on.  Every mistake is a `UserError`
-at `spec.md:LINE:COL` (the line of the offending YAML key or value).  This module
+formal blocks with the spec line each starts on, and the text a model may read.
+`<!-- comments -->` are notes for the spec's authors, anywhere (also before the front
+matter): they are blanked out first, and lines keep their numbers.  Every mistake is a
+`UserError` at `spec.md:LINE:COL` (the line of the offending YAML key or value).  This module
 reads and checks declarations only; language.py parses the blocks and compile.py
 turns them into C.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
 
 from ...errors import UserError
-from ...ir import DATASETS, INTENTS
+from ...ir import DATASETS, FLOAT_DTYPES, INTENTS
 
 #: Element type spellings a spec may use -> the IS dtype.
 DTYPE_NAMES = {
@@ -40,6 +42,7 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _DOMAIN = re.compile(r"(uniform|integers)\s*\(\s*([-+\d.eE]+)\s*,\s*([-+\d.eE]+)\s*\)"
                      r"|(spd|diagonally_dominant)")
 _ARRAY_SHORT = re.compile(r"\s*([\w ]+?)\s*\[([^\]]*)\]\s*(\w+)?\s*")
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class ArrayDecl:
     shape: tuple[str, ...]
     intent: str
     line: int
+    tolerance: int | None = None     # units an integer output may differ by (None: the default)
 
     @property
     def rank(self) -> int:
@@ -67,6 +71,7 @@ class Spec:
     domains: dict                    # name -> annotation text, e.g. "uniform(-1, 1)"
     tolerance: dict | None           # {"rtol": x, "atol": y} or None
     blocks: tuple = ()               # ((first spec line, text), ...)
+    text: str = ""                   # the file without its <!-- comments -->: what a model reads
     name_line: int = 1
     lines: dict = field(default_factory=dict)    # declared name -> spec line, for errors
 
@@ -81,16 +86,30 @@ class _Where:
         raise UserError(message, file=self.path, line=line, col=col, hint=hint)
 
 
+def without_comments(text: str) -> str:
+    """text with every <!-- comment --> blanked out; each keeps its newlines, so lines keep
+    their numbers.  Comments are notes for the spec's authors: no part of the spec."""
+    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def front_matter_line(text: str) -> int | None:
+    """0-based line of the opening '---' (after blank lines and comments), or None: no spec."""
+    lines = without_comments(text).split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    return first if first is not None and lines[first].strip() == "---" else None
+
+
 def split_markdown(text: str, where: _Where):
     """(front matter text, its first line, prose, t2c blocks) of a spec file."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
+    start = front_matter_line(text)
+    lines = without_comments(text).split("\n")
+    if start is None:
         where.fail("a spec starts with YAML front matter between '---' lines",
                    hint="begin the file with '---', the declarations, and '---'")
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
-        where.fail("the front matter is never closed", hint="end it with a line '---'")
-    front = "\n".join(lines[1:end])
+        where.fail("the front matter is never closed", start + 1, hint="end it with a line '---'")
+    front = "\n".join(lines[start + 1:end])
     prose, blocks, i = [], [], end + 1
     while i < len(lines):
         m = re.match(r"\s*(```+|~~~+)\s*(\S*)", lines[i])
@@ -107,7 +126,7 @@ def split_markdown(text: str, where: _Where):
             continue
         prose.append(lines[i])
         i += 1
-    return front, 2, "\n".join(prose), tuple(blocks)
+    return front, start + 2, "\n".join(prose), tuple(blocks)
 
 
 def first_paragraph(prose: str) -> str:
@@ -143,7 +162,9 @@ def load_spec(path: str | Path) -> Spec:
     if root is None or not isinstance(root, yaml.MappingNode):
         where.fail("the front matter must be a YAML mapping", first,
                    hint="declare name, sizes, arrays, ... as `key: value` lines")
-    return _read_front(root, first, where, prose, blocks)
+    spec = _read_front(root, first, where, prose, blocks)
+    model_text = re.sub(r"\n{3,}", "\n\n", without_comments(text)).strip() + "\n"
+    return replace(spec, text=model_text)
 
 
 def _line(node, first):
@@ -310,6 +331,9 @@ def _array(a, node, sizes, first, where) -> ArrayDecl:
         shape = [e.strip() for e in shape_text.split(",")] if shape_text.strip() else []
     elif isinstance(val, dict):
         dtype_text, shape, intent = val.get("type"), val.get("shape", []), val.get("intent", "in")
+        if unknown := sorted(set(val) - {"type", "shape", "intent", "tolerance"}):
+            where.fail(f"array '{a}': unknown key '{unknown[0]}'", *line,
+                       "an array declares type, shape, intent and (integer outputs) tolerance")
         if not isinstance(shape, list):
             where.fail(f"array '{a}': shape must be a list of extents", *line)
         shape = [str(e).strip() for e in shape]
@@ -319,10 +343,16 @@ def _array(a, node, sizes, first, where) -> ArrayDecl:
     dtype = _dtype(dtype_text, node, first, where)
     if intent not in INTENTS:
         where.fail(f"array '{a}' has intent '{intent}'", *line, f"use one of {', '.join(INTENTS)}")
+    units = val.get("tolerance") if isinstance(val, dict) else None
+    if units is not None and (dtype in FLOAT_DTYPES or intent == "in" or not isinstance(units, int)
+                              or isinstance(units, bool) or units < 0):
+        where.fail(f"array '{a}': `tolerance: {units}` is for integer outputs, in whole units >= 0", *line,
+                   "float outputs follow the tolerance model; give an integer out/inout array "
+                   "`tolerance: 1` to accept one unit of rounding difference, or 0 for exact")
     for e in shape:
         bad = {w for w in _IDENT.findall(e) if w not in sizes}
         if not e or bad or not re.fullmatch(r"[\w\s()+\-*/%]+", e):
             where.fail(f"array '{a}': extent '{e}' must be an expression in the sizes"
                        + (f" ({', '.join(sorted(bad))} is not a size)" if bad else ""), *line,
                        "declare every size under `sizes:`")
-    return ArrayDecl(a, dtype, tuple(" ".join(e.split()) for e in shape), intent, line[0])
+    return ArrayDecl(a, dtype, tuple(" ".join(e.split()) for e in shape), intent, line[0], units)

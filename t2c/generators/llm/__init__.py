@@ -78,7 +78,7 @@ def write_is(spec, cfg: LLMConfig, client: Client | None = None, run: RunBudget 
             smallest = next((d for d in DATASETS if all(z.preset(d) is not None for z in k.sizes)),
                             DATASETS[0])
             sizes = k.dataset_sizes(smallest)
-            run_reference(k, sizes, synthesize(k, sizes, 0))      # the model never sees these
+            run_reference(k, sizes, synthesize(k, sizes, 0), checked_run=True)   # the model never sees these
             return ModelIS(k, formal or code, ledger, log)
         except (UserError, ReferenceFailed) as e:
             problem = str(e)

@@ -47,8 +47,9 @@ def _spec_signature(spec) -> str:
 
 
 def is_messages(spec) -> list[dict]:
-    """The spec's front matter and prose (it is prose only) -> a request for its formal part."""
-    text = open(spec.path).read()
+    """The spec's front matter and prose (it is prose only) -> a request for its formal part.
+    The model reads `spec.text`: the file without its <!-- comments --> (notes for authors)."""
+    text = spec.text
     ask = f"""This kernel specification has no formal part yet:
 
 {text.strip()}

@@ -1,0 +1,142 @@
+"""The reference checking itself: what a suite is drawn with.
+
+`instrument(kernel)` gives (the reference's C with bounds checks, the checked sites) and
+`fault(kernel, stderr, driver, sites, sizes)` reads a failed checked run back as a
+`ReferenceFault`, or None when the failure was something else.
+
+The reference is the semantics, so it must not compute on garbage: a subscript computed
+from data (`X[ids[e]]`, `y[idx]`, anything but loop variables, sizes and constants) is
+checked against its extent, and signed integer arithmetic against overflow (UBSan's
+`signed-integer-overflow`).  Affine subscripts need no check here: the frontends prove
+them in bounds when the IS is built.  A fault is the spec's (or the C source's) fault,
+never a candidate's: every drawn input lies in the declared domains, so a domain that
+lets a read leave its array, or values overflow their type, is what the user must fix.
+The checks change no value the reference computes (the same flags, plus UBSan).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ..errors import UserError
+from ..ir import Kernel
+
+#: Added to the reference flags for a checked build.
+CHECK_FLAGS = ("-fsanitize=signed-integer-overflow", "-fno-sanitize-recover=all")
+
+#: Exit status of a checked reference whose subscript leaves its extent.
+EXIT_BOUNDS = 5
+
+CHECKER = rf"""
+static long t2c_ix(long i, long n, int site, int dim)
+{{
+  if (i < 0 || i >= n) {{
+    fprintf(stderr, "t2c-ref: out-of-bounds: site %d dimension %d index %ld extent %ld\n", site, dim, i, n);
+    exit({EXIT_BOUNDS});
+  }}
+  return i;
+}}
+"""
+
+_BOUNDS = re.compile(r"t2c-ref: out-of-bounds: site (\d+) dimension (\d+) index (-?\d+) extent (-?\d+)")
+_UBSAN = re.compile(r"_driver\.c:(\d+):\d+: runtime error: (.*)")
+
+
+class ReferenceFault(UserError):
+    """The reference reads out of bounds or overflows on inputs from the declared domains."""
+
+
+@dataclass(frozen=True)
+class Site:
+    access: str                # the access as the reference writes it: X[ids[e]][f]
+    statement: str             # the statement holding it
+    inputs: tuple[str, ...]    # the inputs its checked subscripts read
+
+
+def instrument(k: Kernel) -> tuple[str, list[Site]]:
+    from ..frontends.c import parse_c
+    from ..frontends.c.normalize import cprint
+    ast = parse_c(k.reference, f"{k.name}.c")
+    fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
+    parents, loop_vars = {}, set()
+    for node in _walk(fn, parents):
+        if isinstance(node, c_ast.For) and isinstance(node.init, c_ast.Assignment) \
+                and isinstance(node.init.lvalue, c_ast.ID):
+            loop_vars.add(node.init.lvalue.name)
+    fixed = loop_vars | {s.name for s in k.sizes}
+    arrays = {a.name: a for a in k.arrays if a.rank}
+    inputs = {x.name for x in k.inputs}
+    sites: list[Site] = []
+    for top in [n for n in parents if isinstance(n, c_ast.ArrayRef)
+                and not (isinstance(parents[n], c_ast.ArrayRef) and parents[n].name is n)]:
+        chain, base = [], top
+        while isinstance(base, c_ast.ArrayRef):
+            chain.append(base)
+            base = base.name
+        a = arrays.get(base.name) if isinstance(base, c_ast.ID) else None
+        if a is None or len(chain) != a.rank:
+            continue
+        dims = [(a.rank - 1 - i, ref) for i, ref in enumerate(chain)]
+        # an array read or a local in a subscript names something that is not fixed
+        free = [(d, ref) for d, ref in dims if not _names(ref.subscript) <= fixed]
+        if not free:
+            continue
+        stmt = top                 # the assignment, or the expression a loop or `if` holds
+        while not isinstance(stmt, (c_ast.Assignment, c_ast.Return)) and \
+                not isinstance(parents[stmt], (c_ast.Compound, c_ast.For, c_ast.If, c_ast.FuncDef)):
+            stmt = parents[stmt]
+        site = len(sites)
+        sites.append(Site(cprint(top), cprint(stmt).strip().rstrip(";"),
+                          tuple(sorted(set().union(*(_names(r.subscript) for _, r in free)) & inputs))))
+        for d, ref in free:
+            extent = parse_c(f"long t2c_x = {a.shape[d]};", "<extent>").ext[0].init
+            ref.subscript = c_ast.FuncCall(c_ast.ID("t2c_ix"), c_ast.ExprList(
+                [ref.subscript, extent, c_ast.Constant("int", str(site)), c_ast.Constant("int", str(d))]))
+    return cprint(ast) + "\n", sites
+
+
+def fault(k: Kernel, stderr: str, driver: str, sites: list[Site], sizes: dict) -> ReferenceFault | None:
+    where = dict(file=k.origin.file, line=k.origin.line, col=k.origin.col) if k.origin else {}
+    if m := _BOUNDS.search(stderr):
+        site, dim, index, extent = sites[int(m.group(1))], *map(int, m.group(2, 3, 4))
+        domains = {d.target: d for d in k.domains}
+        named = [f"'{x}' ({_domain(domains[x])})" if x in domains else f"'{x}'" for x in site.inputs]
+        whose = (f"the domain of {', '.join(named)} allows" if named else "the inputs' domains allow")
+        return ReferenceFault(
+            f"{k.name}: the reference reads {site.access} out of bounds (dimension {dim} index {index}, "
+            f"outside 0..{extent - 1}) in `{site.statement}` with inputs drawn at sizes {sizes}: "
+            f"{whose} values past the extent, so the spec's inputs are invalid there", **where,
+            hint="narrow the domain (`domains:`) or the sizes (`constraints:`) so that every drawn value "
+                 "indexes inside the array; this is no candidate's fault")
+    if m := _UBSAN.search(stderr):
+        lines = driver.splitlines()
+        line = int(m.group(1))
+        statement = lines[line - 1].strip() if 0 < line <= len(lines) else "?"
+        what = m.group(2).strip()
+        if what.startswith("signed integer overflow"):
+            return ReferenceFault(
+                f"{k.name}: the reference overflows: {what}, in `{statement}` with inputs drawn at sizes "
+                f"{sizes}: the declared types are too narrow for the inputs' domains", **where,
+                hint="declare the output int64 (`long`), convert with long(...) before the arithmetic, or "
+                     "narrow the domains; this is no candidate's fault")
+        return ReferenceFault(f"{k.name}: the reference has undefined behaviour: {what}, in `{statement}` "
+                              f"with inputs drawn at sizes {sizes}", **where)
+    return None
+
+
+def _domain(d) -> str:
+    return f"{d.kind}({d.low:g}, {d.high:g})" if d.low is not None and d.high is not None else d.kind
+
+
+def _names(node) -> set[str]:
+    return {n.name for n in _walk(node, {}) if isinstance(n, c_ast.ID)}
+
+
+def _walk(node, parents: dict):
+    """Every node under `node` (itself included), recording each one's parent."""
+    yield node
+    for _, child in node.children():
+        parents[child] = node
+        yield from _walk(child, parents)
