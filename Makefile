@@ -24,10 +24,10 @@ run: setup
 # The suite CI runs; `test-all` adds the whole-corpus end-to-end runs and the many-seed
 # checks (marked `full`), for a nightly job.
 test: setup
-	$(PY) -m pytest -q -m "not full" -n $(TEST_JOBS)
+	$(PY) -m pytest -q -m "not full" -n $(TEST_JOBS) --dist loadgroup
 
 test-all: setup
-	$(PY) -m pytest -q -n $(TEST_JOBS)
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup
 
 # `make test` beside a busy loop per core (a loaded CI runner): it must pass in the same limit.
 test-loaded: setup

@@ -203,6 +203,10 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     # A user's runs stay beside the run state, apart from reports published in a checkout's
     # reports/; --report-dir chooses the folder (a CI artifact, a published report).
     folder = Path(report_dir) if report_dir else STATE_DIR / "runs" / run_name
+    for n in range(2, 100):                          # two runs within a second: two folders
+        if report_dir or not folder.exists():
+            break
+        folder = STATE_DIR / "runs" / f"{run_name}-{n}"
     meta = {"t2c": __version__, "settings": settings, "seconds": time.monotonic() - start,
             "command": " ".join(sys.argv)}
     if settings.get("backend") == "gpu":

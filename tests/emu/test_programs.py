@@ -20,7 +20,7 @@ from t2c.runtime.emu import emulate
 
 from .conftest import needs_gxx
 
-pytestmark = needs_gxx
+pytestmark = [needs_gxx, pytest.mark.xdist_group("emu-programs")]   # one worker: each program runs once
 
 ROOT = Path(__file__).resolve().parents[1] / "cuda"
 PROGRAMS = sorted((ROOT / "programs").glob("*.cu"))

@@ -63,6 +63,11 @@ def test_no_op_rerun_redoes_nothing(corpus):
     second = t2c("batch", "corpus", check=0)
     assert ran(second.stderr) == set()
     assert all(s != "would-run" for s, _ in plan().values())
+    # a no-op adds no report folder (nor a history line): the last report still holds
+    folders = [d for d in Path(".t2c/runs").iterdir() if d.is_dir() and d.name != "history"]
+    assert len(folders) == 1 and f"nothing changed: the report is still .t2c/runs/{folders[0].name}" in second.stdout
+    third = t2c("batch", "corpus", "--only", "gemm", check=0)       # another selection: its own report
+    assert "report in .t2c/runs/" in third.stdout
 
 
 def test_changing_one_kernel_reruns_only_its_targets(corpus):

@@ -28,6 +28,8 @@ from t2c.ir import Array
 GOLDEN = ROOT / "tests" / "golden"
 UPDATE = os.environ.get("T2C_UPDATE_GOLDEN") == "1"
 SOURCES = {p.parent.name: p for p in corpus_sources()}
+#: Tests of the whole corpus's candidates run on one xdist worker: they are generated once.
+ONE_WORKER = pytest.mark.xdist_group("corpus-candidates")
 
 
 def _generate(path):
@@ -44,6 +46,7 @@ def candidates() -> dict:
     return {k.name: (k, texts[k.name]) for k in kernels.values()}
 
 
+@ONE_WORKER
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_golden(candidates, name):
     k = read_c(SOURCES[name])
@@ -57,6 +60,7 @@ def test_golden(candidates, name):
         f"{name}: generated code differs from {golden}; if intended, rerun with T2C_UPDATE_GOLDEN=1"
 
 
+@ONE_WORKER
 @pytest.mark.parametrize("name", ["gemm", "jacobi-2d", "lu", "seidel-2d"])
 def test_readable_mapping_comments(candidates, name):
     k = read_c(SOURCES[name])
@@ -70,6 +74,7 @@ def test_readable_mapping_comments(candidates, name):
         assert "host loop" in text                           # which loops stay on the host
 
 
+@ONE_WORKER
 @pytest.mark.parametrize("name, host, grids", [
     ("lu", "for (k = 0; k < n - 1; k++)", 3),              # right-looking: pivot on the host
     ("cholesky", "for (k = 0; k < n; k++)", 2),
@@ -110,6 +115,7 @@ def _nvcc():
     return shutil.which("nvcc")
 
 
+@ONE_WORKER
 @pytest.mark.slow
 @pytest.mark.skipif(_nvcc() is None, reason="needs nvcc")
 def test_nvcc_builds_all(candidates, tmp_path):

@@ -61,6 +61,7 @@ def test_static_cheat_is_rejected(entry):
     assert re.search(entry["reason"], why, re.I), f"{entry['file']}: wrong reason: {why}"
 
 
+@pytest.mark.xdist_group("redteam-runs")        # one worker: the runs are made once
 @pytest.mark.skipif(not emu_available(), reason="needs the emu backend (t2c.runtime.emu)")
 @pytest.mark.parametrize("entry", [e for e in MANIFEST if rungs_of(e) != ["static"]], ids=lambda e: e["file"])
 def test_runtime_cheat_is_rejected(entry, results):

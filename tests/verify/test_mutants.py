@@ -52,6 +52,7 @@ def corpus_gates():
         return dict(pool.map(_gate, corpus_sources()))
 
 
+@pytest.mark.xdist_group("corpus-gates")         # one worker: the gates are drawn once
 @pytest.mark.parametrize("source", corpus_sources(), ids=lambda p: p.parent.name)
 def test_mutant_gate_passes_for_every_corpus_kernel(source, corpus_gates):
     name = read_c(source).name
