@@ -307,6 +307,8 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
             if o.status != "ok":
                 stopped = f"{name} {o.status}"
     except Exception:                       # a bug in t2c: report it against this kernel
+        if cached_only:
+            return None                     # (from the run that reports it)
         o = Outcome(f"{kid}:internal", kid, "internal", "internal", "exception",
                     traceback.format_exc().strip().splitlines()[-1])
         o.result = {"traceback": traceback.format_exc()}
@@ -338,9 +340,11 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
     results: dict[str, list[Outcome]] = {}
     pending, todo, stop = {}, [], False
     try:
-        # Kernels whose every stage is cached are read here, so a no-op rerun starts no workers.
+        # Kernels whose every stage is cached are read here, so a no-op rerun starts no workers
+        # (an executor given its own task runs every kernel through it).
+        settled = not opts.dry_run and getattr(ex, "task", None) is None
         for src, kid in picked:
-            done = None if opts.dry_run or stop else run_kernel(str(src), kid, settings, opts, cached_only=True)
+            done = run_kernel(str(src), kid, settings, opts, cached_only=True) if settled and not stop else None
             if done is None:
                 todo.append((src, kid))
                 continue

@@ -31,7 +31,8 @@ def test_builds_and_runs_of_model_code_get_a_clean_environment(tmp_path, monkeyp
     from t2c.verify import harness, reference
     from t2c.verify.ladder import ladder
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("T2C_CACHE_DIR", str(tmp_path / "cache"))          # fresh builds
+    for var in ("T2C_CACHE_DIR", "T2C_BUILD_CACHE", "T2C_EMU_CACHE"):       # fresh builds
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
     monkeypatch.setenv("T2C_CC", str(dumping("gcc", tmp_path)))
     monkeypatch.setenv("T2C_CXX", str(dumping("g++", tmp_path)))
     runs = []

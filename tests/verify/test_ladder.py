@@ -45,6 +45,7 @@ def test_the_device_is_held_only_around_the_runs(monkeypatch):
     from contextlib import contextmanager
     from t2c.verify import ladder as ladder_module
     events = []
+    monkeypatch.setattr(ladder_module, "_LAST_SUITE", {})     # no suite drawn by an earlier test
     real_gate = ladder_module.gate
     monkeypatch.setattr(ladder_module, "gate", lambda suite: events.append("gate") or real_gate(suite))
     first, *rest = ladder_module.RUNTIME_RUNGS
@@ -202,6 +203,7 @@ def test_an_options_search_reuses_one_suite(monkeypatch):
     gate (built once: the seed draws the same suite); a ladder with a fresh seed builds its own."""
     from t2c.verify import ladder as ladder_module
     built = []
+    monkeypatch.setattr(ladder_module, "_LAST_SUITE", {})     # no suite drawn by an earlier test
     real = ladder_module.build_suite
     monkeypatch.setattr(ladder_module, "build_suite", lambda *a, **kw: built.append(1) or real(*a, **kw))
     for _ in range(2):

@@ -46,7 +46,7 @@ def _gate(source):
     return k.name, g
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")           # kept while the worker runs other modules
 def corpus_gates():
     with ThreadPoolExecutor(2) as pool:
         return dict(pool.map(_gate, corpus_sources()))
