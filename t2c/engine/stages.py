@@ -281,7 +281,8 @@ def suite_run(ctx, work: Path) -> dict:
     cases = plan["suite"]["cases"]
     full = [c["sizes"] for c in cases if c["rung"] == "full"]
     return {"status": "ok", "summary": f"{len(cases)} cases ({len(full)} at {plan['suite']['full_dataset']}), "
-            f"{g['killed']}/{g['total']} mutants rejected" + ("" if g["passed"] else " (weakly tested)")}
+            f"{g['killed']}/{g['total']} mutants rejected" + ("" if g["passed"] else " (weakly tested)")
+            + (f", {len(g['equivalent'])} equivalent left out" if g.get("equivalent") else "")}
 
 
 def planned_suite(ctx) -> dict | None:

@@ -9,10 +9,10 @@ candidate only if the ladder accepted it.  Otherwise they exit 1 naming the best
 attempt's rung and reason; `--keep-rejected` keeps that attempt in OUT.rejected.cu
 (KERNEL.rejected.cu without -o).  Exit codes as in cli.py: a file that does not parse,
 or a missing model, is a user error (one line, exit 2); a model endpoint that fails
-exits 6.  `llm_options` gives every command
-that can use a model its `--llm-FIELD` flags.  `--show-prompt` prints the exact first request the
-model would get (for a prose-only spec: the one asking for its formal part) and calls no
-endpoint (one per `config.LLMConfig` field).
+exits 6; a poly candidate that does not compile is t2c's bug (exit 4, nothing written).
+`llm_options` gives every command that can use a model its `--llm-FIELD` flags (one per
+`config.LLMConfig` field).  `--show-prompt` prints the exact first request the model would get
+(for a prose-only spec: the one asking for its formal part) and calls no endpoint.
 """
 from __future__ import annotations
 
@@ -88,6 +88,7 @@ def gen_command(file, function, output, sequential, generator, backend, keep_rej
         from .poly import DEFAULT, generate
         k = read_kernel(file, function)
         source = generate(k, DEFAULT.replace(sequential=sequential))
+        _check_compiles(k, source, output)
     else:
         k, source = _with_model(file, function, generator, backend, config.load_llm(llm_flags(llm)),
                                 output, keep_rejected)
@@ -108,6 +109,36 @@ def prompt_text(file, function) -> str:
     except NeedsLLM:
         messages = is_messages(load_spec(file))
     return "".join(f"--- {m['role']} ---\n{m['content'].rstrip()}\n" for m in messages)
+
+
+def _check_compiles(k, source, output):
+    """A poly candidate is t2c's own text: one that does not compile is a t2c bug, so it exits 4
+    (cli.py) naming the first error, with the candidate and the whole build log in a log file,
+    and writes nothing.  Checked with the emu's compiler (no link: seconds, no GPU); without one,
+    or for a construct the emu does not model, a note says it was not checked."""
+    import shutil
+    import sys
+    import tempfile
+    from ..cli import EXIT_INTERNAL
+    from ..runtime.emu import settings
+    from ..runtime.emu.build import check_compiles, first_error
+    name = Path(output).name if output else f"{k.name}.cu"
+    if shutil.which(settings.cxx()) is None:
+        click.echo(f"t2c gen: {k.name}: not compile-checked ({settings.cxx()} not found)", err=True)
+        return
+    got = check_compiles(source, name)
+    if got.ok:
+        return
+    if got.unsupported is not None:
+        click.echo(f"t2c gen: {k.name}: not compile-checked (the emu does not model {got.unsupported})", err=True)
+        return
+    fd, log = tempfile.mkstemp(prefix="t2c-crash-", suffix=".log")
+    with open(fd, "w") as f:
+        f.write(f"{got.command}\n\n{got.log}\n\n/* the candidate ({name}) */\n{source}")
+    click.echo(f"t2c: internal error: the poly candidate for {k.name} does not compile: "
+               f"{first_error(got.log)}; nothing written; the build log and the candidate are in {log}: "
+               f"please report it with that file", err=True)
+    sys.exit(EXIT_INTERNAL)
 
 
 def _evolved(file, function, backend, candidates, seconds, output):

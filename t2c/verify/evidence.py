@@ -97,7 +97,9 @@ def _note(r: dict) -> str:
     d = r.get("detail") or {}
     if r["name"] == "gate" and "killed" in d:
         return f"{d['killed']}/{d['total']} mutants rejected" + (
-            f" after {d['rounds']} strengthening round(s)" if d.get("rounds") else "")
+            f" after {d['rounds']} strengthening round(s)" if d.get("rounds") else "") + (
+            f"; equivalent to the reference, left out: {', '.join(m.split(' ')[0] for m in d['equivalent'])}"
+            if d.get("equivalent") else "")
     if r["name"] == "bench" and "kernel_ms" in d:
         k = d["kernel_ms"]
         sp = d.get("speedup")

@@ -9,6 +9,15 @@ distribution) and the survivors tried again, up to `ROUNDS` times; mutants that
 still survive make the kernel *weakly tested*, and the ladder then accepts no
 candidate for it.
 
+Unless the survivor is *equivalent* to the reference: one that computes the same outputs
+by another route (a softmax's max shift, which cancels out, computed over a cut loop) is
+no test of the suite.  A survivor is run on `PROBE_CASES` or more cases beyond the suite
+(synth.probes: another seed, the smallest sizes, wider points, every distribution);
+if none tells it from the reference within the tolerance, it is left out of the gate
+and named in the evidence as equivalent.  One that a probe tells apart stays a survivor:
+the suite could not see a real difference (the probe that does is named), and a probe
+is never added to the suite, so the gate cannot pass by testing more than candidates are.
+
 It also names inputs that prove little on their own: for the `original`
 distribution (PolyBench's published init) it counts the mutants those cases
 kill by themselves, and it flags cases whose outputs equal their inputs (a
@@ -20,7 +29,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -29,9 +38,11 @@ from ..runtime.build import BuildError
 from .compare import compare, poison
 from .mutants import Mutant, mutants
 from .reference import ReferenceFailed, array_shape, run_reference
-from .synth import Case, Suite, strengthen
+from .synth import Case, Suite, probes, strengthen
 
 ROUNDS = 2
+#: A survivor is called equivalent only after matching the reference on at least this many probes.
+PROBE_CASES = 8
 
 
 @dataclass(frozen=True)
@@ -40,8 +51,9 @@ class MutantResult:
     operator: str
     where: str
     killed: bool
-    by: str = ""          # the case that killed it
+    by: str = ""          # the case that killed it (a survivor: the probe that tells it apart)
     how: str = ""         # mismatch description or crash
+    equivalent: bool = False    # a survivor no probe tells from the reference: not in the gate
 
 
 @dataclass
@@ -55,7 +67,11 @@ class GateResult:
 
     @property
     def survivors(self) -> list[MutantResult]:
-        return [m for m in self.mutants if not m.killed]
+        return [m for m in self.mutants if not m.killed and not m.equivalent]
+
+    @property
+    def equivalent(self) -> list[MutantResult]:
+        return [m for m in self.mutants if m.equivalent]
 
     @classmethod
     def from_summary(cls, d: dict) -> "GateResult":
@@ -65,8 +81,10 @@ class GateResult:
 
     def summary(self) -> dict:
         return {"passed": self.passed, "killed": sum(m.killed for m in self.mutants),
-                "total": len(self.mutants), "rounds": self.rounds,
-                "survivors": [f"{m.name} ({m.where})" for m in self.survivors],
+                "total": len(self.mutants) - len(self.equivalent), "rounds": self.rounds,
+                "survivors": [f"{m.name} ({m.where})" + (f"; told apart by {m.by}" if m.by else "")
+                              for m in self.survivors],
+                "equivalent": [f"{m.name} ({m.where})" for m in self.equivalent],
                 "weak_inputs": self.weak_inputs, "fixed_points": self.fixed_points,
                 "seconds": round(self.seconds, 2),
                 "mutants": [asdict(m) for m in self.mutants]}
@@ -129,6 +147,11 @@ def gate(suite: Suite, *, rounds: int = ROUNDS, jobs: int | None = None) -> Gate
             added = strengthen(suite, r)
             for m, res in zip(left, pool.map(lambda m: _try(k, m, added), left)):
                 results[m.name] = res
+        left = [m for m in ms if not results[m.name].killed]
+        cases = probes(suite) if left else []
+        for m, res in zip(left, pool.map(lambda m: _try(k, m, cases), left)):
+            results[m.name] = replace(res, killed=False, equivalent=not res.killed and len(cases) >= PROBE_CASES,
+                                      by=f"probe {res.by}" if res.killed else "")
         weak = {}
         original = [c for c in suite.cases if c.distribution == "original" and c.expected is not None]
         # a diagnostic, not a verdict: at the random points when the original init is drawn there
@@ -141,5 +164,5 @@ def gate(suite: Suite, *, rounds: int = ROUNDS, jobs: int | None = None) -> Gate
                 weak["original"] = (f"the original init alone kills {len(ms) - len(survivors)}/{len(ms)} "
                                     f"mutants; survivors: {', '.join(survivors)}")
     final = [results[m.name] for m in ms]
-    return GateResult(all(r.killed for r in final), final, used, weak,
+    return GateResult(all(r.killed or r.equivalent for r in final), final, used, weak,
                       _fixed_points(k, suite.cases), time.monotonic() - start)

@@ -149,7 +149,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
     gate_detail = {k_: v for k_, v in ev.mutant_gate.items() if k_ != "mutants"}
     if not record(RungResult("gate", g.passed, "" if g.passed else "weakly tested",
                              "" if g.passed else "the synthesized inputs cannot tell these mutants of "
-                             f"the reference from it: {', '.join(m.name for m in g.survivors)}",
+                             f"the reference from it: {', '.join(m.name for m in g.survivors)}" + "".join(
+                                 f"; {m.name} is not equivalent to it: {m.by} tells it apart" for m in g.survivors if m.by),
                              gate_detail, time.monotonic() - t)):
         return ev
 

@@ -51,6 +51,8 @@ FULL_DRAWS = 3
 PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43)
 AROUND_WARP = (31, 33, 35, 37)
 LONG = (129, 131, 133)
+#: The probes' wider point (`probes`) may cost this many random points' reference budget.
+WIDE_BUDGET = 100
 #: Reference build with contraction: what nvcc does to a*b+c by default.
 FMA_FLAGS = ("-O2", "-std=c99", "-ffp-contract=fast", "-march=native")
 
@@ -68,7 +70,7 @@ def derive(seed: int, *labels) -> int:
 
 @dataclass(frozen=True)
 class Case:
-    rung: str                         # smoke | random | full | extra
+    rung: str                         # smoke | random | full | extra (gate), probe (never in a suite)
     point: str                        # size point label: ones, primes, long:nk, MINI ...
     sizes: dict
     distribution: str                 # one of inputs.DISTRIBUTIONS or "original"
@@ -460,3 +462,34 @@ def strengthen(suite: Suite, round_: int) -> list[Case]:
                               config.load().verify_point_budget, len(dists))
     suite.cases += added
     return added
+
+
+def probes(suite: Suite) -> list[Case]:
+    """Cases beyond the suite, to tell a mutant equivalent to the reference from a suite too weak
+    to see it (gate.py): random points under another seed, fresh draws at the smallest sizes the
+    constraints allow, and wider points (the suite's costliest random point with every size
+    doubled again and again while the next one's cost, as for a nest 3 deep, stays within
+    `WIDE_BUDGET` point budgets (a deeper one over it shrinks back, as a suite's point does): a
+    rounding difference that grows with the work, as a float escape-time loop's does, shows only
+    there), every distribution at each.  Drawn and conditioned as the suite's are, but never added to
+    it: the suite judges candidates, and a mutant that only these cases kill stays a survivor."""
+    k = suite.kernel
+    seed = derive(suite.seed, "probes")
+    dists = list(distributions(k)) + (["original"] if k.init else [])
+    budget = config.load().verify_point_budget
+    points = random_points(k, seed, 8, tag="~probe")
+    points += [(f"{label}~probe", sizes) for label, sizes in smoke_points(k)]
+    discarded, out = [], []
+    for label, sizes in points:
+        out += _point_cases(k, seed, "probe", label, sizes, dists, discarded, budget, len(dists))
+    drawn = [c for c in suite.of("random") if c.sizes]
+    wide = [max(drawn, key=lambda c: c.ref_seconds)] if drawn else []
+    for _ in range(5):                      # up to 32 times the sizes
+        if not wide or 8 * max(c.ref_seconds for c in wide) > WIDE_BUDGET * budget:
+            break
+        sizes = _lift(k, {name: 2 * v for name, v in wide[0].sizes.items()})
+        wide = _point_cases(k, seed, "probe", "wide~probe", sizes, dists, discarded,
+                            WIDE_BUDGET * budget, len(dists)) if sizes else []
+        out += wide
+    return out
+

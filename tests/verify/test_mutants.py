@@ -110,3 +110,43 @@ def test_a_kernel_that_returns_a_value_gets_mutants_that_build():
         run_reference(k.replace(reference=m.reference), case.sizes, case.inputs)
     g = gate(suite)
     assert g.passed and all(m.killed and "does not build" not in m.how for m in g.mutants), g.summary()
+
+
+SAMPLES = ROOT / "tests/verify/samples"
+
+
+def test_an_equivalent_mutant_is_left_out_of_the_gate_and_named():
+    """A row softmax subtracts the row's max before exp, and the shift cancels out: the max
+    loop cut one short (or started from another row's element) gives the same outputs on the
+    suite and on every probe beyond it.  Such mutants are left out of the gate and named, and
+    the kernel is no longer weakly tested (issue 35); every other mutant is still killed."""
+    k = read_c(SAMPLES / "softmax_rows.c")
+    g = gate(build_suite(k, 35, dataset="MINI"))
+    assert g.passed, g.summary()
+    assert "off_by_one:0" in {m.name for m in g.equivalent}
+    assert all(m.killed for m in g.mutants if not m.equivalent)
+    s = g.summary()
+    assert s["total"] == len(g.mutants) - len(g.equivalent) == s["killed"]
+    assert any(e.startswith("off_by_one:0 (loop 'j'") for e in s["equivalent"])
+
+
+def test_no_mutant_is_called_equivalent_without_probes(monkeypatch):
+    """Equivalence is a claim about cases beyond the suite: with none drawn, the softmax's
+    survivors stay survivors."""
+    import t2c.verify.gate as gate_module
+    monkeypatch.setattr(gate_module, "probes", lambda suite: [])
+    g = gate(build_suite(read_c(SAMPLES / "softmax_rows.c"), 35, dataset="MINI"))
+    assert not g.passed and not g.equivalent and "off_by_one:0" in {m.name for m in g.survivors}
+
+
+def test_a_mutant_only_a_probe_tells_apart_leaves_the_suite_weak():
+    """An escape-time loop's float mutant differs only where enough iterations amplify float
+    rounding: with this seed neither the suite nor its strengthening shows it, a wider probe
+    does.  It is not equivalent: the kernel stays weakly tested, and the probe is named (a
+    probe never joins the suite, so the gate cannot pass on cases candidates are not judged on)."""
+    k = read_c(SAMPLES / "escape_time.c")
+    suite = build_suite(k, 1, dataset="MINI")
+    g = gate(suite)
+    fp = next(m for m in g.mutants if m.name == "float_precision")
+    assert not g.passed and not fp.killed and not fp.equivalent and fp.by.startswith("probe "), g.summary()
+    assert fp in g.survivors and not any(c.rung == "probe" for c in suite.cases)

@@ -261,7 +261,11 @@ class Printer:
                 out += rec(indent)
             else:
                 out.append(f"{indent}for ({n.init}; {n.cond}; {n.next})")
-                if len(n.body) == 1 and isinstance(n.body[0], Loop):
+                # unbraced only around one statement: a recurrence's register form is several
+                # unless its header's declaration gave it a block of its own
+                one = len(n.body) == 1 and isinstance(n.body[0], Loop) and \
+                    (self.recurrences(n.body[0]) is None or _declares(n.body[0]))
+                if one:
                     out += self.render_nodes(n.body, indent + "  ")
                 else:
                     out.append(indent + "{")
@@ -305,7 +309,16 @@ class Printer:
             " ".join(cprint(m.stmt.node) for m in loop.body)))
         regs = {x: (reduce.fresh_name(f"{x}_prev", taken), reduce.fresh_name(f"{x}_now", taken)) for x in chains}
 
+        # A header that declares its variable (`int i = 1`) leaves the `for`: it gets a block of
+        # its own, so it cannot redeclare the kernel's `int i;` (nor leak into what follows).
+        scoped = _declares(loop)
+
         def printed(indent):             # the first iteration's cell loaded only if there is one
+            if scoped:
+                return [f"{indent}{{", *printed_in(indent + "  "), f"{indent}}}"]
+            return printed_in(indent)
+
+        def printed_in(indent):
             out = [f"{indent}{loop.init};", f"{indent}if ({loop.cond}) {{"]
             for x, (st, prev) in chains.items():
                 out += [f"{indent}  {arrays[x]} {regs[x][0]} = " +
@@ -1090,6 +1103,12 @@ class Printer:
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
             ["  " + merge.describe(self, run) for run in self.merged] + self.plan.notes
+
+
+def _declares(loop: Loop) -> bool:
+    """Whether the loop's C header declares its variable (`int i = 1`, C99) rather than
+    assigning one declared before it (`i = 1`)."""
+    return re.match(rf"\s*{re.escape(loop.var)}\s*=", loop.init) is None
 
 
 def _refs(node, name: str | None = None) -> list:

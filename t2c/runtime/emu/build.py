@@ -121,6 +121,24 @@ def build_emu(cu_files, out_exe, *, sanitize: bool | str, extra_sources=(), incl
     return BuildResult(True, out_exe, "".join(logs), "\n".join(" ".join(c) for c in commands))
 
 
+def check_compiles(cu_source: str, filename: str = "candidate.cu") -> BuildResult:
+    """Compile one `.cu` text as the emu reads it, without linking (g++ -fsyntax-only): a quick
+    check that a generated file is a valid program (no redeclaration, no unknown name).  ok=False
+    with the log (lines named after `filename`) for a bad program; `unsupported` set where the emu
+    does not model something, which says nothing about the program's validity."""
+    try:
+        text = rewrite_cuda(cu_source, filename)
+    except EmuUnsupported as e:
+        return BuildResult(False, None, str(e), "rewrite_cuda", unsupported=e)
+    with tempfile.TemporaryDirectory(prefix="t2c-compiles-") as tmp:
+        src = Path(tmp) / "candidate.cc"
+        src.write_text(text)
+        cmd = [settings.cxx(), settings.CXX_STD, *_flags(settings.OPT_FLAGS, (), ()),
+               "-fsyntax-only", "-x", "c++", str(src)]
+        ok, log = _run(cmd)
+    return BuildResult(True, None, log, " ".join(cmd)) if ok else _failed(log, [cmd])
+
+
 # ---- sources ------------------------------------------------------------------------
 
 def _rewrite_all(cu_files: list[Path]) -> dict[str, tuple[str, Path]]:
