@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from t2ctest import ROOT, corpus_sources
+from t2ctest import ROOT, corpus_sources, sweep
 from t2c.frontends.c import read_c
 from t2c.generators.poly import PolyOptions, generate
 from t2c.ir import Array
@@ -448,7 +448,7 @@ def test_small_host_loops_run_in_one_block():
         assert f"{loop}<<<1, {threads}>>>" in text and "if (most <= 4096) {" in text
         assert f"{loop}<<<1, 256>>>" in generate(k, base.replace(one_block_threads=256))
         assert "<<<1, 1024>>>" not in generate(k, base.replace(one_block_loops=False))
-        for opts in (base, base.replace(one_block_max=0)):      # one block; the launches
+        for opts in sweep((base, base.replace(one_block_max=0))):      # one block; the launches
             card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (name, opts.one_block_max, card.summary())
     # durbin's one-thread sum over i < k: inside the block, all threads split it (a fixed-order tree:
@@ -456,7 +456,7 @@ def test_small_host_loops_run_in_one_block():
     durbin = read_c(SOURCES["durbin"])
     text = generate(durbin)
     assert "durbin_seq_scalars_block(r, y, k, dev_alpha, dev_beta);" in text and "__shared__ double lanes[32];" in text
-    for threads in (96, 512, 1024):
+    for threads in sweep((96, 512, 1024)):
         card = ladder(durbin, generate(durbin, PolyOptions(one_block_threads=threads)), backend="emu", seed=3)
         assert card.accepted, (threads, card.summary())
     bad = text.replace("lanes[threadIdx.x >> 5] = part;\n  __syncthreads();", "lanes[threadIdx.x >> 5] = part;")
@@ -496,8 +496,8 @@ def test_one_block_scalars_live_in_every_thread_and_independent_launches_share_a
     assert generate(durbin, PolyOptions(fewer_barriers=False)).count("__syncthreads();") == old.count("__syncthreads();")
     assert generate(durbin, PolyOptions(thread_scalars=False)).count("__syncthreads();") == \
         old.count("__syncthreads();") - 2       # alpha in __device__ memory: the barrier after the sum stays
-    for opts in (PolyOptions(), PolyOptions(one_block_threads=96), PolyOptions(thread_scalars=False),
-                 PolyOptions(fewer_barriers=False)):
+    for opts in sweep((PolyOptions(), PolyOptions(one_block_threads=96), PolyOptions(thread_scalars=False),
+                       PolyOptions(fewer_barriers=False))):
         card = ladder(durbin, generate(durbin, opts), backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, (opts, card.summary())
     needed = "durbin_update_z_at(y, k, dev_z, dev_alpha, item);\n      __syncthreads();"
@@ -620,7 +620,7 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     text = generate(trmm, SWEEPS.replace(sweep_rows=False))       # (on: its rows in chunks, the next test)
     assert "held_1 = B[(i * n) + j];" in text and "B[(i * n) + j] = held_1 + part;" in text
     for k in (symm, trmm):
-        for shape in ((8, 64), (1, 32), (32, 2)):
+        for shape in sweep(((8, 64), (1, 32), (32, 2))):
             options = SWEEPS.replace(sweep_block=shape, sweep_rows=False)
             card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (k.name, shape, card.summary())
@@ -674,8 +674,8 @@ def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(
     assert "__shared__ double rows_1[32][129];" in text and "__shared__ double cols_2[32][5];" in text
     assert "for (int kk = poly_max(0, i + 1 - k0); kk < poly_min(32, m - k0); kk++)" in text
     assert "held = B[(i * n) + j];" in text and "B[(i * n) + j] = held + part;" in text
-    for options in (SWEEPS, SWEEPS.replace(chunk_block=(16, 64)), SWEEPS.replace(chunk_block=(32, 2)),
-                    SWEEPS.replace(sweep_stage=False)):
+    for options in sweep((SWEEPS, SWEEPS.replace(chunk_block=(16, 64)), SWEEPS.replace(chunk_block=(32, 2)),
+                          SWEEPS.replace(sweep_stage=False))):
         card = ladder(trmm, generate(trmm, options), backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, (options, card.summary())
     assert "rows_1" not in generate(trmm, SWEEPS.replace(sweep_stage=False))
@@ -867,7 +867,7 @@ def test_a_thread_can_compute_a_tile_of_grid_points():
     assert "acc[tm][tn] += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
     assert "dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));" in text
     assert "acc[" not in generate(k, plain)
-    for tile in ((4, 2), (3, 1)):        # 3 rows: a tile that does not divide the sizes
+    for tile in sweep(((4, 2), (3, 1))):        # 3 rows: a tile that does not divide the sizes
         card = ladder(k, generate(k, plain.replace(register_tile=tile)), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
     jacobi = read_c(SOURCES["jacobi-1d"])
@@ -895,7 +895,7 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
     for op in operands:
         assert op in text
     assert "__syncthreads();   /* the last tile's values are read */" in text
-    for options in (plain, plain.replace(staged_tile=(3, 1)), plain.replace(staged_prefetch=True)):
+    for options in sweep((plain, plain.replace(staged_tile=(3, 1)), plain.replace(staged_prefetch=True))):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
     assert "_next[poly_q]" in generate(k, plain.replace(staged_prefetch=True)) and "_next[" not in text
@@ -924,10 +924,10 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     twice = 2 if "a whole tile" in text else 1        # whole tiles, the last one (operands with factors)
     assert len(re.findall(r"    poly_dmma16\(acc", text)) == twice * products and (twice == 2) == (name != "covariance")
     assert len(re.findall(r"    poly_dmma16\(acc", generate(k, PolyOptions(whole_tiles=False)))) == products
-    for options, call in ((PolyOptions(), "poly_dmma16(acc"), (PolyOptions(staged_tile=(2, 2)), "poly_dmma(acc"),
-                          (PolyOptions(mma_m16=False), "poly_dmma(acc"), (PolyOptions(async_stages=3), "poly_dmma16(acc"),
-                          (PolyOptions(async_copies=False), "poly_dmma16(acc"),
-                          (PolyOptions(block_2d=(16, 16), staged_tile=(4, 2)), "poly_dmma16(acc")):
+    for options, call in sweep(((PolyOptions(), "poly_dmma16(acc"), (PolyOptions(staged_tile=(2, 2)), "poly_dmma(acc"),
+                                (PolyOptions(mma_m16=False), "poly_dmma(acc"), (PolyOptions(async_stages=3), "poly_dmma16(acc"),
+                                (PolyOptions(async_copies=False), "poly_dmma16(acc"),
+                                (PolyOptions(block_2d=(16, 16), staged_tile=(4, 2)), "poly_dmma16(acc"))):
         options = options.replace(rect_tile=(0, 0)) if options != PolyOptions() else options   # gemm's shapes
         source = generate(k, options)
         assert call in source and (call == "poly_dmma16(acc") == ("poly_dmma16(acc" in source), options
@@ -936,7 +936,7 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     before_sm90 = text.replace("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900", "#if 1")   # four m8n8k4
     before_sm80 = before_sm90.replace("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800", "#if 1")   # shuffles
     assert text != before_sm90 != before_sm80
-    for source in (before_sm90, before_sm80):
+    for source in sweep((before_sm90, before_sm80)):
         assert ladder(k, source, backend="emu", dataset="SMALL", seed=9).accepted
     assert "poly_dmma" not in generate(k, PolyOptions(staged_tile=(3, 1), rect_tile=(0, 0)))
     assert "poly_dmma" not in generate(k, PolyOptions(tensor_cores=False))
@@ -996,8 +996,9 @@ def test_staged_rectangles_take_their_own_tile_and_copies_are_counted_per_thread
     assert "for (int poly_e = poly_t; poly_e < 1024; poly_e += 128) {" in looped and "a whole tile" not in looped
     guarded = generate(syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))
     assert "if (poly_e >= 1024) break;" in guarded and "poly_e = poly_t; poly_e < 2048" in generate(syrk, R12)
-    for k, options in ((gemm, PolyOptions(rect_stages=2)), (gemm, PolyOptions(rect_unrolled=False, whole_tiles=False)),
-                       (syrk, PolyOptions()), (syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))):
+    for k, options in sweep(((gemm, PolyOptions(rect_stages=2)), (gemm, PolyOptions(rect_unrolled=False, whole_tiles=False)),
+                             (syrk, PolyOptions()), (syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))),
+                            key=lambda c: c[0].name):
         source = generate(k, options)
         assert k is syrk or "if (poly_k0 + 32 <= nk)" in source or not options.whole_tiles
         card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
@@ -1034,8 +1035,9 @@ def test_operands_read_along_k_stay_k_fastest_and_stores_wait_for_every_points_l
     assert "poly_v0[tm][tn] = C[(i * n) + j] * (beta);" in generate(syrk)        # C[i][j] *= beta: the same product
     inline = generate(symm, PolyOptions(loads_first=False))   # a statement right after the loop
     assert "poly_v0" not in inline and "C[(i * n) + j] = ((beta * C[(i * n) + j])" in inline
-    for k, options in ((symm, PolyOptions()), (symm, PolyOptions(loads_first=False)),
-                       (syrk, PolyOptions(k_major_tiles=False)), (syrk, PolyOptions(async_stages=3))):
+    for k, options in sweep(((symm, PolyOptions()), (symm, PolyOptions(loads_first=False)),
+                             (syrk, PolyOptions(k_major_tiles=False)), (syrk, PolyOptions(async_stages=3))),
+                            key=lambda c: c[0].name):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error < 0.125, (options, card.summary())
 
@@ -1125,7 +1127,7 @@ def test_reads_that_only_see_input_values_read_a_copy():
     assert "each thread a 8 x 2 tile of (i, j) points" in text and "&B_in[(poly_k * n) + poly_g]" in text
     assert 'extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)' in text
     assert "B_in" not in generate(trmm, PolyOptions(copy_inputs=False))
-    for options in (PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False)):
+    for options in sweep((PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False))):
         card = ladder(trmm, generate(trmm, options), backend="emu", dataset="SMALL", seed=5)
         assert card.accepted, (options, card.summary())
     p = Path(tempfile.mkdtemp()) / "k.c"
@@ -1151,7 +1153,7 @@ def test_a_tiled_loop_whose_bounds_move_with_the_grid_runs_over_the_blocks_hull(
                          ("i + 1; k < m", "2.0 * A[i][k] * B[k][j]")):
         p.write_text(_TRIANGLE % (bounds, body))
         k = read_c(p)
-        for options in (PolyOptions(), PolyOptions(tensor_cores=False)):
+        for options in sweep((PolyOptions(), PolyOptions(tensor_cores=False))):
             text = generate(k, options)
             assert "poly_lo" in text and "poly_hi" in text, (bounds, options)
             card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
@@ -1178,8 +1180,8 @@ def test_symm_scatters_after_its_rows_and_gathers_on_the_tensor_cores():
     assert text.count("poly_dmma16(acc") == 3 and "double temp2[8][2];" in text   # alpha's: whole tiles apart
     assert "each thread a 8 x 2 tile of (j, k) points" in text and "poly_k >= poly_g + 1" in text
     assert "dim3(16, 64)" in generate(symm, PolyOptions(sink_updates=False))
-    for options in (PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False),
-                    PolyOptions(staged_tile=(1, 1), register_tile=(2, 2))):
+    for options in sweep((PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False),
+                          PolyOptions(staged_tile=(1, 1), register_tile=(2, 2)))):
         card = ladder(symm, generate(symm, options), backend="emu", dataset="SMALL", seed=5)
         assert card.accepted, (options, card.summary())
 

@@ -8,7 +8,7 @@ the candidate is the whole reference in one thread, which is always correct.
 from __future__ import annotations
 
 from ... import config
-from ...analysis import Loop, NotAffine, analyze
+from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
 from .cuda import Printer, sequential_candidate
@@ -41,12 +41,13 @@ def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
 
 def _lower(kernel: Kernel, options: PolyOptions) -> str:
     try:
-        an = analyze(kernel)                             # polyhedral model + exact dependences
+        program = build_program(kernel)                  # the polyhedral model
+        if (deep := _deepest(program.body)) and len(deep) > MAX_NEST_DEPTH:   # before its dependences
+            return sequential_candidate(kernel, f"the loop nest of {', '.join(l.var for l in deep[:4])}, ... is "
+                                                f"{len(deep)} loops deep, past poly's {MAX_NEST_DEPTH}")
+        an = analyze_program(program)                    # exact dependences and loop facts
     except NotAffine as e:
         return sequential_candidate(kernel, f"not affine: {e}")   # outside the model: one thread
-    if (deep := _deepest(an.program.body)) and len(deep) > MAX_NEST_DEPTH:
-        return sequential_candidate(kernel, f"the loop nest of {', '.join(l.var for l in deep[:4])}, ... is "
-                                            f"{len(deep)} loops deep, past poly's {MAX_NEST_DEPTH}")
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if options.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
