@@ -232,7 +232,10 @@ def test_ctrl_c_keeps_a_report_of_what_finished(corpus, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.Popen([sys.executable, "-m", "t2c.cli", "batch", "corpus", "-j", "1", "--report-dir",
                           str(tmp_path / "rep")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, env=env, start_new_session=True)
+                         text=True, env=env, start_new_session=True,
+                         # a foreground program's Ctrl-C: a test run started in the background
+                         # (`make test &`) hands its children SIGINT ignored, which Python keeps
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen, kernels = [], []
     for line in p.stdout:          # -j 1: a second kernel starts once the first one's chain is in
         seen.append(line)
