@@ -16,6 +16,7 @@ from t2c.analysis import NotAffine, analyze, build_program
 from t2c.analysis.delinearize import row_major
 from t2c.frontends.c import read_c
 from t2c.frontends.c.extents import Poly
+from t2ctest import ROOT
 
 def _kernel(tmp_path, text, name="k.c"):
     path = tmp_path / name
@@ -139,20 +140,7 @@ void scatter(int n, const int *ip, const double *x, double *a)
   }
 }
 """
-HISTOGRAM = """\
-// t2c: array data[n] in
-// t2c: domain data integers(0, 1000)
-// t2c: array hist[nb] out
-void histogram(int n, int nb, const int *data, int *hist)
-{
-  for (int b = 0; b < nb; b++)
-    hist[b] = 0;
-  for (int i = 0; i < n; i++) {
-    int b = data[i] % nb;
-    hist[b] += 1;
-  }
-}
-"""
+HISTOGRAM = (ROOT / "tests/analysis/samples/histogram.c").read_text()   # also the generator test's
 
 
 def _reason(k) -> str:

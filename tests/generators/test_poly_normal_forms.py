@@ -92,20 +92,7 @@ def test_both_spellings_of_a_data_dependent_write_end_alike(tmp_path, emu_availa
     assert len(set(reasons.values())) == 1 and "data-dependent write" in reasons["scatter_direct.c"]
 
 
-HISTOGRAM = """\
-// t2c: array data[n] in
-// t2c: domain data integers(0, 1000)
-// t2c: array hist[nb] out
-void histogram(int n, int nb, const int *data, int *hist)
-{
-  for (int b = 0; b < nb; b++)
-    hist[b] = 0;
-  for (int i = 0; i < n; i++) {
-    int b = data[i] % nb;
-    hist[b] += 1;
-  }
-}
-"""
+HISTOGRAM = (ROOT / "tests/analysis/samples/histogram.c").read_text()
 
 
 def test_a_histogram_runs_in_one_thread_for_its_data_dependent_write(tmp_path, emu_available):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ...ir import FLOAT_DTYPES, Kernel
+from .normalize import array_name
 
 _ARITH = {"+", "-", "*", "/", "%"}
 _FLOAT_NAMES = {"float", "double"}
@@ -70,7 +71,7 @@ def rounded_outputs(k: Kernel) -> set[str]:
         if isinstance(e, c_ast.Cast):
             return not floating(ty(e)) and (floating(ty(e.expr)) or carries(e.expr))
         if isinstance(e, (c_ast.ID, c_ast.ArrayRef)):
-            return _base(e) in rounded
+            return array_name(e) in rounded
         if isinstance(e, c_ast.BinaryOp):
             return e.op in _ARITH and (carries(e.left) or carries(e.right))
         if isinstance(e, c_ast.UnaryOp):
@@ -83,21 +84,13 @@ def rounded_outputs(k: Kernel) -> set[str]:
     while changed:                                 # to a fixed point: locals feed outputs
         changed = False
         for lvalue, rvalue in assigns:
-            target = _base(lvalue)
+            target = array_name(lvalue)
             if target in rounded or target is None or floating(ty(lvalue)):
                 continue
             if floating(ty(rvalue)) or carries(rvalue):
                 rounded.add(target)
                 changed = True
     return {x.name for x in k.outputs if x.dtype not in FLOAT_DTYPES and x.name in rounded}
-
-
-def _base(e) -> str | None:
-    while isinstance(e, c_ast.ArrayRef):
-        e = e.name
-    if isinstance(e, c_ast.UnaryOp) and e.op == "*":
-        e = e.expr
-    return e.name if isinstance(e, c_ast.ID) else None
 
 
 def _walk(node):
