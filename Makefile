@@ -42,7 +42,7 @@ wheels:
 	$(PY) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 	  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
 	  --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d $(WHEELS) \
-	  pycparser tree-sitter tree-sitter-c tree-sitter-cuda islpy pytest pluggy iniconfig packaging junitparser pytest-xdist execnet
+	  pycparser tree-sitter tree-sitter-c tree-sitter-cuda islpy 'pytest<9.2' pluggy iniconfig packaging junitparser pytest-xdist execnet
 
 # On a GPU machine (see README, Tests): install the wheels, then run the GPU checks into $OUT.
 gpu-check:

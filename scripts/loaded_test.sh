@@ -5,13 +5,11 @@
 set -uo pipefail
 [ $# -gt 0 ] || set -- make test
 procs=${STRESS_PROCS:-$(nproc)}
-pids=()
-for _ in $(seq "$procs"); do
-    # each loop in a session of its own: under autogroup scheduling it weighs as much as a job
-    setsid bash -c 'while :; do :; done' &
-    pids+=($!)
-done
-trap 'kill "${pids[@]}" 2>/dev/null' EXIT
+# One other job, like `stress --cpu N`: N busy loops in one session of their own (under autogroup
+# scheduling a session weighs as one job, as another CI job on the runner would).
+setsid bash -c 'for _ in $(seq '"$procs"'); do (while :; do :; done) & done; wait' &
+stress=$!
+trap 'kill -- -$stress 2>/dev/null' EXIT
 start=$(date +%s)
 "$@"
 rc=$?

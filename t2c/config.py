@@ -6,7 +6,7 @@
 | C compiler       | T2C_CC          | gcc                                  |
 | C++ compiler (emu) | T2C_CXX       | g++                                  |
 | emu build cache  | T2C_EMU_CACHE   | <cache directory>/emu                |
-| build cache (references' and candidates' programs, content-keyed) | T2C_BUILD_CACHE | <cache directory> |
+| build cache (references' and candidates' programs, seeds' suites; content-keyed) | T2C_BUILD_CACHE | <cache directory> |
 | reference flags  | T2C_REF_CFLAGS  | -O2 -std=c99 (IEEE: no FP contraction)|
 | run timeout (s)  | T2C_TIMEOUT     | 120                                  |
 | default dataset  | T2C_DATASET     | MINI without a GPU, LARGE with one   |
@@ -78,7 +78,7 @@ class Config:
     nvcc: str | None
     cxx: str = "g++"
     emu_cache: Path | None = None
-    build_cache: Path | None = None     # compiled references and candidates (content-keyed); cache_dir
+    build_cache: Path | None = None     # compiled programs and seeds' suites (content-keyed); cache_dir
     verify_points: int = 4
     verify_point_budget: float = 0.002
     verify_emu_budget: float = 0.02

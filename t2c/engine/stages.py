@@ -19,24 +19,10 @@ import hashlib
 import json
 import shutil
 from contextlib import nullcontext
-from functools import lru_cache
 from pathlib import Path
 
-from .. import __version__
 from ..errors import EndpointFailed, UserError
-from ..runtime.build import compiler_version
-
-@lru_cache(maxsize=None)
-def code_version(*packages: str) -> str:
-    """Hash of t2c's own code for these subpackages: a stage's output changes when its code does."""
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256(__version__.encode())
-    for pkg in packages:
-        for f in sorted((root / pkg).rglob("*")):
-            if f.is_file() and f.suffix in (".py", ".h", ".hpp", ".cpp", ".cu", ".j2"):
-                h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()[:16]
-
+from ..runtime.build import code_version, compiler_version
 
 def _sha(text: str | bytes) -> str:
     return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:20]

@@ -15,7 +15,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from .. import config
+from .. import __version__, config
 from .process import clean_env
 
 
@@ -32,6 +32,18 @@ def compiler_version(cc: str) -> str:
                               env=clean_env()).stdout.splitlines()[0]
     except (OSError, IndexError):
         return "unknown"
+
+
+@lru_cache(maxsize=None)
+def code_version(*packages: str) -> str:
+    """Hash of t2c's own code for these subpackages: a stage's output changes when its code does."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(__version__.encode())
+    for pkg in packages:
+        for f in sorted((root / pkg).rglob("*")):
+            if f.is_file() and f.suffix in (".py", ".h", ".hpp", ".cpp", ".cu", ".j2"):
+                h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def sha256_file(path: Path) -> str:

@@ -27,9 +27,12 @@ backend, an unknown dataset); everything a candidate does is its Evidence.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+import os
 import re
 import time
+from collections import OrderedDict
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -39,7 +42,7 @@ import numpy as np
 from .. import config
 from ..errors import UserError
 from ..ir import Kernel
-from ..runtime.build import BuildError
+from ..runtime.build import BuildError, code_version, compiler_version
 from . import rungs
 from .device import build_figures, fingerprint, resolve_backend
 from .evidence import Evidence, Timing
@@ -201,9 +204,10 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
     return ev
 
 
-#: The last suite drawn in this process, with its gate: (kernel key, seed, dataset, backend) ->
-#: (Suite, GateResult).  One entry: suites are big.
-_LAST_SUITE: dict = {}
+#: Suites drawn in this process with their gates, the newest last: (kernel key, seed, dataset,
+#: backend) -> (Suite, GateResult); as many as fit in _KEPT_BYTES of inputs (LARGE suites are big).
+_SUITES: OrderedDict = OrderedDict()
+_KEPT_BYTES = 256 << 20
 
 
 def plan_suite(k: Kernel, seed: int, dataset: str, backend: str) -> dict:
@@ -219,8 +223,8 @@ def plan_suite(k: Kernel, seed: int, dataset: str, backend: str) -> dict:
 def _planned(k: Kernel, key: tuple, planned: dict, rungs: tuple[str, ...] | None = None):
     """(suite, origin) of a plan: from memory when this process drew it, else replayed; `rungs`:
     only the cases of these."""
-    if key in _LAST_SUITE:
-        suite = _LAST_SUITE[key][0]
+    if key in _SUITES:
+        suite = _SUITES[key][0]
         return (replace(suite, cases=[c for c in suite.cases if c.rung in rungs]) if rungs else suite,
                 "planned, in memory")
     return replay_suite(k, planned["suite"], rungs), "planned, replayed"
@@ -229,9 +233,10 @@ def _planned(k: Kernel, key: tuple, planned: dict, rungs: tuple[str, ...] | None
 def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: bool, planned: dict | None = None):
     """(suite, gate verdict, origin): with `planned`, the planned suite, from memory when this
     process drew it (`plan_suite`), else replayed (one reference run per case; drawn again if the
-    replay fails); with `reuse`, the last one drawn here for the same kernel, seed, dataset and
-    backend (an options search checks many candidates of one kernel on one suite, and at LARGE
-    drawing it runs the reference a dozen times); else drawn now."""
+    replay fails); with `reuse` (a given seed: it draws the same suite every time), the one drawn
+    for the same kernel, seed, dataset and backend, from memory in this process, else replayed
+    from the plan an earlier process kept (an options search checks many candidates of one kernel
+    on one suite, and at LARGE drawing it runs the reference a dozen times); else drawn now."""
     key = (k.key(), seed, dataset, backend)
     if planned is not None:
         if (planned["seed"], planned["dataset"], planned["backend"]) != key[1:]:
@@ -242,14 +247,58 @@ def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: boo
             return suite, GateResult.from_summary(planned["gate"]), origin
         except ReferenceFailed:
             pass                         # not expected (the reference is deterministic): draw it again
-    if not (reuse and key in _LAST_SUITE):
+    if reuse and key in _SUITES:
+        _SUITES.move_to_end(key)
+        return (*_SUITES[key], "drawn")
+    stored = _stored_plan(k, key) if reuse else None
+    if stored is not None:
+        try:
+            suite, g, origin = replay_suite(k, stored["suite"]), GateResult.from_summary(stored["gate"]), "stored, replayed"
+        except ReferenceFailed:
+            stored = None
+    if stored is None:
         suite = build_suite(k, seed, dataset=dataset, backend=backend)
-        g = gate(suite)
+        g, origin = gate(suite), "drawn"
         if not reuse:
-            return suite, g, "drawn"
-        _LAST_SUITE.clear()
-        _LAST_SUITE[key] = (suite, g)
-    return (*_LAST_SUITE[key], "drawn")
+            return suite, g, origin
+        _store_plan(k, key, suite, g)
+    _SUITES[key] = (suite, g)
+    while len(_SUITES) > 1 and sum(_suite_bytes(s_) for s_, _ in _SUITES.values()) > _KEPT_BYTES:
+        _SUITES.popitem(last=False)
+    return suite, g, origin
+
+
+def _suite_bytes(suite) -> int:
+    return sum(getattr(a, "nbytes", 0) for c in suite.cases for a in c.inputs.values())
+
+
+def _plan_path(k: Kernel, key: tuple) -> Path:
+    """Where a seed's drawn suite and gate verdict are kept across processes: content-keyed like
+    the batch's suite stage (the IS, seed, dataset, backend, compiler and t2c's checking code)."""
+    cfg = config.load()
+    parts = [*map(str, key), compiler_version(cfg.cc), code_version("verify", "runtime")]
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+    return Path(cfg.build_cache or cfg.cache_dir) / "suites" / f"{k.name}-{digest}.json"
+
+
+def _stored_plan(k: Kernel, key: tuple) -> dict | None:
+    try:
+        return json.loads(_plan_path(k, key).read_text())
+    except (OSError, ValueError):
+        return None                          # none yet, or damaged: drawn again
+
+
+def _store_plan(k: Kernel, key: tuple, suite, g) -> None:
+    """Kept atomically (a rename), so a reader sees a whole plan or none."""
+    path = _plan_path(k, key)
+    plan = {"seed": key[1], "dataset": key[2], "backend": key[3], "suite": suite.summary(), "gate": g.summary()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f".{path.name}.{os.getpid()}")
+        part.write_text(json.dumps(plan))
+        os.replace(part, path)
+    except OSError:
+        pass                                 # a read-only cache: drawn again next time
 
 
 def _first_error(log: str) -> str:

@@ -9,6 +9,7 @@ and review the diff like any other code change.
 """
 import concurrent.futures as cf
 import dataclasses
+import functools
 import os
 import re
 import shutil
@@ -20,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from t2ctest import ROOT, corpus_sources, sweep
+from t2ctest import FULL_TIER, ROOT, corpus_sources, sweep
 from t2c.frontends.c import read_c
-from t2c.generators.poly import PolyOptions, generate
+from t2c.generators.poly import DEFAULT, PolyOptions, generate as generate_now
 from t2c.ir import Array
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -32,18 +33,23 @@ SOURCES = {p.parent.name: p for p in corpus_sources()}
 ONE_WORKER = pytest.mark.xdist_group("corpus-candidates")
 
 
-def _generate(path):
-    k = read_c(path)
-    return k.name, generate(k)
+@functools.lru_cache(maxsize=None)
+def _generated(key: str, k, options) -> str:
+    return generate_now(k, options)
+
+
+def generate(k, options=DEFAULT) -> str:
+    """The generator's text, made once per kernel and options in this process (it is a pure
+    function of both; the tests ask for the same defaults many times)."""
+    return _generated(k.key(), k, options)
 
 
 @pytest.fixture(scope="session")
 def candidates() -> dict:
-    """kernel name -> (IS kernel, candidate text), generated once per session."""
-    kernels = {p: read_c(p) for p in SOURCES.values()}
-    with cf.ProcessPoolExecutor(max_workers=2) as pool:
-        texts = dict(pool.map(_generate, SOURCES.values()))
-    return {k.name: (k, texts[k.name]) for k in kernels.values()}
+    """kernel name -> (IS kernel, candidate text), generated once per session (in this process,
+    so that the tests' own `generate` calls at default options find them made)."""
+    kernels = [read_c(p) for p in SOURCES.values()]
+    return {k.name: (k, generate(k)) for k in kernels}
 
 
 @ONE_WORKER
@@ -115,20 +121,36 @@ def _nvcc():
     return shutil.which("nvcc")
 
 
+def _covering(texts: dict) -> list[str]:
+    """The fewest candidates that together use every CUDA builtin, runtime call and generator
+    helper any of them uses (greedy set cover)."""
+    uses = {n: set(re.findall(r"\b(?:__\w+|cuda\w+|poly_\w+)", t)) for n, t in texts.items()}
+    left, chosen = set().union(*uses.values()), []
+    while left:
+        best = max(sorted(uses), key=lambda n: len(uses[n] & left))
+        chosen.append(best)
+        left -= uses[best]
+    return chosen
+
+
 @ONE_WORKER
 @pytest.mark.slow
 @pytest.mark.skipif(_nvcc() is None, reason="needs nvcc")
 def test_nvcc_builds_all(candidates, tmp_path):
-    """Every candidate compiles for sm_90 (object only: the ABI is exercised on emu)."""
-    def build(item):
-        name, (_, text) = item
+    """Every candidate compiles for sm_90 (object only: the ABI is exercised on emu).  Under
+    `make test`, the few that together use every construct any candidate uses (8 of 30); the
+    nightly tier builds all."""
+    texts = {name: text for name, (_, text) in candidates.items()}
+    names = sorted(texts) if FULL_TIER[0] else _covering(texts)
+
+    def build(name):
         src = tmp_path / f"{name}.cu"
-        src.write_text(text)
+        src.write_text(texts[name])
         proc = subprocess.run([_nvcc(), "-arch=sm_90", "-c", str(src), "-o", str(src.with_suffix(".o"))],
                               capture_output=True, text=True)
         return name, proc.returncode, proc.stderr
     with cf.ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(build, sorted(candidates.items())))
+        results = list(pool.map(build, names))
     failed = {n: log[-2000:] for n, rc, log in results if rc != 0}
     assert not failed, failed
 
@@ -323,9 +345,9 @@ def test_row_reductions_take_a_warp_per_row():
     # mvt's two nests walk A along rows and down columns: left apart, each in its own form
     mvt = generate(read_c(SOURCES["mvt"]))
     assert "mvt_update_x1: 128 lanes (4 warps) per i" in mvt and "mvt_update_x2: 64 lanes per i" in mvt
-    for name, lanes in (("gesummv", 32), ("atax", 64), ("mvt", 256)):
+    for name, lanes in sweep((("gesummv", 32), ("atax", 64), ("mvt", 256))):
         k2 = read_c(SOURCES[name])
-        card = ladder(k2, generate(k2, PolyOptions(row_lanes=lanes)), backend="emu", dataset="SMALL", seed=5)
+        card = ladder(k2, generate(k2, PolyOptions(row_lanes=lanes)), backend="emu", dataset="SMALL", seed=7)
         assert card.accepted, card.summary()
     for name in ("gesummv", "bicg", "atax", "mvt"):
         k2 = read_c(SOURCES[name])
@@ -364,7 +386,7 @@ def test_independent_launches_run_as_one(tmp_path):
     assert "fdtd_2d_update_hz<<<grid, block>>>" in plain and "fdtd_2d_update_ex<<<" not in plain
     apart = generate(k, PolyOptions(merge_launches=False, programmatic_launches=False))
     assert "_merged" not in apart and "fdtd_2d_update_ex<<<grid, block>>>" in apart
-    card = ladder(k, text, backend="emu", dataset="SMALL", seed=9)
+    card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
     assert card.accepted, card.summary()
     # bicg's two initializations (no host loop around them)
     bicg = read_c(SOURCES["bicg"])
@@ -400,8 +422,8 @@ def test_independent_reductions_run_as_one():
     mvt = read_c(SOURCES["mvt"])
     assert "mvt_update_x1_merged: mvt_update_x1, mvt_update_x2 as one launch" in generate(mvt)
     assert "_merged" not in generate(read_c(SOURCES["atax"]))
-    for k in (bicg, mvt):
-        card = ladder(k, generate(k), backend="emu", dataset="SMALL", seed=5)
+    for k in sweep((bicg, mvt)):                # (both at default options: test_row_reductions_...)
+        card = ladder(k, generate(k), backend="emu", dataset="SMALL", seed=7)
         assert card.accepted, card.summary()
 
 def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
@@ -423,6 +445,7 @@ def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
     assert "poly_wait" not in plain and "cudaLaunchKernelEx" not in plain
     gemm = generate(read_c(SOURCES["gemm"]))                  # one launch, no host loop
     assert "cudaLaunchKernelEx" not in gemm and "poly_wait" not in gemm
+    checked = sweep(("gramschmidt", "fdtd-2d", "jacobi-2d"))
     for name in ("gramschmidt", "fdtd-2d", "jacobi-2d"):      # a reduction's two kernels; a merged launch
         k = read_c(SOURCES[name])
         text = generate(k)
@@ -431,8 +454,9 @@ def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
         assert "gramschmidt" not in name or {"gramschmidt_reduce_R_partial", "gramschmidt_reduce_R_final"} <= launched
         for kernel in launched:
             assert re.search(rf"__global__ void [^\n]*\b{kernel}\([^\n]*\n\{{\n  poly_wait\(\);", text), kernel
-        card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
-        assert card.accepted, (name, card.summary())
+        if name in checked:
+            card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+            assert card.accepted, (name, card.summary())
 
 
 def test_small_host_loops_run_in_one_block():
@@ -449,7 +473,7 @@ def test_small_host_loops_run_in_one_block():
         assert f"{loop}<<<1, 256>>>" in generate(k, base.replace(one_block_threads=256))
         assert "<<<1, 1024>>>" not in generate(k, base.replace(one_block_loops=False))
         for opts in sweep((base, base.replace(one_block_max=0))):      # one block; the launches
-            card = ladder(k, generate(k, opts), backend="emu", dataset="SMALL", seed=3)
+            card = ladder(k, generate(k, opts), backend="emu", seed=3)     # MINI: one block all the same
             assert card.accepted, (name, opts.one_block_max, card.summary())
     # durbin's one-thread sum over i < k: inside the block, all threads split it (a fixed-order tree:
     # shuffles in each warp, then warp 0 over the warps' parts, one barrier), for any whole warps
@@ -619,7 +643,7 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     assert "one thread per (j)" in generate(symm, SWEEPS.replace(column_sweeps=False))
     text = generate(trmm, SWEEPS.replace(sweep_rows=False))       # (on: its rows in chunks, the next test)
     assert "held_1 = B[(i * n) + j];" in text and "B[(i * n) + j] = held_1 + part;" in text
-    for k in (symm, trmm):
+    for k in sweep((symm, trmm)):
         for shape in sweep(((8, 64), (1, 32), (32, 2))):
             options = SWEEPS.replace(sweep_block=shape, sweep_rows=False)
             card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=3)
@@ -644,7 +668,7 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     text = generate(ludcmp)
     assert "ludcmp_seq_x<<<1, dim3(1, 1024)>>>(n, A, x);" in text
     assert "for (j = -c0 + 1 + lane; j < n; j += 1024)" in text and "x[-c0] = held_1 + part;" in text
-    card = ladder(ludcmp, text, backend="emu", dataset="SMALL", seed=3)
+    card = ladder(ludcmp, text, backend="emu", dataset="MINI", seed=3)      # n = 40: lanes idle past n too
     assert card.accepted, card.summary()
 
 
@@ -1076,8 +1100,8 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     loc = read_c(local)
     text = generate(loc)
     assert text.index("dev_T[(i * 64) + j] = poly_v1[tm][tn];") < text.index("= dev_T[(i * 64) + (j + 0)] * 3.0;")
-    for k, options in ((trmm, PolyOptions()), (trmm, PolyOptions(forward_stores=False)), (cov, PolyOptions()),
-                       (syrk, PolyOptions()), (loc, PolyOptions()), (mm2, PolyOptions())):
+    for k, options in sweep(((trmm, PolyOptions()), (trmm, PolyOptions(forward_stores=False)), (cov, PolyOptions()),
+                             (syrk, PolyOptions()), (loc, PolyOptions()), (mm2, PolyOptions())), key=lambda c: c[1]):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=11)
         assert card.accepted and card.max_error < 0.125, (k.name, options, card.summary())
 

@@ -17,6 +17,16 @@ GOOD = ROOT / "tests/candidates/kernel_gemm.cu"
 needs_emu = pytest.mark.skipif(not emu_available(), reason="needs the emu backend (t2c.runtime.emu)")
 
 
+@pytest.fixture
+def no_suites_yet(monkeypatch, tmp_path):
+    """No suite drawn by an earlier test: none in this process's memory, none kept on disk."""
+    from collections import OrderedDict
+    from t2c.verify import ladder as ladder_module
+    monkeypatch.setattr(ladder_module, "_SUITES", OrderedDict())
+    monkeypatch.setenv("T2C_BUILD_CACHE", str(tmp_path / "build-cache"))
+    return tmp_path / "build-cache"
+
+
 @needs_emu
 def test_accepted_candidate_has_a_full_evidence_card():
     from t2c.verify.ladder import ladder
@@ -37,7 +47,7 @@ def test_accepted_candidate_has_a_full_evidence_card():
 
 
 @needs_emu
-def test_the_device_is_held_only_around_the_runs(monkeypatch):
+def test_the_device_is_held_only_around_the_runs(monkeypatch, no_suites_yet):
     """The engine's GPU slot (`device`) is taken after the suite and the mutant gate, which
     need no GPU, so another kernel's runs can use the GPU meanwhile, and given back before the
     full rung judges its outputs (a replayed suite's reference may still be computing them): the
@@ -45,7 +55,6 @@ def test_the_device_is_held_only_around_the_runs(monkeypatch):
     from contextlib import contextmanager
     from t2c.verify import ladder as ladder_module
     events = []
-    monkeypatch.setattr(ladder_module, "_LAST_SUITE", {})     # no suite drawn by an earlier test
     real_gate = ladder_module.gate
     monkeypatch.setattr(ladder_module, "gate", lambda suite: events.append("gate") or real_gate(suite))
     first, *rest = ladder_module.RUNTIME_RUNGS
@@ -198,12 +207,11 @@ def test_a_rung_with_no_cases_runs_nothing_and_passes():
 
 
 @needs_emu
-def test_an_options_search_reuses_one_suite(monkeypatch):
+def test_an_options_search_reuses_one_suite(monkeypatch, no_suites_yet):
     """Many candidates of one kernel on one given seed share the synthesized suite and its mutant
     gate (built once: the seed draws the same suite); a ladder with a fresh seed builds its own."""
     from t2c.verify import ladder as ladder_module
     built = []
-    monkeypatch.setattr(ladder_module, "_LAST_SUITE", {})     # no suite drawn by an earlier test
     real = ladder_module.build_suite
     monkeypatch.setattr(ladder_module, "build_suite", lambda *a, **kw: built.append(1) or real(*a, **kw))
     for _ in range(2):
@@ -211,6 +219,32 @@ def test_an_options_search_reuses_one_suite(monkeypatch):
     assert len(built) == 1
     assert ladder_module.ladder(GEMM, GOOD, backend="emu", seed=77).accepted and len(built) == 1
     assert ladder_module.ladder(GEMM, GOOD, backend="emu").accepted and len(built) == 2
+
+
+@needs_emu
+def test_a_seeds_suite_is_drawn_once_across_processes(monkeypatch, no_suites_yet):
+    """A later process (another test worker, a second `t2c verify --seed`) replays the plan the
+    first kept (one reference run per case, no draw, no mutant) and judges on the same cases; a
+    damaged plan is drawn again; a ladder with no seed given neither reads nor keeps one."""
+    from t2c.verify import ladder as ladder_module
+    first = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=78, bench=False)
+    kept = list(no_suites_yet.glob("suites/*.json"))
+    assert first.suite["origin"] == "drawn" and len(kept) == 1
+    real_build, real_gate = ladder_module.build_suite, ladder_module.gate
+    ladder_module._SUITES.clear()                                   # as in a fresh process
+    monkeypatch.setattr(ladder_module, "build_suite", lambda *a, **kw: pytest.fail("drawn again"))
+    monkeypatch.setattr(ladder_module, "gate", lambda *a, **kw: pytest.fail("gated again"))
+    again = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=78, bench=False)
+    assert again.accepted and again.suite["origin"] == "stored, replayed"
+    assert again.suite["case_list"] == first.suite["case_list"] and again.mutant_gate == first.mutant_gate
+    assert again.max_error == first.max_error
+    monkeypatch.setattr(ladder_module, "build_suite", real_build)
+    monkeypatch.setattr(ladder_module, "gate", real_gate)
+    ladder_module._SUITES.clear()
+    kept[0].write_text(kept[0].read_text()[:40])                   # cut short
+    assert ladder_module.ladder(GEMM, GOOD, backend="emu", seed=78, bench=False).suite["origin"] == "drawn"
+    ladder_module.ladder(GEMM, GOOD, backend="emu", bench=False)
+    assert len(list(no_suites_yet.glob("suites/*.json"))) == 1
 
 
 @needs_emu
@@ -232,7 +266,7 @@ def test_verify_and_bench_replay_the_planned_suite(monkeypatch, tmp_path):
     cards = {}
     for origin in ("planned, in memory", "planned, replayed"):    # the same worker; another process
         if origin == "planned, replayed":
-            ladder_module._LAST_SUITE.clear()
+            ladder_module._SUITES.clear()
         ev = ladder_module.ladder(GEMM, GOOD, backend="emu", seed=42, dataset="MINI", bench=False, planned=plan)
         assert ev.accepted and ev.suite["origin"] == origin
         assert ev.suite["case_list"] == plan["suite"]["cases"] and ev.mutant_gate == plan["gate"]

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -65,6 +66,8 @@ def build_emu(cu_files, out_exe, *, sanitize: bool | str, extra_sources=(), incl
     runtime_obj, log, cmd = _runtime_object(cache, runtime_flags)
     if runtime_obj is None:
         return BuildResult(False, None, "the emu runtime failed to compile (a t2c bug):\n" + log, cmd)
+    if not include_dirs and not defines:
+        flags = _with_header_precompiled(cache, flags)
 
     key = _digest([runtime_obj.name, *flags, *link_flags, *[str(p) for p in extra_sources]]
                   + [f"{rel}\0{text}" for rel, (text, _) in sorted(units.items())]
@@ -210,6 +213,37 @@ def _runtime_object(cache: Path, runtime_flags) -> tuple[Path | None, str, str]:
     seal(Path(tmp), obj)
     os.replace(tmp, obj)
     return obj, log, " ".join(cmd)
+
+
+def _with_header_precompiled(cache: Path, flags: list[str]) -> list[str]:
+    """`flags` searching first a folder holding t2c_emu.h precompiled with exactly these flags
+    (g++ takes `t2c_emu.h.gch` there in place of the header every translation unit includes
+    first: parsing it is half of compiling a candidate).  Made once per flag set, keyed like the
+    runtime object; g++ falls back to the header itself where it cannot use it."""
+    headers = sorted(settings.INCLUDE_DIR.rglob("*"))
+    key = _digest([_compiler_version(settings.cxx()), *flags]
+                  + [p.read_bytes() for p in headers if p.is_file()])
+    folder = cache / f"pch-{key}"
+    pch = folder / "t2c_emu.h.gch"
+    if not intact(pch):
+        folder.mkdir(exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder, prefix="tmp-") as tmp:     # one per builder
+            wrapper, part = Path(tmp) / "pch.h", Path(tmp) / "pch.gch"
+            wrapper.write_text('#include "t2c_emu.h"\n')
+            ok, _ = _run([settings.cxx(), settings.CXX_STD, *flags, "-x", "c++-header", str(wrapper),
+                          "-o", str(part)])
+            if not ok:
+                return flags                  # compiled the plain way, as before
+            seal(part, pch)
+            os.replace(part, pch)
+    # a later `#include "t2c_emu.h"` (a local header's) cannot take the PCH again: it reads this
+    forward = folder / "t2c_emu.h"
+    if not forward.exists():
+        part = folder / f"tmp-{os.getpid()}-{threading.get_ident()}.h"
+        part.write_text('#include_next "t2c_emu.h"\n')
+        os.replace(part, forward)
+    at = flags.index(f"-I{settings.INCLUDE_DIR}")
+    return [*flags[:at], f"-I{folder}", *flags[at:]]
 
 
 def _object(cache: Path, cmd: list[str], rel: str, units: dict, tus: set, top_dirs) -> tuple[bool, str]:
