@@ -707,13 +707,15 @@ def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(
         bad = text.replace(barrier, "/* removed */")
         assert bad != text and not ladder(trmm, bad, backend="emu", dataset="SMALL", seed=3).accepted, barrier
     p = tmp_path / "k.c"
-    for bounds, chunked in (("i + 1; k < m", True), ("0; k < i", False), ("i; k < m", False)):
+    cases = (("i + 1; k < m", True), ("0; k < i", False), ("i; k < m", False))
+    for bounds, chunked in cases:
         p.write_text(_CHUNK_ROWS % bounds)
         k = read_c(p)
         text = generate(k, SWEEPS)
         assert ("in chunks of 128" in text) == chunked and ("dim3(4, 128)" if chunked else "dim3(16, 64)") in text, bounds
-        card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
-        assert card.accepted, (bounds, card.summary())
+        if (bounds, chunked) in sweep(cases, key=lambda c: c[1]):      # each form, on emu
+            card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+            assert card.accepted, (bounds, card.summary())
 
 
 _UNBOUNDED = """void k(int n, double A[n][n], double tmp[n]) {
@@ -787,14 +789,16 @@ def test_integer_max_rows_and_what_lane_0_may_write_first(tmp_path):
         got = _contribution(parse_expr(f"T = {rv}"), "T")
         assert (got and got[0]) == op, rv
     p = tmp_path / "k.c"
-    for source, row in ((_MAX_ROWS % "T[i][0] = 0.5 * T[i][0]", True), (_MAX_ROWS % "T[i][i + 1] = 0.5", False),
-                        (_OTHER_CELL, False)):     # the generator used to make a warp per i of this one: wrong
+    cases = ((_MAX_ROWS % "T[i][0] = 0.5 * T[i][0]", True), (_MAX_ROWS % "T[i][i + 1] = 0.5", False),
+             (_OTHER_CELL, False))         # the generator used to make a warp per i of this one: wrong
+    for source, row in cases:
         p.write_text(source)
         k = read_c(p)
         text = generate(k)
         assert ("per i stride loop k" in text or "one warp per i" in text) == row, source
-        card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
-        assert card.accepted, card.summary()
+        if (source, row) in sweep(cases, key=lambda c: c[1]):          # each form, on emu
+            card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
+            assert card.accepted, card.summary()
 
 
 def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(tmp_path):
@@ -874,8 +878,9 @@ def test_an_array_each_host_iteration_fills_gets_a_copy_each_and_the_loops_join_
     assert "const int r = (int)blockIdx.z;" in text and "dim3 block(16, 8, 1);" in text
     assert "poly_blocks(extent_z, 1)" in text
     assert "blockIdx.z * blockDim.z + threadIdx.z" in generate(batch, PolyOptions(batch_tiles=False))
-    card = ladder(batch, text, backend="emu", seed=6)
-    assert card.accepted, card.summary()
+    if FULL_TIER[0]:                        # doitgen's ladder above checks the same form under make test
+        card = ladder(batch, text, backend="emu", seed=6)
+        assert card.accepted, card.summary()
 
 
 def test_a_thread_can_compute_a_tile_of_grid_points():
@@ -1173,15 +1178,17 @@ def test_a_tiled_loop_whose_bounds_move_with_the_grid_runs_over_the_blocks_hull(
     not, pass the ladder; without the mask the ladder rejects the candidate."""
     from t2c.verify.ladder import ladder
     p = Path(tempfile.mkdtemp()) / "k.c"
-    for bounds, body in (("0; k <= i", "A[i][k] * B[k][j]"), ("j; k < m", "A[i][k] * B[k][j]"),
-                         ("i + 1; k < m", "2.0 * A[i][k] * B[k][j]")):
+    cases = (("0; k <= i", "A[i][k] * B[k][j]"), ("j; k < m", "A[i][k] * B[k][j]"),
+             ("i + 1; k < m", "2.0 * A[i][k] * B[k][j]"))
+    for bounds, body in cases:
         p.write_text(_TRIANGLE % (bounds, body))
         k = read_c(p)
-        for options in sweep((PolyOptions(), PolyOptions(tensor_cores=False))):
+        for options in (PolyOptions(), PolyOptions(tensor_cores=False)):
             text = generate(k, options)
             assert "poly_lo" in text and "poly_hi" in text, (bounds, options)
-            card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
-            assert card.accepted, (bounds, options, card.summary())
+            if (bounds, body, options) in sweep(((*c, o) for c in cases for o in (PolyOptions(), PolyOptions(tensor_cores=False)))):
+                card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
+                assert card.accepted, (bounds, options, card.summary())
         assert "poly_lo" not in generate(k, PolyOptions(staged_hulls=False))
     trmm = read_c(SOURCES["trmm"])
     text = generate(trmm)
