@@ -195,12 +195,15 @@ def _compiler_version(compiler: str) -> str:
         return compiler
 
 
+def _headers_key(flags) -> str:
+    """What the runtime's own build depends on: the compiler, the flags, every header it ships."""
+    headers = sorted(settings.INCLUDE_DIR.rglob("*"))
+    return _digest([_compiler_version(settings.cxx()), *flags] + [p.read_bytes() for p in headers if p.is_file()])
+
+
 def _runtime_object(cache: Path, runtime_flags) -> tuple[Path | None, str, str]:
     flags = [*settings.COMMON_FLAGS, *runtime_flags]
-    headers = sorted(settings.INCLUDE_DIR.rglob("*"))
-    key = _digest([_compiler_version(settings.cxx()), *flags]
-                  + [p.read_bytes() for p in headers if p.is_file()])
-    obj = cache / f"runtime-{key}.o"
+    obj = cache / f"runtime-{_headers_key(flags)}.o"
     cmd = [settings.cxx(), settings.CXX_STD, *flags, "-c", str(settings.RUNTIME_SOURCE)]
     if intact(obj):
         return obj, "", " ".join(cmd)
@@ -220,10 +223,7 @@ def _with_header_precompiled(cache: Path, flags: list[str]) -> list[str]:
     (g++ takes `t2c_emu.h.gch` there in place of the header every translation unit includes
     first: parsing it is half of compiling a candidate).  Made once per flag set, keyed like the
     runtime object; g++ falls back to the header itself where it cannot use it."""
-    headers = sorted(settings.INCLUDE_DIR.rglob("*"))
-    key = _digest([_compiler_version(settings.cxx()), *flags]
-                  + [p.read_bytes() for p in headers if p.is_file()])
-    folder = cache / f"pch-{key}"
+    folder = cache / f"pch-{_headers_key(flags)}"
     pch = folder / "t2c_emu.h.gch"
     if not intact(pch):
         folder.mkdir(exist_ok=True)
