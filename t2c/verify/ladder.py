@@ -217,7 +217,12 @@ def plan_suite(k: Kernel, seed: int, dataset: str, backend: str) -> dict:
     runs a kernel's stages one after the other in one worker)."""
     dataset = dataset.upper()
     suite, g, _ = _suite_and_gate(k, seed, dataset, backend, reuse=True)
-    return {"seed": seed, "dataset": dataset, "backend": backend, "suite": suite.summary(), "gate": g.summary()}
+    return _plan((k.key(), seed, dataset, backend), suite, g)
+
+
+def _plan(key: tuple, suite, g) -> dict:
+    """A drawn suite and its gate verdict as the summaries a later ladder replays (`planned`)."""
+    return {"seed": key[1], "dataset": key[2], "backend": key[3], "suite": suite.summary(), "gate": g.summary()}
 
 
 def _planned(k: Kernel, key: tuple, planned: dict, rungs: tuple[str, ...] | None = None):
@@ -291,7 +296,7 @@ def _stored_plan(k: Kernel, key: tuple) -> dict | None:
 def _store_plan(k: Kernel, key: tuple, suite, g) -> None:
     """Kept atomically (a rename), so a reader sees a whole plan or none."""
     path = _plan_path(k, key)
-    plan = {"seed": key[1], "dataset": key[2], "backend": key[3], "suite": suite.summary(), "gate": g.summary()}
+    plan = _plan(key, suite, g)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_name(f".{path.name}.{os.getpid()}")
