@@ -37,7 +37,7 @@ from ..ir import Kernel
 from ..runtime.build import BuildError
 from .compare import compare, poison
 from .mutants import Mutant, mutants
-from .reference import ReferenceFailed, array_shape, run_reference
+from .reference import ReferenceFailed, array_shape, build_variants, run_reference
 from .synth import Case, Suite, probes, strengthen
 
 ROUNDS = 2
@@ -90,15 +90,16 @@ class GateResult:
                 "mutants": [asdict(m) for m in self.mutants]}
 
 
-def _kills(k: Kernel, m: Mutant, case: Case) -> str | None:
-    """How the mutant fails this case, or None when it passes."""
+def _kills(k: Kernel, m: Mutant, case: Case, variant: tuple | None) -> str | None:
+    """How the mutant fails this case, or None when it passes (`variant`: where it is built)."""
     timeout = max(10.0, 50 * case.ref_seconds + 5)
     # As a candidate does, the mutant starts with its `out` arrays poisoned: one that leaves
     # elements unwritten fails the comparison, as it would on the ladder.
     start = dict(case.inputs) | {a.name: poison(a.dtype, array_shape(a, case.sizes))
                                  for a in k.arrays if a.intent == "out"}
     try:
-        run = run_reference(k.replace(reference=m.reference), case.sizes, start, timeout=timeout)
+        run = run_reference(k.replace(reference=m.reference), case.sizes, start, timeout=timeout,
+                            variant=variant)
     except ReferenceFailed as e:
         return f"crashed: {e}"
     except BuildError as e:             # as the ladder's build rung would reject it
@@ -113,9 +114,19 @@ def _order(cases: list[Case]) -> list[Case]:
     return sorted((c for c in cases if c.expected is not None), key=lambda c: rank.get(c.rung, 3))
 
 
-def _try(k: Kernel, m: Mutant, cases: list[Case]) -> MutantResult:
+def _built_together(k: Kernel, ms: list[Mutant]) -> dict[str, tuple]:
+    """Each mutant's (program, index) in one compile of them all; none when that compile fails:
+    each then builds alone, and one that does not compile is killed as the build rung would."""
+    try:
+        exe = build_variants(k, tuple(m.reference for m in ms))
+    except BuildError:
+        return {}
+    return {m.name: (exe, i) for i, m in enumerate(ms)}
+
+
+def _try(k: Kernel, m: Mutant, cases: list[Case], variant: tuple | None = None) -> MutantResult:
     for c in _order(cases):
-        how = _kills(k, m, c)
+        how = _kills(k, m, c, variant)
         if how:
             return MutantResult(m.name, m.operator, m.where, True, c.label(), how[:300])
     return MutantResult(m.name, m.operator, m.where, False)
@@ -135,9 +146,11 @@ def gate(suite: Suite, *, rounds: int = ROUNDS, jobs: int | None = None) -> Gate
     start = time.monotonic()
     k = suite.kernel
     ms = mutants(k)
+    at = _built_together(k, ms) if ms else {}
     jobs = jobs or os.cpu_count() or 1
     with ThreadPoolExecutor(jobs) as pool:
-        results = dict(zip([m.name for m in ms], pool.map(lambda m: _try(k, m, suite.cases), ms)))
+        tries = lambda cases: (lambda m: _try(k, m, cases, at.get(m.name)))
+        results = dict(zip([m.name for m in ms], pool.map(tries(suite.cases), ms)))
         used = 0
         for r in range(1, rounds + 1):
             left = [m for m in ms if not results[m.name].killed]
@@ -145,11 +158,11 @@ def gate(suite: Suite, *, rounds: int = ROUNDS, jobs: int | None = None) -> Gate
                 break
             used = r
             added = strengthen(suite, r)
-            for m, res in zip(left, pool.map(lambda m: _try(k, m, added), left)):
+            for m, res in zip(left, pool.map(tries(added), left)):
                 results[m.name] = res
         left = [m for m in ms if not results[m.name].killed]
         cases = probes(suite) if left else []
-        for m, res in zip(left, pool.map(lambda m: _try(k, m, cases), left)):
+        for m, res in zip(left, pool.map(tries(cases), left)):
             results[m.name] = replace(res, killed=False, equivalent=not res.killed and len(cases) >= PROBE_CASES,
                                       by=f"probe {res.by}" if res.killed else "")
         weak = {}
@@ -158,7 +171,7 @@ def gate(suite: Suite, *, rounds: int = ROUNDS, jobs: int | None = None) -> Gate
         # (every mutant run at the full dataset, LARGE on a GPU, costs minutes of CPU per kernel)
         original = [c for c in original if c.rung != "full"] or original
         if original:
-            alone = list(pool.map(lambda m: _try(k, m, original), ms))
+            alone = list(pool.map(tries(original), ms))
             survivors = [m.name for m, res in zip(ms, alone) if not res.killed]
             if survivors:
                 weak["original"] = (f"the original init alone kills {len(ms) - len(survivors)}/{len(ms)} "

@@ -94,9 +94,15 @@ def count_expr(shape) -> str:
     return " * ".join(f"(size_t)({e})" for e in shape) or "1"
 
 
-def reference_driver(k: Kernel, reference: str | None = None, checker: str = "") -> str:
+def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
+                     variants: tuple[str, ...] = ()) -> str:
     """C source of the reference driver for kernel k (see the module docstring); `reference`
-    and `checker` replace its reference for a checked build (checked.py)."""
+    and `checker` replace its reference for a checked build (checked.py).  `variants`: versions
+    of the reference with its signature (the gate's mutants), each renamed `t2c_variant_I` and
+    called when the environment has T2C_VARIANT=I, so that one compile serves them all."""
+    if variants:
+        reference = "".join(f"#define {k.name} t2c_variant_{i}\n{text}\n#undef {k.name}\n"
+                            for i, text in enumerate(variants))
     lines = [PRELUDE, checker, k.init or "", reference or k.reference, "int main(int argc, char **argv)", "{"]
     lines.append(f"  if (argc != {3 + len(k.sizes)}) {{ fprintf(stderr, \"usage: %s init|run DIR"
                  f"{''.join(' ' + s.name for s in k.sizes)}\\n\", argv[0]); return 2; }}")
@@ -131,7 +137,16 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "")
                      "return 2; }")
     ret = k.returns
     lines.append("  double t2c_t0 = t2c_now();")
-    lines.append(f"  {ret.dtype + ' t2c_ret = ' if ret else ''}{k.name}({call_args});")
+    if variants:
+        lines.append(f"  {ret.dtype + ' t2c_ret = 0;' if ret else ''}")
+        lines.append("  const char *t2c_which = getenv(\"T2C_VARIANT\");")
+        lines.append("  switch (t2c_which ? atoi(t2c_which) : -1) {")
+        lines += [f"  case {i}: {'t2c_ret = ' if ret else ''}t2c_variant_{i}({call_args}); break;"
+                  for i in range(len(variants))]
+        lines.append("  default: fprintf(stderr, \"t2c: T2C_VARIANT names no version\\n\"); return 2;")
+        lines.append("  }")
+    else:
+        lines.append(f"  {ret.dtype + ' t2c_ret = ' if ret else ''}{k.name}({call_args});")
     lines.append("  double t2c_t1 = t2c_now();")
     if ret:
         lines.append(f"  t2c_store(t2c_dir, \"out_\", \"return\", &t2c_ret, sizeof({ret.dtype}));")
@@ -210,19 +225,29 @@ def build_reference(k: Kernel, flags: tuple[str, ...] | None = None) -> Path:
     return build({f"{k.name}_driver.c": reference_driver(k)}, list(flags or cfg.ref_cflags))
 
 
+def build_variants(k: Kernel, references: tuple[str, ...]) -> Path:
+    """One reference driver holding every version in `references` (run one with
+    `run_reference(..., variant=(exe, i))`); BuildError when any of them does not compile."""
+    return build({f"{k.name}_variants.c": reference_driver(k, variants=references)}, list(config.load().ref_cflags))
+
+
 def _write(path: Path, value) -> None:
     path.write_bytes(np.ascontiguousarray(value).tobytes())
 
 
 def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, *,
                   timeout: float | None = None, flags=None, workdir: Path | None = None,
-                  nice: int = BACKGROUND, checked_run: bool = False) -> ReferenceRun:
+                  nice: int = BACKGROUND, checked_run: bool = False,
+                  variant: tuple[Path, int] | None = None) -> ReferenceRun:
     """Build and run the reference on `inputs` (None: the original init).  Background CPU work by
     default (`nice`): a run whose time is measured passes nice=0.  `checked_run`: with bounds and
-    overflow checks (checked.py), which raise `ReferenceFault` (a UserError) for what they find."""
+    overflow checks (checked.py), which raise `ReferenceFault` (a UserError) for what they find.
+    `variant`: (a `build_variants` program, the index of the version to run) instead."""
     check_constraints(k, sizes)
-    sites, driver = [], ""
-    if checked_run:
+    sites, driver, env = [], "", clean_env()
+    if variant:
+        exe, env = variant[0], clean_env({"T2C_VARIANT": str(variant[1])})
+    elif checked_run:
         text, sites = checked.instrument(k)
         driver = reference_driver(k, text, checked.CHECKER)
         exe = build({f"{k.name}_driver.c": driver},
@@ -237,7 +262,7 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
             inputs = _init(k, exe, d, sizes, timeout, nice)
         for name, value in inputs.items():
             _write(d / f"{name}.bin", value)
-        r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice, env=clean_env())
+        r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice, env=env)
         if not r.ok:
             if checked_run and (found := checked.fault(k, r.stderr, driver, sites, sizes)):
                 raise found

@@ -30,6 +30,10 @@ def corpus(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("T2C_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("CI_NODE_INDEX", raising=False)
+    # one secret for every test's project: the suites drawn for it are replayed from the build
+    # cache the session shares (each test still starts with empty run state and cache)
+    (tmp_path / ".t2c").mkdir()
+    (tmp_path / ".t2c" / "secret-seed").write_text("20261204")
     return root
 
 

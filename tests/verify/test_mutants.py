@@ -165,3 +165,29 @@ def test_a_mutant_only_a_probe_tells_apart_leaves_the_suite_weak():
     fp = next(m for m in g.mutants if m.name == "float_precision")
     assert not g.passed and not fp.killed and not fp.equivalent and fp.by.startswith("probe "), g.summary()
     assert fp in g.survivors and not any(c.rung == "probe" for c in suite.cases)
+
+
+def test_the_mutants_are_compiled_together_once_and_alone_when_one_does_not_build(monkeypatch):
+    """The gate compiles every mutant into one program (a compile is most of a gate's time) and
+    runs each by its index, with the verdicts of separate builds; when that compile fails, each
+    mutant builds alone and only the one that does not compile is killed for it."""
+    import dataclasses
+    import t2c.verify.gate as gate_module
+    import t2c.verify.reference as reference
+    k = read_c(POLYBENCH / "linear-algebra/kernels/atax/atax.c")
+    suite = build_suite(k, 3, dataset="MINI")
+    compiled, build, together_fn = [], reference.build, gate_module._built_together
+    monkeypatch.setattr(reference, "build", lambda sources, *a, **kw: compiled.append(sorted(sources)) or
+                        build(sources, *a, **kw))
+    together = gate(suite)
+    assert compiled == [[f"{k.name}_variants.c"]], compiled
+    verdicts = lambda g: [(m.name, m.killed, m.by) for m in g.mutants]
+    monkeypatch.setattr(gate_module, "_built_together", lambda k, ms: {})
+    assert verdicts(gate(suite)) == verdicts(together)
+    broken = mutants(k)
+    broken[1] = dataclasses.replace(broken[1], reference=broken[1].reference.replace("{", "{ undeclared_name;", 1))
+    monkeypatch.setattr(gate_module, "mutants", lambda k: broken)
+    monkeypatch.setattr(gate_module, "_built_together", together_fn)
+    g = gate(suite)
+    assert "does not build" in g.mutants[1].how
+    assert verdicts(g)[2:] == verdicts(together)[2:] and g.mutants[0].by == together.mutants[0].by

@@ -60,6 +60,10 @@ COMMON_FLAGS = ("-fno-strict-aliasing", "-pthread")
 OPT_FLAGS = ("-O2",)
 SANITIZE_FLAGS = ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
                   "-fno-sanitize-recover=undefined")
+# The runtime itself (scheduler, fibers, copies) is t2c's code, not the candidate's: optimized and
+# uninstrumented under both sanitizers, driving their fiber APIs.  Heap memory it hands out still
+# comes from the sanitizer's allocator, so device arrays and shared memory keep their redzones.
+ASAN_RUNTIME_FLAGS = ("-O2", "-g", "-fno-omit-frame-pointer", "-DT2C_ASAN=1")   # frames: allocation sites
 # Race checking: the program under ThreadSanitizer; the runtime uninstrumented (so its
 # own bookkeeping is not mistaken for races) but driving TSan's fiber API.
 TSAN_FLAGS = ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=thread")
@@ -72,7 +76,7 @@ def build_flags(sanitize) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
     if sanitize == "thread":
         return TSAN_FLAGS, TSAN_RUNTIME_FLAGS, ("-fsanitize=thread",)
     if sanitize in (True, "address"):
-        return SANITIZE_FLAGS, SANITIZE_FLAGS, SANITIZE_FLAGS
+        return SANITIZE_FLAGS, ASAN_RUNTIME_FLAGS, SANITIZE_FLAGS
     if sanitize in (False, None):
         return OPT_FLAGS, OPT_FLAGS, ()
     raise ValueError(f"sanitize must be False, True, 'address' or 'thread', not {sanitize!r}")

@@ -122,10 +122,14 @@ inline void pipeline_copy_at(const char* f, int l, void* dst, const void* src, s
     pipeline_memcpy_async(dst, src, size, zfill, f, l);
 }
 
+// The emulated instructions below read only register values: checking their own arrays finds
+// nothing in a candidate and costs most of their time.
+#define T2C_EMU_UNCHECKED __attribute__((no_sanitize("address", "undefined")))
+
 // PTX mma.sync.aligned.m8n8k4.row.col.f64 (inline asm, rewritten to this call): the warp's
 // 8x4 A times 4x8 B plus C. Lane l holds A[l/4][l%4] in a, B[l%4][l/4] in b and
 // C[l/4][l%4*2 + 0, 1] in c0, c1; all 32 lanes must take part.
-inline void mma_m8n8k4_f64(const char* f, int l, double& d0, double& d1, double a, double b, double c0, double c1) {
+T2C_EMU_UNCHECKED inline void mma_m8n8k4_f64(const char* f, int l, double& d0, double& d1, double a, double b, double c0, double c1) {
     const char* what = "mma.sync.m8n8k4.f64";
     WarpView w = warp_exchange(0xffffffffu, to_bits(a), what, f, l);
     if (w.members != 0xffffffffu)
@@ -145,10 +149,11 @@ inline void mma_m8n8k4_f64(const char* f, int l, double& d0, double& d1, double 
 // PTX mma.sync.aligned.m16n8k8.row.col.f64: the warp's 16x8 A times 8x8 B plus C. Lane l holds
 // A[l/4 + 8 (r%2)][l%4 + 4 (r/2)] in a_r, B[l%4 + 4 r][l/4] in b_r, C[l/4][l%4*2 + 0, 1] in c0, c1
 // and C[l/4 + 8][l%4*2 + 0, 1] in c2, c3; all 32 lanes must take part.
-inline void mma_m16n8k8_f64(const char* f, int l, double& d0, double& d1, double& d2, double& d3, double a0, double a1,
+T2C_EMU_UNCHECKED inline void mma_m16n8k8_f64(const char* f, int l, double& d0, double& d1, double& d2, double& d3, double a0, double a1,
                             double a2, double a3, double b0, double b1, double c0, double c1, double c2, double c3) {
     const char* what = "mma.sync.m16n8k8.f64";
-    double A[16][8], B[8][8];
+    // Each lane keeps only what its outputs read: A's rows l/4 and l/4 + 8, B's columns l%4*2 + 0, 1.
+    double A[2][8], B[2][8];
     const double as[4] = {a0, a1, a2, a3}, bs[2] = {b0, b1};
     unsigned lane = 0;
     for (int r = 0; r < 4; ++r) {
@@ -156,16 +161,17 @@ inline void mma_m16n8k8_f64(const char* f, int l, double& d0, double& d1, double
         if (w.members != 0xffffffffu)
             finding(kExitDivergent, "divergent-barrier", f, l, "%s needs all 32 lanes of the warp; lanes %08x took part",
                     what, w.members);
-        for (unsigned i = 0; i < 32; ++i) A[i / 4 + 8 * (r % 2)][i % 4 + 4 * (r / 2)] = from_bits<double>(w.slots[i]);
         lane = w.lane;
+        for (unsigned k = 0; k < 4; ++k) A[r % 2][k + 4 * (r / 2)] = from_bits<double>(w.slots[lane / 4 * 4 + k]);
     }
     for (int r = 0; r < 2; ++r) {
         WarpView w = warp_exchange(0xffffffffu, to_bits(bs[r]), what, f, l);
-        for (unsigned i = 0; i < 32; ++i) B[i % 4 + 4 * r][i / 4] = from_bits<double>(w.slots[i]);
+        for (unsigned n = 0; n < 2; ++n)
+            for (unsigned k = 0; k < 4; ++k) B[n][k + 4 * r] = from_bits<double>(w.slots[(lane % 4 * 2 + n) * 4 + k]);
     }
     double c[4] = {c0, c1, c2, c3};
     for (int q = 0; q < 4; ++q)
-        for (int k = 0; k < 8; ++k) c[q] = fma(A[lane / 4 + 8 * (q / 2)][k], B[k][lane % 4 * 2 + q % 2], c[q]);
+        for (int k = 0; k < 8; ++k) c[q] = fma(A[q / 2][k], B[q % 2][k], c[q]);
     d0 = c[0];
     d1 = c[1];
     d2 = c[2];

@@ -27,8 +27,10 @@
 #include <thread>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) && !defined(T2C_ASAN)
 #define T2C_ASAN 1
+#endif
+#ifdef T2C_ASAN             // set by build_emu: this file uninstrumented in an AddressSanitizer program
 #include <sanitizer/common_interface_defs.h>
 #endif
 #if !defined(__x86_64__)
