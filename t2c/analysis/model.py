@@ -250,6 +250,10 @@ class _Builder:
             if any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Return))
                    for n in _walk(item)):
                 raise NotAffine(f"line {item.coord.line}: a loop under an if")
+            if loops and any(isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Goto)) for n in _walk(item)):
+                # the loop's trip count then depends on the data: its statements cannot be split apart
+                raise NotAffine(f"line {item.coord.line}: an early exit (break, continue) from loop "
+                                f"'{loops[-1].var}' depends on the data")
             return [self.leaf(item, loops, domain, conditional=True)]
         if isinstance(item, (c_ast.Assignment, c_ast.UnaryOp, c_ast.FuncCall)):
             return [self.leaf(item, loops, domain)]

@@ -87,11 +87,37 @@ class Array:
 
 @dataclass(frozen=True)
 class Domain:
-    """What valid values of one input look like."""
+    """What valid values of one input look like.  A bound is a number or a C expression over
+    the sizes (`integers(0, n - 1)`: the valid indices of an array a gather reads)."""
     target: str
     kind: str
-    low: float | None = None
-    high: float | None = None
+    low: float | str | None = None
+    high: float | str | None = None
+
+    def bounds(self, sizes: dict[str, int]) -> tuple[float | None, float | None]:
+        """The bounds at these sizes."""
+        at = lambda b: b if b is None or not isinstance(b, str) else eval_extent(b, sizes)
+        return at(self.low), at(self.high)
+
+    def text(self) -> str:
+        """As an annotation writes it: `uniform(-1, 1)`, `integers(0, n - 1)`, `spd`."""
+        if self.low is None or self.high is None:
+            return self.kind
+        show = lambda b: b if isinstance(b, str) else f"{b:g}"
+        return f"{self.kind}({show(self.low)}, {show(self.high)})"
+
+
+def eval_extent(expr: str, sizes: dict[str, int]) -> int:
+    """Value of a C size expression (+ - * / % << >> and parentheses over sizes)."""
+    import ast
+    from ..errors import UserError
+    tree = ast.parse(expr.replace("/", "//"), mode="eval")
+    allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
+               ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.UAdd, ast.LShift, ast.RShift)
+    for node in ast.walk(tree):
+        if not isinstance(node, allowed) or (isinstance(node, ast.Name) and node.id not in sizes):
+            raise UserError(f"cannot evaluate the extent '{expr}' with sizes {sizes}")
+    return int(eval(compile(tree, "<extent>", "eval"), {"__builtins__": {}}, dict(sizes)))
 
 
 @dataclass(frozen=True)
@@ -206,6 +232,10 @@ def validate(k: Kernel) -> Kernel:
             fail(f"domain of '{d.target}' has kind '{d.kind}'; use one of {', '.join(DOMAIN_KINDS)}")
         if d.target not in names and d.kind != "original":
             fail(f"domain names '{d.target}', which is not a parameter")
+        for b in (d.low, d.high):
+            if isinstance(b, str) and not _names_in_or_none(b) <= {z.name for z in k.sizes}:
+                fail(f"the domain of '{d.target}' has the bound '{b}': a bound is a number or an "
+                     "expression over the sizes (`integers(0, n - 1)`)")
     int_outputs = {x.name for x in k.outputs if x.dtype not in FLOAT_DTYPES}
     for name, units in k.tolerances:
         if name not in int_outputs:
@@ -227,6 +257,13 @@ def validate(k: Kernel) -> Kernel:
         if unknown := sorted(names - known):
             fail(f"the constraint '{c}' names {', '.join(unknown)}, which is no size or scalar of the kernel")
     return k
+
+
+def _names_in_or_none(expr: str) -> set[str] | None:
+    try:
+        return _names_in(expr)
+    except ValueError:
+        return {expr}
 
 
 def _names_in(expr: str) -> set[str]:

@@ -127,7 +127,7 @@ def fault(k: Kernel, stderr: str, driver: str, sites: list[Site], sizes: dict) -
 
 
 def _domain(d) -> str:
-    return f"{d.kind}({d.low:g}, {d.high:g})" if d.low is not None and d.high is not None else d.kind
+    return d.text()
 
 
 def _names(node) -> set[str]:

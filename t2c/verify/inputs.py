@@ -76,7 +76,7 @@ def synthesize(k: Kernel, sizes: dict[str, int], seed, distribution: str = "doma
         shape = array_shape(x, sizes) if hasattr(x, "shape") else ()
         d = domains.get(x.name)
         kind = d.kind if d else ("uniform" if x.dtype in FLOAT_DTYPES else "integers")
-        low, high = (d.low, d.high) if d else (None, None)
+        low, high = d.bounds(sizes) if d else (None, None)
         if kind == "integers" and d is None:
             low, high = 0, 16
         floating = x.dtype in FLOAT_DTYPES

@@ -33,7 +33,8 @@ from ..ir import Kernel
 #: At most this many mutants per loop operator, spread over the candidates.
 PER_OPERATOR = 3
 MATH = {"sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan", "atan2",
-        "floor", "ceil", "fmin", "fmax", "fmod", "erf", "log2", "log10", "exp2", "round", "cbrt", "fma"}
+        "floor", "ceil", "fmin", "fmax", "fmod", "erf", "erfc", "log2", "log10", "exp2", "expm1", "log1p",
+        "round", "trunc", "cbrt", "fma", "hypot", "copysign"}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import numpy as np
 from .. import config
 from ..errors import UserError
 from ..ir import DTYPES, Kernel
+from ..ir.kernel import eval_extent  # noqa: F401  (shapes below; re-exported)
 from ..runtime.build import build
 from ..runtime.process import clean_env, run_process
 from . import checked
@@ -167,17 +168,6 @@ def _call_arg(k: Kernel, p: str) -> str:
 
 
 # -- sizes and shapes ----------------------------------------------------------------------
-
-def eval_extent(expr: str, sizes: dict[str, int]) -> int:
-    """Value of a C extent expression (+ - * / % and parentheses over sizes)."""
-    tree = ast.parse(expr.replace("/", "//"), mode="eval")
-    allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
-               ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.UAdd)
-    for node in ast.walk(tree):
-        if not isinstance(node, allowed) or (isinstance(node, ast.Name) and node.id not in sizes):
-            raise UserError(f"cannot evaluate the extent '{expr}' with sizes {sizes}")
-    return int(eval(compile(tree, "<extent>", "eval"), {"__builtins__": {}}, dict(sizes)))
-
 
 def array_shape(a, sizes) -> tuple[int, ...]:
     return tuple(eval_extent(e, sizes) for e in a.shape)

@@ -300,7 +300,7 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
     specs = ROOT / "corpora" / "text2cuda"
     dot = read_spec(specs / "dot.md")
     text = generate(dot)
-    assert "dot_reduce_d_partial<<<parts, 256>>>" in text and "dot_reduce_d_final<<<1, 256>>>" in text
+    assert "dot_reduce_d_partial<<<poly_parts, 256>>>" in text and "dot_reduce_d_final<<<1, 256>>>" in text
     assert "__device__ double dot_reduce_d_partials[1024];" in text
     assert "<<<1, 1>>>" not in generate(read_spec(specs / "max_reduce.md"))
     assert "-INFINITY" in generate(read_spec(specs / "max_reduce.md"))

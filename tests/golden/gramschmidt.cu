@@ -59,39 +59,39 @@ __device__ double gramschmidt_reduce_R_partials[1024];   /* one per block */
 __global__ void gramschmidt_reduce_R_partial(int m, int n, const double *A, double *R, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  __shared__ double red[256];
+  __shared__ double poly_red[256];
   double nrm = 0;
   int i;
   for (i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < m; i += (int)(gridDim.x * blockDim.x))
   {
     nrm += A[(i * n) + k] * A[(i * n) + k];
   }
-  red[threadIdx.x] = nrm;
+  poly_red[threadIdx.x] = nrm;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) red[threadIdx.x] = red[threadIdx.x] + red[threadIdx.x + s];
+  for (int poly_s = blockDim.x / 2; poly_s > 0; poly_s >>= 1) {
+    if (threadIdx.x < poly_s) poly_red[threadIdx.x] = poly_red[threadIdx.x] + poly_red[threadIdx.x + poly_s];
     __syncthreads();
   }
-  if (threadIdx.x == 0) gramschmidt_reduce_R_partials[blockIdx.x] = red[0];
+  if (threadIdx.x == 0) gramschmidt_reduce_R_partials[blockIdx.x] = poly_red[0];
 }
 
-__global__ void gramschmidt_reduce_R_final(int m, int n, const double *A, double *R, int k, int parts)
+__global__ void gramschmidt_reduce_R_final(int m, int n, const double *A, double *R, int k, int poly_parts)
 {
   poly_wait();   /* the launch before this one has finished */
-  __shared__ double red[256];
+  __shared__ double poly_red[256];
   double nrm = 0;
-  for (int q = threadIdx.x; q < parts; q += blockDim.x)
-    nrm = nrm + gramschmidt_reduce_R_partials[q];
-  red[threadIdx.x] = nrm;
+  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)
+    nrm = nrm + gramschmidt_reduce_R_partials[poly_q];
+  poly_red[threadIdx.x] = nrm;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) red[threadIdx.x] = red[threadIdx.x] + red[threadIdx.x + s];
+  for (int poly_s = blockDim.x / 2; poly_s > 0; poly_s >>= 1) {
+    if (threadIdx.x < poly_s) poly_red[threadIdx.x] = poly_red[threadIdx.x] + poly_red[threadIdx.x + poly_s];
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    double total = red[0];
+    double poly_total = poly_red[0];
     nrm = 0.0;
-    nrm = nrm + total;
+    nrm = nrm + poly_total;
     R[(k * n) + k] = sqrt(nrm);
   }
 }
@@ -149,11 +149,11 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
   {
     {
       const int extent = m;   /* i */
-      int parts = extent > 0 ? (int)poly_blocks(extent, 256) : 1;
-      if (parts > 1024)
-        parts = 1024;
-      cudaLaunchKernelEx(poly_after(parts, 256, 0).at(), gramschmidt_reduce_R_partial, m, n, A, R, k);
-      cudaLaunchKernelEx(poly_after(1, 256, 0).at(), gramschmidt_reduce_R_final, m, n, A, R, k, parts);
+      int poly_parts = extent > 0 ? (int)poly_blocks(extent, 256) : 1;
+      if (poly_parts > 1024)
+        poly_parts = 1024;
+      cudaLaunchKernelEx(poly_after(poly_parts, 256, 0).at(), gramschmidt_reduce_R_partial, m, n, A, R, k);
+      cudaLaunchKernelEx(poly_after(1, 256, 0).at(), gramschmidt_reduce_R_final, m, n, A, R, k, poly_parts);
     }
     {
       const int extent_x = m;   /* i */

@@ -81,10 +81,8 @@ def parse_annotations(notes, filename, tolerances=None):
             elif verb == "constraint":
                 constraints.append(rest.strip())
             elif verb == "domain":
-                m = re.fullmatch(r"(\w+)\s+(\w+)\s*(?:\(\s*([-\d.e+]+)\s*,\s*([-\d.e+]+)\s*\))?", rest.strip())
-                lo = float(m.group(3)) if m.group(3) else None
-                hi = float(m.group(4)) if m.group(4) else None
-                domains.append(Domain(m.group(1), m.group(2), lo, hi))
+                m = re.fullmatch(r"(\w+)\s+(\w+)\s*(?:\((.+)\))?", rest.strip())
+                domains.append(Domain(m.group(1), m.group(2), *_bounds(m.group(3))))
             elif verb == "description":
                 description.append(rest.strip())
             elif verb == "tolerance":
@@ -99,6 +97,29 @@ def parse_annotations(notes, filename, tolerances=None):
 
 
 # -- presets, domains and the original init ----------------------------------------------
+
+def _bounds(inner: str | None) -> tuple:
+    """`LO, HI` of a domain: numbers, or C expressions over the sizes (checked by ir.validate)."""
+    if inner is None:
+        return None, None
+    depth, cut = 0, None
+    for i, ch in enumerate(inner):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            if cut is not None:
+                raise ValueError
+            cut = i
+    if cut is None:
+        raise ValueError
+
+    def one(text: str):
+        text = " ".join(text.split())
+        try:
+            return float(text)
+        except ValueError:
+            return text or None
+    return one(inner[:cut]), one(inner[cut + 1:])
+
 
 def has_datasets(base: dict) -> bool:
     """A file with PolyBench-style dataset blocks: some `X_DATASET` is defined by default."""
@@ -412,8 +433,7 @@ def reference_file(k: Kernel) -> str:
     notes += [f"t2c: constraint {c}" for c in k.constraints]
     for d in k.domains:
         if d.kind != "original":
-            rng = f"({d.low:g}, {d.high:g})" if d.low is not None else ""
-            notes.append(f"t2c: domain {d.target} {d.kind}{rng}")
+            notes.append(f"t2c: domain {d.target} {d.text()}")
     notes += [f"t2c: tolerance {name} {units}" for name, units in k.tolerances]
     head = "/*\n" + "".join(f" * {n}\n" for n in notes) + " */\n"
     return head + "#include <math.h>\n\n" + (k.init + "\n" if k.init else "") + k.reference

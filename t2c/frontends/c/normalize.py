@@ -21,8 +21,8 @@ from .extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
 
 MATH_FUNCTIONS = {
     f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
-                    "atan2", "floor", "ceil", "fmin", "fmax", "fmod", "erf", "log2", "log10",
-                    "exp2", "round", "cbrt", "fma") for s in ("", "f")} | {"abs", "labs"}
+                    "atan2", "floor", "ceil", "fmin", "fmax", "fmod", "erf", "erfc", "log2", "log10",
+                    "exp2", "expm1", "log1p", "round", "trunc", "cbrt", "fma", "hypot", "copysign") for s in ("", "f")} | {"abs", "labs"}
 INT_TYPES = {"int", "long", "unsigned", "unsigned int", "long int", "short", "size_t"}
 TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",

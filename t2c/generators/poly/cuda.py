@@ -779,7 +779,7 @@ class Printer:
         params = ", ".join(self.param_decl(a, launch) for a in args)
         src = [f"/* {self.describe(launch)} */",
                f"__global__ void {launch.name}_partial({params})", "{", *partial, "}", "",
-               f"__global__ void {launch.name}_final({params}{', ' if params else ''}int parts)",
+               f"__global__ void {launch.name}_final({params}{', ' if params else ''}int poly_parts)",
                "{", *final, "}"]
         return "\n".join(src), args
 

@@ -103,20 +103,20 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     loop = red.loop
     start = loop.init.split("=", 1)[1].strip()
     start = "" if start == "0" else f"{start} + "
-    tree = [f"  red[threadIdx.x] = {acc};", "  __syncthreads();",
-            "  for (int s = blockDim.x / 2; s > 0; s >>= 1) {",
-            f"    if (threadIdx.x < s) red[threadIdx.x] = {combine(red.op, 'red[threadIdx.x]', 'red[threadIdx.x + s]')};",
+    tree = [f"  poly_red[threadIdx.x] = {acc};", "  __syncthreads();",
+            "  for (int poly_s = blockDim.x / 2; poly_s > 0; poly_s >>= 1) {",
+            f"    if (threadIdx.x < poly_s) poly_red[threadIdx.x] = {combine(red.op, 'poly_red[threadIdx.x]', 'poly_red[threadIdx.x + poly_s]')};",
             "    __syncthreads();", "  }"]
-    partial = [f"  __shared__ {t} red[{THREADS}];", f"  {t} {acc} = {ident};", f"  int {loop.var};",
+    partial = [f"  __shared__ {t} poly_red[{THREADS}];", f"  {t} {acc} = {ident};", f"  int {loop.var};",
                f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {loop.cond}; "
                f"{loop.var} += (int)(gridDim.x * blockDim.x))", "  {", *body, "  }", *tree,
-               f"  if (threadIdx.x == 0) {name}_partials[blockIdx.x] = red[0];"]
-    final = [f"  __shared__ {t} red[{THREADS}];", f"  {t} {acc} = {ident};",
-             "  for (int q = threadIdx.x; q < parts; q += blockDim.x)",
-             f"    {acc} = {combine(red.op, acc, f'{name}_partials[q]')};", *tree,
-             "  if (threadIdx.x == 0) {", f"    {t} total = red[0];",
+               f"  if (threadIdx.x == 0) {name}_partials[blockIdx.x] = poly_red[0];"]
+    final = [f"  __shared__ {t} poly_red[{THREADS}];", f"  {t} {acc} = {ident};",
+             "  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)",
+             f"    {acc} = {combine(red.op, acc, f'{name}_partials[poly_q]')};", *tree,
+             "  if (threadIdx.x == 0) {", f"    {t} poly_total = poly_red[0];",
              *p.r.statement(red.init.stmt.node, p.names_for(red.init.stmt.name), "    "),
-             f"    {join(red.op, acc, 'total')}",
+             f"    {join(red.op, acc, 'poly_total')}",
              *p.r.statement(red.fin.stmt.node, p.names_for(red.fin.stmt.name), "    "), "  }"]
     return [partial, final], f"__device__ {t} {name}_partials[{p.opt.reduction_blocks}];   /* one per block */"
 
@@ -130,10 +130,10 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
     call = ", ".join(args)
     return [f"{indent}{{",
             f"{indent}  const int extent = {extent};   /* {red.loop.var} */",
-            f"{indent}  int parts = extent > 0 ? (int)poly_blocks(extent, {THREADS}) : 1;",
-            f"{indent}  if (parts > {p.opt.reduction_blocks})", f"{indent}    parts = {p.opt.reduction_blocks};",
-            f"{indent}  {p.launch_line(f'{launch.name}_partial', ('parts', str(THREADS)), call, launch.host_loops)}",
-            f"{indent}  {p.launch_line(f'{launch.name}_final', ('1', str(THREADS)), call + (', ' if call else '') + 'parts', launch.host_loops)}",
+            f"{indent}  int poly_parts = extent > 0 ? (int)poly_blocks(extent, {THREADS}) : 1;",
+            f"{indent}  if (poly_parts > {p.opt.reduction_blocks})", f"{indent}    poly_parts = {p.opt.reduction_blocks};",
+            f"{indent}  {p.launch_line(f'{launch.name}_partial', ('poly_parts', str(THREADS)), call, launch.host_loops)}",
+            f"{indent}  {p.launch_line(f'{launch.name}_final', ('1', str(THREADS)), call + (', ' if call else '') + 'poly_parts', launch.host_loops)}",
             f"{indent}}}"]
 
 

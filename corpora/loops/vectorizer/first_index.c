@@ -1,0 +1,18 @@
+/* class: data-dependent — a search with an early exit: the first index where a[i] > t.
+ * t2c: description the first i with a[i] > t, or -1
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=16000000 EXTRALARGE=64000000
+ * t2c: array a[n] in
+ * t2c: array found[1] out
+ * t2c: domain t uniform(0.9, 1.1)
+ */
+void first_index(int n, double t, const double *a, int *found)
+{
+  int r = -1;
+  for (int i = 0; i < n; i++) {
+    if (a[i] > t) {
+      r = i;
+      break;
+    }
+  }
+  found[0] = r;
+}
