@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin roofline seeds batch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin roofline seeds batch loops tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -97,6 +97,12 @@ seeds)
 batch)   # one t2c batch per kernel, merged (see scripts/gpu_polybench.sh)
   OUT="$OUT" bash scripts/gpu_polybench.sh "${T2C_GPU_DATASET:-LARGE}" "${T2C_GPU_PARALLEL:-1}" > "$OUT/batch_summary.log" 2>&1
   summary "polybench batch: $(tail -1 "$OUT/batch_summary.log")"
+  ;;
+loops)   # corpora/loops the same way (issue #35's report), into $OUT/loops
+  mkdir -p "$OUT/loops"
+  CORPUS=corpora/loops OUT="$OUT/loops" bash scripts/gpu_polybench.sh "${T2C_GPU_DATASET:-LARGE}" "${T2C_GPU_PARALLEL:-1}" \
+    > "$OUT/loops/batch_summary.log" 2>&1
+  summary "corpora/loops batch: $(tail -1 "$OUT/loops/batch_summary.log")"
   ;;
 tests)
   python3 -m pytest -q -m gpu tests > "$OUT/pytest_gpu.log" 2>&1

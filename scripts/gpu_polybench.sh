@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The PolyBench corpus through t2c on a GPU machine, one `t2c batch` per kernel in parallel
-# (a kernel that hangs costs its own time limit only), merged into one report.
+# A C corpus (default the PolyBench one) through t2c on a GPU machine, one `t2c batch` per kernel
+# in parallel (a kernel that hangs costs its own time limit only), merged into one report.
 #   OUT=/tmp/out bash scripts/gpu_polybench.sh [DATASET] [PARALLEL]
-# Env: KERNELS (names; default all), T2C_BACKEND (gpu), T2C_KERNEL_LIMIT (s per kernel, 240),
+# Env: CORPUS (a folder, corpora/polybench), KERNELS (names; default the corpus's benchmark_list, or
+#      every .c file under it), T2C_BACKEND (gpu), T2C_KERNEL_LIMIT (s per kernel, 240),
 #      T2C_BATCH_FLAGS (more `t2c batch` flags, e.g. `--rerun bench` for a second, quieter timing pass),
 #      T2C_DEADLINE (s: then stop what still runs and report what finished; set it below the device
 #      call's limit so that a long run still leaves a merged report).
 set -u
 cd "$(dirname "$0")/.."
-DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; mkdir -p "$OUT"
+DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; CORPUS=${CORPUS:-corpora/polybench}; mkdir -p "$OUT"
 source scripts/gpu_env.sh
 export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
@@ -16,16 +17,20 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log" || cat "$OUT/ceilings.log"
 # A device call that hit its limit can leave per-kernel batches running (`timeout` puts each in
 # its own process group): stop them, or they compete with this run for the GPU and the cores.
-pkill -f "t2c.cli batch corpora/polybench" && echo "stopped batches left by an earlier call" && sleep 2
+pkill -f "t2c.cli batch $CORPUS" && echo "stopped batches left by an earlier call" && sleep 2
 rm -rf /tmp/t2c-rep /tmp/t2c-rep-*.log /tmp/t2c-merged
-( (if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS; else sed -e 's#.*/##' -e 's#[.]c$##' corpora/polybench/utilities/benchmark_list; fi) |
-  xargs -P "$PAR" -I{} sh -c "timeout ${T2C_KERNEL_LIMIT:-240} python3 -m t2c.cli batch corpora/polybench --only {} \
+names() {
+  if [ -n "${KERNELS:-}" ]; then printf '%s\n' $KERNELS
+  elif [ -f "$CORPUS/utilities/benchmark_list" ]; then grep -v '^#' "$CORPUS/utilities/benchmark_list" | sed -e 's#.*/##' -e 's#[.]c$##'
+  else find "$CORPUS" -name '*.c' -not -path '*/utilities/*' | sed -e 's#.*/##' -e 's#[.]c$##' | sort; fi
+}
+( names | xargs -P "$PAR" -I{} sh -c "timeout ${T2C_KERNEL_LIMIT:-240} python3 -m t2c.cli batch $CORPUS --only {} \
      --backend ${T2C_BACKEND:-gpu} --dataset $DS --gpu-jobs $PAR -j 2 --timeout 60 ${T2C_BATCH_FLAGS:-} --report-dir /tmp/t2c-rep/{} \
      > /tmp/t2c-rep-{}.log 2>&1; echo \"{} exit \$?\"" | tee "$OUT/kernels.txt" ) &
 runs=$!
 for ((waited = 0; waited < ${T2C_DEADLINE:-86400}; waited += 2)); do kill -0 $runs 2>/dev/null || break; sleep 2; done
 if kill -0 $runs 2>/dev/null; then        # the deadline: no new kernels, stop the running ones
-  pkill -f "xargs -P $PAR -I{}"; pkill -f "t2c.cli batch corpora/polybench"
+  pkill -f "xargs -P $PAR -I{}"; pkill -f "t2c.cli batch $CORPUS"
   echo "T2C_DEADLINE (${T2C_DEADLINE} s) reached: unfinished kernels stopped" | tee -a "$OUT/kernels.txt"
 fi
 wait
