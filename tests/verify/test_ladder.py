@@ -387,11 +387,11 @@ def test_the_bench_restores_each_repetitions_inputs_from_device_copies(monkeypat
 
 @needs_emu
 def test_the_evidence_names_the_mutants_left_out_as_equivalent():
-    """softmax_rows' max shift cancels out of its mutants that cut the max loop (issue 35): the
+    """A row softmax's max shift cancels out of its mutants that cut the max loop (issue 35): the
     candidate is accepted, and the card and its JSON name the mutants the gate left out."""
     from t2c.generators.poly import generate
     from t2c.verify.ladder import ladder
-    k = read_c(ROOT / "tests/verify/samples/softmax_rows.c")
+    k = read_c(ROOT / "corpora/loops/gpu/softmax.c")
     ev = ladder(k, generate(k), backend="emu", seed=35)
     assert ev.accepted, ev.render()
     card = json.loads(ev.to_json())

@@ -135,7 +135,7 @@ def test_an_equivalent_mutant_is_left_out_of_the_gate_and_named():
     loop cut one short (or started from another row's element) gives the same outputs on the
     suite and on every probe beyond it.  Such mutants are left out of the gate and named, and
     the kernel is no longer weakly tested (issue 35); every other mutant is still killed."""
-    k = read_c(SAMPLES / "softmax_rows.c")
+    k = read_c(ROOT / "corpora/loops/gpu/softmax.c")
     g = gate(build_suite(k, 35, dataset="MINI"))
     assert g.passed, g.summary()
     assert "off_by_one:0" in {m.name for m in g.equivalent}
@@ -150,7 +150,7 @@ def test_no_mutant_is_called_equivalent_without_probes(monkeypatch):
     survivors stay survivors."""
     import t2c.verify.gate as gate_module
     monkeypatch.setattr(gate_module, "probes", lambda suite: [])
-    g = gate(build_suite(read_c(SAMPLES / "softmax_rows.c"), 35, dataset="MINI"))
+    g = gate(build_suite(read_c(ROOT / "corpora/loops/gpu/softmax.c"), 35, dataset="MINI"))
     assert not g.passed and not g.equivalent and "off_by_one:0" in {m.name for m in g.survivors}
 
 
