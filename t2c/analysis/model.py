@@ -404,6 +404,10 @@ class _Builder:
             if not isinstance(base, c_ast.ID):
                 raise NotAffine(f"line {n.coord.line}: indexing an expression")
             idx = tuple(self.subscript(s, base.name, names, write) for s in subs)
+            if None in idx:                # a gather from an array the kernel never writes: it
+                for s in subs:             # carries no dependence, only its subscripts' reads count
+                    self.collect(s, out, names, False)
+                return
             self._add(out, Access(base.name, idx, write), also_read)
             return
         if isinstance(n, c_ast.ID):
@@ -422,16 +426,19 @@ class _Builder:
         for _, child in n.children():
             self.collect(child, out, names, False)
 
-    def subscript(self, node, array: str, names, write: bool) -> str:
+    def subscript(self, node, array: str, names, write: bool) -> str | None:
         """isl text of an affine subscript.  One that depends on values read from an array, directly
-        (`a[ip[i]]`) or through locals (`k = ip[i]; a[k]`), leaves the model: a write there may
-        reach any element, and poly cannot prove that two iterations never write the same one."""
+        (`a[ip[i]]`) or through locals (`k = ip[i]; a[k]`): None when it reads an input array (the
+        kernel never writes it, so the read orders nothing); else it leaves the model: a write there
+        may reach any element, and poly cannot prove that two iterations never write the same one."""
         try:
             return affine(node, names, f"subscript of '{array}'")
         except NotAffine:
             source = reads_data(node, self.data)
             if source is None:
                 raise
+            if not write and self.k.array(array).intent == "in":
+                return None
             line = node.coord.line if node.coord else "?"
             if write:
                 raise NotAffine(f"line {line}: a data-dependent write: '{array}' is written at a subscript "

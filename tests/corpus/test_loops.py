@@ -82,3 +82,16 @@ def test_every_kernel_is_accepted_on_emu_at_mini(tmp_path):
                         "--report-dir", str(tmp_path / "report")], capture_output=True, text=True, cwd=tmp_path,
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert r.returncode == 0 and f"{len(FILES)} accepted of {len(FILES)} kernels" in r.stdout, r.stdout + r.stderr[-3000:]
+
+
+def test_a_gather_from_an_input_array_stays_parallel():
+    """`a[i] = b[idx[i]] * s` ran on one GPU thread ("a data-dependent read"): b is never written,
+    so reading it anywhere orders nothing and the loop over i is parallel.  A write through data
+    (a scatter-add) still leaves the model, with its reason in the candidate."""
+    from t2c.verify.ladder import ladder
+    k = read_c(LOOPS / "vectorizer" / "gather.c")
+    text = generate(k)
+    assert "gather_update_a: one thread per (i): i -> x." in text and "a[i] = b[idx[i]] * s;" in text
+    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
+    assert "a data-dependent write: 'acc' is written at a subscript" in generate(read_c(LOOPS / "vectorizer" / "scatter_add.c"))
