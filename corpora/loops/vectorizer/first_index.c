@@ -3,7 +3,8 @@
  * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=16000000 EXTRALARGE=64000000
  * t2c: array a[n] in
  * t2c: array found[1] out
- * t2c: domain t uniform(0.9, 1.1)
+ * t2c: domain a uniform(0, 1)
+ * t2c: domain t uniform(0.5, 0.9)
  */
 void first_index(int n, double t, const double *a, int *found)
 {
