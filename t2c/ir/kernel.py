@@ -13,10 +13,13 @@ reference, has the same key.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
+
+from ..errors import UserError
 
 #: Element types the IS knows, with their size in bytes and numpy name.
 DTYPES = {
@@ -109,8 +112,6 @@ class Domain:
 
 def eval_extent(expr: str, sizes: dict[str, int]) -> int:
     """Value of a C size expression (+ - * / % << >> and parentheses over sizes)."""
-    import ast
-    from ..errors import UserError
     tree = ast.parse(expr.replace("/", "//"), mode="eval")
     allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
                ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.UAdd, ast.LShift, ast.RShift)
@@ -233,7 +234,7 @@ def validate(k: Kernel) -> Kernel:
         if d.target not in names and d.kind != "original":
             fail(f"domain names '{d.target}', which is not a parameter")
         for b in (d.low, d.high):
-            if isinstance(b, str) and not _names_in_or_none(b) <= {z.name for z in k.sizes}:
+            if isinstance(b, str) and not _size_expression(b, {z.name for z in k.sizes}):
                 fail(f"the domain of '{d.target}' has the bound '{b}': a bound is a number or an "
                      "expression over the sizes (`integers(0, n - 1)`)")
     int_outputs = {x.name for x in k.outputs if x.dtype not in FLOAT_DTYPES}
@@ -259,11 +260,11 @@ def validate(k: Kernel) -> Kernel:
     return k
 
 
-def _names_in_or_none(expr: str) -> set[str] | None:
+def _size_expression(expr: str, sizes: set[str]) -> bool:
     try:
-        return _names_in(expr)
+        return _names_in(expr) <= sizes
     except ValueError:
-        return {expr}
+        return False
 
 
 def _names_in(expr: str) -> set[str]:

@@ -102,7 +102,7 @@ def fault(k: Kernel, stderr: str, driver: str, sites: list[Site], sizes: dict) -
     if m := _BOUNDS.search(stderr):
         site, dim, index, extent = sites[int(m.group(1))], *map(int, m.group(2, 3, 4))
         domains = {d.target: d for d in k.domains}
-        named = [f"'{x}' ({_domain(domains[x])})" if x in domains else f"'{x}'" for x in site.inputs]
+        named = [f"'{x}' ({domains[x].text()})" if x in domains else f"'{x}'" for x in site.inputs]
         whose = (f"the domain of {', '.join(named)} allows" if named else "the inputs' domains allow")
         return ReferenceFault(
             f"{k.name}: the reference reads {site.access} out of bounds (dimension {dim} index {index}, "
@@ -124,10 +124,6 @@ def fault(k: Kernel, stderr: str, driver: str, sites: list[Site], sizes: dict) -
         return ReferenceFault(f"{k.name}: the reference has undefined behaviour: {what}, in `{statement}` "
                               f"with inputs drawn at sizes {sizes}", **where)
     return None
-
-
-def _domain(d) -> str:
-    return d.text()
 
 
 def _names(node) -> set[str]:

@@ -298,3 +298,39 @@ def test_prose_only_raises_needs_llm(tmp_path):
     with pytest.raises(NeedsLLM) as e:
         read_spec(p)
     assert isinstance(e.value, UserError) and "needs an LLM backend" in str(e.value)
+
+
+def test_a_spec_gather_with_an_index_domain_over_the_sizes_runs_a_thread_per_element(tmp_path):
+    """An embedding lookup `out[i, k] = table[ids[i], k]`: the index domain `integers(0, v - 1)`
+    is read (was refused: numbers only), and the read through ids of a table the kernel never
+    writes keeps both loops parallel (was one GPU thread)."""
+    from t2c.generators.poly import generate
+    from t2c.verify.ladder import ladder
+    p = tmp_path / "embedding.md"
+    p.write_text(textwrap.dedent("""\
+        ---
+        name: embedding
+        sizes:
+          n: {MINI: 12, SMALL: 256, MEDIUM: 4096, LARGE: 65536, EXTRALARGE: 262144}
+          v: {MINI: 9, SMALL: 100, MEDIUM: 1000, LARGE: 10000, EXTRALARGE: 50000}
+          d: {MINI: 8, SMALL: 64, MEDIUM: 128, LARGE: 256, EXTRALARGE: 256}
+        arrays:
+          ids: int[n] in
+          table: float[v, d] in
+          out: float[n, d] out
+        domains:
+          ids: integers(0, v - 1)
+        ---
+        # Embedding lookup
+
+        ```t2c
+        out[i, k] = table[ids[i], k]
+        ```
+        """))
+    k = read_spec(p)
+    ids = synthesize(k, {"n": 50, "v": 9, "d": 2}, 1)["ids"]
+    assert ids.min() >= 0 and ids.max() == 8
+    text = generate(k)
+    assert "one thread per (i, k)" in text
+    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
