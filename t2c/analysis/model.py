@@ -24,6 +24,7 @@ whatever its spelling: a data-dependent write.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -403,12 +404,16 @@ class _Builder:
             base, subs = _base_and_subscripts(n)
             if not isinstance(base, c_ast.ID):
                 raise NotAffine(f"line {n.coord.line}: indexing an expression")
-            idx = tuple(self.subscript(s, base.name, names, write) for s in subs)
-            if None in idx:                # a gather from an array the kernel never writes: it
+            alts = [self.subscript(s, base.name, names, write) for s in subs]
+            if None in alts:               # a gather from an array the kernel never writes: it
                 for s in subs:             # carries no dependence, only its subscripts' reads count
                     self.collect(s, out, names, False)
                 return
-            self._add(out, Access(base.name, idx, write), also_read)
+            for s in subs:                 # a clamp's condition may read locals
+                if isinstance(s, c_ast.TernaryOp):
+                    self.collect(s.cond, out, names, False)
+            for idx in itertools.product(*alts):
+                self._add(out, Access(base.name, idx, write), also_read)
             return
         if isinstance(n, c_ast.ID):
             if n.name in self.locals or (n.name in self.arrays):
@@ -426,19 +431,27 @@ class _Builder:
         for _, child in n.children():
             self.collect(child, out, names, False)
 
-    def subscript(self, node, array: str, names, write: bool) -> str | None:
-        """isl text of an affine subscript.  One that depends on values read from an array, directly
-        (`a[ip[i]]`) or through locals (`k = ip[i]; a[k]`): None when it reads an input array (the
-        kernel never writes it, so the read orders nothing); else it leaves the model: a write there
+    def subscript(self, node, array: str, names, write: bool) -> tuple[str, ...] | None:
+        """isl texts of a subscript: one for an affine subscript; a read's `c ? a : b` of affine
+        branches (a clamp at an edge) reads one of both, so both count (a may-read: dependences
+        only grow).  Any other subscript of an input array's read: None (the kernel never writes
+        it, so the read orders nothing).  One that depends on values read from an array, directly
+        (`a[ip[i]]`) or through locals (`k = ip[i]; a[k]`) leaves the model otherwise: a write there
         may reach any element, and poly cannot prove that two iterations never write the same one."""
+        what = f"subscript of '{array}'"
+        if not write and isinstance(node, c_ast.TernaryOp):
+            try:
+                return (affine(node.iftrue, names, what), affine(node.iffalse, names, what))
+            except NotAffine:
+                pass
         try:
-            return affine(node, names, f"subscript of '{array}'")
+            return (affine(node, names, what),)
         except NotAffine:
+            if not write and self.k.array(array).intent == "in":
+                return None
             source = reads_data(node, self.data)
             if source is None:
                 raise
-            if not write and self.k.array(array).intent == "in":
-                return None
             line = node.coord.line if node.coord else "?"
             if write:
                 raise NotAffine(f"line {line}: a data-dependent write: '{array}' is written at a subscript "

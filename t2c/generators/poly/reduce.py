@@ -21,7 +21,8 @@ gives the same bits on every run.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
@@ -53,79 +54,298 @@ def join(op: str, acc: str, total: str, old: str = "") -> str:
     return OPS[op][2].format(acc=acc, old=old or acc, total=total)
 
 
+SENTINEL = "(-2147483647 - 1)"     # an arg-best's index before any element: no loop reaches it
+_STRICT = {">": ">", ">=": ">", "<": "<", "<=": "<"}
+_FLIP = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One statement of a reduction loop and how its results combine.
+
+    kind `op`: `acc OP= e` in one of `_contribution`'s forms, or under an `if` without else
+    (`if (a[i] > 0) c++;`): registers start at OPS[op]'s identity, partials combine by OPS.
+    kind `best`: an arg-best, `if (E cmp m) { m = E; k = i; }` (value m and index k) or
+    `if (V(i) cmp V(m)) m = i;` (index m, its value V recomputed): a (value, index) pair per
+    thread; two pairs combine to the better value, ties to the index the loop keeps (the first
+    for a strict comparison, the last otherwise), so any order of combining gives the loop's
+    answer (for values without NaN)."""
+    stmt: Stmt
+    kind: str                   # "op" | "best"
+    op: str                     # a key of OPS; for best, the comparison `E cmp value`
+    acc: str                    # the accumulator (op) or the value (best: '' when recomputed)
+    index: str = ""             # best: the index scalar
+    value: object = None        # best with a recomputed value: V(i), a C node over the loop var
+
+
 @dataclass
 class Reduction:
-    init: Stmt
-    loop: Loop
-    acc: Stmt
-    fin: Stmt
-    scalar: str                 # the accumulator's C name in the reference
-    web: str
-    dtype: str
-    op: str                     # a key of OPS
+    inits: list                 # Stmt: the accumulators' first values, run after the loop's partials
+    loops: list                 # Loop: one or more loops of one header, run as one grid-stride loop
+    folds: list                 # Fold, one per statement of the loops
+    fins: list                  # Stmt: what reads the results
+    webs: dict                  # scalar -> its web (a register's name in both kernels)
+    dtypes: dict                # scalar -> its C type
 
+    @property
+    def loop(self) -> Loop:
+        return self.loops[0]
+
+    @property
+    def op(self) -> str:
+        return ", ".join(dict.fromkeys(f.op if f.kind == "op" else f"arg-best {f.op}" for f in self.folds))
 
 
 def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
-    """The launch as a reduction, or None when it is not exactly that form."""
-    if launch.grid or len(launch.body) != 3:
+    """The launch as a reduction, or None when it is not exactly that form: a one-thread launch
+    of statements that set local accumulators, loops of one header (step +1) whose statements
+    each fold into their own accumulators and write no array, then statements reading them."""
+    body = launch.body
+    loops = [n for n in body if isinstance(n, Loop)]
+    if launch.grid or not loops or not all(isinstance(n, (Stmt, Loop)) for n in body):
         return None
-    init, loop, fin = launch.body
-    if not (isinstance(init, Stmt) and isinstance(loop, Loop) and isinstance(fin, Stmt)) or \
-            loop.step != 1 or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+    first, last = body.index(loops[0]), body.index(loops[-1])
+    inits, fins = body[:first], body[last + 1:]
+    head = lambda l: (l.var, l.lower, l.upper, l.step, l.init, l.cond, l.next)
+    if body[first:last + 1] != loops or loops[0].step != 1 or len({head(l) for l in loops}) != 1 or \
+            not all(isinstance(n, Stmt) for l in loops for n in l.body):
         return None
-    acc = loop.body[0]
-    writes = acc.stmt.writes()
-    if len(writes) != 1 or writes[0].index or writes[0].name not in an.program.locals:
+    stmts = [n for l in loops for n in l.body]
+    folds = [_fold(n, loops[0].var) for n in stmts]
+    if None in folds:
         return None
-    scalar = writes[0].name
-    web = an.web_of.get((acc.stmt.name, scalar))
-    dtype = an.program.locals[scalar].dtype
-    if web is None or storage.get(web) != "local" or dtype not in ("float", "double") or \
-            set(an.webs[web].statements) != {init.stmt.name, acc.stmt.name, fin.stmt.name}:
+    accs = [a for f in folds for a in (f.acc, f.index) if a]
+    if len(set(accs)) != len(accs) or any(a not in an.program.locals for a in accs):
         return None
-    if init.stmt.reads(scalar) or not init.stmt.writes(scalar) or fin.stmt.writes(scalar) \
-            or not fin.stmt.reads(scalar) or init.stmt.conditional or fin.stmt.conditional:
+    webs, dtypes = {}, {}
+    members = {n.stmt.name for n in inits + fins}
+    for f in folds:
+        st = f.stmt.stmt
+        mine = {f.acc, f.index} - {""}
+        if any(w.name not in mine for w in st.writes()) or \
+                any(r.name in an.program.locals and r.name not in mine for r in st.reads()):
+            return None
+        for a in mine:
+            web = an.web_of.get((st.name, a))
+            dtypes[a] = an.program.locals[a].dtype
+            if web is None or storage.get(web) != "local" or \
+                    not set(an.webs[web].statements) - {st.name} <= members:
+                return None
+            webs[a] = web
+        if f.kind == "op" and dtypes[f.acc] in ("int", "long") and f.op in ("max", "min"):
+            folds[folds.index(f)] = f = replace(f, op="i" + f.op)
+        if f.kind == "op" and (dtypes[f.acc] not in ("float", "double", "int", "long") or
+                               dtypes[f.acc] in ("int", "long") and f.op not in ("+=", "-=", "imax", "imin")):
+            return None
+    for n in inits:
+        w = n.stmt.writes()
+        if n.stmt.conditional or len(w) != 1 or w[0].name not in accs or w[0].index or \
+                any(r.name in an.program.locals for r in n.stmt.reads()):
+            return None
+    if any(w.name in accs for n in fins for w in n.stmt.writes()) or \
+            not all(any(w.name == a for n in inits for w in n.stmt.writes()) for a in accs):
         return None
-    if not any(f.var == loop.var and f.reduction and f.statements == (acc.stmt.name,)
-               for f in an.loops):
+    return Reduction(inits, loops, folds, fins, webs, dtypes)
+
+
+def _fold(n: Stmt, var: str) -> Fold | None:
+    """The statement as a `Fold` of a loop over `var`, or None."""
+    node = n.stmt.node
+    inner = node
+    if isinstance(node, c_ast.If) and node.iffalse is None:
+        inner = node.iftrue
+        if isinstance(inner, c_ast.Compound) and len(inner.block_items or []) == 1:
+            inner = inner.block_items[0]
+        best = _best(node, var)
+        if best:
+            return Fold(n, "best", *best)
+        big = _bigger(node)
+        if big:
+            return Fold(n, "op", *big)
+    if isinstance(inner, c_ast.UnaryOp) and inner.op in ("++", "p++", "--", "p--") and isinstance(inner.expr, c_ast.ID):
+        return Fold(n, "op", "+=" if "+" in inner.op else "-=", inner.expr.name)
+    if isinstance(inner, c_ast.Assignment) and isinstance(inner.lvalue, c_ast.ID):
+        got = _contribution(inner, inner.lvalue.name)
+        if got and got[0] in OPS and not (inner is not node and got[0] not in ("+=", "-=")):
+            return Fold(n, "op", got[0], inner.lvalue.name)
+    return None
+
+
+def _best(node: c_ast.If, var: str):
+    """(cmp, value, index, V) of an arg-best `if` (see `Fold`), with `E cmp value`; None else."""
+    c = node.cond
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in _FLIP):
         return None
-    got = _contribution(acc.stmt.node, scalar) if isinstance(acc.stmt.node, c_ast.Assignment) else None
-    return Reduction(init, loop, acc, fin, scalar, web, dtype, got[0]) if got and got[0] in OPS else None
+    body = node.iftrue.block_items if isinstance(node.iftrue, c_ast.Compound) else [node.iftrue]
+    sets = {}
+    for b in body or []:
+        if not (isinstance(b, c_ast.Assignment) and b.op == "=" and isinstance(b.lvalue, c_ast.ID)):
+            return None
+        sets[b.lvalue.name] = cprint(b.rvalue)
+    l, r = cprint(c.left), cprint(c.right)
+    if len(sets) == 1:                                  # if (V(i) cmp V(m)) m = i;
+        (m, got), = sets.items()
+        for e, other, op in ((c.left, r, c.op), (c.right, l, _FLIP[c.op])):
+            if got == var and cprint(_renamed(e, var, m)) == other and var in _words(cprint(e)) \
+                    and m not in _words(cprint(e)):
+                return op, "", m, e
+        return None
+    if len(sets) == 2:                                  # if (E cmp m) { m = E; k = i; }
+        for e, m, op in ((l, r, c.op), (r, l, _FLIP[c.op])):
+            k = next((k for k, v in sets.items() if v == var and k != m), None)
+            if k and sets.get(m) == e and not _words(e) & {m, k}:
+                return op, m, k, None
+    return None
+
+
+def _bigger(node: c_ast.If):
+    """("max" | "min", m) of `if (E > m) m = E;` and its mirrors (a register starting at the
+    identity takes the same elements); None else."""
+    c, set_ = node.cond, node.iftrue
+    if isinstance(set_, c_ast.Compound) and len(set_.block_items or []) == 1:
+        set_ = set_.block_items[0]
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in _FLIP and isinstance(set_, c_ast.Assignment)
+            and set_.op == "=" and isinstance(set_.lvalue, c_ast.ID)):
+        return None
+    m, e = set_.lvalue.name, cprint(set_.rvalue)
+    for a, b, op in ((c.left, c.right, c.op), (c.right, c.left, _FLIP[c.op])):
+        if cprint(a) == e and cprint(b) == m and m not in _words(e):
+            return ("max" if op[0] == ">" else "min"), m
+    return None
+
+
+def _renamed(node, old: str, new: str):
+    node = copy.deepcopy(node)
+    for x in _walk(node):
+        if isinstance(x, c_ast.ID) and x.name == old:
+            x.name = new
+    return node
+
+
+def _walk(node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
 
 
 def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
-    """The two kernels' source (p: the Printer) and the `__device__` partials declaration."""
-    t, name = red.dtype, launch.name
-    acc = red.web                                        # a thread-local register in both kernels
-    ident = OPS[red.op][0]
-    body = p.r.statement(red.acc.stmt.node, p.names_for(red.acc.stmt.name), "    ")
-    loop = red.loop
+    """The two kernels' source (p: the Printer) and the `__device__` partials' declarations.
+    Registers are the accumulators' webs; a recomputed best value gets `poly_v_<index>`."""
+    name, loop, blocks = launch.name, red.loop, p.opt.reduction_blocks
+    regs = []                   # (register, C type, identity)
+    for f in red.folds:
+        if f.kind == "op":
+            regs.append((red.webs[f.acc], red.dtypes[f.acc], OPS[f.op][0]))
+        else:
+            v = red.webs[f.acc] if f.acc else f"poly_v_{red.webs[f.index]}"
+            regs += [(v, red.dtypes[f.acc] if f.acc else _value_type(p, f), "0"),
+                     (red.webs[f.index], red.dtypes[f.index], SENTINEL)]
+    one = len(regs) == 1
+    bare = lambda r: r.removeprefix("poly_")
+    shared = {r: "poly_red" if one else f"poly_red_{bare(r)}" for r, _, _ in regs}
+    parts = {r: f"{name}_partials" if one else f"{name}_partials_{bare(r)}" for r, _, _ in regs}
     start = loop.init.split("=", 1)[1].strip()
     start = "" if start == "0" else f"{start} + "
-    tree = [f"  poly_red[threadIdx.x] = {acc};", "  __syncthreads();",
-            "  for (int poly_s = blockDim.x / 2; poly_s > 0; poly_s >>= 1) {",
-            f"    if (threadIdx.x < poly_s) poly_red[threadIdx.x] = {combine(red.op, 'poly_red[threadIdx.x]', 'poly_red[threadIdx.x + poly_s]')};",
+    body = []
+    for f in red.folds:
+        names = p.names_for(f.stmt.stmt.name)
+        if f.kind == "op":
+            body += p.r.statement(f.stmt.stmt.node, names, "    ")
+            continue
+        k = red.webs[f.index]
+        if f.acc:
+            node = copy.deepcopy(f.stmt.stmt.node)
+            node.cond = c_ast.BinaryOp("||", c_ast.BinaryOp("==", c_ast.ID(f.index), c_ast.ID(SENTINEL)), node.cond)
+            body += p.r.statement(node, names, "    ")
+        else:
+            v = f"poly_v_{k}"
+            value = cprint(p.r.node(f.value, names))
+            body += ["    {", f"      {_value_type(p, f)} poly_v = {value};",
+                     f"      if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"        {v} = poly_v;",
+                     f"        {k} = {loop.var};", "      }", "    }"]
+    combine_ = []
+    for f in red.folds:
+        if f.kind == "op":
+            r = red.webs[f.acc]
+            a, b = f"{shared[r]}[threadIdx.x]", f"{shared[r]}[threadIdx.x + poly_s]"
+            combine_.append(f"{a} = {combine(f.op, a, b)};")
+        else:
+            v, k = (red.webs[f.acc] if f.acc else f"poly_v_{red.webs[f.index]}"), red.webs[f.index]
+            a = lambda r: f"{shared[r]}[threadIdx.x]"
+            b = lambda r: f"{shared[r]}[threadIdx.x + poly_s]"
+            combine_ += [f"if ({_better(f, b(v), b(k), a(v), a(k))}) {{",
+                         f"  {a(v)} = {b(v)};", f"  {a(k)} = {b(k)};", "}"]
+    if len(combine_) == 1:
+        step = [f"    if (threadIdx.x < poly_s) {combine_[0]}"]
+    else:
+        step = ["    if (threadIdx.x < poly_s) {", *["      " + c for c in combine_], "    }"]
+    tree = [*(f"  {shared[r]}[threadIdx.x] = {r};" for r, _, _ in regs), "  __syncthreads();",
+            "  for (int poly_s = blockDim.x / 2; poly_s > 0; poly_s >>= 1) {", *step,
             "    __syncthreads();", "  }"]
-    partial = [f"  __shared__ {t} poly_red[{THREADS}];", f"  {t} {acc} = {ident};", f"  int {loop.var};",
+    declare = [*(f"  __shared__ {t} {shared[r]}[{THREADS}];" for r, t, _ in regs),
+               *(f"  {t} {r} = {ident};" for r, t, ident in regs)]
+    keep = [f"  if (threadIdx.x == 0) {parts[r]}[blockIdx.x] = {shared[r]}[0];" for r, _, _ in regs]
+    if not one:
+        keep = ["  if (threadIdx.x == 0) {", *(k.replace("  if (threadIdx.x == 0) ", "    ") for k in keep), "  }"]
+    partial = [*declare, f"  int {loop.var};",
                f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {loop.cond}; "
-               f"{loop.var} += (int)(gridDim.x * blockDim.x))", "  {", *body, "  }", *tree,
-               f"  if (threadIdx.x == 0) {name}_partials[blockIdx.x] = poly_red[0];"]
-    final = [f"  __shared__ {t} poly_red[{THREADS}];", f"  {t} {acc} = {ident};",
-             "  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)",
-             f"    {acc} = {combine(red.op, acc, f'{name}_partials[poly_q]')};", *tree,
-             "  if (threadIdx.x == 0) {", f"    {t} poly_total = poly_red[0];",
-             *p.r.statement(red.init.stmt.node, p.names_for(red.init.stmt.name), "    "),
-             f"    {join(red.op, acc, 'poly_total')}",
-             *p.r.statement(red.fin.stmt.node, p.names_for(red.fin.stmt.name), "    "), "  }"]
-    return [partial, final], f"__device__ {t} {name}_partials[{p.opt.reduction_blocks}];   /* one per block */"
+               f"{loop.var} += (int)(gridDim.x * blockDim.x))", "  {", *body, "  }", *tree, *keep]
+    gather = []
+    for f in red.folds:
+        if f.kind == "op":
+            r = red.webs[f.acc]
+            gather.append(f"    {r} = {combine(f.op, r, f'{parts[r]}[poly_q]')};")
+        else:
+            v, k = (red.webs[f.acc] if f.acc else f"poly_v_{red.webs[f.index]}"), red.webs[f.index]
+            gather += [f"    if ({_better(f, f'{parts[v]}[poly_q]', f'{parts[k]}[poly_q]', v, k)}) {{",
+                       f"      {v} = {parts[v]}[poly_q];", f"      {k} = {parts[k]}[poly_q];", "    }"]
+    if len(gather) > 1:
+        gather = ["  {", *gather, "  }"]
+    total = {r: "poly_total" if one else f"poly_total_{bare(r)}" for r, _, _ in regs}
+    inits = [line for n in red.inits for line in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")]
+    folded = []
+    for f in red.folds:
+        if f.kind == "op":
+            r = red.webs[f.acc]
+            folded.append(f"    {join(f.op, r, total[r])}")
+            continue
+        k = red.webs[f.index]
+        tv, tk = total[red.webs[f.acc] if f.acc else f"poly_v_{k}"], total[k]
+        if f.acc:            # the loop's best pair is the next element after the first values
+            m = red.webs[f.acc]
+            folded += [f"    if ({tk} != {SENTINEL} && {tv} {f.op} {m}) {{", f"      {m} = {tv};",
+                       f"      {k} = {tk};", "    }"]
+        else:
+            node = _renamed(f.stmt.stmt.node, red.loop.var, tk)
+            node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
+            folded += p.r.statement(node, p.names_for(f.stmt.stmt.name), "    ")
+    final = [*declare, "  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)",
+             *gather, *tree, "  if (threadIdx.x == 0) {",
+             *(f"    {t} {total[r]} = {shared[r]}[0];" for r, t, _ in regs), *inits, *folded,
+             *(line for n in red.fins for line in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")),
+             "  }"]
+    decls = "\n".join(f"__device__ {t} {parts[r]}[{blocks}];   /* one per block */" for r, t, _ in regs)
+    return [partial, final], decls
+
+
+def _value_type(p, f: Fold) -> str:
+    """The C type of a recomputed best value: its array's element type (`x[k]`), else double."""
+    names = [x.name for x in _walk(f.value) if isinstance(x, c_ast.ID)]
+    return next((p.dtypes[n] for n in names if n in {a.name for a in p.k.arrays}), "double")
+
+
+def _better(f: Fold, v2: str, k2: str, v1: str, k1: str) -> str:
+    """C condition: pair 2 replaces pair 1 (see `Fold`)."""
+    tie = "<" if f.op in (">", "<") else ">"
+    return (f"{k2} != {SENTINEL} && ({k1} == {SENTINEL} || {v2} {_STRICT[f.op]} {v1} || "
+            f"({v2} == {v1} && {k2} {tie} {k1}))")
 
 
 def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list[str]:
     """Host code: as many blocks as the loop needs, at most `reduction_blocks`, at least one (the
     final kernel still runs INIT and OUT when the loop is empty)."""
     outer = tuple(l.var for l in launch.host_loops)
-    (lows, highs), = p.an.model.box([red.acc.stmt.name], (red.loop.var,), outer)
+    (lows, highs), = p.an.model.box([red.folds[0].stmt.stmt.name], (red.loop.var,), outer)
     extent = _extent_text(p, lows, highs)
     call = ", ".join(args)
     return [f"{indent}{{",

@@ -1,0 +1,97 @@
+"""Whole-loop reductions in the forms people write them (issue #35): several statistics in one
+pass, `if (a[i] > m) m = a[i];`, counters under a condition, argmax/argmin with the index.
+
+A one-thread launch of accumulator inits, loops of one header whose statements each fold into
+their own locals, and statements reading the results becomes block partials and one combining
+block (poly/reduce.py).  Read from the plan (`reduction_of`), accepted by the emu ladder; ties
+of an arg-best resolve as the loop does, which a candidate with the other tie rule shows."""
+import re
+
+import pytest
+
+from t2ctest import ROOT
+from t2c.analysis import analyze
+from t2c.frontends.c import read_c
+from t2c.generators.poly import generate
+from t2c.generators.poly.lower import planned
+from t2c.generators.poly.options import DEFAULT
+from t2c.generators.poly.reduce import reduction_of
+from t2c.verify.ladder import ladder
+
+LOOPS = ROOT / "corpora" / "loops"
+
+STATS = """\
+/* t2c: description statistics of a and x in one loop, with ties everywhere
+ * t2c: size n MINI=700 SMALL=5000 MEDIUM=100000 LARGE=1000000 EXTRALARGE=4000000
+ * t2c: array a[n] in
+ * t2c: array x[n] in
+ * t2c: array idx[4] out
+ * t2c: array val[3] out
+ * t2c: domain a integers(0, 3)
+ */
+void stats(int n, const int *a, const double *x, int *idx, double *val)
+{
+  int first = 0, last = 0, low = 0, big = a[0], count = 0;
+  double s = 0.0, hi = x[0], lo = 1e300;
+  for (int i = 1; i < n; i++) {
+    if (a[i] > big) { big = a[i]; first = i; }
+    if (a[i] >= a[last]) last = i;
+    if (a[i] < a[low]) low = i;
+    if (a[i] == 2) count++;
+    if (x[i] > hi) hi = x[i];
+    if (lo > x[i]) lo = x[i];
+    s += x[i] * a[i];
+  }
+  idx[0] = first; idx[1] = last; idx[2] = low; idx[3] = count + big;
+  val[0] = s; val[1] = hi; val[2] = lo;
+}
+"""
+
+
+def _folds(k):
+    an = analyze(k)
+    plan = planned(an, DEFAULT)
+    reds = [reduction_of(an, plan.storage, launch) for launch in plan.launches]
+    return [[(f.kind, f.op) for f in r.folds] if r else None for r in reds]
+
+
+@pytest.mark.parametrize("path, folds", [
+    ("vectorizer/sum_product.c", [("op", "+="), ("op", "+="), ("op", "+=")]),
+    ("vectorizer/argmax.c", [("best", ">")]),
+    ("livermore/first_minimum.c", [("best", "<")]),
+])
+def test_reductions_in_the_forms_people_write_run_as_block_partials(path, folds):
+    """Each ran on one GPU thread: three statistics in one loop (distributed into three loops of one
+    header: one grid-stride loop again), a maximum with its index, the first minimum's index."""
+    k = read_c(LOOPS / path)
+    assert _folds(k) == [folds]
+    text = generate(k)
+    assert "_partial<<<poly_parts, 256>>>" in text and "nothing here is parallel" not in text
+    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
+
+
+def test_arg_best_ties_resolve_as_the_loop_does(tmp_path):
+    """Values 0..3 over 700 elements (three blocks): every maximum and minimum is tied.  A strict
+    comparison keeps the first index, `>=` the last; the candidate with the other rule is rejected."""
+    path = tmp_path / "stats.c"
+    path.write_text(STATS)
+    k = read_c(path)
+    assert _folds(k) == [[("best", ">"), ("best", ">="), ("best", "<"), ("op", "+="), ("op", "max"),
+                          ("op", "min"), ("op", "+=")]]
+    text = generate(k)
+    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
+    tie = r"(poly_red_first\[threadIdx\.x \+ poly_s\]) < (poly_red_first\[threadIdx\.x\])"
+    wrong, n = re.subn(tie, r"\1 > \2", text)
+    assert n == 2
+    card = ladder(k, wrong, backend="emu", dataset="MINI", seed=3)
+    assert not card.accepted and "idx[0]" in card.summary()
+
+
+def test_a_fold_that_reads_another_accumulator_stays_in_order():
+    """The largest running sum folds `run` into `m`: not a reduction of independent folds (it is a
+    scan); it stays one thread, correct, and says so."""
+    k = read_c(LOOPS / "vectorizer" / "max_running_sum.c")
+    assert _folds(k) == [None]
+    assert "one thread runs loop i in order: nothing here is parallel" in generate(k)
