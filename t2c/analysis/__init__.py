@@ -46,7 +46,8 @@ def fully_written(kernel: Kernel) -> dict[str, bool]:
 def out_of_bounds(kernel: Kernel) -> list[str]:
     """Accesses of the reference that reach outside their array's extents, each as a sentence
     with an example.  Only statements whose every access happens (no `if`, no `?:`, `&&`, `||`
-    around it) are judged, so a guarded access is never blamed; outside the model, none."""
+    around it) are judged, so a guarded access is never blamed; a cell computed from data (an
+    atomic update's) is the reference check's to judge; outside the model, none."""
     from pycparser import c_ast
     from .dependences import _specs
     from .isl_bridge import Model
@@ -64,7 +65,7 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
             continue
         for a in st.accesses:
             ext = shapes.get(a.name)
-            if a.index and ext and len(ext) == len(a.index):
+            if a.index and ext and not a.atomic and len(ext) == len(a.index):
                 example = model.outside(st.name, a.name, a.index, ext)
                 if example:
                     out.append(f"`{st.text.strip()}` {'writes' if a.write else 'reads'} {a.name} "

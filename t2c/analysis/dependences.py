@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .isl_bridge import Model, StmtSpec
-from .model import Access, Loop, Program, Stmt
+from .model import Access, Loop, Program, Stmt, affine, parse_expr
 
 
 @dataclass
@@ -124,8 +124,25 @@ def _specs(prog: Program, rename=None) -> list[StmtSpec]:
             name, idx = (rename(s, a) if rename and not a.index and a.name in prog.locals
                          and not prog.locals[a.name].shape else (a.name, a.index))
             acc.append((name, idx, a.write))
-        specs.append(StmtSpec(s.name, s.loops, s.domain, tuple(acc), s.conditional))
+        updates = (s.atomic,) if s.atomic else ()
+        specs.append(StmtSpec(s.name, s.loops, s.domain, tuple(acc), s.conditional, updates,
+                              _cells(prog, s) if s.atomic else ()))
     return specs
+
+
+def _cells(prog: Program, s) -> tuple[str, ...]:
+    """Bounds of the cells an atomic update may reach: its array's extents, where affine."""
+    local = prog.locals.get(s.atomic)
+    shape = local.shape if local else prog.kernel.array(s.atomic).shape
+    index = next(a.index for a in s.accesses if a.atomic)
+    out = []
+    for d, ext in enumerate(shape):
+        if index[d] == f"t2c_cell{d}":
+            try:
+                out.append(f"0 <= t2c_cell{d} < {affine(parse_expr(ext), set(prog.sizes), 'extent')}")
+            except Exception:                  # an extent isl cannot read: the cell stays unbounded
+                pass
+    return tuple(out)
 
 
 def _scalars(prog: Program) -> list[str]:

@@ -30,6 +30,8 @@ class StmtSpec:
     domain: tuple[str, ...]                           # constraints
     accesses: tuple[tuple[str, tuple[str, ...], bool], ...]   # (array, subscripts, write)
     may_write: bool = False
+    updates: tuple[str, ...] = ()                     # arrays it updates atomically: pairs of such
+    cells: tuple[str, ...] = ()                       # updates order nothing; constraints on their cells
 
 
 def _v(text: str) -> str:
@@ -78,14 +80,18 @@ class Model:
         for s in specs:
             self.domain = self.domain.union(isl.UnionSet(self._set(s)))
         self.domain = self.domain.intersect_params(self.context)
-        self.reads, self.writes, self.must_writes = (self._empty_map(),) * 3
+        self.reads, self.writes, self.must_writes, self.updates = (self._empty_map(),) * 4
         for s in specs:
             for name, idx, write in s.accesses:
+                cons = " and ".join([self._cons(s), *(_v(c) for c in s.cells)]) if name in s.updates \
+                    else self._cons(s)
                 m = isl.UnionMap(self.head + f"{{ {self._tuple(s)} -> a_{name}[{', '.join(_v(e) for e in idx)}]"
-                                 f" : {self._cons(s)} }}")
+                                 f" : {cons} }}")
+                if name in s.updates:           # any cell: a may-access, ordered against all others
+                    self.updates = self.updates.union(m)
                 if write:
                     self.writes = self.writes.union(m)
-                    if not s.may_write:
+                    if not s.may_write and name not in s.updates:
                         self.must_writes = self.must_writes.union(m)
                 else:
                     self.reads = self.reads.union(m)
@@ -129,17 +135,20 @@ class Model:
         """Memory-based flow, anti and output dependences under `schedule`.
 
         Every pair of instances touching one element, at least one writing, ordered
-        by the schedule; `arrays` restricts them to some arrays."""
-        reads, writes = self.reads, self.writes
+        by the schedule; `arrays` restricts them to some arrays.  Two atomic updates of one array
+        (`updates`) commute: no dependence joins them (their statements write nothing else)."""
+        reads, writes, updates = self.reads, self.writes, self.updates
         if arrays is not None:
             keep = isl.UnionSet.empty(self.context.get_space())
             for a in arrays:
                 keep = keep.union(self._array_universe(a))
             reads, writes = reads.intersect_range(keep), writes.intersect_range(keep)
+            updates = updates.intersect_range(keep)
         before = schedule.lex_lt_union_map(schedule)
-        flow = writes.apply_range(reads.reverse()).intersect(before)
-        anti = reads.apply_range(writes.reverse()).intersect(before)
-        output = writes.apply_range(writes.reverse()).intersect(before)
+        commute = updates.apply_range(updates.reverse())
+        flow = writes.apply_range(reads.reverse()).intersect(before).subtract(commute)
+        anti = reads.apply_range(writes.reverse()).intersect(before).subtract(commute)
+        output = writes.apply_range(writes.reverse()).intersect(before).subtract(commute)
         return {"flow": flow.coalesce(), "anti": anti.coalesce(), "output": output.coalesce()}
 
     def covers(self, name: str, extents: tuple[str, ...]) -> bool:

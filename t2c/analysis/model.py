@@ -20,7 +20,10 @@ Before judging, it normalizes: a name reused for another kind of variable in ano
 becomes a variable of its own (scopes.py); a flat subscript of a pointer with several extents
 becomes its row-major indices where they provably are ones (delinearize.py).  A subscript
 computed from array values (`a[ip[i]]`, or `k = ip[i]; a[k]`) is refused with one reason
-whatever its spelling: a data-dependent write.
+whatever its spelling: a data-dependent write, unless it is an atomic update: an addition into the
+cell (`X[s] += e`, `-=`, `++`, `--`) of an int, unsigned, float or double array that every other
+access of its nest also updates that way.  Such updates commute: its cell is any element (fresh
+names `t2c_cell<d>` in the index), and the dependence analysis orders no two of them.
 """
 from __future__ import annotations
 
@@ -38,6 +41,10 @@ from .isl_bridge import always_within
 from .scopes import data_sources, reads_data, separate_reused_names
 
 
+#: Element types an update at a data-dependent cell may have: those CUDA's atomicAdd takes.
+ATOMIC_DTYPES = ("int", "unsigned", "float", "double")
+
+
 class NotAffine(Exception):
     """The reference leaves the polyhedral model; the message names what and where."""
 
@@ -47,6 +54,7 @@ class Access:
     name: str                  # array or local scalar
     index: tuple[str, ...]     # affine subscripts (isl syntax, original names); () for a scalar
     write: bool
+    atomic: bool = False       # part of an atomic update: a data-dependent subscript is `t2c_cell<d>`, any cell
 
 
 @dataclass
@@ -59,6 +67,7 @@ class Statement:
     conditional: bool          # under an `if`: its writes may not happen
     flops: int                 # floating-point operations per instance
     line: int = 0
+    atomic: str | None = None  # the array this statement adds into at a data-dependent cell (atomicAdd)
 
     @property
     def text(self) -> str:
@@ -219,6 +228,8 @@ class _Builder:
         self.context = tuple(context)
         body = self.block(items, [], [])
         self.one_form_per_array()
+        for nest in body:
+            self.updates_only(nest)
         return Program(self.k, body, self.statements, self.locals, self.sizes,
                        self.scalar_params, self.returns, self.context)
 
@@ -330,9 +341,12 @@ class _Builder:
                 raise NotAffine(f"line {n.coord.line}: loop variable '{n.name}' used outside its loop")
         item = self.row_major_refs(item, set(self.sizes) | in_scope, loops, domain)
         self.collect(item, accesses, set(self.sizes) | in_scope, write=False)
+        atomic = next((a.name for a in accesses if a.atomic), None)
+        if atomic is not None:
+            self.atomic_update(item, atomic)
         st = Statement(f"S{len(self.statements)}", item, tuple(l.var for l in loops), tuple(domain),
                        tuple(dict.fromkeys(accesses)), conditional, _count_flops(item),
-                       item.coord.line if item.coord else 0)
+                       item.coord.line if item.coord else 0, atomic)
         self.statements.append(st)
         return Stmt(st)
 
@@ -387,14 +401,14 @@ class _Builder:
                                 f"index into its extents [{']['.join(shape)}] (each inner index within "
                                 f"its extent), and other subscripts of '{name}' are")
 
-    def collect(self, n, out: list, names, write: bool, also_read=False):
-        """Accesses of an expression or leaf; `write` marks an lvalue."""
+    def collect(self, n, out: list, names, write: bool, also_read=False, update=False):
+        """Accesses of an expression or leaf; `write` marks an lvalue, `update` one that is added into."""
         if isinstance(n, c_ast.Assignment):
             self.collect(n.rvalue, out, names, False)
-            self.collect(n.lvalue, out, names, True, also_read=n.op != "=")
+            self.collect(n.lvalue, out, names, True, also_read=n.op != "=", update=n.op in ("+=", "-="))
             return
         if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
-            self.collect(n.expr, out, names, True, also_read=True)
+            self.collect(n.expr, out, names, True, also_read=True, update=True)
             return
         if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.ID) \
                 and n.expr.name in self.arrays:
@@ -404,16 +418,20 @@ class _Builder:
             base, subs = _base_and_subscripts(n)
             if not isinstance(base, c_ast.ID):
                 raise NotAffine(f"line {n.coord.line}: indexing an expression")
-            alts = [self.subscript(s, base.name, names, write) for s in subs]
+            cells = [f"t2c_cell{d}" if update else None for d in range(len(subs))]
+            alts = [self.subscript(s, base.name, names, write, c) for s, c in zip(subs, cells)]
             if None in alts:               # a gather from an array the kernel never writes: it
                 for s in subs:             # carries no dependence, only its subscripts' reads count
                     self.collect(s, out, names, False)
                 return
-            for s in subs:                 # a clamp's condition may read locals
-                if isinstance(s, c_ast.TernaryOp):
+            atomic = any(i == (c,) for i, c in zip(alts, cells))
+            for s in subs:                 # an update's subscripts (ip[i]) and a clamp's condition
+                if atomic:                 # read for the statement too
+                    self.collect(s, out, names, False)
+                elif isinstance(s, c_ast.TernaryOp):
                     self.collect(s.cond, out, names, False)
             for idx in itertools.product(*alts):
-                self._add(out, Access(base.name, idx, write), also_read)
+                self._add(out, Access(base.name, idx, write, atomic), also_read)
             return
         if isinstance(n, c_ast.ID):
             if n.name in self.locals or (n.name in self.arrays):
@@ -431,13 +449,14 @@ class _Builder:
         for _, child in n.children():
             self.collect(child, out, names, False)
 
-    def subscript(self, node, array: str, names, write: bool) -> tuple[str, ...] | None:
+    def subscript(self, node, array: str, names, write: bool, cell: str | None = None) -> tuple[str, ...] | None:
         """isl texts of a subscript: one for an affine subscript; a read's `c ? a : b` of affine
         branches (a clamp at an edge) reads one of both, so both count (a may-read: dependences
         only grow).  Any other subscript of an input array's read: None (the kernel never writes
         it, so the read orders nothing).  One that depends on values read from an array, directly
-        (`a[ip[i]]`) or through locals (`k = ip[i]; a[k]`) leaves the model otherwise: a write there
-        may reach any element, and poly cannot prove that two iterations never write the same one."""
+        (`a[ip[i]]`) or through locals (`k = ip[i]; a[k]`): `cell` (any element) for an update that
+        adds into it (`atomic_update` and `updates_only` judge it); else it leaves the model: a write
+        there may reach any element, and poly cannot prove that two iterations never write the same one."""
         what = f"subscript of '{array}'"
         if not write and isinstance(node, c_ast.TernaryOp):
             try:
@@ -452,6 +471,8 @@ class _Builder:
             source = reads_data(node, self.data)
             if source is None:
                 raise
+            if write and cell is not None:
+                return (cell,)
             line = node.coord.line if node.coord else "?"
             if write:
                 raise NotAffine(f"line {line}: a data-dependent write: '{array}' is written at a subscript "
@@ -463,8 +484,72 @@ class _Builder:
     @staticmethod
     def _add(out, acc: Access, also_read):
         if also_read:
-            out.append(Access(acc.name, acc.index, False))
+            out.append(Access(acc.name, acc.index, False, acc.atomic))
         out.append(acc)
+
+    # atomic updates -------------------------------------------------------------------
+    def atomic_update(self, item, array: str):
+        """Refuse, as a data-dependent write, an update of `array` at a data-dependent cell that an
+        atomicAdd cannot carry out exactly as the reference does: other side effects in the
+        statement, an element type without atomicAdd, a non-integer value added to integers."""
+        line = item.coord.line if item.coord else "?"
+        dtype = self.locals[array].dtype if array in self.locals else self.k.array(array).dtype
+        updates = [n for n in _walk(item) if isinstance(n, c_ast.Assignment) or
+                   isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")]
+        why = ""
+        if len(updates) != 1:
+            why = "the statement has other side effects"
+        elif dtype not in ATOMIC_DTYPES:
+            why = f"its element type {dtype} has no atomicAdd"
+        elif isinstance(updates[0], c_ast.Assignment) and dtype not in ("float", "double") \
+                and not self.integral(updates[0].rvalue):
+            why = "the value added to its integers may not be an integer"
+        if why:
+            raise NotAffine(f"line {line}: a data-dependent write: '{array}' is updated at a computed "
+                            f"cell, not as an atomic update ({why})")
+
+    def updates_only(self, nest):
+        """Refuse a nest in which an array updated at a data-dependent cell is also accessed
+        otherwise: the updates commute only with one another."""
+        stmts = [nest.stmt] if isinstance(nest, Stmt) else [s.stmt for s in nest.statements()]
+        atomic = {st.atomic for st in stmts} - {None}
+        for st in stmts:
+            for a in st.accesses:
+                if a.name in atomic and not a.atomic:
+                    first = next(s for s in stmts if s.atomic == a.name)
+                    raise NotAffine(f"line {first.line}: a data-dependent write: '{a.name}' is updated at a "
+                                    f"cell computed from data, and line {st.line} also "
+                                    f"{'writes' if a.write else 'reads'} it in the same loop nest, so poly "
+                                    f"cannot prove that two iterations never touch the same element")
+
+    def integral(self, n) -> bool:
+        """Whether a C expression's value is an integer whatever the data (conservative)."""
+        def typed(name):
+            if name in self.loop_vars or name in self.sizes:
+                return "int"
+            if name in self.locals:
+                return self.locals[name].dtype
+            known = {s.name: s.dtype for s in self.k.scalars} | {a.name: a.dtype for a in self.k.arrays}
+            return known.get(name, "double")
+        integer = lambda dtype: not any(w in dtype for w in ("float", "double"))
+        if isinstance(n, c_ast.Constant):
+            return n.type in ("int", "char")
+        if isinstance(n, c_ast.ID):
+            return integer(typed(n.name))
+        if isinstance(n, c_ast.ArrayRef):
+            base, _ = _base_and_subscripts(n)
+            return isinstance(base, c_ast.ID) and integer(typed(base.name))
+        if isinstance(n, c_ast.Cast):
+            return integer(cprint(n.to_type))
+        if isinstance(n, c_ast.BinaryOp):
+            if n.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+                return True
+            return self.integral(n.left) and self.integral(n.right)
+        if isinstance(n, c_ast.UnaryOp):
+            return n.op == "!" or (n.op in ("-", "+", "~") and self.integral(n.expr))
+        if isinstance(n, c_ast.TernaryOp):
+            return self.integral(n.iftrue) and self.integral(n.iffalse)
+        return False
 
 
 def _loop_var(f: c_ast.For) -> str | None:

@@ -5,7 +5,8 @@
   (analysis/delinearize.py);
 - a write whose subscript depends on data read from an array leaves the model with one reason,
   whether the subscript reads the array itself or a local that holds its value
-  (analysis/scopes.py, model.subscript);
+  (analysis/scopes.py, model.subscript), unless it is an atomic update: an addition into an
+  array that its nest only adds into that way (model.atomic_update, model.updates_only);
 - a name reused for another kind of variable in another scope is another variable.
 """
 import re
@@ -161,9 +162,48 @@ def test_a_data_dependent_write_has_one_reason_whatever_its_spelling(tmp_path):
     assert "data-dependent write" in direct and "'a'" in direct and "'ip'" in direct
 
 
-def test_a_histogram_names_its_data_dependent_write_not_a_reused_name(tmp_path):
-    reason = _reason(_kernel(tmp_path, HISTOGRAM))
-    assert "data-dependent write" in reason and "'hist'" in reason and "'data'" in reason
+def test_a_histogram_is_an_atomic_update_not_a_reused_name(tmp_path):
+    """Its fallback named a reused name ("loop variable 'b' has an initializer"); the two b's are two
+    variables, and `hist[b] += 1` at a b read from data is an atomic update: the loop is parallel."""
+    an = analyze(_kernel(tmp_path, HISTOGRAM))
+    update, = [st for st in an.program.statements if st.atomic]
+    assert update.atomic == "hist" and {a.index for a in update.accesses if a.name == "hist"} == {("t2c_cell0",)}
+    assert all(l.parallel for l in an.loops), [(l.var, l.parallel) for l in an.loops]
+
+
+ATOMIC_UPDATE = """\
+// t2c: array ip[n] in
+// t2c: domain ip integers(0, 7)
+// t2c: array a[8] inout
+// t2c: array h[8] inout
+void scatter(int n, const int *ip, const double *x, double *a, int *h)
+{
+  for (int i = 0; i < n; i++)
+    %s
+}
+"""
+
+
+@pytest.mark.parametrize("body, atomic", [
+    ("a[ip[i]] -= x[i];", "a"),
+    ("{ int k = ip[i]; h[k]++; }", "h"),
+    ("if (x[i] > 0.0) a[ip[i]] += x[i];", "a"),
+    ("{ h[ip[i]] += 2; h[ip[n - 1 - i]] -= 1; }", "h"),
+])
+def test_additions_at_cells_computed_from_data_are_atomic_updates(tmp_path, body, atomic):
+    an = analyze(_kernel(tmp_path, ATOMIC_UPDATE % body))
+    assert {st.atomic for st in an.program.statements} - {None} == {atomic}
+    assert an.loops[0].parallel
+
+
+@pytest.mark.parametrize("body, why", [
+    ("a[ip[i]] *= x[i];", "a data-dependent write: 'a' is written at a subscript"),
+    ("h[ip[i]] += x[i];", "the value added to its integers may not be an integer"),
+    ("{ a[ip[i]] += x[i]; a[i] = 0.0; }", "also writes it in the same loop nest"),
+    ("{ a[ip[i]] += x[i]; h[0] += (int) a[0]; }", "also reads it in the same loop nest"),
+])
+def test_other_writes_at_cells_computed_from_data_stay_refused(tmp_path, body, why):
+    assert why in _reason(_kernel(tmp_path, ATOMIC_UPDATE % body))
 
 
 def test_a_loop_variables_name_reused_for_a_local_elsewhere_is_another_variable(tmp_path):

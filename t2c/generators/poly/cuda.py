@@ -121,16 +121,19 @@ static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, doubl
 # -- statements ---------------------------------------------------------------------------
 
 class Renderer:
-    """C text of reference statements, with flat subscripts and renamed scalars."""
+    """C text of reference statements, with flat subscripts and renamed scalars; a statement the
+    model marks atomic (`Statement.atomic`, given as its node) adds through atomicAdd."""
 
-    def __init__(self, k: Kernel, local_arrays: dict[str, tuple[str, ...]]):
+    def __init__(self, k: Kernel, local_arrays: dict[str, tuple[str, ...]], atomic=()):
         self.shapes = {a.name: a.shape for a in k.arrays}
         self.rename_arrays = {n: f"dev_{n}" for n in local_arrays}
         self.shapes.update({f"dev_{n}": s for n, s in local_arrays.items()})
+        self.atomic = {id(n) for n in atomic}
 
     def node(self, node, names: dict[str, str]) -> c_ast.Node:
+        atomic = id(node) in self.atomic
         node = copy.deepcopy(node)
-        return self._go(node, names)
+        return self._go(_atomic_add(node) if atomic else node, names)
 
     def _go(self, n, names):
         if isinstance(n, c_ast.ArrayRef):
@@ -180,7 +183,7 @@ class Printer:
         self.an, self.plan, self.opt = an, plan, options
         prog = an.program
         self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
-        self.r = Renderer(k, self.local_arrays)
+        self.r = Renderer(k, self.local_arrays, [s.node for s in prog.statements if s.atomic])
         self.short = short_name(k)
         self.dtypes = {s.name: s.dtype for s in k.scalars}
         self.dtypes.update({a.name: a.dtype for a in k.arrays})
@@ -369,8 +372,8 @@ class Printer:
             return None
         st = loop.body[0].stmt
         node = st.node
-        if st.conditional or not isinstance(node, c_ast.Assignment):
-            return None
+        if st.conditional or st.atomic or not isinstance(node, c_ast.Assignment):
+            return None                  # an atomic update's cell is shared with other threads
         target = cprint(node.lvalue)
         if isinstance(node.lvalue, c_ast.ID):
             web = self.an.web_of.get((st.name, target))
@@ -533,9 +536,10 @@ class Printer:
         """A 2-d launch whose threads run straight-line statements and loops of one updated
         cell (the register accumulator's form); or a 3-d one (`batch_tiles`) whose z loop's
         bounds and its inner loops' name no other grid index: a 2-d tile per z, one z a block
-        (doitgen's products, a matrix per (r, q) once its sum has a copy each)."""
+        (doitgen's products, a matrix per (r, q) once its sum has a copy each).  Never one with an
+        atomic update: the tile's passes rewrite statements as plain loads and stores."""
         if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or id(launch) in self.in_block \
-                or launch.grid[-1].derived:
+                or launch.grid[-1].derived or any(s.stmt.atomic for s in _statements(launch.body)):
             return False
         if len(launch.grid) == 3:
             z = next(l for l in launch.grid if launch.axes[l.var] == "z")
@@ -1103,6 +1107,26 @@ class Printer:
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
             ["  " + merge.describe(self, run) for run in self.merged] + self.plan.notes
+
+
+def _statements(nodes) -> list[Stmt]:
+    return [s for n in nodes for s in ([n] if isinstance(n, Stmt) else n.statements())]
+
+
+def _atomic_add(node):
+    """`node` with its update (`X[s] += e`, `-= e`, `++`, `--`) as `atomicAdd(&X[s], e)`."""
+    if isinstance(node, c_ast.Assignment) and node.op in ("+=", "-="):
+        value = node.rvalue if node.op == "+=" else c_ast.UnaryOp("-", node.rvalue)
+    elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"):
+        value = c_ast.Constant("int", "1" if "+" in node.op else "-1")
+    else:
+        for attr in node.__slots__:
+            child = getattr(node, attr, None) if attr not in ("coord", "__weakref__") else None
+            if isinstance(child, c_ast.Node):
+                setattr(node, attr, _atomic_add(child))
+        return node
+    target = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
+    return c_ast.FuncCall(c_ast.ID("atomicAdd"), c_ast.ExprList([c_ast.UnaryOp("&", target), value]))
 
 
 def _declares(loop: Loop) -> bool:

@@ -30,7 +30,7 @@ from dataclasses import replace
 from pycparser import c_ast
 
 from ...analysis import Access, Analysis, Loop, Stmt, analyze_program, loop_paths
-from ...analysis.model import _base_and_subscripts, affine, parse_c, parse_expr
+from ...analysis.model import NotAffine, _base_and_subscripts, affine, parse_c, parse_expr
 from ...frontends.c.normalize import cprint
 from .reduce import fresh_name
 
@@ -323,7 +323,10 @@ def copy_inputs(an: Analysis) -> Analysis | None:
             if not isinstance(n, c_ast.ArrayRef):
                 return None
             base, subs = _base_and_subscripts(n)
-            idx = tuple(affine(x, scope, "subscript") for x in subs)
+            try:
+                idx = tuple(affine(x, scope, "subscript") for x in subs)
+            except NotAffine:                  # a gather through data (field[c]): never picked
+                return None
             if isinstance(base, c_ast.ID) and (base.name, idx) in picked:
                 n = copy.deepcopy(n)
                 _base_and_subscripts(n)[0].name = names[base.name]
