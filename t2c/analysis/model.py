@@ -17,7 +17,9 @@ variables), loops inside an `if`, a loop variable used after its loop.  The
 generator answers `NotAffine` with a sequential candidate, which is always correct.
 
 Before judging, it normalizes: a name reused for another kind of variable in another scope
-becomes a variable of its own (scopes.py); a flat subscript of a pointer with several extents
+becomes a variable of its own (scopes.py); an integer local whose value is affine in the loops
+(an index temporary, an induction scalar, a wrap-around variable) is written as that value
+(scalars.py); a flat subscript of a pointer with several extents
 becomes its row-major indices where they provably are ones (delinearize.py).  A subscript
 computed from array values (`a[ip[i]]`, or `k = ip[i]; a[k]`) is refused with one reason
 whatever its spelling: a data-dependent write, unless it is an atomic update: an addition into the
@@ -38,6 +40,7 @@ from ..frontends.c.normalize import cprint
 from ..ir import Kernel
 from .delinearize import row_major
 from .isl_bridge import always_within
+from .scalars import normalize_scalars
 from .scopes import data_sources, reads_data, separate_reused_names
 
 
@@ -215,10 +218,6 @@ class _Builder:
     def build(self) -> Program:
         ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
         fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
-        separate_reused_names(fn)                 # one name, one variable: the model knows them by name
-        self.data = data_sources(fn.body)         # locals whose values come from arrays
-        items = fn.body.block_items or []
-        self.loop_vars = {_loop_var(n) for n in _walk(fn.body) if isinstance(n, c_ast.For)} - {None}
         context = []
         for c in self.k.constraints:
             try:
@@ -226,12 +225,21 @@ class _Builder:
             except (NotAffine, Exception):
                 pass
         self.context = tuple(context)
+        separate_reused_names(fn)                 # one name, one variable: the model knows them by name
+        normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
+        self.data = data_sources(fn.body)         # locals whose values come from arrays
+        items = fn.body.block_items or []
+        self.loop_vars = {_loop_var(n) for n in _walk(fn.body) if isinstance(n, c_ast.For)} - {None}
         body = self.block(items, [], [])
         self.one_form_per_array()
         for nest in body:
             self.updates_only(nest)
         return Program(self.k, body, self.statements, self.locals, self.sizes,
                        self.scalar_params, self.returns, self.context)
+
+    def within(self, loops, domain, expr, low, high) -> bool:
+        """Whether low <= expr <= high wherever the loops run (affine text, sizes' context)."""
+        return always_within(self.sizes, self.context, loops, domain, expr, low, high)
 
     # statements ---------------------------------------------------------------------
     def block(self, items, loops: list[Loop], domain: list[str]) -> list:
