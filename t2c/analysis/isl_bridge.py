@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 _IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
-_ISL_WORDS = {"and", "or", "not"}
+_ISL_WORDS = {"and", "or", "not", "floor", "mod"}
 
 
 @dataclass(frozen=True)

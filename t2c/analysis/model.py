@@ -41,6 +41,7 @@ from ..ir import Kernel
 from .delinearize import row_major
 from .isl_bridge import always_within
 from .scalars import normalize_scalars
+from .searches import normalize_searches
 from .scopes import data_sources, reads_data, separate_reused_names
 
 
@@ -139,8 +140,11 @@ class Program:
 
 # -- affine expressions ------------------------------------------------------------------
 
-def affine(node, names: set[str], what: str) -> str:
-    """isl text of an affine C expression over `names`; NotAffine otherwise."""
+def affine(node, names: set[str], what: str, nonneg=None) -> str:
+    """isl text of an affine C expression over `names`; NotAffine otherwise.  With `nonneg` (isl
+    text -> whether it is never negative where the expression is used), a quasi-affine one too:
+    `e / c` and `e % c` of a positive constant c are floor(e / c) and e mod c where e >= 0 (C
+    truncates toward zero: the same there)."""
     def bad(reason):
         line = node.coord.line if getattr(node, "coord", None) else "?"
         raise NotAffine(f"line {line}: {what} '{cprint(node)}' {reason}")
@@ -165,6 +169,13 @@ def affine(node, names: set[str], what: str) -> str:
             if not (ca or cb):
                 bad("multiplies two variables")
             return f"({a} * {b})", ca and cb
+        if isinstance(n, c_ast.BinaryOp) and n.op in ("/", "%") and nonneg is not None:
+            (a, ca), (b, cb) = go(n.left), go(n.right)
+            if not cb or not b.isdigit() or int(b) == 0:
+                bad("divides by something other than a positive constant")
+            if not nonneg(a):
+                bad(f"divides '{cprint(n.left)}', which may be negative (C rounds it toward zero)")
+            return (f"floor({a} / {b})" if n.op == "/" else f"({a} mod {b})"), ca and cb
         if isinstance(n, c_ast.Cast):
             return go(n.expr)
         bad("is not affine")
@@ -214,6 +225,7 @@ class _Builder:
         self.loop_vars: set[str] = set()
         self.statements: list[Statement] = []
         self.returns = None
+        self.where: tuple = ([], [])                   # loops and domain of what is being read
 
     def build(self) -> Program:
         ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
@@ -227,6 +239,7 @@ class _Builder:
         self.context = tuple(context)
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
+        normalize_searches(fn)                    # an early-exit search as the index it finds
         self.data = data_sources(fn.body)         # locals whose values come from arrays
         items = fn.body.block_items or []
         self.loop_vars = {_loop_var(n) for n in _walk(fn.body) if isinstance(n, c_ast.For)} - {None}
@@ -236,6 +249,11 @@ class _Builder:
             self.updates_only(nest)
         return Program(self.k, body, self.statements, self.locals, self.sizes,
                        self.scalar_params, self.returns, self.context)
+
+    def nonneg(self, expr: str) -> bool:
+        """Whether expr >= 0 wherever the statement or loop being read runs (`self.where`)."""
+        loops, domain = self.where
+        return self.within(loops, domain, expr, "0", expr)
 
     def within(self, loops, domain, expr, low, high) -> bool:
         """Whether low <= expr <= high wherever the loops run (affine text, sizes' context)."""
@@ -315,7 +333,8 @@ class _Builder:
             raise NotAffine(f"line {line}: loop header is not 'v = start'")
         names = set(self.sizes) | {l.var for l in loops}
         first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
-        start = affine(first, names, "loop start")
+        self.where = ([l.var for l in loops], domain)
+        start = affine(first, names, "loop start", self.nonneg)
         nxt = f.next
         if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("++", "p++") and _is(nxt.expr, var):
             step = 1
@@ -329,7 +348,7 @@ class _Builder:
         c = f.cond
         if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)):
             raise NotAffine(f"line {line}: loop condition is not 'v < bound' or alike")
-        bound = affine(c.right, names, "loop bound")
+        bound = affine(c.right, names, "loop bound", self.nonneg)
         if step == 1 and c.op in ("<", "<="):
             lower, upper = start, (f"({bound} - 1)" if c.op == "<" else bound)
         elif step == -1 and c.op in (">", ">="):
@@ -348,6 +367,7 @@ class _Builder:
             if isinstance(n, c_ast.ID) and n.name in self.loop_vars and n.name not in in_scope:
                 raise NotAffine(f"line {n.coord.line}: loop variable '{n.name}' used outside its loop")
         item = self.row_major_refs(item, set(self.sizes) | in_scope, loops, domain)
+        self.where = ([l.var for l in loops], domain)
         self.collect(item, accesses, set(self.sizes) | in_scope, write=False)
         atomic = next((a.name for a in accesses if a.atomic), None)
         if atomic is not None:
@@ -468,11 +488,11 @@ class _Builder:
         what = f"subscript of '{array}'"
         if not write and isinstance(node, c_ast.TernaryOp):
             try:
-                return (affine(node.iftrue, names, what), affine(node.iffalse, names, what))
+                return (affine(node.iftrue, names, what, self.nonneg), affine(node.iffalse, names, what, self.nonneg))
             except NotAffine:
                 pass
         try:
-            return (affine(node, names, what),)
+            return (affine(node, names, what, self.nonneg),)
         except NotAffine:
             if not write and self.k.array(array).intent == "in":
                 return None

@@ -221,3 +221,29 @@ void twice(int n, double *x, double *y)
     an = analyze(_kernel(tmp_path, text))
     assert [(l.var, l.parallel) for l in an.loops] == [("t", True), ("i", True)]
     assert set(an.program.locals) == {"t_1"}          # the local, renamed apart from loop t
+
+
+def test_divisions_and_modulos_by_constants_are_quasi_affine(tmp_path):
+    """`b[i % 2][i / 2]` (a de-interleave) and a bound `(h - 3) / 2 + 1` (a strided pooling's
+    extent) were "not affine": one GPU thread.  Of a value that is never negative, C's division
+    is isl's floor, so both are in the model; the kernels plan grids.  A dividend that may be
+    negative rounds the other way in C: it stays outside, with that reason."""
+    from t2c.generators.poly.lower import planned
+    from t2c.generators.poly.options import DEFAULT
+    loops = ROOT / "corpora" / "loops"
+    split = read_c(loops / "vectorizer" / "even_odd_split.c")
+    assert _accesses(build_program(split), "b") == [("(i mod 2)", "floor(i / 2)")]
+    for k in (split, read_c(loops / "gpu" / "maxpool_stride2.c")):
+        assert all(launch.grid for launch in planned(analyze(k), DEFAULT).launches), k.name
+    text = """\
+/* t2c: array a[n] in
+ * t2c: array b[n] out
+ */
+void back(int n, const double *a, double *b)
+{
+  for (int i = 0; i < n; i++)
+    b[(i - 3) / 2 + 1] = a[i];
+}
+"""
+    with pytest.raises(NotAffine, match=r"divides '\(?i - 3\)?', which may be negative"):
+        build_program(_kernel(tmp_path, text))

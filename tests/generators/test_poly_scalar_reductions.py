@@ -59,10 +59,12 @@ def _folds(k):
     ("vectorizer/sum_product.c", [("op", "+="), ("op", "+="), ("op", "+=")]),
     ("vectorizer/argmax.c", [("best", ">")]),
     ("livermore/first_minimum.c", [("best", "<")]),
+    ("vectorizer/first_index.c", [("op", "imin")]),
 ])
 def test_reductions_in_the_forms_people_write_run_as_block_partials(path, folds):
     """Each ran on one GPU thread: three statistics in one loop (distributed into three loops of one
-    header: one grid-stride loop again), a maximum with its index, the first minimum's index."""
+    header: one grid-stride loop again), a maximum with its index, the first minimum's index, and a
+    search with an early exit (analysis/searches.py: the least index where the condition holds)."""
     k = read_c(LOOPS / path)
     assert _folds(k) == [folds]
     text = generate(k)
@@ -95,3 +97,47 @@ def test_a_fold_that_reads_another_accumulator_stays_in_order():
     k = read_c(LOOPS / "vectorizer" / "max_running_sum.c")
     assert _folds(k) == [None]
     assert "one thread runs loop i in order: nothing here is parallel" in generate(k)
+
+
+SEARCH = """\
+/* t2c: description the last i where a[i] > t, and twice a[i] there
+ * t2c: size n MINI=700 SMALL=5000 MEDIUM=100000 LARGE=1000000 EXTRALARGE=4000000
+ * t2c: array a[n] in
+ * t2c: array where[1] out
+ * t2c: array val[1] out
+ * t2c: domain a uniform(0, 1)
+ * t2c: domain t uniform(0.2, 0.9)
+ */
+void search(int n, double t, const double *a, int *where, double *val)
+{
+  int last = -1;
+  double v = 0.0;
+  for (int i = n - 1; i >= 0; i--)
+    if (a[i] > t) {
+      last = i;
+      v = a[i] * 2.0;
+      break;
+    }
+  where[0] = last;
+  val[0] = v;
+}
+"""
+
+
+def test_a_search_that_exits_early_is_the_index_it_finds(tmp_path):
+    """A descending search is the greatest index where its condition holds; the assignments before
+    its break run once after the reduction, at that index.  A loop that does other work before its
+    exit is not a search: it stays in order."""
+    from t2c.analysis.model import build_program
+    path = tmp_path / "search.c"
+    path.write_text(SEARCH)
+    k = read_c(path)
+    assert _folds(k) == [[("op", "imax")]]
+    text = generate(k)
+    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
+    busy = tmp_path / "busy.c"
+    busy.write_text(SEARCH.replace("    if (a[i] > t) {", "  {\n    v += a[i];\n    if (a[i] > t) {").replace(
+        "      break;\n    }", "      break;\n    }\n  }"))
+    with pytest.raises(Exception, match="early exit"):
+        build_program(read_c(busy))

@@ -86,6 +86,7 @@ class Reduction:
     fins: list                  # Stmt: what reads the results
     webs: dict                  # scalar -> its web (a register's name in both kernels)
     dtypes: dict                # scalar -> its C type
+    others: dict                # web -> C type: other locals of the inits and fins (the final kernel's)
 
     @property
     def loop(self) -> Loop:
@@ -98,8 +99,8 @@ class Reduction:
 
 def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     """The launch as a reduction, or None when it is not exactly that form: a one-thread launch
-    of statements that set local accumulators, loops of one header (step +1) whose statements
-    each fold into their own accumulators and write no array, then statements reading them."""
+    of statements that set locals, loops of one header whose statements each fold into their own
+    accumulators and write no array, then statements reading them."""
     body = launch.body
     loops = [n for n in body if isinstance(n, Loop)]
     if launch.grid or not loops or not all(isinstance(n, (Stmt, Loop)) for n in body):
@@ -107,13 +108,13 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     first, last = body.index(loops[0]), body.index(loops[-1])
     inits, fins = body[:first], body[last + 1:]
     head = lambda l: (l.var, l.lower, l.upper, l.step, l.init, l.cond, l.next)
-    if body[first:last + 1] != loops or loops[0].step != 1 or len({head(l) for l in loops}) != 1 or \
+    if body[first:last + 1] != loops or len({head(l) for l in loops}) != 1 or \
             not all(isinstance(n, Stmt) for l in loops for n in l.body):
         return None
     stmts = [n for l in loops for n in l.body]
     folds = [_fold(n, loops[0].var) for n in stmts]
-    if None in folds:
-        return None
+    if None in folds or loops[0].step != 1 and any(f.kind == "best" for f in folds):
+        return None             # (an arg-best's ties follow the loop's order; the other folds commute)
     accs = [a for f in folds for a in (f.acc, f.index) if a]
     if len(set(accs)) != len(accs) or any(a not in an.program.locals for a in accs):
         return None
@@ -139,13 +140,20 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
             return None
     for n in inits:
         w = n.stmt.writes()
-        if n.stmt.conditional or len(w) != 1 or w[0].name not in accs or w[0].index or \
-                any(r.name in an.program.locals for r in n.stmt.reads()):
+        if n.stmt.conditional or len(w) != 1 or w[0].name not in an.program.locals or w[0].index:
             return None
     if any(w.name in accs for n in fins for w in n.stmt.writes()) or \
             not all(any(w.name == a for n in inits for w in n.stmt.writes()) for a in accs):
         return None
-    return Reduction(inits, loops, folds, fins, webs, dtypes)
+    others = {}                 # locals of the statements around the loop: registers of the final kernel
+    for n in inits + fins:
+        for a in n.stmt.accesses:
+            web = an.web_of.get((n.stmt.name, a.name))
+            if a.name in an.program.locals and a.name not in accs:
+                if web is None or storage.get(web) != "local" or not set(an.webs[web].statements) <= members:
+                    return None
+                others[web] = an.program.locals[a.name].dtype
+    return Reduction(inits, loops, folds, fins, webs, dtypes, others)
 
 
 def _fold(n: Stmt, var: str) -> Fold | None:
@@ -199,11 +207,15 @@ def _best(node: c_ast.If, var: str):
 
 
 def _bigger(node: c_ast.If):
-    """("max" | "min", m) of `if (E > m) m = E;` and its mirrors (a register starting at the
-    identity takes the same elements); None else."""
+    """("max" | "min", m) of `if (E > m) m = E;`, its mirrors, and under a condition that does not
+    read m (`if (P && E > m) m = E;`: a register starting at the identity takes the same
+    elements); None else."""
     c, set_ = node.cond, node.iftrue
     if isinstance(set_, c_ast.Compound) and len(set_.block_items or []) == 1:
         set_ = set_.block_items[0]
+    if isinstance(c, c_ast.BinaryOp) and c.op == "&&" and isinstance(set_, c_ast.Assignment) \
+            and isinstance(set_.lvalue, c_ast.ID) and set_.lvalue.name not in _words(cprint(c.left)):
+        c = c.right
     if not (isinstance(c, c_ast.BinaryOp) and c.op in _FLIP and isinstance(set_, c_ast.Assignment)
             and set_.op == "=" and isinstance(set_.lvalue, c_ast.ID)):
         return None
@@ -244,7 +256,9 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     bare = lambda r: r.removeprefix("poly_")
     shared = {r: "poly_red" if one else f"poly_red_{bare(r)}" for r, _, _ in regs}
     parts = {r: f"{name}_partials" if one else f"{name}_partials_{bare(r)}" for r, _, _ in regs}
-    start = loop.init.split("=", 1)[1].strip()
+    start, cond = loop.init.split("=", 1)[1].strip(), loop.cond
+    if loop.step == -1:         # folds that commute: the same indices, ascending
+        start, cond = loop.lower, f"{loop.var} <= {loop.upper}"
     start = "" if start == "0" else f"{start} + "
     body = []
     for f in red.folds:
@@ -288,7 +302,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     if not one:
         keep = ["  if (threadIdx.x == 0) {", *(k.replace("  if (threadIdx.x == 0) ", "    ") for k in keep), "  }"]
     partial = [*declare, f"  int {loop.var};",
-               f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {loop.cond}; "
+               f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {cond}; "
                f"{loop.var} += (int)(gridDim.x * blockDim.x))", "  {", *body, "  }", *tree, *keep]
     gather = []
     for f in red.folds:
@@ -319,7 +333,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             node = _renamed(f.stmt.stmt.node, red.loop.var, tk)
             node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
             folded += p.r.statement(node, p.names_for(f.stmt.stmt.name), "    ")
-    final = [*declare, "  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)",
+    final = [*declare, *(f"  {t} {w};" for w, t in red.others.items()), "  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)",
              *gather, *tree, "  if (threadIdx.x == 0) {",
              *(f"    {t} {total[r]} = {shared[r]}[0];" for r, t, _ in regs), *inits, *folded,
              *(line for n in red.fins for line in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")),
