@@ -66,14 +66,22 @@ def llm_flags(kw: dict) -> dict:
               help="Where llm/hybrid candidates are checked.")
 @click.option("--keep-rejected", is_flag=True,
               help="llm/hybrid: when no candidate passes, keep the best attempt in OUT.rejected.cu (still exit 1).")
+@click.option("--explain", is_flag=True,
+              help="poly: print how the candidate maps the kernel and why each loop runs in parallel or in order "
+                   "(the dependence, its statements and distance); write nothing.")
 @click.option("--show-prompt", is_flag=True,
               help="Print the first request the llm generator would send (no endpoint is called) and stop.")
 @evolve_options(12, 900.0, "search its options against the ladder on --backend (bench timings on a GPU; "
                 "correctness only on emu) and write the fastest accepted candidate", "")
 @llm_options
-def gen_command(file, function, output, sequential, generator, backend, keep_rejected, show_prompt,
+def gen_command(file, function, output, sequential, generator, backend, keep_rejected, explain, show_prompt,
                 evolve, evolve_candidates, evolve_seconds, **llm):
     """Generate a CUDA candidate for a kernel: poly (no model), llm or hybrid."""
+    if explain:
+        from ..frontends import read_kernel
+        from .poly import DEFAULT, explanation
+        click.echo(explanation(read_kernel(file, function), DEFAULT.replace(sequential=sequential)), nl=False)
+        return
     if show_prompt:
         click.echo(prompt_text(file, function), nl=False)
         return

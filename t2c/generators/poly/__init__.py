@@ -1,6 +1,8 @@
 """The `poly` generator: a polyhedral compiler from the IS to a CUDA candidate, no model.
 
     generate(kernel, options=PolyOptions()) -> str    the candidate .cu text
+    explanation(kernel, options) -> str                the candidate's mapping notes and why
+                                                       each loop is parallel or in order
 
 Passes (lower.py): analysis -> distribute -> permute -> fuse -> wavefront -> map to grid,
 or isl's scheduler's tree when it runs fewer loops in order (schedule.py) -> reductions
@@ -21,4 +23,21 @@ def generate(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
     return lower(kernel, options)
 
 
-__all__ = ["DEFAULT", "LoweringError", "PolyOptions", "generate", "lower"]
+def explanation(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
+    """What `t2c gen --explain` prints: the candidate's header (its launches and their forms, or
+    why it runs in one thread), the reference numbered, and each loop's reason (analysis/explain.py)."""
+    from ...analysis import NotAffine, analyze
+    from ...analysis.explain import explain, numbered
+    head = []
+    for line in generate(kernel, options).splitlines():
+        if not line.startswith("//"):
+            break
+        head.append(line[2:].removeprefix(" "))
+    try:
+        reasons = explain(analyze(kernel))
+    except NotAffine as e:
+        reasons = numbered(kernel.reference) + f"\noutside the polyhedral model: {e}\n"
+    return "\n".join(head) + "\n\n" + reasons
+
+
+__all__ = ["DEFAULT", "LoweringError", "PolyOptions", "explanation", "generate", "lower"]

@@ -1,0 +1,32 @@
+"""`t2c gen --explain` (issue #35): how poly maps a kernel, and for each loop of the reference
+why it runs in parallel or in order: the dependence it carries (kind, array, statements, lines
+of the numbered reference, distance).  Nothing is written."""
+from click.testing import CliRunner
+
+from t2ctest import ROOT
+from t2c.cli import main
+
+LOOPS = ROOT / "corpora" / "loops"
+
+
+def _explain(path) -> str:
+    res = CliRunner().invoke(main, ["gen", str(path), "--explain"])
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_explain_names_the_dependence_that_keeps_a_loop_in_order():
+    text = _explain(LOOPS / "vectorizer" / "linear_recurrence.c")
+    assert "one thread runs loop i in order" in text and "   4      a[i] = (a[i - 1] * b[i]) + c[i];" in text
+    assert ("loop i: carries a flow dependence: S0 reads a after S0 writes it (S0 `a[i] = (a[i - 1] * b[i]) "
+            "+ c[i]` line 4), distance 1 along i") in text
+    text = _explain(LOOPS / "vectorizer" / "statement_reorder.c")
+    assert "loop i: carries an anti dependence: S0 overwrites a after S1 reads it" in text
+
+
+def test_explain_says_parallel_reduction_or_outside_the_model(tmp_path):
+    text = _explain(ROOT / "corpora" / "polybench" / "linear-algebra" / "solvers" / "lu" / "lu.c")
+    assert "  loop j: parallel\n    loop k: carries only a reduction (the order of an accumulation)\n" in text
+    text = _explain(LOOPS / "gpu" / "bitonic_sort.c")
+    assert "outside the polyhedral model: line 4: loop step of 'size' is not +1 or -1" in text
+    assert not list(tmp_path.iterdir())
