@@ -30,7 +30,7 @@ from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
 from .schedule import rewrite
-from . import merge, oneblock, reduce, stage, sweep, tensor
+from . import merge, oneblock, phases, reduce, stage, sweep, tensor
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -198,13 +198,15 @@ class Printer:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
             if options.warp_rows:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
+            if options.row_blocks and not launch.row:
+                launch.phases = phases.phases_of(an, plan.storage, launch)
         self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
         self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
         self.private = {}                   # id(host loop) -> arrays each of its iterations copies
         threads = options.one_block_threads or 1024     # 0: oneblock.threads picks 1024 or 512
         for launch in plan.launches:
             if id(launch) in self.in_block:
-                launch.row = None           # a column reduction's lanes need a block of their own
+                launch.row = launch.phases = None   # their lanes need a block of their own
                 if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
             elif options.column_sweeps:
@@ -442,6 +444,14 @@ class Printer:
         loops(launch.body)
         box = self.launch_box(launch) if launch.grid else []
         part = self.part_threads.get(id(launch))    # a part of merged reductions: its block's threads
+        if launch.phases:
+            start = _min(box[0][0]) if box else "0"
+            text = "\n".join(phases.kernel_body(self, launch, launch.phases, "" if start == "0" else f"{start} + "))
+            args = self.kernel_args(launch, _used(text))
+            params = ", ".join(self.param_decl(a, launch) for a in args)
+            return "\n".join([f"/* {self.describe(launch)} */",
+                              f"__global__ void __launch_bounds__({phases.THREADS}) {launch.name}({params})",
+                              "{", text, "}"]), args
         if launch.row or launch.sweep:
             start = _min(box[0][0]) if box else "0"
             start = "" if start == "0" else f"{start} + "
@@ -538,7 +548,7 @@ class Printer:
         bounds and its inner loops' name no other grid index: a 2-d tile per z, one z a block
         (doitgen's products, a matrix per (r, q) once its sum has a copy each).  Never one with an
         atomic update: the tile's passes rewrite statements as plain loads and stores."""
-        if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or id(launch) in self.in_block \
+        if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or launch.phases or id(launch) in self.in_block \
                 or launch.grid[-1].derived or any(s.stmt.atomic for s in _statements(launch.body)):
             return False
         if len(launch.grid) == 3:
@@ -837,6 +847,8 @@ class Printer:
         if launch.sweep and not launch.grid:
             return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(self.opt.sweep_block)})"), call,
                                               launch.host_loops)]
+        if launch.phases:
+            return phases.launch_code(self, launch, args, indent)
         if launch.row or launch.sweep:
             (lows, highs), = self.launch_box(launch)
             if not lows or not highs:
@@ -1023,6 +1035,8 @@ class Printer:
         where = f" Launched once per host iteration of {', '.join(host)}." if host else ""
         if launch.sweep:
             return sweep.describe(self, launch, launch.sweep) + where
+        if launch.phases:
+            return phases.describe(launch, launch.phases) + where
         if launch.row and launch.row.column:
             r = launch.row
             return (f"{launch.name}: {self.opt.column_block[1]} lanes per {launch.grid[0].var} (consecutive "

@@ -123,6 +123,9 @@ def rescheduled(an, plan: Plan, options: PolyOptions):
     around some statement, on the host or in a thread: a factorization whose pivot loop
     was inside its parallel loops, a wavefront the loop passes cannot find."""
     best = (an, plan, serial_depth(plan), "")
+    if any(_quasi(" ".join((*st.domain, *(x for a in st.accesses for x in a.index))))
+           for st in an.program.statements):
+        return an, plan          # isl's trees print floor divisions the tree's passes cannot read back
     for v in variants(an):
         tree = isl_tree(v)
         if tree is None:
@@ -143,3 +146,8 @@ def rescheduled(an, plan: Plan, options: PolyOptions):
                        f"reference's loop order{f' ({how})' if how else ''}: at most {depth} "
                        f"loop(s) run in order around a statement instead of {serial_depth(plan)}.")
     return v, p
+
+
+def _quasi(text: str) -> bool:
+    """Whether isl text has a floor division or a modulo (quasi-affine, model.affine)."""
+    return "floor(" in text or " mod " in text

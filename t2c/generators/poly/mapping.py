@@ -39,6 +39,7 @@ class Launch:
     name: str = ""
     reduction: object = None         # reduce.Reduction: partials on a grid, then one block
     row: object = None               # reduce.RowReduction: a warp per grid index
+    phases: object = None            # phases.RowPhases: a block per grid index, its loops in turn
     block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums
     sweep: object = None             # sweep.Sweep: a block of lanes per grid index
     tile: tuple | None = None        # (rows, columns) of grid points per thread (cuda.register_tile)

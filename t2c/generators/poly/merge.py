@@ -33,7 +33,7 @@ from .oneblock import _axes
 
 def plain(p, launch: Launch) -> bool:
     """A grid of threads each running its statements, nothing shared (p: the Printer)."""
-    if not launch.grid or launch.reduction or launch.row or launch.sweep or launch.tile or launch.staged \
+    if not launch.grid or launch.reduction or launch.row or launch.phases or launch.sweep or launch.tile or launch.staged \
             or launch.mma or launch.block_sum or launch.shared_bytes or launch.grid[-1].derived \
             or id(launch) in p.in_block or p.extents(launch) is None:
         return False

@@ -29,6 +29,7 @@ class PolyOptions:
     wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
     parallel_reductions: bool = True         # a one-thread sum/max/... loop: block partials, then one block
     warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
+    row_blocks: bool = True                  # a thread's loops along a row (folds, then maps): a block per row (phases.py)
     row_lanes: int = 128                     # ... or this many lanes (whole warps in a 256-thread block,
                                              # combined in shared memory in a fixed order); on the H200
                                              # a 32 MB matrix's row sums: 15.5 us, a warp each 21.4

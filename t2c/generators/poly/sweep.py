@@ -75,7 +75,7 @@ def _whole_warps(width: int, lanes: int) -> bool:
 def sweep_of(p, launch) -> Sweep | None:
     """The launch as a sweep (module docstring), or None when it is not one."""
     width, lanes = shape(p, launch)
-    if len(launch.grid) > 1 or launch.grid and launch.grid[0].derived or launch.reduction or launch.row \
+    if len(launch.grid) > 1 or launch.grid and launch.grid[0].derived or launch.reduction or launch.row or launch.phases \
             or launch.tile:
         return None
     if not _whole_warps(width, lanes):

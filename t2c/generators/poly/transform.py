@@ -372,10 +372,11 @@ def wavefront(an: Analysis, tree: list) -> list:
     """Skew a band of two carried loops (a, b) whose body is statements only into a
     host loop over the wave `c*a + b` and a parallel loop over `a` (b = wave - c*a),
     for the smallest c in 1..2 that is legal and makes `a` parallel (seidel-2d: c = 2).
-    Both loops must step by +1 and b's bounds must not depend on a."""
+    Both loops must step by +1 and b's bounds must not depend on a.  A band inside a parallel
+    loop runs in one thread whatever its order: it is left as it is."""
     def candidates(nodes):
         for n in nodes:
-            if isinstance(n, Loop):
+            if isinstance(n, Loop) and not parallel(an, tree, n):
                 yield from candidates(n.body)
                 if len(n.body) == 1 and isinstance(n.body[0], Loop) and \
                         all(isinstance(x, Stmt) for x in n.body[0].body):

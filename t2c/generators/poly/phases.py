@@ -1,0 +1,172 @@
+"""A block per row: a 1-d grid whose threads each run several loops along their row in turn
+(a row softmax: its maximum, the exponentials and their sum, the division; a layer norm).
+
+A launch of the form
+
+    for i (grid):  phases, each one of
+        a statement (sets row scalars, or writes an array cell of the row),
+        a loop over j whose statements fold into row scalars (`s += e`, `if (e > m) m = e;`),
+        a loop over j that carries nothing (`y[i][j] = exp(x[i][j] - m)`),
+
+where the loops' arrays are indexed by j in their last (contiguous) subscript only, becomes one
+block of `THREADS` threads per row (a grid-stride loop over rows): the threads stride each loop
+(consecutive threads, consecutive elements); a fold's parts combine through a shuffle tree per
+warp and the warps' results in a fixed order, so every thread holds the same total, bit for bit
+on every run; statements setting row scalars run in every thread, those writing arrays in thread
+0; a barrier follows every phase that writes an array.  One thread per row walked each row alone:
+its neighbours' rows are far apart in memory, so no load was coalesced.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...analysis import Analysis, Loop, Stmt
+from .reduce import OPS, _fold, _words, combine, join
+
+THREADS = 256
+
+
+@dataclass(frozen=True)
+class Phase:
+    kind: str                   # "stmt" | "fold" | "map"
+    node: object                # Stmt (stmt) or Loop (fold, map)
+    folds: tuple = ()           # fold: (statement, op, accumulator) per statement of the loop
+
+
+@dataclass(frozen=True)
+class RowPhases:
+    phases: tuple
+
+
+def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
+    """The launch as row phases (module docstring), or None."""
+    if len(launch.grid) != 1 or launch.host_loops and launch.grid[0].derived:
+        return None
+    rows = launch.grid[0]
+    local = lambda name: name in an.program.locals
+    phases = []
+    for n in launch.body:
+        if isinstance(n, Stmt):
+            w = n.stmt.writes()
+            if any(local(a.name) for a in w) and any(not local(a.name) for a in w):
+                return None
+            phases.append(Phase("stmt", n))
+            continue
+        if not (isinstance(n, Loop) and n.step == 1 and n.body and all(isinstance(s, Stmt) for s in n.body)) \
+                or n.time is not None or n.derived:
+            return None
+        for s in n.body:                 # j only in the last subscript: consecutive threads, consecutive cells
+            for a in s.stmt.accesses:
+                if any(n.var in _words(x) for x in a.index[:-1]) or a.atomic:
+                    return None
+        folds = [_fold(s, n.var) for s in n.body]
+        if all(f is not None and f.kind == "op" for f in folds):
+            accs = [f.acc for f in folds]
+            if len(set(accs)) != len(accs) or any(r.name in accs and r.name != f.acc for f in folds
+                                                  for r in f.stmt.stmt.reads()):
+                return None
+            phases.append(Phase("fold", n, tuple((f.stmt, f.op, f.acc) for f in folds)))
+        elif not any(local(a.name) for s in n.body for a in s.stmt.writes()) and \
+                not an.carries([rows], n, 1):
+            phases.append(Phase("map", n))
+        else:
+            return None
+    if not any(p.kind == "fold" for p in phases) or len([p for p in phases if p.kind != "stmt"]) < 2:
+        return None              # one loop: the warp-per-row form (reduce.RowReduction) or plain threads
+    for n in launch.body:        # row scalars live in registers of every thread
+        for s in ([n] if isinstance(n, Stmt) else n.body):
+            for a in s.stmt.accesses:
+                web = an.web_of.get((s.stmt.name, a.name))
+                if local(a.name) and (web is None or storage.get(web) != "local" or rows.var not in an.webs[web].private):
+                    return None
+    return RowPhases(tuple(phases))
+
+
+def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
+    """The kernel's statements (p: the Printer): rows in a grid-stride loop, phases in order."""
+    rows = launch.grid[0]
+    taken = set(p.k.params) | set(p.an.program.locals) | {rows.var}
+    out, declared, shared = [], [], []
+    for ph in rp.phases:
+        if ph.kind != "stmt" and ph.node.var not in declared:
+            declared.append(ph.node.var)
+    body = []
+    for k, ph in enumerate(rp.phases):
+        if ph.kind == "stmt":
+            lines = p.r.statement(ph.node.stmt.node, p.names_for(ph.node.stmt.name), "      " if _writes_array(p, ph) else "    ")
+            body += ["    if (threadIdx.x == 0) {", *lines, "    }", "    __syncthreads();"] if _writes_array(p, ph) else lines
+            continue
+        loop = ph.node
+        lo = loop.init.split("=", 1)[1].strip()
+        head = f"    for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; {loop.var} += (int)blockDim.x)"
+        if ph.kind == "map":
+            body += [head, "    {", *(x for s in loop.body for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "      ")),
+                     "    }", "    __syncthreads();"]
+            continue
+        parts = []
+        for stmt, op, acc in ph.folds:
+            names = p.names_for(stmt.stmt.name)
+            reg, t = names.get(acc, acc), p.web_type[p.an.web_of[(stmt.stmt.name, acc)]]
+            part = _fresh(f"poly_part_{reg.removeprefix('poly_')}", taken)
+            warps = _fresh(f"poly_warps_{reg.removeprefix('poly_')}", taken)
+            shared.append(f"  __shared__ {t} {warps}[{THREADS // 32}];")
+            parts.append((stmt, op, reg, part, warps, t, names, acc))
+        body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the block combines them */",
+                 *(f"      {t} {part} = {OPS[op][0]};" for _, op, _, part, _, t, _, _ in parts),
+                 "  " + head, "      {",
+                 *(x for stmt, _, reg, part, _, _, names, acc in parts
+                   for x in p.r.statement(stmt.stmt.node, {**names, acc: part}, "        ")),
+                 "      }"]
+        for _, op, reg, part, warps, t, _, _ in parts:
+            body += [f"      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)",
+                     f"        {part} = {combine(op, part, f'__shfl_down_sync(0xffffffffu, {part}, poly_o)')};",
+                     f"      if (threadIdx.x % 32 == 0)", f"        {warps}[threadIdx.x / 32] = {part};"]
+        body.append("      __syncthreads();")
+        for _, op, reg, part, warps, t, _, _ in parts:
+            body += [f"      {part} = {warps}[0];   /* every thread: the same total, in a fixed order */",
+                     f"      for (int poly_w = 1; poly_w < (int)(blockDim.x / 32); poly_w++)",
+                     f"        {part} = {combine(op, part, f'{warps}[poly_w]')};",
+                     f"      {join(op, reg, part)}"]
+        body += ["      __syncthreads();", "    }"]
+    locals_ = {}
+    for n in launch.body:
+        for s in ([n] if isinstance(n, Stmt) else n.body):
+            for (st, scalar), web in p.an.web_of.items():
+                if st == s.stmt.name and p.plan.storage[web] == "local":
+                    locals_[web] = p.web_type[web]
+    return [*shared, *(f"  {t} {w};" for w, t in locals_.items()), *(f"  int {v};" for v in declared),
+            f"  for (int {rows.var} = {start}(int)blockIdx.x; {rows.cond}; {rows.var} += (int)gridDim.x) {{",
+            *body, "  }"]
+
+
+def _writes_array(p, ph: Phase) -> bool:
+    return any(a.name not in p.an.program.locals for a in ph.node.stmt.writes())
+
+
+def _fresh(name: str, taken: set) -> str:
+    out, k = name, 1
+    while out in taken:
+        k += 1
+        out = f"{name}_{k}"
+    taken.add(out)
+    return out
+
+
+def launch_code(p, launch, args: list[str], indent: str) -> list[str]:
+    (lows, highs), = p.launch_box(launch)
+    if not lows or not highs:
+        return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
+    from .cuda import _extent, _max, _min
+    call = ", ".join(args)
+    return [f"{indent}{{",
+            f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: a block each */",
+            f"{indent}  if (extent > 0)",
+            f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(THREADS)), call, launch.host_loops)}",
+            f"{indent}}}"]
+
+
+def describe(launch, rp: RowPhases) -> str:
+    kinds = {"fold": "a fold combined by the block", "map": "a loop split among the threads", "stmt": ""}
+    steps = ", ".join(f"{kinds[ph.kind]} over {ph.node.var}" for ph in rp.phases if ph.kind != "stmt")
+    return (f"{launch.name}: a block of {THREADS} threads per {launch.grid[0].var} runs its phases in turn: "
+            f"{steps}; statements of the row between them.")
