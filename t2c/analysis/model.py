@@ -13,8 +13,9 @@ names; `isl_bridge` prefixes them, so that no C name can clash with an isl word.
 Refuses with `NotAffine` (naming the construct and its line) what the model cannot
 describe exactly: while/do loops, steps other than +-1, bounds or subscripts that
 are not affine in the loop variables and sizes (data-dependent, products of
-variables), loops inside an `if`, a loop variable used after its loop.  The
-generator answers `NotAffine` with a sequential candidate, which is always correct.
+variables), loops inside an `if`, a loop variable used after its loop, a call to a helper
+function of the reference that takes a pointer (a helper of scalars, all the C frontend
+carries, is a pure expression like a math call).  The generator answers `NotAffine` with a sequential candidate, which is always correct.
 
 Before judging, it normalizes: a name reused for another kind of variable in another scope
 becomes a variable of its own (scopes.py); an integer local whose value is affine in the loops
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
-from ..frontends.c import parse_c
+from ..frontends.c import kernel_definition, parse_c, reference_helpers
 from ..frontends.c.extents import NotPolynomial, to_poly
 from ..frontends.c.normalize import cprint
 from ..ir import Kernel
@@ -206,6 +207,18 @@ def _count_flops(node) -> int:
     return n
 
 
+def _pure_helpers_only(ast, fn) -> None:
+    """A call to one of the reference's own functions is an expression, like a math call, when the
+    function takes scalars only (what the C frontend carries); one taking a pointer has accesses
+    the model cannot see."""
+    impure = {h.decl.name for h in reference_helpers(ast) if h.decl.type.args and any(
+        isinstance(p, c_ast.Decl) and not isinstance(p.type, c_ast.TypeDecl) for p in h.decl.type.args.params)}
+    for n in _walk(fn.body):
+        if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in impure:
+            raise NotAffine(f"line {n.coord.line}: calls its own function '{n.name.name}', which takes a "
+                            "pointer (its accesses are outside the model)")
+
+
 def _walk(node):
     yield node
     for _, child in node.children():
@@ -229,7 +242,8 @@ class _Builder:
 
     def build(self) -> Program:
         ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
-        fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
+        fn = kernel_definition(ast)
+        _pure_helpers_only(ast, fn)
         context = []
         for c in self.k.constraints:
             try:

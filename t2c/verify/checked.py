@@ -56,10 +56,10 @@ class Site:
 
 
 def instrument(k: Kernel) -> tuple[str, list[Site]]:
-    from ..frontends.c import parse_c
+    from ..frontends.c import kernel_definition, parse_c
     from ..frontends.c.normalize import cprint
     ast = parse_c(k.reference, f"{k.name}.c")
-    fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
+    fn = kernel_definition(ast)
     parents, loop_vars = {}, set()
     for node in _walk(fn, parents):
         if isinstance(node, c_ast.For) and isinstance(node.init, c_ast.Assignment) \

@@ -15,18 +15,20 @@ each modelling a known way to "pass" without doing the work:
     float_precision     the arithmetic done in float instead of double
 
 Mutants stay in bounds by construction, so a mutant is told apart by its values,
-not by a crash.  The operators that do not apply (float_precision on an integer
-kernel, swapped_subscripts without a 2-D read) are left out.  This module makes
+not by a crash.  The reference's helper functions (frontends/c/helpers.py), if any, come
+unchanged before each mutant's kernel: a mutant is a whole reference too.  The operators that
+do not apply (float_precision on an integer kernel, swapped_subscripts without a 2-D read) are
+left out.  This module makes
 mutants; gate.py decides whether a suite rejects them.
 """
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
-from ..frontends.c import parse_c
+from ..frontends.c import parse_c, reference_helpers
 from ..frontends.c.normalize import cprint
 from ..ir import Kernel
 
@@ -294,7 +296,8 @@ def _float(k: Kernel, fn) -> str:
 # -- all of them ---------------------------------------------------------------------------
 
 def mutants(k: Kernel) -> list[Mutant]:
-    fn = _function(parse_c(k.reference, f"<{k.name} reference>"), k.name)
+    ast = parse_c(k.reference, f"<{k.name} reference>")
+    fn = _function(ast, k.name)
     out = [
         Mutant("zeros", "zeros", "every output 0", _whole(k, fn, _fill_body(k, lambda a: "0"))),
         Mutant("constant", "constant", "every output 1", _whole(k, fn, _fill_body(k, lambda a: "1"))),
@@ -317,4 +320,5 @@ def mutants(k: Kernel) -> list[Mutant]:
         out.append(Mutant(f"swapped_subscripts:{j}", "swapped_subscripts", where, text))
     if any(x.dtype == "double" for x in (*k.arrays, *k.scalars)):
         out.append(Mutant("float_precision", "float_precision", "arithmetic in float", _float(k, fn)))
-    return out
+    helpers = "".join(cprint(h) + "\n" for h in reference_helpers(ast))
+    return [replace(m, reference=helpers + m.reference) for m in out] if helpers else out

@@ -95,6 +95,17 @@ def count_expr(shape) -> str:
     return " * ".join(f"(size_t)({e})" for e in shape) or "1"
 
 
+def _helpers_once(k: Kernel, variants: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The reference's helper functions, and the variants without them: defined once, shared."""
+    from ..frontends.c import kernel_definition, parse_c, reference_helpers
+    from ..frontends.c.normalize import cprint
+    helpers = reference_helpers(parse_c(k.reference, f"<{k.name} reference>"))
+    if not helpers:
+        return "", variants
+    return ("".join(cprint(h) + "\n" for h in helpers),
+            tuple(cprint(kernel_definition(parse_c(v, "<variant>"))) for v in variants))
+
+
 def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
                      variants: tuple[str, ...] = ()) -> str:
     """C source of the reference driver for kernel k (see the module docstring); `reference`
@@ -102,8 +113,9 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
     of the reference with its signature (the gate's mutants), each renamed `t2c_variant_I` and
     called when the environment has T2C_VARIANT=I, so that one compile serves them all."""
     if variants:
-        reference = "".join(f"#define {k.name} t2c_variant_{i}\n{text}\n#undef {k.name}\n"
-                            for i, text in enumerate(variants))
+        helpers, variants = _helpers_once(k, variants)
+        reference = helpers + "".join(f"#define {k.name} t2c_variant_{i}\n{text}\n#undef {k.name}\n"
+                                      for i, text in enumerate(variants))
     lines = [PRELUDE, checker, k.init or "", reference or k.reference, "int main(int argc, char **argv)", "{"]
     lines.append(f"  if (argc != {3 + len(k.sizes)}) {{ fprintf(stderr, \"usage: %s init|run DIR"
                  f"{''.join(' ' + s.name for s in k.sizes)}\\n\", argv[0]); return 2; }}")

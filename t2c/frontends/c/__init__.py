@@ -28,6 +28,7 @@ from pycparser.c_parser import ParseError
 from ...errors import UserError
 from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
 from . import locate as _locate
+from .helpers import carried, kernel_definition, reference_helpers  # noqa: F401  (re-exported)
 from .normalize import cprint, normalize
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
 
@@ -210,7 +211,8 @@ def _arg_var(node):
     return node.name if isinstance(node, c_ast.ID) else None
 
 
-def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dict) -> str | None:
+def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dict,
+                  helpers=frozenset()) -> str | None:
     """`t2c_init(params...)`: main's own initialisation, callable with the kernel's parameters.
 
     Scalars become pointers so that the init can set them.  None when main does not
@@ -219,7 +221,8 @@ def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dic
     typedefs = "".join(cprint(e) + ";\n" for e in ast.ext if isinstance(e, c_ast.Typedef)
                        and e.coord and not e.coord.file.startswith(str(FAKE_INCLUDE)))
     if INIT_NAME in funcs:                               # a printed reference file
-        return canonical(typedefs + "".join(cprint(f) + "\n" for n, f in funcs.items() if n != kernel))
+        return canonical(typedefs + "".join(cprint(f) + "\n" for n, f in funcs.items()
+                                            if n != kernel and n not in helpers))
     main = funcs.get("main")
     if main is None:
         return None
@@ -342,10 +345,13 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     if unknown:
         raise UserError(f"a `t2c: size` names '{unknown[0]}', which is no parameter of {site.name}",
                         file=shown, line=site.line, hint="name an int parameter of the kernel")
+    helpers = carried(ast, fn, typedefs, enums)          # the file's functions it calls, checked
+    names = {h.name for h in helpers}
     params, size_names, scalars, arrays, reference = normalize(fn, typedefs, enums, shapes, intents,
-                                                               set(size_notes))
+                                                               set(size_notes), names)
+    reference = "".join(h.text for h in helpers) + reference
     sizes = read_presets(path.resolve(), size_names, size_notes)
-    init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays))
+    init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
     if not constraints:
         constraints = [f"{s} >= 1" for s in size_names]
     kernel = Kernel(

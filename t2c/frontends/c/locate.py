@@ -27,6 +27,7 @@ class FunctionSite:
     is_static: bool
     has_scop: bool
     annotations: tuple[tuple[int, str], ...]   # (line, text after "t2c:")
+    calls: frozenset[str] = frozenset()        # names of the functions it calls
 
 
 @lru_cache(maxsize=1)
@@ -103,13 +104,22 @@ def locate(source: bytes, filename: str) -> list[FunctionSite]:
                     if m and m.group(1):
                         notes.append((cstart + k, m.group(1)))
         sites.append(FunctionSite(name, start, fn.start_point[1] + 1, end, is_static, has_scop,
-                                  tuple(notes)))
+                                  tuple(notes), frozenset(_calls(fn))))
         prev_end = end
     return sites
 
 
+def _calls(node):
+    if node.type == "call_expression" and (f := node.child_by_field_name("function")) is not None \
+            and f.type == "identifier":
+        yield f.text.decode()
+    for child in node.children:
+        yield from _calls(child)
+
+
 def choose(sites: list[FunctionSite], filename: str, function: str | None) -> FunctionSite:
-    """The kernel to read: the named one, else the scop function, else kernel_*, else the only one."""
+    """The kernel to read: the named one, else the scop function, else kernel_*, else the only
+    one that no other function calls (a function called by another is its helper)."""
     if function:
         for s in sites:
             if s.name == function:
@@ -122,7 +132,9 @@ def choose(sites: list[FunctionSite], filename: str, function: str | None) -> Fu
     if scop_main and not any(s.has_scop for s in functions):
         raise NoKernel("no kernel function found: the #pragma scop region is in main", file=filename,
                         line=scop_main.line, hint="move the loop nest into a function that main calls")
-    for rule in (lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"), lambda s: True):
+    called = {c for s in functions if s.name != "t2c_init" for c in s.calls - {s.name}}
+    for rule in (lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"),
+                 lambda s: s.name not in called, lambda s: True):
         picked = [s for s in functions if rule(s)]
         if len(picked) == 1:
             return picked[0]

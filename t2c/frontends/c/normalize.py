@@ -4,9 +4,10 @@ Takes the preprocessed translation unit and the chosen function; gives the
 parameters (sizes, scalars, arrays with symbolic shapes and intents) and the
 reference: the same function printed as C99 over VLA-typed array parameters and
 runtime sizes, without pragmas.  Refuses, with `file:line:col`, what t2c cannot
-run as a reference: goto, recursion and calls other than math functions, function
-pointers, globals, pointer arithmetic, structs, and modified size parameters.  Writes
-through data-dependent subscripts are read; the analysis decides what poly makes of them.
+run as a reference: goto, I/O, calls other than math functions and the file's own helpers
+(helpers.py carries those), function pointers, globals, pointer arithmetic, structs, and
+modified size parameters.  Writes through data-dependent subscripts are read; the analysis
+decides what poly makes of them.
 """
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ MATH_FUNCTIONS = {
     f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
                     "atan2", "floor", "ceil", "fmin", "fmax", "fmod", "erf", "erfc", "log2", "log10",
                     "exp2", "expm1", "log1p", "round", "trunc", "cbrt", "fma", "hypot", "copysign") for s in ("", "f")} | {"abs", "labs"}
+#: Calls that do I/O or touch the process: a reference with them is no function of its inputs.
+IO_FUNCTIONS = {
+    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs",
+    "fputc", "putc", "scanf", "fscanf", "sscanf", "getchar", "getc", "fgetc", "fgets", "gets",
+    "fopen", "fclose", "fread", "fwrite", "fflush", "fseek", "remove", "rename", "perror",
+    "exit", "abort", "system", "rand", "srand", "time", "clock", "getenv", "malloc", "calloc",
+    "realloc", "free"}
 INT_TYPES = {"int", "long", "unsigned", "unsigned int", "long int", "short", "size_t"}
 TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
@@ -102,8 +110,10 @@ def simplify_dim(node) -> str:
 class BodyCheck(c_ast.NodeVisitor):
     """Refuses unsupported constructs; records names used in loop bounds and extents."""
 
-    def __init__(self, fn_name, params: dict[str, Param], local_names: set[str], globals_ok: set[str]):
+    def __init__(self, fn_name, params: dict[str, Param], local_names: set[str], globals_ok: set[str],
+                 helpers: set[str] = frozenset()):
         self.fn_name, self.params, self.locals, self.globals_ok = fn_name, params, local_names, globals_ok
+        self.helpers = helpers
         self.bound_names: set[str] = set()
         self.written_ints: dict[str, c_ast.Node] = {}      # int parameter -> its first write
 
@@ -119,10 +129,16 @@ class BodyCheck(c_ast.NodeVisitor):
             fail(node, f"recursive call to '{name}'", "write the recursion as a loop")
         if name in ("__asm__", "__asm", "asm"):
             fail(node, "inline assembly is not supported in a kernel", "write the computation in C")
-        if name not in MATH_FUNCTIONS:
-            fail(node, f"call to '{name or cprint(node.name)}' is not supported in a kernel",
-                 "only math functions (sqrt, exp, pow, fabs, ...) may be called; inline the others")
-        self.generic_visit(node)
+        if name in IO_FUNCTIONS:
+            fail(node, f"call to '{name}' in '{self.fn_name}': I/O and process calls make the reference "
+                 "no function of its inputs", "remove it; a kernel and its helpers compute from their "
+                 "parameters alone")
+        if name not in MATH_FUNCTIONS and name not in self.helpers:
+            fail(node, f"call to '{name or cprint(node.name)}' is not supported: it is neither defined in "
+                 "this file nor a math function", "define it in this file (t2c carries the file's own "
+                 "functions into the reference), or call only math functions (sqrt, exp, pow, fabs, ...)")
+        if node.args is not None:
+            self.visit(node.args)
 
     def visit_StructRef(self, node):
         fail(node, "struct member access is not supported", "pass each field as its own parameter")
@@ -157,6 +173,9 @@ class BodyCheck(c_ast.NodeVisitor):
     def _write(self, target):
         if isinstance(target, c_ast.ID):
             p = self.params.get(target.name)
+            if p is None and target.name not in self.locals:
+                fail(target, f"'{self.fn_name}' writes the global variable '{target.name}': the reference "
+                     "must compute from its parameters alone", "pass it as a parameter, or use a local")
             if p and p.kind == "int":
                 self.written_ints.setdefault(target.name, target)
         elif isinstance(target, c_ast.ArrayRef):
@@ -367,8 +386,9 @@ def strip_pragmas(node):
 
 
 def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated_shapes: dict,
-              annotated_intents: dict, annotated_sizes=()):
-    """Gives (params in order, size names, scalars, arrays, reference text)."""
+              annotated_intents: dict, annotated_sizes=(), helpers=frozenset()):
+    """Gives (params in order, size names, scalars, arrays, reference text); `helpers`: the
+    names of the file's functions it may call (helpers.py)."""
     args = fn.decl.type.args.params if fn.decl.type.args else []
     params = {}
     for d in args:
@@ -380,7 +400,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(d, "K&R-style parameters (types declared after the parentheses) are not supported",
                  "write a prototype: void f(int n, double *a)")
         params[d.name] = read_param(d, typedefs)
-    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names)
+    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers)
     check.visit(fn.body)
 
     # Sizes: int parameters that bound loops or give extents, or that a `t2c: size` names (a band

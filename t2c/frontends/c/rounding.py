@@ -24,8 +24,8 @@ _FLOAT_NAMES = {"float", "double"}
 
 
 def rounded_outputs(k: Kernel) -> set[str]:
-    from . import parse_c
-    fn = next(e for e in parse_c(k.reference, f"{k.name}.c").ext if isinstance(e, c_ast.FuncDef))
+    from . import kernel_definition, parse_c
+    fn = kernel_definition(parse_c(k.reference, f"{k.name}.c"))
     types = {s.name: "int" for s in k.sizes} | {s.name: s.dtype for s in k.scalars} \
         | {a.name: a.dtype for a in k.arrays}
     assigns = []

@@ -1034,7 +1034,7 @@ class Printer:
         for name in sorted(self.waiting):          # a launch that may begin early: wait first
             text = re.sub(rf"(__global__ void [^\n]*\b{name}\([^\n]*\n\{{\n)",
                           r"\1  poly_wait();   /* the launch before this one has finished */\n", text, count=1)
-        used = helpers(text)
+        used = "\n".join(x for x in (helpers(text), *(f + "\n" for f in own_helpers(k))) if x)
         return text.replace("<helpers>\n", used + "\n" if used else "")
 
     def describe(self, launch: Launch) -> str:
@@ -1131,7 +1131,7 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
-            ["  " + merge.describe(self, run) for run in self.merged] + self.plan.notes
+            ["  " + merge.describe(self, run) for run in self.merged] + self.plan.notes + helper_note(self.abi)
 
 
 def _statements(nodes) -> list[Stmt]:
@@ -1294,11 +1294,31 @@ def dropin(k: Kernel) -> list[str]:
     return out
 
 
+def own_helpers(k: Kernel) -> list[str]:
+    """The reference's helper functions (pure functions of scalars) as `static __device__` C."""
+    from ...frontends.c import parse_c, reference_helpers
+    out = []
+    for h in reference_helpers(parse_c(k.reference, f"<{k.name} reference>")):
+        h.decl.storage = []
+        out.append("static __device__ " + cprint(h))
+    return out
+
+
+def helper_note(k: Kernel) -> list[str]:
+    """The header line saying what became of the reference's helper functions (none: no line)."""
+    from ...frontends.c import parse_c, reference_helpers
+    names = [h.decl.name for h in reference_helpers(parse_c(k.reference, f"<{k.name} reference>"))]
+    return [f"  helper{'s' if len(names) > 1 else ''} {', '.join(names)}: the source's own function"
+            f"{'s' if len(names) > 1 else ''}, defined as static __device__:",
+            "    a pure function of scalars, called like a math function (loops around a call stay parallel)."] \
+        if names else []
+
+
 def sequential_candidate(k: Kernel, reason: str) -> str:
     """The whole reference in one GPU thread: always correct, never fast."""
-    from ...frontends.c import parse_c
+    from ...frontends.c import kernel_definition, parse_c
     ast = parse_c(k.reference, f"<{k.name} reference>")
-    fn = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef))
+    fn = kernel_definition(ast)
     locals_ = {}
     for n in _walk(fn.body):
         if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.ArrayDecl):
@@ -1321,8 +1341,10 @@ def sequential_candidate(k: Kernel, reason: str) -> str:
            "//",
            "// Mapping: the whole reference runs in one GPU thread, in its original order.",
            f"//   why: {reason}",
+           *("// " + line for line in helper_note(k)),
            "",
            "#include <cuda_runtime.h>", "#include <math.h>", ""]
+    out += [line for f in own_helpers(k) for line in (f, "")]
     if k.returns:
         out += [f"__device__ {ret} dev_return;", ""]
     out.append(f"__global__ void {short}_sequential({', '.join(params)})")
