@@ -81,6 +81,12 @@ def torch_impls(torch):
         rinv = torch.rsqrt((t["X"] * t["X"]).mean(dim=1) + 1e-6)
         return {"rinv": rinv, "Y": t["X"] * rinv[:, None] * t["w"]}
 
+    def first_above(t, s):
+        hit = t["X"] > float(t["t"])
+        c = t["X"].shape[1]
+        cols = torch.arange(c, device=t["X"].device, dtype=torch.int32)
+        return {"first": torch.where(hit, cols, c).min(dim=1).values.int()}
+
     def argmax_rows(t, s):
         mx, idx = t["X"].max(dim=1)
         return {"mx": mx, "idx": idx.int()}
@@ -122,6 +128,10 @@ def torch_impls(torch):
         "mse": lambda t, s: {"loss": F.mse_loss(t["pred"], t["target"])},
         "cumsum_rows": lambda t, s: {"Y": torch.cumsum(t["X"], dim=1)},
         "attention": attention,
+        "embedding_gather": lambda t, s: {"out": F.embedding(t["ids"].long(), t["table"])},
+        "upsample_nearest": lambda t, s: {"y": F.interpolate(t["x"][None], scale_factor=2, mode="nearest")[0]},
+        "pixel_shuffle": lambda t, s: {"y": F.pixel_shuffle(t["x"][None], 2)[0]},
+        "first_above": first_above,
     }
 
 

@@ -152,3 +152,46 @@ void scatter_read(int n, const int *idx, const double *w, double *acc, double *s
     assert "atomicAdd" not in text
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
+
+
+# Affine and gather kernels with no parallel form yet, and why (the issue tracker has them).
+NO_PARALLEL_FORM = {
+    "bitonic_sort": "a sorting network: the loops step by doubling and halving, partners are i ^ stride",
+    "banded_solve": "a banded recurrence: x[i] needs the w values before it (a scan of w x w matrices)",
+}
+
+
+def _one_thread_loops(k) -> list[str]:
+    """Launches of k's poly plan that run a loop in one GPU thread (read from the plan: no grid,
+    not a reduction, scan, block per row, sweep, or host loop run in one block); or the reason
+    the model refuses k."""
+    from t2c.analysis import NotAffine, analyze
+    from t2c.analysis.model import Loop
+    from t2c.generators.poly.cuda import Printer
+    from t2c.generators.poly.lower import expanded, planned, rescheduled, with_copies
+    from t2c.generators.poly.options import DEFAULT
+    try:
+        an = analyze(k)
+    except NotAffine as e:
+        return [f"outside the model: {e}"]
+    plan = planned(an, DEFAULT)
+    for step in (with_copies, expanded, rescheduled):
+        an, plan = step(an, plan, DEFAULT)
+    p = Printer(k, an, plan, DEFAULT)
+    return [launch.name for launch in plan.launches
+            if any(isinstance(n, Loop) for n in launch.body) and not launch.grid
+            and not (launch.reduction or launch.scan or launch.phases or launch.sweep) and id(launch) not in p.in_block]
+
+
+def test_no_affine_or_gather_kernel_runs_a_loop_in_one_thread():
+    """Issue #35's check, on the plan: every kernel of the affine and gather classes maps its
+    loops to a grid or a parallel form, except the ones named above."""
+    seen = {}
+    for p in FILES:
+        if CLASS.search(p.read_text()).group(1) == "data-dependent":
+            continue
+        got = _one_thread_loops(read_c(p))
+        if got or p.stem in NO_PARALLEL_FORM:
+            seen[p.stem] = got
+    assert set(seen) == set(NO_PARALLEL_FORM), seen
+    assert all(seen.values()), seen
