@@ -39,13 +39,13 @@ def loop_reasons(an: Analysis) -> list[str]:
             elif f is not None and f.reduction:
                 out.append(head + "carries only a reduction (the order of an accumulation)")
             else:
-                out.append(head + (_carried(an, sched, stmts, 2 * depth + 1, n.var) or "carries a dependence"))
+                out.append(head + (carried(an, sched, stmts, 2 * depth + 1, n.var) or "carries a dependence"))
             go(n.body, depth + 1)
     go(an.program.body, 0)
     return out
 
 
-def _carried(an: Analysis, sched, stmts, dim: int, var: str) -> str | None:
+def carried(an: Analysis, sched, stmts, dim: int, var: str) -> str | None:
     names = sorted({acc[0] for s in an.model.specs.values() for acc in s.accesses})
     for kind in ("flow", "anti", "output"):
         for name in names:

@@ -6,16 +6,24 @@ iteration domain (affine constraints over loop variables and sizes), its accesse
 (affine subscripts) and its flop count, plus the local scalars and arrays.
 
 A leaf is any statement that is not a `for` loop or a block: an assignment, a
-call, or an `if` without loops inside (its writes are then *may* writes).  The
+call, or an `if` without loops inside (its writes are then *may* writes), or an *opaque* loop:
+an innermost `for` inside another loop that leaves the model only through its own control
+(bounds or a condition read from `in` arrays, `row_ptr[i] .. row_ptr[i+1]`; a data-dependent
+break or continue) and writes only local scalars is one leaf, the whole `for` (may-writes; its
+subscripts over its own variable only in reads of `in` arrays), which each instance of the
+loops around it runs in order.  A loop condition may be a conjunction `v <= w && v <= i` of
+affine bounds: its domain has each; `Loop.upper` is then isl's `min(...)`, not C text.  The
 constraints and subscripts are kept as text in isl syntax over the *original*
 names; `isl_bridge` prefixes them, so that no C name can clash with an isl word.
 
 Refuses with `NotAffine` (naming the construct and its line) what the model cannot
 describe exactly: while/do loops, steps other than +-1, bounds or subscripts that
 are not affine in the loop variables and sizes (data-dependent, products of
-variables), loops inside an `if`, a loop variable used after its loop, a call to a helper
-function of the reference that takes a pointer (a helper of scalars, all the C frontend
-carries, is a pure expression like a math call).  The generator answers `NotAffine` with a sequential candidate, which is always correct.
+variables) outside an opaque loop, an opaque loop with no loop around it (it would run in
+one thread anyway), loops inside an `if`, a loop variable used after its loop, a call to a
+helper function of the reference that takes a pointer (a helper of scalars, all the C frontend
+carries, is a pure expression like a math call).  The generator answers `NotAffine` with a
+sequential candidate, which is always correct.
 
 Before judging, it normalizes: a name reused for another kind of variable in another scope
 becomes a variable of its own (scopes.py); an integer local whose value is affine in the loops
@@ -236,6 +244,8 @@ class _Builder:
         self.data: dict[str, str] = {}                 # local -> an array its value comes from
         self.locals: dict[str, LocalVar] = {}
         self.loop_vars: set[str] = set()
+        self.loop_types: dict[str, list[str]] = {}     # loop variable -> its declared type's words
+        self.hidden: set[str] = set()                  # scalars declared inside an opaque loop's body
         self.statements: list[Statement] = []
         self.returns = None
         self.where: tuple = ([], [])                   # loops and domain of what is being read
@@ -322,6 +332,7 @@ class _Builder:
             raise NotAffine(f"line {d.coord.line}: local '{d.name}' is not a scalar or an array")
         dtype = " ".join(typ.type.names)
         if d.name in self.loop_vars:
+            self.loop_types[d.name] = list(typ.type.names)
             if d.init is not None:
                 raise NotAffine(f"line {d.coord.line}: loop variable '{d.name}' has an initializer")
             return []
@@ -340,39 +351,137 @@ class _Builder:
         assign = c_ast.Assignment("=", c_ast.ID(d.name, d.coord), d.init, d.coord)
         return [self.leaf(assign, loops, domain)]
 
-    def loop(self, f: c_ast.For, loops, domain) -> Loop:
+    def loop(self, f: c_ast.For, loops, domain) -> Loop | Stmt:
         line = f.coord.line
         var = _loop_var(f)
         if var is None:
             raise NotAffine(f"line {line}: loop header is not 'v = start'")
+        try:
+            lower, upper, step, bounds = self.header(f, var, loops, domain)
+        except NotAffine as e:
+            if self.data_header(f, var, loops) and (st := self.opaque(f, var, loops, domain, e)):
+                return st
+            raise
+        exits = [n for n in _walk(f.stmt) if isinstance(n, (c_ast.Break, c_ast.Continue))] if f.stmt else []
+        if exits and _innermost(f):        # refused, the walk of its body below says why as before
+            at = next((n for n in _walk(f.stmt) if isinstance(n, c_ast.If) and any(
+                isinstance(x, (c_ast.Break, c_ast.Continue)) for x in _walk(n))), exits[0])
+            why = NotAffine(f"line {at.coord.line}: an early exit (break, continue) from loop '{var}' "
+                            f"depends on the data")
+            if st := self.opaque(f, var, loops, domain, why):
+                return st
+        node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next))
+        inner = domain + [f"{lower} <= {var}", *(f"{var} <= {b}" for b in bounds)] if step > 0 else \
+            domain + [*(f"{b} <= {var}" for b in bounds), f"{var} <= {upper}"]
+        node.body = self.node(f.stmt, loops + [node], inner) if f.stmt is not None else []
+        return node
+
+    def header(self, f: c_ast.For, var: str, loops, domain):
+        """(lower, upper, step, bounds) of an affine loop header: `bounds` are the affine ends its
+        condition sets (a conjunction `v <= w && v <= i` sets several: the loop runs to the
+        nearest, and `upper` (or `lower` for a descending loop) is then their isl `min`/`max`,
+        which the generator's text forms refuse); NotAffine otherwise."""
+        line = f.coord.line
         names = set(self.sizes) | {l.var for l in loops}
         first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
         self.where = ([l.var for l in loops], domain)
         start = affine(first, names, "loop start", self.nonneg)
-        nxt = f.next
-        if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("++", "p++") and _is(nxt.expr, var):
-            step = 1
-        elif isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("--", "p--") and _is(nxt.expr, var):
-            step = -1
-        elif isinstance(nxt, c_ast.Assignment) and nxt.op in ("+=", "-=") and _is(nxt.lvalue, var) \
-                and isinstance(nxt.rvalue, c_ast.Constant) and nxt.rvalue.value == "1":
-            step = 1 if nxt.op == "+=" else -1
-        else:
+        step = _step(f.next, var)
+        if step is None:
             raise NotAffine(f"line {line}: loop step of '{var}' is not +1 or -1")
-        c = f.cond
-        if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)):
+        parts = _conjuncts(f.cond)
+        if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)
+                   for c in parts):
             raise NotAffine(f"line {line}: loop condition is not 'v < bound' or alike")
-        bound = affine(c.right, names, "loop bound", self.nonneg)
-        if step == 1 and c.op in ("<", "<="):
-            lower, upper = start, (f"({bound} - 1)" if c.op == "<" else bound)
-        elif step == -1 and c.op in (">", ">="):
-            lower, upper = (f"({bound} + 1)" if c.op == ">" else bound), start
-        else:
-            raise NotAffine(f"line {line}: loop condition of '{var}' does not match its step")
-        node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next))
-        inner = domain + [f"{lower} <= {var}", f"{var} <= {upper}"]
-        node.body = self.node(f.stmt, loops + [node], inner) if f.stmt is not None else []
-        return node
+        bounds = []
+        for c in parts:
+            bound = affine(c.right, names, "loop bound", self.nonneg)
+            if step == 1 and c.op in ("<", "<="):
+                bounds.append(f"({bound} - 1)" if c.op == "<" else bound)
+            elif step == -1 and c.op in (">", ">="):
+                bounds.append(f"({bound} + 1)" if c.op == ">" else bound)
+            else:
+                raise NotAffine(f"line {line}: loop condition of '{var}' does not match its step")
+        end = bounds[0] if len(bounds) == 1 else f"{'min' if step == 1 else 'max'}({', '.join(bounds)})"
+        return (start, end, step, bounds) if step == 1 else (end, start, step, bounds)
+
+    # opaque inner loops ---------------------------------------------------------------
+    def data_header(self, f: c_ast.For, var: str, loops) -> bool:
+        """Whether a loop header leaves the model only through data the kernel never writes: a
+        step of +-1, a start and a condition over sizes, scalar parameters, the enclosing loop
+        variables, its own and values of `in` arrays, at least one of which it reads."""
+        if f.cond is None or _step(f.next, var) is None:
+            return False
+        first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
+        known = set(self.sizes) | set(self.scalar_params) | {l.var for l in loops} | {var}
+        refs = [n for e in (first, f.cond) for n in _walk(e)]
+        for n in refs:
+            if isinstance(n, c_ast.ArrayRef):
+                base, _ = _base_and_subscripts(n)
+                if not (isinstance(base, c_ast.ID) and base.name in self.arrays
+                        and self.k.array(base.name).intent == "in"):
+                    return False
+            elif isinstance(n, c_ast.ID) and n.name not in known and n.name not in self.arrays:
+                return False
+            elif isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or \
+                    isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "*", "&"):
+                return False
+        return any(isinstance(n, c_ast.ArrayRef) for n in refs)
+
+    def opaque(self, f: c_ast.For, var: str, loops, domain, why: NotAffine) -> Stmt | None:
+        """An innermost loop that leaves the model only through its own control (`why`: bounds or
+        a condition read from `in` arrays, a data-dependent break or continue) as ONE leaf
+        statement, the whole `for`, which each instance of the loops around it runs in order.
+        Its accesses are its body's and header's over the enclosing loop variables: a subscript
+        over its own variable only in a read of an `in` array (a gather: it orders nothing); it
+        writes local scalars only (may-writes: it may stop before).  Scalars declared in its body
+        stay there.  None for anything else: the loop is refused as before; with no loop around
+        it, NotAffine (`why`: kept whole, it would still run in one thread)."""
+        if f.stmt is None or not _innermost(f):
+            return None
+        body = f.stmt
+        if any(isinstance(n, (c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Goto, c_ast.Label,
+                              c_ast.Return)) for n in _walk(body)):
+            return None
+        decls = [n for n in _walk(body) if isinstance(n, c_ast.Decl)]
+        own = {d.name for d in decls}
+        for d in decls:                          # block scalars, each declared once before any use
+            uses = [n for n in _walk(body) if n is d or isinstance(n, c_ast.ID) and n.name == d.name]
+            if d.storage or not isinstance(d.type, c_ast.TypeDecl) or d.name in self.loop_vars \
+                    or not isinstance(d.type.type, c_ast.IdentifierType) \
+                    or sum(x.name == d.name for x in decls) > 1 or uses[0] is not d:
+                return None
+        init = f.init
+        if isinstance(init, c_ast.Assignment):   # each thread's loop declares its variable
+            names = self.loop_types.get(var, ["int"])
+            init = c_ast.DeclList([c_ast.Decl(var, [], [], [], [], c_ast.TypeDecl(
+                var, [], None, c_ast.IdentifierType(list(names))), init.rvalue, None, init.coord)], init.coord)
+        item = c_ast.For(init, f.cond, f.next, body, f.coord)
+        in_scope = {l.var for l in loops}
+        names = set(self.sizes) | in_scope
+        for n in _walk(item):
+            if isinstance(n, c_ast.ID) and n.name in self.loop_vars and n.name not in in_scope | {var}:
+                return None
+        item = self.row_major_refs(item, names, loops, domain)
+        accesses = []
+        self.hidden, self.where = own, ([l.var for l in loops], domain)
+        try:
+            for part in (item.init.decls[0].init, item.cond, item.stmt):
+                self.collect(part, accesses, names, write=False)
+        except NotAffine:
+            return None
+        finally:
+            self.hidden = set()
+        if any(a.write and (a.name not in self.locals or self.locals[a.name].shape) for a in accesses):
+            return None
+        if not loops:
+            raise NotAffine(f"{why} (kept whole, loop '{var}' would still run in one thread: no loop "
+                            "encloses it)")
+        st = Statement(f"S{len(self.statements)}", item, tuple(l.var for l in loops),
+                       tuple(domain), tuple(dict.fromkeys(accesses)), True, _count_flops(body),
+                       f.coord.line if f.coord else 0)
+        self.statements.append(st)
+        return Stmt(st)
 
     def leaf(self, item, loops, domain, conditional=False) -> Stmt:
         in_scope = {l.var for l in loops}
@@ -476,6 +585,8 @@ class _Builder:
                 self._add(out, Access(base.name, idx, write, atomic), also_read)
             return
         if isinstance(n, c_ast.ID):
+            if n.name in self.hidden:
+                return
             if n.name in self.locals or (n.name in self.arrays):
                 if n.name in self.arrays:
                     raise NotAffine(f"line {n.coord.line}: array '{n.name}' used without subscripts")
@@ -508,7 +619,7 @@ class _Builder:
         try:
             return (affine(node, names, what, self.nonneg),)
         except NotAffine:
-            if not write and self.k.array(array).intent == "in":
+            if not write and array in self.arrays and self.k.array(array).intent == "in":
                 return None
             source = reads_data(node, self.data)
             if source is None:
@@ -603,6 +714,29 @@ def _loop_var(f: c_ast.For) -> str | None:
             and isinstance(init.decls[0].type, c_ast.TypeDecl):
         return init.decls[0].name
     return None
+
+
+def _step(nxt, var: str) -> int | None:
+    """+1 or -1 for a loop step `v++`, `v--`, `v += 1`, `v -= 1`; None for any other."""
+    if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("++", "p++") and _is(nxt.expr, var):
+        return 1
+    if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("--", "p--") and _is(nxt.expr, var):
+        return -1
+    if isinstance(nxt, c_ast.Assignment) and nxt.op in ("+=", "-=") and _is(nxt.lvalue, var) \
+            and isinstance(nxt.rvalue, c_ast.Constant) and nxt.rvalue.value == "1":
+        return 1 if nxt.op == "+=" else -1
+    return None
+
+
+def _conjuncts(cond) -> list:
+    """The comparisons of a condition `a && b && ...` (the condition itself when not a conjunction)."""
+    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
+        return _conjuncts(cond.left) + _conjuncts(cond.right)
+    return [cond]
+
+
+def _innermost(f: c_ast.For) -> bool:
+    return not any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile)) for n in _walk(f.stmt))
 
 
 def _is(node, var) -> bool:

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...analysis import Analysis, Loop, Stmt
+from ...analysis.explain import carried
 from .options import PolyOptions
 from .transform import _band, parallel
 
@@ -155,7 +156,16 @@ def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
 
     p = Plan(plan(tree, []), launches, tree=tree)
     p.storage = _storage(an, p, host)
+    if not any(l.grid for l in launches):       # a nest in order: say why (a 1-d loop: a recurrence or a reduction)
+        p.notes += [x for n in tree if isinstance(n, Loop) and any(isinstance(m, Loop) for m in n.body)
+                    and (x := why_in_order(an, tree, n))]
     return p
+
+
+def why_in_order(an: Analysis, tree, loop: Loop) -> str | None:
+    """A sentence naming a dependence that keeps a top-level loop of `tree` in order."""
+    why = carried(an, an.schedule(tree), tuple(s.stmt.name for s in loop.statements()), 1, loop.var)
+    return f"In order: loop {loop.var} {why}." if why else None
 
 
 def serial_depth(plan: Plan) -> int:

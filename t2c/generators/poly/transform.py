@@ -387,6 +387,8 @@ def wavefront(an: Analysis, tree: list) -> list:
             continue
         if WAVE in _bound_names(a) | _bound_names(b):
             continue
+        if "," in a.lower + a.upper + b.lower + b.upper:     # a conjunction's min/max: no C text
+            continue
         if parallel(an, tree, a) or parallel(an, tree, b):
             continue
         for c in (1, 2):
