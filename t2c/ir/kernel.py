@@ -35,7 +35,7 @@ FLOAT_DTYPES = ("double", "float")
 INTENTS = ("in", "out", "inout")
 DATASETS = ("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")
 #: Input domain kinds: how the synthesizer may draw an input.
-DOMAIN_KINDS = ("uniform", "integers", "spd", "diagonally_dominant", "original")
+DOMAIN_KINDS = ("uniform", "integers", "offsets", "spd", "diagonally_dominant", "original")
 
 
 class ISError(ValueError):

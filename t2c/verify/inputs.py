@@ -5,7 +5,7 @@
 distributions, all inside what the IS declares valid:
 
     domain               each input from its declared domain (uniform reals, integer
-                         ranges, spd, diagonally dominant), the default
+                         ranges, offsets, spd, diagonally dominant), the default
     positive             reals from the upper half of their range (no cancellation)
     small                reals from their range scaled by 1/(sum of the sizes): keeps
                          recurrences such as Levinson-Durbin's stable (|alpha| < 1)
@@ -44,6 +44,11 @@ def _draw(rng, kind, low, high, shape, dtype):
     high = 1.0 if high is None else high
     if kind == "integers":
         return rng.integers(int(low), int(high), size=shape, endpoint=True).astype(dtype)
+    if kind == "offsets":       # nondecreasing from low to high: CSR row pointers, bag offsets
+        out = np.sort(rng.integers(int(low), int(high), size=shape, endpoint=True), axis=-1)
+        if out.size:
+            out[..., 0], out[..., -1] = int(low), int(high)
+        return out.astype(dtype)
     if kind in ("spd", "diagonally_dominant") and len(shape) == 2 and shape[0] == shape[1]:
         return _structured(rng, kind, low, high, shape).astype(dtype)
     return rng.uniform(low, high, size=shape).astype(dtype)

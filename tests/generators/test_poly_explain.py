@@ -17,7 +17,7 @@ def _explain(path) -> str:
 
 def test_explain_names_the_dependence_that_keeps_a_loop_in_order():
     text = _explain(LOOPS / "vectorizer" / "linear_recurrence.c")
-    assert "one thread runs loop i in order" in text and "   4      a[i] = (a[i - 1] * b[i]) + c[i];" in text
+    assert "as a parallel scan" in text and "   4      a[i] = (a[i - 1] * b[i]) + c[i];" in text
     assert ("loop i: carries a flow dependence: S0 reads a after S0 writes it (S0 `a[i] = (a[i - 1] * b[i]) "
             "+ c[i]` line 4), distance 1 along i") in text
     text = _explain(LOOPS / "vectorizer" / "statement_reorder.c")

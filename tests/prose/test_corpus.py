@@ -123,6 +123,12 @@ NUMPY = {
     "mse": lambda a, s: {"loss": np.mean((a["pred"] - a["target"]) ** 2)},
     "cumsum_rows": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
     "attention": lambda a, s: _attention(a["Q"], a["K"], a["V"], s["d"]),
+    "embedding_gather": lambda a, s: {"out": a["table"][a["ids"]]},
+    "upsample_nearest": lambda a, s: {"y": a["x"].repeat(2, axis=1).repeat(2, axis=2)},
+    "pixel_shuffle": lambda a, s: {"y": a["x"].reshape(s["c"], 2, 2, s["h"], s["w"]).transpose(0, 3, 1, 4, 2)
+                                   .reshape(s["c"], 2 * s["h"], 2 * s["w"])},
+    "first_above": lambda a, s: {"first": np.where((a["X"] > a["t"]).any(axis=1), (a["X"] > a["t"]).argmax(axis=1),
+                                                   s["c"])},
 }
 
 

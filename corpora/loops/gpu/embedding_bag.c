@@ -9,7 +9,7 @@
  * t2c: array idx[ni] in
  * t2c: array table[rows][dim] in
  * t2c: array out[nb][dim] out
- * t2c: domain offsets integers(0, ni)
+ * t2c: domain offsets offsets(0, ni)
  * t2c: domain idx integers(0, rows - 1)
  */
 void embedding_bag(int nb, int ni, int rows, int dim, const int *offsets, const int *idx, const float *table,

@@ -7,7 +7,7 @@
  * t2c: array val[nnz] in
  * t2c: array x[n] in
  * t2c: array y[n] out
- * t2c: domain row_ptr integers(0, nnz)
+ * t2c: domain row_ptr offsets(0, nnz)
  * t2c: domain col integers(0, n - 1)
  */
 void spmv_csr(int n, int nnz, const int *row_ptr, const int *col, const double *val, const double *x, double *y)

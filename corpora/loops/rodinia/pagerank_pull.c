@@ -8,7 +8,7 @@
  * t2c: array deg[nv] in
  * t2c: array rank[nv] in
  * t2c: array next[nv] out
- * t2c: domain start integers(0, ne)
+ * t2c: domain start offsets(0, ne)
  * t2c: domain src integers(0, nv - 1)
  * t2c: domain deg integers(1, 20)
  * t2c: domain rank uniform(0, 1)

@@ -13,7 +13,7 @@ function; see docs/annotations.md):
     t2c: intent NAME in|out|inout
     t2c: size NAME [macro=M] [MINI=V SMALL=V MEDIUM=V LARGE=V EXTRALARGE=V]
     t2c: constraint C-EXPRESSION
-    t2c: domain NAME uniform(LO, HI) | integers(LO, HI) | spd | diagonally_dominant
+    t2c: domain NAME uniform(LO, HI) | integers(LO, HI) | offsets(LO, HI) | spd | diagonally_dominant
     t2c: description TEXT
     t2c: tolerance NAME UNITS     (an integer output may differ by UNITS; default: rounding.py)
 """

@@ -39,7 +39,7 @@ C_RESERVED = {
     "NAN", "sum", "prod", "max", "min", "where", "exp", "log", "sqrt", "tanh", "erf", "abs",
     "pow", "sin", "cos", "floor", "ceil", "fabs", "fmin", "fmax"}
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-_DOMAIN = re.compile(r"(uniform|integers)\s*\([^,()]+(\([^()]*\)[^,()]*)*,[^,()]+(\([^()]*\)[^,()]*)*\)"
+_DOMAIN = re.compile(r"(uniform|integers|offsets)\s*\([^,()]+(\([^()]*\)[^,()]*)*,[^,()]+(\([^()]*\)[^,()]*)*\)"
                      r"|(spd|diagonally_dominant)")      # bounds: numbers or expressions over the sizes
 _ARRAY_SHORT = re.compile(r"\s*([\w ]+?)\s*\[([^\]]*)\]\s*(\w+)?\s*")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -288,7 +288,7 @@ def _read_front(root, first, where, prose, blocks) -> Spec:
                            *_line(k, first), "domains describe inputs (intent in or inout)")
             if not _DOMAIN.fullmatch(text):
                 where.fail(f"cannot read the domain '{text}'", *_line(v, first),
-                           "write uniform(LO, HI), integers(LO, HI) (numbers, or expressions over the sizes such as "
+                           "write uniform(LO, HI), integers(LO, HI), offsets(LO, HI) (numbers, or expressions over the sizes such as "
                            "n - 1), spd or diagonally_dominant")
             domains[d] = text
 
