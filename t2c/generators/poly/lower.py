@@ -11,6 +11,7 @@ from ... import config
 from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
+from . import compact
 from .cuda import Printer, sequential_candidate
 from .expand import expand
 from .mapping import Plan, map_to_grid, serial_depth
@@ -47,6 +48,8 @@ def _lower(kernel: Kernel, options: PolyOptions) -> str:
                                                 f"{len(deep)} loops deep, past poly's {MAX_NEST_DEPTH}")
         an = analyze_program(program)                    # exact dependences and loop facts
     except NotAffine as e:
+        if options.stream_compaction and (c := compact.compaction_of(kernel)):
+            return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
         return sequential_candidate(kernel, f"not affine: {e}")   # outside the model: one thread
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if options.copy_inputs:
