@@ -298,7 +298,10 @@ class _Builder:
         if isinstance(item, c_ast.For):
             return [self.loop(item, loops, domain)]
         if isinstance(item, (c_ast.While, c_ast.DoWhile)):
-            raise NotAffine(f"line {item.coord.line}: while loops have no affine iteration domain")
+            why = NotAffine(f"line {item.coord.line}: while loops have no affine iteration domain")
+            if loops and (st := self.opaque(item, None, loops, domain, why)):
+                return [st]         # a while loop per instance of the loops around it
+            raise why
         if isinstance(item, c_ast.Return):
             if loops:
                 raise NotAffine(f"line {item.coord.line}: return inside a loop")
@@ -428,9 +431,9 @@ class _Builder:
                 return False
         return any(isinstance(n, c_ast.ArrayRef) for n in refs)
 
-    def opaque(self, f: c_ast.For, var: str, loops, domain, why: NotAffine) -> Stmt | None:
+    def opaque(self, f, var: str | None, loops, domain, why: NotAffine) -> Stmt | None:
         """An innermost loop that leaves the model only through its own control (`why`: bounds or
-        a condition read from `in` arrays, a data-dependent break or continue) as ONE leaf
+        a condition read from `in` arrays, a data-dependent break or continue, a while loop) as ONE leaf
         statement, the whole `for`, which each instance of the loops around it runs in order.
         Its accesses are its body's and header's over the enclosing loop variables: a subscript
         over its own variable only in a read of an `in` array (a gather: it orders nothing); it
@@ -451,12 +454,17 @@ class _Builder:
                     or not isinstance(d.type.type, c_ast.IdentifierType) \
                     or sum(x.name == d.name for x in decls) > 1 or uses[0] is not d:
                 return None
-        init = f.init
-        if isinstance(init, c_ast.Assignment):   # each thread's loop declares its variable
-            names = self.loop_types.get(var, ["int"])
-            init = c_ast.DeclList([c_ast.Decl(var, [], [], [], [], c_ast.TypeDecl(
-                var, [], None, c_ast.IdentifierType(list(names))), init.rvalue, None, init.coord)], init.coord)
-        item = c_ast.For(init, f.cond, f.next, body, f.coord)
+        if isinstance(f, c_ast.For):
+            init = f.init
+            if isinstance(init, c_ast.Assignment):   # each thread's loop declares its variable
+                names = self.loop_types.get(var, ["int"])
+                init = c_ast.DeclList([c_ast.Decl(var, [], [], [], [], c_ast.TypeDecl(
+                    var, [], None, c_ast.IdentifierType(list(names))), init.rvalue, None, init.coord)], init.coord)
+            item = c_ast.For(init, f.cond, f.next, body, f.coord)
+            parts = (item.init.decls[0].init, item.cond, item.stmt)
+        else:                                    # a while or do-while: its condition and body
+            item = type(f)(f.cond, body, f.coord)
+            parts = (item.cond, item.stmt)
         in_scope = {l.var for l in loops}
         names = set(self.sizes) | in_scope
         for n in _walk(item):
@@ -466,7 +474,7 @@ class _Builder:
         accesses = []
         self.hidden, self.where = own, ([l.var for l in loops], domain)
         try:
-            for part in (item.init.decls[0].init, item.cond, item.stmt):
+            for part in parts:
                 self.collect(part, accesses, names, write=False)
         except NotAffine:
             return None

@@ -23,12 +23,13 @@ def _kernel(tmp_path, text, name="k.c"):
     return read_c(path)
 
 
-@pytest.mark.parametrize("path", ["gpu/spmv_csr.c", "gpu/mandelbrot.c"])
+@pytest.mark.parametrize("path", ["gpu/spmv_csr.c", "gpu/mandelbrot.c", "vectorizer/halvings.c"])
 def test_a_loop_kept_whole_runs_in_each_thread_of_a_grid(path):
+    """Bounds read from inputs (CSR rows), an escape-time exit, a while loop per element."""
     from t2c.verify.ladder import ladder
     k = read_c(LOOPS / path)
     an = analyze(k)
-    opaque = [s for s in an.program.statements if type(s.node).__name__ == "For"]
+    opaque = [s for s in an.program.statements if type(s.node).__name__ in ("For", "While")]
     assert len(opaque) == 1 and opaque[0].conditional          # its writes are may-writes
     plan = planned(an, DEFAULT)
     assert plan.launches and all(l.grid for l in plan.launches)

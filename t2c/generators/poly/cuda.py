@@ -169,7 +169,7 @@ class Renderer:
     def statement(self, node, names, indent: str) -> list[str]:
         r = self.node(node, names)
         text = cprint(r)
-        if not isinstance(r, (c_ast.If, c_ast.Compound, c_ast.For)):   # a For: an opaque loop
+        if not isinstance(r, (c_ast.If, c_ast.Compound, c_ast.For, c_ast.While, c_ast.DoWhile)):   # an opaque loop
             text += ";"
         return [indent + line for line in text.splitlines()]
 
