@@ -136,6 +136,9 @@ def test_a_search_that_exits_early_is_the_index_it_finds(tmp_path):
     text = generate(k)
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
+    # ascending, each thread stops at its first hit: its later indices change nothing
+    assert "i < n && i < found_at;" in generate(read_c(LOOPS / "vectorizer" / "first_index.c"))
+    assert "i <= (n - 1);" in text                   # descending, printed ascending: no stop
     busy = tmp_path / "busy.c"
     busy.write_text(SEARCH.replace("    if (a[i] > t) {", "  {\n    v += a[i];\n    if (a[i] > t) {").replace(
         "      break;\n    }", "      break;\n    }\n  }"))

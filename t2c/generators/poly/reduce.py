@@ -259,6 +259,8 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     start, cond = loop.init.split("=", 1)[1].strip(), loop.cond
     if loop.step == -1:         # folds that commute: the same indices, ascending
         start, cond = loop.lower, f"{loop.var} <= {loop.upper}"
+    elif all(_least_index(f, loop.var) for f in red.folds):   # a search: a thread's later indices
+        cond += "".join(f" && {loop.var} < {red.webs[f.acc]}" for f in red.folds)   # change nothing
     start = "" if start == "0" else f"{start} + "
     body = []
     for f in red.folds:
@@ -340,6 +342,15 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
              "  }"]
     decls = "\n".join(f"__device__ {t} {parts[r]}[{blocks}];   /* one per block */" for r, t, _ in regs)
     return [partial, final], decls
+
+
+def _least_index(f: Fold, var: str) -> bool:
+    """Whether f keeps the least index where something holds: `if (... && i < m) m = i;`."""
+    node = f.stmt.stmt.node
+    then = node.iftrue if isinstance(node, c_ast.If) else None
+    if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+        then = then.block_items[0]
+    return f.kind == "op" and f.op == "imin" and isinstance(then, c_ast.Assignment) and cprint(then.rvalue) == var
 
 
 def _value_type(p, f: Fold) -> str:
