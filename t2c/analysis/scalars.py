@@ -143,12 +143,9 @@ class _Pass:
     # -- what the idioms share -------------------------------------------------------------
     def definition(self, item, loops):
         """(name, value) when item sets a signed integer local to an affine value."""
-        if isinstance(item, c_ast.Decl) and item.init is not None:
-            name, rhs = item.name, item.init
-        elif isinstance(item, c_ast.Assignment) and item.op == "=" and isinstance(item.lvalue, c_ast.ID):
-            name, rhs = item.lvalue.name, item.rvalue
-        else:
+        if (got := assignment(item)) is None:
             return None
+        name, rhs = got
         ds = self.decls.get(name, [])
         d = ds[0] if len(ds) == 1 else None
         if name in self.params or d is None or not isinstance(d.type, c_ast.TypeDecl) \
@@ -217,6 +214,15 @@ def _affine(node, names: set[str]) -> Poly | None:
     except NotPolynomial:
         return None
     return p if all(len(m) <= 1 for m in p.terms) else None
+
+
+def assignment(item) -> tuple[str, c_ast.Node] | None:
+    """(name, value) of `T name = value` or `name = value`; None for anything else."""
+    if isinstance(item, c_ast.Decl) and item.init is not None:
+        return item.name, item.init
+    if isinstance(item, c_ast.Assignment) and item.op == "=" and isinstance(item.lvalue, c_ast.ID):
+        return item.lvalue.name, item.rvalue
+    return None
 
 
 def _step(item, name) -> int | None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from ...analysis.scalars import assignment
 from ...frontends.c import kernel_definition, parse_c
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
@@ -91,12 +92,9 @@ def _loop(f, values: set[str], arrays: set[str]) -> tuple | None:
     if not isinstance(f, c_ast.For) or f.init is None or f.cond is None or f.next is None:
         return None
     init = f.init.decls[0] if isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 else f.init
-    if isinstance(init, c_ast.Decl) and init.init is not None:
-        var, lo = init.name, init.init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        var, lo = init.lvalue.name, init.rvalue
-    else:
+    if (got := assignment(init)) is None:
         return None
+    var, lo = got
     c = f.cond
     if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _step(f.next, var)):
         return None
