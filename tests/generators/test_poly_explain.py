@@ -29,4 +29,5 @@ def test_explain_says_parallel_reduction_or_outside_the_model(tmp_path):
     assert "  loop j: parallel\n    loop k: carries only a reduction (the order of an accumulation)\n" in text
     text = _explain(LOOPS / "gpu" / "bitonic_sort.c")
     assert "outside the polyhedral model: line 4: loop step of 'size' is not +1 or -1" in text
+    assert "`t2c gen --generator llm` or `hybrid`" in text      # the candidate's why: the route on
     assert not list(tmp_path.iterdir())

@@ -50,7 +50,9 @@ def _lower(kernel: Kernel, options: PolyOptions) -> str:
     except NotAffine as e:
         if options.stream_compaction and (c := compact.compaction_of(kernel)):
             return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
-        return sequential_candidate(kernel, f"not affine: {e}")   # outside the model: one thread
+        return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
+                                            f"from this kernel: `t2c gen --generator llm` or `hybrid` "
+                                            f"(verified against the same reference)")   # outside the model
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if options.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
