@@ -30,7 +30,7 @@ from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
 from .schedule import rewrite
-from . import merge, oneblock, phases, reduce, scan, stage, sweep, tensor
+from . import kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -198,6 +198,8 @@ class Printer:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
             if options.parallel_scans and not launch.reduction:
                 launch.scan = scan.scan_of(an, launch)
+            if options.running_max and not (launch.reduction or launch.scan):
+                launch.running_max = kadane.running_max_of(an, plan.storage, launch)
             if options.warp_rows:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
             if options.row_blocks and not launch.row:
@@ -209,10 +211,10 @@ class Printer:
         for launch in plan.launches:
             if id(launch) in self.in_block:
                 launch.row = launch.phases = None   # their lanes need a block of their own
-                launch.scan = None          # ... and a scan's blocks their grid
+                launch.scan = launch.running_max = None     # ... and a scan's blocks their grid
                 if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-            elif options.column_sweeps and not launch.scan:
+            elif options.column_sweeps and not (launch.scan or launch.running_max):
                 launch.sweep = sweep.sweep_of(self, launch)
         for launch in plan.launches:
             if not self.tileable(launch):
@@ -411,7 +413,7 @@ class Printer:
                     local = self.an.program.locals.get(a.name)
                     if (local is None or local.shape) and a.name not in written:
                         written.append(a.name)
-            base = f"{self.short}_{'reduce' if launch.reduction else 'scan' if launch.scan else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
+            base = f"{self.short}_{'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
             base = re.sub(r"\W", "_", base)
             seen[base] = seen.get(base, 0) + 1
             launch.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
@@ -432,6 +434,10 @@ class Printer:
         """The __global__ function of a launch and its argument names."""
         if launch.scan:
             src, args, decls = scan.kernels(self, launch, launch.scan)
+            self.reduction_globals.append(decls)
+            return src, args
+        if launch.running_max:
+            src, args, decls = kadane.kernels(self, launch, launch.running_max)
             self.reduction_globals.append(decls)
             return src, args
         body = []
@@ -852,6 +858,8 @@ class Printer:
             return reduce.launch_code(self, launch, launch.reduction, args, indent)
         if launch.scan:
             return scan.launch_code(self, launch, launch.scan, args, indent)
+        if launch.running_max:
+            return kadane.launch_code(self, launch, launch.running_max, args, indent)
         call = ", ".join(args)
         if launch.sweep and not launch.grid:
             return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(self.opt.sweep_block)})"), call,
@@ -1048,6 +1056,8 @@ class Printer:
             return phases.describe(launch, launch.phases) + where
         if launch.scan:
             return scan.describe(self, launch) + where
+        if launch.running_max:
+            return kadane.describe(self, launch) + where
         if launch.row and launch.row.column:
             r = launch.row
             return (f"{launch.name}: {self.opt.column_block[1]} lanes per {launch.grid[0].var} (consecutive "

@@ -31,6 +31,8 @@ class PolyOptions:
     parallel_scans: bool = True              # a one-thread x[i] = a(i) * x[i-1] + b(i) loop: a scan (scan.py)
     scan_block: tuple[int, int] = (256, 4)   # ... its blocks' (threads, elements per thread); threads a power of 2
     scan_parts: int = 1024                   # ... at most this many blocks (each takes whole tiles beyond)
+    running_max: bool = True                 # a one-thread Kadane loop (a maximum of running sums): ordered
+                                             # block tuples, then one block (kadane.py)
     stream_compaction: bool = True           # a top-level `if (P) X[k++] = E` loop the model refuses: a scan
                                              # of P's counts, then a scatter, in scan_block's shape (compact.py)
     warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
