@@ -34,3 +34,18 @@ def sweep(cases, key=None) -> list:
             seen.add(k)
             out.append(c)
     return out
+
+
+def c_kernel(tmp_path, text: str, name: str = "k"):
+    """The kernel of C source `text`, written to tmp_path/NAME.c and read as a user's file."""
+    from t2c.frontends.c import read_c
+    path = tmp_path / f"{name}.c"
+    path.write_text(text)
+    return read_c(path)
+
+
+def accepted_on_emu(k, text: str, seed: int = 3) -> None:
+    """The whole ladder on the emu at MINI accepts the candidate `text` (else its evidence)."""
+    from t2c.verify.ladder import ladder
+    card = ladder(k, text, backend="emu", dataset="MINI", seed=seed)
+    assert card.accepted, card.summary()

@@ -7,28 +7,16 @@ and blocks that write each kept element at its position, in order.  Read from th
 where the form does not hold: those stay one thread and correct."""
 import pytest
 
-from t2ctest import ROOT
+from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel
 from t2c.frontends.c import read_c
 from t2c.frontends.c.normalize import cprint
 from t2c.generators.poly import generate
 from t2c.generators.poly.compact import compaction_of
 from t2c.generators.poly.options import DEFAULT
-from t2c.verify.ladder import ladder
 
 LOOPS = ROOT / "corpora" / "loops"
 ONE_THREAD = "the whole reference runs in one GPU thread"
 SCAN = "is a stream compaction"
-
-
-def _kernel(tmp_path, text, name="k"):
-    path = tmp_path / f"{name}.c"
-    path.write_text(text)
-    return read_c(path)
-
-
-def _accepted(k, text):
-    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
-    assert card.accepted, card.summary()
 
 
 def test_pack_positive_runs_as_a_compaction():

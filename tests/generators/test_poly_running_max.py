@@ -6,7 +6,7 @@ from the plan (`running_max_of`), accepted by the emu ladder at MINI, on several
 mirror form, and refused where the form does not hold: those stay one thread and correct."""
 import pytest
 
-from t2ctest import ROOT
+from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel
 from t2c.analysis import analyze
 from t2c.frontends.c import read_c
 from t2c.frontends.c.normalize import cprint
@@ -14,7 +14,6 @@ from t2c.generators.poly import generate
 from t2c.generators.poly.kadane import running_max_of
 from t2c.generators.poly.lower import planned
 from t2c.generators.poly.options import DEFAULT
-from t2c.verify.ladder import ladder
 
 ONE_THREAD = "nothing here is parallel"
 KADANE = "a maximum of running sums (Kadane)"
@@ -28,17 +27,6 @@ def _records(k):
 
 def _record(rm):
     return (rm.run, rm.best, rm.loop.var, cprint(rm.value), rm.dtype, len(rm.inits), len(rm.fins))
-
-
-def _kernel(tmp_path, text, name="k"):
-    path = tmp_path / f"{name}.c"
-    path.write_text(text)
-    return read_c(path)
-
-
-def _accepted(k, text):
-    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
-    assert card.accepted, card.summary()
 
 
 def test_max_running_sum_is_a_running_max():

@@ -91,12 +91,12 @@ def test_arg_best_ties_resolve_as_the_loop_does(tmp_path):
     assert not card.accepted and "idx[0]" in card.summary()
 
 
-def test_a_fold_that_reads_another_accumulator_stays_in_order():
-    """The largest running sum folds `run` into `m`: not a reduction of independent folds (it is a
-    scan); it stays one thread, correct, and says so."""
+def test_a_fold_that_reads_another_accumulator_is_no_reduction():
+    """The largest running sum folds `run` into `m`: not a reduction of independent folds (their
+    order matters); its own form takes it (kadane.py: tuples combined in order)."""
     k = read_c(LOOPS / "vectorizer" / "max_running_sum.c")
     assert _folds(k) == [None]
-    assert "one thread runs loop i in order: nothing here is parallel" in generate(k)
+    assert "a maximum of running sums (Kadane) over i as an ordered reduction" in generate(k)
 
 
 SEARCH = """\

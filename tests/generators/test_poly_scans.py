@@ -8,7 +8,7 @@ small `scan_block` / `scan_parts`), and refused where the form does not hold: th
 thread and correct."""
 import pytest
 
-from t2ctest import ROOT
+from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel
 from t2c.analysis import analyze
 from t2c.frontends.c import read_c
 from t2c.frontends.c.normalize import cprint
@@ -16,7 +16,6 @@ from t2c.generators.poly import generate
 from t2c.generators.poly.lower import planned
 from t2c.generators.poly.options import DEFAULT
 from t2c.generators.poly.scan import ONE, scan_of
-from t2c.verify.ladder import ladder
 
 LOOPS = ROOT / "corpora" / "loops"
 ONE_THREAD = "nothing here is parallel"
@@ -30,17 +29,6 @@ def _scans(k):
 def _record(sc):
     return (sc.array, sc.loop.var, len(sc.pre), "1" if sc.a is ONE else cprint(sc.a),
             cprint(sc.b) if sc.b is not None else "0", cprint(sc.prev))
-
-
-def _kernel(tmp_path, text, name="k"):
-    path = tmp_path / f"{name}.c"
-    path.write_text(text)
-    return read_c(path)
-
-
-def _accepted(k, text):
-    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
-    assert card.accepted, card.summary()
 
 
 @pytest.mark.parametrize("path, record", [
