@@ -135,21 +135,3 @@ void f(int n, int m, const double *a, int *y)
 """)
     an = analyze(k)
     assert not next(l for l in an.loops if l.var == "i").parallel
-
-
-@pytest.mark.parametrize("path", ["gpu/spmv_csr.c", "rodinia/pagerank_pull.c"])
-def test_a_row_fold_over_a_kept_loop_takes_a_warp_per_row(path):
-    """One thread per CSR row walked its row alone (2% of the copy bandwidth on the H200): a warp
-    per row strides its entries, a butterfly gives every lane the same total, lane 0 writes.
-    pagerank's `s += rank[src[e]] / deg[src[e]]` was no fold at all: its operand's `src` contains s."""
-    from t2c.generators.poly.cuda import Printer
-    from t2c.verify.ladder import ladder
-    k = read_c(LOOPS / path)
-    an = analyze(k)
-    plan = planned(an, DEFAULT)
-    Printer(k, an, plan, DEFAULT)
-    assert [bool(l.phases and l.phases.warp) for l in plan.launches] == [True]
-    text = generate(k)
-    assert "__shfl_xor_sync" in text and "if (poly_lane == 0)" in text
-    card = ladder(k, text, backend="emu", dataset="MINI", seed=5)
-    assert card.accepted, card.summary()
