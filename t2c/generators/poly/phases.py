@@ -18,13 +18,10 @@ its neighbours' rows are far apart in memory, so no load was coalesced.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
-from pycparser import c_ast
+from dataclasses import dataclass
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint
-from .reduce import OPS, _contribution, _fold, _words, combine, join
+from .reduce import OPS, _fold, _words, combine, join
 
 THREADS = 256
 
@@ -34,13 +31,11 @@ class Phase:
     kind: str                   # "stmt" | "fold" | "map"
     node: object                # Stmt (stmt) or Loop (fold, map)
     folds: tuple = ()           # fold: (statement, op, accumulator) per statement of the loop
-    kept: bool = False          # fold: a loop the model kept whole (its header as written)
 
 
 @dataclass(frozen=True)
 class RowPhases:
     phases: tuple
-    warp: bool = False          # a warp per row: a fold runs a loop kept whole (CSR rows: short)
 
 
 def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
@@ -51,9 +46,6 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
     local = lambda name: name in an.program.locals
     phases = []
     for n in launch.body:
-        if isinstance(n, Stmt) and (kept := _kept_fold(n)):
-            phases.append(kept)
-            continue
         if isinstance(n, Stmt):
             w = n.stmt.writes()
             if any(local(a.name) for a in w) and any(not local(a.name) for a in w):
@@ -79,8 +71,7 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
             phases.append(Phase("map", n))
         else:
             return None
-    warp = any(p.kept for p in phases)
-    if not any(p.kind == "fold" for p in phases) or len([p for p in phases if p.kind != "stmt"]) < 2 and not warp:
+    if not any(p.kind == "fold" for p in phases) or len([p for p in phases if p.kind != "stmt"]) < 2:
         return None              # one loop: the warp-per-row form (reduce.RowReduction) or plain threads
     for n in launch.body:        # row scalars live in registers of every thread
         for s in ([n] if isinstance(n, Stmt) else n.body):
@@ -88,30 +79,7 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
                 web = an.web_of.get((s.stmt.name, a.name))
                 if local(a.name) and (web is None or storage.get(web) != "local" or rows.var not in an.webs[web].private):
                     return None
-    return RowPhases(tuple(phases), warp)
-
-
-def _kept_fold(n: Stmt) -> Phase | None:
-    """A loop kept whole (model.opaque: bounds read from inputs, `for (k = row_ptr[i]; k <
-    row_ptr[i + 1]; k++)`) whose body folds into one row scalar (`s += val[k] * x[col[k]]`) as a
-    fold phase over its own range; None otherwise."""
-    f = n.stmt.node
-    if not isinstance(f, c_ast.For) or not isinstance(f.init, c_ast.DeclList) or len(f.init.decls) != 1:
-        return None
-    var = f.init.decls[0].name
-    if not (isinstance(f.next, c_ast.UnaryOp) and f.next.op in ("++", "p++") and cprint(f.next.expr) == var):
-        return None
-    body = f.stmt.block_items[0] if isinstance(f.stmt, c_ast.Compound) and len(f.stmt.block_items or []) == 1 \
-        else f.stmt
-    if not (isinstance(body, c_ast.Assignment) and isinstance(body.lvalue, c_ast.ID)):
-        return None
-    acc = body.lvalue.name
-    got = _contribution(body, acc)
-    if not got or got[0] not in OPS or any(w.name != acc for w in n.stmt.writes()):
-        return None
-    inner = Stmt(replace(n.stmt, node=body))
-    loop = Loop(var, "", "", 1, [inner], f"{var} = {cprint(f.init.decls[0].init)}", cprint(f.cond), cprint(f.next))
-    return Phase("fold", loop, ((inner, got[0], acc),), kept=True)
+    return RowPhases(tuple(phases))
 
 
 def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
@@ -119,8 +87,6 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
     rows = launch.grid[0]
     taken = set(p.k.params) | set(p.an.program.locals) | {rows.var}
     out, declared, shared = [], [], []
-    lane, width = ("poly_lane", "32") if rp.warp else ("(int)threadIdx.x", "(int)blockDim.x")
-    first, barrier = ("poly_lane == 0", "__syncwarp();") if rp.warp else ("threadIdx.x == 0", "__syncthreads();")
     for ph in rp.phases:
         if ph.kind != "stmt" and ph.node.var not in declared:
             declared.append(ph.node.var)
@@ -128,14 +94,14 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
     for k, ph in enumerate(rp.phases):
         if ph.kind == "stmt":
             lines = p.r.statement(ph.node.stmt.node, p.names_for(ph.node.stmt.name), "      " if _writes_array(p, ph) else "    ")
-            body += [f"    if ({first}) {{", *lines, "    }", f"    {barrier}"] if _writes_array(p, ph) else lines
+            body += ["    if (threadIdx.x == 0) {", *lines, "    }", "    __syncthreads();"] if _writes_array(p, ph) else lines
             continue
         loop = ph.node
         lo = loop.init.split("=", 1)[1].strip()
-        head = f"    for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}; {loop.var} += {width})"
+        head = f"    for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; {loop.var} += (int)blockDim.x)"
         if ph.kind == "map":
             body += [head, "    {", *(x for s in loop.body for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "      ")),
-                     "    }", f"    {barrier}"]
+                     "    }", "    __syncthreads();"]
             continue
         parts = []
         for stmt, op, acc in ph.folds:
@@ -143,23 +109,14 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
             reg, t = names.get(acc, acc), p.web_type[p.an.web_of[(stmt.stmt.name, acc)]]
             part = _fresh(f"poly_part_{reg.removeprefix('poly_')}", taken)
             warps = _fresh(f"poly_warps_{reg.removeprefix('poly_')}", taken)
-            if not rp.warp:
-                shared.append(f"  __shared__ {t} {warps}[{THREADS // 32}];")
+            shared.append(f"  __shared__ {t} {warps}[{THREADS // 32}];")
             parts.append((stmt, op, reg, part, warps, t, names, acc))
-        body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the {'warp' if rp.warp else 'block'} "
-                 "combines them */",
+        body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the block combines them */",
                  *(f"      {t} {part} = {OPS[op][0]};" for _, op, _, part, _, t, _, _ in parts),
                  "  " + head, "      {",
                  *(x for stmt, _, reg, part, _, _, names, acc in parts
                    for x in p.r.statement(stmt.stmt.node, {**names, acc: part}, "        ")),
                  "      }"]
-        if rp.warp:              # a butterfly: every lane adds the same pairs, the same total
-            for _, op, reg, part, warps, t, _, _ in parts:
-                body += [f"      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)",
-                         f"        {part} = {combine(op, part, f'__shfl_xor_sync(0xffffffffu, {part}, poly_o)')};",
-                         f"      {join(op, reg, part)}"]
-            body += ["    }"]
-            continue
         for _, op, reg, part, warps, t, _, _ in parts:
             body += [f"      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)",
                      f"        {part} = {combine(op, part, f'__shfl_down_sync(0xffffffffu, {part}, poly_o)')};",
@@ -177,14 +134,9 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
             for (st, scalar), web in p.an.web_of.items():
                 if st == s.stmt.name and p.plan.storage[web] == "local":
                     locals_[web] = p.web_type[web]
-    if rp.warp:
-        walk = [f"  const int poly_lane = (int)(threadIdx.x % 32);",
-                f"  for (int {rows.var} = {start}(int)((blockIdx.x * blockDim.x + threadIdx.x) / 32); {rows.cond}; "
-                f"{rows.var} += (int)(gridDim.x * blockDim.x / 32)) {{"]
-    else:
-        walk = [f"  for (int {rows.var} = {start}(int)blockIdx.x; {rows.cond}; {rows.var} += (int)gridDim.x) {{"]
     return [*shared, *(f"  {t} {w};" for w, t in locals_.items()), *(f"  int {v};" for v in declared),
-            *walk, *body, "  }"]
+            f"  for (int {rows.var} = {start}(int)blockIdx.x; {rows.cond}; {rows.var} += (int)gridDim.x) {{",
+            *body, "  }"]
 
 
 def _writes_array(p, ph: Phase) -> bool:
@@ -206,19 +158,15 @@ def launch_code(p, launch, args: list[str], indent: str) -> list[str]:
         return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
     from .cuda import _extent, _max, _min
     call = ", ".join(args)
-    warp = launch.phases.warp
-    blocks = f"poly_blocks(extent, {THREADS // 32})" if warp else "extent"
     return [f"{indent}{{",
-            f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: a "
-            f"{'warp' if warp else 'block'} each */",
+            f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: a block each */",
             f"{indent}  if (extent > 0)",
-            f"{indent}    {p.launch_line(launch.name, (f'{blocks} < 1048576 ? {blocks} : 1048576', str(THREADS)), call, launch.host_loops)}",
+            f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(THREADS)), call, launch.host_loops)}",
             f"{indent}}}"]
 
 
 def describe(launch, rp: RowPhases) -> str:
-    who = "warp" if rp.warp else "block"
-    kinds = {"fold": f"a fold combined by the {who}", "map": "a loop split among the threads", "stmt": ""}
+    kinds = {"fold": "a fold combined by the block", "map": "a loop split among the threads", "stmt": ""}
     steps = ", ".join(f"{kinds[ph.kind]} over {ph.node.var}" for ph in rp.phases if ph.kind != "stmt")
-    return (f"{launch.name}: a {'warp of 32 lanes' if rp.warp else f'block of {THREADS} threads'} per "
-            f"{launch.grid[0].var} runs its phases in turn: {steps}; statements of the row between them.")
+    return (f"{launch.name}: a block of {THREADS} threads per {launch.grid[0].var} runs its phases in turn: "
+            f"{steps}; statements of the row between them.")

@@ -529,7 +529,7 @@ def _words(text: str) -> set[str]:
 def _contribution(node, target: str):
     """(OPS key, the other operand) of `T op= e`, `T = T + e`, `T = fmax(T, e)`, ...; None else."""
     same = lambda n: cprint(n) == target
-    inside = lambda n: target in _words(cprint(n))
+    inside = lambda n: target in cprint(n)
     rv = node.rvalue
     if node.op in ("+=", "-=", "*="):
         return (node.op, rv) if not inside(rv) else None
