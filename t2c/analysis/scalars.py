@@ -27,6 +27,7 @@ from pycparser import c_ast
 
 from ..frontends.c import parse_c
 from ..frontends.c.extents import NotPolynomial, Poly, loop_range, to_poly
+from ..frontends.c.normalize import walk as _walk
 
 _SIGNED = {("int",), ("long",), ("long", "int"), ("long", "long"), ("signed", "int"), ("signed",)}
 _EXITS = (c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label)
@@ -92,7 +93,7 @@ class _Pass:
         if self.writes(name) != 1 or len(_refs(self.fn.body, name)) != len(_refs_in(rest, name)) + self.own(items[p]) \
                 or _written(rest) & value.vars():
             return False
-        items[p + 1:] = [_subst(it, name, rhs) for it in rest]       # as written: `i + di - 2`
+        items[p + 1:] = [substitute(it, name, rhs) for it in rest]       # as written: `i + di - 2`
         self.drop(items, p, name)
         return True
 
@@ -109,7 +110,7 @@ class _Pass:
         c = Poly.const(_step(body[w], name))
         t = (Poly.var(var) - start) * Poly.const(step)        # the iteration's number
         before, after = c0 + c * t, c0 + c * (t + Poly.const(1))
-        body[:] = [_subst(it, name, before) for it in body[:w]] + [_subst(it, name, after) for it in body[w + 1:]]
+        body[:] = [substitute(it, name, before) for it in body[:w]] + [substitute(it, name, after) for it in body[w + 1:]]
         self.drop(items, p, name)
         return True
 
@@ -132,10 +133,10 @@ class _Pass:
         domain = [c for v, lo, hi in loops for c in (f"{lo.to_c()} <= {v}", f"{v} <= {hi.to_c()}")]
         if not self.within([l[0] for l in loops], domain, lowest.to_c(), lowest.to_c(), highest.to_c()):
             return False                                      # it may run no iteration: nothing to peel
-        first = [_subst(_subst(copy.deepcopy(it), name, e0), var, start) for it in body[:-1]]
+        first = [substitute(substitute(copy.deepcopy(it), name, e0), var, start) for it in body[:-1]]
         previous = value.substitute(var, Poly.var(var) - Poly.const(step))
         _set_start(f, start + Poly.const(step))
-        body[:] = [_subst(it, name, previous) for it in body[:-1]]
+        body[:] = [substitute(it, name, previous) for it in body[:-1]]
         items[q:q] = [c_ast.Compound(first, f.coord)]
         self.drop(items, p, name)
         return True
@@ -167,7 +168,7 @@ class _Pass:
         if q is None or not isinstance(items[q], c_ast.For):
             return None
         f = items[q]
-        header = _step_of(f)
+        header = step_of(f)
         if header is None or not isinstance(f.stmt, c_ast.Compound) or _written(items[p + 1:q + 1]) & c0.vars():
             return None
         var, first, step = header
@@ -241,7 +242,7 @@ def _step(item, name) -> int | None:
     return None
 
 
-def _step_of(f: c_ast.For):
+def step_of(f: c_ast.For):
     """(var, start expression, +1 | -1) of a header stepping its variable by one."""
     init, nxt = f.init, f.next
     if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
@@ -285,16 +286,16 @@ def _expr(p: Poly, coord) -> c_ast.Node:
     return node
 
 
-def _subst(node, name: str, value):
+def substitute(node, name: str, value):
     """node with every reference of name replaced by value (a Poly or an expression)."""
     if _is(node, name):
         return _expr(value, node.coord) if isinstance(value, Poly) else copy.deepcopy(value)
     for attr in node.__slots__:
         child = getattr(node, attr, None) if attr not in ("coord", "__weakref__") else None
         if isinstance(child, c_ast.Node):
-            setattr(node, attr, _subst(child, name, value))
+            setattr(node, attr, substitute(child, name, value))
         elif isinstance(child, list):
-            setattr(node, attr, [_subst(c, name, value) if isinstance(c, c_ast.Node) else c for c in child])
+            setattr(node, attr, [substitute(c, name, value) if isinstance(c, c_ast.Node) else c for c in child])
     return node
 
 
@@ -324,8 +325,3 @@ def _refs_in(items, name) -> list:
 def _is(node, name) -> bool:
     return isinstance(node, c_ast.ID) and node.name == name
 
-
-def _walk(node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)

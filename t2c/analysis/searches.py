@@ -25,7 +25,8 @@ import copy
 
 from pycparser import c_ast
 
-from .scalars import _step_of, _subst, _walk
+from ..frontends.c.normalize import walk as _walk
+from .scalars import step_of, substitute
 
 _NONE = {1: "2147483647", -1: "(-2147483647 - 1)"}    # no index found, for an ascending (descending) loop
 
@@ -48,7 +49,7 @@ def normalize_searches(fn: c_ast.FuncDef) -> None:
 
 def _search(f) -> tuple | None:
     """(var, step, C, assignments) of an early-exit search loop; None otherwise."""
-    if not isinstance(f, c_ast.For) or (head := _step_of(f)) is None:
+    if not isinstance(f, c_ast.For) or (head := step_of(f)) is None:
         return None
     var, _, step = head
     body = f.stmt
@@ -86,7 +87,7 @@ def _rewritten(f: c_ast.For, var, step, cond, sets, hit) -> list:
     decl = c_ast.Decl(hit, [], [], [], [], c_ast.TypeDecl(hit, [], None, c_ast.IdentifierType(["int"])),
                       none, None, coord=f.coord)
     after = c_ast.If(c_ast.BinaryOp("!=", c_ast.ID(hit), copy.deepcopy(none)),
-                     c_ast.Compound([_subst(copy.deepcopy(s), var, c_ast.ID(hit)) for s in sets]), None, f.coord)
+                     c_ast.Compound([substitute(copy.deepcopy(s), var, c_ast.ID(hit)) for s in sets]), None, f.coord)
     return [decl, loop, after]
 
 

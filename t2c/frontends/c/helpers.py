@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .normalize import BodyCheck, MATH_FUNCTIONS, Param, base_type, cprint, fail, local_names, strip_pragmas
+from .normalize import BodyCheck, MATH_FUNCTIONS, Param, base_type, cprint, fail, local_names, strip_pragmas, walk as _walk
 
 @dataclass(frozen=True)
 class Helper:
@@ -90,11 +90,6 @@ def _checked(f: c_ast.FuncDef, typedefs: dict, enums: set[str], helpers: set[str
     f.body = strip_pragmas(f.body)
     return cprint(f).strip() + "\n"
 
-
-def _walk(node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 # -- reading a reference back ---------------------------------------------------------------

@@ -34,9 +34,9 @@ from pycparser import c_ast
 
 from ...analysis.scalars import assignment
 from ...frontends.c import kernel_definition, parse_c
-from ...frontends.c.normalize import cprint
+from ...frontends.c.normalize import cprint, walk as _walk
 from ...ir import Kernel
-from .cuda import Renderer, _walk, dropin, helper_note, own_helpers, param_list, short_name
+from .cuda import Renderer, dropin, helper_note, own_helpers, param_list, short_name
 from .options import PolyOptions
 
 

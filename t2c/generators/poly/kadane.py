@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint
-from .scan import _WORD, _used, _walk
+from ...frontends.c.normalize import cprint, walk as _walk
+from .scan import _WORD, _used
 
 THREADS = 256
 _REAL = ("float", "double")

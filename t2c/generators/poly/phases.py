@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis, Loop, Stmt
-from .reduce import OPS, _fold, _words, combine, join
+from .reduce import OPS, fold_of, _words, combine, join
 
 THREADS = 256
 
@@ -59,7 +59,7 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
             for a in s.stmt.accesses:
                 if any(n.var in _words(x) for x in a.index[:-1]) or a.atomic:
                     return None
-        folds = [_fold(s, n.var) for s in n.body]
+        folds = [fold_of(s, n.var) for s in n.body]
         if all(f is not None and f.kind == "op" for f in folds):
             accs = [f.acc for f in folds]
             if len(set(accs)) != len(accs) or any(r.name in accs and r.name != f.acc for f in folds

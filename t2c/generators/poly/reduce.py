@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint
+from ...frontends.c.normalize import cprint, walk as _walk
 
 THREADS = 256
 
@@ -112,7 +112,7 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
             not all(isinstance(n, Stmt) for l in loops for n in l.body):
         return None
     stmts = [n for l in loops for n in l.body]
-    folds = [_fold(n, loops[0].var) for n in stmts]
+    folds = [fold_of(n, loops[0].var) for n in stmts]
     if None in folds or loops[0].step != 1 and any(f.kind == "best" for f in folds):
         return None             # (an arg-best's ties follow the loop's order; the other folds commute)
     accs = [a for f in folds for a in (f.acc, f.index) if a]
@@ -156,7 +156,7 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     return Reduction(inits, loops, folds, fins, webs, dtypes, others)
 
 
-def _fold(n: Stmt, var: str) -> Fold | None:
+def fold_of(n: Stmt, var: str) -> Fold | None:
     """The statement as a `Fold` of a loop over `var`, or None."""
     node = n.stmt.node
     inner = node
@@ -233,11 +233,6 @@ def _renamed(node, old: str, new: str):
             x.name = new
     return node
 
-
-def _walk(node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:

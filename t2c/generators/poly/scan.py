@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint
+from ...frontends.c.normalize import cprint, walk as _walk
 
 ONE = "1"                                    # the coefficient 1 of a sum, kept apart from C nodes
 _UNSIGNED = {"int": "unsigned", "long": "unsigned long"}
@@ -108,11 +108,6 @@ def _ref(node) -> tuple[str, tuple[str, ...]] | None:
         node = node.name
     return (node.name, tuple(reversed(subs))) if isinstance(node, c_ast.ID) and subs else None
 
-
-def _walk(node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 class _NotLinear(Exception):

@@ -1,0 +1,47 @@
+"""A block per row (poly/phases.py, issue #35): a 1-d grid whose threads run several loops along
+their row in turn (folds into row scalars, loops that carry nothing) takes a block of threads per
+row, on kernels of corpora/loops and on specs.  Read from the plan, accepted by the emu ladder.
+The pooling specs' window bands (inside parallel loops) keep their order: a wavefront there lost
+an index when printed."""
+import pytest
+
+from t2ctest import ROOT, accepted_on_emu
+from t2c.analysis import analyze
+from t2c.frontends import read_kernel
+from t2c.generators.poly import generate
+from t2c.generators.poly.cuda import Printer
+from t2c.generators.poly.lower import planned
+from t2c.generators.poly.options import DEFAULT
+
+
+def _phases(k):
+    an = analyze(k)
+    plan = planned(an, DEFAULT)
+    Printer(k, an, plan, DEFAULT)
+    return [tuple(ph.kind for ph in launch.phases.phases) if launch.phases else None for launch in plan.launches]
+
+
+@pytest.mark.parametrize("path, kinds", [
+    ("corpora/loops/gpu/softmax.c", ("stmt", "fold", "stmt", "map", "fold", "map")),
+    ("corpora/loops/gpu/layernorm.c", None),
+    ("corpora/text2cuda/log_softmax.md", None),
+])
+def test_a_threads_loops_along_its_row_take_a_block_per_row(path, kinds):
+    k = read_kernel(ROOT / path)
+    got = [p for p in _phases(k) if p]
+    assert got and (kinds is None or got == [kinds]), got
+    text = generate(k)
+    assert "a block of 256 threads per" in text
+    accepted_on_emu(k, text)
+
+
+def test_row_phases_off_keeps_a_thread_per_row():
+    k = read_kernel(ROOT / "corpora/loops/gpu/softmax.c")
+    assert "a block of 256 threads per" not in generate(k, DEFAULT.replace(row_blocks=False))
+
+
+def test_a_window_band_inside_parallel_loops_keeps_its_order():
+    k = read_kernel(ROOT / "corpora/text2cuda/avgpool2d.md")
+    text = generate(k)
+    assert "wave" not in text and "loops dy, dx run in order inside each thread" in text
+    accepted_on_emu(k, text)
