@@ -156,24 +156,23 @@ void scatter_read(int n, const int *idx, const double *w, double *acc, double *s
 
 
 # Affine and gather kernels with no parallel form yet, and why (the issue tracker has them).
-NO_PARALLEL_FORM = {
-    "bitonic_sort": "a sorting network: the loops step by doubling and halving, partners are i ^ stride",
-}
+NO_PARALLEL_FORM: dict[str, str] = {}
 
 
 def _one_thread_loops(k) -> list[str]:
     """Launches of k's poly plan that run a loop in one GPU thread (read from the plan: no grid,
     not a reduction, scan, running max, block per row, sweep, or host loop run in one block); or the reason
-    the model refuses k."""
+    the model refuses k, unless its host control runs exchange loops (network.py)."""
     from t2c.analysis import NotAffine, analyze
     from t2c.analysis.model import Loop
     from t2c.generators.poly.cuda import Printer
     from t2c.generators.poly.lower import expanded, planned, rescheduled, with_copies
+    from t2c.generators.poly.network import network_of
     from t2c.generators.poly.options import DEFAULT
     try:
         an = analyze(k)
     except NotAffine as e:
-        return [f"outside the model: {e}"]
+        return [] if network_of(k) else [f"outside the model: {e}"]
     plan = planned(an, DEFAULT)
     for step in (with_copies, expanded, rescheduled):
         an, plan = step(an, plan, DEFAULT)

@@ -11,7 +11,7 @@ from ... import config
 from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
-from . import compact
+from . import compact, network
 from .cuda import Printer, sequential_candidate
 from .expand import expand
 from .mapping import Plan, map_to_grid, serial_depth
@@ -50,6 +50,8 @@ def _lower(kernel: Kernel, options: PolyOptions) -> str:
     except NotAffine as e:
         if options.stream_compaction and (c := compact.compaction_of(kernel)):
             return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
+        if options.exchange_networks and (net := network.network_of(kernel)):
+            return network.candidate(kernel, net, options, f"{e}")   # host control, a launch per exchange loop
         return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "
                                             f"(verified against the same reference)")   # outside the model

@@ -35,6 +35,8 @@ class PolyOptions:
                                              # block tuples, then one block (kadane.py)
     stream_compaction: bool = True           # a top-level `if (P) X[k++] = E` loop the model refuses: a scan
                                              # of P's counts, then a scatter, in scan_block's shape (compact.py)
+    exchange_networks: bool = True           # host control the model refuses (doubling, halving loops) around
+                                             # loops of disjoint cells (X[i], X[i ^ E]): a launch each (network.py)
     warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
     row_blocks: bool = True                  # a thread's loops along a row (folds, then maps): a block per row (phases.py)
     row_lanes: int = 128                     # ... or this many lanes (whole warps in a 256-thread block,

@@ -1,0 +1,299 @@
+"""Exchange networks: host control around loops whose iterations touch disjoint cells.
+
+A reference whose function body is *host code* — declarations and assignments of scalars, and
+`for`/`while`/`if` whose headers read only the kernel's scalar parameters and host scalars (no
+array, no call) — around *exchange loops*
+
+    for (int i = lo; i < hi; i++) { int j = i ^ E;  ...  if (j > i) { ... } ... }
+
+becomes host code that runs as written, with one launch per exchange loop instance (a thread per
+i, the host scalars it reads passed by value).  This is the shape of sorting and butterfly
+networks (bitonic sort, its merge stages, XOR-partner exchanges): their host loops step by
+doubling or halving, which the polyhedral model refuses, and partner subscripts `i ^ stride` are
+not affine, yet each instance's iterations are independent:
+
+- every array the loop writes is accessed only as `X[i]`, or also as `X[j]` with `j = i ^ E`
+  (E read from host scalars only, j never assigned again) when all of that array's accesses lie
+  inside one `if` whose condition is `j > i` (or all inside `j < i`).  `i -> i ^ E` pairs the
+  indices, and the guard lets exactly one iteration of each pair touch it: two iterations never
+  touch one cell;
+- arrays the loop only reads may be read at any subscript (no iteration writes them);
+- locals are declared in the loop body; nothing else is written.
+
+Everything else is refused (None: the caller's one-thread candidate), so the candidate computes
+exactly what the reference computes, in the reference's launch order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ...frontends.c import kernel_definition, parse_c
+from ...frontends.c.normalize import cprint, walk as _walk
+from ...ir import Kernel
+from .cuda import Renderer, dropin, helper_note, own_helpers, param_list, short_name
+from .options import PolyOptions
+
+_SCALAR_TYPES = {"int", "unsigned", "long", "short", "char", "size_t", "float", "double", "signed"}
+_CONTROL = (c_ast.Break, c_ast.Continue)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One exchange loop: `for (int var = lo; var < hi; var++) body`, launched per instance."""
+    loop: c_ast.For
+    var: str
+    lo: c_ast.Node
+    count: c_ast.Node                  # hi - lo (+ 1 for `<=`)
+    host: tuple[tuple[str, str], ...]  # (name, C type) of the host scalars (not parameters) it reads
+    partner: str | None                # j of `int j = i ^ E`, when the loop pairs its indices
+
+
+@dataclass(frozen=True)
+class Network:
+    body: tuple                        # the function's items (host code around the exchange loops)
+    loops: tuple[Exchange, ...]
+
+
+def network_of(k: Kernel) -> Network | None:
+    """The reference as host code around exchange loops, or None when it is not of that form."""
+    if k.returns:
+        return None
+    fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
+    arrays = {a.name for a in k.arrays}
+    values = {p: _param_type(k, p) for p in k.params if p not in arrays}
+    decls = [d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)]
+    if len(decls) != len(set(decls)) or set(decls) & set(k.params):
+        return None                    # a name reused or shadowed: the host and kernel scopes differ
+    loops: list[Exchange] = []
+    if not _host(fn.body.block_items or [], dict(values), arrays, loops) or not loops:
+        return None
+    own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
+    return Network(tuple(fn.body.block_items), tuple(Exchange(ex.loop, ex.var, ex.lo, ex.count, own(ex), ex.partner)
+                                                    for ex in loops))
+
+
+def _param_type(k: Kernel, p: str) -> str:
+    sc = next((s for s in k.scalars if s.name == p), None)
+    return sc.dtype if sc else "int"
+
+
+def _host(items, scope: dict[str, str], arrays: set[str], loops: list) -> bool:
+    """Whether items are host code (appending their exchange loops); scope grows with declarations."""
+    for it in items:
+        if isinstance(it, c_ast.Decl):
+            if not (_scalar_decl(it) and (it.init is None or _reads_only(it.init, scope))):
+                return False
+            scope[it.name] = " ".join(it.type.type.names)
+        elif isinstance(it, (c_ast.Assignment, c_ast.UnaryOp)):
+            if not (_reads_only(it, scope) and _target(it) in scope):
+                return False
+        elif isinstance(it, c_ast.Compound):
+            if not _host(it.block_items or [], dict(scope), arrays, loops):
+                return False
+        elif isinstance(it, c_ast.If):
+            if not (_reads_only(it.cond, scope) and all(
+                    b is None or _host(_items(b), dict(scope), arrays, loops) for b in (it.iftrue, it.iffalse))):
+                return False
+        elif isinstance(it, (c_ast.While, c_ast.DoWhile)):
+            if not (_reads_only(it.cond, scope) and _host(_items(it.stmt), dict(scope), arrays, loops)):
+                return False
+        elif isinstance(it, c_ast.For):
+            inner = dict(scope)
+            init = it.init.decls if isinstance(it.init, c_ast.DeclList) else [it.init] if it.init else []
+            if (ex := _exchange(it, inner, arrays)) is not None:
+                loops.append(ex)
+                continue
+            if not _host(init, inner, arrays, loops) or any(
+                    x is not None and not _reads_only(x, inner) for x in (it.cond, it.next)) or \
+                    not _host(_items(it.stmt), inner, arrays, loops):
+                return False
+        elif not isinstance(it, (*_CONTROL, c_ast.EmptyStatement)):
+            return False
+    return True
+
+
+def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str]) -> Exchange | None:
+    """The exchange loop `for (int i = lo; i < hi; i++) body`, or None."""
+    if not (isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 and f.init.decls[0].init is not None):
+        return None
+    var, lo = f.init.decls[0].name, f.init.decls[0].init
+    c = f.cond
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _increments(f.next, var)
+            and _reads_only(lo, scope) and _reads_only(c.right, scope)):
+        return None
+    body = _items(f.stmt)
+    if not any(isinstance(x, c_ast.ArrayRef) for x in _walk(f.stmt)):
+        return None                                        # no array: host code
+    own = {d.name for d in _walk(f.stmt) if isinstance(d, c_ast.Decl)}
+    partner = _partner(body, var, scope)
+    called = {x.name.name for x in _walk(f.stmt) if isinstance(x, c_ast.FuncCall) and isinstance(x.name, c_ast.ID)}
+    ids = {x.name for x in _walk(f.stmt) if isinstance(x, c_ast.ID)}
+    if not ids <= set(scope) | own | arrays | called | {var} or any(
+            isinstance(x, (c_ast.Return, c_ast.Goto, c_ast.Break)) for x in _walk(f.stmt)):
+        return None
+    written = set()
+    for x in _walk(f.stmt):
+        if isinstance(x, (c_ast.Assignment, c_ast.UnaryOp)) and (t := _target(x)) is not None:
+            if t in arrays:
+                written.add(t)
+            elif t not in own or t in (var, partner):
+                return None                                # writes a host scalar, i or its partner
+        elif isinstance(x, (c_ast.Assignment, c_ast.UnaryOp)) and _writes(x):
+            return None                                    # a write through anything else
+    guard = _guard(body, var, partner)
+    inside = {id(x) for x in _walk(guard)} if guard is not None else set()
+    for x in _walk(f.stmt):
+        if isinstance(x, c_ast.ArrayRef) and isinstance(x.name, c_ast.ArrayRef) and _base(x) in written:
+            return None                                    # several subscripts of a written array
+        if isinstance(x, c_ast.ArrayRef) and isinstance(x.name, c_ast.ID) and x.name.name in written:
+            paired = any(_is(y.subscript, partner) for y in _walk(f.stmt) if isinstance(y, c_ast.ArrayRef)
+                         and _base(y) == x.name.name) if partner else False
+            if not (_is(x.subscript, var) or partner and _is(x.subscript, partner)):
+                return None
+            if paired and id(x) not in inside:
+                return None                                # an access outside the pair's one owner
+    count = c_ast.BinaryOp("-", c.right, lo)
+    if c.op == "<=":
+        count = c_ast.BinaryOp("+", count, c_ast.Constant("int", "1"))
+    reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} & set(scope)
+    return Exchange(f, var, lo, count, tuple((n, scope[n]) for n in sorted(reads)), partner)
+
+
+def _partner(body, var: str, scope) -> str | None:
+    """j of a top-level `int j = i ^ E;` (E host scalars only), or None."""
+    for d in body:
+        if isinstance(d, c_ast.Decl) and _scalar_decl(d) and isinstance(d.init, c_ast.BinaryOp) and d.init.op == "^":
+            a, b = d.init.left, d.init.right
+            other = b if _is(a, var) else a if _is(b, var) else None
+            if other is not None and _reads_only(other, scope):
+                return d.name
+    return None
+
+
+def _guard(body, var: str, partner: str | None):
+    """The one top-level `if (j > i)` (or `i < j`, `j < i`, `i > j`) with no else, or None."""
+    if partner is None:
+        return None
+    found = [x for x in body if isinstance(x, c_ast.If) and x.iffalse is None and isinstance(x.cond, c_ast.BinaryOp)
+             and x.cond.op in ("<", ">") and {_name(x.cond.left), _name(x.cond.right)} == {var, partner}]
+    return found[0].iftrue if len(found) == 1 else None
+
+
+def _scalar_decl(d: c_ast.Decl) -> bool:
+    return isinstance(d.type, c_ast.TypeDecl) and isinstance(d.type.type, c_ast.IdentifierType) and \
+        set(d.type.type.names) <= _SCALAR_TYPES
+
+
+def _reads_only(node, scope) -> bool:
+    """Node reads names of scope only: no array, pointer, call or member."""
+    return all(not isinstance(x, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef)) and
+               not (isinstance(x, c_ast.UnaryOp) and x.op in ("*", "&")) and
+               (not isinstance(x, c_ast.ID) or x.name in scope) for x in _walk(node))
+
+
+def _target(x) -> str | None:
+    """The name an assignment or increment writes (the array's, for a subscript), else None."""
+    lv = x.lvalue if isinstance(x, c_ast.Assignment) else x.expr if x.op in ("++", "p++", "--", "p--") else None
+    if isinstance(lv, c_ast.ID):
+        return lv.name
+    return _base(lv) if isinstance(lv, c_ast.ArrayRef) else None
+
+
+def _writes(x) -> bool:
+    return isinstance(x, c_ast.Assignment) or x.op in ("++", "p++", "--", "p--")
+
+
+def _base(ref: c_ast.ArrayRef) -> str | None:
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    return ref.name if isinstance(ref, c_ast.ID) else None
+
+
+def _items(s) -> list:
+    return (s.block_items or []) if isinstance(s, c_ast.Compound) else [s]
+
+
+def _is(node, name) -> bool:
+    return name is not None and isinstance(node, c_ast.ID) and node.name == name
+
+
+def _name(node) -> str | None:
+    return node.name if isinstance(node, c_ast.ID) else None
+
+
+def _increments(s, var: str) -> bool:
+    one = lambda e: isinstance(e, c_ast.Constant) and e.value == "1"
+    return isinstance(s, c_ast.UnaryOp) and s.op in ("p++", "++") and _is(s.expr, var) or \
+        isinstance(s, c_ast.Assignment) and _is(s.lvalue, var) and s.op == "+=" and one(s.rvalue)
+
+
+# -- printing ------------------------------------------------------------------------------
+
+def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
+    """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME."""
+    name, (threads,) = short_name(k), opt.block_1d
+    r = Renderer(k, {})
+    params, args = param_list(k), ", ".join(k.params)
+    kernels, launch = [], {}
+    for n, ex in enumerate(net.loops):
+        kname = f"{name}_exchange{n}"
+        extra = "".join(f", {t} {v}" for v, t in ex.host)
+        body = [line for it in _items(ex.loop.stmt) for line in r.statement(it, {}, "    ")]
+        kernels += [f"/* {kname}: {_describe(ex)} */",
+                    f"__global__ void __launch_bounds__({threads}) {kname}({params}{extra}, int poly_lo, int poly_count)",
+                    "{",
+                    "  for (int poly_t = (int)(blockIdx.x * blockDim.x + threadIdx.x); poly_t < poly_count; "
+                    "poly_t += (int)(gridDim.x * blockDim.x)) {",
+                    f"    const int {ex.var} = poly_lo + poly_t;", *body, "  }", "}", ""]
+        call = "".join(f", {v}" for v, _ in ex.host)
+        launch[id(ex.loop)] = ["{", f"  const int poly_count = {cprint(ex.count)};",
+                               "  if (poly_count > 0)",
+                               f"    {kname}<<<poly_count < {threads} * 65535 ? (poly_count + {threads - 1}) / {threads} : 65535, "
+                               f"{threads}>>>({args}{call}, {cprint(ex.lo)}, poly_count);", "}"]
+    host = [line for it in net.body for line in _host_lines(it, launch, "  ")]
+    out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).", "//",
+           "// Mapping: host code (the reference's own control over its scalars, run on the host as written)",
+           "//   around exchange loops, one launch per instance, a thread per iteration:",
+           *(f"//   {name}_exchange{n}: {_describe(ex)}" for n, ex in enumerate(net.loops)),
+           f"// The polyhedral model does not apply: {reason}",
+           *("// " + line for line in helper_note(k)), "",
+           "#include <cuda_runtime.h>", "#include <math.h>", ""]
+    out += [line for f in own_helpers(k) for line in (f, "")]
+    out += kernels
+    out += [f'extern "C" void {k.name}_device({params})', "{", *host, "}", "", *dropin(k)]
+    return "\n".join(out) + "\n"
+
+
+def _describe(ex: Exchange) -> str:
+    if ex.partner:
+        return (f"loop {ex.var}, a thread per {ex.var}; {ex.var} and its partner {ex.partner} = {ex.var} ^ ... pair "
+                f"the cells, and only one of each pair touches them (its guard), so no two threads share a cell.")
+    return f"loop {ex.var}, a thread per {ex.var}; each writes only its own cells [{ex.var}]."
+
+
+def _host_lines(it, launch: dict, ind: str) -> list[str]:
+    """Host C for a host-code item; an exchange loop becomes its launch."""
+    if id(it) in launch:
+        return [ind + line for line in launch[id(it)]]
+    if isinstance(it, c_ast.For):
+        init = cprint(it.init) if it.init is not None else ""
+        head = f"for ({init}; {cprint(it.cond) if it.cond else ''}; {cprint(it.next) if it.next else ''})"
+        return [ind + head + " {", *_block(it.stmt, launch, ind), ind + "}"]
+    if isinstance(it, c_ast.While):
+        return [ind + f"while ({cprint(it.cond)}) {{", *_block(it.stmt, launch, ind), ind + "}"]
+    if isinstance(it, c_ast.DoWhile):
+        return [ind + "do {", *_block(it.stmt, launch, ind), ind + f"}} while ({cprint(it.cond)});"]
+    if isinstance(it, c_ast.If):
+        out = [ind + f"if ({cprint(it.cond)}) {{", *_block(it.iftrue, launch, ind)]
+        if it.iffalse is not None:
+            out += [ind + "} else {", *_block(it.iffalse, launch, ind)]
+        return out + [ind + "}"]
+    if isinstance(it, c_ast.Compound):
+        return [ind + "{", *_block(it, launch, ind), ind + "}"]
+    return [ind + cprint(it) + ";"]
+
+
+def _block(s, launch, ind) -> list[str]:
+    return [line for x in _items(s) for line in _host_lines(x, launch, ind + "  ")]

@@ -1,0 +1,82 @@
+"""Exchange networks (network.py): host control the model refuses (loops that double or halve)
+around loops whose iterations touch disjoint cells, X[i] and X[i ^ E] under one guard."""
+from t2ctest import ROOT, accepted_on_emu, c_kernel
+from t2c.frontends.c import read_c
+from t2c.generators.poly import generate
+from t2c.generators.poly.network import network_of
+
+LOOPS = ROOT / "corpora" / "loops" / "gpu"
+
+
+def test_a_bitonic_sort_is_a_launch_per_stage_on_the_host():
+    """It ran in one GPU thread: the doubling and halving loops left the model."""
+    k = read_c(LOOPS / "bitonic_sort.c")
+    text = generate(k)
+    assert "for (int size = 2; size <= n; size *= 2) {" in text
+    assert "bitonic_sort_exchange0<<<" in text and "int size, int stride, int poly_lo, int poly_count)" in text
+    accepted_on_emu(k, text)
+
+
+def test_a_butterfly_of_sums_and_differences_is_one_too():
+    k = read_c(LOOPS / "walsh_hadamard.c")
+    assert [ex.partner for ex in network_of(k).loops] == ["j"]
+    accepted_on_emu(k, generate(k))
+
+
+def test_host_control_around_a_loop_of_own_cells(tmp_path):
+    """No partner: each iteration writes x[i] only, and reads an input anywhere; the host loop halves."""
+    k = c_kernel(tmp_path, """
+/* t2c: size n MINI=24
+ * t2c: array x[n] inout
+ * t2c: array w[n] in */
+void halving_blend(int n, double *x, const double *w)
+{
+  int levels = 0;
+  for (int s = n; s > 1; s /= 2) {
+    levels++;
+    for (int i = 0; i < n; i++)
+      x[i] = 0.5 * x[i] + w[(i + s) % n] * levels;
+  }
+}
+""", "halving_blend")
+    text = generate(k)
+    assert "halving_blend_exchange0<<<" in text and "int levels, int s" in text
+    accepted_on_emu(k, text)
+
+
+def test_a_pair_touched_outside_its_guard_stays_in_one_thread(tmp_path):
+    """x[i] read outside `if (j > i)`: iteration j would read the cell iteration i writes."""
+    k = c_kernel(tmp_path, """
+/* t2c: size p MINI=4
+ * t2c: array x[1 << p] inout */
+void leaky(int p, double *x)
+{
+  int n = 1 << p;
+  for (int h = 1; h < n; h *= 2)
+    for (int i = 0; i < n; i++) {
+      int j = i ^ h;
+      double u = x[i];
+      if (j > i)
+        x[j] = u + x[j];
+    }
+}
+""", "leaky")
+    assert network_of(k) is None
+    assert "exchange" not in generate(k)
+
+
+def test_host_code_reads_no_array(tmp_path):
+    """A host loop whose bound is read from an array is not host code (the array is on the device)."""
+    k = c_kernel(tmp_path, """
+/* t2c: size n MINI=8
+ * t2c: array x[n] inout
+ * t2c: array m[1] in
+ * t2c: domain m integers(1, 3) */
+void scaled(int n, double *x, const int *m)
+{
+  for (int r = 1; r <= m[0]; r *= 2)
+    for (int i = 0; i < n; i++)
+      x[i] = 2.0 * x[i];
+}
+""", "scaled")
+    assert network_of(k) is None
