@@ -17,8 +17,8 @@ keep such a band from skewing), when
   from an earlier statement of the launch to a later one (isl: `Model.tile_order`).
 Then a tile needs only tiles no later in either index: those on earlier tile diagonals (earlier
 launches) and itself, whose cells with smaller in-tile diagonals ran before the last barrier.
-Otherwise the plan keeps its launch per cell diagonal (or its one thread).  The decision is the `TileWave` record
-on the launch; the printer (`kernel`, `launch_code`) only writes it out.
+Otherwise the plan keeps its launch per cell diagonal (or its one thread).  The decision is
+the `TileWave` record on the launch; the printer (`kernel`, `launch_code`) only writes it out.
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ class TileWave:
     rows: tuple[str, str, str]       # (a, first, last): C text over the sizes; a tile's row per thread
     cols: tuple[str, str, str]       # (b, first, last)
     size: int                        # T: a tile is T x T cells, a block T threads
-    body: tuple                      # Stmt: the reference's statements, in their order within a cell
+    body: tuple                      # Stmt: the program's statements (no isl placement), a cell's order
 
     def count(self, side) -> str:
         """C text: the number of tiles along `side` (rows or cols), 0 when it is empty."""
