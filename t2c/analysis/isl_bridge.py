@@ -308,6 +308,43 @@ class Model:
             out.append((lows[0], highs[0]))
         return out
 
+    def fills_box(self, stmt: str, bounds) -> bool:
+        """Whether the domain of `stmt` is exactly the box `bounds`: (first, last) C text over
+        the sizes for each of its iterators, outermost first (no corner cut, no hole)."""
+        s = self.specs[stmt]
+        if len(bounds) != len(s.loops):
+            return False
+        cons = " and ".join(f"{_v(lo)} <= {_v(l)} <= {_v(hi)}" for l, (lo, hi) in zip(s.loops, bounds)) or "true"
+        try:
+            box = isl.Set(self.head + f"{{ {self._tuple(s)} : {cons} }}")
+        except isl.Error:                              # a bound isl cannot read back
+            return False
+        return box.intersect_params(self.context).is_equal(isl.Set(self._set(s)).intersect_params(self.context))
+
+    def tile_order(self, deps: isl.UnionMap, order) -> bool:
+        """Whether the statements `order` (all with the same number of iterators) may run in
+        tiles of their iterators, a tile's points by any order that grows in every iterator:
+        each dependence among them goes to an instance no smaller in any iterator (distances
+        componentwise >= 0: the band is fully permutable), and one between two instances of
+        the same iteration goes from the earlier statement of `order` to the later."""
+        for n, src in enumerate(order):
+            for m, dst in enumerate(order):
+                d = self.between(deps, [src], [dst])
+                if d.is_empty():
+                    continue
+                k = len(self.specs[src].loops)
+                if len(self.specs[dst].loops) != k:
+                    return False
+                xs, ys = [f"x{i}" for i in range(k)], [f"y{i}" for i in range(k)]
+                pair = f"{src}[{', '.join(xs)}] -> {dst}[{', '.join(ys)}]"
+                back = [" or ".join(f"{y} < {x}" for x, y in zip(xs, ys)) or "false"]
+                if n >= m:                             # the same iteration: only forward in `order`
+                    back.append(" and ".join(f"{y} = {x}" for x, y in zip(xs, ys)) or "true")
+                for cond in back:
+                    if not d.intersect(isl.UnionMap(self.head + f"{{ {pair} : {cond} }}")).is_empty():
+                        return False
+        return True
+
     def input_reads(self, reads, schedule: isl.UnionMap) -> set:
         """Those of `reads` ((statement, array, subscripts) triples) whose every instance
         reads a value no write under `schedule` put there before it: the value the kernel was

@@ -25,6 +25,8 @@ MOVES = {
     "one block of 512 threads": ("launch", {"one_block_threads": 512}),
     "one block of 256 threads": ("launch", {"one_block_threads": 256}),
     "no one-block loops": ("launch", {"one_block_loops": False}),
+    "wave tiles of 64": ("launch", {"wave_tile": 64}),
+    "wave tiles of 16": ("launch", {"wave_tile": 16}),
     "no block per iteration": ("launch", {"private_blocks": False}),
     "sweep blocks 8x128": ("launch", {"sweep_block": (8, 128)}),
     "sweep blocks 8x64": ("launch", {"sweep_block": (8, 64)}),
@@ -74,6 +76,7 @@ MOVES = {
     "no copies of inputs": ("pass", {"copy_inputs": False}),
     "no isl schedule": ("pass", {"isl_schedule": False}),
     "no wavefront": ("pass", {"wavefront": False}),
+    "a launch per cell diagonal": ("pass", {"wave_tile": 0}),
     "no parallel reductions": ("pass", {"parallel_reductions": False}),
     "sequential": ("pass", {"sequential": True}),
 }

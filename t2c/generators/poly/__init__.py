@@ -5,8 +5,8 @@
                                                        each loop is parallel or in order
 
 Passes (lower.py): analysis -> distribute -> permute -> fuse -> wavefront -> map to grid,
-or isl's scheduler's tree when it runs fewer loops in order (schedule.py) -> reductions
-(reduce.py) -> print.  Options (options.py) are frozen data; transform.py holds the
+or isl's scheduler's tree when it runs fewer loops in order (schedule.py) -> 2-d bands in
+tiles, a launch per diagonal of tiles (wavetiles.py) -> reductions (reduce.py) -> print.  Options (options.py) are frozen data; transform.py holds the
 loop-tree passes, mapping.py the host/grid split and scalar storage, cuda.py the printer
 and the ABI, with oneblock.py (host loops in one block), stage.py (operands through shared
 memory) and tensor.py (their products on the tensor cores).  docs/poly.md describes it all.

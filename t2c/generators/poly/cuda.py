@@ -30,7 +30,7 @@ from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
 from .schedule import rewrite
-from . import kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
+from . import kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor, wavetiles
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -194,6 +194,8 @@ class Printer:
         self.waiting: set[str] = set()              # kernels launched with poly_after: they wait first
         self.per_point: dict[str, str] = {}         # while a tiled body prints: web -> its point's copy
         for launch in plan.launches:
+            if launch.tiles:                # a tiled wavefront's form is decided (wavetiles.py)
+                continue
             if options.parallel_reductions:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
             if options.parallel_scans and not launch.reduction:
@@ -214,7 +216,7 @@ class Printer:
                 launch.scan = launch.running_max = None     # ... and a scan's blocks their grid
                 if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-            elif options.column_sweeps and not (launch.scan or launch.running_max):
+            elif options.column_sweeps and not (launch.scan or launch.running_max or launch.tiles):
                 launch.sweep = sweep.sweep_of(self, launch)
         for launch in plan.launches:
             if not self.tileable(launch):
@@ -413,7 +415,7 @@ class Printer:
                     local = self.an.program.locals.get(a.name)
                     if (local is None or local.shape) and a.name not in written:
                         written.append(a.name)
-            base = f"{self.short}_{'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
+            base = f"{self.short}_{'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
             base = re.sub(r"\W", "_", base)
             seen[base] = seen.get(base, 0) + 1
             launch.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
@@ -432,6 +434,8 @@ class Printer:
 
     def kernel(self, launch: Launch) -> tuple[str, list[str]]:
         """The __global__ function of a launch and its argument names."""
+        if launch.tiles:
+            return wavetiles.kernel(self, launch)
         if launch.scan:
             src, args, decls = scan.kernels(self, launch, launch.scan)
             self.reduction_globals.append(decls)
@@ -860,6 +864,8 @@ class Printer:
             return scan.launch_code(self, launch, launch.scan, args, indent)
         if launch.running_max:
             return kadane.launch_code(self, launch, launch.running_max, args, indent)
+        if launch.tiles:
+            return wavetiles.launch_code(self, launch, args, indent)
         call = ", ".join(args)
         if launch.sweep and not launch.grid:
             return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(self.opt.sweep_block)})"), call,
@@ -1050,6 +1056,8 @@ class Printer:
         inner = _inner_loops(launch.body)
         host = [l.var for l in launch.host_loops]
         where = f" Launched once per host iteration of {', '.join(host)}." if host else ""
+        if launch.tiles:
+            return wavetiles.describe(launch)
         if launch.sweep:
             return sweep.describe(self, launch, launch.sweep) + where
         if launch.phases:
@@ -1117,7 +1125,10 @@ class Printer:
         if "wave" in host_loops:
             head.append("  host loop wave: a wavefront; the instances on one diagonal are independent, "
                         "so each value of wave is one launch of parallel work.")
-        host_loops = list(dict.fromkeys(l for l in host_loops if l != "wave"))
+        if wavetiles.TILE_WAVE in host_loops:
+            head.append(f"  host loop {wavetiles.TILE_WAVE}: a tiled wavefront; the tiles on one diagonal of tiles are "
+                        "independent, so each value of it is one launch of a block per tile.")
+        host_loops = list(dict.fromkeys(l for l in host_loops if l not in ("wave", wavetiles.TILE_WAVE)))
         if host_loops:
             names = ", ".join(host_loops)
             head.append(f"  host loop{'s' if len(host_loops) > 1 else ''} {names}: "

@@ -11,7 +11,7 @@ from ... import config
 from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
-from . import compact, network
+from . import compact, network, wavetiles
 from .cuda import Printer, sequential_candidate
 from .expand import expand
 from .mapping import Plan, map_to_grid, serial_depth
@@ -55,6 +55,12 @@ def _lower(kernel: Kernel, options: PolyOptions) -> str:
         return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "
                                             f"(verified against the same reference)")   # outside the model
+    an, plan = final_plan(an, options)                   # what runs where
+    return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
+
+
+def final_plan(an, options: PolyOptions):
+    """The program (a variant of `an`'s, when one plans better) and the plan the printer prints."""
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if options.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
@@ -62,7 +68,9 @@ def _lower(kernel: Kernel, options: PolyOptions) -> str:
         an, plan = expanded(an, plan, options)           # a copy per host iteration of what each fills: no host loop
     if options.isl_schedule:
         an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
-    return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
+    if options.wavefront:
+        plan = wavetiles.tiled(an, plan, options)        # a 2-d band in tiles: a launch per tile diagonal
+    return an, plan
 
 
 def _deepest(items) -> list:

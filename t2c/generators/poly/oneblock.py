@@ -47,7 +47,7 @@ def _loops(h: HostLoop) -> list[str]:
 def loops_of(plan) -> list[HostLoop]:
     """The top-level host loops whose launches are all plain (see the module docstring)."""
     def plain(l: Launch) -> bool:        # a column reduction is a plain loop in each thread too
-        return not l.reduction and not (l.row and not l.row.column) and len(l.grid) <= 1
+        return not l.reduction and not (l.row and not l.row.column) and len(l.grid) <= 1 and not l.tiles
     return [it for it in plan.items if isinstance(it, HostLoop) and all(map(plain, launches(it)))]
 
 

@@ -27,6 +27,10 @@ class PolyOptions:
     programmatic_launches: bool = True       # launches in host loops may begin while the one before ends
                                              # (cudaLaunchKernelEx; each such kernel waits first, sm_90)
     wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
+    wave_tile: int = 32                      # ... a wave's 2-d rectangle whose dependences never point to a
+                                             # smaller index: T x T tiles, a launch per diagonal of tiles,
+                                             # a block per tile, its cells by diagonals (wavetiles.py; 0: a
+                                             # launch per diagonal of cells)
     parallel_reductions: bool = True         # a one-thread sum/max/... loop: block partials, then one block
     parallel_scans: bool = True              # a one-thread x[i] = a(i) * x[i-1] + b(i) loop: a scan (scan.py)
     scan_block: tuple[int, int] = (256, 4)   # ... its blocks' (threads, elements per thread); threads a power of 2
