@@ -166,16 +166,14 @@ def _one_thread_loops(k) -> list[str]:
     from t2c.analysis import NotAffine, analyze
     from t2c.analysis.model import Loop
     from t2c.generators.poly.cuda import Printer
-    from t2c.generators.poly.lower import expanded, planned, rescheduled, with_copies
+    from t2c.generators.poly.lower import final_plan
     from t2c.generators.poly.network import network_of
     from t2c.generators.poly.options import DEFAULT
     try:
         an = analyze(k)
     except NotAffine as e:
         return [] if network_of(k) else [f"outside the model: {e}"]
-    plan = planned(an, DEFAULT)
-    for step in (with_copies, expanded, rescheduled):
-        an, plan = step(an, plan, DEFAULT)
+    an, plan = final_plan(an, DEFAULT)
     p = Printer(k, an, plan, DEFAULT)
     return [launch.name or "one thread" for launch in plan.launches
             if any(isinstance(n, Loop) for n in launch.body) and not launch.grid
