@@ -44,7 +44,7 @@ wheels:
 	  --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d $(WHEELS) \
 	  pycparser tree-sitter tree-sitter-c tree-sitter-cuda islpy 'pytest<9.2' pluggy iniconfig packaging junitparser pytest-xdist execnet
 
-# On a GPU machine (see README, Tests): install the wheels, then run the GPU checks into $OUT.
+# On a GPU machine (see docs/usage.md, Tests): install the wheels, then run the GPU checks into $OUT.
 gpu-check:
 	bash scripts/gpu_check.sh
 

@@ -1,6 +1,6 @@
 """`t2c batch`, `t2c explain`, `t2c clean`: settings, progress, reports, exit codes.
 
-Exit codes (documented in README): 0 every kernel accepted (or, while later
+Exit codes (documented in docs/usage.md): 0 every kernel accepted (or, while later
 stages are not built, every built stage ok), 1 a kernel failed, 2 usage error,
 3 performance regression only, 4 internal error, 5 nothing matched, 130 interrupted (the
 report holds the kernels that finished).
