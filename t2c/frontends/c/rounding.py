@@ -28,10 +28,6 @@ _ARITH = {"+", "-", "*", "/", "%"}
 _FLOAT_NAMES = {"float", "double"}
 
 
-def rounded_outputs(k: Kernel) -> set[str]:
-    return set(rounded_units(k))
-
-
 def rounded_units(k: Kernel) -> dict[str, int | str]:
     from . import kernel_definition, parse_c
     fn = kernel_definition(parse_c(k.reference, f"{k.name}.c"))
@@ -179,6 +175,8 @@ def _trips(node, target, parents, assigns, sizes):
     loops, bounds = [], {}
     up = parents.get(node)
     while up is not None:
+        if isinstance(up, (c_ast.While, c_ast.DoWhile)):
+            return ONE_AT_LEAST
         if isinstance(up, c_ast.For):
             b = _loop_bounds(up)
             if b is None:
