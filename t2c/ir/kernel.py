@@ -145,7 +145,8 @@ class Kernel:
     # (output, units): integer outputs that may differ from the reference by that many units,
     # because their value comes through a float-to-integer conversion (a candidate's FMA or
     # order may round the other way) or the source declares it; other integer outputs are exact.
-    tolerances: tuple[tuple[str, int], ...] = ()
+    # The units are a number or a C expression over the sizes (a sum of n rounded values: `n`).
+    tolerances: tuple[tuple[str, int | str], ...] = ()
     origin: Origin | None = field(default=None, compare=False)
     facts: Facts | None = field(default=None, compare=False)
 
@@ -153,9 +154,11 @@ class Kernel:
     def replace(self, **changes) -> "Kernel":
         return dataclasses.replace(self, **changes)
 
-    def units(self, name: str) -> int:
-        """How many units integer output `name` may differ from the reference by (0: exact)."""
-        return dict(self.tolerances).get(name, 0)
+    def units(self, name: str, sizes: dict[str, int] | None = None) -> int:
+        """How many units integer output `name` may differ from the reference by (0: exact),
+        at `sizes` where the bound is a size expression."""
+        units = dict(self.tolerances).get(name, 0)
+        return eval_extent(units, sizes or {}) if isinstance(units, str) else units
 
     def size(self, name: str) -> Size:
         return next(s for s in self.sizes if s.name == name)
@@ -241,8 +244,11 @@ def validate(k: Kernel) -> Kernel:
     for name, units in k.tolerances:
         if name not in int_outputs:
             fail(f"a tolerance in units is for integer outputs, and '{name}' is none")
+        if isinstance(units, str) and _size_expression(units, {z.name for z in k.sizes}):
+            continue
         if not isinstance(units, int) or isinstance(units, bool) or units < 0:
-            fail(f"the tolerance of '{name}' must be a whole number of units >= 0, not {units!r}")
+            fail(f"the tolerance of '{name}' must be a whole number of units >= 0 or an expression "
+                 f"over the sizes, not {units!r}")
     if not any(x.intent in ("out", "inout") for x in (*k.scalars, *k.arrays)):
         fail("the kernel has no output: no array is written and nothing is returned")
     for s in k.sizes:

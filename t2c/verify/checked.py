@@ -98,32 +98,50 @@ def instrument(k: Kernel) -> tuple[str, list[Site]]:
 
 
 def fault(k: Kernel, stderr: str, driver: str, sites: list[Site], sizes: dict) -> ReferenceFault | None:
-    where = dict(file=k.origin.file, line=k.origin.line, col=k.origin.col) if k.origin else {}
     if m := _BOUNDS.search(stderr):
         site, dim, index, extent = sites[int(m.group(1))], *map(int, m.group(2, 3, 4))
         domains = {d.target: d for d in k.domains}
         named = [f"'{x}' ({domains[x].text()})" if x in domains else f"'{x}'" for x in site.inputs]
         whose = (f"the domain of {', '.join(named)} allows" if named else "the inputs' domains allow")
+        where, statement = _statement(k, site.statement)
         return ReferenceFault(
             f"{k.name}: the reference reads {site.access} out of bounds (dimension {dim} index {index}, "
-            f"outside 0..{extent - 1}) in `{site.statement}` with inputs drawn at sizes {sizes}: "
+            f"outside 0..{extent - 1}) in {statement} with inputs drawn at sizes {sizes}: "
             f"{whose} values past the extent, so the spec's inputs are invalid there", **where,
             hint="narrow the domain (`domains:`) or the sizes (`constraints:`) so that every drawn value "
                  "indexes inside the array; this is no candidate's fault")
     if m := _UBSAN.search(stderr):
         lines = driver.splitlines()
         line = int(m.group(1))
-        statement = lines[line - 1].strip() if 0 < line <= len(lines) else "?"
+        where, statement = _statement(k, lines[line - 1].strip() if 0 < line <= len(lines) else "?")
         what = m.group(2).strip()
         if what.startswith("signed integer overflow"):
+            detail = what.partition(":")[2].strip()
             return ReferenceFault(
-                f"{k.name}: the reference overflows: {what}, in `{statement}` with inputs drawn at sizes "
-                f"{sizes}: the declared types are too narrow for the inputs' domains", **where,
+                f"{k.name}: signed integer overflow in the reference: {detail}, in {statement} with "
+                f"inputs drawn at sizes {sizes}: the declared types are too narrow for the inputs' "
+                "domains", **where,
                 hint="declare the output int64 (`long`), convert with long(...) before the arithmetic, or "
                      "narrow the domains; this is no candidate's fault")
-        return ReferenceFault(f"{k.name}: the reference has undefined behaviour: {what}, in `{statement}` "
+        return ReferenceFault(f"{k.name}: the reference has undefined behaviour: {what}, in {statement} "
                               f"with inputs drawn at sizes {sizes}", **where)
     return None
+
+
+def _statement(k: Kernel, c_statement: str) -> tuple[dict, str]:
+    """(file/line/col for the error, the statement as the message names it).  A spec's fault
+    points at the spec's statement, with the reference's C beside it (the accumulators the
+    compiler made up are no names of the user's); a C source's at the kernel."""
+    c_statement = c_statement.rstrip(";")
+    if k.origin is None:
+        return {}, f"`{c_statement}`"
+    where = dict(file=k.origin.file, line=k.origin.line, col=k.origin.col)
+    if str(k.origin.file).endswith(".md"):
+        from ..frontends.prose import statement_of
+        if found := statement_of(k.origin.file, c_statement):
+            line, text = found
+            return dict(where, line=line, col=1), f"the statement `{text}` (the reference's `{c_statement}`)"
+    return where, f"`{c_statement}`"
 
 
 def _names(node) -> set[str]:

@@ -232,6 +232,6 @@ def compare(k: Kernel, expected: dict[str, np.ndarray], got: dict[str, np.ndarra
     results = []
     for x in k.outputs:
         results.append(compare_array(x.name, x.dtype, expected[x.name], got.get(x.name), sizes,
-                                     k.units(x.name)))
+                                     k.units(x.name, sizes)))
     return Comparison(all(r.ok for r in results), tuple(results))
 

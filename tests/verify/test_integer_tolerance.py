@@ -119,3 +119,51 @@ def _written(tmp_path, text):
     path = tmp_path / "gain_u8.c"
     path.write_text(text)
     return path
+
+
+AMPLIFIED = """\
+---
+name: amp
+sizes:
+  n: {MINI: 20}
+  m: {MINI: 7}
+arrays:
+  x: float[n, m] in
+  q: int[n, m] out
+  r: int[n, m] out
+  s: int[n] out
+  t: int[] out
+  tri: int[n] out
+  c: int[n] out
+domains:
+  x: uniform(0, 100)
+---
+Rounded values carried on by integer arithmetic.
+
+```t2c
+q[i, j] = int(x[i, j] * 0.7 + 0.5)
+r[i, j] = q[i, j] * 3 + 2
+s[i] = sum(j: q[i, j])
+t = sum(i, j: int(x[i, j] * 0.3))
+tri[i] = sum(k <= i: q[k, 0])
+c[i] = sum(j: where(x[i, j] > 50.0, 1, 0))
+```
+"""
+
+
+def test_integer_arithmetic_carries_the_units_on(tmp_path):
+    # a sum of m values each one unit off is m units off: one unit would reject a correct sum
+    path = tmp_path / "amp.md"
+    path.write_text(AMPLIFIED)
+    k = read_spec(path)
+    sizes = {"n": 20, "m": 7}
+    assert {n: k.units(n, sizes) for n in ("q", "r", "s", "t", "tri", "c")} == \
+        {"q": 1, "r": 3, "s": 7, "t": 140, "tri": 20, "c": 0}
+    assert read_c(_written(tmp_path, reference_file(k))).tolerances == k.tolerances     # round trip
+    ref = {x.name: np.zeros((20, 7) if x.name in "qr" else () if x.name == "t" else 20, np.int32)
+           for x in k.outputs}
+    off = lambda name, by: {**ref, name: ref[name] + np.int32(by)}
+    assert compare(k, ref, off("s", 7), sizes).ok
+    assert not compare(k, ref, off("s", 8), sizes).ok
+    assert compare(k, ref, off("s", 3), {"n": 20, "m": 3}).ok and not compare(k, ref, off("s", 4), {"n": 20, "m": 3}).ok
+    assert not compare(k, ref, off("c", 1), sizes).ok

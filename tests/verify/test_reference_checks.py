@@ -105,3 +105,29 @@ def test_a_candidates_signed_overflow_is_named_as_such():
     reason, feedback = failure(run, ProcessResult(("prog",), 93, "", err, 0.1))
     assert reason == "undefined behaviour (signed integer overflow)"
     assert "maxsub.cu:24" in feedback and "2147483647 + 1" in feedback
+
+
+def test_a_fault_points_at_the_spec_statement_not_the_compiled_c(tmp_path):
+    # the overflow sits in the second statement: the error's line is that statement's
+    text = PREFIX.format(out="int").replace(
+        "best = max(i < n: sum(k <= i: x[k]))",
+        "top = max(i: x[i])\nbest = max(i < n: sum(k <= i: x[k]))").replace(
+        "  best: int[] out", "  top: int[] out\n  best: int[] out")
+    path = tmp_path / "two.md"
+    path.write_text(text)
+    line = text.splitlines().index("best = max(i < n: sum(k <= i: x[k]))") + 1
+    with pytest.raises(ReferenceFault) as e:
+        build_suite(read_spec(path), 1, dataset="MINI", backend="emu", points=1)
+    msg = str(e.value)
+    assert e.value.line == line and e.value.file == str(path), msg
+    assert "signed integer overflow in the reference" in msg, msg
+    assert "the statement `best = max(i < n: sum(k <= i: x[k]))`" in msg, msg
+
+    gather = GATHER.replace("Y: float[n, f] out", "Y: float[n, f] out\n  Z: float[n, f] out").replace(
+        "Y[i, c] = sum(j: X[nbr[i, j], c]) / d", "Z[i, c] = X[i, c]\nY[i, c] = X[nbr[i, 0], c]")
+    g = tmp_path / "g2.md"
+    g.write_text(gather)
+    with pytest.raises(ReferenceFault) as e:
+        build_suite(read_spec(g), 1, dataset="MINI", backend="emu", points=1)
+    assert e.value.line == gather.splitlines().index("Y[i, c] = X[nbr[i, 0], c]") + 1, str(e.value)
+    assert "the statement `Y[i, c] = X[nbr[i, 0], c]`" in str(e.value)

@@ -87,8 +87,8 @@ def parse_annotations(notes, filename, tolerances=None):
             elif verb == "description":
                 description.append(rest.strip())
             elif verb == "tolerance":
-                name, units = rest.split()
-                tolerances[name] = int(units)
+                name, units = rest.split(None, 1)      # units: a number or a size expression
+                tolerances[name] = int(units) if units.strip().lstrip("-").isdigit() else units.strip()
             else:
                 raise ValueError
         except (AttributeError, ValueError, TypeError):
@@ -362,8 +362,8 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     kernel = _outs_fully_written(kernel, intents)
     kernel = kernel.replace(domains=default_domains(kernel.scalars, kernel.arrays, dom_notes,
                                                     init is not None))
-    from .rounding import rounded_outputs
-    tolerances = {name: 1 for name in sorted(rounded_outputs(kernel))} | declared
+    from .rounding import rounded_units
+    tolerances = dict(sorted(rounded_units(kernel).items())) | declared
     kernel = kernel.replace(tolerances=tuple(tolerances.items()))
     try:
         validate(kernel.replace(origin=None))

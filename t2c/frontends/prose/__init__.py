@@ -33,7 +33,7 @@ from .language import SpecSyntaxError, parse
 from .spec import Spec, load_spec
 
 __all__ = ["NeedsLLM", "Spec", "kernel_from_c", "kernel_from_statements", "load_spec",
-           "read_spec", "spec_to_c"]
+           "read_spec", "spec_to_c", "statement_of"]
 
 
 class NeedsLLM(UserError):
@@ -68,6 +68,30 @@ def spec_to_c(spec: Spec) -> tuple[str, int]:
     body = Compiler(spec).function(statements)
     head = "/*\n" + "".join(f" * {n}\n" for n in annotations(spec)) + " */\n"
     return head + "#include <math.h>\n\n" + body, statements[0].line
+
+
+def statement_of(path: str | Path, c_statement: str) -> tuple[int, str] | None:
+    """(line, text) of the spec statement that compiled to the reference's `c_statement`, or
+    None (no such statement, a prose-only spec, a spec that no longer compiles).
+
+    A fault found in the reference (an overflow, a read out of bounds) names C the user never
+    wrote (`acc_r3 += x[k]`); this turns it back into the statement of the spec.  The
+    compiler is deterministic, so compiling again gives the same C; the C frontend may
+    re-parenthesize it, so the two are compared without blanks and parentheses."""
+    import re
+    flat = lambda text: re.sub(r"[\s();]", "", text)
+    try:
+        spec = load_spec(path)
+        compiler = Compiler(spec)
+        compiler.function(parse(spec.blocks))
+    except (UserError, SpecSyntaxError, OSError):
+        return None
+    want = flat(c_statement)
+    line = next((n for text, n in compiler.sources if flat(text) == want), None)
+    if line is None:
+        return None
+    source = Path(path).read_text(encoding="utf-8").splitlines()
+    return line, source[line - 1].strip() if 0 < line <= len(source) else ""
 
 
 def read_spec(path: str | Path) -> Kernel:

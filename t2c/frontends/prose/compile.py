@@ -66,6 +66,8 @@ class Compiler:
         self.loop_vars: dict[str, None] = {}      # every loop variable, in first-use order
         self.locals: list[str] = []                # accumulator declarations (function top)
         self.target = "int"                        # element type of the statement's target
+        self.line = 0                              # spec line of the statement being emitted
+        self.sources: list[tuple[str, int]] = []   # (C statement emitted, its spec statement's line)
 
     # -- errors -------------------------------------------------------------------------
     def fail(self, node, message, hint=None):
@@ -101,6 +103,8 @@ class Compiler:
 
     def emit(self, text):
         self.lines.append("  " * self.depth + text)
+        if self.line and text.endswith(";"):
+            self.sources.append((text, self.line))
 
     def open_loop(self, var, lo, hi):
         self.loop_vars.setdefault(var)
@@ -177,7 +181,7 @@ class Compiler:
                 self._bound_target_names(s, arr, d, e)
                 target.append(self.int_expr(e))
         try:
-            self.target = arr.dtype
+            self.target, self.line = arr.dtype, s.line
             self.check(s.value)
             self.check_in_place(s, arr, free)
             self.check_reads(s, arr)
@@ -202,6 +206,7 @@ class Compiler:
                 self.depth -= 1
                 self.emit("}")
         finally:
+            self.line = 0
             for v in free:
                 self.scope.pop(v, None)
 
