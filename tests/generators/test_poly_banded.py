@@ -97,6 +97,48 @@ def test_a_constant_order_reads_its_window_before_the_loop(tmp_path, chunk, orde
     _accepted(k, text)
 
 
+BIQUAD = """\
+/* t2c: description a biquad: y[i] = b0 x[i] + b1 x[i-1] + b2 x[i-2] - a1 y[i-1] - a2 y[i-2], from y[0], y[1]
+ * t2c: size n MINI=60 SMALL=3000 MEDIUM=100000 LARGE=1000000 EXTRALARGE=4000000
+ * t2c: constraint n >= 3
+ * t2c: array y[n] inout
+ * t2c: array x[n] in
+ * t2c: domain a1 uniform(-0.5, 0.5)
+ * t2c: domain a2 uniform(-0.3, 0.3)
+ */
+void biquad(int n, double b0, double b1, double b2, double a1, double a2, const double *x, double *y)
+{
+  for (int i = 2; i < n; i++)
+    y[i] = STATEMENT;
+}
+"""
+TERMS = "b0 * x[i] + b1 * x[i - 1] + b2 * x[i - 2] - a1 * y[i - 1] - a2 * y[i - 2]"
+
+
+def test_explicit_terms_run_as_chunk_maps(tmp_path):
+    """The biquad's order is its farthest term; its linear part is printed for M's columns."""
+    k = _kernel(tmp_path, BIQUAD.replace("STATEMENT", TERMS), "biquad")
+    bd, = _banded(k)
+    assert (bd.order, [(c, cprint(a)) for c, a in bd.linear]) == ("2", [(1, "-a1"), (2, "-a2")])
+    for chunk in (64, 4):
+        text = generate(k, DEFAULT.replace(banded_chunk=chunk))
+        assert CHUNKED in text and "poly_v = (-a1) * poly_win[0] + (-a2) * poly_win[1];" in text
+        _accepted(k, text)
+    card = ladder(k, generate(k, DEFAULT.replace(banded_chunk=4)), backend="emu", dataset="SMALL", seed=5)
+    assert card.accepted, card.summary()
+
+
+@pytest.mark.parametrize("statement", [
+    "x[i] - a1 * y[i - 1] * y[i - 2]",               # a product of terms
+    "x[i] - y[i - 1] * y[i + 1] - a2 * y[i - 2]",    # a coefficient reads y
+    "x[i] - a1 * y[i - 1]",                          # first order: scan.py's
+])
+def test_other_explicit_terms_are_refused(tmp_path, statement):
+    k = _kernel(tmp_path, BIQUAD.replace("STATEMENT", statement).replace("i < n", "i < n - 1"), "biquad")
+    assert _banded(k) == [None]
+    assert CHUNKED not in generate(k)
+
+
 def test_banded_scans_off_keeps_the_block():
     assert CHUNKED not in generate(read_c(BANDED), DEFAULT.replace(banded_scans=False))
 

@@ -1,4 +1,4 @@
-"""Linear recurrences of order W as chunked transfer maps: chunks, one thread across, chunks apply.
+"""Linear recurrences of order W as chunked transfer maps: chunks, one block across, chunks apply.
 
 A one-thread launch of the form
 
@@ -13,16 +13,21 @@ A one-thread launch of the form
 with no constant part (found by scan.py's algebra), B and C read no X and no other local
 scalar, s lives only in the loop, W is a size parameter or an integer, and every other term of
 the inner loop's condition bounds d by i (`d <= i`, the band's start) or by something free of
-i, is x's recurrence x_i = B(i) + sum_d C(i, d) x_{i-d}.  Its state before i is the window
+i, is x's recurrence x_i = B(i) + sum_d C(i, d) x_{i-d}; so is a loop of one statement
+`X[..., i] = E` whose E is affine in X[..., i - c] for integer c up to W >= 2 (an IIR biquad
+`y[i] = b0 * x[i] + ... - a1 * y[i - 1] - a2 * y[i - 2]`; W = 1 is scan.py's), each term's
+coefficient reading no X and E no local scalar.  Its state before i is the window
 z = (x_{i-1}, ..., x_{i-W}); a chunk of L consecutive i maps the window before it to the
 window after it by an affine map z -> M z + v.  The launch becomes:
 
 - `NAME_transfer`, a thread per chunk: runs the chunk from the zero window with B (v) and
   without B from each unit window (the columns of M: the map is linear there, so no
   subtraction loses digits) into `NAME_v` / `NAME_m`;
-- `NAME_across`, one thread: the window before the loop (X[lo - k] where the recurrence reads
-  it at i = lo; the inner condition's terms make that the only place it may be read), then
-  z_{c+1} = M_c z_c + v_c chunk by chunk, each z_c into `NAME_state`;
+- `NAME_across`, one block: each thread composes the maps of a group of consecutive chunks;
+  thread 0 takes the window before the loop (X[lo - k] where the recurrence reads it at
+  i = lo; the inner condition's terms make that the only place it may be read) through the
+  groups' maps in order (the explicit form reads all W values before the loop); each thread then carries its group's window through its chunks,
+  z_{c+1} = M_c z_c + v_c, each z_c into `NAME_state`;
 - `NAME_apply`, a thread per chunk: reruns its chunk from its window and writes X.
 
 W's compile-time maximum is `banded_order` (the `__device__` buffers and the windows have that
@@ -41,7 +46,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...frontends.c.normalize import cprint, walk
-from .scan import _REAL, _WORD, _Form, _ref, _used
+from .scan import ONE, _REAL, _WORD, _Form, _ref, _used
 
 THREADS = 128                     # threads per block of the per-chunk kernels
 ACROSS = 64                       # NAME_across's threads: groups of consecutive chunks
@@ -50,20 +55,25 @@ _TERM = re.compile(r"^\(?\s*(\w+)\s*(<=|<)\s*(.+?)\s*\)?$")
 
 @dataclass(frozen=True)
 class Banded:
-    """A launch's order-W recurrence (see the module docstring)."""
+    """A launch's order-W recurrence (see the module docstring), in one of two forms."""
     loop: Loop                  # over i
-    inner: Loop                 # over d
-    first: Stmt                 # s = B(i)
-    update: Stmt                # s op= C(i, d) * X[..., i - d]
-    store: Stmt                 # X[..., i] = s
+    store: Stmt                 # the statement that writes X[..., i]
     array: str                  # X
     dtype: str                  # X's element type
-    acc: str                    # s's type
+    acc: str                    # the type of a value before it is stored (s's, or X's)
     order: str                  # W, C text
-    b: c_ast.Node               # B(i)
-    op: str                     # "+" or "-"
-    term: c_ast.Node            # C(i, d) * X[..., i - d], as written
-    prev: c_ast.Node            # its X[..., i - d]
+    prev: c_ast.Node            # X[..., i - d], d named `dist`
+    dist: str                   # d
+    reads_before: str           # at i = lo, the condition on d under which X[lo - d] is read
+    # the inner-loop form: s = B(i); for (d ...) s op= C(i, d) * X[..., i - d]; X[..., i] = s
+    inner: Loop | None = None
+    first: Stmt | None = None
+    update: Stmt | None = None
+    b: c_ast.Node | None = None
+    op: str = ""
+    term: c_ast.Node | None = None
+    # the explicit form: X[..., i] = E, E = B(i) + sum over c of A_c(i) * X[..., i - c]
+    linear: tuple = ()          # (c, A_c): A_c a C node or ONE
 
 
 def banded_of(an: Analysis, storage: dict, launch) -> Banded | None:
@@ -72,28 +82,46 @@ def banded_of(an: Analysis, storage: dict, launch) -> Banded | None:
     if launch.grid or launch.host_loops or len(body) != 1 or not isinstance(body[0], Loop):
         return None
     loop = body[0]
-    if loop.step != 1 or loop.derived or loop.time or len(loop.body) != 3:
+    known = set(prog.kernel.params) | {loop.var, "int", "long"}
+    if loop.step != 1 or loop.derived or loop.time or not set(_WORD.findall(f"{loop.init} {loop.cond}")) <= known:
+        return None                                  # the kernels print its header as it is
+    if any(n.at or n.bind or n.stmt.conditional or n.stmt.atomic or not isinstance(n.stmt.node, c_ast.Assignment)
+           for n in loop.statements()):
         return None
+    reals = {a.name for a in prog.kernel.arrays if a.dtype in _REAL} | \
+            {x.name for x in prog.kernel.scalars if x.dtype in _REAL}
+    if len(loop.body) == 1 and isinstance(loop.body[0], Stmt):
+        return _explicit(an, loop, loop.body[0], reals)
+    if len(loop.body) == 3 and isinstance(loop.body[1], Loop):
+        return _inner(an, storage, loop, reals)
+    return None
+
+
+def _target(an: Analysis, store: Stmt, i: str):
+    """(X, its subscripts, its element type) of `X[..., i] = ...` over a floating X whose other
+    subscripts are free of i, else None."""
+    ref = _ref(store.stmt.node.lvalue)
+    arr = next((a for a in an.program.kernel.arrays if ref and a.name == ref[0]), None)
+    if store.stmt.node.op != "=" or arr is None or arr.dtype not in _REAL or ref[1][-1] != i or \
+            any(i in _WORD.findall(x) for x in ref[1][:-1]):
+        return None
+    return ref[0], ref[1], arr.dtype
+
+
+def _inner(an: Analysis, storage: dict, loop: Loop, reals: set[str]) -> Banded | None:
+    """s = B(i); for (d = 1; d <= W ...; d++) s op= C(i, d) * X[..., i - d]; X[..., i] = s."""
+    prog = an.program
     first, inner, store = loop.body
-    if not (isinstance(first, Stmt) and isinstance(inner, Loop) and isinstance(store, Stmt)) or \
-            inner.step != 1 or inner.derived or inner.time or len(inner.body) != 1 or \
-            not isinstance(inner.body[0], Stmt) or inner.lower != "1":
+    if not (isinstance(first, Stmt) and isinstance(store, Stmt)) or inner.step != 1 or inner.derived or \
+            inner.time or len(inner.body) != 1 or not isinstance(inner.body[0], Stmt) or inner.lower != "1":
         return None
-    update = inner.body[0]
-    i, d = loop.var, inner.var
-    if any(n.at or n.bind or n.stmt.conditional or n.stmt.atomic or
-           not isinstance(n.stmt.node, c_ast.Assignment) for n in (first, update, store)):
+    update, i, d = inner.body[0], loop.var, inner.var
+    target, s_node = _target(an, store, i), store.stmt.node.rvalue
+    if target is None or not isinstance(s_node, c_ast.ID) or any(d in _WORD.findall(x) for x in target[1]):
         return None
-    # X[..., i] = s: the store
-    s_node, target = store.stmt.node.rvalue, store.stmt.node.lvalue
-    ref = _ref(target)
-    arr = next((a for a in prog.kernel.arrays if ref and a.name == ref[0]), None)
-    if store.stmt.node.op != "=" or not isinstance(s_node, c_ast.ID) or arr is None or arr.dtype not in _REAL:
-        return None
-    s, (name, subs) = s_node.name, ref
+    (name, subs, dtype), s = target, s_node.name
     local = prog.locals.get(s)
-    if local is None or local.shape or local.dtype not in _REAL or subs[-1] != i or \
-            any(w in (i, d) for x in subs[:-1] for w in _WORD.findall(x)):
+    if local is None or local.shape or local.dtype not in _REAL:
         return None
     for n in (first, update, store):                 # s lives only in these statements
         web = an.web_of.get((n.stmt.name, s))
@@ -111,25 +139,62 @@ def banded_of(an: Analysis, storage: dict, launch) -> Banded | None:
         return None
     if u.op in ("+=", "-="):
         op, term = u.op[0], u.rvalue
-    elif u.op == "=" and isinstance(u.rvalue, c_ast.BinaryOp) and u.rvalue.op in "+-" and \
+    elif u.op == "=" and isinstance(u.rvalue, c_ast.BinaryOp) and u.rvalue.op in ("+", "-") and \
             isinstance(u.rvalue.left, c_ast.ID) and u.rvalue.left.name == s:
         op, term = u.rvalue.op, u.rvalue.right
     else:
         return None
     if _reads(term, set(prog.locals)):
         return None
-    reals = {a.name for a in prog.kernel.arrays if a.dtype in _REAL} | \
-            {x.name for x in prog.kernel.scalars if x.dtype in _REAL}
-    form = _Form(name, subs, (*subs[:-1], f"{i}-{d}"), False, arr.dtype, reals)
+    form = _Form(name, subs, (*subs[:-1], f"{i}-{d}"), False, dtype, reals)
     lin = form.linear(term)
-    if lin is None or lin[0] is None or lin[1] is not None:
-        return None
     order = _order(inner, i, set(prog.kernel.params))
-    known = set(prog.kernel.params) | {i}
-    if order is None or not set(_WORD.findall(f"{loop.init} {loop.cond}")) <= known | {"int", "long"}:
+    if lin is None or lin[0] is None or lin[1] is not None or order is None:
         return None
-    return Banded(loop, inner, first, update, store, name, arr.dtype, local.dtype, order,
-                  f.rvalue, op, term, form.prev)
+    return Banded(loop, store, name, dtype, local.dtype, order, form.prev, d, inner.cond,
+                  inner, first, update, f.rvalue, op, term)
+
+
+def _explicit(an: Analysis, loop: Loop, store: Stmt, reals: set[str]) -> Banded | None:
+    """X[..., i] = E, E affine in X[..., i - c] for integers c up to W >= 2 (W = 1 is scan.py's):
+    each term's coefficient, found with the other terms' X renamed, reads no X; E reads no local."""
+    i, e = loop.var, store.stmt.node.rvalue
+    target = _target(an, store, i)
+    if target is None or _reads(e, set(an.program.locals)):
+        return None
+    name, subs, dtype = target
+    dists = {}                                        # c -> its references' ids in e
+    for x in walk(e):
+        ref = _ref(x)
+        m = re.fullmatch(rf"{i}-(\d+)", ref[1][-1]) if ref and ref[0] == name and len(ref[1]) == len(subs) else None
+        if m and ref[1][:-1] == subs[:-1] and int(m.group(1)) >= 1:
+            dists.setdefault(int(m.group(1)), []).append(x)
+    if not dists or max(dists) < 2:
+        return None
+    linear = []
+    for c in sorted(dists):
+        others = [x for k, xs in dists.items() if k != c for x in xs]
+        lin = _Form(name, subs, (*subs[:-1], f"{i}-{c}"), False, dtype, reals).linear(_renamed(e, others))
+        if lin is None or lin[0] is None or lin[0] is not ONE and _reads(lin[0], {_OTHER}):
+            return None
+        linear.append((c, lin[0]))
+    prev = copy.deepcopy(store.stmt.node.lvalue)
+    prev.subscript = c_ast.BinaryOp("-", c_ast.ID(i), c_ast.ID("poly_d"))
+    return Banded(loop, store, name, dtype, dtype, str(max(dists)), prev, "poly_d", "1", linear=tuple(linear))
+
+
+_OTHER = "poly_other"             # another term's X while one term's coefficient is found
+
+
+def _renamed(e, refs: list):
+    """A copy of e whose references among refs (by identity) read _OTHER instead of X."""
+    at = [k for k, x in enumerate(walk(e)) if any(x is r for r in refs)]
+    e = copy.deepcopy(e)
+    for x in [x for k, x in enumerate(walk(e)) if k in at]:
+        while isinstance(x.name, c_ast.ArrayRef):
+            x = x.name
+        x.name = c_ast.ID(_OTHER)
+    return e
 
 
 def _reads(e, names: set[str]) -> bool:
@@ -163,54 +228,48 @@ def _start(bd: Banded) -> str:
 
 
 def _step(p, bd: Banded, homogeneous: bool, window: bool, store: list[str], pad: str) -> list[str]:
-    """One iteration i (from poly_o): poly_v = B (0 when homogeneous), the inner loop over the
-    window (`poly_win[d - 1]`) or over X itself, then `store`."""
-    names = p.names_for(bd.update.stmt.name)
-    term = copy.deepcopy(bd.term)
-    if window:
-        term = _replace(term, bd.prev, c_ast.ID(f"poly_win[{bd.inner.var} - 1]"))
-    b = "0" if homogeneous else cprint(p.r.node(bd.b, p.names_for(bd.first.stmt.name)))
-    return [f"{pad}const int {bd.loop.var} = {_start(bd)} + poly_o;", f"{pad}if (!({bd.loop.cond}))",
-            f"{pad}  break;", f"{pad}{bd.acc} poly_v = {b};",
-            f"{pad}for (int {bd.inner.var} = 1; {bd.inner.cond}; {bd.inner.var}++)",
-            f"{pad}  poly_v {bd.op}= {cprint(p.r.node(term, names))};", *(pad + x for x in store)]
+    """One iteration i (from poly_o): poly_v, X[..., i]'s value, read from the window
+    (`poly_win[d - 1]`) or from X itself, without B when homogeneous; then `store`."""
+    names = p.names_for((bd.update or bd.store).stmt.name)
+    text = lambda e: cprint(p.r.node(_windowed(e, bd) if window else e, names))
+    head = [f"{pad}const int {bd.loop.var} = {_start(bd)} + poly_o;", f"{pad}if (!({bd.loop.cond}))", f"{pad}  break;"]
+    if bd.inner is None and homogeneous:
+        parts = [(f"({text(a)}) * " if a is not ONE else "") + f"poly_win[{c - 1}]" for c, a in bd.linear]
+        value = [f"{pad}{bd.acc} poly_v = {' + '.join(parts)};"]
+    elif bd.inner is None:
+        value = [f"{pad}{bd.acc} poly_v = {text(bd.store.stmt.node.rvalue)};"]
+    else:
+        b = "0" if homogeneous else cprint(p.r.node(bd.b, p.names_for(bd.first.stmt.name)))
+        value = [f"{pad}{bd.acc} poly_v = {b};", f"{pad}for (int {bd.dist} = 1; {bd.inner.cond}; {bd.dist}++)",
+                 f"{pad}  poly_v {bd.op}= {text(bd.term)};"]
+    return [*head, *value, *(pad + x for x in store)]
 
 
-def _replace(e, old, new):
-    """e with the node equal (as text) to old replaced by new."""
-    if cprint(e) == cprint(old):
-        return new
-    for attr in e.__slots__:
-        child = getattr(e, attr, None)
-        if isinstance(child, c_ast.Node):
-            setattr(e, attr, _replace(child, old, new))
-    return e
+def _windowed(e, bd: Banded):
+    """A copy of e with each X[..., i - t] (t the distance's name or an integer) read from the
+    window, `poly_win[t - 1]`."""
+    e = copy.deepcopy(e)
+    lead, i = _ref(bd.store.stmt.node.lvalue)[1][:-1], bd.loop.var
+
+    def go(n):
+        ref = _ref(n) if isinstance(n, c_ast.ArrayRef) else None
+        m = re.fullmatch(rf"{i}-(\w+)", ref[1][-1]) if ref and ref[0] == bd.array and ref[1][:-1] == lead else None
+        if m:
+            t = m.group(1)
+            return c_ast.ID(f"poly_win[{int(t) - 1 if t.isdigit() else t + ' - 1'}]")
+        for attr in n.__slots__:
+            child = getattr(n, attr, None)
+            if isinstance(child, c_ast.Node):
+                setattr(n, attr, go(child))
+        return n
+    return go(e)
 
 
-def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
-    """The four kernels' source (p: the Printer), their arguments, and the `__device__` buffers."""
-    name, t, wmax = launch.name, bd.dtype, p.opt.banded_order
-    cast = "" if t == bd.acc else f"({t})"
-    target = cprint(p.r.node(bd.store.stmt.node.lvalue, p.names_for(bd.store.stmt.name)))
-    shift = ["for (int poly_k = poly_w - 1; poly_k > 0; poly_k--)", "  poly_win[poly_k] = poly_win[poly_k - 1];",
-             f"poly_win[0] = {cast}poly_v;"]
-    chunk = ["  const int poly_c = (int)(blockIdx.x * blockDim.x + threadIdx.x);",
-             "  if (poly_c >= poly_chunks)", "    return;", f"  const int poly_w = {bd.order};",
-             "  const int poly_first = poly_c * poly_len;",
-             "  const int poly_end = poly_count - poly_first < poly_len ? poly_count : poly_first + poly_len;",
-             f"  {t} poly_win[{wmax}];   /* x[i - 1], ..., x[i - W] */"]
-    transfer = [*chunk, "  for (int poly_r = 0; poly_r <= poly_w; poly_r++) {   /* 0: v; r: M's column r - 1 */",
-                "    for (int poly_k = 0; poly_k < poly_w; poly_k++)",
-                f"      poly_win[poly_k] = poly_k == poly_r - 1 ? ({t})1 : ({t})0;",
-                "    if (poly_r == 0)",
-                "      for (int poly_o = poly_first; poly_o < poly_end; poly_o++) {",
-                *_step(p, bd, False, True, shift, "        "), "      }", "    else",
-                "      for (int poly_o = poly_first; poly_o < poly_end; poly_o++) {",
-                *_step(p, bd, True, True, shift, "        "), "      }",
-                "    for (int poly_k = 0; poly_k < poly_w; poly_k++)", "      if (poly_r == 0)",
-                f"        {name}_v[poly_c * {wmax} + poly_k] = poly_win[poly_k];", "      else",
-                f"        {name}_m[(poly_c * {wmax} + poly_k) * {wmax} + poly_r - 1] = poly_win[poly_k];", "  }"]
-    d, prev = bd.inner.var, cprint(p.r.node(bd.prev, p.names_for(bd.update.stmt.name)))
+def _across(p, bd: Banded, name: str) -> list[str]:
+    """NAME_across's body: one block, each thread a group of consecutive chunks (see the module
+    docstring); P, q a group's map, z (poly_q) a window."""
+    t, wmax = bd.dtype, p.opt.banded_order
+    d, prev = bd.dist, cprint(p.r.node(bd.prev, p.names_for(bd.store.stmt.name)))
     m = lambda c, k, j: f"{name}_m[({c} * {wmax} + {k}) * {wmax} + {j}]"
     at = lambda buf, c, k: f"{name}_{buf}[{c} * {wmax} + {k}]"
     rows = lambda pad, body: [f"{pad}for (int poly_k = 0; poly_k < poly_w; poly_k++) {{", *(pad + "  " + x for x in body),
@@ -218,7 +277,7 @@ def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
     dot = lambda out, first, row, col, pad: [f"{pad}{t} poly_a = {first};",   # out = first + sum_j row(j) col(j)
                                              f"{pad}for (int poly_j = 0; poly_j < poly_w; poly_j++)",
                                              f"{pad}  poly_a += {row('poly_j')} * {col('poly_j')};", f"{pad}{out} = poly_a;"]
-    across = [f"  const int poly_w = {bd.order};", f"  const int poly_g = (int)threadIdx.x;",
+    return [f"  const int poly_w = {bd.order};", f"  const int poly_g = (int)threadIdx.x;",
               f"  const int poly_per = (poly_chunks + {ACROSS - 1}) / {ACROSS};",
               "  const int poly_lo = poly_g * poly_per < poly_chunks ? poly_g * poly_per : poly_chunks;",
               "  const int poly_hi = poly_lo + poly_per < poly_chunks ? poly_lo + poly_per : poly_chunks;",
@@ -242,7 +301,8 @@ def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
               "  __syncthreads();",
               "  /* 2. thread 0: the window before the loop (X where the recurrence reads it), then group by group */",
               "  if (poly_g == 0) {", f"    const int {bd.loop.var} = {_start(bd)};",
-              *rows("    ", [f"const int {d} = poly_k + 1;", f"poly_q[poly_k] = ({bd.inner.cond}) ? {prev} : ({t})0;"]),
+              *rows("    ", [f"const int {d} = poly_k + 1;", f"poly_q[poly_k] = {prev};" if bd.reads_before == "1" else
+                                 f"poly_q[poly_k] = ({bd.reads_before}) ? {prev} : ({t})0;"]),
               f"    for (int poly_h = 0; poly_h < {ACROSS}; poly_h++) {{",
               *rows("      ", [f"{at('gz', 'poly_h', 'poly_k')} = poly_q[poly_k];",
                                *dot("poly_t[poly_k]", at("gv", "poly_h", "poly_k"),
@@ -257,6 +317,32 @@ def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
                              *dot("poly_t[poly_k]", at("v", "poly_c", "poly_k"), lambda j: m("poly_c", "poly_k", j),
                                   lambda j: f"poly_q[{j}]", "")]),
               "    for (int poly_k = 0; poly_k < poly_w; poly_k++)", "      poly_q[poly_k] = poly_t[poly_k];", "  }"]
+
+
+def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
+    """The four kernels' source (p: the Printer), their arguments, and the `__device__` buffers."""
+    name, t, wmax = launch.name, bd.dtype, p.opt.banded_order
+    cast = "" if t == bd.acc else f"({t})"
+    target = cprint(p.r.node(bd.store.stmt.node.lvalue, p.names_for(bd.store.stmt.name)))
+    shift = ["for (int poly_k = poly_w - 1; poly_k > 0; poly_k--)", "  poly_win[poly_k] = poly_win[poly_k - 1];",
+             f"poly_win[0] = {cast}poly_v;"]
+    chunk = ["  const int poly_c = (int)(blockIdx.x * blockDim.x + threadIdx.x);",
+             "  if (poly_c >= poly_chunks)", "    return;", f"  const int poly_w = {bd.order};",
+             "  const int poly_first = poly_c * poly_len;",
+             "  const int poly_end = poly_count - poly_first < poly_len ? poly_count : poly_first + poly_len;",
+             f"  {t} poly_win[{wmax}];   /* {bd.array}[i - 1], ..., {bd.array}[i - W] */"]
+    transfer = [*chunk, "  for (int poly_r = 0; poly_r <= poly_w; poly_r++) {   /* 0: v; r: M's column r - 1 */",
+                "    for (int poly_k = 0; poly_k < poly_w; poly_k++)",
+                f"      poly_win[poly_k] = poly_k == poly_r - 1 ? ({t})1 : ({t})0;",
+                "    if (poly_r == 0)",
+                "      for (int poly_o = poly_first; poly_o < poly_end; poly_o++) {",
+                *_step(p, bd, False, True, shift, "        "), "      }", "    else",
+                "      for (int poly_o = poly_first; poly_o < poly_end; poly_o++) {",
+                *_step(p, bd, True, True, shift, "        "), "      }",
+                "    for (int poly_k = 0; poly_k < poly_w; poly_k++)", "      if (poly_r == 0)",
+                f"        {name}_v[poly_c * {wmax} + poly_k] = poly_win[poly_k];", "      else",
+                f"        {name}_m[(poly_c * {wmax} + poly_k) * {wmax} + poly_r - 1] = poly_win[poly_k];", "  }"]
+    across = _across(p, bd, name)
     apply = [*chunk, "  for (int poly_k = 0; poly_k < poly_w; poly_k++)",
              f"    poly_win[poly_k] = {name}_state[poly_c * {wmax} + poly_k];",
              "  for (int poly_o = poly_first; poly_o < poly_end; poly_o++) {",
@@ -311,6 +397,6 @@ def describe(p, launch) -> str:
     bd = launch.banded
     return (f"{launch.name}: a linear recurrence of order {bd.order} over {bd.loop.var} as chunked transfer "
             f"maps: a thread per chunk of at least {p.opt.banded_chunk} elements finds the affine map of its "
-            f"window of the last {bd.order} values of {bd.array}, one thread carries the window across the "
-            f"chunks in order, then each chunk reruns from its window and writes {bd.array}; an order above "
+            f"window of the last {bd.order} values of {bd.array}, one block carries the window across the "
+            f"chunks in a fixed order, then each chunk reruns from its window and writes {bd.array}; an order above "
             f"{p.opt.banded_order} runs the loop on one thread.")

@@ -202,11 +202,9 @@ class Printer:
                 launch.banded = banded.banded_of(an, plan.storage, launch)
             if options.running_max and not (launch.reduction or launch.scan or launch.banded):
                 launch.running_max = kadane.running_max_of(an, plan.storage, launch)
-            if launch.banded:
-                continue
-            if options.warp_rows:
+            if options.warp_rows and not launch.banded:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
-            if options.row_blocks and not launch.row:
+            if options.row_blocks and not (launch.row or launch.banded):
                 launch.phases = phases.phases_of(an, plan.storage, launch)
         self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
         self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
