@@ -161,8 +161,8 @@ NO_PARALLEL_FORM: dict[str, str] = {}
 
 def _one_thread_loops(k) -> list[str]:
     """Launches of k's poly plan that run a loop in one GPU thread (read from the plan: no grid,
-    not a reduction, scan, running max, block per row, sweep, or host loop run in one block); or the reason
-    the model refuses k, unless its host control runs exchange loops (network.py)."""
+    not a reduction, scan, order-W recurrence, running max, block per row, sweep, or host loop run in one
+    block); or the reason the model refuses k, unless its host control runs exchange loops (network.py)."""
     from t2c.analysis import NotAffine, analyze
     from t2c.analysis.model import Loop
     from t2c.generators.poly.cuda import Printer
@@ -177,7 +177,8 @@ def _one_thread_loops(k) -> list[str]:
     p = Printer(k, an, plan, DEFAULT)
     return [launch.name or "one thread" for launch in plan.launches
             if any(isinstance(n, Loop) for n in launch.body) and not launch.grid
-            and not (launch.reduction or launch.scan or launch.running_max or launch.phases or launch.sweep) and id(launch) not in p.in_block]
+            and not (launch.reduction or launch.scan or launch.banded or launch.running_max or launch.phases or launch.sweep)
+            and id(launch) not in p.in_block]
 
 
 def test_no_affine_or_gather_kernel_runs_a_loop_in_one_thread():

@@ -30,7 +30,7 @@ from ...frontends.c.normalize import cprint
 from ...ir import Kernel
 from .mapping import HostLoop, HostStmt, Launch, Plan
 from .schedule import rewrite
-from . import kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor, wavetiles
+from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor, wavetiles
 from .options import PolyOptions
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -200,11 +200,13 @@ class Printer:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
             if options.parallel_scans and not launch.reduction:
                 launch.scan = scan.scan_of(an, launch)
-            if options.running_max and not (launch.reduction or launch.scan):
+            if options.banded_scans and not (launch.reduction or launch.scan):
+                launch.banded = banded.banded_of(an, plan.storage, launch)
+            if options.running_max and not (launch.reduction or launch.scan or launch.banded):
                 launch.running_max = kadane.running_max_of(an, plan.storage, launch)
-            if options.warp_rows:
+            if options.warp_rows and not launch.banded:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
-            if options.row_blocks and not launch.row:
+            if options.row_blocks and not (launch.row or launch.banded):
                 launch.phases = phases.phases_of(an, plan.storage, launch)
         self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
         self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
@@ -213,10 +215,10 @@ class Printer:
         for launch in plan.launches:
             if id(launch) in self.in_block:
                 launch.row = launch.phases = None   # their lanes need a block of their own
-                launch.scan = launch.running_max = None     # ... and a scan's blocks their grid
+                launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
                 if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-            elif options.column_sweeps and not (launch.scan or launch.running_max or launch.tiles):
+            elif options.column_sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
                 launch.sweep = sweep.sweep_of(self, launch)
         for launch in plan.launches:
             if not self.tileable(launch):
@@ -415,7 +417,7 @@ class Printer:
                     local = self.an.program.locals.get(a.name)
                     if (local is None or local.shape) and a.name not in written:
                         written.append(a.name)
-            base = f"{self.short}_{'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
+            base = f"{self.short}_{'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
             base = re.sub(r"\W", "_", base)
             seen[base] = seen.get(base, 0) + 1
             launch.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
@@ -438,6 +440,10 @@ class Printer:
             return wavetiles.kernel(self, launch)
         if launch.scan:
             src, args, decls = scan.kernels(self, launch, launch.scan)
+            self.reduction_globals.append(decls)
+            return src, args
+        if launch.banded:
+            src, args, decls = banded.kernels(self, launch, launch.banded)
             self.reduction_globals.append(decls)
             return src, args
         if launch.running_max:
@@ -862,6 +868,8 @@ class Printer:
             return reduce.launch_code(self, launch, launch.reduction, args, indent)
         if launch.scan:
             return scan.launch_code(self, launch, launch.scan, args, indent)
+        if launch.banded:
+            return banded.launch_code(self, launch, launch.banded, args, indent)
         if launch.running_max:
             return kadane.launch_code(self, launch, launch.running_max, args, indent)
         if launch.tiles:
@@ -1064,6 +1072,8 @@ class Printer:
             return phases.describe(launch, launch.phases) + where
         if launch.scan:
             return scan.describe(self, launch) + where
+        if launch.banded:
+            return banded.describe(self, launch) + where
         if launch.running_max:
             return kadane.describe(self, launch) + where
         if launch.row and launch.row.column:

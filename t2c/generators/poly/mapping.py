@@ -40,6 +40,7 @@ class Launch:
     name: str = ""
     reduction: object = None         # reduce.Reduction: partials on a grid, then one block
     scan: object = None              # scan.Scan: a recurrence as block compositions, a block across, blocks apply
+    banded: object = None            # banded.Banded: an order-W recurrence as chunk maps, one block across
     running_max: object = None       # kadane.RunningMax: a maximum of running sums, ordered block tuples
     row: object = None               # reduce.RowReduction: a warp per grid index
     phases: object = None            # phases.RowPhases: a block per grid index, its loops in turn

@@ -35,6 +35,11 @@ class PolyOptions:
     parallel_scans: bool = True              # a one-thread x[i] = a(i) * x[i-1] + b(i) loop: a scan (scan.py)
     scan_block: tuple[int, int] = (256, 4)   # ... its blocks' (threads, elements per thread); threads a power of 2
     scan_parts: int = 1024                   # ... at most this many blocks (each takes whole tiles beyond)
+    banded_scans: bool = True                # a one-thread order-W recurrence (s = b; s -= c * x[i-d] for d <= W;
+                                             # x[i] = s; or x[i] = E affine in x[i-1..i-W]): chunk maps (banded.py)
+    banded_order: int = 8                    # ... W's compile-time maximum (a larger W: the loop on one thread)
+    banded_chunk: int = 64                   # ... at least this many elements per chunk
+    banded_chunks: int = 8192                # ... at most this many chunks (longer chunks beyond)
     running_max: bool = True                 # a one-thread Kadane loop (a maximum of running sums): ordered
                                              # block tuples, then one block (kadane.py)
     stream_compaction: bool = True           # a top-level `if (P) X[k++] = E` loop the model refuses: a scan
