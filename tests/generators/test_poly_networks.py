@@ -13,7 +13,7 @@ def test_a_bitonic_sort_is_a_launch_per_stage_on_the_host():
     k = read_c(LOOPS / "bitonic_sort.c")
     text = generate(k)
     assert "for (int size = 2; size <= n; size *= 2) {" in text
-    assert "bitonic_sort_exchange0<<<" in text and "int size, int stride, int poly_lo, int poly_count)" in text
+    assert "bitonic_sort_exchange0<<<" in text and "int size, int stride, int poly_lo0, int poly_n0, long long poly_count)" in text
     accepted_on_emu(k, text)
 
 
@@ -79,4 +79,31 @@ void scaled(int n, double *x, const int *m)
       x[i] = 2.0 * x[i];
 }
 """, "scaled")
+    assert network_of(k) is None
+
+
+def test_a_stable_row_argsort_for_any_n_runs_a_thread_per_row_and_index():
+    """Exchange nests: loops over rows around the pairing loop, subscripts (r, i) and (r, j); the
+    guard `j > i && j < n` (cells past n act as +infinity) still gives each pair one owner."""
+    k = read_c(LOOPS / "row_argsort.c")
+    net = network_of(k)
+    assert [(ex.vars, ex.partner) for ex in net.loops] == [(("r", "i"), None), (("r", "i"), "j"), (("r", "i"), "j")]
+    text = generate(k)
+    assert "    const int i = poly_lo1 + (int)(poly_q % poly_n1);\n    poly_q /= poly_n1;\n" in text
+    accepted_on_emu(k, text)
+
+
+def test_an_array_written_in_two_subscript_orders_is_no_exchange_nest(tmp_path):
+    """t[r][i] and t[i][r] in one nest: thread (r, i) and thread (i, r) would share cells."""
+    k = c_kernel(tmp_path, """
+/* t2c: size n MINI=6
+ * t2c: array t[n][n] inout */
+void swap_halves(int n, double t[n][n])
+{
+  for (int h = 1; h < n; h *= 2)
+    for (int r = 0; r < n; r++)
+      for (int i = 0; i < n; i++)
+        t[r][i] = t[r][i] + t[i][r];
+}
+""", "swap_halves")
     assert network_of(k) is None

@@ -25,7 +25,7 @@ exactly what the reference computes, in the reference's launch order.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
@@ -41,13 +41,19 @@ _CONTROL = (c_ast.Break, c_ast.Continue)
 
 @dataclass(frozen=True)
 class Exchange:
-    """One exchange loop: `for (int var = lo; var < hi; var++) body`, launched per instance."""
-    loop: c_ast.For
-    var: str
-    lo: c_ast.Node
-    count: c_ast.Node                  # hi - lo (+ 1 for `<=`)
+    """A perfect nest of exchange loops `for (int v = lo; v < hi; v++)`, outermost first, the last
+    one pairing its indices; launched per instance, a thread per point of the nest."""
+    loop: c_ast.For                    # the outermost loop: what the launch replaces
+    body: c_ast.Node                   # the innermost loop's body
+    vars: tuple[str, ...]
+    los: tuple[c_ast.Node, ...]
+    counts: tuple[c_ast.Node, ...]     # hi - lo (+ 1 for `<=`) of each
     host: tuple[tuple[str, str], ...]  # (name, C type) of the host scalars (not parameters) it reads
-    partner: str | None                # j of `int j = i ^ E`, when the loop pairs its indices
+    partner: str | None                # j of `int j = i ^ E`, when the innermost loop pairs its indices
+
+    @property
+    def var(self) -> str:
+        return self.vars[-1]
 
 
 @dataclass(frozen=True)
@@ -63,15 +69,13 @@ def network_of(k: Kernel) -> Network | None:
     fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
     arrays = {a.name for a in k.arrays}
     values = {p: _param_type(k, p) for p in k.params if p not in arrays}
-    decls = [d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)]
-    if len(decls) != len(set(decls)) or set(decls) & set(k.params):
-        return None                    # a name reused or shadowed: the host and kernel scopes differ
+    if {d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)} & set(k.params):
+        return None                    # a parameter shadowed: the kernels take every parameter
     loops: list[Exchange] = []
     if not _host(fn.body.block_items or [], dict(values), arrays, loops) or not loops:
         return None
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
-    return Network(tuple(fn.body.block_items), tuple(Exchange(ex.loop, ex.var, ex.lo, ex.count, own(ex), ex.partner)
-                                                    for ex in loops))
+    return Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops))
 
 
 def _param_type(k: Kernel, p: str) -> str:
@@ -115,50 +119,84 @@ def _host(items, scope: dict[str, str], arrays: set[str], loops: list) -> bool:
 
 
 def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str]) -> Exchange | None:
-    """The exchange loop `for (int i = lo; i < hi; i++) body`, or None."""
-    if not (isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 and f.init.decls[0].init is not None):
-        return None
-    var, lo = f.init.decls[0].name, f.init.decls[0].init
-    c = f.cond
-    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _increments(f.next, var)
-            and _reads_only(lo, scope) and _reads_only(c.right, scope)):
-        return None
-    body = _items(f.stmt)
-    if not any(isinstance(x, c_ast.ArrayRef) for x in _walk(f.stmt)):
+    """The exchange nest `for (int r = lo; r < hi; r++) ... for (int i = ...) body`, or None."""
+    nest, los, counts, top = [], [], [], f
+    while True:
+        got = _header(f, scope)
+        if got is None:
+            return None
+        nest.append(got[0]), los.append(got[1]), counts.append(got[2])
+        inner = _items(f.stmt)
+        if len(inner) == 1 and isinstance(inner[0], c_ast.For) and _header(inner[0], scope) is not None and \
+                any(isinstance(x, c_ast.ArrayRef) for x in _walk(inner[0])):
+            f = inner[0]
+            continue
+        break
+    var, stmt, body = nest[-1], f.stmt, _items(f.stmt)
+    if not any(isinstance(x, c_ast.ArrayRef) for x in _walk(stmt)):
         return None                                        # no array: host code
-    own = {d.name for d in _walk(f.stmt) if isinstance(d, c_ast.Decl)}
+    own = {d.name for d in _walk(stmt) if isinstance(d, c_ast.Decl)}
     partner = _partner(body, var, scope)
-    called = {x.name.name for x in _walk(f.stmt) if isinstance(x, c_ast.FuncCall) and isinstance(x.name, c_ast.ID)}
-    ids = {x.name for x in _walk(f.stmt) if isinstance(x, c_ast.ID)}
-    if not ids <= set(scope) | own | arrays | called | {var} or any(
-            isinstance(x, (c_ast.Return, c_ast.Goto, c_ast.Break)) for x in _walk(f.stmt)):
+    called = {x.name.name for x in _walk(stmt) if isinstance(x, c_ast.FuncCall) and isinstance(x.name, c_ast.ID)}
+    ids = {x.name for x in _walk(stmt) if isinstance(x, c_ast.ID)}
+    if not ids <= set(scope) | own | arrays | called | set(nest) or own & set(nest) or any(
+            isinstance(x, (c_ast.Return, c_ast.Goto, c_ast.Break)) for x in _walk(stmt)):
         return None
     written = set()
-    for x in _walk(f.stmt):
+    for x in _walk(stmt):
         if isinstance(x, (c_ast.Assignment, c_ast.UnaryOp)) and (t := _target(x)) is not None:
             if t in arrays:
                 written.add(t)
-            elif t not in own or t in (var, partner):
-                return None                                # writes a host scalar, i or its partner
+            elif t not in own or t == partner:
+                return None                                # writes a host scalar, a loop variable or the partner
         elif isinstance(x, (c_ast.Assignment, c_ast.UnaryOp)) and _writes(x):
             return None                                    # a write through anything else
     guard = _guard(body, var, partner)
     inside = {id(x) for x in _walk(guard)} if guard is not None else set()
-    for x in _walk(f.stmt):
-        if isinstance(x, c_ast.ArrayRef) and isinstance(x.name, c_ast.ArrayRef) and _base(x) in written:
-            return None                                    # several subscripts of a written array
-        if isinstance(x, c_ast.ArrayRef) and isinstance(x.name, c_ast.ID) and x.name.name in written:
-            paired = any(_is(y.subscript, partner) for y in _walk(f.stmt) if isinstance(y, c_ast.ArrayRef)
-                         and _base(y) == x.name.name) if partner else False
-            if not (_is(x.subscript, var) or partner and _is(x.subscript, partner)):
-                return None
-            if paired and id(x) not in inside:
-                return None                                # an access outside the pair's one owner
+    forms: dict[str, tuple] = {}
+    every = [x for x in _walk(stmt) if isinstance(x, c_ast.ArrayRef)]
+    parts = {id(x.name) for x in every}                    # X[r] of X[r][i]: part of a reference
+    refs = [x for x in every if id(x) not in parts and _base(x) in written]
+    for x in refs:
+        subs = _subscripts(x)
+        if subs is None or sorted(s if s != partner else var for s in subs) != sorted(nest):
+            return None                                    # each loop variable once, as a plain subscript
+        form = tuple(s if s != partner else var for s in subs)
+        if forms.setdefault(_base(x), form) != form:
+            return None                                    # one order of the subscripts per array
+        paired = any(partner in (_subscripts(y) or ()) for y in refs if _base(y) == _base(x)) if partner else False
+        if paired and id(x) not in inside:
+            return None                                    # an access outside the pair's one owner
+    reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} | \
+        {x.name for lo, n in zip(los, counts) for x in (*_walk(lo), *_walk(n)) if isinstance(x, c_ast.ID)}
+    return Exchange(top, stmt, tuple(nest), tuple(los), tuple(counts),
+                    tuple((n, scope[n]) for n in sorted(reads & set(scope))), partner)
+
+
+def _header(f, scope) -> tuple | None:
+    """(v, lo, count) of `for (int v = lo; v < hi; v++)` (or `<=`) with lo and hi read from scope."""
+    if not (isinstance(f, c_ast.For) and isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1
+            and f.init.decls[0].init is not None):
+        return None
+    var, lo, c = f.init.decls[0].name, f.init.decls[0].init, f.cond
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _increments(f.next, var)
+            and _reads_only(lo, scope) and _reads_only(c.right, scope)):
+        return None
     count = c_ast.BinaryOp("-", c.right, lo)
     if c.op == "<=":
         count = c_ast.BinaryOp("+", count, c_ast.Constant("int", "1"))
-    reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} & set(scope)
-    return Exchange(f, var, lo, count, tuple((n, scope[n]) for n in sorted(reads)), partner)
+    return var, lo, count
+
+
+def _subscripts(ref) -> tuple[str, ...] | None:
+    """The plain-name subscripts of `X[a][b]...`, outermost dimension first, or None."""
+    out = []
+    while isinstance(ref, c_ast.ArrayRef):
+        if not isinstance(ref.subscript, c_ast.ID):
+            return None
+        out.append(ref.subscript.name)
+        ref = ref.name
+    return tuple(reversed(out))
 
 
 def _partner(body, var: str, scope) -> str | None:
@@ -173,11 +211,14 @@ def _partner(body, var: str, scope) -> str | None:
 
 
 def _guard(body, var: str, partner: str | None):
-    """The one top-level `if (j > i)` (or `i < j`, `j < i`, `i > j`) with no else, or None."""
+    """The then-branch of the one top-level `if (j > i)` (or `i < j`, `j < i`, `i > j`, each also as
+    a conjunct of `&&`) with no else, or None: inside it, one index of each pair runs."""
     if partner is None:
         return None
-    found = [x for x in body if isinstance(x, c_ast.If) and x.iffalse is None and isinstance(x.cond, c_ast.BinaryOp)
-             and x.cond.op in ("<", ">") and {_name(x.cond.left), _name(x.cond.right)} == {var, partner}]
+    def owner(c):
+        return isinstance(c, c_ast.BinaryOp) and (c.op == "&&" and (owner(c.left) or owner(c.right)) or
+                                                  c.op in ("<", ">") and {_name(c.left), _name(c.right)} == {var, partner})
+    found = [x for x in body if isinstance(x, c_ast.If) and x.iffalse is None and owner(x.cond)]
     return found[0].iftrue if len(found) == 1 else None
 
 
@@ -238,20 +279,29 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     params, args = param_list(k), ", ".join(k.params)
     kernels, launch = [], {}
     for n, ex in enumerate(net.loops):
-        kname = f"{name}_exchange{n}"
+        kname, depth = f"{name}_exchange{n}", len(ex.vars)
         extra = "".join(f", {t} {v}" for v, t in ex.host)
-        body = [line for it in _items(ex.loop.stmt) for line in r.statement(it, {}, "    ")]
+        extents = "".join(f", int poly_lo{d}, int poly_n{d}" for d in range(depth))
+        decode = []
+        for d in reversed(range(depth)):          # the innermost loop fastest: neighbouring threads, neighbouring i
+            at = "poly_q" if d == 0 else f"poly_q % poly_n{d}"
+            decode.append(f"    const int {ex.vars[d]} = poly_lo{d} + (int)({at});")
+            if d:
+                decode.append(f"    poly_q /= poly_n{d};")
+        body = [line for it in _items(ex.body) for line in r.statement(it, {}, "    ")]
         kernels += [f"/* {kname}: {_describe(ex)} */",
-                    f"__global__ void __launch_bounds__({threads}) {kname}({params}{extra}, int poly_lo, int poly_count)",
+                    f"__global__ void __launch_bounds__({threads}) {kname}({params}{extra}{extents}, long long poly_count)",
                     "{",
-                    "  for (int poly_t = (int)(blockIdx.x * blockDim.x + threadIdx.x); poly_t < poly_count; "
-                    "poly_t += (int)(gridDim.x * blockDim.x)) {",
-                    f"    const int {ex.var} = poly_lo + poly_t;", *body, "  }", "}", ""]
-        call = "".join(f", {v}" for v, _ in ex.host)
-        launch[id(ex.loop)] = ["{", f"  const int poly_count = {cprint(ex.count)};",
-                               "  if (poly_count > 0)",
-                               f"    {kname}<<<poly_count < {threads} * 65535 ? (poly_count + {threads - 1}) / {threads} : 65535, "
-                               f"{threads}>>>({args}{call}, {cprint(ex.lo)}, poly_count);", "}"]
+                    "  for (long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; poly_t < poly_count; "
+                    "poly_t += (long long)gridDim.x * blockDim.x) {",
+                    "    long long poly_q = poly_t;", *decode, *body, "  }", "}", ""]
+        call = "".join(f", {v}" for v, _ in ex.host) + "".join(f", {cprint(lo)}, poly_n{d}" for d, lo in enumerate(ex.los))
+        sizes = [f"  const int poly_n{d} = {cprint(c)};   /* {v} */" for d, (v, c) in enumerate(zip(ex.vars, ex.counts))]
+        total = " * ".join(f"(long long)poly_n{d}" for d in range(depth))
+        launch[id(ex.loop)] = ["{", *sizes, f"  const long long poly_count = {total};",
+                               f"  if ({' && '.join(f'poly_n{d} > 0' for d in range(depth))})",
+                               f"    {kname}<<<poly_count < {threads} * 65535LL ? (unsigned)((poly_count + {threads - 1}) / {threads}) "
+                               f": 65535u, {threads}>>>({args}{call}, poly_count);", "}"]
     host = [line for it in net.body for line in _host_lines(it, launch, "  ")]
     out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).", "//",
            "// Mapping: host code (the reference's own control over its scalars, run on the host as written)",
@@ -267,10 +317,13 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
 
 
 def _describe(ex: Exchange) -> str:
+    point = ", ".join(ex.vars)
+    head = f"loop{'s' if len(ex.vars) > 1 else ''} {point}, a thread per ({point})" if len(ex.vars) > 1 else \
+        f"loop {ex.var}, a thread per {ex.var}"
     if ex.partner:
-        return (f"loop {ex.var}, a thread per {ex.var}; {ex.var} and its partner {ex.partner} = {ex.var} ^ ... pair "
-                f"the cells, and only one of each pair touches them (its guard), so no two threads share a cell.")
-    return f"loop {ex.var}, a thread per {ex.var}; each writes only its own cells [{ex.var}]."
+        return (f"{head}; {ex.var} and its partner {ex.partner} = {ex.var} ^ ... pair the cells, and only one of "
+                f"each pair touches them (its guard), so no two threads share a cell.")
+    return f"{head}; each writes only its own cells."
 
 
 def _host_lines(it, launch: dict, ind: str) -> list[str]:
