@@ -267,7 +267,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
         past = "<" if search == "least" else ">"   # not past its own hit nor the grid's best so far
         open_ = [f"{loop.var} {past} {r} && {loop.var} {past} *{_watch(b, name)}" for r, b in bests.items()]
         cond += f" && {open_[0]}" if len(open_) == 1 else " && (" + " || ".join(f"({o})" for o in open_) + ")"
-    start = "" if start == "0" else f"{start} {'-' if walk == '-=' else '+'} "
+    start = "" if start == "0" and walk == "+=" else f"{start} {'-' if walk == '-=' else '+'} "
     body = []
     for f in red.folds:
         names = p.names_for(f.stmt.stmt.name)
