@@ -35,7 +35,7 @@ def test_generated_locals_do_not_shadow_the_kernels_names():
     from t2c.verify.ladder import ladder
     k = read_c(LOOPS / "livermore" / "inner_product.c")
     text = generate(k)
-    assert "for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)" in text
+    assert "for (int poly_q = threadIdx.x; poly_q < gridDim.x; poly_q += blockDim.x)" in text
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
 

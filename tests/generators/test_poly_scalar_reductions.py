@@ -68,7 +68,8 @@ def test_reductions_in_the_forms_people_write_run_as_block_partials(path, folds)
     k = read_c(LOOPS / path)
     assert _folds(k) == [folds]
     text = generate(k)
-    assert "_partial<<<poly_parts, 256>>>" in text and "nothing here is parallel" not in text
+    assert len(re.findall(r"\w+<<<poly_parts, 256>>>", text)) == 1 and "nothing here is parallel" not in text
+    assert "_final" not in text and "_ticket, 1u) == gridDim.x - 1;" in text    # one launch: the last block combines
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
 
@@ -136,9 +137,10 @@ def test_a_search_that_exits_early_is_the_index_it_finds(tmp_path):
     text = generate(k)
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
-    # ascending, each thread stops at its first hit: its later indices change nothing
-    assert "i < n && i < found_at;" in generate(read_c(LOOPS / "vectorizer" / "first_index.c"))
-    assert "i <= (n - 1);" in text                   # descending, printed ascending: no stop
+    # descending, each thread walks down and stops at its first hit or past the grid's greatest so far
+    assert "i = n - 1 - (int)(blockIdx.x * blockDim.x + threadIdx.x); i >= 0 && i > found_at && " \
+        "i > *poly_best; i -= (int)(gridDim.x * blockDim.x))" in text
+    assert "atomicMax(&search_reduce_where_val_best, i);" in text
     busy = tmp_path / "busy.c"
     busy.write_text(SEARCH.replace("    if (a[i] > t) {", "  {\n    v += a[i];\n    if (a[i] > t) {").replace(
         "      break;\n    }", "      break;\n    }\n  }"))

@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop k: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   thread-local scalars nrm: private to each thread (no value crosses iterations of the parallel loops).
-//   gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then one block combines the blocks'. Launched once per host iteration of k.
+//   gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then the last block to finish combines the blocks'. Launched once per host iteration of k.
 //   gramschmidt_update_Q: one thread per (i): i -> x. Launched once per host iteration of k.
 //   gramschmidt_update_R: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k.
 //   gramschmidt_update_A: one thread per (j, i): j -> x, i -> y. Launched once per host iteration of k.
@@ -54,12 +54,14 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 __device__ double gramschmidt_reduce_R_partials[1024];   /* one per block */
+__device__ unsigned gramschmidt_reduce_R_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then one block combines the blocks'. Launched once per host iteration of k. */
-__global__ void gramschmidt_reduce_R_partial(int m, int n, const double *A, double *R, int k)
+/* gramschmidt_reduce_R: a reduction (+=) over i: each block combines its threads' partial results, then the last block to finish combines the blocks'. Launched once per host iteration of k. */
+__global__ void gramschmidt_reduce_R(int m, int n, const double *A, double *R, int k)
 {
   poly_wait();   /* the launch before this one has finished */
   __shared__ double poly_red[256];
+  __shared__ bool poly_last;
   double nrm = 0;
   int i;
   for (i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < m; i += (int)(gridDim.x * blockDim.x))
@@ -72,16 +74,19 @@ __global__ void gramschmidt_reduce_R_partial(int m, int n, const double *A, doub
     if (threadIdx.x < poly_s) poly_red[threadIdx.x] = poly_red[threadIdx.x] + poly_red[threadIdx.x + poly_s];
     __syncthreads();
   }
-  if (threadIdx.x == 0) gramschmidt_reduce_R_partials[blockIdx.x] = poly_red[0];
-}
-
-__global__ void gramschmidt_reduce_R_final(int m, int n, const double *A, double *R, int k, int poly_parts)
-{
-  poly_wait();   /* the launch before this one has finished */
-  __shared__ double poly_red[256];
-  double nrm = 0;
-  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)
-    nrm = nrm + gramschmidt_reduce_R_partials[poly_q];
+  if (threadIdx.x == 0) {
+    gramschmidt_reduce_R_partials[blockIdx.x] = poly_red[0];
+    __threadfence();   /* the partial is visible before the ticket counts it */
+    poly_last = atomicAdd(&gramschmidt_reduce_R_ticket, 1u) == gridDim.x - 1;
+    __threadfence();   /* and the other blocks' partials after their tickets */
+  }
+  __syncthreads();
+  if (!poly_last)
+    return;
+  nrm = 0;
+  const volatile double *poly_seen = gramschmidt_reduce_R_partials;
+  for (int poly_q = threadIdx.x; poly_q < gridDim.x; poly_q += blockDim.x)
+    nrm = nrm + poly_seen[poly_q];
   poly_red[threadIdx.x] = nrm;
   __syncthreads();
   for (int poly_s = blockDim.x / 2; poly_s > 0; poly_s >>= 1) {
@@ -93,6 +98,7 @@ __global__ void gramschmidt_reduce_R_final(int m, int n, const double *A, double
     nrm = 0.0;
     nrm = nrm + poly_total;
     R[(k * n) + k] = sqrt(nrm);
+    atomicExch(&gramschmidt_reduce_R_ticket, 0u);
   }
 }
 
@@ -152,8 +158,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       int poly_parts = extent > 0 ? (int)poly_blocks(extent, 256) : 1;
       if (poly_parts > 1024)
         poly_parts = 1024;
-      cudaLaunchKernelEx(poly_after(poly_parts, 256, 0).at(), gramschmidt_reduce_R_partial, m, n, A, R, k);
-      cudaLaunchKernelEx(poly_after(1, 256, 0).at(), gramschmidt_reduce_R_final, m, n, A, R, k, poly_parts);
+      cudaLaunchKernelEx(poly_after(poly_parts, 256, 0).at(), gramschmidt_reduce_R, m, n, A, R, k);
     }
     {
       const int extent_x = m;   /* i */

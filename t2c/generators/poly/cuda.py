@@ -810,14 +810,11 @@ class Printer:
                     *tiles, "  }", "}"], "  ")
 
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
-        (partial, final), decl = reduce.kernels(self, launch, launch.reduction)
+        body, decl = reduce.kernels(self, launch, launch.reduction)
         self.reduction_globals.append(decl)
-        args = self.kernel_args(launch, _used("\n".join(partial + final)))
+        args = self.kernel_args(launch, _used("\n".join(body)))
         params = ", ".join(self.param_decl(a, launch) for a in args)
-        src = [f"/* {self.describe(launch)} */",
-               f"__global__ void {launch.name}_partial({params})", "{", *partial, "}", "",
-               f"__global__ void {launch.name}_final({params}{', ' if params else ''}int poly_parts)",
-               "{", *final, "}"]
+        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})", "{", *body, "}"]
         return "\n".join(src), args
 
     def kernel_args(self, launch, used) -> list[str]:
@@ -1092,8 +1089,11 @@ class Printer:
                     f"warps' parts in a fixed order add them ({r.op}), lane 0 finishes the row.{where}")
         if launch.reduction:
             r = launch.reduction
+            stop = {"least": "; a thread stops past the least index any thread has found",
+                    "greatest": "; a thread stops past the greatest index any thread has found"}
             return (f"{launch.name}: a reduction ({r.op}) over {r.loop.var}: each block combines its "
-                    f"threads' partial results, then one block combines the blocks'.{where}")
+                    f"threads' partial results, then the last block to finish combines the blocks'"
+                    f"{stop.get(reduce.search_order(r), '')}.{where}")
         if not launch.grid:
             runs = f" runs loop{'s' if len(inner) > 1 else ''} {', '.join(inner)} in order" if inner else ""
             return f"{launch.name}: one thread{runs}: nothing here is parallel.{where}"

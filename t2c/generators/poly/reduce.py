@@ -1,19 +1,22 @@
-"""Whole-loop reductions into one scalar: partial results on a grid, one block combines them.
+"""Whole-loop reductions into one scalar: partial results on a grid, the last block combines them.
 
 A one-thread launch of the form
 
     acc = INIT;  for (i ...) acc OP= expr(i);  OUT = f(acc);
 
 (a sum, product, max or min that the dependence analysis shows the loop carries nothing
-else than; `acc` a floating-point scalar no other statement uses) becomes two kernels:
+else than; `acc` a floating-point scalar no other statement uses) becomes one kernel `NAME`:
+a grid-stride loop over i, each thread accumulating from the operator's identity, then a
+shared-memory tree in each block, whose result goes to `NAME_partials[blockIdx.x]` (a fixed
+`__device__` array of `options.reduction_blocks`: `NAME_device` may not allocate).  Each
+block then draws a ticket (`NAME_ticket`, between two `__threadfence`s); the block drawing
+the last one combines the partials the same way, its first thread runs INIT, folds the
+total in (`acc = acc + total`, `fmax(acc, total)`, ...), runs OUT and resets the ticket.
 
-- `NAME_partial`: a grid-stride loop over i, each thread accumulating from the
-  operator's identity, then a shared-memory tree in each block, whose result goes to
-  `NAME_partials[blockIdx.x]` (a fixed `__device__` array of `options.reduction_blocks`:
-  `NAME_device` may not allocate);
-- `NAME_final`: one block combines the partials the same way, then its first thread
-  runs INIT, folds the total in (`acc = acc + total`, `fmax(acc, total)`, ...) and
-  runs OUT.
+A search (the least index where a condition holds, or the greatest of a descending loop)
+also keeps `NAME_best`, the best index any thread has found: a hit folds into it atomically,
+each thread reads it before each step and stops past it.  It only ever holds an index where
+the condition holds, so a stale read costs steps, never the answer.
 
 The order of the accumulation changes (a tree instead of a chain), which the tolerance
 model allows for reductions; the partials are combined in a fixed order, so a candidate
@@ -236,8 +239,9 @@ def _renamed(node, old: str, new: str):
 
 
 def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
-    """The two kernels' source (p: the Printer) and the `__device__` partials' declarations.
-    Registers are the accumulators' webs; a recomputed best value gets `poly_v_<index>`."""
+    """The kernel's body (p: the Printer) and its `__device__` declarations (partials, ticket,
+    a search's best).  Registers are the accumulators' webs; a recomputed best value gets
+    `poly_v_<index>`."""
     name, loop, blocks = launch.name, red.loop, p.opt.reduction_blocks
     regs = []                   # (register, C type, identity)
     for f in red.folds:
@@ -251,17 +255,27 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     bare = lambda r: r.removeprefix("poly_")
     shared = {r: "poly_red" if one else f"poly_red_{bare(r)}" for r, _, _ in regs}
     parts = {r: f"{name}_partials" if one else f"{name}_partials_{bare(r)}" for r, _, _ in regs}
-    start, cond = loop.init.split("=", 1)[1].strip(), loop.cond
-    if loop.step == -1:         # folds that commute: the same indices, ascending
+    search = search_order(red)
+    bests = {red.webs[f.acc]: f"{name}_best" if len(red.folds) == 1 else f"{name}_best_{bare(red.webs[f.acc])}"
+             for f in red.folds} if search else {}
+    start, cond, walk = loop.init.split("=", 1)[1].strip(), loop.cond, "+="
+    if loop.step == -1 and search:      # the greatest index: each thread walks down from the top
+        walk = "-="
+    elif loop.step == -1:       # folds that commute: the same indices, ascending
         start, cond = loop.lower, f"{loop.var} <= {loop.upper}"
-    elif all(_least_index(f, loop.var) for f in red.folds):   # a search: a thread's later indices
-        cond += "".join(f" && {loop.var} < {red.webs[f.acc]}" for f in red.folds)   # change nothing
-    start = "" if start == "0" else f"{start} + "
+    if search:                  # a thread goes on while some search may still find a better index:
+        past = "<" if search == "least" else ">"   # not past its own hit nor the grid's best so far
+        open_ = [f"{loop.var} {past} {r} && {loop.var} {past} *{_watch(b, name)}" for r, b in bests.items()]
+        cond += f" && {open_[0]}" if len(open_) == 1 else " && (" + " || ".join(f"({o})" for o in open_) + ")"
+    start = "" if start == "0" and walk == "+=" else f"{start} {'-' if walk == '-=' else '+'} "
     body = []
     for f in red.folds:
         names = p.names_for(f.stmt.stmt.name)
         if f.kind == "op":
-            body += p.r.statement(f.stmt.stmt.node, names, "    ")
+            node = f.stmt.stmt.node
+            if search:          # a hit also lowers (raises) the grid's best, which every thread reads
+                node = _publishing(node, bests[red.webs[f.acc]], "atomicMin" if search == "least" else "atomicMax")
+            body += p.r.statement(node, names, "    ")
             continue
         k = red.webs[f.index]
         if f.acc:
@@ -295,21 +309,19 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             "    __syncthreads();", "  }"]
     declare = [*(f"  __shared__ {t} {shared[r]}[{THREADS}];" for r, t, _ in regs),
                *(f"  {t} {r} = {ident};" for r, t, ident in regs)]
-    keep = [f"  if (threadIdx.x == 0) {parts[r]}[blockIdx.x] = {shared[r]}[0];" for r, _, _ in regs]
-    if not one:
-        keep = ["  if (threadIdx.x == 0) {", *(k.replace("  if (threadIdx.x == 0) ", "    ") for k in keep), "  }"]
-    partial = [*declare, f"  int {loop.var};",
-               f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {cond}; "
-               f"{loop.var} += (int)(gridDim.x * blockDim.x))", "  {", *body, "  }", *tree, *keep]
+    seen = {r: "poly_seen" if one else f"poly_seen_{bare(r)}" for r, _, _ in regs}
+    loop_ = [f"  int {loop.var};",
+             f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {cond}; "
+             f"{loop.var} {walk} (int)(gridDim.x * blockDim.x))", "  {", *body, "  }"]
     gather = []
     for f in red.folds:
         if f.kind == "op":
             r = red.webs[f.acc]
-            gather.append(f"    {r} = {combine(f.op, r, f'{parts[r]}[poly_q]')};")
+            gather.append(f"    {r} = {combine(f.op, r, f'{seen[r]}[poly_q]')};")
         else:
             v, k = (red.webs[f.acc] if f.acc else f"poly_v_{red.webs[f.index]}"), red.webs[f.index]
-            gather += [f"    if ({_better(f, f'{parts[v]}[poly_q]', f'{parts[k]}[poly_q]', v, k)}) {{",
-                       f"      {v} = {parts[v]}[poly_q];", f"      {k} = {parts[k]}[poly_q];", "    }"]
+            gather += [f"    if ({_better(f, f'{seen[v]}[poly_q]', f'{seen[k]}[poly_q]', v, k)}) {{",
+                       f"      {v} = {seen[v]}[poly_q];", f"      {k} = {seen[k]}[poly_q];", "    }"]
     if len(gather) > 1:
         gather = ["  {", *gather, "  }"]
     total = {r: "poly_total" if one else f"poly_total_{bare(r)}" for r, _, _ in regs}
@@ -330,22 +342,77 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             node = _renamed(f.stmt.stmt.node, red.loop.var, tk)
             node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
             folded += p.r.statement(node, p.names_for(f.stmt.stmt.name), "    ")
-    final = [*declare, *(f"  {t} {w};" for w, t in red.others.items()), "  for (int poly_q = threadIdx.x; poly_q < poly_parts; poly_q += blockDim.x)",
+    ticket = f"{name}_ticket"
+    keep = [f"    {parts[r]}[blockIdx.x] = {shared[r]}[0];" for r, _, _ in regs]
+    # Each block's partial, then its ticket: the block that draws the last ticket sees every
+    # partial (a fence on both sides of the ticket) and combines them in index order, whichever
+    # block that is, so the bits do not depend on the order blocks finish in.
+    last = ["  if (threadIdx.x == 0) {", *keep,
+            "    __threadfence();   /* the partial is visible before the ticket counts it */",
+            f"    poly_last = atomicAdd(&{ticket}, 1u) == gridDim.x - 1;",
+            "    __threadfence();   /* and the other blocks' partials after their tickets */", "  }",
+            "  __syncthreads();", "  if (!poly_last)", "    return;"]
+    # for the next launch, every block having drawn its ticket (atomics: the other blocks' last
+    # accesses were atomics that nothing orders before these)
+    reset = [f"    atomicExch(&{ticket}, 0u);",
+             *(f"    atomicExch(&{b}, {OPS[_index_op(search)][0]});" for b in bests.values())]
+    final = [*(f"  {r} = {ident};" for r, _, ident in regs),
+             *(f"  const volatile {t} *{seen[r]} = {parts[r]};" for r, t, _ in regs),
+             "  for (int poly_q = threadIdx.x; poly_q < gridDim.x; poly_q += blockDim.x)",
              *gather, *tree, "  if (threadIdx.x == 0) {",
              *(f"    {t} {total[r]} = {shared[r]}[0];" for r, t, _ in regs), *inits, *folded,
              *(line for n in red.fins for line in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")),
-             "  }"]
-    decls = "\n".join(f"__device__ {t} {parts[r]}[{blocks}];   /* one per block */" for r, t, _ in regs)
-    return [partial, final], decls
+             *reset, "  }"]
+    watch = [f"  const volatile int *{_watch(b, name)} = &{b};   /* another thread's hit may stop this one */"
+             for b in bests.values()]
+    kernel = [*declare[:len(regs)], "  __shared__ bool poly_last;", *declare[len(regs):], *watch,
+              *(f"  {t} {w};" for w, t in red.others.items()),
+              *loop_, *tree, *last, *final]
+    found = "least" if search == "least" else "greatest"
+    decls = [*(f"__device__ {t} {parts[r]}[{blocks}];   /* one per block */" for r, t, _ in regs),
+             f"__device__ unsigned {ticket} = 0u;   /* blocks done; the last one resets it */",
+             *(f"__device__ int {b} = {OPS[_index_op(search)][0]};   /* the {found} index found so far; "
+               "the last block resets it */" for b in bests.values())]
+    return kernel, "\n".join(decls)
 
 
-def _least_index(f: Fold, var: str) -> bool:
-    """Whether f keeps the least index where something holds: `if (... && i < m) m = i;`."""
+def search_order(red: Reduction) -> str:
+    """"least" when every fold keeps the least index where something holds (`if (... && i < m)
+    m = i;`, an ascending loop), "greatest" for the greatest (`i > m`, a descending loop), else "":
+    a thread's later indices cannot improve on its own hit, nor on a hit another thread found."""
+    for order, op, step in (("least", "imin", 1), ("greatest", "imax", -1)):
+        if red.loop.step == step and all(_index_fold(f, red.loop.var, op) and red.dtypes[f.acc] == "int"
+                                         for f in red.folds):
+            return order
+    return ""
+
+
+def _watch(best: str, launch: str) -> str:
+    """The kernel's volatile view of the `__device__` best `LAUNCH_best[_X]`: `poly_best[_X]`."""
+    return "poly" + best.removeprefix(launch)
+
+
+def _index_op(search: str) -> str:
+    return "imin" if search == "least" else "imax"
+
+
+def _index_fold(f: Fold, var: str, op: str) -> bool:
+    """Whether f is `if (...) m = i;` folded by `op`."""
     node = f.stmt.stmt.node
     then = node.iftrue if isinstance(node, c_ast.If) else None
     if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
         then = then.block_items[0]
-    return f.kind == "op" and f.op == "imin" and isinstance(then, c_ast.Assignment) and cprint(then.rvalue) == var
+    return f.kind == "op" and f.op == op and isinstance(then, c_ast.Assignment) and cprint(then.rvalue) == var
+
+
+def _publishing(node: c_ast.If, best: str, atomic: str) -> c_ast.If:
+    """`if (C) m = i;` that also folds i into the `__device__` best: `{ m = i; atomicMin(&best, i); }`."""
+    node = copy.deepcopy(node)
+    then = node.iftrue.block_items[0] if isinstance(node.iftrue, c_ast.Compound) else node.iftrue
+    call = c_ast.FuncCall(c_ast.ID(atomic), c_ast.ExprList([c_ast.UnaryOp("&", c_ast.ID(best)),
+                                                            copy.deepcopy(then.rvalue)]))
+    node.iftrue = c_ast.Compound([then, call])
+    return node
 
 
 def _value_type(p, f: Fold) -> str:
@@ -363,7 +430,7 @@ def _better(f: Fold, v2: str, k2: str, v1: str, k1: str) -> str:
 
 def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list[str]:
     """Host code: as many blocks as the loop needs, at most `reduction_blocks`, at least one (the
-    final kernel still runs INIT and OUT when the loop is empty)."""
+    last block still runs INIT and OUT when the loop is empty)."""
     outer = tuple(l.var for l in launch.host_loops)
     (lows, highs), = p.an.model.box([red.folds[0].stmt.stmt.name], (red.loop.var,), outer)
     extent = _extent_text(p, lows, highs)
@@ -372,8 +439,7 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
             f"{indent}  const int extent = {extent};   /* {red.loop.var} */",
             f"{indent}  int poly_parts = extent > 0 ? (int)poly_blocks(extent, {THREADS}) : 1;",
             f"{indent}  if (poly_parts > {p.opt.reduction_blocks})", f"{indent}    poly_parts = {p.opt.reduction_blocks};",
-            f"{indent}  {p.launch_line(f'{launch.name}_partial', ('poly_parts', str(THREADS)), call, launch.host_loops)}",
-            f"{indent}  {p.launch_line(f'{launch.name}_final', ('1', str(THREADS)), call + (', ' if call else '') + 'poly_parts', launch.host_loops)}",
+            f"{indent}  {p.launch_line(launch.name, ('poly_parts', str(THREADS)), call, launch.host_loops)}",
             f"{indent}}}"]
 
 
