@@ -81,6 +81,12 @@ def _cross_entropy(X, target):
     return {"mx": mx, "lse": lse, "loss": np.mean(lse - picked)}
 
 
+def _index_add(src, idx, m):
+    out = np.zeros((m, src.shape[1]))
+    np.add.at(out, idx, src)
+    return out
+
+
 #: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
 NUMPY = {
     "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
@@ -129,6 +135,8 @@ NUMPY = {
                                    .reshape(s["c"], 2 * s["h"], 2 * s["w"])},
     "first_above": lambda a, s: {"first": np.where((a["X"] > a["t"]).any(axis=1), (a["X"] > a["t"]).argmax(axis=1),
                                                    s["c"])},
+    "bincount": lambda a, s: {"counts": np.bincount(a["x"].astype(int), minlength=s["nbins"])},
+    "index_add": lambda a, s: {"out": _index_add(a["src"], a["idx"].astype(int), s["m"])},
 }
 
 

@@ -334,3 +334,23 @@ def test_a_spec_gather_with_an_index_domain_over_the_sizes_runs_a_thread_per_ele
     assert "one thread per (i, k)" in text
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
+
+
+def test_a_spec_adds_through_data_and_poly_makes_it_atomic(tmp_path):
+    """`h[x[i]] += 1` inside a loop: additions commute, so a write through data is expressible as
+    an accumulation (was "data-dependent subscript"); an `=` through data still is not."""
+    from t2c.generators.poly import generate
+    p = tmp_path / "hist.md"
+    p.write_text("---\nname: hist\nsizes:\n  n: {MINI: 50}\n  b: {MINI: 5}\narrays:\n  x: int[n] in\n"
+                 "  w: float[n] in\n  h: float[b] out\ndomains:\n  x: integers(0, b - 1)\n---\n"
+                 "```t2c\nh[v] = 0.0\nfor i in 0..n:\n    h[x[i]] += w[i]\n```\n")
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=4))
+    want = np.zeros(5)
+    np.add.at(want, run.inputs["x"].astype(int), run.inputs["w"])
+    np.testing.assert_allclose(run.outputs["h"], want, rtol=1e-5)
+    assert "atomicAdd(&h[x[i]], w[i]);" in generate(k)
+    p.write_text(p.read_text().replace("h[x[i]] += w[i]", "h[x[i]] = w[i]"))
+    with pytest.raises(UserError, match="or adds through data"):
+        read_spec(p)

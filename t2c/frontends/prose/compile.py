@@ -175,9 +175,13 @@ class Compiler:
                 free.append(e.id)
                 loops.append((e.id, lo, hi))
                 target.append(e.id)
+            elif s.op in ("+=", "-=") and _reads_data(e, spec):
+                self._bound_target_names(s, arr, d, e)   # a scatter: additions commute, any order is the sum
+                target.append(self.int_expr(e, data=True))
             else:
                 self._no_array_in(e, "a subscript of the written array",
-                                  "t2c writes through subscripts made of indices and sizes only")
+                                  "t2c writes through subscripts made of indices and sizes only, "
+                                  "or adds through data (`h[x[i]] += 1` inside `for i in 0..n:`)")
                 self._bound_target_names(s, arr, d, e)
                 target.append(self.int_expr(e))
         try:
@@ -233,9 +237,11 @@ class Compiler:
                   f"{s.array}[{plain}] = ...), or bind it with a loop first: "
                   f"`for {unbound[0].id} in 0..N: {s.array}[...] = ...`")
 
-    def int_expr(self, e) -> str:
-        """C text of an index expression (bounds, fixed subscripts): integers only."""
-        self._no_array_in(e, "a range or fixed subscript", "ranges use sizes, loop indices and integers")
+    def int_expr(self, e, data=False) -> str:
+        """C text of an index expression (bounds, fixed subscripts; with data, a scatter's cell,
+        which may read arrays): integers only."""
+        if not data:
+            self._no_array_in(e, "a range or fixed subscript", "ranges use sizes, loop indices and integers")
         t = self.check(e)
         if t in FLOAT_DTYPES:
             self.fail(e, "this index expression is not an integer",
@@ -470,6 +476,11 @@ class Compiler:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+def _reads_data(e, spec) -> bool:
+    """Whether an expression reads an array element (a subscript through data)."""
+    return any(isinstance(n, (Ref, Reduce)) or isinstance(n, Name) and n.id in spec.arrays for n in walk(e))
+
 
 def _words(text):
     import re
