@@ -155,20 +155,6 @@ HISTOGRAM_IS = """void histogram(int n, int nbins, int x[n], int hist[nbins])
 """
 
 # The other prose-only specs' IS, as a model would write it from their prose.
-SORT_IS = """void sort(int n, unsigned keys[n], unsigned sorted[n])
-{
-  for (int i = 0; i < n; i++) sorted[i] = keys[i];
-  for (int i = 1; i < n; i++) {
-    unsigned v = sorted[i];
-    int j = i - 1;
-    while (j >= 0 && sorted[j] > v) {
-      sorted[j + 1] = sorted[j];
-      j--;
-    }
-    sorted[j + 1] = v;
-  }
-}
-"""
 TOPK_IS = """void topk_rows(int b, int c, int k, float X[b][c], float vals[b][k], int inds[b][k])
 {
   for (int r = 0; r < b; r++)
@@ -201,7 +187,7 @@ COMPACTION_IS = """void stream_compaction(int n, float x[n], float y[n], int *co
 #: kernel -> answers by the number of times t2c has sent feedback (the last one repeats).
 KERNELS = {"relu": [RELU_BROKEN, RELU], "axpy": [AXPY_WRONG, AXPY], "gemv": [GEMV_CHEAT, GEMV],
            "histogram": [HISTOGRAM]}
-IS_ANSWERS = {"histogram": [HISTOGRAM_IS_REFUSED, HISTOGRAM_IS], "sort": [SORT_IS],
+IS_ANSWERS = {"histogram": [HISTOGRAM_IS_REFUSED, HISTOGRAM_IS],
               "topk_rows": [TOPK_IS], "stream_compaction": [COMPACTION_IS]}
 
 

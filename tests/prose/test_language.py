@@ -354,3 +354,36 @@ def test_a_spec_adds_through_data_and_poly_makes_it_atomic(tmp_path):
     p.write_text(p.read_text().replace("h[x[i]] += w[i]", "h[x[i]] = w[i]"))
     with pytest.raises(UserError, match="or adds through data"):
         read_spec(p)
+
+
+SORTS_HEAD = ("---\nname: k\nsizes:\n  b: {MINI: 3}\n  c: {MINI: 13}\narrays:\n  X: float[b, c] in\n"
+              "  Y: float[b, c] out\n  I: int[b, c] out\ndomains:\n  X: integers(0, 5)\n---\n")
+
+
+def test_sorts_are_stable_networks_that_poly_runs_as_launches(tmp_path):
+    """`sort`, `sort_desc`, `argsort`, `argsort_desc` as a statement: the values (or the indices,
+    ties by the smaller index) along the target's last dimension, for any length."""
+    from t2c.generators.poly import generate
+    p = tmp_path / "k.md"
+    p.write_text(SORTS_HEAD + "```t2c\nY[r, q] = sort_desc(i: X[r, i])\nI[r, q] = argsort(i: X[r, i])\n```\n")
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=5))
+    X = run.inputs["X"]
+    assert (run.outputs["Y"] == -np.sort(-X, axis=1)).all()
+    assert (run.outputs["I"] == np.argsort(X, axis=1, kind="stable")).all()
+    text = generate(k)
+    assert "k_exchange5<<<" in text and "one thread" not in text
+
+
+@pytest.mark.parametrize("body, words", [
+    ("Y[r, q] = 1.0 + sort(i: X[r, i])\nI[r, q] = 0\n", "is a whole statement"),
+    ("Y[r, q] = sort(i in 0..3: X[r, i])\nI[r, q] = 0\n", "the target's last extent"),
+    ("I[r, q] = argsort(i: X[r, i])\nY[r, q] = argsort(i: X[r, i])\n", "gives indices"),
+    ("Y[r, q] = sort(i: X[r, i] - max(j: X[r, j]))\nI[r, q] = 0\n", "takes no reduction"),
+])
+def test_sort_errors_say_the_form_that_works(tmp_path, body, words):
+    p = tmp_path / "k.md"
+    p.write_text(SORTS_HEAD + "```t2c\n" + body + "```\n")
+    with pytest.raises(UserError, match=words):
+        read_spec(p)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ...errors import UserError
 from ...ir import FLOAT_DTYPES
-from .language import (Assign, BinOp, Binder, Call, For, Name, Num, Reduce, Ref, UnOp,
+from .language import (SORTS, Assign, BinOp, Binder, Call, For, Name, Num, Reduce, Ref, UnOp,
                        walk)
 from .spec import Spec
 
@@ -68,6 +68,7 @@ class Compiler:
         self.target = "int"                        # element type of the statement's target
         self.line = 0                              # spec line of the statement being emitted
         self.sources: list[tuple[str, int]] = []   # (C statement emitted, its spec statement's line)
+        self.rename: dict[str, str] = {}           # index name -> C name while a sort key prints
 
     # -- errors -------------------------------------------------------------------------
     def fail(self, node, message, hint=None):
@@ -122,7 +123,7 @@ class Compiler:
             self.fail(node, f"{what} '{name}' is already bound here",
                       "use another name for the inner index")
         if name in self.spec.sizes or name in self.spec.scalars or name in self.spec.arrays \
-                or name in FUNCTIONS or name == self.spec.name or name.startswith(("t2c_", "acc_")):
+                or name in FUNCTIONS or name == self.spec.name or name.startswith(("t2c_", "acc_", "net_")):
             self.fail(node, f"{what} '{name}' has the name of a declared parameter or function",
                       "choose an index name that is not declared in the front matter")
 
@@ -184,6 +185,12 @@ class Compiler:
                                   "or adds through data (`h[x[i]] += 1` inside `for i in 0..n:`)")
                 self._bound_target_names(s, arr, d, e)
                 target.append(self.int_expr(e))
+        if isinstance(s.value, Reduce) and s.value.op in SORTS:
+            try:
+                return self.sort(s, arr, free, loops)
+            finally:
+                for v in free:
+                    self.scope.pop(v, None)
         try:
             self.target, self.line = arr.dtype, s.line
             self.check(s.value)
@@ -213,6 +220,101 @@ class Compiler:
             self.line = 0
             for v in free:
                 self.scope.pop(v, None)
+
+    def sort(self, s: Assign, arr, free, loops):
+        """`Y[r.., q] = sort(i: KEY)` (also sort_desc, argsort, argsort_desc): along the target's last
+        dimension, the keys in order (or their indices, ties by the smaller index: a stable sort).
+        Emitted as a bitonic network for any length: each merge's first step compares q with its
+        mirror q ^ (k - 1), the later ones q with q ^ s, always moving the smaller key to the smaller
+        position, so the positions past the length act as +infinity and their comparisons are
+        skipped.  Poly runs such host loops around launches (network.py)."""
+        r, shape = s.value, "`Y[r, q] = sort(i: X[r, i])`"
+        if s.op != "=" or len(r.binders) != 1 or not free or len(free) != arr.rank:
+            self.fail(r, f"{r.op}(...) is the whole right side of a statement whose target's subscripts are all "
+                      f"new indices, {shape}", f"write {shape}; the sorted positions are the last index")
+        b = r.binders[0]
+        self.fresh(b, b.name, "the sorted index")
+        lo, hi = (self.int_expr(b.lo), self.int_expr(b.hi)) if b.lo is not None else ("0", self.infer_range(b, r.body))
+        q, qlo, n = loops[-1]
+        if (lo, hi) != (qlo, n) or qlo != "0":
+            self.fail(b, f"'{b.name}' ranges over 0..{n}, the target's last extent, the positions it sorts into",
+                      f"write {b.name} in 0..{n}, or declare the target's last extent as the range of '{b.name}'")
+        if any(isinstance(x, Reduce) for x in walk(r.body)):
+            self.fail(r.body, "a sort key takes no reduction", "compute it into an array first, then sort that")
+        self.scope[b.name] = "binder"
+        try:
+            self.target, self.line = arr.dtype, s.line
+            key_type = self.check(r.body)
+        finally:
+            self.scope.pop(b.name, None)
+        arg, desc = r.op.startswith("argsort"), r.op.endswith("_desc")
+        if arg and arr.dtype not in ("int", "long"):
+            self.fail(s, f"{r.op} gives indices, but '{s.array}' is {arr.dtype}", f"declare '{s.array}' int")
+        self.check_reads(s, arr)
+        self.written.add(s.array)
+        try:
+            self._sort_code(s.array, loops, b.name, r.body, key_type if arg else arr.dtype, arg, desc)
+        finally:
+            self.line = 0
+
+    def _sort_code(self, y, loops, binder, key, kt, arg, desc):
+        cell = lambda pos: y + "".join(f"[{v}]" for v, _, _ in loops[:-1]) + f"[{pos}]"
+        q, _, n = loops[-1]
+        less = ">" if desc else "<"
+
+        def key_at(var):
+            self.rename = {binder: var}
+            try:
+                return self.expr(key)
+            finally:
+                self.rename = {}
+
+        def nest(body):
+            for v, lo, hi in loops:
+                self.open_loop(v, lo, hi)
+                self.depth += 1
+            body()
+            for _ in loops:
+                self.depth -= 1
+                self.emit("}")
+
+        def exchange(partner):
+            def body():
+                self.emit(f"int net_j = {partner};")
+                self.emit(f"if (net_j > {q} && net_j < {n}) {{")
+                self.depth += 1
+                if arg:
+                    self.emit(f"int net_a = {cell(q)};")
+                    self.emit(f"int net_b = {cell('net_j')};")
+                    self.emit(f"{kt} net_x = {key_at('net_a')};")
+                    self.emit(f"{kt} net_y = {key_at('net_b')};")
+                    self.emit(f"if (net_y {less} net_x || (net_y == net_x && net_b < net_a)) {{")
+                    self.emit(f"  {cell(q)} = net_b;")
+                    self.emit(f"  {cell('net_j')} = net_a;")
+                else:
+                    self.emit(f"if ({cell('net_j')} {less} {cell(q)}) {{")
+                    self.emit(f"  {kt} net_t = {cell(q)};")
+                    self.emit(f"  {cell(q)} = {cell('net_j')};")
+                    self.emit(f"  {cell('net_j')} = net_t;")
+                self.emit("}")
+                self.depth -= 1
+                self.emit("}")
+            nest(body)
+
+        nest(lambda: self.emit(f"{cell(q)} = {q if arg else key_at(q)};"))
+        self.count += 1
+        k, st = f"net_k{self.count}", f"net_s{self.count}"
+        self.locals += [f"int {k};", f"int {st};"]
+        self.emit(f"for ({k} = 2; {k} / 2 < {n}; {k} *= 2) {{")
+        self.depth += 1
+        exchange(f"{q} ^ ({k} - 1)")
+        self.emit(f"for ({st} = {k} / 4; {st} > 0; {st} /= 2) {{")
+        self.depth += 1
+        exchange(f"{q} ^ {st}")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
 
     # -- checks -------------------------------------------------------------------------
     def _no_array_in(self, e, where, hint):
@@ -307,6 +409,9 @@ class Compiler:
             else:
                 t = promote(self.real, *ts)
         elif isinstance(e, Reduce):
+            if e.op in SORTS:
+                self.fail(e, f"{e.op}(...) is a whole statement, not part of an expression",
+                          "write it alone on the right side: `Y[r, q] = sort(i: X[r, i])`")
             bound = []
             try:
                 for b in e.binders:
@@ -400,7 +505,7 @@ class Compiler:
         if isinstance(e, Name):
             if e.id in self.spec.arrays:
                 return f"{e.id}[0]"
-            return e.id
+            return self.rename.get(e.id, e.id)
         if isinstance(e, Ref):
             return e.array + "".join(f"[{self.expr(s)}]" for s in e.subs)
         if isinstance(e, Call):

@@ -20,7 +20,8 @@ docs/specs.md documents for users:
     primary    := NUMBER | NAME | NAME '[' expr (',' expr)* ']' | NAME '(' args ')'
                 | REDUCER '(' binder (',' binder)* ':' expr ')' | '(' expr ')'
     binder     := NAME [ 'in' expr '..' expr | '<' expr | '<=' expr ]
-    REDUCER    := 'sum' | 'prod' | 'max' | 'min'
+    REDUCER    := 'sum' | 'prod' | 'max' | 'min' | SORT  (SORT: a statement's whole right side)
+    SORT       := 'sort' | 'sort_desc' | 'argsort' | 'argsort_desc'
 
 Ranges `a..b` are half-open.  `max(a, b)` is the elementwise function and
 `max(k: e)` the reduction: the parser tells them apart by the ':'.  Newlines inside
@@ -33,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 REDUCERS = ("sum", "prod", "max", "min")
+SORTS = ("sort", "sort_desc", "argsort", "argsort_desc")   # whole statements: `Y[r, q] = sort(i: X[r, i])`
 ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=")
 KEYWORDS = ("for", "in")
 
@@ -444,7 +446,7 @@ class Parser:
             self.expect("]", "separate subscripts with ',': A[i, j]")
             return Ref(t.line, t.col, t.text, tuple(subs))
         if self.at("("):
-            if t.text in REDUCERS:
+            if t.text in REDUCERS + SORTS:
                 start = self.i
                 try:
                     return self.reduction(t)

@@ -37,7 +37,8 @@ C_RESERVED = {
     "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
     "union", "unsigned", "void", "volatile", "while", "main", "in", "t2c_init", "INFINITY",
     "NAN", "sum", "prod", "max", "min", "where", "exp", "log", "sqrt", "tanh", "erf", "abs",
-    "pow", "sin", "cos", "floor", "ceil", "fabs", "fmin", "fmax"}
+    "pow", "sin", "cos", "floor", "ceil", "fabs", "fmin", "fmax", "sort", "sort_desc", "argsort",
+    "argsort_desc"}
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _DOMAIN = re.compile(r"(uniform|integers|offsets)\s*\([^,()]+(\([^()]*\)[^,()]*)*,[^,()]+(\([^()]*\)[^,()]*)*\)"
                      r"|(spd|diagonally_dominant)")      # bounds: numbers or expressions over the sizes

@@ -72,10 +72,34 @@ def network_of(k: Kernel) -> Network | None:
     if {d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)} & set(k.params):
         return None                    # a parameter shadowed: the kernels take every parameter
     loops: list[Exchange] = []
-    if not _host(fn.body.block_items or [], dict(values), arrays, loops) or not loops:
+    names = _Names(frozenset(arrays), _loop_only(fn.body))
+    if not _host(fn.body.block_items or [], dict(values), names, loops) or not loops:
         return None
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
     return Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops))
+
+
+@dataclass(frozen=True)
+class _Names:
+    arrays: frozenset           # the kernel's arrays (device pointers on the host)
+    loop_only: frozenset        # host ints that only serve as loop variables (`_loop_only`)
+
+
+def _loop_only(body) -> frozenset:
+    """Ints declared without a value whose every use is inside a `for` that assigns them first
+    (`int i; ... for (i = 0; i < n; i++) ...`): no value crosses from a launch back to the host."""
+    declared = {d.name for d in _walk(body) if isinstance(d, c_ast.Decl) and d.init is None and _scalar_decl(d)
+                and "int" in d.type.type.names}
+    inside: dict[str, set] = {v: set() for v in declared}
+    for f in _walk(body):
+        if isinstance(f, c_ast.For) and isinstance(f.init, c_ast.Assignment) and f.init.op == "=" and \
+                isinstance(f.init.lvalue, c_ast.ID) and f.init.lvalue.name in declared:
+            inside[f.init.lvalue.name] |= {id(x) for x in _walk(f)}
+    uses: dict[str, list] = {v: [] for v in declared}
+    for x in _walk(body):
+        if isinstance(x, c_ast.ID) and x.name in uses:
+            uses[x.name].append(id(x))
+    return frozenset(v for v in declared if all(u in inside[v] for u in uses[v]))
 
 
 def _param_type(k: Kernel, p: str) -> str:
@@ -83,7 +107,7 @@ def _param_type(k: Kernel, p: str) -> str:
     return sc.dtype if sc else "int"
 
 
-def _host(items, scope: dict[str, str], arrays: set[str], loops: list) -> bool:
+def _host(items, scope: dict[str, str], names: _Names, loops: list) -> bool:
     """Whether items are host code (appending their exchange loops); scope grows with declarations."""
     for it in items:
         if isinstance(it, c_ast.Decl):
@@ -94,40 +118,40 @@ def _host(items, scope: dict[str, str], arrays: set[str], loops: list) -> bool:
             if not (_reads_only(it, scope) and _target(it) in scope):
                 return False
         elif isinstance(it, c_ast.Compound):
-            if not _host(it.block_items or [], dict(scope), arrays, loops):
+            if not _host(it.block_items or [], dict(scope), names, loops):
                 return False
         elif isinstance(it, c_ast.If):
             if not (_reads_only(it.cond, scope) and all(
-                    b is None or _host(_items(b), dict(scope), arrays, loops) for b in (it.iftrue, it.iffalse))):
+                    b is None or _host(_items(b), dict(scope), names, loops) for b in (it.iftrue, it.iffalse))):
                 return False
         elif isinstance(it, (c_ast.While, c_ast.DoWhile)):
-            if not (_reads_only(it.cond, scope) and _host(_items(it.stmt), dict(scope), arrays, loops)):
+            if not (_reads_only(it.cond, scope) and _host(_items(it.stmt), dict(scope), names, loops)):
                 return False
         elif isinstance(it, c_ast.For):
             inner = dict(scope)
             init = it.init.decls if isinstance(it.init, c_ast.DeclList) else [it.init] if it.init else []
-            if (ex := _exchange(it, inner, arrays)) is not None:
+            if (ex := _exchange(it, inner, names)) is not None:
                 loops.append(ex)
                 continue
-            if not _host(init, inner, arrays, loops) or any(
+            if not _host(init, inner, names, loops) or any(
                     x is not None and not _reads_only(x, inner) for x in (it.cond, it.next)) or \
-                    not _host(_items(it.stmt), inner, arrays, loops):
+                    not _host(_items(it.stmt), inner, names, loops):
                 return False
         elif not isinstance(it, (*_CONTROL, c_ast.EmptyStatement)):
             return False
     return True
 
 
-def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str]) -> Exchange | None:
+def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | None:
     """The exchange nest `for (int r = lo; r < hi; r++) ... for (int i = ...) body`, or None."""
     nest, los, counts, top = [], [], [], f
     while True:
-        got = _header(f, scope)
+        got = _header(f, scope, names)
         if got is None:
             return None
         nest.append(got[0]), los.append(got[1]), counts.append(got[2])
         inner = _items(f.stmt)
-        if len(inner) == 1 and isinstance(inner[0], c_ast.For) and _header(inner[0], scope) is not None and \
+        if len(inner) == 1 and isinstance(inner[0], c_ast.For) and _header(inner[0], scope, names) is not None and \
                 any(isinstance(x, c_ast.ArrayRef) for x in _walk(inner[0])):
             f = inner[0]
             continue
@@ -139,13 +163,13 @@ def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str]) -> Exchange
     partner = _partner(body, var, scope)
     called = {x.name.name for x in _walk(stmt) if isinstance(x, c_ast.FuncCall) and isinstance(x.name, c_ast.ID)}
     ids = {x.name for x in _walk(stmt) if isinstance(x, c_ast.ID)}
-    if not ids <= set(scope) | own | arrays | called | set(nest) or own & set(nest) or any(
+    if not ids <= set(scope) | own | names.arrays | called | set(nest) or own & set(nest) or any(
             isinstance(x, (c_ast.Return, c_ast.Goto, c_ast.Break)) for x in _walk(stmt)):
         return None
     written = set()
     for x in _walk(stmt):
         if isinstance(x, (c_ast.Assignment, c_ast.UnaryOp)) and (t := _target(x)) is not None:
-            if t in arrays:
+            if t in names.arrays:
                 written.add(t)
             elif t not in own or t == partner:
                 return None                                # writes a host scalar, a loop variable or the partner
@@ -170,15 +194,22 @@ def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str]) -> Exchange
     reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} | \
         {x.name for lo, n in zip(los, counts) for x in (*_walk(lo), *_walk(n)) if isinstance(x, c_ast.ID)}
     return Exchange(top, stmt, tuple(nest), tuple(los), tuple(counts),
-                    tuple((n, scope[n]) for n in sorted(reads & set(scope))), partner)
+                    tuple((n, scope[n]) for n in sorted(reads & set(scope) - set(nest))), partner)
 
 
-def _header(f, scope) -> tuple | None:
-    """(v, lo, count) of `for (int v = lo; v < hi; v++)` (or `<=`) with lo and hi read from scope."""
-    if not (isinstance(f, c_ast.For) and isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1
-            and f.init.decls[0].init is not None):
+def _header(f, scope, names) -> tuple | None:
+    """(v, lo, count) of `for (int v = lo; v < hi; v++)` (or `<=`) with lo and hi read from scope;
+    also `for (v = lo; ...)` of a host int that only loops read (`_loop_only`)."""
+    if not isinstance(f, c_ast.For):
         return None
-    var, lo, c = f.init.decls[0].name, f.init.decls[0].init, f.cond
+    if isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 and f.init.decls[0].init is not None:
+        var, lo = f.init.decls[0].name, f.init.decls[0].init
+    elif isinstance(f.init, c_ast.Assignment) and f.init.op == "=" and isinstance(f.init.lvalue, c_ast.ID) and \
+            f.init.lvalue.name in names.loop_only:
+        var, lo = f.init.lvalue.name, f.init.rvalue
+    else:
+        return None
+    c = f.cond
     if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _increments(f.next, var)
             and _reads_only(lo, scope) and _reads_only(c.right, scope)):
         return None
