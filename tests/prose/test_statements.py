@@ -193,6 +193,7 @@ def test_bounded_while_runs_per_element_in_parallel(tmp_path):
 BAD = {
     "unbounded_while": ("let z = 0.0\nwhile z < 4.0:\n    z = z + 1.0\n", 19, 1, "has no bound"),
     "while_counter_not_stepped": ("let it = 0\nwhile it < 4:\n    it = 2\n", 19, 1, "has no bound"),
+    "while_counter_reset": ("let it = 0\nwhile it < 4:\n    it += 1\n    it = 0\n", 19, 1, "has no bound"),
     "while_writes_array": ("let it = 0\nwhile it < 4:\n    y[0] = 1.0\n    it += 1\n", 20, 5,
                            "assigns scalar temporaries only"),
     "while_reduction": ("let it = 0\nlet z = 0.0\nwhile it < 4:\n    z = sum(i: x[i])\n    it += 1\n",

@@ -190,7 +190,9 @@ class Compiler:
                 if isinstance(n, Reduce):
                     self.fail(n, "a reduction inside a while loop",
                               "compute it before the loop with `let`")
-        counters = {st.array for st in s.body if _adds_one(st)}
+        # a counter: stepped by 1 and assigned nothing else in the body
+        counters = {st.array for st in s.body if _adds_one(st)} - \
+            {st.array for st in s.body if not _adds_one(st)}
         fixed = set(self.spec.sizes) | set(self.spec.scalars) | set(self.scope)
         bounded = [c for c in _conjuncts(s.cond) if isinstance(c, BinOp) and c.op in ("<", "<=")
                    and isinstance(c.left, Name) and c.left.id in counters

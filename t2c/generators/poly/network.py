@@ -20,6 +20,13 @@ not affine, yet each instance's iterations are independent:
 - arrays the loop only reads may be read at any subscript (no iteration writes them);
 - locals are declared in the loop body; nothing else is written.
 
+The exchange loop may also be `for (i = lo; ...)` over an `int i` of the function that nothing
+reads outside the loops that start it (how a compiled spec declares its indices).  A local
+array of the function body (`float t[n];`, extents over the sizes; a spec's temporary) is an
+array like the others: a device buffer sized by the call, as the model's `dev_` arrays are.
+A statement outside the loops that writes an array (`s[0] = a[0]`, the result a spec's last
+statement picks) runs as a launch of one thread, in its place.
+
 Everything else is refused (None: the caller's one-thread candidate), so the candidate computes
 exactly what the reference computes, in the reference's launch order.
 """
@@ -48,12 +55,14 @@ class Exchange:
     count: c_ast.Node                  # hi - lo (+ 1 for `<=`)
     host: tuple[tuple[str, str], ...]  # (name, C type) of the host scalars (not parameters) it reads
     partner: str | None                # j of `int j = i ^ E`, when the loop pairs its indices
+    single: c_ast.Node | None = None   # a host-level statement on arrays that this one-iteration loop runs
 
 
 @dataclass(frozen=True)
 class Network:
     body: tuple                        # the function's items (host code around the exchange loops)
     loops: tuple[Exchange, ...]
+    local_arrays: dict = None          # name -> (C element type, extents): the body's local arrays
 
 
 def network_of(k: Kernel) -> Network | None:
@@ -66,12 +75,54 @@ def network_of(k: Kernel) -> Network | None:
     decls = [d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)]
     if len(decls) != len(set(decls)) or set(decls) & set(k.params):
         return None                    # a name reused or shadowed: the host and kernel scopes differ
+    local_arrays = {d.name: (" ".join(t.names), e) for d in fn.body.block_items or []
+                    if (t := _array_decl(d, values)) is not None for e in [_extents(d)]}
+    arrays |= set(local_arrays)
     loops: list[Exchange] = []
-    if not _host(fn.body.block_items or [], dict(values), arrays, loops) or not loops:
+    counters = _loop_only(fn.body)
+    if not _host(fn.body.block_items or [], dict(values), arrays, loops, counters, top=True) or not loops:
         return None
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
-    return Network(tuple(fn.body.block_items), tuple(Exchange(ex.loop, ex.var, ex.lo, ex.count, own(ex), ex.partner)
-                                                    for ex in loops))
+    return Network(tuple(fn.body.block_items), tuple(Exchange(ex.loop, ex.var, ex.lo, ex.count, own(ex), ex.partner,
+                                                             ex.single) for ex in loops), local_arrays)
+
+
+def _array_decl(d, scope) -> c_ast.IdentifierType | None:
+    """The element type of `T name[E]...;` with extents over scope and no initializer, or None."""
+    if not isinstance(d, c_ast.Decl) or d.init is not None or not isinstance(d.type, c_ast.ArrayDecl):
+        return None
+    t = d.type
+    while isinstance(t, c_ast.ArrayDecl):
+        if t.dim is None or not _reads_only(t.dim, scope):
+            return None
+        t = t.type
+    ok = isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
+        set(t.type.names) <= _SCALAR_TYPES
+    return t.type if ok else None
+
+
+def _extents(d) -> tuple[str, ...]:
+    out, t = [], d.type
+    while isinstance(t, c_ast.ArrayDecl):
+        out.append(cprint(t.dim))
+        t = t.type
+    return tuple(out)
+
+
+def _loop_only(body) -> set[str]:
+    """Names that occur only inside `for` loops whose init assigns them: plain loop counters."""
+    starts = [f for f in _walk(body) if isinstance(f, c_ast.For) and isinstance(f.init, c_ast.Assignment)
+              and f.init.op == "=" and isinstance(f.init.lvalue, c_ast.ID)]
+    inside = {}
+    for f in starts:
+        for x in _walk(f):
+            if isinstance(x, c_ast.ID) and x.name == f.init.lvalue.name:
+                inside.setdefault(x.name, set()).add(id(x))
+    every = {}
+    for x in _walk(body):
+        if isinstance(x, c_ast.ID):
+            every.setdefault(x.name, set()).add(id(x))
+    return {v for v, ids in inside.items() if ids == every[v]}
 
 
 def _param_type(k: Kernel, p: str) -> str:
@@ -79,46 +130,59 @@ def _param_type(k: Kernel, p: str) -> str:
     return sc.dtype if sc else "int"
 
 
-def _host(items, scope: dict[str, str], arrays: set[str], loops: list) -> bool:
-    """Whether items are host code (appending their exchange loops); scope grows with declarations."""
+def _host(items, scope: dict[str, str], arrays: set[str], loops: list, counters=frozenset(), top=False) -> bool:
+    """Whether items are host code (appending their exchange loops); scope grows with declarations.
+    `counters`: the function's plain loop counters (`_loop_only`); `top`: items of the function body
+    (only there does a statement on arrays run as one thread: in a host loop it would launch per step)."""
     for it in items:
+        if isinstance(it, c_ast.Decl) and it.name in arrays:
+            continue                   # a local array: a device buffer (`_array_decl`)
         if isinstance(it, c_ast.Decl):
             if not (_scalar_decl(it) and (it.init is None or _reads_only(it.init, scope))):
                 return False
             scope[it.name] = " ".join(it.type.type.names)
+        elif isinstance(it, (c_ast.Assignment, c_ast.UnaryOp)) and top and _target(it) in arrays:
+            if (ex := _single(it, scope, arrays)) is None:
+                return False
+            loops.append(ex)
         elif isinstance(it, (c_ast.Assignment, c_ast.UnaryOp)):
             if not (_reads_only(it, scope) and _target(it) in scope):
                 return False
         elif isinstance(it, c_ast.Compound):
-            if not _host(it.block_items or [], dict(scope), arrays, loops):
+            if not _host(it.block_items or [], dict(scope), arrays, loops, counters):
                 return False
         elif isinstance(it, c_ast.If):
             if not (_reads_only(it.cond, scope) and all(
-                    b is None or _host(_items(b), dict(scope), arrays, loops) for b in (it.iftrue, it.iffalse))):
+                    b is None or _host(_items(b), dict(scope), arrays, loops, counters) for b in (it.iftrue, it.iffalse))):
                 return False
         elif isinstance(it, (c_ast.While, c_ast.DoWhile)):
-            if not (_reads_only(it.cond, scope) and _host(_items(it.stmt), dict(scope), arrays, loops)):
+            if not (_reads_only(it.cond, scope) and _host(_items(it.stmt), dict(scope), arrays, loops, counters)):
                 return False
         elif isinstance(it, c_ast.For):
             inner = dict(scope)
             init = it.init.decls if isinstance(it.init, c_ast.DeclList) else [it.init] if it.init else []
-            if (ex := _exchange(it, inner, arrays)) is not None:
+            if (ex := _exchange(it, inner, arrays, counters)) is not None:
                 loops.append(ex)
                 continue
-            if not _host(init, inner, arrays, loops) or any(
+            if not _host(init, inner, arrays, loops, counters) or any(
                     x is not None and not _reads_only(x, inner) for x in (it.cond, it.next)) or \
-                    not _host(_items(it.stmt), inner, arrays, loops):
+                    not _host(_items(it.stmt), inner, arrays, loops, counters):
                 return False
         elif not isinstance(it, (*_CONTROL, c_ast.EmptyStatement)):
             return False
     return True
 
 
-def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str]) -> Exchange | None:
-    """The exchange loop `for (int i = lo; i < hi; i++) body`, or None."""
-    if not (isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 and f.init.decls[0].init is not None):
+def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str], counters=frozenset()) -> Exchange | None:
+    """The exchange loop `for (int i = lo; i < hi; i++) body` (or `i = lo` of a counter), or None."""
+    if isinstance(f.init, c_ast.Assignment) and f.init.op == "=" and isinstance(f.init.lvalue, c_ast.ID) \
+            and f.init.lvalue.name in counters and scope.get(f.init.lvalue.name) == "int":
+        var, lo = f.init.lvalue.name, f.init.rvalue
+        scope = {n: t for n, t in scope.items() if n != var}      # each thread's own, not the host's
+    elif isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 and f.init.decls[0].init is not None:
+        var, lo = f.init.decls[0].name, f.init.decls[0].init
+    else:
         return None
-    var, lo = f.init.decls[0].name, f.init.decls[0].init
     c = f.cond
     if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _increments(f.next, var)
             and _reads_only(lo, scope) and _reads_only(c.right, scope)):
@@ -159,6 +223,18 @@ def _exchange(f: c_ast.For, scope: dict[str, str], arrays: set[str]) -> Exchange
         count = c_ast.BinaryOp("+", count, c_ast.Constant("int", "1"))
     reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} & set(scope)
     return Exchange(f, var, lo, count, tuple((n, scope[n]) for n in sorted(reads)), partner)
+
+
+def _single(it, scope: dict[str, str], arrays: set[str]) -> Exchange | None:
+    """A host-level write of an array cell as a loop of one iteration (one thread, in its place)."""
+    ids = {x.name for x in _walk(it) if isinstance(x, c_ast.ID)}
+    if not ids <= set(scope) | arrays or any(isinstance(x, c_ast.FuncCall) for x in _walk(it)):
+        return None
+    var, zero = "poly_one", c_ast.Constant("int", "0")
+    loop = c_ast.For(c_ast.DeclList([c_ast.Decl(var, [], [], [], [], c_ast.TypeDecl(
+        var, [], None, c_ast.IdentifierType(["int"])), zero, None)]), None, None, it)
+    reads = tuple((n, scope[n]) for n in sorted(ids & set(scope)))
+    return Exchange(loop, var, zero, c_ast.Constant("int", "1"), reads, None, it)
 
 
 def _partner(body, var: str, scope) -> str | None:
@@ -234,7 +310,11 @@ def _increments(s, var: str) -> bool:
 def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME."""
     name, (threads,) = short_name(k), opt.block_1d
-    r = Renderer(k, {})
+    local_arrays = net.local_arrays or {}
+    r = Renderer(k, {n: shape for n, (_, shape) in local_arrays.items()})
+    # not `dev_NAME` as the model's printer names them: `dev_t` is a type of <sys/types.h>
+    r.rename_arrays = {n: f"poly_buf_{n}" for n in local_arrays}
+    r.shapes.update({f"poly_buf_{n}": shape for n, (_, shape) in local_arrays.items()})
     params, args = param_list(k), ", ".join(k.params)
     kernels, launch = [], {}
     for n, ex in enumerate(net.loops):
@@ -248,11 +328,20 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
                     "poly_t += (int)(gridDim.x * blockDim.x)) {",
                     f"    const int {ex.var} = poly_lo + poly_t;", *body, "  }", "}", ""]
         call = "".join(f", {v}" for v, _ in ex.host)
-        launch[id(ex.loop)] = ["{", f"  const int poly_count = {cprint(ex.count)};",
+        launch[id(ex.single or ex.loop)] = ["{", f"  const int poly_count = {cprint(ex.count)};",
                                "  if (poly_count > 0)",
                                f"    {kname}<<<poly_count < {threads} * 65535 ? (poly_count + {threads - 1}) / {threads} : 65535, "
                                f"{threads}>>>({args}{call}, {cprint(ex.lo)}, poly_count);", "}"]
-    host = [line for it in net.body for line in _host_lines(it, launch, "  ")]
+    host = [line for it in net.body if not (isinstance(it, c_ast.Decl) and it.name in local_arrays)
+            for line in _host_lines(it, launch, "  ")]
+    size = lambda shape: " * ".join(f"(size_t)({e})" for e in shape)
+    buffers = [f"__device__ {t} *poly_buf_{n};   /* the reference's local array, sized by the call */"
+               for n, (t, _) in local_arrays.items()]
+    host = [line for n, (t, shape) in local_arrays.items() for line in (
+        f"  {t} *poly_local_{n} = NULL;   /* poly_buf_{n} for these sizes */",
+        f"  cudaMallocAsync((void **)&poly_local_{n}, {size(shape)} * sizeof({t}) + 1, 0);",
+        f"  cudaMemcpyToSymbolAsync(poly_buf_{n}, &poly_local_{n}, sizeof(poly_local_{n}), 0, cudaMemcpyHostToDevice, 0);")] \
+        + host + [f"  cudaFreeAsync(poly_local_{n}, 0);" for n in local_arrays]
     out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).", "//",
            "// Mapping: host code (the reference's own control over its scalars, run on the host as written)",
            "//   around exchange loops, one launch per instance, a thread per iteration:",
@@ -261,12 +350,15 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *("// " + line for line in helper_note(k)), "",
            "#include <cuda_runtime.h>", "#include <math.h>", ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
+    out += buffers + ([""] if buffers else [])
     out += kernels
     out += [f'extern "C" void {k.name}_device({params})', "{", *host, "}", "", *dropin(k)]
     return "\n".join(out) + "\n"
 
 
 def _describe(ex: Exchange) -> str:
+    if ex.single is not None:
+        return f"one thread runs `{cprint(ex.single)}` (outside the loops)."
     if ex.partner:
         return (f"loop {ex.var}, a thread per {ex.var}; {ex.var} and its partner {ex.partner} = {ex.var} ^ ... pair "
                 f"the cells, and only one of each pair touches them (its guard), so no two threads share a cell.")
