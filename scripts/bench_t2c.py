@@ -91,7 +91,42 @@ def torch_impls(torch):
         mx, idx = t["X"].max(dim=1)
         return {"mx": mx, "idx": idx.int()}
 
+    def haar(t, s):
+        y, h = t["x"].clone(), s["n"] // 2
+        while h > 0:
+            a, d = y[0:2 * h:2], y[1:2 * h:2]
+            y[:2 * h] = torch.cat([a + d, a - d]) * math.sqrt(0.5)
+            h //= 2
+        return {"y": y}
+
+    def mandelbrot(t, s):
+        h, w, dev = s["h"], s["w"], "cuda"
+        cr = (-2 + 3 * torch.arange(w, device=dev, dtype=torch.float64) / w)[None, :].expand(h, w)
+        ci = (-1.5 + 3 * torch.arange(h, device=dev, dtype=torch.float64) / h)[:, None].expand(h, w)
+        zr, zi = torch.zeros_like(cr), torch.zeros_like(ci)
+        count = torch.zeros((h, w), device=dev, dtype=torch.int32)
+        for _ in range(s["maxit"]):
+            going = zr * zr + zi * zi <= 4
+            zr, zi = torch.where(going, zr * zr - zi * zi + cr, zr), torch.where(going, 2 * zr * zi + ci, zi)
+            count += going.int()
+        return {"count": count}
+
+    def collatz(t, s):
+        v, steps = t["x"].long(), torch.zeros_like(t["x"])
+        for _ in range(s["maxit"]):
+            going = v != 1
+            v = torch.where(going, torch.where(v % 2 == 0, v // 2, 3 * v + 1), v)
+            steps += going.int()
+        return {"steps": steps}
+
     return {
+        "softmax_let": lambda t, s: {"Y": torch.softmax(t["X"], dim=1)},
+        "layer_norm_let": lambda t, s: {"Y": F.layer_norm(t["X"], (s["c"],), t["gamma"], t["beta"], 1e-5)},
+        "trmv_upper": lambda t, s: {"y": torch.mv(torch.triu(t["A"]), t["x"])},
+        "sum_tree": lambda t, s: {"s": t["x"].sum()},
+        "haar_wavelet": haar,
+        "mandelbrot": mandelbrot,
+        "collatz_steps": collatz,
         "relu": lambda t, s: {"y": torch.relu(t["x"])},
         "gelu": lambda t, s: {"y": F.gelu(t["x"])},
         "gelu_tanh": lambda t, s: {"y": F.gelu(t["x"], approximate="tanh")},

@@ -107,3 +107,44 @@ void swap_halves(int n, double t[n][n])
 }
 """, "swap_halves")
     assert network_of(k) is None
+
+
+HALVING_WITH_BUFFER = """
+/* t2c: size n MINI=24
+ * t2c: array x[n] in
+ * t2c: array y[n] out
+ * t2c: array s[1] out */
+void levels(int n, float *x, float *y, float *s)
+{
+  int i;
+  int h;
+  float t[n];
+  for (i = 0; i < n; i++)
+    y[i] = x[i];
+  for (h = n / 2; h > 0; h /= 2) {
+    for (i = 0; i < h; i++)
+      t[i] = y[2 * i] + y[2 * i + 1];
+    for (i = 0; i < h; i++)
+      y[i] = t[i];
+  }
+  s[0] = y[0];
+}
+"""
+
+
+def test_a_compiled_spec_level_loop_with_a_local_buffer_is_a_network(tmp_path):
+    """How a spec compiles (counters declared at the top, a temporary as a local array of size n,
+    a last statement on one cell): it ran in one GPU thread with a variable-length array."""
+    k = c_kernel(tmp_path, HALVING_WITH_BUFFER, "levels")
+    net = network_of(k)
+    assert net is not None and net.local_arrays == {"t": ("float", ("n",))}
+    text = generate(k)
+    assert "__device__ float *poly_buf_t;" in text and "poly_buf_t[i] = y[2 * i] + y[(2 * i) + 1];" in text
+    assert "one thread runs `s[0] = y[0]`" in text and "float t[n]" not in text
+    accepted_on_emu(k, text)
+
+
+def test_a_counter_read_outside_its_loops_is_the_hosts(tmp_path):
+    """`i` read after its loop (its final value) is host state: that loop is not a launch."""
+    k = c_kernel(tmp_path, HALVING_WITH_BUFFER.replace("s[0] = y[0];", "s[0] = y[0] + i;"), "levels")
+    assert network_of(k) is None

@@ -87,6 +87,34 @@ def _index_add(src, idx, m):
     return out
 
 
+def _haar(x):
+    y, s = x.copy(), len(x) // 2
+    while s > 0:
+        a, d = y[0:2 * s:2], y[1:2 * s:2]
+        y[:2 * s] = np.concatenate([a + d, a - d]) * np.sqrt(0.5)
+        s //= 2
+    return {"y": y}
+
+
+def _mandelbrot(h, w, maxit):
+    c = (-2 + 3 * np.arange(w) / w)[None, :] + 1j * (-1.5 + 3 * np.arange(h) / h)[:, None]
+    z, count = np.zeros_like(c), np.zeros(c.shape, dtype=np.int64)
+    for _ in range(maxit):
+        going = np.abs(z) <= 2
+        z = np.where(going, z * z + c, z)
+        count += going
+    return {"count": count}
+
+
+def _collatz(x, maxit):
+    def steps(v):
+        it = 0
+        while v != 1 and it < maxit:
+            v, it = (v // 2 if v % 2 == 0 else 3 * v + 1), it + 1
+        return it
+    return {"steps": np.array([steps(int(v)) for v in x])}
+
+
 #: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
 NUMPY = {
     "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
@@ -133,6 +161,13 @@ NUMPY = {
     "upsample_nearest": lambda a, s: {"y": a["x"].repeat(2, axis=1).repeat(2, axis=2)},
     "pixel_shuffle": lambda a, s: {"y": a["x"].reshape(s["c"], 2, 2, s["h"], s["w"]).transpose(0, 3, 1, 4, 2)
                                    .reshape(s["c"], 2 * s["h"], 2 * s["w"])},
+    "softmax_let": lambda a, s: (lambda mx, den, e: {"Y": e / den[:, None]})(*_softmax_parts(a["X"])),
+    "layer_norm_let": lambda a, s: {"Y": _layer_norm(a["X"], a["gamma"], a["beta"])["Y"]},
+    "trmv_upper": lambda a, s: {"y": np.triu(a["A"]) @ a["x"]},
+    "haar_wavelet": lambda a, s: _haar(a["x"]),
+    "sum_tree": lambda a, s: {"s": a["x"].sum()},
+    "mandelbrot": lambda a, s: _mandelbrot(s["h"], s["w"], s["maxit"]),
+    "collatz_steps": lambda a, s: _collatz(a["x"], s["maxit"]),
     "first_above": lambda a, s: {"first": np.where((a["X"] > a["t"]).any(axis=1), (a["X"] > a["t"]).argmax(axis=1),
                                                    s["c"])},
     "sort_keys": lambda a, s: {"sorted": np.sort(a["keys"])},

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from ...errors import UserError
 from ...ir import FLOAT_DTYPES
-from .language import (SORTS, Assign, BinOp, Binder, Call, For, Name, Num, Reduce, Ref, UnOp,
+from .language import (SORTS, Assign, BinOp, Binder, Call, For, Name, Num, Reduce, Ref, UnOp, While,
                        walk)
-from .spec import Spec
+from .spec import C_RESERVED, DTYPE_NAMES, ArrayDecl, Spec
 
 #: name -> (arity, what it is); the C spelling depends on the argument types.
 FUNCTIONS = {
@@ -64,7 +64,10 @@ class Compiler:
         self.written: set[str] = set()
         self.bound_sizes: set[str] = set()         # sizes used by a loop bound or an extent
         self.loop_vars: dict[str, None] = {}      # every loop variable, in first-use order
-        self.locals: list[str] = []                # accumulator declarations (function top)
+        self.locals: list[str] = []                # accumulator and temporary declarations (function top)
+        self.temps: dict[str, ArrayDecl] = {}      # temporaries in scope (`let`), intent "temp"
+        self.declared: set[str] = set()            # every temporary's name: one C local each
+        self.in_while = False                      # compiling a while body: its `let`s are block locals
         self.target = "int"                        # element type of the statement's target
         self.line = 0                              # spec line of the statement being emitted
         self.sources: list[tuple[str, int]] = []   # (C statement emitted, its spec statement's line)
@@ -115,13 +118,31 @@ class Compiler:
     def statement(self, s):
         if isinstance(s, For):
             self.for_loop(s)
+        elif isinstance(s, While):
+            self.while_loop(s)
         else:
             self.assign(s)
+
+    def array(self, name) -> ArrayDecl | None:
+        """The declared array or the temporary in scope called `name`."""
+        return self.spec.arrays.get(name) or self.temps.get(name)
+
+    def block(self, body):
+        """The statements of a loop body; its temporaries are visible to the end of the body."""
+        outer = dict(self.temps)
+        self.depth += 1
+        for inner in body:
+            self.statement(inner)
+        self.depth -= 1
+        self.temps = outer
 
     def fresh(self, node, name, what):
         if name in self.scope:
             self.fail(node, f"{what} '{name}' is already bound here",
                       "use another name for the inner index")
+        if name in self.declared:
+            self.fail(node, f"{what} '{name}' has the name of a temporary (`let {name}`)",
+                      "choose another name for one of them")
         if name in self.spec.sizes or name in self.spec.scalars or name in self.spec.arrays \
                 or name in FUNCTIONS or name == self.spec.name or name.startswith(("t2c_", "acc_", "net_")):
             self.fail(node, f"{what} '{name}' has the name of a declared parameter or function",
@@ -130,18 +151,71 @@ class Compiler:
     def for_loop(self, s: For):
         self.fresh(s, s.var, "the loop variable")
         lo, hi = self.int_expr(s.lo), self.int_expr(s.hi)
-        self.open_loop(s.var, lo, hi)
+        if s.step is None:
+            self.open_loop(s.var, lo, hi)
+        else:
+            # A geometric loop ends only when its variable stays away from 0: doubling starts
+            # at a positive literal, halving stops at a literal >= 0.
+            bound, hint = (s.lo, f"for {s.var} in 1..n doubling") if s.step == "doubling" else \
+                (s.hi, f"for {s.var} in n/2..0 halving")
+            value = _literal(bound)
+            if value is None or value < (1 if s.step == "doubling" else 0):
+                self.fail(bound, f"a {s.step} loop needs a {'start >= 1' if s.step == 'doubling' else 'stop >= 0'} "
+                          "written as an integer literal, or it may never end", f"write `{hint}:`")
+            self.loop_vars.setdefault(s.var)
+            cond, step = (f"{s.var} < {hi}", f"{s.var} *= 2") if s.step == "doubling" else \
+                (f"{s.var} > {hi}", f"{s.var} /= 2")
+            self.emit(f"for ({s.var} = {lo}; {cond}; {step}) {{")
         self.scope[s.var] = "for"
-        self.depth += 1
-        for inner in s.body:
-            self.statement(inner)
-        self.depth -= 1
+        self.block(s.body)
         del self.scope[s.var]
+        self.emit("}")
+
+    def while_loop(self, s: While):
+        """`while COND: body` per instance of the loops around it.  Bounded: COND is a
+        conjunction with a term `it < E` (or `<=`), `it` an integer scalar temporary that the body
+        adds 1 to and E over sizes, scalars and enclosing indices, so the reference always
+        ends.  The body assigns scalar temporaries only (no arrays, loops or reductions): the
+        whole loop is then one step of its element, which a candidate runs in one thread."""
+        if self.check(s.cond) in FLOAT_DTYPES:
+            self.fail(s.cond, "the condition of a while loop is not a truth value",
+                      "compare: `while x * x < 4.0 && it < maxit:`")
+        for st in s.body:
+            target = self.temps.get(st.array) if isinstance(st, Assign) else None
+            if not isinstance(st, Assign) or st.subs or (target is None and not st.let) \
+                    or (target is not None and target.rank):
+                self.fail(st, "the body of a while loop assigns scalar temporaries only",
+                          "declare them before the loop (`let z = 0.0`) and write whole-array "
+                          "statements after it")
+            for n in walk(st.value):
+                if isinstance(n, Reduce):
+                    self.fail(n, "a reduction inside a while loop",
+                              "compute it before the loop with `let`")
+        # a counter: stepped by 1 and assigned nothing else in the body
+        counters = {st.array for st in s.body if _adds_one(st)} - \
+            {st.array for st in s.body if not _adds_one(st)}
+        fixed = set(self.spec.sizes) | set(self.spec.scalars) | set(self.scope)
+        bounded = [c for c in _conjuncts(s.cond) if isinstance(c, BinOp) and c.op in ("<", "<=")
+                   and isinstance(c.left, Name) and c.left.id in counters
+                   and self.temps.get(c.left.id, ArrayDecl("", "double", (), "", 0)).dtype
+                   not in FLOAT_DTYPES
+                   and all(n.id in fixed for n in walk(c.right) if isinstance(n, Name))
+                   and not any(isinstance(n, (Ref, Reduce)) for n in walk(c.right))]
+        if not bounded:
+            self.fail(s, "this while loop has no bound: its condition needs a term `it < E` "
+                      "(joined with &&) for an integer temporary `it` that the body increments",
+                      "write e.g. `let it = 0` before and `while ... && it < maxit:` with "
+                      "`it += 1` in the body; E uses sizes, scalars and enclosing indices")
+        self.bound_sizes |= {n.id for c in bounded for n in walk(c.right) if isinstance(n, Name)}
+        self.emit(f"while ({self.expr(s.cond)}) {{")
+        self.in_while = True
+        self.block(s.body)
+        self.in_while = False
         self.emit("}")
 
     def assign(self, s: Assign):
         spec = self.spec
-        arr = spec.arrays.get(s.array)
+        arr = self.declare(s) if s.let else self.array(s.array)
         if arr is None:
             what = "a scalar (scalars are inputs)" if s.array in spec.scalars else \
                 "a size" if s.array in spec.sizes else "not a declared array"
@@ -162,7 +236,7 @@ class Compiler:
             e = ix.expr
             new_index = ix.lo is not None or (
                 isinstance(e, Name) and e.id not in self.scope and e.id not in spec.sizes
-                and e.id not in spec.scalars and e.id not in spec.arrays)
+                and e.id not in spec.scalars and self.array(e.id) is None)
             if new_index:
                 self.fresh(ix, e.id, "the index")
                 if e.id in free:
@@ -192,6 +266,14 @@ class Compiler:
                 for v in free:
                     self.scope.pop(v, None)
         try:
+            if s.let:
+                if arr.dtype is None:            # the type of its expression
+                    self.target = "int"
+                    arr = ArrayDecl(arr.name, self.check(s.value), arr.shape, arr.intent, arr.line)
+                self.temps[s.array] = arr
+                self.declared.add(s.array)
+                if not self.in_while:
+                    self.locals.append(f"{arr.dtype} {s.array}{''.join(f'[{e}]' for e in arr.shape)};")
             self.target, self.line = arr.dtype, s.line
             self.check(s.value)
             self.check_in_place(s, arr, free)
@@ -211,7 +293,12 @@ class Compiler:
                     self.open_loop(v, lo, hi)
                     self.depth += 1
                     opened += 1
-            lhs = s.array + ("".join(f"[{t}]" for t in target) if target else "[0]")
+            lhs = s.array + ("".join(f"[{t}]" for t in target) if target else
+                             "" if arr.intent == "temp" else "[0]")
+            if s.let and self.in_while:
+                # declared in the loop body: each step's value, which no other step reads
+                # (a function-level local would carry it from one element's loop to the next)
+                lhs = f"{arr.dtype} {lhs}"
             self.emit(f"{lhs} {s.op} {self.expr(s.value)};")
             for _ in range(opened):
                 self.depth -= 1
@@ -248,6 +335,12 @@ class Compiler:
         finally:
             self.scope.pop(b.name, None)
         arg, desc = r.op.startswith("argsort"), r.op.endswith("_desc")
+        if s.let:                                  # a temporary: indices are int, values the keys' type
+            if arr.dtype is None:
+                arr = ArrayDecl(arr.name, "int" if arg else key_type, arr.shape, arr.intent, arr.line)
+            self.temps[s.array] = arr
+            self.declared.add(s.array)
+            self.locals.append(f"{arr.dtype} {s.array}{''.join(f'[{e}]' for e in arr.shape)};")
         if arg and arr.dtype not in ("int", "long"):
             self.fail(s, f"{r.op} gives indices, but '{s.array}' is {arr.dtype}", f"declare '{s.array}' int")
         self.check_reads(s, arr)
@@ -316,10 +409,43 @@ class Compiler:
         self.depth -= 1
         self.emit("}")
 
+    def declare(self, s: Assign) -> ArrayDecl:
+        """The temporary a `let` declares: its shape from its indices' ranges (given `i in 0..E`
+        over sizes, or the extent of an array the value indexes with `i`); its element type as
+        written, or None (the value's type, found once its indices are bound)."""
+        spec, name = self.spec, s.array
+        if name in spec.sizes or name in spec.scalars or name in spec.arrays or name in FUNCTIONS \
+                or name in C_RESERVED or name == spec.name or name.startswith(("t2c_", "acc_", "net_")):
+            self.fail(s, f"the temporary '{name}' has the name of a declared parameter, a function "
+                      "or a reserved word", "choose another name")
+        if name in self.declared or name in self.loop_vars or name in self.scope:
+            self.fail(s, f"'{name}' is already {'a temporary' if name in self.declared else 'an index'}",
+                      "each `let` declares a new name; assign it again without `let`")
+        shape = []
+        for ix in s.subs:
+            if not isinstance(ix.expr, Name) or ix.expr.id in self.scope or ix.expr.id in spec.sizes \
+                    or ix.expr.id in spec.scalars or self.array(ix.expr.id) is not None:
+                self.fail(ix, "a temporary's subscripts are its own new indices",
+                          f"write `let {name}[i, ...] = ...` (or `i in 0..n` for a stated extent)")
+            if ix.lo is None:
+                shape.append(self.infer_range(Binder(ix.line, ix.col, ix.expr.id), s.value))
+                continue
+            if _literal(ix.lo) != 0 or any(isinstance(n, Name) and n.id not in spec.sizes
+                                           for n in walk(ix.hi)):
+                self.fail(ix, f"the range of a temporary's index is its extent: 0..E with E over sizes",
+                          f"write `{ix.expr.id} in 0..n`; assign a part of it later without `let`")
+            shape.append(_paren(self.int_expr(ix.hi)))
+        dtype = None
+        if s.dtype is not None:
+            dtype = DTYPE_NAMES.get(s.dtype)
+            if dtype is None:
+                self.fail(s, f"unknown element type '{s.dtype}'", f"known: {', '.join(DTYPE_NAMES)}")
+        return ArrayDecl(name, dtype, tuple(shape), "temp", s.line)
+
     # -- checks -------------------------------------------------------------------------
     def _no_array_in(self, e, where, hint):
         for n in walk(e):
-            if isinstance(n, (Ref, Reduce)) or (isinstance(n, Name) and n.id in self.spec.arrays):
+            if isinstance(n, (Ref, Reduce)) or (isinstance(n, Name) and self.array(n.id) is not None):
                 self.fail(n, f"data-dependent subscript: {where} reads an array", hint)
 
     def _bound_target_names(self, s: Assign, arr, d: int, e):
@@ -363,8 +489,8 @@ class Compiler:
                 t = "int"
             elif e.id in spec.scalars:
                 t = spec.scalars[e.id]
-            elif e.id in spec.arrays:
-                a = spec.arrays[e.id]
+            elif self.array(e.id) is not None:
+                a = self.array(e.id)
                 if a.rank:
                     self.fail(e, f"'{e.id}' is an array of rank {a.rank}; index it",
                               f"write {e.id}[{', '.join('ijkl'[d % 4] for d in range(a.rank))}]")
@@ -375,7 +501,7 @@ class Compiler:
                           f"declare it in the front matter, bind it on the left side "
                           f"(y[{e.id}] = ...) or in a reduction (sum({e.id}: ...))")
         elif isinstance(e, Ref):
-            a = spec.arrays.get(e.array)
+            a = self.array(e.array)
             if a is None:
                 self.fail(e, f"'{e.array}' is not a declared array",
                           "declare it under `arrays:` in the front matter")
@@ -450,8 +576,8 @@ class Compiler:
         """Upper bound of a reduction index from the extents where it is a plain subscript."""
         seen = {}
         for n in walk(body):
-            if isinstance(n, Ref) and n.array in self.spec.arrays:
-                a = self.spec.arrays[n.array]
+            if isinstance(n, Ref) and self.array(n.array) is not None:
+                a = self.array(n.array)
                 for d, sub in enumerate(n.subs):
                     if isinstance(sub, Name) and sub.id == b.name and d < a.rank:
                         seen.setdefault(a.shape[d], f"{n.array} (dimension {d})")
@@ -486,7 +612,8 @@ class Compiler:
     def check_reads(self, s: Assign, arr):
         reads = [n for n in walk(s.value) if isinstance(n, Ref)
                  or (isinstance(n, Name) and n.id in self.spec.arrays)]
-        if s.op != "=":
+        reads = [n for n in reads if (n.array if isinstance(n, Ref) else n.id) in self.spec.arrays]
+        if s.op != "=" and s.array in self.spec.arrays:
             reads.append(Name(s.line, s.col, s.array))
         for n in reads:
             name = n.array if isinstance(n, Ref) else n.id
@@ -505,7 +632,7 @@ class Compiler:
         if isinstance(e, Name):
             if e.id in self.spec.arrays:
                 return f"{e.id}[0]"
-            return self.rename.get(e.id, e.id)
+            return self.rename.get(e.id, e.id)   # also a scalar temporary, a C local
         if isinstance(e, Ref):
             return e.array + "".join(f"[{self.expr(s)}]" for s in e.subs)
         if isinstance(e, Call):
@@ -590,6 +717,34 @@ def _reads_data(e, spec) -> bool:
 def _words(text):
     import re
     return re.findall(r"[A-Za-z_]\w*", text)
+
+
+def _literal(e):
+    """The value of an integer literal (`0`, `-1`), or None."""
+    if isinstance(e, Num) and not e.is_real:
+        return int(e.text)
+    if isinstance(e, UnOp) and e.op == "-" and isinstance(e.operand, Num) and not e.operand.is_real:
+        return -int(e.operand.text)
+    return None
+
+
+def _conjuncts(e):
+    if isinstance(e, BinOp) and e.op == "&&":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _adds_one(st) -> bool:
+    """`v += 1` or `v = v + 1` (a counter's step) to a scalar."""
+    one = lambda e: isinstance(e, Num) and e.text == "1"
+    if not isinstance(st, Assign) or st.subs:
+        return False
+    if st.op == "+=":
+        return one(st.value)
+    v = st.value
+    return st.op == "=" and isinstance(v, BinOp) and v.op == "+" and (
+        isinstance(v.left, Name) and v.left.id == st.array and one(v.right)
+        or isinstance(v.right, Name) and v.right.id == st.array and one(v.left))
 
 
 def _paren(extent: str) -> str:

@@ -7,9 +7,11 @@ hint)`; the caller adds the file and turns it into a UserError.  The grammar, wh
 docs/specs.md documents for users:
 
     program    := stmt*
-    stmt       := for | assign
-    for        := 'for' NAME 'in' expr '..' expr ( ':' NEWLINE INDENT stmt+ DEDENT
-                                                  | ':' assign | '{' stmt* '}' )
+    stmt       := for | while | let | assign
+    for        := 'for' NAME 'in' expr '..' expr ['halving' | 'doubling'] body
+    while      := 'while' expr body
+    body       := ':' NEWLINE INDENT stmt+ DEDENT | ':' (let | assign) | '{' stmt* '}'
+    let        := 'let' NAME [':' TYPE] ['[' lhs_index (',' lhs_index)* ']'] '=' expr (NEWLINE | ';')
     assign     := target ('=' | '+=' | '-=' | '*=' | '/=') expr (NEWLINE | ';')
     target     := NAME [ '[' lhs_index (',' lhs_index)* ']' ]
     lhs_index  := NAME 'in' expr '..' expr | expr
@@ -23,7 +25,9 @@ docs/specs.md documents for users:
     REDUCER    := 'sum' | 'prod' | 'max' | 'min' | SORT  (SORT: a statement's whole right side)
     SORT       := 'sort' | 'sort_desc' | 'argsort' | 'argsort_desc'
 
-Ranges `a..b` are half-open.  `max(a, b)` is the elementwise function and
+Ranges `a..b` are half-open: `for s in a..b halving` runs s = a, a/2, ... while s > b, and
+`doubling` s = a, 2a, ... while s < b.  `let` declares a temporary (an array or a
+scalar that is not a parameter of the kernel).  `max(a, b)` is the elementwise function and
 `max(k: e)` the reduction: the parser tells them apart by the ':'.  Newlines inside
 parentheses or brackets continue a line; inside braces indentation is free.
 `#` starts a comment.
@@ -36,7 +40,8 @@ from dataclasses import dataclass, field
 REDUCERS = ("sum", "prod", "max", "min")
 SORTS = ("sort", "sort_desc", "argsort", "argsort_desc")   # whole statements: `Y[r, q] = sort(i: X[r, i])`
 ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=")
-KEYWORDS = ("for", "in")
+KEYWORDS = ("for", "in", "let", "while")
+STEPS = ("halving", "doubling")        # geometric steps of a `for` (after its range)
 
 
 class SpecSyntaxError(Exception):
@@ -121,6 +126,8 @@ class Assign(Node):
     subs: tuple                # LhsIndex, empty for a 0-d target
     op: str
     value: object
+    let: bool = False          # `let`: declares a temporary (not a parameter of the kernel)
+    dtype: str | None = None   # its element type as written (`let m: double[i] = ...`), or inferred
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,13 @@ class For(Node):
     var: str
     lo: object
     hi: object
+    body: tuple = field(default=())
+    step: str | None = None    # None (+1), "halving" or "doubling"
+
+
+@dataclass(frozen=True)
+class While(Node):
+    cond: object
     body: tuple = field(default=())
 
 
@@ -304,8 +318,12 @@ class Parser:
         return out
 
     def statement(self):
-        if self.tok.kind == "NAME" and self.tok.text == "for":
+        if self.at("for", "NAME"):
             return self.for_loop()
+        if self.at("while", "NAME"):
+            start = self.take()
+            cond = self.expr()
+            return While(start.line, start.col, cond, self.body(start))
         return self.assignment()
 
     def for_loop(self) -> For:
@@ -315,6 +333,11 @@ class Parser:
             self.error("expected 'in' after the loop variable", "write `for t in 0..tsteps:`")
         self.take()
         lo, hi = self.range_("the loop range")
+        step = self.take().text if self.tok.kind == "NAME" and self.tok.text in STEPS else None
+        return For(start.line, start.col, var, lo, hi, self.body(start), step)
+
+    def body(self, start) -> tuple:
+        """The body of a `for` or `while`: indented, braced, or one statement after ':'."""
         if self.at("{"):
             self.take()
             body = []
@@ -346,7 +369,7 @@ class Parser:
         if not body:
             raise SpecSyntaxError("the loop body is empty", start.line, start.col,
                                   "give the loop at least one statement")
-        return For(start.line, start.col, var, lo, hi, tuple(body))
+        return tuple(body)
 
     def range_(self, what):
         lo = self.expr()
@@ -356,7 +379,13 @@ class Parser:
         return lo, self.expr()
 
     def assignment(self) -> Assign:
-        t = self.name("a statement (an assignment such as `y[i] = ...`, or a `for` loop)")
+        let = self.take() if self.at("let", "NAME") else None
+        t = self.name("the temporary's name after 'let'" if let else
+                      "a statement (an assignment such as `y[i] = ...`, or a `for` loop)")
+        dtype = None
+        if let and self.at(":"):
+            self.take()
+            dtype = self.name("an element type after ':' (float, double, int, long)").text
         subs = []
         if self.at("["):
             self.take()
@@ -370,6 +399,8 @@ class Parser:
         if not (self.tok.kind == "OP" and self.tok.text in ASSIGN_OPS):
             self.error(f"expected '=' after the target '{t.text}'",
                        "a statement assigns to an array: `y[i] = ...`")
+        if let and not self.at("="):
+            self.error(f"expected '=' after the temporary '{t.text}'", "`let` defines it: `let m[i] = ...`")
         op = self.take().text
         value = self.expr()
         if self.tok.kind == "NEWLINE" or self.at(";"):
@@ -377,7 +408,8 @@ class Parser:
         elif not (self.at("}") or self.tok.kind in ("EOF", "DEDENT")):
             self.error("expected the end of the statement",
                        "one statement a line; check for a missing operator or bracket")
-        return Assign(t.line, t.col, t.text, tuple(subs), op, value)
+        start = let or t
+        return Assign(start.line, start.col, t.text, tuple(subs), op, value, let is not None, dtype)
 
     def lhs_index(self) -> LhsIndex:
         t = self.tok

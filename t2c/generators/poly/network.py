@@ -20,6 +20,13 @@ not affine, yet each instance's iterations are independent:
 - arrays the loop only reads may be read at any subscript (no iteration writes them);
 - locals are declared in the loop body; nothing else is written.
 
+The exchange loop may also be `for (i = lo; ...)` over an `int i` of the function that nothing
+reads outside the loops that start it (how a compiled spec declares its indices).  A local
+array of the function body (`float t[n];`, extents over the sizes; a spec's temporary) is an
+array like the others: a device buffer sized by the call, as the model's `dev_` arrays are.
+A statement outside the loops that writes an array (`s[0] = a[0]`, the result a spec's last
+statement picks) runs as a launch of one thread, in its place.
+
 Everything else is refused (None: the caller's one-thread candidate), so the candidate computes
 exactly what the reference computes, in the reference's launch order.
 """
@@ -50,6 +57,7 @@ class Exchange:
     counts: tuple[c_ast.Node, ...]     # hi - lo (+ 1 for `<=`) of each
     host: tuple[tuple[str, str], ...]  # (name, C type) of the host scalars (not parameters) it reads
     partner: str | None                # j of `int j = i ^ E`, when the innermost loop pairs its indices
+    single: c_ast.Node | None = None   # a top-level statement on arrays that this one-point nest runs
 
     @property
     def var(self) -> str:
@@ -60,6 +68,7 @@ class Exchange:
 class Network:
     body: tuple                        # the function's items (host code around the exchange loops)
     loops: tuple[Exchange, ...]
+    local_arrays: dict                 # name -> (C element type, extents): the body's local arrays
 
 
 def network_of(k: Kernel) -> Network | None:
@@ -71,12 +80,14 @@ def network_of(k: Kernel) -> Network | None:
     values = {p: _param_type(k, p) for p in k.params if p not in arrays}
     if {d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)} & set(k.params):
         return None                    # a parameter shadowed: the kernels take every parameter
+    local_arrays = {d.name: (" ".join(t.names), _extents(d)) for d in fn.body.block_items or []
+                    if (t := _array_decl(d, values)) is not None}
     loops: list[Exchange] = []
-    names = _Names(frozenset(arrays), _loop_only(fn.body))
-    if not _host(fn.body.block_items or [], dict(values), names, loops) or not loops:
+    names = _Names(frozenset(arrays | set(local_arrays)), _loop_only(fn.body))
+    if not _host(fn.body.block_items or [], dict(values), names, loops, top=True) or not loops:
         return None
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
-    return Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops))
+    return Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops), local_arrays)
 
 
 @dataclass(frozen=True)
@@ -102,15 +113,45 @@ def _loop_only(body) -> frozenset:
     return frozenset(v for v in declared if all(u in inside[v] for u in uses[v]))
 
 
+def _array_decl(d, scope) -> c_ast.IdentifierType | None:
+    """The element type of `T name[E]...;` with extents over scope and no initializer, or None."""
+    if not isinstance(d, c_ast.Decl) or d.init is not None or not isinstance(d.type, c_ast.ArrayDecl):
+        return None
+    t = d.type
+    while isinstance(t, c_ast.ArrayDecl):
+        if t.dim is None or not _reads_only(t.dim, scope):
+            return None
+        t = t.type
+    ok = isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
+        set(t.type.names) <= _SCALAR_TYPES
+    return t.type if ok else None
+
+
+def _extents(d) -> tuple[str, ...]:
+    out, t = [], d.type
+    while isinstance(t, c_ast.ArrayDecl):
+        out.append(cprint(t.dim))
+        t = t.type
+    return tuple(out)
+
+
 def _param_type(k: Kernel, p: str) -> str:
     sc = next((s for s in k.scalars if s.name == p), None)
     return sc.dtype if sc else "int"
 
 
-def _host(items, scope: dict[str, str], names: _Names, loops: list) -> bool:
-    """Whether items are host code (appending their exchange loops); scope grows with declarations."""
+def _host(items, scope: dict[str, str], names: _Names, loops: list, top=False) -> bool:
+    """Whether items are host code (appending their exchange loops); scope grows with declarations.
+    `top`: items of the function body (only there does a statement on arrays run as one thread: in a
+    host loop it would be a launch per step)."""
     for it in items:
-        if isinstance(it, c_ast.Decl):
+        if isinstance(it, c_ast.Decl) and it.name in names.arrays:
+            continue                   # a local array: a device buffer (`_array_decl`)
+        if isinstance(it, (c_ast.Assignment, c_ast.UnaryOp)) and top and _target(it) in names.arrays:
+            if (ex := _single(it, scope, names)) is None:
+                return False
+            loops.append(ex)
+        elif isinstance(it, c_ast.Decl):
             if not (_scalar_decl(it) and (it.init is None or _reads_only(it.init, scope))):
                 return False
             scope[it.name] = " ".join(it.type.type.names)
@@ -195,6 +236,18 @@ def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | 
         {x.name for lo, n in zip(los, counts) for x in (*_walk(lo), *_walk(n)) if isinstance(x, c_ast.ID)}
     return Exchange(top, stmt, tuple(nest), tuple(los), tuple(counts),
                     tuple((n, scope[n]) for n in sorted(reads & set(scope) - set(nest))), partner)
+
+
+def _single(it, scope: dict[str, str], names: _Names) -> Exchange | None:
+    """A top-level write of an array cell as a nest of one point (one thread, in its place)."""
+    ids = {x.name for x in _walk(it) if isinstance(x, c_ast.ID)}
+    if not ids <= set(scope) | names.arrays or any(isinstance(x, c_ast.FuncCall) for x in _walk(it)):
+        return None
+    zero = c_ast.Constant("int", "0")
+    loop = c_ast.For(c_ast.DeclList([c_ast.Decl("poly_one", [], [], [], [], c_ast.TypeDecl(
+        "poly_one", [], None, c_ast.IdentifierType(["int"])), zero, None)]), None, None, it)
+    reads = tuple((n, scope[n]) for n in sorted(ids & set(scope)))
+    return Exchange(loop, it, ("poly_one",), (zero,), (c_ast.Constant("int", "1"),), reads, None, it)
 
 
 def _header(f, scope, names) -> tuple | None:
@@ -306,7 +359,11 @@ def _increments(s, var: str) -> bool:
 def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME."""
     name, (threads,) = short_name(k), opt.block_1d
-    r = Renderer(k, {})
+    local_arrays = net.local_arrays
+    r = Renderer(k, {n: shape for n, (_, shape) in local_arrays.items()})
+    # not `dev_NAME` as the model's printer names them: `dev_t` is a type of <sys/types.h>
+    r.rename_arrays = {n: f"poly_buf_{n}" for n in local_arrays}
+    r.shapes.update({f"poly_buf_{n}": shape for n, (_, shape) in local_arrays.items()})
     params, args = param_list(k), ", ".join(k.params)
     kernels, launch = [], {}
     for n, ex in enumerate(net.loops):
@@ -329,11 +386,20 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
         call = "".join(f", {v}" for v, _ in ex.host) + "".join(f", {cprint(lo)}, poly_n{d}" for d, lo in enumerate(ex.los))
         sizes = [f"  const int poly_n{d} = {cprint(c)};   /* {v} */" for d, (v, c) in enumerate(zip(ex.vars, ex.counts))]
         total = " * ".join(f"(long long)poly_n{d}" for d in range(depth))
-        launch[id(ex.loop)] = ["{", *sizes, f"  const long long poly_count = {total};",
+        launch[id(ex.single or ex.loop)] = ["{", *sizes, f"  const long long poly_count = {total};",
                                f"  if ({' && '.join(f'poly_n{d} > 0' for d in range(depth))})",
                                f"    {kname}<<<poly_count < {threads} * 65535LL ? (unsigned)((poly_count + {threads - 1}) / {threads}) "
                                f": 65535u, {threads}>>>({args}{call}, poly_count);", "}"]
-    host = [line for it in net.body for line in _host_lines(it, launch, "  ")]
+    host = [line for it in net.body if not (isinstance(it, c_ast.Decl) and it.name in local_arrays)
+            for line in _host_lines(it, launch, "  ")]
+    size = lambda shape: " * ".join(f"(size_t)({e})" for e in shape)
+    buffers = [f"__device__ {t} *poly_buf_{n};   /* the reference's local array, sized by the call */"
+               for n, (t, _) in local_arrays.items()]
+    host = [line for n, (t, shape) in local_arrays.items() for line in (
+        f"  {t} *poly_local_{n} = NULL;   /* poly_buf_{n} for these sizes */",
+        f"  cudaMallocAsync((void **)&poly_local_{n}, {size(shape)} * sizeof({t}) + 1, 0);",
+        f"  cudaMemcpyToSymbolAsync(poly_buf_{n}, &poly_local_{n}, sizeof(poly_local_{n}), 0, cudaMemcpyHostToDevice, 0);")] \
+        + host + [f"  cudaFreeAsync(poly_local_{n}, 0);" for n in local_arrays]
     out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).", "//",
            "// Mapping: host code (the reference's own control over its scalars, run on the host as written)",
            "//   around exchange loops, one launch per instance, a thread per iteration:",
@@ -342,12 +408,15 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *("// " + line for line in helper_note(k)), "",
            "#include <cuda_runtime.h>", "#include <math.h>", ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
+    out += buffers + ([""] if buffers else [])
     out += kernels
     out += [f'extern "C" void {k.name}_device({params})', "{", *host, "}", "", *dropin(k)]
     return "\n".join(out) + "\n"
 
 
 def _describe(ex: Exchange) -> str:
+    if ex.single is not None:
+        return f"one thread runs `{cprint(ex.single)}` (outside the loops)."
     point = ", ".join(ex.vars)
     head = f"loop{'s' if len(ex.vars) > 1 else ''} {point}, a thread per ({point})" if len(ex.vars) > 1 else \
         f"loop {ex.var}, a thread per {ex.var}"
