@@ -167,6 +167,7 @@ def torch_impls(torch):
         "upsample_nearest": lambda t, s: {"y": F.interpolate(t["x"][None], scale_factor=2, mode="nearest")[0]},
         "pixel_shuffle": lambda t, s: {"y": F.pixel_shuffle(t["x"][None], 2)[0]},
         "first_above": first_above,
+        "topk_rows": lambda t, s: (lambda r: {"vals": r.values, "inds": r.indices.int()})(torch.topk(t["X"], s["k"], dim=1)),
         "sort_keys": lambda t, s: {"sorted": torch.sort(t["keys"]).values},
         "argsort_rows": lambda t, s: {"order": torch.argsort(t["X"], dim=1, descending=True, stable=True).int()},
         "bincount": lambda t, s: {"counts": torch.bincount(t["x"].long(), minlength=s["nbins"]).int()},

@@ -19,6 +19,7 @@ is refused (exit 3) rather than read short.
 from __future__ import annotations
 
 import ast
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -264,7 +265,7 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
             inputs = _init(k, exe, d, sizes, timeout, nice)
         for name, value in inputs.items():
             _write(d / f"{name}.bin", value)
-        r = run_process([exe, "run", d, *size_args], timeout=timeout, nice=nice, env=env)
+        r = run_process(_big_stack([exe, "run", d, *size_args]), timeout=timeout, nice=nice, env=env)
         if not r.ok:
             if checked_run and (found := checked.fault(k, r.stderr, driver, sites, sizes)):
                 raise found
@@ -282,8 +283,15 @@ def original_inputs(k: Kernel, sizes: dict[str, int], *, timeout: float | None =
         return _init(k, build_reference(k), Path(tmp), sizes, timeout or config.load().timeout, nice)
 
 
+def _big_stack(argv: list) -> list:
+    """argv with an unlimited stack: a reference's local arrays (a C function's variable-length
+    arrays, a spec's temporaries) live on its stack, which 8 MiB would not hold at LARGE."""
+    prlimit = shutil.which("prlimit")
+    return [prlimit, "--stack=unlimited", "--", *argv] if prlimit else argv
+
+
 def _init(k: Kernel, exe: Path, d: Path, sizes: dict, timeout: float, nice: int) -> dict:
-    r = run_process([exe, "init", d, *(str(sizes[s.name]) for s in k.sizes)], timeout=timeout, nice=nice,
+    r = run_process(_big_stack([exe, "init", d, *(str(sizes[s.name]) for s in k.sizes)]), timeout=timeout, nice=nice,
                     env=clean_env())
     if not r.ok:
         raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")

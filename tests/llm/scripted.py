@@ -9,7 +9,7 @@ the same answers whatever order the batch's workers ask in:
     gemv       first a cheat (only rows below 7, MINI's m, are computed), then a good one
     histogram  its IS (prose only): first one calling memset, which t2c refuses, then a loop
                nest it accepts; its kernel: atomics, right the first time
-    sort, topk_rows, stream_compaction: their IS (prose only), right the first time
+    stream_compaction: its IS (prose only), right the first time
     any other kernel: t2c's poly candidate for the reference in the prompt (`compiled`),
                so that a whole corpus runs through the model path
 
@@ -154,23 +154,7 @@ HISTOGRAM_IS = """void histogram(int n, int nbins, int x[n], int hist[nbins])
 }
 """
 
-# The other prose-only specs' IS, as a model would write it from their prose.
-TOPK_IS = """void topk_rows(int b, int c, int k, float X[b][c], float vals[b][k], int inds[b][k])
-{
-  for (int r = 0; r < b; r++)
-    for (int t = 0; t < k; t++) {
-      int best = -1;
-      for (int j = 0; j < c; j++) {
-        int taken = 0;
-        for (int u = 0; u < t; u++)
-          if (inds[r][u] == j) taken = 1;
-        if (!taken && (best < 0 || X[r][j] > X[r][best])) best = j;
-      }
-      inds[r][t] = best;
-      vals[r][t] = X[r][best];
-    }
-}
-"""
+# The other prose-only spec's IS, as a model would write it from its prose.
 COMPACTION_IS = """void stream_compaction(int n, float x[n], float y[n], int *count)
 {
   int m = 0;
@@ -188,7 +172,7 @@ COMPACTION_IS = """void stream_compaction(int n, float x[n], float y[n], int *co
 KERNELS = {"relu": [RELU_BROKEN, RELU], "axpy": [AXPY_WRONG, AXPY], "gemv": [GEMV_CHEAT, GEMV],
            "histogram": [HISTOGRAM]}
 IS_ANSWERS = {"histogram": [HISTOGRAM_IS_REFUSED, HISTOGRAM_IS],
-              "topk_rows": [TOPK_IS], "stream_compaction": [COMPACTION_IS]}
+              "stream_compaction": [COMPACTION_IS]}
 
 
 def compiled(prompt: str) -> str | None:

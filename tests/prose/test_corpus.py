@@ -23,7 +23,7 @@ from t2c.verify.reference import run_reference
 CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "text2cuda"
 SPECS = sorted(CORPUS.glob("*.md"))
 SPECS = [p for p in SPECS if p.name != "README.md"]
-PROSE_ONLY = {"histogram", "stream_compaction", "topk_rows"}
+PROSE_ONLY = {"histogram", "stream_compaction"}
 
 
 def _softmax_parts(X):
@@ -170,6 +170,8 @@ NUMPY = {
     "collatz_steps": lambda a, s: _collatz(a["x"], s["maxit"]),
     "first_above": lambda a, s: {"first": np.where((a["X"] > a["t"]).any(axis=1), (a["X"] > a["t"]).argmax(axis=1),
                                                    s["c"])},
+    "topk_rows": lambda a, s: (lambda o: {"inds": o, "vals": np.take_along_axis(a["X"], o, axis=1)})(
+        np.argsort(-a["X"], axis=1, kind="stable")[:, :s["k"]]),
     "sort_keys": lambda a, s: {"sorted": np.sort(a["keys"])},
     "argsort_rows": lambda a, s: {"order": np.argsort(-a["X"], axis=1, kind="stable")},
     "bincount": lambda a, s: {"counts": np.bincount(a["x"].astype(int), minlength=s["nbins"])},
@@ -186,7 +188,7 @@ PROSE = [p for p in SPECS if p.stem in PROSE_ONLY]
 
 
 def test_corpus_shape():
-    assert len(SPECS) >= 30 and len(PROSE) >= 3
+    assert len(SPECS) >= 30 and len(PROSE) >= 2     # the model path keeps specs of its own
     assert {p.stem for p in PROSE} == PROSE_ONLY
 
 

@@ -59,3 +59,27 @@ def test_extent_expressions():
     assert eval_extent("(n - 1) / 2", {"n": 8}) == 3
     with pytest.raises(UserError):
         eval_extent("__import__('os')", {"n": 1})
+
+
+def test_a_local_array_past_the_default_stack_runs(tmp_path):
+    """A variable-length local of 18 MB (a spec temporary at LARGE, a C function's VLA): with the
+    default 8 MiB stack the reference crashed and the candidate was blamed."""
+    from t2ctest import c_kernel
+    k = c_kernel(tmp_path, """
+/* t2c: size n MINI=4
+ * t2c: array x[n][n] in
+ * t2c: array y[n][n] out */
+void bigstack(int n, const double x[n][n], double y[n][n])
+{
+  double t[n][n];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      t[i][j] = 2.0 * x[i][j];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      y[i][j] = t[j][i];
+}
+""", "bigstack")
+    ins = synthesize(k, {"n": 1500}, 1)
+    run = run_reference(k, {"n": 1500}, ins)
+    np.testing.assert_array_equal(run.outputs["y"], 2.0 * ins["x"].T)
