@@ -2,25 +2,27 @@
 
 A reference whose function body is *host code* — declarations and assignments of scalars, and
 `for`/`while`/`if` whose headers read only the kernel's scalar parameters and host scalars (no
-array, no call) — around *exchange loops*
+array, no call) — around *exchange nests*, perfect nests of loops whose innermost one may pair
+its indices,
 
-    for (int i = lo; i < hi; i++) { int j = i ^ E;  ...  if (j > i) { ... } ... }
+    for (int r = ..) .. for (int i = lo; i < hi; i++) { int j = i ^ E; .. if (j > i) { .. } }
 
-becomes host code that runs as written, with one launch per exchange loop instance (a thread per
-i, the host scalars it reads passed by value).  This is the shape of sorting and butterfly
+becomes host code that runs as written, with one launch per exchange nest instance (a thread per
+point, the host scalars it reads passed by value).  This is the shape of sorting and butterfly
 networks (bitonic sort, its merge stages, XOR-partner exchanges): their host loops step by
 doubling or halving, which the polyhedral model refuses, and partner subscripts `i ^ stride` are
-not affine, yet each instance's iterations are independent:
+not affine, yet each instance's points are independent:
 
-- every array the loop writes is accessed only as `X[i]`, or also as `X[j]` with `j = i ^ E`
-  (E read from host scalars only, j never assigned again) when all of that array's accesses lie
-  inside one `if` whose condition is `j > i` (or all inside `j < i`).  `i -> i ^ E` pairs the
-  indices, and the guard lets exactly one iteration of each pair touch it: two iterations never
-  touch one cell;
-- arrays the loop only reads may be read at any subscript (no iteration writes them);
-- locals are declared in the loop body; nothing else is written.
+- every array the nest writes is accessed with each loop variable once as a plain subscript, in
+  one order per array (`X[r][i]`), the innermost one possibly replaced by `j = i ^ E` (E read
+  from host scalars only, j never assigned again) when all of that array's accesses lie inside
+  one `if` whose condition is, or has as a conjunct, `j > i` (or all `j < i`).  `i -> i ^ E`
+  pairs the indices, and the guard lets exactly one point of each pair touch it: two points
+  never touch one cell;
+- arrays the nest only reads may be read at any subscript (no point writes them);
+- locals are declared in the innermost body; nothing else is written.
 
-The exchange loop may also be `for (i = lo; ...)` over an `int i` of the function that nothing
+A loop of the nest may also be `for (i = lo; ...)` over an `int i` of the function that nothing
 reads outside the loops that start it (how a compiled spec declares its indices).  A local
 array of the function body (`float t[n];`, extents over the sizes; a spec's temporary) is an
 array like the others: a device buffer sized by the call, as the model's `dev_` arrays are.
