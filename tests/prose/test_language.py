@@ -263,7 +263,8 @@ BAD = {
     "shift_float": ("y[i] = float(n << a)\n", 18, 16, "'<<' needs integer operands"),
     "not_float": ("y[i] = float(~int(x[i]) + ~x[i])\n", 18, 27, "'~' needs an integer operand"),
     "isnan_int": ("y[i] = where(isnan(n), 0.0, x[i])\n", 18, 14, "isnan() needs a real operand"),
-    "huge_literal": ("y[i] = float(n + 0x1ffffffffffffffff)\n", 18, 18, "does not fit in 64 bits"),
+    "huge_literal": ("y[i] = float(n + 0x1ffffffffffffffff)\n", 18, 18, "fits none of int, uint32, int64"),
+    "wide_unsigned_literal": ("y[i] = float(n + 4294967296u)\n", 18, 18, "fits none of"),
     "constant_as_index": ("y[INFINITY] = 1.0\n", 18, 3, "name of a declared parameter or function"),
 }
 

@@ -136,7 +136,8 @@ class Compiler:
             self.fail(node, f"{what} '{name}' is already bound here",
                       "use another name for the inner index")
         if name in self.spec.sizes or name in self.spec.scalars or name in self.spec.arrays \
-                or name in FUNCTIONS or name in CONSTANTS or name == self.spec.name or name.startswith(("t2c_", "acc_")):
+                or name in FUNCTIONS or name in CONSTANTS or name == self.spec.name \
+                or name.startswith(("t2c_", "acc_")):
             self.fail(node, f"{what} '{name}' has the name of a declared parameter or function",
                       "choose an index name that is not declared in the front matter")
 
@@ -506,14 +507,15 @@ class Compiler:
 
 def _literal_type(compiler, e: Num) -> str:
     """C's type of an integer literal: the first of int, unsigned (hexadecimal or with a `u`
-    suffix), long, that holds its value."""
-    value, unsigned_ok = e.value, e.text[-1] in "uU" or e.text.lower().startswith("0x")
-    for t, hi in (("int", 2**31 - 1), ("unsigned", 2**32 - 1), ("long", 2**63 - 1)):
-        if t == "int" and e.text[-1] in "uU":
-            continue
-        if value <= hi and (t != "unsigned" or unsigned_ok):
+    suffix), long (not with a `u` suffix: that would be unsigned long), that holds its value."""
+    suffix, hexadecimal = e.text[-1] in "uU", e.text.lower().startswith("0x")
+    kinds = (("unsigned", 2**32 - 1),) if suffix else \
+        (("int", 2**31 - 1),) + ((("unsigned", 2**32 - 1),) if hexadecimal else ()) + (("long", 2**63 - 1),)
+    for t, hi in kinds:
+        if e.value <= hi:
             return t
-    compiler.fail(e, f"the integer {e.text} does not fit in 64 bits", "use a smaller constant")
+    compiler.fail(e, f"the integer {e.text} fits none of int, uint32, int64",
+                  "use a smaller constant (a u suffix makes a uint32 constant)")
 
 
 def _words(text):

@@ -23,6 +23,7 @@ docs/specs.md documents for users:
                 | REDUCER '(' binder (',' binder)* ':' expr ')' | '(' expr ')'
     binder     := NAME [ 'in' expr '..' expr | '<' expr | '<=' expr ]
     REDUCER    := 'sum' | 'prod' | 'max' | 'min'
+    NUMBER     := decimal integer, real (1.5, 2e-3) or 0x hexadecimal; an integer may end in u
 
 Precedence is C's.  One C trap is refused instead: a comparison as the operand of
 `&`, `|` or `^` without parentheses (`x & 1 == 0` is `x & (1 == 0)` in C).
