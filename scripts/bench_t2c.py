@@ -87,6 +87,27 @@ def torch_impls(torch):
         cols = torch.arange(c, device=t["X"].device, dtype=torch.int32)
         return {"first": torch.where(hit, cols, c).min(dim=1).values.int()}
 
+    # Integer words are widened to int64 (torch's uint32 has few operations) and masked
+    # back to 32 bits where a shift or product could carry past them.
+    def channels(t, s):
+        p = t["p"].long()
+        r, g, b, a = ((p >> (8 * c)) & 255 for c in range(4))
+        return {"r": r, "g": g, "b": b, "a": a, "gray": (0.299 * r + 0.587 * g + 0.114 * b) / 255.0}
+
+    def popcount(t, s):
+        v = t["x"].long()
+        v = v - ((v >> 1) & 0x55555555)
+        v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
+        v = (v + (v >> 4)) & 0x0F0F0F0F
+        return {"c": ((v * 0x01010101) & 0xFFFFFFFF) >> 24}
+
+    def xorshift32(t, s):
+        v = t["s"].long()
+        v ^= (v << 13) & 0xFFFFFFFF
+        v ^= v >> 17
+        v ^= (v << 5) & 0xFFFFFFFF
+        return {"s": v}
+
     def argmax_rows(t, s):
         mx, idx = t["X"].max(dim=1)
         return {"mx": mx, "idx": idx.int()}
@@ -173,6 +194,17 @@ def torch_impls(torch):
         "bincount": lambda t, s: {"counts": torch.bincount(t["x"].long(), minlength=s["nbins"]).int()},
         "index_add": lambda t, s: {"out": torch.zeros(s["m"], s["d"], device=t["src"].device,
                                                       dtype=t["src"].dtype).index_add_(0, t["idx"].long(), t["src"])},
+        "softplus": lambda t, s: {"y": F.softplus(t["x"])},
+        "elu": lambda t, s: {"y": F.elu(t["x"], alpha=float(t["alpha"]))},
+        "normal_cdf": lambda t, s: {"y": torch.special.ndtr(t["x"])},
+        "safe_log": lambda t, s: {"y": torch.nan_to_num(torch.log(t["x"]), nan=0.0, neginf=-100.0)},
+        "quantize_u8": lambda t, s: {"q": torch.clamp(torch.round(t["x"] / float(t["scale"]))
+                                                      + int(t["zero_point"]), 0, 255).to(torch.uint8)},
+        "rgba_pack": lambda t, s: {"p": t["r"].long() | t["g"].long() << 8 | t["b"].long() << 16
+                                   | t["a"].long() << 24},
+        "rgba_unpack": channels,
+        "popcount": popcount,
+        "xorshift32": xorshift32,
     }
 
 

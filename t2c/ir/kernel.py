@@ -106,8 +106,18 @@ class Domain:
         """As an annotation writes it: `uniform(-1, 1)`, `integers(0, n - 1)`, `spd`."""
         if self.low is None or self.high is None:
             return self.kind
-        show = lambda b: b if isinstance(b, str) else f"{b:g}"
-        return f"{self.kind}({show(self.low)}, {show(self.high)})"
+        return f"{self.kind}({_number(self.low)}, {_number(self.high)})"
+
+
+def _number(b) -> str:
+    """A bound as text that reads back to the same value: short where `%g` is exact,
+    every digit where it is not (`integers(0, 4294967295)`: uint32's whole range)."""
+    if isinstance(b, str):
+        return b
+    short = f"{b:g}"
+    if float(short) == b:
+        return short
+    return str(int(b)) if float(b).is_integer() else repr(float(b))
 
 
 def eval_extent(expr: str, sizes: dict[str, int]) -> int:

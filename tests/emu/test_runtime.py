@@ -413,3 +413,49 @@ def test_local_header_with_kernels_is_rewritten(run_cu, tmp_path):
                     '  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost); printf("%d %d\\n", h[0], h[31]); }\n'
     out = run_cu(src)
     assert out.status == "ok" and out.stdout == "961 0\n", out.message
+
+
+def test_every_math_function_a_spec_may_call_runs_in_float_and_double(run_cu):
+    """The prose frontend calls each function of its table in the float form (`log1pf`)
+    or the double form (`log1p`), and the classification macros on both: the runtime has
+    them all, in device code, with the C library's values."""
+    from t2c.frontends.prose.compile import CLASSIFIERS, MATH
+    calls = []
+    for f, arity in sorted(MATH.items()):
+        for suffix, t in (("f", "float"), ("", "double")):
+            args = ", ".join(f"({t}) x[{k}]" for k in range(arity))
+            calls.append(f"o[{len(calls)}] = {f}{suffix}({args});")
+    for f in CLASSIFIERS:
+        for value in ("INFINITY", "-INFINITY", "NAN", "x[0]", "(double) NAN"):
+            calls.append(f"o[{len(calls)}] = {f}({value}) != 0;")
+    n = len(calls)
+    src = PRELUDE + "#include <cmath>\n" + f"""
+__global__ void k(const float* x, double* o) {{
+    {chr(10).join(calls)}
+}}
+int main() {{
+    float hx[2] = {{0.375f, 0.625f}}, *x; double h[{n}], *o;
+    cudaMalloc(&x, sizeof hx); cudaMalloc(&o, sizeof h);
+    cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice);
+    k<<<1, 1>>>(x, o);
+    cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < {n}; ++i) printf("%.6g\\n", h[i]);
+}}
+"""
+    out = run_cu(src)
+    assert out.status == "ok", out.message
+    got = [float(v) for v in out.stdout.split()]
+    import math
+    x = (0.375, 0.625)
+    want = []
+    py = {"log1p": math.log1p, "expm1": math.expm1, "erfc": math.erfc, "copysign": math.copysign,
+          "fmod": math.fmod, "round": lambda v: math.floor(v + 0.5), "trunc": math.trunc,
+          "hypot": math.hypot, "atan2": math.atan2, "cbrt": lambda v: v ** (1 / 3),
+          "exp2": lambda v: 2 ** v, "pow": math.pow}
+    for f, arity in sorted(MATH.items()):
+        fn = py.get(f) or getattr(math, f)
+        want += [fn(*x[:arity])] * 2
+    want += [0, 0, 1, 0, 1] + [1, 1, 0, 0, 0] + [0, 0, 0, 1, 0]     # isnan, isinf, isfinite
+    assert len(got) == len(want)
+    for name, g, w in zip([c.split("=")[1] for c in calls], got, want):
+        assert abs(g - w) <= 1e-5 * max(1.0, abs(w)), (name, g, w)

@@ -67,3 +67,12 @@ def test_inputs_and_outputs():
     k = axpy()
     assert [x.name for x in k.inputs] == ["a", "x", "y"]
     assert [x.name for x in k.outputs] == ["y"]
+
+
+def test_domain_text_reads_back_to_the_same_bounds():
+    """A bound `%g` would round (uint32's whole range, 4294967295 -> 4.29497e+09, past
+    the type) is written with every digit; short bounds stay short."""
+    assert Domain("x", "uniform", -1.0, 1.0).text() == "uniform(-1, 1)"
+    assert Domain("p", "integers", 0.0, 4294967295.0).text() == "integers(0, 4294967295)"
+    assert Domain("s", "uniform", 0.0, 0.123456789).text() == "uniform(0, 0.123456789)"
+    assert Domain("i", "integers", 0.0, "v - 1").text() == "integers(0, v - 1)"

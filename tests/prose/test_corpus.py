@@ -115,6 +115,28 @@ def _collatz(x, maxit):
     return {"steps": np.array([steps(int(v)) for v in x])}
 
 
+def _safe_log(x):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = np.log(x)
+    return {"y": np.where(np.isnan(v), 0.0, np.where(np.isinf(v), -100.0, v))}
+
+
+def _round_half_away(v):
+    return np.trunc(v + np.copysign(0.5, v))
+
+
+def _xorshift32(s):
+    s = s.astype(np.uint64)
+    for shift in (13, -17, 5):
+        s ^= (s << shift if shift > 0 else s >> -shift) & 0xFFFFFFFF
+    return {"s": s}
+
+
+def _channels(p):
+    p = p.astype(np.uint64)
+    return [(p >> (8 * c)) & 255 for c in range(4)]
+
+
 #: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
 NUMPY = {
     "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
@@ -168,6 +190,17 @@ NUMPY = {
     "sum_tree": lambda a, s: {"s": a["x"].sum()},
     "mandelbrot": lambda a, s: _mandelbrot(s["h"], s["w"], s["maxit"]),
     "collatz_steps": lambda a, s: _collatz(a["x"], s["maxit"]),
+    "softplus": lambda a, s: {"y": np.where(a["x"] > 20, a["x"], np.log1p(np.exp(np.minimum(a["x"], 20))))},
+    "elu": lambda a, s: {"y": np.where(a["x"] > 0, a["x"], a["alpha"] * np.expm1(a["x"]))},
+    "normal_cdf": lambda a, s: {"y": 0.5 * np.vectorize(math.erfc)(-a["x"] / np.sqrt(2))},
+    "safe_log": lambda a, s: _safe_log(a["x"]),
+    "quantize_u8": lambda a, s: {"q": np.clip(_round_half_away(a["x"] / a["scale"]) + a["zero_point"],
+                                              0, 255).astype(np.uint8)},
+    "rgba_pack": lambda a, s: {"p": sum(a[c].astype(np.uint64) << (8 * i) for i, c in enumerate("rgba"))},
+    "rgba_unpack": lambda a, s: (lambda r, g, b, al: {
+        "r": r, "g": g, "b": b, "a": al, "gray": (0.299 * r + 0.587 * g + 0.114 * b) / 255})(*_channels(a["p"])),
+    "popcount": lambda a, s: {"c": sum((a["x"].astype(np.uint64) >> k) & 1 for k in range(32))},
+    "xorshift32": lambda a, s: _xorshift32(a["s"]),
     "first_above": lambda a, s: {"first": np.where((a["X"] > a["t"]).any(axis=1), (a["X"] > a["t"]).argmax(axis=1),
                                                    s["c"])},
     "topk_rows": lambda a, s: (lambda o: {"inds": o, "vals": np.take_along_axis(a["X"], o, axis=1)})(

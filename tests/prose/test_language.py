@@ -6,6 +6,7 @@ write malformed specs and assert the message and its exact location.
 """
 from __future__ import annotations
 
+import math
 import textwrap
 
 import numpy as np
@@ -64,6 +65,17 @@ def canon(e) -> str:
     ("sum(k in 1..n-1: x[k])", "sum(k in 1..(n-1): x[k])"),
     ("sum(k, l: A[k, l]) / sum(k: B[k])", "(sum(k,l: A[k,l])/sum(k: B[k]))"),
     ("exp(x - max(j: X[r, j]))", "exp((x-max(j: X[r,j])))"),
+    # bit operations with C precedence: shifts below + and above comparisons; & ^ | below
+    # comparisons, in that order, and above &&
+    ("a | b ^ c & d", "(a|(b^(c&d)))"),
+    ("p >> 8 & 255", "((p>>8)&255)"),
+    ("a << n - 1", "(a<<(n-1))"),
+    ("a < b << 1", "(a<(b<<1))"),
+    ("a & b && c | d", "((a&b)&&(c|d))"),
+    ("~a & -b", "((~a)&(-b))"),
+    ("(a == b) | c", "((a==b)|c)"),
+    ("0xFF000000u | 7u", "(0xFF000000u|7u)"),
+    ("0x1e + 1e3", "(0x1e+1e3)"),
 ])
 def test_expression_trees(src, tree):
     (s,) = stmts(f"y = {src}\n")
@@ -131,6 +143,9 @@ def test_nested_loops_and_continuation_lines():
     ("y = sum(k x[k])\n", 1, 11, "expected ':'"),
     ("y = a < b < c\n", 1, 11, "do not chain"),
     ("y = x $ 2\n", 1, 7, "unexpected character '$'"),
+    ("y = x & 1 == 0\n", 1, 11, "needs parentheses"),       # C: x & (1 == 0)
+    ("y = a == b | c\n", 1, 7, "needs parentheses"),
+    ("y = a ^ b < c\n", 1, 11, "needs parentheses"),
     ("for t in 0 10:\n  y = 1\n", 1, 12, "expected '..'"),
 ])
 def test_syntax_errors_located(src, line, col, words):
@@ -244,6 +259,13 @@ BAD = {
     "float_subscript": ("y[i] = x[a]\n", 18, 10, "not an integer"),
     "never_written": ("y[i] = x[i]\n", 12, 1, "'z' is declared inout but no statement writes it"),
     "modulo_float": ("y[i] = x[i] % 2\n", 18, 13, "needs integer operands"),
+    "xor_float": ("y[i] = x[i] ^ 2\n", 18, 13, "for a power write pow(x, 2)"),
+    "shift_float": ("y[i] = float(n << a)\n", 18, 16, "'<<' needs integer operands"),
+    "not_float": ("y[i] = float(~int(x[i]) + ~x[i])\n", 18, 27, "'~' needs an integer operand"),
+    "isnan_int": ("y[i] = where(isnan(n), 0.0, x[i])\n", 18, 14, "isnan() needs a real operand"),
+    "huge_literal": ("y[i] = float(n + 0x1ffffffffffffffff)\n", 18, 18, "fits none of int, uint32, int64"),
+    "wide_unsigned_literal": ("y[i] = float(n + 4294967296u)\n", 18, 18, "fits none of"),
+    "constant_as_index": ("y[INFINITY] = 1.0\n", 18, 3, "name of a declared parameter or function"),
 }
 
 
@@ -387,3 +409,85 @@ def test_sort_errors_say_the_form_that_works(tmp_path, body, words):
     p.write_text(SORTS_HEAD + "```t2c\n" + body + "```\n")
     with pytest.raises(UserError, match=words):
         read_spec(p)
+
+
+BITS_HEAD = """\
+---
+name: bits
+sizes:
+  n: {MINI: 40, LARGE: 1000}
+arrays:
+  r: uint8[n] in
+  g: uint8[n] in
+  x: float[n] in
+  p: uint32[n] out
+  q: uint8[n] out
+  h: uint32[n] out
+  c: int8[n] out
+  w: int64[n] out
+  f: float[n] out
+domains:
+  r: integers(0, 255)
+  g: integers(0, 255)
+  x: uniform(-3, 3)
+---
+Bits.
+
+```t2c
+"""
+
+
+def test_bit_operations_and_width_casts_follow_c(tmp_path):
+    """Packing two 8-bit channels into a 32-bit word and taking one back out, an unsigned
+    hash that wraps modulo 2^32, narrowing casts modulo 2^width, and int64 arithmetic."""
+    p = write(tmp_path, """\
+        p[i] = uint32(r[i]) | uint32(g[i]) << 8 | 0xFF000000u
+        q[i] = uint8(p[i] >> 8 & 255)
+        h[i] = (p[i] ^ p[i] >> 16) * 0x45d9f3bu + ~p[i]
+        c[i] = int8(int32(r[i]) + 100)
+        w[i] = int64(p[i]) << 20 | int64(i)
+        f[i] = float(uint8(g[i] + 1)) + float32(r[i] % 3)
+    """, BITS_HEAD)
+    text, _ = spec_to_c(load_spec(p))
+    assert "((unsigned char) ((p[i] >> 8) & 255))" in text and "(~p[i])" in text
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=3))
+    r, g = (run.inputs[a].astype(np.uint64) for a in "rg")
+    pk = (r | g << 8 | 0xFF000000) & 0xFFFFFFFF
+    o = run.outputs
+    np.testing.assert_array_equal(o["p"], pk)
+    np.testing.assert_array_equal(o["q"], g)
+    np.testing.assert_array_equal(o["h"], ((pk ^ pk >> 16) * 0x45d9f3b + (~pk & 0xFFFFFFFF)) & 0xFFFFFFFF)
+    np.testing.assert_array_equal(o["c"], (r.astype(np.int64) + 100).astype(np.uint8).view(np.int8))
+    np.testing.assert_array_equal(o["w"], (pk.astype(np.int64) << 20) | np.arange(40))
+    np.testing.assert_array_equal(o["f"], ((g + 1) % 256).astype(np.float32) + (r % 3))
+
+
+def test_math_functions_constants_and_classifiers(tmp_path):
+    """The float forms in a float kernel; INFINITY and NAN of the real type; isnan/isinf/
+    isfinite give 1 or 0 (glibc's isinf gives -1 for -inf)."""
+    head = BITS_HEAD.replace("  c: int8[n] out\n", "  c: int[n] out\n")
+    p = write(tmp_path, """\
+        f[i] = where(x[i] > 0.0, log1p(x[i]), expm1(x[i])) + erfc(x[i]) + copysign(2.0, x[i]) \\
+            + fmod(x[i], 1.25) + round(x[i]) + trunc(x[i]) + hypot(x[i], 2.0) + atan2(x[i], 2.0) \\
+            + cbrt(x[i]) + log2(4.0 + x[i]) + exp2(x[i]) + log10(4.0 + x[i]) + sinh(x[i]) \\
+            + cosh(x[i]) + atan(x[i]) + asin(x[i] / 3.0) + acos(x[i] / 3.0) + tan(x[i] / 3.0)
+        c[i] = isnan(sqrt(x[i])) + 2 * isinf(where(x[i] > 0.0, INFINITY, -INFINITY)) \\
+            + 4 * isfinite(x[i]) + 8 * isnan(NAN)
+        p[i] = 0; q[i] = 0; h[i] = 0; w[i] = 0
+    """.replace("\\\n", ""), head)
+    text, _ = spec_to_c(load_spec(p))
+    assert "log1pf(" in text and "expm1f(" in text and "(isnan(sqrtf(x[i])) != 0)" in text
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=4))
+    x = run.inputs["x"].astype(np.float64)
+    erfc = np.vectorize(math.erfc)
+    want = (np.where(x > 0, np.log1p(np.maximum(x, 0)), np.expm1(x)) + erfc(x) + np.copysign(2, x)
+            + np.fmod(x, 1.25) + np.trunc(x + np.copysign(0.5, x)) + np.trunc(x) + np.hypot(x, 2)
+            + np.arctan2(x, 2) + np.cbrt(x) + np.log2(4 + x) + np.exp2(x) + np.log10(4 + x)
+            + np.sinh(x) + np.cosh(x) + np.arctan(x) + np.arcsin(x / 3) + np.arccos(x / 3)
+            + np.tan(x / 3))
+    np.testing.assert_allclose(run.outputs["f"], want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(run.outputs["c"], (x < 0) + 2 + 4 + 8)

@@ -45,6 +45,23 @@ def test_nan_inf_zeros_and_unwritten_fail():
     assert not c.ok and c.unwritten == 43 and c.first_bad == (7,)
 
 
+def test_nonfinite_reference_values_need_the_same_value_at_the_same_place():
+    """NaN equals NaN at the same position; inf equals inf of the same sign; any other
+    value there (a finite one, the other infinity, NaN for inf) fails."""
+    for dtype, np_type in (("float", np.float32), ("double", np.float64)):
+        ref = np.linspace(-1, 1, 8).astype(np_type)
+        ref[[1, 4, 6]] = (np.nan, np.inf, -np.inf)
+        assert compare_array("x", dtype, ref, ref.copy(), SIZES).ok
+        for where, value in ((1, 0.5), (4, -np.inf), (6, np.inf), (4, np.nan), (6, -1e38)):
+            got = ref.copy()
+            got[where] = value
+            c = compare_array("x", dtype, ref, got, SIZES)
+            assert not c.ok and c.first_bad == (where,), (dtype, where, value)
+        moved = ref.copy()
+        moved[[0, 1]] = moved[[1, 0]]                 # the NaN one place off
+        assert not compare_array("x", dtype, ref, moved, SIZES).ok
+
+
 def test_integers_are_exact():
     ref = np.arange(12, dtype=np.int32)
     got = ref.copy()

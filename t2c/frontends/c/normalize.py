@@ -23,7 +23,9 @@ from .extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
 MATH_FUNCTIONS = {
     f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
                     "atan2", "floor", "ceil", "fmin", "fmax", "fmod", "erf", "erfc", "log2", "log10",
-                    "exp2", "expm1", "log1p", "round", "trunc", "cbrt", "fma", "hypot", "copysign") for s in ("", "f")} | {"abs", "labs"}
+                    "exp2", "expm1", "log1p", "round", "trunc", "cbrt", "fma", "hypot", "copysign",
+                    "asin", "acos", "sinh", "cosh") for s in ("", "f")} | {"abs", "labs"} \
+    | {"isnan", "isinf", "isfinite"}     # C99 classification macros: an int of a real value
 #: Calls that do I/O or touch the process: a reference with them is no function of its inputs.
 IO_FUNCTIONS = {
     "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs",

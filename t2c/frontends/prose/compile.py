@@ -31,13 +31,27 @@ from .language import (SORTS, Assign, BinOp, Binder, Call, For, Name, Num, Reduc
                        walk)
 from .spec import C_RESERVED, DTYPE_NAMES, ArrayDecl, Spec
 
-#: name -> (arity, what it is); the C spelling depends on the argument types.
-FUNCTIONS = {
-    "exp": 1, "log": 1, "sqrt": 1, "tanh": 1, "erf": 1, "abs": 1, "sin": 1, "cos": 1,
-    "floor": 1, "ceil": 1, "pow": 2, "min": 2, "max": 2, "where": 3,
-    "float": 1, "double": 1, "int": 1, "long": 1,
+#: Math functions of C99 <math.h> that CUDA also has, name -> arity; a float kernel calls
+#: the float form (`expf`).
+MATH = {
+    "exp": 1, "log": 1, "sqrt": 1, "tanh": 1, "erf": 1, "sin": 1, "cos": 1, "floor": 1,
+    "ceil": 1, "pow": 2, "log1p": 1, "expm1": 1, "erfc": 1, "tan": 1, "asin": 1, "acos": 1,
+    "atan": 1, "sinh": 1, "cosh": 1, "cbrt": 1, "log2": 1, "exp2": 1, "log10": 1, "round": 1,
+    "trunc": 1, "copysign": 2, "fmod": 2, "hypot": 2, "atan2": 2,
 }
-CASTS = ("float", "double", "int", "long")
+#: Cast name -> the C type it converts to, with C's semantics (an integer narrows modulo
+#: 2^width; a float converts toward zero, undefined outside the target's range).
+CASTS = {"float": "float", "double": "double", "int": "int", "long": "long",
+         "float32": "float", "float64": "double", "int8": "char", "uint8": "unsigned char",
+         "int32": "int", "uint32": "unsigned", "int64": "long"}
+#: Conditions on a real value: they give an int, 1 or 0.
+CLASSIFIERS = ("isnan", "isinf", "isfinite")
+#: Named constants of the real type: name -> C text.
+CONSTANTS = {"INFINITY": "INFINITY", "NAN": "NAN"}
+#: name -> arity, every function a statement may call.
+FUNCTIONS = {**MATH, "abs": 1, "min": 2, "max": 2, "where": 3,
+             **{c: 1 for c in CASTS}, **{c: 1 for c in CLASSIFIERS}}
+BIT_OPS = ("<<", ">>", "&", "|", "^")
 #: promotion order of the C usual arithmetic conversions, for the types a spec has
 RANK = {"char": 0, "unsigned char": 0, "int": 1, "unsigned": 2, "long": 3, "float": 4, "double": 5}
 INT_LIMITS = {"int": ("(-2147483647 - 1)", "2147483647"), "unsigned": ("0U", "4294967295U"),
@@ -144,7 +158,8 @@ class Compiler:
             self.fail(node, f"{what} '{name}' has the name of a temporary (`let {name}`)",
                       "choose another name for one of them")
         if name in self.spec.sizes or name in self.spec.scalars or name in self.spec.arrays \
-                or name in FUNCTIONS or name == self.spec.name or name.startswith(("t2c_", "acc_", "net_")):
+                or name in FUNCTIONS or name in CONSTANTS or name == self.spec.name \
+                or name.startswith(("t2c_", "acc_", "net_")):
             self.fail(node, f"{what} '{name}' has the name of a declared parameter or function",
                       "choose an index name that is not declared in the front matter")
 
@@ -483,10 +498,12 @@ class Compiler:
         """Resolves every name of e, checks ranks and arities; gives its C type."""
         spec = self.spec
         if isinstance(e, Num):
-            t = self.real if e.is_real else "int"
+            t = self.real if e.is_real else _literal_type(self, e)
         elif isinstance(e, Name):
             if e.id in self.scope or e.id in spec.sizes:
                 t = "int"
+            elif e.id in CONSTANTS:
+                t = self.real
             elif e.id in spec.scalars:
                 t = spec.scalars[e.id]
             elif self.array(e.id) is not None:
@@ -525,7 +542,12 @@ class Compiler:
                           else "see docs/specs.md for the functions and their arguments")
             ts = [self.check(a) for a in e.args]
             if e.func in CASTS:
-                t = e.func
+                t = CASTS[e.func]
+            elif e.func in CLASSIFIERS:
+                if ts[0] not in FLOAT_DTYPES:
+                    self.fail(e, f"{e.func}() needs a real operand",
+                              "an integer is always finite; convert with float(...) if needed")
+                t = "int"
             elif e.func == "where":
                 t = promote(ts[1], ts[2])
             elif e.func in ("min", "max"):
@@ -562,11 +584,21 @@ class Compiler:
             if e.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
                 t = "int"
             elif e.op == "%" and (lt in FLOAT_DTYPES or rt in FLOAT_DTYPES):
-                self.fail(e, "'%' needs integer operands", "it is the C remainder of integers")
+                self.fail(e, "'%' needs integer operands", "it is the C remainder of integers; "
+                          "fmod(a, b) is the remainder of reals")
+            elif e.op in BIT_OPS and (lt in FLOAT_DTYPES or rt in FLOAT_DTYPES):
+                self.fail(e, f"'{e.op}' needs integer operands",
+                          "bit operations act on integers: convert with uint32(...) or int(...)"
+                          + ("; for a power write pow(x, 2)" if e.op == "^" else ""))
+            elif e.op in ("<<", ">>"):
+                t = promote(lt)                 # C: the type of the promoted left operand
             else:
                 t = promote(lt, rt)
         elif isinstance(e, UnOp):
-            t = "int" if e.op == "!" else promote(self.check(e.operand))
+            t = self.check(e.operand)
+            if e.op == "~" and t in FLOAT_DTYPES:
+                self.fail(e, "'~' needs an integer operand", "bit operations act on integers")
+            t = "int" if e.op == "!" else promote(t)
         else:                                       # pragma: no cover - parser makes no others
             raise TypeError(e)
         self.types[id(e)] = t
@@ -632,7 +664,7 @@ class Compiler:
         if isinstance(e, Name):
             if e.id in self.spec.arrays:
                 return f"{e.id}[0]"
-            return self.rename.get(e.id, e.id)   # also a scalar temporary, a C local
+            return CONSTANTS.get(e.id, self.rename.get(e.id, e.id))   # also a scalar temporary, a C local
         if isinstance(e, Ref):
             return e.array + "".join(f"[{self.expr(s)}]" for s in e.subs)
         if isinstance(e, Call):
@@ -650,7 +682,9 @@ class Compiler:
         t = self.types[id(e)]
         f = "f" if t == "float" else ""
         if e.func in CASTS:
-            return f"(({e.func}) {args[0]})"
+            return f"(({CASTS[e.func]}) {args[0]})"
+        if e.func in CLASSIFIERS:
+            return f"({e.func}({args[0]}) != 0)"        # C99 gives some nonzero int: make it 1
         if e.func == "where":
             return f"({args[0]} ? {args[1]} : {args[2]})"
         if e.func in ("min", "max"):
@@ -712,6 +746,19 @@ class Compiler:
 def _reads_data(e, spec) -> bool:
     """Whether an expression reads an array element (a subscript through data)."""
     return any(isinstance(n, (Ref, Reduce)) or isinstance(n, Name) and n.id in spec.arrays for n in walk(e))
+
+
+def _literal_type(compiler, e: Num) -> str:
+    """C's type of an integer literal: the first of int, unsigned (hexadecimal or with a `u`
+    suffix), long (not with a `u` suffix: that would be unsigned long), that holds its value."""
+    suffix, hexadecimal = e.text[-1] in "uU", e.text.lower().startswith("0x")
+    kinds = (("unsigned", 2**32 - 1),) if suffix else \
+        (("int", 2**31 - 1),) + ((("unsigned", 2**32 - 1),) if hexadecimal else ()) + (("long", 2**63 - 1),)
+    for t, hi in kinds:
+        if e.value <= hi:
+            return t
+    compiler.fail(e, f"the integer {e.text} fits none of int, uint32, int64",
+                  "use a smaller constant (a u suffix makes a uint32 constant)")
 
 
 def _words(text):
@@ -789,7 +836,7 @@ def _same(a, b) -> bool:
 def _linear(e):
     """{name: coefficient, "": constant} of an affine integer expression, or None."""
     if isinstance(e, Num) and not e.is_real:
-        return {"": int(e.text)}
+        return {"": e.value}
     if isinstance(e, Name):
         return {e.id: 1}
     if isinstance(e, UnOp) and e.op in ("-", "+"):

@@ -15,16 +15,21 @@ docs/specs.md documents for users:
     assign     := target ('=' | '+=' | '-=' | '*=' | '/=') expr (NEWLINE | ';')
     target     := NAME [ '[' lhs_index (',' lhs_index)* ']' ]
     lhs_index  := NAME 'in' expr '..' expr | expr
-    expr       := or;  or := and ('||' and)*;  and := cmp ('&&' cmp)*
-    cmp        := add [('<' | '<=' | '>' | '>=' | '==' | '!=') add]
+    expr       := or;  or := and ('||' and)*;  and := bor ('&&' bor)*
+    bor        := bxor ('|' bxor)*;  bxor := band ('^' band)*;  band := cmp ('&' cmp)*
+    cmp        := shift [('<' | '<=' | '>' | '>=' | '==' | '!=') shift]
+    shift      := add (('<<' | '>>') add)*
     add        := mul (('+' | '-') mul)*;  mul := unary (('*' | '/' | '%') unary)*
-    unary      := ('-' | '+' | '!') unary | primary
+    unary      := ('-' | '+' | '!' | '~') unary | primary
     primary    := NUMBER | NAME | NAME '[' expr (',' expr)* ']' | NAME '(' args ')'
                 | REDUCER '(' binder (',' binder)* ':' expr ')' | '(' expr ')'
     binder     := NAME [ 'in' expr '..' expr | '<' expr | '<=' expr ]
     REDUCER    := 'sum' | 'prod' | 'max' | 'min' | SORT  (SORT: a statement's whole right side)
     SORT       := 'sort' | 'sort_desc' | 'argsort' | 'argsort_desc'
+    NUMBER     := decimal integer, real (1.5, 2e-3) or 0x hexadecimal; an integer may end in u
 
+Precedence is C's.  One C trap is refused instead: a comparison as the operand of
+`&`, `|` or `^` without parentheses (`x & 1 == 0` is `x & (1 == 0)` in C).
 Ranges `a..b` are half-open: `for s in a..b halving` runs s = a, a/2, ... while s > b, and
 `doubling` s = a, 2a, ... while s < b.  `let` declares a temporary (an array or a
 scalar that is not a parameter of the kernel).  `max(a, b)` is the elementwise function and
@@ -39,6 +44,7 @@ from dataclasses import dataclass, field
 
 REDUCERS = ("sum", "prod", "max", "min")
 SORTS = ("sort", "sort_desc", "argsort", "argsort_desc")   # whole statements: `Y[r, q] = sort(i: X[r, i])`
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=")
 KEYWORDS = ("for", "in", "let", "while")
 STEPS = ("halving", "doubling")        # geometric steps of a `for` (after its range)
@@ -64,7 +70,12 @@ class Num(Node):
 
     @property
     def is_real(self) -> bool:
-        return any(c in self.text for c in ".eE")
+        return not self.text.lower().startswith("0x") and any(c in self.text for c in ".eE")
+
+    @property
+    def value(self) -> int:
+        """The value of an integer literal (decimal or 0x hexadecimal, optional u suffix)."""
+        return int(self.text.rstrip("uU"), 16 if self.text.lower().startswith("0x") else 10)
 
 
 @dataclass(frozen=True)
@@ -179,9 +190,9 @@ class Token:
 
 _TOKEN = re.compile(r"""
     (?P<space>[ \t]+) | (?P<comment>\#[^\n]*) | (?P<newline>\n)
-  | (?P<number>(?:\d+(?:\.(?!\.)\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<number>0[xX][0-9a-fA-F]+[uU]?|\d+[uU](?![\w.])|(?:\d+(?:\.(?!\.)\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_]\w*)
-  | (?P<op>\.\.|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|[-+*/%<>=!()\[\],:;{}])
+  | (?P<op>\.\.|<<|>>|<=|>=|==|!=|&&|\|\||\+=|-=|\*=|/=|[-+*/%<>=!~&|^()\[\],:;{}])
 """, re.VERBOSE)
 
 
@@ -225,7 +236,7 @@ def _tokenize_block(first_line, text):
         col = pos - line_start + 1
         if not m:
             raise SpecSyntaxError(f"unexpected character '{text[pos]}'", line, col,
-                                  "the t2c language uses names, numbers and + - * / % < > = ! ( ) [ ] , : ; { } ..")
+                                  "the t2c language uses names, numbers and + - * / % < > = ! ~ & | ^ ( ) [ ] , : ; { } ..")
         kind = m.lastgroup
         value = m.group()
         if kind == "newline":
@@ -270,6 +281,7 @@ class _Backtrack(Exception):
 class Parser:
     def __init__(self, tokens):
         self.toks, self.i = tokens, 0
+        self.grouped: dict[int, object] = {}   # id -> parenthesized node (held, so no id is reused)
 
     # token helpers
     @property
@@ -425,16 +437,41 @@ class Parser:
         return self.binary_left(self.and_, ("||",))
 
     def and_(self):
-        return self.binary_left(self.comparison, ("&&",))
+        return self.binary_left(self.bit_or, ("&&",))
+
+    def bit_or(self):
+        return self.binary_left(self.bit_xor, ("|",))
+
+    def bit_xor(self):
+        return self.binary_left(self.bit_and, ("^",))
+
+    def bit_and(self):
+        return self.binary_left(self.bit_operand, ("&",))
+
+    def bit_operand(self):
+        """An operand of & | ^: C would bind `x & 1 == 0` as `x & (1 == 0)`, so a bare
+        comparison next to one of them is refused rather than silently meaning that."""
+        before = self.toks[self.i - 1] if self.i else None
+        e = self.comparison()
+        if isinstance(e, BinOp) and e.op in COMPARISONS and id(e) not in self.grouped and \
+                any(t is not None and t.kind == "OP" and t.text in ("&", "|", "^")
+                    for t in (before, self.tok)):
+            raise SpecSyntaxError("a comparison next to '&', '|' or '^' needs parentheses",
+                                  e.line, e.col, "C binds `x & 1 == 0` as `x & (1 == 0)`: write "
+                                  "`(x & 1) == 0`, or use && and || to combine conditions")
+        return e
 
     def comparison(self):
-        left = self.additive()
-        if self.tok.kind == "OP" and self.tok.text in ("<", "<=", ">", ">=", "==", "!="):
+        left = self.shift()
+        if self.tok.kind == "OP" and self.tok.text in COMPARISONS:
             t = self.take()
-            left = BinOp(t.line, t.col, t.text, left, self.additive())
-            if self.tok.kind == "OP" and self.tok.text in ("<", "<=", ">", ">=", "==", "!="):
+            left = BinOp(t.line, t.col, t.text, left, self.shift())
+            if self.tok.kind == "OP" and self.tok.text in COMPARISONS:
                 self.error("comparisons do not chain", "write `a < b && b < c`")
         return left
+
+    def shift(self):
+        return self.binary_left(self.additive, ("<<", ">>"))
 
     def additive(self):
         return self.binary_left(self.multiplicative, ("+", "-"))
@@ -450,7 +487,7 @@ class Parser:
         return left
 
     def unary(self):
-        if self.tok.kind == "OP" and self.tok.text in ("-", "+", "!"):
+        if self.tok.kind == "OP" and self.tok.text in ("-", "+", "!", "~"):
             t = self.take()
             return UnOp(t.line, t.col, t.text, self.unary())
         return self.primary()
@@ -464,6 +501,7 @@ class Parser:
             self.take()
             e = self.expr()
             self.expect(")", "close the parenthesis")
+            self.grouped[id(e)] = e
             return e
         if t.kind != "NAME" or t.text in KEYWORDS:
             self.error("expected a number, a name or '('",
@@ -526,7 +564,7 @@ class Parser:
             return Binder(t.line, t.col, t.text, lo, hi)
         if self.at("<") or self.at("<="):
             op = self.take()
-            bound = self.additive()
+            bound = self.shift()
             if op.text == "<=":
                 bound = BinOp(op.line, op.col, "+", bound, Num(op.line, op.col, "1"))
             return Binder(t.line, t.col, t.text, Num(t.line, t.col, "0"), bound)

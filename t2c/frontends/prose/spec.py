@@ -37,8 +37,10 @@ C_RESERVED = {
     "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
     "union", "unsigned", "void", "volatile", "while", "main", "in", "t2c_init", "INFINITY",
     "NAN", "sum", "prod", "max", "min", "where", "exp", "log", "sqrt", "tanh", "erf", "abs",
-    "pow", "sin", "cos", "floor", "ceil", "fabs", "fmin", "fmax", "sort", "sort_desc", "argsort",
-    "argsort_desc"}
+    "pow", "sin", "cos", "floor", "ceil", "fabs", "fmin", "fmax", "log1p", "expm1", "erfc",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "cbrt", "log2", "exp2", "log10", "round",
+    "trunc", "copysign", "fmod", "hypot", "atan2", "isnan", "isinf", "isfinite", "int8",
+    "uint8", "int32", "uint32", "int64", "float32", "float64", "sort", "sort_desc", "argsort", "argsort_desc"}
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _DOMAIN = re.compile(r"(uniform|integers|offsets)\s*\([^,()]+(\([^()]*\)[^,()]*)*,[^,()]+(\([^()]*\)[^,()]*)*\)"
                      r"|(spd|diagonally_dominant)")      # bounds: numbers or expressions over the sizes
