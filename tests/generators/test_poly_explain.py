@@ -24,10 +24,17 @@ def test_explain_names_the_dependence_that_keeps_a_loop_in_order():
     assert "loop i: carries an anti dependence: S0 overwrites a after S1 reads it" in text
 
 
-def test_explain_says_parallel_reduction_or_outside_the_model(tmp_path):
+def test_explain_says_parallel_reduction_or_outside_the_model(tmp_path, tmp_path_factory):
     text = _explain(ROOT / "corpora" / "polybench" / "linear-algebra" / "solvers" / "lu" / "lu.c")
     assert "  loop j: parallel\n    loop k: carries only a reduction (the order of an accumulation)\n" in text
-    text = _explain(LOOPS / "gpu" / "bitonic_sort.c")
+    text = _explain(LOOPS / "gpu" / "bitonic_sort.c")             # outside the model, an exchange network
     assert "outside the polyhedral model: line 4: loop step of 'size' is not +1 or -1" in text
+    assert "bitonic_sort_exchange0: loop i, a thread per i" in text
+    src = tmp_path_factory.mktemp("src") / "leaky.c"              # outside the model, no parallel form
+    src.write_text("/* t2c: size p MINI=4\n * t2c: array x[1 << p] inout */\nvoid leaky(int p, double *x)\n{\n"
+                   "  int n = 1 << p;\n  for (int h = 1; h < n; h *= 2)\n    for (int i = 0; i < n; i++) {\n"
+                   "      int j = i ^ h;\n      double u = x[i];\n      if (j > i)\n        x[j] = u + x[j];\n    }\n}\n")
+    text = _explain(src)
+    assert "outside the polyhedral model: line 4: loop step of 'h' is not +1 or -1" in text
     assert "`t2c gen --generator llm` or `hybrid`" in text      # the candidate's why: the route on
     assert not list(tmp_path.iterdir())
