@@ -4,7 +4,8 @@
 kind of variable: `for (int b = 0; ...)` and, in another loop, `int b = data[i] % nb;` are two
 variables in C but one name to the model, which would take the second for the loop variable.
 Declarations of one kind (loop variables; locals of one type and shape) keep sharing their
-name, as the model expects; each other kind gets a fresh name (`b_1`).
+name, as the model expects; each other kind gets a fresh name (`b_1`), and so does a local whose
+device copy's name would clash with a C type (`t`: `dev_t`).
 
 `data_sources(body)` gives the locals whose value depends on data read from an array: assigned
 from an expression that reads one, or from such a local, or under an `if` whose condition does.
@@ -15,6 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
+
+
+#: Local names whose device copy `dev_NAME` (a `__device__` variable of the candidate) would be a
+#: type of the C headers a candidate includes (<sys/types.h>'s dev_t): such a local gets a fresh name.
+DEVICE_CLASHES = frozenset({"t"})
 
 
 @dataclass
@@ -33,6 +39,8 @@ def separate_reused_names(fn: c_ast.FuncDef) -> None:
         by_name.setdefault(v.decl.name, []).append(v)
     for name, vars_ in by_name.items():
         fresh = {vars_[0].kind: name}             # the first kind in source order keeps the name
+        if name in DEVICE_CLASHES:
+            fresh = {("loop",): name}             # loop variables keep it; a local is printed dev_NAME
         for v in vars_:
             if v.kind not in fresh:
                 k = 1

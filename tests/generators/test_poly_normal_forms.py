@@ -103,3 +103,15 @@ def test_a_histogram_adds_atomically_on_a_grid(tmp_path, emu_available):
     assert plan.launches and all(launch.grid for launch in plan.launches)
     text = _gen_and_verify(path, tmp_path)
     assert "atomicAdd(&hist[b_1], 1);" in text and "//   why:" not in text
+
+
+def test_a_local_named_t_gets_a_name_its_device_copy_can_have(tmp_path, emu_available):
+    """A local array `t` kept between launches was printed `__device__ double *dev_t;`, a type of
+    <sys/types.h>: `t2c gen` ended in an internal error.  Such a local gets a fresh name."""
+    path = tmp_path / "tl.c"
+    path.write_text("/* t2c: size n MINI=8\n * t2c: array x[n] in\n * t2c: array y[n] out */\n"
+                    "void tl(int n, const double *x, double *y)\n{\n  double t[n];\n"
+                    "  for (int i = 0; i < n; i++)\n    t[i] = 2.0 * x[i];\n"
+                    "  for (int i = 0; i < n; i++)\n    y[i] = t[n - 1 - i];\n}\n")
+    text = _gen_and_verify(path, tmp_path)
+    assert "__device__ double *dev_t_1;" in text and "dev_t;" not in text

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis.scalars import assignment
+from ...analysis.scopes import DEVICE_CLASHES
 from ...frontends.c import kernel_definition, parse_c
 from ...frontends.c.normalize import cprint, walk as _walk
 from ...ir import Kernel
@@ -73,7 +74,7 @@ def compaction_of(k: Kernel) -> Compaction | None:
         names = dict(shared)
         every = [x.name for x in _walk(fn.body) if isinstance(x, c_ast.Decl)]
         if names.get(counter) != "int" or any(every.count(x) > 1 for x in names) or \
-                any(f"dev_{x}" in params | set(every) for x in names):
+                any(f"dev_{x}" in params | set(every) for x in names) or set(names) & DEVICE_CLASHES:
             return None
         readable = params - {array} | set(names) - {counter} | {var} | _called(keep, value)
         if not _ids(keep) | _ids(value) <= readable or not (_pure(keep) and _pure(value)):
