@@ -49,3 +49,14 @@ def accepted_on_emu(k, text: str, seed: int = 3) -> None:
     from t2c.verify.ladder import ladder
     card = ladder(k, text, backend="emu", dataset="MINI", seed=seed)
     assert card.accepted, card.summary()
+
+
+def plan_records(k, record_of) -> list:
+    """`record_of(analysis, storage, launch)` for each launch of k's poly plan (the reference's
+    loops, transformed and mapped): what a form's recognizer finds there, None where it finds nothing."""
+    from t2c.analysis import analyze
+    from t2c.generators.poly.lower import planned
+    from t2c.generators.poly.options import DEFAULT
+    an = analyze(k)
+    plan = planned(an, DEFAULT)
+    return [record_of(an, plan.storage, launch) for launch in plan.launches]

@@ -9,13 +9,11 @@ a constant order whose window before the loop is read from X, and with a run-tim
 `banded_order` (the one-thread loop of the same candidate).  Other forms are refused."""
 import pytest
 
-from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel
-from t2c.analysis import analyze
+from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel, plan_records
 from t2c.frontends.c import read_c
 from t2c.frontends.c.normalize import cprint
 from t2c.generators.poly import generate
 from t2c.generators.poly.banded import banded_of
-from t2c.generators.poly.lower import planned
 from t2c.generators.poly.options import DEFAULT
 from t2c.verify.ladder import ladder
 
@@ -24,9 +22,7 @@ CHUNKED = "as chunked transfer maps"
 
 
 def _banded(k):
-    an = analyze(k)
-    plan = planned(an, DEFAULT)
-    return [banded_of(an, plan.storage, launch) for launch in plan.launches]
+    return plan_records(k, banded_of)
 
 
 def _record(bd):

@@ -6,23 +6,18 @@ from the plan (`running_max_of`), accepted by the emu ladder at MINI, on several
 mirror form, and refused where the form does not hold: those stay one thread and correct."""
 import pytest
 
-from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel
-from t2c.analysis import analyze
+from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel, plan_records
 from t2c.frontends.c import read_c
 from t2c.frontends.c.normalize import cprint
 from t2c.generators.poly import generate
 from t2c.generators.poly.kadane import running_max_of
-from t2c.generators.poly.lower import planned
-from t2c.generators.poly.options import DEFAULT
 
 ONE_THREAD = "nothing here is parallel"
 KADANE = "a maximum of running sums (Kadane)"
 
 
 def _records(k):
-    an = analyze(k)
-    plan = planned(an, DEFAULT)
-    return [running_max_of(an, plan.storage, launch) for launch in plan.launches]
+    return plan_records(k, running_max_of)
 
 
 def _record(rm):

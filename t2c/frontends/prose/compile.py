@@ -447,7 +447,7 @@ class Compiler:
                 continue
             if _literal(ix.lo) != 0 or any(isinstance(n, Name) and n.id not in spec.sizes
                                            for n in walk(ix.hi)):
-                self.fail(ix, f"the range of a temporary's index is its extent: 0..E with E over sizes",
+                self.fail(ix, "the range of a temporary's index is its extent: 0..E with E over sizes",
                           f"write `{ix.expr.id} in 0..n`; assign a part of it later without `let`")
             shape.append(_paren(self.int_expr(ix.hi)))
         dtype = None

@@ -39,7 +39,8 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ...frontends.c import kernel_definition, parse_c
-from ...frontends.c.normalize import cprint, walk as _walk
+from ...analysis.scalars import step_of
+from ...frontends.c.normalize import array_name, cprint, walk as _walk
 from ...ir import Kernel
 from .cuda import Renderer, dropin, helper_note, own_helpers, param_list, short_name
 from .options import PolyOptions
@@ -223,15 +224,15 @@ def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | 
     forms: dict[str, tuple] = {}
     every = [x for x in _walk(stmt) if isinstance(x, c_ast.ArrayRef)]
     parts = {id(x.name) for x in every}                    # X[r] of X[r][i]: part of a reference
-    refs = [x for x in every if id(x) not in parts and _base(x) in written]
+    refs = [x for x in every if id(x) not in parts and array_name(x) in written]
     for x in refs:
         subs = _subscripts(x)
         if subs is None or sorted(s if s != partner else var for s in subs) != sorted(nest):
             return None                                    # each loop variable once, as a plain subscript
         form = tuple(s if s != partner else var for s in subs)
-        if forms.setdefault(_base(x), form) != form:
+        if forms.setdefault(array_name(x), form) != form:
             return None                                    # one order of the subscripts per array
-        paired = any(partner in (_subscripts(y) or ()) for y in refs if _base(y) == _base(x)) if partner else False
+        paired = any(partner in (_subscripts(y) or ()) for y in refs if array_name(y) == array_name(x)) if partner else False
         if paired and id(x) not in inside:
             return None                                    # an access outside the pair's one owner
     reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} | \
@@ -255,17 +256,12 @@ def _single(it, scope: dict[str, str], names: _Names) -> Exchange | None:
 def _header(f, scope, names) -> tuple | None:
     """(v, lo, count) of `for (int v = lo; v < hi; v++)` (or `<=`) with lo and hi read from scope;
     also `for (v = lo; ...)` of a host int that only loops read (`_loop_only`)."""
-    if not isinstance(f, c_ast.For):
+    got = step_of(f) if isinstance(f, c_ast.For) else None
+    if got is None or got[2] != 1 or isinstance(f.init, c_ast.Assignment) and got[0] not in names.loop_only:
         return None
-    if isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 and f.init.decls[0].init is not None:
-        var, lo = f.init.decls[0].name, f.init.decls[0].init
-    elif isinstance(f.init, c_ast.Assignment) and f.init.op == "=" and isinstance(f.init.lvalue, c_ast.ID) and \
-            f.init.lvalue.name in names.loop_only:
-        var, lo = f.init.lvalue.name, f.init.rvalue
-    else:
-        return None
+    var, lo, _ = got
     c = f.cond
-    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _increments(f.next, var)
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var)
             and _reads_only(lo, scope) and _reads_only(c.right, scope)):
         return None
     count = c_ast.BinaryOp("-", c.right, lo)
@@ -325,17 +321,11 @@ def _target(x) -> str | None:
     lv = x.lvalue if isinstance(x, c_ast.Assignment) else x.expr if x.op in ("++", "p++", "--", "p--") else None
     if isinstance(lv, c_ast.ID):
         return lv.name
-    return _base(lv) if isinstance(lv, c_ast.ArrayRef) else None
+    return array_name(lv) if isinstance(lv, c_ast.ArrayRef) else None
 
 
 def _writes(x) -> bool:
     return isinstance(x, c_ast.Assignment) or x.op in ("++", "p++", "--", "p--")
-
-
-def _base(ref: c_ast.ArrayRef) -> str | None:
-    while isinstance(ref, c_ast.ArrayRef):
-        ref = ref.name
-    return ref.name if isinstance(ref, c_ast.ID) else None
 
 
 def _items(s) -> list:
@@ -348,12 +338,6 @@ def _is(node, name) -> bool:
 
 def _name(node) -> str | None:
     return node.name if isinstance(node, c_ast.ID) else None
-
-
-def _increments(s, var: str) -> bool:
-    one = lambda e: isinstance(e, c_ast.Constant) and e.value == "1"
-    return isinstance(s, c_ast.UnaryOp) and s.op in ("p++", "++") and _is(s.expr, var) or \
-        isinstance(s, c_ast.Assignment) and _is(s.lvalue, var) and s.op == "+=" and one(s.rvalue)
 
 
 # -- printing ------------------------------------------------------------------------------
