@@ -53,6 +53,8 @@ def test_parse():
     assert isinstance(s, Compact) and [t.array for t in s.targets] == ["v", "at", "cnt"]
     assert s.targets[0].subs[0].expr.id == "k" and not s.targets[2].subs
     assert s.binder.name == "i" and s.binder.hi.id == "n" and len(s.values) == 2 and s.cond.op == ">"
+    [s] = parse([(1, "v[k], cnt = compact(i: where(x[i] > 1.0, 1.0, x[i]) where (x[i] > 0.0) && i < 5)\n")])
+    assert s.values[0].func == "where" and s.cond.op == "&&"     # the function, then the keyword
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -50,6 +50,8 @@ CASTS = {"float": "float", "double": "double", "int": "int", "long": "long",
 CLASSIFIERS = ("isnan", "isinf", "isfinite")
 #: Named constants of the real type: name -> C text.
 CONSTANTS = {"INFINITY": "INFINITY", "NAN": "NAN"}
+#: The compaction statement's simplest form, which its errors show.
+COMPACT_FORM = "`y[k], n = compact(i: x[i] where x[i] > 0)`"
 #: name -> arity, every function a statement may call.
 FUNCTIONS = {**MATH, "abs": 1, "min": 2, "max": 2, "where": 3,
              **{c: 1 for c in CASTS}, **{c: 1 for c in CLASSIFIERS}}
@@ -435,36 +437,8 @@ class Compiler:
         fills them: the reference and any candidate agree on them).  Emitted as the loop
         `if (P) { y[c] = E; ...; c++; }` with a fresh counter c and index, which poly's
         compact.py runs as a parallel scan when it stands at the function's top level."""
-        form = "`y[k], n = compact(i: x[i] where x[i] > 0)`"
-        *arrays, count = s.targets
-        if not arrays:
-            self.fail(s, "compact gives the kept values and their count: it needs an array target and the count",
-                      f"write {form}, `n` a declared int[] (a single value) out")
-        if len(s.values) != len(arrays):
-            self.fail(s.values[0], f"compact has {len(arrays)} array target{'s' if len(arrays) > 1 else ''} "
-                      f"but {len(s.values)} value{'s' if len(s.values) > 1 else ''}",
-                      "give one value per array target, in the targets' order: "
-                      "`v[k], at[k], n = compact(i: x[i], i where x[i] > t)`")
-        c = self.spec.arrays.get(count.array)
-        if c is None or c.rank or count.subs or c.intent == "in" or c.dtype in FLOAT_DTYPES:
-            self.fail(count, f"the last target of compact, '{count.array}', is the count of kept elements: "
-                      "a declared integer array of shape [] (a single value), out or inout, written without subscripts",
-                      f"declare `{count.array}: int[] out` and write {form}")
-        position = arrays[0].subs[0].expr if arrays[0].subs else None
-        for t in arrays:
-            a = self.spec.arrays.get(t.array)
-            ix = t.subs[0] if len(t.subs) == 1 else None
-            if a is None or a.rank != 1 or ix is None or ix.lo is not None or not isinstance(ix.expr, Name) \
-                    or ix.expr.id != position.id:
-                self.fail(t, f"'{t.array}' is no array target of compact: each array target is a declared "
-                          "1-d array written at a new position index, the same for all",
-                          f"write {form}; compact keeps elements along one dimension (no per-row form)")
-            if a.intent != "inout":
-                self.fail(t, f"'{t.array}' is declared {a.intent}, but compact writes only its first "
-                          f"{count.array} cells (the cells from the count on keep their values)",
-                          f"declare it `{t.array}: {a.dtype}[{a.shape[0]}] inout`")
-        if len({t.array for t in s.targets}) < len(s.targets):
-            self.fail(s, "a target appears twice in compact", "give each array and the count once")
+        form = COMPACT_FORM
+        arrays, count, position = self.compact_targets(s)
         self.fresh(position, position.id, "the position index")
         b = s.binder
         self.fresh(b, b.name, "the compacted index")
@@ -474,8 +448,8 @@ class Compiler:
         every = Call(s.line, s.col, "compact", s.values + (s.cond,))
         lo, hi = (self.int_expr(b.lo), self.int_expr(b.hi)) if b.lo is not None else ("0", self.infer_range(b, every))
         extents = {_bare(self.spec.arrays[t.array].shape[0]) for t in arrays}
-        if len(extents) > 1 or _bare(hi) not in extents or _literal(b.lo if b.lo is not None else Num(0, 0, "0")) \
-                not in range(0, 1 << 31):
+        start = 0 if b.lo is None else _literal(b.lo)
+        if len(extents) > 1 or _bare(hi) not in extents or start is None or start < 0:
             self.fail(b, f"'{b.name}' ranges over {lo}..{hi}: compact keeps up to one element per value of "
                       f"'{b.name}', so its range ends at the targets' extent ({', '.join(sorted(extents))}), "
                       "the same for every array target, and starts at an integer >= 0",
@@ -514,6 +488,40 @@ class Compiler:
             self.scope.pop(b.name, None)
             self.rename, self.line = {}, 0
         self.written |= written
+
+    def compact_targets(self, s: Compact):
+        """(the array targets, the count, the position index) of a compact statement, checked."""
+        form = COMPACT_FORM
+        *arrays, count = s.targets
+        if not arrays:
+            self.fail(s, "compact gives the kept values and their count: it needs an array target and the count",
+                      f"write {form}, `n` a declared int[] (a single value) out")
+        if len(s.values) != len(arrays):
+            self.fail(s.values[0], f"compact has {len(arrays)} array target{'s' if len(arrays) > 1 else ''} "
+                      f"but {len(s.values)} value{'s' if len(s.values) > 1 else ''}",
+                      "give one value per array target, in the targets' order: "
+                      "`v[k], at[k], n = compact(i: x[i], i where x[i] > t)`")
+        c = self.spec.arrays.get(count.array)
+        if c is None or c.rank or count.subs or c.intent == "in" or c.dtype in FLOAT_DTYPES:
+            self.fail(count, f"the last target of compact, '{count.array}', is the count of kept elements: "
+                      "a declared integer array of shape [] (a single value), out or inout, written without subscripts",
+                      f"declare `{count.array}: int[] out` and write {form}")
+        position = arrays[0].subs[0].expr if arrays[0].subs else None
+        for t in arrays:
+            a = self.spec.arrays.get(t.array)
+            ix = t.subs[0] if len(t.subs) == 1 else None
+            if a is None or a.rank != 1 or ix is None or ix.lo is not None or not isinstance(ix.expr, Name) \
+                    or ix.expr.id != position.id:
+                self.fail(t, f"'{t.array}' is no array target of compact: each array target is a declared "
+                          "1-d array written at a new position index, the same for all",
+                          f"write {form}; compact keeps elements along one dimension (no per-row form)")
+            if a.intent != "inout":
+                self.fail(t, f"'{t.array}' is declared {a.intent}, but compact writes only its first "
+                          f"{count.array} cells (the cells from the count on keep their values)",
+                          f"declare it `{t.array}: {a.dtype}[{a.shape[0]}] inout`")
+        if len({t.array for t in s.targets}) < len(s.targets):
+            self.fail(s, "a target appears twice in compact", "give each array and the count once")
+        return arrays, count, position
 
     def declare(self, s: Assign) -> ArrayDecl:
         """The temporary a `let` declares: its shape from its indices' ranges (given `i in 0..E`
