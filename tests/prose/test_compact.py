@@ -83,6 +83,17 @@ def test_candidate_is_the_scan_and_accepted_on_emu(tmp_path):
     accepted_on_emu(k, text)
 
 
+def test_a_temporary_array_leaves_one_thread_still_correct(tmp_path):
+    """compact.py keeps no local array on the device: with a `let` array the candidate is the one
+    thread of the whole reference (docs/specs.md says so), and the ladder still accepts it."""
+    from t2c.generators.poly import generate
+    p = write(tmp_path, "let h[i] = 2.0 * x[i]\nv[k], at[k], cnt = compact(i: h[i], i where h[i] > 0.5)\n")
+    k = read_spec(p)
+    text = generate(k)
+    assert ONE_THREAD in text and SCAN not in text
+    accepted_on_emu(k, text)
+
+
 def test_inside_a_loop_each_pass_compacts_again(tmp_path):
     p = write(tmp_path, "for r in 0..3:\n    v[k], at[k], cnt = compact(i: x[i] * r, i * r where x[i] > 0.0)\n")
     _, ins, outs = run(p, 5)
