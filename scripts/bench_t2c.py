@@ -155,7 +155,24 @@ def torch_impls(torch):
             steps += going.int()
         return {"steps": steps}
 
+    def compacted(before, kept):
+        out = before.clone()
+        out[:kept.numel()] = kept
+        return out
+
+    def count(mask):
+        return mask.sum().int()
+
+    def threshold_select(t, s):
+        mask = t["x"] > float(t["t"])
+        return {"vals": compacted(t["vals"], t["x"][mask]),
+                "idx": compacted(t["idx"], torch.nonzero(mask).flatten().int()), "count": count(mask)}
+
     return {
+        "keep_positive": lambda t, s: {"y": compacted(t["y"], t["x"][t["x"] > 0]), "count": count(t["x"] > 0)},
+        "nonzero": lambda t, s: {"idx": compacted(t["idx"], torch.nonzero(t["x"]).flatten().int()),
+                                 "count": count(t["x"] != 0)},
+        "threshold_select": threshold_select,
         "softmax_let": lambda t, s: {"Y": torch.softmax(t["X"], dim=1)},
         "layer_norm_let": lambda t, s: {"Y": F.layer_norm(t["X"], (s["c"],), t["gamma"], t["beta"], 1e-5)},
         "trmv_upper": lambda t, s: {"y": torch.mv(torch.triu(t["A"]), t["x"])},
