@@ -165,7 +165,6 @@ def _one_thread_loops(k) -> list[str]:
     block); or the reason the model refuses k, unless its host control runs exchange loops (network.py)."""
     from t2c.analysis import NotAffine, analyze
     from t2c.analysis.model import Loop
-    from t2c.generators.poly.cuda import Printer
     from t2c.generators.poly.lower import final_plan
     from t2c.generators.poly.network import network_of
     from t2c.generators.poly.options import DEFAULT
@@ -174,11 +173,10 @@ def _one_thread_loops(k) -> list[str]:
     except NotAffine as e:
         return [] if network_of(k) else [f"outside the model: {e}"]
     an, plan = final_plan(an, DEFAULT)
-    p = Printer(k, an, plan, DEFAULT)
     return [launch.name or "one thread" for launch in plan.launches
             if any(isinstance(n, Loop) for n in launch.body) and not launch.grid
             and not (launch.reduction or launch.scan or launch.banded or launch.running_max or launch.phases or launch.sweep)
-            and id(launch) not in p.in_block]
+            and not launch.in_block]
 
 
 def test_no_affine_or_gather_kernel_runs_a_loop_in_one_thread():

@@ -9,15 +9,14 @@ from t2ctest import ROOT, accepted_on_emu
 from t2c.analysis import analyze
 from t2c.frontends import read_kernel
 from t2c.generators.poly import generate
-from t2c.generators.poly.cuda import Printer
+from t2c.generators.poly.forms import formed
 from t2c.generators.poly.lower import planned
 from t2c.generators.poly.options import DEFAULT
 
 
 def _phases(k):
     an = analyze(k)
-    plan = planned(an, DEFAULT)
-    Printer(k, an, plan, DEFAULT)
+    plan = formed(an, planned(an, DEFAULT), DEFAULT)
     return [tuple(ph.kind for ph in launch.phases.phases) if launch.phases else None for launch in plan.launches]
 
 

@@ -1,6 +1,7 @@
 """Printing a launch plan as one CUDA candidate file with the t2c ABI (DESIGN §3).
 
-Takes the IS kernel, its `Analysis` and a `Plan`; gives the `.cu` text:
+Takes the IS kernel, its `Analysis` and a complete `Plan` (lower.final_plan: every form decided
+in forms.py); gives the `.cu` text:
 
 - a header comment saying, per launch, which loop goes to which thread index and
   which loops stay on the host, and why;
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import re
-from math import prod
 
 from pycparser import c_ast
 
@@ -28,7 +28,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
 from ...frontends.c.normalize import cprint
 from ...ir import Kernel
-from .mapping import HostLoop, HostStmt, Launch, Plan
+from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from .schedule import rewrite
 from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor, wavetiles
 from .options import PolyOptions
@@ -177,6 +177,9 @@ class Renderer:
 # -- the candidate ------------------------------------------------------------------------
 
 class Printer:
+    """Prints a complete plan (lower.final_plan: forms.formed made its decisions) as the
+    candidate file; it reads the plan's records and leaves them as they are."""
+
     def __init__(self, abi: Kernel, an: Analysis, plan: Plan, options: PolyOptions):
         self.abi = abi                      # the caller's parameters; k adds the copies of inputs
         self.k = k = an.program.kernel
@@ -193,67 +196,7 @@ class Printer:
         self.at_locals: dict[str, list[str]] = {}   # launch -> `dev_X` its NAME_at takes as pointers
         self.waiting: set[str] = set()              # kernels launched with poly_after: they wait first
         self.per_point: dict[str, str] = {}         # while a tiled body prints: web -> its point's copy
-        for launch in plan.launches:
-            if launch.tiles:                # a tiled wavefront's form is decided (wavetiles.py)
-                continue
-            if options.parallel_reductions:
-                launch.reduction = reduce.reduction_of(an, plan.storage, launch)
-            if options.parallel_scans and not launch.reduction:
-                launch.scan = scan.scan_of(an, launch)
-            if options.banded_scans and not (launch.reduction or launch.scan):
-                launch.banded = banded.banded_of(an, plan.storage, launch)
-            if options.running_max and not (launch.reduction or launch.scan or launch.banded):
-                launch.running_max = kadane.running_max_of(an, plan.storage, launch)
-            if options.warp_rows and not launch.banded:
-                launch.row = reduce.row_reduction_of(an, plan.storage, launch)
-            if options.row_blocks and not (launch.row or launch.banded):
-                launch.phases = phases.phases_of(an, plan.storage, launch)
-        self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
-        self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
-        self.private = {}                   # id(host loop) -> arrays each of its iterations copies
-        threads = options.one_block_threads or 1024     # 0: oneblock.threads picks 1024 or 512
-        for launch in plan.launches:
-            if id(launch) in self.in_block:
-                launch.row = launch.phases = None   # their lanes need a block of their own
-                launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
-                if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
-                    launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-            elif options.column_sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
-                launch.sweep = sweep.sweep_of(self, launch)
-        for launch in plan.launches:
-            if not self.tileable(launch):
-                continue
-            if options.staged_tile != (1, 1):
-                rect = options.rect_tile != (0, 0) and self.rectangle(launch)
-                block = options.rect_block if rect else options.staged_block
-                launch.tile = options.rect_tile if rect else options.staged_tile   # the plan reads
-                launch.block = block if block != (0, 0) else None                  # these shapes
-                launch.stages, launch.rect = options.rect_stages if rect else 0, rect
-                launch.staged = stage.plan(self, launch)
-            if not launch.staged:
-                launch.block, launch.stages, launch.rect = None, 0, False
-                launch.tile = options.register_tile if options.register_tile != (1, 1) \
-                    and not self.moving(launch) else None
-            elif options.tensor_cores:
-                launch.mma = tensor.plan(self, launch)
-        if options.private_blocks:
-            for h in self.block_loops:
-                self.private[id(h)] = oneblock.private_arrays(self, h)
-        self.thread_webs: dict[int, set[str]] = {}   # id(one-block loop) -> scalars each thread keeps
-        self.own_scalars: dict[int, set[str]] = {}   # id(launch) -> those of its loop
-        self.every_thread: set[int] = set()          # one-thread launches every thread runs there
-        self.unsynced: set[int] = set()              # launches with no barrier after them there
-        for h in self.block_loops:
-            webs, every = oneblock.thread_scalars(self, h) \
-                if options.thread_scalars and not self.private.get(id(h)) else (set(), set())
-            self.thread_webs[id(h)] = webs
-            self.every_thread |= every
-            self.own_scalars.update({id(l): webs for l in oneblock.launches(h)})
-            if options.fewer_barriers:
-                self.unsynced |= oneblock.unsynced(self, h, webs)
-        self.merged = merge.runs(self) if options.merge_launches else []     # runs of launches as one
-        self.merged_part = {id(l) for run in self.merged for l in run}
-        self.part_threads = {id(l): merge.threads(self, run) for run in self.merged for l in run if l.row}
+        self.block_loops = plan.block_loops()
 
     # names --------------------------------------------------------------------------------
     def names_for(self, stmt_name: str) -> dict[str, str]:
@@ -376,63 +319,19 @@ class Printer:
 
     def accumulator_parts(self, loop: Loop, scalars=False):
         """(dtype, register name, the cell's C text, the loop body on the register) of the
-        register accumulator's form (above), or None.  `scalars`: the cell may also be a
-        scalar private to the thread (symm's `temp2 += B[k][j] * A[i][k]`), for a tiled
-        launch, which keeps one per point (tiled_body)."""
-        if not self.opt.register_accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+        register accumulator's form (above; accumulator_of), or None."""
+        found = accumulator_of(self, loop, scalars)
+        if found is None:
             return None
-        st = loop.body[0].stmt
-        node = st.node
-        if st.conditional or st.atomic or not isinstance(node, c_ast.Assignment):
-            return None                  # an atomic update's cell is shared with other threads
-        target = cprint(node.lvalue)
-        if isinstance(node.lvalue, c_ast.ID):
-            web = self.an.web_of.get((st.name, target))
-            if not scalars or web is None or self.plan.storage.get(web) != "local":
-                return None
-            name, dtype = target, self.web_type[web]
-        elif isinstance(node.lvalue, c_ast.ArrayRef):
-            name = _array_name(node.lvalue)
-            dtype = next((a.dtype for a in self.k.arrays if a.name == name), None) or \
-                (self.an.program.locals[name].dtype if name in self.local_arrays else None)
-        else:
-            return None
-        if dtype is None or loop.var in _WORD.findall(target) or \
-                any(cprint(r) != target for r in _refs(node, name)):
-            return None
-        acc = reduce.fresh_name("acc", set(self.k.params) | set(self.an.program.locals) |
-                                set(_WORD.findall(cprint(node))))
+        dtype, acc, target, st = found
         names = self.names_for(st.name)
-        cell = self.r.statement(node.lvalue, names, "")[0].rstrip(";")
-        body = self.r.statement(_replace_refs(copy.deepcopy(node), target, acc), names, "")
+        cell = self.r.statement(st.node.lvalue, names, "")[0].rstrip(";")
+        body = self.r.statement(_replace_refs(copy.deepcopy(st.node), target, acc), names, "")
         return dtype, acc, cell, body
 
     # kernels ------------------------------------------------------------------------------
-    def name_launches(self):
-        seen = {}
-        for launch in self.plan.launches:
-            written = []
-            for s in launch.statements():
-                for a in self.an.program.statement(s).writes():
-                    local = self.an.program.locals.get(a.name)
-                    if (local is None or local.shape) and a.name not in written:
-                        written.append(a.name)
-            base = f"{self.short}_{'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'}_{'_'.join(written) or 'scalars'}"
-            base = re.sub(r"\W", "_", base)
-            seen[base] = seen.get(base, 0) + 1
-            launch.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
-        dup = {b for b, c in seen.items() if c > 1}
-        counters = {}
-        for launch in self.plan.launches:
-            if launch.name in dup:
-                counters[launch.name] = 1
-                launch.name = f"{launch.name}_1"
-
     def launch_box(self, launch: Launch):
-        stmts = launch.statements()
-        outer = tuple(l.var for l in launch.host_loops)
-        at = {n.stmt.name: n.at for n in launch.grid[-1].statements() if n.at is not None}
-        return self.an.model.box(stmts, tuple(l.var for l in launch.grid), outer, at)
+        return launch_box(self.an, launch)
 
     def kernel(self, launch: Launch) -> tuple[str, list[str]]:
         """The __global__ function of a launch and its argument names."""
@@ -466,14 +365,14 @@ class Printer:
                     loops(n.body)
         loops(launch.body)
         box = self.launch_box(launch) if launch.grid else []
-        part = self.part_threads.get(id(launch))    # a part of merged reductions: its block's threads
+        part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
         if launch.phases:
             start = _min(box[0][0]) if box else "0"
             text = "\n".join(phases.kernel_body(self, launch, launch.phases, "" if start == "0" else f"{start} + "))
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void __launch_bounds__({phases.THREADS}) {launch.name}({params})",
+                              f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
                               "{", text, "}"]), args
         if launch.row or launch.sweep:
             start = _min(box[0][0]) if box else "0"
@@ -492,19 +391,18 @@ class Printer:
                 return "\n".join([f"/* {self.describe(launch)} */",
                                   f"static __device__ void {launch.name}_at({params}{', ' if params else ''}unsigned poly_b)",
                                   "{", text, "}"]), args
-            threads = prod(sweep.shape(self, launch)) if launch.sweep else \
-                prod(self.opt.column_block) if launch.row.column else 0
+            threads = launch.threads if launch.sweep or launch.row.column else 0
             bounds = f"__launch_bounds__({threads}) " if threads else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
-        merged = id(launch) in self.merged_part  # a part of a merged launch: a device function
-        at = id(launch) in self.in_block or merged   # also run inside a one-block loop: the same
+        merged = bool(launch.merged_threads)     # a part of a merged launch: a device function
+        at = launch.in_block or merged           # also run inside a one-block loop: the same
         if launch.tile:
             text = "\n".join(self.tiled_body(launch, box, inner_vars))
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             per_sm = self.opt.tile_blocks_per_sm
-            bounds = f"__launch_bounds__({prod(self.block_of(launch))}, {per_sm}) " if per_sm else ""
+            bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
@@ -536,10 +434,10 @@ class Printer:
         if at:                 # the reference's local arrays as pointers: a resident kernel passes its copies
             locals_decl = [f"  {t} {web};" for web, t in locals_.items()]
             block = lambda ps: reduce.block_sum_function(self, launch, launch.block_sum, ps, locals_decl,
-                                                         id(launch) in self.every_thread) if launch.block_sum else []
+                                                         launch.every_thread) if launch.block_sum else []
             used = _used(text + "\n".join(block(params)))
             ptrs = [f"dev_{n}" for n in self.local_arrays if f"dev_{n}" in used]
-            refs = [f"dev_{w}" for w in sorted(self.own_scalars.get(id(launch), ())) if f"dev_{w}" in used]
+            refs = [f"dev_{w}" for w in sorted(launch.own_scalars) if f"dev_{w}" in used]
             self.at_locals[launch.name] = ptrs + refs      # a one-block kernel passes its own copies
             at_params = ", ".join([x for x in [params] if x] +
                                   [f"{self.an.program.locals[x[4:]].dtype} *{x}" for x in ptrs] +
@@ -551,43 +449,6 @@ class Printer:
         src = [f"/* {self.describe(launch)} */",
                f"__global__ void {launch.name}({params})", "{", text, "}"]
         return "\n".join(src), args
-
-    def block_of(self, launch: Launch) -> tuple[int, int]:
-        """A 2-d launch's threads per block (x, y): a staged tile's own (`staged_block`) or
-        the options' `block_2d`."""
-        return launch.block or self.opt.block_2d
-
-    def rectangle(self, launch: Launch) -> bool:
-        """Whether a 2-d launch's points fill the box of its grid loops (no grid loop's bounds
-        name another grid index) and none of its loops' bounds move with them (gemm, not syrk's
-        triangle or symm's k < i): the launches `rect_tile` is for."""
-        grid = {l.var for l in launch.grid}
-        return not self.moving(launch) and not any(
-            (grid - {l.var}) & set(_WORD.findall(f"{l.init} {l.cond}")) for l in launch.grid)
-
-    def tileable(self, launch: Launch) -> bool:
-        """A 2-d launch whose threads run straight-line statements and loops of one updated
-        cell (the register accumulator's form); or a 3-d one (`batch_tiles`) whose z loop's
-        bounds and its inner loops' name no other grid index: a 2-d tile per z, one z a block
-        (doitgen's products, a matrix per (r, q) once its sum has a copy each).  Never one with an
-        atomic update: the tile's passes rewrite statements as plain loads and stores."""
-        if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or launch.phases or id(launch) in self.in_block \
-                or launch.grid[-1].derived or any(s.stmt.atomic for s in _statements(launch.body)):
-            return False
-        if len(launch.grid) == 3:
-            z = next(l for l in launch.grid if launch.axes[l.var] == "z")
-            names = lambda l: set(_WORD.findall(f"{l.init} {l.cond} {l.next}"))
-            if not self.opt.batch_tiles or any(z.var in names(l) for l in launch.grid + [
-                    n for n in launch.body if isinstance(n, Loop)] if l is not z) or ({l.var for l in launch.grid} - {z.var}) & names(z):
-                return False
-        return all(self.accumulator_parts(n, scalars=True) is not None for n in launch.body if isinstance(n, Loop))
-
-    def moving(self, launch: Launch) -> bool:
-        """Whether a loop of the launch has bounds that move with its grid indices (only a
-        staged tile takes those: stage.hull)."""
-        grid = {l.var for l in launch.grid}
-        return any(isinstance(n, Loop) and grid & set(_WORD.findall(f"{n.init} {n.cond} {n.next}"))
-                   for n in launch.body)
 
     def tiled_body(self, launch: Launch, box, inner_vars) -> list[str]:
         """Each thread computes a tile of grid points (rows apart by blockDim.y, columns by
@@ -612,7 +473,7 @@ class Printer:
                        f"(int)({block} * blockDim.{ax} * {per});   /* the block's first point */")
         if launch.mma:
             # a warp's tile: rows/2 x cols fragments of 8 x 8; a lane holds two neighbours in a row
-            bx = self.block_of(launch)[0]
+            bx = launch.block[0]
             out += ["  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;",
                     f"  const int poly_wy = poly_t / 32 / {bx // 8} * {4 * rows}, "
                     f"poly_wx = poly_t / 32 % {bx // 8} * {8 * cols};",
@@ -747,22 +608,18 @@ class Printer:
             inner = self.staged_loop(launch, loop, s, box, points, reg, tm, tn, True)
             return ["  {", *["    " + line for line in stage.hull(self, launch, s, box)],
                     *["  " + line for line in inner], "  }"]
-        bx, by = self.block_of(launch)
+        bx, by = launch.block[:2]
         y, x = launch.rows_cols()
         bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
         pairs = (launch.mma or {}).get(id(loop))
-        if pairs and self.opt.async_copies:
-            types = {v.name: v.dtype for v in self.k.scalars} | {a.name: a.dtype for a in self.k.arrays}
-            raws = {op.name: stage.raw_read(op, {y.var, x.var, loop.var}, types) for op in s.operands}
-            lines = tensor.async_loop(self, launch, loop, s, box, pairs, reg.split("[")[0], raws) if all(raws.values()) else None
-            if lines:
-                return lines
+        if pairs and s.ring:            # its tiles copied ahead asynchronously (forms: the ring fits)
+            return tensor.async_loop(self, launch, loop, s, box, pairs, reg.split("[")[0])
         prefetch = self.opt.staged_prefetch
         decl, fetch, store = [], [], []
         for op in s.operands:
             g = y if op.kind == "row" else x
             lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
-            n = stage.span(self.opt, launch, op)
+            n = stage.span(launch, op)
             kk, r = stage.slot(op, bk, n)
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
             where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
@@ -873,7 +730,7 @@ class Printer:
             return wavetiles.launch_code(self, launch, args, indent)
         call = ", ".join(args)
         if launch.sweep and not launch.grid:
-            return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(sweep.shape(self, launch))})"), call,
+            return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {launch.threads})"), call,
                                               launch.host_loops)]
         if launch.phases:
             return phases.launch_code(self, launch, args, indent)
@@ -882,13 +739,12 @@ class Printer:
             if not lows or not highs:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
             column = launch.sweep or launch.row.column
-            width, lanes = sweep.shape(self, launch) if launch.sweep else self.opt.column_block
-            rows = 0 if column else reduce.row_lanes(self, launch)
-            shape = ((f"poly_blocks(extent, {width})", f"dim3({width}, {lanes})") if column
-                     else (f"poly_blocks(extent, {reduce.ROW_BLOCK // rows})", str(reduce.ROW_BLOCK)))
+            lanes = launch.block[1] if column else reduce.row_lanes(self, launch)
+            width = launch.block[0] if column else launch.threads // lanes      # grid indices per block
+            shape = (f"poly_blocks(extent, {width})", f"dim3({width}, {lanes})" if column else str(launch.threads))
             return [f"{indent}{{",
                     f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: "
-                    f"{f'{lanes} lanes' if column else f'{rows} lanes' if rows > 32 else 'a warp'} each */",
+                    f"{f'{lanes} lanes' if column or lanes > 32 else 'a warp'} each */",
                     f"{indent}  if (extent > 0)",
                     f"{indent}    {self.launch_line(launch.name, shape, call, launch.host_loops)}",
                     f"{indent}}}"]
@@ -898,7 +754,7 @@ class Printer:
         if ext is None:
             return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
         axes = list(ext)
-        block = (*self.block_of(launch), 1)[:len(axes)] if launch.tile else self.opt.block(len(axes))
+        block = launch.block
         out = [f"{indent}{{"]
         for ax in axes:
             out.append(f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */")
@@ -930,16 +786,16 @@ class Printer:
         for it in items:
             if isinstance(it, HostStmt):
                 out += self.r.statement(it.stmt.node, self.names_for(it.stmt.name), indent)
-            elif isinstance(it, HostLoop) and self.private.get(id(it)):
-                out += oneblock.blocks_host_code(self, it, calls, self.private[id(it)], indent,
+            elif isinstance(it, HostLoop) and it.private:
+                out += oneblock.blocks_host_code(self, it, calls, it.private, indent,
                                                  oneblock.host_code(self, it, indent + "    ", calls))
-            elif isinstance(it, HostLoop) and any(it is h for h in self.block_loops):
+            elif isinstance(it, HostLoop) and it.one_block:
                 out += oneblock.host_code(self, it, indent, calls)
             elif isinstance(it, HostLoop):
                 out += self.host_loop(it, indent, calls)
-            elif run := next((r for r in self.merged if r[0] is it), None):
+            elif run := next((r for r in self.plan.merged if r[0] is it), None):
                 out += merge.launch_code(self, run, calls[merge.name(self, run)], indent)
-            elif id(it) not in self.merged_part:
+            elif not it.merged_threads:
                 out += self.launch_code(it, calls[it.name], indent)
         return out
 
@@ -951,20 +807,18 @@ class Printer:
     # the file ---------------------------------------------------------------------------------
     def candidate(self) -> str:
         k = self.abi
-        self.name_launches()
         kernels, calls = [], {}
         for launch in self.plan.launches:
             src, args = self.kernel(launch)
             kernels.append(src)
             calls[launch.name] = args
-        for run in self.merged:
+        for run in self.plan.merged:
             src, args = merge.kernel(self, run, calls)
             kernels.append(src)
             calls[merge.name(self, run)] = args
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
         kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
-        kernels += [oneblock.blocks_kernel(self, h, calls, self.private[id(h)])
-                    for h in self.block_loops if self.private.get(id(h))]
+        kernels += [oneblock.blocks_kernel(self, h, calls, h.private) for h in self.block_loops if h.private]
         ret = k.returns.dtype if k.returns else "void"
         out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).",
                "//"]
@@ -1075,7 +929,7 @@ class Printer:
             return kadane.describe(self, launch) + where
         if launch.row and launch.row.column:
             r = launch.row
-            return (f"{launch.name}: {self.opt.column_block[1]} lanes per {launch.grid[0].var} (consecutive "
+            return (f"{launch.name}: {launch.block[1]} lanes per {launch.grid[0].var} (consecutive "
                     f"{launch.grid[0].var}, consecutive elements) split loop {r.loop.var}; lane 0 adds their "
                     f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:
@@ -1145,9 +999,9 @@ class Printer:
                         f"carr{'y' if len(host_loops) > 1 else 'ies'} a dependence from one iteration "
                         "to the next, so each iteration launches its kernels in order.")
         for h in self.block_loops:
-            if self.private.get(id(h)):
+            if h.private:
                 loops = [l.var for l in oneblock.chain_of(h)[0]]
-                arrays = ", ".join(self.private[id(h)])
+                arrays = ", ".join(h.private)
                 head.append(f"  ... but {', '.join(loops)} carry only what goes through {arrays}: given a copy of "
                             f"{arrays} each, their iterations are independent, one block each "
                             f"({self.short}_blocks_{h.loop.var}) when the copies fit in shared memory.")
@@ -1162,7 +1016,40 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
-            ["  " + merge.describe(self, run) for run in self.merged] + self.plan.notes + helper_note(self.abi)
+            ["  " + merge.describe(self, run) for run in self.plan.merged] + self.plan.notes + helper_note(self.abi)
+
+
+def accumulator_of(p, loop: Loop, scalars=False) -> tuple | None:
+    """(dtype, register name, the cell's C text as the reference writes it, the statement) of a
+    loop whose one statement updates one cell that does not move with the loop (the register
+    accumulator's form: Printer.register_accumulator), or None.  `p` has the analysis `an`, the
+    `plan`, the options `opt`, the kernel `k`, `local_arrays` and `web_type`: the Printer or the
+    planning context (forms.Context).  `scalars`: the cell may also be a scalar private to the
+    thread (symm's `temp2 += B[k][j] * A[i][k]`), for a tiled launch, which keeps one per point."""
+    if not p.opt.register_accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+        return None
+    st = loop.body[0].stmt
+    node = st.node
+    if st.conditional or st.atomic or not isinstance(node, c_ast.Assignment):
+        return None                  # an atomic update's cell is shared with other threads
+    target = cprint(node.lvalue)
+    if isinstance(node.lvalue, c_ast.ID):
+        web = p.an.web_of.get((st.name, target))
+        if not scalars or web is None or p.plan.storage.get(web) != "local":
+            return None
+        name, dtype = target, p.web_type[web]
+    elif isinstance(node.lvalue, c_ast.ArrayRef):
+        name = _array_name(node.lvalue)
+        dtype = next((a.dtype for a in p.k.arrays if a.name == name), None) or \
+            (p.an.program.locals[name].dtype if name in p.local_arrays else None)
+    else:
+        return None
+    if dtype is None or loop.var in _WORD.findall(target) or \
+            any(cprint(r) != target for r in _refs(node, name)):
+        return None
+    acc = reduce.fresh_name("acc", set(p.k.params) | set(p.an.program.locals) |
+                            set(_WORD.findall(cprint(node))))
+    return dtype, acc, target, st
 
 
 def _statements(nodes) -> list[Stmt]:

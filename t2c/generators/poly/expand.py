@@ -8,7 +8,7 @@ joins them (oneblock.private_arrays: no value flows through it from one iteratio
 and every other dependence stays inside an iteration).  With `sum_each[r][q][p]` in its
 place the iterations are independent, r and q join p in the grid, and the product
 `sum_each[r][q][p] += A[r][q][s] * C4[s][p]` is a batch of matrix products: a tiled launch
-per (r, q) block row (cuda.Printer.tileable's batch), on the tensor cores.  The array's final
+per (r, q) block row (forms.tileable's batch), on the tensor cores.  The array's final
 value is the last iteration's copy, which NAME_device copies into it at the end (every
 iteration writes every cell of it: checked, else no expansion).
 

@@ -14,6 +14,7 @@ from ...ir import Kernel
 from . import compact, network, wavetiles
 from .cuda import Printer, sequential_candidate
 from .expand import expand
+from .forms import formed
 from .mapping import Plan, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
 from .schedule import copy_inputs, isl_tree, variants
@@ -60,7 +61,8 @@ def _lower(kernel: Kernel, options: PolyOptions) -> str:
 
 
 def final_plan(an, options: PolyOptions):
-    """The program (a variant of `an`'s, when one plans better) and the plan the printer prints."""
+    """The program (a variant of `an`'s, when one plans better) and its complete plan: every
+    decision made, for the printer to print (forms.formed)."""
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if options.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
@@ -70,7 +72,7 @@ def final_plan(an, options: PolyOptions):
         an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
     if options.wavefront:
         plan = wavetiles.tiled(an, plan, options)        # a 2-d band in tiles: a launch per tile diagonal
-    return an, plan
+    return an, formed(an, plan, options)                 # each launch's form, shapes and name: what prints
 
 
 def _deepest(items) -> list:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from math import prod
 
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.explain import carried
@@ -51,10 +52,16 @@ class Launch:
     staged: dict | None = None       # id(accumulator loop) -> stage.Staged: operands in shared memory
     mma: dict | None = None          # id(accumulator loop) -> its (row, column) operand products on
                                      # the tensor cores (stage.mma_pairs); the points follow their layout
-    shared_bytes: int = 0            # its dynamic shared memory (tensor.async_loop's rings)
-    block: tuple | None = None       # its threads per block when not the options' (a staged tile's)
+    shared_bytes: int = 0            # its dynamic shared memory (the largest of its staged loops' rings)
+    block: tuple | None = None       # its threads per block (x, y, z), one entry per launched dimension;
+                                     # None where its form's module shapes its launches (scan, reduction ...)
     stages: int = 0                  # its ring of asynchronous tiles when not the options' (a rectangle's)
-    rect: bool = False               # a staged tile over a rectangle (cuda.Printer.rectangle: rect_* options)
+    rect: bool = False               # a staged tile over a rectangle (forms.rectangle: rect_* options)
+    in_block: bool = False           # also run inside a one-block host loop (oneblock.py)
+    own_scalars: frozenset = frozenset()   # ... the scalar webs each thread of that loop keeps
+    every_thread: bool = False       # ... a one-thread launch every thread of that loop runs
+    unsynced: bool = False           # ... no __syncthreads() after it there (oneblock.unsynced)
+    merged_threads: int = 0          # a part of a merged launch (Plan.merged): that launch's threads per block
 
     def statements(self) -> list[str]:
         out = []
@@ -64,15 +71,24 @@ class Launch:
 
     def rows_cols(self) -> tuple[Loop, Loop]:
         """A 2-d launch's grid loops, the one on threadIdx.y (rows) first (a tiled launch's
-        third, on z, is its batch: cuda.Printer.tileable)."""
+        third, on z, is its batch: forms.tileable)."""
         y, x = sorted((l for l in self.grid if self.axes[l.var] != "z"), key=lambda l: self.axes[l.var], reverse=True)
         return y, x
+
+    @property
+    def threads(self) -> int:
+        """Threads per block (0 where its form's module shapes its launches)."""
+        return prod(self.block) if self.block else 0
 
 
 @dataclass
 class HostLoop:
     loop: Loop
     items: list
+    one_block: bool = False          # also run whole in one block of threads (oneblock.py)
+    threads: int = 0                 # ... that block's threads
+    private: list[str] = field(default_factory=list)   # ... arrays each iteration copies (a block each)
+    thread_webs: frozenset = frozenset()   # ... scalar webs every thread keeps a copy of
 
 
 @dataclass
@@ -87,6 +103,11 @@ class Plan:
     storage: dict[str, str] = field(default_factory=dict)     # web -> host | local | global
     notes: list[str] = field(default_factory=list)
     tree: list = field(default_factory=list)                  # the loop tree it maps
+    merged: list[list[Launch]] = field(default_factory=list)  # runs of launches printed as one (merge.py)
+
+    def block_loops(self) -> list[HostLoop]:
+        """The top-level host loops that also run in one block (forms.formed decides)."""
+        return [it for it in self.items if isinstance(it, HostLoop) and it.one_block]
 
 
 def host_statements(an: Analysis) -> set[str]:
@@ -163,6 +184,14 @@ def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
         p.notes += [x for n in tree if isinstance(n, Loop) and any(isinstance(m, Loop) for m in n.body)
                     and (x := why_in_order(an, tree, n))]
     return p
+
+
+def launch_box(an: Analysis, launch: Launch) -> list:
+    """(lows, highs) of each grid loop of a launch with a grid, as C text (Model.box): empty
+    lists where its iteration domain is empty."""
+    at = {n.stmt.name: n.at for n in launch.grid[-1].statements() if n.at is not None}
+    return an.model.box(launch.statements(), tuple(l.var for l in launch.grid),
+                        tuple(l.var for l in launch.host_loops), at)
 
 
 def why_in_order(an: Analysis, tree, loop: Loop) -> str | None:

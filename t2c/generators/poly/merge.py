@@ -32,10 +32,10 @@ from .oneblock import _axes
 
 
 def plain(p, launch: Launch) -> bool:
-    """A grid of threads each running its statements, nothing shared (p: the Printer)."""
+    """A grid of threads each running its statements, nothing shared (p: forms.Context)."""
     if not launch.grid or launch.reduction or launch.row or launch.phases or launch.sweep or launch.tile or launch.staged \
             or launch.mma or launch.block_sum or launch.shared_bytes or launch.grid[-1].derived \
-            or id(launch) in p.in_block or p.extents(launch) is None:
+            or launch.in_block or p.empty(launch):
         return False
     for s in launch.statements():
         if any(a.name in p.local_arrays for a in p.an.program.statement(s).accesses):
@@ -49,7 +49,7 @@ def reduction(p, launch: Launch) -> bool:
     """A reduction along rows or down columns (reduce.py) outside one-block loops, its domain
     not empty."""
     return bool(p.opt.merge_reductions and launch.grid and launch.row and not launch.sweep
-                and id(launch) not in p.in_block and p.extents(launch) is not None)
+                and not launch.in_block and not p.empty(launch))
 
 
 def threads(p, run) -> int:
@@ -96,7 +96,7 @@ def runs(p) -> list[list[Launch]]:
             if len(run) > 1:
                 out.append(run)
             run = []
-            if isinstance(it, HostLoop) and not any(it is h for h in p.block_loops) and not p.private.get(id(it)):
+            if isinstance(it, HostLoop) and not it.one_block:
                 walk(it.items)
     walk(p.plan.items)
     return out
@@ -149,7 +149,7 @@ def kernel(p, run, calls) -> tuple[str, list[str]]:
     head = (f"/* {name(p, run)}: each thread a point of one of {parts}, with the grid index it has in its "
             f"own launch (the parts' blocks in turn): no cell one of them writes is touched by another in "
             f"the same host iteration (isl). */")
-    bounds = f"__launch_bounds__({threads(p, run)}) " if rows else ""
+    bounds = f"__launch_bounds__({run[0].merged_threads}) " if rows else ""
     return "\n".join([head, f"__global__ void {bounds}{name(p, run)}({', '.join(params)})", "{", *body, "}"]), \
         args + shape + counts
 
@@ -157,11 +157,11 @@ def kernel(p, run, calls) -> tuple[str, list[str]]:
 def launch_code(p, run, args, indent) -> list[str]:
     """The host's one launch for the run: each part's extents and block count."""
     out, counts = [f"{indent}{{"], []
-    t = threads(p, run)
+    t = run[0].merged_threads
     for n, l in enumerate(run, 1):
-        ext, dims = p.extents(l), p.opt.block(len(l.grid))
+        ext, dims = p.extents(l), l.block
         if l.row:           # a reduction's blocks: column_block's indices, or rows of row_lanes lanes
-            dims = (p.opt.column_block[0] if l.row.column else t // reduce.row_lanes(p, l),)
+            dims = (l.block[0] if l.row.column else t // reduce.row_lanes(p, l),)
         for ax, d in zip(ext, dims):
             out += [f"{indent}  const int extent_{n}_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */",
                     f"{indent}  const unsigned poly_grid_{n}_{ax} = poly_blocks(extent_{n}_{ax}, {d});"]

@@ -78,7 +78,7 @@ def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
     parameter of the kernel or a host scalar: the loops' bounds need sizes the launches may not)."""
     from .cuda import _used
     item = fresh_name("item", set(p.k.params) | set(p.an.program.locals) | set(_loops(h)))
-    mine = sorted(p.thread_webs.get(id(h), ()))
+    mine = sorted(h.thread_webs)
     body = [f"  {p.web_type[w]} dev_{w} = ::dev_{w};   /* this thread's own copy */" for w in mine] + \
         [f"  int {v};" for v in dict.fromkeys(_loops(h))] + _items(p, [h], "  ", calls, item) + \
         [f"  if (threadIdx.x == 0)\n    ::dev_{w} = dev_{w};" for w in mine]
@@ -99,13 +99,13 @@ def threads(p, h: HostLoop) -> int:
 
 def block_kernel(p, h: HostLoop, calls) -> str:
     """The one-block kernel; `__launch_bounds__` keeps its registers within one SM's file for
-    a block of `threads(p, h)` (64 each for 1024), so the launch cannot fail for them."""
+    a block of `h.threads` (64 each for 1024), so the launch cannot fail for them."""
     name = f"{p.short}_loop_{h.loop.var}"
     body, args = _block(p, h, calls)
     return "\n".join([f"/* {name}: host loop {h.loop.var} in one block of threads, for sizes where no launch in it "
                       f"needs more than {p.opt.one_block_max} threads: each launch a block-strided loop, "
                       "then __syncthreads(). */",
-                      f"__global__ void __launch_bounds__({threads(p, h)}) "
+                      f"__global__ void __launch_bounds__({h.threads}) "
                       f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
 
 
@@ -173,7 +173,7 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
         f"    {home(a)}[poly_e] = {a}[poly_e];")]
     return "\n".join([f"/* {name}_resident: {name} with arrays {', '.join(arrays)} in shared memory for the whole "
                       "loop (copied in first, the written ones back at the end), for sizes where they fit. */",
-                      f"__global__ void __launch_bounds__({threads(p, h)}) "
+                      f"__global__ void __launch_bounds__({h.threads}) "
                       f"{name}_resident({', '.join(decl(a) for a in args)})", "{",
                       *head, "  __syncthreads();", *body, *tail, "}"])
 
@@ -198,11 +198,11 @@ def _items(p, items, indent, calls, item) -> list[str]:
                     *_items(p, it.items, indent + "  ", calls, item), indent + "}"]
             continue
         call = ", ".join(calls[it.name] + p.at_locals.get(it.name, []))
-        sync = [] if id(it) in p.unsynced else [f"{indent}__syncthreads();"]
+        sync = [] if it.unsynced else [f"{indent}__syncthreads();"]
         if not it.grid and it.block_sum:          # a sum the whole block shares (reduce.BlockSum)
             out += [f"{indent}{it.name}_block({call});", *sync]
             continue
-        if not it.grid and id(it) in p.every_thread:
+        if not it.grid and it.every_thread:
             out += [f"{indent}{it.name}_at({call});   /* every thread: its own scalars */", *sync]
             continue
         if not it.grid:
@@ -232,7 +232,7 @@ def _items(p, items, indent, calls, item) -> list[str]:
 def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     """The walk for the most threads a launch asks for, then one block or the launches."""
     name = f"{p.short}_loop_{h.loop.var}"
-    one = [f"{indent}    {name}<<<1, {threads(p, h)}>>>({', '.join(_block(p, h, calls)[1])});"]
+    one = [f"{indent}    {name}<<<1, {h.threads}>>>({', '.join(_block(p, h, calls)[1])});"]
     arrays = _resident(p, h, calls)
     if arrays:
         sizes = " + ".join(_resident_bytes(p, a) for a in arrays)
@@ -243,7 +243,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
                f"{indent}    if (poly_bytes <= (size_t)poly_shared &&",
                f"{indent}        cudaFuncSetAttribute({name}_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                f"(int)poly_bytes) == cudaSuccess)",
-               f"{indent}      {name}_resident<<<1, {threads(p, h)}, poly_bytes>>>"
+               f"{indent}      {name}_resident<<<1, {h.threads}, poly_bytes>>>"
                f"({', '.join(_resident_args(p, h, calls))});",
                f"{indent}    else", "  " + one[0]]
     return [f"{indent}{{",

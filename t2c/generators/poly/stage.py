@@ -1,6 +1,6 @@
 """Shared-memory staging of a register tile's operands (the gemm family's nests).
 
-    plan(printer, launch) -> {id(loop): Staged} | None
+    plan(context, launch) -> {id(loop): Staged} | None   (context: forms.Context)
 
 A tiled launch (cuda.Printer.tiled_body: each thread a TM x TN tile of (y, x) grid points,
 its accumulator loops jammed) reads, in gemm's `C[i][j] += alpha * A[i][k] * B[k][j]`, a
@@ -74,6 +74,8 @@ class Staged:
     depth: int = 0             # k values per shared tile (DEPTHS, or the stage_depth option)
     moving: tuple | None = None   # (kind, grid index, first k, end, the index's own bounds) of a
                                   # loop whose bounds move with that kind's grid index: C text (`plan`)
+    ring: tuple | None = None     # (tiles, depth) of its ring copied ahead asynchronously (tensor.ring)
+    raws: dict | None = None      # ... operand -> the element it scales (raw_read)
 
 
 def plan(p, launch) -> dict | None:
@@ -135,7 +137,7 @@ def plan(p, launch) -> dict | None:
             return None            # a term that the moving side's zeroed operand would not zero
         out[id(n)] = s
     for d in (p.opt.stage_depth,) if p.opt.stage_depth else DEPTHS:
-        if sum(d * max(pitch(span(p.opt, launch, op), m) for m in (False, True))
+        if sum(d * max(pitch(span(launch, op), m) for m in (False, True))
                * SIZE[s.dtype] for s in out.values() for op in s.operands) <= SHARED_LIMIT:
             for s in out.values():
                 s.depth = d
@@ -169,7 +171,7 @@ def hull(p, launch, s: Staged, box) -> list[str]:
     from .cuda import _max, _min
     kind, g, low, end, _ = s.moving
     lows, highs = dict(zip((l.var for l in launch.grid), box))[g]
-    n = span(p.opt, launch, next(op for op in s.operands if op.kind == kind))
+    n = span(launch, next(op for op in s.operands if op.kind == kind))
     first, last = [f"{g}_base", _min(lows)], [f"{g}_base + {n - 1}", _max(highs)]
     loop = next(l for l in launch.grid if l.var == g)
     if _SUMS.fullmatch(f"{loop.lower} {loop.upper}"):       # the box may be wider than the loop
@@ -213,9 +215,9 @@ def mask(p, s: Staged, op: Operand, here: dict) -> str:
     return "".join(f" && {c}" for c in dict.fromkeys(out))
 
 
-def span(opt, launch, op: Operand) -> int:
+def span(launch, op: Operand) -> int:
     """The grid values of the block's points an operand's shared tile holds, per loop value."""
-    (bx, by), (rows, cols) = launch.block or opt.block_2d, launch.tile
+    (bx, by), (rows, cols) = launch.block[:2], launch.tile
     return by * rows if op.kind == "row" else bx * cols
 
 

@@ -56,7 +56,7 @@ class Sweep:
     sums: dict = field(default_factory=dict)         # id(loop) -> Accumulator: a part per lane
     carried: set = field(default_factory=set)        # id(loop): run by every thread, in order
     rows: Loop | None = None                         # the loop the lanes take in chunks (_rows)
-    staged: bool = False                             # ... its sum's reads through shared memory (_staged)
+    staged: bool = False                             # ... its sum's reads through shared memory (stageable)
 
 
 def shape(p, launch) -> tuple[int, int]:
@@ -151,8 +151,7 @@ def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int, start
     target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
     base, row, part, held = fresh("base"), fresh("row"), fresh("part"), fresh("held")
     lo = loop.init.split("=", 1)[1].strip()
-    staged = _staged(p, launch, sw, lanes, fresh, start, guard, (base, row, part), names) if p.opt.sweep_stage else None
-    sw.staged = bool(staged)
+    staged = _staged(p, launch, sw, lanes, fresh, start, guard, (base, row, part), names) if sw.staged else None
     decls, sums = staged or ([], [f"    if ({row})", f"      for ({inner.init}; {inner.cond}; {inner.next})",
                                   *p.r.statement(_step(a, part), names, "        ")])
     return [*decls, f"  for (int {base} = {lo}; {stage.at(loop.cond, loop.var, base)}; {base} += {lanes}) {{   "
@@ -178,32 +177,14 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
     in its array's bounds (0 elsewhere, read by no thread); then each thread adds the products of
     its own loop range in order.  The loop's range over the chunk: its bounds at the chunk's
     first and last rows (affine in the row, so those are the extremes).  The same cells, read
-    before the chunk's barrier as before.  None when the sum has another form or its tiles pass
-    48 KiB."""
-    from .cuda import _array_name, _refs, _replace_refs      # cuda.py imports this module
+    before the chunk's barrier as before.  Only where the plan found the sum so (`stageable`)."""
+    from .cuda import _replace_refs      # cuda.py imports this module
     (base, row, part), (loop, inner) = chunk, (sw.rows, sw.rows.body[0])
     a = sw.sums[id(inner)]
-    width, _ = shape(p, launch)
+    width = launch.block[0]
     i, j, k = loop.var, launch.grid[0].var, inner.var
-    sizes = {x.name for x in p.k.sizes}
-    affine = lambda text: set(_WORD.findall(text)) <= {i} | sizes and not re.search(r"[^\w\s+\-*()]", text)
-    bound, low = _BOUND.match(inner.cond), inner.init.split("=", 1)[1].strip()
-    if inner.step != 1 or not bound or bound[1] != k or not affine(low) or not affine(bound[3]):
-        return None
-    end = bound[3] if bound[2] == "<" else f"{bound[3]} + 1"
-    tiles = {}
-    for ref in _refs(a.part):
-        text, words = cprint(ref), set(_WORD.findall(cprint(ref)))
-        if k not in words or text in tiles:
-            continue                                   # the same value every iteration: read as it is
-        array = _array_name(ref)
-        kind = "row" if words <= {k, i, array} | sizes else "col" if words <= {k, j, array} | sizes else None
-        if kind is None or array not in p.r.shapes:
-            return None
-        tiles[text] = (ref, kind, fresh(f"{kind}s_{len(tiles) + 1}"))
-    if not tiles or a.dtype not in stage.SIZE or sum(STAGE_DEPTH * ((lanes if kind == "row" else width) + 1)
-                                                      * stage.SIZE[a.dtype] for _, kind, _ in tiles.values()) > stage.SHARED_LIMIT:
-        return None
+    low, end, reads = stageable(p, launch, sw)
+    tiles = {text: (ref, kind, fresh(f"{kind}s_{n}")) for n, (text, (ref, kind)) in enumerate(reads.items(), 1)}
     t, e, k0, kk, klo, kend = (fresh(x) for x in ("t", "e", "k0", "kk", "klo", "kend"))
     last = f"{base} + {lanes - 1}"
     decls = [f"  const int {t} = (int)(threadIdx.y * {width} + threadIdx.x);"]
@@ -231,6 +212,36 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
                    f"        for (int {kk} = poly_max(0, {low} - {k0}); {kk} < poly_min({STAGE_DEPTH}, {end} - {k0}); "
                    f"{kk}++) {{",
                    f"          {k} = {k0} + {kk};", *p.r.statement(step, names, "          "), "        }", "    }"]
+
+
+def stageable(p, launch, sw: Sweep) -> tuple[str, str, dict] | None:
+    """(the sum's loop's first value, one past its last, C text of each read to stage -> (the
+    reference, "row" or "col")) of a chunked sum whose reads `_staged` can take through shared
+    memory, or None: the sum has another form or its tiles pass 48 KiB."""
+    from .cuda import _array_name, _refs      # cuda.py imports this module
+    loop, inner = sw.rows, sw.rows.body[0]
+    a = sw.sums[id(inner)]
+    width, lanes = launch.block
+    i, j, k = loop.var, launch.grid[0].var, inner.var
+    sizes = {x.name for x in p.k.sizes}
+    affine = lambda text: set(_WORD.findall(text)) <= {i} | sizes and not re.search(r"[^\w\s+\-*()]", text)
+    bound, low = _BOUND.match(inner.cond), inner.init.split("=", 1)[1].strip()
+    if inner.step != 1 or not bound or bound[1] != k or not affine(low) or not affine(bound[3]):
+        return None
+    reads, arrays = {}, {x.name for x in p.k.arrays}
+    for ref in _refs(a.part):
+        text, words = cprint(ref), set(_WORD.findall(cprint(ref)))
+        if k not in words or text in reads:
+            continue                                   # the same value every iteration: read as it is
+        array = _array_name(ref)
+        kind = "row" if words <= {k, i, array} | sizes else "col" if words <= {k, j, array} | sizes else None
+        if kind is None or array not in arrays:
+            return None
+        reads[text] = (ref, kind)
+    if not reads or a.dtype not in stage.SIZE or sum(STAGE_DEPTH * ((lanes if kind == "row" else width) + 1)
+                                                      * stage.SIZE[a.dtype] for _, kind in reads.values()) > stage.SHARED_LIMIT:
+        return None
+    return low, bound[3] if bound[2] == "<" else f"{bound[3]} + 1", reads
 
 
 def _sum(p, loop: Loop) -> Accumulator | None:
@@ -262,7 +273,7 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
     scalars).  An array cell a sum folds into is loaded by lane 0 with the parts, before the
     barrier that the total waits for anyway."""
     j = launch.grid[0].var if launch.grid else ""
-    width, lanes = shape(p, launch)
+    width, lanes = launch.block
     arrays = {a.name for a in p.k.arrays} | set(p.local_arrays)
     taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in _loops(launch.body)} | {j}
     fresh = lambda name: fresh_name(name, taken)
@@ -370,7 +381,7 @@ def _loops(nodes) -> list[Loop]:
 
 
 def describe(p, launch, sw: Sweep) -> str:
-    width, lanes = shape(p, launch)
+    width, lanes = launch.block
     block = f"blocks of {width} consecutive {launch.grid[0].var} x {lanes} lanes" if launch.grid else \
         f"one block of {lanes} lanes"
     if sw.rows is not None:

@@ -1,9 +1,11 @@
 """The gemm family's products on the fp64 tensor cores: the plan and the printing of its loops.
 
-    plan(printer, launch) -> {id(loop): [(row operand, column operand), ...]} | None
+    plan(context, launch) -> {id(loop): [(row operand, column operand), ...]} | None
+    ring(context, launch, staged) -> (tiles, depth, bytes) of a staged loop's asynchronous ring, or
+        None when it never fits
     tile(printer, launch, staged, pairs, acc, depth) -> a staged tile's products, as CUDA lines
-    async_loop(printer, launch, loop, staged, box, pairs, acc, raws) -> a staged loop with its
-        tiles copied ahead asynchronously, as CUDA lines, or None when its ring never fits
+    async_loop(printer, launch, loop, staged, box, pairs, acc) -> a staged loop with its tiles
+        copied ahead asynchronously (its `ring`), as CUDA lines
 
 Takes a tiled launch whose every accumulator loop is staged (stage.py) and adds only products
 of a row and a column operand in double (`stage.mma_pairs`); the block's points are then a sum
@@ -34,14 +36,38 @@ def plan(p, launch: Launch) -> dict | None:
     such a sum (stage.mma_pairs) and the block's warps divide its point tile into warp
     tiles of 8 x 8 fragments: warps of 8 x 4 threads' worth (blockDim.x a multiple of 8,
     blockDim.y of 4) and an even number of rows per thread."""
-    (bx, by), (rows, _) = p.block_of(launch), launch.tile
+    (bx, by), (rows, _) = launch.block[:2], launch.tile
     if bx % 8 or by % 4 or rows % 2 or any(s.depth % 4 for s in launch.staged.values()):
         return None
     pairs = {i: stage.mma_pairs(s) for i, s in launch.staged.items()}
     return pairs if all(pairs.values()) else None
 
 
-def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[str] | None:
+def _major(p, s) -> set[str]:
+    """The operands whose shared tiles keep k fastest (`k_major_tiles`: k is their contiguous index)."""
+    return {op.name for op in s.operands if op.k_fastest and p.opt.k_major_tiles}
+
+
+def _dims(launch: Launch, op, depth: int, major: set[str]) -> tuple[int, int]:
+    """An operand's shared tile of `depth` k: `[grid][k]` for the `major` ones, else `[k][grid]`,
+    its rows pitched for conflict-free fragment loads."""
+    n = stage.span(launch, op)
+    return (n, stage.pitch(depth, True)) if op.name in major else (depth, stage.pitch(n, True))
+
+
+def ring(p, launch: Launch, s) -> tuple[int, int, int] | None:
+    """(tiles, depth, bytes) of a staged loop's ring in dynamic shared memory (async_loop):
+    `async_stages` (`rect_stages`) tiles per operand, the depth halved until the ring fits in
+    stage.DYNAMIC_LIMIT; None when it never does."""
+    tiles, bk, major = max(2, launch.stages or p.opt.async_stages), s.depth, _major(p, s)
+    size = lambda depth: tiles * stage.SIZE[s.dtype] * sum(a * b for a, b in (_dims(launch, op, depth, major)
+                                                                               for op in s.operands))
+    while size(bk) > stage.DYNAMIC_LIMIT and bk % 8 == 0:
+        bk //= 2                   # a ring of tiles of half the depth
+    return (tiles, bk, size(bk)) if size(bk) <= stage.DYNAMIC_LIMIT else None
+
+
+def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
     """A staged loop on the tensor cores whose operands are elements in double, possibly
     scaled (stage.raw_read): `async_stages` (`rect_stages`) shared buffers per operand in a ring, in dynamic
     shared memory; while the warps multiply the tile in one, the block's threads copy the
@@ -54,24 +80,18 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     A loop whose bounds move with a grid index copies only the elements its points read
     (stage.mask).  An operand whose contiguous index is k keeps it fastest in shared memory
     (`k_major_tiles`: `[grid][k]`, so a warp's copies store to consecutive banks), the others
-    `[k][grid]`; both pitched for conflict-free fragment loads.  The depth halves until the ring fits
-    in stage.DYNAMIC_LIMIT; None when it never does.  The launch's dynamic shared memory
-    (`launch.shared_bytes`) is the largest ring of its loops, which all start at its first
-    byte: a barrier after each loop keeps the next one's copies out of it until it is read."""
+    `[k][grid]`; both pitched for conflict-free fragment loads.  Its tiles and depth are `s.ring`
+    (`ring`).  The launch's dynamic shared memory (`launch.shared_bytes`) is the largest ring of
+    its loops, which all start at its first byte: a barrier after each loop keeps the next one's
+    copies out of it until it is read."""
     from .cuda import _max, _min, _replace_refs      # cuda.py imports this module
-    bx, by = p.block_of(launch)
+    bx, by = launch.block[:2]
     y, x = launch.rows_cols()
-    ring, bk, names, threads = max(2, launch.stages or p.opt.async_stages), s.depth, p.names_for(loop.body[0].stmt.name), bx * by
-    spans = {op.name: stage.span(p.opt, launch, op) for op in s.operands}
-    major = {op.name for op in s.operands if op.k_fastest and p.opt.k_major_tiles}
-    shape = lambda op, depth: ((spans[op.name], stage.pitch(depth, True)) if op.name in major
-                               else (depth, stage.pitch(spans[op.name], True)))
-    size = lambda depth: ring * stage.SIZE[s.dtype] * sum(a * b for a, b in (shape(op, depth) for op in s.operands))
-    while size(bk) > stage.DYNAMIC_LIMIT and bk % 8 == 0:
-        bk //= 2                   # a ring of tiles of half the depth
-    if size(bk) > stage.DYNAMIC_LIMIT:
-        return None
-    launch.shared_bytes = max(launch.shared_bytes, size(bk))
+    (ring, bk), raws = s.ring, s.raws
+    names, threads = p.names_for(loop.body[0].stmt.name), bx * by
+    spans = {op.name: stage.span(launch, op) for op in s.operands}
+    major = _major(p, s)
+    shape = lambda op, depth: _dims(launch, op, depth, major)
     decl, issue, scale, values, whole, offset = ["  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */"], [], [], {}, {}, 0
     for op in s.operands:
         g = y if op.kind == "row" else x
@@ -122,7 +142,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
 def _elements(p, launch: Launch, op, bk: int, n: int, threads: int) -> tuple[list[str], str, str, str]:
     """A thread's elements of an operand's tile of `bk` x `n`: (the loop over them, C text of
     an element's loop offset and grid offset, a declaration the loop needs or '').  With
-    `unrolled_copies` (`rect_unrolled` for a rectangle's launch: cuda.Printer.rectangle) a
+    `unrolled_copies` (`rect_unrolled` for a rectangle's launch: forms.rectangle) a
     fixed number of elements, unrolled; where the block's threads cover
     whole lines of the contiguous index, each thread keeps one offset along it (`poly_q*`) and
     steps whole lines along the other (`poly_p*`), both computed once; otherwise `poly_e`,

@@ -1,0 +1,231 @@
+"""The forms pass: how each launch of a plan runs, decided before anything prints.
+
+    formed(analysis, plan, options) -> the plan, complete (lower.final_plan's last pass)
+
+Takes the final program's `Analysis`, its `Plan` (mapping.py: launches and host loops) and the
+options; fills the plan's records in place, so that cuda.Printer only prints what they say:
+
+- each launch's form, the first its recognizer finds in this order: a reduction on a grid, a
+  scan, an order-W recurrence, a running maximum (those four exclude one another), a warp per
+  row, a block per row (reduce, scan, banded, kadane, phases);
+- the top-level host loops that also run in one block (oneblock.py), whose launches drop the
+  forms that need blocks of their own and may take a block sum; elsewhere a sweep (sweep.py);
+- a 2-d or batched 3-d launch of straight-line statements and accumulator loops: a tile of
+  points per thread, its operands staged through shared memory and their products on the
+  tensor cores where they allow (stage.py, tensor.py), or a register tile;
+- per one-block loop: its threads, the arrays each iteration copies, the scalars every thread
+  keeps, the launches after which no barrier is needed;
+- every launch's threads per block and dynamic shared memory, computed here once;
+- runs of launches printed as one (merge.py), then the launches' names.
+
+Planning helpers receive a `Context`, never the printer.  Refuses nothing: a launch that no
+form takes stays a grid of threads (or one thread).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...analysis import Analysis, Loop
+from ...ir import Kernel
+from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
+from .cuda import accumulator_of, short_name
+from .mapping import Launch, Plan, launch_box
+from .options import PolyOptions
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the planning helpers read, under the names the printer gives the same facts (one
+    helper such as merge.threads serves both)."""
+    k: Kernel                                   # the program's kernel (with its copies of inputs)
+    an: Analysis
+    plan: Plan
+    opt: PolyOptions
+    local_arrays: dict                          # local array -> its shape
+    web_type: dict                              # scalar web -> its C type
+
+    @classmethod
+    def of(cls, an: Analysis, plan: Plan, options: PolyOptions) -> Context:
+        prog = an.program
+        return cls(prog.kernel, an, plan, options, {n: v.shape for n, v in prog.locals.items() if v.shape},
+                   {w: prog.locals[an.webs[w].scalar].dtype for w in an.webs})
+
+    def accumulator_parts(self, loop: Loop, scalars: bool = False) -> tuple | None:
+        """(dtype, register name, cell, statement) of a loop in the register accumulator's form."""
+        return accumulator_of(self, loop, scalars)
+
+    def empty(self, launch: Launch) -> bool:
+        """Whether a launch with a grid has an empty iteration domain."""
+        return any(not lows or not highs for lows, highs in launch_box(self.an, launch))
+
+
+def formed(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
+    p = Context.of(an, plan, options)
+    for launch in plan.launches:
+        if not launch.tiles:                     # a tiled wavefront's form is decided (wavetiles.py)
+            _recognized(p, launch)
+    block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
+    for h in block_loops:
+        h.one_block = True
+        for launch in oneblock.launches(h):
+            launch.in_block = True
+    threads = options.one_block_threads or 1024     # 0: oneblock.threads picks 1024 or 512
+    for launch in plan.launches:
+        if launch.in_block:
+            launch.row = launch.phases = None   # their lanes need a block of their own
+            launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
+            if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
+                launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
+        elif options.column_sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
+            launch.sweep = sweep.sweep_of(p, launch)
+    for launch in plan.launches:
+        if tileable(p, launch):
+            _tiled(p, launch)
+        launch.block = block(p, launch)
+        if launch.sweep and launch.sweep.rows is not None and options.sweep_stage:
+            launch.sweep.staged = sweep.stageable(p, launch, launch.sweep) is not None
+    for h in block_loops:
+        _one_block(p, h)
+    plan.merged = merge.runs(p) if options.merge_launches else []     # runs of launches as one
+    for run in plan.merged:
+        for launch in run:
+            launch.merged_threads = merge.threads(p, run)
+    _name(p)
+    return plan
+
+
+def _recognized(p: Context, launch: Launch) -> None:
+    """The launch's form among the recognizers that need no other launch's."""
+    an, storage, opt = p.an, p.plan.storage, p.opt
+    if opt.parallel_reductions:
+        launch.reduction = reduce.reduction_of(an, storage, launch)
+    if opt.parallel_scans and not launch.reduction:
+        launch.scan = scan.scan_of(an, launch)
+    if opt.banded_scans and not (launch.reduction or launch.scan):
+        launch.banded = banded.banded_of(an, storage, launch)
+    if opt.running_max and not (launch.reduction or launch.scan or launch.banded):
+        launch.running_max = kadane.running_max_of(an, storage, launch)
+    if opt.warp_rows and not launch.banded:
+        launch.row = reduce.row_reduction_of(an, storage, launch)
+    if opt.row_blocks and not (launch.row or launch.banded):
+        launch.phases = phases.phases_of(an, storage, launch)
+
+
+def _tiled(p: Context, launch: Launch) -> None:
+    """A tileable launch's tile: staged (over a rectangle: the rect_* options), its products on
+    the tensor cores and its tiles copied ahead where they allow; else a register tile."""
+    opt = p.opt
+    if opt.staged_tile != (1, 1):
+        rect = opt.rect_tile != (0, 0) and rectangle(p, launch)
+        shape = opt.rect_block if rect else opt.staged_block
+        launch.tile = opt.rect_tile if rect else opt.staged_tile
+        launch.block = shape if shape != (0, 0) else opt.block_2d     # stage.plan reads these shapes
+        launch.stages, launch.rect = opt.rect_stages if rect else 0, rect
+        launch.staged = stage.plan(p, launch)
+    if not launch.staged:
+        launch.block, launch.stages, launch.rect = None, 0, False
+        launch.tile = opt.register_tile if opt.register_tile != (1, 1) and not moving(launch) else None
+        return
+    if opt.tensor_cores:
+        launch.mma = tensor.plan(p, launch)
+    if not (launch.mma and opt.async_copies):
+        return
+    y, x = launch.rows_cols()
+    types = {v.name: v.dtype for v in p.k.scalars} | {a.name: a.dtype for a in p.k.arrays}
+    for loop in (n for n in launch.body if isinstance(n, Loop)):
+        s = launch.staged[id(loop)]
+        raws = {op.name: stage.raw_read(op, {y.var, x.var, loop.var}, types) for op in s.operands}
+        if all(raws.values()) and (ring := tensor.ring(p, launch, s)):
+            s.ring, s.raws = ring[:2], raws
+            launch.shared_bytes = max(launch.shared_bytes, ring[2])
+
+
+def _one_block(p: Context, h) -> None:
+    """A one-block loop's threads, the arrays each of its iterations copies, the scalars each
+    thread keeps and the launches that need no barrier after them."""
+    opt = p.opt
+    h.threads = oneblock.threads(p, h)
+    h.private = oneblock.private_arrays(p, h) if opt.private_blocks else []
+    webs, every = oneblock.thread_scalars(p, h) if opt.thread_scalars and not h.private else (set(), set())
+    unsynced = oneblock.unsynced(p, h, webs) if opt.fewer_barriers else set()
+    h.thread_webs = frozenset(webs)
+    for launch in oneblock.launches(h):
+        launch.own_scalars = frozenset(webs)
+        launch.every_thread, launch.unsynced = id(launch) in every, id(launch) in unsynced
+
+
+def block(p: Context, launch: Launch) -> tuple | None:
+    """The launch's threads per block, (x, y, z) as far as it has dimensions; None for the forms
+    whose modules shape their own launches (a reduction on a grid, scans, a tiled wavefront)."""
+    if launch.tiles or launch.scan or launch.banded or launch.running_max:
+        return None
+    if launch.phases:
+        return (phases.THREADS,)
+    if launch.sweep:
+        return sweep.shape(p, launch)
+    if launch.row:
+        return p.opt.column_block if launch.row.column else (reduce.ROW_BLOCK,)
+    if launch.tile:
+        return (*(launch.block or p.opt.block_2d), 1)[:len(launch.grid)]
+    if launch.reduction:
+        return None
+    return p.opt.block(len(launch.grid)) if launch.grid else (1,)
+
+
+def rectangle(p: Context, launch: Launch) -> bool:
+    """Whether a 2-d launch's points fill the box of its grid loops (no grid loop's bounds
+    name another grid index) and none of its loops' bounds move with them (gemm, not syrk's
+    triangle or symm's k < i): the launches `rect_tile` is for."""
+    grid = {l.var for l in launch.grid}
+    return not moving(launch) and not any(
+        (grid - {l.var}) & set(_WORD.findall(f"{l.init} {l.cond}")) for l in launch.grid)
+
+
+def tileable(p: Context, launch: Launch) -> bool:
+    """A 2-d launch whose threads run straight-line statements and loops of one updated
+    cell (the register accumulator's form); or a 3-d one (`batch_tiles`) whose z loop's
+    bounds and its inner loops' name no other grid index: a 2-d tile per z, one z a block
+    (doitgen's products, a matrix per (r, q) once its sum has a copy each).  Never one with an
+    atomic update: the tile's passes rewrite statements as plain loads and stores."""
+    if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or launch.phases or launch.in_block \
+            or launch.grid[-1].derived or any(p.an.program.statement(s).atomic for s in launch.statements()):
+        return False
+    if len(launch.grid) == 3:
+        z = next(l for l in launch.grid if launch.axes[l.var] == "z")
+        names = lambda l: set(_WORD.findall(f"{l.init} {l.cond} {l.next}"))
+        if not p.opt.batch_tiles or any(z.var in names(l) for l in launch.grid + [
+                n for n in launch.body if isinstance(n, Loop)] if l is not z) or ({l.var for l in launch.grid} - {z.var}) & names(z):
+            return False
+    return all(p.accumulator_parts(n, scalars=True) is not None for n in launch.body if isinstance(n, Loop))
+
+
+def moving(launch: Launch) -> bool:
+    """Whether a loop of the launch has bounds that move with its grid indices (only a
+    staged tile takes those: stage.hull)."""
+    grid = {l.var for l in launch.grid}
+    return any(isinstance(n, Loop) and grid & set(_WORD.findall(f"{n.init} {n.cond} {n.next}"))
+               for n in launch.body)
+
+
+def _name(p: Context) -> None:
+    """Each launch's kernel name: the kernel's short name, the form, the arrays it writes; a
+    name several launches would share numbered from 1 in plan order."""
+    short, prog, seen = short_name(p.k), p.an.program, {}
+    for launch in p.plan.launches:
+        written = []
+        for s in launch.statements():
+            for a in prog.statement(s).writes():
+                local = prog.locals.get(a.name)
+                if (local is None or local.shape) and a.name not in written:
+                    written.append(a.name)
+        form = 'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded \
+            else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'
+        base = re.sub(r"\W", "_", f"{short}_{form}_{'_'.join(written) or 'scalars'}")
+        seen[base] = seen.get(base, 0) + 1
+        launch.name = base if seen[base] == 1 else f"{base}_{seen[base]}"
+    for launch in p.plan.launches:
+        if seen.get(launch.name, 0) > 1:
+            launch.name = f"{launch.name}_1"
