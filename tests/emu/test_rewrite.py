@@ -144,7 +144,7 @@ def test_launch_inside_macro():
     ("__global__ void k(float* o, int i) {\n o[0] = tex1Dfetch(t, i); }\n", "textures", 2),
     ("#include <cooperative_groups.h>\n", "cooperative groups", 1),
     ("__global__ void c() {}\n__global__ void p() {\n  c<<<1, 1>>>();\n}\n", "dynamic parallelism", 3),
-    ("__global__ void k(__half* h) {}\n", "half-precision", 1),
+    ("#include <cuda_fp8.h>\n", "fp8 types", 1),
 ])
 def test_unsupported_features_are_refused_with_line(src, what, line):
     with pytest.raises(EmuUnsupported) as e:
