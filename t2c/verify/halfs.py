@@ -6,7 +6,7 @@ nearest even, as CUDA's `__float2bfloat16_rn` rounds; a NaN stays a NaN (0x7fff)
 
     values(a, dtype)   an array of the IS dtype `dtype` -> its float64 values
     stored(x, dtype)   float values -> the array of that dtype (rounded once, to nearest even)
-    ulp(x, dtype)      one unit in the last place of `dtype` at each |x| (its upper spacing)
+    ulp(x, dtype)      one unit in the last place of `dtype` at each |x|
 """
 from __future__ import annotations
 
@@ -38,10 +38,14 @@ def stored(x, dtype: str) -> np.ndarray:
     return bfloat16_bits(x) if dtype == BFLOAT16 else np.asarray(x).astype(DTYPES[dtype][1])
 
 
+#: IS dtype -> (significand bits with the implicit one, the smallest normal value)
+_FORMAT = {"__half": (11, 2.0**-14), BFLOAT16: (8, 2.0**-126)}
+
+
 def ulp(x, dtype: str) -> np.ndarray:
-    """float16: numpy's spacing; bfloat16: float32's spacing times 2^16 (same exponent range, 16
-    fewer significand bits), which holds for subnormals too."""
-    x = np.abs(np.asarray(x, dtype=np.float64))
-    if dtype == BFLOAT16:
-        return np.spacing(x.astype(np.float32)).astype(np.float64) * 65536.0
-    return np.spacing(x.astype(DTYPES[dtype][1])).astype(np.float64)
+    """The spacing of the type's values in the binade of |x| (below the smallest normal value,
+    the subnormals' fixed spacing); at the largest finite value too, where numpy's spacing of
+    the next value up would be infinite."""
+    bits, tiny = _FORMAT[dtype]
+    x = np.maximum(np.abs(np.asarray(x, dtype=np.float64)), tiny)
+    return np.ldexp(1.0, np.frexp(x)[1] - bits)
