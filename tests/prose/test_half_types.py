@@ -6,15 +6,19 @@ temporaries are float.  Forms whose rounding would depend on an order are refuse
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from t2c import config
 from t2c.errors import UserError
 from t2c.frontends.prose import read_spec, spec_to_c
 from t2c.frontends.prose.spec import load_spec
 from t2c.verify.halfs import stored, values
 from t2c.verify.inputs import synthesize
 from t2c.verify.reference import run_reference
+from t2ctest import accepted_on_emu
 
 HEAD = """\
 ---
@@ -95,3 +99,27 @@ def test_unknown_type_lists_the_16_bit_spellings(tmp_path):
     with pytest.raises(UserError) as e:
         load_spec(p)
     assert "float16" in str(e.value) and "bfloat16" in str(e.value)
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "text2cuda"
+HALF_SPECS = ("axpy_fp16", "gelu_bf16", "rms_norm_fp16")
+
+
+@pytest.mark.skipif(config.load().nvcc is None, reason="needs nvcc")
+@pytest.mark.parametrize("name", HALF_SPECS)
+def test_poly_candidate_and_driver_build_with_nvcc(name):
+    """The candidate's __half/__nv_bfloat16 storage and conversions are CUDA's own: the real
+    headers accept them (built for the GPU, driver included; no device is needed to build)."""
+    from t2c.generators.poly import generate
+    from t2c.verify.harness import build_candidate
+    k = read_spec(CORPUS / f"{name}.md")
+    source = generate(k)
+    header = "cuda_fp16.h" if name.endswith("fp16") else "cuda_bf16.h"
+    assert f"#include <{header}>" in source
+    build_candidate(k, source, "gpu")
+
+
+def test_bfloat16_candidate_accepted_on_emu():
+    from t2c.generators.poly import generate
+    k = read_spec(CORPUS / "gelu_bf16.md")
+    accepted_on_emu(k, generate(k))
