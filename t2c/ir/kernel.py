@@ -187,8 +187,11 @@ class Kernel:
 
     @property
     def half_dtypes(self) -> tuple[str, ...]:
-        """The 16-bit storage types among its scalars and arrays: each needs its conversions."""
-        return tuple(t for t in HALF_DTYPES if any(x.dtype == t for x in (*self.scalars, *self.arrays)))
+        """The 16-bit storage types its parameters or its reference's locals use: each needs its
+        conversions (and, in CUDA, its header)."""
+        import re
+        return tuple(t for t in HALF_DTYPES if any(x.dtype == t for x in (*self.scalars, *self.arrays))
+                     or re.search(rf"\b{t}\b", self.reference))
 
     def array(self, name: str) -> Array:
         return next(a for a in self.arrays if a.name == name)

@@ -123,3 +123,20 @@ def test_bfloat16_candidate_accepted_on_emu():
     from t2c.generators.poly import generate
     k = read_spec(CORPUS / "gelu_bf16.md")
     accepted_on_emu(k, generate(k))
+
+
+def test_a_16_bit_temporary_in_a_float_kernel_rounds_and_is_accepted_on_emu(tmp_path):
+    """The type appears only in a local: the reference and the candidate still get it."""
+    p = tmp_path / "k.md"
+    p.write_text("---\nname: k\nsizes: {n: {MINI: 13}}\narrays:\n  x: float[n] in\n  y: float[n] out\n---\n"
+                 "```t2c\nlet h: float16[i] = x[i] * 3.0\ny[i] = h[i] / 3.0\n```\n")
+    from t2c.generators.poly import generate
+    k = read_spec(p)
+    assert k.half_dtypes == ("__half",)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=1))
+    x = run.inputs["x"]
+    assert np.array_equal(run.outputs["y"], (x * np.float32(3)).astype(np.float16).astype(np.float32) / np.float32(3))
+    source = generate(k)
+    assert "#include <cuda_fp16.h>" in source
+    accepted_on_emu(k, source)
