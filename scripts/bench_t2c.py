@@ -2,7 +2,7 @@
 """Text2CUDA benchmark: t2c's poly candidates against PyTorch eager, spec by spec.
 
     python scripts/bench_t2c.py OUT_DIR [--dataset LARGE] [--reps 20] [--only NAME ...]
-                                        [--corpus corpora/text2cuda]
+                                        [--corpus corpora/text2cuda] [--check]
 
 For every formal spec of the corpus: read its IS (prose frontend), generate a
 candidate with the poly generator, build it for the GPU, and time its kernel
@@ -16,6 +16,10 @@ Prose-only specs are listed as needs-llm; a spec with no torch implementation
 here, or a candidate that fails to build or run, gets its reason in the table.
 PyTorch is a benchmark-only dependency: it is imported by this script alone, and
 the script stops with a message when it (or a GPU) is missing.
+
+`--check` needs no GPU: it runs each torch form on the CPU against the host reference's
+outputs on the same inputs (default dataset MINI), so that a GPU run's `agree` column holds no
+surprise from the torch side.
 """
 from __future__ import annotations
 
@@ -31,6 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+DEVICE = "cuda"                  # where the torch forms run ("cpu" under --check)
+
+
 # -- PyTorch eager forms of the formal specs: f(tensors by name, sizes) -> outputs by name --
 
 def torch_impls(torch):
@@ -40,6 +47,14 @@ def torch_impls(torch):
         mx = X.amax(dim=-1)
         e = torch.exp(X - mx[..., None])
         return mx, e.sum(dim=-1), e
+
+    def sort_unsigned(t, s):
+        """torch.sort of uint32 keys, or of their int64 values where the device's sort has no uint32"""
+        k = t["keys"]
+        try:
+            return {"sorted": torch.sort(k).values}
+        except NotImplementedError:
+            return {"sorted": torch.sort(k.long()).values.to(k.dtype)}
 
     def pool(x, f):
         return f(x[None], 2)[0]
@@ -126,7 +141,7 @@ def torch_impls(torch):
         return {"y": y}
 
     def mandelbrot(t, s):
-        h, w, dev = s["h"], s["w"], "cuda"
+        h, w, dev = s["h"], s["w"], DEVICE
         cr = (-2 + 3 * torch.arange(w, device=dev, dtype=torch.float64) / w)[None, :].expand(h, w)
         ci = (-1.5 + 3 * torch.arange(h, device=dev, dtype=torch.float64) / h)[:, None].expand(h, w)
         zr, zi = torch.zeros_like(cr), torch.zeros_like(ci)
@@ -145,7 +160,24 @@ def torch_impls(torch):
             steps += going.int()
         return {"steps": steps}
 
+    def compacted(before, kept):
+        out = before.clone()
+        out[:kept.numel()] = kept
+        return out
+
+    def count(mask):
+        return mask.sum().int()
+
+    def threshold_select(t, s):
+        mask = t["x"] > float(t["t"])
+        return {"vals": compacted(t["vals"], t["x"][mask]),
+                "idx": compacted(t["idx"], torch.nonzero(mask).flatten().int()), "count": count(mask)}
+
     return {
+        "keep_positive": lambda t, s: {"y": compacted(t["y"], t["x"][t["x"] > 0]), "count": count(t["x"] > 0)},
+        "nonzero": lambda t, s: {"idx": compacted(t["idx"], torch.nonzero(t["x"]).flatten().int()),
+                                 "count": count(t["x"] != 0)},
+        "threshold_select": threshold_select,
         "softmax_let": lambda t, s: {"Y": torch.softmax(t["X"], dim=1)},
         "layer_norm_let": lambda t, s: {"Y": F.layer_norm(t["X"], (s["c"],), t["gamma"], t["beta"], 1e-5)},
         "trmv_upper": lambda t, s: {"y": torch.mv(torch.triu(t["A"]), t["x"])},
@@ -197,7 +229,7 @@ def torch_impls(torch):
         "pixel_shuffle": lambda t, s: {"y": F.pixel_shuffle(t["x"][None], 2)[0]},
         "first_above": first_above,
         "topk_rows": lambda t, s: (lambda r: {"vals": r.values, "inds": r.indices.int()})(torch.topk(t["X"], s["k"], dim=1)),
-        "sort_keys": lambda t, s: {"sorted": torch.sort(t["keys"]).values},
+        "sort_keys": sort_unsigned,
         "argsort_rows": lambda t, s: {"order": torch.argsort(t["X"], dim=1, descending=True, stable=True).int()},
         "bincount": lambda t, s: {"counts": torch.bincount(t["x"].long(), minlength=s["nbins"]).int()},
         "index_add": lambda t, s: {"out": torch.zeros(s["m"], s["d"], device=t["src"].device,
@@ -244,6 +276,7 @@ def agree(np, got: dict, want: dict, tol: dict | None, dtypes: dict) -> str:
     for name, w in want.items():
         g = got.get(name)
         if g is None:
+            bad.append(f"{name}: the spec has no output of that name")
             continue
         rtol = (tol or {}).get("rtol", one_ulp.get(dtypes.get(name), 1e-4))
         atol = (tol or {}).get("atol", 1e-5)
@@ -258,6 +291,8 @@ def agree(np, got: dict, want: dict, tol: dict | None, dtypes: dict) -> str:
             scale = float(np.max(np.abs(w64))) if w64.size else 0.0
             if not err <= max(atol, 1e-5) + max(rtol, 1e-5) * scale:
                 bad.append(f"{name}: max abs err {err:.3g} (max |value| {scale:.3g})")
+    if not want:
+        bad.append("the torch form returns nothing")
     return "yes" if not bad else "NO (" + "; ".join(bad) + ")"
 
 
@@ -298,20 +333,59 @@ def bench_one(path, args, torch, np, impls):
     if impl is None:
         row["note"] = "no torch implementation in bench_t2c.py"
         return row
-    dtypes = {x.name: x.dtype for x in (*k.scalars, *k.arrays)}
-    tensors = {n: as_tensor(torch, np, v, dtypes[n]) for n, v in inputs.items()}
-    row["torch_ms"], want = time_torch(torch, impl, tensors, sizes, args.reps)
-    row["ratio"] = row["t2c_ms"] / row["torch_ms"] if row["torch_ms"] else ""
-    row["agree"] = agree(np, run.outputs, want, load_spec(path).tolerance, dtypes)
+    row["torch_ms"], row["ratio"], row["agree"] = _against_torch(torch, np, impl, k, inputs, sizes, args,
+                                                                  run.outputs, row["t2c_ms"], path)
+    return row
+
+
+def _tensors(torch, np, inputs: dict, k) -> dict:
+    dtypes = _dtypes(k)
+    return {n: as_tensor(torch, np, v, dtypes[n]) for n, v in inputs.items()}
+
+
+def _dtypes(k) -> dict:
+    return {x.name: x.dtype for x in (*k.scalars, *k.arrays)}
+
+
+def _against_torch(torch, np, impl, k, inputs, sizes, args, outputs, t2c_ms, path):
+    """(torch ms, t2c / torch, agree) of the torch form on the same inputs."""
+    from t2c.frontends.prose import load_spec
+    tensors = _tensors(torch, np, inputs, k)
+    torch_ms, want = time_torch(torch, impl, tensors, sizes, args.reps)
+    return torch_ms, t2c_ms / torch_ms if torch_ms else "", agree(np, outputs, want, load_spec(path).tolerance,
+                                                                  _dtypes(k))
+
+
+def check_one(path, args, torch, np, impls):
+    """The torch form on the CPU against the host reference's outputs (--check)."""
+    from t2c.frontends.prose import NeedsLLM, load_spec, read_spec
+    from t2c.verify.inputs import synthesize
+    from t2c.verify.reference import run_reference
+
+    row = {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "torch_ms": "", "ratio": "",
+           "agree": "", "note": ""}
+    try:
+        k = read_spec(path)
+    except NeedsLLM:
+        row["note"] = "needs-llm (prose only)"
+        return row
+    if (impl := impls.get(k.name)) is None:
+        row["note"] = "no torch implementation in bench_t2c.py"
+        return row
+    sizes = k.dataset_sizes(args.dataset)
+    inputs = synthesize(k, sizes, seed=args.seed)
+    ref = run_reference(k, sizes, inputs, timeout=args.timeout)
+    want = impl(_tensors(torch, np, inputs, k), sizes)
+    row["agree"] = agree(np, ref.outputs, want, load_spec(path).tolerance, _dtypes(k))
     return row
 
 
 def as_tensor(torch, np, v, dtype: str):
-    """An input on the GPU as torch holds it (a bfloat16 array arrives as its bit pattern)."""
+    """An input on DEVICE as torch holds it (a bfloat16 array arrives as its bit pattern)."""
     if dtype == "__nv_bfloat16":
-        bits = torch.as_tensor(np.ascontiguousarray(np.asarray(v).view(np.int16))).cuda()
+        bits = torch.as_tensor(np.ascontiguousarray(np.asarray(v).view(np.int16))).to(DEVICE)
         return bits.view(torch.bfloat16) if np.ndim(v) else bits.view(torch.bfloat16).item()
-    return torch.as_tensor(np.ascontiguousarray(v)).cuda() if np.ndim(v) else v.item()
+    return torch.as_tensor(np.ascontiguousarray(v)).to(DEVICE) if np.ndim(v) else v.item()
 
 
 def candidate_generator():
@@ -336,12 +410,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path, help="folder for bench_t2c.csv and bench_t2c.md")
     ap.add_argument("--corpus", type=Path, default=ROOT / "corpora" / "text2cuda")
-    ap.add_argument("--dataset", default="LARGE")
+    ap.add_argument("--dataset", default=None, help="LARGE (MINI with --check)")
+    ap.add_argument("--check", action="store_true",
+                    help="no GPU: the torch forms on the CPU against the host reference")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--only", nargs="*", help="spec names to run (default: all)")
     args = ap.parse_args(argv)
+    args.dataset = args.dataset or ("MINI" if args.check else "LARGE")
 
     try:
         import numpy as np
@@ -350,7 +427,9 @@ def main(argv=None) -> int:
         print("bench_t2c: PyTorch is not installed; it is needed for the comparison only "
               "(pip install torch)", file=sys.stderr)
         return 2
-    if not torch.cuda.is_available():
+    global DEVICE
+    DEVICE = "cpu" if args.check else "cuda"
+    if not args.check and not torch.cuda.is_available():
         print("bench_t2c: no CUDA device visible to PyTorch; run this on a GPU machine", file=sys.stderr)
         return 2
     if candidate_generator() is None:
@@ -370,7 +449,7 @@ def main(argv=None) -> int:
     for path in specs:
         t0 = time.time()
         try:
-            row = bench_one(path, args, torch, np, impls)
+            row = (check_one if args.check else bench_one)(path, args, torch, np, impls)
         except Exception as e:                   # one spec's failure never stops the table
             row = {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "torch_ms": "",
                    "ratio": "", "agree": "", "note": f"error: {type(e).__name__}: {str(e)[:160]}"}
@@ -387,8 +466,9 @@ def main(argv=None) -> int:
         w.writerows(rows)
     ratios = [r["ratio"] for r in rows if isinstance(r["ratio"], float) and r["ratio"] > 0]
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+    where = "CPU check against the host reference" if args.check else f"GPU: {torch.cuda.get_device_name(0)}"
     md = [f"# t2c vs PyTorch eager ({args.dataset}, median of {args.reps})", "",
-          f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}. "
+          f"{where}; torch {torch.__version__}. "
           "ratio = t2c ms / torch ms (below 1: t2c is faster).", "",
           "| spec | t2c ms | torch ms | ratio | agree | note |", "|---|---:|---:|---:|---|---|"]
     md += [f"| {r['spec']} | {fmt(r['t2c_ms'])} | {fmt(r['torch_ms'])} | {fmt(r['ratio'], 3)} | "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin roofline seeds batch loops tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin roofline seeds batch loops torch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -103,6 +103,10 @@ loops)   # corpora/loops the same way (issue #35's report), into $OUT/loops
   CORPUS=corpora/loops OUT="$OUT/loops" bash scripts/gpu_polybench.sh "${T2C_GPU_DATASET:-LARGE}" "${T2C_GPU_PARALLEL:-1}" \
     > "$OUT/loops/batch_summary.log" 2>&1
   summary "corpora/loops batch: $(tail -1 "$OUT/loops/batch_summary.log")"
+  ;;
+torch)   # corpora/text2cuda against PyTorch eager at LARGE (issue #36's report), into $OUT/torch
+  python3 scripts/bench_t2c.py "$OUT/torch" --timeout "${T2C_TORCH_TIMEOUT:-60}" > "$OUT/torch.log" 2>&1
+  summary "text2cuda vs torch: $(tail -2 "$OUT/torch.log" | head -1)"
   ;;
 tests)
   python3 -m pytest -q -m gpu tests > "$OUT/pytest_gpu.log" 2>&1

@@ -52,3 +52,14 @@ def test_correct_candidates_are_accepted():
 def test_correct_candidates_are_accepted_under_20_secret_seeds():
     results = _sweep(20)
     assert len({ev.seed for _, ev in results}) == len(results)
+
+
+def test_a_persistent_candidate_without_its_grid_sync_is_rejected():
+    """kernel_jacobi_1d.cu runs every time step in one cooperative launch; its twin without the
+    grid.sync() between the sweeps reads neighbours that another thread or block has not written
+    yet, and the emu ladder must not accept it."""
+    from t2c.verify.ladder import ladder
+    from t2c.verify.synth import new_seed
+    racy = HERE / "race" / "jacobi_1d_persistent_no_sync.cu"
+    ev = ladder(kernel_of(HERE / "kernel_jacobi_1d.cu"), racy, backend="emu", seed=new_seed(), bench=False)
+    assert not ev.accepted and ev.rung in ("smoke", "random", "races"), (ev.seed, ev.rung, ev.reason, ev.feedback)

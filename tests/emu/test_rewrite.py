@@ -142,7 +142,11 @@ def test_launch_inside_macro():
     ("#include <thrust/device_vector.h>\n", "Thrust", 1),
     ("texture<float, 1> tex;\n", "textures", 1),
     ("__global__ void k(float* o, int i) {\n o[0] = tex1Dfetch(t, i); }\n", "textures", 2),
-    ("#include <cooperative_groups.h>\n", "cooperative groups", 1),
+    ("#include <cooperative_groups/reduce.h>\n", "cooperative groups' collectives", 1),
+    ("#include <cooperative_groups.h>\n__global__ void k() {\n  auto t = cooperative_groups::tiled_partition<32>(\n"
+     "    cooperative_groups::this_thread_block()); }\n", "cooperative groups other than the grid and the block", 3),
+    ("__global__ void k() {}\nvoid h(void** a) {\n  void* f = (void*)k;\n"
+     "  cudaLaunchCooperativeKernel(f, 1, 32, a, 0, 0); }\n", "of f, not a kernel defined in this file", 4),
     ("__global__ void c() {}\n__global__ void p() {\n  c<<<1, 1>>>();\n}\n", "dynamic parallelism", 3),
     ("#include <cuda_fp8.h>\n", "fp8 types", 1),
 ])
@@ -151,6 +155,19 @@ def test_unsupported_features_are_refused_with_line(src, what, line):
         rewrite_cuda(src, "x.cu")
     assert what in e.value.what and e.value.line == line and e.value.file == "x.cu"
     assert str(e.value).startswith("unsupported under emulation: ") and str(e.value).endswith(f"at x.cu:{line}")
+
+
+def test_cooperative_launch_names_the_kernel_through_its_casts():
+    """The runtime reads the kernel's parameter types from the kernel itself, so the `(void*)`
+    that cudaLaunchCooperativeKernel's C signature needs is taken off; the rest is passed on."""
+    src = ("#include <cooperative_groups.h>\n"
+           "__global__ void k(int n, double* a) { cooperative_groups::this_grid().sync(); }\n"
+           "void h(int n, double* a) {\n  void* args[] = {&n, &a};\n"
+           "  cudaLaunchCooperativeKernel((void *)(&k), dim3(2), dim3(32), args, 0, 0);\n}\n")
+    lines = body(rewrite_cuda(src, "a.cu"))
+    assert lines[4].strip() == ('::t2c_emu::launch_cooperative(::t2c_emu::LaunchSite{__FILE__, __LINE__, "k"}, k, '
+                                '(dim3(2)), (dim3(32)), (args), (0), (0));')
+    assert "#include <cooperative_groups.h>" in lines[0]
 
 
 MMA = "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"

@@ -42,8 +42,8 @@ int main() {
 
 def test_launch_kernel_ex_runs_the_launch_and_refuses_what_it_does_not_model(run_cu):
     """cudaLaunchKernelEx: the configuration's grid, block and shared bytes; a programmatic
-    dependent launch runs as a plain one (launches run in order here); a cooperative launch is
-    refused with its line."""
+    dependent launch runs as a plain one (launches run in order here); an attribute it does not
+    model (an L2 access policy window) is refused with its line."""
     src = PRELUDE + r"""
 __global__ void fill(int* out, int v) {
     extern __shared__ int s[];
@@ -68,8 +68,8 @@ int main() {
     out = run_cu(src.replace("ATTRIBUTE", "cudaLaunchAttributeProgrammaticStreamSerialization"))
     assert out.status == "ok", out.message
     assert out.stdout == "131 100 100 no error\n"
-    out = run_cu(src.replace("ATTRIBUTE", "cudaLaunchAttributeCooperative"))
-    assert out.status != "ok" and "launch attribute 2 is not modelled" in out.message, out.message
+    out = run_cu(src.replace("ATTRIBUTE", "cudaLaunchAttributeAccessPolicyWindow"))
+    assert out.status == "unsupported" and "launch attribute 1 is not modelled" in out.message, out.message
 
 
 def test_builtins_warp_ops_and_vector_types(run_cu):

@@ -22,8 +22,8 @@ SCAN = "is a stream compaction"
 def test_pack_positive_runs_as_a_compaction():
     k = read_c(LOOPS / "vectorizer" / "pack_positive.c")
     c = compaction_of(k)
-    assert (c.var, cprint(c.lo), cprint(c.count), cprint(c.keep), c.array, cprint(c.value), c.counter) == \
-        ("i", "0", "n - 0", "a[i] > 0.0", "b", "a[i]", "k")
+    assert (c.var, cprint(c.lo), cprint(c.count), cprint(c.keep), c.counter) == ("i", "0", "n - 0", "a[i] > 0.0", "k")
+    assert [(x, cprint(e)) for x, e in c.stores] == [("b", "a[i]")]
     assert c.shared == (("k", "int"),) and len(c.head) == 1 and len(c.tail) == 1
     text = generate(k)
     assert ONE_THREAD not in text and SCAN in text
@@ -66,9 +66,41 @@ def test_a_compaction_over_several_blocks(tmp_path, block, parts):
     options = DEFAULT if block is None else DEFAULT.replace(scan_block=block, scan_parts=parts)
     k = _kernel(tmp_path, SELECT, "pick")
     c = compaction_of(k)
-    assert (c.var, cprint(c.count), c.array, c.counter) == ("i", "((n - 2) - 1) + 1", "x", "k")
+    assert (c.var, cprint(c.count), [x for x, _ in c.stores], c.counter) == ("i", "((n - 2) - 1) + 1", ["x"], "k")
     text = generate(k, options)
     assert ONE_THREAD not in text and SCAN in text
+    _accepted(k, text)
+
+
+WITH_INDEX = """\
+/* t2c: size n MINI=3000 SMALL=5000 MEDIUM=100000 LARGE=1000000 EXTRALARGE=4000000
+ * t2c: array a[n] in
+ * t2c: array v[n] inout
+ * t2c: array at[n] inout
+ * t2c: array count[1] out
+ * t2c: domain a uniform(-1, 1)
+ */
+void select_with_index(int n, double t, const double *a, double *v, int *at, int *count)
+{
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (a[i] > t) {
+      v[k] = 2.0 * a[i];
+      at[k] = i;
+      k++;
+    }
+  count[0] = k;
+}
+"""
+
+
+def test_several_stores_at_one_position_run_as_one_compaction(tmp_path):
+    """Values kept with their indices: both stores go to the kept element's one position."""
+    k = _kernel(tmp_path, WITH_INDEX, "select_with_index")
+    c = compaction_of(k)
+    assert [(x, cprint(e)) for x, e in c.stores] == [("v", "2.0 * a[i]"), ("at", "i")] and c.counter == "k"
+    text = generate(k)
+    assert ONE_THREAD not in text and SCAN in text and "keeping v[k], at[k]" in text
     _accepted(k, text)
 
 
@@ -76,6 +108,8 @@ def test_a_compaction_over_several_blocks(tmp_path, block, parts):
     "if (a[i] > 0.0) { b[k] = a[i]; k++; } if (a[i] < -0.5) k++;",    # k also written elsewhere
     "if (a[i] > b[i]) b[k++] = a[i];",                                  # P reads X
     "if (a[i] > 0.0) { b[k] = a[i] + k; k++; }",                        # E reads k
+    "if (a[i] > 0.0) { b[k] = a[i]; b[k] = 1.0; k++; }",                # two stores to one array
+    "if (a[i] > 0.0) { b[k] = a[i]; count[0] = k; k++; }",              # a store at another cell
 ])
 def test_other_loops_stay_one_thread_and_correct(tmp_path, body):
     source = f"""\

@@ -1,6 +1,7 @@
 """The poly generator on the whole corpus: golden files, nvcc builds, emu correctness.
 
-Golden files: tests/golden/<kernel>.cu hold the candidates at default options.
+Golden files: tests/golden/<kernel>.cu hold the PolyBench candidates at default options,
+tests/golden/loops/<folder>.<kernel>.cu those of corpora/loops.
 After an intended change to the generated code, refresh them with
 
     T2C_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/generators
@@ -57,9 +58,23 @@ def candidates() -> dict:
 def test_golden(candidates, name):
     k = read_c(SOURCES[name])
     _, text = candidates[k.name]
-    golden = GOLDEN / f"{name}.cu"
+    _check_golden(GOLDEN / f"{name}.cu", text, name)
+
+
+LOOPS = {f"{p.parent.name}.{p.stem}": p for p in sorted((ROOT / "corpora" / "loops").rglob("*.c"))}
+
+
+@ONE_WORKER
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_golden_loops(name):
+    """corpora/loops at default options: a refactor of the generator changes none of them unless
+    it means to (the same refresh as above)."""
+    _check_golden(GOLDEN / "loops" / f"{name}.cu", generate(read_c(LOOPS[name])), name)
+
+
+def _check_golden(golden: Path, text: str, name: str):
     if UPDATE:
-        GOLDEN.mkdir(parents=True, exist_ok=True)
+        golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(text)
     assert golden.exists(), f"no golden file {golden}; run with T2C_UPDATE_GOLDEN=1"
     assert text == golden.read_text(), \

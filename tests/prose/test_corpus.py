@@ -139,6 +139,19 @@ def _channels(p):
     return [(p >> (8 * c)) & 255 for c in range(4)]
 
 
+def _compacted(before, kept):
+    """`before` with `kept` at its front: a compaction's target, whose later cells keep their values."""
+    out = before.copy()
+    out[:len(kept)] = kept
+    return out
+
+
+def _threshold_select(a):
+    keep = a["x"] > a["t"]
+    return {"vals": _compacted(a["vals"], a["x"][keep]), "idx": _compacted(a["idx"], np.flatnonzero(keep)),
+            "count": keep.sum()}
+
+
 #: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
 NUMPY = {
     "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
@@ -214,6 +227,9 @@ NUMPY = {
     "argsort_rows": lambda a, s: {"order": np.argsort(-a["X"], axis=1, kind="stable")},
     "bincount": lambda a, s: {"counts": np.bincount(a["x"].astype(int), minlength=s["nbins"])},
     "index_add": lambda a, s: {"out": _index_add(a["src"], a["idx"].astype(int), s["m"])},
+    "keep_positive": lambda a, s: {"y": _compacted(a["y"], a["x"][a["x"] > 0]), "count": (a["x"] > 0).sum()},
+    "nonzero": lambda a, s: {"idx": _compacted(a["idx"], np.flatnonzero(a["x"])), "count": np.count_nonzero(a["x"])},
+    "threshold_select": lambda a, s: _threshold_select(a),
 }
 
 

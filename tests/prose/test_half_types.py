@@ -140,3 +140,18 @@ def test_a_16_bit_temporary_in_a_float_kernel_rounds_and_is_accepted_on_emu(tmp_
     source = generate(k)
     assert "#include <cuda_fp16.h>" in source
     accepted_on_emu(k, source)
+
+
+def test_compact_into_a_16_bit_array_rounds_each_kept_value_and_is_accepted_on_emu(tmp_path):
+    p = tmp_path / "k.md"
+    p.write_text("---\nname: k\nsizes: {n: {MINI: 29}}\narrays:\n  x: float[n] in\n  y: float16[n] inout\n"
+                 "  count: int[] out\n---\n```t2c\ny[q], count = compact(i: x[i] / 3.0 where x[i] > 0.0)\n```\n")
+    k = read_spec(p)
+    assert "y[cmp_kept1] = __float2half_rn(x[cmp_i1] / 3.0f);" in spec_to_c(load_spec(p))[0].replace("((", "(").replace("))", ")")
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=2))
+    x = run.inputs["x"]
+    kept = (x[x > 0] / np.float32(3)).astype(np.float16)
+    assert run.outputs["count"] == len(kept) and np.array_equal(run.outputs["y"][:len(kept)], kept)
+    from t2c.generators.poly import generate
+    accepted_on_emu(k, generate(k))          # poly's scan form (compact.py) prints the header too

@@ -21,13 +21,15 @@ is a local accumulator initialised to its identity (0, 1, -INFINITY, INFINITY;
 sums and products of float values accumulate in double, of integers in the target's
 type when it is a wider integer), computed before the statement at the outermost loop level where all its indices
 are bound.  Literals and math functions follow the kernel's real type (float unless
-something is double), so a float32 spec computes in float, as PyTorch would.
+something is double), so a float32 spec computes in float, as PyTorch would.  A `compact`
+statement is the loop `if (P) { y[c] = E; c++; }` over its index with a fresh counter c, the
+form poly's compact.py turns into a parallel scan.
 """
 from __future__ import annotations
 
 from ...errors import UserError
 from ...ir import FLOAT_DTYPES, HALF_DTYPES
-from .language import (SORTS, Assign, BinOp, Binder, Call, For, Name, Num, Reduce, Ref, UnOp, While,
+from .language import (SORTS, Assign, BinOp, Binder, Call, Compact, For, Name, Num, Reduce, Ref, UnOp, While,
                        walk)
 from .spec import C_RESERVED, DTYPE_NAMES, ArrayDecl, Spec
 
@@ -49,6 +51,8 @@ CASTS = {"float": "float", "double": "double", "int": "int", "long": "long",
 CLASSIFIERS = ("isnan", "isinf", "isfinite")
 #: Named constants of the real type: name -> C text.
 CONSTANTS = {"INFINITY": "INFINITY", "NAN": "NAN"}
+#: The compaction statement's simplest form, which its errors show.
+COMPACT_FORM = "`y[k], n = compact(i: x[i] where x[i] > 0)`"
 #: name -> arity, every function a statement may call.
 FUNCTIONS = {**MATH, "abs": 1, "min": 2, "max": 2, "where": 3,
              **{c: 1 for c in CASTS}, **{c: 1 for c in CLASSIFIERS}}
@@ -135,6 +139,8 @@ class Compiler:
             self.for_loop(s)
         elif isinstance(s, While):
             self.while_loop(s)
+        elif isinstance(s, Compact):
+            self.compact(s)
         else:
             self.assign(s)
 
@@ -160,7 +166,7 @@ class Compiler:
                       "choose another name for one of them")
         if name in self.spec.sizes or name in self.spec.scalars or name in self.spec.arrays \
                 or name in FUNCTIONS or name in CONSTANTS or name == self.spec.name \
-                or name.startswith(("t2c_", "acc_", "net_")):
+                or name.startswith(("t2c_", "acc_", "net_", "cmp_")):
             self.fail(node, f"{what} '{name}' has the name of a declared parameter or function",
                       "choose an index name that is not declared in the front matter")
 
@@ -337,6 +343,10 @@ class Compiler:
         t = self.stored_type(name) if name not in self.scope else None
         return f"{HALF_DTYPES[t][0]}({text})" if t else text
 
+    def rounded(self, dtype, text) -> str:
+        """C text of the value `text` as stored into a `dtype` cell (rounded when 16-bit)."""
+        return f"{HALF_DTYPES[dtype][1]}({text})" if dtype in HALF_DTYPES else text
+
     def store(self, s: Assign, arr, lhs) -> str:
         """A store to a 16-bit cell: the float value rounds to nearest even, once, here.  An
         update `x[i] += v` is x[i] = round(x[i] + v); through data (a scatter) it has no such
@@ -345,11 +355,10 @@ class Compiler:
             self.fail(s, f"'{s.array}' is {'float16' if arr.dtype == '__half' else 'bfloat16'}: adding "
                       "through data into it would round in the order of the additions",
                       "accumulate into a float array and convert it in a statement after the loop")
-        load, store = HALF_DTYPES[arr.dtype]
         value = self.expr(s.value)
         if s.op != "=":
-            value = f"{load}({lhs}) {s.op[0]} ({value})"
-        return f"{lhs} = {store}({value});"
+            value = f"{HALF_DTYPES[arr.dtype][0]}({lhs}) {s.op[0]} ({value})"
+        return f"{lhs} = {self.rounded(arr.dtype, value)};"
 
     def sort(self, s: Assign, arr, free, loops):
         """`Y[r.., q] = sort(i: KEY)` (also sort_desc, argsort, argsort_desc): along the target's last
@@ -455,13 +464,106 @@ class Compiler:
         self.depth -= 1
         self.emit("}")
 
+    def compact(self, s: Compact):
+        """`y[k], ..., n = compact(i: E, ... where P)`: for i over its range in increasing order, where
+        P holds, the values E at the next position k of the array targets; n the number kept.  The
+        array targets are inout and their cells from n on keep their values (no order-free value
+        fills them: the reference and any candidate agree on them).  Emitted as the loop
+        `if (P) { y[c] = E; ...; c++; }` with a fresh counter c and index, which poly's
+        compact.py runs as a parallel scan when it stands at the function's top level."""
+        form = COMPACT_FORM
+        arrays, count, position = self.compact_targets(s)
+        self.fresh(position, position.id, "the position index")
+        b = s.binder
+        self.fresh(b, b.name, "the compacted index")
+        if b.name == position.id:
+            self.fail(b, f"'{b.name}' names both the positions of the targets and the compacted index",
+                      f"name the positions with another index: {form}")
+        every = Call(s.line, s.col, "compact", s.values + (s.cond,))
+        lo, hi = (self.int_expr(b.lo), self.int_expr(b.hi)) if b.lo is not None else ("0", self.infer_range(b, every))
+        extents = {_bare(self.spec.arrays[t.array].shape[0]) for t in arrays}
+        start = 0 if b.lo is None else _literal(b.lo)
+        if len(extents) > 1 or _bare(hi) not in extents or start is None or start < 0:
+            self.fail(b, f"'{b.name}' ranges over {lo}..{hi}: compact keeps up to one element per value of "
+                      f"'{b.name}', so its range ends at the targets' extent ({', '.join(sorted(extents))}), "
+                      "the same for every array target, and starts at an integer >= 0",
+                      f"write compact({b.name} in 0..N: ...) with N the targets' extent")
+        written = {t.array for t in s.targets}
+        for n in walk(every):
+            if isinstance(n, Reduce):
+                self.fail(n, "compact's values and condition take no reduction",
+                          "compute it first (`let m = max(j: x[j])`) and read that")
+            if isinstance(n, (Ref, Name)) and (n.array if isinstance(n, Ref) else n.id) in written:
+                self.fail(n, "compact's values and condition read one of its own targets, which it is writing",
+                          "read its inputs only; copy a target into another array first if needed")
+        self.scope[b.name] = "binder"
+        try:
+            self.line = s.line
+            if self.check(s.cond) in FLOAT_DTYPES:
+                self.fail(s.cond, "the condition of compact is not a truth value", f"compare: {form}")
+            for t, v in zip(arrays, s.values):
+                self.target = self.spec.arrays[t.array].dtype
+                self.check(v)
+                self.check_reads(Assign(t.line, t.col, t.array, t.subs, "=", v), self.spec.arrays[t.array])
+            self.count += 1
+            kept, var = f"cmp_kept{self.count}", f"cmp_i{self.count}"
+            self.rename = {b.name: var}
+            self.locals.append(f"int {kept};")
+            self.emit(f"{kept} = 0;")
+            self.open_loop(var, lo, hi)
+            self.emit(f"  if ({self.expr(s.cond)}) {{")
+            for t, v in zip(arrays, s.values):
+                self.emit(f"    {t.array}[{kept}] = {self.rounded(self.spec.arrays[t.array].dtype, self.expr(v))};")
+            self.emit(f"    {kept}++;")
+            self.emit("  }")
+            self.emit("}")
+            self.emit(f"{count.array}[0] = {kept};")
+        finally:
+            self.scope.pop(b.name, None)
+            self.rename, self.line = {}, 0
+        self.written |= written
+
+    def compact_targets(self, s: Compact):
+        """(the array targets, the count, the position index) of a compact statement, checked."""
+        form = COMPACT_FORM
+        *arrays, count = s.targets
+        if not arrays:
+            self.fail(s, "compact gives the kept values and their count: it needs an array target and the count",
+                      f"write {form}, `n` a declared int[] (a single value) out")
+        if len(s.values) != len(arrays):
+            self.fail(s.values[0], f"compact has {len(arrays)} array target{'s' if len(arrays) > 1 else ''} "
+                      f"but {len(s.values)} value{'s' if len(s.values) > 1 else ''}",
+                      "give one value per array target, in the targets' order: "
+                      "`v[k], at[k], n = compact(i: x[i], i where x[i] > t)`")
+        c = self.spec.arrays.get(count.array)
+        if c is None or c.rank or count.subs or c.intent == "in" or c.dtype in FLOAT_DTYPES:
+            self.fail(count, f"the last target of compact, '{count.array}', is the count of kept elements: "
+                      "a declared integer array of shape [] (a single value), out or inout, written without subscripts",
+                      f"declare `{count.array}: int[] out` and write {form}")
+        position = arrays[0].subs[0].expr if arrays[0].subs else None
+        for t in arrays:
+            a = self.spec.arrays.get(t.array)
+            ix = t.subs[0] if len(t.subs) == 1 else None
+            if a is None or a.rank != 1 or ix is None or ix.lo is not None or not isinstance(ix.expr, Name) \
+                    or ix.expr.id != position.id:
+                self.fail(t, f"'{t.array}' is no array target of compact: each array target is a declared "
+                          "1-d array written at a new position index, the same for all",
+                          f"write {form}; compact keeps elements along one dimension (no per-row form)")
+            if a.intent != "inout":
+                self.fail(t, f"'{t.array}' is declared {a.intent}, but compact writes only its first "
+                          f"{count.array} cells (the cells from the count on keep their values)",
+                          f"declare it `{t.array}: {a.dtype}[{a.shape[0]}] inout`")
+        if len({t.array for t in s.targets}) < len(s.targets):
+            self.fail(s, "a target appears twice in compact", "give each array and the count once")
+        return arrays, count, position
+
     def declare(self, s: Assign) -> ArrayDecl:
         """The temporary a `let` declares: its shape from its indices' ranges (given `i in 0..E`
         over sizes, or the extent of an array the value indexes with `i`); its element type as
         written, or None (the value's type, found once its indices are bound)."""
         spec, name = self.spec, s.array
         if name in spec.sizes or name in spec.scalars or name in spec.arrays or name in FUNCTIONS \
-                or name in C_RESERVED or name == spec.name or name.startswith(("t2c_", "acc_", "net_")):
+                or name in C_RESERVED or name == spec.name or name.startswith(("t2c_", "acc_", "net_", "cmp_")):
             self.fail(s, f"the temporary '{name}' has the name of a declared parameter, a function "
                       "or a reserved word", "choose another name")
         if name in self.declared or name in self.loop_vars or name in self.scope:
@@ -827,6 +929,19 @@ def _adds_one(st) -> bool:
     return st.op == "=" and isinstance(v, BinOp) and v.op == "+" and (
         isinstance(v.left, Name) and v.left.id == st.array and one(v.right)
         or isinstance(v.right, Name) and v.right.id == st.array and one(v.left))
+
+
+def _bare(text: str) -> str:
+    """C text without parentheses around the whole of it: `(n - 1)` -> `n - 1`."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for n, ch in enumerate(text):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and n < len(text) - 1:
+                return text                  # `(a) + (b)`: the first pair closes early
+        text = text[1:-1].strip()
+    return text
 
 
 def _paren(extent: str) -> str:

@@ -7,13 +7,14 @@ hint)`; the caller adds the file and turns it into a UserError.  The grammar, wh
 docs/specs.md documents for users:
 
     program    := stmt*
-    stmt       := for | while | let | assign
+    stmt       := for | while | let | compact | assign
     for        := 'for' NAME 'in' expr '..' expr ['halving' | 'doubling'] body
     while      := 'while' expr body
     body       := ':' NEWLINE INDENT stmt+ DEDENT | ':' (let | assign) | '{' stmt* '}'
     let        := 'let' NAME [':' TYPE] ['[' lhs_index (',' lhs_index)* ']'] '=' expr (NEWLINE | ';')
     assign     := target ('=' | '+=' | '-=' | '*=' | '/=') expr (NEWLINE | ';')
     target     := NAME [ '[' lhs_index (',' lhs_index)* ']' ]
+    compact    := target (',' target)+ '=' 'compact' '(' binder ':' expr (',' expr)* 'where' expr ')'
     lhs_index  := NAME 'in' expr '..' expr | expr
     expr       := or;  or := and ('||' and)*;  and := bor ('&&' bor)*
     bor        := bxor ('|' bxor)*;  bxor := band ('^' band)*;  band := cmp ('&' cmp)*
@@ -139,6 +140,22 @@ class Assign(Node):
     value: object
     let: bool = False          # `let`: declares a temporary (not a parameter of the kernel)
     dtype: str | None = None   # its element type as written (`let m: double[i] = ...`), or inferred
+
+
+@dataclass(frozen=True)
+class Target(Node):
+    array: str
+    subs: tuple                # LhsIndex, empty for a 0-d target
+
+
+@dataclass(frozen=True)
+class Compact(Node):
+    """`y[k], ..., n = compact(i: E, ... where P)`: the values E of the i where P holds, in
+    increasing i, at positions k = 0, 1, ... of the array targets; their number in n."""
+    targets: tuple             # Target: the arrays, then the count
+    binder: object             # Binder i
+    values: tuple              # one per array target
+    cond: object               # P
 
 
 @dataclass(frozen=True)
@@ -336,7 +353,64 @@ class Parser:
             start = self.take()
             cond = self.expr()
             return While(start.line, start.col, cond, self.body(start))
+        if self.compacts():
+            return self.compact()
         return self.assignment()
+
+    def compacts(self) -> bool:
+        """Whether the statement here assigns `compact(...)`: its '=' (outside brackets) is
+        followed by `compact (`."""
+        depth, k = 0, self.i
+        while (t := self.toks[k]).kind not in ("NEWLINE", "EOF", "DEDENT") and not (depth == 0 and t.text in (";", "}")):
+            if t.kind == "OP":
+                depth += (t.text in ("(", "[", "{")) - (t.text in (")", "]", "}"))
+                if depth == 0 and t.text in ASSIGN_OPS:
+                    after = self.toks[k + 1:k + 3]
+                    return len(after) == 2 and after[0].text == "compact" and after[1].text == "("
+            k += 1
+        return False
+
+    def compact(self) -> Compact:
+        """`y[k], idx[k], n = compact(i: x[i], i where x[i] > t)`."""
+        form = "`y[k], n = compact(i: x[i] where x[i] > 0)`"
+        targets = []
+        while True:
+            t = self.name("a target of compact (an array `y[k]` or the count `n`)")
+            subs = []
+            if self.at("["):
+                self.take()
+                subs.append(self.lhs_index())
+                while self.at(","):
+                    self.take()
+                    subs.append(self.lhs_index())
+                self.expect("]", "separate subscripts with ','")
+            targets.append(Target(t.line, t.col, t.text, tuple(subs)))
+            if not self.at(","):
+                break
+            self.take()
+        if not self.at("="):
+            self.error("expected '=' before compact(...)", f"write {form}")
+        self.take()
+        start = self.take()
+        self.expect("(")
+        binder = self.binder(strict=True)
+        self.expect(":", f"write {form}: the index, ':', the values, 'where' and the condition")
+        values = [self.expr()]
+        while self.at(","):
+            self.take()
+            values.append(self.expr())
+        if not self.at("where", "NAME"):
+            self.error("expected 'where' and the condition of the kept elements",
+                       f"write {form}; a value per array target, separated by ','")
+        self.take()
+        cond = self.expr()
+        self.expect(")", f"close compact(...): {form}")
+        if self.tok.kind == "NEWLINE" or self.at(";"):
+            self.take()
+        elif not (self.at("}") or self.tok.kind in ("EOF", "DEDENT")):
+            self.error("expected the end of the statement", "one statement a line")
+        first = targets[0]
+        return Compact(first.line, first.col, tuple(targets), binder, tuple(values), cond)
 
     def for_loop(self) -> For:
         start = self.take()
@@ -507,6 +581,9 @@ class Parser:
             self.error("expected a number, a name or '('",
                        "an operand is a number, a name, A[i, j], f(x), sum(k: ...) or (...)")
         self.take()
+        if t.text == "compact" and self.at("("):
+            raise SpecSyntaxError("compact(...) is a whole statement, not part of an expression", t.line, t.col,
+                                  "write it alone on the right side: `y[k], n = compact(i: x[i] where x[i] > 0)`")
         if self.at("["):
             self.take()
             subs = [self.expr()]

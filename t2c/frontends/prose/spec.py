@@ -195,9 +195,10 @@ def _mapping(node, first, where, what):
 
 
 def _ident(name, knode, first, where, what):
-    if not _IDENT.fullmatch(name) or name in C_RESERVED or name.startswith(("t2c_", "acc_")):
+    if not _IDENT.fullmatch(name) or name in C_RESERVED or name.startswith(("t2c_", "acc_", "net_", "cmp_")):
         where.fail(f"{what} '{name}' is not a usable name", *_line(knode, first),
-                   "use a C identifier that is not a keyword, a math function, t2c_* or acc_*")
+                   "use a C identifier that is not a keyword, a math function, t2c_*, acc_*, net_* or cmp_* "
+                   "(the names of the reference's own locals)")
 
 
 def _dtype(text, node, first, where):

@@ -4,10 +4,12 @@ A reference whose function has, at its top level,
 
     HEAD;  for (int i = lo; i < hi; i++)  if (P(i)) { X[k] = E(i); k++; }  TAIL;
 
-(also `X[k++] = E(i);`, `++k`, `k += 1`, `k = k + 1`, `<=`), where k is an int local declared in
-HEAD, lo and hi read only parameters, and P and E read no X, no k and change nothing, keeps the
-elements in order: the element of i goes to k0 + (the number of kept elements before i), k0
-being k's value before the loop, and k ends at k0 + the number kept.  The candidate runs
+(also `X[k++] = E(i);`, `++k`, `k += 1`, `k = k + 1`, `<=`; also several stores at k before the
+step, `{ X[k] = E(i); Y[k] = F(i); k++; }`, to distinct arrays: values kept with their indices),
+where k is an int local declared in HEAD, lo and hi read only parameters, and P and the values
+read no stored array, no k and change nothing, keeps the elements in order: the element of i goes
+to k0 + (the number of kept elements before i), k0 being k's value before the loop, and k ends at
+k0 + the number kept.  The candidate runs
 
 - `NAME_head` (one thread): HEAD, its top-level scalars in `__device__` variables `dev_x`;
 - `NAME_up`: block g counts the kept elements of its segment into `NAME_parts[g]`;
@@ -37,7 +39,7 @@ from ...analysis.scopes import DEVICE_CLASHES
 from ...frontends.c import kernel_definition, parse_c
 from ...frontends.c.normalize import cprint, walk as _walk
 from ...ir import Kernel
-from .cuda import Renderer, dropin, helper_note, own_helpers, param_list, short_name
+from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
 from .options import PolyOptions
 
 
@@ -51,8 +53,7 @@ class Compaction:
     lo: c_ast.Node
     count: c_ast.Node           # hi - lo (+ 1 for `<=`): the loop's length when positive
     keep: c_ast.Node            # P
-    array: str                  # X
-    value: c_ast.Node           # E
+    stores: tuple               # ((X, E), ...): each kept element's values, in the loop's order
     counter: str                # k
 
 
@@ -65,7 +66,7 @@ def compaction_of(k: Kernel) -> Compaction | None:
         found = _loop(loop, params - arrays, arrays)
         if found is None:
             continue
-        var, lo, count, keep, array, value, counter = found
+        var, lo, count, keep, stores, counter = found
         head, tail = items[:n], items[n + 1:]
         decls = [d for d in head if isinstance(d, c_ast.Decl)]
         if any(not _scalar(d) for d in decls):
@@ -76,20 +77,21 @@ def compaction_of(k: Kernel) -> Compaction | None:
         if names.get(counter) != "int" or any(every.count(x) > 1 for x in names) or \
                 any(f"dev_{x}" in params | set(every) for x in names) or set(names) & DEVICE_CLASHES:
             return None
-        readable = params - {array} | set(names) - {counter} | {var} | _called(keep, value)
-        if not _ids(keep) | _ids(value) <= readable or not (_pure(keep) and _pure(value)):
+        values = [keep, *(e for _, e in stores)]
+        readable = params - {x for x, _ in stores} | set(names) - {counter} | {var} | _called(*values)
+        if not set().union(*map(_ids, values)) <= readable or not all(map(_pure, values)):
             return None
         if var in names and any(var in _ids(t) for t in tail):
             return None                      # its value after the loop is not kept
         returns = [x for x in _walk(fn.body) if isinstance(x, c_ast.Return)]
         if returns and (len(returns) > 1 or returns[0] is not items[-1] or not tail):
             return None                      # the tail's last item only: a return prints as dev_return = ...
-        return Compaction(tuple(head), tuple(tail), shared, var, lo, count, keep, array, value, counter)
+        return Compaction(tuple(head), tuple(tail), shared, var, lo, count, keep, stores, counter)
     return None
 
 
 def _loop(f, values: set[str], arrays: set[str]) -> tuple | None:
-    """(i, lo, count, P, X, E, k) of `for (i = lo; i < hi; i++) if (P) { X[k] = E; k++; }`."""
+    """(i, lo, count, P, ((X, E), ...), k) of `for (i = lo; i < hi; i++) if (P) { X[k] = E; k++; }`."""
     if not isinstance(f, c_ast.For) or f.init is None or f.cond is None or f.next is None:
         return None
     init = f.init.decls[0] if isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 else f.init
@@ -108,20 +110,27 @@ def _loop(f, values: set[str], arrays: set[str]) -> tuple | None:
     if not (isinstance(body, c_ast.If) and body.iffalse is None):
         return None
     then = (body.iftrue.block_items or []) if isinstance(body.iftrue, c_ast.Compound) else [body.iftrue]
-    store = then[0] if then else None
-    if not (isinstance(store, c_ast.Assignment) and store.op == "=" and isinstance(store.lvalue, c_ast.ArrayRef)
-            and isinstance(store.lvalue.name, c_ast.ID)):
-        return None
-    sub, array = store.lvalue.subscript, store.lvalue.name.name
-    if len(then) == 1 and isinstance(sub, c_ast.UnaryOp) and sub.op == "p++" and isinstance(sub.expr, c_ast.ID):
-        counter = sub.expr.name
-    elif len(then) == 2 and isinstance(sub, c_ast.ID) and _step(then[1], sub.name):
-        counter = sub.name
+    stores = [_store(s) for s in then]
+    if len(then) == 1 and stores[0] and isinstance(sub := stores[0][0], c_ast.UnaryOp) and sub.op == "p++" \
+            and isinstance(sub.expr, c_ast.ID):
+        counter = sub.expr.name              # X[k++] = E
+    elif len(then) >= 2 and all(stores[:-1]) and isinstance(sub := stores[0][0], c_ast.ID) \
+            and all(_is(s[0], sub.name) for s in stores[:-1]) and _step(then[-1], sub.name):
+        counter, stores = sub.name, stores[:-1]   # X[k] = E; Y[k] = F; ...; k++
     else:
         return None
-    if counter == var or array not in arrays:
+    targets = [x for _, x, _ in stores]
+    if counter == var or not set(targets) <= arrays or len(set(targets)) < len(targets):
         return None
-    return var, lo, count, body.cond, array, store.rvalue, counter
+    return var, lo, count, body.cond, tuple((x, e) for _, x, e in stores), counter
+
+
+def _store(s) -> tuple | None:
+    """(subscript, X, E) of `X[subscript] = E`, or None."""
+    if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(s.lvalue, c_ast.ArrayRef) \
+            and isinstance(s.lvalue.name, c_ast.ID):
+        return s.lvalue.subscript, s.lvalue.name.name, s.rvalue
+    return None
 
 
 def _only(s):
@@ -174,8 +183,8 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
     params = param_list(k)
     ret = k.returns.dtype if k.returns else "void"
     tid, var, keep = "(int)threadIdx.x", c.var, text(c.keep)
-    store = text(c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(c.array), c_ast.ID(c.counter)), c.value),
-                 {c.counter: "poly_p"}) + ";"
+    store = [text(c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(x), c_ast.ID(c.counter)), e),
+                  {c.counter: "poly_p"}) + ";" for x, e in c.stores]
     at = f"const int {var} = {text(c_ast.BinaryOp('+', c.lo, c_ast.ID('poly_o')))};"
     segment = ["  const int poly_first = (int)blockIdx.x * poly_seg;",
                "  const int poly_end = poly_count - poly_first < poly_seg ? poly_count : poly_first + poly_seg;"]
@@ -205,7 +214,7 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
             f"  for (int poly_t0 = poly_first; poly_t0 < poly_end; poly_t0 += {tile}) {{",
             "    int poly_n = 0;   /* this thread's consecutive elements kept */", *each(["          poly_n++;"]),
             *scan, "    int poly_p = poly_x + poly_s[threadIdx.x] - poly_n;   /* its first position */",
-            *each(["        {", f"          {store}", "          poly_p++;", "        }"]),
+            *each(["        {", *(f"          {line}" for line in store), "          poly_p++;", "        }"]),
             f"    poly_x += poly_s[{threads - 1}];", "    __syncthreads();   /* before the next tile's counts */", "  }"]
 
     def one_thread(part):
@@ -223,7 +232,7 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
            f"// Mapping: {describe(k, c, opt)}",
            f"//   the rest of the reference runs in one GPU thread, in order; why: {reason}",
            *("// " + line for line in helper_note(k)), "",
-           "#include <cuda_runtime.h>", "#include <math.h>", ""]
+           "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += [f"__device__ {t} dev_{x};" for x, t in c.shared]
     out += [f"__device__ int {name}_parts[{cap}];   /* each block's count of kept elements */",
@@ -256,7 +265,8 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
 def describe(k: Kernel, c: Compaction, opt: PolyOptions) -> str:
     """One sentence for the candidate's header."""
     threads, items = opt.scan_block
-    return (f"the loop over {c.var} keeping {c.array}[{c.counter}++] = ... where its condition holds is a "
+    kept = ", ".join(f"{x}[{c.counter}]" for x, _ in c.stores)
+    return (f"the loop over {c.var} keeping {kept} = ... ({c.counter}++) where its condition holds is a "
             f"stream compaction: blocks of {threads} threads ({items} elements each) count their kept elements, "
             f"one block scans the counts from {c.counter}'s value before the loop, then each block writes its "
             f"kept elements at their positions, in order.")

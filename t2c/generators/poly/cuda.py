@@ -492,7 +492,7 @@ class Printer:
                 return "\n".join([f"/* {self.describe(launch)} */",
                                   f"static __device__ void {launch.name}_at({params}{', ' if params else ''}unsigned poly_b)",
                                   "{", text, "}"]), args
-            threads = prod(self.opt.sweep_block) if launch.sweep else \
+            threads = prod(sweep.shape(self, launch)) if launch.sweep else \
                 prod(self.opt.column_block) if launch.row.column else 0
             bounds = f"__launch_bounds__({threads}) " if threads else ""
             return "\n".join([f"/* {self.describe(launch)} */",
@@ -873,7 +873,7 @@ class Printer:
             return wavetiles.launch_code(self, launch, args, indent)
         call = ", ".join(args)
         if launch.sweep and not launch.grid:
-            return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(self.opt.sweep_block)})"), call,
+            return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(sweep.shape(self, launch))})"), call,
                                               launch.host_loops)]
         if launch.phases:
             return phases.launch_code(self, launch, args, indent)

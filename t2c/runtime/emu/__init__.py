@@ -5,7 +5,9 @@ rewritten (`rewrite_cuda`, tree-sitter based), compiled against t2c's CUDA-on-CP
 runtime in `include/` (`build_emu`), and run under several seeds that permute thread
 and block order (`emulate`), optionally with AddressSanitizer and UBSan.  Threads of a
 block are fibers; `__syncthreads` and warp operations are fiber barriers that detect
-divergence.  The outcome is one of `settings.STATUSES`, with the .cu line where known.
+divergence; a cooperative launch holds every block at once, so that cooperative groups'
+`grid.sync()` waits for all of them.  The outcome is one of `settings.STATUSES`, with the
+.cu line where known.
 
     rewrite_cuda(source, filename) -> str            (raises EmuUnsupported)
     build_emu(cu_files, out_exe, sanitize=...) -> BuildResult

@@ -49,8 +49,9 @@ UNSUPPORTED_HEADERS = {
     "curand_kernel.h": "cuRAND (device API)", "cusparse.h": "cuSPARSE",
     "cusolverDn.h": "cuSOLVER", "cudnn.h": "cuDNN", "nccl.h": "NCCL",
     "cuda_fp8.h": "fp8 types (cuda_fp8.h)", "mma.h": "tensor-core WMMA (mma.h)",
-    "cooperative_groups.h": "cooperative groups",
-    "cooperative_groups/reduce.h": "cooperative groups", "cooperative_groups/memcpy_async.h": "cooperative groups",
+    "cooperative_groups/reduce.h": "cooperative groups' collectives (reduce.h)",
+    "cooperative_groups/scan.h": "cooperative groups' collectives (scan.h)",
+    "cooperative_groups/memcpy_async.h": "cooperative groups' asynchronous copies (memcpy_async.h)",
     "cuda_texture_types.h": "textures", "texture_fetch_functions.h": "textures",
     "cuda_gl_interop.h": "OpenGL interop", "nvrtc.h": "NVRTC", "helper_cuda.h": "CUDA samples helpers",
 }
@@ -67,8 +68,12 @@ UNSUPPORTED_NAMES = {
        cudaSurfaceObject_t cudaCreateSurfaceObject""".split()},
     **{n: "CUDA arrays" for n in """cudaArray cudaArray_t cudaMallocArray cudaMalloc3DArray
        cudaMemcpyToArray cudaMemcpy2DToArray cudaMemcpyFromArray cudaMemcpy3D cudaMalloc3D""".split()},
-    **{n: "cooperative grid synchronisation" for n in """cudaLaunchCooperativeKernel
-       cudaLaunchCooperativeKernelMultiDevice this_grid grid_group this_multi_grid""".split()},
+    **{n: "multi-device cooperative launches" for n in """cudaLaunchCooperativeKernelMultiDevice
+       this_multi_grid multi_grid_group""".split()},
+    # cooperative_groups.h: the emulator models the grid and the block (this_grid, this_thread_block)
+    **{n: "cooperative groups other than the grid and the block" for n in """tiled_partition
+       thread_block_tile coalesced_threads coalesced_group this_cluster cluster_group labeled_partition
+       binary_partition""".split()},
     **{n: "CUDA graphs" for n in """cudaGraph_t cudaGraphCreate cudaStreamBeginCapture
        cudaStreamEndCapture cudaGraphInstantiate cudaGraphLaunch cudaGraphExec_t""".split()},
     **{n: "multi-GPU peer access and IPC" for n in """cudaMemcpyPeer cudaMemcpyPeerAsync

@@ -9,6 +9,9 @@ reports point into the `.cu`.  It parses with tree-sitter-cuda and edits the tre
   arguments evaluated once; FIBERS comes from the barrier analysis in `kernels.py`;
   `cudaLaunchKernelEx(config, k, args)` becomes `::t2c_emu::launch_ex<FIBERS>(...)`, the same
   launch with the configuration's grid, block, shared bytes and stream;
+  `cudaLaunchCooperativeKernel((void*)k, g, b, args[, smem[, stream]])` becomes
+  `::t2c_emu::launch_cooperative(...)`, which reads k's arguments through `args` and runs
+  every block at once, so that `grid.sync()` (cooperative_groups.h) can wait for all of them;
 - execution-space qualifiers and `__launch_bounds__` disappear (`__device__`
   functions become `inline`, as they are private to their translation unit on a GPU);
 - each `__shared__` variable becomes a reference to per-block storage; `extern
@@ -18,7 +21,8 @@ reports point into the `.cu`.  It parses with tree-sitter-cuda and edits the tre
   call of its runtime function.
 
 It refuses (raises `EmuUnsupported`) sources that use a feature the runtime does not
-model: other inline PTX, textures, cooperative grid sync, CUDA libraries, dynamic parallelism.
+model: other inline PTX, textures, cooperative groups other than the grid and the block,
+CUDA libraries, dynamic parallelism.
 """
 from __future__ import annotations
 
@@ -180,6 +184,9 @@ class _Unit:
                 edits.append((n.start_byte, n.end_byte, self._launch(n)))
             elif n.type == "call_expression" and callee_name(n.child_by_field_name("function")) == "cudaLaunchKernelEx":
                 edits.append((n.start_byte, n.end_byte, self._launch_ex(n)))
+            elif n.type == "call_expression" and \
+                    callee_name(n.child_by_field_name("function")) == "cudaLaunchCooperativeKernel":
+                edits.append((n.start_byte, n.end_byte, self._launch_cooperative(n)))
             elif n.type == "declaration" and self._has_shared(n):
                 edits.append((n.start_byte, n.end_byte, self._shared(n, shared_globals)))
             elif n.type == "declaration" and self._is_symbol_definition(n):
@@ -225,6 +232,24 @@ class _Unit:
             raise EmuUnsupported("cudaLaunchKernelEx without a kernel", self.filename, _line(call))
         arg_text = ", ".join(self.src[a.start_byte:a.end_byte].decode() for a in args[2:])
         return self._runtime_launch("launch_ex", args[1], f"({args[0].text.decode()})", arg_text)
+
+    def _launch_cooperative(self, call: Node) -> str:
+        """`cudaLaunchCooperativeKernel(k, grid, block, args[, smem[, stream]])`: the kernel is named
+        through any casts (`(void*)k`), so that the runtime learns its parameter types from it."""
+        args = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+        if len(args) < 4:
+            raise EmuUnsupported("cudaLaunchCooperativeKernel with fewer than 4 arguments", self.filename, _line(call))
+        kernel = args[0]
+        while kernel.type in ("cast_expression", "parenthesized_expression", "pointer_expression"):
+            kernel = kernel.named_children[-1]     # (void*)k, (k), &k: the operand is the last child
+        if callee_name(kernel) not in self.graph.defs:
+            raise EmuUnsupported(f"cudaLaunchCooperativeKernel of {kernel.text.decode()}, not a kernel defined in this "
+                                 "file (a function pointer variable, or a kernel from another file)",
+                                 self.filename, _line(call))
+        rest = [f"({a.text.decode()})" for a in args[1:6]]
+        label = " ".join(kernel.text.decode().split()).replace("\\", "\\\\").replace('"', '\\"')
+        return (f"::t2c_emu::launch_cooperative(::t2c_emu::LaunchSite{{__FILE__, __LINE__, \"{label}\"}}, "
+                f"{kernel.text.decode()}, {', '.join(rest)})")
 
     def _runtime_launch(self, how: str, fn: Node, config: str, arg_text: str, site_line: str = "__LINE__") -> str:
         """The runtime's launch of kernel `fn` (FIBERS from the barrier analysis)."""

@@ -44,6 +44,7 @@ EXIT_UBSAN = 93
 # `t2c-emu: <kind>: <message> at <file>:<line>` — kind → EmuOutcome.status
 FINDING_STATUS = {
     "divergent-barrier": "divergent_barrier",
+    "grid-sync": "divergent_barrier",       # grid.sync() outside a cooperative launch: barrier misuse
     "oob": "oob",
     "unsupported": "unsupported",
     "trap": "failed",

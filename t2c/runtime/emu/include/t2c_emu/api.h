@@ -15,6 +15,12 @@ cudaError_t copy_to_symbol(Site, void* symbol, size_t symbol_size, const void* s
 cudaError_t copy_from_symbol(Site, void* dst, const void* symbol, size_t symbol_size, size_t count,
                              size_t offset, cudaMemcpyKind kind);
 void set_max_dynamic_shared(int bytes);
+// The occupancy model behind the occupancy queries and the cooperative launch's limit: the
+// blocks of `block_threads` threads and `dynamic_shared` bytes one multiprocessor holds at
+// once, from its threads, block slots and shared memory (registers and static __shared__
+// memory are not known to the emulator and not counted).
+int blocks_per_multiprocessor(int block_threads, size_t dynamic_shared);
+int multiprocessor_count();
 }  // namespace t2c_emu
 
 // ---- memory ----
@@ -103,10 +109,15 @@ template <class F> cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute a, int
 template <class F> cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }
 template <class F> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F*) {
     *a = cudaFuncAttributes{0, 0, 0, 1024, 32, 90, 90, 0, 49152, 0}; return cudaSuccess; }
-template <class F> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F*, int block, size_t) {
-    *n = block > 0 ? 2048 / block : 0; if (*n > 32) *n = 32; return cudaSuccess; }
-template <class F> cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block, F*, size_t = 0, int limit = 0) {
-    *block = (limit > 0 && limit < 1024) ? limit : 1024; *min_grid = 132 * (2048 / *block); return cudaSuccess; }
+template <class F> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, F*, int block, size_t smem) {
+    *n = t2c_emu::blocks_per_multiprocessor(block, smem); return cudaSuccess; }
+template <class F> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, F*, int block, size_t smem,
+                                                                                      unsigned) {
+    *n = t2c_emu::blocks_per_multiprocessor(block, smem); return cudaSuccess; }
+template <class F> cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block, F*, size_t smem = 0, int limit = 0) {
+    *block = (limit > 0 && limit < 1024) ? limit : 1024;
+    *min_grid = t2c_emu::multiprocessor_count() * t2c_emu::blocks_per_multiprocessor(*block, smem);
+    return cudaSuccess; }
 
 // ---- streams and events (everything is synchronous) ----
 cudaError_t cudaStreamCreate(cudaStream_t* s);

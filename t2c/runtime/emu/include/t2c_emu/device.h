@@ -34,6 +34,10 @@ enum ExitCode {
 
 void syncthreads(const char* file, int line);
 int syncthreads_op(int op, int predicate, const char* file, int line);   // op: 1 count, 2 and, 3 or
+// cooperative_groups' grid barrier: every thread of every block of a cooperative launch
+// (anywhere else a finding, as the grid of a plain launch need not be resident at once).
+void grid_sync(const char* file, int line);
+bool grid_is_cooperative();
 
 // A warp-scoped barrier that also exchanges one 64-bit value per lane.
 struct WarpView {

@@ -18,8 +18,12 @@ namespace t2c_emu {
 struct LaunchSite { const char* file; int line; const char* kernel; };
 typedef void (*ThreadBody)(void* ctx);
 
-void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared,
-                   cudaStream_t stream, bool fibers, ThreadBody body, void* ctx);
+// Runs the launch and gives its result (also kept for cudaGetLastError when it is an error).
+// A cooperative launch runs every block at once (fibers on one OS thread), so grid_sync can
+// wait for all of them; it fails with cudaErrorCooperativeLaunchTooLarge, as on a GPU, when
+// its grid exceeds the blocks the occupancy model lets reside on the device at once.
+cudaError_t launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared,
+                          cudaStream_t stream, bool fibers, bool cooperative, ThreadBody body, void* ctx);
 // Reports a finding (and exits) when p is neither null nor inside device-visible memory.
 void check_kernel_pointer(const LaunchSite& site, int index, const void* p);
 
@@ -33,28 +37,53 @@ void check_pointers(const LaunchSite& site, const Tuple& args, std::index_sequen
     (check_argument(site, (int)I + 1, std::get<I>(args)), ...);
 }
 
+// The launch of `kernel` on arguments already evaluated into `args`.
+template <bool Fibers, class F, class Tuple>
+cudaError_t launch_tuple(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
+                         bool cooperative, F& kernel, Tuple& args) {
+    check_pointers(site, args, std::make_index_sequence<std::tuple_size<Tuple>::value>{});
+    struct Ctx { F* kernel; Tuple* args; } ctx{&kernel, &args};
+    return launch_erased(site, grid, block, dynamic_shared, stream, Fibers, cooperative,
+                         [](void* p) { Ctx* c = static_cast<Ctx*>(p); std::apply(*c->kernel, *c->args); }, &ctx);
+}
+
 template <bool Fibers, class F, class... A>
 void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
             F&& kernel, A&&... a) {
     std::tuple<std::decay_t<A>...> args(std::forward<A>(a)...);
-    check_pointers(site, args, std::index_sequence_for<A...>{});
-    struct Ctx { std::remove_reference_t<F>* kernel; std::tuple<std::decay_t<A>...>* args; } ctx{&kernel, &args};
-    launch_erased(site, grid, block, dynamic_shared, stream, Fibers,
-                  [](void* p) { Ctx* c = static_cast<Ctx*>(p); std::apply(*c->kernel, *c->args); }, &ctx);
+    launch_tuple<Fibers>(site, grid, block, dynamic_shared, stream, false, kernel, args);
 }
 
 // `cudaLaunchKernelEx(config, k, args)` becomes
 //     ::t2c_emu::launch_ex<FIBERS>(site, config, [&](auto&... a) { k(a...); }, args)
-// the same launch with the configuration's grid, block, shared bytes and stream.
-void check_launch_attributes(const LaunchSite& site, const cudaLaunchConfig_t* config);
-cudaError_t launch_status();
+// the same launch with the configuration's grid, block, shared bytes and stream; true when the
+// configuration asks for a cooperative launch (other attributes it does not model: a finding).
+bool check_launch_attributes(const LaunchSite& site, const cudaLaunchConfig_t* config);
 
 template <bool Fibers, class F, class... A>
 cudaError_t launch_ex(const LaunchSite& site, const cudaLaunchConfig_t* config, F&& kernel, A&&... a) {
-    check_launch_attributes(site, config);
-    launch<Fibers>(site, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
-                   std::forward<F>(kernel), std::forward<A>(a)...);
-    return launch_status();
+    bool cooperative = check_launch_attributes(site, config);
+    std::tuple<std::decay_t<A>...> args(std::forward<A>(a)...);
+    return launch_tuple<Fibers>(site, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
+                                cooperative, kernel, args);
+}
+
+// `cudaLaunchCooperativeKernel((void*)k, grid, block, args, smem, stream)` becomes
+//     ::t2c_emu::launch_cooperative(site, k, grid, block, args, smem, stream)
+// args[i] points to the value of k's parameter i, as on a GPU.
+cudaError_t missing_arguments(const LaunchSite& site);
+
+template <class... P, size_t... I>
+cudaError_t launch_cooperative(const LaunchSite& site, void (*kernel)(P...), dim3 grid, dim3 block, void** args,
+                               size_t dynamic_shared, cudaStream_t stream, std::index_sequence<I...>) {
+    if (sizeof...(P) > 0 && args == nullptr) return missing_arguments(site);
+    std::tuple<std::decay_t<P>...> values(*static_cast<std::decay_t<P>*>(args[I])...);
+    return launch_tuple<true>(site, grid, block, dynamic_shared, stream, true, kernel, values);
+}
+template <class... P>
+cudaError_t launch_cooperative(const LaunchSite& site, void (*kernel)(P...), dim3 grid, dim3 block, void** args,
+                               size_t dynamic_shared = 0, cudaStream_t stream = 0) {
+    return launch_cooperative(site, kernel, grid, block, args, dynamic_shared, stream, std::index_sequence_for<P...>{});
 }
 
 // __shared__ variables: one allocation per block, keyed by the address of a static

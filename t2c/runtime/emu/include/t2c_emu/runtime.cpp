@@ -6,7 +6,8 @@
 // members have arrived, and reports a divergent barrier when they never can.  T2C_EMU_SEED
 // (not 0) shuffles block order and the order of threads after every barrier, so that
 // order-dependent results differ between seeds.  Kernels the rewriter proved free of
-// barriers run their threads as a plain loop.
+// barriers run their threads as a plain loop.  A cooperative launch holds all its blocks at
+// once on the launching OS thread, so that grid.sync() can wait for every one of them.
 //
 // Findings go to stderr as `t2c-emu: <kind>: <message> at <file>:<line>` and end the
 // process with the exit codes in device.h.  This file is compiled once per flag set and
@@ -247,7 +248,7 @@ static inline void leave_fiber(Fiber* f, SchedulerStack* s) {
 
 // ---------------------------------------------------------------- blocks and their threads
 
-enum State : unsigned char { kReady, kRunning, kAtBarrier, kAtWarp, kDone };
+enum State : unsigned char { kReady, kRunning, kAtBarrier, kAtWarp, kAtGrid, kDone };
 
 // An asynchronous copy (cuda_pipeline.h) is done when its thread waits for its batch, the latest
 // moment a GPU may do it: reading the destination before the wait sees the old contents.
@@ -301,7 +302,8 @@ struct Worker {
     std::vector<Warp> warps;
     std::vector<unsigned> ready;
     size_t head = 0;
-    unsigned n = 0, done = 0, at_barrier = 0;
+    unsigned n = 0, done = 0, at_barrier = 0, at_grid = 0;
+    uint3 block{0, 0, 0};                  // its blockIdx (a cooperative launch switches between blocks)
     const char* bar_file = nullptr;
     int bar_line = 0, bar_op = 0, bar_acc = 0, bar_result = 0;
     bool bar_mixed = false;
@@ -317,6 +319,14 @@ struct Worker {
 };
 static thread_local std::unique_ptr<Worker> tl_worker;
 static __thread Worker* tw;
+
+// The grid barrier of the cooperative launch running on this OS thread (null in any other
+// launch): grid.sync() generations completed, and race checking's synchronisation addresses.
+struct GridBarrier {
+    unsigned long long generation = 0;
+    char tokens[2];
+};
+static __thread GridBarrier* tg_grid;
 
 static Worker* worker() {
     if (!tw) { tl_worker.reset(new Worker); tw = tl_worker.get(); }
@@ -366,6 +376,12 @@ static void divergent(Worker* w, const char* file, int line, const char* fmt, ..
 
 [[noreturn]] static void mixed_barriers(Worker* w);
 
+static const CudaThread* first_in(const Worker* w, State s) {
+    for (const CudaThread& t : w->threads)
+        if (t.state == s) return &t;
+    return nullptr;
+}
+
 // The scheduler's bookkeeping after thread t gave control back.
 static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
     char a[48], b[48];
@@ -379,6 +395,13 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
             divergent(w, w->bar_file, w->bar_line,
                       "__syncthreads() waited for by %u threads, but thread %s exited without reaching it",
                       w->at_barrier, a);
+        if (w->at_grid) {
+            const CudaThread* g = first_in(w, kAtGrid);
+            fmt_idx(a, sizeof a, t->idx);
+            divergent(w, g->file, g->line,
+                      "grid.sync() waited for by %u threads of this block, but thread %s exited without reaching it "
+                      "(every thread of the grid must reach it)", w->at_grid, a);
+        }
         for (unsigned l = 0; l < 32 && wp.arrived; ++l) {   // lanes waiting for this one at a warp operation
             const CudaThread& o = w->threads[(t->linear / 32) * 32 + l];
             if (((wp.arrived >> l) & 1u) && o.state == kAtWarp && (o.mask & bit)) {
@@ -390,7 +413,26 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
         }
         return;
     }
+    if (t->state == kAtGrid) {
+        fmt_idx(a, sizeof a, t->idx);
+        if (w->done) {
+            fmt_idx(b, sizeof b, first_in(w, kDone)->idx);
+            divergent(w, t->file, t->line, "grid.sync() reached by thread %s, but thread %s of this block has exited "
+                      "(every thread of the grid must reach it)", a, b);
+        }
+        if (w->at_barrier)
+            divergent(w, t->file, t->line, "grid.sync() reached by thread %s while other threads of this block wait "
+                      "at the __syncthreads() at %s:%d", a, w->bar_file, w->bar_line);
+        ++w->at_grid;
+        return;
+    }
     if (t->state == kAtBarrier) {
+        if (w->at_grid) {
+            const CudaThread* g = first_in(w, kAtGrid);
+            fmt_idx(a, sizeof a, t->idx);
+            divergent(w, t->file, t->line, "__syncthreads() reached by thread %s while other threads of this block "
+                      "wait at the grid.sync() at %s:%d", a, g->file, g->line);
+        }
         if (w->done) {
             fmt_idx(a, sizeof a, t->idx);
             for (CudaThread& o : w->threads)
@@ -491,7 +533,9 @@ static void deadlock(Worker* w) {
             w->site->kernel);
 }
 
-static void run_block_fibers(Worker* w, Rng& rng) {
+// A block's threads as fibers, in three steps so that a cooperative launch can hold many
+// blocks at once: begin (all threads ready), run until no thread is ready, end.
+static void begin_block_fibers(Worker* w, Rng& rng) {
     const unsigned n = w->n;
     while (w->fibers.size() < n) w->fibers.push_back(new_fiber());
     w->threads.resize(n);
@@ -506,10 +550,15 @@ static void run_block_fibers(Worker* w, Rng& rng) {
     for (unsigned i = 0; i < n; ++i) w->ready[i] = i;
     if (g_seed) rng.shuffle(w->ready);
     w->head = 0;
-    w->done = w->at_barrier = 0;
+    w->done = w->at_barrier = w->at_grid = 0;
     w->bar_mixed = false;
     T2C_TSAN_DO(w->sched_tsan = __tsan_get_current_fiber());
     T2C_TSAN_DO(__tsan_release(&w->start_token));
+}
+
+// Runs ready threads until none is: true when the block has finished, false when all its
+// threads wait at grid.sync(); anything else can never go on and is reported.
+static bool run_block_ready(Worker* w, Rng& rng) {
     for (;;) {
         while (w->head < w->ready.size()) {
             CudaThread* t = &w->threads[w->ready[w->head++]];
@@ -522,12 +571,24 @@ static void run_block_fibers(Worker* w, Rng& rng) {
         }
         w->ready.clear();
         w->head = 0;
-        if (w->done == n) break;
+        if (w->done == w->n) return true;
+        if (w->at_grid == w->n) return false;
         deadlock(w);
     }
+}
+
+static void end_block_fibers(Worker* w) {
     T2C_TSAN_DO(__tsan_acquire(&w->end_token));
     T2C_TSAN_DO(for (CudaThread& t : w->threads) __tsan_destroy_fiber(t.tsan));
     w->cur = nullptr;
+}
+
+static void run_block_fibers(Worker* w, Rng& rng) {
+    begin_block_fibers(w, rng);
+    if (!run_block_ready(w, rng))   // grid_sync reports a plain launch's grid.sync() before this
+        finding(kExitInternal, "internal", w->site->file, w->site->line, "grid.sync() in a plain launch of %s",
+                w->site->kernel);
+    end_block_fibers(w);
 }
 
 // A thread's asynchronous copies: in a plain loop (no barrier anywhere) at once, in a fiber
@@ -606,6 +667,27 @@ int syncthreads_op(int op, int predicate, const char* file, int line) {
     leave_fiber(t->fiber, &w->sched);
     T2C_TSAN_DO(__tsan_acquire(token));
     return w->bar_result;
+}
+
+bool grid_is_cooperative() { return tg_grid != nullptr; }
+
+void grid_sync(const char* file, int line) {
+    Worker* w = tw;
+    CudaThread* t = w ? w->cur : nullptr;
+    if (!t) not_in_fiber("grid.sync()", file, line);
+    if (!tg_grid)
+        finding(kExitDivergent, "grid-sync", file, line,
+                "grid.sync() in kernel %s, which was not launched with cudaLaunchCooperativeKernel: only a "
+                "cooperative launch keeps every block resident, so that the grid can wait for all of them",
+                w->site->kernel);
+    t->state = kAtGrid;
+    t->file = file; t->line = line;
+    char* token = &tg_grid->tokens[tg_grid->generation & 1];
+    (void)token;
+    T2C_TSAN_DO(__tsan_release(token));
+    T2C_TSAN_DO(__tsan_switch_to_fiber(w->sched_tsan, 1));
+    leave_fiber(t->fiber, &w->sched);
+    T2C_TSAN_DO(__tsan_acquire(token));
 }
 
 WarpView warp_exchange(unsigned mask, uint64_t value, const char* what, const char* file, int line) {
@@ -751,19 +833,77 @@ static int g_max_dynamic_shared = 48 * 1024;
 
 void set_max_dynamic_shared(int bytes) { if (bytes > g_max_dynamic_shared) g_max_dynamic_shared = bytes; }
 
-cudaError_t launch_status() { return g_last_error; }
+// The emulated device: H200 multiprocessors, but few of them (cudaDeviceProp in types.h says why).
+// A cooperative grid keeps all its threads alive as fibers, at most 2 x 2048 here: ThreadSanitizer
+// (the race check) holds no more than 8128 threads and fibers at once.
+static const int kMultiprocessors = 2;
+static const int kThreadsPerMultiprocessor = 2048, kBlocksPerMultiprocessor = 32;
+static const size_t kSharedPerMultiprocessor = 233472, kSharedPerBlockOptin = 232448, kSharedReservedPerBlock = 1024;
+
+int multiprocessor_count() { return kMultiprocessors; }
+
+int blocks_per_multiprocessor(int block_threads, size_t dynamic_shared) {
+    if (block_threads <= 0 || block_threads > 1024 || dynamic_shared > kSharedPerBlockOptin) return 0;
+    int by_threads = kThreadsPerMultiprocessor / (32 * ((block_threads + 31) / 32));   // whole warps
+    int by_shared = (int)(kSharedPerMultiprocessor / (dynamic_shared + kSharedReservedPerBlock));
+    return std::min({kBlocksPerMultiprocessor, by_threads, by_shared});
+}
+
+// A launch that does not start: a note on stderr, the error kept for cudaGetLastError.
+static cudaError_t launch_fails(const LaunchSite& site, cudaError_t e, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static cudaError_t launch_fails(const LaunchSite& site, cudaError_t e, const char* fmt, ...) {
+    char why[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    note("launch of %s at %s:%d fails: %s", site.kernel, site.file, site.line, why);
+    g_last_error = e;
+    return e;
+}
+
+cudaError_t missing_arguments(const LaunchSite& site) {
+    return launch_fails(site, cudaErrorInvalidValue, "the kernel takes parameters but args is null");
+}
 
 // Launches run one after another here, so letting one begin before the previous finishes
-// (programmatic dependent launch) or a priority changes nothing; the rest is not modelled.
-void check_launch_attributes(const LaunchSite& site, const cudaLaunchConfig_t* config) {
+// (programmatic dependent launch) or a priority changes nothing; a cooperative launch is
+// modelled; the rest is not.
+bool check_launch_attributes(const LaunchSite& site, const cudaLaunchConfig_t* config) {
+    bool cooperative = false;
     for (unsigned i = 0; config->attrs && i < config->numAttrs; ++i) {
         cudaLaunchAttributeID id = config->attrs[i].id;
-        if (id != cudaLaunchAttributeIgnore && id != cudaLaunchAttributeProgrammaticStreamSerialization &&
-            id != cudaLaunchAttributePriority)
+        if (id == cudaLaunchAttributeCooperative) cooperative = config->attrs[i].val.cooperative != 0;
+        else if (id != cudaLaunchAttributeIgnore && id != cudaLaunchAttributeProgrammaticStreamSerialization &&
+                 id != cudaLaunchAttributePriority)
             finding(kExitUnsupported, "unsupported", site.file, site.line,
                     "cudaLaunchKernelEx of %s: launch attribute %d is not modelled by the emulator (only "
-                    "programmatic stream serialization and priority are)", site.kernel, (int)id);
+                    "cooperative, programmatic stream serialization and priority are)", site.kernel, (int)id);
     }
+    return cooperative;
+}
+
+static void begin_block_memory(Worker* w, const LaunchSite& site, size_t smem) {
+    w->static_shared_bytes = 0;
+    if (posix_memalign(&w->dyn, 16, smem ? smem : 1))
+        finding(kExitInternal, "internal", site.file, site.line, "out of memory for dynamic shared memory");
+    memset(w->dyn, kPoison, smem);
+}
+
+static void end_block_memory(Worker* w) {
+    for (const SharedVar& s : w->shared) free(s.ptr);   // freed, so a stale pointer is a use-after-free
+    w->shared.clear();
+    free(w->dyn);
+    w->dyn = nullptr;
+}
+
+static uint3 block_index(unsigned long long b, dim3 grid) {
+    return uint3{(unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y), (unsigned)(b / ((unsigned long long)grid.x * grid.y))};
+}
+
+static Rng block_rng(unsigned long long launch_id, unsigned long long b) {
+    return Rng(g_seed * 0x2545f4914f6cdd1dull + launch_id * 0x9e3779b97f4a7c15ull + b);
 }
 
 static void run_blocks(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, bool fibers, ThreadBody body,
@@ -779,46 +919,116 @@ static void run_blocks(const LaunchSite& site, dim3 grid, dim3 block, size_t sme
         size_t k = next.fetch_add(1);
         if (k >= total) break;
         unsigned long long b = order.empty() ? k : order[k];
-        blockIdx = uint3{(unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y), (unsigned)(b / ((unsigned long long)grid.x * grid.y))};
-        Rng rng(g_seed * 0x2545f4914f6cdd1dull + launch_id * 0x9e3779b97f4a7c15ull + b);
-        w->static_shared_bytes = 0;
-        if (posix_memalign(&w->dyn, 16, smem ? smem : 1))
-            finding(kExitInternal, "internal", site.file, site.line, "out of memory for dynamic shared memory");
-        memset(w->dyn, kPoison, smem);
+        blockIdx = block_index(b, grid);
+        Rng rng = block_rng(launch_id, b);
+        begin_block_memory(w, site, smem);
         if (fibers) run_block_fibers(w, rng);
         else run_block_plain(w, rng, plain_order);
-        for (const SharedVar& s : w->shared) free(s.ptr);   // freed, so a stale pointer is a use-after-free
-        w->shared.clear();
-        free(w->dyn);
-        w->dyn = nullptr;
+        end_block_memory(w);
     }
     w->site = nullptr;
 }
 
-void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, cudaStream_t, bool fibers,
-                   ThreadBody body, void* ctx) {
+// A cooperative launch holds every block at once, each with its own Worker (fibers, shared
+// memory), all on this OS thread.  Rounds run each unfinished block (in a seeded order) until
+// its threads have finished or all wait at grid.sync(); when every block waits, all go on,
+// so a write before grid.sync() is seen by every block after it.  A block that finishes while
+// others wait is a barrier the grid can never complete.
+static void run_cooperative(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, ThreadBody body, void* ctx,
+                            unsigned long long launch_id) {
+    static std::vector<std::unique_ptr<Worker>> pool;   // kept, with their fibers, for later launches
+    const unsigned long long total = (unsigned long long)grid.x * grid.y * grid.z;
+    while (pool.size() < total) pool.emplace_back(new Worker);
+    GridBarrier barrier;
+    Worker* const outer = tw;
+    tg_grid = &barrier;
+    gridDim = grid;
+    blockDim = block;
+    std::vector<Rng> rngs;
+    std::vector<unsigned long long> order(total);
+    for (unsigned long long b = 0; b < total; ++b) {
+        Worker* w = pool[b].get();
+        w->site = &site; w->body = body; w->ctx = ctx; w->n = block.x * block.y * block.z;
+        w->block = block_index(b, grid);
+        begin_block_memory(w, site, smem);
+        rngs.push_back(block_rng(launch_id, b));
+        tw = w;
+        blockIdx = w->block;
+        begin_block_fibers(w, rngs.back());
+        order[b] = b;
+    }
+    Rng round_rng(g_seed ^ (launch_id * 0xd1b54a32d192ed03ull));
+    std::vector<char> finished(total, 0);
+    const Worker* exited = nullptr;
+    for (;;) {
+        if (g_seed) round_rng.shuffle(order);
+        const Worker* waiting = nullptr;
+        unsigned long long waiters = 0;
+        for (unsigned long long b : order) {
+            if (finished[b]) continue;
+            Worker* w = pool[b].get();
+            tw = w;
+            blockIdx = w->block;
+            if (run_block_ready(w, rngs[b])) {
+                end_block_fibers(w);
+                end_block_memory(w);
+                w->site = nullptr;
+                finished[b] = 1;
+                exited = w;
+            } else {
+                waiting = w;
+                ++waiters;
+            }
+        }
+        if (!waiting) break;
+        if (exited) {
+            const CudaThread* t = first_in(waiting, kAtGrid);
+            finding(kExitDivergent, "divergent-barrier", t->file, t->line,
+                    "grid.sync() waited for by %llu of the %llu blocks of kernel %s, but block (%u,%u,%u) exited "
+                    "without reaching it (every thread of the grid must reach it)", waiters, total, site.kernel,
+                    exited->block.x, exited->block.y, exited->block.z);
+        }
+        ++barrier.generation;
+        for (unsigned long long b = 0; b < total; ++b) {
+            Worker* w = pool[b].get();
+            w->at_grid = 0;
+            for (unsigned i = 0; i < w->n; ++i) release(w, i);
+            if (g_seed) rngs[b].shuffle(w->ready);
+        }
+    }
+    tw = outer;
+    tg_grid = nullptr;
+}
+
+cudaError_t launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, cudaStream_t, bool fibers,
+                          bool cooperative, ThreadBody body, void* ctx) {
     if (tw && tw->site)
         finding(kExitUnsupported, "unsupported", site.file, site.line,
                 "kernel launch inside a kernel (dynamic parallelism)");
     unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
     if (threads == 0 || threads > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
-        grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
-        note("launch of %s at %s:%d fails: invalid configuration (grid %ux%ux%u, block %ux%ux%u)", site.kernel,
-             site.file, site.line, grid.x, grid.y, grid.z, block.x, block.y, block.z);
-        g_last_error = cudaErrorInvalidConfiguration;
-        return;
-    }
-    if (smem > (size_t)g_max_dynamic_shared) {
-        note("launch of %s at %s:%d fails: %zu bytes of dynamic shared memory exceed the %d-byte limit "
-             "(raise it with cudaFuncSetAttribute)", site.kernel, site.file, site.line, smem, g_max_dynamic_shared);
-        g_last_error = cudaErrorInvalidValue;
-        return;
+        grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
+        return launch_fails(site, cudaErrorInvalidConfiguration, "invalid configuration (grid %ux%ux%u, block %ux%ux%u)",
+                            grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    if (smem > (size_t)g_max_dynamic_shared)
+        return launch_fails(site, cudaErrorInvalidValue, "%zu bytes of dynamic shared memory exceed the %d-byte limit "
+                            "(raise it with cudaFuncSetAttribute)", smem, g_max_dynamic_shared);
+    const unsigned long long total = (unsigned long long)grid.x * grid.y * grid.z;
+    const unsigned long long launch_id = g_launches.fetch_add(1);
+    if (cooperative) {
+        int per_sm = blocks_per_multiprocessor((int)threads, smem);
+        if (total > (unsigned long long)per_sm * kMultiprocessors)
+            return launch_fails(site, cudaErrorCooperativeLaunchTooLarge,
+                                "a cooperative grid of %llu blocks exceeds the %d x %d blocks of %llu threads (and %zu "
+                                "bytes of dynamic shared memory) the device holds at once; size the grid from "
+                                "cudaOccupancyMaxActiveBlocksPerMultiprocessor and cudaDevAttrMultiProcessorCount",
+                                total, per_sm, kMultiprocessors, threads, smem);
+        run_cooperative(site, grid, block, smem, body, ctx, launch_id);
+        return cudaSuccess;
     }
 #ifdef T2C_TSAN
     fibers = true;   // a plain loop would run all threads as one TSan thread and hide races
 #endif
-    const unsigned long long launch_id = g_launches.fetch_add(1);
-    const unsigned long long total = (unsigned long long)grid.x * grid.y * grid.z;
     std::vector<unsigned long long> order;
     if (g_seed && total > 1 && total <= (1ull << 26)) {
         order.resize(total);
@@ -830,13 +1040,14 @@ void launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, c
     unsigned nthreads = (unsigned)std::min<unsigned long long>(g_block_threads, total);
     if (nthreads <= 1) {
         run_blocks(site, grid, block, smem, fibers, body, ctx, order, next, launch_id);
-        return;
+        return cudaSuccess;
     }
     std::vector<std::thread> pool;
     for (unsigned i = 1; i < nthreads; ++i)
         pool.emplace_back([&] { run_blocks(site, grid, block, smem, fibers, body, ctx, order, next, launch_id); });
     run_blocks(site, grid, block, smem, fibers, body, ctx, order, next, launch_id);
     for (std::thread& t : pool) t.join();
+    return cudaSuccess;
 }
 
 cudaError_t copy_to_symbol(Site s, void* symbol, size_t symbol_size, const void* src, size_t count, size_t offset,
@@ -1044,6 +1255,7 @@ const char* cudaGetErrorName(cudaError_t e) {
         T2C_E(cudaErrorInsufficientDriver) T2C_E(cudaErrorNoDevice) T2C_E(cudaErrorInvalidDevice)
         T2C_E(cudaErrorInvalidResourceHandle) T2C_E(cudaErrorNotReady) T2C_E(cudaErrorIllegalAddress)
         T2C_E(cudaErrorLaunchOutOfResources) T2C_E(cudaErrorLaunchFailure) T2C_E(cudaErrorNotSupported)
+        T2C_E(cudaErrorCooperativeLaunchTooLarge)
 #undef T2C_E
         default: return "cudaErrorUnknown";
     }
@@ -1060,6 +1272,7 @@ const char* cudaGetErrorString(cudaError_t e) {
         case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
         case cudaErrorLaunchFailure: return "unspecified launch failure";
         case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+        case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
         default: return cudaGetErrorName(e);
     }
 }
@@ -1067,7 +1280,7 @@ const char* cudaGetErrorString(cudaError_t e) {
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) {
     if (d != 0) return fail(cudaErrorInvalidDevice);
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "t2c emu (CPU emulation of an H200-class GPU)");
+    snprintf(p->name, sizeof p->name, "t2c emu (CPU emulation of %d H200-class multiprocessors)", kMultiprocessors);
     p->totalGlobalMem = 141ull << 30;
     p->sharedMemPerBlock = 48 * 1024;
     p->regsPerBlock = 65536;
@@ -1081,7 +1294,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) {
     p->major = 9; p->minor = 0;
     p->textureAlignment = 512;
     p->deviceOverlap = 1;
-    p->multiProcessorCount = 132;
+    p->multiProcessorCount = kMultiprocessors;
     p->canMapHostMemory = 1;
     p->concurrentKernels = 1;
     p->ECCEnabled = 1;
@@ -1091,18 +1304,18 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) {
     p->memoryBusWidth = 6144;
     p->l2CacheSize = 60 * 1024 * 1024;
     p->persistingL2CacheMaxSize = 78643200;
-    p->maxThreadsPerMultiProcessor = 2048;
+    p->maxThreadsPerMultiProcessor = kThreadsPerMultiprocessor;
     p->streamPrioritiesSupported = 1;
     p->globalL1CacheSupported = 1;
     p->localL1CacheSupported = 1;
-    p->sharedMemPerMultiprocessor = 233472;
+    p->sharedMemPerMultiprocessor = kSharedPerMultiprocessor;
     p->regsPerMultiprocessor = 65536;
     p->managedMemory = 1;
     p->concurrentManagedAccess = 1;
     p->cooperativeLaunch = 1;
-    p->sharedMemPerBlockOptin = 232448;
-    p->maxBlocksPerMultiProcessor = 32;
-    p->reservedSharedMemPerBlock = 1024;
+    p->sharedMemPerBlockOptin = kSharedPerBlockOptin;
+    p->maxBlocksPerMultiProcessor = kBlocksPerMultiprocessor;
+    p->reservedSharedMemPerBlock = kSharedReservedPerBlock;
     return cudaSuccess;
 }
 
@@ -1131,6 +1344,8 @@ cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
         case cudaDevAttrMemoryClockRate: *v = p.memoryClockRate; break;
         case cudaDevAttrGlobalMemoryBusWidth: *v = p.memoryBusWidth; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = (int)p.sharedMemPerBlockOptin; break;
+        case cudaDevAttrCooperativeLaunch: *v = p.cooperativeLaunch; break;
+        case cudaDevAttrMaxBlocksPerMultiprocessor: *v = p.maxBlocksPerMultiProcessor; break;
         default: *v = 0; break;
     }
     return cudaSuccess;

@@ -112,11 +112,14 @@ enum cudaDeviceAttr {
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
 };
 
 // The fields programs commonly read; the values (filled in by cudaGetDeviceProperties)
-// describe an H200-class device so that occupancy arithmetic in host code stays plausible.
+// describe one H200 multiprocessor, but only a few of them (multiProcessorCount), so that a
+// grid sized from the device (a persistent or cooperative kernel) stays small enough to emulate.
 struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem;
