@@ -268,8 +268,10 @@ def time_torch(torch, fn, tensors, sizes, reps):
     return statistics.median(times), out
 
 
-def agree(np, got: dict, want: dict, tol: dict | None, dtypes: dict) -> str:
+def agree(np, got: dict, want: dict, tol: dict | None, dtypes: dict | None = None) -> str:
+    """Whether torch's outputs agree with ours; `dtypes` (output -> IS dtype) reads 16-bit ones."""
     from t2c.verify.halfs import values
+    dtypes = dtypes or {}
     #: one ulp of a 16-bit output (2u, u its unit roundoff): what rounding a float result may differ by
     one_ulp = {"__half": 2.0 ** -10, "__nv_bfloat16": 2.0 ** -7}
     bad = []
