@@ -96,6 +96,11 @@ def torch_impls(torch):
         rinv = torch.rsqrt((t["X"] * t["X"]).mean(dim=1) + 1e-6)
         return {"rinv": rinv, "Y": t["X"] * rinv[:, None] * t["w"]}
 
+    def rms_norm_fp16(t, s):         # float statistics over half rows, as mixed-precision code does
+        X = t["X"].float()
+        rinv = torch.rsqrt((X * X).mean(dim=1) + 1e-6)
+        return {"Y": (X * rinv[:, None] * t["w"].float()).half()}
+
     def first_above(t, s):
         hit = t["X"] > float(t["t"])
         c = t["X"].shape[1]
@@ -188,6 +193,9 @@ def torch_impls(torch):
         "leaky_relu": lambda t, s: {"y": F.leaky_relu(t["x"], float(t["slope"]))},
         "swiglu": lambda t, s: {"y": F.silu(t["gate"]) * t["up"]},
         "axpy": lambda t, s: {"y": torch.add(t["y"], t["x"], alpha=float(t["a"]))},
+        "axpy_fp16": lambda t, s: {"y": torch.add(t["y"], t["x"], alpha=float(t["a"]))},
+        "gelu_bf16": lambda t, s: {"y": F.gelu(t["x"])},
+        "rms_norm_fp16": rms_norm_fp16,
         "batchnorm_inference": lambda t, s: {"Y": F.batch_norm(
             t["X"], t["mean"], t["var"], t["gamma"], t["beta"], False, 0.0, 1e-5)},
         "sum_reduce": lambda t, s: {"s": t["x"].sum()},
@@ -260,20 +268,27 @@ def time_torch(torch, fn, tensors, sizes, reps):
     return statistics.median(times), out
 
 
-def agree(np, got: dict, want: dict, tol: dict | None) -> str:
-    rtol, atol = (tol or {}).get("rtol", 1e-4), (tol or {}).get("atol", 1e-5)
+def agree(np, got: dict, want: dict, tol: dict | None, dtypes: dict | None = None) -> str:
+    """Whether torch's outputs agree with ours; `dtypes` (output -> IS dtype) reads 16-bit ones."""
+    from t2c.verify.halfs import values
+    dtypes = dtypes or {}
+    #: one ulp of a 16-bit output (2u, u its unit roundoff): what rounding a float result may differ by
+    one_ulp = {"__half": 2.0 ** -10, "__nv_bfloat16": 2.0 ** -7}
     bad = []
     for name, w in want.items():
         g = got.get(name)
         if g is None:
             bad.append(f"{name}: the spec has no output of that name")
             continue
-        w = w.detach().cpu().numpy() if hasattr(w, "detach") else np.asarray(w)
+        rtol = (tol or {}).get("rtol", one_ulp.get(dtypes.get(name), 1e-4))
+        atol = (tol or {}).get("atol", 1e-5)
+        w = w.detach().float().cpu().numpy() if hasattr(w, "detach") else np.asarray(w)
         if g.shape != w.shape:
             bad.append(f"{name}: shape {g.shape} vs {w.shape}")
         else:
             # norm-wise: elementwise rtol is meaningless where sums cancel to near zero
-            g64, w64 = g.astype(np.float64), w.astype(np.float64)
+            g64 = values(g, dtypes[name]) if dtypes.get(name) in one_ulp else g.astype(np.float64)
+            w64 = w.astype(np.float64)
             err = float(np.max(np.abs(g64 - w64))) if g64.size else 0.0
             scale = float(np.max(np.abs(w64))) if w64.size else 0.0
             if not err <= max(atol, 1e-5) + max(rtol, 1e-5) * scale:
@@ -325,17 +340,22 @@ def bench_one(path, args, torch, np, impls):
     return row
 
 
-def _tensors(torch, np, inputs: dict) -> dict:
-    return {n: torch.as_tensor(np.ascontiguousarray(v)).to(DEVICE) if np.ndim(v) else v.item()
-            for n, v in inputs.items()}
+def _tensors(torch, np, inputs: dict, k) -> dict:
+    dtypes = _dtypes(k)
+    return {n: as_tensor(torch, np, v, dtypes[n]) for n, v in inputs.items()}
+
+
+def _dtypes(k) -> dict:
+    return {x.name: x.dtype for x in (*k.scalars, *k.arrays)}
 
 
 def _against_torch(torch, np, impl, k, inputs, sizes, args, outputs, t2c_ms, path):
     """(torch ms, t2c / torch, agree) of the torch form on the same inputs."""
     from t2c.frontends.prose import load_spec
-    tensors = _tensors(torch, np, inputs)
+    tensors = _tensors(torch, np, inputs, k)
     torch_ms, want = time_torch(torch, impl, tensors, sizes, args.reps)
-    return torch_ms, t2c_ms / torch_ms if torch_ms else "", agree(np, outputs, want, load_spec(path).tolerance)
+    return torch_ms, t2c_ms / torch_ms if torch_ms else "", agree(np, outputs, want, load_spec(path).tolerance,
+                                                                  _dtypes(k))
 
 
 def check_one(path, args, torch, np, impls):
@@ -357,9 +377,17 @@ def check_one(path, args, torch, np, impls):
     sizes = k.dataset_sizes(args.dataset)
     inputs = synthesize(k, sizes, seed=args.seed)
     ref = run_reference(k, sizes, inputs, timeout=args.timeout)
-    want = impl(_tensors(torch, np, inputs), sizes)
-    row["agree"] = agree(np, ref.outputs, want, load_spec(path).tolerance)
+    want = impl(_tensors(torch, np, inputs, k), sizes)
+    row["agree"] = agree(np, ref.outputs, want, load_spec(path).tolerance, _dtypes(k))
     return row
+
+
+def as_tensor(torch, np, v, dtype: str):
+    """An input on DEVICE as torch holds it (a bfloat16 array arrives as its bit pattern)."""
+    if dtype == "__nv_bfloat16":
+        bits = torch.as_tensor(np.ascontiguousarray(np.asarray(v).view(np.int16))).to(DEVICE)
+        return bits.view(torch.bfloat16) if np.ndim(v) else bits.view(torch.bfloat16).item()
+    return torch.as_tensor(np.ascontiguousarray(v)).to(DEVICE) if np.ndim(v) else v.item()
 
 
 def candidate_generator():

@@ -3,6 +3,8 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 POLYBENCH = ROOT / "corpora" / "polybench"
 
@@ -60,3 +62,23 @@ def plan_records(k, record_of) -> list:
     an = analyze(k)
     plan = planned(an, DEFAULT)
     return [record_of(an, plan.storage, launch) for launch in plan.launches]
+
+
+def _magnitude(bits: np.ndarray) -> np.ndarray:
+    """|value| of bfloat16 bits from exponent and significand; exponent 255 reads as 2^128 (the
+    step past the largest finite value, where infinity starts)."""
+    e, m = (bits >> 7) & 0xFF, (bits & 0x7F).astype(np.float64)
+    return np.where(e == 0, np.ldexp(m / 128, -126), np.ldexp(1 + m / 128, e.astype(np.int64) - 127))
+
+
+def bfloat16_nearest(f: np.ndarray) -> np.ndarray:
+    """bfloat16 bits of each finite float32 value: of its two bfloat16 neighbours (its bits
+    truncated, and one step further from zero), the nearer, or at a tie the one with an even
+    last bit; from half a step beyond the largest finite bfloat16 on: infinity (0x7f80)."""
+    bits = f.view(np.uint32)
+    low = (bits >> 16).astype(np.uint32)
+    up = low + 1
+    x = np.abs(f.astype(np.float64))
+    dl, du = x - _magnitude(low), _magnitude(up) - x
+    pick_up = (du < dl) | ((du == dl) & (low % 2 == 1))
+    return np.where(pick_up, up, low).astype(np.uint16)

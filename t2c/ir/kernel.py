@@ -30,8 +30,20 @@ DTYPES = {
     "long": (8, "int64"),
     "char": (1, "int8"),
     "unsigned char": (1, "uint8"),
+    "__half": (2, "float16"),
+    "__nv_bfloat16": (2, "uint16"),     # numpy has no bfloat16: its bit pattern (verify/halfs.py)
 }
-FLOAT_DTYPES = ("double", "float")
+#: 16-bit floating storage types, named as CUDA names them (cuda_fp16.h, cuda_bf16.h), ->
+#: (the conversion to float, the conversion from float rounding to nearest even).  They are
+#: storage only: a reference reads them through the first and stores through the second, and
+#: computes in float between (docs/specs.md, "float16 and bfloat16").
+HALF_DTYPES = {
+    "__half": ("__half2float", "__float2half_rn"),
+    "__nv_bfloat16": ("__bfloat162float", "__float2bfloat16_rn"),
+}
+#: The CUDA header that declares each (CUDA programs over them include it).
+HALF_HEADERS = {"__half": "cuda_fp16.h", "__nv_bfloat16": "cuda_bf16.h"}
+FLOAT_DTYPES = ("double", "float", *HALF_DTYPES)
 INTENTS = ("in", "out", "inout")
 DATASETS = ("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")
 #: Input domain kinds: how the synthesizer may draw an input.
@@ -172,6 +184,14 @@ class Kernel:
 
     def size(self, name: str) -> Size:
         return next(s for s in self.sizes if s.name == name)
+
+    @property
+    def half_dtypes(self) -> tuple[str, ...]:
+        """The 16-bit storage types its parameters or its reference's locals use: each needs its
+        conversions (and, in CUDA, its header)."""
+        import re
+        return tuple(t for t in HALF_DTYPES if any(x.dtype == t for x in (*self.scalars, *self.arrays))
+                     or re.search(rf"\b{t}\b", self.reference))
 
     def array(self, name: str) -> Array:
         return next(a for a in self.arrays if a.name == name)

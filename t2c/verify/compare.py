@@ -24,6 +24,17 @@ The model (docs/verification.md has the derivation):
   Dividing by max(|r|, s) rather than |r| is what lets FMA contraction and
   reordered sums pass on elements that cancel to nearly zero, while a wrong
   element of ordinary magnitude still fails by many orders of magnitude.
+* a 16-bit floating element (float16, bfloat16: storage types, computed in float and
+  rounded to nearest even once, on the store; docs/specs.md) passes when
+
+      (|c - r| - ulp(r, c)) / max(|r|, s)  <=  rtol(float)
+
+  ulp(r, c) being one unit in the last place of the type at max(|r|, |c|): 2u of the
+  value's binade (unit roundoff u = 2^-11 for float16, 2^-8 for bfloat16).  Two float
+  values within rtol(float) of each other round to values at most that far apart plus
+  one ulp, the final rounding's whole share; the rest is float's bound.  A spec that
+  rounds to the type and reads the result again (a 16-bit temporary, a time loop over
+  a 16-bit array) has one such share per rounding, which this model does not give it.
 
 `out` arrays are poisoned with `POISON` (a NaN with a recognisable payload)
 before the call, so an element left unwritten is reported as such.
@@ -36,7 +47,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir import FLOAT_DTYPES, Kernel
+from ..ir import FLOAT_DTYPES, HALF_DTYPES, Kernel
+from .halfs import ulp, values
 
 #: C in rtol = C * eps * K: FMA and reordering differences stay below it with room to
 #: spare, while a result computed in float instead of double (error ~ 1e-8) is ~1e4 over.
@@ -47,6 +59,8 @@ RTOL_FACTOR = 16.0
 POISON_BITS = {
     "double": np.uint64(0x7FF8DEAD0BAD0001),
     "float": np.uint32(0x7FC0DEAD),
+    "__half": np.uint16(0x7E5A),
+    "__nv_bfloat16": np.uint16(0x7FDA),
 }
 POISON_INT = 0x5A5A5A5A
 
@@ -66,6 +80,8 @@ def reduction_length(sizes: dict[str, int]) -> int:
 def rtol_for(dtype: str, sizes: dict[str, int]) -> float:
     if dtype not in FLOAT_DTYPES:
         return 0.0
+    if dtype in HALF_DTYPES:                 # computed in float; the final rounding is apart
+        dtype = "float"
     eps = float(np.finfo(np.float64 if dtype == "double" else np.float32).eps)
     return RTOL_FACTOR * eps * reduction_length(sizes)
 
@@ -196,13 +212,16 @@ def compare_array(name: str, dtype: str, expected: np.ndarray, got, sizes: dict[
         max_error = float(diff.max(initial=0.0))
         bound, nonfinite = float(units), 0
     else:
-        e64, g64 = e.astype(np.float64), g.astype(np.float64)
+        e64, g64 = values(e, dtype), values(g, dtype)
         finite_ref = np.isfinite(e64)
         nonfinite_mask = finite_ref & ~np.isfinite(g64)
         scale = _norm(e64[finite_ref]) / np.sqrt(finite_ref.sum()) if finite_ref.any() else 0.0   # RMS
         denom = np.maximum(np.abs(e64), scale if scale > 0 else np.finfo(np.float64).tiny)
         with np.errstate(invalid="ignore", over="ignore"):
-            err = np.abs(g64 - e64) / denom
+            err = np.abs(g64 - e64)
+            if dtype in HALF_DTYPES:
+                err = np.maximum(err - ulp(np.maximum(np.abs(e64), np.abs(g64)), dtype), 0.0)
+            err = err / denom
         err = np.where(nonfinite_mask, np.inf, err)
         # The reference is finite on every kept case (synth discards the rest); a
         # non-finite reference element then needs the identical non-finite value.
@@ -222,7 +241,8 @@ def compare_array(name: str, dtype: str, expected: np.ndarray, got, sizes: dict[
         return ArrayComparison(name, True, max_error, bound, rel_l2, integer=integer)
     first = int(np.flatnonzero(bad)[0])
     idx = tuple(int(i) for i in np.unravel_index(first, expected.shape)) if expected.shape else ()
-    return ArrayComparison(name, False, max_error, bound, rel_l2, idx, e[first].item(), g[first].item(),
+    shown = (e64[first].item(), g64[first].item()) if dtype in HALF_DTYPES else (e[first].item(), g[first].item())
+    return ArrayComparison(name, False, max_error, bound, rel_l2, idx, *shown,
                            nbad, int(unwritten_mask.sum()), nonfinite, integer=integer)
 
 

@@ -20,6 +20,7 @@ TOLERANCE_MODEL = {
     "reals": "|c - r| / max(|r|, rms(reference array)) <= rtol",
     "rtol": f"{RTOL_FACTOR:g} * eps(dtype) * K, K = sum of the case's sizes",
     "eps": {"double": 2.220446049250313e-16, "float": 1.1920929e-07},
+    "16-bit": "float16, bfloat16: float's rtol on |c - r| less one ulp of the type (the final rounding)",
     "nonfinite": "NaN/inf where the reference is finite fails",
     "unwritten": "out arrays start as a NaN with a marked payload; any left fails",
     "conditioning": "draws on which FMA contraction or 4-ulp input noise moves the reference by more "

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import config
-from ..ir import Kernel
+from ..ir import HALF_HEADERS, Kernel
 from ..runtime.build import BuildError, intact, seal
 from ..runtime.process import ProcessResult, clean_env, run_process
 from .reference import _read_all, _write, check_constraints
@@ -188,7 +188,8 @@ def candidate_driver(k: Kernel) -> str:
     is_arr = {a.name for a in arrays}
     host_args = ", ".join(k.params)
     dev_args = ", ".join(f"d_{p}" if p in is_arr else p for p in k.params)
-    L = [DRIVER_PRELUDE, _decl(k, ""), _decl(k, "_device"), "",
+    L = [DRIVER_PRELUDE, *(f"#include <{HALF_HEADERS[t]}>" for t in k.half_dtypes), _decl(k, ""),
+         _decl(k, "_device"), "",
          "int main(int argc, char **argv)", "{"]
     nsz = len(k.sizes)
     L.append("  const char *t2c_mode = argc > 1 ? argv[1] : \"\";")

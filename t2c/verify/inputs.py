@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import FLOAT_DTYPES, Kernel
+from .halfs import stored
 from .reference import array_shape, np_dtype
 
 DISTRIBUTIONS = ("domain", "positive", "small", "small_integers", "spd", "diagonally_dominant")
@@ -99,6 +100,7 @@ def synthesize(k: Kernel, sizes: dict[str, int], seed, distribution: str = "doma
         elif distribution in ("spd", "diagonally_dominant") and floating and _square(x) \
                 and kind == "uniform":
             kind = distribution
-        value = _draw(rng, kind, low, high, shape, np_dtype(x.dtype))
+        value = stored(_draw(rng, kind, low, high, shape, np.float64 if floating else np_dtype(x.dtype)),
+                       x.dtype)
         out[x.name] = value if shape else value[()]
     return out

@@ -91,6 +91,36 @@ static double t2c_now(void)
 }
 """
 
+#: The 16-bit storage types under CUDA's names, with CUDA's conversions, for a reference that uses
+#: them (docs/specs.md, "float16 and bfloat16").  float16 is gcc's _Float16, whose conversions
+#: round to nearest even; bfloat16 is its bit pattern (gcc 12 has no bfloat16 type), the upper
+#: half of a float's: rounded to nearest even, a NaN stays a NaN (0x7fff, as the GPU gives).
+HALF_PRELUDE = {
+    "__half": r"""
+typedef _Float16 __half;
+static float __half2float(__half h) { return (float)h; }
+static __half __float2half_rn(float f) { return (__half)f; }
+""",
+    "__nv_bfloat16": r"""
+typedef unsigned short __nv_bfloat16;
+static float __bfloat162float(__nv_bfloat16 b)
+{
+  unsigned int u = (unsigned int)b << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static __nv_bfloat16 __float2bfloat16_rn(float f)
+{
+  unsigned int u;
+  memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return 0x7fff;
+  return (__nv_bfloat16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+""",
+}
+
 
 def count_expr(shape) -> str:
     return " * ".join(f"(size_t)({e})" for e in shape) or "1"
@@ -117,7 +147,8 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
         helpers, variants = _helpers_once(k, variants)
         reference = helpers + "".join(f"#define {k.name} t2c_variant_{i}\n{text}\n#undef {k.name}\n"
                                       for i, text in enumerate(variants))
-    lines = [PRELUDE, checker, k.init or "", reference or k.reference, "int main(int argc, char **argv)", "{"]
+    lines = [PRELUDE, *(HALF_PRELUDE[t] for t in k.half_dtypes), checker, k.init or "",
+             reference or k.reference, "int main(int argc, char **argv)", "{"]
     lines.append(f"  if (argc != {3 + len(k.sizes)}) {{ fprintf(stderr, \"usage: %s init|run DIR"
                  f"{''.join(' ' + s.name for s in k.sizes)}\\n\", argv[0]); return 2; }}")
     lines.append("  const char *t2c_dir = argv[2];")

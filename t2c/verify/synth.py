@@ -37,6 +37,7 @@ from .. import config
 from ..errors import UserError
 from ..ir import DATASETS, FLOAT_DTYPES, Kernel
 from .compare import Comparison, compare
+from .halfs import values
 from .inputs import distributions, synthesize
 from .reference import ReferenceFailed, check_constraints, original_inputs, run_reference
 
@@ -188,7 +189,7 @@ def _shrink(sizes: dict) -> dict:
 # -- drawing one case ----------------------------------------------------------------------
 
 def _finite(k: Kernel, outputs: dict) -> bool:
-    return all(np.all(np.isfinite(outputs[x.name])) for x in k.outputs if x.dtype in FLOAT_DTYPES)
+    return all(np.all(np.isfinite(values(outputs[x.name], x.dtype))) for x in k.outputs if x.dtype in FLOAT_DTYPES)
 
 
 def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
@@ -197,7 +198,7 @@ def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
     out = {}
     for name, v in inputs.items():
         v = np.asarray(v)
-        if v.dtype.kind == "f":
+        if v.dtype.kind == "f" and v.dtype.itemsize > 2:   # 16-bit inputs: exact, the candidate's own
             eps = np.finfo(v.dtype).eps
             v = (v * (1 + 4 * eps * rng.uniform(-1, 1, size=v.shape))).astype(v.dtype)
         out[name] = v if v.shape else v[()]

@@ -148,7 +148,7 @@ def test_launch_inside_macro():
     ("__global__ void k() {}\nvoid h(void** a) {\n  void* f = (void*)k;\n"
      "  cudaLaunchCooperativeKernel(f, 1, 32, a, 0, 0); }\n", "of f, not a kernel defined in this file", 4),
     ("__global__ void c() {}\n__global__ void p() {\n  c<<<1, 1>>>();\n}\n", "dynamic parallelism", 3),
-    ("__global__ void k(__half* h) {}\n", "half-precision", 1),
+    ("#include <cuda_fp8.h>\n", "fp8 types", 1),
 ])
 def test_unsupported_features_are_refused_with_line(src, what, line):
     with pytest.raises(EmuUnsupported) as e:

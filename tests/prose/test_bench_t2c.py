@@ -27,3 +27,12 @@ def test_every_torch_form_agrees_with_the_reference_on_the_cpu(tmp_path):
     rows = (tmp_path / "bench_t2c.csv").read_text().splitlines()[1:]
     bad = [r for r in rows if ",yes," not in r and "needs-llm" not in r]
     assert not bad, bad
+
+
+def test_agreement_reads_16_bit_outputs_as_values_within_one_ulp():
+    from t2c.verify.halfs import stored
+    y = np.array([1.0, 1.5, 1.75])
+    bits = stored(y, "__nv_bfloat16")                  # our output: bfloat16 bit patterns
+    dtypes = {"y": "__nv_bfloat16"}
+    assert bench.agree(np, {"y": bits}, {"y": y + 2.0 ** -7}, None, dtypes) == "yes"   # one ulp at 1
+    assert bench.agree(np, {"y": bits}, {"y": y + 2.0 ** -5}, None, dtypes).startswith("NO (y:")

@@ -17,6 +17,8 @@ import pytest
 from t2c.frontends.c import read_c, reference_file
 from t2c.frontends.prose import NeedsLLM, load_spec, read_spec
 from t2c.ir import validate
+from t2c.ir import HALF_DTYPES
+from t2c.verify.halfs import stored, ulp, values
 from t2c.verify.inputs import synthesize
 from t2c.verify.reference import run_reference
 
@@ -161,6 +163,9 @@ NUMPY = {
     "leaky_relu": lambda a, s: {"y": np.where(a["x"] > 0, a["x"], a["slope"] * a["x"])},
     "swiglu": lambda a, s: {"y": a["gate"] / (1 + np.exp(-a["gate"])) * a["up"]},
     "axpy": lambda a, s: {"y": a["a"] * a["x"] + a["y"]},
+    "axpy_fp16": lambda a, s: {"y": a["a"] * a["x"] + a["y"]},
+    "gelu_bf16": lambda a, s: {"y": 0.5 * a["x"] * (1 + _erf(a["x"] / np.sqrt(2)))},
+    "rms_norm_fp16": lambda a, s: {"Y": a["X"] / np.sqrt((a["X"] ** 2).mean(axis=1) + 1e-6)[:, None] * a["w"]},
     "batchnorm_inference": lambda a, s: {"Y": (a["X"] - a["mean"][:, None]) / np.sqrt(
         a["var"][:, None] + 1e-5) * a["gamma"][:, None] + a["beta"][:, None]},
     "sum_reduce": lambda a, s: {"s": a["x"].sum()},
@@ -249,7 +254,9 @@ def test_formal_spec_matches_numpy(path):
     assert path.stem in NUMPY, f"write a numpy implementation of {path.stem} in this test"
     sizes = k.dataset_sizes("MINI")
     run = run_reference(k, sizes, synthesize(k, sizes, seed=7))
-    inputs = {n: np.asarray(v, dtype=np.float64) if np.asarray(v).dtype.kind == "f" else np.asarray(v)
+    dtypes = {x.name: x.dtype for x in (*k.scalars, *k.arrays)}
+    inputs = {n: values(v, dtypes[n]) if dtypes[n] in HALF_DTYPES else
+              np.asarray(v, dtype=np.float64) if np.asarray(v).dtype.kind == "f" else np.asarray(v)
               for n, v in run.inputs.items()}
     expected = NUMPY[path.stem](inputs, sizes)
     outputs = {n: v for n, v in run.outputs.items()}
@@ -259,7 +266,13 @@ def test_formal_spec_matches_numpy(path):
     for name, want in expected.items():
         got = outputs[name]
         assert got.shape == np.shape(want), name
-        if got.dtype.kind in "iu":
+        if dtypes[name] in HALF_DTYPES:
+            # numpy's float64 value rounded to the type: the reference's float value, rounded once
+            # too, may lie one ulp of the type away from it
+            want = values(stored(want, dtypes[name]), dtypes[name])
+            got = values(got, dtypes[name])
+            assert np.all(np.abs(got - want) <= ulp(want, dtypes[name]) + atol), name
+        elif got.dtype.kind in "iu":
             np.testing.assert_array_equal(got, want, err_msg=name)
         else:
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)

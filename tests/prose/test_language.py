@@ -287,8 +287,8 @@ def test_spec_errors_located(case, tmp_path):
 FRONT_BAD = {
     "no_front": ("no front matter\n", 1, 1, "starts with YAML front matter"),
     "unknown_key": ("---\nname: k\nsizez: {}\n---\n", 3, 1, "unknown front matter key 'sizez'"),
-    "bad_type": ("---\nname: k\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float16[n] in\n---\n",
-                 6, 6, "unknown element type 'float16'"),
+    "bad_type": ("---\nname: k\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float8[n] in\n---\n",
+                 6, 6, "unknown element type 'float8'"),
     "bad_extent": ("---\nname: k\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float[q] in\n---\n",
                    6, 6, "q is not a size"),
     "bad_preset": ("---\nname: k\nsizes:\n  n: {TINY: 2}\narrays:\n  x: float[n] in\n---\n",

@@ -26,7 +26,7 @@ from pycparser import c_ast, c_parser
 from pycparser.c_parser import ParseError
 
 from ...errors import UserError
-from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
+from ...ir import DATASETS, FLOAT_DTYPES, HALF_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
 from . import locate as _locate
 from .helpers import carried, kernel_definition, reference_helpers  # noqa: F401  (re-exported)
 from .normalize import cprint, normalize
@@ -35,9 +35,17 @@ from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preproc
 INIT_NAME = "t2c_init"
 
 
+#: Type names every reference may use without declaring them: the 16-bit storage types.  pycparser
+#: must know a typedef name to parse a declaration, so parse_c declares them ahead of the text
+#: (on its line 0) and drops those declarations from the tree.
+_KNOWN_TYPES = "".join(f"typedef int {t}; " for t in HALF_DTYPES)
+
+
 def parse_c(text: str, filename: str) -> c_ast.FileAST:
     try:
-        return c_parser.CParser().parse(text, filename)
+        ast = c_parser.CParser().parse(f'{_KNOWN_TYPES}\n# 1 "{filename}"\n{text}', filename)
+        ast.ext = ast.ext[len(HALF_DTYPES):]
+        return ast
     except ParseError as e:
         m = re.match(r"(.*?):(\d+):(\d+): (.*)", str(e))
         if m:

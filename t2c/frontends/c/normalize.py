@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pycparser import c_ast, c_generator
 
 from ...errors import UnsupportedC, UserError
-from ...ir import Array, Scalar
+from ...ir import HALF_DTYPES, Array, Scalar
 from .extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
 
 MATH_FUNCTIONS = {
@@ -26,6 +26,7 @@ MATH_FUNCTIONS = {
                     "exp2", "expm1", "log1p", "round", "trunc", "cbrt", "fma", "hypot", "copysign",
                     "asin", "acos", "sinh", "cosh") for s in ("", "f")} | {"abs", "labs"} \
     | {"isnan", "isinf", "isfinite"}     # C99 classification macros: an int of a real value
+MATH_FUNCTIONS |= {f for pair in HALF_DTYPES.values() for f in pair}   # 16-bit storage <-> float
 #: Calls that do I/O or touch the process: a reference with them is no function of its inputs.
 IO_FUNCTIONS = {
     "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs",
@@ -37,7 +38,7 @@ INT_TYPES = {"int", "long", "unsigned", "unsigned int", "long int", "short", "si
 TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
               "long int": "long", "char": "char", "signed char": "char",
-              "unsigned char": "unsigned char", "size_t": "long"}
+              "unsigned char": "unsigned char", "size_t": "long", **{t: t for t in HALF_DTYPES}}
 
 
 def cprint(node) -> str:

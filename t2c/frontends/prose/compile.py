@@ -28,7 +28,7 @@ form poly's compact.py turns into a parallel scan.
 from __future__ import annotations
 
 from ...errors import UserError
-from ...ir import FLOAT_DTYPES
+from ...ir import FLOAT_DTYPES, HALF_DTYPES
 from .language import (SORTS, Assign, BinOp, Binder, Call, Compact, For, Name, Num, Reduce, Ref, UnOp, While,
                        walk)
 from .spec import C_RESERVED, DTYPE_NAMES, ArrayDecl, Spec
@@ -45,7 +45,8 @@ MATH = {
 #: 2^width; a float converts toward zero, undefined outside the target's range).
 CASTS = {"float": "float", "double": "double", "int": "int", "long": "long",
          "float32": "float", "float64": "double", "int8": "char", "uint8": "unsigned char",
-         "int32": "int", "uint32": "unsigned", "int64": "long"}
+         "int32": "int", "uint32": "unsigned", "int64": "long",
+         "float16": "__half", "bfloat16": "__nv_bfloat16"}
 #: Conditions on a real value: they give an int, 1 or 0.
 CLASSIFIERS = ("isnan", "isinf", "isfinite")
 #: Named constants of the real type: name -> C text.
@@ -320,7 +321,8 @@ class Compiler:
                 # declared in the loop body: each step's value, which no other step reads
                 # (a function-level local would carry it from one element's loop to the next)
                 lhs = f"{arr.dtype} {lhs}"
-            self.emit(f"{lhs} {s.op} {self.expr(s.value)};")
+            self.emit(self.store(s, arr, lhs) if arr.dtype in HALF_DTYPES else
+                      f"{lhs} {s.op} {self.expr(s.value)};")
             for _ in range(opened):
                 self.depth -= 1
                 self.emit("}")
@@ -328,6 +330,35 @@ class Compiler:
             self.line = 0
             for v in free:
                 self.scope.pop(v, None)
+
+    # -- 16-bit floating storage (docs/specs.md, "float16 and bfloat16") ---------------------
+    def stored_type(self, name) -> str | None:
+        """The 16-bit storage type of a scalar, array or temporary called `name`, or None."""
+        a = self.array(name)
+        t = a.dtype if a is not None else self.spec.scalars.get(name)
+        return t if t in HALF_DTYPES else None
+
+    def load(self, name, text) -> str:
+        """C text of a read of `name` (C text `text`): a 16-bit value converts to float."""
+        t = self.stored_type(name) if name not in self.scope else None
+        return f"{HALF_DTYPES[t][0]}({text})" if t else text
+
+    def rounded(self, dtype, text) -> str:
+        """C text of the value `text` as stored into a `dtype` cell (rounded when 16-bit)."""
+        return f"{HALF_DTYPES[dtype][1]}({text})" if dtype in HALF_DTYPES else text
+
+    def store(self, s: Assign, arr, lhs) -> str:
+        """A store to a 16-bit cell: the float value rounds to nearest even, once, here.  An
+        update `x[i] += v` is x[i] = round(x[i] + v); through data (a scatter) it has no such
+        single rounding, as the additions' order would decide the result."""
+        if s.op != "=" and any(_reads_data(ix.expr, self.spec) for ix in s.subs):
+            self.fail(s, f"'{s.array}' is {'float16' if arr.dtype == '__half' else 'bfloat16'}: adding "
+                      "through data into it would round in the order of the additions",
+                      "accumulate into a float array and convert it in a statement after the loop")
+        value = self.expr(s.value)
+        if s.op != "=":
+            value = f"{HALF_DTYPES[arr.dtype][0]}({lhs}) {s.op[0]} ({value})"
+        return f"{lhs} = {self.rounded(arr.dtype, value)};"
 
     def sort(self, s: Assign, arr, free, loops):
         """`Y[r.., q] = sort(i: KEY)` (also sort_desc, argsort, argsort_desc): along the target's last
@@ -364,6 +395,9 @@ class Compiler:
             self.locals.append(f"{arr.dtype} {s.array}{''.join(f'[{e}]' for e in arr.shape)};")
         if arg and arr.dtype not in ("int", "long"):
             self.fail(s, f"{r.op} gives indices, but '{s.array}' is {arr.dtype}", f"declare '{s.array}' int")
+        if arr.dtype in HALF_DTYPES:
+            self.fail(s, f"{r.op} writes its keys into a 16-bit array '{s.array}'",
+                      f"sort into a float array, and convert it in a statement after the sort")
         self.check_reads(s, arr)
         self.written.add(s.array)
         try:
@@ -479,7 +513,7 @@ class Compiler:
             self.open_loop(var, lo, hi)
             self.emit(f"  if ({self.expr(s.cond)}) {{")
             for t, v in zip(arrays, s.values):
-                self.emit(f"    {t.array}[{kept}] = {self.expr(v)};")
+                self.emit(f"    {t.array}[{kept}] = {self.rounded(self.spec.arrays[t.array].dtype, self.expr(v))};")
             self.emit(f"    {kept}++;")
             self.emit("  }")
             self.emit("}")
@@ -700,6 +734,7 @@ class Compiler:
             t = "int" if e.op == "!" else promote(t)
         else:                                       # pragma: no cover - parser makes no others
             raise TypeError(e)
+        t = "float" if t in HALF_DTYPES else t     # 16-bit storage: its values compute in float
         self.types[id(e)] = t
         return t
 
@@ -762,10 +797,10 @@ class Compiler:
             return e.text
         if isinstance(e, Name):
             if e.id in self.spec.arrays:
-                return f"{e.id}[0]"
-            return CONSTANTS.get(e.id, self.rename.get(e.id, e.id))   # also a scalar temporary, a C local
+                return self.load(e.id, f"{e.id}[0]")
+            return self.load(e.id, CONSTANTS.get(e.id, self.rename.get(e.id, e.id)))   # also a scalar temporary, a C local
         if isinstance(e, Ref):
-            return e.array + "".join(f"[{self.expr(s)}]" for s in e.subs)
+            return self.load(e.array, e.array + "".join(f"[{self.expr(s)}]" for s in e.subs))
         if isinstance(e, Call):
             return self.call(e)
         if isinstance(e, Reduce):
@@ -780,6 +815,9 @@ class Compiler:
         args = [self.expr(a) for a in e.args]
         t = self.types[id(e)]
         f = "f" if t == "float" else ""
+        if CASTS.get(e.func) in HALF_DTYPES:     # rounded to the type, and its value read back
+            load, store = HALF_DTYPES[CASTS[e.func]]
+            return f"{load}({store}({args[0]}))"
         if e.func in CASTS:
             return f"(({CASTS[e.func]}) {args[0]})"
         if e.func in CLASSIFIERS:

@@ -28,6 +28,8 @@ DTYPE_NAMES = {
     "long": "long", "int64": "long", "i64": "long",
     "unsigned": "unsigned", "uint32": "unsigned",
     "char": "char", "int8": "char", "uint8": "unsigned char", "unsigned char": "unsigned char",
+    "float16": "__half", "f16": "__half", "half": "__half",
+    "bfloat16": "__nv_bfloat16", "bf16": "__nv_bfloat16",
 }
 FRONT_KEYS = ("name", "description", "sizes", "constraints", "scalars", "arrays", "domains",
               "tolerance")
@@ -40,7 +42,7 @@ C_RESERVED = {
     "pow", "sin", "cos", "floor", "ceil", "fabs", "fmin", "fmax", "log1p", "expm1", "erfc",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "cbrt", "log2", "exp2", "log10", "round",
     "trunc", "copysign", "fmod", "hypot", "atan2", "isnan", "isinf", "isfinite", "int8",
-    "uint8", "int32", "uint32", "int64", "float32", "float64", "sort", "sort_desc", "argsort", "argsort_desc"}
+    "uint8", "int32", "uint32", "int64", "float32", "float64", "float16", "bfloat16", "sort", "sort_desc", "argsort", "argsort_desc"}
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _DOMAIN = re.compile(r"(uniform|integers|offsets)\s*\([^,()]+(\([^()]*\)[^,()]*)*,[^,()]+(\([^()]*\)[^,()]*)*\)"
                      r"|(spd|diagonally_dominant)")      # bounds: numbers or expressions over the sizes

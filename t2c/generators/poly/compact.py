@@ -39,7 +39,7 @@ from ...analysis.scopes import DEVICE_CLASHES
 from ...frontends.c import kernel_definition, parse_c
 from ...frontends.c.normalize import cprint, walk as _walk
 from ...ir import Kernel
-from .cuda import Renderer, dropin, helper_note, own_helpers, param_list, short_name
+from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
 from .options import PolyOptions
 
 
@@ -232,7 +232,7 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
            f"// Mapping: {describe(k, c, opt)}",
            f"//   the rest of the reference runs in one GPU thread, in order; why: {reason}",
            *("// " + line for line in helper_note(k)), "",
-           "#include <cuda_runtime.h>", "#include <math.h>", ""]
+           "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += [f"__device__ {t} dev_{x};" for x, t in c.shared]
     out += [f"__device__ int {name}_parts[{cap}];   /* each block's count of kept elements */",

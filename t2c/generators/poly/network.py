@@ -42,7 +42,7 @@ from ...frontends.c import kernel_definition, parse_c
 from ...analysis.scalars import step_of
 from ...frontends.c.normalize import array_name, cprint, walk as _walk
 from ...ir import Kernel
-from .cuda import Renderer, dropin, helper_note, own_helpers, param_list, short_name
+from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
 from .options import PolyOptions
 
 _SCALAR_TYPES = {"int", "unsigned", "long", "short", "char", "size_t", "float", "double", "signed"}
@@ -392,7 +392,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *(f"//   {name}_exchange{n}: {_describe(ex)}" for n, ex in enumerate(net.loops)),
            f"// The polyhedral model does not apply: {reason}",
            *("// " + line for line in helper_note(k)), "",
-           "#include <cuda_runtime.h>", "#include <math.h>", ""]
+           "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += buffers + ([""] if buffers else [])
     out += kernels

@@ -48,7 +48,6 @@ UNSUPPORTED_HEADERS = {
     "cufft.h": "cuFFT", "cufftXt.h": "cuFFT", "curand.h": "cuRAND",
     "curand_kernel.h": "cuRAND (device API)", "cusparse.h": "cuSPARSE",
     "cusolverDn.h": "cuSOLVER", "cudnn.h": "cuDNN", "nccl.h": "NCCL",
-    "cuda_fp16.h": "half-precision types (cuda_fp16.h)", "cuda_bf16.h": "bfloat16 types (cuda_bf16.h)",
     "cuda_fp8.h": "fp8 types (cuda_fp8.h)", "mma.h": "tensor-core WMMA (mma.h)",
     "cooperative_groups/reduce.h": "cooperative groups' collectives (reduce.h)",
     "cooperative_groups/scan.h": "cooperative groups' collectives (scan.h)",
@@ -79,7 +78,6 @@ UNSUPPORTED_NAMES = {
        cudaStreamEndCapture cudaGraphInstantiate cudaGraphLaunch cudaGraphExec_t""".split()},
     **{n: "multi-GPU peer access and IPC" for n in """cudaMemcpyPeer cudaMemcpyPeerAsync
        cudaDeviceEnablePeerAccess cudaIpcGetMemHandle cudaIpcOpenMemHandle""".split()},
-    **{n: "half-precision types" for n in "__half __half2 __nv_bfloat16 __nv_bfloat162".split()},
     **{n: "asynchronous copies other than cuda_pipeline.h's primitives"
        for n in "memcpy_async __cvta_generic_to_shared".split()},
     "cudaLaunchKernel": "cudaLaunchKernel (launch with <<<>>> instead)",
