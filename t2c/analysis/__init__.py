@@ -10,8 +10,12 @@ the IS `Facts` summary in both cases.  islpy is used only in `isl_bridge`.
 """
 from __future__ import annotations
 
+from pycparser import c_ast
+
 from ..ir import Facts, Kernel
-from .dependences import Analysis, LoopFacts, Web, analyze_program, loop_paths
+from ..ir.csyntax import walk
+from .cost import counts_text
+from .dependences import Analysis, LoopFacts, Web, analyze_program, isl_model, loop_paths
 from .model import Access, Loop, NotAffine, Program, Statement, Stmt, build_program
 
 
@@ -26,13 +30,11 @@ def fully_written(kernel: Kernel) -> dict[str, bool]:
     An array some of whose elements the reference never writes keeps the caller's values
     there, so it is really `inout`; the frontend uses this to correct its intents.  Outside
     the model nothing is proven (an empty answer)."""
-    from .dependences import _specs
-    from .isl_bridge import Model
     try:
         prog = build_program(kernel)
     except NotAffine:
         return {}
-    model = Model(_specs(prog), prog.sizes, prog.context)
+    model = isl_model(prog)
     out = {}
     for a in kernel.arrays:
         if a.intent == "out":
@@ -48,20 +50,16 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
     with an example.  Only statements whose every access happens (no `if`, no `?:`, `&&`, `||`
     around it) are judged, so a guarded access is never blamed; a cell computed from data (an
     atomic update's) is the reference check's to judge; outside the model, none."""
-    from pycparser import c_ast
-    from .dependences import _specs
-    from .isl_bridge import Model
-    from .model import _walk
     try:
         prog = build_program(kernel)
     except NotAffine:
         return []
     shapes = {a.name: a.shape for a in kernel.arrays} | {n: v.shape for n, v in prog.locals.items() if v.shape}
-    model = Model(_specs(prog), prog.sizes, prog.context)
+    model = isl_model(prog)
     out = []
     for st in prog.statements:
         if st.conditional or any(isinstance(n, c_ast.TernaryOp) or isinstance(n, c_ast.BinaryOp)
-                                 and n.op in ("&&", "||") for n in _walk(st.node)):
+                                 and n.op in ("&&", "||") for n in walk(st.node)):
             continue
         for a in st.accesses:
             ext = shapes.get(a.name)
@@ -75,7 +73,6 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
 
 def facts(kernel: Kernel) -> Facts:
     """The IS summary: affine or not, parallel loops (as `var@depth`), flops and bytes."""
-    from .cost import counts_text
     try:
         an = analyze(kernel)
     except NotAffine:

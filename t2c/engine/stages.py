@@ -10,7 +10,7 @@ reports which part changed as the reason for running it again.
 
 A stage never raises for a kernel's own fault: a user error in the source is
 status `error` with the `file:line:col` message; a wrong or crashing candidate is
-`failed`; a model endpoint that fails is `endpoint` (not cached: batch.TRANSIENT).  Only
+`failed`; a model endpoint that fails is `endpoint` (not cached: chain.TRANSIENT).  Only
 bugs in t2c escape as exceptions (the engine reports those too).
 """
 from __future__ import annotations

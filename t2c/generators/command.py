@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 
 from .. import config
+from ..errors import EXIT_INTERNAL
 
 LLM_HELP = {"base_url": "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.",
             "model": "Model name the endpoint serves.",
@@ -127,7 +128,6 @@ def _check_compiles(k, source, output):
     import shutil
     import sys
     import tempfile
-    from ..cli import EXIT_INTERNAL
     from ..runtime.emu import settings
     from ..runtime.emu.build import check_compiles, first_error
     name = Path(output).name if output else f"{k.name}.cu"

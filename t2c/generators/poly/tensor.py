@@ -22,7 +22,8 @@ import copy
 import re
 
 from ...analysis import Loop
-from ...frontends.c.normalize import cprint
+from ...ir.csyntax import cprint
+from .ctext import max_expr, min_expr, replace_refs
 from .mapping import Launch
 from . import stage
 
@@ -58,7 +59,6 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
     in stage.DYNAMIC_LIMIT; None when it never does.  The launch's dynamic shared memory
     (`launch.shared_bytes`) is the largest ring of its loops, which all start at its first
     byte: a barrier after each loop keeps the next one's copies out of it until it is read."""
-    from .cuda import _max, _min, _replace_refs      # cuda.py imports this module
     bx, by = p.block_of(launch)
     y, x = launch.rows_cols()
     ring, bk, names, threads = max(2, launch.stages or p.opt.async_stages), s.depth, p.names_for(loop.body[0].stmt.name), bx * by
@@ -88,11 +88,11 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc, raws) -> list[
         offset += ring * dims[0] * dims[1]
         each = lambda k, loop_lines=loop_lines, kk=kk, r=r: [*loop_lines,
                           f"  const int poly_g = {g.var}_base + {r}, poly_k = {k} + {kk};",
-                          f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end}"
+                          f"  const bool poly_in = poly_g >= {min_expr(lows)} && poly_g <= {max_expr(highs)} && poly_k < {s.end}"
                           f"{stage.mask(p, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})};"]
         issue += [*each("poly_k1"), f"  __pipeline_memcpy_async(&{op.name}[poly_next]{at}, "
                                     f"&{cprint(ref)}, 8, poly_in ? 0 : 8);", "}"]
-        scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
+        scaled = replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
         text = cprint(p.r.node(scaled, names))
         if text != "poly_raw" and not p.opt.scale_in_place:      # factors applied as fragments load
             values[op.name] = lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0"
