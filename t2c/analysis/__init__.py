@@ -5,16 +5,16 @@
            --cost--> flop and byte counts
 
 `analyze(kernel)` gives an `Analysis` or raises `NotAffine` when the reference leaves
-the model (while loops, data-dependent bounds or subscripts); `facts(kernel)` gives
-the IS `Facts` summary in both cases.  islpy is used only in `isl_bridge`.
+the model (while loops, data-dependent bounds or subscripts); `facts(kernel, dataset)`
+gives the IS `Facts` summary in both cases.  islpy is used only in `isl_bridge`.
 """
 from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..ir import Facts, Kernel
+from ..ir import DATASETS, Count, Facts, Kernel
 from ..ir.csyntax import walk
-from .cost import counts_text
+from .cost import counts
 from .dependences import Analysis, LoopFacts, Web, analyze_program, isl_model, loop_paths
 from .model import Access, Loop, NotAffine, Program, Statement, Stmt, build_program
 
@@ -71,15 +71,19 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
     return out
 
 
-def facts(kernel: Kernel) -> Facts:
-    """The IS summary: affine or not, parallel loops (as `var@depth`), flops and bytes."""
+def facts(kernel: Kernel, dataset: str) -> Facts:
+    """The IS summary: affine or not, parallel loops (as `var@depth`), and the exact flops and
+    bytes at each preset of the kernel up to `dataset` (counting costs time in proportion to
+    the instances, so a run counts only what it may measure)."""
     try:
         an = analyze(kernel)
     except NotAffine:
         return Facts(affine=False)
     par = tuple(f"{l.var}@{l.depth}" for l in an.loops if l.parallel)
-    flops, nbytes = counts_text(an)
-    return Facts(affine=True, parallel_loops=par, flops=flops, bytes=nbytes)
+    counted = [d for d in DATASETS[:DATASETS.index(dataset) + 1]
+               if all(s.preset(d) is not None for s in kernel.sizes)]
+    return Facts(affine=True, parallel_loops=par, counts=tuple(Count(d, *counts(an, kernel.dataset_sizes(d)))
+                                                                for d in counted))
 
 
 __all__ = ["Access", "Analysis", "Loop", "LoopFacts", "NotAffine", "Program", "Statement",

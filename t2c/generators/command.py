@@ -159,8 +159,8 @@ def _evolved(file, function, backend, candidates, seconds, output):
     from ..verify.ladder import default_dataset
     from ..verify.synth import new_seed
     from .evolve import Budget, search
-    k = read_kernel(file, function)
     backend = resolve_backend(backend)
+    k = read_kernel(file, function, default_dataset(backend))
     if backend == "gpu":
         ensure(lambda text: click.echo(f"t2c gen: {text}", err=True))
     # the search's own inputs (a fresh seed): `t2c verify` and batches judge on others

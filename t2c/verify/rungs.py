@@ -25,6 +25,8 @@ import time
 import numpy as np
 
 from .. import config
+from ..analysis import NotAffine, analyze
+from ..analysis.cost import counts
 from ..ir import Kernel
 from .compare import Comparison, compare, is_poison
 from .harness import EARLY_REPS, Limits, run_calls, run_candidate
@@ -292,10 +294,9 @@ _LAST_REF_MS: dict = {}
 
 def cpu_timing(run: Run, r: RungResult) -> RungResult:
     """The bench rung's host work, which the caller runs after giving the GPU back: the kernel's
-    exact flops and bytes and its roofline fraction (isl counts: lu's take 7 s at LARGE, which
-    held the GPU slot when the bench rung computed them), then the sequential reference's time
-    on the bench case (gcc -O3, median of three) and the speedup.  The last case's counts and
-    reference time are kept for the next candidate on the same case (an options search times
+    exact flops and bytes (`_counts`) and its roofline fraction, then the sequential reference's
+    time on the bench case (gcc -O3, median of three) and the speedup.  The last case's
+    reference time is kept for the next candidate on the same case (an options search times
     many: syr2k's three reference runs take 13 s at LARGE)."""
     if not r.ok or r.skipped:
         return r
@@ -330,10 +331,13 @@ _LAST_COUNTS: dict = {}
 
 
 def _counts(k: Kernel, sizes: dict) -> dict:
-    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model);
-    the last kernel's are kept (an options search benches many candidates of one kernel)."""
-    from ..analysis import NotAffine, analyze
-    from ..analysis.cost import counts
+    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model):
+    the IS facts' count, which the frontend fills once for the run's presets.  A kernel read
+    without facts (a script's `read_c`) is counted here, the last kernel's kept (an options
+    search benches many candidates of one kernel)."""
+    if k.facts is not None:
+        got = k.count_at(sizes)
+        return {"flops": got.flops, "bytes": got.bytes} if got else {}
     key = (k.key(), tuple(sorted(sizes.items())))
     if key not in _LAST_COUNTS:
         try:
