@@ -36,13 +36,15 @@ test-loaded: setup
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow and not full"
 
-# cp312 wheels of the dependencies the GPU machine lacks (it has numpy, click, pyyaml, jinja2, tqdm).
+# cp312 wheels of the dependencies the GPU machine lacks (it has numpy, click, pyyaml, jinja2, tqdm);
+# import-linter and the packages it needs let pytest collect tests/test_layers.py there.
 wheels:
 	mkdir -p $(WHEELS)
 	$(PY) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 	  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
 	  --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d $(WHEELS) \
-	  pycparser tree-sitter tree-sitter-c tree-sitter-cuda islpy 'pytest<9.2' pluggy iniconfig packaging junitparser pytest-xdist execnet
+	  pycparser tree-sitter tree-sitter-c tree-sitter-cuda islpy 'pytest<9.2' pluggy iniconfig packaging junitparser pytest-xdist execnet \
+	  import-linter grimp rich markdown-it-py mdurl pygments
 
 # On a GPU machine (see docs/usage.md, Tests): install the wheels, then run the GPU checks into $OUT.
 gpu-check:

@@ -27,14 +27,11 @@ import click
 import numpy as np
 
 from . import __version__, config
-from .errors import EndpointFailed, UserError
+from .errors import EXIT_ENDPOINT, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, EndpointFailed, UserError
 from .generators.command import evolve_options, llm_flags, llm_options
 from .ir import DATASETS, ISError
 
 STAGE_CHOICES = ("parse", "reference", "generate", "suite", "verify", "bench")
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERNAL, EXIT_NOTHING = 0, 1, 2, 3, 4, 5
-EXIT_ENDPOINT, EXIT_INTERRUPTED = 6, 130
 
 
 def default_dataset() -> str:

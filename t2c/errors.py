@@ -12,6 +12,10 @@ model's kernel was rejected" (1); a batch does not cache it, so the next run ask
 """
 from __future__ import annotations
 
+#: t2c's exit codes (docs/usage.md), here so that every command module exits alike.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERNAL, EXIT_NOTHING = 0, 1, 2, 3, 4, 5
+EXIT_ENDPOINT, EXIT_INTERRUPTED = 6, 130
+
 
 class UserError(Exception):
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,

@@ -5,13 +5,17 @@
            --cost--> flop and byte counts
 
 `analyze(kernel)` gives an `Analysis` or raises `NotAffine` when the reference leaves
-the model (while loops, data-dependent bounds or subscripts); `facts(kernel)` gives
-the IS `Facts` summary in both cases.  islpy is used only in `isl_bridge`.
+the model (while loops, data-dependent bounds or subscripts); `facts(kernel, dataset)`
+gives the IS `Facts` summary in both cases.  islpy is used only in `isl_bridge`.
 """
 from __future__ import annotations
 
-from ..ir import Facts, Kernel
-from .dependences import Analysis, LoopFacts, Web, analyze_program, loop_paths
+from pycparser import c_ast
+
+from ..ir import DATASETS, Count, Facts, Kernel
+from ..ir.csyntax import walk
+from .cost import counts
+from .dependences import Analysis, LoopFacts, Web, analyze_program, isl_model, loop_paths
 from .model import Access, Loop, NotAffine, Program, Statement, Stmt, build_program
 
 
@@ -26,13 +30,11 @@ def fully_written(kernel: Kernel) -> dict[str, bool]:
     An array some of whose elements the reference never writes keeps the caller's values
     there, so it is really `inout`; the frontend uses this to correct its intents.  Outside
     the model nothing is proven (an empty answer)."""
-    from .dependences import _specs
-    from .isl_bridge import Model
     try:
         prog = build_program(kernel)
     except NotAffine:
         return {}
-    model = Model(_specs(prog), prog.sizes, prog.context)
+    model = isl_model(prog)
     out = {}
     for a in kernel.arrays:
         if a.intent == "out":
@@ -48,20 +50,16 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
     with an example.  Only statements whose every access happens (no `if`, no `?:`, `&&`, `||`
     around it) are judged, so a guarded access is never blamed; a cell computed from data (an
     atomic update's) is the reference check's to judge; outside the model, none."""
-    from pycparser import c_ast
-    from .dependences import _specs
-    from .isl_bridge import Model
-    from .model import _walk
     try:
         prog = build_program(kernel)
     except NotAffine:
         return []
     shapes = {a.name: a.shape for a in kernel.arrays} | {n: v.shape for n, v in prog.locals.items() if v.shape}
-    model = Model(_specs(prog), prog.sizes, prog.context)
+    model = isl_model(prog)
     out = []
     for st in prog.statements:
         if st.conditional or any(isinstance(n, c_ast.TernaryOp) or isinstance(n, c_ast.BinaryOp)
-                                 and n.op in ("&&", "||") for n in _walk(st.node)):
+                                 and n.op in ("&&", "||") for n in walk(st.node)):
             continue
         for a in st.accesses:
             ext = shapes.get(a.name)
@@ -73,16 +71,19 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
     return out
 
 
-def facts(kernel: Kernel) -> Facts:
-    """The IS summary: affine or not, parallel loops (as `var@depth`), flops and bytes."""
-    from .cost import counts_text
+def facts(kernel: Kernel, dataset: str) -> Facts:
+    """The IS summary: affine or not, parallel loops (as `var@depth`), and the exact flops and
+    bytes at each preset of the kernel up to `dataset` (counting costs time in proportion to
+    the instances, so a run counts only what it may measure)."""
     try:
         an = analyze(kernel)
     except NotAffine:
         return Facts(affine=False)
     par = tuple(f"{l.var}@{l.depth}" for l in an.loops if l.parallel)
-    flops, nbytes = counts_text(an)
-    return Facts(affine=True, parallel_loops=par, flops=flops, bytes=nbytes)
+    counted = [d for d in DATASETS[:DATASETS.index(dataset) + 1]
+               if all(s.preset(d) is not None for s in kernel.sizes)]
+    return Facts(affine=True, parallel_loops=par, counts=tuple(Count(d, *counts(an, kernel.dataset_sizes(d)))
+                                                                for d in counted))
 
 
 __all__ = ["Access", "Analysis", "Loop", "LoopFacts", "NotAffine", "Program", "Statement",

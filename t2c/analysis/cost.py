@@ -23,15 +23,3 @@ def counts(an: Analysis, sizes: dict[str, int]) -> tuple[int, int]:
         nbytes += (read + written) * DTYPES[a.dtype][0]
     return flops, nbytes
 
-
-def counts_text(an: Analysis) -> tuple[str | None, str | None]:
-    """Counts at the largest preset the kernel has, as text for the IS facts."""
-    k = an.program.kernel
-    for dataset in ("EXTRALARGE", "LARGE", "MEDIUM", "SMALL", "MINI")[1:]:
-        try:
-            sizes = k.dataset_sizes(dataset)
-        except Exception:
-            continue
-        flops, nbytes = counts(an, sizes)
-        return f"{flops} at {dataset}", f"{nbytes} at {dataset}"
-    return None, None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..frontends.c.extents import Poly
+from ..ir.extents import Poly
 
 
 def row_major(flat: Poly, inner: list[Poly], within) -> list[Poly] | None:

@@ -116,6 +116,12 @@ def loop_paths(tree) -> dict[str, list[Loop]]:
     return out
 
 
+def isl_model(prog: Program, rename=None) -> Model:
+    """The program's statements as an isl model; `rename(s, a)` gives a scalar access its
+    privatized (name, index)."""
+    return Model(_specs(prog, rename), prog.sizes, prog.context)
+
+
 def _specs(prog: Program, rename=None) -> list[StmtSpec]:
     specs = []
     for s in prog.statements:
@@ -161,7 +167,7 @@ def _common_prefix(paths: list[list[Loop]]) -> list[Loop]:
 
 def analyze_program(prog: Program) -> Analysis:
     """Dependences and loop facts of a program (see the module docstring)."""
-    base = Model(_specs(prog), prog.sizes, prog.context)
+    base = isl_model(prog)
     empty = Analysis(prog, base, {}, {}, {})
     original = base.schedule(empty.times(prog.body))
     webs, web_of = {}, {}
@@ -173,7 +179,7 @@ def analyze_program(prog: Program) -> Analysis:
     def rename(s, a: Access):
         w = webs[web_of[(s.name, a.name)]]
         return "t2c_" + w.name, tuple(w.private)
-    model = Model(_specs(prog, rename), prog.sizes, prog.context)
+    model = isl_model(prog, rename)
     an = Analysis(prog, model, {}, webs, web_of)
     an.deps = model.dependences(model.schedule(an.times(prog.body)))
     an.loops = loop_facts(an)

@@ -7,9 +7,8 @@ and target statements with their lines in the reference (the kernel as t2c reads
 `explain` prints numbered), and its distance along the loop."""
 from __future__ import annotations
 
-import islpy as isl
-
 from .dependences import Analysis
+from .isl_bridge import distance_text
 from .model import Loop
 
 
@@ -51,7 +50,7 @@ def carried(an: Analysis, sched, stmts, dim: int, var: str) -> str | None:
         for name in names:
             deps = an.model.dependences(sched, arrays=[name])[kind]
             for src, dst, m in an.model.deps_of(an.model.between(deps, stmts, stmts)):
-                gap = _distances(m.apply_domain(_one(sched, src)).apply_range(_one(sched, dst)), dim)
+                gap = distance_text(m, sched, src, dst, dim)
                 if gap is None:
                     continue
                 shown = name[4:] if name.startswith("t2c_") else name
@@ -62,30 +61,3 @@ def carried(an: Analysis, sched, stmts, dim: int, var: str) -> str | None:
                 where = [f"{x.name} `{' '.join(x.text.split())}` line {x.line}" for x in ([a] if a is b else [a, b])]
                 return f"carries {'an' if kind != 'flow' else 'a'} {kind} dependence: {what} ({'; '.join(where)}), {gap} along {var}"
     return None
-
-
-def _one(sched, stmt: str):
-    maps = []
-    sched.foreach_map(maps.append)
-    return next(m for m in maps if m.get_space().get_tuple_name(isl.dim_type.in_) == stmt)
-
-
-def _distances(times: isl.Map, dim: int) -> str | None:
-    """The distances at time dimension `dim` of pairs equal before it and apart at it, as text."""
-    sp = times.get_space()
-    for i in range(dim):
-        c = isl.Constraint.equality_alloc(sp)
-        times = times.add_constraint(c.set_coefficient_val(isl.dim_type.in_, i, 1)
-                                     .set_coefficient_val(isl.dim_type.out, i, -1))
-    delta = times.deltas()
-    n = delta.dim(isl.dim_type.set)
-    delta = delta.project_out(isl.dim_type.set, dim + 1, n - dim - 1).project_out(isl.dim_type.set, 0, dim)
-    delta = delta.subtract(isl.Set.read_from_str(delta.get_ctx(), "{ [0] }").align_params(delta.get_space()))
-    if delta.is_empty():
-        return None
-    lo = delta.lexmin()
-    if lo.is_singleton():
-        value = lo.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
-        return f"distance {abs(value)}" if delta.is_singleton() else f"distances from {abs(value)}"
-    sample = delta.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
-    return f"distances that depend on the sizes (e.g. {abs(sample)})"

@@ -4,8 +4,10 @@ Callers describe statements as `StmtSpec`s (name, loop variables, affine
 constraints, accesses; all text over C names) and schedules as a time vector per
 statement (affine text over its loop variables).  This module turns them into isl
 objects and answers: dependences under a schedule, whether a schedule respects
-them, whether a schedule dimension carries any, value-based flow for scalars,
-bounding boxes of loops, and instance counts.  Nothing else in t2c imports islpy.
+them, whether a schedule dimension carries any and at what distances, value-based
+flow for scalars, which writes cover an array, which arrays each iteration of a loop
+chain may keep its own copy of, bounding boxes of loops, and instance counts.  Nothing
+else in t2c imports islpy (tests/test_layers.py holds that).
 
 isl's own syntax has words (`and`, `min`, `mod`, `exists`, ...) that may also be C
 names, so every C name is prefixed with `v_` on the way in and stripped on the
@@ -151,13 +153,14 @@ class Model:
         output = writes.apply_range(writes.reverse()).intersect(before).subtract(commute)
         return {"flow": flow.coalesce(), "anti": anti.coalesce(), "output": output.coalesce()}
 
-    def covers(self, name: str, extents: tuple[str, ...]) -> bool:
-        """Whether unconditional writes reach every element of `name` (extents in the sizes)."""
+    def covers(self, name: str, extents: tuple[str, ...], stmts=None) -> bool:
+        """Whether unconditional writes (of the statements `stmts`; None: all) reach every
+        element of `name` (extents in the sizes)."""
         idx = [f"e{i}" for i in range(len(extents))]
         cons = " and ".join(f"0 <= {i} < {_v(e)}" for i, e in zip(idx, extents)) or "true"
         full = isl.UnionSet(self.head + f"{{ a_{name}[{', '.join(idx)}] : {cons} }}")
         full = full.intersect_params(self.context)
-        written = self.must_writes.intersect_domain(self.domain).range()
+        written = self.must_writes.intersect_domain(self.domain if stmts is None else self.stmt_set(stmts)).range()
         return full.is_subset(written)
 
     def outside(self, stmt: str, name: str, idx: tuple[str, ...], extents: tuple[str, ...]) -> str | None:
@@ -178,6 +181,52 @@ class Model:
         text = _unv(str(bad.sample_point()).replace("a_", ""))     # [n = 1] -> { a[1] }
         m = re.fullmatch(r"\[(.*)\] -> \{ (.*) \}", text)
         return f"{m.group(2)} when {m.group(1)}" if m and m.group(1) else text.strip("{} ")
+
+    def iteration_private(self, stmts, sched: isl.UnionMap, orig: isl.UnionMap, bounds, arrays) -> list[str]:
+        """Of the `arrays` that `stmts` write, those each iteration of a loop chain may keep its
+        own copy of (poly's oneblock.private_arrays says when that is asked).  The chain is the
+        first `len(bounds)` loops of `sched`, each bound (lower, upper, ascending) as C text.
+        An array qualifies when no value of it flows from one iteration to another, every
+        write of it is unconditional, and each iteration of the box writes the same cells;
+        then none of the other arrays' dependences may cross iterations either (else: none)."""
+        n = len(bounds)
+        carried = lambda deps: any(self.carries(deps, sched, stmts, 2 * d + 1) for d in range(n))
+        # the schedule's chain dimensions alone: statement instance -> its iteration of the chain
+        to_chain = self._empty_map()
+        for m in _maps(sched):
+            m = m.project_out(isl.dim_type.out, 2 * n, m.dim(isl.dim_type.out) - 2 * n)
+            for i in reversed(range(0, 2 * n, 2)):
+                m = m.project_out(isl.dim_type.out, i, 1)
+            to_chain = to_chain.union(isl.UnionMap.from_map(m))
+        t = [f"t{d}" for d in range(n)]
+        box = isl.UnionSet(self.head + "{ [" + ", ".join(t) + "] : " + " and ".join(
+            f"{_v(lo)} <= {t[d]} <= {_v(hi)}" if up else f"-({_v(hi)}) <= {t[d]} <= -({_v(lo)})"
+            for d, (lo, hi, up) in enumerate(bounds)) + " }").intersect_params(self.context)
+        mine = self.stmt_set(stmts)
+        written = sorted({acc[0] for s in stmts for acc in self.specs[s].accesses if acc[2] and acc[0] in arrays})
+        chosen = []
+        for x in written:
+            pairs, _ = self.value_flow(orig, [x])
+            flow = self._empty_map()
+            for a, b, m in pairs:
+                if a in stmts and b in stmts:
+                    flow = flow.union(isl.UnionMap.from_map(m))
+            if carried(flow):
+                continue
+            cells = self._array_universe(x)
+            must = self.must_writes.intersect_domain(mine).intersect_range(cells)
+            if not must.is_equal(self.writes.intersect_domain(mine).intersect_range(cells)):
+                continue                   # a conditional write: the cells written may differ
+            w = must.apply_domain(to_chain).intersect_params(self.context)
+            if not (w.is_equal(isl.UnionMap.from_domain_and_range(w.domain(), w.range()))
+                    and w.domain().is_equal(box)):
+                continue                   # some iteration writes other cells than the last one
+            chosen.append(x)
+        if not chosen:
+            return []
+        names = {acc[0] for s in self.specs.values() for acc in s.accesses}
+        rest = self.dependences(orig, arrays=sorted(names - set(chosen)))
+        return [] if carried(rest["flow"].union(rest["anti"]).union(rest["output"])) else chosen
 
     def _array_universe(self, name):
         for m in (self.reads, self.writes):
@@ -598,3 +647,30 @@ def _plain(node: isl.AstNode) -> list:
     if kind == t.mark:
         return _plain(node.mark_get_node())
     raise ValueError(f"isl AST node of type {kind}")
+
+
+def distance_text(dep: isl.Map, schedule: isl.UnionMap, src: str, dst: str, dim: int) -> str | None:
+    """The distances at time dimension `dim` of `schedule` between the pairs of the dependence
+    `dep` (`src` -> `dst`) that are equal before it and apart at it, as text (None: no pair)."""
+    times = dep.apply_domain(_one(schedule, src)).apply_range(_one(schedule, dst))
+    sp = times.get_space()
+    for i in range(dim):
+        c = isl.Constraint.equality_alloc(sp)
+        times = times.add_constraint(c.set_coefficient_val(isl.dim_type.in_, i, 1)
+                                     .set_coefficient_val(isl.dim_type.out, i, -1))
+    delta = times.deltas()
+    n = delta.dim(isl.dim_type.set)
+    delta = delta.project_out(isl.dim_type.set, dim + 1, n - dim - 1).project_out(isl.dim_type.set, 0, dim)
+    delta = delta.subtract(isl.Set.read_from_str(delta.get_ctx(), "{ [0] }").align_params(delta.get_space()))
+    if delta.is_empty():
+        return None
+    lo = delta.lexmin()
+    if lo.is_singleton():
+        value = lo.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+        return f"distance {abs(value)}" if delta.is_singleton() else f"distances from {abs(value)}"
+    sample = delta.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+    return f"distances that depend on the sizes (e.g. {abs(sample)})"
+
+
+def _one(sched, stmt: str):
+    return next(m for m in _maps(sched) if m.get_space().get_tuple_name(isl.dim_type.in_) == stmt)

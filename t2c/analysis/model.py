@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
-from ..frontends.c import kernel_definition, parse_c, reference_helpers
-from ..frontends.c.extents import NotPolynomial, to_poly
-from ..frontends.c.normalize import cprint
 from ..ir import Kernel
+from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers
+from ..ir.csyntax import walk as _walk
+from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
 from .isl_bridge import always_within
 from .scalars import normalize_scalars
@@ -193,7 +193,7 @@ def affine(node, names: set[str], what: str, nonneg=None) -> str:
 
 # -- building the model ------------------------------------------------------------------
 
-def _base_and_subscripts(ref: c_ast.ArrayRef):
+def base_and_subscripts(ref: c_ast.ArrayRef):
     subs = []
     while isinstance(ref, c_ast.ArrayRef):
         subs.append(ref.subscript)
@@ -225,12 +225,6 @@ def _pure_helpers_only(ast, fn) -> None:
         if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in impure:
             raise NotAffine(f"line {n.coord.line}: calls its own function '{n.name.name}', which takes a "
                             "pointer (its accesses are outside the model)")
-
-
-def _walk(node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 class _Builder:
@@ -420,7 +414,7 @@ class _Builder:
         refs = [n for e in (first, f.cond) for n in _walk(e)]
         for n in refs:
             if isinstance(n, c_ast.ArrayRef):
-                base, _ = _base_and_subscripts(n)
+                base, _ = base_and_subscripts(n)
                 if not (isinstance(base, c_ast.ID) and base.name in self.arrays
                         and self.k.array(base.name).intent == "in"):
                     return False
@@ -574,7 +568,7 @@ class _Builder:
             self._add(out, Access(n.expr.name, (), write), also_read)
             return
         if isinstance(n, c_ast.ArrayRef):
-            base, subs = _base_and_subscripts(n)
+            base, subs = base_and_subscripts(n)
             if not isinstance(base, c_ast.ID):
                 raise NotAffine(f"line {n.coord.line}: indexing an expression")
             cells = [f"t2c_cell{d}" if update else None for d in range(len(subs))]
@@ -698,7 +692,7 @@ class _Builder:
         if isinstance(n, c_ast.ID):
             return integer(typed(n.name))
         if isinstance(n, c_ast.ArrayRef):
-            base, _ = _base_and_subscripts(n)
+            base, _ = base_and_subscripts(n)
             return isinstance(base, c_ast.ID) and integer(typed(base.name))
         if isinstance(n, c_ast.Cast):
             return integer(cprint(n.to_type))

@@ -25,9 +25,8 @@ import copy
 
 from pycparser import c_ast
 
-from ..frontends.c import parse_c
-from ..frontends.c.extents import NotPolynomial, Poly, loop_range, to_poly
-from ..frontends.c.normalize import walk as _walk
+from ..ir.csyntax import parse_c, walk as _walk
+from ..ir.extents import NotPolynomial, Poly, loop_range, to_poly
 
 _SIGNED = {("int",), ("long",), ("long", "int"), ("long", "long"), ("signed", "int"), ("signed",)}
 _EXITS = (c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
 
+from ..ir.csyntax import walk as _walk
+
 
 #: Local names whose device copy `dev_NAME` (a `__device__` variable of the candidate) would be a
 #: type of the C headers a candidate includes (<sys/types.h>'s dev_t): such a local gets a fresh name.
@@ -161,9 +163,3 @@ def _assignments(node, control: str | None, found: dict) -> None:
 
 def _text(node) -> str:
     return c_generator.CGenerator().visit(node) if node is not None else ""
-
-
-def _walk(node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)

@@ -25,7 +25,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..frontends.c.normalize import walk as _walk
+from ..ir.csyntax import walk as _walk
 from .scalars import step_of, substitute
 
 _NONE = {1: "2147483647", -1: "(-2147483647 - 1)"}    # no index found, for an ascending (descending) loop

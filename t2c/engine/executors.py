@@ -2,7 +2,7 @@
 
 Contract.  `run_batch` (batch.py) hands an executor one job per kernel: the whole
 chain of stages, `task(source, kid, settings, opts) -> list[Outcome]` (by default
-`batch.run_kernel`).  An executor
+`chain.run_kernel`).  An executor
 
 - `open(n_kernels)` / `close()`: gets its workers ready / lets them go;
 - `width`: how many kernels it takes in flight at once (run_batch keeps no more
@@ -15,7 +15,7 @@ chain of stages, `task(source, kid, settings, opts) -> list[Outcome]` (by defaul
 
 A job reads and writes the content-addressed cache (`opts.cache_dir`) and returns
 small Outcome lists, never arrays.  Each GPU stage takes one of the lock-file slots
-in batch.py, which pins its candidate processes with CUDA_VISIBLE_DEVICES.  A future
+in chain.py, which pins its candidate processes with CUDA_VISIBLE_DEVICES.  A future
 that raises (its worker process died) costs only its kernel, which run_batch
 records as `internal: worker died`.
 
@@ -55,6 +55,7 @@ from multiprocessing import Manager
 from pathlib import Path
 
 from ..errors import UserError
+from .chain import run_kernel
 
 INSTALL_HINT = "install t2c[dask] (pip install 't2c[dask]') here and on every worker"
 
@@ -95,7 +96,7 @@ class LocalExecutor:
         self.streams_events = True
 
     def submit(self, source, kid, settings, opts):
-        task = self.task or _run_kernel()
+        task = self.task or run_kernel
         if self._pool is None:
             # Inline on purpose: a t2c bug raises here with its traceback, as before executors.
             fut = Future()
@@ -129,11 +130,6 @@ class _Direct:
 
     def __init__(self, emit):
         self.put = emit
-
-
-def _run_kernel():
-    from .batch import run_kernel        # batch imports this module: import late
-    return run_kernel
 
 
 def _dask_chain(task, source, kid, settings, opts, prev_rows, client_host):
@@ -170,7 +166,7 @@ def _dask_chain(task, source, kid, settings, opts, prev_rows, client_host):
                            r["seconds"], r["finished"], json.dumps(r["parts"], sort_keys=True)))
         db.close()
         seeded = {(r["target"], r["finished"]) for r in prev_rows}
-        outcomes = (task or _run_kernel())(source, kid, settings,
+        outcomes = (task or run_kernel)(source, kid, settings,
                                            replace(opts, state_dir=tmp, gpu_jobs=slots))
         db = StateDB(tmp / "state.sqlite")
         rows = [r for r in db.all() if (r["target"], r["finished"]) not in seeded]

@@ -20,7 +20,8 @@ import click
 
 from .. import __version__, config
 from ..errors import UserError
-from ..report.basic import Row, details_from_stages, table, write_all, write_junit
+from ..report.basic import Row, details_from_stages, table, write_junit
+from ..report.publish import publish
 from ..runtime import gpu as gpu_info
 from .batch import (Interrupted, Options, discover, kernel_ids, kernel_status, parse_shard, run_batch,
                     select)
@@ -231,9 +232,9 @@ def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_
     elif baseline:
         from ..report.compare import parse_threshold
         threshold = parse_threshold(fail_on_regression)
-        write_all(rows, folder, meta, baseline=baseline, threshold=threshold)
+        publish(rows, folder, meta, baseline=baseline, threshold=threshold)
     else:
-        write_all(rows, folder, meta)
+        publish(rows, folder, meta)
         if not report_dir:
             LATEST.write_text(json.dumps({"fingerprint": fingerprint, "folder": str(folder)}))
     if junit_xml:

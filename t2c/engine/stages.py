@@ -10,7 +10,7 @@ reports which part changed as the reason for running it again.
 
 A stage never raises for a kernel's own fault: a user error in the source is
 status `error` with the `file:line:col` message; a wrong or crashing candidate is
-`failed`; a model endpoint that fails is `endpoint` (not cached: batch.TRANSIENT).  Only
+`failed`; a model endpoint that fails is `endpoint` (not cached: chain.TRANSIENT).  Only
 bugs in t2c escape as exceptions (the engine reports those too).
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ def parse_parts(ctx) -> dict:
     else:
         pre = _sha("")                                # a prose spec is its own whole input
     return {"source": _sha(src.read_bytes()), "preprocessed": pre,
-            "function": ctx["settings"].get("function") or "",
+            "function": ctx["settings"].get("function") or "", "dataset": ctx["settings"]["dataset"],
             "frontend": code_version("frontends", "ir", "analysis"), **_model_is_parts(ctx)}
 
 
@@ -83,7 +83,7 @@ def parse_run(ctx, work: Path) -> dict:
     from ..frontends.prose import NeedsLLM
     from ..ir import to_yaml
     try:
-        k = read_kernel(ctx["source"], ctx["settings"].get("function"))
+        k = read_kernel(ctx["source"], ctx["settings"].get("function"), ctx["settings"]["dataset"])
     except NeedsLLM as e:               # prose only: skipped unless an LLM generator runs
         if ctx["settings"]["generator"] not in LLM_GENERATORS:
             return {"status": "needs-llm", "summary": str(e)}

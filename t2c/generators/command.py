@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 
 from .. import config
+from ..errors import EXIT_INTERNAL
 
 LLM_HELP = {"base_url": "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.",
             "model": "Model name the endpoint serves.",
@@ -127,7 +128,6 @@ def _check_compiles(k, source, output):
     import shutil
     import sys
     import tempfile
-    from ..cli import EXIT_INTERNAL
     from ..runtime.emu import settings
     from ..runtime.emu.build import check_compiles, first_error
     name = Path(output).name if output else f"{k.name}.cu"
@@ -159,8 +159,8 @@ def _evolved(file, function, backend, candidates, seconds, output):
     from ..verify.ladder import default_dataset
     from ..verify.synth import new_seed
     from .evolve import Budget, search
-    k = read_kernel(file, function)
     backend = resolve_backend(backend)
+    k = read_kernel(file, function, default_dataset(backend))
     if backend == "gpu":
         ensure(lambda text: click.echo(f"t2c gen: {text}", err=True))
     # the search's own inputs (a fresh seed): `t2c verify` and batches judge on others

@@ -144,12 +144,22 @@ def eval_extent(expr: str, sizes: dict[str, int]) -> int:
 
 
 @dataclass(frozen=True)
+class Count:
+    """The reference's exact work at one size preset: floating-point operations, and the
+    compulsory bytes (each element read loaded once, each written stored once)."""
+    dataset: str
+    flops: int
+    bytes: int
+
+
+@dataclass(frozen=True)
 class Facts:
-    """Analysis results, filled by t2c.analysis (not part of the key)."""
+    """What analysis found (t2c.analysis.facts), filled once where the kernel is parsed for a
+    run (frontends.read_kernel with a dataset); not part of the key.  `counts` holds every
+    preset of the kernel up to the run's dataset; the bench reads its figures from them."""
     affine: bool | None = None
     parallel_loops: tuple[str, ...] = ()
-    flops: str | None = None
-    bytes: str | None = None
+    counts: tuple[Count, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,6 +231,11 @@ class Kernel:
                               f"/* t2c: size {s.name} MINI=8 SMALL=64 MEDIUM=512 LARGE=4096 EXTRALARGE=16384 */")
             values[s.name] = v
         return values
+
+    def count_at(self, sizes: dict[str, int]) -> Count | None:
+        """The facts' count at these size values, when they are one of the counted presets."""
+        counts = self.facts.counts if self.facts else ()
+        return next((c for c in counts if self.dataset_sizes(c.dataset) == sizes), None)
 
     # -- identity -------------------------------------------------------------
     def key(self) -> str:

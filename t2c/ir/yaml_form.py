@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import yaml
 
-from .kernel import Array, Domain, Facts, ISError, Kernel, Origin, Scalar, Size, validate
+from .kernel import Array, Count, Domain, Facts, ISError, Kernel, Origin, Scalar, Size, validate
 
 
 class _Dumper(yaml.SafeDumper):
@@ -44,7 +44,10 @@ def to_dict(k: Kernel) -> dict:
     if k.tolerances:
         d["tolerances"] = dict(k.tolerances)
     if k.facts:
-        d["facts"] = {f: v for f, v in vars(k.facts).items() if v not in (None, ())}
+        f = k.facts
+        d["facts"] = ({"affine": f.affine} if f.affine is not None else {}) \
+            | ({"parallel_loops": list(f.parallel_loops)} if f.parallel_loops else {}) \
+            | ({"counts": {c.dataset: {"flops": c.flops, "bytes": c.bytes} for c in f.counts}} if f.counts else {})
     d["reference"] = k.reference
     if k.init:
         d["init"] = k.init
@@ -67,7 +70,10 @@ def from_dict(d: dict) -> Kernel:
                         for x in d.get("domains") or ())
         o = d.get("origin")
         origin = Origin(o["file"], o["function"], int(o["line"]), int(o.get("col", 1))) if o else None
-        facts = Facts(**d["facts"]) if d.get("facts") else None
+        f = d.get("facts")
+        facts = Facts(f.get("affine"), tuple(f.get("parallel_loops") or ()),
+                      tuple(Count(ds, int(c["flops"]), int(c["bytes"])) for ds, c in (f.get("counts") or {}).items())
+                      ) if f else None
         return validate(Kernel(
             name=d["name"], params=tuple(d["params"]), sizes=sizes, scalars=scalars, arrays=arrays,
             reference=d["reference"], constraints=tuple(d.get("constraints") or ()),

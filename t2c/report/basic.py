@@ -6,10 +6,9 @@ card, IS, candidate `.cu`, logs).  Every field is JSON-able; `Row.from_dict`
 reads a row back from results.json or a history line and ignores fields it does
 not know, so older readers survive newer reports.
 
-`write_all(rows, folder, meta)` writes the whole report folder (see
-`publish.publish`: CSV, Markdown, JSON, HTML, junit.xml, history, CI step
-summary); `write_junit(rows, path)` writes one JUnit file with a test case per
-kernel x generator (classname = generator, name = kernel).
+`write_junit(rows, path)` writes one JUnit file with a test case per kernel x
+generator (classname = generator, name = kernel); the whole report folder is
+`publish.publish`'s (it uses these writers).
 """
 from __future__ import annotations
 
@@ -212,9 +211,3 @@ def write_junit(rows: list[Row], path: Path, suite: str = "t2c") -> None:
     root = ET.Element("testsuites")
     root.append(ts)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
-
-
-def write_all(rows: list[Row], folder: Path, meta: dict, **options) -> Path:
-    """The whole report folder; options go to `publish.publish` (history, baseline, env)."""
-    from .publish import publish
-    return publish(rows, Path(folder), meta, **options)

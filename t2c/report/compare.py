@@ -24,11 +24,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import EXIT_REGRESSION, UserError
 from .basic import Row, read_json
+from .history import latest_rows, load
 from .stats import mann_whitney_greater, median
 
-EXIT_REGRESSION = 3
 DEFAULT_CONFIDENCE = 0.99
 
 
@@ -146,7 +146,6 @@ def load_rows(path: str | Path, like: dict | None = None) -> tuple[list[Row], di
         raise UserError(f"no report at {path}", hint="give a report folder, its results.json, "
                         "or a history .jsonl")
     if p.suffix == ".jsonl":
-        from .history import latest_rows, load
         s, before = like.get("settings") or {}, str(like.get("finished") or "~")
         # runs before NEW (NEW's own line has its time; names repeat with --report-dir nightly)
         recs = [r for r in load(p) if str(r.get("time", "")) < before

@@ -23,6 +23,7 @@ from markupsafe import Markup
 from . import charts, highlight
 from .basic import CATEGORIES, STATUSES, Row
 from .compare import Change
+from .history import series
 from .stats import geomean
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -162,7 +163,6 @@ def render(folder: Path, rows: list[Row], meta: dict, *, earlier: list[dict] = (
            changes: list[Change] = (), against: str = "", previous: dict | None = None,
            baseline: dict | None = None) -> Path:
     """Write index.html and kernels/*.html; `earlier` are history records, oldest first."""
-    from .history import series
     folder = Path(folder)
     env = _env()
     (folder / "kernels").mkdir(parents=True, exist_ok=True)

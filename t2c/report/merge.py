@@ -27,6 +27,7 @@ from ..errors import UserError
 from .basic import Row
 from .compare import load_rows
 from .history import now
+from .publish import publish
 
 
 def merge_runs(folders) -> tuple[list[Row], dict]:
@@ -107,7 +108,6 @@ def _meta(loaded) -> dict:
 
 
 def merge_reports(folders, out: Path, *, history_dir=None, env=None) -> Path:
-    from .publish import publish
     rows, meta = merge_runs(folders)
     out = Path(out)
     for f in folders:

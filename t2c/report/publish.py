@@ -1,6 +1,6 @@
 """Publishing a run: every file of a run folder (`.t2c/runs/<run>/`), the history line and the CI step summary.
 
-`publish(rows, folder, meta)` is what `basic.write_all` does at the end of a batch:
+`publish(rows, folder, meta)` is what a batch does at its end:
 
 1. meta gains `run` (the folder's name), `finished` and `environment` (fingerprint);
 2. each row's files (evidence card, IS, candidate, logs) are copied under
@@ -27,6 +27,7 @@ from .basic import Row, read_json, write_csv, write_json, write_junit, write_mar
 from .compare import DEFAULT_CONFIDENCE, Change, NoBaseline, compare_runs, load_rows
 from .environment import environment
 from .html import render
+from .summary import append, markdown
 
 MAX_COPIED = 2_000_000       # bytes of one artifact copied into the report (logs keep their tail)
 
@@ -96,7 +97,6 @@ def publish(rows: list[Row], folder: Path, meta: dict, *, history_dir=None, reco
     write_junit(rows, folder / "junit.xml")
     _render(folder, rows, meta, earlier, changes)
     if env.get("GITHUB_STEP_SUMMARY"):              # set by GitHub Actions for each step
-        from .summary import append, markdown
         append(env["GITHUB_STEP_SUMMARY"], markdown(rows, meta, changes))
     if record_history:
         history.append(hist, history.record(rows, meta))

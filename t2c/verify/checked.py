@@ -56,8 +56,7 @@ class Site:
 
 
 def instrument(k: Kernel) -> tuple[str, list[Site]]:
-    from ..frontends.c import kernel_definition, parse_c
-    from ..frontends.c.normalize import cprint
+    from ..ir.csyntax import cprint, kernel_definition, parse_c
     ast = parse_c(k.reference, f"{k.name}.c")
     fn = kernel_definition(ast)
     parents, loop_vars = {}, set()

@@ -14,15 +14,6 @@ from ..errors import UserError
 from ..ir import DATASETS
 
 
-def read_kernel(source: str, function: str | None):
-    """A C source or a prose spec (.md) -> Kernel."""
-    if Path(source).suffix.lower() in (".md", ".markdown"):
-        from ..frontends.prose import read_spec
-        return read_spec(source)
-    from ..frontends import read_kernel
-    return read_kernel(source, function)
-
-
 @click.command("verify")
 @click.argument("kernel_source", type=click.Path(dir_okay=False))
 @click.option("--candidate", "candidate", required=True, type=click.Path(dir_okay=False),
@@ -38,12 +29,16 @@ def read_kernel(source: str, function: str | None):
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence card as JSON.")
 def verify_command(kernel_source, candidate, function, backend, dataset, seed, no_bench, as_json):
     """Verify a candidate against a kernel: static, build, gate, smoke, random, races, full, bench."""
-    from .ladder import ladder
+    from ..frontends import read_kernel
+    from .device import resolve_backend
+    from .ladder import default_dataset, ladder
     if not Path(kernel_source).exists():
         raise UserError("no such file", file=kernel_source, hint="give the kernel's C source or spec")
     if not Path(candidate).exists():
         raise UserError("no such candidate file", file=candidate)
-    k = read_kernel(kernel_source, function)
+    backend = resolve_backend(backend)
+    dataset = (dataset or default_dataset(backend)).upper()
+    k = read_kernel(kernel_source, function, dataset)
     ev = ladder(k, candidate, backend=backend, dataset=dataset, seed=seed, bench=not no_bench)
     click.echo(ev.to_json() if as_json else ev.render())
     sys.exit(0 if ev.accepted else 1)

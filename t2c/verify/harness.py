@@ -52,7 +52,7 @@ from .. import config
 from ..ir import HALF_HEADERS, Kernel
 from ..runtime.build import BuildError, intact, seal
 from ..runtime.process import ProcessResult, clean_env, run_process
-from .reference import _read_all, _write, check_constraints
+from .reference import check_constraints, read_arrays, write_array
 
 DRIVER_PRELUDE = r"""
 #include <cstdio>
@@ -166,7 +166,7 @@ static void t2c_flush_l2(void)
 """
 
 
-def _decl(k: Kernel, suffix: str) -> str:
+def abi_declaration(k: Kernel, suffix: str) -> str:
     ret = k.returns.dtype if k.returns else "void"
     params = []
     for p in k.params:
@@ -188,8 +188,8 @@ def candidate_driver(k: Kernel) -> str:
     is_arr = {a.name for a in arrays}
     host_args = ", ".join(k.params)
     dev_args = ", ".join(f"d_{p}" if p in is_arr else p for p in k.params)
-    L = [DRIVER_PRELUDE, *(f"#include <{HALF_HEADERS[t]}>" for t in k.half_dtypes), _decl(k, ""),
-         _decl(k, "_device"), "",
+    L = [DRIVER_PRELUDE, *(f"#include <{HALF_HEADERS[t]}>" for t in k.half_dtypes), abi_declaration(k, ""),
+         abi_declaration(k, "_device"), "",
          "int main(int argc, char **argv)", "{"]
     nsz = len(k.sizes)
     L.append("  const char *t2c_mode = argc > 1 ? argv[1] : \"\";")
@@ -494,14 +494,14 @@ def run_candidate(k: Kernel, build: CandidateBuild, sizes: dict[str, int], input
     with tempfile.TemporaryDirectory(prefix="t2c-cand-") as tmp:
         d = Path(tmp)
         for name, value in {**inputs, **(poison or {})}.items():
-            _write(d / f"{name}.bin", value)
+            write_array(d / f"{name}.bin", value)
         argv = [build.exe, mode, d, *([str(reps)] if mode == "bench" else []), *size_args]
         proc = run_process(_limited(argv, limits), cwd=d, timeout=timeout,
                            env=scrubbed_env({**(env or {}), "T2C_NONCE": nonce}, timed=mode == "bench"))
         if not proc.ok:
             return CandidateRun(proc)
         try:
-            outputs = _read_all(k, sizes, d, "out_", inputs_only=False)
+            outputs = read_arrays(k, sizes, d, "out_", inputs_only=False)
         except (OSError, ValueError):
             return CandidateRun(proc, {}, ())
         kms, e2e, stray = _timing(proc.stdout, nonce)
@@ -523,14 +523,14 @@ def run_calls(k: Kernel, build: CandidateBuild, calls: list[tuple[bool, dict, di
             (d / str(c) / "call.txt").write_text(" ".join(["device" if on_device else "host",
                                                            *(str(sizes[s.name]) for s in k.sizes)]) + "\n")
             for name, value in {**inputs, **(poison(sizes) if poison else {})}.items():
-                _write(d / str(c) / f"{name}.bin", value)
+                write_array(d / str(c) / f"{name}.bin", value)
         argv = [build.exe, "calls", d, str(len(calls)), *(str(calls[0][1][s.name]) for s in k.sizes)]
         proc = run_process(_limited(argv, limits), cwd=d, timeout=timeout,
                            env=scrubbed_env({**(env or {}), "T2C_NONCE": "t2c-" + secrets.token_hex(8)}))
         outs = []
         for c, (_, sizes, _) in enumerate(calls):
             try:
-                outs.append(_read_all(k, sizes, d / str(c), "out_", inputs_only=False))
+                outs.append(read_arrays(k, sizes, d / str(c), "out_", inputs_only=False))
             except (OSError, ValueError):
                 if not proc.ok:
                     break                # the call the process failed in, and none after it

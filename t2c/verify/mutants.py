@@ -28,9 +28,8 @@ from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
-from ..frontends.c import parse_c, reference_helpers
-from ..frontends.c.normalize import cprint
 from ..ir import Kernel
+from ..ir.csyntax import cprint, parse_c, reference_helpers
 
 #: At most this many mutants per loop operator, spread over the candidates.
 PER_OPERATOR = 3

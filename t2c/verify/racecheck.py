@@ -9,7 +9,7 @@ proves nothing; the rung runs one of two race checks as well, and any finding re
                         (AddressSanitizer + UBSan) and run through emu's races rung, the largest
                         random points under several scheduling seeds; needs no GPU
 
-`gpu_race_check(run, start) -> RungResult`; its detail's `race_check` names the check that
+`gpu_race_check(run, start, emu_races) -> RungResult`; its detail's `race_check` names the check that
 ran.  When neither can run (no emu, or emu cannot build or emulate the candidate: some inline
 PTX, or too slow on the CPU) the rung passes on agreement and says "none available" with why:
 a limit of the emulator is no finding against the candidate.  The fallback runs where the
@@ -29,8 +29,8 @@ from .. import config
 from ..runtime.build import BuildError
 from ..runtime.process import run_process
 from .harness import build_candidate, scrubbed_env
-from .reference import _write
-from .rungs import Run, RungResult, _poison, emu_races, failure
+from .reference import write_array
+from .runs import Run, RungResult, failure, poisoned_outputs
 from .synth import Case
 
 #: Emu outcomes that say the emulator could not judge the candidate, not that it is wrong: the
@@ -38,11 +38,12 @@ from .synth import Case
 EMU_LIMITS = ("unsupported by the emulator", "timeout", "cpu time limit", "memory limit")
 
 
-def gpu_race_check(run: Run, start: float) -> RungResult:
+def gpu_race_check(run: Run, start: float, emu_races) -> RungResult:
+    """`emu_races(run, start)` is emu's races rung (rungs.py), the fallback's check."""
     sanitizer = config.load().compute_sanitizer
     if sanitizer:
         return _sanitizer_check(run, sanitizer, start)
-    return emu_fallback(run, start)
+    return emu_fallback(run, start, emu_races)
 
 
 def _sanitizer_check(run: Run, sanitizer: str, start: float) -> RungResult:
@@ -68,8 +69,8 @@ def sanitize(run: Run, sanitizer: str, tool: str, case: Case | None) -> tuple[st
     k = run.kernel
     with tempfile.TemporaryDirectory(prefix="t2c-cand-") as tmp:
         d = Path(tmp)
-        for name, value in {**case.inputs, **_poison(k, case.sizes)}.items():
-            _write(d / f"{name}.bin", value)
+        for name, value in {**case.inputs, **poisoned_outputs(k, case.sizes)}.items():
+            write_array(d / f"{name}.bin", value)
         argv = [sanitizer, "--tool", tool, "--error-exitcode", "97", str(run.build.exe), "device", str(d),
                 *[str(case.sizes[s.name]) for s in k.sizes]]
         proc = run_process(argv, cwd=d, timeout=max(120, 1000 * case.ref_seconds), env=scrubbed_env())
@@ -88,7 +89,7 @@ def sanitize(run: Run, sanitizer: str, tool: str, case: Case | None) -> tuple[st
     return None
 
 
-def emu_fallback(run: Run, start: float) -> RungResult:
+def emu_fallback(run: Run, start: float, emu_races) -> RungResult:
     """No compute-sanitizer: emu's races rung on the same source, reusing the gpu suite."""
     from .device import emu_available
 

@@ -128,8 +128,7 @@ def count_expr(shape) -> str:
 
 def _helpers_once(k: Kernel, variants: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """The reference's helper functions, and the variants without them: defined once, shared."""
-    from ..frontends.c import kernel_definition, parse_c, reference_helpers
-    from ..frontends.c.normalize import cprint
+    from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers
     helpers = reference_helpers(parse_c(k.reference, f"<{k.name} reference>"))
     if not helpers:
         return "", variants
@@ -265,7 +264,7 @@ def build_variants(k: Kernel, references: tuple[str, ...]) -> Path:
     return build({f"{k.name}_variants.c": reference_driver(k, variants=references)}, list(config.load().ref_cflags))
 
 
-def _write(path: Path, value) -> None:
+def write_array(path: Path, value) -> None:
     path.write_bytes(np.ascontiguousarray(value).tobytes())
 
 
@@ -295,13 +294,13 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
         if inputs is None:
             inputs = _init(k, exe, d, sizes, timeout, nice)
         for name, value in inputs.items():
-            _write(d / f"{name}.bin", value)
+            write_array(d / f"{name}.bin", value)
         r = run_process(_big_stack([exe, "run", d, *size_args]), timeout=timeout, nice=nice, env=env)
         if not r.ok:
             if checked_run and (found := checked.fault(k, r.stderr, driver, sites, sizes)):
                 raise found
             raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
-        outputs = _read_all(k, sizes, d, "out_", inputs_only=False)
+        outputs = read_arrays(k, sizes, d, "out_", inputs_only=False)
         return ReferenceRun(dict(inputs), outputs, float(r.stdout.split()[-1]))
 
 
@@ -326,10 +325,10 @@ def _init(k: Kernel, exe: Path, d: Path, sizes: dict, timeout: float, nice: int)
                     env=clean_env())
     if not r.ok:
         raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")
-    return _read_all(k, sizes, d, "", inputs_only=True)
+    return read_arrays(k, sizes, d, "", inputs_only=True)
 
 
-def _read_all(k: Kernel, sizes, d: Path, prefix: str, inputs_only: bool) -> dict[str, np.ndarray]:
+def read_arrays(k: Kernel, sizes, d: Path, prefix: str, inputs_only: bool) -> dict[str, np.ndarray]:
     out = {}
     for s in k.scalars:
         if (s.intent == "in") == inputs_only:

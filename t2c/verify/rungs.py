@@ -19,68 +19,26 @@ for a candidate's misbehaviour; that is its result.
 """
 from __future__ import annotations
 
-import signal
 import statistics
 import time
-from contextlib import nullcontext
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import config
+from ..analysis import NotAffine, analyze
+from ..analysis.cost import counts
 from ..ir import Kernel
-from ..runtime.process import ProcessResult
-from .compare import Comparison, compare, is_poison, poison
-from .harness import EARLY_REPS, CandidateBuild, Limits, run_calls, run_candidate
-from .reference import ReferenceFailed, array_shape, run_reference
-from .synth import Case, Suite, derive
+from .compare import Comparison, compare, is_poison
+from .harness import EARLY_REPS, Limits, run_calls, run_candidate
+from .racecheck import gpu_race_check, sanitize
+from .reference import ReferenceFailed, run_reference
+from .runs import Run, RungResult, failure, poisoned_outputs
+from .synth import Case, derive
 
 BENCH_REF_FLAGS = ("-O3", "-march=native", "-std=c99")
 
 
-@dataclass
-class RungResult:
-    name: str
-    ok: bool
-    reason: str = ""
-    feedback: str = ""
-    detail: dict = field(default_factory=dict)
-    seconds: float = 0.0
-    skipped: bool = False
-
-    def summary(self) -> dict:
-        return {"name": self.name, "ok": self.ok, "skipped": self.skipped, "reason": self.reason,
-                "feedback": self.feedback, "seconds": round(self.seconds, 3), "detail": self.detail}
-
-
-@dataclass
-class Run:
-    """What the runtime rungs share for one candidate."""
-    kernel: Kernel
-    backend: str
-    suite: Suite
-    build: CandidateBuild
-    limits: Limits | None
-    filename: str = "candidate.cu"
-    worst: float = 0.0                    # worst error / bound seen on any passing case
-    failure: float | None = None          # error / bound of the comparison that failed (inf: not
-                                          # a multiple of a bound: an exact array differs, a NaN)
-    timeout: float | None = None          # wall-clock floor of one run (config default)
-    source: str | None = None             # the candidate's text (None: unknown)
-    ahead: dict = field(default_factory=dict)   # rung -> (outputs, failed process) run in advance
-    # Entered around a run on the device outside the ladder's slot (the bench's timed run, a
-    # racecheck diagnosis after the full rung); nothing while the ladder holds the slot.
-    device: object = nullcontext
-    # The bench stops timing after harness.EARLY_REPS repetitions when the fastest took longer
-    # (an options search's bar: a clearly slower candidate cannot win)
-    slower_than: float | None = None
-
-
 # -- helpers -------------------------------------------------------------------------------
-
-def _poison(k: Kernel, sizes: dict) -> dict:
-    return {a.name: poison(a.dtype, array_shape(a, sizes)) for a in k.arrays if a.intent == "out"}
-
 
 def _emu_env(seed: int | None) -> dict:
     return {"T2C_EMU_SEED": str(seed)} if seed is not None else {}
@@ -92,53 +50,6 @@ def _asan_env(limits: Limits | None) -> dict:
     # ASan build; its allocator bounds allocations and resident memory instead
     return {"ASAN_OPTIONS": f"max_allocation_size_mb={mb}:hard_rss_limit_mb={mb}:detect_leaks=0:"
                             "allocator_may_return_null=0"}
-
-
-def failure(run: Run, proc: ProcessResult) -> tuple[str, str]:
-    """(reason, feedback) for a process that did not end well."""
-    err = proc.stderr.replace(str(run.build.exe), "prog")
-    if proc.timed_out:
-        return "timeout", f"no result within {proc.seconds:.0f} s (an endless loop, a deadlock or far too slow)"
-    if "t2c: out-of-bounds write" in err:
-        line = next(l for l in err.splitlines() if "t2c: out-of-bounds write" in l)
-        return "out-of-bounds write", line.replace("t2c: ", "")
-    memory_words = ("allocation-size-too-big", "requested allocation size", "out of memory",
-                    "hard rss limit", "rss-limit-exceeded", "cudaErrorMemoryAllocation",
-                    "out of host memory")
-    if any(w in err for w in memory_words):
-        return "memory limit", _last_lines(err)
-    if run.backend == "emu":
-        from ..runtime.emu.findings import classify
-        v = classify(proc)
-        if v.status == "oob" and (v.message.startswith("SEGV") or "null pointer" in v.message):
-            return "crash (SIGSEGV)", _tidy(run, v.message)
-        if v.status == "failed" and v.message.startswith("undefined behaviour: "):   # UBSan: which, where
-            what = v.message.removeprefix("undefined behaviour: ").split(":")[0].split(" at ")[0]
-            return f"undefined behaviour ({what})", _tidy(run, v.message)
-        if v.status not in ("ok", "failed", "crash"):
-            names = {"oob": "out-of-bounds access", "race": "race", "divergent_barrier": "divergent barrier",
-                     "unsupported": "unsupported by the emulator", "timeout": "timeout"}
-            return names.get(v.status, v.status), _tidy(run, v.message)
-    if "t2c: cuda error" in err:
-        line = next(l for l in err.splitlines() if "t2c: cuda error" in l)
-        return "cuda error", line.replace("t2c: ", "")
-    if proc.signal == signal.SIGXFSZ:
-        return "output size limit", "the program wrote more than the output limit allows"
-    if proc.signal == signal.SIGXCPU:
-        return "cpu time limit", "the program exceeded its CPU time limit"
-    if proc.signal:
-        return f"crash ({signal.Signals(proc.signal).name})", _last_lines(err) or proc.describe()
-    return f"crash (exit code {proc.returncode})", _last_lines(err) or proc.describe()
-
-
-def _tidy(run: Run, text: str) -> str:
-    """Name the user's file, not the build directory's copy of it."""
-    import re
-    return re.sub(r"\S*candidate\.cu", run.filename, text)
-
-
-def _last_lines(err: str, n: int = 3) -> str:
-    return " | ".join(l.strip() for l in err.strip().splitlines()[-n:])[:500]
 
 
 def _judge(run: Run, case: Case, outputs: dict, entry: str) -> tuple[str, str] | None:
@@ -170,7 +81,6 @@ def _diagnose(run: Run, case: Case, reason: str, feedback: str) -> tuple[str, st
     sanitizer = config.load().compute_sanitizer
     if run.backend != "gpu" or reason not in MISMATCHES or not sanitizer:
         return reason, feedback
-    from .racecheck import sanitize
     with run.device():
         found = sanitize(run, sanitizer, "racecheck", case)
     if found and found[0] == "race":
@@ -252,7 +162,7 @@ def _groups(cases: list[Case]) -> list[list[Case]]:
 
 def _run_calls(run: Run, calls: list[tuple[bool, Case]], env: dict | None, timeout: float):
     k = run.kernel
-    return run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in calls], poison=lambda z: _poison(k, z),
+    return run_calls(k, run.build, [(d, c.sizes, c.inputs) for d, c in calls], poison=lambda z: poisoned_outputs(k, z),
                      timeout=timeout, env=env, limits=run.limits)
 
 
@@ -304,8 +214,7 @@ def races(run: Run) -> RungResult:
         return bad
     # agreement alone proves nothing on hardware (a race is often right by luck): a race check
     # must run too, compute-sanitizer or else emu's races rung on the same source
-    from .racecheck import gpu_race_check
-    return gpu_race_check(run, start)
+    return gpu_race_check(run, start, emu_races)
 
 
 def emu_races(run: Run, start: float) -> RungResult:
@@ -355,7 +264,7 @@ def bench(run: Run) -> RungResult:
     env["T2C_BENCH_RESTORE"] = cfg.verify_bench_restore
     with run.device():                 # the GPU for the timed process only; judged after
         r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
-                          poison=_poison(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
+                          poison=poisoned_outputs(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
                           limits=run.limits, env=env)
     if not r.process.ok:
         reason, feedback = failure(run, r.process)
@@ -385,10 +294,9 @@ _LAST_REF_MS: dict = {}
 
 def cpu_timing(run: Run, r: RungResult) -> RungResult:
     """The bench rung's host work, which the caller runs after giving the GPU back: the kernel's
-    exact flops and bytes and its roofline fraction (isl counts: lu's take 7 s at LARGE, which
-    held the GPU slot when the bench rung computed them), then the sequential reference's time
-    on the bench case (gcc -O3, median of three) and the speedup.  The last case's counts and
-    reference time are kept for the next candidate on the same case (an options search times
+    exact flops and bytes (`_counts`) and its roofline fraction, then the sequential reference's
+    time on the bench case (gcc -O3, median of three) and the speedup.  The last case's
+    reference time is kept for the next candidate on the same case (an options search times
     many: syr2k's three reference runs take 13 s at LARGE)."""
     if not r.ok or r.skipped:
         return r
@@ -423,10 +331,13 @@ _LAST_COUNTS: dict = {}
 
 
 def _counts(k: Kernel, sizes: dict) -> dict:
-    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model);
-    the last kernel's are kept (an options search benches many candidates of one kernel)."""
-    from ..analysis import NotAffine, analyze
-    from ..analysis.cost import counts
+    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model):
+    the IS facts' count, which the frontend fills once for the run's presets.  A kernel read
+    without facts (a script's `read_c`) is counted here, the last kernel's kept (an options
+    search benches many candidates of one kernel)."""
+    if k.facts is not None:
+        got = k.count_at(sizes)
+        return {"flops": got.flops, "bytes": got.bytes} if got else {}
     key = (k.key(), tuple(sorted(sizes.items())))
     if key not in _LAST_COUNTS:
         try:

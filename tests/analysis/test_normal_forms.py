@@ -16,7 +16,7 @@ import pytest
 from t2c.analysis import NotAffine, analyze, build_program
 from t2c.analysis.delinearize import row_major
 from t2c.frontends.c import read_c
-from t2c.frontends.c.extents import Poly
+from t2c.ir.extents import Poly
 from t2ctest import ROOT
 
 def _kernel(tmp_path, text, name="k.c"):

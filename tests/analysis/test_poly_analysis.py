@@ -4,6 +4,7 @@ import pytest
 from t2ctest import POLYBENCH
 from t2c.analysis import NotAffine, analyze, build_program, facts
 from t2c.frontends.c import read_c
+from t2c.ir import Count, Facts
 
 PATHS = {
     "gemm": "linear-algebra/blas/gemm/gemm.c",
@@ -89,7 +90,7 @@ def test_not_affine(tmp_path):
                         "  for (i = 0; i < n; i++)\n    A[i] = A[idx[i]] + 1.0;\n}\n")
     with pytest.raises(NotAffine, match="subscript of 'A'"):
         build_program(k)
-    assert facts(k).affine is False
+    assert facts(k, "MINI") == Facts(affine=False)
     k = write(tmp_path, "void k(int n, double A[n]) {\n  int i = 0;\n"
                         "  while (i < n) { A[i] = 0.0; i++; }\n}\n")
     with pytest.raises(NotAffine, match="while"):
@@ -99,8 +100,9 @@ def test_not_affine(tmp_path):
 def test_facts_and_counts(analyses):
     from t2c.analysis.cost import counts
     k = read_c(POLYBENCH / PATHS["gemm"])
-    f = facts(k)
+    f = facts(k, "SMALL")
     assert f.affine and "i@0" in f.parallel_loops and "k@1" not in f.parallel_loops
+    assert f.counts == tuple(Count(d, *counts(analyses["gemm"], k.dataset_sizes(d))) for d in ("MINI", "SMALL"))
     flops, nbytes = counts(analyses["gemm"], {"ni": 2, "nj": 3, "nk": 4})
     assert flops == 2 * 3 * 1 + 2 * 3 * 4 * 3               # C *= beta; C += alpha * A * B
     assert nbytes > 0

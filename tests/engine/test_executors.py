@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from t2c.engine import batch
+from t2c.engine import chain
 from t2c.engine.batch import Options, Outcome, discover, kernel_ids, run_batch, run_kernel, select
 from t2c.engine.executors import DaskExecutor, LocalExecutor, gpu_summary, make_executor
 from t2c.engine.store import StateDB
@@ -45,7 +45,7 @@ FAKE_STAGES = (("gpuwork", _gpu_stage_parts, _gpu_stage_run, True),)
 
 def fake_gpu_task(source, kid, settings, opts, events=None):
     """One GPU stage that only reports the device it was pinned to; no GPU needed."""
-    batch.STAGES = FAKE_STAGES           # in the worker process only
+    chain.STAGES = FAKE_STAGES           # in the worker process only
     return run_kernel(source, kid, settings, opts, events)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel, plan_records
 from t2c.frontends.c import read_c
-from t2c.frontends.c.normalize import cprint
+from t2c.ir.csyntax import cprint
 from t2c.generators.poly import generate
 from t2c.generators.poly.banded import banded_of
 from t2c.generators.poly.options import DEFAULT

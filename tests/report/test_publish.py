@@ -10,8 +10,8 @@ from pathlib import Path
 
 from junitparser import JUnitXml
 
-from t2c.report.basic import COLUMNS, Row, details_from_stages, read_json, write_all
-from t2c.report.publish import collect_artifacts
+from t2c.report.basic import COLUMNS, Row, details_from_stages, read_json
+from t2c.report.publish import collect_artifacts, publish
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -134,18 +134,18 @@ def test_history_appended(published):
 def test_step_summary_only_when_the_variable_is_set(tmp_path, monkeypatch):
     rows, meta = read_json(FIXTURES / "early" / "results.json")
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    write_all(rows, tmp_path / "reports" / "r1", meta)
+    publish(rows, tmp_path / "reports" / "r1", meta)
     assert [p.name for p in tmp_path.rglob("*.md")] == ["results.md"]
     assert (tmp_path / "reports" / "history").is_dir()          # default history: next to the run
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
-    write_all(rows, tmp_path / "reports" / "r2", meta)
+    publish(rows, tmp_path / "reports" / "r2", meta)
     assert f"{len(rows)} kernel × generator rows" in (tmp_path / "summary.md").read_text()
 
 
 def test_early_run_renders_without_figures(tmp_path):
     """What today's engine produces (parse and reference only) renders too."""
     rows, meta = read_json(FIXTURES / "early" / "results.json")
-    write_all(rows, tmp_path / "run", meta, history_dir=tmp_path / "h", env={})
+    publish(rows, tmp_path / "run", meta, history_dir=tmp_path / "h", env={})
     html = (tmp_path / "run" / "index.html").read_text()
     assert scoreboard(html)["not verified"] == len(rows)
     assert "No speedups measured" in html and "nothing to compare with yet" in html
@@ -204,7 +204,7 @@ def test_report_without_matplotlib(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)                 # import fails
     shutil.copytree(FIXTURES / "run", tmp_path / "run")
     rows, meta = read_json(tmp_path / "run" / "results.json")
-    write_all(rows[:6], tmp_path / "run", meta, history_dir=tmp_path / "h", env={})
+    publish(rows[:6], tmp_path / "run", meta, history_dir=tmp_path / "h", env={})
     html = (tmp_path / "run" / "index.html").read_text()
     assert "matplotlib is not installed" in html and scoreboard(html)["accepted"] == 6
     assert "<svg" not in section(html, "speedup")
@@ -215,10 +215,10 @@ def test_a_reused_report_dir_still_compares_with_the_previous_run(tmp_path):
     rows, meta = read_json(FIXTURES / "run" / "results.json")
     meta = {k: v for k, v in meta.items() if k not in ("run", "finished")}
     rows = [r for r in rows if r.kernel in ("gemm", "atax")]
-    write_all(rows, tmp_path / "reports" / "nightly", meta, env={})
+    publish(rows, tmp_path / "reports" / "nightly", meta, env={})
     slower = [Row.from_dict(dict(r.to_dict(), samples_ms=[x * 1.3 for x in r.samples_ms],
                                  kernel_ms=r.kernel_ms * 1.3)) if r.status == "accepted" else r for r in rows]
-    write_all(slower, tmp_path / "reports" / "nightly", meta, env={})
+    publish(slower, tmp_path / "reports" / "nightly", meta, env={})
     data = json.loads((tmp_path / "reports" / "nightly" / "results.json").read_text())
     assert [c["kind"] for c in data["meta"]["comparison"]["changes"]] == ["regression"] * 4
     (history,) = (tmp_path / "reports" / "history").glob("*.jsonl")
@@ -231,7 +231,7 @@ def test_publish_against_a_baseline(tmp_path):
     rows = [r for r in rows if r.kernel in ("gemm", "atax", "2mm")]
     new = [Row.from_dict(dict(r.to_dict(), samples_ms=[x * 1.3 for x in r.samples_ms], kernel_ms=r.kernel_ms * 1.3,
                               speedup=r.speedup / 1.3)) if r.kernel == "gemm" else r for r in rows]
-    write_all(new, tmp_path / "new", meta, baseline=FIXTURES / "run", history_dir=tmp_path / "h", env={})
+    publish(new, tmp_path / "new", meta, baseline=FIXTURES / "run", history_dir=tmp_path / "h", env={})
     html = (tmp_path / "new" / "index.html").read_text()
     assert "Changes against baseline 20250301-020000" in html and "Regressions (2)" in html
     assert "(baseline)" in section(html, "speedup")                # hollow diamonds in the chart's legend

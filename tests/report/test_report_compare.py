@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from t2c.errors import UserError
-from t2c.report.basic import Row, write_all
+from t2c.report.basic import Row
+from t2c.report.publish import publish
 from t2c.report.compare import compare_runs, exit_code, gate, load_rows, parse_threshold
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -113,7 +114,7 @@ def test_cli_compare_against_the_history_folder(published):
 
 def test_first_night_has_nothing_to_compare(tmp_path):
     rows, meta = load_rows(FIXTURES / "run")
-    write_all(rows[:4], tmp_path / "reports" / "nightly", meta, env={})
+    publish(rows[:4], tmp_path / "reports" / "nightly", meta, env={})
     r = subprocess.run([sys.executable, "-m", "t2c.cli", "report", "compare", str(tmp_path / "reports" / "history"),
                         str(tmp_path / "reports" / "nightly")], capture_output=True, text=True)
     assert r.returncode == 0 and "nothing to compare yet" in r.stdout, r.stdout + r.stderr

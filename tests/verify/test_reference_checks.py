@@ -13,7 +13,7 @@ from t2c.frontends.prose import read_spec
 from t2c.runtime.process import ProcessResult
 from t2c.verify.inputs import synthesize
 from t2c.verify.reference import ReferenceFault, run_reference
-from t2c.verify.rungs import failure
+from t2c.verify.runs import failure
 from t2c.verify.synth import build_suite
 
 PREFIX = """\

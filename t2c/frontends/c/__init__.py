@@ -22,36 +22,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pycparser import c_ast, c_parser
-from pycparser.c_parser import ParseError
+from pycparser import c_ast
 
+from ...analysis import fully_written
 from ...errors import UserError
-from ...ir import DATASETS, FLOAT_DTYPES, HALF_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
+from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
 from . import locate as _locate
-from .helpers import carried, kernel_definition, reference_helpers  # noqa: F401  (re-exported)
-from .normalize import cprint, normalize
+from ...ir.csyntax import cprint, parse_c, walk as _walk
+from .helpers import carried
+from .normalize import normalize
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
 
 INIT_NAME = "t2c_init"
-
-
-#: Type names every reference may use without declaring them: the 16-bit storage types.  pycparser
-#: must know a typedef name to parse a declaration, so parse_c declares them ahead of the text
-#: (on its line 0) and drops those declarations from the tree.
-_KNOWN_TYPES = "".join(f"typedef int {t}; " for t in HALF_DTYPES)
-
-
-def parse_c(text: str, filename: str) -> c_ast.FileAST:
-    try:
-        ast = c_parser.CParser().parse(f'{_KNOWN_TYPES}\n# 1 "{filename}"\n{text}', filename)
-        ast.ext = ast.ext[len(HALF_DTYPES):]
-        return ast
-    except ParseError as e:
-        m = re.match(r"(.*?):(\d+):(\d+): (.*)", str(e))
-        if m:
-            raise UserError(f"parse error: {m.group(4)}", file=m.group(1), line=int(m.group(2)),
-                            col=int(m.group(3)), hint="t2c reads C99; check the syntax here") from None
-        raise UserError(f"parse error: {e}", file=filename) from None
 
 
 def canonical(text: str, filename: str = "<t2c>") -> str:
@@ -264,12 +246,6 @@ def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dic
     return canonical(typedefs + helpers + f"void {INIT_NAME}({sig})\n{{\n" + "\n".join(body) + "\n}\n")
 
 
-def _walk(node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
-
-
 def _param_types(kernel_fn: c_ast.FuncDef, scalars, arrays) -> dict[str, str]:
     """C parameter declarations for t2c_init: arrays as in the reference, scalars by pointer."""
     out = {}
@@ -422,7 +398,6 @@ def _outs_fully_written(k: Kernel, annotated: dict) -> Kernel:
     """`out` arrays the reference does not write entirely are `inout` (the rest keeps its values)."""
     if not any(a.intent == "out" and a.name not in annotated for a in k.arrays):
         return k
-    from ...analysis import fully_written
     try:
         written = fully_written(k)
     except Exception:                                  # the model cannot tell: stay safe

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .normalize import BodyCheck, MATH_FUNCTIONS, Param, base_type, cprint, fail, local_names, strip_pragmas, walk as _walk
+from ...ir.csyntax import cprint, walk as _walk
+from .normalize import BodyCheck, MATH_FUNCTIONS, Param, base_type, fail, local_names, strip_pragmas
 
 @dataclass(frozen=True)
 class Helper:
@@ -89,16 +90,3 @@ def _checked(f: c_ast.FuncDef, typedefs: dict, enums: set[str], helpers: set[str
     f.decl.storage, f.decl.funcspec = ["static"], []
     f.body = strip_pragmas(f.body)
     return cprint(f).strip() + "\n"
-
-
-
-# -- reading a reference back ---------------------------------------------------------------
-
-def kernel_definition(ast: c_ast.FileAST) -> c_ast.FuncDef:
-    """The kernel's function in a parsed reference: its last definition (helpers come first)."""
-    return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][-1]
-
-
-def reference_helpers(ast: c_ast.FileAST) -> list[c_ast.FuncDef]:
-    """The helper definitions of a parsed reference, in order (none for most kernels)."""
-    return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][:-1]

@@ -14,11 +14,12 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
-from .extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
+from ...ir.csyntax import array_name, cprint, walk
+from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
 
 MATH_FUNCTIONS = {
     f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
@@ -39,12 +40,6 @@ TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": 
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
               "long int": "long", "char": "char", "signed char": "char",
               "unsigned char": "unsigned char", "size_t": "long", **{t: t for t in HALF_DTYPES}}
-
-
-def cprint(node) -> str:
-    """C text of an AST node, without the blank lines pycparser's printer leaves."""
-    text = c_generator.CGenerator().visit(node)
-    return "\n".join(line for line in text.splitlines() if line.strip())
 
 
 def fail(node, message, hint=None, cls=UnsupportedC):
@@ -195,22 +190,8 @@ class BodyCheck(c_ast.NodeVisitor):
                 into.add(n.name)
 
 
-def walk(node):
-    yield node
-    for _, child in node.children():
-        yield from walk(child)
-
-
 def local_names(body) -> set[str]:
     return {n.name for n in walk(body) if isinstance(n, c_ast.Decl) and n.name}
-
-
-def array_name(ref) -> str | None:
-    while isinstance(ref, c_ast.ArrayRef):
-        ref = ref.name
-    if isinstance(ref, c_ast.UnaryOp) and ref.op == "*":
-        ref = ref.expr
-    return ref.name if isinstance(ref, c_ast.ID) else None
 
 
 class Intents:

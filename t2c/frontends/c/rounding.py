@@ -22,14 +22,13 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ...ir import FLOAT_DTYPES, Kernel
-from .normalize import array_name
+from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c
 
 _ARITH = {"+", "-", "*", "/", "%"}
 _FLOAT_NAMES = {"float", "double"}
 
 
 def rounded_units(k: Kernel) -> dict[str, int | str]:
-    from . import kernel_definition, parse_c
     fn = kernel_definition(parse_c(k.reference, f"{k.name}.c"))
     types = {s.name: "int" for s in k.sizes} | {s.name: s.dtype for s in k.scalars} \
         | {a.name: a.dtype for a in k.arrays}
@@ -170,7 +169,6 @@ def _trips(node, target, parents, assigns, sizes):
     the product of the extents of the loops around it that hold no such assignment, each
     `hi - lo` bounded by sizes (a loop variable in a bound is replaced by its own loop's
     extreme on the side that makes the extent larger).  ONE_AT_LEAST where none follows."""
-    from .normalize import cprint
     resets = [a for a in assigns if a.op == "=" and array_name(a.lvalue) == target]
     loops, bounds = [], {}
     up = parents.get(node)

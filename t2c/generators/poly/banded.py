@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint, walk
-from .scan import ONE, _REAL, _WORD, _Form, _ref, _used
+from ...ir.csyntax import cprint, walk
+from .ctext import WORD, extent_text, max_expr, min_expr, names_used
+from .scan import ONE, REAL_TYPES, Form, array_ref
 
 THREADS = 128                     # threads per block of the per-chunk kernels
 ACROSS = 64                       # NAME_across's threads: groups of consecutive chunks
@@ -83,13 +84,13 @@ def banded_of(an: Analysis, storage: dict, launch) -> Banded | None:
         return None
     loop = body[0]
     known = set(prog.kernel.params) | {loop.var, "int", "long"}
-    if loop.step != 1 or loop.derived or loop.time or not set(_WORD.findall(f"{loop.init} {loop.cond}")) <= known:
+    if loop.step != 1 or loop.derived or loop.time or not set(WORD.findall(f"{loop.init} {loop.cond}")) <= known:
         return None                                  # the kernels print its header as it is
     if any(n.at or n.bind or n.stmt.conditional or n.stmt.atomic or not isinstance(n.stmt.node, c_ast.Assignment)
            for n in loop.statements()):
         return None
-    reals = {a.name for a in prog.kernel.arrays if a.dtype in _REAL} | \
-            {x.name for x in prog.kernel.scalars if x.dtype in _REAL}
+    reals = {a.name for a in prog.kernel.arrays if a.dtype in REAL_TYPES} | \
+            {x.name for x in prog.kernel.scalars if x.dtype in REAL_TYPES}
     if len(loop.body) == 1 and isinstance(loop.body[0], Stmt):
         return _explicit(an, loop, loop.body[0], reals)
     if len(loop.body) == 3 and isinstance(loop.body[1], Loop):
@@ -100,10 +101,10 @@ def banded_of(an: Analysis, storage: dict, launch) -> Banded | None:
 def _target(an: Analysis, store: Stmt, i: str):
     """(X, its subscripts, its element type) of `X[..., i] = ...` over a floating X whose other
     subscripts are free of i, else None."""
-    ref = _ref(store.stmt.node.lvalue)
+    ref = array_ref(store.stmt.node.lvalue)
     arr = next((a for a in an.program.kernel.arrays if ref and a.name == ref[0]), None)
-    if store.stmt.node.op != "=" or arr is None or arr.dtype not in _REAL or ref[1][-1] != i or \
-            any(i in _WORD.findall(x) for x in ref[1][:-1]):
+    if store.stmt.node.op != "=" or arr is None or arr.dtype not in REAL_TYPES or ref[1][-1] != i or \
+            any(i in WORD.findall(x) for x in ref[1][:-1]):
         return None
     return ref[0], ref[1], arr.dtype
 
@@ -117,11 +118,11 @@ def _inner(an: Analysis, storage: dict, loop: Loop, reals: set[str]) -> Banded |
         return None
     update, i, d = inner.body[0], loop.var, inner.var
     target, s_node = _target(an, store, i), store.stmt.node.rvalue
-    if target is None or not isinstance(s_node, c_ast.ID) or any(d in _WORD.findall(x) for x in target[1]):
+    if target is None or not isinstance(s_node, c_ast.ID) or any(d in WORD.findall(x) for x in target[1]):
         return None
     (name, subs, dtype), s = target, s_node.name
     local = prog.locals.get(s)
-    if local is None or local.shape or local.dtype not in _REAL:
+    if local is None or local.shape or local.dtype not in REAL_TYPES:
         return None
     for n in (first, update, store):                 # s lives only in these statements
         web = an.web_of.get((n.stmt.name, s))
@@ -146,7 +147,7 @@ def _inner(an: Analysis, storage: dict, loop: Loop, reals: set[str]) -> Banded |
         return None
     if _reads(term, set(prog.locals)):
         return None
-    form = _Form(name, subs, (*subs[:-1], f"{i}-{d}"), False, dtype, reals)
+    form = Form(name, subs, (*subs[:-1], f"{i}-{d}"), False, dtype, reals)
     lin = form.linear(term)
     order = _order(inner, i, set(prog.kernel.params))
     if lin is None or lin[0] is None or lin[1] is not None or order is None:
@@ -165,7 +166,7 @@ def _explicit(an: Analysis, loop: Loop, store: Stmt, reals: set[str]) -> Banded 
     name, subs, dtype = target
     dists = {}                                        # c -> its references' ids in e
     for x in walk(e):
-        ref = _ref(x)
+        ref = array_ref(x)
         m = re.fullmatch(rf"{i}-(\d+)", ref[1][-1]) if ref and ref[0] == name and len(ref[1]) == len(subs) else None
         if m and ref[1][:-1] == subs[:-1] and int(m.group(1)) >= 1:
             dists.setdefault(int(m.group(1)), []).append(x)
@@ -174,7 +175,7 @@ def _explicit(an: Analysis, loop: Loop, store: Stmt, reals: set[str]) -> Banded 
     linear = []
     for c in sorted(dists):
         others = [x for k, xs in dists.items() if k != c for x in xs]
-        lin = _Form(name, subs, (*subs[:-1], f"{i}-{c}"), False, dtype, reals).linear(_renamed(e, others))
+        lin = Form(name, subs, (*subs[:-1], f"{i}-{c}"), False, dtype, reals).linear(_renamed(e, others))
         if lin is None or lin[0] is None or lin[0] is not ONE and _reads(lin[0], {_OTHER}):
             return None
         linear.append((c, lin[0]))
@@ -224,7 +225,7 @@ def _order(inner: Loop, i: str, params: set[str]) -> str | None:
 
 def _start(bd: Banded) -> str:
     start = bd.loop.init.split("=", 1)[1].strip()
-    return start if _WORD.fullmatch(start) or start.isdigit() else f"({start})"
+    return start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
 
 
 def _step(p, bd: Banded, homogeneous: bool, window: bool, store: list[str], pad: str) -> list[str]:
@@ -249,10 +250,10 @@ def _windowed(e, bd: Banded):
     """A copy of e with each X[..., i - t] (t the distance's name or an integer) read from the
     window, `poly_win[t - 1]`."""
     e = copy.deepcopy(e)
-    lead, i = _ref(bd.store.stmt.node.lvalue)[1][:-1], bd.loop.var
+    lead, i = array_ref(bd.store.stmt.node.lvalue)[1][:-1], bd.loop.var
 
     def go(n):
-        ref = _ref(n) if isinstance(n, c_ast.ArrayRef) else None
+        ref = array_ref(n) if isinstance(n, c_ast.ArrayRef) else None
         m = re.fullmatch(rf"{i}-(\w+)", ref[1][-1]) if ref and ref[0] == bd.array and ref[1][:-1] == lead else None
         if m:
             t = m.group(1)
@@ -349,7 +350,7 @@ def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
              *_step(p, bd, False, True, [f"{target} = {cast}poly_v;", *shift], "    "), "  }"]
     serial = ["  for (int poly_o = 0; poly_o < poly_count; poly_o++) {",
               *_step(p, bd, False, False, [f"{target} = {cast}poly_v;"], "    "), "  }"]
-    args = p.kernel_args(launch, _used("\n".join(transfer + across + apply + serial)))
+    args = p.kernel_args(launch, names_used("\n".join(transfer + across + apply + serial)))
     params = "".join(p.param_decl(x, launch) + ", " for x in args)
     head = "__global__ void"
     per_chunk = "int poly_count, int poly_len, int poly_chunks"
@@ -370,9 +371,8 @@ def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
 def launch_code(p, launch, bd: Banded, args: list[str], indent: str) -> list[str]:
     """Host code: chunks of at least `banded_chunk` elements, at most `banded_chunks` of them;
     a W above `banded_order` runs the loop on one thread."""
-    from .cuda import _extent, _max, _min
     (lows, highs), = p.an.model.box([bd.store.stmt.name], (bd.loop.var,), ())
-    extent = _extent(_max(highs), _min(lows)) if lows and highs else "0"
+    extent = extent_text(max_expr(highs), min_expr(lows)) if lows and highs else "0"
     call = "".join(a + ", " for a in args)
     cap, least = p.opt.banded_chunks, p.opt.banded_chunk
     line = lambda k, grid, threads, last: p.launch_line(f"{launch.name}_{k}", (grid, threads), f"{call}{last}", [])

@@ -36,9 +36,8 @@ from pycparser import c_ast
 
 from ...analysis.scalars import assignment
 from ...analysis.scopes import DEVICE_CLASHES
-from ...frontends.c import kernel_definition, parse_c
-from ...frontends.c.normalize import cprint, walk as _walk
 from ...ir import Kernel
+from ...ir.csyntax import cprint, kernel_definition, parse_c, walk as _walk
 from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
 from .options import PolyOptions
 

@@ -26,14 +26,14 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
-from ...frontends.c.normalize import cprint
 from ...ir import HALF_HEADERS, Kernel
+from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from .schedule import rewrite
 from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor, wavetiles
+from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
+                    substitute)
 from .options import PolyOptions
 
-_WORD = re.compile(r"[A-Za-z_]\w*")
 HELPERS = [line + "\n" for line in """\
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
@@ -148,7 +148,7 @@ class Renderer:
                 return n
             flat = subs[0]
             for ext, sub in zip(shape[1:], subs[1:]):
-                ext_node = c_ast.ID(ext if _WORD.fullmatch(ext) or ext.isdigit() else f"({ext})")
+                ext_node = c_ast.ID(ext if WORD.fullmatch(ext) or ext.isdigit() else f"({ext})")
                 flat = c_ast.BinaryOp("+", c_ast.BinaryOp("*", flat, ext_node), sub)
             return c_ast.ArrayRef(c_ast.ID(name), flat)
         if isinstance(n, c_ast.ID):
@@ -239,7 +239,6 @@ class Printer:
         if not self.opt.scalar_replacement or loop.step not in (1, -1) or not loop.body or \
                 not all(isinstance(n, Stmt) and n.at is None for n in loop.body):
             return None
-        from .schedule import _subst
         j = loop.var
         before = parse_expr(f"{j} - 1" if loop.step > 0 else f"{j} + 1")
         arrays = {a.name: a.dtype for a in self.k.arrays}
@@ -255,14 +254,14 @@ class Printer:
             if ws[0].stmt.conditional or not isinstance(node, c_ast.Assignment) or node.op != "=" or \
                     not isinstance(node.lvalue, c_ast.ArrayRef):
                 continue
-            prev = cprint(_subst(copy.deepcopy(node.lvalue), {j: before}))
-            readers = [m for m in loop.body if any(cprint(r) == prev for r in _refs(m.stmt.node, name))]
+            prev = cprint(substitute(copy.deepcopy(node.lvalue), {j: before}))
+            readers = [m for m in loop.body if any(cprint(r) == prev for r in array_refs(m.stmt.node, name))]
             # read unconditionally: the reference reads the first iteration's cell too (in bounds)
             if prev != cprint(node.lvalue) and readers and not any(m.stmt.conditional for m in readers):
                 chains[name] = (ws[0], prev)
         if not chains:
             return None
-        taken = set(self.k.params) | set(self.an.program.locals) | set(_WORD.findall(
+        taken = set(self.k.params) | set(self.an.program.locals) | set(WORD.findall(
             " ".join(cprint(m.stmt.node) for m in loop.body)))
         regs = {x: (reduce.fresh_name(f"{x}_prev", taken), reduce.fresh_name(f"{x}_now", taken)) for x in chains}
 
@@ -284,7 +283,7 @@ class Printer:
             for m in loop.body:
                 node = copy.deepcopy(m.stmt.node)
                 for x, (st, prev) in chains.items():
-                    node = _replace_refs(node, prev, regs[x][0])
+                    node = replace_refs(node, prev, regs[x][0])
                 names = self.names_for(m.stmt.name)
                 mine = [x for x, (st, _) in chains.items() if st is m]
                 if mine:
@@ -326,7 +325,7 @@ class Printer:
         dtype, acc, target, st = found
         names = self.names_for(st.name)
         cell = self.r.statement(st.node.lvalue, names, "")[0].rstrip(";")
-        body = self.r.statement(_replace_refs(copy.deepcopy(st.node), target, acc), names, "")
+        body = self.r.statement(replace_refs(copy.deepcopy(st.node), target, acc), names, "")
         return dtype, acc, cell, body
 
     # kernels ------------------------------------------------------------------------------
@@ -367,15 +366,15 @@ class Printer:
         box = self.launch_box(launch) if launch.grid else []
         part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
         if launch.phases:
-            start = _min(box[0][0]) if box else "0"
+            start = min_expr(box[0][0]) if box else "0"
             text = "\n".join(phases.kernel_body(self, launch, launch.phases, "" if start == "0" else f"{start} + "))
-            args = self.kernel_args(launch, _used(text))
+            args = self.kernel_args(launch, names_used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
                               "{", text, "}"]), args
         if launch.row or launch.sweep:
-            start = _min(box[0][0]) if box else "0"
+            start = min_expr(box[0][0]) if box else "0"
             start = "" if start == "0" else f"{start} + "
             body = [f"  {t} {web};" for web, t in locals_.items()]
             if launch.sweep:
@@ -385,7 +384,7 @@ class Printer:
                 form = reduce.column_kernel if launch.row.column else reduce.row_kernel
                 body += form(self, launch, launch.row, start, _guard(launch.grid[0]), *(("poly_b", part) if part else ()))
             text = "\n".join(body)
-            args = self.kernel_args(launch, _used(text))
+            args = self.kernel_args(launch, names_used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             if part:
                 return "\n".join([f"/* {self.describe(launch)} */",
@@ -399,7 +398,7 @@ class Printer:
         at = launch.in_block or merged           # also run inside a one-block loop: the same
         if launch.tile:
             text = "\n".join(self.tiled_body(launch, box, inner_vars))
-            args = self.kernel_args(launch, _used(text))
+            args = self.kernel_args(launch, names_used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             per_sm = self.opt.tile_blocks_per_sm
             bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
@@ -407,7 +406,7 @@ class Printer:
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
-            start = _min(lows)
+            start = min_expr(lows)
             start = "" if start == "0" else f"{start} + "
             index = f"idx_{ax}" if at else f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})"
             body.append(f"  const int {l.var} = {start}{index};")
@@ -427,7 +426,7 @@ class Printer:
             return self.reduction_kernels(launch)
         body += self.render_nodes(launch.body, "  ")
         text = "\n".join(body)
-        args = self.kernel_args(launch, _used(text))
+        args = self.kernel_args(launch, names_used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if merged:
             return oneblock.at_function(self, launch, text, params), args
@@ -435,7 +434,7 @@ class Printer:
             locals_decl = [f"  {t} {web};" for web, t in locals_.items()]
             block = lambda ps: reduce.block_sum_function(self, launch, launch.block_sum, ps, locals_decl,
                                                          launch.every_thread) if launch.block_sum else []
-            used = _used(text + "\n".join(block(params)))
+            used = names_used(text + "\n".join(block(params)))
             ptrs = [f"dev_{n}" for n in self.local_arrays if f"dev_{n}" in used]
             refs = [f"dev_{w}" for w in sorted(launch.own_scalars) if f"dev_{w}" in used]
             self.at_locals[launch.name] = ptrs + refs      # a one-block kernel passes its own copies
@@ -463,11 +462,11 @@ class Printer:
         tm, tn, ok = (reduce.fresh_name(n, taken) for n in ("tm", "tn", "ok"))
         out, lows_of = [], {l.var: lows for l, (lows, _) in zip(launch.grid, box)}
         for z in (l for l in launch.grid if launch.axes[l.var] == "z"):      # the batch: a block per z
-            start = _min(lows_of[z.var])
+            start = min_expr(lows_of[z.var])
             out.append(f"  const int {z.var} = {'' if start == '0' else f'{start} + '}(int)blockIdx.z;")
         for l in (y, x):
             ax, per = launch.axes[l.var], rows if l is y else cols
-            start = _min(lows_of[l.var])
+            start = min_expr(lows_of[l.var])
             block = f"(gridDim.{ax} - 1 - blockIdx.{ax})" if self.opt.heavy_first and l.var in stage.heavier(launch) else f"blockIdx.{ax}"
             out.append(f"  const int {l.var}_base = {'' if start == '0' else f'{start} + '}"
                        f"(int)({block} * blockDim.{ax} * {per});   /* the block's first point */")
@@ -558,7 +557,7 @@ class Printer:
                         f"  for ({node.init}; {node.cond}; {node.next})", "  {",
                         *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }"]
             lvalue = node.body[0].stmt.node.lvalue
-            array = _array_name(lvalue) if isinstance(lvalue, c_ast.ArrayRef) else None
+            array = array_name(lvalue) if isinstance(lvalue, c_ast.ArrayRef) else None
             out += flush(store(cell, array and self.r.rename_arrays.get(array, array), reg))
         out += flush(first + release())
         self.per_point = {}
@@ -581,7 +580,7 @@ class Printer:
         st = node.stmt.node
         if not (self.opt.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
             return None
-        array = _array_name(st.lvalue)
+        array = array_name(st.lvalue)
         dtype = self.dtypes.get(array) if array not in self.local_arrays else self.an.program.locals[array].dtype
         constants = self.opt.forward_stores and self.opt.hold_constants and rect
         if not dtype or st.op == "=" and not stage._reads(st.rvalue) and not constants:
@@ -593,7 +592,7 @@ class Printer:
         value = cprint(rvalue) if r.op == "=" else f"{held.get(cell, cell)} {r.op[:-1]} ({cprint(rvalue)})"
         reads = [n for n in _walk(rvalue) if isinstance(n, c_ast.ArrayRef)]
         array = self.r.rename_arrays.get(array, array)         # as the references read (dev_X)
-        return dtype, value, cell, array, {_array_name(n) for n in reads} | \
+        return dtype, value, cell, array, {array_name(n) for n in reads} | \
             ({array} if r.op != "=" and cell not in held else set())
 
     def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn, hulled=False) -> list[str]:
@@ -623,7 +622,7 @@ class Printer:
             kk, r = stage.slot(op, bk, n)
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
             where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
-            staged = (f"poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end}"
+            staged = (f"poly_g >= {min_expr(lows)} && poly_g <= {max_expr(highs)} && poly_k < {s.end}"
                       f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({s.dtype})0;")
             decl.append(f"  __shared__ {s.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
                         f"{cprint(op.node)} */")
@@ -642,7 +641,7 @@ class Printer:
         body = self.r.statement(s.node, names, "")
         body = [re.sub(r"\b(poly_stage\d+)\b", lambda m: refs[m[1]],
                        re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", reg, line)) for line in body]
-        step = [f"{loop.var} = poly_k0 + poly_kk;"] if loop.var in _WORD.findall(" ".join(body)) else []
+        step = [f"{loop.var} = poly_k0 + poly_kk;"] if loop.var in WORD.findall(" ".join(body)) else []
         step += [line[2:] for line in points(body)]
         ind = lambda lines, pad: [pad + line for line in lines]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
@@ -669,7 +668,7 @@ class Printer:
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
         body, decl = reduce.kernels(self, launch, launch.reduction)
         self.reduction_globals.append(decl)
-        args = self.kernel_args(launch, _used("\n".join(body)))
+        args = self.kernel_args(launch, names_used("\n".join(body)))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})", "{", *body, "}"]
         return "\n".join(src), args
@@ -685,7 +684,7 @@ class Printer:
         for a in self.k.arrays:
             if a.name in used:
                 for ext in a.shape[1:]:
-                    shapes_needed |= set(_WORD.findall(ext))
+                    shapes_needed |= set(WORD.findall(ext))
         for s in self.k.sizes:
             if s.name in shapes_needed and s.name not in args:
                 args.insert(0, s.name)
@@ -743,7 +742,7 @@ class Printer:
             width = launch.block[0] if column else launch.threads // lanes      # grid indices per block
             shape = (f"poly_blocks(extent, {width})", f"dim3({width}, {lanes})" if column else str(launch.threads))
             return [f"{indent}{{",
-                    f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: "
+                    f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: "
                     f"{f'{lanes} lanes' if column or lanes > 32 else 'a warp'} each */",
                     f"{indent}  if (extent > 0)",
                     f"{indent}    {self.launch_line(launch.name, shape, call, launch.host_loops)}",
@@ -778,7 +777,7 @@ class Printer:
         if any(not lows or not highs for lows, highs in box):
             return None
         by_axis = {launch.axes[l.var]: (l, b) for l, b in zip(launch.grid, box)}
-        return {ax: (_extent(_max(by_axis[ax][1][1]), _min(by_axis[ax][1][0])), by_axis[ax][0].var)
+        return {ax: (extent_text(max_expr(by_axis[ax][1][1]), min_expr(by_axis[ax][1][0])), by_axis[ax][0].var)
                 for ax in ("x", "y", "z") if ax in by_axis}
 
     def host_items(self, items, indent, calls) -> list[str]:
@@ -1039,16 +1038,16 @@ def accumulator_of(p, loop: Loop, scalars=False) -> tuple | None:
             return None
         name, dtype = target, p.web_type[web]
     elif isinstance(node.lvalue, c_ast.ArrayRef):
-        name = _array_name(node.lvalue)
+        name = array_name(node.lvalue)
         dtype = next((a.dtype for a in p.k.arrays if a.name == name), None) or \
             (p.an.program.locals[name].dtype if name in p.local_arrays else None)
     else:
         return None
-    if dtype is None or loop.var in _WORD.findall(target) or \
-            any(cprint(r) != target for r in _refs(node, name)):
+    if dtype is None or loop.var in WORD.findall(target) or \
+            any(cprint(r) != target for r in array_refs(node, name)):
         return None
     acc = reduce.fresh_name("acc", set(p.k.params) | set(p.an.program.locals) |
-                            set(_WORD.findall(cprint(node))))
+                            set(WORD.findall(cprint(node))))
     return dtype, acc, target, st
 
 
@@ -1078,33 +1077,12 @@ def _declares(loop: Loop) -> bool:
     return re.match(rf"\s*{re.escape(loop.var)}\s*=", loop.init) is None
 
 
-def _refs(node, name: str | None = None) -> list:
-    """The outermost ArrayRefs of array `name` (of any array: None) under `node`, in order."""
-    if isinstance(node, c_ast.ArrayRef) and (name is None or _array_name(node) == name):
-        return [node]
-    return [r for _, kid in node.children() for r in _refs(kid, name)]
-
-
-def _array_name(ref) -> str | None:
-    """The array a (multi-dimensional) reference indexes: `A` of `A[i][j]`."""
-    while isinstance(ref, c_ast.ArrayRef):
-        ref = ref.name
-    return ref.name if isinstance(ref, c_ast.ID) else None
-
-
-def _replace_refs(node, target: str, acc: str):
-    """`node` with every reference (or scalar) whose text is `target` replaced by the
-    identifier `acc`."""
-    return rewrite(node, lambda n: c_ast.ID(acc) if isinstance(n, (c_ast.ArrayRef, c_ast.ID)) and
-                   cprint(n) == target else None)
-
-
 def helpers(text: str) -> str:
     """The HELPERS whose function (the last one a helper defines) the candidate or a helper it
     takes calls (nvcc warns about the others); a helper calls only those before it."""
     chosen = []
     for h in reversed(HELPERS):
-        if re.findall(r"static [^(]*?(\w+)\(", h)[-1] in _WORD.findall(text.replace(h, "") + "".join(chosen)):
+        if re.findall(r"static [^(]*?(\w+)\(", h)[-1] in WORD.findall(text.replace(h, "") + "".join(chosen)):
             chosen.insert(0, h)
     return "".join(chosen)
 
@@ -1112,11 +1090,6 @@ def helpers(text: str) -> str:
 def _constant(shape) -> bool:
     """Every extent an integer literal (a local array that can be a `__device__` array)."""
     return all(re.fullmatch(r"\s*\d+\s*", e) for e in shape)
-
-
-def _used(text: str) -> set[str]:
-    """The names a kernel body uses (not blockIdx.x's x)."""
-    return set(_WORD.findall(re.sub(r"\.[xyz]\b", "", text)))
 
 
 def short_name(k: Kernel) -> str:
@@ -1138,44 +1111,6 @@ def _inner_loops(nodes) -> list[str]:
 def _guard(l: Loop) -> str:
     start = l.init.split("=", 1)[1].strip()
     return f"{l.var} {'>=' if l.step > 0 else '<='} {start} && {l.cond}"
-
-
-def _min(exprs) -> str:
-    text = exprs[0]
-    for e in exprs[1:]:
-        text = f"poly_min({text}, {e})"
-    return text
-
-
-def _max(exprs) -> str:
-    text = exprs[0]
-    for e in exprs[1:]:
-        text = f"poly_max({text}, {e})"
-    return text
-
-
-def _split_const(text: str) -> tuple[str, int]:
-    """`n - 1` -> ("n", -1); `3` -> ("", 3); anything else -> (text, 0)."""
-    if re.fullmatch(r"-?\d+", text.strip()):
-        return "", int(text)
-    m = re.fullmatch(r"(.*?) ([+-]) (\d+)", text.strip())
-    if m and "poly_" not in m.group(1):
-        return m.group(1), int(m.group(3)) * (1 if m.group(2) == "+" else -1)
-    return text.strip(), 0
-
-
-def _extent(high: str, low: str) -> str:
-    """`high - low + 1` with the constants folded: (`n - 1`, `i`) -> `n - i`."""
-    hb, hc = _split_const(high)
-    lb, lc = _split_const(low)
-    c = hc - lc + 1
-    text = hb or ""
-    if lb:
-        lb = lb if re.fullmatch(r"\w+", lb) else f"({lb})"
-        text = f"{text} - {lb}" if text else f"-{lb}"
-    if not text:
-        return str(c)
-    return text if c == 0 else f"{text} {'+' if c > 0 else '-'} {abs(c)}"
 
 
 # -- the ABI --------------------------------------------------------------------------------
@@ -1219,7 +1154,6 @@ def dropin(k: Kernel) -> list[str]:
 
 def own_helpers(k: Kernel) -> list[str]:
     """The reference's helper functions (pure functions of scalars) as `static __device__` C."""
-    from ...frontends.c import parse_c, reference_helpers
     out = []
     for h in reference_helpers(parse_c(k.reference, f"<{k.name} reference>")):
         h.decl.storage = []
@@ -1229,7 +1163,6 @@ def own_helpers(k: Kernel) -> list[str]:
 
 def helper_note(k: Kernel) -> list[str]:
     """The header line saying what became of the reference's helper functions (none: no line)."""
-    from ...frontends.c import parse_c, reference_helpers
     names = [h.decl.name for h in reference_helpers(parse_c(k.reference, f"<{k.name} reference>"))]
     return [f"  helper{'s' if len(names) > 1 else ''} {', '.join(names)}: the source's own function"
             f"{'s' if len(names) > 1 else ''}, defined as static __device__:",
@@ -1239,7 +1172,6 @@ def helper_note(k: Kernel) -> list[str]:
 
 def sequential_candidate(k: Kernel, reason: str) -> str:
     """The whole reference in one GPU thread: always correct, never fast."""
-    from ...frontends.c import kernel_definition, parse_c
     ast = parse_c(k.reference, f"<{k.name} reference>")
     fn = kernel_definition(ast)
     locals_ = {}

@@ -27,11 +27,12 @@ from types import SimpleNamespace
 from pycparser import c_ast
 
 from ...analysis import Analysis
-from ...analysis.model import _base_and_subscripts, parse_expr
+from ...analysis.model import base_and_subscripts, parse_expr
+from .ctext import rewrite
 from .mapping import HostLoop, Plan
 from .oneblock import chain_of, launches, private_arrays
 from .reduce import fresh_name
-from .schedule import _reanalyzed, rewrite
+from .schedule import reanalyzed
 
 _PLAIN = re.compile(r"[\w\s+\-*()]*")        # bounds that read the same in C and in isl
 
@@ -59,16 +60,10 @@ def _only_here(prog, x: str, mine: set[str]) -> bool:
 def _whole(an: Analysis, x: str, mine: set[str]) -> bool:
     """Whether the chain's statements write every cell of `x` (its final value is then the
     last iteration's copy, all of it)."""
-    import islpy as isl
-    from ...analysis.isl_bridge import _v
-    model, shape = an.model, an.program.kernel.array(x).shape
+    shape = an.program.kernel.array(x).shape
     if not shape or not all(_PLAIN.fullmatch(e) for e in shape):
         return False
-    idx = [f"i{d}" for d in range(len(shape))]
-    box = isl.UnionSet(model.head + "{ a_" + x + "[" + ", ".join(idx) + "] : " +
-                       " and ".join(f"0 <= {i} < {_v(e)}" for i, e in zip(idx, shape)) + " }").intersect_params(model.context)
-    written = model.must_writes.intersect_domain(model.stmt_set(sorted(mine))).range().intersect_params(model.context)
-    return written.intersect(box).is_equal(box)
+    return an.model.covers(x, shape, stmts=sorted(mine))
 
 
 def _expanded(an: Analysis, chain, mine: set[str], arrays: list[str]) -> Analysis:
@@ -86,7 +81,7 @@ def _expanded(an: Analysis, chain, mine: set[str], arrays: list[str]) -> Analysi
     def pick(n):
         if not isinstance(n, c_ast.ArrayRef):
             return None
-        base, subs = _base_and_subscripts(n)
+        base, subs = base_and_subscripts(n)
         if not (isinstance(base, c_ast.ID) and base.name in each):
             return None
         ref = c_ast.ID(each[base.name])
@@ -106,7 +101,7 @@ def _expanded(an: Analysis, chain, mine: set[str], arrays: list[str]) -> Analysi
     kernel = k.replace(params=k.params + tuple(each.values()),
                        arrays=k.arrays + tuple(replace(k.array(x), name=e, intent="inout",
                                                        shape=(*extents, *k.array(x).shape)) for x, e in each.items()))
-    return _reanalyzed(an, statements, prog.locals, kernel=kernel,
+    return reanalyzed(an, statements, prog.locals, kernel=kernel,
                        expanded={e: (x, tuple(extents)) for x, e in each.items()})
 
 

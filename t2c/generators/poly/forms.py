@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from ...analysis import Analysis, Loop
 from ...ir import Kernel
 from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
+from .ctext import WORD
 from .cuda import accumulator_of, short_name
 from .mapping import Launch, Plan, launch_box
 from .options import PolyOptions
 
-_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def rectangle(p: Context, launch: Launch) -> bool:
     triangle or symm's k < i): the launches `rect_tile` is for."""
     grid = {l.var for l in launch.grid}
     return not moving(launch) and not any(
-        (grid - {l.var}) & set(_WORD.findall(f"{l.init} {l.cond}")) for l in launch.grid)
+        (grid - {l.var}) & set(WORD.findall(f"{l.init} {l.cond}")) for l in launch.grid)
 
 
 def tileable(p: Context, launch: Launch) -> bool:
@@ -195,7 +195,7 @@ def tileable(p: Context, launch: Launch) -> bool:
         return False
     if len(launch.grid) == 3:
         z = next(l for l in launch.grid if launch.axes[l.var] == "z")
-        names = lambda l: set(_WORD.findall(f"{l.init} {l.cond} {l.next}"))
+        names = lambda l: set(WORD.findall(f"{l.init} {l.cond} {l.next}"))
         if not p.opt.batch_tiles or any(z.var in names(l) for l in launch.grid + [
                 n for n in launch.body if isinstance(n, Loop)] if l is not z) or ({l.var for l in launch.grid} - {z.var}) & names(z):
             return False
@@ -206,7 +206,7 @@ def moving(launch: Launch) -> bool:
     """Whether a loop of the launch has bounds that move with its grid indices (only a
     staged tile takes those: stage.hull)."""
     grid = {l.var for l in launch.grid}
-    return any(isinstance(n, Loop) and grid & set(_WORD.findall(f"{n.init} {n.cond} {n.next}"))
+    return any(isinstance(n, Loop) and grid & set(WORD.findall(f"{n.init} {n.cond} {n.next}"))
                for n in launch.body)
 
 

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint, walk as _walk
-from .scan import _WORD, _used
+from ...ir.csyntax import cprint, walk as _walk
+from .ctext import WORD, extent_text, max_expr, min_expr, names_used
 
 THREADS = 256
 _REAL = ("float", "double")
@@ -79,7 +79,7 @@ def running_max_of(an: Analysis, storage: dict, launch) -> RunningMax | None:
         return None
     run, value = got
     m = _keep(keep.stmt.node, run)
-    if m is None or m == run or {run, m} & set(_WORD.findall(cprint(value))):
+    if m is None or m == run or {run, m} & set(WORD.findall(cprint(value))):
         return None
     if any(r.name in prog.locals and r.name != run for r in step.stmt.reads()) or \
             any(w.name != run for w in step.stmt.writes()) or \
@@ -104,7 +104,7 @@ def running_max_of(an: Analysis, storage: dict, launch) -> RunningMax | None:
             any(w.name in (run, m) for n in fins for w in n.stmt.writes()):
         return None
     known = set(prog.kernel.params) | {l.var for l in launch.host_loops} | {loop.var}
-    if not set(_WORD.findall(f"{loop.init} {loop.cond}")) <= known | {"int", "long"}:
+    if not set(WORD.findall(f"{loop.init} {loop.cond}")) <= known | {"int", "long"}:
         return None                                  # the kernels print its header as it is
     others = {}
     for n in inits + fins:
@@ -182,7 +182,7 @@ def kernels(p, launch, rm: RunningMax) -> tuple[str, list[str], str]:
     at = lambda arrs, j: tuple(f"{a}[{j}]" for a in arrs)
     ind = lambda lines, pad: [pad + x for x in lines]
     start = rm.loop.init.split("=", 1)[1].strip()
-    start = start if _WORD.fullmatch(start) or start.isdigit() else f"({start})"
+    start = start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
     e = cprint(p.r.node(rm.value, p.names_for(rm.step.stmt.name)))
     declare = [f"  __shared__ {t} {', '.join(s + f'[{THREADS}]' for s in sh)};",
                f"  {t} {mine[0]} = 0, {', '.join(x + ' = -INFINITY' for x in mine[1:])};"]
@@ -212,7 +212,7 @@ def kernels(p, launch, rm: RunningMax) -> tuple[str, list[str], str]:
              "  if (threadIdx.x == 0) {   /* the loop's tuple after the values before it */", *around(rm.inits),
              f"    {m} = fmax({m}, fmax({sh[3]}[0], {run} + {sh[1]}[0]));",
              f"    {run} = fmax({sh[2]}[0], {run} + {sh[0]}[0]);", *around(rm.fins), "  }"]
-    args = p.kernel_args(launch, _used("\n".join(part + final)))
+    args = p.kernel_args(launch, names_used("\n".join(part + final)))
     params = "".join(p.param_decl(x, launch) + ", " for x in args)
     head = f"__global__ void __launch_bounds__({THREADS}) {name}"
     src = [f"/* {describe(p, launch)} */", f"{head}_part({params}int poly_count, int poly_seg)", "{", *part, "}", "",
@@ -226,11 +226,10 @@ def kernels(p, launch, rm: RunningMax) -> tuple[str, list[str], str]:
 def launch_code(p, launch, rm: RunningMax, args: list[str], indent: str) -> list[str]:
     """Host code: a block per THREADS iterations, at most `scan_parts` (contiguous ranges);
     NAME_final always runs (it runs INITS and FINS)."""
-    from .cuda import _extent, _max, _min
     cap = p.opt.scan_parts
     outer = tuple(l.var for l in launch.host_loops)
     (lows, highs), = p.an.model.box([rm.step.stmt.name], (rm.loop.var,), outer)
-    extent = _extent(_max(highs), _min(lows)) if lows and highs else "0"
+    extent = extent_text(max_expr(highs), min_expr(lows)) if lows and highs else "0"
     call = "".join(a + ", " for a in args)
     line = lambda k, grid, last: p.launch_line(f"{launch.name}_{k}", (grid, str(THREADS)), f"{call}{last}",
                                                launch.host_loops)

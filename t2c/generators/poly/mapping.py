@@ -27,7 +27,7 @@ from math import prod
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.explain import carried
 from .options import PolyOptions
-from .transform import _band, parallel
+from .transform import band_of, parallel
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -163,7 +163,7 @@ def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
             elif parallel(an, tree, n):
                 flush()
                 grid = []
-                for l in _band(n)[:options.max_grid_dims]:
+                for l in band_of(n)[:options.max_grid_dims]:
                     if not parallel(an, tree, l):
                         break
                     grid.append(l)

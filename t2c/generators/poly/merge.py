@@ -28,7 +28,7 @@ from math import prod
 
 from . import reduce
 from .mapping import HostLoop, Launch
-from .oneblock import _axes
+from .oneblock import launch_axes
 
 
 def plain(p, launch: Launch) -> bool:
@@ -109,7 +109,7 @@ def name(p, run) -> str:
 def _index(p, launch: Launch, n: int) -> list[str]:
     """The grid index of the part's thread from `poly_b` (its block among the part's blocks,
     x fastest) and threadIdx.x (x fastest within the part's block shape)."""
-    axes, dims = _axes(launch), p.opt.block(len(launch.grid))
+    axes, dims = launch_axes(launch), p.opt.block(len(launch.grid))
     out = []
     for k, ax in enumerate(axes):
         grids = "".join(f" / poly_grid_{n}_{a}" for a in axes[:k])
@@ -134,7 +134,7 @@ def kernel(p, run, calls) -> tuple[str, list[str]]:
             elif decls[a].startswith("const ") and not d.startswith("const "):
                 decls[a] = d                     # written by some part
     rows = bool(run[0].row)             # reductions: each part's function takes its block's index
-    shape = [] if rows else [f"poly_grid_{n}_{ax}" for n, l in enumerate(run, 1) for ax in _axes(l)[:-1]]
+    shape = [] if rows else [f"poly_grid_{n}_{ax}" for n, l in enumerate(run, 1) for ax in launch_axes(l)[:-1]]
     counts = [f"poly_count_{n}" for n in range(1, len(run))]
     params = [decls[a] for a in args] + [f"unsigned {x}" for x in shape + counts]
     body = ["  unsigned poly_b = blockIdx.x;"]

@@ -38,10 +38,9 @@ from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
-from ...frontends.c import kernel_definition, parse_c
 from ...analysis.scalars import step_of
-from ...frontends.c.normalize import array_name, cprint, walk as _walk
 from ...ir import Kernel
+from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, walk as _walk
 from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
 from .options import PolyOptions
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import re
 
+from ...analysis import Loop
+from .ctext import WORD, balanced, extent_text, names_used, parens
 from .mapping import HostLoop, Launch
 from .reduce import fresh_name
-from .transform import _balanced, _p
 
 
 def launches(h: HostLoop) -> list[Launch]:
@@ -51,14 +52,14 @@ def loops_of(plan) -> list[HostLoop]:
     return [it for it in plan.items if isinstance(it, HostLoop) and all(map(plain, launches(it)))]
 
 
-def _axes(launch: Launch) -> list[str]:
+def launch_axes(launch: Launch) -> list[str]:
     return [ax for ax in ("x", "y", "z") if ax in launch.axes.values()]
 
 
 def at_function(p, launch: Launch, text: str, at_params: str) -> str:
     """A launch's body as `NAME_at(at_params, idx_x, ...)`: the thread's grid index as arguments
     (a one-block loop's items and a merged launch's parts call it)."""
-    index = ", ".join(f"int idx_{ax}" for ax in _axes(launch))
+    index = ", ".join(f"int idx_{ax}" for ax in launch_axes(launch))
     return "\n".join([f"/* {p.describe(launch)} */",
                       f"static __device__ void {launch.name}_at({', '.join(x for x in (at_params, index) if x)})",
                       "{", text, "}"])
@@ -67,7 +68,7 @@ def at_function(p, launch: Launch, text: str, at_params: str) -> str:
 def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str, at_params: str) -> str:
     """`NAME_at` (`at_params`: the kernel's and the local arrays' pointers) and the launch's
     kernel calling it (with `args`)."""
-    threads = [f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})" for ax in _axes(launch)]
+    threads = [f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})" for ax in launch_axes(launch)]
     return "\n".join([at_function(p, launch, text, at_params), "",
                       f"__global__ void {launch.name}({params})", "{",
                       f"  {launch.name}_at({', '.join(args + threads)});", "}"])
@@ -76,13 +77,12 @@ def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str
 def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
     """The one-block kernel's body and its arguments (every name the body uses that is a
     parameter of the kernel or a host scalar: the loops' bounds need sizes the launches may not)."""
-    from .cuda import _used
     item = fresh_name("item", set(p.k.params) | set(p.an.program.locals) | set(_loops(h)))
     mine = sorted(h.thread_webs)
     body = [f"  {p.web_type[w]} dev_{w} = ::dev_{w};   /* this thread's own copy */" for w in mine] + \
         [f"  int {v};" for v in dict.fromkeys(_loops(h))] + _items(p, [h], "  ", calls, item) + \
         [f"  if (threadIdx.x == 0)\n    ::dev_{w} = dev_{w};" for w in mine]
-    used = _used("\n".join(body)) - set(_loops(h))
+    used = names_used("\n".join(body)) - set(_loops(h))
     order = list(p.k.params) + [w for w, s in p.plan.storage.items() if s == "host"]
     return body, [a for a in order if a in used]
 
@@ -119,8 +119,7 @@ def _resident(p, h: HostLoop, calls) -> list[str] | None:
     body, args = _block(p, h, calls)
     arrays = [a for a in args if any(x.name == a for x in p.k.arrays)]
     if p.opt.resident_locals:
-        from .cuda import _used
-        used = _used("\n".join(body))
+        used = names_used("\n".join(body))
         arrays += [f"dev_{n}" for n in p.local_arrays if f"dev_{n}" in used]
     return arrays or None
 
@@ -141,9 +140,8 @@ def _resident_bytes(p, a: str) -> str:
 
 def _resident_args(p, h: HostLoop, calls) -> list[str]:
     """The one-block kernel's arguments and the sizes its arrays' counts need."""
-    from .cuda import _WORD
     args = _block(p, h, calls)[1]
-    words = set(_WORD.findall(" ".join(_count(p, a) for a in _resident(p, h, calls))))
+    words = set(WORD.findall(" ".join(_count(p, a) for a in _resident(p, h, calls))))
     return [a for a in p.k.params if a in args or (a in words and a not in args)] + \
         [a for a in args if a not in p.k.params]
 
@@ -275,7 +273,6 @@ def _walk(p, items, indent) -> list[str]:
 
 
 def _heavy(l: Launch) -> bool:
-    from ...analysis import Loop
     return any(isinstance(n, Loop) for n in l.body)
 
 
@@ -368,8 +365,6 @@ def private_arrays(p, h: HostLoop) -> list[str]:
     flows through them from one iteration to another, every other dependence stays inside an
     iteration, and each iteration writes the same cells of them, so the last iteration's copy
     is the array's final value.  Empty when that does not hold (or the chain is not a box)."""
-    import islpy as isl
-    from ...analysis.isl_bridge import _maps, _v
     chain, items = chain_of(h)
     if any(not isinstance(it, Launch) for it in items) or any(_box_text(l) is None for l in chain):
         return []
@@ -380,51 +375,13 @@ def private_arrays(p, h: HostLoop) -> list[str]:
     if any(p.plan.storage.get(w) != "local" for (s, _), w in an.web_of.items() if s in stmts):
         return []                      # a scalar kept on the host or in one global cell: shared
     sched, orig = an.schedule([h.loop]), an.schedule(an.program.body)
-    dims = range(len(chain))
-    carried = lambda deps: any(model.carries(deps, sched, stmts, 2 * d + 1) for d in dims)
-    # the schedule's chain dimensions alone: statement instance -> its iteration of the chain
-    to_chain = isl.UnionMap.empty(model.context.get_space())
-    for m in _maps(sched):
-        m = m.project_out(isl.dim_type.out, 2 * len(chain), m.dim(isl.dim_type.out) - 2 * len(chain))
-        for i in reversed(range(0, 2 * len(chain), 2)):
-            m = m.project_out(isl.dim_type.out, i, 1)
-        to_chain = to_chain.union(isl.UnionMap.from_map(m))
-    t = [f"t{d}" for d in dims]
-    box = isl.UnionSet(model.head + "{ [" + ", ".join(t) + "] : " + " and ".join(
-        f"{_v(l.lower)} <= {t[d]} <= {_v(l.upper)}" if l.step > 0 else f"-({_v(l.upper)}) <= {t[d]} <= -({_v(l.lower)})"
-        for d, l in enumerate(chain)) + " }").intersect_params(model.context)
-    mine = model.stmt_set(stmts)
-    arrays = {a.name for a in p.k.arrays}
-    written = sorted({acc[0] for s in stmts for acc in model.specs[s].accesses if acc[2] and acc[0] in arrays})
-    chosen = []
-    for x in written:
-        pairs, _ = model.value_flow(orig, [x])
-        flow = isl.UnionMap.empty(model.context.get_space())
-        for a, b, m in pairs:
-            if a in stmts and b in stmts:
-                flow = flow.union(isl.UnionMap.from_map(m))
-        if carried(flow):
-            continue
-        cells = model._array_universe(x)
-        must = model.must_writes.intersect_domain(mine).intersect_range(cells)
-        if not must.is_equal(model.writes.intersect_domain(mine).intersect_range(cells)):
-            continue                   # a conditional write: the cells written may differ
-        w = must.apply_domain(to_chain).intersect_params(model.context)
-        if not (w.is_equal(isl.UnionMap.from_domain_and_range(w.domain(), w.range()))
-                and w.domain().is_equal(box)):
-            continue                   # some iteration writes other cells than the last one
-        chosen.append(x)
-    if not chosen:
-        return []
-    names = {acc[0] for s in model.specs.values() for acc in s.accesses}
-    rest = model.dependences(orig, arrays=sorted(names - set(chosen)))
-    return [] if carried(rest["flow"].union(rest["anti"]).union(rest["output"])) else chosen
+    return model.iteration_private(stmts, sched, orig, [(l.lower, l.upper, l.step > 0) for l in chain],
+                                   {a.name for a in p.k.arrays})
 
 
 def _extent_of(l) -> str:
-    from .cuda import _extent          # cuda.py imports this module
-    bare = lambda t: t.strip()[1:-1] if t.strip().startswith("(") and _balanced(t.strip()[1:-1]) else t
-    return _extent(bare(l.upper), bare(l.lower))
+    bare = lambda t: t.strip()[1:-1] if t.strip().startswith("(") and balanced(t.strip()[1:-1]) else t
+    return extent_text(bare(l.upper), bare(l.lower))
 
 
 def _count(p, x: str) -> str:
@@ -458,8 +415,8 @@ def blocks_kernel(p, h: HostLoop, calls, private: list[str]) -> str:
     stride = []
     for l in reversed(chain):          # the block's index in mixed radix, the innermost loop fastest
         first = _box_text(l)[0]
-        ext = _p(_extent_of(l))
-        step = f"(int)({f'block / {_p(chr(42).join(stride))}' if stride else 'block'} % {ext})"
+        ext = parens(_extent_of(l))
+        step = f"(int)({f'block / {parens(chr(42).join(stride))}' if stride else 'block'} % {ext})"
         value = step if first.strip() == "0" and l.step > 0 else f"({first}) {'+' if l.step > 0 else '-'} {step}"
         body.insert(2, f"  const int {l.var} = {value};")
         stride.append(ext)

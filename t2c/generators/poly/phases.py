@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis import Analysis, Loop, Stmt
-from .reduce import OPS, fold_of, _words, combine, join
+from .ctext import extent_text, identifiers, max_expr, min_expr
+from .reduce import OPS, combine, fold_of, join
 
 THREADS = 256
 
@@ -57,7 +58,7 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
             return None
         for s in n.body:                 # j only in the last subscript: consecutive threads, consecutive cells
             for a in s.stmt.accesses:
-                if any(n.var in _words(x) for x in a.index[:-1]) or a.atomic:
+                if any(n.var in identifiers(x) for x in a.index[:-1]) or a.atomic:
                     return None
         folds = [fold_of(s, n.var) for s in n.body]
         if all(f is not None and f.kind == "op" for f in folds):
@@ -156,10 +157,9 @@ def launch_code(p, launch, args: list[str], indent: str) -> list[str]:
     (lows, highs), = p.launch_box(launch)
     if not lows or not highs:
         return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
-    from .cuda import _extent, _max, _min
     call = ", ".join(args)
     return [f"{indent}{{",
-            f"{indent}  const int extent = {_extent(_max(highs), _min(lows))};   /* {launch.grid[0].var}: a block each */",
+            f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: a block each */",
             f"{indent}  if (extent > 0)",
             f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(THREADS)), call, launch.host_loops)}",
             f"{indent}}}"]

@@ -30,7 +30,9 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint, walk as _walk
+from ...analysis.model import parse_expr
+from ...ir.csyntax import cprint, walk as _walk
+from .ctext import extent_text, identifiers, max_expr, min_expr
 
 THREADS = 256
 
@@ -197,14 +199,14 @@ def _best(node: c_ast.If, var: str):
     if len(sets) == 1:                                  # if (V(i) cmp V(m)) m = i;
         (m, got), = sets.items()
         for e, other, op in ((c.left, r, c.op), (c.right, l, _FLIP[c.op])):
-            if got == var and cprint(_renamed(e, var, m)) == other and var in _words(cprint(e)) \
-                    and m not in _words(cprint(e)):
+            if got == var and cprint(_renamed(e, var, m)) == other and var in identifiers(cprint(e)) \
+                    and m not in identifiers(cprint(e)):
                 return op, "", m, e
         return None
     if len(sets) == 2:                                  # if (E cmp m) { m = E; k = i; }
         for e, m, op in ((l, r, c.op), (r, l, _FLIP[c.op])):
             k = next((k for k, v in sets.items() if v == var and k != m), None)
-            if k and sets.get(m) == e and not _words(e) & {m, k}:
+            if k and sets.get(m) == e and not identifiers(e) & {m, k}:
                 return op, m, k, None
     return None
 
@@ -217,14 +219,14 @@ def _bigger(node: c_ast.If):
     if isinstance(set_, c_ast.Compound) and len(set_.block_items or []) == 1:
         set_ = set_.block_items[0]
     if isinstance(c, c_ast.BinaryOp) and c.op == "&&" and isinstance(set_, c_ast.Assignment) \
-            and isinstance(set_.lvalue, c_ast.ID) and set_.lvalue.name not in _words(cprint(c.left)):
+            and isinstance(set_.lvalue, c_ast.ID) and set_.lvalue.name not in identifiers(cprint(c.left)):
         c = c.right
     if not (isinstance(c, c_ast.BinaryOp) and c.op in _FLIP and isinstance(set_, c_ast.Assignment)
             and set_.op == "=" and isinstance(set_.lvalue, c_ast.ID)):
         return None
     m, e = set_.lvalue.name, cprint(set_.rvalue)
     for a, b, op in ((c.left, c.right, c.op), (c.right, c.left, _FLIP[c.op])):
-        if cprint(a) == e and cprint(b) == m and m not in _words(e):
+        if cprint(a) == e and cprint(b) == m and m not in identifiers(e):
             return ("max" if op[0] == ">" else "min"), m
     return None
 
@@ -235,7 +237,6 @@ def _renamed(node, old: str, new: str):
         if isinstance(x, c_ast.ID) and x.name == old:
             x.name = new
     return node
-
 
 
 def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
@@ -444,8 +445,7 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
 
 
 def _extent_text(p, lows, highs) -> str:
-    from .cuda import _extent, _max, _min
-    return _extent(_max(highs), _min(lows)) if lows and highs else "0"
+    return extent_text(max_expr(highs), min_expr(lows)) if lows and highs else "0"
 
 
 # -- a warp per row -------------------------------------------------------------------------
@@ -491,7 +491,7 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
     pre, post = launch.body[:at], launch.body[at + 1:]
     if loop.step != 1 or not loop.body or not all(isinstance(n, Stmt) for n in loop.body):
         return None
-    accs = [_accumulator(an, storage, n, loop) for n in loop.body]
+    accs = [accumulator_of(an, storage, n, loop) for n in loop.body]
     if None in accs or len({a.target for a in accs}) != len(accs):
         return None
     names = {a.stmt.stmt.name for a in accs}
@@ -510,21 +510,21 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
     # coalesce); a loop down a column is coalesced across threads already.
     cells = {(w.name, tuple(w.index)) for a in accs for w in a.stmt.stmt.writes()}
     streams = [x for a in accs for x in a.stmt.stmt.accesses if x.index and (x.name, tuple(x.index)) not in cells]
-    along = sum(loop.var in _words(x.index[-1]) for x in streams)
-    across = sum(launch.grid[0].var in _words(x.index[-1]) for x in streams)
+    along = sum(loop.var in identifiers(x.index[-1]) for x in streams)
+    across = sum(launch.grid[0].var in identifiers(x.index[-1]) for x in streams)
     if along > across:
         return RowReduction(pre, loop, accs, post)
     # Down a column: the matrix reads (subscripts with both the index and the loop) all have
     # the index last, coalesced across threads already; split the loop among lanes instead.
     i = launch.grid[0].var
-    matrix = [x for x in streams if any(i in _words(e) for e in x.index)
-              and any(loop.var in _words(e) for e in x.index)]
-    if matrix and all(i in _words(x.index[-1]) and loop.var not in _words(x.index[-1]) for x in matrix):
+    matrix = [x for x in streams if any(i in identifiers(e) for e in x.index)
+              and any(loop.var in identifiers(e) for e in x.index)]
+    if matrix and all(i in identifiers(x.index[-1]) and loop.var not in identifiers(x.index[-1]) for x in matrix):
         return RowReduction(pre, loop, accs, post, column=True)
     return None
 
 
-def _accumulator(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumulator | None:
+def accumulator_of(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumulator | None:
     writes = acc.stmt.writes()
     if len(writes) != 1 or loop.var in " ".join(writes[0].index).replace("(", " ").split():
         return None
@@ -540,7 +540,7 @@ def _accumulator(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumula
     if isinstance(node, c_ast.Compound) and node.block_items and \
             all(isinstance(d, c_ast.Decl) for d in node.block_items[:-1]):
         decls, node = tuple(node.block_items[:-1]), node.block_items[-1]
-        if any(loop.var in _words(cprint(d)) for d in decls):
+        if any(loop.var in identifiers(cprint(d)) for d in decls):
             return None
     if acc.stmt.conditional or not isinstance(node, c_ast.Assignment):
         return None
@@ -571,7 +571,7 @@ def _pre_clear(an: Analysis, pre: list, accs: list) -> bool:
                     continue
                 if w.name not in cells or tuple(w.index) != cells[w.name][1]:
                     return False
-                loops, names = set(an.model.specs[s.name].loops), _words(" ".join(w.index))
+                loops, names = set(an.model.specs[s.name].loops), identifiers(" ".join(w.index))
                 if not names <= loops | {x.name for x in an.program.kernel.sizes}:
                     return False
                 if any((n.bind or {}).get(v, v) != (a.stmt.bind or {}).get(v, v) for v in names):
@@ -580,11 +580,6 @@ def _pre_clear(an: Analysis, pre: list, accs: list) -> bool:
                        for r in reads):
                     return False
     return True
-
-
-def _words(text: str) -> set[str]:
-    import re
-    return set(re.findall(r"[A-Za-z_]\w*", text))
 
 
 def _contribution(node, target: str):
@@ -654,7 +649,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
             store.append(f"    {warps}[threadIdx.x / 32] = {part};")
             gather.append(f"      {part} = " + combine(a.op, part, f"{warps}[threadIdx.x / 32 + {other}]") + ";")
         declare.append(f"  {a.dtype} {part} = {OPS[a.op][0]};")
-        contribute += p.r.statement(_step(a, part), names, "      " if wide else "    ")
+        contribute += p.r.statement(fold_step(a, part), names, "      " if wide else "    ")
         tree.append(f"    {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {offset})") + ";")
         target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
         finish.append("    " + join(a.op, target, part))
@@ -687,12 +682,11 @@ def row_lanes(p, launch) -> int:
     loop (nussinov's k from i + 1 to wave + i: short rows leave most of 128 lanes idle at
     the barrier; on the H200 nussinov took 20.6 ms with 128 lanes, 16.9 with a warp)."""
     w, loop = p.opt.row_lanes, launch.row.loop
-    whole = _words(f"{loop.lower} {loop.upper}") <= {s.name for s in p.k.sizes}
+    whole = identifiers(f"{loop.lower} {loop.upper}") <= {s.name for s in p.k.sizes}
     return w if whole and w % 32 == 0 and 32 <= w <= ROW_BLOCK and ROW_BLOCK % w == 0 else 32
 
 
 def parse_target(text: str):
-    from ...analysis.model import parse_expr
     return parse_expr(text)
 
 
@@ -723,7 +717,7 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str, block: s
     declare, contribute, store, gather, finish = [], [], [], [], []
     for a, part, lanes in zip(red.accs, parts, shared):
         names = p.names_for(a.stmt.stmt.name)
-        step = _step(a, part)
+        step = fold_step(a, part)
         declare += [f"  __shared__ {a.dtype} {lanes}[{lanes_}][{width}];", f"  {a.dtype} {part} = {OPS[a.op][0]};"]
         contribute += p.r.statement(step, names, "      ")
         store.append(f"  {lanes}[{lane}][{tx}] = {part};")
@@ -768,7 +762,7 @@ def block_sum_of(an: Analysis, storage: dict, launch) -> BlockSum | None:
     if at == 0 or loop.step != 1 or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
         return None
     init, pre, fin = body[at - 1], body[:at - 1], body[at + 1:]
-    acc = _accumulator(an, storage, loop.body[0], loop)
+    acc = accumulator_of(an, storage, loop.body[0], loop)
     if acc is None or acc.stmt.stmt.writes()[0].index or acc.decls:
         return None                                  # an array cell: the row forms' business
     scalar = acc.stmt.stmt.writes()[0].name
@@ -794,7 +788,7 @@ def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str],
     fresh = lambda name: fresh_name(name, taken)
     part, lanes, off = fresh("part"), fresh("lanes"), fresh("off")
     names = p.names_for(a.stmt.stmt.name)
-    step = _step(a, part)
+    step = fold_step(a, part)
     around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "      ")]
     target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
     lo = loop.init.split("=", 1)[1].strip()
@@ -824,7 +818,7 @@ def block_sum_function(p, launch, bs: BlockSum, params: str, locals_: list[str],
             *p.r.statement(step, names, "    "), *tail, "}"]
 
 
-def _step(a: Accumulator, part: str) -> c_ast.Node:
+def fold_step(a: Accumulator, part: str) -> c_ast.Node:
     """One iteration's contribution folded into the partial `part` (`part += e`, `part = fmax(part, e)`)."""
     op = {"+=": "+=", "-=": "-=", "*=": "*="}.get(a.op)
     if op:

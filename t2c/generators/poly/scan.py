@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...frontends.c.normalize import cprint, walk as _walk
+from ...ir.csyntax import cprint, walk as _walk
+from .ctext import WORD, extent_text, max_expr, min_expr, names_used
 
 ONE = "1"                                    # the coefficient 1 of a sum, kept apart from C nodes
 _UNSIGNED = {"int": "unsigned", "long": "unsigned long"}
-_REAL = ("float", "double")
-_WORD = re.compile(r"[A-Za-z_]\w*")
+REAL_TYPES = ("float", "double")
 
 
 @dataclass(frozen=True)
@@ -74,23 +74,23 @@ def scan_of(an: Analysis, launch) -> Scan | None:
     if n.at or n.bind or st.conditional or st.atomic or \
             not (isinstance(node, c_ast.Assignment) and node.op == "="):
         return None
-    ref = _ref(node.lvalue)
+    ref = array_ref(node.lvalue)
     arr = next((a for a in prog.kernel.arrays if ref and a.name == ref[0]), None)
-    if arr is None or arr.dtype not in (*_REAL, *_UNSIGNED):
+    if arr is None or arr.dtype not in (*REAL_TYPES, *_UNSIGNED):
         return None
     name, subs = ref
-    if subs[-1] != loop.var or any(loop.var in _WORD.findall(s) for s in subs[:-1]):
+    if subs[-1] != loop.var or any(loop.var in WORD.findall(s) for s in subs[:-1]):
         return None
-    reals = {a.name for a in prog.kernel.arrays if a.dtype in _REAL} | \
-            {s.name for s in prog.kernel.scalars if s.dtype in _REAL}
-    form = _Form(name, subs, (*subs[:-1], f"{loop.var}-1"), not pre, arr.dtype, reals)
+    reals = {a.name for a in prog.kernel.arrays if a.dtype in REAL_TYPES} | \
+            {s.name for s in prog.kernel.scalars if s.dtype in REAL_TYPES}
+    form = Form(name, subs, (*subs[:-1], f"{loop.var}-1"), not pre, arr.dtype, reals)
     lin = form.linear(node.rvalue)
     if lin is None or lin[0] is None or arr.dtype in _UNSIGNED and lin[0] is not ONE:
         return None
     if any(r.name in prog.locals for r in st.reads()):
         return None
     known = set(prog.kernel.params) | {l.var for l in launch.host_loops} | {loop.var}
-    if not set(_WORD.findall(f"{loop.init} {loop.cond}")) <= known | {"int", "long"}:
+    if not set(WORD.findall(f"{loop.init} {loop.cond}")) <= known | {"int", "long"}:
         return None                                  # the kernels print its header as it is
     for p in pre:
         w = p.stmt.writes()
@@ -100,7 +100,7 @@ def scan_of(an: Analysis, launch) -> Scan | None:
     return Scan(pre, loop, n, name, arr.dtype, node.lvalue, form.prev, *lin)
 
 
-def _ref(node) -> tuple[str, tuple[str, ...]] | None:
+def array_ref(node) -> tuple[str, tuple[str, ...]] | None:
     """(array, subscripts without spaces or parentheses) of `X[s]...[t]`, else None."""
     subs = []
     while isinstance(node, c_ast.ArrayRef):
@@ -109,12 +109,11 @@ def _ref(node) -> tuple[str, tuple[str, ...]] | None:
     return (node.name, tuple(reversed(subs))) if isinstance(node, c_ast.ID) and subs else None
 
 
-
 class _NotLinear(Exception):
     pass
 
 
-class _Form:
+class Form:
     """The algebra: an expression as (A, B) with value A * X[i - 1] + B (A: None for 0, ONE or a
     C node; B: None for 0 or a C node); `linear` gives None when the expression is not linear in
     X[i - 1] or reads X elsewhere (at X[i] itself only with `own`)."""
@@ -130,7 +129,7 @@ class _Form:
             return None
 
     def _go(self, e):
-        if _ref(e) == (self.name, self.prev_subs):
+        if array_ref(e) == (self.name, self.prev_subs):
             self.prev = e
             return ONE, None
         if self._free(e):
@@ -157,7 +156,7 @@ class _Form:
     def _free(self, e) -> bool:
         """e reads X nowhere, or (own) only at X[i]."""
         ids = sum(isinstance(x, c_ast.ID) and x.name == self.name for x in _walk(e))
-        own = sum(_ref(x) == (self.name, self.subs) for x in _walk(e))
+        own = sum(array_ref(x) == (self.name, self.subs) for x in _walk(e))
         return ids == 0 or self.own and ids == own
 
     def _typed(self, e):
@@ -177,17 +176,17 @@ class _Form:
 def _real(e, reals: set[str]) -> bool:
     """e's value has a floating type, for the expressions poly sees (unsure: False)."""
     if isinstance(e, c_ast.Constant):
-        return e.type in _REAL
+        return e.type in REAL_TYPES
     if isinstance(e, c_ast.ID):
         return e.name in reals
     if isinstance(e, c_ast.ArrayRef):
-        return (_ref(e) or ("",))[0] in reals
+        return (array_ref(e) or ("",))[0] in reals
     if isinstance(e, c_ast.BinaryOp):
         return e.op in "+-*/" and (_real(e.left, reals) or _real(e.right, reals))
     if isinstance(e, c_ast.UnaryOp):
         return e.op in "+-" and _real(e.expr, reals)
     if isinstance(e, c_ast.Cast):
-        return any(t in cprint(e.to_type) for t in _REAL)
+        return any(t in cprint(e.to_type) for t in REAL_TYPES)
     if isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID):
         return e.name.name not in ("abs", "min", "max")
     return False
@@ -256,7 +255,7 @@ def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
     b = expr(sc.b) if sc.b is not None else "0"
     value = pair(None if sc.unit else expr(sc.a), f"({v})({b})" if v != sc.dtype else b)
     start = sc.loop.init.split("=", 1)[1].strip()
-    start = start if _WORD.fullmatch(start) or start.isdigit() else f"({start})"
+    start = start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
     cond, tid = sc.loop.cond, "(int)threadIdx.x"
     cast = lambda t: f"({t})" if v != sc.dtype else ""    # between the element type and the scan's
 
@@ -318,7 +317,7 @@ def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
             f"      const int {var} = {start} + poly_t0 + poly_j;",
             f"      if (poly_t0 + poly_j < poly_end && {cond})", *store, "    }",
             "    __syncthreads();   /* before the next tile's pairs */", "  }"]
-    args = p.kernel_args(launch, _used("\n".join(up + across + down)))
+    args = p.kernel_args(launch, names_used("\n".join(up + across + down)))
     params = "".join(p.param_decl(x, launch) + ", " for x in args)
     head = f"__global__ void __launch_bounds__({threads}) {name}"
     src = [f"/* {describe(p, launch)} */",
@@ -331,19 +330,14 @@ def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
     return "\n".join(src), args, "\n".join(decls)
 
 
-def _used(text: str) -> set[str]:
-    return set(_WORD.findall(re.sub(r"\.[xyz]\b", "", text)))
-
-
 def launch_code(p, launch, sc: Scan, args: list[str], indent: str) -> list[str]:
     """Host code: whole tiles per block, so that at most `scan_parts` blocks cover the loop;
     NAME_across always runs (it runs PRE)."""
-    from .cuda import _extent, _max, _min
     threads, _, tile = _shape(p)
     cap = p.opt.scan_parts
     outer = tuple(l.var for l in launch.host_loops)
     (lows, highs), = p.an.model.box([sc.stmt.stmt.name], (sc.loop.var,), outer)
-    extent = _extent(_max(highs), _min(lows)) if lows and highs else "0"
+    extent = extent_text(max_expr(highs), min_expr(lows)) if lows and highs else "0"
     call = "".join(a + ", " for a in args)
     line = lambda k, grid, last: p.launch_line(f"{launch.name}_{k}", (grid, str(threads)),
                                                f"{call}poly_count, {last}", launch.host_loops)

@@ -30,8 +30,9 @@ from dataclasses import replace
 from pycparser import c_ast
 
 from ...analysis import Access, Analysis, Loop, Stmt, analyze_program, loop_paths
-from ...analysis.model import NotAffine, _base_and_subscripts, affine, parse_c, parse_expr
-from ...frontends.c.normalize import cprint
+from ...analysis.model import NotAffine, affine, base_and_subscripts, parse_c, parse_expr
+from ...ir.csyntax import cprint
+from .ctext import rewrite, substitute
 from .reduce import fresh_name
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -151,7 +152,7 @@ def _placed(an, name, args, names, loops, guards) -> Stmt:
     # an iterator isl enumerates under another name is renamed; one it computes from
     # several loops (seidel's j = wave - 4 * t - 2 * i) is declared once, by its own name
     derived = {l: t for l, t in bind.items() if not _NAME.fullmatch(t) and len(_names(t)) > 1}
-    node = _subst(copy.deepcopy(s.node), {l: parse_expr(t) for l, t in bind.items() if l not in derived})
+    node = substitute(copy.deepcopy(s.node), {l: parse_expr(t) for l, t in bind.items() if l not in derived})
     if derived:
         node = _declared(derived, node)
     if guards:
@@ -165,29 +166,6 @@ def _declared(values: dict[str, str], node) -> c_ast.Compound:
     decls = "".join(f"const int {n} = {v}; " for n, v in values.items())
     body = parse_c(f"void t2c_probe(void) {{ {decls}}}", "<decl>").ext[0].body
     return c_ast.Compound(body.block_items + [node])
-
-
-def _subst(node, values: dict):
-    """Replace every identifier in `values` under `node` (in place) by a copy of its value."""
-    return rewrite(node, lambda n: copy.deepcopy(values[n.name])
-                   if isinstance(n, c_ast.ID) and n.name in values else None)
-
-
-def rewrite(node, pick):
-    """`node` with every node for which `pick` gives a replacement replaced (in place, top
-    down: a replaced node's children are not visited)."""
-    new = pick(node)
-    if new is not None:
-        return new
-    for slot, kid in node.children():
-        new = rewrite(kid, pick)
-        if new is not kid:
-            m = re.fullmatch(r"(\w+)\[(\d+)\]", slot)
-            if m:
-                getattr(node, m.group(1))[int(m.group(2))] = new
-            else:
-                setattr(node, slot, new)
-    return node
 
 
 # -- program variants isl's scheduler may do better on -----------------------------------------
@@ -239,7 +217,7 @@ def fold_scalars(an: Analysis) -> Analysis | None:
     for st in prog.statements:
         webs = {scalar: web for (s_, scalar), web in an.web_of.items() if s_ == st.name}
         values = {scalar: parse_expr(_ref_text(cells[web])) for scalar, web in webs.items()}
-        node = _subst(copy.deepcopy(st.node), values)
+        node = substitute(copy.deepcopy(st.node), values)
         if isinstance(node, c_ast.Assignment) and node.op == "=" and \
                 cprint(node.lvalue) == cprint(node.rvalue):
             continue                                    # `w = A[i][j]` became `A[i][j] = A[i][j]`
@@ -247,7 +225,7 @@ def fold_scalars(an: Analysis) -> Analysis | None:
                          if a.name in webs else a for a in st.accesses)
         statements.append(replace(st, node=node, accesses=accesses))
     scalars = {w.scalar for w in an.webs.values()}
-    return _reanalyzed(an, statements, {n: v for n, v in prog.locals.items() if n not in scalars})
+    return reanalyzed(an, statements, {n: v for n, v in prog.locals.items() if n not in scalars})
 
 
 def _ref_text(a: Access) -> str:
@@ -286,9 +264,9 @@ def split_pivots(an: Analysis) -> Analysis | None:
                        for n, extra in enumerate(pieces)]
     if not changed:
         return None
-    v = _reanalyzed(an, statements, an.program.locals)
+    v = reanalyzed(an, statements, an.program.locals)
     kept = [s for s in v.program.statements if not v.model.stmt_set([s.name]).is_empty()]
-    return v if len(kept) == len(statements) else _reanalyzed(an, kept, an.program.locals)
+    return v if len(kept) == len(statements) else reanalyzed(an, kept, an.program.locals)
 
 
 def copy_inputs(an: Analysis) -> Analysis | None:
@@ -322,14 +300,14 @@ def copy_inputs(an: Analysis) -> Analysis | None:
         def pick(n):
             if not isinstance(n, c_ast.ArrayRef):
                 return None
-            base, subs = _base_and_subscripts(n)
+            base, subs = base_and_subscripts(n)
             try:
                 idx = tuple(affine(x, scope, "subscript") for x in subs)
             except NotAffine:                  # a gather through data (field[c]): never picked
                 return None
             if isinstance(base, c_ast.ID) and (base.name, idx) in picked:
                 n = copy.deepcopy(n)
-                _base_and_subscripts(n)[0].name = names[base.name]
+                base_and_subscripts(n)[0].name = names[base.name]
                 return n
             return None
         node = copy.deepcopy(st.node)
@@ -342,10 +320,10 @@ def copy_inputs(an: Analysis) -> Analysis | None:
     k = prog.kernel
     kernel = k.replace(params=k.params + tuple(copies),
                        arrays=k.arrays + tuple(replace(arrays[a], name=c, intent="in") for c, a in copies.items()))
-    return _reanalyzed(an, statements, prog.locals, kernel=kernel, copies=copies)
+    return reanalyzed(an, statements, prog.locals, kernel=kernel, copies=copies)
 
 
-def _reanalyzed(an: Analysis, statements, locals_, **program) -> Analysis:
+def reanalyzed(an: Analysis, statements, locals_, **program) -> Analysis:
     """The program with its statements replaced (a statement's copies take its place in
     the loop tree, in order) and analysed again."""
     by_origin = {}

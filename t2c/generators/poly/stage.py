@@ -39,7 +39,10 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
-from ...frontends.c.normalize import cprint
+from ...analysis import Loop
+from ...analysis.model import base_and_subscripts
+from ...ir.csyntax import array_name, cprint
+from .ctext import WORD, array_refs, max_expr, min_expr, replace_refs
 
 #: k values per shared tile, the first whose arrays fit (doubles: 32 x (36 + 132) x 8 bytes = 42 KiB;
 #: on the H200 32 against 16 took gemm, 2mm, 3mm and covariance 4-20% less time on the tensor cores)
@@ -49,7 +52,6 @@ SIZE = {"double": 8, "float": 4}
 SHARED_LIMIT = 48 * 1024
 #: dynamic shared memory a block may take (two blocks of it fit an H100's or H200's 227 KiB)
 DYNAMIC_LIMIT = 100 * 1024
-_WORD = re.compile(r"[A-Za-z_]\w*")
 #: loop bounds whose extremes over a block's rows are at its first and last row: sums of
 #: names and integers, each name times at most an integer (no min, max, division)
 _SUMS = re.compile(r"[\w\s+*()-]*")
@@ -80,8 +82,6 @@ class Staged:
 
 def plan(p, launch) -> dict | None:
     """Staging for every accumulator loop of a tiled 2-d launch, or None (see the module doc)."""
-    from ...analysis import Loop
-    from .cuda import _replace_refs
     y, x = launch.rows_cols()
     out, count = {}, 0
     for n in launch.body:
@@ -93,12 +93,12 @@ def plan(p, launch) -> dict | None:
             return None
         dtype, acc = parts[0], parts[1]
         node = copy.deepcopy(n.body[0].stmt.node)
-        node = _replace_refs(node, cprint(node.lvalue), acc)
+        node = replace_refs(node, cprint(node.lvalue), acc)
         grid, allowed = {y.var, x.var}, {y.var, x.var, n.var}
         types = {s.name: s.dtype for s in p.k.scalars} | {a.name: a.dtype for a in p.k.arrays}
         s = Staged(dtype, n.init.split("=", 1)[1].strip(),
                    m[2] if m[1] == "<" else f"({m[2]}) + 1", node)
-        moves = grid & set(_WORD.findall(f"{s.low} {s.end}"))
+        moves = grid & set(WORD.findall(f"{s.low} {s.end}"))
         if moves:
             if not p.opt.staged_hulls or len(moves) > 1 or not _SUMS.fullmatch(f"{s.low} {s.end}"):
                 return None
@@ -147,16 +147,14 @@ def plan(p, launch) -> dict | None:
 
 def at(text: str, var: str, value: str) -> str:
     """C text `text` with the name `var` replaced by `value` (parenthesized unless a name)."""
-    return re.sub(rf"\b{re.escape(var)}\b", value if _WORD.fullmatch(value) else f"({value})", text)
+    return re.sub(rf"\b{re.escape(var)}\b", value if WORD.fullmatch(value) else f"({value})", text)
 
 
 def in_extents(p, ref, here: dict) -> list[str]:
     """C conditions that every subscript of `ref` (its names as in `here`) lies within its
     array's extent."""
-    from .cuda import _array_name
-    from ...analysis.model import _base_and_subscripts
     out = []
-    for sub, ext in zip(_base_and_subscripts(ref)[1], p.r.shapes.get(_array_name(ref), ())):
+    for sub, ext in zip(base_and_subscripts(ref)[1], p.r.shapes.get(array_name(ref), ())):
         sub = cprint(p.r.node(sub, here))
         out += [f"{sub} >= 0", f"{sub} < {ext}"]
     return out
@@ -168,15 +166,14 @@ def hull(p, launch, s: Staged, box) -> list[str]:
     their extremes over the block's rows (or columns) at its first and last one in the
     launch's box.  Each point of the block then adds the products of the whole hull, those
     outside its own bounds with its side's operand staged as 0 (`mask`)."""
-    from .cuda import _max, _min
     kind, g, low, end, _ = s.moving
     lows, highs = dict(zip((l.var for l in launch.grid), box))[g]
     n = span(launch, next(op for op in s.operands if op.kind == kind))
-    first, last = [f"{g}_base", _min(lows)], [f"{g}_base + {n - 1}", _max(highs)]
+    first, last = [f"{g}_base", min_expr(lows)], [f"{g}_base + {n - 1}", max_expr(highs)]
     loop = next(l for l in launch.grid if l.var == g)
     if _SUMS.fullmatch(f"{loop.lower} {loop.upper}"):       # the box may be wider than the loop
         first, last = [*first, loop.lower], [*last, loop.upper]
-    return [f"const int poly_g0 = {_max(first)}, poly_g1 = {_min(last)};   /* the block's first and last {g} */",
+    return [f"const int poly_g0 = {max_expr(first)}, poly_g1 = {min_expr(last)};   /* the block's first and last {g} */",
             f"const int poly_lo = poly_min({at(low, g, 'poly_g0')}, {at(low, g, 'poly_g1')}), "
             f"poly_hi = poly_max({at(end, g, 'poly_g0')}, {at(end, g, 'poly_g1')});   /* its points' {kind} bounds' hull */"]
 
@@ -189,7 +186,7 @@ def heavier(launch) -> set[str]:
     for s in (launch.staged or {}).values():
         if s.moving:
             _, g, low, end, _ = s.moving
-            length = lambda v: eval(_WORD.sub("1000", at(f"({end}) - ({low})", g, str(v))), {"__builtins__": {}})
+            length = lambda v: eval(WORD.sub("1000", at(f"({end}) - ({low})", g, str(v))), {"__builtins__": {}})
             try:
                 if length(1) > length(0):     # affine (plan's _SUMS): the slope at any point
                     out.add(g)
@@ -206,11 +203,10 @@ def mask(p, s: Staged, op: Operand, here: dict) -> str:
     range of the other side).  '' for other loops."""
     if not s.moving:
         return ""
-    from .cuda import _refs
     kind, g, low, end, own = s.moving
     out = [f"poly_k >= {at(low, g, here[g])}", f"poly_k < {at(end, g, here[g])}",
            *([at(own, g, here[g])] if own else [])] if op.kind == kind else []
-    for ref in _refs(op.node):
+    for ref in array_refs(op.node):
         out += in_extents(p, ref, here)
     return "".join(f" && {c}" for c in dict.fromkeys(out))
 

@@ -42,12 +42,11 @@ import re
 from dataclasses import dataclass, field
 
 from ...analysis import Loop, Stmt
-from ...frontends.c.normalize import cprint
-from .reduce import OPS, Accumulator, _accumulator, _step, combine, fresh_name, join, parse_target
+from ...ir.csyntax import array_name, cprint
+from .ctext import WORD, array_refs, replace_refs
+from .reduce import OPS, Accumulator, accumulator_of, combine, fold_step, fresh_name, join, parse_target
 from .transform import depth_of
 from . import stage
-
-_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass
@@ -86,7 +85,7 @@ def sweep_of(p, launch) -> Sweep | None:
     sw = Sweep()
 
     def lanes_may_run(loop) -> bool:       # no scalar of lane 0's in its header or body
-        return not set(_WORD.findall(f"{loop.init} {loop.cond}")) & locals_ and \
+        return not set(WORD.findall(f"{loop.init} {loop.cond}")) & locals_ and \
             not any(a.name in locals_ for s in loop.statements() for a in s.stmt.accesses)
 
     def visit(nodes) -> bool:
@@ -94,7 +93,7 @@ def sweep_of(p, launch) -> Sweep | None:
             if isinstance(n, Stmt):
                 continue
             if any(isinstance(c, Loop) for c in n.body):
-                if set(_WORD.findall(f"{n.init} {n.cond} {n.next}")) & outside or n.time or n.derived:
+                if set(WORD.findall(f"{n.init} {n.cond} {n.next}")) & outside or n.time or n.derived:
                     return False
                 sw.carried.add(id(n))
                 if not visit(n.body):
@@ -104,7 +103,7 @@ def sweep_of(p, launch) -> Sweep | None:
                 continue                                  # lane 0 runs it
             if lanes_may_run(n) and not an.carries(tree, n, depth_of(tree, n)):
                 sw.split.add(id(n))
-            elif not set(_WORD.findall(f"{n.init} {n.cond}")) & locals_ and (acc := _sum(p, n)) is not None:
+            elif not set(WORD.findall(f"{n.init} {n.cond}")) & locals_ and (acc := _sum(p, n)) is not None:
                 sw.sums[id(n)] = acc
         return True
     if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
@@ -126,7 +125,7 @@ def _rows(p, launch, sw: Sweep) -> Loop | None:
     a = sw.sums[id(loop.body[0])]
     st, cell = a.stmt.stmt, a.stmt.stmt.writes()[0]
     own = {loop.var, launch.grid[0].var}
-    words = set(_WORD.findall(" ".join(cell.index)))
+    words = set(WORD.findall(" ".join(cell.index)))
     if not cell.index or loop.var not in words or not words <= own | {x.name for x in p.k.sizes}:
         return None
     if any((a.stmt.bind or {}).get(v, v) != v for v in own):
@@ -153,7 +152,7 @@ def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int, start
     lo = loop.init.split("=", 1)[1].strip()
     staged = _staged(p, launch, sw, lanes, fresh, start, guard, (base, row, part), names) if sw.staged else None
     decls, sums = staged or ([], [f"    if ({row})", f"      for ({inner.init}; {inner.cond}; {inner.next})",
-                                  *p.r.statement(_step(a, part), names, "        ")])
+                                  *p.r.statement(fold_step(a, part), names, "        ")])
     return [*decls, f"  for (int {base} = {lo}; {stage.at(loop.cond, loop.var, base)}; {base} += {lanes}) {{   "
             f"/* {lanes} iterations of {loop.var} at a time */",
             f"    {loop.var} = {base} + {lane};",
@@ -178,7 +177,6 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
     its own loop range in order.  The loop's range over the chunk: its bounds at the chunk's
     first and last rows (affine in the row, so those are the extremes).  The same cells, read
     before the chunk's barrier as before.  Only where the plan found the sum so (`stageable`)."""
-    from .cuda import _replace_refs      # cuda.py imports this module
     (base, row, part), (loop, inner) = chunk, (sw.rows, sw.rows.body[0])
     a = sw.sums[id(inner)]
     width = launch.block[0]
@@ -205,8 +203,8 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
                   f"        const int poly_{k} = {k0} + {e} / {n}, poly_{g} = {value};",
                   f"        {name}[{e} / {n}][{e} % {n}] = {' && '.join(dict.fromkeys(valid))} ? {cprint(p.r.node(ref, here))} : "
                   f"({a.dtype})0;", "      }"]
-        body = _replace_refs(body, cprint(ref), f"{name}[{kk}][threadIdx.{'y' if kind == 'row' else 'x'}]")
-    step = _step(Accumulator(a.stmt, a.target, a.dtype, a.op, body), part)
+        body = replace_refs(body, cprint(ref), f"{name}[{kk}][threadIdx.{'y' if kind == 'row' else 'x'}]")
+    step = fold_step(Accumulator(a.stmt, a.target, a.dtype, a.op, body), part)
     return decls, [*lines, "      __syncthreads();",
                    f"      if ({row})   /* this row's {k} in the tile */",
                    f"        for (int {kk} = poly_max(0, {low} - {k0}); {kk} < poly_min({STAGE_DEPTH}, {end} - {k0}); "
@@ -218,22 +216,21 @@ def stageable(p, launch, sw: Sweep) -> tuple[str, str, dict] | None:
     """(the sum's loop's first value, one past its last, C text of each read to stage -> (the
     reference, "row" or "col")) of a chunked sum whose reads `_staged` can take through shared
     memory, or None: the sum has another form or its tiles pass 48 KiB."""
-    from .cuda import _array_name, _refs      # cuda.py imports this module
     loop, inner = sw.rows, sw.rows.body[0]
     a = sw.sums[id(inner)]
     width, lanes = launch.block
     i, j, k = loop.var, launch.grid[0].var, inner.var
     sizes = {x.name for x in p.k.sizes}
-    affine = lambda text: set(_WORD.findall(text)) <= {i} | sizes and not re.search(r"[^\w\s+\-*()]", text)
+    affine = lambda text: set(WORD.findall(text)) <= {i} | sizes and not re.search(r"[^\w\s+\-*()]", text)
     bound, low = _BOUND.match(inner.cond), inner.init.split("=", 1)[1].strip()
     if inner.step != 1 or not bound or bound[1] != k or not affine(low) or not affine(bound[3]):
         return None
     reads, arrays = {}, {x.name for x in p.k.arrays}
-    for ref in _refs(a.part):
-        text, words = cprint(ref), set(_WORD.findall(cprint(ref)))
+    for ref in array_refs(a.part):
+        text, words = cprint(ref), set(WORD.findall(cprint(ref)))
         if k not in words or text in reads:
             continue                                   # the same value every iteration: read as it is
-        array = _array_name(ref)
+        array = array_name(ref)
         kind = "row" if words <= {k, i, array} | sizes else "col" if words <= {k, j, array} | sizes else None
         if kind is None or array not in arrays:
             return None
@@ -252,7 +249,7 @@ def _sum(p, loop: Loop) -> Accumulator | None:
     st = loop.body[0]
     if st.bind is not None and st.bind.get(loop.var) != loop.var:
         return None                                   # an isl loop that is not the reference's own
-    acc = _accumulator(an, p.plan.storage, st, loop)
+    acc = accumulator_of(an, p.plan.storage, st, loop)
     if acc is None or acc.decls:
         return None
     name = acc.stmt.stmt.name
@@ -348,7 +345,7 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
                 target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
                 lines = [f"{indent}{{", f"{indent}  {a.dtype} {part} = {OPS[a.op][0]};",
                          f"{indent}  if ({live})", f"{indent}    {head}",
-                         *p.r.statement(_step(a, part), names, indent + "      ")]
+                         *p.r.statement(fold_step(a, part), names, indent + "      ")]
                 if per_warp > 1:                      # the index's lanes in one warp: a shuffle tree
                     lines += [f"{indent}  for (int {off} = 16; {off} >= {width}; {off} >>= 1)",
                               f"{indent}    {part} = " +

@@ -24,7 +24,8 @@ import copy
 import re
 
 from ...analysis import Loop
-from ...frontends.c.normalize import cprint
+from ...ir.csyntax import cprint
+from .ctext import max_expr, min_expr, replace_refs
 from .mapping import Launch
 from . import stage
 
@@ -84,7 +85,6 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
     (`ring`).  The launch's dynamic shared memory (`launch.shared_bytes`) is the largest ring of
     its loops, which all start at its first byte: a barrier after each loop keeps the next one's
     copies out of it until it is read."""
-    from .cuda import _max, _min, _replace_refs      # cuda.py imports this module
     bx, by = launch.block[:2]
     y, x = launch.rows_cols()
     (ring, bk), raws = s.ring, s.raws
@@ -108,11 +108,11 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
         offset += ring * dims[0] * dims[1]
         each = lambda k, loop_lines=loop_lines, kk=kk, r=r: [*loop_lines,
                           f"  const int poly_g = {g.var}_base + {r}, poly_k = {k} + {kk};",
-                          f"  const bool poly_in = poly_g >= {_min(lows)} && poly_g <= {_max(highs)} && poly_k < {s.end}"
+                          f"  const bool poly_in = poly_g >= {min_expr(lows)} && poly_g <= {max_expr(highs)} && poly_k < {s.end}"
                           f"{stage.mask(p, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})};"]
         issue += [*each("poly_k1"), f"  __pipeline_memcpy_async(&{op.name}[poly_next]{at}, "
                                     f"&{cprint(ref)}, 8, poly_in ? 0 : 8);", "}"]
-        scaled = _replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
+        scaled = replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
         text = cprint(p.r.node(scaled, names))
         if text != "poly_raw" and not p.opt.scale_in_place:      # factors applied as fragments load
             values[op.name] = lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0"

@@ -17,6 +17,7 @@ import dataclasses
 import re
 
 from ...analysis import Analysis, Loop, Stmt
+from .ctext import parens
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -135,7 +136,7 @@ def _sink(an, tree, loop: Loop, moved) -> tuple[list, Loop]:
 
 # -- permutation -----------------------------------------------------------------------------
 
-def _band(loop: Loop) -> list[Loop]:
+def band_of(loop: Loop) -> list[Loop]:
     band = [loop]
     while len(band[-1].body) == 1 and isinstance(band[-1].body[0], Loop):
         band.append(band[-1].body[0])
@@ -182,7 +183,7 @@ def permute(an: Analysis, tree: list) -> list:
         if depth_of(result, loop) is None:
             continue
         result, new_loop = _permute_band(an, result, loop)
-        inner = _band(new_loop)[-1].body
+        inner = band_of(new_loop)[-1].body
         stack.extend(n for n in inner if isinstance(n, Loop))
     return result
 
@@ -193,7 +194,7 @@ MAX_PERMUTED_BAND = 8
 
 
 def _permute_band(an, tree, loop):
-    band = _band(loop)
+    band = band_of(loop)
     if len(band) == 1 or len(band) > MAX_PERMUTED_BAND:
         return tree, loop
     inner = band[-1].body
@@ -269,7 +270,7 @@ def _nth(loop: Loop, n: int) -> Loop:
 def grid_depth(an, tree, loop, limit=3) -> int:
     """How many perfectly nested parallel loops start at `loop`."""
     n = 0
-    for l in _band(loop)[:limit]:
+    for l in band_of(loop)[:limit]:
         if not parallel(an, tree, l):
             break
         n += 1
@@ -396,8 +397,8 @@ def wavefront(an: Analysis, tree: list) -> list:
                 a, body=list(b.body),
                 derived=((b.var, f"{WAVE} - {c} * {a.var}" if c > 1 else f"{WAVE} - {a.var}",
                           f"{b.var} >= {b.lower} && {b.var} <= {b.upper}"),))
-            lo = f"{c} * {_p(a.lower)} + {_p(b.lower)}" if c > 1 else f"{_p(a.lower)} + {_p(b.lower)}"
-            hi = f"{c} * {_p(a.upper)} + {_p(b.upper)}" if c > 1 else f"{_p(a.upper)} + {_p(b.upper)}"
+            lo = f"{c} * {parens(a.lower)} + {parens(b.lower)}" if c > 1 else f"{parens(a.lower)} + {parens(b.lower)}"
+            hi = f"{c} * {parens(a.upper)} + {parens(b.upper)}" if c > 1 else f"{parens(a.upper)} + {parens(b.upper)}"
             wave = Loop(WAVE, lo, hi, 1, [inner], f"{WAVE} = {lo}", f"{WAVE} <= {hi}", f"{WAVE}++",
                         time=f"{c} * {a.var} + {b.var}" if c > 1 else f"{a.var} + {b.var}")
             trial = _replace(tree, a, [wave])
@@ -407,19 +408,3 @@ def wavefront(an: Analysis, tree: list) -> list:
     return tree
 
 
-def _p(text: str) -> str:
-    """Parenthesize an affine text unless it is one word: `(n - 2)` stays, `(1)` -> `1`."""
-    t = text.strip()
-    while t.startswith("(") and t.endswith(")") and _balanced(t[1:-1]):
-        t = t[1:-1].strip()
-    return t if re.fullmatch(r"\w+", t) else f"({t})"
-
-
-def _balanced(t: str) -> bool:
-    depth = 0
-    for ch in t:
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth < 0:
-            return False
-    return depth == 0

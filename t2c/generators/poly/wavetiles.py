@@ -27,12 +27,12 @@ import re
 from dataclasses import dataclass
 
 from ...analysis import Analysis, Loop, Stmt
+from .ctext import WORD, extent_text, names_used
 from .mapping import HostLoop, Launch, Plan
 from .options import PolyOptions
 from .transform import WAVE
 
 TILE_WAVE = "tile_wave"
-_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,8 @@ class TileWave:
 
     def count(self, side) -> str:
         """C text: the number of tiles along `side` (rows or cols), 0 when it is empty."""
-        from .cuda import _extent
         _, lo, hi = side
-        return f"poly_max(0, ({_extent(hi, lo)} + {self.size - 1}) / {self.size})"
+        return f"poly_max(0, ({extent_text(hi, lo)} + {self.size - 1}) / {self.size})"
 
 
 def tiled(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
@@ -107,7 +106,7 @@ def tile_wave_of(an: Analysis, plan: Plan, launch: Launch, size: int) -> TileWav
     if TILE_WAVE in taken or any(t.startswith("poly_") for t in taken):
         return None
     bounds = an.model.band_bounds(names, (), loops)
-    if bounds is None or loops[0] in _WORD.findall(" ".join(bounds[1])):
+    if bounds is None or loops[0] in WORD.findall(" ".join(bounds[1])):
         return None                                  # not a rectangle: a triangle's rows move
     if not all(an.model.fills_box(s, bounds) for s in names):
         return None
@@ -121,7 +120,6 @@ def tile_wave_of(an: Analysis, plan: Plan, launch: Launch, size: int) -> TileWav
 
 def kernel(p, launch: Launch) -> tuple[str, list[str]]:
     """The tile kernel (p: the cuda Printer) and its argument names."""
-    from .cuda import _used
     tw: TileWave = launch.tiles
     (a, alo, ahi), (b, blo, bhi), t = tw.rows, tw.cols, tw.size
     names = {s.stmt.name for s in tw.body}
@@ -142,7 +140,7 @@ def kernel(p, launch: Launch) -> tuple[str, list[str]]:
             "    __syncthreads();",
             "  }"]
     text = "\n".join(body)
-    args = p.kernel_args(launch, _used(text))
+    args = p.kernel_args(launch, names_used(text))
     params = ", ".join(p.param_decl(x, launch) for x in args)
     return "\n".join([f"/* {describe(launch)} */",
                       f"__global__ void __launch_bounds__({t}) {launch.name}({params})", "{", text, "}"]), args

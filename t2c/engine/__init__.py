@@ -1,0 +1,1 @@
+"""The batch engine: kernel x stage targets, their cache and state, and the executors."""

@@ -1,0 +1,119 @@
+"""C text and syntax helpers that poly's printers and plans share (the lowest poly module).
+
+Names in a text (`WORD`, `names_used`, `identifiers`), the nested `poly_min`/`poly_max` of
+several bounds and a loop's trip count as folded text (`extent_text`), parentheses, and
+rewriting pycparser trees in place (`rewrite`, `substitute`, `replace_refs`, `array_refs`).
+It imports no other poly module, so every one of them may import it.
+"""
+from __future__ import annotations
+
+import copy
+import re
+
+from pycparser import c_ast
+
+from ...ir.csyntax import array_name, cprint
+
+WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def identifiers(text: str) -> set[str]:
+    return set(WORD.findall(text))
+
+
+def names_used(text: str) -> set[str]:
+    """The names a kernel body uses (not blockIdx.x's x)."""
+    return set(WORD.findall(re.sub(r"\.[xyz]\b", "", text)))
+
+
+def min_expr(exprs) -> str:
+    text = exprs[0]
+    for e in exprs[1:]:
+        text = f"poly_min({text}, {e})"
+    return text
+
+
+def max_expr(exprs) -> str:
+    text = exprs[0]
+    for e in exprs[1:]:
+        text = f"poly_max({text}, {e})"
+    return text
+
+
+def split_const(text: str) -> tuple[str, int]:
+    """`n - 1` -> ("n", -1); `3` -> ("", 3); anything else -> (text, 0)."""
+    if re.fullmatch(r"-?\d+", text.strip()):
+        return "", int(text)
+    m = re.fullmatch(r"(.*?) ([+-]) (\d+)", text.strip())
+    if m and "poly_" not in m.group(1):
+        return m.group(1), int(m.group(3)) * (1 if m.group(2) == "+" else -1)
+    return text.strip(), 0
+
+
+def extent_text(high: str, low: str) -> str:
+    """`high - low + 1` with the constants folded: (`n - 1`, `i`) -> `n - i`."""
+    hb, hc = split_const(high)
+    lb, lc = split_const(low)
+    c = hc - lc + 1
+    text = hb or ""
+    if lb:
+        lb = lb if re.fullmatch(r"\w+", lb) else f"({lb})"
+        text = f"{text} - {lb}" if text else f"-{lb}"
+    if not text:
+        return str(c)
+    return text if c == 0 else f"{text} {'+' if c > 0 else '-'} {abs(c)}"
+
+
+def parens(text: str) -> str:
+    """Parenthesize an affine text unless it is one word: `(n - 2)` stays, `(1)` -> `1`."""
+    t = text.strip()
+    while t.startswith("(") and t.endswith(")") and balanced(t[1:-1]):
+        t = t[1:-1].strip()
+    return t if re.fullmatch(r"\w+", t) else f"({t})"
+
+
+def balanced(t: str) -> bool:
+    depth = 0
+    for ch in t:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def rewrite(node, pick):
+    """`node` with every node for which `pick` gives a replacement replaced (in place, top
+    down: a replaced node's children are not visited)."""
+    new = pick(node)
+    if new is not None:
+        return new
+    for slot, kid in node.children():
+        new = rewrite(kid, pick)
+        if new is not kid:
+            m = re.fullmatch(r"(\w+)\[(\d+)\]", slot)
+            if m:
+                getattr(node, m.group(1))[int(m.group(2))] = new
+            else:
+                setattr(node, slot, new)
+    return node
+
+
+def substitute(node, values: dict):
+    """Replace every identifier in `values` under `node` (in place) by a copy of its value."""
+    return rewrite(node, lambda n: copy.deepcopy(values[n.name])
+                   if isinstance(n, c_ast.ID) and n.name in values else None)
+
+
+def array_refs(node, name: str | None = None) -> list:
+    """The outermost ArrayRefs of array `name` (of any array: None) under `node`, in order."""
+    if isinstance(node, c_ast.ArrayRef) and (name is None or array_name(node) == name):
+        return [node]
+    return [r for _, kid in node.children() for r in array_refs(kid, name)]
+
+
+def replace_refs(node, target: str, acc: str):
+    """`node` with every reference (or scalar) whose text is `target` replaced by the
+    identifier `acc`."""
+    return rewrite(node, lambda n: c_ast.ID(acc) if isinstance(n, (c_ast.ArrayRef, c_ast.ID)) and
+                   cprint(n) == target else None)

@@ -1,0 +1,67 @@
+"""The C syntax of an IS reference: parse it, walk it, print it back.
+
+Every stage that reads a reference (frontends, analysis, generators, the verifier) reads it
+through these, so the text and its pycparser AST mean one thing everywhere.  A reference is
+its helper functions, then the kernel's function (the last definition).  `parse_c` refuses
+what is not C99 with a `file:line:col` UserError.
+"""
+from __future__ import annotations
+
+import re
+
+from pycparser import c_ast, c_generator, c_parser
+from pycparser.c_parser import ParseError
+
+from ..errors import UserError
+from .kernel import HALF_DTYPES
+
+
+#: Type names every reference may use without declaring them: the 16-bit storage types.  pycparser
+#: must know a typedef name to parse a declaration, so parse_c declares them ahead of the text
+#: (on its line 0) and drops those declarations from the tree.
+_KNOWN_TYPES = "".join(f"typedef int {t}; " for t in HALF_DTYPES)
+
+
+def parse_c(text: str, filename: str) -> c_ast.FileAST:
+    try:
+        ast = c_parser.CParser().parse(f'{_KNOWN_TYPES}\n# 1 "{filename}"\n{text}', filename)
+        ast.ext = ast.ext[len(HALF_DTYPES):]
+        return ast
+    except ParseError as e:
+        m = re.match(r"(.*?):(\d+):(\d+): (.*)", str(e))
+        if m:
+            raise UserError(f"parse error: {m.group(4)}", file=m.group(1), line=int(m.group(2)),
+                            col=int(m.group(3)), hint="t2c reads C99; check the syntax here") from None
+        raise UserError(f"parse error: {e}", file=filename) from None
+
+
+def cprint(node) -> str:
+    """C text of an AST node, without the blank lines pycparser's printer leaves."""
+    text = c_generator.CGenerator().visit(node)
+    return "\n".join(line for line in text.splitlines() if line.strip())
+
+
+def walk(node):
+    """The node and all its descendants, depth first, in source order."""
+    yield node
+    for _, child in node.children():
+        yield from walk(child)
+
+
+def array_name(ref) -> str | None:
+    """The array an `a[i][j]` or `*a` refers to (None for anything else)."""
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    if isinstance(ref, c_ast.UnaryOp) and ref.op == "*":
+        ref = ref.expr
+    return ref.name if isinstance(ref, c_ast.ID) else None
+
+
+def kernel_definition(ast: c_ast.FileAST) -> c_ast.FuncDef:
+    """The kernel's function in a parsed reference: its last definition (helpers come first)."""
+    return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][-1]
+
+
+def reference_helpers(ast: c_ast.FileAST) -> list[c_ast.FuncDef]:
+    """The helper definitions of a parsed reference, in order (none for most kernels)."""
+    return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][:-1]

@@ -1,0 +1,1 @@
+"""Verification: synthesized inputs, the host reference, the ladder of rungs, evidence."""
