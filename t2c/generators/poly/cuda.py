@@ -32,6 +32,7 @@ from .mapping import HostLoop, HostStmt, Launch, Plan
 from .schedule import rewrite
 from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor, wavetiles
 from .options import PolyOptions
+from ...runtime.target import M8N8K4, M16N8K8, SM90, Target
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 HELPERS = [line + "\n" for line in """\
@@ -177,10 +178,10 @@ class Renderer:
 # -- the candidate ------------------------------------------------------------------------
 
 class Printer:
-    def __init__(self, abi: Kernel, an: Analysis, plan: Plan, options: PolyOptions):
+    def __init__(self, abi: Kernel, an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90):
         self.abi = abi                      # the caller's parameters; k adds the copies of inputs
         self.k = k = an.program.kernel
-        self.an, self.plan, self.opt = an, plan, options
+        self.an, self.plan, self.opt, self.target = an, plan, options, target
         prog = an.program
         self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
         self.r = Renderer(k, self.local_arrays, [s.node for s in prog.statements if s.atomic])
@@ -196,47 +197,46 @@ class Printer:
         for launch in plan.launches:
             if launch.tiles:                # a tiled wavefront's form is decided (wavetiles.py)
                 continue
-            if options.parallel_reductions:
+            if options.reductions.partials is not None:
                 launch.reduction = reduce.reduction_of(an, plan.storage, launch)
-            if options.parallel_scans and not launch.reduction:
+            if options.scans.linear and not launch.reduction:
                 launch.scan = scan.scan_of(an, launch)
-            if options.banded_scans and not (launch.reduction or launch.scan):
+            if options.scans.banded and not (launch.reduction or launch.scan):
                 launch.banded = banded.banded_of(an, plan.storage, launch)
-            if options.running_max and not (launch.reduction or launch.scan or launch.banded):
+            if options.scans.running_max and not (launch.reduction or launch.scan or launch.banded):
                 launch.running_max = kadane.running_max_of(an, plan.storage, launch)
-            if options.warp_rows and not launch.banded:
+            if options.reductions.rows and not launch.banded:
                 launch.row = reduce.row_reduction_of(an, plan.storage, launch)
-            if options.row_blocks and not (launch.row or launch.banded):
+            if options.reductions.row_blocks and not (launch.row or launch.banded):
                 launch.phases = phases.phases_of(an, plan.storage, launch)
-        self.block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
+        self.block_loops = oneblock.loops_of(plan) if options.one_block else []
         self.in_block = {id(l) for h in self.block_loops for l in oneblock.launches(h)}
         self.private = {}                   # id(host loop) -> arrays each of its iterations copies
-        threads = options.one_block_threads or 1024     # 0: oneblock.threads picks 1024 or 512
+        threads = (options.one_block.threads or target.max_threads) if options.one_block else 0   # None: oneblock.threads picks the most or 512
         for launch in plan.launches:
             if id(launch) in self.in_block:
                 launch.row = launch.phases = None   # their lanes need a block of their own
                 launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
-                if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
+                if threads % 32 == 0 and threads <= target.max_threads:     # whole warps, at most 32 of them
                     launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-            elif options.column_sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
+            elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
                 launch.sweep = sweep.sweep_of(self, launch)
         for launch in plan.launches:
             if not self.tileable(launch):
                 continue
-            if options.staged_tile != (1, 1):
-                rect = options.rect_tile != (0, 0) and self.rectangle(launch)
-                block = options.rect_block if rect else options.staged_block
-                launch.tile = options.rect_tile if rect else options.staged_tile   # the plan reads
-                launch.block = block if block != (0, 0) else None                  # these shapes
-                launch.stages, launch.rect = options.rect_stages if rect else 0, rect
+            if st := options.tiles.staging:
+                rect = st.rect is not None and self.rectangle(launch)
+                launch.tile = st.rect.tile if rect else st.tile     # the plan reads
+                launch.block = st.rect.block if rect else st.block  # these shapes
+                launch.stages, launch.rect = st.rect.ring if rect else 0, rect
                 launch.staged = stage.plan(self, launch)
             if not launch.staged:
                 launch.block, launch.stages, launch.rect = None, 0, False
-                launch.tile = options.register_tile if options.register_tile != (1, 1) \
+                launch.tile = options.tiles.registers if options.tiles.registers \
                     and not self.moving(launch) else None
-            elif options.tensor_cores:
+            elif st.tensor_cores:
                 launch.mma = tensor.plan(self, launch)
-        if options.private_blocks:
+        if options.one_block and options.one_block.private_blocks:
             for h in self.block_loops:
                 self.private[id(h)] = oneblock.private_arrays(self, h)
         self.thread_webs: dict[int, set[str]] = {}   # id(one-block loop) -> scalars each thread keeps
@@ -245,13 +245,13 @@ class Printer:
         self.unsynced: set[int] = set()              # launches with no barrier after them there
         for h in self.block_loops:
             webs, every = oneblock.thread_scalars(self, h) \
-                if options.thread_scalars and not self.private.get(id(h)) else (set(), set())
+                if options.one_block.thread_scalars and not self.private.get(id(h)) else (set(), set())
             self.thread_webs[id(h)] = webs
             self.every_thread |= every
             self.own_scalars.update({id(l): webs for l in oneblock.launches(h)})
-            if options.fewer_barriers:
+            if options.one_block.fewer_barriers:
                 self.unsynced |= oneblock.unsynced(self, h, webs)
-        self.merged = merge.runs(self) if options.merge_launches else []     # runs of launches as one
+        self.merged = merge.runs(self) if options.launches.merge else []     # runs of launches as one
         self.merged_part = {id(l) for run in self.merged for l in run}
         self.part_threads = {id(l): merge.threads(self, run) for run in self.merged for l in run if l.row}
 
@@ -293,7 +293,7 @@ class Printer:
         the next iteration reads instead of memory (scalar replacement).  The cell is still stored;
         the write is the array's only one in the loop, unconditional, a plain `=`; the first
         iteration's value is loaded before the loop.  A printer, or None when nothing qualifies."""
-        if not self.opt.scalar_replacement or loop.step not in (1, -1) or not loop.body or \
+        if not self.opt.registers.scalar_replacement or loop.step not in (1, -1) or not loop.body or \
                 not all(isinstance(n, Stmt) and n.at is None for n in loop.body):
             return None
         from .schedule import _subst
@@ -379,7 +379,7 @@ class Printer:
         register accumulator's form (above), or None.  `scalars`: the cell may also be a
         scalar private to the thread (symm's `temp2 += B[k][j] * A[i][k]`), for a tiled
         launch, which keeps one per point (tiled_body)."""
-        if not self.opt.register_accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+        if not self.opt.registers.accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
             return None
         st = loop.body[0].stmt
         node = st.node
@@ -492,8 +492,8 @@ class Printer:
                 return "\n".join([f"/* {self.describe(launch)} */",
                                   f"static __device__ void {launch.name}_at({params}{', ' if params else ''}unsigned poly_b)",
                                   "{", text, "}"]), args
-            threads = prod(self.opt.sweep_block) if launch.sweep else \
-                prod(self.opt.column_block) if launch.row.column else 0
+            threads = prod(self.opt.sweeps.block) if launch.sweep else \
+                prod(self.opt.reductions.rows.column_block) if launch.row.column else 0
             bounds = f"__launch_bounds__({threads}) " if threads else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
@@ -503,7 +503,7 @@ class Printer:
             text = "\n".join(self.tiled_body(launch, box, inner_vars))
             args = self.kernel_args(launch, _used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
-            per_sm = self.opt.tile_blocks_per_sm
+            per_sm = self.opt.tiles.blocks_per_sm
             bounds = f"__launch_bounds__({prod(self.block_of(launch))}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
@@ -553,21 +553,21 @@ class Printer:
         return "\n".join(src), args
 
     def block_of(self, launch: Launch) -> tuple[int, int]:
-        """A 2-d launch's threads per block (x, y): a staged tile's own (`staged_block`) or
-        the options' `block_2d`."""
-        return launch.block or self.opt.block_2d
+        """A 2-d launch's threads per block (x, y): a staged tile's own (`tiles.staging.block`) or
+        the options' `grid.block_2d`."""
+        return launch.block or self.opt.grid.block_2d
 
     def rectangle(self, launch: Launch) -> bool:
         """Whether a 2-d launch's points fill the box of its grid loops (no grid loop's bounds
         name another grid index) and none of its loops' bounds move with them (gemm, not syrk's
-        triangle or symm's k < i): the launches `rect_tile` is for."""
+        triangle or symm's k < i): the launches `tiles.staging.rect.tile` is for."""
         grid = {l.var for l in launch.grid}
         return not self.moving(launch) and not any(
             (grid - {l.var}) & set(_WORD.findall(f"{l.init} {l.cond}")) for l in launch.grid)
 
     def tileable(self, launch: Launch) -> bool:
         """A 2-d launch whose threads run straight-line statements and loops of one updated
-        cell (the register accumulator's form); or a 3-d one (`batch_tiles`) whose z loop's
+        cell (the register accumulator's form); or a 3-d one (`tiles.batch`) whose z loop's
         bounds and its inner loops' name no other grid index: a 2-d tile per z, one z a block
         (doitgen's products, a matrix per (r, q) once its sum has a copy each).  Never one with an
         atomic update: the tile's passes rewrite statements as plain loads and stores."""
@@ -577,7 +577,7 @@ class Printer:
         if len(launch.grid) == 3:
             z = next(l for l in launch.grid if launch.axes[l.var] == "z")
             names = lambda l: set(_WORD.findall(f"{l.init} {l.cond} {l.next}"))
-            if not self.opt.batch_tiles or any(z.var in names(l) for l in launch.grid + [
+            if not self.opt.tiles.batch or any(z.var in names(l) for l in launch.grid + [
                     n for n in launch.body if isinstance(n, Loop)] if l is not z) or ({l.var for l in launch.grid} - {z.var}) & names(z):
                 return False
         return all(self.accumulator_parts(n, scalars=True) is not None for n in launch.body if isinstance(n, Loop))
@@ -607,7 +607,7 @@ class Printer:
         for l in (y, x):
             ax, per = launch.axes[l.var], rows if l is y else cols
             start = _min(lows_of[l.var])
-            block = f"(gridDim.{ax} - 1 - blockIdx.{ax})" if self.opt.heavy_first and l.var in stage.heavier(launch) else f"blockIdx.{ax}"
+            block = f"(gridDim.{ax} - 1 - blockIdx.{ax})" if launch.staged and self.opt.tiles.staging.heavy_first and l.var in stage.heavier(launch) else f"blockIdx.{ax}"
             out.append(f"  const int {l.var}_base = {'' if start == '0' else f'{start} + '}"
                        f"(int)({block} * blockDim.{ax} * {per});   /* the block's first point */")
         if launch.mma:
@@ -651,7 +651,7 @@ class Printer:
             return blocks
 
         def store(cell, array, reg):
-            if self.opt.forward_stores and array:
+            if self.opt.registers.forward_stores and array:
                 held[cell] = (array, reg)
                 return []
             return [[f"if ({mine})", f"  {cell} = {reg};"]]
@@ -706,23 +706,23 @@ class Printer:
     def loads_first(self, node: Stmt, held: dict[str, str], rect: bool = False) -> tuple | None:
         """(type, value, cell, array, arrays read from memory) of a tiled launch's statement
         outside its loops that stores an array element from values it reads from memory (`C[i][j]
-        = beta * C[i][j] + ...`), with `loads_first`: the tile then computes every point's value
+        = beta * C[i][j] + ...`), with `registers.loads_first`: the tile then computes every point's value
         before it stores any, so the loads of all its points are in flight at once (stored one
         point at a time, each point's loads wait for the store before them: the compiler cannot
         tell that C[i][j] of one point is not the next point's; the grid points are independent,
         so the order is free).  A read of a cell in `held` (cell -> register: stores the tile
         holds back) is that register; the arrays it reads otherwise are returned, for their held
-        stores to go first.  With `hold_constants`, in a tile over a rectangle (`rect`), also a
+        stores to go first.  With `registers.forward_stores.constants`, in a tile over a rectangle (`rect`), also a
         store of a value that reads nothing (2mm's `tmp[i][j] = 0.0`), which the tile then holds
         (forward_stores) and its accumulator loop starts from (on the H200 at LARGE: doitgen
         1.16x, 3mm 1.07x, 2mm 1.04x; covariance's and correlation's triangles took 1.16x and
         1.08x longer: not there).  None for any other statement."""
         st = node.stmt.node
-        if not (self.opt.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
+        if not (self.opt.registers.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
             return None
         array = _array_name(st.lvalue)
         dtype = self.dtypes.get(array) if array not in self.local_arrays else self.an.program.locals[array].dtype
-        constants = self.opt.forward_stores and self.opt.hold_constants and rect
+        constants = (fw := self.opt.registers.forward_stores) and fw.constants and rect
         if not dtype or st.op == "=" and not stage._reads(st.rvalue) and not constants:
             return None
         r = self.r.node(st, self.names_for(node.stmt.name))
@@ -738,7 +738,7 @@ class Printer:
     def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn, hulled=False) -> list[str]:
         """An accumulator loop of a tiled launch, its operands staged through shared memory
         BK values of the loop at a time (stage.py says what is staged and why it is exact).
-        With `staged_prefetch` each thread loads its share of the next tile into registers
+        With `tiles.staging.prefetch` each thread loads its share of the next tile into registers
         while the block computes on this one, and a whole tile's loop is unrolled (measured on
         the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default).  A loop whose
         products run on the tensor cores (tensor.py) multiplies whole tiles four k at a time,
@@ -751,13 +751,13 @@ class Printer:
         y, x = launch.rows_cols()
         bk, names, threads = s.depth, self.names_for(loop.body[0].stmt.name), bx * by
         pairs = (launch.mma or {}).get(id(loop))
-        if pairs and self.opt.async_copies:
+        if pairs and self.opt.tiles.staging.tensor_cores.async_copies:
             types = {v.name: v.dtype for v in self.k.scalars} | {a.name: a.dtype for a in self.k.arrays}
             raws = {op.name: stage.raw_read(op, {y.var, x.var, loop.var}, types) for op in s.operands}
             lines = tensor.async_loop(self, launch, loop, s, box, pairs, reg.split("[")[0], raws) if all(raws.values()) else None
             if lines:
                 return lines
-        prefetch = self.opt.staged_prefetch
+        prefetch = self.opt.tiles.staging.prefetch
         decl, fetch, store = [], [], []
         for op in s.operands:
             g = y if op.kind == "row" else x
@@ -851,11 +851,11 @@ class Printer:
 
     # host code ------------------------------------------------------------------------------
     def launch_line(self, name: str, config: tuple, call: str, loops) -> str:
-        """`name<<<config>>>(call);`; inside host loops (`loops`), with `programmatic_launches`, a
+        """`name<<<config>>>(call);`; inside host loops (`loops`), with `launches.programmatic`, a
         launch that may begin while the one before it ends (`poly_after`), its kernel waiting for
         that one first (`poly_wait`, added to the kernel).  On the H200 1000 launches of jacobi-2d's
         sweep took 7.59 us each, 6.38 this way (scripts/pdl_probe.cu)."""
-        if not (loops and call and self.opt.programmatic_launches):
+        if not (loops and call and self.opt.launches.programmatic):
             return f"{name}<<<{', '.join(config)}>>>({call});"
         self.waiting.add(name)
         return f"cudaLaunchKernelEx(poly_after({', '.join((*config, '0')[:3])}).at(), {name}, {call});"
@@ -873,7 +873,7 @@ class Printer:
             return wavetiles.launch_code(self, launch, args, indent)
         call = ", ".join(args)
         if launch.sweep and not launch.grid:
-            return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(self.opt.sweep_block)})"), call,
+            return [indent + self.launch_line(launch.name, ("1", f"dim3(1, {prod(self.opt.sweeps.block)})"), call,
                                               launch.host_loops)]
         if launch.phases:
             return phases.launch_code(self, launch, args, indent)
@@ -882,7 +882,7 @@ class Printer:
             if not lows or not highs:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
             column = launch.sweep or launch.row.column
-            width, lanes = sweep.shape(self, launch) if launch.sweep else self.opt.column_block
+            width, lanes = sweep.shape(self, launch) if launch.sweep else self.opt.reductions.rows.column_block
             rows = 0 if column else reduce.row_lanes(self, launch)
             shape = ((f"poly_blocks(extent, {width})", f"dim3({width}, {lanes})") if column
                      else (f"poly_blocks(extent, {reduce.ROW_BLOCK // rows})", str(reduce.ROW_BLOCK)))
@@ -906,7 +906,7 @@ class Printer:
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
         per = dict(zip(("y", "x"), launch.tile or (1, 1)))
         out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b * per.get(ax, 1)})' for ax, b in zip(axes, block))});")
-        if launch.shared_bytes > stage.SHARED_LIMIT:
+        if launch.shared_bytes > self.target.shared_static:
             out.append(f"{indent}    cudaFuncSetAttribute({launch.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                        f"{launch.shared_bytes});")
         config = ("grid", "block", str(launch.shared_bytes)) if launch.shared_bytes else ("grid", "block")
@@ -1075,7 +1075,7 @@ class Printer:
             return kadane.describe(self, launch) + where
         if launch.row and launch.row.column:
             r = launch.row
-            return (f"{launch.name}: {self.opt.column_block[1]} lanes per {launch.grid[0].var} (consecutive "
+            return (f"{launch.name}: {self.opt.reductions.rows.column_block[1]} lanes per {launch.grid[0].var} (consecutive "
                     f"{launch.grid[0].var}, consecutive elements) split loop {r.loop.var}; lane 0 adds their "
                     f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:
@@ -1109,8 +1109,8 @@ class Printer:
             spread = "rows blockDim.y apart, columns blockDim.x apart"
             if launch.mma:
                 spread = "as the lanes of 8 x 8 tensor-core fragments"
-                m16 = self.opt.mma_m16 and rows % 4 == 0 and all(x.depth % 8 == 0 for x in launch.staged.values())
-                staged += (f" Their products run on the fp64 tensor cores (mma.sync {'m16n8k8' if m16 else 'm8n8k4'}), "
+                m16 = self.opt.tiles.staging.tensor_cores.m16 and self.target.has(M16N8K8) and rows % 4 == 0 and all(x.depth % 8 == 0 for x in launch.staged.values())
+                staged += (f" Their products run on the fp64 tensor cores (mma.sync {(M16N8K8 if m16 else M8N8K4).shape}), "
                            f"{8 if m16 else 4} values of the loop at a time.")
             if any(x.moving for x in (launch.staged or {}).values()):
                 staged += (" A loop whose bounds move with a grid index runs over the hull of the block's points'"
