@@ -1,8 +1,8 @@
 """The gemm family's t2c candidates and cuBLAS DGEMM at the same shapes, side by side in rounds.
 
     source scripts/gpu_env.sh; python3 scripts/family_vs_cublas.py [KERNEL ...]   on a GPU machine
-    env: ROUNDS (5), SEED (20261130), T2C_VERIFY_BENCH_REPS (20), OPTIONS (`PolyOptions(...)`'s
-         inside for every candidate; empty: the defaults)
+    env: ROUNDS (5), SEED (20261130), T2C_VERIFY_BENCH_REPS (20), OPTIONS (the inside of
+         dict(...) for `PolyOptions.load`, for every candidate; empty: the defaults)
 
 Issue #7's yardstick, in one process: each round times every kernel's default poly candidate in
 the harness's bench mode (LARGE, the suite's full case, inputs restored and L2 evicted before each
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main(names: list[str]) -> int:
     rounds, seed = int(os.environ.get("ROUNDS", "5")), int(os.environ.get("SEED", "20261130"))
     reps = config.load().verify_bench_reps
-    options = eval(f"PolyOptions({os.environ.get('OPTIONS', '')})", {"PolyOptions": PolyOptions})
+    options = PolyOptions.load(eval(f"dict({os.environ.get('OPTIONS', '')})"), "OPTIONS")
     def prepare(name):
         k = read_c(next(ROOT.glob(f"corpora/polybench/**/{name}/{name}.c")))
         case = build_suite(k, seed, dataset="LARGE", backend="gpu", points=0).of("full")[0]

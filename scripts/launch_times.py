@@ -2,7 +2,8 @@
 
     source scripts/gpu_env.sh; python3 scripts/launch_times.py KERNEL [...]    on a GPU machine
     env: DATASET (LARGE), REPS (20), ARCH (nvcc's -arch: native), FLUSH (1: evict L2 before each rep),
-         OPTIONS (PolyOptions fields, e.g. "async_stages=3, heavy_first=False"; default none)
+         OPTIONS (the inside of dict(...) for PolyOptions.load, e.g. "async_stages=3, heavy_first=False"
+         or '**{"tiles.staging.heavy_first": False}'; default none)
 
 For each kernel, the poly candidate at default options (or OPTIONS) is built once as it is and once per
 launch statement in NAME_device with every other launch statement removed (`name<<<...>>>(...);`
@@ -70,7 +71,7 @@ def main(names):
     for name in names:
         k = read_c(sources[name])
         sizes = k.dataset_sizes(dataset)
-        text = generate(k, eval(f"PolyOptions({os.environ.get('OPTIONS', '')})", {"PolyOptions": PolyOptions}))
+        text = generate(k, PolyOptions.load(eval(f"dict({os.environ.get('OPTIONS', '')})"), "OPTIONS"))
         lines = text.splitlines()
         start = next(n for n, line in enumerate(lines) if line.startswith('extern "C"') and f"{k.name}_device(" in line)
         launches = [n for n in range(start, len(lines)) if _LAUNCH.match(lines[n]) and not lines[n].lstrip().startswith("//")]

@@ -6,7 +6,8 @@
          VARIANTS (comma-separated names of VARIANTS below; default all), T2C_VERIFY_BENCH_REPS (20),
          T2C_BACKEND (gpu; emu checks the variants only: `DATASET=SMALL T2C_BACKEND=emu` off a GPU)
 
-Each variant's candidate (`PolyOptions` with the variant's changes; variants that print the same
+Each variant's candidate (`PolyOptions.load` of the variant's changes, in the flat option names
+the reports used or as dotted paths; variants that print the same
 source as an earlier one are dropped) climbs the whole ladder on the GPU, all on one suite per
 kernel (one seed); then the accepted ones are timed in the harness's bench mode on that suite's
 full case, the variants alternating within each round (same process setup, same inputs), and the
@@ -156,7 +157,7 @@ def main(names: list[str]) -> int:
     for name in names or KERNELS:
         k, seen = read_c(_source(name)), set()
         for label in chosen:
-            text = generate(k, PolyOptions().replace(**VARIANTS[label]))
+            text = generate(k, PolyOptions.load(VARIANTS[label], f"variant {label!r}"))
             digest = hashlib.sha256(text.encode()).hexdigest()
             if digest not in seen:
                 seen.add(digest)

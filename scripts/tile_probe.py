@@ -3,8 +3,9 @@
     .venv/bin/python scripts/tile_probe.py 'NAME=OPTIONS;NAME=OPTIONS' [KERNEL ...]   (here)
     bash /tmp/tile-probe/run.sh                                              (on the GPU machine)
 
-OPTIONS is the inside of `PolyOptions(...)` (`staged_tile=(8, 4), async_stages=3`; empty: the
-defaults).  Writes each kernel's candidate per variant to /tmp/tile-probe/KERNEL__NAME.cu (a
+OPTIONS is the inside of `dict(...)` read by `PolyOptions.load`: dotted paths
+(`**{"tiles.staging.tile": (8, 4)}`) or the flat names the reports used (`staged_tile=(8, 4),
+async_stages=3`); empty: the defaults.  Writes each kernel's candidate per variant to /tmp/tile-probe/KERNEL__NAME.cu (a
 variant that prints an earlier one's source is left out) with scripts/tile_drive.cu, and run.sh,
 which builds them all at once (ptxas's register count of each first kernel) and runs each three
 times in turn.  Faster than scripts/options_ab.py (no ladder), so a probe for choosing options,
@@ -43,7 +44,7 @@ def main(argv: list[str]) -> int:
         kernel = read_c(next((ROOT / "corpora" / "polybench").rglob(f"{k}.c")))
         seen = {}
         for name, options in variants:
-            source = generate(kernel, eval(f"PolyOptions({options})", {"PolyOptions": PolyOptions}))
+            source = generate(kernel, PolyOptions.load(eval(f"dict({options})"), name))
             if source in seen:
                 print(f"{k} {name}: the same source as {seen[source]}")
                 continue

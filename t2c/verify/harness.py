@@ -354,9 +354,10 @@ class CandidateBuild:
 
 
 def gpu_arch() -> str:
-    """`native` when a GPU answers, else a fixed Hopper target (build-only machines)."""
+    """`native` when a GPU answers, else the target poly lowers for (build-only machines)."""
     from ..runtime.gpu import gpu_present
-    return "native" if gpu_present() else "sm_90"
+    from ..runtime.target import SM90
+    return "native" if gpu_present() else f"sm_{SM90.arch}"
 
 
 def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool = False,

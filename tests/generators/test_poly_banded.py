@@ -4,9 +4,9 @@ A one-thread loop `s = B(i); for (d = 1; d <= W ...; d++) s -= C(i, d) * X[i - d
 ran on one block, a barrier per i; it becomes a thread per chunk finding its chunk's affine
 map of the window of the last W values, one thread carrying the window across the chunks, and
 a thread per chunk rerunning from its window.  Read from the plan (`banded_of`), accepted by
-the emu ladder at MINI (one chunk, and many through a small `banded_chunk`) and at SMALL, with
+the emu ladder at MINI (one chunk, and many through a small `scans.banded.chunk`) and at SMALL, with
 a constant order whose window before the loop is read from X, and with a run-time W above
-`banded_order` (the one-thread loop of the same candidate).  Other forms are refused."""
+`scans.banded.order` (the one-thread loop of the same candidate).  Other forms are refused."""
 import pytest
 
 from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel, plan_records
@@ -37,7 +37,7 @@ def test_banded_solve_runs_as_chunk_maps():
     assert CHUNKED in text and "_across<<<1, 64>>>" in text and "_serial<<<1, 1>>>" in text
     _accepted(k, text)
     for chunk in (64, 8):      # 63 chunks, one a group of NAME_across; 500, eight a group
-        card = ladder(k, generate(k, DEFAULT.replace(banded_chunk=chunk)), backend="emu", dataset="SMALL", seed=5)
+        card = ladder(k, generate(k, DEFAULT.replace({"scans.banded.chunk": chunk})), backend="emu", dataset="SMALL", seed=5)
         assert card.accepted, card.summary()
 
 
@@ -46,7 +46,7 @@ def test_many_chunks(chunk):
     """MINI's 40 elements in chunks of 4 (more chunks than the order) and of 1 (shorter than
     the window: a chunk's map passes the older values through)."""
     k = read_c(BANDED)
-    text = generate(k, DEFAULT.replace(banded_chunk=chunk))
+    text = generate(k, DEFAULT.replace({"scans.banded.chunk": chunk}))
     assert CHUNKED in text and f"poly_len < {chunk})" in text
     _accepted(k, text)
 
@@ -55,7 +55,7 @@ def test_many_chunks(chunk):
 def test_an_order_above_the_maximum_runs_the_loop(order):
     """MINI's w is 3: a maximum of 2 takes the one-thread loop at run time, 3 the chunks."""
     k = read_c(BANDED)
-    text = generate(k, DEFAULT.replace(banded_order=order, banded_chunk=4))
+    text = generate(k, DEFAULT.replace({"scans.banded.order": order, "scans.banded.chunk": 4}))
     assert CHUNKED in text and f"if ((w) > {order})" in text
     _accepted(k, text)
 
@@ -88,7 +88,7 @@ def test_a_constant_order_reads_its_window_before_the_loop(tmp_path, chunk, orde
     k = _kernel(tmp_path, CONSTANT_ORDER, "filter3")
     assert [_record(b) for b in _banded(k)] == [
         ("x", "i", "d", "3", "+", "b[i]", "c[d - 1] * x[i - d]", "x[i - d]")]
-    text = generate(k, DEFAULT.replace(banded_chunk=chunk, banded_order=order))
+    text = generate(k, DEFAULT.replace({"scans.banded.chunk": chunk, "scans.banded.order": order}))
     assert CHUNKED in text and "poly_q[poly_k] = (d <= 3) ? x[i - d] : (float)0;" in text
     _accepted(k, text)
 
@@ -117,10 +117,10 @@ def test_explicit_terms_run_as_chunk_maps(tmp_path):
     bd, = _banded(k)
     assert (bd.order, [(c, cprint(a)) for c, a in bd.linear]) == ("2", [(1, "-a1"), (2, "-a2")])
     for chunk in (64, 4):
-        text = generate(k, DEFAULT.replace(banded_chunk=chunk))
+        text = generate(k, DEFAULT.replace({"scans.banded.chunk": chunk}))
         assert CHUNKED in text and "poly_v = (-a1) * poly_win[0] + (-a2) * poly_win[1];" in text
         _accepted(k, text)
-    card = ladder(k, generate(k, DEFAULT.replace(banded_chunk=4)), backend="emu", dataset="SMALL", seed=5)
+    card = ladder(k, generate(k, DEFAULT.replace({"scans.banded.chunk": 4})), backend="emu", dataset="SMALL", seed=5)
     assert card.accepted, card.summary()
 
 
@@ -136,7 +136,7 @@ def test_other_explicit_terms_are_refused(tmp_path, statement):
 
 
 def test_banded_scans_off_keeps_the_block():
-    assert CHUNKED not in generate(read_c(BANDED), DEFAULT.replace(banded_scans=False))
+    assert CHUNKED not in generate(read_c(BANDED), DEFAULT.replace({"scans.banded": None}))
 
 
 @pytest.mark.parametrize("inner, update", [

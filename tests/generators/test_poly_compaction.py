@@ -33,7 +33,7 @@ def test_pack_positive_runs_as_a_compaction():
 
 def test_stream_compaction_off_keeps_one_thread():
     k = read_c(LOOPS / "vectorizer" / "pack_positive.c")
-    assert ONE_THREAD in generate(k, DEFAULT.replace(stream_compaction=False))
+    assert ONE_THREAD in generate(k, DEFAULT.replace({"scans.compaction": False}))
 
 
 SELECT = """\
@@ -63,7 +63,7 @@ def test_a_compaction_over_several_blocks(tmp_path, block, parts):
     """3000 elements: three blocks of one 1024-element tile at the default shape; tiles of 64
     with at most 3 blocks (each walks several tiles); tiles of 16 (the one block across walks
     several tiles of counts).  k starts from HEAD's value, the tail reads and returns it."""
-    options = DEFAULT if block is None else DEFAULT.replace(scan_block=block, scan_parts=parts)
+    options = DEFAULT if block is None else DEFAULT.replace({"scans.block": block, "scans.parts": parts})
     k = _kernel(tmp_path, SELECT, "pick")
     c = compaction_of(k)
     assert (c.var, cprint(c.count), [x for x, _ in c.stores], c.counter) == ("i", "((n - 2) - 1) + 1", ["x"], "k")

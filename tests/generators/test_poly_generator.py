@@ -113,22 +113,22 @@ def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
     assert host in text.split("_device(")[1]
     if not host.startswith("for (wave"):                     # no host wavefront loop left
         assert "wave" not in text.split("_device(")[1]
-    apart = generate(k, PolyOptions(merge_launches=False, programmatic_launches=False))
+    apart = generate(k, DEFAULT.replace({"launches.programmatic": False, "launches.merge": None}))
     assert len(re.findall(r"<<<(?:grid, block|poly_blocks\(extent, \d+\), \d+)>>>", apart)) == grids
-    plain = generate(k, PolyOptions(isl_schedule=False))
+    plain = generate(k, DEFAULT.replace({"loops.isl_schedule": False}))
     assert "Schedule: isl's scheduler" not in plain
 
 
 #: report 12's defaults for tiles whose points do not fill a rectangle: 32 x 8 threads, copies in loops
-R12 = PolyOptions(staged_block=(0, 0), unrolled_copies=False)
+R12 = DEFAULT.replace({"tiles.staging.tensor_cores.async_copies.unrolled": False, "tiles.staging.block": None})
 
 def test_options_are_frozen_data():
     opt = PolyOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):
-        opt.block_2d = (16, 16)
+        opt.grid.block_2d = (16, 16)
     k = read_c(SOURCES["gemm"])
-    assert "dim3 block(16, 16);" in generate(k, opt.replace(block_2d=(16, 16), rect_tile=(0, 0), staged_block=(0, 0)))
-    seq = generate(k, opt.replace(sequential=True))
+    assert "dim3 block(16, 16);" in generate(k, opt.replace({"grid.block_2d": (16, 16), "tiles.staging.rect": None, "tiles.staging.block": None}))
+    seq = generate(k, opt.replace({"sequential": True}))
     assert "<<<1, 1>>>" in seq and "kernel_gemm_device" in seq
 
 
@@ -320,8 +320,8 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
     assert "__device__ double dot_reduce_d_partials[1024];" in text
     assert "<<<1, 1>>>" not in generate(read_spec(specs / "max_reduce.md"))
     assert "-INFINITY" in generate(read_spec(specs / "max_reduce.md"))
-    assert "<<<1, 1>>>" in generate(dot, PolyOptions(parallel_reductions=False))
-    capped = generate(dot, PolyOptions(reduction_blocks=2))    # SMALL: n = 4096, 16 blocks' worth
+    assert "<<<1, 1>>>" in generate(dot, DEFAULT.replace({"reductions.partials": None}))
+    capped = generate(dot, DEFAULT.replace({"reductions.partials": 2}))    # SMALL: n = 4096, 16 blocks' worth
     card = ladder(dot, capped, backend="emu", dataset="SMALL", seed=11)
     assert card.accepted, card.summary()
 
@@ -329,7 +329,7 @@ def test_whole_loop_reductions_become_block_partials(tmp_path):
 def test_row_reductions_take_a_warp_per_row():
     """atax's `tmp[i] += A[i][j] * x[j]`: 128 lanes (4 warps) per i, lanes striding j (coalesced),
     a shuffle tree per warp, the warps' parts added in a fixed order, lane 0 finishing the row (a
-    warp per row with `row_lanes=32`); a loop down a column gets blocks of 16 indices with 64
+    warp per row with `reductions.rows.lanes` 32); a loop down a column gets blocks of 16 indices with 64
     lanes per index that split it, summed in a fixed order; several sums in one loop each get
     their partial."""
     from t2c.frontends.prose import read_spec
@@ -340,18 +340,19 @@ def test_row_reductions_take_a_warp_per_row():
     assert "for (j = lane; j < n; j += 128)" in text and "__shfl_down_sync(0xffffffffu, part, offset)" in text
     assert "for (int other = 1; other < 4; other++)\n      part = part + warps[threadIdx.x / 32 + other];" in text
     assert "atax_update_tmp: 128 lanes (4 warps) per i" in text
-    warp = generate(k, PolyOptions(row_lanes=32))
+    warp = generate(k, DEFAULT.replace({"reductions.rows.lanes": 32}))
     assert "atax_update_tmp<<<poly_blocks(extent, 8), 256>>>" in warp and "for (j = lane; j < n; j += 32)" in warp
     assert "return;                        /* the whole warp" in warp and "warps[" not in warp
-    assert generate(k, PolyOptions(row_lanes=96)) == warp      # not whole warps dividing the block
-    assert "mvt_update_x1<<<poly_blocks(extent, 1), 256>>>" in generate(read_c(SOURCES["mvt"]), PolyOptions(row_lanes=256, merge_reductions=False))
+    assert generate(k, DEFAULT.replace({"reductions.rows.lanes": 96})) == warp      # not whole warps dividing the block
+    assert "mvt_update_x1<<<poly_blocks(extent, 1), 256>>>" in generate(
+        read_c(SOURCES["mvt"]), DEFAULT.replace({"reductions.rows.lanes": 256, "launches.merge.reductions": False}))
     # y[j] += A[i][j] * tmp[i] down i: coalesced across j as is; 64 lanes split i instead
     assert "atax_update_y_2: 64 lanes per j" in text and "poly_blocks(extent, 16), dim3(16, 64)>>>" in text
     assert "__launch_bounds__(1024) atax_update_y_2" in text and "lanes[64][16]" in text
-    narrow = generate(k, PolyOptions(column_block=(32, 8)))
+    narrow = generate(k, DEFAULT.replace({"reductions.rows.column_block": (32, 8)}))
     assert "atax_update_y_2: 8 lanes per j" in narrow and "dim3(32, 8)>>>" in narrow
     assert "__syncthreads();" in text and "/* no early return: the row's warps meet at a barrier */" in text
-    assert "__shfl_down_sync" not in generate(k, PolyOptions(warp_rows=False))
+    assert "__shfl_down_sync" not in generate(k, DEFAULT.replace({"reductions.rows": None}))
     # two sums in one loop (gesummv's tmp and y): a partial and a shuffle tree each
     two = generate(read_c(SOURCES["gesummv"]))
     assert "part_1 += A[(i * n) + j] * x[j];" in two and "part_2 += B[(i * n) + j] * x[j];" in two
@@ -363,7 +364,7 @@ def test_row_reductions_take_a_warp_per_row():
     assert "mvt_update_x1: 128 lanes (4 warps) per i" in mvt and "mvt_update_x2: 64 lanes per i" in mvt
     for name, lanes in sweep((("gesummv", 32), ("atax", 64), ("mvt", 256))):
         k2 = read_c(SOURCES[name])
-        card = ladder(k2, generate(k2, PolyOptions(row_lanes=lanes)), backend="emu", dataset="SMALL", seed=7)
+        card = ladder(k2, generate(k2, DEFAULT.replace({"reductions.rows.lanes": lanes})), backend="emu", dataset="SMALL", seed=7)
         assert card.accepted, card.summary()
     for name in ("gesummv", "bicg", "atax", "mvt"):
         k2 = read_c(SOURCES[name])
@@ -397,10 +398,10 @@ def test_independent_launches_run_as_one(tmp_path):
         "int idx_x, int idx_y)" in text
     assert "(int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), " \
         "(int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32))" in text
-    plain = generate(k, PolyOptions(programmatic_launches=False))      # the launches' text as <<<>>>
+    plain = generate(k, DEFAULT.replace({"launches.programmatic": False}))      # the launches' text as <<<>>>
     assert "fdtd_2d_update_ey_1_merged<<<poly_count_1 + poly_count_2 + poly_count_3, 256>>>" in plain
     assert "fdtd_2d_update_hz<<<grid, block>>>" in plain and "fdtd_2d_update_ex<<<" not in plain
-    apart = generate(k, PolyOptions(merge_launches=False, programmatic_launches=False))
+    apart = generate(k, DEFAULT.replace({"launches.programmatic": False, "launches.merge": None}))
     assert "_merged" not in apart and "fdtd_2d_update_ex<<<grid, block>>>" in apart
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
     assert card.accepted, card.summary()
@@ -419,11 +420,11 @@ def test_independent_reductions_run_as_one():
     so they run as one launch of 1024 threads: the columns' blocks (16 indices x 64 lanes from
     threadIdx.x) then the rows' (8 rows of 128 lanes), each part a device function of its
     block's index.  mvt's x1 and x2 alike; atax's y reads the tmp its rows make: two launches.
-    Off (`merge_reductions`): the kernels of before.  The emu ladder (races included) accepts
+    Off (`launches.merge.reductions`): the kernels of before.  The emu ladder (races included) accepts
     bicg and mvt."""
     from t2c.verify.ladder import ladder
     bicg = read_c(SOURCES["bicg"])
-    text = generate(bicg, PolyOptions(programmatic_launches=False))
+    text = generate(bicg, DEFAULT.replace({"launches.programmatic": False}))
     assert "bicg_update_s_2_merged: bicg_update_s_2, bicg_update_q_2 as one launch" in text
     assert "__global__ void __launch_bounds__(1024) bicg_update_s_2_merged(" in text
     assert "static __device__ void bicg_update_s_2_at(int m, int n, const double *A, double *s, const double *r, " \
@@ -432,7 +433,7 @@ def test_independent_reductions_run_as_one():
     assert "const int i = (int)((poly_b * 1024 + threadIdx.x) / 128);" in text and "__shared__ double warps[32];" in text
     assert "const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 8);" in text      # 8 rows a block
     assert "bicg_update_s_2_merged<<<poly_count_1 + poly_count_2, 1024>>>" in text
-    apart = generate(bicg, PolyOptions(merge_reductions=False, programmatic_launches=False))
+    apart = generate(bicg, DEFAULT.replace({"launches.merge.reductions": False, "launches.programmatic": False}))
     assert "bicg_update_s_2<<<poly_blocks(extent, 16), dim3(16, 64)>>>" in apart
     assert "bicg_update_q_2<<<poly_blocks(extent, 2), 256>>>" in apart and "bicg_update_s_2_merged" not in apart
     mvt = read_c(SOURCES["mvt"])
@@ -443,7 +444,7 @@ def test_independent_reductions_run_as_one():
         assert card.accepted, card.summary()
 
 def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
-    """programmatic_launches (on): a launch inside a host loop goes through cudaLaunchKernelEx with
+    """launches.programmatic (on): a launch inside a host loop goes through cudaLaunchKernelEx with
     programmatic stream serialization (`poly_after`), and its kernel first waits for the launches
     before it (`poly_wait`: cudaGridDependencySynchronize on sm_90, nothing elsewhere); launches
     outside host loops stay <<<>>>.  Reductions and merged launches inside loops too; verified on
@@ -456,7 +457,7 @@ def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
     assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n  cudaGridDependencySynchronize();" in text
     # only where the kernels were built for sm_90 or newer (where poly_wait waits): else a plain launch
     assert "a.ptxVersion >= 90" in text and "config.numAttrs = poly_programmatic() ? 1 : 0;" in text
-    plain = generate(k, PolyOptions(programmatic_launches=False))
+    plain = generate(k, DEFAULT.replace({"launches.programmatic": False}))
     assert "jacobi_2d_update_B<<<grid, block>>>(n, A, B);" in plain
     assert "poly_wait" not in plain and "cudaLaunchKernelEx" not in plain
     gemm = generate(read_c(SOURCES["gemm"]))                  # one launch, no host loop
@@ -478,26 +479,26 @@ def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
 def test_small_host_loops_run_in_one_block():
     """A host loop of 1-d launches (jacobi-1d's time steps, durbin's rows, doitgen's (r, q)) also runs as one
     block with a barrier after each launch's work, taken when no launch needs more than
-    `one_block_max` threads; both paths are verified, and a missing barrier is caught."""
+    `one_block.max_threads` threads; both paths are verified, and a missing barrier is caught."""
     from t2c.verify.ladder import ladder
     for name, loop, threads in (("jacobi-1d", "jacobi_1d_loop_t", 1024), ("durbin", "durbin_loop_k", 512),
                                 ("doitgen", "doitgen_loop_r", 1024)):   # doitgen: host loops r, q; a loop in each thread
         k = read_c(SOURCES[name])
-        base = PolyOptions(private_blocks=False, expand_private=False)   # doitgen's other forms: the next tests
+        base = DEFAULT.replace({"one_block.private_blocks": False, "loops.expand_private": False})   # doitgen's other forms: the next tests
         text = generate(k, base)                            # durbin's block sum: 512 threads (oneblock.threads)
         assert f"{loop}<<<1, {threads}>>>" in text and "if (most <= 4096) {" in text
-        assert f"{loop}<<<1, 256>>>" in generate(k, base.replace(one_block_threads=256))
-        assert "<<<1, 1024>>>" not in generate(k, base.replace(one_block_loops=False))
-        for opts in sweep((base, base.replace(one_block_max=0))):      # one block; the launches
+        assert f"{loop}<<<1, 256>>>" in generate(k, base.replace({"one_block.threads": 256}))
+        assert "<<<1, 1024>>>" not in generate(k, base.replace({"one_block": None}))
+        for opts in sweep((base, base.replace({"one_block.max_threads": 0}))):      # one block; the launches
             card = ladder(k, generate(k, opts), backend="emu", seed=3)     # MINI: one block all the same
-            assert card.accepted, (name, opts.one_block_max, card.summary())
+            assert card.accepted, (name, opts.one_block.max_threads, card.summary())
     # durbin's one-thread sum over i < k: inside the block, all threads split it (a fixed-order tree:
     # shuffles in each warp, then warp 0 over the warps' parts, one barrier), for any whole warps
     durbin = read_c(SOURCES["durbin"])
     text = generate(durbin)
     assert "durbin_seq_scalars_block(r, y, k, dev_alpha, dev_beta);" in text and "__shared__ double lanes[32];" in text
     for threads in sweep((96, 512, 1024)):
-        card = ladder(durbin, generate(durbin, PolyOptions(one_block_threads=threads)), backend="emu", seed=3)
+        card = ladder(durbin, generate(durbin, DEFAULT.replace({"one_block.threads": threads})), backend="emu", seed=3)
         assert card.accepted, (threads, card.summary())
     bad = text.replace("lanes[threadIdx.x >> 5] = part;\n  __syncthreads();", "lanes[threadIdx.x >> 5] = part;")
     assert bad != text and not ladder(durbin, bad, backend="emu", seed=3).accepted
@@ -512,10 +513,10 @@ def test_small_host_loops_run_in_one_block():
 
 
 def test_one_block_scalars_live_in_every_thread_and_independent_launches_share_a_barrier():
-    """thread_scalars (on): durbin's alpha and beta, carried between launches in __device__ memory,
+    """one_block.thread_scalars (on): durbin's alpha and beta, carried between launches in __device__ memory,
     are every thread's own in its one-block kernel: the block sum's last tree runs in every warp and
     every thread computes alpha and beta alike, so no barrier publishes them (y[k] = alpha, which
-    writes an array, stays thread 0's). fewer_barriers (on): no barrier between two consecutive
+    writes an array, stays thread 0's). one_block.fewer_barriers (on): no barrier between two consecutive
     launches no dependence joins in the same iteration (isl; durbin's copy of z into y and its
     y[k] = alpha), never two left out in a row. Verified on emu in every combination; the barrier
     that is needed, or alpha computed by one thread only, is caught."""
@@ -528,16 +529,16 @@ def test_one_block_scalars_live_in_every_thread_and_independent_launches_share_a
     assert "static __device__ void durbin_seq_y_2_at(double *y, int k, double &dev_alpha)" in text
     assert "durbin_seq_y_2(double *y, int k)\n{\n  poly_wait();   /* the launch before this one has finished */\n" \
            "  durbin_seq_y_2_at(y, k, dev_alpha);" in text      # the launches' path: the __device__ one
-    off = PolyOptions(thread_scalars=False, fewer_barriers=False)
+    off = DEFAULT.replace({"one_block.thread_scalars": False, "one_block.fewer_barriers": False})
     old = generate(durbin, off)
     assert "dev_alpha = ::dev_alpha" not in old and "__shfl_sync(0xffffffffu, part, 0)" not in old
     # per one-block kernel: no barrier after the sum (alpha is every thread's) nor between y's two writes
     assert old.count("__syncthreads();") - text.count("__syncthreads();") == 4
-    assert generate(durbin, PolyOptions(fewer_barriers=False)).count("__syncthreads();") == old.count("__syncthreads();")
-    assert generate(durbin, PolyOptions(thread_scalars=False)).count("__syncthreads();") == \
+    assert generate(durbin, DEFAULT.replace({"one_block.fewer_barriers": False})).count("__syncthreads();") == old.count("__syncthreads();")
+    assert generate(durbin, DEFAULT.replace({"one_block.thread_scalars": False})).count("__syncthreads();") == \
         old.count("__syncthreads();") - 2       # alpha in __device__ memory: the barrier after the sum stays
-    for opts in sweep((PolyOptions(), PolyOptions(one_block_threads=96), PolyOptions(thread_scalars=False),
-                       PolyOptions(fewer_barriers=False))):
+    for opts in sweep((PolyOptions(), DEFAULT.replace({"one_block.threads": 96}), DEFAULT.replace({"one_block.thread_scalars": False}),
+                       DEFAULT.replace({"one_block.fewer_barriers": False}))):
         card = ladder(durbin, generate(durbin, opts), backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, (opts, card.summary())
     needed = "durbin_update_z_at(y, k, dev_z, dev_alpha, item);\n      __syncthreads();"
@@ -562,7 +563,7 @@ _RUNNING = """void k(int nr, int nq, int np, double A[nr][nq][np], double sum[np
 
 
 def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
-    """resident_arrays (default on): the one-block kernel also comes in a form with its arrays in
+    """one_block.resident (default on): the one-block kernel also comes in a form with its arrays in
     dynamic shared memory for the whole loop (copied in, the written ones copied back), which the
     host takes when they fit in a block's opt-in shared memory (asked at run time) and the other
     form otherwise: jacobi-1d's A and B at SMALL (the resident form on emu, 227 KiB), durbin's
@@ -573,7 +574,7 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     assert "jacobi_1d_loop_t_resident<<<1, 1024, poly_bytes>>>(tsteps, n, A, B);" in text
     assert "double *A = (double *)((char *)poly_resident + poly_at);" in text
     assert "A_global[poly_e] = A[poly_e];" in text and "B_global[poly_e] = B[poly_e];" in text
-    assert "_resident" not in generate(k, PolyOptions(resident_arrays=False))
+    assert "_resident" not in generate(k, DEFAULT.replace({"one_block.resident": None}))
     assert ladder(k, text, backend="emu", dataset="SMALL", seed=3).accepted
     # the reference's local arrays too (durbin's z, a __device__ array): NAME_at takes them as pointers
     durbin = read_c(SOURCES["durbin"])
@@ -581,7 +582,7 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     assert "double *dev_z = (double *)((char *)poly_resident + poly_at);" in text
     assert "dev_z[poly_e] = ::dev_z[poly_e];" in text and "::dev_z[poly_e] = dev_z[poly_e];" in text
     assert "durbin_update_z_at(y, k, dev_z, dev_alpha, item);" in text and "double *dev_z, double &dev_alpha, int idx_x)" in text
-    assert "::dev_z" not in generate(durbin, PolyOptions(resident_locals=False))
+    assert "::dev_z" not in generate(durbin, DEFAULT.replace({"one_block.resident.locals": False}))
     card = ladder(durbin, text, backend="emu", dataset="SMALL", seed=3)
     assert card.accepted, card.summary()
     trisolv = read_c(SOURCES["trisolv"])
@@ -601,7 +602,7 @@ _RECURRENCE = """void k(int n, double X[n][n]) {
 
 
 def test_a_recurrence_through_an_array_keeps_its_last_value_in_a_register(tmp_path):
-    """scalar_replacement (default on): adi's `p[i][j] = -c / (a * p[i][j - 1] + b)` (and q, and
+    """registers.scalar_replacement (default on): adi's `p[i][j] = -c / (a * p[i][j - 1] + b)` (and q, and
     the backward v, u) keep the value one iteration stores for the next in a register; the first
     iteration's cell is loaded before the loop, only when the loop runs.  Verified on emu; a
     conditional write or read keeps the memory form."""
@@ -610,7 +611,7 @@ def test_a_recurrence_through_an_array_keeps_its_last_value_in_a_register(tmp_pa
     text = generate(adi)
     assert "double p_prev = p[(i * n) + (j - 1)];" in text and "p_prev = p_now;" in text
     assert "double v_prev = v[((j + 1) * n) + i];" in text and "for (; j >= 1; j--)" in text
-    assert "_prev" not in generate(adi, PolyOptions(scalar_replacement=False))
+    assert "_prev" not in generate(adi, DEFAULT.replace({"registers.scalar_replacement": False}))
     card = ladder(adi, text, backend="emu", dataset="SMALL", seed=3)
     assert card.accepted, card.summary()
     p = tmp_path / "k.c"
@@ -641,11 +642,11 @@ _SWEEP = """void k(int m, int n, double X[m][n], double Y[m][n]) {
 
 
 #: symm and trmm as sweeps: without the update sunk out of symm's web or trmm's copy of B
-SWEEPS = PolyOptions(sink_updates=False, copy_inputs=False)
+SWEEPS = DEFAULT.replace({"loops.distribute.sink_updates": False, "loops.copy_inputs": False})
 
 
 def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(tmp_path):
-    """column_sweeps (default on): symm's and trmm's threads each ran rows i of one column j in
+    """sweeps (default on): symm's and trmm's threads each ran rows i of one column j in
     order; now blocks of 16 columns x 64 lanes run the rows in every thread, split the inner loops
     among the lanes (sums: a part per lane, a shuffle tree, lane 0 adds the warps' parts) with
     __syncthreads() only where a segment's arrays need it.  Verified on emu for several block
@@ -656,12 +657,12 @@ def test_a_threads_carried_loop_around_parallel_loops_runs_as_a_block_of_lanes(t
     text = generate(symm, SWEEPS)
     assert "symm_update_C<<<poly_blocks(extent, 16), dim3(16, 64)>>>(m, n, alpha, beta, C, A, B);" in text
     assert "for (k = lane; k < i; k += 64)" in text and text.count("__syncthreads();") == 2
-    assert "one thread per (j)" in generate(symm, SWEEPS.replace(column_sweeps=False))
-    text = generate(trmm, SWEEPS.replace(sweep_rows=False))       # (on: its rows in chunks, the next test)
+    assert "one thread per (j)" in generate(symm, SWEEPS.replace({"sweeps": None}))
+    text = generate(trmm, SWEEPS.replace({"sweeps.rows": None}))       # (on: its rows in chunks, the next test)
     assert "held_1 = B[(i * n) + j];" in text and "B[(i * n) + j] = held_1 + part;" in text
     for k in sweep((symm, trmm)):
         for shape in sweep(((8, 64), (1, 32), (32, 2))):
-            options = SWEEPS.replace(sweep_block=shape, sweep_rows=False)
+            options = SWEEPS.replace({"sweeps.block": shape, "sweeps.rows": None})
             card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=3)
             assert card.accepted, (k.name, shape, card.summary())
     gather = "        warps_1[lane / 2][threadIdx.x] = part;\n      if (live && lane == 0)\n        held_1 = B[(i * n) + j];\n    }\n"
@@ -699,10 +700,10 @@ _CHUNK_ROWS = """void k(int m, int n, double A[m][m], double B[m][n]) {
 
 
 def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(tmp_path):
-    """sweep_rows (default on): trmm's rows i read B[k][j] only for k > i, cells later rows write
+    """sweeps.rows (default on): trmm's rows i read B[k][j] only for k > i, cells later rows write
     (isl: the loop carries no flow or output dependence), so the lanes take 128 rows at a time
-    (`chunk_block` 4 x 128), a thread's sum each: the chunk's reads, one barrier, its writes.  The
-    sums' reads go through shared memory 32 values of k at a time (`sweep_stage`): A[k][i] for the
+    (`sweeps.rows.block` 4 x 128), a thread's sum each: the chunk's reads, one barrier, its writes.  The
+    sums' reads go through shared memory 32 values of k at a time (`sweeps.rows.staged`): A[k][i] for the
     chunk's rows, B[k][j] for the block's columns, each thread adding its own k range.  Verified
     on emu at several block shapes and unstaged; without either barrier the ladder rejects it.
     Rows that read cells earlier rows wrote (k < i) or their own cell (k >= i, isl) keep the
@@ -714,11 +715,11 @@ def test_a_sweep_that_only_reads_what_later_rows_write_takes_its_rows_in_chunks(
     assert "__shared__ double rows_1[32][129];" in text and "__shared__ double cols_2[32][5];" in text
     assert "for (int kk = poly_max(0, i + 1 - k0); kk < poly_min(32, m - k0); kk++)" in text
     assert "held = B[(i * n) + j];" in text and "B[(i * n) + j] = held + part;" in text
-    for options in sweep((SWEEPS, SWEEPS.replace(chunk_block=(16, 64)), SWEEPS.replace(chunk_block=(32, 2)),
-                          SWEEPS.replace(sweep_stage=False))):
+    for options in sweep((SWEEPS, SWEEPS.replace({"sweeps.rows.block": (16, 64)}), SWEEPS.replace({"sweeps.rows.block": (32, 2)}),
+                          SWEEPS.replace({"sweeps.rows.staged": False}))):
         card = ladder(trmm, generate(trmm, options), backend="emu", dataset="SMALL", seed=3)
         assert card.accepted, (options, card.summary())
-    assert "rows_1" not in generate(trmm, SWEEPS.replace(sweep_stage=False))
+    assert "rows_1" not in generate(trmm, SWEEPS.replace({"sweeps.rows.staged": False}))
     for barrier in ("__syncthreads();   /* the chunk's reads", "__syncthreads();   /* the tiles before"):
         bad = text.replace(barrier, "/* removed */")
         assert bad != text and not ladder(trmm, bad, backend="emu", dataset="SMALL", seed=3).accepted, barrier
@@ -823,13 +824,13 @@ def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(
     is `sum`'s final value.  A scratch array whose values cross iterations keeps the loops."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["doitgen"])
-    blocks = PolyOptions(expand_private=False)          # the default since: a copy each in device memory
+    blocks = DEFAULT.replace({"loops.expand_private": False})          # the default since: a copy each in device memory
     text = generate(k, blocks)
     assert "doitgen_blocks_r<<<(unsigned)blocks, 256, shared>>>(nr, nq, np, A, C4, sum);" in text
     assert "const int r = (int)(block / nq % nr);" in text and "sum[item] = sum_own[item];" in text
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=4)
     assert card.accepted and card.max_error == 0, card.summary()
-    assert "_blocks_" not in generate(k, blocks.replace(private_blocks=False))
+    assert "_blocks_" not in generate(k, blocks.replace({"one_block.private_blocks": False}))
     # the copy-out must be the last iteration's
     bad = text.replace("if (block == (long long)gridDim.x - 1)", "if (block == 0)")
     assert not ladder(k, bad, backend="emu", dataset="MINI", seed=4).accepted
@@ -838,7 +839,7 @@ def test_a_loop_carried_only_through_a_scratch_array_runs_a_block_per_iteration(
                                   ("2.0 * A[r][q][p]", "sum[p] + A[nr - 1 - r][q][p]", False)):  # another r
         p = tmp_path / "k.c"
         p.write_text(_RUNNING % (first, second))
-        text = generate(read_c(p), PolyOptions(expand_private=False))
+        text = generate(read_c(p), DEFAULT.replace({"loops.expand_private": False}))
         assert "host loops r, q" in text and ("_blocks_r" in text) == blocks
 
 
@@ -877,7 +878,7 @@ def test_an_array_each_host_iteration_fills_gets_a_copy_each_and_the_loops_join_
     assert card.accepted, card.summary()
     bad = text.replace("sum_each + (poly_each_sum_each - 1) * (size_t)(np)", "sum_each")
     assert bad != text and not ladder(k, bad, backend="emu", dataset="MINI", seed=4).accepted
-    assert "_blocks_r" in generate(k, PolyOptions(expand_private=False))
+    assert "_blocks_r" in generate(k, DEFAULT.replace({"loops.expand_private": False}))
     for first, second, expands in (("2.0 * A[r][q][p]", "sum[p]", True), ("sum[p] + A[r][q][p]", "sum[p]", False),
                                    ("2.0 * A[r][q][p]", "sum[p] + A[nr - 1 - r][q][p]", False)):
         p = tmp_path / "k.c"
@@ -893,30 +894,30 @@ def test_an_array_each_host_iteration_fills_gets_a_copy_each_and_the_loops_join_
     text = generate(batch)
     assert "const int r = (int)blockIdx.z;" in text and "dim3 block(16, 8, 1);" in text
     assert "poly_blocks(extent_z, 1)" in text
-    assert "blockIdx.z * blockDim.z + threadIdx.z" in generate(batch, PolyOptions(batch_tiles=False))
+    assert "blockIdx.z * blockDim.z + threadIdx.z" in generate(batch, DEFAULT.replace({"tiles.batch": False}))
     if FULL_TIER[0]:                        # doitgen's ladder above checks the same form under make test
         card = ladder(batch, text, backend="emu", seed=6)
         assert card.accepted, card.summary()
 
 
 def test_a_thread_can_compute_a_tile_of_grid_points():
-    """register_tile (rows, columns): each thread of a 2-d launch takes several grid points
+    """tiles.registers (rows, columns): each thread of a 2-d launch takes several grid points
     (blockDim apart, so warps stay coalesced) and jams their accumulator loops, a register per
     point; each point's operations keep their order, so gemm still gives the reference's bits.
     Off by default where its operands cannot be staged (below); 1-d launches are unchanged."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
-    plain = PolyOptions(staged_tile=(1, 1))
-    text = generate(k, plain.replace(register_tile=(4, 2)))
+    plain = DEFAULT.replace({"tiles.staging": None})
+    text = generate(k, plain.replace({"tiles.registers": (4, 2)}))
     assert "double acc[4][2];   /* one register per point */" in text
     assert "acc[tm][tn] += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
     assert "dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));" in text
     assert "acc[" not in generate(k, plain)
     for tile in sweep(((4, 2), (3, 1))):        # 3 rows: a tile that does not divide the sizes
-        card = ladder(k, generate(k, plain.replace(register_tile=tile)), backend="emu", dataset="SMALL", seed=9)
+        card = ladder(k, generate(k, plain.replace({"tiles.registers": tile})), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
     jacobi = read_c(SOURCES["jacobi-1d"])
-    assert generate(jacobi, PolyOptions(register_tile=(2, 2))) == generate(jacobi)
+    assert generate(jacobi, DEFAULT.replace({"tiles.registers": (2, 2)})) == generate(jacobi)
 
 
 @pytest.mark.parametrize("name, operands", [
@@ -925,7 +926,7 @@ def test_a_thread_can_compute_a_tile_of_grid_points():
                "row operand A[i][k]"]),
 ])
 def test_a_tiles_operands_go_through_shared_memory(name, operands):
-    """staged_tile (default 8 x 2): where every value a tiled accumulator loop reads depends on the
+    """tiles.staging.tile (default 8 x 2): where every value a tiled accumulator loop reads depends on the
     loop index and at most one grid index, the block stages those values through shared memory,
     BK of the loop at a time, each computed once (gemm's `alpha * A[i][k]` included): the same
     operations on the same operands, each point's terms in the reference's order, so the same
@@ -935,16 +936,16 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
     shared arrays would pass 48 KiB is not staged."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES[name])
-    plain = PolyOptions(tensor_cores=False, rect_tile=(0, 0))     # gemm's own rectangle tile: below
+    plain = DEFAULT.replace({"tiles.staging.tensor_cores": None, "tiles.staging.rect": None})     # gemm's own rectangle tile: below
     text = generate(k, plain)
     for op in operands:
         assert op in text
     assert "__syncthreads();   /* the last tile's values are read */" in text
-    for options in sweep((plain, plain.replace(staged_tile=(3, 1)), plain.replace(staged_prefetch=True))):
+    for options in sweep((plain, plain.replace({"tiles.staging.tile": (3, 1)}), plain.replace({"tiles.staging.prefetch": True}))):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error == 0, card.summary()
-    assert "_next[poly_q]" in generate(k, plain.replace(staged_prefetch=True)) and "_next[" not in text
-    big = generate(k, PolyOptions(staged_tile=(16, 8), rect_tile=(0, 0), staged_block=(0, 0)))   # in 32 x 8
+    assert "_next[poly_q]" in generate(k, plain.replace({"tiles.staging.prefetch": True})) and "_next[" not in text
+    big = generate(k, DEFAULT.replace({"tiles.staging.tile": (16, 8), "tiles.staging.rect": None, "tiles.staging.block": None}))   # in 32 x 8
     assert "__shared__" not in big and "acc[16][8]" not in big     # 16 x (129 + 257) x 8 bytes > 48 KiB
     trmm = read_c(SOURCES["trmm"])                      # reads B at (k, j) and writes B at (i, j)
     assert "poly_stage" not in generate(trmm, SWEEPS)   # (its sweep's sums do use shared memory)
@@ -952,10 +953,10 @@ def test_a_tiles_operands_go_through_shared_memory(name, operands):
 
 @pytest.mark.parametrize("name, products", [("gemm", 1), ("syr2k", 2), ("covariance", 1)])
 def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
-    """tensor_cores (default on): a staged loop in double that adds only products of a row and a
+    """tiles.staging.tensor_cores (default on): a staged loop in double that adds only products of a row and a
     column operand runs them on the fp64 tensor cores: PTX mma.sync m16n8k8 (sm_90) where a warp's
     rows come 16 at a time and a tile holds a multiple of 8 values of the loop, m8n8k4 otherwise
-    or with `mma_m16` off (the emu runtime models both); each lane's points are its fragments'
+    or with `tiles.staging.tensor_cores.m16` off (the emu runtime models both); each lane's points are its fragments'
     (tiled_body), the products of whole staged tiles 8 or 4 k at a time (a tile past the loop's
     end holds zeros).  GPUs before sm_90 get the m16n8k8 products as four m8n8k4 ones, before
     sm_80 the same sums by shuffles.  Sums in another order: accepted within the bound, not bit
@@ -968,12 +969,14 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     assert "mma.sync.aligned.m16n8k8.row.col.f64" in text and "tensor cores" in text
     twice = 2 if "a whole tile" in text else 1        # whole tiles, the last one (operands with factors)
     assert len(re.findall(r"    poly_dmma16\(acc", text)) == twice * products and (twice == 2) == (name != "covariance")
-    assert len(re.findall(r"    poly_dmma16\(acc", generate(k, PolyOptions(whole_tiles=False)))) == products
-    for options, call in sweep(((PolyOptions(), "poly_dmma16(acc"), (PolyOptions(staged_tile=(2, 2)), "poly_dmma(acc"),
-                                (PolyOptions(mma_m16=False), "poly_dmma(acc"), (PolyOptions(async_stages=3), "poly_dmma16(acc"),
-                                (PolyOptions(async_copies=False), "poly_dmma16(acc"),
-                                (PolyOptions(block_2d=(16, 16), staged_tile=(4, 2)), "poly_dmma16(acc"))):
-        options = options.replace(rect_tile=(0, 0)) if options != PolyOptions() else options   # gemm's shapes
+    checked = generate(k, DEFAULT.replace({"tiles.staging.tensor_cores.async_copies.whole_tiles": False}))
+    assert len(re.findall(r"    poly_dmma16\(acc", checked)) == products
+    for options, call in sweep(((PolyOptions(), "poly_dmma16(acc"), (DEFAULT.replace({"tiles.staging.tile": (2, 2)}), "poly_dmma(acc"),
+                                (DEFAULT.replace({"tiles.staging.tensor_cores.m16": False}), "poly_dmma(acc"),
+                                (DEFAULT.replace({"tiles.staging.tensor_cores.async_copies.ring": 3}), "poly_dmma16(acc"),
+                                (DEFAULT.replace({"tiles.staging.tensor_cores.async_copies": None}), "poly_dmma16(acc"),
+                                (DEFAULT.replace({"grid.block_2d": (16, 16), "tiles.staging.tile": (4, 2)}), "poly_dmma16(acc"))):
+        options = options.replace({"tiles.staging.rect": None}) if options != PolyOptions() else options   # gemm's shapes
         source = generate(k, options)
         assert call in source and (call == "poly_dmma16(acc") == ("poly_dmma16(acc" in source), options
         card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
@@ -983,8 +986,8 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
     assert text != before_sm90 != before_sm80
     for source in sweep((before_sm90, before_sm80)):
         assert ladder(k, source, backend="emu", dataset="SMALL", seed=9).accepted
-    assert "poly_dmma" not in generate(k, PolyOptions(staged_tile=(3, 1), rect_tile=(0, 0)))
-    assert "poly_dmma" not in generate(k, PolyOptions(tensor_cores=False))
+    assert "poly_dmma" not in generate(k, DEFAULT.replace({"tiles.staging.tile": (3, 1), "tiles.staging.rect": None}))
+    assert "poly_dmma" not in generate(k, DEFAULT.replace({"tiles.staging.tensor_cores": None}))
     single = k.replace(reference=k.reference.replace("double", "float"),
                        arrays=tuple(dataclasses.replace(a, dtype="float") for a in k.arrays),
                        scalars=tuple(dataclasses.replace(v, dtype="float") for v in k.scalars))
@@ -992,33 +995,34 @@ def test_staged_products_in_double_run_on_the_tensor_cores(name, products):
 
 
 def test_a_ring_of_async_tiles_past_48_kib_takes_dynamic_shared_memory():
-    """async_stages: the asynchronous tiles form a ring in the launch's dynamic shared memory, one
+    """tiles.staging.tensor_cores.async_copies.ring: the asynchronous tiles form a ring in the launch's dynamic shared memory, one
     barrier per tile; past 48 KiB the host raises the kernel's limit before the launch (gemm's 64 x
     128 points in a ring of 3 tiles of 16 k: 3 x (64 x 20 + 16 x 132) x 8 bytes, A's rows k
     fastest), and a ring that never
-    fits in stage.DYNAMIC_LIMIT, even at depth 4, leaves the synchronous staged loop; 48 KiB or
+    fits in its ring_bytes, even at depth 4, leaves the synchronous staged loop; 48 KiB or
     less is asked for at the launch only."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
-    source = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=3, rect_tile=(0, 0), staged_block=(0, 0)))
+    own = {"tiles.staging.rect": None, "tiles.staging.block": None}      # not gemm's own shapes
+    source = generate(k, DEFAULT.replace({"tiles.staging.tile": (8, 4), "tiles.staging.tensor_cores.async_copies.ring": 3, **own}))
     assert "cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 81408);" in source
     assert "gemm_update_C<<<grid, block, 81408>>>" in source and "__pipeline_wait_prior(1);" in source
     card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
     assert card.accepted and card.max_error < 0.125, card.summary()
-    small = generate(k, PolyOptions(staged_tile=(2, 2), rect_tile=(0, 0), staged_block=(0, 0)))         # 2 x (16 x 36 + 32 x 68) x 8 bytes
+    small = generate(k, DEFAULT.replace({"tiles.staging.tile": (2, 2), **own}))         # 2 x (16 x 36 + 32 x 68) x 8 bytes
     assert "cudaFuncSetAttribute" not in small and re.search(r"gemm_update_C<<<grid, block, \d+>>>", small)
-    huge = generate(k, PolyOptions(staged_tile=(8, 4), async_stages=40, rect_tile=(0, 0), staged_block=(0, 0)))
+    huge = generate(k, DEFAULT.replace({"tiles.staging.tile": (8, 4), "tiles.staging.tensor_cores.async_copies.ring": 40, **own}))
     assert "__pipeline_memcpy_async" not in huge and "poly_dmma16(acc" in huge
 
 
 
 def test_staged_rectangles_take_their_own_tile_and_copies_are_counted_per_thread():
-    """rect_tile/rect_block/rect_stages: a staged launch whose points fill a rectangle and whose
+    """tiles.staging.rect (tile, block, ring): a staged launch whose points fill a rectangle and whose
     loop's bounds do not move (gemm) takes 8 x 4 tiles in blocks of 16 x 8 threads with a ring
-    of 3; syrk's triangle keeps staged_tile in staged_block's 32 x 4 threads ((0, 0): block_2d).
-    rect_unrolled (on; unrolled_copies, on, for the others): each thread copies a fixed count of
+    of 3; syrk's triangle keeps `tiles.staging.tile` in `tiles.staging.block`'s 32 x 4 threads (None: `grid.block_2d`).
+    tiles.staging.rect.unrolled (on; async_copies.unrolled, on, for the others): each thread copies a fixed count of
     elements, unrolled, its offset along the contiguous index computed once (poly_q*), whole lines
-    along the other; a guard where the threads do not divide the tile; off, a loop from poly_t.  whole_tiles: a tile wholly inside
+    along the other; a guard where the threads do not divide the tile; off, a loop from poly_t.  async_copies.whole_tiles: a tile wholly inside
     the loop loads its fragments with their factors and no checks, the last partial tile keeps
     them (alpha * a copied zero must not count: inf * 0).  A copied-as-zero element's address is
     computed but not read (0 of 8 bytes).  Every form passes the emu ladder, the partial tile
@@ -1033,29 +1037,32 @@ def test_staged_rectangles_take_their_own_tile_and_copies_are_counted_per_thread
     whole, partial = text.split("    if (poly_k0 + 16 <= nk) {   /* a whole tile: every k inside the loop */")[1].split("} else {", 1)
     assert "= alpha * poly_stage0[poly_b]" in whole and " < nk ?" not in whole
     assert "poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b]" in partial
-    assert "dim3 block(32, 4);" in generate(syrk) and "dim3 block(16, 8);" in generate(syrk, PolyOptions(staged_block=(16, 8)))
-    assert "dim3 block(32, 4);" in generate(gemm, PolyOptions(rect_tile=(0, 0)))
-    assert "dim3 block(32, 8);" in generate(gemm, PolyOptions(rect_tile=(0, 0), staged_block=(0, 0)))
+    assert "dim3 block(32, 4);" in generate(syrk) and "dim3 block(16, 8);" in generate(syrk, DEFAULT.replace({"tiles.staging.block": (16, 8)}))
+    assert "dim3 block(32, 4);" in generate(gemm, DEFAULT.replace({"tiles.staging.rect": None}))
+    assert "dim3 block(32, 8);" in generate(gemm, DEFAULT.replace({"tiles.staging.rect": None, "tiles.staging.block": None}))
     assert "for (int poly_c = 0; poly_c < 8; poly_c++) {" in generate(syrk) and "poly_e" not in generate(syrk)
-    looped = generate(gemm, PolyOptions(rect_unrolled=False, whole_tiles=False))
+    looped_options = DEFAULT.replace({"tiles.staging.rect.unrolled": False,
+                                      "tiles.staging.tensor_cores.async_copies.whole_tiles": False})
+    guarded_options = DEFAULT.replace({"tiles.staging.block": (24, 4), "tiles.staging.tensor_cores.async_copies.unrolled": True})
+    looped = generate(gemm, looped_options)
     assert "for (int poly_e = poly_t; poly_e < 1024; poly_e += 128) {" in looped and "a whole tile" not in looped
-    guarded = generate(syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))
+    guarded = generate(syrk, guarded_options)
     assert "if (poly_e >= 1024) break;" in guarded and "poly_e = poly_t; poly_e < 2048" in generate(syrk, R12)
-    for k, options in sweep(((gemm, PolyOptions(rect_stages=2)), (gemm, PolyOptions(rect_unrolled=False, whole_tiles=False)),
-                             (syrk, PolyOptions()), (syrk, PolyOptions(staged_block=(24, 4), unrolled_copies=True))),
+    for k, options in sweep(((gemm, DEFAULT.replace({"tiles.staging.rect.ring": 2})), (gemm, looped_options),
+                             (syrk, PolyOptions()), (syrk, guarded_options)),
                             key=lambda c: c[0].name):
         source = generate(k, options)
-        assert k is syrk or "if (poly_k0 + 32 <= nk)" in source or not options.whole_tiles
+        assert k is syrk or "if (poly_k0 + 32 <= nk)" in source or not options.tiles.staging.tensor_cores.async_copies.whole_tiles
         card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error < 0.125, (options, card.summary())
 
 def test_operands_read_along_k_stay_k_fastest_and_stores_wait_for_every_points_loads():
-    """k_major_tiles (on): an asynchronously copied operand whose contiguous index is k (syrk's
+    """tiles.staging.tensor_cores.async_copies.k_major (on): an asynchronously copied operand whose contiguous index is k (syrk's
     A[i][k], A[j][k]) keeps k fastest in its shared tile, [64][36] (a warp's 32 copies to
     consecutive banks), read by the fragments as [row][k]; an operand along the grid index keeps
     [k][grid] (gemm's B[k][j]).  Rows are the first length from n that is 4 or 12 modulo 16
     doubles: a half-warp's fragment loads (4 rows, 4 values each) hit 16 distinct bank pairs.
-    loads_first (on): a tiled thread's statement outside its loops that stores an element from
+    registers.loads_first (on): a tiled thread's statement outside its loops that stores an element from
     loaded values (symm's C[i][j] = beta * C[i][j] + ...; syrk's C[i][j] *= beta) computes every
     point's value before any store, so all the loads are in flight at once; off, each point's
     statement as written.  Every form passes the emu ladder."""
@@ -1071,17 +1078,18 @@ def test_operands_read_along_k_stay_k_fastest_and_stores_wait_for_every_points_l
     assert "double (*poly_stage0)[64][36]" in text and "A[i][k], 2 tiles, k fastest" in text
     assert "&poly_stage0[poly_next][poly_e / 32][poly_e % 32], &A[(poly_g * m) + poly_k]" in text
     assert "poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4]" in text
-    old = generate(syrk, R12.replace(k_major_tiles=False))
+    old = generate(syrk, R12.replace({"tiles.staging.tensor_cores.async_copies.k_major": False}))
     assert "double (*poly_stage0)[32][68]" in old and "k fastest" not in old
     assert "A[i][k], 3 tiles, k fastest" in generate(gemm) and "B[k][j], 3 tiles */" in generate(gemm)
     text = generate(symm)
     values, stores = text.index("poly_v0[tm][tn] = ((beta * C[(i * n) + j])"), text.index("C[(i * n) + j] = poly_v0[tm][tn];")
     assert values < stores and "every point's value, loaded before any is stored" in text
     assert "poly_v0[tm][tn] = C[(i * n) + j] * (beta);" in generate(syrk)        # C[i][j] *= beta: the same product
-    inline = generate(symm, PolyOptions(loads_first=False))   # a statement right after the loop
+    inline = generate(symm, DEFAULT.replace({"registers.loads_first": False}))   # a statement right after the loop
     assert "poly_v0" not in inline and "C[(i * n) + j] = ((beta * C[(i * n) + j])" in inline
-    for k, options in sweep(((symm, PolyOptions()), (symm, PolyOptions(loads_first=False)),
-                             (syrk, PolyOptions(k_major_tiles=False)), (syrk, PolyOptions(async_stages=3))),
+    for k, options in sweep(((symm, PolyOptions()), (symm, DEFAULT.replace({"registers.loads_first": False})),
+                             (syrk, DEFAULT.replace({"tiles.staging.tensor_cores.async_copies.k_major": False})),
+                             (syrk, DEFAULT.replace({"tiles.staging.tensor_cores.async_copies.ring": 3}))),
                             key=lambda c: c[0].name):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=9)
         assert card.accepted and card.max_error < 0.125, (options, card.summary())
@@ -1089,7 +1097,7 @@ def test_operands_read_along_k_stay_k_fastest_and_stores_wait_for_every_points_l
 
 
 def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
-    """forward_stores (on): among a tiled thread's statements around its loops, a cell one of them
+    """registers.forward_stores (on): among a tiled thread's statements around its loops, a cell one of them
     stores and a later one reads (the same reference: the grid points are independent, so only
     the point itself writes it) is read from the register that holds its value, and a store the
     point's next statement overwrites is dropped: trmm's sum then `B[i][j] = alpha * B[i][j]`
@@ -1097,17 +1105,17 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     under another reference goes after the held one (covariance's `cov[j][i] = cov[i][j]`, the
     same cell where i == j; a local array's `T[i][j + 0]`, in the names the launch uses).  Off:
     every value goes through memory.  In a rectangle's tile a stored constant is held too
-    (hold_constants: 2mm's `tmp[i][j] = 0.0` starts the sum's register), not in covariance's
+    (registers.forward_stores.constants: 2mm's `tmp[i][j] = 0.0` starts the sum's register), not in covariance's
     triangle.  The ladder accepts both."""
     from t2c.verify.ladder import ladder
     trmm, syrk, cov, mm2 = (read_c(SOURCES[name]) for name in ("trmm", "syrk", "covariance", "2mm"))
     text = generate(mm2)
     assert "tmp[(i * nj) + j] = 0.0;" not in text and "poly_v0[tm][tn] = 0.0;" in text
-    assert "tmp[(i * nj) + j] = 0.0;" in generate(mm2, PolyOptions(hold_constants=False))
+    assert "tmp[(i * nj) + j] = 0.0;" in generate(mm2, DEFAULT.replace({"registers.forward_stores.constants": False}))
     assert "cov[(i * m) + j] = 0.0;" in generate(cov)
     text = generate(trmm)
     assert "poly_v0[tm][tn] = alpha * acc[tm][tn];" in text and text.count("B[(i * n) + j] = ") == 1
-    off = generate(trmm, PolyOptions(forward_stores=False))
+    off = generate(trmm, DEFAULT.replace({"registers.forward_stores": None}))
     assert "poly_v0[tm][tn] = alpha * B[(i * n) + j];" in off and off.count("B[(i * n) + j] = ") == 2
     text = generate(syrk)
     assert "acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;" in text
@@ -1121,7 +1129,7 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     loc = read_c(local)
     text = generate(loc)
     assert text.index("dev_T[(i * 64) + j] = poly_v1[tm][tn];") < text.index("= dev_T[(i * 64) + (j + 0)] * 3.0;")
-    for k, options in sweep(((trmm, PolyOptions()), (trmm, PolyOptions(forward_stores=False)), (cov, PolyOptions()),
+    for k, options in sweep(((trmm, PolyOptions()), (trmm, DEFAULT.replace({"registers.forward_stores": None})), (cov, PolyOptions()),
                              (syrk, PolyOptions()), (loc, PolyOptions()), (mm2, PolyOptions())), key=lambda c: c[1]):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=11)
         assert card.accepted and card.max_error < 0.125, (k.name, options, card.summary())
@@ -1157,7 +1165,7 @@ _TRIANGLE = """void k(int m, int n, double A[m][m], double B[m][n], double C[m][
 
 
 def test_reads_that_only_see_input_values_read_a_copy():
-    """copy_inputs (default on): trmm's `B[i][j] += A[k][i] * B[k][j]` reads, for k > i, rows that
+    """loops.copy_inputs (default on): trmm's `B[i][j] += A[k][i] * B[k][j]` reads, for k > i, rows that
     later iterations of i overwrite; isl proves no write reaches those reads, so they read `B_in`,
     a copy NAME_device takes from the stream-ordered pool (and gives back) before the first launch.
     Without the anti-dependences every (i, j) is independent: one tiled launch on the tensor cores
@@ -1171,8 +1179,8 @@ def test_reads_that_only_see_input_values_read_a_copy():
     assert "cudaMemcpyAsync(B_in, B, bytes_B_in, cudaMemcpyDeviceToDevice, 0);" in text
     assert "each thread a 8 x 2 tile of (i, j) points" in text and "&B_in[(poly_k * n) + poly_g]" in text
     assert 'extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)' in text
-    assert "B_in" not in generate(trmm, PolyOptions(copy_inputs=False))
-    for options in sweep((PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False))):
+    assert "B_in" not in generate(trmm, DEFAULT.replace({"loops.copy_inputs": False}))
+    for options in sweep((PolyOptions(), DEFAULT.replace({"tiles.staging.tile": (4, 4)}), DEFAULT.replace({"tiles.staging.tensor_cores": None}))):
         card = ladder(trmm, generate(trmm, options), backend="emu", dataset="SMALL", seed=5)
         assert card.accepted, (options, card.summary())
     p = Path(tempfile.mkdtemp()) / "k.c"
@@ -1186,7 +1194,7 @@ def test_reads_that_only_see_input_values_read_a_copy():
 
 
 def test_a_tiled_loop_whose_bounds_move_with_the_grid_runs_over_the_blocks_hull():
-    """staged_hulls (default on): a staged loop whose bounds move with one grid index (trmm's
+    """tiles.staging.hulls (default on): a staged loop whose bounds move with one grid index (trmm's
     k > i, symm's k < i) runs, in each block, over the hull of its points' ranges (the bounds
     at the block's first and last row or column); the moving side's operand is staged as 0
     outside a point's own range, so the extra products add 0 and the reference's elements
@@ -1199,13 +1207,14 @@ def test_a_tiled_loop_whose_bounds_move_with_the_grid_runs_over_the_blocks_hull(
     for bounds, body in cases:
         p.write_text(_TRIANGLE % (bounds, body))
         k = read_c(p)
-        for options in (PolyOptions(), PolyOptions(tensor_cores=False)):
+        plain = DEFAULT.replace({"tiles.staging.tensor_cores": None})
+        for options in (PolyOptions(), plain):
             text = generate(k, options)
             assert "poly_lo" in text and "poly_hi" in text, (bounds, options)
-            if (bounds, body, options) in sweep(((*c, o) for c in cases for o in (PolyOptions(), PolyOptions(tensor_cores=False)))):
+            if (bounds, body, options) in sweep(((*c, o) for c in cases for o in (PolyOptions(), plain))):
                 card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
                 assert card.accepted, (bounds, options, card.summary())
-        assert "poly_lo" not in generate(k, PolyOptions(staged_hulls=False))
+        assert "poly_lo" not in generate(k, DEFAULT.replace({"tiles.staging.hulls": False}))
     trmm = read_c(SOURCES["trmm"])
     text = generate(trmm)
     mask = " && poly_k >= poly_g + 1 && "                # A[k][i] for k > i only
@@ -1215,20 +1224,20 @@ def test_a_tiled_loop_whose_bounds_move_with_the_grid_runs_over_the_blocks_hull(
 
 
 def test_symm_scatters_after_its_rows_and_gathers_on_the_tensor_cores():
-    """sink_updates (default on): symm's `C[k][j] += alpha * B[i][j] * A[i][k]` (k < i) sits inside
+    """loops.distribute.sink_updates (default on): symm's `C[k][j] += alpha * B[i][j] * A[i][k]` (k < i) sits inside
     the `temp2` web of (i, j), so no cut separates it; it updates rows that later values of i never
     touch, so it moves after the web (legal: isl) and splits off into a nest of its own, which
     permutation turns from (i, j, k) into (k, j, i) with bounds from isl (`i` from k + 1).  Both
     nests are tiles on the tensor cores: the first with `temp2` one register per point, the
-    second over its moving bounds' hull.  With sink_updates off symm stays one sweep."""
+    second over its moving bounds' hull.  With loops.distribute.sink_updates off symm stays one sweep."""
     from t2c.verify.ladder import ladder
     symm = read_c(SOURCES["symm"])
     text = generate(symm)
     assert text.count("poly_dmma16(acc") == 3 and "double temp2[8][2];" in text   # alpha's: whole tiles apart
     assert "each thread a 8 x 2 tile of (j, k) points" in text and "poly_k >= poly_g + 1" in text
-    assert "dim3(16, 64)" in generate(symm, PolyOptions(sink_updates=False))
-    for options in sweep((PolyOptions(), PolyOptions(staged_tile=(4, 4)), PolyOptions(tensor_cores=False),
-                          PolyOptions(staged_tile=(1, 1), register_tile=(2, 2)))):
+    assert "dim3(16, 64)" in generate(symm, DEFAULT.replace({"loops.distribute.sink_updates": False}))
+    for options in sweep((PolyOptions(), DEFAULT.replace({"tiles.staging.tile": (4, 4)}), DEFAULT.replace({"tiles.staging.tensor_cores": None}),
+                          DEFAULT.replace({"tiles.registers": (2, 2), "tiles.staging": None}))):
         card = ladder(symm, generate(symm, options), backend="emu", dataset="SMALL", seed=5)
         assert card.accepted, (options, card.summary())
 
@@ -1239,9 +1248,9 @@ def test_an_updated_cell_stays_in_a_register():
     trmm's `B[i][j] += A[k][i] * B[k][j]` reads B at other cells in the loop: left in memory."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["gemm"])
-    text = generate(k, PolyOptions(staged_tile=(1, 1)))
+    text = generate(k, DEFAULT.replace({"tiles.staging": None}))
     assert "double acc = C[(i * nj) + j];" in text and "acc += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
-    assert "double acc" not in generate(k, PolyOptions(register_accumulators=False))
+    assert "double acc" not in generate(k, DEFAULT.replace({"registers.accumulators": False}))
     assert "double acc" not in generate(read_c(SOURCES["trmm"]), SWEEPS)     # (with B's copy it is)
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=9)
     assert card.accepted and card.max_error == 0, card.summary()

@@ -1,7 +1,7 @@
 """A kernel's `__launch_bounds__` and the block its launch asks for come from one decision.
 
-The sweep form's bound was read from `sweep_block` while its launch took `chunk_block` for rows in
-chunks: trmm with `copy_inputs=False, sweep_block=(4, 64)` declared 256 threads and launched 512,
+The sweep form's bound was read from `sweeps.block` while its launch took `sweeps.rows.block` for rows
+in chunks: trmm with `loops.copy_inputs=False, sweeps.block=(4, 64)` declared 256 threads and launched 512,
 which a GPU refuses ("invalid argument") and the emu did not notice."""
 import re
 from math import prod
@@ -28,10 +28,10 @@ def _launches_within_bounds(text: str) -> list[tuple[str, int, int]]:
 
 
 @pytest.mark.parametrize("kernel", ["trmm", "symm"])
-@pytest.mark.parametrize("blocks", [{}, {"sweep_block": (4, 64)}, {"sweep_block": (8, 128)},
-                                    {"chunk_block": (2, 256)}, {"sweep_block": (4, 64), "sweep_rows": False}])
+@pytest.mark.parametrize("blocks", [{}, {"sweeps.block": (4, 64)}, {"sweeps.block": (8, 128)},
+                                    {"sweeps.rows.block": (2, 256)}, {"sweeps.block": (4, 64), "sweeps.rows": None}])
 def test_a_sweep_launch_asks_for_the_threads_its_kernel_declares(kernel, blocks):
-    text = generate(read_c(BLAS / kernel / f"{kernel}.c"), DEFAULT.replace(copy_inputs=False, **blocks))
+    text = generate(read_c(BLAS / kernel / f"{kernel}.c"), DEFAULT.replace({"loops.copy_inputs": False, **blocks}))
     checked = _launches_within_bounds(text)
     assert checked or "sweep" not in text
     for name, threads, bound in checked:

@@ -13,7 +13,7 @@ import pytest
 from t2ctest import ROOT, accepted_on_emu, c_kernel
 from t2c.frontends.c import read_c
 from t2c.generators.poly import generate
-from t2c.generators.poly.options import PolyOptions
+from t2c.generators.poly.options import DEFAULT
 from t2c.verify.harness import build_candidate, run_candidate
 from t2c.verify.ladder import ladder
 from t2c.verify.inputs import synthesize
@@ -82,7 +82,7 @@ def test_a_search_finds_exactly_the_least_index(tmp_path, cond, t, first, blocks
     if first:                               # the case is the one named (COND decides it)
         sizes = {"n": n}
         assert list(run_reference(k, sizes, synthesize(k, sizes, 1)).outputs["found"]) == [first(n)]
-    text = generate(k, PolyOptions(reduction_blocks=blocks))
+    text = generate(k, DEFAULT.replace({"reductions.partials": blocks}))
     assert "atomicMin(&search_reduce_found_best, i);" in text
     accepted_on_emu(k, text)
 
@@ -100,7 +100,7 @@ def test_a_descending_search_finds_exactly_the_greatest_index(tmp_path, cond, t,
     if last:
         sizes = {"n": n}
         assert list(run_reference(k, sizes, synthesize(k, sizes, 1)).outputs["found"]) == [last(n)]
-    text = generate(k, PolyOptions(reduction_blocks=blocks))
+    text = generate(k, DEFAULT.replace({"reductions.partials": blocks}))
     assert "i >= 0 && i > found_at && i > *poly_best; i -= (int)(gridDim.x * blockDim.x))" in text
     assert "atomicMax(&search_reduce_found_best, i);" in text
     accepted_on_emu(k, text)
@@ -143,7 +143,7 @@ void two(int n, double t, double u, const double *a, int *found)
   found[1] = s;
 }
 """, "two")
-    text = generate(k, PolyOptions(reduction_blocks=1))
+    text = generate(k, DEFAULT.replace({"reductions.partials": 1}))
     assert re.search(r"i < n && \(\(i < r && i < \*poly_best_\w+\) \|\| \(i < s && i < \*poly_best_\w+\)\);", text), \
         re.findall(r"for \(i = .*", text)
     build, sizes = build_candidate(k, text, "emu"), k.dataset_sizes("MINI")

@@ -36,7 +36,7 @@ def test_a_threads_loops_along_its_row_take_a_block_per_row(path, kinds):
 
 def test_row_phases_off_keeps_a_thread_per_row():
     k = read_kernel(ROOT / "corpora/loops/gpu/softmax.c")
-    assert "a block of 256 threads per" not in generate(k, DEFAULT.replace(row_blocks=False))
+    assert "a block of 256 threads per" not in generate(k, DEFAULT.replace({"reductions.row_blocks": False}))
 
 
 def test_a_window_band_inside_parallel_loops_keeps_its_order():

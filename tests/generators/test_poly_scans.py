@@ -4,7 +4,7 @@ A one-thread launch of `X[i] = A(i) * X[i - 1] + B(i)` (a prefix sum: A = 1) ran
 thread; it becomes block compositions of (a, b) pairs, one block across them, and blocks that
 apply their prefixes.  Read from the plan (`scan_of`), accepted by the emu ladder at MINI, on
 several blocks (each with several tiles, and more blocks than one tile across them, through
-small `scan_block` / `scan_parts`), and refused where the form does not hold: those stay one
+small `scans.block` / `scans.parts`), and refused where the form does not hold: those stay one
 thread (a second-order one runs as banded.py's chunk maps) and correct."""
 import pytest
 
@@ -49,7 +49,7 @@ def test_recurrences_run_as_parallel_scans(path, record):
 
 def test_parallel_scans_off_keeps_one_thread():
     k = read_c(LOOPS / "vectorizer" / "linear_recurrence.c")
-    assert ONE_THREAD in generate(k, DEFAULT.replace(parallel_scans=False))
+    assert ONE_THREAD in generate(k, DEFAULT.replace({"scans.linear": False}))
 
 
 RECURRENCE = """\
@@ -96,7 +96,7 @@ def test_tiles_per_block_and_blocks_per_tile(tmp_path, block, parts):
     """Tiles of 64 pairs, at most 3 blocks: each block walks several tiles; tiles of 16 pairs:
     the one block across walks several tiles of the blocks' compositions.  An integer prefix sum
     (exact) and a floating recurrence."""
-    options = DEFAULT.replace(scan_block=block, scan_parts=parts)
+    options = DEFAULT.replace({"scans.block": block, "scans.parts": parts})
     for source, name in ((INTEGER_SUM, "isum"), (RECURRENCE.replace("MINI=3000", "MINI=700"), "recur")):
         k = _kernel(tmp_path, source, name)
         text = generate(k, options)

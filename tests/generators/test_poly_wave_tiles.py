@@ -44,11 +44,11 @@ def test_needleman_wunsch_runs_a_launch_per_diagonal_of_tiles():
 
 def test_the_tile_is_an_option_and_zero_keeps_a_launch_per_diagonal():
     k = read_c(NW)
-    assert _tiles(k, DEFAULT.replace(wave_tile=16))[0][2] == 16
-    text = generate(k, DEFAULT.replace(wave_tile=16))
+    assert _tiles(k, DEFAULT.replace({"wavefront.tile": 16}))[0][2] == 16
+    text = generate(k, DEFAULT.replace({"wavefront.tile": 16}))
     assert "__launch_bounds__(16)" in text
     _accepted_small(k, text)
-    plain = generate(k, DEFAULT.replace(wave_tile=0))
+    plain = generate(k, DEFAULT.replace({"wavefront.tile": None}))
     assert "tile_wave" not in plain and "host loop wave: a wavefront" in plain
 
 

@@ -2,7 +2,8 @@
 
     evolve(kernel, check, budget=Budget(), key=None, cache_dir=None) -> Evolution
 
-The search space is `PolyOptions` (frozen data); every option only changes how fast a
+The search space is `PolyOptions` (frozen records; `moves.space` generates the moves from
+the candidate values their fields declare); every option only changes how fast a
 candidate is, and every transformation it enables is checked against the dependences, so
 the search can only make a candidate slower, never wrong, and the ladder (`check(source) ->
 Evidence`, the bench rung included on a GPU) judges each one anyway.
@@ -22,13 +23,13 @@ Evidence`, the bench rung included on a GPU) judges each one anyway.
 - The budget stops the search between candidates (`candidates`, `seconds`); without speed
   numbers (emu) the first accepted candidate ends it: on emu evolution is limited to
   correctness.
-- Every step is kept in `lineage` (parent, move, options changed, status, kernel time); the
-  winner's options are cached by the IS key + GPU + t2c version (`cache_dir`), and a cached
-  winner is checked again, never trusted blindly.
+- Every step is kept in `lineage` (parent, move, options changed as dotted paths, status,
+  kernel time; `options_of` reads a step back, also one written with the flat option names of
+  older versions); the winner's options are cached by the IS key + GPU + t2c version
+  (`cache_dir`), and a cached winner is checked again, never trusted blindly.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import time
@@ -37,6 +38,7 @@ from pathlib import Path
 
 from ...verify.evidence import Judged, slower_than
 from ..poly import DEFAULT, PolyOptions, generate
+from ..poly.options import OptionsError, changes
 from .moves import limit, neighbours
 
 
@@ -61,9 +63,7 @@ class Step(Judged):
 
     def record(self) -> dict:
         ev = self.evidence
-        changed = {f.name: getattr(self.options, f.name) for f in dataclasses.fields(PolyOptions)
-                   if getattr(self.options, f.name) != getattr(DEFAULT, f.name)}
-        return {"step": self.step, "parent": self.parent, "move": self.move, "options": changed,
+        return {"step": self.step, "parent": self.parent, "move": self.move, "options": changes(self.options),
                 "source_sha256": hashlib.sha256(self.source.encode()).hexdigest(),
                 "status": "accepted" if self.accepted else f"rejected at {ev.rung}: {ev.reason}",
                 "kernel_ms": self.kernel_ms, "limit": limit(ev) if self.accepted else None,
@@ -139,7 +139,7 @@ def evolve(kernel, check, budget: Budget = Budget(), key: str | None = None,
                 break                    # a better candidate: search around it next
     if out.best and out.best.accepted and path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(dataclasses.asdict(out.best.options)))
+        path.write_text(json.dumps(changes(out.best.options)))
     return out
 
 
@@ -161,13 +161,20 @@ def search(kernel, *, backend: str, dataset: str, seed: int, budget: Budget, tim
 
 
 def _load(path: Path | None) -> PolyOptions | None:
+    """A cached winner's options (dotted paths, or the flat names of older versions)."""
     if path is None or not path.exists():
         return None
     try:
-        raw = json.loads(path.read_text())
-        return PolyOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
-    except (ValueError, TypeError):
+        return PolyOptions.load(json.loads(path.read_text()), str(path))
+    except (ValueError, OptionsError):
         return None                      # an unreadable or outdated entry: search again
+
+
+def options_of(record: dict, source: str = "lineage") -> PolyOptions:
+    """The options of a stored lineage step (`Step.record()`, in `OUT.evolve.json` or a batch's
+    `evolve.json`), also from versions that wrote the flat option names; an OptionsError
+    names `source` and the option it cannot read."""
+    return PolyOptions.load(record.get("options") or {}, f"{source}: step {record.get('step')}")
 
 
 def cache_key(kernel, gpu: str, version: str) -> str:

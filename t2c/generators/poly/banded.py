@@ -30,9 +30,9 @@ window after it by an affine map z -> M z + v.  The launch becomes:
   z_{c+1} = M_c z_c + v_c, each z_c into `NAME_state`;
 - `NAME_apply`, a thread per chunk: reruns its chunk from its window and writes X.
 
-W's compile-time maximum is `banded_order` (the `__device__` buffers and the windows have that
+W's compile-time maximum is `scans.banded.order` (the `__device__` buffers and the windows have that
 size); a larger W at run time runs `NAME_serial`, the loop itself on one thread, printed in the
-same candidate.  At most `banded_chunks` chunks of at least `banded_chunk` elements.  Every sum
+same candidate.  At most `scans.banded.chunks` chunks of at least `scans.banded.chunk` elements.  Every sum
 is in a fixed order, so a candidate gives the same bits on every run; the chunk maps
 reassociate the recurrence (the tolerance model's K counts the loop's length in roundings).
 """
@@ -269,7 +269,7 @@ def _windowed(e, bd: Banded):
 def _across(p, bd: Banded, name: str) -> list[str]:
     """NAME_across's body: one block, each thread a group of consecutive chunks (see the module
     docstring); P, q a group's map, z (poly_q) a window."""
-    t, wmax = bd.dtype, p.opt.banded_order
+    t, wmax = bd.dtype, p.opt.scans.banded.order
     d, prev = bd.dist, cprint(p.r.node(bd.prev, p.names_for(bd.store.stmt.name)))
     m = lambda c, k, j: f"{name}_m[({c} * {wmax} + {k}) * {wmax} + {j}]"
     at = lambda buf, c, k: f"{name}_{buf}[{c} * {wmax} + {k}]"
@@ -322,7 +322,7 @@ def _across(p, bd: Banded, name: str) -> list[str]:
 
 def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
     """The four kernels' source (p: the Printer), their arguments, and the `__device__` buffers."""
-    name, t, wmax = launch.name, bd.dtype, p.opt.banded_order
+    name, t, wmax = launch.name, bd.dtype, p.opt.scans.banded.order
     cast = "" if t == bd.acc else f"({t})"
     target = cprint(p.r.node(bd.store.stmt.node.lvalue, p.names_for(bd.store.stmt.name)))
     shift = ["for (int poly_k = poly_w - 1; poly_k > 0; poly_k--)", "  poly_win[poly_k] = poly_win[poly_k - 1];",
@@ -359,7 +359,7 @@ def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
            f"{head} __launch_bounds__({ACROSS}) {name}_across({params}int poly_chunks)", "{", *across, "}", "",
            f"{head} __launch_bounds__({THREADS}) {name}_apply({params}{per_chunk})", "{", *apply, "}", "",
            f"{head} {name}_serial({params}int poly_count)   /* W above {wmax} */", "{", *serial, "}"]
-    cap = p.opt.banded_chunks
+    cap = p.opt.scans.banded.chunks
     decls = [f"__device__ {t} {name}_m[{cap * wmax * wmax}];   /* each chunk's M, row by row */",
              f"__device__ {t} {name}_v[{cap * wmax}];   /* each chunk's v */",
              f"__device__ {t} {name}_state[{cap * wmax}];   /* the window before each chunk */",
@@ -369,18 +369,18 @@ def kernels(p, launch, bd: Banded) -> tuple[str, list[str], str]:
 
 
 def launch_code(p, launch, bd: Banded, args: list[str], indent: str) -> list[str]:
-    """Host code: chunks of at least `banded_chunk` elements, at most `banded_chunks` of them;
-    a W above `banded_order` runs the loop on one thread."""
+    """Host code: chunks of at least `scans.banded.chunk` elements, at most `scans.banded.chunks` of them;
+    a W above `scans.banded.order` runs the loop on one thread."""
     (lows, highs), = p.an.model.box([bd.store.stmt.name], (bd.loop.var,), ())
     extent = extent_text(max_expr(highs), min_expr(lows)) if lows and highs else "0"
     call = "".join(a + ", " for a in args)
-    cap, least = p.opt.banded_chunks, p.opt.banded_chunk
+    cap, least = p.opt.scans.banded.chunks, p.opt.scans.banded.chunk
     line = lambda k, grid, threads, last: p.launch_line(f"{launch.name}_{k}", (grid, threads), f"{call}{last}", [])
     per_chunk = "poly_count, poly_len, poly_chunks"
     blocks = f"(poly_chunks + {THREADS - 1}) / {THREADS}"
     return [f"{indent}{{",
             f"{indent}  const int poly_count = {extent};   /* {bd.loop.var}: at most */",
-            f"{indent}  if (({bd.order}) > {p.opt.banded_order}) {{   /* wider than the windows */",
+            f"{indent}  if (({bd.order}) > {p.opt.scans.banded.order}) {{   /* wider than the windows */",
             f"{indent}    if (poly_count > 0)", f"{indent}      {line('serial', '1', '1', 'poly_count')}",
             f"{indent}  }} else if (poly_count > 0) {{",
             f"{indent}    int poly_len = (poly_count + {cap - 1}) / {cap};",
@@ -396,7 +396,7 @@ def describe(p, launch) -> str:
     """One sentence for the candidate's header."""
     bd = launch.banded
     return (f"{launch.name}: a linear recurrence of order {bd.order} over {bd.loop.var} as chunked transfer "
-            f"maps: a thread per chunk of at least {p.opt.banded_chunk} elements finds the affine map of its "
+            f"maps: a thread per chunk of at least {p.opt.scans.banded.chunk} elements finds the affine map of its "
             f"window of the last {bd.order} values of {bd.array}, one block carries the window across the "
             f"chunks in a fixed order, then each chunk reruns from its window and writes {bd.array}; an order above "
-            f"{p.opt.banded_order} runs the loop on one thread.")
+            f"{p.opt.scans.banded.order} runs the loop on one thread.")

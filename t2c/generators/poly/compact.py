@@ -15,7 +15,7 @@ k0 + the number kept.  The candidate runs
 - `NAME_up`: block g counts the kept elements of its segment into `NAME_parts[g]`;
 - `NAME_across` (one block): the exclusive scan of the counts from k0 into `NAME_carries[g]`,
   the position of block g's first kept element, and k's final value into `dev_k`;
-- `NAME_down`: block g scans its segment again, tile by tile (each thread its `scan_block`
+- `NAME_down`: block g scans its segment again, tile by tile (each thread its `scans.block`
   consecutive elements, a Hillis-Steele scan over the threads' counts), and writes X[position]
   = E(i) for each kept element; the other elements of X keep their values;
 - `NAME_tail` (one thread): TAIL.
@@ -173,7 +173,7 @@ def _pure(node) -> bool:
 
 def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
     """The `.cu` text: head, the three scan kernels, tail, NAME_device and the drop-in NAME."""
-    name, (threads, items), cap = short_name(k), opt.scan_block, opt.scan_parts
+    name, (threads, items), cap = short_name(k), opt.scans.block, opt.scans.parts
     tile = threads * items
     r = Renderer(k, {})
     names = {x: f"dev_{x}" for x, _ in c.shared}
@@ -263,7 +263,7 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
 
 def describe(k: Kernel, c: Compaction, opt: PolyOptions) -> str:
     """One sentence for the candidate's header."""
-    threads, items = opt.scan_block
+    threads, items = opt.scans.block
     kept = ", ".join(f"{x}[{c.counter}]" for x, _ in c.stores)
     return (f"the loop over {c.var} keeping {kept} = ... ({c.counter}++) where its condition holds is a "
             f"stream compaction: blocks of {threads} threads ({items} elements each) count their kept elements, "

@@ -33,6 +33,7 @@ from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, swee
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
+from ...runtime.target import M8N8K4, M16N8K8, SM90, Target
 
 HELPERS = [line + "\n" for line in """\
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
@@ -180,10 +181,10 @@ class Printer:
     """Prints a complete plan (lower.final_plan: forms.formed made its decisions) as the
     candidate file; it reads the plan's records and leaves them as they are."""
 
-    def __init__(self, abi: Kernel, an: Analysis, plan: Plan, options: PolyOptions):
+    def __init__(self, abi: Kernel, an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90):
         self.abi = abi                      # the caller's parameters; k adds the copies of inputs
         self.k = k = an.program.kernel
-        self.an, self.plan, self.opt = an, plan, options
+        self.an, self.plan, self.opt, self.target = an, plan, options, target
         prog = an.program
         self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
         self.r = Renderer(k, self.local_arrays, [s.node for s in prog.statements if s.atomic])
@@ -236,7 +237,7 @@ class Printer:
         the next iteration reads instead of memory (scalar replacement).  The cell is still stored;
         the write is the array's only one in the loop, unconditional, a plain `=`; the first
         iteration's value is loaded before the loop.  A printer, or None when nothing qualifies."""
-        if not self.opt.scalar_replacement or loop.step not in (1, -1) or not loop.body or \
+        if not self.opt.registers.scalar_replacement or loop.step not in (1, -1) or not loop.body or \
                 not all(isinstance(n, Stmt) and n.at is None for n in loop.body):
             return None
         j = loop.var
@@ -400,7 +401,7 @@ class Printer:
             text = "\n".join(self.tiled_body(launch, box, inner_vars))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
-            per_sm = self.opt.tile_blocks_per_sm
+            per_sm = self.opt.tiles.blocks_per_sm
             bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
@@ -467,7 +468,8 @@ class Printer:
         for l in (y, x):
             ax, per = launch.axes[l.var], rows if l is y else cols
             start = min_expr(lows_of[l.var])
-            block = f"(gridDim.{ax} - 1 - blockIdx.{ax})" if self.opt.heavy_first and l.var in stage.heavier(launch) else f"blockIdx.{ax}"
+            block = f"(gridDim.{ax} - 1 - blockIdx.{ax})" if launch.staged and self.opt.tiles.staging.heavy_first \
+                and l.var in stage.heavier(launch) else f"blockIdx.{ax}"
             out.append(f"  const int {l.var}_base = {'' if start == '0' else f'{start} + '}"
                        f"(int)({block} * blockDim.{ax} * {per});   /* the block's first point */")
         if launch.mma:
@@ -511,7 +513,7 @@ class Printer:
             return blocks
 
         def store(cell, array, reg):
-            if self.opt.forward_stores and array:
+            if self.opt.registers.forward_stores and array:
                 held[cell] = (array, reg)
                 return []
             return [[f"if ({mine})", f"  {cell} = {reg};"]]
@@ -566,23 +568,23 @@ class Printer:
     def loads_first(self, node: Stmt, held: dict[str, str], rect: bool = False) -> tuple | None:
         """(type, value, cell, array, arrays read from memory) of a tiled launch's statement
         outside its loops that stores an array element from values it reads from memory (`C[i][j]
-        = beta * C[i][j] + ...`), with `loads_first`: the tile then computes every point's value
+        = beta * C[i][j] + ...`), with `registers.loads_first`: the tile then computes every point's value
         before it stores any, so the loads of all its points are in flight at once (stored one
         point at a time, each point's loads wait for the store before them: the compiler cannot
         tell that C[i][j] of one point is not the next point's; the grid points are independent,
         so the order is free).  A read of a cell in `held` (cell -> register: stores the tile
         holds back) is that register; the arrays it reads otherwise are returned, for their held
-        stores to go first.  With `hold_constants`, in a tile over a rectangle (`rect`), also a
+        stores to go first.  With `registers.forward_stores.constants`, in a tile over a rectangle (`rect`), also a
         store of a value that reads nothing (2mm's `tmp[i][j] = 0.0`), which the tile then holds
         (forward_stores) and its accumulator loop starts from (on the H200 at LARGE: doitgen
         1.16x, 3mm 1.07x, 2mm 1.04x; covariance's and correlation's triangles took 1.16x and
         1.08x longer: not there).  None for any other statement."""
         st = node.stmt.node
-        if not (self.opt.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
+        if not (self.opt.registers.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
             return None
         array = array_name(st.lvalue)
         dtype = self.dtypes.get(array) if array not in self.local_arrays else self.an.program.locals[array].dtype
-        constants = self.opt.forward_stores and self.opt.hold_constants and rect
+        constants = (fw := self.opt.registers.forward_stores) and fw.constants and rect
         if not dtype or st.op == "=" and not stage._reads(st.rvalue) and not constants:
             return None
         r = self.r.node(st, self.names_for(node.stmt.name))
@@ -598,7 +600,7 @@ class Printer:
     def staged_loop(self, launch: Launch, loop: Loop, s, box, points, reg, tm, tn, hulled=False) -> list[str]:
         """An accumulator loop of a tiled launch, its operands staged through shared memory
         BK values of the loop at a time (stage.py says what is staged and why it is exact).
-        With `staged_prefetch` each thread loads its share of the next tile into registers
+        With `tiles.staging.prefetch` each thread loads its share of the next tile into registers
         while the block computes on this one, and a whole tile's loop is unrolled (measured on
         the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default).  A loop whose
         products run on the tensor cores (tensor.py) multiplies whole tiles four k at a time,
@@ -613,7 +615,7 @@ class Printer:
         pairs = (launch.mma or {}).get(id(loop))
         if pairs and s.ring:            # its tiles copied ahead asynchronously (forms: the ring fits)
             return tensor.async_loop(self, launch, loop, s, box, pairs, reg.split("[")[0])
-        prefetch = self.opt.staged_prefetch
+        prefetch = self.opt.tiles.staging.prefetch
         decl, fetch, store = [], [], []
         for op in s.operands:
             g = y if op.kind == "row" else x
@@ -707,11 +709,11 @@ class Printer:
 
     # host code ------------------------------------------------------------------------------
     def launch_line(self, name: str, config: tuple, call: str, loops) -> str:
-        """`name<<<config>>>(call);`; inside host loops (`loops`), with `programmatic_launches`, a
+        """`name<<<config>>>(call);`; inside host loops (`loops`), with `launches.programmatic`, a
         launch that may begin while the one before it ends (`poly_after`), its kernel waiting for
         that one first (`poly_wait`, added to the kernel).  On the H200 1000 launches of jacobi-2d's
         sweep took 7.59 us each, 6.38 this way (scripts/pdl_probe.cu)."""
-        if not (loops and call and self.opt.programmatic_launches):
+        if not (loops and call and self.opt.launches.programmatic):
             return f"{name}<<<{', '.join(config)}>>>({call});"
         self.waiting.add(name)
         return f"cudaLaunchKernelEx(poly_after({', '.join((*config, '0')[:3])}).at(), {name}, {call});"
@@ -761,7 +763,7 @@ class Printer:
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
         per = dict(zip(("y", "x"), launch.tile or (1, 1)))
         out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b * per.get(ax, 1)})' for ax, b in zip(axes, block))});")
-        if launch.shared_bytes > stage.SHARED_LIMIT:
+        if launch.shared_bytes > self.target.shared_static:
             out.append(f"{indent}    cudaFuncSetAttribute({launch.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                        f"{launch.shared_bytes});")
         config = ("grid", "block", str(launch.shared_bytes)) if launch.shared_bytes else ("grid", "block")
@@ -962,8 +964,8 @@ class Printer:
             spread = "rows blockDim.y apart, columns blockDim.x apart"
             if launch.mma:
                 spread = "as the lanes of 8 x 8 tensor-core fragments"
-                m16 = self.opt.mma_m16 and rows % 4 == 0 and all(x.depth % 8 == 0 for x in launch.staged.values())
-                staged += (f" Their products run on the fp64 tensor cores (mma.sync {'m16n8k8' if m16 else 'm8n8k4'}), "
+                m16 = self.opt.tiles.staging.tensor_cores.m16 and self.target.has(M16N8K8) and rows % 4 == 0 and all(x.depth % 8 == 0 for x in launch.staged.values())
+                staged += (f" Their products run on the fp64 tensor cores (mma.sync {(M16N8K8 if m16 else M8N8K4).shape}), "
                            f"{8 if m16 else 4} values of the loop at a time.")
             if any(x.moving for x in (launch.staged or {}).values()):
                 staged += (" A loop whose bounds move with a grid index runs over the hull of the block's points'"
@@ -1025,7 +1027,7 @@ def accumulator_of(p, loop: Loop, scalars=False) -> tuple | None:
     `plan`, the options `opt`, the kernel `k`, `local_arrays` and `web_type`: the Printer or the
     planning context (forms.Context).  `scalars`: the cell may also be a scalar private to the
     thread (symm's `temp2 += B[k][j] * A[i][k]`), for a tiled launch, which keeps one per point."""
-    if not p.opt.register_accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
+    if not p.opt.registers.accumulators or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
         return None
     st = loop.body[0].stmt
     node = st.node

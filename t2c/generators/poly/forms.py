@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ...analysis import Analysis, Loop
 from ...ir import Kernel
+from ...runtime.target import SM90, Target
 from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
 from .ctext import WORD
 from .cuda import accumulator_of, short_name
@@ -44,13 +45,14 @@ class Context:
     an: Analysis
     plan: Plan
     opt: PolyOptions
+    target: Target
     local_arrays: dict                          # local array -> its shape
     web_type: dict                              # scalar web -> its C type
 
     @classmethod
-    def of(cls, an: Analysis, plan: Plan, options: PolyOptions) -> Context:
+    def of(cls, an: Analysis, plan: Plan, options: PolyOptions, target: Target) -> Context:
         prog = an.program
-        return cls(prog.kernel, an, plan, options, {n: v.shape for n, v in prog.locals.items() if v.shape},
+        return cls(prog.kernel, an, plan, options, target, {n: v.shape for n, v in prog.locals.items() if v.shape},
                    {w: prog.locals[an.webs[w].scalar].dtype for w in an.webs})
 
     def accumulator_parts(self, loop: Loop, scalars: bool = False) -> tuple | None:
@@ -62,34 +64,34 @@ class Context:
         return any(not lows or not highs for lows, highs in launch_box(self.an, launch))
 
 
-def formed(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
-    p = Context.of(an, plan, options)
+def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90) -> Plan:
+    p = Context.of(an, plan, options, target)
     for launch in plan.launches:
         if not launch.tiles:                     # a tiled wavefront's form is decided (wavetiles.py)
             _recognized(p, launch)
-    block_loops = oneblock.loops_of(plan) if options.one_block_loops else []
+    block_loops = oneblock.loops_of(plan) if options.one_block else []
     for h in block_loops:
         h.one_block = True
         for launch in oneblock.launches(h):
             launch.in_block = True
-    threads = options.one_block_threads or 1024     # 0: oneblock.threads picks 1024 or 512
+    threads = (options.one_block.threads or target.max_threads) if options.one_block else 0   # None: the most, or 512
     for launch in plan.launches:
         if launch.in_block:
             launch.row = launch.phases = None   # their lanes need a block of their own
             launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
-            if threads % 32 == 0 and threads <= 1024:     # whole warps, at most 32 of them
+            if threads % 32 == 0 and threads <= target.max_threads:     # whole warps
                 launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-        elif options.column_sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
+        elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
             launch.sweep = sweep.sweep_of(p, launch)
     for launch in plan.launches:
         if tileable(p, launch):
             _tiled(p, launch)
         launch.block = block(p, launch)
-        if launch.sweep and launch.sweep.rows is not None and options.sweep_stage:
+        if launch.sweep and launch.sweep.rows is not None and options.sweeps.rows.staged:
             launch.sweep.staged = sweep.stageable(p, launch, launch.sweep) is not None
     for h in block_loops:
         _one_block(p, h)
-    plan.merged = merge.runs(p) if options.merge_launches else []     # runs of launches as one
+    plan.merged = merge.runs(p) if options.launches.merge else []     # runs of launches as one
     for run in plan.merged:
         for launch in run:
             launch.merged_threads = merge.threads(p, run)
@@ -100,38 +102,38 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
 def _recognized(p: Context, launch: Launch) -> None:
     """The launch's form among the recognizers that need no other launch's."""
     an, storage, opt = p.an, p.plan.storage, p.opt
-    if opt.parallel_reductions:
+    if opt.reductions.partials is not None:
         launch.reduction = reduce.reduction_of(an, storage, launch)
-    if opt.parallel_scans and not launch.reduction:
+    if opt.scans.linear and not launch.reduction:
         launch.scan = scan.scan_of(an, launch)
-    if opt.banded_scans and not (launch.reduction or launch.scan):
+    if opt.scans.banded and not (launch.reduction or launch.scan):
         launch.banded = banded.banded_of(an, storage, launch)
-    if opt.running_max and not (launch.reduction or launch.scan or launch.banded):
+    if opt.scans.running_max and not (launch.reduction or launch.scan or launch.banded):
         launch.running_max = kadane.running_max_of(an, storage, launch)
-    if opt.warp_rows and not launch.banded:
+    if opt.reductions.rows and not launch.banded:
         launch.row = reduce.row_reduction_of(an, storage, launch)
-    if opt.row_blocks and not (launch.row or launch.banded):
+    if opt.reductions.row_blocks and not (launch.row or launch.banded):
         launch.phases = phases.phases_of(an, storage, launch)
 
 
 def _tiled(p: Context, launch: Launch) -> None:
-    """A tileable launch's tile: staged (over a rectangle: the rect_* options), its products on
+    """A tileable launch's tile: staged (over a rectangle: `tiles.staging.rect`), its products on
     the tensor cores and its tiles copied ahead where they allow; else a register tile."""
-    opt = p.opt
-    if opt.staged_tile != (1, 1):
-        rect = opt.rect_tile != (0, 0) and rectangle(p, launch)
-        shape = opt.rect_block if rect else opt.staged_block
-        launch.tile = opt.rect_tile if rect else opt.staged_tile
-        launch.block = shape if shape != (0, 0) else opt.block_2d     # stage.plan reads these shapes
-        launch.stages, launch.rect = opt.rect_stages if rect else 0, rect
+    opt, st = p.opt, p.opt.tiles.staging
+    if st:
+        rect = st.rect is not None and rectangle(p, launch)
+        shape = st.rect.block if rect else st.block
+        launch.tile = st.rect.tile if rect else st.tile
+        launch.block = shape or opt.grid.block_2d     # stage.plan reads these shapes
+        launch.stages, launch.rect = st.rect.ring if rect else 0, rect
         launch.staged = stage.plan(p, launch)
     if not launch.staged:
         launch.block, launch.stages, launch.rect = None, 0, False
-        launch.tile = opt.register_tile if opt.register_tile != (1, 1) and not moving(launch) else None
+        launch.tile = opt.tiles.registers if opt.tiles.registers and not moving(launch) else None
         return
-    if opt.tensor_cores:
+    if st.tensor_cores:
         launch.mma = tensor.plan(p, launch)
-    if not (launch.mma and opt.async_copies):
+    if not (launch.mma and st.tensor_cores.async_copies):
         return
     y, x = launch.rows_cols()
     types = {v.name: v.dtype for v in p.k.scalars} | {a.name: a.dtype for a in p.k.arrays}
@@ -146,7 +148,7 @@ def _tiled(p: Context, launch: Launch) -> None:
 def _one_block(p: Context, h) -> None:
     """A one-block loop's threads, the arrays each of its iterations copies, the scalars each
     thread keeps and the launches that need no barrier after them."""
-    opt = p.opt
+    opt = p.opt.one_block
     h.threads = oneblock.threads(p, h)
     h.private = oneblock.private_arrays(p, h) if opt.private_blocks else []
     webs, every = oneblock.thread_scalars(p, h) if opt.thread_scalars and not h.private else (set(), set())
@@ -167,9 +169,9 @@ def block(p: Context, launch: Launch) -> tuple | None:
     if launch.sweep:
         return sweep.shape(p, launch)
     if launch.row:
-        return p.opt.column_block if launch.row.column else (reduce.ROW_BLOCK,)
+        return p.opt.reductions.rows.column_block if launch.row.column else (reduce.ROW_BLOCK,)
     if launch.tile:
-        return (*(launch.block or p.opt.block_2d), 1)[:len(launch.grid)]
+        return (*(launch.block or p.opt.grid.block_2d), 1)[:len(launch.grid)]
     if launch.reduction:
         return None
     return p.opt.block(len(launch.grid)) if launch.grid else (1,)
@@ -178,7 +180,7 @@ def block(p: Context, launch: Launch) -> tuple | None:
 def rectangle(p: Context, launch: Launch) -> bool:
     """Whether a 2-d launch's points fill the box of its grid loops (no grid loop's bounds
     name another grid index) and none of its loops' bounds move with them (gemm, not syrk's
-    triangle or symm's k < i): the launches `rect_tile` is for."""
+    triangle or symm's k < i): the launches `tiles.staging.rect` is for."""
     grid = {l.var for l in launch.grid}
     return not moving(launch) and not any(
         (grid - {l.var}) & set(WORD.findall(f"{l.init} {l.cond}")) for l in launch.grid)
@@ -196,7 +198,7 @@ def tileable(p: Context, launch: Launch) -> bool:
     if len(launch.grid) == 3:
         z = next(l for l in launch.grid if launch.axes[l.var] == "z")
         names = lambda l: set(WORD.findall(f"{l.init} {l.cond} {l.next}"))
-        if not p.opt.batch_tiles or any(z.var in names(l) for l in launch.grid + [
+        if not p.opt.tiles.batch or any(z.var in names(l) for l in launch.grid + [
                 n for n in launch.body if isinstance(n, Loop)] if l is not z) or ({l.var for l in launch.grid} - {z.var}) & names(z):
             return False
     return all(p.accumulator_parts(n, scalars=True) is not None for n in launch.body if isinstance(n, Loop))

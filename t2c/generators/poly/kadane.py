@@ -217,16 +217,16 @@ def kernels(p, launch, rm: RunningMax) -> tuple[str, list[str], str]:
     head = f"__global__ void __launch_bounds__({THREADS}) {name}"
     src = [f"/* {describe(p, launch)} */", f"{head}_part({params}int poly_count, int poly_seg)", "{", *part, "}", "",
            f"{head}_final({params}int poly_parts)", "{", *final, "}"]
-    cap = p.opt.scan_parts
+    cap = p.opt.scans.parts
     decls = "\n".join(f"__device__ {t} {a}[{cap}];   /* each block's {x} */"
                       for a, x in zip(parts, ("sum", "best prefix", "best suffix", "best")))
     return "\n".join(src), args, decls
 
 
 def launch_code(p, launch, rm: RunningMax, args: list[str], indent: str) -> list[str]:
-    """Host code: a block per THREADS iterations, at most `scan_parts` (contiguous ranges);
+    """Host code: a block per THREADS iterations, at most `scans.parts` (contiguous ranges);
     NAME_final always runs (it runs INITS and FINS)."""
-    cap = p.opt.scan_parts
+    cap = p.opt.scans.parts
     outer = tuple(l.var for l in launch.host_loops)
     (lows, highs), = p.an.model.box([rm.step.stmt.name], (rm.loop.var,), outer)
     extent = extent_text(max_expr(highs), min_expr(lows)) if lows and highs else "0"

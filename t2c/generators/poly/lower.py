@@ -1,6 +1,6 @@
 """The poly lowering: an IS kernel and options in, CUDA candidate text out.
 
-`lower(kernel, options)` reads top to bottom, one line per pass.  Every transforming
+`lower(kernel, options, target)` reads top to bottom, one line per pass.  Every transforming
 pass is checked against the reference's exact dependences, so the result computes
 what the reference computes; where the polyhedral model does not apply (`NotAffine`)
 the candidate is the whole reference in one thread, which is always correct.
@@ -11,6 +11,7 @@ from ... import config
 from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
+from ...runtime.target import SM90, Target
 from . import compact, network, wavetiles
 from .cuda import Printer, sequential_candidate
 from .expand import expand
@@ -30,18 +31,18 @@ class LoweringError(RuntimeError):
 MAX_NEST_DEPTH = 12
 
 
-def lower(kernel: Kernel, options: PolyOptions = DEFAULT) -> str:
+def lower(kernel: Kernel, options: PolyOptions = DEFAULT, target: Target = SM90) -> str:
     if options.sequential:
         return sequential_candidate(kernel, "the options ask for one thread")
     try:
         with budget(config.load().isl_budget):
-            return _lower(kernel, options)
+            return _lower(kernel, options, target)
     except BudgetExceeded as e:
         return sequential_candidate(kernel, f"the polyhedral analysis ran past its budget ({e}; "
                                             "T2C_ISL_BUDGET raises it)")
 
 
-def _lower(kernel: Kernel, options: PolyOptions) -> str:
+def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
     try:
         program = build_program(kernel)                  # the polyhedral model
         if (deep := _deepest(program.body)) and len(deep) > MAX_NEST_DEPTH:   # before its dependences
@@ -49,30 +50,30 @@ def _lower(kernel: Kernel, options: PolyOptions) -> str:
                                                 f"{len(deep)} loops deep, past poly's {MAX_NEST_DEPTH}")
         an = analyze_program(program)                    # exact dependences and loop facts
     except NotAffine as e:
-        if options.stream_compaction and (c := compact.compaction_of(kernel)):
+        if options.scans.compaction and (c := compact.compaction_of(kernel)):
             return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
-        if options.exchange_networks and (net := network.network_of(kernel)):
+        if options.networks and (net := network.network_of(kernel)):
             return network.candidate(kernel, net, options, f"{e}")   # host control, a launch per exchange loop
         return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "
                                             f"(verified against the same reference)")   # outside the model
-    an, plan = final_plan(an, options)                   # what runs where
-    return Printer(kernel, an, plan, options).candidate()   # kernels, NAME_device, the drop-in NAME
+    an, plan = final_plan(an, options, target)           # what runs where
+    return Printer(kernel, an, plan, options, target).candidate()   # kernels, NAME_device, the drop-in NAME
 
 
-def final_plan(an, options: PolyOptions):
+def final_plan(an, options: PolyOptions, target: Target = SM90):
     """The program (a variant of `an`'s, when one plans better) and its complete plan: every
     decision made, for the printer to print (forms.formed)."""
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
-    if options.copy_inputs:
+    if options.loops.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
-    if options.expand_private:
+    if options.loops.expand_private:
         an, plan = expanded(an, plan, options)           # a copy per host iteration of what each fills: no host loop
-    if options.isl_schedule:
+    if options.loops.isl_schedule:
         an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
     if options.wavefront:
         plan = wavetiles.tiled(an, plan, options)        # a 2-d band in tiles: a launch per tile diagonal
-    return an, formed(an, plan, options)                 # each launch's form, shapes and name: what prints
+    return an, formed(an, plan, options, target)         # each launch's form, shapes and name: what prints
 
 
 def _deepest(items) -> list:
@@ -88,11 +89,11 @@ def _deepest(items) -> list:
 def planned(an, options: PolyOptions) -> Plan:
     """The reference's loop tree through the passes, each checked, mapped to the grid."""
     tree = an.program.body                               # the reference's own loop tree
-    if options.distribute:
-        tree = distribute(an, tree, options.sink_updates)   # one nest per statement group: own mapping each
-    if options.permute:
+    if options.loops.distribute:
+        tree = distribute(an, tree, options.loops.distribute.sink_updates)   # one nest per statement group: own mapping each
+    if options.loops.permute:
         tree = permute(an, tree)                         # parallel loops outward: they become the grid
-    if options.fuse:
+    if options.loops.fuse:
         tree = fuse(an, tree)                            # re-join nests sharing a grid: fewer launches
     if options.wavefront:
         tree = wavefront(an, tree)                       # skew fully carried 2-d bands: parallel diagonals

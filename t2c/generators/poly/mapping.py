@@ -3,7 +3,7 @@
 Takes the `Analysis`, the final loop tree and the options; gives a `Plan`:
 
 - a parallel loop starts a `Launch`: it and the parallel loops perfectly nested in
-  it (up to `options.max_grid_dims`) become grid dimensions, the loop whose variable
+  it (up to `options.grid.max_dims`) become grid dimensions, the loop whose variable
   indexes the most accesses' last (contiguous) subscript on threadIdx.x so that a
   warp touches consecutive elements; everything below runs in order in the thread;
 - a carried loop with a parallel loop somewhere inside stays on the host as a
@@ -163,7 +163,7 @@ def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
             elif parallel(an, tree, n):
                 flush()
                 grid = []
-                for l in band_of(n)[:options.max_grid_dims]:
+                for l in band_of(n)[:options.grid.max_dims]:
                     if not parallel(an, tree, l):
                         break
                     grid.append(l)

@@ -16,9 +16,9 @@ memory, no barrier, no scalar carried in `__device__` memory, no local array) wi
 threads per block; a part whose domain is empty at run time gets no blocks.
 
 Reductions along rows and down columns (reduce.row_kernel, column_kernel) merge among
-themselves (`merge_reductions`): bicg's s (down the columns of A) and q (along its rows), mvt's
+themselves (`launches.merge.reductions`): bicg's s (down the columns of A) and q (along its rows), mvt's
 x1 and x2.  Each part is then a `__device__` function of its block's index among its own
-blocks, in blocks of the column parts' threads (`column_block`, one-dimensional) or
+blocks, in blocks of the column parts' threads (`reductions.rows.column_block`, one-dimensional) or
 reduce.ROW_BLOCK: both passes over the matrix run at once, the second mostly from L2, instead
 of one after the other (scripts/bicg_probe.cu on the H200, 2100 x 1900: 31.5 -> 24.1 us).
 """
@@ -48,16 +48,16 @@ def plain(p, launch: Launch) -> bool:
 def reduction(p, launch: Launch) -> bool:
     """A reduction along rows or down columns (reduce.py) outside one-block loops, its domain
     not empty."""
-    return bool(p.opt.merge_reductions and launch.grid and launch.row and not launch.sweep
-                and not launch.in_block and not p.empty(launch))
+    return bool(p.opt.launches.merge and p.opt.launches.merge.reductions and launch.grid and launch.row
+                and not launch.sweep and not launch.in_block and not p.empty(launch))
 
 
 def threads(p, run) -> int:
     """The merged launch's threads per block: the plain parts' own; with reductions the column
-    parts' (`column_block`), or reduce.ROW_BLOCK when there is none."""
+    parts' (`reductions.rows.column_block`), or reduce.ROW_BLOCK when there is none."""
     if not run[0].row:
         return prod(p.opt.block(len(run[0].grid)))
-    return prod(p.opt.column_block) if any(l.row.column for l in run) else reduce.ROW_BLOCK
+    return prod(p.opt.reductions.rows.column_block) if any(l.row.column for l in run) else reduce.ROW_BLOCK
 
 
 def _shaped(p, run) -> bool:
@@ -66,7 +66,7 @@ def _shaped(p, run) -> bool:
     t = threads(p, run)
     if not run[0].row:
         return all(prod(p.opt.block(len(l.grid))) == t for l in run)
-    return t % 32 == 0 and t <= 1024 and all(l.row.column or t % reduce.row_lanes(p, l) == 0 for l in run)
+    return t % 32 == 0 and t <= p.target.max_threads and all(l.row.column or t % reduce.row_lanes(p, l) == 0 for l in run)
 
 
 def runs(p) -> list[list[Launch]]:

@@ -343,7 +343,7 @@ def _name(node) -> str | None:
 
 def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME."""
-    name, (threads,) = short_name(k), opt.block_1d
+    name, (threads,) = short_name(k), opt.grid.block_1d
     local_arrays = net.local_arrays
     r = Renderer(k, {n: shape for n, (_, shape) in local_arrays.items()})
     # not `dev_NAME` as the model's printer names them: `dev_t` is a type of <sys/types.h>

@@ -13,14 +13,14 @@ in a single block:
   as consecutive launches would;
 - the host first walks the loop's bounds (integers only) for the most threads any of its
   launches asks for, and takes the one-block kernel when that is at most
-  `options.one_block_max`, the launches otherwise.
+  `options.one_block.max_threads`, the launches otherwise.
 
 Both paths run the same statement instances in the same order of launches, each launch's
 threads independent as the mapping made them, so either computes what the reference does.
 A loop qualifies when its launches are plain: a one-dimensional grid (a 2-d or 3-d grid has
 more threads than one block at any size worth a GPU) or one thread; not the reduction and
 warp-per-row forms, which use the block themselves.  A launch whose threads each run a loop
-counts as a whole block of the launch path only when it has at most `block_1d` threads:
+counts as a whole block of the launch path only when it has at most `grid.block_1d` threads:
 more would crowd work that had several SMs onto one (doitgen's 160 threads per (r, q) take
 the block; adi's 998 threads of 2000-step sweeps keep their launches).
 """
@@ -88,13 +88,13 @@ def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
 
 
 def threads(p, h: HostLoop) -> int:
-    """The one-block kernel's threads: `one_block_threads`, or where that is 0 (the default)
+    """The one-block kernel's threads: `one_block.threads`, or where that is None (the default)
     1024, and 512 for a loop with a block sum.  On the H200 at LARGE durbin (a block sum per
     row) took 1.94 ms with 1024 threads, 1.63 with 512 and 1.87 with 256; jacobi-1d and trisolv
     (none) were fastest with 1024 (0.343 ms against 0.396 with 512; 2.42 against 2.50)."""
-    if p.opt.one_block_threads:
-        return p.opt.one_block_threads
-    return 512 if any(l.block_sum for l in launches(h)) else 1024
+    if p.opt.one_block.threads:
+        return p.opt.one_block.threads
+    return 512 if any(l.block_sum for l in launches(h)) else p.target.max_threads
 
 
 def block_kernel(p, h: HostLoop, calls) -> str:
@@ -103,7 +103,7 @@ def block_kernel(p, h: HostLoop, calls) -> str:
     name = f"{p.short}_loop_{h.loop.var}"
     body, args = _block(p, h, calls)
     return "\n".join([f"/* {name}: host loop {h.loop.var} in one block of threads, for sizes where no launch in it "
-                      f"needs more than {p.opt.one_block_max} threads: each launch a block-strided loop, "
+                      f"needs more than {p.opt.one_block.max_threads} threads: each launch a block-strided loop, "
                       "then __syncthreads(). */",
                       f"__global__ void __launch_bounds__({h.threads}) "
                       f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
@@ -112,13 +112,13 @@ def block_kernel(p, h: HostLoop, calls) -> str:
 def _resident(p, h: HostLoop, calls) -> list[str] | None:
     """The arrays the one-block kernel can keep in shared memory for the whole loop (all of
     its array arguments: the block is the only one running the loop, so no other thread
-    reads or writes them meanwhile; with `resident_locals` also the reference's local arrays
+    reads or writes them meanwhile; with `one_block.resident.locals` also the reference's local arrays
     it uses, `dev_X`), or None when the option is off or it has none."""
-    if not p.opt.resident_arrays:
+    if not p.opt.one_block.resident:
         return None
     body, args = _block(p, h, calls)
     arrays = [a for a in args if any(x.name == a for x in p.k.arrays)]
-    if p.opt.resident_locals:
+    if p.opt.one_block.resident.locals:
         used = names_used("\n".join(body))
         arrays += [f"dev_{n}" for n in p.local_arrays if f"dev_{n}" in used]
     return arrays or None
@@ -247,7 +247,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     return [f"{indent}{{",
             f"{indent}  long long most = 0;   /* the most threads a launch of loop {h.loop.var} asks for */",
             *_walk(p, [h], indent + "  "),
-            f"{indent}  if (most <= {p.opt.one_block_max}) {{",
+            f"{indent}  if (most <= {p.opt.one_block.max_threads}) {{",
             *one,
             f"{indent}  }} else {{",
             *p.host_loop(h, indent + "    ", calls),
@@ -266,7 +266,7 @@ def _walk(p, items, indent) -> list[str]:
             threads = " * ".join(f"(long long)poly_max({e}, 0)" for e, _ in ext.values())
             if _heavy(it):       # as many threads as one block of the launch, no more
                 out.append(f"{indent}most = poly_max_ll(most, {_weight(p)} * {threads});   /* {it.name}: "
-                           f"a loop in each thread: at most {p.opt.block_1d[0]} threads, one block of its launch */")
+                           f"a loop in each thread: at most {p.opt.grid.block_1d[0]} threads, one block of its launch */")
             else:
                 out.append(f"{indent}most = poly_max_ll(most, {threads});   /* {it.name} */")
     return out
@@ -278,9 +278,9 @@ def _heavy(l: Launch) -> bool:
 
 def _weight(p) -> int:
     """A launch whose threads each run a loop takes the block only when it has at most one
-    block of the launch path's threads (`block_1d`): one SM's worth either way (adi's 998
+    block of the launch path's threads (`grid.block_1d`): one SM's worth either way (adi's 998
     threads of 2000-step sweeps would lose the other SMs; doitgen's 160 lose nothing)."""
-    return max(1, p.opt.one_block_max // p.opt.block_1d[0])
+    return max(1, p.opt.one_block.max_threads // p.opt.grid.block_1d[0])
 
 
 # -- every thread's own scalars; barriers that order nothing -----------------------------------
@@ -434,7 +434,7 @@ def blocks_kernel(p, h: HostLoop, calls, private: list[str]) -> str:
                       f"iteration has its own copy of {', '.join(private)} (in shared memory): the values "
                       f"through {'it' if len(private) == 1 else 'them'} never cross iterations, and every "
                       "iteration writes the same cells, so the last one's copy is the result. */",
-                      f"__global__ void __launch_bounds__({p.opt.block_1d[0]}) "
+                      f"__global__ void __launch_bounds__({p.opt.grid.block_1d[0]}) "
                       f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
 
 
@@ -447,8 +447,8 @@ def blocks_host_code(p, h: HostLoop, calls, private: list[str], indent: str, oth
     return [f"{indent}{{",
             f"{indent}  const long long blocks = {count};   /* iterations of {', '.join(l.var for l in chain)} */",
             f"{indent}  const size_t shared = ({words}) * 8;   /* their own {', '.join(private)} */",
-            f"{indent}  if (blocks > 0 && blocks < 2147483647LL && shared <= 49152) {{",
-            f"{indent}    {name}<<<(unsigned)blocks, {p.opt.block_1d[0]}, shared>>>({', '.join(_block(p, h, calls)[1])});",
+            f"{indent}  if (blocks > 0 && blocks < 2147483647LL && shared <= {p.target.shared_static}) {{",
+            f"{indent}    {name}<<<(unsigned)blocks, {p.opt.grid.block_1d[0]}, shared>>>({', '.join(_block(p, h, calls)[1])});",
             f"{indent}  }} else {{",
             *otherwise,
             f"{indent}  }}",

@@ -1,146 +1,407 @@
-"""The poly generator's options: plain frozen data, so that evolution can vary them.
+"""The poly generator's options: one frozen record per pass, so that evolution can vary them.
 
 Every field changes only how fast a candidate is, never what it computes: each
-transformation they enable is still checked against the exact dependences.
+transformation it enables is still checked against the exact dependences.  A pass that can
+be turned off is a record field whose `None` is "off"; a value is always the real value (no
+sentinels).  Each searched field declares its candidate values by move kind in its metadata
+(`option(default, {kind: values})`), from which evolve/moves.py builds the search space; a
+candidate of a record field is `None` or a dict of changes inside it (dotted paths).  Why each
+default is what it is, with the measurements behind it: docs/poly-options.md.
+
+`PolyOptions.load(raw, source)` reads stored options: dotted paths (`changes()`), nested
+records (`dataclasses.asdict`) or the flat names of the options before they were records
+(LEGACY); anything else is an `OptionsError` naming the source and the field.
 """
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import functools
+import typing
+from dataclasses import dataclass, field
+
+from ...errors import UserError
+
+#: move kinds (evolve/moves.ORDER ranks them by what limits a candidate)
+KINDS = ("block", "launch", "tile", "memory", "pass")
+
+
+class OptionsError(UserError):
+    """Stored or given options that name no field, or a value of the wrong shape."""
+
+
+def option(default, search: dict | None = None):
+    """A field with its default and its candidate values by move kind (KINDS)."""
+    assert not search or set(search) <= set(KINDS), search
+    if dataclasses.is_dataclass(default):
+        return field(default_factory=lambda: default, metadata={"search": search or {}})
+    return field(default=default, metadata={"search": search or {}})
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A plain launch's block shape by grid dimensions (mapping.py, cuda.py)."""
+    block_1d: tuple[int] = option((256,), {"block": [(128,), (512,)]})
+    block_2d: tuple[int, int] = option((32, 8), {"block": [(32, 4), (32, 16), (64, 4)]})      # (x, y)
+    block_3d: tuple[int, int, int] = option((32, 4, 2), {"block": [(32, 8, 1)]})
+    max_dims: int = 3                                # parallel loops mapped to the grid per launch
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Loops split so that each nest gets its own mapping (transform.distribute)."""
+    sink_updates: bool = True                        # an update no cut separates moved to its loop's end first
+
+
+@dataclass(frozen=True)
+class Loops:
+    """The passes over the reference's loop tree and its program (lower.planned, lower.final_plan)."""
+    distribute: Distribution | None = option(Distribution())
+    permute: bool = True                             # parallel loops outward in a band
+    fuse: bool = option(True, {"pass": [False]})     # nests that share a grid joined again
+    copy_inputs: bool = option(True, {"pass": [False]})     # input-only reads from a copy, when fewer loops run in order
+    expand_private: bool = True                      # an array each host iteration fills: a copy per iteration (expand.py)
+    isl_schedule: bool = option(True, {"pass": [False]})    # isl's schedule tree, when fewer loops run in order
+
+
+@dataclass(frozen=True)
+class Wavefront:
+    """Carried 2-d bands skewed into host waves of parallel work (transform.wavefront, wavetiles.py)."""
+    tile: int | None = option(32, {"launch": [64, 16], "pass": [None]})   # T x T tiles; None: a launch per cell diagonal
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Consecutive independent launches as one (merge.py)."""
+    reductions: bool = True                          # row and column reductions too
+
+
+@dataclass(frozen=True)
+class Launches:
+    """How launches are issued (merge.py, cuda.Printer's host code)."""
+    merge: Merge | None = option(Merge(), {"pass": [None]})
+    programmatic: bool = True                        # a launch in a host loop begins while the one before ends (sm_90)
+
+
+@dataclass(frozen=True)
+class Banded:
+    """A one-thread order-W recurrence as chunk maps (banded.py)."""
+    order: int = 8                                   # W's compile-time maximum; a wider loop stays on one thread
+    chunk: int = 64                                  # at least this many elements per chunk
+    chunks: int = 8192                               # at most this many chunks (longer chunks beyond)
+
+
+@dataclass(frozen=True)
+class Scans:
+    """One-thread recurrences as parallel scans (scan.py, kadane.py, compact.py, banded.py)."""
+    block: tuple[int, int] = (256, 4)                # a scan block's (threads, elements per thread); threads a power of 2
+    parts: int = 1024                                # at most this many blocks (each takes whole tiles beyond)
+    linear: bool = True                              # x[i] = a(i) * x[i-1] + b(i)
+    running_max: bool = True                         # a maximum of running sums (Kadane): ordered block tuples
+    compaction: bool = True                          # a top-level `if (P) X[k++] = E` loop: a scan of counts, a scatter
+    banded: Banded | None = option(Banded())
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A thread's reduction along a row by lanes of a block, or down columns (reduce.py)."""
+    lanes: int = option(128, {"memory": [32, 256]})  # a row's lanes (whole warps dividing the block)
+    column_block: tuple[int, int] = option((16, 64), {"memory": [(8, 128), (32, 32), (32, 8)]})   # (indices, lanes)
+
+
+@dataclass(frozen=True)
+class Reductions:
+    """Reductions run by many threads (reduce.py, phases.py)."""
+    partials: int | None = option(1024, {"memory": [4096], "pass": [None]})   # a one-thread fold: at most this many partials
+    rows: Rows | None = option(Rows(), {"memory": [None]})
+    row_blocks: bool = True                          # a thread's folds then maps along a row: a block per row (phases.py)
+
+
+@dataclass(frozen=True)
+class Chunks:
+    """A sweep whose loop carries only anti dependences: lanes at a time (sweep._rows)."""
+    block: tuple[int, int] = option((4, 128), {"launch": [(8, 64), (2, 256)]})   # (indices, lanes)
+    staged: bool = option(True, {"launch": [False]})                             # the sums' reads through shared memory
+
+
+@dataclass(frozen=True)
+class Sweeps:
+    """A thread's carried loop around parallel ones: blocks of (indices, lanes) (sweep.py)."""
+    block: tuple[int, int] = option((16, 64), {"launch": [(8, 128), (8, 64), (4, 64)]})
+    rows: Chunks | None = option(Chunks(), {"launch": [None]})
+
+
+@dataclass(frozen=True)
+class Forwarding:
+    """A tiled thread's stored value that a later statement reads: the register (cuda.Printer.tiled_body)."""
+    constants: bool = True                           # a stored constant in a rectangle's tile starts the sum's register
+
+
+@dataclass(frozen=True)
+class Registers:
+    """Values kept in registers inside a thread (cuda.Printer)."""
+    accumulators: bool = option(True, {"memory": [False]})   # a loop's one updated cell
+    scalar_replacement: bool = True                  # a cell one iteration writes and the next reads
+    loads_first: bool = True                         # a tiled thread loads every point's value, then stores
+    forward_stores: Forwarding | None = option(Forwarding())
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A staged tile whose points fill a rectangle no loop bound moves with (cuda.Printer.rectangle)."""
+    tile: tuple[int, int] = (8, 4)                   # points per thread (y, x)
+    block: tuple[int, int] = (16, 8)                 # threads per block (x, y)
+    ring: int = 3                                    # asynchronous tiles in flight
+    unrolled: bool = True                            # each thread's copies a fixed count, unrolled
+
+
+@dataclass(frozen=True)
+class AsyncCopies:
+    """Tensor-core tiles copied ahead into a ring in dynamic shared memory (tensor.async_loop)."""
+    ring: int = option(2, {"tile": [3]})             # tiles in flight
+    ring_bytes: int = 100 * 1024                     # the most a ring takes (two such blocks fit an sm_90 SM)
+    unrolled: bool = option(True, {"tile": [False]})            # each thread's copies a fixed count, unrolled
+    k_major: bool = True                             # an operand read along k keeps k fastest in its tile
+    whole_tiles: bool = option(True, {"tile": [False]})         # a tile inside its loop: fragments without checks
+    scale_in_place: bool = option(False, {"tile": [True]})      # an operand's factors applied once in shared memory
+
+
+@dataclass(frozen=True)
+class TensorCores:
+    """Staged double products on the fp64 tensor cores (tensor.py; shapes: runtime.target.Target)."""
+    m16: bool = True                                 # m16n8k8 where the target has it, m8n8k4 otherwise
+    async_copies: AsyncCopies | None = option(AsyncCopies())
+
+
+@dataclass(frozen=True)
+class Staging:
+    """A 2-d launch's loop operands through shared memory, a tile of the loop at a time (stage.py)."""
+    tile: tuple[int, int] = option((8, 2), {"tile": [(4, 4), (8, 4), (2, 2)]})   # points per thread (y, x)
+    block: tuple[int, int] | None = (32, 4)          # threads per block (x, y); None: grid.block_2d
+    rect: Rect | None = option(Rect(), {"tile": [None]})
+    hulls: bool = True                               # also loops whose bounds move with a grid index
+    heavy_first: bool = True                         # ... their blocks numbered so the longest loops start first
+    prefetch: bool = option(False, {"tile": [True]})            # the next tile into registers during this one
+    depth: int | None = option(None, {"tile": [16, 8]})          # loop values per tile; None: stage.DEPTHS, what fits
+    tensor_cores: TensorCores | None = option(TensorCores(), {"tile": [None]})
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """A launch's thread computing a tile of grid points, its loops jammed (cuda.Printer)."""
+    blocks_per_sm: int | None = option(None, {"tile": [2, 3]})   # registers that fit this many blocks (__launch_bounds__)
+    staging: Staging | None = option(Staging(), {"tile": [{"tile": (8, 4), "block": (16, 8)}, None]})
+    registers: tuple[int, int] | None = option(None, {"tile": [(2, 2), (4, 2), (4, 4)]})   # unstaged: (y, x) points
+    batch: bool = True                               # a 3-d launch tiles its y and x, a block per z
+
+
+@dataclass(frozen=True)
+class Resident:
+    """A one-block loop's arrays in shared memory where they fit (a second kernel, picked at run time)."""
+    locals: bool = True                              # the reference's local arrays too
+
+
+@dataclass(frozen=True)
+class OneBlock:
+    """A host loop of small launches as one block with __syncthreads() (oneblock.py)."""
+    max_threads: int = option(4096, {"launch": [16384]})        # taken when no launch in the loop needs more
+    threads: int | None = option(None, {"launch": [1024, 512, 256]})   # None: 1024, 512 with a block sum
+    thread_scalars: bool = True                      # scalars every thread computes alike, in every thread
+    fewer_barriers: bool = True                      # no barrier between two independent launches
+    resident: Resident | None = option(Resident())
+    private_blocks: bool = option(True, {"launch": [False]})    # carried only through a scratch array: a block per iteration
 
 
 @dataclass(frozen=True)
 class PolyOptions:
-    block_1d: tuple[int] = (256,)            # threads per block, one grid dimension
-    block_2d: tuple[int, int] = (32, 8)      # (x, y)
-    block_3d: tuple[int, int, int] = (32, 4, 2)
-    max_grid_dims: int = 3                   # parallel loops mapped to the grid per launch
-    distribute: bool = True                  # split loops so that each nest gets its mapping
-    sink_updates: bool = True                # ... after moving an update no cut could separate to the
-                                             # end of its loop, where it then splits off (symm)
-    permute: bool = True                     # move parallel loops outward in a band
-    fuse: bool = True                        # re-join nests that share a grid
-    merge_launches: bool = True              # consecutive independent plain launches as one (merge.py)
-    merge_reductions: bool = True            # ... and consecutive independent row/column reductions
-    expand_private: bool = True              # an array each host iteration fills and reads back: a copy
-                                             # per iteration, the host loops then grid dimensions (expand.py)
-    programmatic_launches: bool = True       # launches in host loops may begin while the one before ends
-                                             # (cudaLaunchKernelEx; each such kernel waits first, sm_90)
-    wavefront: bool = True                   # skew carried 2-d bands into host waves of parallel work
-    wave_tile: int = 32                      # ... a wave's 2-d rectangle whose dependences never point to a
-                                             # smaller index: T x T tiles, a launch per diagonal of tiles,
-                                             # a block per tile, its cells by diagonals (wavetiles.py; 0: a
-                                             # launch per diagonal of cells)
-    parallel_reductions: bool = True         # a one-thread sum/max/... loop: block partials, then one block
-    parallel_scans: bool = True              # a one-thread x[i] = a(i) * x[i-1] + b(i) loop: a scan (scan.py)
-    scan_block: tuple[int, int] = (256, 4)   # ... its blocks' (threads, elements per thread); threads a power of 2
-    scan_parts: int = 1024                   # ... at most this many blocks (each takes whole tiles beyond)
-    banded_scans: bool = True                # a one-thread order-W recurrence (s = b; s -= c * x[i-d] for d <= W;
-                                             # x[i] = s; or x[i] = E affine in x[i-1..i-W]): chunk maps (banded.py)
-    banded_order: int = 8                    # ... W's compile-time maximum (a larger W: the loop on one thread)
-    banded_chunk: int = 64                   # ... at least this many elements per chunk
-    banded_chunks: int = 8192                # ... at most this many chunks (longer chunks beyond)
-    running_max: bool = True                 # a one-thread Kadane loop (a maximum of running sums): ordered
-                                             # block tuples, then one block (kadane.py)
-    stream_compaction: bool = True           # a top-level `if (P) X[k++] = E` loop the model refuses: a scan
-                                             # of P's counts, then a scatter, in scan_block's shape (compact.py)
-    exchange_networks: bool = True           # host control the model refuses (doubling, halving loops) around
-                                             # loops of disjoint cells (X[i], X[i ^ E]): a launch each (network.py)
-    warp_rows: bool = True                   # a thread's reduction along a row: a warp per row instead
-    row_blocks: bool = True                  # a thread's loops along a row (folds, then maps): a block per row (phases.py)
-    row_lanes: int = 128                     # ... or this many lanes (whole warps in a 256-thread block,
-                                             # combined in shared memory in a fixed order); on the H200
-                                             # a 32 MB matrix's row sums: 15.5 us, a warp each 21.4
-    column_block: tuple[int, int] = (16, 64) # a reduction down columns: (indices, lanes) per block; on
-                                             # the H200 16 x 64 read atax's matrix 2.9x faster than 32 x 8
-    column_sweeps: bool = True               # a thread's carried loop around parallel ones (symm, trmm):
-    sweep_block: tuple[int, int] = (16, 64)  # ... blocks of (indices, lanes) instead (sweep.py); on the
-                                             # H200 at LARGE: trmm 1.39 ms, 8 x 64 1.56, symm 4.22 (4.24)
-    sweep_rows: bool = True                  # ... whose loop carries only anti dependences (trmm): its
-                                             # iterations a lane each, lanes at a time (sweep._rows)
-    chunk_block: tuple[int, int] = (4, 128)  # ... in blocks of (indices, lanes): 128 iterations at a time
-    sweep_stage: bool = True                 # ... their sums' reads through shared memory (sweep._staged)
-    reduction_blocks: int = 1024             # at most this many partials (a grid-stride loop beyond)
-    register_accumulators: bool = True       # a loop's one updated cell in a register (gemm's C[i][j])
-    scalar_replacement: bool = True          # a cell one iteration writes and the next reads: a register too
-    loads_first: bool = True                 # a tiled thread's statements around its loops that store
-                                             # an element from loaded values: every point's value first,
-                                             # then the stores (symm's C[i][j] = beta * C[i][j] + ...:
-                                             # its loads one point at a time, behind each store: on the
-                                             # H200 at LARGE symm 0.2136 -> 0.1470 ms side by side)
-    forward_stores: bool = True              # ... and a value one of them stores that a later one reads
-                                             # is that register (trmm's B[i][j] = alpha * B[i][j] after
-                                             # its sum; a store the next one overwrites goes)
-    hold_constants: bool = True              # ... also a stored constant in a rectangle's tile (2mm's
-                                             # tmp[i][j] = 0.0, doitgen's sum): the sum's register starts
-                                             # from it (H200: doitgen 1.16x, 3mm 1.07x, 2mm 1.04x)
-    batch_tiles: bool = True                 # a 3-d launch tiles its y and x, a block per z (its batch)
-    register_tile: tuple[int, int] = (1, 1)  # a 2-d launch's thread: (y, x) grid points, its loops jammed
-    staged_tile: tuple[int, int] = (8, 2)    # the same where its loops' operands can go through shared
-                                             # memory (stage.py; the gemm family), which then they do; on
-                                             # the H200 at LARGE 8 x 2 took 5 of the 7 tensor-core kernels
-                                             # 3-40% less time than 4 x 4 (with 2 async stages)
-    staged_block: tuple[int, int] = (32, 4)  # ... their blocks' threads (x, y) ((0, 0): block_2d); with
-                                             # unrolled copies, on the H200 at LARGE (probe, L2 evicted,
-                                             # against 32 x 8 and copies in loops): symm 0.1468 -> 0.1017
-                                             # ms, syr2k 0.1530 -> 0.1131, trmm 0.0779 -> 0.0648,
-                                             # covariance 0.1194 -> 0.0940, correlation 0.2966 -> 0.2676,
-                                             # syrk 0.0855 -> 0.0818 (0.0698 in 32 x 8 with a ring of 3)
-    rect_tile: tuple[int, int] = (8, 4)      # ... where the points fill a rectangle and no loop's bounds
-    rect_block: tuple[int, int] = (16, 8)    # move with them (gemm, 2mm, 3mm; not syrk's triangle nor
-    rect_stages: int = 3                     # symm's k < i): this tile, block and ring instead ((0, 0):
-    rect_unrolled: bool = True               # none), and their copies unrolled (unrolled_copies below);
-                                             # on the H200 at LARGE, L2 evicted: gemm 0.117 ms against
-                                             # 0.177 with the others', 2mm 0.142 / 0.199, 3mm 0.248 /
-                                             # 0.319; syrk, syr2k, symm, trmm were 3-25% slower with them
-    staged_hulls: bool = True                # ... also loops whose bounds move with a grid index: over
-                                             # the block's hull, operands 0 outside a point's own bounds
-    heavy_first: bool = True                 # ... those blocks numbered so that the longest loops start first
-    staged_prefetch: bool = False            # ... the next tile into registers during this one's compute
-    stage_depth: int = 0                     # loop values per shared tile (0: stage.DEPTHS, what fits)
-    tile_blocks_per_sm: int = 0              # a tiled launch asks ptxas for registers that fit this
-                                             # many blocks on an SM (__launch_bounds__; 0: its choice)
-    tensor_cores: bool = True                # staged products in double on the fp64 tensor cores
-                                             # (mma.sync m8n8k4: sm_80 or newer; stage.mma_pairs)
-    async_copies: bool = True                # ... their tiles copied ahead asynchronously
-    unrolled_copies: bool = True             # ... each thread's copies a fixed count, unrolled, offsets
-                                             # computed once (no loop from its thread number; ~14 instead
-                                             # of 22 instructions a copy in gemm's SASS; staged_block's
-                                             # figures are both together)
-    k_major_tiles: bool = True               # ... an operand read along k (A[i][k]) kept k fastest in
-                                             # its shared tile, [i][k], so that a warp's copies store to
-                                             # consecutive banks ([k][i] took 8 banks for 32 copies): on
-                                             # the H200 at LARGE, verified side by side, gemm 0.1247 ->
-                                             # 0.1170 ms, syrk 0.1021 -> 0.0892, syr2k 0.1933 -> 0.1582
-    whole_tiles: bool = True                 # ... a tile wholly inside its loop: fragments without checks
-    async_stages: int = 2                    # ... into a ring of this many tiles (dynamic shared memory;
-                                             # 3 took all but syr2k 2-8% more time on the H200)
-    scale_in_place: bool = False             # ... an operand's factors (gemm's alpha) applied to the
-                                             # copied tile in shared memory, not to every fragment: fewer
-                                             # registers (gemm 126 -> 114), but on the H200 gemm 0.198 ->
-                                             # 0.277 ms, syrk 0.115 -> 0.143 (a pass before the barrier)
-    mma_m16: bool = True                     # ... 16 x 8 x 8 at a time (m16n8k8 on sm_90: twice m8n8k4's rate)
-    one_block_loops: bool = True             # a host loop of small launches: one block, __syncthreads()
-    one_block_threads: int = 0               # that block's threads (0: 1024, 512 with a block sum)
-    one_block_max: int = 4096                # ... taken when no launch in the loop needs more threads
-    thread_scalars: bool = True              # ... its scalars in every thread where one-thread launches
-                                             # only compute scalars (durbin's alpha, beta: all threads alike)
-    fewer_barriers: bool = True              # ... no __syncthreads() between two independent launches (isl)
-    resident_arrays: bool = True             # ... its arrays in shared memory where they fit (a second
-                                             # kernel; the host picks it by their size at run time)
-    resident_locals: bool = True             # ... with the reference's local arrays it uses (durbin's z)
-    private_blocks: bool = True              # such a loop carried only through a scratch array: a block
-                                             # per iteration, each with its own copy in shared memory
-    copy_inputs: bool = True                 # reads that only see an array's values at the call read a
-                                             # copy of it, when that runs fewer loops in order (trmm)
-    isl_schedule: bool = True                # isl's scheduler's tree when it runs fewer loops in order
-    sequential: bool = False                 # one thread for everything (the safe baseline)
+    """Every pass's record; `replace` sets fields by dotted path, `load` reads stored options."""
+    grid: Grid = option(Grid())
+    loops: Loops = option(Loops())
+    wavefront: Wavefront | None = option(Wavefront(), {"pass": [None]})
+    launches: Launches = option(Launches())
+    scans: Scans = option(Scans())
+    reductions: Reductions = option(Reductions())
+    sweeps: Sweeps | None = option(Sweeps(), {"launch": [None]})
+    registers: Registers = option(Registers())
+    tiles: Tiles = option(Tiles(), {"tile": [          # the tile moves that won on the H200, first
+        {"staging.tensor_cores.async_copies.ring": 3, "staging.block": None}, {"blocks_per_sm": 2},
+        {"staging.block": None}, {"staging.tensor_cores.async_copies.ring": 3},
+        {"staging.tensor_cores.async_copies.unrolled": False},
+        {"staging.tile": (8, 4), "staging.block": (16, 8), "staging.tensor_cores.async_copies.ring": 3}]})
+    one_block: OneBlock | None = option(OneBlock(), {"launch": [None]})
+    networks: bool = True                            # host control around exchange loops (X[i], X[i ^ E]): a launch each
+    sequential: bool = option(False, {"pass": [True]})          # one thread for everything (the safe baseline)
 
-    def replace(self, **changes) -> "PolyOptions":
-        return dataclasses.replace(self, **changes)
+    def replace(self, changes: dict | None = None, **fields) -> "PolyOptions":
+        """A copy with `fields` (top-level) and `changes` (dotted paths: {"tiles.staging.tile": (4, 4)})."""
+        return apply(dataclasses.replace(self, **fields), changes or {})
 
     def block(self, dims: int) -> tuple[int, ...]:
-        return {1: self.block_1d, 2: self.block_2d, 3: self.block_3d}[dims]
+        return {1: self.grid.block_1d, 2: self.grid.block_2d, 3: self.grid.block_3d}[dims]
+
+    @classmethod
+    def load(cls, raw: dict, source: str = "options") -> "PolyOptions":
+        """Stored options (module docstring) over the defaults."""
+        if not isinstance(raw, dict):
+            raise OptionsError(f"{source}: options must be a JSON object, not {type(raw).__name__}")
+        top, flat, legacy = {f.name for f in dataclasses.fields(cls)}, {}, {}
+        for name, value in raw.items():     # an old flat name, or an old switch of what is a record now
+            old = name in LEGACY and (name not in top or isinstance(value, bool) and _record_type(cls, name))
+            (legacy if old else flat)[name] = value
+        return apply(apply(cls(), flat, source), legacy_changes(legacy, source), source)
+
+
+# -- paths ----------------------------------------------------------------------------------
+
+@functools.cache
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _record_type(cls, path: str):
+    """The record class a dotted path of `cls` names, or None for a plain value."""
+    for name in path.split("."):
+        hints = _hints(cls)
+        if name not in hints:
+            return None
+        cls = next((t for t in typing.get_args(hints[name]) or (hints[name],) if dataclasses.is_dataclass(t)), None)
+        if cls is None:
+            return None
+    return cls
+
+
+def _value(kind, value, where: str):
+    """A stored value as the field's type: JSON lists as tuples, dicts as records."""
+    if isinstance(value, list):
+        return tuple(value)
+    if kind is None or value is None or isinstance(value, kind):
+        if isinstance(value, dict):
+            raise OptionsError(f"{where}: a record given for a plain value")
+        return value
+    if not isinstance(value, dict):
+        raise OptionsError(f"{where}: {value!r} for a record of options", hint="give None (off) or its fields")
+    return apply(kind(), value, where)
+
+
+def apply(options, changes: dict, source: str = "options"):
+    """`options` with each dotted path of `changes` set; a path through an off record (None)
+    turns that record on at its defaults first.  Unknown paths are an OptionsError."""
+    for path, value in changes.items():
+        options = _set(options, path.split("."), value, f"{source}: {path}")
+    return options
+
+
+def _set(record, names: list[str], value, where: str):
+    name, rest = names[0], names[1:]
+    fields = {f.name: f for f in dataclasses.fields(record)}
+    if name not in fields:
+        raise OptionsError(f"{where}: {type(record).__name__} has no option {name!r}",
+                           hint=f"its options are {', '.join(fields)} (docs/poly-options.md)")
+    kind = _record_type(type(record), name)
+    if not rest:
+        return dataclasses.replace(record, **{name: _value(kind, value, where)})
+    inner = getattr(record, name)
+    if kind is None:
+        raise OptionsError(f"{where}: {name!r} is a value, not a record of options")
+    return dataclasses.replace(record, **{name: _set(inner if inner is not None else kind(), rest, value, where)})
+
+
+def changes(options, base=None, prefix: str = "") -> dict:
+    """The dotted paths where `options` differs from `base` (the defaults), as values or
+    records (dicts) that `apply` reads back."""
+    base = type(options)() if base is None else base
+    out = {}
+    for f in dataclasses.fields(options):
+        mine, theirs, path = getattr(options, f.name), getattr(base, f.name), prefix + f.name
+        if mine == theirs:
+            continue
+        if dataclasses.is_dataclass(mine) and dataclasses.is_dataclass(theirs):
+            out.update(changes(mine, theirs, path + "."))
+        else:
+            out[path] = dataclasses.asdict(mine) if dataclasses.is_dataclass(mine) else mine
+    return out
+
+
+def leaves(options, prefix: str = ""):
+    """(path, field, value, record type or None) of every field of `options` and of its records
+    that are on, depth first in declaration order."""
+    for f in dataclasses.fields(options):
+        value, path = getattr(options, f.name), prefix + f.name
+        kind = _record_type(type(options), f.name)
+        yield path, f, value, kind
+        if value is not None and kind is not None:
+            yield from leaves(value, path + ".")
+
+
+# -- the options before records ---------------------------------------------------------------
+
+def _off_if_false(path):
+    return lambda v: {path: None} if v is False else {}
+
+
+def _none_at(path, off):
+    return lambda v: {path: None if (tuple(v) if isinstance(v, list) else v) == off else v}
+
+
+#: flat name (before issue #34) -> its dotted paths and values, sentinels read as None
+LEGACY = {
+    **{n: (lambda p: lambda v: {p: v})(p) for n, p in {
+        "block_1d": "grid.block_1d", "block_2d": "grid.block_2d", "block_3d": "grid.block_3d",
+        "max_grid_dims": "grid.max_dims", "sink_updates": "loops.distribute.sink_updates",
+        "permute": "loops.permute", "fuse": "loops.fuse", "copy_inputs": "loops.copy_inputs",
+        "expand_private": "loops.expand_private", "isl_schedule": "loops.isl_schedule",
+        "merge_reductions": "launches.merge.reductions", "programmatic_launches": "launches.programmatic",
+        "scan_block": "scans.block", "scan_parts": "scans.parts", "parallel_scans": "scans.linear",
+        "running_max": "scans.running_max", "stream_compaction": "scans.compaction",
+        "banded_order": "scans.banded.order", "banded_chunk": "scans.banded.chunk",
+        "banded_chunks": "scans.banded.chunks", "reduction_blocks": "reductions.partials",
+        "row_lanes": "reductions.rows.lanes", "column_block": "reductions.rows.column_block",
+        "row_blocks": "reductions.row_blocks", "sweep_block": "sweeps.block",
+        "chunk_block": "sweeps.rows.block", "sweep_stage": "sweeps.rows.staged",
+        "register_accumulators": "registers.accumulators", "scalar_replacement": "registers.scalar_replacement",
+        "loads_first": "registers.loads_first", "hold_constants": "registers.forward_stores.constants",
+        "batch_tiles": "tiles.batch", "rect_block": "tiles.staging.rect.block",
+        "rect_stages": "tiles.staging.rect.ring", "rect_unrolled": "tiles.staging.rect.unrolled",
+        "staged_hulls": "tiles.staging.hulls", "heavy_first": "tiles.staging.heavy_first",
+        "staged_prefetch": "tiles.staging.prefetch", "mma_m16": "tiles.staging.tensor_cores.m16",
+        "async_stages": "tiles.staging.tensor_cores.async_copies.ring",
+        "unrolled_copies": "tiles.staging.tensor_cores.async_copies.unrolled",
+        "k_major_tiles": "tiles.staging.tensor_cores.async_copies.k_major",
+        "whole_tiles": "tiles.staging.tensor_cores.async_copies.whole_tiles",
+        "scale_in_place": "tiles.staging.tensor_cores.async_copies.scale_in_place",
+        "one_block_max": "one_block.max_threads", "thread_scalars": "one_block.thread_scalars",
+        "fewer_barriers": "one_block.fewer_barriers", "resident_locals": "one_block.resident.locals",
+        "private_blocks": "one_block.private_blocks", "exchange_networks": "networks",
+        "sequential": "sequential"}.items()},
+    **{n: _off_if_false(p) for n, p in {
+        "distribute": "loops.distribute", "merge_launches": "launches.merge", "wavefront": "wavefront",
+        "parallel_reductions": "reductions.partials", "banded_scans": "scans.banded",
+        "warp_rows": "reductions.rows", "column_sweeps": "sweeps", "sweep_rows": "sweeps.rows",
+        "forward_stores": "registers.forward_stores", "tensor_cores": "tiles.staging.tensor_cores",
+        "async_copies": "tiles.staging.tensor_cores.async_copies", "one_block_loops": "one_block",
+        "resident_arrays": "one_block.resident"}.items()},
+    "wave_tile": _none_at("wavefront.tile", 0),
+    "register_tile": _none_at("tiles.registers", (1, 1)),
+    "staged_tile": lambda v: {"tiles.staging": None} if tuple(v) == (1, 1) else {"tiles.staging.tile": v},
+    "staged_block": _none_at("tiles.staging.block", (0, 0)),
+    "rect_tile": lambda v: {"tiles.staging.rect": None} if tuple(v) == (0, 0) else {"tiles.staging.rect.tile": v},
+    "stage_depth": _none_at("tiles.staging.depth", 0),
+    "tile_blocks_per_sm": _none_at("tiles.blocks_per_sm", 0),
+    "one_block_threads": _none_at("one_block.threads", 0),
+}
+
+
+def legacy_changes(raw: dict, source: str) -> dict:
+    """Flat options as dotted paths: values first, then the passes turned off (a sub-option of
+    an off pass is dropped with it)."""
+    out = {}
+    for name, value in raw.items():
+        if name not in LEGACY:
+            raise OptionsError(f"{source}: unknown option {name!r}",
+                               hint="options are records now (docs/poly-options.md); search again without this file")
+        out.update(LEGACY[name](value))
+    values = {p: v for p, v in out.items() if v is not None}
+    offs = {p: v for p, v in out.items() if v is None}
+    return {p: v for p, v in values.items() if not any(p.startswith(o + ".") for o in offs)} | offs
 
 
 DEFAULT = PolyOptions()

@@ -8,7 +8,7 @@ A one-thread launch of the form
 else than; `acc` a floating-point scalar no other statement uses) becomes one kernel `NAME`:
 a grid-stride loop over i, each thread accumulating from the operator's identity, then a
 shared-memory tree in each block, whose result goes to `NAME_partials[blockIdx.x]` (a fixed
-`__device__` array of `options.reduction_blocks`: `NAME_device` may not allocate).  Each
+`__device__` array of `options.reductions.partials`: `NAME_device` may not allocate).  Each
 block then draws a ticket (`NAME_ticket`, between two `__threadfence`s); the block drawing
 the last one combines the partials the same way, its first thread runs INIT, folds the
 total in (`acc = acc + total`, `fmax(acc, total)`, ...), runs OUT and resets the ticket.
@@ -243,7 +243,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     """The kernel's body (p: the Printer) and its `__device__` declarations (partials, ticket,
     a search's best).  Registers are the accumulators' webs; a recomputed best value gets
     `poly_v_<index>`."""
-    name, loop, blocks = launch.name, red.loop, p.opt.reduction_blocks
+    name, loop, blocks = launch.name, red.loop, p.opt.reductions.partials
     regs = []                   # (register, C type, identity)
     for f in red.folds:
         if f.kind == "op":
@@ -430,7 +430,7 @@ def _better(f: Fold, v2: str, k2: str, v1: str, k1: str) -> str:
 
 
 def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list[str]:
-    """Host code: as many blocks as the loop needs, at most `reduction_blocks`, at least one (the
+    """Host code: as many blocks as the loop needs, at most `reductions.partials`, at least one (the
     last block still runs INIT and OUT when the loop is empty)."""
     outer = tuple(l.var for l in launch.host_loops)
     (lows, highs), = p.an.model.box([red.folds[0].stmt.stmt.name], (red.loop.var,), outer)
@@ -439,7 +439,7 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
     return [f"{indent}{{",
             f"{indent}  const int extent = {extent};   /* {red.loop.var} */",
             f"{indent}  int poly_parts = extent > 0 ? (int)poly_blocks(extent, {THREADS}) : 1;",
-            f"{indent}  if (poly_parts > {p.opt.reduction_blocks})", f"{indent}    poly_parts = {p.opt.reduction_blocks};",
+            f"{indent}  if (poly_parts > {p.opt.reductions.partials})", f"{indent}    poly_parts = {p.opt.reductions.partials};",
             f"{indent}  {p.launch_line(launch.name, ('poly_parts', str(THREADS)), call, launch.host_loops)}",
             f"{indent}}}"]
 
@@ -622,7 +622,7 @@ def _decls(p, red: RowReduction, indent: str) -> list[str]:
 
 def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str = "blockIdx.x",
                threads: int = 0) -> list[str]:
-    """The body of a row-reduction kernel (p: the Printer): `row_lanes` lanes per row (whole
+    """The body of a row-reduction kernel (p: the Printer): `reductions.rows.lanes` lanes per row (whole
     warps of a 256-thread block) stride the loop, a shuffle tree per warp, and with more than
     one warp per row the warps' parts added from shared memory in a fixed order; lane 0 runs
     the statements around the loop with the totals folded in.  `block` and `threads`: the
@@ -677,11 +677,11 @@ ROW_BLOCK = 256                 # threads per block of a row-reduction launch
 
 
 def row_lanes(p, launch) -> int:
-    """Lanes per row: `row_lanes` (whole warps that divide the block) for a loop over whole rows,
+    """Lanes per row: `reductions.rows.lanes` (whole warps that divide the block) for a loop over whole rows,
     whose bounds name only sizes; a warp for a loop whose bounds move with the row or a host
     loop (nussinov's k from i + 1 to wave + i: short rows leave most of 128 lanes idle at
     the barrier; on the H200 nussinov took 20.6 ms with 128 lanes, 16.9 with a warp)."""
-    w, loop = p.opt.row_lanes, launch.row.loop
+    w, loop = p.opt.reductions.rows.lanes, launch.row.loop
     whole = identifiers(f"{loop.lower} {loop.upper}") <= {s.name for s in p.k.sizes}
     return w if whole and w % 32 == 0 and 32 <= w <= ROW_BLOCK and ROW_BLOCK % w == 0 else 32
 
@@ -700,11 +700,11 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str, block: s
     loop, so each thread's chain of dependent additions is that many times shorter and there
     are that many times more threads, and more blocks than with 32-wide blocks to spread over
     the SMs; lane 0 adds the lanes' parts in a fixed order from shared memory and finishes the
-    index (options.column_block).  `block`: the block's index among the launch's; with
+    index (options.reductions.rows.column_block).  `block`: the block's index among the launch's; with
     `threads` (a merged launch's part: merge.py) the block is one-dimensional and its thread
     takes index threadIdx.x % width and lane threadIdx.x / width."""
     j, loop = launch.grid[0].var, red.loop
-    width, lanes_ = p.opt.column_block
+    width, lanes_ = p.opt.reductions.rows.column_block
     tx, ty = (f"threadIdx.x % {width}", f"threadIdx.x / {width}") if threads else ("threadIdx.x", "threadIdx.y")
     taken = set(p.k.params) | set(p.an.program.locals) | {j, loop.var}
     fresh = lambda name: fresh_name(name, taken)

@@ -19,7 +19,7 @@ three kernels over the pairs p_i = (A(i), B(i)).  Pairs compose associatively, p
 - `NAME_down`: block g scans its segment again from its carry and writes X through shared
   memory (coalesced).
 
-The blocks are at most `options.scan_parts` (each takes as many whole tiles as that needs), so
+The blocks are at most `options.scans.parts` (each takes as many whole tiles as that needs), so
 the `__device__` buffers have a fixed size and `NAME_device` does not allocate.  Every
 composition is in a fixed order, so a candidate gives the same bits on every run.  A
 floating-point scan reassociates the recurrence (the tolerance model's K counts the loop's
@@ -229,7 +229,7 @@ def _op(op: str, x, y):
 
 def _shape(p) -> tuple[int, int, int]:
     """(threads per block, pairs per thread, pairs per tile)."""
-    threads, items = p.opt.scan_block
+    threads, items = p.opt.scans.block
     return threads, items, threads * items
 
 
@@ -324,17 +324,17 @@ def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
            f"{head}_up({params}int poly_count, int poly_seg)", "{", *up, "}", "",
            f"{head}_across({params}int poly_count, int poly_parts)", "{", *across, "}", "",
            f"{head}_down({params}int poly_count, int poly_seg)", "{", *down, "}"]
-    cap = p.opt.scan_parts
+    cap = p.opt.scans.parts
     decls = [f"__device__ {v} {name}_parts_{x[-1]}[{cap}];   /* each block's composition */" for x in g]
     decls.append(f"__device__ {v} {name}_carries[{cap}];   /* x before each block */")
     return "\n".join(src), args, "\n".join(decls)
 
 
 def launch_code(p, launch, sc: Scan, args: list[str], indent: str) -> list[str]:
-    """Host code: whole tiles per block, so that at most `scan_parts` blocks cover the loop;
+    """Host code: whole tiles per block, so that at most `scans.parts` blocks cover the loop;
     NAME_across always runs (it runs PRE)."""
     threads, _, tile = _shape(p)
-    cap = p.opt.scan_parts
+    cap = p.opt.scans.parts
     outer = tuple(l.var for l in launch.host_loops)
     (lows, highs), = p.an.model.box([sc.stmt.stmt.name], (sc.loop.var,), outer)
     extent = extent_text(max_expr(highs), min_expr(lows)) if lows and highs else "0"

@@ -48,10 +48,6 @@ from .ctext import WORD, array_refs, max_expr, min_expr, replace_refs
 #: on the H200 32 against 16 took gemm, 2mm, 3mm and covariance 4-20% less time on the tensor cores)
 DEPTHS = (32, 16)
 SIZE = {"double": 8, "float": 4}
-#: static shared memory a block may declare
-SHARED_LIMIT = 48 * 1024
-#: dynamic shared memory a block may take (two blocks of it fit an H100's or H200's 227 KiB)
-DYNAMIC_LIMIT = 100 * 1024
 #: loop bounds whose extremes over a block's rows are at its first and last row: sums of
 #: names and integers, each name times at most an integer (no min, max, division)
 _SUMS = re.compile(r"[\w\s+*()-]*")
@@ -100,7 +96,7 @@ def plan(p, launch) -> dict | None:
                    m[2] if m[1] == "<" else f"({m[2]}) + 1", node)
         moves = grid & set(WORD.findall(f"{s.low} {s.end}"))
         if moves:
-            if not p.opt.staged_hulls or len(moves) > 1 or not _SUMS.fullmatch(f"{s.low} {s.end}"):
+            if not p.opt.tiles.staging.hulls or len(moves) > 1 or not _SUMS.fullmatch(f"{s.low} {s.end}"):
                 return None
             g = y if moves == {y.var} else x
             s.moving = ("row" if g is y else "col", g.var, s.low, s.end,
@@ -136,9 +132,9 @@ def plan(p, launch) -> dict | None:
                                 for t in _products(s) or [[]]):
             return None            # a term that the moving side's zeroed operand would not zero
         out[id(n)] = s
-    for d in (p.opt.stage_depth,) if p.opt.stage_depth else DEPTHS:
+    for d in (p.opt.tiles.staging.depth,) if p.opt.tiles.staging.depth else DEPTHS:
         if sum(d * max(pitch(span(launch, op), m) for m in (False, True))
-               * SIZE[s.dtype] for s in out.values() for op in s.operands) <= SHARED_LIMIT:
+               * SIZE[s.dtype] for s in out.values() for op in s.operands) <= p.target.shared_static:
             for s in out.values():
                 s.depth = d
             return out or None

@@ -1,14 +1,14 @@
 """A thread's sweep around parallel loops: a block of lanes per grid index instead.
 
 (A one-thread launch of that shape -- ludcmp's back substitution -- gets one block of
-`sweep_block`'s threads as the lanes of its one index.)
+`sweeps.block`'s threads as the lanes of its one index.)
 
 A 1-d launch whose threads each run a loop that carries a dependence around inner loops
 that are parallel at fixed (grid index, sweep) -- symm's rows i for one column j, with its
 updates of C[k][j] for k < i and its sum temp2; trmm's rows with their sums into B[i][j] --
 leaves each thread a chain of m^2/2 iterations and the GPU a few dozen warps.  Such a
 launch gets blocks of `width` consecutive grid indices (threadIdx.x: coalesced as before)
-times `lanes` lanes (threadIdx.y) instead (`options.sweep_block`):
+times `lanes` lanes (threadIdx.y) instead (`options.sweeps.block`):
 
 - a loop that contains loops runs in every thread, in order (its bounds may not depend
   on the grid index or on a scalar, so all threads of a block meet the same barriers);
@@ -26,7 +26,7 @@ times `lanes` lanes (threadIdx.y) instead (`options.sweep_block`):
 Local scalars live in lane 0: the lanes' loops may not use any but their accumulator.
 The reductions change the order of their additions (the tolerance model's business).
 
-Rows in chunks (`sweep_rows`): where the launch is one such loop around one sum into a cell
+Rows in chunks (`sweeps.rows`): where the launch is one such loop around one sum into a cell
 of its own iteration (trmm's `B[i][j] += A[k][i] * B[k][j]` for k > i) and the loop carries
 no flow or output dependence (isl: an iteration only reads cells that later ones write), the
 lanes take `lanes` iterations of it at a time instead, each a thread's sum in order: all of a
@@ -59,16 +59,16 @@ class Sweep:
 
 
 def shape(p, launch) -> tuple[int, int]:
-    """(indices, lanes) of a sweep's block: `sweep_block` (`chunk_block` for rows in chunks), or
+    """(indices, lanes) of a sweep's block: `sweeps.block` (`sweeps.rows.block` for rows in chunks), or
     one index with all its threads for a one-thread launch."""
     sw = launch.sweep
-    width, lanes = p.opt.chunk_block if sw is not None and sw.rows is not None else p.opt.sweep_block
+    width, lanes = p.opt.sweeps.rows.block if sw is not None and sw.rows is not None else p.opt.sweeps.block
     return (width, lanes) if launch.grid else (1, width * lanes)
 
 
-def _whole_warps(width: int, lanes: int) -> bool:
-    """Whole warps, an index's lanes in whole warps, at most 1024 threads."""
-    return width <= 32 and 32 % width == 0 and width * lanes % 32 == 0 and width * lanes <= 1024
+def _whole_warps(width: int, lanes: int, most: int) -> bool:
+    """Whole warps, an index's lanes in whole warps, at most `most` threads (the target's)."""
+    return width <= 32 and 32 % width == 0 and width * lanes % 32 == 0 and width * lanes <= most
 
 
 def sweep_of(p, launch) -> Sweep | None:
@@ -77,7 +77,7 @@ def sweep_of(p, launch) -> Sweep | None:
     if len(launch.grid) > 1 or launch.grid and launch.grid[0].derived or launch.reduction or launch.row or launch.phases \
             or launch.tile:
         return None
-    if not _whole_warps(width, lanes):
+    if not _whole_warps(width, lanes, p.target.max_threads):
         return None
     an, tree = p.an, p.plan.tree
     locals_ = set(an.program.locals)
@@ -108,7 +108,7 @@ def sweep_of(p, launch) -> Sweep | None:
         return True
     if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
         return None
-    sw.rows = _rows(p, launch, sw) if p.opt.sweep_rows and _whole_warps(*p.opt.chunk_block) else None
+    sw.rows = _rows(p, launch, sw) if p.opt.sweeps.rows and _whole_warps(*p.opt.sweeps.rows.block, p.target.max_threads) else None
     return sw
 
 
@@ -236,7 +236,7 @@ def stageable(p, launch, sw: Sweep) -> tuple[str, str, dict] | None:
             return None
         reads[text] = (ref, kind)
     if not reads or a.dtype not in stage.SIZE or sum(STAGE_DEPTH * ((lanes if kind == "row" else width) + 1)
-                                                      * stage.SIZE[a.dtype] for _, kind in reads.values()) > stage.SHARED_LIMIT:
+                                                      * stage.SIZE[a.dtype] for _, kind in reads.values()) > p.target.shared_static:
         return None
     return low, bound[3] if bound[2] == "<" else f"{bound[3]} + 1", reads
 

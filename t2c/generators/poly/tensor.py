@@ -25,6 +25,7 @@ import re
 
 from ...analysis import Loop
 from ...ir.csyntax import cprint
+from ...runtime.target import M16N8K8
 from .ctext import max_expr, min_expr, replace_refs
 from .mapping import Launch
 from . import stage
@@ -45,8 +46,8 @@ def plan(p, launch: Launch) -> dict | None:
 
 
 def _major(p, s) -> set[str]:
-    """The operands whose shared tiles keep k fastest (`k_major_tiles`: k is their contiguous index)."""
-    return {op.name for op in s.operands if op.k_fastest and p.opt.k_major_tiles}
+    """The operands whose shared tiles keep k fastest (`async_copies.k_major`: k is their contiguous index)."""
+    return {op.name for op in s.operands if op.k_fastest and p.opt.tiles.staging.tensor_cores.async_copies.k_major}
 
 
 def _dims(launch: Launch, op, depth: int, major: set[str]) -> tuple[int, int]:
@@ -58,29 +59,31 @@ def _dims(launch: Launch, op, depth: int, major: set[str]) -> tuple[int, int]:
 
 def ring(p, launch: Launch, s) -> tuple[int, int, int] | None:
     """(tiles, depth, bytes) of a staged loop's ring in dynamic shared memory (async_loop):
-    `async_stages` (`rect_stages`) tiles per operand, the depth halved until the ring fits in
-    stage.DYNAMIC_LIMIT; None when it never does."""
-    tiles, bk, major = max(2, launch.stages or p.opt.async_stages), s.depth, _major(p, s)
+    `async_copies.ring` (`rect.ring`) tiles per operand, the depth halved until the ring fits in
+    `async_copies.ring_bytes` and the target's opt-in limit; None when it never does."""
+    ac = p.opt.tiles.staging.tensor_cores.async_copies
+    tiles, bk, major = max(2, launch.stages or ac.ring), s.depth, _major(p, s)
     size = lambda depth: tiles * stage.SIZE[s.dtype] * sum(a * b for a, b in (_dims(launch, op, depth, major)
                                                                                for op in s.operands))
-    while size(bk) > stage.DYNAMIC_LIMIT and bk % 8 == 0:
+    limit = min(ac.ring_bytes, p.target.shared_optin)
+    while size(bk) > limit and bk % 8 == 0:
         bk //= 2                   # a ring of tiles of half the depth
-    return (tiles, bk, size(bk)) if size(bk) <= stage.DYNAMIC_LIMIT else None
+    return (tiles, bk, size(bk)) if size(bk) <= limit else None
 
 
 def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
     """A staged loop on the tensor cores whose operands are elements in double, possibly
-    scaled (stage.raw_read): `async_stages` (`rect_stages`) shared buffers per operand in a ring, in dynamic
+    scaled (stage.raw_read): `tiles.staging.tensor_cores.async_copies.ring` (`tiles.staging.rect.ring`) shared buffers per operand in a ring, in dynamic
     shared memory; while the warps multiply the tile in one, the block's threads copy the
     tiles `async_stages - 1` ahead into the others asynchronously (cuda_pipeline.h;
     out-of-range elements are zero-filled: the copy reads 0 of its 8 bytes, and its address,
     computed as for any other, is never read), one barrier per tile.  A
     fragment applies the operand's factors as it loads (the same product the register
-    staging computes), and is 0 past the loop's end; with `scale_in_place` each thread
+    staging computes), and is 0 past the loop's end; with `tiles.staging.tensor_cores.async_copies.scale_in_place` each thread
     applies them to the elements it copied, once its copies landed and before the barrier.
     A loop whose bounds move with a grid index copies only the elements its points read
     (stage.mask).  An operand whose contiguous index is k keeps it fastest in shared memory
-    (`k_major_tiles`: `[grid][k]`, so a warp's copies store to consecutive banks), the others
+    (`tiles.staging.tensor_cores.async_copies.k_major`: `[grid][k]`, so a warp's copies store to consecutive banks), the others
     `[k][grid]`; both pitched for conflict-free fragment loads.  Its tiles and depth are `s.ring`
     (`ring`).  The launch's dynamic shared memory (`launch.shared_bytes`) is the largest ring of
     its loops, which all start at its first byte: a barrier after each loop keeps the next one's
@@ -88,6 +91,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
     bx, by = launch.block[:2]
     y, x = launch.rows_cols()
     (ring, bk), raws = s.ring, s.raws
+    ac = p.opt.tiles.staging.tensor_cores.async_copies
     names, threads = p.names_for(loop.body[0].stmt.name), bx * by
     spans = {op.name: stage.span(launch, op) for op in s.operands}
     major = _major(p, s)
@@ -114,7 +118,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
                                     f"&{cprint(ref)}, 8, poly_in ? 0 : 8);", "}"]
         scaled = replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
         text = cprint(p.r.node(scaled, names))
-        if text != "poly_raw" and not p.opt.scale_in_place:      # factors applied as fragments load
+        if text != "poly_raw" and not ac.scale_in_place:      # factors applied as fragments load
             values[op.name] = lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0"
             whole[op.name] = lambda read, k, text=text: _RAW.sub(lambda _: read, text)
         elif text != "poly_raw":        # this thread's copied elements times their factors, in place
@@ -142,7 +146,7 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
 def _elements(p, launch: Launch, op, bk: int, n: int, threads: int) -> tuple[list[str], str, str, str]:
     """A thread's elements of an operand's tile of `bk` x `n`: (the loop over them, C text of
     an element's loop offset and grid offset, a declaration the loop needs or '').  With
-    `unrolled_copies` (`rect_unrolled` for a rectangle's launch: forms.rectangle) a
+    `tiles.staging.tensor_cores.async_copies.unrolled` (`tiles.staging.rect.unrolled` for a rectangle's launch: forms.rectangle) a
     fixed number of elements, unrolled; where the block's threads cover
     whole lines of the contiguous index, each thread keeps one offset along it (`poly_q*`) and
     steps whole lines along the other (`poly_p*`), both computed once; otherwise `poly_e`,
@@ -150,7 +154,7 @@ def _elements(p, launch: Launch, op, bk: int, n: int, threads: int) -> tuple[lis
     not divide the tile).  Without the option a loop from `poly_t` in steps of the threads."""
     count, line = bk * n, bk if op.k_fastest else n
     kk, r = stage.slot(op, bk, n)
-    if not (p.opt.rect_unrolled if launch.rect else p.opt.unrolled_copies):
+    if not (p.opt.tiles.staging.rect.unrolled if launch.rect else p.opt.tiles.staging.tensor_cores.async_copies.unrolled):
         return [f"for (int poly_e = poly_t; poly_e < {count}; poly_e += {threads}) {{"], kk, r, ""
     head = ["#pragma unroll", f"for (int poly_c = 0; poly_c < {-(-count // threads)}; poly_c++) {{"]
     if threads % line == 0 and count % threads == 0:
@@ -164,10 +168,10 @@ def _elements(p, launch: Launch, op, bk: int, n: int, threads: int) -> tuple[lis
 def _tiles(p, launch: Launch, s, pairs, acc, bk, values, whole, major) -> list[str]:
     """The products of the ring's tile `poly_b`: fragments whose operands carry factors check
     each k against the loop's end (an element past it is a copied zero, and a factor times it
-    must not count: inf * 0); with `whole_tiles` a tile that lies wholly inside the loop takes
+    must not count: inf * 0); with `tiles.staging.tensor_cores.async_copies.whole_tiles` a tile that lies wholly inside the loop takes
     the same products without those checks, and only the last, partial tile checks."""
     checked = tile(p, launch, s, pairs, acc, bk, "[poly_b]", values, major)
-    if not (p.opt.whole_tiles and whole):
+    if not (p.opt.tiles.staging.tensor_cores.async_copies.whole_tiles and whole):
         return checked
     ind = lambda lines: ["  " + line for line in lines]
     return [f"if (poly_k0 + {bk} <= {s.end}) {{   /* a whole tile: every k inside the loop */",
@@ -176,7 +180,7 @@ def _tiles(p, launch: Launch, s, pairs, acc, bk, values, whole, major) -> list[s
 
 def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None, major=()) -> list[str]:
     """A staged tile of `bk` k on the tensor cores, 8 k at a time (mma.sync m16n8k8, option
-    `mma_m16`, when a warp has rows of 16 points and bk is a multiple of 8) or 4 (m8n8k4):
+    `tiles.staging.tensor_cores.m16`, when a warp has rows of 16 points and bk is a multiple of 8) or 4 (m8n8k4):
     each warp loads its fragments of the operands from shared memory (m8n8k4: an A fragment's
     lane holds row lane / 4 at k lane % 4, a B fragment's column lane / 4 at k lane % 4;
     m16n8k8: A's value r is row lane / 4 + 8 (r % 2) at k lane % 4 + 4 (r / 2), B's value r
@@ -186,7 +190,7 @@ def tile(p, launch: Launch, s, pairs, acc, bk, buffer="", values=None, major=())
     `values`: operand -> its fragment's value from its shared read and k offset (async_loop);
     `major`: operands whose shared tiles are k fastest (`[grid][k]`, async_loop)."""
     rows, cols = launch.tile
-    m16 = p.opt.mma_m16 and rows % 4 == 0 and bk % 8 == 0
+    m16 = p.opt.tiles.staging.tensor_cores.m16 and p.target.has(M16N8K8) and rows % 4 == 0 and bk % 8 == 0
     kstep, per = (8, {"row": 4, "col": 2}) if m16 else (4, {"row": 1, "col": 1})
     used = {name for pair in pairs for name in pair}
     out = []

@@ -50,12 +50,12 @@ class TileWave:
 
 def tiled(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
     """The plan with each top-level band that allows it in tiles (module docstring)."""
-    if options.wave_tile < 1:
+    if options.wavefront.tile is None:
         return plan
     items, launches = list(plan.items), list(plan.launches)
     for pos, it in enumerate(items):
         old = _band_launch(it)
-        tw = old and tile_wave_of(an, plan, old, options.wave_tile)
+        tw = old and tile_wave_of(an, plan, old, options.wavefront.tile)
         if not tw:
             continue
         ta, tb = tw.count(tw.rows), tw.count(tw.cols)

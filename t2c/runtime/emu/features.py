@@ -6,6 +6,8 @@ behaviour.  Adding support for a CUDA feature usually means moving a name from a
 """
 from __future__ import annotations
 
+from ..target import M8N8K4, SM90
+
 # Execution-space and inlining qualifiers: the rewriter removes them (or turns them
 # into their C++ meaning) so that g++ sees an ordinary C++ declaration.
 QUALIFIERS = frozenset({
@@ -87,12 +89,18 @@ UNSUPPORTED_NAMES = {
 # Inline PTX the runtime models, by its template with whitespace removed: the constraints of
 # its outputs and inputs, and the runtime function that does the same for a CUDA thread (its
 # arguments: __FILE__, __LINE__, the outputs by reference, then the values of the inputs,
-# where a "+" output is also an input after them).  Any other asm is refused.
-MODELED_ASM = {
-    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64{%0,%1},{%2},{%3},{%0,%1};":
-        (("+d", "+d"), ("d", "d"), "::t2c_emu::mma_m8n8k4_f64"),
-    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64{%0,%1},{%2},{%3},{%4,%5};":
-        (("=d", "=d"), ("d", "d", "d", "d"), "::t2c_emu::mma_m8n8k4_f64"),
-    "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64{%0,%1,%2,%3},{%4,%5,%6,%7},{%8,%9},{%0,%1,%2,%3};":
-        (("+d",) * 4, ("d",) * 6, "::t2c_emu::mma_m16n8k8_f64"),
-}
+# where a "+" output is also an input after them).  Any other asm is refused.  The shapes are
+# the target's (runtime.target: what the poly generator emits), each with the runtime's model
+# `mma_<shape>_f64`; a fragment holds m * k / 32 values of A, k * n / 32 of B, m * n / 32 of C.
+def _mma_forms(mma) -> dict:
+    a, b, c = (mma.m * mma.k // 32, mma.k * mma.n // 32, mma.m * mma.n // 32)
+    regs = lambda first, count: "{" + ",".join(f"%{i}" for i in range(first, first + count)) + "}"
+    ins = regs(c, a) + "," + regs(c + a, b)
+    fn = f"::t2c_emu::mma_{mma.shape}_f64"
+    forms = {f"{mma.ptx}{regs(0, c)},{ins},{regs(0, c)};": (("+d",) * c, ("d",) * (a + b), fn)}
+    if mma == M8N8K4:            # also with C apart from D (the runtime's model takes both forms)
+        forms[f"{mma.ptx}{regs(0, c)},{ins},{regs(c + a + b, c)};"] = (("=d",) * c, ("d",) * (a + b + c), fn)
+    return forms
+
+
+MODELED_ASM = {t: form for mma in SM90.mma for t, form in _mma_forms(mma).items()}
