@@ -24,8 +24,10 @@ surprise from the torch side.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import csv
 import math
+import os
 import statistics
 import sys
 import time
@@ -251,7 +253,8 @@ def torch_impls(torch):
 # -- timing ---------------------------------------------------------------------------------
 
 def time_torch(torch, fn, tensors, sizes, reps):
-    """Median ms of fn over reps, each after an L2 flush (as the candidate harness does)."""
+    """(every repetition's ms, the last output) of fn, each after an L2 flush (as the candidate
+    harness does)."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     for _ in range(2):
         out = fn(tensors, sizes)
@@ -265,7 +268,7 @@ def time_torch(torch, fn, tensors, sizes, reps):
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
-    return statistics.median(times), out
+    return times, out
 
 
 def agree(np, got: dict, want: dict, tol: dict | None, dtypes: dict | None = None) -> str:
@@ -298,46 +301,69 @@ def agree(np, got: dict, want: dict, tol: dict | None, dtypes: dict | None = Non
     return "yes" if not bad else "NO (" + "; ".join(bad) + ")"
 
 
-def bench_one(path, args, torch, np, impls):
-    from t2c.frontends.prose import NeedsLLM, load_spec, read_spec
-    from t2c.runtime.build import BuildError
-    from t2c.verify.harness import build_candidate, run_candidate
-    from t2c.verify.inputs import synthesize
+def _row(path, args, note: str = "") -> dict:
+    return {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "t2c_p20_p80": "", "torch_ms": "",
+            "torch_p20_p80": "", "ratio": "", "agree": "", "note": note}
 
-    row = {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "torch_ms": "", "ratio": "",
-           "agree": "", "note": ""}
+
+def built(path):
+    """(kernel, candidate build) of a formal spec, or a note why there is none.  Generating and
+    building need no GPU: main runs them for every spec at once before any timing."""
+    from t2c.frontends.prose import NeedsLLM, read_spec
+    from t2c.runtime.build import BuildError
+    from t2c.verify.harness import build_candidate
+
     try:
         k = read_spec(path)
     except NeedsLLM:
-        row["note"] = "needs-llm (prose only)"
-        return row
+        return "needs-llm (prose only)"
     generate = candidate_generator()
     if generate is None:
-        row["note"] = "skipped: t2c.generators has no poly generator in this checkout"
-        return row
+        return "skipped: t2c.generators has no poly generator in this checkout"
+    try:
+        return k, build_candidate(k, generate(k), "gpu")
+    except BuildError as e:
+        return f"build failed: {str(e)[:120]}"
+    except Exception as e:                       # a generator bug: report, keep benchmarking
+        return f"generator failed: {type(e).__name__}: {str(e)[:120]}"
+
+
+def _built_or_error(path):
+    try:
+        return built(path)
+    except Exception as e:                       # one spec's failure never stops the table
+        return f"error: {type(e).__name__}: {str(e)[:160]}"
+
+
+def bench_one(path, args, torch, np, impls, made=None):
+    from t2c.verify.harness import run_candidate
+    from t2c.verify.inputs import synthesize
+
+    made = made or built(path)
+    if isinstance(made, str):
+        return _row(path, args, made)
+    (k, build), row = made, _row(path, args)
     sizes = k.dataset_sizes(args.dataset)
     inputs = synthesize(k, sizes, seed=args.seed)
-    try:
-        source = generate(k)
-        build = build_candidate(k, source, "gpu")
-    except BuildError as e:
-        row["note"] = f"build failed: {str(e)[:120]}"
-        return row
-    except Exception as e:                       # a generator bug: report, keep benchmarking
-        row["note"] = f"generator failed: {type(e).__name__}: {str(e)[:120]}"
-        return row
     run = run_candidate(k, build, sizes, inputs, mode="bench", reps=args.reps, timeout=args.timeout)
     if not run.process.ok or not run.kernel_ms:
         row["note"] = f"run failed: {run.process.describe()}"
         return row
-    row["t2c_ms"] = statistics.median(run.kernel_ms)
+    row["t2c_ms"], row["t2c_p20_p80"] = statistics.median(run.kernel_ms), spread(run.kernel_ms)
     impl = impls.get(k.name)
     if impl is None:
         row["note"] = "no torch implementation in bench_t2c.py"
         return row
-    row["torch_ms"], row["ratio"], row["agree"] = _against_torch(torch, np, impl, k, inputs, sizes, args,
-                                                                  run.outputs, row["t2c_ms"], path)
+    times, row["ratio"], row["agree"] = _against_torch(torch, np, impl, k, inputs, sizes, args,
+                                                       run.outputs, row["t2c_ms"], path)
+    row["torch_ms"], row["torch_p20_p80"] = statistics.median(times), spread(times)
     return row
+
+
+def spread(times) -> str:
+    """The 20th and 80th percentiles of repeated timings, ms."""
+    q = statistics.quantiles(times, n=10) if len(times) > 1 else [times[0]] * 9
+    return f"{q[1]:.4g}-{q[7]:.4g}"
 
 
 def _tensors(torch, np, inputs: dict, k) -> dict:
@@ -350,11 +376,12 @@ def _dtypes(k) -> dict:
 
 
 def _against_torch(torch, np, impl, k, inputs, sizes, args, outputs, t2c_ms, path):
-    """(torch ms, t2c / torch, agree) of the torch form on the same inputs."""
+    """(torch's ms per repetition, t2c / torch of the medians, agree) of the torch form on the same inputs."""
     from t2c.frontends.prose import load_spec
     tensors = _tensors(torch, np, inputs, k)
-    torch_ms, want = time_torch(torch, impl, tensors, sizes, args.reps)
-    return torch_ms, t2c_ms / torch_ms if torch_ms else "", agree(np, outputs, want, load_spec(path).tolerance,
+    times, want = time_torch(torch, impl, tensors, sizes, args.reps)
+    torch_ms = statistics.median(times)
+    return times, t2c_ms / torch_ms if torch_ms else "", agree(np, outputs, want, load_spec(path).tolerance,
                                                                   _dtypes(k))
 
 
@@ -364,8 +391,7 @@ def check_one(path, args, torch, np, impls):
     from t2c.verify.inputs import synthesize
     from t2c.verify.reference import run_reference
 
-    row = {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "torch_ms": "", "ratio": "",
-           "agree": "", "note": ""}
+    row = _row(path, args)
     try:
         k = read_spec(path)
     except NeedsLLM:
@@ -419,6 +445,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--only", nargs="*", help="spec names to run (default: all)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="candidates generated and built at once before the timings (one at a time)")
     args = ap.parse_args(argv)
     args.dataset = args.dataset or ("MINI" if args.check else "LARGE")
 
@@ -448,20 +476,25 @@ def main(argv=None) -> int:
     header = f"{'spec':22s} {'t2c ms':>10s} {'torch ms':>10s} {'ratio':>8s}  agree / note"
     print(header)
     print("-" * len(header))
+    made = {}
+    if not args.check:                           # every candidate built first, in parallel; timed one by one
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            made = dict(zip(specs, pool.map(_built_or_error, specs)))
     for path in specs:
         t0 = time.time()
         try:
-            row = (check_one if args.check else bench_one)(path, args, torch, np, impls)
+            row = check_one(path, args, torch, np, impls) if args.check \
+                else bench_one(path, args, torch, np, impls, made[path])
         except Exception as e:                   # one spec's failure never stops the table
-            row = {"spec": path.stem, "dataset": args.dataset, "t2c_ms": "", "torch_ms": "",
-                   "ratio": "", "agree": "", "note": f"error: {type(e).__name__}: {str(e)[:160]}"}
+            row = _row(path, args, f"error: {type(e).__name__}: {str(e)[:160]}")
         row["seconds"] = round(time.time() - t0, 1)
         rows.append(row)
         print(f"{row['spec']:22s} {fmt(row['t2c_ms']):>10s} {fmt(row['torch_ms']):>10s} "
               f"{fmt(row['ratio'], 3):>8s}  {row['agree']} {row['note']}".rstrip(), flush=True)
 
     args.out.mkdir(parents=True, exist_ok=True)
-    fields = ["spec", "dataset", "t2c_ms", "torch_ms", "ratio", "agree", "note", "seconds"]
+    fields = ["spec", "dataset", "t2c_ms", "t2c_p20_p80", "torch_ms", "torch_p20_p80", "ratio", "agree", "note",
+              "seconds"]
     with open(args.out / "bench_t2c.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
@@ -472,8 +505,9 @@ def main(argv=None) -> int:
     md = [f"# t2c vs PyTorch eager ({args.dataset}, median of {args.reps})", "",
           f"{where}; torch {torch.__version__}. "
           "ratio = t2c ms / torch ms (below 1: t2c is faster).", "",
-          "| spec | t2c ms | torch ms | ratio | agree | note |", "|---|---:|---:|---:|---|---|"]
-    md += [f"| {r['spec']} | {fmt(r['t2c_ms'])} | {fmt(r['torch_ms'])} | {fmt(r['ratio'], 3)} | "
+          "| spec | t2c ms (p20-p80) | torch ms (p20-p80) | ratio | agree | note |", "|---|---:|---:|---:|---|---|"]
+    md += [f"| {r['spec']} | {fmt(r['t2c_ms'])} ({r['t2c_p20_p80']}) | {fmt(r['torch_ms'])} ({r['torch_p20_p80']}) | "
+           f"{fmt(r['ratio'], 3)} | "
            f"{r['agree']} | {r['note']} |" for r in rows]
     if geo:
         md += ["", f"Geometric mean ratio over {len(ratios)} specs: {geo:.3g}"]
