@@ -117,6 +117,24 @@ int main() { int *o, h; cudaMalloc(&o, 4); k<<<1, 64>>>(o); cudaMemcpy(&h, o, 4,
     assert "seed" in out.message
 
 
+def test_a_fault_only_the_race_checks_run_meets_is_reported(run_cu):
+    """The race check reran the program in its ThreadSanitizer build and read only a race from
+    it: a crash or an out-of-bounds access in that run (another thread order) passed as ok."""
+    src = PRELUDE + r"""
+__global__ void k(int* out) {
+#ifdef __SANITIZE_THREAD__
+    if (threadIdx.x == 5) __builtin_trap();   /* stands for a fault only some thread order meets */
+#endif
+    out[threadIdx.x] = threadIdx.x;
+}
+int main() { int *o, h; cudaMalloc(&o, 64 * sizeof(int)); k<<<1, 64>>>(o);
+             cudaMemcpy(&h, o, 4, cudaMemcpyDeviceToHost); printf("%d\n", h); }
+"""
+    assert run_cu(src).status == "ok"
+    out = run_cu(src, race_check=True)
+    assert out.status == "crash" and "race check's run" in out.message, out.message
+
+
 def test_divergent_barrier_names_the_line(run_cu):
     src = PRELUDE + r"""
 __global__ void k(int* out) {
@@ -322,6 +340,29 @@ int main() {
     out = run_cu(src)
     assert out.stdout == "cudaErrorInvalidConfiguration\ncudaSuccess\n"
     assert out.status == "oob" and out.line == 9 and "cudaFree" in out.message, out.message
+
+
+def test_a_block_past_the_kernels_launch_bounds_fails_as_on_a_gpu(run_cu):
+    """A GPU refuses a launch whose block exceeds the kernel's __launch_bounds__ ("invalid
+    argument"); the emu ran it.  Bounds written as numbers or this file's macros are checked."""
+    src = PRELUDE + r"""
+#define THREADS 64
+__global__ void __launch_bounds__(128) k(int* a) { a[threadIdx.x] = 1; }
+__global__ void __launch_bounds__(THREADS * 2, 1) m(int* a) { a[threadIdx.x] = 1; }
+int main() {
+  int* d; cudaMalloc(&d, 1024 * sizeof(int));
+  k<<<1, 128>>>(d);
+  printf("%s\n", cudaGetErrorName(cudaGetLastError()));
+  k<<<1, dim3(4, 64)>>>(d);
+  printf("%s\n", cudaGetErrorName(cudaGetLastError()));
+  m<<<1, 256>>>(d);
+  printf("%s\n", cudaGetErrorName(cudaGetLastError()));
+  cudaFree(d);
+}
+"""
+    out = run_cu(src)
+    assert out.stdout == "cudaSuccess\ncudaErrorInvalidValue\ncudaErrorInvalidValue\n", out.stdout
+    assert "__launch_bounds__ maximum of 128 threads" in out.stderr
 
 
 def test_device_api_streams_events(run_cu):

@@ -94,7 +94,18 @@ def emulate(cu_file, args=(), *, seeds: int = 3, sanitize: bool = False, timeout
                     why = "" if outcome.status == "ok" else f" (found after: {outcome.message})"
                     return EmuOutcome("race", verdict.message + why, outcome.stdout, run.stderr, (*runs, run),
                                       verdict.file, verdict.line)
+                if outcome.status == "ok" and verdict.status not in ("ok", "timeout") \
+                        and not _TSAN_GAVE_UP.search(run.stderr):
+                    # the same program failed under another thread order: a fault the seeds missed
+                    return EmuOutcome(verdict.status, f"{verdict.message} (in the race check's run: the "
+                                      f"ThreadSanitizer build, another thread order)", outcome.stdout, run.stderr,
+                                      (*runs, run), verdict.file, verdict.line)
         return outcome
+
+
+#: ThreadSanitizer stopping for its own reasons (its thread limit, a memory map it cannot use):
+#: the race check did not run, which says nothing about the program
+_TSAN_GAVE_UP = re.compile(r"FATAL: ThreadSanitizer|ThreadSanitizer: Thread limit|ThreadSanitizer: CHECK failed")
 
 
 def _run_seed(exe: Path, args, seed: int, timeout: float, workdir, rundir: Path,

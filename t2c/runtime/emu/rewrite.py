@@ -137,6 +137,7 @@ class _Unit:
     def __init__(self, src: bytes, root: Node, filename: str):
         self.src, self.root, self.filename = src, root, filename
         self.graph = CallGraph(root)
+        self.bounds = _launch_bounds(root)
 
     # ---- refusal ----------------------------------------------------------------
 
@@ -257,7 +258,8 @@ class _Unit:
         fibers = "true" if name is None or self.graph.needs_fibers(name) else "false"
         fn_text = fn.text.decode()
         label = " ".join(fn_text.split()).replace("\\", "\\\\").replace('"', '\\"')
-        return (f"::t2c_emu::{how}<{fibers}>(::t2c_emu::LaunchSite{{__FILE__, {site_line}, \"{label}\"}}, "
+        bound = f", (unsigned)({self.bounds[name]})" if name in self.bounds else ""
+        return (f"::t2c_emu::{how}<{fibers}>(::t2c_emu::LaunchSite{{__FILE__, {site_line}, \"{label}\"{bound}}}, "
                 f"{config}, [&](auto&... t2c_a) {{ {fn_text}(t2c_a...); }}" + (f", {arg_text})" if arg_text else ")"))
 
     def _macro_launches(self, value: Node) -> str:
@@ -345,3 +347,22 @@ class _Unit:
                 regs.append(f" static ::t2c_emu::Symbol t2c_sym_{v}((const void*)&{v}, sizeof({v}), "
                             f"\"{v}\", __FILE__, __LINE__);")
         return "".join(regs)
+
+
+def _launch_bounds(root: Node) -> dict[str, str]:
+    """Kernel name -> its `__launch_bounds__` maximum threads per block, as C text the launch site
+    can evaluate: a number, or an expression of numbers and this file's object-like macros (a
+    template's parameter or a namespace's constant is left out: the launch is not checked)."""
+    macros = {n.child_by_field_name("name").text.decode() for n in walk(root) if n.type == "preproc_def"}
+    out = {}
+    for n in walk(root):
+        if n.type != "launch_bounds" or n.parent is None or n.parent.type != "function_definition":
+            continue
+        args = [c for c in n.named_children if c.type != "comment"]
+        name = declarator_name(n.parent.child_by_field_name("declarator"))
+        if not args or name is None:
+            continue
+        words = set(re.findall(r"[A-Za-z_]\w*", args[0].text.decode()))
+        if words <= macros:
+            out[name.text.decode()] = args[0].text.decode()
+    return out

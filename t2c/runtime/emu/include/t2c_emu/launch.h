@@ -15,7 +15,8 @@
 #include "types.h"
 
 namespace t2c_emu {
-struct LaunchSite { const char* file; int line; const char* kernel; };
+// max_threads: the kernel's __launch_bounds__ (0: none); a larger block fails as on a GPU.
+struct LaunchSite { const char* file; int line; const char* kernel; unsigned max_threads = 0; };
 typedef void (*ThreadBody)(void* ctx);
 
 // Runs the launch and gives its result (also kept for cudaGetLastError when it is an error).

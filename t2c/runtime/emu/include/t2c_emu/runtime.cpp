@@ -1010,6 +1010,9 @@ cudaError_t launch_erased(const LaunchSite& site, dim3 grid, dim3 block, size_t 
         grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
         return launch_fails(site, cudaErrorInvalidConfiguration, "invalid configuration (grid %ux%ux%u, block %ux%ux%u)",
                             grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    if (site.max_threads && threads > site.max_threads)
+        return launch_fails(site, cudaErrorInvalidValue, "a block of %llu threads exceeds the kernel's "
+                            "__launch_bounds__ maximum of %u threads", threads, site.max_threads);
     if (smem > (size_t)g_max_dynamic_shared)
         return launch_fails(site, cudaErrorInvalidValue, "%zu bytes of dynamic shared memory exceed the %d-byte limit "
                             "(raise it with cudaFuncSetAttribute)", smem, g_max_dynamic_shared);
