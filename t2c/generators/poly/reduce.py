@@ -560,8 +560,7 @@ def _pre_clear(an: Analysis, pre: list, accs: list) -> bool:
     cells = {}
     for a in accs:
         w = a.stmt.stmt.writes()[0]
-        if w.index:
-            cells[w.name] = (a.stmt.stmt.name, tuple(w.index))
+        cells[w.name] = (a.stmt.stmt.name, tuple(w.index))   # a local scalar's cell is ()
     for n in pre:
         for w in n.stmt.writes():
             for a in accs:

@@ -4,38 +4,45 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
-//   backprop_layer_update_out: one thread per (j): j -> x; loop i runs in order inside each thread.
+//   backprop_layer_update_out: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* backprop_layer_update_out: one thread per (j): j -> x; loop i runs in order inside each thread. */
-__global__ void backprop_layer_update_out(int nin, int nout, const double *in, const double *w, const double *b, double *out)
+/* backprop_layer_update_out: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. */
+__global__ void __launch_bounds__(1024) backprop_layer_update_out(int nin, int nout, const double *in, const double *w, const double *b, double *out)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 0 && j < nout))
-    return;
-  int i;
   double s;
-  s = b[j];
-  for (int i = 0; i < nin; i++)
-  {
-    s += in[i] * w[(i * nout) + j];
+  const int j = (int)(blockIdx.x * 16 + threadIdx.x);
+  const int lane = threadIdx.y;                /* 64 lanes split loop i */
+  const bool live = j >= 0 && j < nout;   /* no early return: the block meets at a barrier */
+  int i;
+  __shared__ double lanes[64][16];
+  double part = 0;
+  if (live)
+    for (i = lane; i < nin; i += 64)
+    {
+      part += in[i] * w[(i * nout) + j];
+    }
+  lanes[lane][threadIdx.x] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 64; other++)
+      part = part + lanes[other][threadIdx.x];
+    s = b[j];
+    s = s + part;
+    out[j] = 1.0 / (1.0 + exp(-s));
   }
-  out[j] = 1.0 / (1.0 + exp(-s));
 }
 
 extern "C" void backprop_layer_device(int nin, int nout, double *in, double *w, double *b, double *out)
 {
   {
-    const int extent_x = nout;   /* j */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      backprop_layer_update_out<<<grid, block>>>(nin, nout, in, w, b, out);
-    }
+    const int extent = nout;   /* j: 64 lanes each */
+    if (extent > 0)
+      backprop_layer_update_out<<<poly_blocks(extent, 16), dim3(16, 64)>>>(nin, nout, in, w, b, out);
   }
 }
 

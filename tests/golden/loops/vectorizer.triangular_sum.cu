@@ -4,38 +4,42 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
-//   triangular_sum_update_y: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   triangular_sum_update_y: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* triangular_sum_update_y: one thread per (i): i -> x; loop j runs in order inside each thread. */
+/* triangular_sum_update_y: one warp per i: its lanes stride loop j (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. */
 __global__ void triangular_sum_update_y(int n, const double *L, const double *x, double *y)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  int j;
   double s;
-  s = 0.0;
-  for (int j = 0; j <= i; j++)
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (!(i >= 0 && i < n))
+    return;                        /* the whole warp: same row */
+  int j;
+  double part = 0;
+  for (j = lane; j <= i; j += 32)
   {
-    s += L[(i * n) + j] * x[j];
+    part += L[(i * n) + j] * x[j];
   }
-  y[i] = s;
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (lane == 0) {
+    s = 0.0;
+    s = s + part;
+    y[i] = s;
+  }
 }
 
 extern "C" void triangular_sum_device(int n, double *L, double *x, double *y)
 {
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      triangular_sum_update_y<<<grid, block>>>(n, L, x, y);
-    }
+    const int extent = n;   /* i: a warp each */
+    if (extent > 0)
+      triangular_sum_update_y<<<poly_blocks(extent, 8), 256>>>(n, L, x, y);
   }
 }
 
