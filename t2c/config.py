@@ -20,6 +20,7 @@
 | candidate memory limit (MiB)  | T2C_VERIFY_MEM_MB | 8192                        |
 | bench repetitions             | T2C_VERIFY_BENCH_REPS | 20                      |
 | bench inputs restored from (`device` copies or `host` memory) | T2C_VERIFY_BENCH_RESTORE | device |
+| bench timer started with the L2 eviction still `queued` on the GPU, or on an `idle` GPU | T2C_VERIFY_BENCH_START | queued |
 | isl operations poly may spend on one kernel (0: no limit) | T2C_ISL_BUDGET | 50000000 |
 
 The `llm` and `hybrid` generators read their settings (`LLMConfig`, docs/llm.md) from, in
@@ -87,6 +88,7 @@ class Config:
     verify_mem_mb: int = 8192
     verify_bench_reps: int = 20
     verify_bench_restore: str = "device"
+    verify_bench_start: str = "queued"
     compute_sanitizer: str | None = None
     isl_budget: int = 50_000_000
 
@@ -95,6 +97,8 @@ def load(env=os.environ) -> Config:
     xdg = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     if env.get("T2C_VERIFY_BENCH_RESTORE", "device") not in ("device", "host"):
         raise ValueError(f"T2C_VERIFY_BENCH_RESTORE={env['T2C_VERIFY_BENCH_RESTORE']!r}: set it to device or host")
+    if env.get("T2C_VERIFY_BENCH_START", "queued") not in ("queued", "idle"):
+        raise ValueError(f"T2C_VERIFY_BENCH_START={env['T2C_VERIFY_BENCH_START']!r}: set it to queued or idle")
     nvcc = env.get("T2C_NVCC") or find_nvcc()
     return Config(
         cache_dir=Path(env.get("T2C_CACHE_DIR") or Path(xdg) / "t2c"),
@@ -114,6 +118,7 @@ def load(env=os.environ) -> Config:
         verify_mem_mb=int(env.get("T2C_VERIFY_MEM_MB", "8192")),
         verify_bench_reps=int(env.get("T2C_VERIFY_BENCH_REPS", "20")),
         verify_bench_restore=env.get("T2C_VERIFY_BENCH_RESTORE", "device"),
+        verify_bench_start=env.get("T2C_VERIFY_BENCH_START", "queued"),
         compute_sanitizer=_compute_sanitizer(env, nvcc),
         isl_budget=int(env.get("T2C_ISL_BUDGET", "50000000")),
     )

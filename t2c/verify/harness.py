@@ -19,7 +19,8 @@ driver's file protocol (see reference.py), with modes:
     prog bench DIR REPS SIZE...       device mode REPS times after two warm-ups; before
                                       each call fresh inputs are copied in (from device
                                       copies; T2C_BENCH_RESTORE=host: from host memory)
-                                      and L2 is flushed; prints `NONCE kernel_ms V` per repetition
+                                      and L2 is flushed (the timer starts with the flush
+                                      queued; T2C_BENCH_START=idle: after it); prints `NONCE kernel_ms V` per repetition
                                       and `NONCE e2e_ms V` for one timed call of NAME;
                                       with T2C_BENCH_STOP_MS=X it stops after EARLY_REPS
                                       repetitions when the fastest of them took over X ms
@@ -291,6 +292,12 @@ def candidate_driver(k: Kernel) -> str:
     # clock_probe.cu), and cuBLAS's yardstick (scripts/cublas_rates.py) copies nothing before
     # its calls (reports/h200-polybench-large-13/)
     load("t2c_dir", "  ")
+    # The timer starts with the flush still queued, so the host's launch of the first kernel
+    # overlaps it, as in torch.cuda.Event timing and triton's do_bench: the GPU's time for the
+    # call.  T2C_BENCH_START=idle starts it after the flush, on an idle GPU, which adds the host's
+    # launch latency to every call (docs/bench.md).
+    L.append("  const char *t2c_start = getenv(\"T2C_BENCH_START\");")
+    L.append("  int t2c_idle = t2c_start && !strcmp(t2c_start, \"idle\");")
     L.append("  const char *t2c_restore = getenv(\"T2C_BENCH_RESTORE\");")
     L.append("  int t2c_from_host = t2c_restore && !strcmp(t2c_restore, \"host\");")
     for a in arrays:
@@ -312,7 +319,7 @@ def candidate_driver(k: Kernel) -> str:
         L.append(f"      T2C_CHECK(cudaMemcpy(d_{a.name}, p_{a.name}, {a.name}_bytes, cudaMemcpyDeviceToDevice));")
     L.append("    }")
     L.append("    t2c_flush_l2();")
-    L.append("    T2C_CHECK(cudaDeviceSynchronize());")
+    L.append("    if (t2c_idle) T2C_CHECK(cudaDeviceSynchronize());")
     L.append("    T2C_CHECK(cudaEventRecord(t2c_e0));")
     L.append(f"    {keep}{k.name}_device({dev_args});")
     L.append("    T2C_CHECK(cudaEventRecord(t2c_e1));")

@@ -386,6 +386,30 @@ def test_the_bench_restores_each_repetitions_inputs_from_device_copies(monkeypat
 
 
 @needs_emu
+def test_the_bench_timer_starts_with_the_flush_queued_unless_asked_for_an_idle_gpu(monkeypatch):
+    """T2C_VERIFY_BENCH_START (queued): the driver records its start event right after queuing the
+    L2 flush, so the host's launch of the call overlaps it (torch.cuda.Event timing, triton's
+    do_bench); `idle` synchronizes first.  Both run; other values are refused with the name."""
+    from t2c import config
+    from t2c.verify import rungs
+    from t2c.verify.ladder import _limits
+    from t2c.verify.synth import build_suite
+    text = candidate_driver(GEMM)
+    flush, record = text.index("    t2c_flush_l2();"), text.index("cudaEventRecord(t2c_e0)")
+    assert text[flush:record].count("cudaDeviceSynchronize") == 1 and "if (t2c_idle)" in text[flush:record]
+    monkeypatch.setenv("T2C_VERIFY_BENCH_REPS", "3")
+    suite = build_suite(GEMM, 42, dataset="MINI", backend="emu")
+    build = build_candidate(GEMM, GOOD.read_text(), "emu")
+    for start in ("queued", "idle"):
+        monkeypatch.setenv("T2C_VERIFY_BENCH_START", start)
+        r = rungs.bench(rungs.Run(GEMM, "gpu", suite, build, _limits(GEMM, suite, "emu")))
+        assert r.ok and r.detail["reps"] == 3, (start, r)
+    monkeypatch.setenv("T2C_VERIFY_BENCH_START", "cold")
+    with pytest.raises(ValueError, match="T2C_VERIFY_BENCH_START='cold'"):
+        config.load()
+
+
+@needs_emu
 def test_the_evidence_names_the_mutants_left_out_as_equivalent():
     """A row softmax's max shift cancels out of its mutants that cut the max loop (issue 35): the
     candidate is accepted, and the card and its JSON name the mutants the gate left out."""
