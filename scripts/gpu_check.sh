@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env cuda redteam race dropin roofline seeds batch loops torch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe cuda redteam race dropin roofline seeds batch loops torch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,10 @@ for s in $SECTIONS; do case $s in
 env)
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/env.txt"
   nvcc --version | tail -1 | tee -a "$OUT/env.txt"; nproc | tee -a "$OUT/env.txt"
+  ;;
+probe)   # the bench timer's start, idle against queued (scripts/timing_probe.cu)
+  nvcc -O3 -arch=sm_90 -o /tmp/timing_probe scripts/timing_probe.cu && /tmp/timing_probe | tee "$OUT/timing_probe.txt"
+  summary "timing probe: $(grep relu "$OUT/timing_probe.txt" | tr -s ' ' | tr '\n' ';')"
   ;;
 cuda)   # the emu test programs on the real GPU, against their expected outputs
   bash tests/cuda/run_on_gpu.sh /tmp/cuda_out > "$OUT/cuda_programs.log" 2>&1
