@@ -31,6 +31,10 @@ statement picks) runs as a launch of one thread, in its place.
 
 Everything else is refused (None: the caller's one-thread candidate), so the candidate computes
 exactly what the reference computes, in the reference's launch order.
+
+Nests that write the same arrays at the same subscripts form a `Tiling` (`tiled`): the host
+queues their instances whose cells stay in a shared-memory tile and runs the queue as one
+launch (network_tiles.py prints it), so a sort's steps below the tile cost one launch.
 """
 from __future__ import annotations
 
