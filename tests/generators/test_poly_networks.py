@@ -203,8 +203,10 @@ def test_a_sort_queues_its_steps_and_launches_the_far_ones_alone():
         "  sort_keys_flush0(n, keys, sorted, &poly_b0);")
 
 
-def test_one_nest_of_own_cells_is_no_tiling(tmp_path):
-    """A single nest without a partner would only pass its cells through shared memory."""
+def test_nests_of_own_cells_are_no_tiling(tmp_path):
+    """Without a partner, nests (a halving loop, a spec's level loops of a tree sum and a Haar
+    transform) would only pass their cells through shared memory: no tiling."""
+    from t2c.frontends import read_kernel
     k = c_kernel(tmp_path, """
 /* t2c: size n MINI=24
  * t2c: array x[n] inout
@@ -217,6 +219,8 @@ void halving_blend(int n, double *x, const double *w)
 }
 """, "halving_blend")
     assert network_of(k).tilings == ()
+    for spec in ("sum_tree.md", "haar_wavelet.md"):
+        assert network_of(read_kernel(SPECS / spec)).tilings == ()
 
 
 @pytest.mark.parametrize("source", ["text2cuda/sort_keys.md", "text2cuda/argsort_rows.md", "text2cuda/topk_rows.md",

@@ -80,7 +80,7 @@ class Exchange:
 class Tiling:
     """Exchange nests whose instances run as steps of one launch on tiles in shared memory.
 
-    The members (several nests, or one that pairs its indices) write the same arrays at the same subscripts (`arrays`), so an aligned run of
+    The members (one of them at least pairing its indices: a network) write the same arrays at the same subscripts (`arrays`), so an aligned run of
     `tile` innermost indices (a power of two) at fixed outer indices holds every cell a point
     touches when its partner i ^ E stays in the run: E < tile, the tile being the host's choice
     for the instance's range (the least power of two past its end, at most `tile`).  The host
@@ -131,9 +131,9 @@ _MOST_STEPS = 128           # steps per launch: a full sort's steps within one t
 
 
 def tiled(net: Network, k: Kernel, target: Target) -> Network:
-    """The network with its exchange nests grouped into `Tiling`s: every nest with a point per
-    cell of the arrays it writes (each loop variable once, in one order per array) joins the
-    group of the nests that write the same arrays in the same order.  The tile is the largest
+    """The network with its exchange nests grouped into `Tiling`s: the nests that write the same
+    arrays in the same subscript order form a group, a tiling when one of them pairs its indices
+    (a sorting or butterfly network, with the nests that fill its arrays).  The tile is the largest
     power of two whose cells of all those arrays fill at most half the target's static shared
     memory (two blocks per multiprocessor), and at most four per thread of a full block."""
     dtypes = {a.name: a.dtype for a in k.arrays} | {n: t for n, (t, _) in net.local_arrays.items()}
@@ -143,8 +143,8 @@ def tiled(net: Network, k: Kernel, target: Target) -> Network:
             groups.setdefault((len(ex.vars), ex.writes), []).append(n)
     loops, tilings = list(net.loops), []
     for (depth, writes), members in groups.items():
-        if len(members) == 1 and net.loops[members[0]].partner is None:
-            continue                   # one nest of own cells: a tile would only copy it through shared memory
+        if all(net.loops[m].partner is None for m in members):
+            continue                   # own cells only (level loops): tiles would only copy them through shared memory
         arrays = tuple((a, dtypes[a], at) for a, at in writes)
         cell = sum(_bytes(t) for _, t, _ in arrays)
         tile = 1 << ((min(4 * target.max_threads, target.shared_static // (2 * cell))).bit_length() - 1)
