@@ -501,7 +501,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += buffers + ([""] if buffers else [])
-    out += network_tiles.HELPERS if net.tilings else []
+    out += network_tiles.helpers(net)
     out += kernels
     out += [f'extern "C" void {k.name}_device({params})', "{", *host, "}", "", *dropin(k)]
     return "\n".join(out) + "\n"

@@ -24,7 +24,7 @@ from pycparser import c_ast
 
 from ...ir.csyntax import array_name, cprint, walk as _walk
 
-HELPERS = [
+TILE_HELPER = [
     "/* The least power of two at least hi, at most most: a tile that covers a range ending at hi. */",
     "static int poly_net_tile(long long hi, int most)",
     "{",
@@ -33,7 +33,9 @@ HELPERS = [
     "    t *= 2;",
     "  return t;",
     "}",
-    "",
+    ""]
+
+CLOSED_HELPER = [
     "/* Whether i ^ e stays in [lo, hi) for every i there: the range is whole aligned runs of the",
     "   least power of two past e, and the XOR changes only the bits below it. */",
     "static int poly_net_closed(int e, int lo, int hi)",
@@ -44,6 +46,12 @@ HELPERS = [
     "  return ((lo | hi) & m) == 0;",
     "}",
     ""]
+
+
+def helpers(net) -> list[str]:
+    """The host functions the members' tests call."""
+    closed = any(ex.tiling is not None and not ex.bounded and ex.distance is not None for ex in net.loops)
+    return (TILE_HELPER + (CLOSED_HELPER if closed else [])) if net.tilings else []
 
 
 def declarations(net, t: int, name: str, r, params: str, args: str) -> list[str]:
@@ -76,11 +84,12 @@ def declarations(net, t: int, name: str, r, params: str, args: str) -> list[str]
     for m in tg.members:
         ex = net.loops[m]
         body = [_on_tiles(it, tg, ex) for it in _items(ex.body)]
-        names = [f"        const int {v} = {outer[d]};" for d, v in enumerate(ex.vars)]
+        used = {x.name for it in body for x in _walk(it) if isinstance(x, c_ast.ID)}
+        names = [f"          const int {v} = {outer[d]};" for d, v in enumerate(ex.vars) if v in used]
         steps += [f"      {'if' if not steps else '} else if'} (poly_b.kind[poly_s] == {m}) {{   /* {name}_exchange{m}'s loops */",
                   *(f"        const {ty} {v} = poly_b.v{m}_{v}[poly_s];" for v, ty in ex.host),
                   "        for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {",
-                  *names[:-1], f"          const int {ex.var} = poly_i;",
+                  *names,
                   *(line for it in body for line in r.statement(it, {}, "          ")), "        }"]
     blocks = " * ".join(["poly_tiles", *(f"(long long)poly_b.n[{d}]" for d in range(last))])
     kernel = [f"/* {name}_tiles{t}: {describe(net, t, name)} */",
@@ -187,9 +196,8 @@ def _on_tiles(node, tg, ex) -> c_ast.Node:
     for x in list(_walk(node)):
         for attr in x.__slots__:
             child = getattr(x, attr, None)
-            if isinstance(child, c_ast.ArrayRef) and not isinstance(x, c_ast.ArrayRef) or \
-                    isinstance(child, c_ast.ArrayRef) and attr != "name":
-                setattr(x, attr, _tile_ref(child, at))
+            if isinstance(child, c_ast.ArrayRef) and not (isinstance(x, c_ast.ArrayRef) and attr == "name"):
+                setattr(x, attr, _tile_ref(child, at))     # a whole reference (X[r] of X[r][i] is only its base)
             elif isinstance(child, list):
                 setattr(x, attr, [_tile_ref(c, at) if isinstance(c, c_ast.ArrayRef) else c for c in child])
     return _tile_ref(node, at) if isinstance(node, c_ast.ArrayRef) else node

@@ -20,16 +20,6 @@ static int poly_net_tile(long long hi, int most)
   return t;
 }
 
-/* Whether i ^ e stays in [lo, hi) for every i there: the range is whole aligned runs of the
-   least power of two past e, and the XOR changes only the bits below it. */
-static int poly_net_closed(int e, int lo, int hi)
-{
-  int m = e;
-  for (int s = 1; s < 32; s *= 2)
-    m |= m >> s;
-  return ((lo | hi) & m) == 0;
-}
-
 struct row_argsort_steps0 {   /* steps queued for row_argsort_tiles0 */
   int count, tile, lo[2], n[2];
   unsigned char kind[128];
@@ -60,14 +50,13 @@ __global__ void __launch_bounds__(1024) row_argsort_tiles0(int rows, int n, doub
     for (int poly_s = 0; poly_s < poly_b.count; poly_s++) {
       if (poly_b.kind[poly_s] == 0) {   /* row_argsort_exchange0's loops */
         for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
-        const int r = poly_o0;
           const int i = poly_i;
           poly_tile_order[i - poly_base] = i;
         }
       } else if (poly_b.kind[poly_s] == 1) {   /* row_argsort_exchange1's loops */
         const int k = poly_b.v1_k[poly_s];
         for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
-        const int r = poly_o0;
+          const int r = poly_o0;
           const int i = poly_i;
           int j = i ^ (k - 1);
           if ((j > i) && (j < n))
@@ -84,7 +73,7 @@ __global__ void __launch_bounds__(1024) row_argsort_tiles0(int rows, int n, doub
       } else if (poly_b.kind[poly_s] == 2) {   /* row_argsort_exchange2's loops */
         const int s = poly_b.v2_s[poly_s];
         for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
-        const int r = poly_o0;
+          const int r = poly_o0;
           const int i = poly_i;
           int j = i ^ s;
           if ((j > i) && (j < n))
