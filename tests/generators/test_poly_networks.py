@@ -1,5 +1,7 @@
 """Exchange networks (network.py): host control the model refuses (loops that double or halve)
 around loops whose iterations touch disjoint cells, X[i] and X[i ^ E] under one guard."""
+import pytest
+
 from t2ctest import ROOT, accepted_on_emu, c_kernel
 from t2c.frontends.c import read_c
 from t2c.generators.poly import generate
@@ -148,3 +150,88 @@ def test_a_counter_read_outside_its_loops_is_the_hosts(tmp_path):
     """`i` read after its loop (its final value) is host state: that loop is not a launch."""
     k = c_kernel(tmp_path, HALVING_WITH_BUFFER.replace("s[0] = y[0];", "s[0] = y[0] + i;"), "levels")
     assert network_of(k) is None
+
+
+# -- tilings: steps below the tile in one launch on shared memory --------------------------
+
+SPECS = ROOT / "corpora" / "text2cuda"
+
+
+def test_a_sorts_steps_share_one_tiling_of_shared_memory():
+    """The copy, the mirror steps and the halving steps of a compiled `sort` write `sorted[q]`
+    alike: one tiling, its tile the largest power of two whose cells fill half the static shared
+    memory at most (4096 unsigned keys), the mirror and halving steps bounded by `j < n`."""
+    from t2c.frontends import read_kernel
+    net = network_of(read_kernel(SPECS / "sort_keys.md"))
+    assert [(t.members, t.arrays, t.tile, t.threads) for t in net.tilings] == \
+        [((0, 1, 2), (("sorted", "unsigned", (0,)),), 4096, 1024)]
+    assert [(ex.tiling, ex.bounded) for ex in net.loops] == [(0, False), (0, True), (0, True)]
+
+
+def test_row_networks_tile_the_row_and_leave_the_outputs_alone():
+    """topk_rows: the row's argsort (order[r][q]) is a tiling of three nests over (r, q); the two
+    copies of its first k columns are one nest of own cells each, launched as before."""
+    from t2c.frontends import read_kernel
+    net = network_of(read_kernel(SPECS / "topk_rows.md"))
+    assert [(t.members, t.arrays) for t in net.tilings] == [((0, 1, 2), (("order", "int", (0, 1)),))]
+    assert [ex.tiling for ex in net.loops] == [0, 0, 0, None, None]
+    k = read_c(LOOPS / "row_argsort.c")
+    assert [(t.members, t.arrays, t.tile) for t in network_of(k).tilings] == [((0, 1, 2), (("order", "int", (0, 1)),), 4096)]
+
+
+def test_an_unbounded_partner_is_checked_on_the_host():
+    """bitonic_sort's guard is `j > i` alone: its steps join the queue only when the range is whole
+    aligned runs past the partner distance (poly_net_closed); double keys: tiles of 2048."""
+    k = read_c(LOOPS / "bitonic_sort.c")
+    net = network_of(k)
+    assert [(t.members, t.tile, t.threads) for t in net.tilings] == [((0,), 2048, 512)]
+    assert not net.loops[0].bounded
+    text = generate(k)
+    assert "poly_e < poly_tile && poly_net_closed(poly_e, poly_lo[0], poly_lo[0] + poly_n0)) {" in text
+    assert "__shared__ double poly_tile_a[2048];" in text
+
+
+def test_a_sort_queues_its_steps_and_launches_the_far_ones_alone():
+    """The printed host code: each step's instance queued when its partner distance is below the
+    tile, else the queue launched and then the step on its own; the queue launched at the end."""
+    from t2c.frontends import read_kernel
+    text = generate(read_kernel(SPECS / "sort_keys.md"))
+    assert "const int poly_e = (net_k1 - 1);\n" in text and "const int poly_e = (net_s1);\n" in text
+    assert text.count("sort_keys_queue0(n, keys, sorted, &poly_b0, poly_tile, poly_lo, poly_n);") == 3
+    assert "          poly_tile_sorted[q - poly_base] = keys[q];" in text
+    assert text.split('extern "C" void sort_keys_device')[1].split("\n}\n")[0].endswith(
+        "  sort_keys_flush0(n, keys, sorted, &poly_b0);")
+
+
+def test_nests_of_own_cells_are_no_tiling(tmp_path):
+    """Without a partner, nests (a halving loop, a spec's level loops of a tree sum and a Haar
+    transform) would only pass their cells through shared memory: no tiling."""
+    from t2c.frontends import read_kernel
+    k = c_kernel(tmp_path, """
+/* t2c: size n MINI=24
+ * t2c: array x[n] inout
+ * t2c: array w[n] in */
+void halving_blend(int n, double *x, const double *w)
+{
+  for (int s = n; s > 1; s /= 2)
+    for (int i = 0; i < n; i++)
+      x[i] = 0.5 * x[i] + w[(i + s) % n];
+}
+""", "halving_blend")
+    assert network_of(k).tilings == ()
+    for spec in ("sum_tree.md", "haar_wavelet.md"):
+        assert network_of(read_kernel(SPECS / spec)).tilings == ()
+
+
+@pytest.mark.parametrize("source", ["text2cuda/sort_keys.md", "text2cuda/argsort_rows.md", "text2cuda/topk_rows.md",
+                                    "loops/gpu/bitonic_sort.c", "loops/gpu/row_argsort.c"])
+def test_networks_on_small_tiles_are_accepted(source):
+    """A target with little shared memory makes tiles of 16 or 32 cells, so that the ladder's sizes
+    (MINI, primes, sizes past 128) run ranges of several tiles, a last partial tile, lengths that
+    are no power of two and steps both queued and launched alone; ties and payloads as the reference."""
+    from t2c.frontends import read_kernel
+    from t2c.runtime.target import Target
+    k = read_kernel(ROOT / "corpora" / source)
+    small = Target(shared_static=256)
+    assert {t.tile for t in network_of(k, small).tilings} <= {16, 32}
+    accepted_on_emu(k, generate(k, target=small))

@@ -52,7 +52,7 @@ def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
     except NotAffine as e:
         if options.scans.compaction and (c := compact.compaction_of(kernel)):
             return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
-        if options.networks and (net := network.network_of(kernel)):
+        if options.networks and (net := network.network_of(kernel, target)):
             return network.candidate(kernel, net, options, f"{e}")   # host control, a launch per exchange loop
         return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "

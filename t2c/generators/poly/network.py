@@ -31,6 +31,10 @@ statement picks) runs as a launch of one thread, in its place.
 
 Everything else is refused (None: the caller's one-thread candidate), so the candidate computes
 exactly what the reference computes, in the reference's launch order.
+
+Nests that write the same arrays at the same subscripts form a `Tiling` (`tiled`): the host
+queues their instances whose cells stay in a shared-memory tile and runs the queue as one
+launch (network_tiles.py prints it), so a sort's steps below the tile cost one launch.
 """
 from __future__ import annotations
 
@@ -41,7 +45,9 @@ from pycparser import c_ast
 from ...analysis.scalars import step_of
 from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, walk as _walk
+from . import network_tiles
 from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
+from ...runtime.target import SM90, Target
 from .options import PolyOptions
 
 _SCALAR_TYPES = {"int", "unsigned", "long", "short", "char", "size_t", "float", "double", "signed"}
@@ -60,6 +66,10 @@ class Exchange:
     host: tuple[tuple[str, str], ...]  # (name, C type) of the host scalars (not parameters) it reads
     partner: str | None                # j of `int j = i ^ E`, when the innermost loop pairs its indices
     single: c_ast.Node | None = None   # a top-level statement on arrays that this one-point nest runs
+    distance: c_ast.Node | None = None # E of `int j = i ^ E` (host scalars only)
+    bounded: bool = False              # the guard keeps j in the loop's range (`j > i && j < hi`)
+    writes: tuple = ()                 # (array, the loop's position of each subscript) of each array it writes
+    tiling: int | None = None          # its Network.tilings entry, when its steps may run on shared tiles
 
     @property
     def var(self) -> str:
@@ -67,13 +77,36 @@ class Exchange:
 
 
 @dataclass(frozen=True)
+class Tiling:
+    """Exchange nests whose instances run as steps of one launch on tiles in shared memory.
+
+    The members (one of them at least pairing its indices: a network) write the same arrays at the same subscripts (`arrays`), so an aligned run of
+    `tile` innermost indices (a power of two) at fixed outer indices holds every cell a point
+    touches when its partner i ^ E stays in the run: E < tile, the tile being the host's choice
+    for the instance's range (the least power of two past its end, at most `tile`).  The host
+    queues such instances (the values of the host scalars each reads) while their ranges agree,
+    and launches the queue as one kernel: a block per tile loads it into shared memory, runs
+    the steps in order with a barrier between them, and stores it back.  Any other launch, an
+    instance with E >= its tile, or a partner that may leave the range launches the queue
+    first (then the instance as a launch of its own), so launches keep the reference's order.
+    This is the shared-memory stage of a bitonic sort: every merge step below the tile in one
+    launch, a row shorter than a tile sorted in one launch."""
+    members: tuple[int, ...]           # their indices in Network.loops
+    arrays: tuple[tuple[str, str, tuple[int, ...]], ...]   # (array, C element type, its `writes` positions)
+    tile: int                          # cells of each array per tile (a power of two)
+    threads: int                       # threads per block
+    capacity: int                      # steps per launch (the queue is a kernel parameter)
+
+
+@dataclass(frozen=True)
 class Network:
     body: tuple                        # the function's items (host code around the exchange loops)
     loops: tuple[Exchange, ...]
     local_arrays: dict                 # name -> (C element type, extents): the body's local arrays
+    tilings: tuple[Tiling, ...] = ()   # exchange nests that may share launches (`tiled`)
 
 
-def network_of(k: Kernel) -> Network | None:
+def network_of(k: Kernel, target: Target = SM90) -> Network | None:
     """The reference as host code around exchange loops, or None when it is not of that form."""
     if k.returns:
         return None
@@ -89,7 +122,44 @@ def network_of(k: Kernel) -> Network | None:
     if not _host(fn.body.block_items or [], dict(values), names, loops, top=True) or not loops:
         return None
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
-    return Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops), local_arrays)
+    net = Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops), local_arrays)
+    return tiled(net, k, target)
+
+
+_PARAM_BYTES = 4000         # a kernel's parameters (the queued steps travel as one)
+_MOST_STEPS = 128           # steps per launch: a full sort's steps within one tile of 4096 are 78
+
+
+def tiled(net: Network, k: Kernel, target: Target) -> Network:
+    """The network with its exchange nests grouped into `Tiling`s: the nests that write the same
+    arrays in the same subscript order form a group, a tiling when one of them pairs its indices
+    (a sorting or butterfly network, with the nests that fill its arrays).  The tile is the largest
+    power of two whose cells of all those arrays fill at most half the target's static shared
+    memory (two blocks per multiprocessor), and at most four per thread of a full block."""
+    dtypes = {a.name: a.dtype for a in k.arrays} | {n: t for n, (t, _) in net.local_arrays.items()}
+    groups: dict = {}
+    for n, ex in enumerate(net.loops):
+        if ex.single is None and ex.writes:
+            groups.setdefault((len(ex.vars), ex.writes), []).append(n)
+    loops, tilings = list(net.loops), []
+    for (depth, writes), members in groups.items():
+        if all(net.loops[m].partner is None for m in members):
+            continue                   # own cells only (level loops): tiles would only copy them through shared memory
+        arrays = tuple((a, dtypes[a], at) for a, at in writes)
+        cell = sum(_bytes(t) for _, t, _ in arrays)
+        tile = 1 << ((min(4 * target.max_threads, target.shared_static // (2 * cell))).bit_length() - 1)
+        per_step = 1 + sum(_bytes(t) for m in members for _, t in net.loops[m].host)
+        capacity = min(_MOST_STEPS, (_PARAM_BYTES - 8 * (depth + 1)) // per_step)
+        for m in members:
+            loops[m] = replace(loops[m], tiling=len(tilings))
+        tilings.append(Tiling(tuple(members), arrays, tile, min(target.max_threads, max(32, tile // 4)), capacity))
+    return replace(net, loops=tuple(loops), tilings=tuple(tilings))
+
+
+def _bytes(ctype: str) -> int:
+    words = ctype.split()
+    return 8 if {"double", "long", "size_t"} & set(words) else 2 if {"short", "half", "__half", "__nv_bfloat16"} & \
+        set(words) else 1 if "char" in words else 4
 
 
 @dataclass(frozen=True)
@@ -236,8 +306,12 @@ def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | 
             return None                                    # an access outside the pair's one owner
     reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} | \
         {x.name for lo, n in zip(los, counts) for x in (*_walk(lo), *_walk(n)) if isinstance(x, c_ast.ID)}
+    writes = tuple(sorted((a, tuple(nest.index(v) for v in form)) for a, form in forms.items() if a in written))
+    distance = _distance(body, var, partner)
+    bounded = guard is not None and _bounds(body, var, partner, f.cond)
     return Exchange(top, stmt, tuple(nest), tuple(los), tuple(counts),
-                    tuple((n, scope[n]) for n in sorted(reads & set(scope) - set(nest))), partner)
+                    tuple((n, scope[n]) for n in sorted(reads & set(scope) - set(nest))), partner,
+                    distance=distance, bounded=bounded, writes=writes)
 
 
 def _single(it, scope: dict[str, str], names: _Names) -> Exchange | None:
@@ -303,6 +377,30 @@ def _guard(body, var: str, partner: str | None):
     return found[0].iftrue if len(found) == 1 else None
 
 
+def _distance(body, var: str, partner: str | None):
+    """E of the partner's `int j = i ^ E;`, or None."""
+    for d in body:
+        if partner is not None and isinstance(d, c_ast.Decl) and d.name == partner:
+            return d.init.right if _is(d.init.left, var) else d.init.left
+    return None
+
+
+def _bounds(body, var: str, partner: str, cond) -> bool:
+    """Whether the guard's conjuncts hold j in the loop's range: `j > i` (so j >= lo) and `j < hi`
+    with hi the loop's own bound (`j <= hi` for a loop to `<= hi`)."""
+    def conjuncts(c):
+        return conjuncts(c.left) + conjuncts(c.right) if isinstance(c, c_ast.BinaryOp) and c.op == "&&" else [c]
+    def holds(c, small, op, big):     # `small op big`, either way round
+        flip = {"<": ">", "<=": ">="}[op]
+        return isinstance(c, c_ast.BinaryOp) and (c.op == op and small(c.left) and big(c.right) or
+                                                  c.op == flip and small(c.right) and big(c.left))
+    guard = next(x for x in body if isinstance(x, c_ast.If) and x.iffalse is None and x.iftrue is _guard(body, var, partner))
+    found = conjuncts(guard.cond)
+    hi = cprint(cond.right)
+    return any(holds(c, lambda x: _is(x, var), "<", lambda x: _is(x, partner)) for c in found) and \
+        any(holds(c, lambda x: _is(x, partner), cond.op, lambda x: cprint(x) == hi) for c in found)
+
+
 def _scalar_decl(d: c_ast.Decl) -> bool:
     return isinstance(d.type, c_ast.TypeDecl) and isinstance(d.type.type, c_ast.IdentifierType) and \
         set(d.type.type.names) <= _SCALAR_TYPES
@@ -351,6 +449,8 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     r.shapes.update({f"poly_buf_{n}": shape for n, (_, shape) in local_arrays.items()})
     params, args = param_list(k), ", ".join(k.params)
     kernels, launch = [], {}
+    for t in range(len(net.tilings)):
+        kernels += network_tiles.declarations(net, t, name, r, params, args)
     for n, ex in enumerate(net.loops):
         kname, depth = f"{name}_exchange{n}", len(ex.vars)
         extra = "".join(f", {t} {v}" for v, t in ex.host)
@@ -371,10 +471,15 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
         call = "".join(f", {v}" for v, _ in ex.host) + "".join(f", {cprint(lo)}, poly_n{d}" for d, lo in enumerate(ex.los))
         sizes = [f"  const int poly_n{d} = {cprint(c)};   /* {v} */" for d, (v, c) in enumerate(zip(ex.vars, ex.counts))]
         total = " * ".join(f"(long long)poly_n{d}" for d in range(depth))
+        grid = (f"{kname}<<<poly_count < {threads} * 65535LL ? (unsigned)((poly_count + {threads - 1}) / {threads}) "
+                f": 65535u, {threads}>>>({args}{call}, poly_count);")
+        if ex.tiling is not None:      # queued for its tiling's launch, or launched on its own
+            launch[id(ex.loop)] = network_tiles.site(net, n, name, args, [f"const long long poly_count = {total};", grid])
+            continue
         launch[id(ex.single or ex.loop)] = ["{", *sizes, f"  const long long poly_count = {total};",
-                               f"  if ({' && '.join(f'poly_n{d} > 0' for d in range(depth))})",
-                               f"    {kname}<<<poly_count < {threads} * 65535LL ? (unsigned)((poly_count + {threads - 1}) / {threads}) "
-                               f": 65535u, {threads}>>>({args}{call}, poly_count);", "}"]
+                                            *network_tiles.flush_all(net, name, args, "  "),
+                                            f"  if ({' && '.join(f'poly_n{d} > 0' for d in range(depth))})",
+                                            f"    {grid}", "}"]
     host = [line for it in net.body if not (isinstance(it, c_ast.Decl) and it.name in local_arrays)
             for line in _host_lines(it, launch, "  ")]
     size = lambda shape: " * ".join(f"(size_t)({e})" for e in shape)
@@ -384,16 +489,19 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
         f"  {t} *poly_local_{n} = NULL;   /* poly_buf_{n} for these sizes */",
         f"  cudaMallocAsync((void **)&poly_local_{n}, {size(shape)} * sizeof({t}) + 1, 0);",
         f"  cudaMemcpyToSymbolAsync(poly_buf_{n}, &poly_local_{n}, sizeof(poly_local_{n}), 0, cudaMemcpyHostToDevice, 0);")] \
-        + host + [f"  cudaFreeAsync(poly_local_{n}, 0);" for n in local_arrays]
+        + network_tiles.queues(net, name) + host + network_tiles.flush_all(net, name, args, "  ") \
+        + [f"  cudaFreeAsync(poly_local_{n}, 0);" for n in local_arrays]
     out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).", "//",
            "// Mapping: host code (the reference's own control over its scalars, run on the host as written)",
            "//   around exchange loops, one launch per instance, a thread per iteration:",
            *(f"//   {name}_exchange{n}: {_describe(ex)}" for n, ex in enumerate(net.loops)),
+           *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
            f"// The polyhedral model does not apply: {reason}",
            *("// " + line for line in helper_note(k)), "",
            "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += buffers + ([""] if buffers else [])
+    out += network_tiles.helpers(net)
     out += kernels
     out += [f'extern "C" void {k.name}_device({params})', "{", *host, "}", "", *dropin(k)]
     return "\n".join(out) + "\n"

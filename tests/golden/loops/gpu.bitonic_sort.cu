@@ -3,10 +3,115 @@
 // Mapping: host code (the reference's own control over its scalars, run on the host as written)
 //   around exchange loops, one launch per instance, a thread per iteration:
 //   bitonic_sort_exchange0: loop i, a thread per i; i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
+//   bitonic_sort_tiles0: the steps of bitonic_sort_exchange0 whose partner stays in its tile of up to 2048 cells, queued on the host, run in one launch, a block per tile with a in shared memory and a barrier between steps.
 // The polyhedral model does not apply: line 4: loop step of 'size' is not +1 or -1
 
 #include <cuda_runtime.h>
 #include <math.h>
+
+/* The least power of two at least hi, at most most: a tile that covers a range ending at hi. */
+static int poly_net_tile(long long hi, int most)
+{
+  int t = 1;
+  while (t < most && t < hi)
+    t *= 2;
+  return t;
+}
+
+/* Whether i ^ e stays in [lo, hi) for every i there: the range is whole aligned runs of the
+   least power of two past e, and the XOR changes only the bits below it. */
+static int poly_net_closed(int e, int lo, int hi)
+{
+  int m = e;
+  for (int s = 1; s < 32; s *= 2)
+    m |= m >> s;
+  return ((lo | hi) & m) == 0;
+}
+
+struct bitonic_sort_steps0 {   /* steps queued for bitonic_sort_tiles0 */
+  int count, tile, lo[1], n[1];
+  unsigned char kind[128];
+  int v0_n[128];
+  int v0_size[128];
+  int v0_stride[128];
+};
+
+/* bitonic_sort_tiles0: the steps of bitonic_sort_exchange0 whose partner stays in its tile of up to 2048 cells, queued on the host, run in one launch, a block per tile with a in shared memory and a barrier between steps. */
+__global__ void __launch_bounds__(512) bitonic_sort_tiles0(int p, double *a, struct bitonic_sort_steps0 poly_b)
+{
+  __shared__ double poly_tile_a[2048];
+  const int poly_tile = poly_b.tile, poly_lo = poly_b.lo[0], poly_hi = poly_lo + poly_b.n[0];
+  const int poly_first = poly_lo / poly_tile;
+  const long long poly_tiles = (poly_hi - 1) / poly_tile - poly_first + 1;
+  const long long poly_blocks = poly_tiles;
+  for (long long poly_blk = blockIdx.x; poly_blk < poly_blocks; poly_blk += gridDim.x) {
+    long long poly_q = poly_blk;
+    const int poly_base = (poly_first + (int)(poly_q % poly_tiles)) * poly_tile;
+    poly_q /= poly_tiles;
+    const int poly_from = poly_base > poly_lo ? poly_base : poly_lo;
+    const int poly_to = poly_base + poly_tile < poly_hi ? poly_base + poly_tile : poly_hi;
+    for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+      poly_tile_a[poly_i - poly_base] = a[poly_i];
+    }
+    __syncthreads();
+    for (int poly_s = 0; poly_s < poly_b.count; poly_s++) {
+      if (poly_b.kind[poly_s] == 0) {   /* bitonic_sort_exchange0's loops */
+        const int n = poly_b.v0_n[poly_s];
+        const int size = poly_b.v0_size[poly_s];
+        const int stride = poly_b.v0_stride[poly_s];
+        for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+          const int i = poly_i;
+          int j = i ^ stride;
+          if (j > i)
+          {
+            int up = (i & size) == 0;
+            if ((poly_tile_a[i - poly_base] > poly_tile_a[j - poly_base]) == up)
+            {
+              double t = poly_tile_a[i - poly_base];
+              poly_tile_a[i - poly_base] = poly_tile_a[j - poly_base];
+              poly_tile_a[j - poly_base] = t;
+            }
+          }
+        }
+      }
+      __syncthreads();
+    }
+    for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+      a[poly_i] = poly_tile_a[poly_i - poly_base];
+    }
+    __syncthreads();   /* the next tile's loads overwrite these cells */
+  }
+}
+
+/* Launch the steps queued in *poly_b (none: nothing) and empty the queue. */
+static void bitonic_sort_flush0(int p, double *a, struct bitonic_sort_steps0 *poly_b)
+{
+  if (poly_b->count == 0)
+    return;
+  const int poly_lo = poly_b->lo[0], poly_hi = poly_lo + poly_b->n[0];
+  const long long poly_blocks = (long long)((poly_hi - 1) / poly_b->tile - poly_lo / poly_b->tile + 1);
+  const int poly_threads = poly_b->tile / 2 >= 512 ? 512 : poly_b->tile / 2 > 32 ? poly_b->tile / 2 : 32;
+  bitonic_sort_tiles0<<<poly_blocks < 65535LL ? (unsigned)poly_blocks : 65535u, poly_threads>>>(p, a, *poly_b);
+  poly_b->count = 0;
+}
+
+/* The slot of one more step over the range (poly_lo, poly_n) on tiles of poly_tile cells: the
+   queued steps are launched first when theirs differ or the queue is full. */
+static int bitonic_sort_queue0(int p, double *a, struct bitonic_sort_steps0 *poly_b, int poly_tile, const int *poly_lo, const int *poly_n)
+{
+  int poly_same = poly_b->count > 0 && poly_b->count < 128 && poly_b->tile == poly_tile;
+  for (int poly_d = 0; poly_d < 1; poly_d++)
+    poly_same = poly_same && poly_b->lo[poly_d] == poly_lo[poly_d] && poly_b->n[poly_d] == poly_n[poly_d];
+  if (!poly_same) {
+    bitonic_sort_flush0(p, a, poly_b);
+    poly_b->tile = poly_tile;
+    for (int poly_d = 0; poly_d < 1; poly_d++) {
+      poly_b->lo[poly_d] = poly_lo[poly_d];
+      poly_b->n[poly_d] = poly_n[poly_d];
+    }
+  }
+  return poly_b->count++;
+}
 
 /* bitonic_sort_exchange0: loop i, a thread per i; i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell. */
 __global__ void __launch_bounds__(256) bitonic_sort_exchange0(int p, double *a, int n, int size, int stride, int poly_lo0, int poly_n0, long long poly_count)
@@ -30,17 +135,34 @@ __global__ void __launch_bounds__(256) bitonic_sort_exchange0(int p, double *a, 
 
 extern "C" void bitonic_sort_device(int p, double *a)
 {
+  struct bitonic_sort_steps0 poly_b0;   /* steps for bitonic_sort_tiles0, none yet */
+  poly_b0.count = 0;
   int n = 1 << p;
   for (int size = 2; size <= n; size *= 2) {
     for (int stride = size / 2; stride > 0; stride /= 2) {
       {
         const int poly_n0 = n - 0;   /* i */
-        const long long poly_count = (long long)poly_n0;
-        if (poly_n0 > 0)
-          bitonic_sort_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(p, a, n, size, stride, 0, poly_n0, poly_count);
+        if (poly_n0 > 0) {
+          const int poly_lo[1] = {0};
+          const int poly_n[1] = {poly_n0};
+          const int poly_tile = poly_net_tile((long long)poly_lo[0] + poly_n0, 2048);
+          const int poly_e = (stride);
+          if (poly_lo[0] >= 0 && poly_e >= 0 && poly_e < poly_tile && poly_net_closed(poly_e, poly_lo[0], poly_lo[0] + poly_n0)) {
+            const int poly_at = bitonic_sort_queue0(p, a, &poly_b0, poly_tile, poly_lo, poly_n);
+            poly_b0.kind[poly_at] = 0;
+            poly_b0.v0_n[poly_at] = n;
+            poly_b0.v0_size[poly_at] = size;
+            poly_b0.v0_stride[poly_at] = stride;
+          } else {
+            bitonic_sort_flush0(p, a, &poly_b0);
+            const long long poly_count = (long long)poly_n0;
+            bitonic_sort_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(p, a, n, size, stride, 0, poly_n0, poly_count);
+          }
+        }
       }
     }
   }
+  bitonic_sort_flush0(p, a, &poly_b0);
 }
 
 extern "C" void bitonic_sort(int p, double *a)

@@ -5,10 +5,127 @@
 //   row_argsort_exchange0: loops r, i, a thread per (r, i); each writes only its own cells.
 //   row_argsort_exchange1: loops r, i, a thread per (r, i); i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   row_argsort_exchange2: loops r, i, a thread per (r, i); i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
+//   row_argsort_tiles0: the steps of row_argsort_exchange0, row_argsort_exchange1, row_argsort_exchange2 whose partner stays in its tile of up to 4096 cells, queued on the host, run in one launch, a block per tile with order in shared memory and a barrier between steps.
 // The polyhedral model does not apply: line 6: loop step of 'k' is not +1 or -1
 
 #include <cuda_runtime.h>
 #include <math.h>
+
+/* The least power of two at least hi, at most most: a tile that covers a range ending at hi. */
+static int poly_net_tile(long long hi, int most)
+{
+  int t = 1;
+  while (t < most && t < hi)
+    t *= 2;
+  return t;
+}
+
+struct row_argsort_steps0 {   /* steps queued for row_argsort_tiles0 */
+  int count, tile, lo[2], n[2];
+  unsigned char kind[128];
+  int v1_k[128];
+  int v2_s[128];
+};
+
+/* row_argsort_tiles0: the steps of row_argsort_exchange0, row_argsort_exchange1, row_argsort_exchange2 whose partner stays in its tile of up to 4096 cells, queued on the host, run in one launch, a block per tile with order in shared memory and a barrier between steps. */
+__global__ void __launch_bounds__(1024) row_argsort_tiles0(int rows, int n, double *x, int *order, struct row_argsort_steps0 poly_b)
+{
+  __shared__ int poly_tile_order[4096];
+  const int poly_tile = poly_b.tile, poly_lo = poly_b.lo[1], poly_hi = poly_lo + poly_b.n[1];
+  const int poly_first = poly_lo / poly_tile;
+  const long long poly_tiles = (poly_hi - 1) / poly_tile - poly_first + 1;
+  const long long poly_blocks = poly_tiles * (long long)poly_b.n[0];
+  for (long long poly_blk = blockIdx.x; poly_blk < poly_blocks; poly_blk += gridDim.x) {
+    long long poly_q = poly_blk;
+    const int poly_base = (poly_first + (int)(poly_q % poly_tiles)) * poly_tile;
+    poly_q /= poly_tiles;
+    const int poly_o0 = poly_b.lo[0] + (int)(poly_q % poly_b.n[0]);
+    poly_q /= poly_b.n[0];
+    const int poly_from = poly_base > poly_lo ? poly_base : poly_lo;
+    const int poly_to = poly_base + poly_tile < poly_hi ? poly_base + poly_tile : poly_hi;
+    for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+      poly_tile_order[poly_i - poly_base] = order[(poly_o0 * n) + poly_i];
+    }
+    __syncthreads();
+    for (int poly_s = 0; poly_s < poly_b.count; poly_s++) {
+      if (poly_b.kind[poly_s] == 0) {   /* row_argsort_exchange0's loops */
+        for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+          const int i = poly_i;
+          poly_tile_order[i - poly_base] = i;
+        }
+      } else if (poly_b.kind[poly_s] == 1) {   /* row_argsort_exchange1's loops */
+        const int k = poly_b.v1_k[poly_s];
+        for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+          const int r = poly_o0;
+          const int i = poly_i;
+          int j = i ^ (k - 1);
+          if ((j > i) && (j < n))
+          {
+            int a = poly_tile_order[i - poly_base];
+            int b = poly_tile_order[j - poly_base];
+            if ((x[(r * n) + b] < x[(r * n) + a]) || ((x[(r * n) + b] == x[(r * n) + a]) && (b < a)))
+            {
+              poly_tile_order[i - poly_base] = b;
+              poly_tile_order[j - poly_base] = a;
+            }
+          }
+        }
+      } else if (poly_b.kind[poly_s] == 2) {   /* row_argsort_exchange2's loops */
+        const int s = poly_b.v2_s[poly_s];
+        for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+          const int r = poly_o0;
+          const int i = poly_i;
+          int j = i ^ s;
+          if ((j > i) && (j < n))
+          {
+            int a = poly_tile_order[i - poly_base];
+            int b = poly_tile_order[j - poly_base];
+            if ((x[(r * n) + b] < x[(r * n) + a]) || ((x[(r * n) + b] == x[(r * n) + a]) && (b < a)))
+            {
+              poly_tile_order[i - poly_base] = b;
+              poly_tile_order[j - poly_base] = a;
+            }
+          }
+        }
+      }
+      __syncthreads();
+    }
+    for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
+      order[(poly_o0 * n) + poly_i] = poly_tile_order[poly_i - poly_base];
+    }
+    __syncthreads();   /* the next tile's loads overwrite these cells */
+  }
+}
+
+/* Launch the steps queued in *poly_b (none: nothing) and empty the queue. */
+static void row_argsort_flush0(int rows, int n, double *x, int *order, struct row_argsort_steps0 *poly_b)
+{
+  if (poly_b->count == 0)
+    return;
+  const int poly_lo = poly_b->lo[1], poly_hi = poly_lo + poly_b->n[1];
+  const long long poly_blocks = (long long)((poly_hi - 1) / poly_b->tile - poly_lo / poly_b->tile + 1) * poly_b->n[0];
+  const int poly_threads = poly_b->tile / 2 >= 1024 ? 1024 : poly_b->tile / 2 > 32 ? poly_b->tile / 2 : 32;
+  row_argsort_tiles0<<<poly_blocks < 65535LL ? (unsigned)poly_blocks : 65535u, poly_threads>>>(rows, n, x, order, *poly_b);
+  poly_b->count = 0;
+}
+
+/* The slot of one more step over the range (poly_lo, poly_n) on tiles of poly_tile cells: the
+   queued steps are launched first when theirs differ or the queue is full. */
+static int row_argsort_queue0(int rows, int n, double *x, int *order, struct row_argsort_steps0 *poly_b, int poly_tile, const int *poly_lo, const int *poly_n)
+{
+  int poly_same = poly_b->count > 0 && poly_b->count < 128 && poly_b->tile == poly_tile;
+  for (int poly_d = 0; poly_d < 2; poly_d++)
+    poly_same = poly_same && poly_b->lo[poly_d] == poly_lo[poly_d] && poly_b->n[poly_d] == poly_n[poly_d];
+  if (!poly_same) {
+    row_argsort_flush0(rows, n, x, order, poly_b);
+    poly_b->tile = poly_tile;
+    for (int poly_d = 0; poly_d < 2; poly_d++) {
+      poly_b->lo[poly_d] = poly_lo[poly_d];
+      poly_b->n[poly_d] = poly_n[poly_d];
+    }
+  }
+  return poly_b->count++;
+}
 
 /* row_argsort_exchange0: loops r, i, a thread per (r, i); each writes only its own cells. */
 __global__ void __launch_bounds__(256) row_argsort_exchange0(int rows, int n, double *x, int *order, int poly_lo0, int poly_n0, int poly_lo1, int poly_n1, long long poly_count)
@@ -68,31 +185,69 @@ __global__ void __launch_bounds__(256) row_argsort_exchange2(int rows, int n, do
 
 extern "C" void row_argsort_device(int rows, int n, double *x, int *order)
 {
+  struct row_argsort_steps0 poly_b0;   /* steps for row_argsort_tiles0, none yet */
+  poly_b0.count = 0;
   {
     const int poly_n0 = rows - 0;   /* r */
     const int poly_n1 = n - 0;   /* i */
-    const long long poly_count = (long long)poly_n0 * (long long)poly_n1;
-    if (poly_n0 > 0 && poly_n1 > 0)
-      row_argsort_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(rows, n, x, order, 0, poly_n0, 0, poly_n1, poly_count);
+    if (poly_n0 > 0 && poly_n1 > 0) {
+      const int poly_lo[2] = {0, 0};
+      const int poly_n[2] = {poly_n0, poly_n1};
+      const int poly_tile = poly_net_tile((long long)poly_lo[1] + poly_n1, 4096);
+      const int poly_e = 0;
+      if (poly_lo[1] >= 0 && poly_e >= 0 && poly_e < poly_tile) {
+        const int poly_at = row_argsort_queue0(rows, n, x, order, &poly_b0, poly_tile, poly_lo, poly_n);
+        poly_b0.kind[poly_at] = 0;
+      } else {
+        row_argsort_flush0(rows, n, x, order, &poly_b0);
+        const long long poly_count = (long long)poly_n0 * (long long)poly_n1;
+        row_argsort_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(rows, n, x, order, 0, poly_n0, 0, poly_n1, poly_count);
+      }
+    }
   }
   for (int k = 2; (k / 2) < n; k *= 2) {
     {
       const int poly_n0 = rows - 0;   /* r */
       const int poly_n1 = n - 0;   /* i */
-      const long long poly_count = (long long)poly_n0 * (long long)poly_n1;
-      if (poly_n0 > 0 && poly_n1 > 0)
-        row_argsort_exchange1<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(rows, n, x, order, k, 0, poly_n0, 0, poly_n1, poly_count);
+      if (poly_n0 > 0 && poly_n1 > 0) {
+        const int poly_lo[2] = {0, 0};
+        const int poly_n[2] = {poly_n0, poly_n1};
+        const int poly_tile = poly_net_tile((long long)poly_lo[1] + poly_n1, 4096);
+        const int poly_e = (k - 1);
+        if (poly_lo[1] >= 0 && poly_e >= 0 && poly_e < poly_tile) {
+          const int poly_at = row_argsort_queue0(rows, n, x, order, &poly_b0, poly_tile, poly_lo, poly_n);
+          poly_b0.kind[poly_at] = 1;
+          poly_b0.v1_k[poly_at] = k;
+        } else {
+          row_argsort_flush0(rows, n, x, order, &poly_b0);
+          const long long poly_count = (long long)poly_n0 * (long long)poly_n1;
+          row_argsort_exchange1<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(rows, n, x, order, k, 0, poly_n0, 0, poly_n1, poly_count);
+        }
+      }
     }
     for (int s = k / 4; s > 0; s /= 2) {
       {
         const int poly_n0 = rows - 0;   /* r */
         const int poly_n1 = n - 0;   /* i */
-        const long long poly_count = (long long)poly_n0 * (long long)poly_n1;
-        if (poly_n0 > 0 && poly_n1 > 0)
-          row_argsort_exchange2<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(rows, n, x, order, s, 0, poly_n0, 0, poly_n1, poly_count);
+        if (poly_n0 > 0 && poly_n1 > 0) {
+          const int poly_lo[2] = {0, 0};
+          const int poly_n[2] = {poly_n0, poly_n1};
+          const int poly_tile = poly_net_tile((long long)poly_lo[1] + poly_n1, 4096);
+          const int poly_e = (s);
+          if (poly_lo[1] >= 0 && poly_e >= 0 && poly_e < poly_tile) {
+            const int poly_at = row_argsort_queue0(rows, n, x, order, &poly_b0, poly_tile, poly_lo, poly_n);
+            poly_b0.kind[poly_at] = 2;
+            poly_b0.v2_s[poly_at] = s;
+          } else {
+            row_argsort_flush0(rows, n, x, order, &poly_b0);
+            const long long poly_count = (long long)poly_n0 * (long long)poly_n1;
+            row_argsort_exchange2<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(rows, n, x, order, s, 0, poly_n0, 0, poly_n1, poly_count);
+          }
+        }
       }
     }
   }
+  row_argsort_flush0(rows, n, x, order, &poly_b0);
 }
 
 extern "C" void row_argsort(int rows, int n, double *x, int *order)
