@@ -154,9 +154,10 @@ class Count:
 
 @dataclass(frozen=True)
 class Facts:
-    """What analysis found (t2c.analysis.facts), filled once where the kernel is parsed for a
-    run (frontends.read_kernel with a dataset); not part of the key.  `counts` holds every
-    preset of the kernel up to the run's dataset; the bench reads its figures from them."""
+    """What analysis found (t2c.analysis.facts), which an IS may carry (its YAML form keeps
+    them); not part of the key.  `counts` holds presets' exact flops and bytes: the bench reads
+    its figures from them where they are, and counts its case itself where they are not (a
+    read kernel carries none: counting at parse would cost every run, timed or not)."""
     affine: bool | None = None
     parallel_loops: tuple[str, ...] = ()
     counts: tuple[Count, ...] = ()
