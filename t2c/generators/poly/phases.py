@@ -13,7 +13,8 @@ block of `THREADS` threads per row (a grid-stride loop over rows): the threads s
 (consecutive threads, consecutive elements); a fold's parts combine through a shuffle tree per
 warp and the warps' results in a fixed order, so every thread holds the same total, bit for bit
 on every run; statements setting row scalars run in every thread, those writing arrays in thread
-0; a barrier follows every phase that writes an array.  One thread per row walked each row alone:
+0; a barrier follows every phase that writes an array.  Row scalars are local scalars; a local
+array (a spec's `let mx[r] = max(j: ...)`) is global scratch, an array like the outputs.  One thread per row walked each row alone:
 its neighbours' rows are far apart in memory, so no load was coalesced.
 """
 from __future__ import annotations
@@ -44,7 +45,7 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
     if len(launch.grid) != 1 or launch.host_loops and launch.grid[0].derived:
         return None
     rows = launch.grid[0]
-    local = lambda name: name in an.program.locals
+    local = lambda name: _scalar(an, name)
     phases = []
     for n in launch.body:
         if isinstance(n, Stmt):
@@ -140,8 +141,16 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
             *body, "  }"]
 
 
+def _scalar(an: Analysis, name: str) -> bool:
+    """Whether `name` is a local scalar (a register).  A local array (a spec's `let mx[r] = ...`)
+    is global scratch (`dev_mx`) like an output array: written by thread 0 and read after the
+    barrier, and by the launches after this one."""
+    v = an.program.locals.get(name)
+    return v is not None and not v.shape
+
+
 def _writes_array(p, ph: Phase) -> bool:
-    return any(a.name not in p.an.program.locals for a in ph.node.stmt.writes())
+    return any(not _scalar(p.an, a.name) for a in ph.node.stmt.writes())
 
 
 def _fresh(name: str, taken: set) -> str:
