@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ...analysis import Analysis, Loop, Stmt
 from .ctext import extent_text, identifiers, max_expr, min_expr
-from .reduce import OPS, combine, fold_of, join
+from .reduce import OPS, combine, fold_of, join, temporaries, typed
 
 THREADS = 256
 
@@ -33,6 +33,7 @@ class Phase:
     kind: str                   # "stmt" | "fold" | "map"
     node: object                # Stmt (stmt) or Loop (fold, map)
     folds: tuple = ()           # fold: (statement, op, accumulator) per statement of the loop
+    temps: tuple = ()           # fold: the loop's temporaries (reduce.temporaries), run before the folds
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,16 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
             for a in s.stmt.accesses:
                 if any(n.var in identifiers(x) for x in a.index[:-1]) or a.atomic:
                     return None
-        folds = [fold_of(s, n.var) for s in n.body]
-        if all(f is not None and f.kind == "op" for f in folds):
+        temps, others = temporaries(an, storage, n)
+        folds = [fold_of(s, n.var) for s in others]
+        folds = [f and f.kind == "op" and local(f.acc) and typed(f, an.program.locals[f.acc].dtype) for f in folds]
+        if folds and all(folds):
             accs = [f.acc for f in folds]
             if len(set(accs)) != len(accs) or any(r.name in accs and r.name != f.acc for f in folds
-                                                  for r in f.stmt.stmt.reads()):
+                                                  for r in f.stmt.stmt.reads()) \
+                    or any(s.stmt.reads(a) for s in temps for a in accs):
                 return None
-            phases.append(Phase("fold", n, tuple((f.stmt, f.op, f.acc) for f in folds)))
+            phases.append(Phase("fold", n, tuple((f.stmt, f.op, f.acc) for f in folds), tuple(temps)))
         elif not any(local(a.name) for s in n.body for a in s.stmt.writes()) and \
                 not an.carries([rows], n, 1):
             phases.append(Phase("map", n))
@@ -116,6 +120,7 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
         body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the block combines them */",
                  *(f"      {t} {part} = {OPS[op][0]};" for _, op, _, part, _, t, _, _ in parts),
                  "  " + head, "      {",
+                 *(x for s in ph.temps for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "        ")),
                  *(x for stmt, _, reg, part, _, _, names, acc in parts
                    for x in p.r.statement(stmt.stmt.node, {**names, acc: part}, "        ")),
                  "      }"]
