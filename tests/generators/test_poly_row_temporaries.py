@@ -67,3 +67,11 @@ def test_an_argmax_per_row_takes_a_block_per_row(source, tmp_path):
     folds = [ph for ph in launch.phases.phases if ph.kind == "fold"]
     assert [op for ph in folds for _, op, _ in ph.folds][-1] == "imin" and len(folds[-1].temps) == 1
     accepted_on_emu(k, generate(k))
+
+
+def test_a_row_of_broadcast_reads_keeps_a_thread_per_row():
+    """nbody's loop over j through temporaries (dx, r2, inv) reads p[j], m[j]: the same addresses
+    for every i, a broadcast to a thread per i, not a row that lanes would coalesce."""
+    k = read_kernel(ROOT / "corpora/loops/rodinia/nbody.c")
+    _, plan = final_plan(analyze(k), DEFAULT)
+    assert not any(l.row for l in plan.launches)

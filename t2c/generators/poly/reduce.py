@@ -542,12 +542,14 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
             return None
     if not _pre_clear(an, pre, accs) or any(n.stmt.reads(w.name) for m in pre for w in m.stmt.writes() for n in temps):
         return None                          # lane 0 runs `pre` after the lanes' loop
-    # Worth it only when the loop walks the contiguous subscript (a thread per row would not
-    # coalesce); a loop down a column is coalesced across threads already.
+    # Worth it only when the loop walks the row's contiguous subscript (a thread per row would
+    # not coalesce); a loop down a column is coalesced across threads already, and a stream that
+    # does not name the row (nbody's p[j][0], m[j]) is one address for all rows, a broadcast.
     cells = {(w.name, tuple(w.index)) for a in accs for w in a.stmt.stmt.writes()}
     streams = [x for n in [a.stmt for a in accs] + temps for x in n.stmt.accesses
                if x.index and (x.name, tuple(x.index)) not in cells]
-    along = sum(loop.var in identifiers(x.index[-1]) for x in streams)
+    row = lambda x: any(launch.grid[0].var in identifiers(e) for e in x.index)
+    along = sum(loop.var in identifiers(x.index[-1]) and row(x) for x in streams)
     across = sum(launch.grid[0].var in identifiers(x.index[-1]) for x in streams)
     if along > across:
         return RowReduction(pre, loop, accs, post, temps=tuple(temps))
