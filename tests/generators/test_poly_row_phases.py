@@ -63,6 +63,39 @@ def test_row_values_in_a_local_array_keep_a_block_per_row(path, tmp_path):
     accepted_on_emu(k, generate(k))
 
 
+BATCHED = """
+/* t2c: size nb MINI=2 SMALL=8
+ * t2c: size n MINI=3 SMALL=16
+ * t2c: size m MINI=9 SMALL=70
+ */
+void batched_lse(int nb, int n, int m, const double x[nb][n][m], double lse[nb][n])
+{
+  for (int b = 0; b < nb; b++)
+    for (int i = 0; i < n; i++) {
+      double mx = x[b][i][0];
+      for (int j = 1; j < m; j++)
+        mx = fmax(mx, x[b][i][j]);
+      double s = 0.0;
+      for (int j = 0; j < m; j++)
+        s += exp(x[b][i][j] - mx);
+      lse[b][i] = mx + log(s);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("path", ["corpora/text2cuda/attention.md", None], ids=["spec", "c"])
+def test_rows_of_a_two_dimensional_grid_take_a_block_each(path, tmp_path):
+    """A box of rows (attention's (h, i), a batch of rows): a block per row, the block indices
+    of the grid's axes striding the rows' loops."""
+    k = read_kernel(ROOT / path) if path else c_kernel(tmp_path, BATCHED, "batched_lse")
+    an = analyze(k)
+    plan = formed(an, planned(an, DEFAULT), DEFAULT)
+    (launch,) = [l for l in plan.launches if l.phases]
+    assert len(launch.grid) == 2 and [ph.kind for ph in launch.phases.phases].count("fold") == 2
+    accepted_on_emu(k, generate(k))
+
+
 def test_row_phases_off_keeps_a_thread_per_row():
     k = read_kernel(ROOT / "corpora/loops/gpu/softmax.c")
     assert "a block of 256 threads per" not in generate(k, DEFAULT.replace({"reductions.row_blocks": False}))

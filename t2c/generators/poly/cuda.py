@@ -367,8 +367,7 @@ class Printer:
         box = self.launch_box(launch) if launch.grid else []
         part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
         if launch.phases:
-            start = min_expr(box[0][0]) if box else "0"
-            text = "\n".join(phases.kernel_body(self, launch, launch.phases, "" if start == "0" else f"{start} + "))
+            text = "\n".join(phases.kernel_body(self, launch, launch.phases))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
