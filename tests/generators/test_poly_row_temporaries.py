@@ -69,9 +69,11 @@ def test_an_argmax_per_row_takes_a_block_per_row(source, tmp_path):
     accepted_on_emu(k, generate(k))
 
 
-def test_a_row_of_broadcast_reads_keeps_a_thread_per_row():
-    """nbody's loop over j through temporaries (dx, r2, inv) reads p[j], m[j]: the same addresses
-    for every i, a broadcast to a thread per i, not a row that lanes would coalesce."""
-    k = read_kernel(ROOT / "corpora/loops/rodinia/nbody.c")
+@pytest.mark.parametrize("path", ["corpora/loops/rodinia/nbody.c", "corpora/text2cuda/conv1d.md"])
+def test_a_row_of_broadcast_reads_keeps_a_thread_per_row(path):
+    """nbody's loop over j through temporaries (dx, r2, inv) reads p[j], m[j]; conv1d's over t
+    reads w[t]: the same addresses for every i, a broadcast to a thread per i (conv1d's x[i + t]
+    is coalesced across threads already), not a row that lanes would coalesce."""
+    k = read_kernel(ROOT / path)
     _, plan = final_plan(analyze(k), DEFAULT)
     assert not any(l.row for l in plan.launches)
