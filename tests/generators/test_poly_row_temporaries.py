@@ -3,7 +3,8 @@ m) ? v : m;`, the form a spec's `min(j: where(P, j, c))` lowers to and users wri
 column where something holds, or the first column holding the row's maximum (an argmax with
 ties to the first).  The temporary lives within one iteration of the row's loop (isl: its web is
 private to the loop), so each lane runs it before its fold; an int's ternary min is `imin`.  One
-loop takes the lanes-per-row form, several the block-per-row phases.  Read from the plan,
+loop takes the lanes-per-row form, several the block-per-row phases; a search (`P ? j : end`)
+stops each lane at its first hit.  Read from the plan,
 accepted by the emu ladder."""
 import pytest
 
@@ -56,6 +57,7 @@ def test_a_first_index_per_row_is_reduced_by_lanes(source, tmp_path):
     _, plan = final_plan(analyze(k), DEFAULT)
     (launch,) = plan.launches
     assert launch.row is not None and launch.row.op == "imin" and len(launch.row.temps) == 1
+    assert launch.row.search                     # `v = P ? j : end`: each lane stops at its first hit
     accepted_on_emu(k, generate(k))
 
 

@@ -934,6 +934,7 @@ class Printer:
                     f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:
             r, rows = launch.row, reduce.row_lanes(self, launch)
+            where = (" Each lane stops at its first hit (the least index is wanted)." if r.search else "") + where
             if rows == 32:
                 return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "
                         f"(consecutive lanes, consecutive elements), a shuffle tree adds their parts ({r.op}), "

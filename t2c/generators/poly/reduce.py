@@ -507,6 +507,7 @@ class RowReduction:
     post: list
     column: bool = False        # the loop walks down columns: 8 lanes per index (see column_kernel)
     temps: tuple = ()           # Stmt: the loop's temporaries, run by each lane before its folds (`temporaries`)
+    search: bool = False        # the least j where P, else the loop's end (`_first_hit`): a lane stops at its hit
 
     @property
     def op(self) -> str:
@@ -552,7 +553,7 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
     along = sum(loop.var in identifiers(x.index[-1]) and row(x) for x in streams)
     across = sum(launch.grid[0].var in identifiers(x.index[-1]) for x in streams)
     if along > across:
-        return RowReduction(pre, loop, accs, post, temps=tuple(temps))
+        return RowReduction(pre, loop, accs, post, temps=tuple(temps), search=_first_hit(loop, accs, temps))
     # Down a column: the matrix reads (subscripts with both the index and the loop) all have
     # the index last, coalesced across threads already; split the loop among lanes instead.
     i = launch.grid[0].var
@@ -649,6 +650,20 @@ def _contribution(node, target: str):
     return None
 
 
+def _first_hit(loop: Loop, accs: list, temps: list) -> bool:
+    """Whether the loop's one fold is the least j where P holds, else the loop's end: `v = P ? j :
+    END; m = min(m, v)` for `j < END` ascending.  A lane's later steps give larger j or END,
+    so once its part is below its next j (a hit) the lane may stop."""
+    if len(accs) != 1 or accs[0].op != "imin" or loop.step != 1 or not isinstance(accs[0].part, c_ast.ID):
+        return False
+    for n in temps:
+        node = n.stmt.node
+        if n.stmt.writes()[0].name == accs[0].part.name and isinstance(node.rvalue, c_ast.TernaryOp):
+            t = node.rvalue
+            return cprint(t.iftrue) == loop.var and loop.cond == f"{loop.var} < {cprint(t.iffalse)}"
+    return False
+
+
 def _temps(p, red: RowReduction, indent: str) -> list[str]:
     """The loop's temporaries, as each lane runs them before its folds."""
     return [x for n in red.temps for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), indent)]
@@ -697,7 +712,8 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
         tree.append(f"    {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {offset})") + ";")
         target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
         finish.append("    " + join(a.op, target, part))
-    walk = f"for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}; {loop.var} += {width})"
+    stop = f" && {parts[0]} > {loop.var}" if red.search else ""      # a lane stops at its first hit
+    walk = f"for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}{stop}; {loop.var} += {width})"
     out = [f"  const int {i} = {start}(int)(({block} * {per} + threadIdx.x) / {width});",
            f"  const int {lane} = threadIdx.x % {width};"]
     if wide:
