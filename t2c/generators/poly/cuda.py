@@ -367,8 +367,7 @@ class Printer:
         box = self.launch_box(launch) if launch.grid else []
         part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
         if launch.phases:
-            start = min_expr(box[0][0]) if box else "0"
-            text = "\n".join(phases.kernel_body(self, launch, launch.phases, "" if start == "0" else f"{start} + "))
+            text = "\n".join(phases.kernel_body(self, launch, launch.phases))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
@@ -935,6 +934,7 @@ class Printer:
                     f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:
             r, rows = launch.row, reduce.row_lanes(self, launch)
+            where = (" Each lane stops at its first hit (the least index is wanted)." if r.search else "") + where
             if rows == 32:
                 return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "
                         f"(consecutive lanes, consecutive elements), a shuffle tree adds their parts ({r.op}), "

@@ -13,7 +13,10 @@ block of `THREADS` threads per row (a grid-stride loop over rows): the threads s
 (consecutive threads, consecutive elements); a fold's parts combine through a shuffle tree per
 warp and the warps' results in a fixed order, so every thread holds the same total, bit for bit
 on every run; statements setting row scalars run in every thread, those writing arrays in thread
-0; a barrier follows every phase that writes an array.  One thread per row walked each row alone:
+0; a barrier follows every phase that writes an array.  A launch of several grid loops whose bounds
+name no other grid index (attention's rows (h, i)) is a box of rows: a block each, one
+grid-stride loop per grid loop on the block index of its axis.  Row scalars are local scalars; a local
+array (a spec's `let mx[r] = max(j: ...)`) is global scratch, an array like the outputs.  One thread per row walked each row alone:
 its neighbours' rows are far apart in memory, so no load was coalesced.
 """
 from __future__ import annotations
@@ -22,7 +25,8 @@ from dataclasses import dataclass
 
 from ...analysis import Analysis, Loop, Stmt
 from .ctext import extent_text, identifiers, max_expr, min_expr
-from .reduce import OPS, combine, fold_of, join
+from .transform import depth_of
+from .reduce import OPS, combine, fold_of, join, temporaries, typed
 
 THREADS = 256
 
@@ -32,6 +36,7 @@ class Phase:
     kind: str                   # "stmt" | "fold" | "map"
     node: object                # Stmt (stmt) or Loop (fold, map)
     folds: tuple = ()           # fold: (statement, op, accumulator) per statement of the loop
+    temps: tuple = ()           # fold: the loop's temporaries (reduce.temporaries), run before the folds
 
 
 @dataclass(frozen=True)
@@ -41,10 +46,12 @@ class RowPhases:
 
 def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
     """The launch as row phases (module docstring), or None."""
-    if len(launch.grid) != 1 or launch.host_loops and launch.grid[0].derived:
-        return None
+    grid = {l.var for l in launch.grid}
+    if not launch.grid or launch.host_loops and any(l.derived for l in launch.grid) or len(launch.grid) > 1 and (
+            any(l.derived for l in launch.grid) or any((grid - {l.var}) & identifiers(f"{l.init} {l.cond}") for l in launch.grid)):
+        return None              # several grid loops: a box of rows, a block each
     rows = launch.grid[0]
-    local = lambda name: name in an.program.locals
+    local = lambda name: _scalar(an, name)
     phases = []
     for n in launch.body:
         if isinstance(n, Stmt):
@@ -60,15 +67,18 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
             for a in s.stmt.accesses:
                 if any(n.var in identifiers(x) for x in a.index[:-1]) or a.atomic:
                     return None
-        folds = [fold_of(s, n.var) for s in n.body]
-        if all(f is not None and f.kind == "op" for f in folds):
+        temps, others = temporaries(an, storage, n)
+        folds = [fold_of(s, n.var) for s in others]
+        folds = [f and f.kind == "op" and local(f.acc) and typed(f, an.program.locals[f.acc].dtype) for f in folds]
+        if folds and all(folds):
             accs = [f.acc for f in folds]
             if len(set(accs)) != len(accs) or any(r.name in accs and r.name != f.acc for f in folds
-                                                  for r in f.stmt.stmt.reads()):
+                                                  for r in f.stmt.stmt.reads()) \
+                    or any(s.stmt.reads(a) for s in temps for a in accs):
                 return None
-            phases.append(Phase("fold", n, tuple((f.stmt, f.op, f.acc) for f in folds)))
+            phases.append(Phase("fold", n, tuple((f.stmt, f.op, f.acc) for f in folds), tuple(temps)))
         elif not any(local(a.name) for s in n.body for a in s.stmt.writes()) and \
-                not an.carries([rows], n, 1):
+                depth_of([rows], n) is not None and not an.carries([rows], n, depth_of([rows], n)):
             phases.append(Phase("map", n))
         else:
             return None
@@ -78,15 +88,15 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
         for s in ([n] if isinstance(n, Stmt) else n.body):
             for a in s.stmt.accesses:
                 web = an.web_of.get((s.stmt.name, a.name))
-                if local(a.name) and (web is None or storage.get(web) != "local" or rows.var not in an.webs[web].private):
+                if local(a.name) and (web is None or storage.get(web) != "local" or not grid <= set(an.webs[web].private)):
                     return None
     return RowPhases(tuple(phases))
 
 
-def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
-    """The kernel's statements (p: the Printer): rows in a grid-stride loop, phases in order."""
-    rows = launch.grid[0]
-    taken = set(p.k.params) | set(p.an.program.locals) | {rows.var}
+def kernel_body(p, launch, rp: RowPhases) -> list[str]:
+    """The kernel's statements (p: the Printer): rows in a grid-stride loop (one per grid loop,
+    on the block index of its axis), phases in order."""
+    taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in launch.grid}
     out, declared, shared = [], [], []
     for ph in rp.phases:
         if ph.kind != "stmt" and ph.node.var not in declared:
@@ -115,6 +125,7 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
         body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the block combines them */",
                  *(f"      {t} {part} = {OPS[op][0]};" for _, op, _, part, _, t, _, _ in parts),
                  "  " + head, "      {",
+                 *(x for s in ph.temps for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "        ")),
                  *(x for stmt, _, reg, part, _, _, names, acc in parts
                    for x in p.r.statement(stmt.stmt.node, {**names, acc: part}, "        ")),
                  "      }"]
@@ -135,13 +146,25 @@ def kernel_body(p, launch, rp: RowPhases, start: str) -> list[str]:
             for (st, scalar), web in p.an.web_of.items():
                 if st == s.stmt.name and p.plan.storage[web] == "local":
                     locals_[web] = p.web_type[web]
+    heads = []
+    for l, (lows, _) in zip(launch.grid, p.launch_box(launch)):
+        start, ax = min_expr(lows), launch.axes[l.var]
+        heads.append(f"  for (int {l.var} = {'' if start == '0' else start + ' + '}(int)blockIdx.{ax}; {l.cond}; "
+                     f"{l.var} += (int)gridDim.{ax})")
     return [*shared, *(f"  {t} {w};" for w, t in locals_.items()), *(f"  int {v};" for v in declared),
-            f"  for (int {rows.var} = {start}(int)blockIdx.x; {rows.cond}; {rows.var} += (int)gridDim.x) {{",
-            *body, "  }"]
+            *heads[:-1], heads[-1] + " {", *body, "  }"]
+
+
+def _scalar(an: Analysis, name: str) -> bool:
+    """Whether `name` is a local scalar (a register).  A local array (a spec's `let mx[r] = ...`)
+    is global scratch (`dev_mx`) like an output array: written by thread 0 and read after the
+    barrier, and by the launches after this one."""
+    v = an.program.locals.get(name)
+    return v is not None and not v.shape
 
 
 def _writes_array(p, ph: Phase) -> bool:
-    return any(a.name not in p.an.program.locals for a in ph.node.stmt.writes())
+    return any(not _scalar(p.an, a.name) for a in ph.node.stmt.writes())
 
 
 def _fresh(name: str, taken: set) -> str:
@@ -154,19 +177,32 @@ def _fresh(name: str, taken: set) -> str:
 
 
 def launch_code(p, launch, args: list[str], indent: str) -> list[str]:
-    (lows, highs), = p.launch_box(launch)
-    if not lows or not highs:
+    """A block per row, at most 1048576 along x and 65535 along y and z (the rows' loops stride)."""
+    box = p.launch_box(launch)
+    if any(not lows or not highs for lows, highs in box):
         return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
     call = ", ".join(args)
+    if len(box) == 1:
+        (lows, highs), = box
+        return [f"{indent}{{",
+                f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: a block each */",
+                f"{indent}  if (extent > 0)",
+                f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(THREADS)), call, launch.host_loops)}",
+                f"{indent}}}"]
+    axes = sorted(zip(launch.grid, box), key=lambda g: launch.axes[g[0].var])
+    dims = [f"extent_{launch.axes[l.var]} < {cap} ? extent_{launch.axes[l.var]} : {cap}"
+            for (l, _), cap in zip(axes, (1048576, 65535, 65535))]
     return [f"{indent}{{",
-            f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: a block each */",
-            f"{indent}  if (extent > 0)",
-            f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(THREADS)), call, launch.host_loops)}",
+            *(f"{indent}  const int extent_{launch.axes[l.var]} = {extent_text(max_expr(highs), min_expr(lows))};   /* {l.var} */"
+              for l, (lows, highs) in axes),
+            f"{indent}  if ({' && '.join(f'extent_{launch.axes[l.var]} > 0' for l, _ in axes)})",
+            f"{indent}    {p.launch_line(launch.name, ('dim3(' + ', '.join(dims) + ')', str(THREADS)), call, launch.host_loops)}",
             f"{indent}}}"]
 
 
 def describe(launch, rp: RowPhases) -> str:
     kinds = {"fold": "a fold combined by the block", "map": "a loop split among the threads", "stmt": ""}
     steps = ", ".join(f"{kinds[ph.kind]} over {ph.node.var}" for ph in rp.phases if ph.kind != "stmt")
-    return (f"{launch.name}: a block of {THREADS} threads per {launch.grid[0].var} runs its phases in turn: "
+    rows = ", ".join(l.var for l in launch.grid)
+    return (f"{launch.name}: a block of {THREADS} threads per {rows if len(launch.grid) == 1 else f'({rows})'} runs its phases in turn: "
             f"{steps}; statements of the row between them.")

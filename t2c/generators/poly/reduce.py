@@ -138,8 +138,11 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
                     not set(an.webs[web].statements) - {st.name} <= members:
                 return None
             webs[a] = web
-        if f.kind == "op" and dtypes[f.acc] in ("int", "long") and f.op in ("max", "min"):
-            folds[folds.index(f)] = f = replace(f, op="i" + f.op)
+        if f.kind == "op":
+            k, f = folds.index(f), typed(f, dtypes[f.acc])
+            if f is None:
+                return None
+            folds[k] = f
         if f.kind == "op" and (dtypes[f.acc] not in ("float", "double", "int", "long") or
                                dtypes[f.acc] in ("int", "long") and f.op not in ("+=", "-=", "imax", "imin")):
             return None
@@ -179,9 +182,38 @@ def fold_of(n: Stmt, var: str) -> Fold | None:
         return Fold(n, "op", "+=" if "+" in inner.op else "-=", inner.expr.name)
     if isinstance(inner, c_ast.Assignment) and isinstance(inner.lvalue, c_ast.ID):
         got = _contribution(inner, inner.lvalue.name)
-        if got and got[0] in OPS and not (inner is not node and got[0] not in ("+=", "-=")):
+        if got and (got[0] in OPS or got[0] in ("tmax", "tmin")) and not (inner is not node and got[0] not in ("+=", "-=")):
             return Fold(n, "op", got[0], inner.lvalue.name)
     return None
+
+
+def temporaries(an: Analysis, storage: dict, loop: Loop) -> tuple[list, list]:
+    """(temporaries, the others) of a loop's statements.  A temporary `v = e;` sets a local scalar
+    whose value lives within one iteration of the loop (its web is private to the loop, isl says
+    so, and only the loop's statements share it): the spec's `where` before its fold, `acc_v =
+    P ? j : c; acc = (acc_v < acc) ? acc_v : acc;`.  The lanes of the row forms run it in their
+    own iteration before the folds, like any register (the folds then are the loop's others)."""
+    names = {n.stmt.name for n in loop.body if isinstance(n, Stmt)}
+    temps, others = [], []
+    for n in loop.body:
+        w = n.stmt.writes() if isinstance(n, Stmt) else []
+        web = an.web_of.get((n.stmt.name, w[0].name)) if len(w) == 1 and not w[0].index else None
+        node = n.stmt.node if web else None
+        if web and storage.get(web) == "local" and not n.stmt.conditional and isinstance(node, c_ast.Assignment) \
+                and node.op == "=" and not n.stmt.reads(w[0].name) and loop.var in an.webs[web].private \
+                and not an.webs[web].exposed and set(an.webs[web].statements) <= names:
+            temps.append(n)
+        else:
+            others.append(n)
+    return temps, others
+
+
+def typed(f: Fold, dtype: str) -> Fold | None:
+    """The fold for its accumulator's C type: an int's max and min (`fmax`, `(v < m) ? v : m`)
+    are `imax`, `imin` (exact in any order); a float's ternary is refused (its NaN order)."""
+    if f.kind == "op" and dtype in ("int", "long") and f.op in ("max", "min", "tmax", "tmin"):
+        return replace(f, op="i" + f.op[-3:])
+    return None if f.op in ("tmax", "tmin") else f
 
 
 def _best(node: c_ast.If, var: str):
@@ -474,6 +506,8 @@ class RowReduction:
     accs: list[Accumulator]
     post: list
     column: bool = False        # the loop walks down columns: 8 lanes per index (see column_kernel)
+    temps: tuple = ()           # Stmt: the loop's temporaries, run by each lane before its folds (`temporaries`)
+    search: bool = False        # the least j where P, else the loop's end (`_first_hit`): a lane stops at its hit
 
     @property
     def op(self) -> str:
@@ -491,9 +525,12 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
     pre, post = launch.body[:at], launch.body[at + 1:]
     if loop.step != 1 or not loop.body or not all(isinstance(n, Stmt) for n in loop.body):
         return None
-    accs = [accumulator_of(an, storage, n, loop) for n in loop.body]
-    if None in accs or len({a.target for a in accs}) != len(accs):
+    temps, folds = temporaries(an, storage, loop)
+    accs = [accumulator_of(an, storage, n, loop) for n in folds]
+    if not accs or None in accs or len({a.target for a in accs}) != len(accs):
         return None
+    if any(n.stmt.reads(a.stmt.stmt.writes()[0].name) for n in temps for a in accs):
+        return None                          # the lanes run the temporaries before their folds
     names = {a.stmt.stmt.name for a in accs}
     # the loop carries nothing but these reductions (facts of the reference's loop, which
     # may have held more statements before distribution: a subset carries no more)
@@ -504,23 +541,26 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
         reads = {r.name for r in a.stmt.stmt.reads()} - {w.name for w in a.stmt.stmt.writes()}
         if reads & written:                  # one sum reads another's accumulator
             return None
-    if not _pre_clear(an, pre, accs):        # lane 0 runs `pre` after the lanes' loop
-        return None
-    # Worth it only when the loop walks the contiguous subscript (a thread per row would not
-    # coalesce); a loop down a column is coalesced across threads already.
+    if not _pre_clear(an, pre, accs) or any(n.stmt.reads(w.name) for m in pre for w in m.stmt.writes() for n in temps):
+        return None                          # lane 0 runs `pre` after the lanes' loop
+    # Worth it only when the loop walks the row's contiguous subscript (a thread per row would
+    # not coalesce); a loop down a column is coalesced across threads already, and a stream that
+    # does not name the row (nbody's p[j][0], m[j]) is one address for all rows, a broadcast.
     cells = {(w.name, tuple(w.index)) for a in accs for w in a.stmt.stmt.writes()}
-    streams = [x for a in accs for x in a.stmt.stmt.accesses if x.index and (x.name, tuple(x.index)) not in cells]
-    along = sum(loop.var in identifiers(x.index[-1]) for x in streams)
+    streams = [x for n in [a.stmt for a in accs] + temps for x in n.stmt.accesses
+               if x.index and (x.name, tuple(x.index)) not in cells]
+    row = lambda x: any(launch.grid[0].var in identifiers(e) for e in x.index)
+    along = sum(loop.var in identifiers(x.index[-1]) and row(x) for x in streams)
     across = sum(launch.grid[0].var in identifiers(x.index[-1]) for x in streams)
     if along > across:
-        return RowReduction(pre, loop, accs, post)
+        return RowReduction(pre, loop, accs, post, temps=tuple(temps), search=_first_hit(loop, accs, temps))
     # Down a column: the matrix reads (subscripts with both the index and the loop) all have
     # the index last, coalesced across threads already; split the loop among lanes instead.
     i = launch.grid[0].var
     matrix = [x for x in streams if any(i in identifiers(e) for e in x.index)
               and any(loop.var in identifiers(e) for e in x.index)]
     if matrix and all(i in identifiers(x.index[-1]) and loop.var not in identifiers(x.index[-1]) for x in matrix):
-        return RowReduction(pre, loop, accs, post, column=True)
+        return RowReduction(pre, loop, accs, post, column=True, temps=tuple(temps))
     return None
 
 
@@ -610,6 +650,25 @@ def _contribution(node, target: str):
     return None
 
 
+def _first_hit(loop: Loop, accs: list, temps: list) -> bool:
+    """Whether the loop's one fold is the least j where P holds, else the loop's end: `v = P ? j :
+    END; m = min(m, v)` for `j < END` ascending.  A lane's later steps give larger j or END,
+    so once its part is below its next j (a hit) the lane may stop."""
+    if len(accs) != 1 or accs[0].op != "imin" or loop.step != 1 or not isinstance(accs[0].part, c_ast.ID):
+        return False
+    for n in temps:
+        node = n.stmt.node
+        if n.stmt.writes()[0].name == accs[0].part.name and isinstance(node.rvalue, c_ast.TernaryOp):
+            t = node.rvalue
+            return cprint(t.iftrue) == loop.var and loop.cond == f"{loop.var} < {cprint(t.iffalse)}"
+    return False
+
+
+def _temps(p, red: RowReduction, indent: str) -> list[str]:
+    """The loop's temporaries, as each lane runs them before its folds."""
+    return [x for n in red.temps for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), indent)]
+
+
 def _decls(p, red: RowReduction, indent: str) -> list[str]:
     """The accumulators' schedule declarations (`const int j = wave + i;`), each once."""
     out = []
@@ -640,7 +699,8 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
     braced = lambda head, lines, pad: [head, *lines] if n == 1 else [head, pad + "{", *lines, pad + "}"]
     around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "    ")]
     lo = loop.init.split("=", 1)[1].strip()
-    declare, contribute, tree, store, gather, finish = [], [], [], [], [], []
+    declare, tree, store, gather, finish = [], [], [], [], []
+    contribute = _temps(p, red, "      " if wide else "    ")
     for a, part, warps in zip(red.accs, parts, shared):
         names = p.names_for(a.stmt.stmt.name)
         if wide:
@@ -652,7 +712,8 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
         tree.append(f"    {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {offset})") + ";")
         target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
         finish.append("    " + join(a.op, target, part))
-    walk = f"for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}; {loop.var} += {width})"
+    stop = f" && {parts[0]} > {loop.var}" if red.search else ""      # a lane stops at its first hit
+    walk = f"for ({loop.var} = {'' if lo == '0' else lo + ' + '}{lane}; {loop.cond}{stop}; {loop.var} += {width})"
     out = [f"  const int {i} = {start}(int)(({block} * {per} + threadIdx.x) / {width});",
            f"  const int {lane} = threadIdx.x % {width};"]
     if wide:
@@ -713,7 +774,8 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str, block: s
     shared = [fresh("lanes")] if n == 1 else [fresh(f"lanes_{k + 1}") for k in range(n)]
     around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "    ")]
     lo = loop.init.split("=", 1)[1].strip()
-    declare, contribute, store, gather, finish = [], [], [], [], []
+    declare, store, gather, finish = [], [], [], []
+    contribute = _temps(p, red, "      ")
     for a, part, lanes in zip(red.accs, parts, shared):
         names = p.names_for(a.stmt.stmt.name)
         step = fold_step(a, part)
