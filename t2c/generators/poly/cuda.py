@@ -473,14 +473,13 @@ class Printer:
         pad, out = "  ", []
         for ax in sorted(launch.grid_cap, reverse=True):      # z outside y
             b = f"poly_b{ax}"
-            out.append(f"{pad}for (unsigned {b} = blockIdx.{ax}; {b} < poly_blocks_{ax}; {b} += gridDim.{ax}) {{"
-                       f"{'   /* at most ' + str(launch.grid_cap[ax]) + ' blocks on ' + ax + ' */' if not out else ''}")
+            head = f"{pad}for (unsigned {b} = blockIdx.{ax}; {b} < poly_blocks_{ax}; {b} += gridDim.{ax}) {{"
+            out.append(head if out else f"{head}   /* at most {launch.grid_cap[ax]} blocks on {ax} */")
             pad += "  "
         if not out:
             return body
         out += [pad[2:] + line if line else line for line in "\n".join(body).split("\n")]
-        out += [f"{'  ' * n}}}" for n in range(len(launch.grid_cap), 0, -1)]
-        return out
+        return out + ["  " * n + "}" for n in range(len(launch.grid_cap), 0, -1)]
 
     def tiled_body(self, launch: Launch, box, inner_vars) -> list[str]:
         """Each thread computes a tile of grid points (rows apart by blockDim.y, columns by
