@@ -14,6 +14,7 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -138,14 +139,16 @@ __global__ void __launch_bounds__(1024) gramschmidt_update_R(int m, int n, const
 }
 
 /* gramschmidt_update_A: one thread per (j, i): j -> x, i -> y. Launched once per host iteration of k. */
-__global__ void gramschmidt_update_A(int m, int n, double *A, const double *R, const double *Q, int k)
+__global__ void gramschmidt_update_A(int m, int n, double *A, const double *R, const double *Q, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  if (!(j >= k + 1 && j < n && i >= 0 && i < m))
-    return;
-  A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    if (!(j >= k + 1 && j < n && i >= 0 && i < m))
+      continue;
+    A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
+  }
 }
 
 extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, double *Q)
@@ -178,8 +181,9 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       const int extent_y = m;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_A, m, n, A, R, Q, k);
+        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_A, m, n, A, R, Q, k, poly_blocks_y);
       }
     }
   }

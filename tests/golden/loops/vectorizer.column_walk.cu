@@ -9,15 +9,18 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* column_walk_update_a: one thread per (j, i): j -> x, i -> y. */
-__global__ void column_walk_update_a(int n, int m, double s, double *a, const double *b)
+__global__ void column_walk_update_a(int n, int m, double s, double *a, const double *b, unsigned poly_blocks_y)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  if (!(j >= 0 && j < m && i >= 0 && i < n))
-    return;
-  a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    if (!(j >= 0 && j < m && i >= 0 && i < n))
+      continue;
+    a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+  }
 }
 
 extern "C" void column_walk_device(int n, int m, double s, double *a, double *b)
@@ -27,8 +30,9 @@ extern "C" void column_walk_device(int n, int m, double s, double *a, double *b)
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      column_walk_update_a<<<grid, block>>>(n, m, s, a, b);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      column_walk_update_a<<<grid, block>>>(n, m, s, a, b, poly_blocks_y);
     }
   }
 }
