@@ -73,14 +73,31 @@ __global__ void __launch_bounds__(1024) covariance_update_mean(int m, int n, dou
 }
 
 /* covariance_update_data: one thread per (i, j): i -> y, j -> x. */
-__global__ void covariance_update_data(int m, int n, double *data, const double *mean, unsigned poly_blocks_y)
+__global__ void covariance_update_data(int m, int n, double *__restrict__ data, const double *__restrict__ mean, unsigned poly_blocks_y)
 {
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(i >= 0 && i < n && j >= 0 && j < m))
-      continue;
-    data[(i * m) + j] -= mean[j];
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < m);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        data[(i * m) + j] -= mean[j];
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < n && j >= 0 && j < m))
+          continue;
+        data[(i * m) + j] -= mean[j];
+      }
+    }
   }
 }
 
@@ -250,7 +267,7 @@ extern "C" void kernel_covariance_device(int m, int n, double float_n, double *d
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
       covariance_update_data<<<grid, block>>>(m, n, data, mean, poly_blocks_y);
     }
   }

@@ -55,14 +55,31 @@ __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *
 }
 
 /* deriche_update_imgOut_1: one thread per (i, j): i -> y, j -> x. */
-__global__ void deriche_update_imgOut_1(int w, int h, float *imgOut, const float *y1, const float *y2, float c1, unsigned poly_blocks_y)
+__global__ void deriche_update_imgOut_1(int w, int h, float *__restrict__ imgOut, const float *__restrict__ y1, const float *__restrict__ y2, float c1, unsigned poly_blocks_y)
 {
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(i >= 0 && i < w && j >= 0 && j < h))
-      continue;
-    imgOut[(i * h) + j] = c1 * (y1[(i * h) + j] + y2[(i * h) + j]);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < w && j >= 0 && j < h);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        imgOut[(i * h) + j] = c1 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < w && j >= 0 && j < h))
+          continue;
+        imgOut[(i * h) + j] = c1 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    }
   }
 }
 
@@ -105,14 +122,31 @@ __global__ void deriche_update_y1_y2_2(int w, int h, const float *imgOut, float 
 }
 
 /* deriche_update_imgOut_2: one thread per (i, j): i -> y, j -> x. */
-__global__ void deriche_update_imgOut_2(int w, int h, float *imgOut, const float *y1, const float *y2, float c2, unsigned poly_blocks_y)
+__global__ void deriche_update_imgOut_2(int w, int h, float *__restrict__ imgOut, const float *__restrict__ y1, const float *__restrict__ y2, float c2, unsigned poly_blocks_y)
 {
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(i >= 0 && i < w && j >= 0 && j < h))
-      continue;
-    imgOut[(i * h) + j] = c2 * (y1[(i * h) + j] + y2[(i * h) + j]);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < w && j >= 0 && j < h);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        imgOut[(i * h) + j] = c2 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < w && j >= 0 && j < h))
+          continue;
+        imgOut[(i * h) + j] = c2 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    }
   }
 }
 
@@ -153,7 +187,7 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
       deriche_update_imgOut_1<<<grid, block>>>(w, h, imgOut, y1, y2, c1, poly_blocks_y);
     }
   }
@@ -171,7 +205,7 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
       deriche_update_imgOut_2<<<grid, block>>>(w, h, imgOut, y1, y2, c2, poly_blocks_y);
     }
   }

@@ -182,16 +182,33 @@ __global__ void doitgen_update_sum_each(int nr, int nq, int np, const double *A,
 }
 
 /* doitgen_update_A: one thread per (r, q, p): r -> z, q -> y, p -> x. */
-__global__ void doitgen_update_A(int nr, int nq, int np, double *A, const double *sum_each, unsigned poly_blocks_y, unsigned poly_blocks_z)
+__global__ void doitgen_update_A(int nr, int nq, int np, double *__restrict__ A, const double *__restrict__ sum_each, unsigned poly_blocks_y, unsigned poly_blocks_z)
 {
   for (unsigned poly_bz = blockIdx.z; poly_bz < poly_blocks_z; poly_bz += gridDim.z) {   /* at most 65535 blocks on z */
     for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {
       const int r = (int)(poly_bz * blockDim.z + threadIdx.z);
       const int q = (int)(poly_by * blockDim.y + threadIdx.y);
-      const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-      if (!(r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np))
-        continue;
-      A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
+      const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+      bool poly_full = true;
+    #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int p = poly_x + poly_u * (int)blockDim.x;
+        poly_full = poly_full && (r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np);
+      }
+      if (poly_full) {
+    #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int p = poly_x + poly_u * (int)blockDim.x;
+          A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
+        }
+      } else {
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int p = poly_x + poly_u * (int)blockDim.x;
+          if (!(r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np))
+            continue;
+          A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
+        }
+      }
     }
   }
 }
@@ -232,7 +249,7 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
       dim3 block(32, 4, 2);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 4);
       const unsigned poly_blocks_z = poly_blocks(extent_z, 2);
-      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
       doitgen_update_A<<<grid, block>>>(nr, nq, np, A, sum_each, poly_blocks_y, poly_blocks_z);
     }
   }

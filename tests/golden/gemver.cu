@@ -14,14 +14,31 @@ static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((e
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* gemver_update_A: one thread per (i, j): i -> y, j -> x. */
-__global__ void gemver_update_A(int n, double *A, const double *u1, const double *v1, const double *u2, const double *v2, const double *y, unsigned poly_blocks_y)
+__global__ void gemver_update_A(int n, double *__restrict__ A, const double *__restrict__ u1, const double *__restrict__ v1, const double *__restrict__ u2, const double *__restrict__ v2, const double *__restrict__ y, unsigned poly_blocks_y)
 {
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(i >= 0 && i < n && j >= 0 && j < n))
-      continue;
-    A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < n);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < n && j >= 0 && j < n))
+          continue;
+        A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
+      }
+    }
   }
 }
 
@@ -83,7 +100,7 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
       gemver_update_A<<<grid, block>>>(n, A, u1, v1, u2, v2, y, poly_blocks_y);
     }
   }

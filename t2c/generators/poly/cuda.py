@@ -406,6 +406,13 @@ class Printer:
             bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
+        if launch.coarsen > 1:
+            body = self.coarsened_body(launch, box, locals_)
+            text = "\n".join(self.strided(launch, body))
+            args = self.kernel_args(launch, names_used(text))
+            params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
+            return "\n".join([f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
+                              "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
             start = min_expr(lows)
@@ -452,6 +459,35 @@ class Printer:
                f"__global__ void {launch.name}({', '.join([params] * bool(params) + self.cap_params(launch))})",
                "{", text, "}"]
         return "\n".join(src), args
+
+    def coarsened_body(self, launch: Launch, box, locals_) -> list[str]:
+        """A loop-free launch whose threads each take `launch.coarsen` x indices blockDim.x apart
+        (forms.coarsened): where all of them are in the domain, unrolled without a branch (the
+        loads of every index issue first); at the domain's edge, each index checked."""
+        c, lines, x = launch.coarsen, [], None
+        for l, (lows, _) in zip(launch.grid, box):
+            ax = launch.axes[l.var]
+            start = min_expr(lows)
+            start = "" if start == "0" else f"{start} + "
+            if ax == "x":
+                x = f"const int {l.var} = {start}poly_x + poly_u * (int)blockDim.x;"
+                lines.append(f"  const int poly_x = (int)({self.block_index(launch, ax)} * blockDim.x * {c} + threadIdx.x);")
+            else:
+                lines.append(f"  const int {l.var} = {start}(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax});")
+        guard = " && ".join(_guard(l) for l in launch.grid)
+        each = [f"      {t} {web};" for web, t in locals_.items()] + self.render_nodes(launch.body, "      ")
+        return lines + [
+            "  bool poly_full = true;",
+            "#pragma unroll",
+            f"  for (int poly_u = 0; poly_u < {c}; poly_u++) {{",
+            f"    {x}", f"    poly_full = poly_full && ({guard});", "  }",
+            "  if (poly_full) {",
+            "#pragma unroll",
+            f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}", *each, "    }",
+            "  } else {",
+            f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}",
+            f"      if (!({guard}))", "        continue;", *each, "    }",
+            "  }"]
 
     def block_index(self, launch: Launch, ax: str) -> str:
         """The block's index on grid axis `ax`: blockIdx's, or on a capped axis the index of the
@@ -728,12 +764,13 @@ class Printer:
         args += [l.var for l in launch.host_loops if l.var in used]
         return args
 
-    def param_decl(self, name, launch) -> str:
+    def param_decl(self, name, launch, restrict: bool = False) -> str:
+        """A kernel parameter; `restrict`: an array's pointer is `__restrict__` (forms.coarsened)."""
         arr = next((a for a in self.k.arrays if a.name == name), None)
         if arr:
             written = any(a.name == name for s in launch.statements()
                           for a in self.an.program.statement(s).writes())
-            return f"{'' if written else 'const '}{arr.dtype} *{name}"
+            return f"{'' if written else 'const '}{arr.dtype} *{'__restrict__ ' if restrict else ''}{name}"
         if name in self.dtypes:
             return f"{self.dtypes[name]} {name}"
         if name in self.web_type:
@@ -794,7 +831,7 @@ class Printer:
             out.append(f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */")
         out.append(f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)}) {{")
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
-        per = dict(zip(("y", "x"), launch.tile or (1, 1)))
+        per = dict(zip(("y", "x"), launch.tile or (1, launch.coarsen)))
         blocks = {ax: f"poly_blocks(extent_{ax}, {b * per.get(ax, 1)})" for ax, b in zip(axes, block)}
         for ax, most in launch.grid_cap.items():     # the kernel strides over the blocks past the cap
             out.append(f"{indent}    const unsigned poly_blocks_{ax} = {blocks[ax]};")

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...analysis import Analysis, Loop
+from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
 from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
@@ -97,6 +97,7 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
             launch.merged_threads = merge.threads(p, run)
     for launch in plan.launches:
         launch.grid_cap = capped(p, launch)
+        launch.coarsen = coarsened(p, launch)
     _name(p)
     return plan
 
@@ -177,6 +178,24 @@ def block(p: Context, launch: Launch) -> tuple | None:
     if launch.reduction:
         return None
     return p.opt.block(len(launch.grid)) if launch.grid else (1,)
+
+
+def coarsened(p: Context, launch: Launch) -> int:
+    """How many x indices each thread of a plain launch whose threads run no loop takes
+    (`grid.coarsen`; 1: one): elementwise maps and stencils, whose threads each move a few
+    bytes, keep too few loads in flight at one index per thread to reach the copy bandwidth.  A
+    thread takes indices blockDim.x apart (each warp's accesses stay as coalesced as before);
+    where all of them are inside the domain it runs them unrolled over `__restrict__` pointers,
+    so the compiler issues every load before the first store (the arrays are distinct, which the
+    dependence analysis assumes already; the grid loops are parallel, so no instance reads what
+    another writes)."""
+    other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
+        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum
+    if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or \
+            "x" not in launch.axes.values() or launch.grid[-1].derived or \
+            not all(isinstance(n, Stmt) for n in launch.body):
+        return 1
+    return p.opt.grid.coarsen
 
 
 def capped(p: Context, launch: Launch) -> dict[str, int]:

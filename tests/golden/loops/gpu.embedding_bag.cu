@@ -13,18 +13,39 @@ static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((e
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* embedding_bag_update_out: one thread per (b, d): b -> x, d -> y. */
-__global__ void embedding_bag_update_out(int nb, int dim, const int *offsets, const int *idx, const float *table, float *out, unsigned poly_blocks_y)
+__global__ void embedding_bag_update_out(int nb, int dim, const int *__restrict__ offsets, const int *__restrict__ idx, const float *__restrict__ table, float *__restrict__ out, unsigned poly_blocks_y)
 {
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int b = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
     const int d = (int)(poly_by * blockDim.y + threadIdx.y);
-    if (!(b >= 0 && b < nb && d >= 0 && d < dim))
-      continue;
-    float s;
-    s = 0.0f;
-    for (int j = offsets[b]; j < offsets[b + 1]; j++)
-      s += table[(idx[j] * dim) + d];
-    out[(b * dim) + d] = s;
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int b = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (b >= 0 && b < nb && d >= 0 && d < dim);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int b = poly_x + poly_u * (int)blockDim.x;
+        float s;
+        s = 0.0f;
+        for (int j = offsets[b]; j < offsets[b + 1]; j++)
+          s += table[(idx[j] * dim) + d];
+        out[(b * dim) + d] = s;
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int b = poly_x + poly_u * (int)blockDim.x;
+        if (!(b >= 0 && b < nb && d >= 0 && d < dim))
+          continue;
+        float s;
+        s = 0.0f;
+        for (int j = offsets[b]; j < offsets[b + 1]; j++)
+          s += table[(idx[j] * dim) + d];
+        out[(b * dim) + d] = s;
+      }
+    }
   }
 }
 
@@ -36,7 +57,7 @@ extern "C" void embedding_bag_device(int nb, int ni, int rows, int dim, int *off
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
       embedding_bag_update_out<<<grid, block>>>(nb, dim, offsets, idx, table, out, poly_blocks_y);
     }
   }

@@ -12,14 +12,31 @@ static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((e
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* column_walk_update_a: one thread per (j, i): j -> x, i -> y. */
-__global__ void column_walk_update_a(int n, int m, double s, double *a, const double *b, unsigned poly_blocks_y)
+__global__ void column_walk_update_a(int n, int m, double s, double *__restrict__ a, const double *__restrict__ b, unsigned poly_blocks_y)
 {
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    if (!(j >= 0 && j < m && i >= 0 && i < n))
-      continue;
-    a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (j >= 0 && j < m && i >= 0 && i < n);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(j >= 0 && j < m && i >= 0 && i < n))
+          continue;
+        a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+      }
+    }
   }
 }
 
@@ -31,7 +48,7 @@ extern "C" void column_walk_device(int n, int m, double s, double *a, double *b)
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
       column_walk_update_a<<<grid, block>>>(n, m, s, a, b, poly_blocks_y);
     }
   }
