@@ -46,7 +46,7 @@ def parse_parts(ctx) -> dict:
     else:
         pre = _sha("")                                # a prose spec is its own whole input
     return {"source": _sha(src.read_bytes()), "preprocessed": pre,
-            "function": ctx["settings"].get("function") or "", "dataset": ctx["settings"]["dataset"],
+            "function": ctx["settings"].get("function") or "",
             "frontend": code_version("frontends", "ir", "analysis"), **_model_is_parts(ctx)}
 
 
@@ -83,7 +83,7 @@ def parse_run(ctx, work: Path) -> dict:
     from ..frontends.prose import NeedsLLM
     from ..ir import to_yaml
     try:
-        k = read_kernel(ctx["source"], ctx["settings"].get("function"), ctx["settings"]["dataset"])
+        k = read_kernel(ctx["source"], ctx["settings"].get("function"))
     except NeedsLLM as e:               # prose only: skipped unless an LLM generator runs
         if ctx["settings"]["generator"] not in LLM_GENERATORS:
             return {"status": "needs-llm", "summary": str(e)}

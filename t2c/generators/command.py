@@ -160,7 +160,7 @@ def _evolved(file, function, backend, candidates, seconds, output):
     from ..verify.synth import new_seed
     from .evolve import Budget, search
     backend = resolve_backend(backend)
-    k = read_kernel(file, function, default_dataset(backend))
+    k = read_kernel(file, function)
     if backend == "gpu":
         ensure(lambda text: click.echo(f"t2c gen: {text}", err=True))
     # the search's own inputs (a fresh seed): `t2c verify` and batches judge on others

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -134,13 +135,23 @@ def _number(b) -> str:
 
 def eval_extent(expr: str, sizes: dict[str, int]) -> int:
     """Value of a C size expression (+ - * / % << >> and parentheses over sizes)."""
+    code, names = _extent_code(expr)
+    if code is None or not names <= sizes.keys():
+        raise UserError(f"cannot evaluate the extent '{expr}' with sizes {sizes}")
+    return int(eval(code, {"__builtins__": {}}, dict(sizes)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _extent_code(expr: str) -> tuple:
+    """(the compiled expression, the names it reads), or (None, ()) where it holds anything but
+    arithmetic over names; made once per text (every array's shape is evaluated at each run)."""
     tree = ast.parse(expr.replace("/", "//"), mode="eval")
     allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
                ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.UAdd, ast.LShift, ast.RShift)
-    for node in ast.walk(tree):
-        if not isinstance(node, allowed) or (isinstance(node, ast.Name) and node.id not in sizes):
-            raise UserError(f"cannot evaluate the extent '{expr}' with sizes {sizes}")
-    return int(eval(compile(tree, "<extent>", "eval"), {"__builtins__": {}}, dict(sizes)))
+    if not all(isinstance(node, allowed) for node in ast.walk(tree)):
+        return None, frozenset()
+    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return compile(tree, "<extent>", "eval"), names
 
 
 @dataclass(frozen=True)
@@ -154,9 +165,10 @@ class Count:
 
 @dataclass(frozen=True)
 class Facts:
-    """What analysis found (t2c.analysis.facts), filled once where the kernel is parsed for a
-    run (frontends.read_kernel with a dataset); not part of the key.  `counts` holds every
-    preset of the kernel up to the run's dataset; the bench reads its figures from them."""
+    """What analysis found (t2c.analysis.facts), which an IS may carry (its YAML form keeps
+    them); not part of the key.  `counts` holds presets' exact flops and bytes: the bench reads
+    its figures from them where they are, and counts its case itself where they are not (a
+    read kernel carries none: counting at parse would cost every run, timed or not)."""
     affine: bool | None = None
     parallel_loops: tuple[str, ...] = ()
     counts: tuple[Count, ...] = ()

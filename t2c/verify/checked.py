@@ -15,6 +15,7 @@ The checks change no value the reference computes (the same flags, plus UBSan).
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -55,7 +56,11 @@ class Site:
     inputs: tuple[str, ...]    # the inputs its checked subscripts read
 
 
-def instrument(k: Kernel) -> tuple[str, list[Site]]:
+@functools.lru_cache(maxsize=16)
+def instrument(k: Kernel) -> tuple[str, tuple[Site, ...]]:
+    """(the reference's C with its checks, the checked sites); a pure function of the kernel,
+    made once per kernel in a process: every checked reference run asks for it (a suite's draws,
+    hundreds in a ladder), and parsing the reference is most of a draw's own work."""
     from ..ir.csyntax import cprint, kernel_definition, parse_c
     ast = parse_c(k.reference, f"{k.name}.c")
     fn = kernel_definition(ast)
@@ -93,10 +98,10 @@ def instrument(k: Kernel) -> tuple[str, list[Site]]:
             extent = parse_c(f"long t2c_x = {a.shape[d]};", "<extent>").ext[0].init
             ref.subscript = c_ast.FuncCall(c_ast.ID("t2c_ix"), c_ast.ExprList(
                 [ref.subscript, extent, c_ast.Constant("int", str(site)), c_ast.Constant("int", str(d))]))
-    return cprint(ast) + "\n", sites
+    return cprint(ast) + "\n", tuple(sites)
 
 
-def fault(k: Kernel, stderr: str, driver: str, sites: list[Site], sizes: dict) -> ReferenceFault | None:
+def fault(k: Kernel, stderr: str, driver: str, sites: tuple[Site, ...], sizes: dict) -> ReferenceFault | None:
     if m := _BOUNDS.search(stderr):
         site, dim, index, extent = sites[int(m.group(1))], *map(int, m.group(2, 3, 4))
         domains = {d.target: d for d in k.domains}

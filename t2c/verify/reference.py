@@ -277,7 +277,7 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
     overflow checks (checked.py), which raise `ReferenceFault` (a UserError) for what they find.
     `variant`: (a `build_variants` program, the index of the version to run) instead."""
     check_constraints(k, sizes)
-    sites, driver, env = [], "", clean_env()
+    sites, driver, env = (), "", clean_env()
     if variant:
         exe, env = variant[0], clean_env({"T2C_VARIANT": str(variant[1])})
     elif checked_run:

@@ -333,9 +333,9 @@ _LAST_COUNTS: dict = {}
 
 def _counts(k: Kernel, sizes: dict) -> dict:
     """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model):
-    the IS facts' count, which the frontend fills once for the run's presets.  A kernel read
-    without facts (a script's `read_c`) is counted here, the last kernel's kept (an options
-    search benches many candidates of one kernel)."""
+    the IS facts' count where it carries one, else counted here, on the bench's demand and at
+    its case's sizes alone, the last kernel's kept (an options search benches many candidates
+    of one kernel)."""
     if k.facts is not None:
         got = k.count_at(sizes)
         return {"flops": got.flops, "bytes": got.bytes} if got else {}

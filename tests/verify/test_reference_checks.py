@@ -131,3 +131,19 @@ def test_a_fault_points_at_the_spec_statement_not_the_compiled_c(tmp_path):
         build_suite(read_spec(g), 1, dataset="MINI", backend="emu", points=1)
     assert e.value.line == gather.splitlines().index("Y[i, c] = X[nbr[i, 0], c]") + 1, str(e.value)
     assert "the statement `Y[i, c] = X[nbr[i, 0], c]`" in str(e.value)
+
+
+def test_the_reference_is_instrumented_once_per_kernel(tmp_path, monkeypatch):
+    """Every checked reference run (each draw of a suite, hundreds in a ladder) asks for the
+    checked C; it is a pure function of the kernel, parsed once per process."""
+    from t2c.ir import csyntax
+    from t2c.verify import checked
+    k = spec(tmp_path, "g.md", GATHER.replace("gconv", "gconv_once"))
+    parsed = []
+    real = csyntax.parse_c
+    monkeypatch.setattr(csyntax, "parse_c", lambda *a: parsed.append(a[1]) or real(*a))
+    first = checked.instrument(k)
+    assert parsed and "X[t2c_ix(nbr[i][j], n, 0, 0)]" in first[0]
+    n = len(parsed)
+    assert checked.instrument(spec(tmp_path, "again.md", GATHER.replace("gconv", "gconv_once"))) is first
+    assert len(parsed) == n
