@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe cuda redteam race dropin roofline seeds batch loops torch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe coarsen cuda redteam race dropin roofline seeds batch loops torch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,14 @@ env)
 probe)   # the bench timer's start, idle against queued (scripts/timing_probe.cu)
   nvcc -O3 -arch=sm_90 -o /tmp/timing_probe scripts/timing_probe.cu && /tmp/timing_probe | tee "$OUT/timing_probe.txt"
   summary "timing probe: $(grep relu "$OUT/timing_probe.txt" | tr -s ' ' | tr '\n' ';')"
+  ;;
+coarsen)   # coarsened launches (grid.coarsen) against one index per thread, side by side
+  nvcc -O3 -arch=sm_90 -o /tmp/ilp_probe scripts/ilp_probe.cu && /tmp/ilp_probe > "$OUT/ilp_probe.txt"
+  VARIANTS="default,one index per thread" ROUNDS=3 python3 scripts/options_ab.py \
+    corpora/text2cuda/relu.md corpora/text2cuda/gelu.md corpora/text2cuda/axpy_fp16.md corpora/text2cuda/gelu_bf16.md \
+    corpora/loops/livermore/hydro_fragment.c corpora/loops/gpu/transpose.c corpora/loops/gpu/upsample_nearest.c \
+    jacobi-2d fdtd-2d heat-3d gemver > "$OUT/coarsen_ab.txt" 2>&1
+  summary "coarsen A/B: $(grep -c 'one index per thread' "$OUT/coarsen_ab.txt") lines (coarsen_ab.txt)"
   ;;
 cuda)   # the emu test programs on the real GPU, against their expected outputs
   bash tests/cuda/run_on_gpu.sh /tmp/cuda_out > "$OUT/cuda_programs.log" 2>&1

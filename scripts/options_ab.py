@@ -1,6 +1,6 @@
 """Poly options side by side on one GPU: every variant verified, then timed in alternating rounds.
 
-    source scripts/gpu_env.sh; python3 scripts/options_ab.py [KERNEL ...]
+    source scripts/gpu_env.sh; python3 scripts/options_ab.py [KERNEL|FILE ...]
                                  on a GPU machine (default: the gemm family)
     env: DATASET (LARGE), ROUNDS (3), SEED (20261130), JOBS (8: ladders at once),
          VARIANTS (comma-separated names of VARIANTS below; default all), T2C_VERIFY_BENCH_REPS (20),
@@ -24,7 +24,7 @@ from pathlib import Path
 from t2c import config
 from t2c.analysis import analyze
 from t2c.analysis.cost import counts
-from t2c.frontends.c import read_c
+from t2c.frontends import read_kernel
 from t2c.generators.poly import PolyOptions, generate
 from t2c.verify.compare import poison
 from t2c.verify.harness import build_candidate, run_candidate
@@ -73,6 +73,7 @@ VARIANTS = {
     "report 12 defaults": {"staged_block": (0, 0), "unrolled_copies": False, "forward_stores": False},
     "report 13 defaults": {"merge_reductions": False, "expand_private": False},
     "no batch tiles": {"batch_tiles": False},
+    "one index per thread": {"grid.coarsen": None},
     "constants in memory": {"hold_constants": False},
     "rectangles of 16x4": {"rect_block": (16, 4)},
     "rectangles of 8x8": {"rect_block": (8, 8)},
@@ -132,7 +133,7 @@ VARIANTS = {
 def verify(job):
     """One kernel's variants, one after the other in one process: its suite is drawn once."""
     name, variants, dataset, seed = job
-    k = read_c(_source(name))
+    k = read_kernel(_source(name))
     out = []
     for label, source in variants:
         ev = ladder(k, source, backend=BACKEND, dataset=dataset, seed=seed, bench=False, reuse_suite=True)
@@ -143,6 +144,9 @@ def verify(job):
 
 
 def _source(name: str) -> Path:
+    """A PolyBench kernel's name, or the path of any kernel file (a C kernel or a spec)."""
+    if Path(name).is_file():
+        return Path(name)
     found = next(ROOT.glob(f"corpora/polybench/**/{name}/{name}.c"), None)
     if found is None:
         sys.exit(f"{name}: no such kernel in corpora/polybench")
@@ -155,7 +159,7 @@ def main(names: list[str]) -> int:
     chosen = [v.strip() for v in os.environ["VARIANTS"].split(",")] if os.environ.get("VARIANTS") else list(VARIANTS)
     sources = {}                                       # (kernel, variant) -> candidate source
     for name in names or KERNELS:
-        k, seen = read_c(_source(name)), set()
+        k, seen = read_kernel(_source(name)), set()
         for label in chosen:
             text = generate(k, PolyOptions.load(VARIANTS[label], f"variant {label!r}"))
             digest = hashlib.sha256(text.encode()).hexdigest()
@@ -174,7 +178,7 @@ def main(names: list[str]) -> int:
     print(f"\n{'kernel':12s} {'variant':18s} {'median ms':>10s} {'rounds min-max':>19s} {'TF/s':>6s} {'ratio':>6s}"
           f"   ({rounds} rounds of {reps} reps, {dataset}, seed {seed})", flush=True)
     for name in names or KERNELS:
-        k = read_c(_source(name))
+        k = read_kernel(_source(name))
         labels = [l for l in chosen if verdicts.get((name, l))]
         if not labels:
             continue

@@ -327,6 +327,41 @@ int main() { float h[8] = {1, 2, 3, 4}; float* d;
     assert out.stdout == "4\n"
 
 
+def test_launch_limits_of_grid_and_block(run_cu):
+    """CUDA's launch limits, each one past them failing as on a GPU: gridDim.y and gridDim.z at
+    most 65535 (x: 2^31 - 1), a block at most 1024 x 1024 x 64 and 1024 threads; the largest
+    grid.y and grid.z run every block."""
+    src = PRELUDE + r"""
+__global__ void count(unsigned* n) { atomicAdd(n, 1u); }
+int main() {
+  unsigned* d; cudaMalloc(&d, sizeof(unsigned)); cudaMemset(d, 0, sizeof(unsigned));
+  const dim3 bad_grids[] = {dim3(1, 70000), dim3(1, 1, 70000), dim3(1, 65536)};
+  for (dim3 g : bad_grids) {
+    count<<<g, 1>>>(d);
+    printf("grid %ux%ux%u: %s\n", g.x, g.y, g.z, cudaGetErrorName(cudaGetLastError()));
+  }
+  const dim3 bad_blocks[] = {dim3(1, 1, 65), dim3(1025), dim3(1, 1025), dim3(32, 33)};
+  for (dim3 b : bad_blocks) {
+    count<<<1, b>>>(d);
+    printf("block %ux%ux%u: %s\n", b.x, b.y, b.z, cudaGetErrorName(cudaGetLastError()));
+  }
+  count<<<dim3(1, 65535), 1>>>(d);
+  count<<<dim3(1, 1, 65535), 1>>>(d);
+  count<<<1, dim3(1, 1, 64)>>>(d);
+  unsigned h = 0; cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%u %s\n", h, cudaGetErrorName(cudaGetLastError()));
+}
+"""
+    out = run_cu(src)
+    assert out.status == "ok", out.message
+    assert out.stdout.splitlines() == [
+        "grid 1x70000x1: cudaErrorInvalidConfiguration", "grid 1x1x70000: cudaErrorInvalidConfiguration",
+        "grid 1x65536x1: cudaErrorInvalidConfiguration",
+        "block 1x1x65: cudaErrorInvalidConfiguration", "block 1025x1x1: cudaErrorInvalidConfiguration",
+        "block 1x1025x1: cudaErrorInvalidConfiguration", "block 32x33x1: cudaErrorInvalidConfiguration",
+        f"{2 * 65535 + 64} cudaSuccess"]
+
+
 def test_invalid_configuration_sets_last_error_and_double_free(run_cu):
     src = PRELUDE + r"""
 __global__ void k() {}

@@ -860,7 +860,7 @@ def test_an_array_each_host_iteration_fills_gets_a_copy_each_and_the_loops_join_
     """doitgen's (r, q) iterations each fill `sum` and read it back: with a copy per iteration in
     device memory (`sum_each[r][q][p]`, expand.py) they are independent, r and q join p in the
     grid, and the product is a batch of matrix products: a tile of (q, p) per block, a block per r
-    (blockIdx.z), on the tensor cores; the last iteration's copy is `sum`'s final value.  The emu
+    (blockIdx.z, striding past 65535), on the tensor cores; the last iteration's copy is `sum`'s final value.  The emu
     ladder accepts it, and rejects it with the first iteration's copy instead.  A scratch array
     whose values cross iterations (a running total) keeps the host loops; one written only in
     part is not expanded (its other cells would be overwritten); off, the block per (r, q)."""
@@ -869,7 +869,7 @@ def test_an_array_each_host_iteration_fills_gets_a_copy_each_and_the_loops_join_
     text = generate(k)
     assert "Expanded: each iteration of the host loops around it has its own copy of what it fills and " \
         "reads back (sum_each (of sum))" in text
-    assert "sum_each[(((r * nq) + q) * np) + p] = acc[tm][tn];" in text and "const int r = (int)blockIdx.z;" in text
+    assert "sum_each[(((r * nq) + q) * np) + p] = acc[tm][tn];" in text and "const int r = (int)poly_bz;" in text
     assert "poly_dmma16(" in text and "A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];" in text
     assert "cudaMemcpyAsync(sum, sum_each + (poly_each_sum_each - 1) * (size_t)(np), (size_t)(np) * sizeof(double), " \
         "cudaMemcpyDeviceToDevice, 0);" in text
@@ -892,9 +892,9 @@ def test_an_array_each_host_iteration_fills_gets_a_copy_each_and_the_loops_join_
     p.write_text(_BATCH)
     batch = read_c(p)
     text = generate(batch)
-    assert "const int r = (int)blockIdx.z;" in text and "dim3 block(16, 8, 1);" in text
+    assert "const int r = (int)poly_bz;" in text and "dim3 block(16, 8, 1);" in text
     assert "poly_blocks(extent_z, 1)" in text
-    assert "blockIdx.z * blockDim.z + threadIdx.z" in generate(batch, DEFAULT.replace({"tiles.batch": False}))
+    assert "poly_bz * blockDim.z + threadIdx.z" in generate(batch, DEFAULT.replace({"tiles.batch": False}))
     if FULL_TIER[0]:                        # doitgen's ladder above checks the same form under make test
         card = ladder(batch, text, backend="emu", seed=6)
         assert card.accepted, card.summary()
@@ -911,7 +911,8 @@ def test_a_thread_can_compute_a_tile_of_grid_points():
     text = generate(k, plain.replace({"tiles.registers": (4, 2)}))
     assert "double acc[4][2];   /* one register per point */" in text
     assert "acc[tm][tn] += (alpha * A[(i * nk) + k]) * B[(k * nj) + j];" in text
-    assert "dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));" in text
+    assert "const unsigned poly_blocks_y = poly_blocks(extent_y, 32);" in text
+    assert "dim3 grid(poly_blocks(extent_x, 64), poly_cap(poly_blocks_y, 65535));" in text
     assert "acc[" not in generate(k, plain)
     for tile in sweep(((4, 2), (3, 1))):        # 3 rows: a tile that does not divide the sizes
         card = ladder(k, generate(k, plain.replace({"tiles.registers": tile})), backend="emu", dataset="SMALL", seed=9)

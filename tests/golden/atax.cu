@@ -13,12 +13,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* atax_update_y_1: one thread per (i): i -> x. */
-__global__ void atax_update_y_1(int n, double *y)
+__global__ void atax_update_y_1(int n, double *__restrict__ y)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  y[i] = 0.0;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      y[i] = 0.0;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      y[i] = 0.0;
+    }
+  }
 }
 
 /* atax_update_tmp: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
@@ -77,7 +94,7 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       atax_update_y_1<<<grid, block>>>(n, y);
     }
   }

@@ -13,6 +13,7 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -60,25 +61,62 @@ __global__ void cholesky_seq_A(int n, double *A, int k)
 }
 
 /* cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void cholesky_update_A_1(int n, double *A, int k)
+__global__ void cholesky_update_A_1(int n, double *__restrict__ A, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= k + 1 && i < n))
-    return;
-  A[(i * n) + k] /= A[(k * n) + k];
-  A[(i * n) + i] -= A[(i * n) + k] * A[(i * n) + k];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= k + 1 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      A[(i * n) + k] /= A[(k * n) + k];
+      A[(i * n) + i] -= A[(i * n) + k] * A[(i * n) + k];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= k + 1 && i < n))
+        continue;
+      A[(i * n) + k] /= A[(k * n) + k];
+      A[(i * n) + i] -= A[(i * n) + k] * A[(i * n) + k];
+    }
+  }
 }
 
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void cholesky_update_A_2(int n, double *A, int k)
+__global__ void cholesky_update_A_2(int n, double *__restrict__ A, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int i = k + 2 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
-    return;
-  A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = k + 2 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= k + 2 && i < n && j >= k + 1 && j < i);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+        A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+          continue;
+        A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
+      }
+    }
+  }
 }
 
 extern "C" void kernel_cholesky_device(int n, double *A)
@@ -91,7 +129,7 @@ extern "C" void kernel_cholesky_device(int n, double *A)
       const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 1024));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_1, n, A, k);
       }
     }
@@ -100,8 +138,9 @@ extern "C" void kernel_cholesky_device(int n, double *A)
       const int extent_y = n - k - 2;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_2, n, A, k);
+        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_2, n, A, k, poly_blocks_y);
       }
     }
   }

@@ -12,6 +12,7 @@
 #include <cuda_pipeline.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
    B[lane % 4][lane / 4], c0 and c1 are C[lane / 4][lane % 4 * 2 + 0, 1] (PTX mma.sync m8n8k4 f64) */
 static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double a, double b)
@@ -72,164 +73,185 @@ __global__ void __launch_bounds__(1024) covariance_update_mean(int m, int n, dou
 }
 
 /* covariance_update_data: one thread per (i, j): i -> y, j -> x. */
-__global__ void covariance_update_data(int m, int n, double *data, const double *mean)
+__global__ void covariance_update_data(int m, int n, double *__restrict__ data, const double *__restrict__ mean, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n && j >= 0 && j < m))
-    return;
-  data[(i * m) + j] -= mean[j];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < m);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        data[(i * m) + j] -= mean[j];
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < n && j >= 0 && j < m))
+          continue;
+        data[(i * m) + j] -= mean[j];
+      }
+    }
+  }
 }
 
 /* covariance_update_cov: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. */
-__global__ void covariance_update_cov(int m, int n, double float_n, const double *data, double *cov)
+__global__ void covariance_update_cov(int m, int n, double float_n, const double *data, double *cov, unsigned poly_blocks_y)
 {
-  const int i_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
-  const int j_base = (int)(blockIdx.x * blockDim.x * 2);   /* the block's first point */
-  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
-  const int poly_wy = poly_t / 32 / 4 * 32, poly_wx = poly_t / 32 % 4 * 16;
-  const int i_first = i_base + poly_wy + poly_lane / 4;
-  const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
-  int k;
-  bool ok[8][2];
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i_base = (int)(poly_by * blockDim.y * 8);   /* the block's first point */
+    const int j_base = (int)(blockIdx.x * blockDim.x * 2);   /* the block's first point */
+    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
+    const int poly_wy = poly_t / 32 / 4 * 32, poly_wx = poly_t / 32 % 4 * 16;
+    const int i_first = i_base + poly_wy + poly_lane / 4;
+    const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
+    int k;
+    bool ok[8][2];
     #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      ok[tm][tn] = i >= 0 && i < m && j >= i && j < m;
-      if (ok[tm][tn]) {
-        cov[(i * m) + j] = 0.0;
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 2; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        ok[tm][tn] = i >= 0 && i < m && j >= i && j < m;
+        if (ok[tm][tn]) {
+          cov[(i * m) + j] = 0.0;
+        }
       }
-    }
-  bool poly_any = false;
-  for (int tm = 0; tm < 8; tm++)
-    for (int tn = 0; tn < 2; tn++)
-      poly_any = poly_any || ok[tm][tn];
-  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
-    return;
-  double acc[8][2];   /* one register per point */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
+    bool poly_any = false;
+    for (int tm = 0; tm < 8; tm++)
+      for (int tn = 0; tn < 2; tn++)
+        poly_any = poly_any || ok[tm][tn];
+    if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
+      continue;
+    double acc[8][2];   /* one register per point */
     #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? cov[(i * m) + j] : (double)0;
-    }
-  {
-  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-  const int poly_p32 = poly_t / 32, poly_q32 = poly_t % 32;
-  double (*poly_stage0)[32][36] = reinterpret_cast<double (*)[32][36]>(poly_shared + 0);   /* row operand data[k][i], 2 tiles */
-  const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 2304);   /* col operand data[k][j], 2 tiles */
-  for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
-    const int poly_k1 = 0 + poly_s * 32, poly_next = poly_s;
-    if (poly_k1 < n) {
+    for (int tm = 0; tm < 8; tm++)
       #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
-        const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+      for (int tn = 0; tn < 2; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        acc[tm][tn] = ok[tm][tn] ? cov[(i * m) + j] : (double)0;
       }
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 16; poly_c++) {
-        const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
-        const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
-      }
-    }
-    __pipeline_commit();
-  }
-  for (int poly_k0 = 0, poly_b = 0; poly_k0 < n; poly_k0 += 32, poly_b = poly_b == 1 ? 0 : poly_b + 1) {
-    __pipeline_wait_prior(0);   /* this thread's copies of this tile have landed */
-    __syncthreads();   /* ... and every thread's; the tile before it is read */
-    if (poly_k0 + 32 < n) {   /* the tile 1 ahead, into the one read before */
-      const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
-        const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
-      }
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 16; poly_c++) {
-        const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
-        const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
-      }
-    }
-    __pipeline_commit();
-    #pragma unroll
-    for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
-      double poly_stage0_frag[2][4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
-      double poly_stage1_frag[2][2];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
+    {
+    extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+    const int poly_p32 = poly_t / 32, poly_q32 = poly_t % 32;
+    double (*poly_stage0)[32][36] = reinterpret_cast<double (*)[32][36]>(poly_shared + 0);   /* row operand data[k][i], 2 tiles */
+    const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
+    double (*poly_stage1)[32][68] = reinterpret_cast<double (*)[32][68]>(poly_shared + 2304);   /* col operand data[k][j], 2 tiles */
+    for (int poly_s = 0; poly_s < 1; poly_s++) {   /* the first tiles */
+      const int poly_k1 = 0 + poly_s * 32, poly_next = poly_s;
+      if (poly_k1 < n) {
         #pragma unroll
-        for (int poly_h = 0; poly_h < 2; poly_h++)
-          poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        }
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        }
+      }
+      __pipeline_commit();
     }
+    for (int poly_k0 = 0, poly_b = 0; poly_k0 < n; poly_k0 += 32, poly_b = poly_b == 1 ? 0 : poly_b + 1) {
+      __pipeline_wait_prior(0);   /* this thread's copies of this tile have landed */
+      __syncthreads();   /* ... and every thread's; the tile before it is read */
+      if (poly_k0 + 32 < n) {   /* the tile 1 ahead, into the one read before */
+        const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 1 : poly_b - 1;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_q32, poly_k = poly_k1 + poly_p32 + poly_c * 4;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p32 + poly_c * 4][poly_q32], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        }
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 16; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+          const bool poly_in = poly_g >= 0 && poly_g <= m - 1 && poly_k < n;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &data[(poly_k * m) + poly_g], 8, poly_in ? 0 : 8);
+        }
+      }
+      __pipeline_commit();
+      #pragma unroll
+      for (int poly_kk = 0; poly_kk < 32; poly_kk += 8) {
+        double poly_stage0_frag[2][4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_kk + poly_lane % 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_kk + poly_lane % 4 + 4][poly_wy + poly_f * 16 + poly_lane / 4 + 8];
+        double poly_stage1_frag[2][2];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+        #pragma unroll
+        for (int poly_f = 0; poly_f < 2; poly_f++)
+          #pragma unroll
+          for (int poly_h = 0; poly_h < 2; poly_h++)
+            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+      }
+    }
+    __syncthreads();   /* the ring is read before anything else uses it */
+    }
+    double poly_v0[8][2];   /* every point's value, loaded before any is stored */
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 2; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        if (ok[tm][tn])
+          poly_v0[tm][tn] = acc[tm][tn] / (float_n - 1.0);
+      }
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 2; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        if (ok[tm][tn])
+          cov[(i * m) + j] = poly_v0[tm][tn];
+      }
+    double poly_v1[8][2];   /* every point's value, loaded before any is stored */
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 2; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        if (ok[tm][tn])
+          poly_v1[tm][tn] = poly_v0[tm][tn];
+      }
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 2; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        if (ok[tm][tn])
+          cov[(j * m) + i] = poly_v1[tm][tn];
+      }
   }
-  __syncthreads();   /* the ring is read before anything else uses it */
-  }
-  double poly_v0[8][2];   /* every point's value, loaded before any is stored */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        poly_v0[tm][tn] = acc[tm][tn] / (float_n - 1.0);
-    }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        cov[(i * m) + j] = poly_v0[tm][tn];
-    }
-  double poly_v1[8][2];   /* every point's value, loaded before any is stored */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        poly_v1[tm][tn] = poly_v0[tm][tn];
-    }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 2; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        cov[(j * m) + i] = poly_v1[tm][tn];
-    }
 }
 
 extern "C" void kernel_covariance_device(int m, int n, double float_n, double *data, double *cov, double *mean)
@@ -244,8 +266,9 @@ extern "C" void kernel_covariance_device(int m, int n, double float_n, double *d
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      covariance_update_data<<<grid, block>>>(m, n, data, mean);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      covariance_update_data<<<grid, block>>>(m, n, data, mean, poly_blocks_y);
     }
   }
   {
@@ -253,9 +276,10 @@ extern "C" void kernel_covariance_device(int m, int n, double float_n, double *d
     const int extent_y = m;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 4);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 32));
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 32);
+      dim3 grid(poly_blocks(extent_x, 64), poly_cap(poly_blocks_y, 65535));
       cudaFuncSetAttribute(covariance_update_cov, cudaFuncAttributeMaxDynamicSharedMemorySize, 53248);
-      covariance_update_cov<<<grid, block, 53248>>>(m, n, float_n, data, cov);
+      covariance_update_cov<<<grid, block, 53248>>>(m, n, float_n, data, cov, poly_blocks_y);
     }
   }
 }

@@ -14,6 +14,7 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread. */
 __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *y1, float *y2, float a1, float a2, float a3, float a4, float b1, float b2)
@@ -54,13 +55,32 @@ __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *
 }
 
 /* deriche_update_imgOut_1: one thread per (i, j): i -> y, j -> x. */
-__global__ void deriche_update_imgOut_1(int w, int h, float *imgOut, const float *y1, const float *y2, float c1)
+__global__ void deriche_update_imgOut_1(int w, int h, float *__restrict__ imgOut, const float *__restrict__ y1, const float *__restrict__ y2, float c1, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < w && j >= 0 && j < h))
-    return;
-  imgOut[(i * h) + j] = c1 * (y1[(i * h) + j] + y2[(i * h) + j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < w && j >= 0 && j < h);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        imgOut[(i * h) + j] = c1 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < w && j >= 0 && j < h))
+          continue;
+        imgOut[(i * h) + j] = c1 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    }
+  }
 }
 
 /* deriche_update_y1_y2_2: one thread per (j): j -> x; loop i runs in order inside each thread. */
@@ -102,13 +122,32 @@ __global__ void deriche_update_y1_y2_2(int w, int h, const float *imgOut, float 
 }
 
 /* deriche_update_imgOut_2: one thread per (i, j): i -> y, j -> x. */
-__global__ void deriche_update_imgOut_2(int w, int h, float *imgOut, const float *y1, const float *y2, float c2)
+__global__ void deriche_update_imgOut_2(int w, int h, float *__restrict__ imgOut, const float *__restrict__ y1, const float *__restrict__ y2, float c2, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < w && j >= 0 && j < h))
-    return;
-  imgOut[(i * h) + j] = c2 * (y1[(i * h) + j] + y2[(i * h) + j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < w && j >= 0 && j < h);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        imgOut[(i * h) + j] = c2 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < w && j >= 0 && j < h))
+          continue;
+        imgOut[(i * h) + j] = c2 * (y1[(i * h) + j] + y2[(i * h) + j]);
+      }
+    }
+  }
 }
 
 extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, float *imgOut, float *y1, float *y2)
@@ -147,8 +186,9 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     const int extent_y = w;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      deriche_update_imgOut_1<<<grid, block>>>(w, h, imgOut, y1, y2, c1);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      deriche_update_imgOut_1<<<grid, block>>>(w, h, imgOut, y1, y2, c1, poly_blocks_y);
     }
   }
   {
@@ -164,8 +204,9 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     const int extent_y = w;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      deriche_update_imgOut_2<<<grid, block>>>(w, h, imgOut, y1, y2, c2);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      deriche_update_imgOut_2<<<grid, block>>>(w, h, imgOut, y1, y2, c2, poly_blocks_y);
     }
   }
 }

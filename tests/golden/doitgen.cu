@@ -12,6 +12,7 @@
 #include <cuda_pipeline.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
    B[lane % 4][lane / 4], c0 and c1 are C[lane / 4][lane % 4 * 2 + 0, 1] (PTX mma.sync m8n8k4 f64) */
 static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double a, double b)
@@ -47,144 +48,169 @@ static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, doubl
 }
 
 /* doitgen_update_sum_each: each thread a 8 x 4 tile of (r, q, p) points (r -> z, q -> y, p -> x; as the lanes of 8 x 8 tensor-core fragments); loop s runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. */
-__global__ void doitgen_update_sum_each(int nr, int nq, int np, const double *A, const double *C4, double *sum_each)
+__global__ void doitgen_update_sum_each(int nr, int nq, int np, const double *A, const double *C4, double *sum_each, unsigned poly_blocks_y, unsigned poly_blocks_z)
 {
-  const int r = (int)blockIdx.z;
-  const int q_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
-  const int p_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
-  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
-  const int poly_wy = poly_t / 32 / 2 * 32, poly_wx = poly_t / 32 % 2 * 32;
-  const int q_first = q_base + poly_wy + poly_lane / 4;
-  const int p_first = p_base + poly_wx + poly_lane % 4 * 2;
-  int s;
-  bool ok[8][4];
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int q = q_first + (tm / 2) * 8;
-      const int p = p_first + tn * 8 + tm % 2;
-      ok[tm][tn] = r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np;
-    }
-  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int q = q_first + (tm / 2) * 8;
-      const int p = p_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        poly_v0[tm][tn] = 0.0;
-    }
-  bool poly_any = false;
-  for (int tm = 0; tm < 8; tm++)
-    for (int tn = 0; tn < 4; tn++)
-      poly_any = poly_any || ok[tm][tn];
-  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
-    return;
-  double acc[8][4];   /* one register per point */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int q = q_first + (tm / 2) * 8;
-      const int p = p_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
-    }
-  {
-  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-  const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[r][q][s], 3 tiles, k fastest */
-  const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand C4[s][p], 3 tiles */
-  for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
-    const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
-    if (poly_k1 < np) {
+  for (unsigned poly_bz = blockIdx.z; poly_bz < poly_blocks_z; poly_bz += gridDim.z) {   /* at most 65535 blocks on z */
+    for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {
+      const int r = (int)poly_bz;
+      const int q_base = (int)(poly_by * blockDim.y * 8);   /* the block's first point */
+      const int p_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
+      const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
+      const int poly_wy = poly_t / 32 / 2 * 32, poly_wx = poly_t / 32 % 2 * 32;
+      const int q_first = q_base + poly_wy + poly_lane / 4;
+      const int p_first = p_base + poly_wx + poly_lane % 4 * 2;
+      int s;
+      bool ok[8][4];
       #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = q_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
-        const bool poly_in = poly_g >= 0 && poly_g <= nq - 1 && poly_k < np;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(((r * nq) + poly_g) * np) + poly_k], 8, poly_in ? 0 : 8);
-      }
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = p_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
-        const bool poly_in = poly_g >= 0 && poly_g <= np - 1 && poly_k < np;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &C4[(poly_k * np) + poly_g], 8, poly_in ? 0 : 8);
-      }
-    }
-    __pipeline_commit();
-  }
-  for (int poly_k0 = 0, poly_b = 0; poly_k0 < np; poly_k0 += 16, poly_b = poly_b == 2 ? 0 : poly_b + 1) {
-    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
-    __syncthreads();   /* ... and every thread's; the tile before it is read */
-    if (poly_k0 + 32 < np) {   /* the tile 2 ahead, into the one read before */
-      const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 2 : poly_b - 1;
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = q_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
-        const bool poly_in = poly_g >= 0 && poly_g <= nq - 1 && poly_k < np;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(((r * nq) + poly_g) * np) + poly_k], 8, poly_in ? 0 : 8);
-      }
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = p_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
-        const bool poly_in = poly_g >= 0 && poly_g <= np - 1 && poly_k < np;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &C4[(poly_k * np) + poly_g], 8, poly_in ? 0 : 8);
-      }
-    }
-    __pipeline_commit();
-    #pragma unroll
-    for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
-      double poly_stage0_frag[2][4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
-        poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
-      double poly_stage1_frag[4][2];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 4; poly_f++)
-        poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 4; poly_f++)
-        poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
-      #pragma unroll
-      for (int poly_f = 0; poly_f < 2; poly_f++)
+      for (int tm = 0; tm < 8; tm++)
         #pragma unroll
-        for (int poly_h = 0; poly_h < 4; poly_h++)
-          poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+        for (int tn = 0; tn < 4; tn++) {
+          const int q = q_first + (tm / 2) * 8;
+          const int p = p_first + tn * 8 + tm % 2;
+          ok[tm][tn] = r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np;
+        }
+      double poly_v0[8][4];   /* every point's value, loaded before any is stored */
+      #pragma unroll
+      for (int tm = 0; tm < 8; tm++)
+        #pragma unroll
+        for (int tn = 0; tn < 4; tn++) {
+          const int q = q_first + (tm / 2) * 8;
+          const int p = p_first + tn * 8 + tm % 2;
+          if (ok[tm][tn])
+            poly_v0[tm][tn] = 0.0;
+        }
+      bool poly_any = false;
+      for (int tm = 0; tm < 8; tm++)
+        for (int tn = 0; tn < 4; tn++)
+          poly_any = poly_any || ok[tm][tn];
+      if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
+        continue;
+      double acc[8][4];   /* one register per point */
+      #pragma unroll
+      for (int tm = 0; tm < 8; tm++)
+        #pragma unroll
+        for (int tn = 0; tn < 4; tn++) {
+          const int q = q_first + (tm / 2) * 8;
+          const int p = p_first + tn * 8 + tm % 2;
+          acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
+        }
+      {
+      extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+      const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
+      double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[r][q][s], 3 tiles, k fastest */
+      const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
+      double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand C4[s][p], 3 tiles */
+      for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
+        const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
+        if (poly_k1 < np) {
+          #pragma unroll
+          for (int poly_c = 0; poly_c < 8; poly_c++) {
+            const int poly_g = q_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
+            const bool poly_in = poly_g >= 0 && poly_g <= nq - 1 && poly_k < np;
+            __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(((r * nq) + poly_g) * np) + poly_k], 8, poly_in ? 0 : 8);
+          }
+          #pragma unroll
+          for (int poly_c = 0; poly_c < 8; poly_c++) {
+            const int poly_g = p_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+            const bool poly_in = poly_g >= 0 && poly_g <= np - 1 && poly_k < np;
+            __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &C4[(poly_k * np) + poly_g], 8, poly_in ? 0 : 8);
+          }
+        }
+        __pipeline_commit();
+      }
+      for (int poly_k0 = 0, poly_b = 0; poly_k0 < np; poly_k0 += 16, poly_b = poly_b == 2 ? 0 : poly_b + 1) {
+        __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
+        __syncthreads();   /* ... and every thread's; the tile before it is read */
+        if (poly_k0 + 32 < np) {   /* the tile 2 ahead, into the one read before */
+          const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 2 : poly_b - 1;
+          #pragma unroll
+          for (int poly_c = 0; poly_c < 8; poly_c++) {
+            const int poly_g = q_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
+            const bool poly_in = poly_g >= 0 && poly_g <= nq - 1 && poly_k < np;
+            __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(((r * nq) + poly_g) * np) + poly_k], 8, poly_in ? 0 : 8);
+          }
+          #pragma unroll
+          for (int poly_c = 0; poly_c < 8; poly_c++) {
+            const int poly_g = p_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+            const bool poly_in = poly_g >= 0 && poly_g <= np - 1 && poly_k < np;
+            __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &C4[(poly_k * np) + poly_g], 8, poly_in ? 0 : 8);
+          }
+        }
+        __pipeline_commit();
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
+          double poly_stage0_frag[2][4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][0] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][1] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][2] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][3] = poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
+          double poly_stage1_frag[4][2];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 4; poly_f++)
+            poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 4; poly_f++)
+            poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            #pragma unroll
+            for (int poly_h = 0; poly_h < 4; poly_h++)
+              poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+        }
+      }
+      __syncthreads();   /* the ring is read before anything else uses it */
+      }
+      #pragma unroll
+      for (int tm = 0; tm < 8; tm++)
+        #pragma unroll
+        for (int tn = 0; tn < 4; tn++) {
+          const int q = q_first + (tm / 2) * 8;
+          const int p = p_first + tn * 8 + tm % 2;
+          if (ok[tm][tn])
+            sum_each[(((r * nq) + q) * np) + p] = acc[tm][tn];
+        }
     }
   }
-  __syncthreads();   /* the ring is read before anything else uses it */
-  }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int q = q_first + (tm / 2) * 8;
-      const int p = p_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        sum_each[(((r * nq) + q) * np) + p] = acc[tm][tn];
-    }
 }
 
 /* doitgen_update_A: one thread per (r, q, p): r -> z, q -> y, p -> x. */
-__global__ void doitgen_update_A(int nr, int nq, int np, double *A, const double *sum_each)
+__global__ void doitgen_update_A(int nr, int nq, int np, double *__restrict__ A, const double *__restrict__ sum_each, unsigned poly_blocks_y, unsigned poly_blocks_z)
 {
-  const int r = (int)(blockIdx.z * blockDim.z + threadIdx.z);
-  const int q = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np))
-    return;
-  A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
+  for (unsigned poly_bz = blockIdx.z; poly_bz < poly_blocks_z; poly_bz += gridDim.z) {   /* at most 65535 blocks on z */
+    for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {
+      const int r = (int)(poly_bz * blockDim.z + threadIdx.z);
+      const int q = (int)(poly_by * blockDim.y + threadIdx.y);
+      const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+      bool poly_full = true;
+    #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int p = poly_x + poly_u * (int)blockDim.x;
+        poly_full = poly_full && (r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np);
+      }
+      if (poly_full) {
+    #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int p = poly_x + poly_u * (int)blockDim.x;
+          A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
+        }
+      } else {
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int p = poly_x + poly_u * (int)blockDim.x;
+          if (!(r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np))
+            continue;
+          A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
+        }
+      }
+    }
+  }
 }
 
 extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
@@ -208,9 +234,11 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
     const int extent_z = nr;   /* r */
     if (extent_x > 0 && extent_y > 0 && extent_z > 0) {
       dim3 block(16, 8, 1);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64), poly_blocks(extent_z, 1));
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 64);
+      const unsigned poly_blocks_z = poly_blocks(extent_z, 1);
+      dim3 grid(poly_blocks(extent_x, 64), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
       cudaFuncSetAttribute(doitgen_update_sum_each, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
-      doitgen_update_sum_each<<<grid, block, 56832>>>(nr, nq, np, A, C4, sum_each);
+      doitgen_update_sum_each<<<grid, block, 56832>>>(nr, nq, np, A, C4, sum_each, poly_blocks_y, poly_blocks_z);
     }
   }
   {
@@ -219,8 +247,10 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
     const int extent_z = nr;   /* r */
     if (extent_x > 0 && extent_y > 0 && extent_z > 0) {
       dim3 block(32, 4, 2);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 4), poly_blocks(extent_z, 2));
-      doitgen_update_A<<<grid, block>>>(nr, nq, np, A, sum_each);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 4);
+      const unsigned poly_blocks_z = poly_blocks(extent_z, 2);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
+      doitgen_update_A<<<grid, block>>>(nr, nq, np, A, sum_each, poly_blocks_y, poly_blocks_z);
     }
   }
   if (poly_each_sum_each > 0)   /* sum's final value: the last iteration's copy */

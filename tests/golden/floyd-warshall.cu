@@ -21,6 +21,7 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -61,14 +62,33 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* floyd_warshall_update_path_1: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_1(int n, int *path, int k)
+__global__ void floyd_warshall_update_path_1(int n, int *__restrict__ path, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < k && j >= 0 && j < k))
-    return;
-  path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < k && j >= 0 && j < k);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < k && j >= 0 && j < k))
+          continue;
+        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+      }
+    }
+  }
 }
 
 /* floyd_warshall_update_path_2: one thread per (j): j -> x. Launched once per host iteration of k. */
@@ -97,14 +117,33 @@ __global__ void floyd_warshall_seq_path(int n, int *path, int k)
 }
 
 /* floyd_warshall_update_path_4: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_4(int n, int *path, int k)
+__global__ void floyd_warshall_update_path_4(int n, int *__restrict__ path, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= k + 1 && i < n && j >= 0 && j < k))
-    return;
-  path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = k + 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= k + 1 && i < n && j >= 0 && j < k);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= k + 1 && i < n && j >= 0 && j < k))
+          continue;
+        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+      }
+    }
+  }
 }
 
 /* floyd_warshall_update_path_5: one thread per (i): i -> x. Launched once per host iteration of k. */
@@ -127,24 +166,60 @@ static __device__ void floyd_warshall_update_path_6_at(int n, int *path, int k, 
 }
 
 /* floyd_warshall_update_path_7: one thread per (j): j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_7(int n, int *path, int k)
+__global__ void floyd_warshall_update_path_7(int n, int *__restrict__ path, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= k + 1 && j < n))
-    return;
-  path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (j >= k + 1 && j < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      if (!(j >= k + 1 && j < n))
+        continue;
+      path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
+    }
+  }
 }
 
 /* floyd_warshall_update_path_8: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_8(int n, int *path, int k)
+__global__ void floyd_warshall_update_path_8(int n, int *__restrict__ path, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int i = k + 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
-    return;
-  path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = k + 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= k + 1 && i < n && j >= k + 1 && j < n);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
+          continue;
+        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
+      }
+    }
+  }
 }
 
 /* floyd_warshall_update_path_2_merged: each thread a point of one of floyd_warshall_update_path_2, floyd_warshall_update_path_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
@@ -183,8 +258,9 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       const int extent_y = k;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_1, n, path, k);
+        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_1, n, path, k, poly_blocks_y);
       }
     }
     {
@@ -203,8 +279,9 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       const int extent_y = n - k - 1;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_4, n, path, k);
+        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_4, n, path, k, poly_blocks_y);
       }
     }
     {
@@ -223,7 +300,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       const int extent_x = n - k - 1;   /* j */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 1024));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_7, n, path, k);
       }
     }
@@ -232,8 +309,9 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       const int extent_y = n - k - 1;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_8, n, path, k);
+        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_8, n, path, k, poly_blocks_y);
       }
     }
   }

@@ -10,6 +10,7 @@
 #include <cuda_pipeline.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* c0, c1 += this lane's two points of an 8 x 8 x 4 product: a holds A[lane / 4][lane % 4], b holds
    B[lane % 4][lane / 4], c0 and c1 are C[lane / 4][lane % 4 * 2 + 0, 1] (PTX mma.sync m8n8k4 f64) */
 static __device__ __forceinline__ void poly_dmma(double &c0, double &c1, double a, double b)
@@ -45,163 +46,165 @@ static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, doubl
 }
 
 /* gemm_update_C: each thread a 8 x 4 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time. */
-__global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta, double *C, const double *A, const double *B)
+__global__ void gemm_update_C(int ni, int nj, int nk, double alpha, double beta, double *C, const double *A, const double *B, unsigned poly_blocks_y)
 {
-  const int i_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
-  const int j_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
-  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
-  const int poly_wy = poly_t / 32 / 2 * 32, poly_wx = poly_t / 32 % 2 * 32;
-  const int i_first = i_base + poly_wy + poly_lane / 4;
-  const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
-  int k;
-  bool ok[8][4];
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i_base = (int)(poly_by * blockDim.y * 8);   /* the block's first point */
+    const int j_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
+    const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x), poly_lane = poly_t % 32;
+    const int poly_wy = poly_t / 32 / 2 * 32, poly_wx = poly_t / 32 % 2 * 32;
+    const int i_first = i_base + poly_wy + poly_lane / 4;
+    const int j_first = j_base + poly_wx + poly_lane % 4 * 2;
+    int k;
+    bool ok[8][4];
     #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nj;
-    }
-  double poly_v0[8][4];   /* every point's value, loaded before any is stored */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        ok[tm][tn] = i >= 0 && i < ni && j >= 0 && j < nj;
+      }
+    double poly_v0[8][4];   /* every point's value, loaded before any is stored */
     #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        poly_v0[tm][tn] = C[(i * nj) + j] * (beta);
-    }
-  bool poly_any = false;
-  for (int tm = 0; tm < 8; tm++)
-    for (int tn = 0; tn < 4; tn++)
-      poly_any = poly_any || ok[tm][tn];
-  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
-    return;
-  double acc[8][4];   /* one register per point */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        if (ok[tm][tn])
+          poly_v0[tm][tn] = C[(i * nj) + j] * (beta);
+      }
+    bool poly_any = false;
+    for (int tm = 0; tm < 8; tm++)
+      for (int tn = 0; tn < 4; tn++)
+        poly_any = poly_any || ok[tm][tn];
+    if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
+      continue;
+    double acc[8][4];   /* one register per point */
     #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        acc[tm][tn] = ok[tm][tn] ? poly_v0[tm][tn] : (double)0;
+      }
+    {
+    extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
+    const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
+    double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles, k fastest */
+    const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
+    double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand B[k][j], 3 tiles */
+    for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
+      const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
+      if (poly_k1 < nk) {
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
+          const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        }
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+          const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * nj) + poly_g], 8, poly_in ? 0 : 8);
+        }
+      }
+      __pipeline_commit();
     }
-  {
-  extern __shared__ double poly_shared[];   /* the launch's dynamic shared memory */
-  const int poly_p16 = poly_t / 16, poly_q16 = poly_t % 16;
-  double (*poly_stage0)[64][20] = reinterpret_cast<double (*)[64][20]>(poly_shared + 0);   /* row operand A[i][k], 3 tiles, k fastest */
-  const int poly_p64 = poly_t / 64, poly_q64 = poly_t % 64;
-  double (*poly_stage1)[16][68] = reinterpret_cast<double (*)[16][68]>(poly_shared + 3840);   /* col operand B[k][j], 3 tiles */
-  for (int poly_s = 0; poly_s < 2; poly_s++) {   /* the first tiles */
-    const int poly_k1 = 0 + poly_s * 16, poly_next = poly_s;
-    if (poly_k1 < nk) {
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
-        const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+    for (int poly_k0 = 0, poly_b = 0; poly_k0 < nk; poly_k0 += 16, poly_b = poly_b == 2 ? 0 : poly_b + 1) {
+      __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
+      __syncthreads();   /* ... and every thread's; the tile before it is read */
+      if (poly_k0 + 32 < nk) {   /* the tile 2 ahead, into the one read before */
+        const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 2 : poly_b - 1;
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
+          const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
+          __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
+        }
+        #pragma unroll
+        for (int poly_c = 0; poly_c < 8; poly_c++) {
+          const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
+          const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk;
+          __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * nj) + poly_g], 8, poly_in ? 0 : 8);
+        }
       }
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
-        const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * nj) + poly_g], 8, poly_in ? 0 : 8);
-      }
-    }
-    __pipeline_commit();
-  }
-  for (int poly_k0 = 0, poly_b = 0; poly_k0 < nk; poly_k0 += 16, poly_b = poly_b == 2 ? 0 : poly_b + 1) {
-    __pipeline_wait_prior(1);   /* this thread's copies of this tile have landed */
-    __syncthreads();   /* ... and every thread's; the tile before it is read */
-    if (poly_k0 + 32 < nk) {   /* the tile 2 ahead, into the one read before */
-      const int poly_k1 = poly_k0 + 32, poly_next = poly_b == 0 ? 2 : poly_b - 1;
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = i_base + poly_p16 + poly_c * 8, poly_k = poly_k1 + poly_q16;
-        const bool poly_in = poly_g >= 0 && poly_g <= ni - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage0[poly_next][poly_p16 + poly_c * 8][poly_q16], &A[(poly_g * nk) + poly_k], 8, poly_in ? 0 : 8);
-      }
-      #pragma unroll
-      for (int poly_c = 0; poly_c < 8; poly_c++) {
-        const int poly_g = j_base + poly_q64, poly_k = poly_k1 + poly_p64 + poly_c * 2;
-        const bool poly_in = poly_g >= 0 && poly_g <= nj - 1 && poly_k < nk;
-        __pipeline_memcpy_async(&poly_stage1[poly_next][poly_p64 + poly_c * 2][poly_q64], &B[(poly_k * nj) + poly_g], 8, poly_in ? 0 : 8);
-      }
-    }
-    __pipeline_commit();
-    if (poly_k0 + 16 <= nk) {   /* a whole tile: every k inside the loop */
-      #pragma unroll
-      for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
-        double poly_stage0_frag[2][4];
+      __pipeline_commit();
+      if (poly_k0 + 16 <= nk) {   /* a whole tile: every k inside the loop */
         #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
-        double poly_stage1_frag[4][2];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 4; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 4; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
+        for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
+          double poly_stage0_frag[2][4];
           #pragma unroll
-          for (int poly_h = 0; poly_h < 4; poly_h++)
-            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
-      }
-    } else {
-      #pragma unroll
-      for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
-        double poly_stage0_frag[2][4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4] : 0.0;
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4] : 0.0;
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] : 0.0;
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
-          poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4] : 0.0;
-        double poly_stage1_frag[4][2];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 4; poly_f++)
-          poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 4; poly_f++)
-          poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
-        #pragma unroll
-        for (int poly_f = 0; poly_f < 2; poly_f++)
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][0] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4];
           #pragma unroll
-          for (int poly_h = 0; poly_h < 4; poly_h++)
-            poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][1] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][2] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][3] = alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4];
+          double poly_stage1_frag[4][2];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 4; poly_f++)
+            poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 4; poly_f++)
+            poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            #pragma unroll
+            for (int poly_h = 0; poly_h < 4; poly_h++)
+              poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+        }
+      } else {
+        #pragma unroll
+        for (int poly_kk = 0; poly_kk < 16; poly_kk += 8) {
+          double poly_stage0_frag[2][4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][0] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4] : 0.0;
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][1] = poly_k0 + poly_kk + poly_lane % 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4] : 0.0;
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][2] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4][poly_kk + poly_lane % 4 + 4] : 0.0;
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            poly_stage0_frag[poly_f][3] = poly_k0 + poly_kk + poly_lane % 4 + 4 < nk ? alpha * poly_stage0[poly_b][poly_wy + poly_f * 16 + poly_lane / 4 + 8][poly_kk + poly_lane % 4 + 4] : 0.0;
+          double poly_stage1_frag[4][2];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 4; poly_f++)
+            poly_stage1_frag[poly_f][0] = poly_stage1[poly_b][poly_kk + poly_lane % 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 4; poly_f++)
+            poly_stage1_frag[poly_f][1] = poly_stage1[poly_b][poly_kk + poly_lane % 4 + 4][poly_wx + poly_f * 8 + poly_lane / 4];
+          #pragma unroll
+          for (int poly_f = 0; poly_f < 2; poly_f++)
+            #pragma unroll
+            for (int poly_h = 0; poly_h < 4; poly_h++)
+              poly_dmma16(acc[4 * poly_f + 0][poly_h], acc[4 * poly_f + 1][poly_h], acc[4 * poly_f + 2][poly_h], acc[4 * poly_f + 3][poly_h], poly_stage0_frag[poly_f][0], poly_stage0_frag[poly_f][1], poly_stage0_frag[poly_f][2], poly_stage0_frag[poly_f][3], poly_stage1_frag[poly_h][0], poly_stage1_frag[poly_h][1]);
+        }
       }
     }
-  }
-  __syncthreads();   /* the ring is read before anything else uses it */
-  }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + (tm / 2) * 8;
-      const int j = j_first + tn * 8 + tm % 2;
-      if (ok[tm][tn])
-        C[(i * nj) + j] = acc[tm][tn];
+    __syncthreads();   /* the ring is read before anything else uses it */
     }
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + (tm / 2) * 8;
+        const int j = j_first + tn * 8 + tm % 2;
+        if (ok[tm][tn])
+          C[(i * nj) + j] = acc[tm][tn];
+      }
+  }
 }
 
 extern "C" void kernel_gemm_device(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B)
@@ -211,9 +214,10 @@ extern "C" void kernel_gemm_device(int ni, int nj, int nk, double alpha, double 
     const int extent_y = ni;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 64);
+      dim3 grid(poly_blocks(extent_x, 64), poly_cap(poly_blocks_y, 65535));
       cudaFuncSetAttribute(gemm_update_C, cudaFuncAttributeMaxDynamicSharedMemorySize, 56832);
-      gemm_update_C<<<grid, block, 56832>>>(ni, nj, nk, alpha, beta, C, A, B);
+      gemm_update_C<<<grid, block, 56832>>>(ni, nj, nk, alpha, beta, C, A, B, poly_blocks_y);
     }
   }
 }

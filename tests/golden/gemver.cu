@@ -11,15 +11,35 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* gemver_update_A: one thread per (i, j): i -> y, j -> x. */
-__global__ void gemver_update_A(int n, double *A, const double *u1, const double *v1, const double *u2, const double *v2)
+__global__ void gemver_update_A(int n, double *__restrict__ A, const double *__restrict__ u1, const double *__restrict__ v1, const double *__restrict__ u2, const double *__restrict__ v2, const double *__restrict__ y, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n && j >= 0 && j < n))
-    return;
-  A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < n);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < n && j >= 0 && j < n))
+          continue;
+        A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
+      }
+    }
+  }
 }
 
 /* gemver_update_x: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes. */
@@ -79,8 +99,9 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      gemver_update_A<<<grid, block>>>(n, A, u1, v1, u2, v2);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      gemver_update_A<<<grid, block>>>(n, A, u1, v1, u2, v2, y, poly_blocks_y);
     }
   }
   {

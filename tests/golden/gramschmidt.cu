@@ -14,6 +14,7 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -103,13 +104,30 @@ __global__ void gramschmidt_reduce_R(int m, int n, const double *A, double *R, i
 }
 
 /* gramschmidt_update_Q: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void gramschmidt_update_Q(int m, int n, const double *A, const double *R, double *Q, int k)
+__global__ void gramschmidt_update_Q(int m, int n, const double *__restrict__ A, const double *__restrict__ R, double *__restrict__ Q, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < m))
-    return;
-  Q[(i * n) + k] = A[(i * n) + k] / R[(k * n) + k];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < m);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      Q[(i * n) + k] = A[(i * n) + k] / R[(k * n) + k];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < m))
+        continue;
+      Q[(i * n) + k] = A[(i * n) + k] / R[(k * n) + k];
+    }
+  }
 }
 
 /* gramschmidt_update_R: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k. */
@@ -138,14 +156,33 @@ __global__ void __launch_bounds__(1024) gramschmidt_update_R(int m, int n, const
 }
 
 /* gramschmidt_update_A: one thread per (j, i): j -> x, i -> y. Launched once per host iteration of k. */
-__global__ void gramschmidt_update_A(int m, int n, double *A, const double *R, const double *Q, int k)
+__global__ void gramschmidt_update_A(int m, int n, double *__restrict__ A, const double *__restrict__ R, const double *__restrict__ Q, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  if (!(j >= k + 1 && j < n && i >= 0 && i < m))
-    return;
-  A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (j >= k + 1 && j < n && i >= 0 && i < m);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+        A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(j >= k + 1 && j < n && i >= 0 && i < m))
+          continue;
+        A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
+      }
+    }
+  }
 }
 
 extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, double *Q)
@@ -164,7 +201,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       const int extent_x = m;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 1024));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_Q, m, n, A, R, Q, k);
       }
     }
@@ -178,8 +215,9 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       const int extent_y = m;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_A, m, n, A, R, Q, k);
+        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_A, m, n, A, R, Q, k, poly_blocks_y);
       }
     }
   }

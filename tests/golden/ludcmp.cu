@@ -60,13 +60,30 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* ludcmp_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void ludcmp_update_A_1(int n, double *A, int k)
+__global__ void ludcmp_update_A_1(int n, double *__restrict__ A, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= k + 1 && i < n))
-    return;
-  A[(i * n) + k] = A[(i * n) + k] / A[(k * n) + k];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= k + 1 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      A[(i * n) + k] = A[(i * n) + k] / A[(k * n) + k];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= k + 1 && i < n))
+        continue;
+      A[(i * n) + k] = A[(i * n) + k] / A[(k * n) + k];
+    }
+  }
 }
 
 /* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -90,12 +107,29 @@ static __device__ void ludcmp_update_A_3_at(int n, double *A, int k, int idx_x, 
 }
 
 /* ludcmp_update_y_1: one thread per (i): i -> x. */
-__global__ void ludcmp_update_y_1(int n, const double *b, double *y)
+__global__ void ludcmp_update_y_1(int n, const double *__restrict__ b, double *__restrict__ y)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  y[i] = b[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      y[i] = b[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      y[i] = b[i];
+    }
+  }
 }
 
 /* ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j. */
@@ -114,12 +148,29 @@ __global__ void ludcmp_update_y_2(int n, const double *A, double *y, int j)
 }
 
 /* ludcmp_update_x: one thread per (i): i -> x. */
-__global__ void ludcmp_update_x(int n, double *x, const double *y)
+__global__ void ludcmp_update_x(int n, double *__restrict__ x, const double *__restrict__ y)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  x[i] = y[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      x[i] = y[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      x[i] = y[i];
+    }
+  }
 }
 
 /* ludcmp_seq_x: one block of 1024 lanes: loop c0 in order in every thread, loop j split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between. */
@@ -226,7 +277,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
+        dim3 grid(poly_blocks(extent_x, 1024));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), ludcmp_update_A_1, n, A, k);
       }
     }
@@ -249,7 +300,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       ludcmp_update_y_1<<<grid, block>>>(n, b, y);
     }
   }
@@ -287,7 +338,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       ludcmp_update_x<<<grid, block>>>(n, x, y);
     }
   }

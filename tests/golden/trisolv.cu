@@ -55,12 +55,29 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* trisolv_update_x_1: one thread per (i): i -> x. */
-__global__ void trisolv_update_x_1(int n, double *x, const double *b)
+__global__ void trisolv_update_x_1(int n, double *__restrict__ x, const double *__restrict__ b)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  x[i] = b[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      x[i] = b[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      x[i] = b[i];
+    }
+  }
 }
 
 /* trisolv_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i. */
@@ -147,7 +164,7 @@ extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       trisolv_update_x_1<<<grid, block>>>(n, x, b);
     }
   }

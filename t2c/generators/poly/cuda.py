@@ -41,6 +41,7 @@ static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a 
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 """.splitlines()] + ["""\
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
@@ -397,27 +398,35 @@ class Printer:
         merged = bool(launch.merged_threads)     # a part of a merged launch: a device function
         at = launch.in_block or merged           # also run inside a one-block loop: the same
         if launch.tile:
-            text = "\n".join(self.tiled_body(launch, box, inner_vars))
+            text = "\n".join(self.strided(launch, self.tiled_body(launch, box, inner_vars)))
             args = self.kernel_args(launch, names_used(text))
-            params = ", ".join(self.param_decl(a, launch) for a in args)
+            params = ", ".join([self.param_decl(a, launch) for a in args] + self.cap_params(launch))
             per_sm = self.opt.tiles.blocks_per_sm
             bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
+        if launch.coarsen > 1:
+            body = self.coarsened_body(launch, box, locals_)
+            text = "\n".join(self.strided(launch, body))
+            args = self.kernel_args(launch, names_used(text))
+            params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
+            return "\n".join([f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
+                              "{", text, "}"]), args
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
             start = min_expr(lows)
             start = "" if start == "0" else f"{start} + "
-            index = f"idx_{ax}" if at else f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})"
+            index = f"idx_{ax}" if at else f"(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax})"
             body.append(f"  const int {l.var} = {start}{index};")
+        leave = "continue;" if launch.grid_cap else "return;"    # a capped launch: the block's next index
         if launch.grid:
             guard = " && ".join(_guard(l) for l in launch.grid)
             body.append(f"  if (!({guard}))")
-            body.append("    return;")
+            body.append(f"    {leave}")
             for var, expr, cond in launch.grid[-1].derived:   # a wavefront: the other index
                 body.append(f"  const int {var} = {expr};")
                 body.append(f"  if (!({cond}))")
-                body.append("    return;")
+                body.append(f"    {leave}")
         for v in inner_vars:
             body.append(f"  int {v};")
         for web, t in locals_.items():
@@ -425,7 +434,7 @@ class Printer:
         if launch.reduction:
             return self.reduction_kernels(launch)
         body += self.render_nodes(launch.body, "  ")
-        text = "\n".join(body)
+        text = "\n".join(self.strided(launch, body))
         args = self.kernel_args(launch, names_used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if merged:
@@ -446,8 +455,66 @@ class Printer:
                 src += "\n\n" + "\n".join(block(at_params))
             return src, args
         src = [f"/* {self.describe(launch)} */",
-               f"__global__ void {launch.name}({params})", "{", text, "}"]
+               f"__global__ void {launch.name}({', '.join([params] * bool(params) + self.cap_params(launch))})",
+               "{", text, "}"]
         return "\n".join(src), args
+
+    def coarsened_body(self, launch: Launch, box, locals_) -> list[str]:
+        """A loop-free launch whose threads each take `launch.coarsen` x indices blockDim.x apart
+        (forms.coarsened): where all of them are in the domain, unrolled without a branch (the
+        loads of every index issue first); at the domain's edge, each index checked."""
+        c, lines, x = launch.coarsen, [], None
+        for l, (lows, _) in zip(launch.grid, box):
+            ax = launch.axes[l.var]
+            start = min_expr(lows)
+            start = "" if start == "0" else f"{start} + "
+            if ax == "x":
+                x = f"const int {l.var} = {start}poly_x + poly_u * (int)blockDim.x;"
+                lines.append(f"  const int poly_x = (int)({self.block_index(launch, ax)} * blockDim.x * {c} + threadIdx.x);")
+            else:
+                lines.append(f"  const int {l.var} = {start}(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax});")
+        guard = " && ".join(_guard(l) for l in launch.grid)
+        each = [f"      {t} {web};" for web, t in locals_.items()] + self.render_nodes(launch.body, "      ")
+        return lines + [
+            "  bool poly_full = true;",
+            "#pragma unroll",
+            f"  for (int poly_u = 0; poly_u < {c}; poly_u++) {{",
+            f"    {x}", f"    poly_full = poly_full && ({guard});", "  }",
+            "  if (poly_full) {",
+            "#pragma unroll",
+            f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}", *each, "    }",
+            "  } else {",
+            f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}",
+            f"      if (!({guard}))", "        continue;", *each, "    }",
+            "  }"]
+
+    def block_index(self, launch: Launch, ax: str) -> str:
+        """The block's index on grid axis `ax`: blockIdx's, or on a capped axis the index of the
+        strided loop around the body (`strided`)."""
+        return f"poly_b{ax}" if ax in launch.grid_cap else f"blockIdx.{ax}"
+
+    def cap_params(self, launch: Launch) -> list[str]:
+        """The kernel's parameters after its arguments: each capped axis's number of blocks."""
+        return [f"unsigned poly_blocks_{ax}" for ax in launch.grid_cap]
+
+    def strided(self, launch: Launch, body: list[str]) -> list[str]:
+        """A kernel body (its lines, two spaces in) whose block index on each capped axis
+        (Launch.grid_cap: y, z) is `poly_by`, `poly_bz`, and whose threads leave a point with
+        `continue`, inside a loop over those indices: the launch has at most the cap's blocks on
+        that axis, each taking every gridDim-th block index of the axis's `poly_blocks_y` from its
+        own.  The loops' bounds are the same for every thread of a block, so a barrier in the body
+        is met by all of them or none; a tiled body's shared memory is reused by the next index
+        only after a barrier (each staged tile's writes wait for every thread's reads first)."""
+        pad, out = "  ", []
+        for ax in sorted(launch.grid_cap, reverse=True):      # z outside y
+            b = f"poly_b{ax}"
+            head = f"{pad}for (unsigned {b} = blockIdx.{ax}; {b} < poly_blocks_{ax}; {b} += gridDim.{ax}) {{"
+            out.append(head if out else f"{head}   /* at most {launch.grid_cap[ax]} blocks on {ax} */")
+            pad += "  "
+        if not out:
+            return body
+        out += [pad[2:] + line if line else line for line in "\n".join(body).split("\n")]
+        return out + ["  " * n + "}" for n in range(len(launch.grid_cap), 0, -1)]
 
     def tiled_body(self, launch: Launch, box, inner_vars) -> list[str]:
         """Each thread computes a tile of grid points (rows apart by blockDim.y, columns by
@@ -463,12 +530,14 @@ class Printer:
         out, lows_of = [], {l.var: lows for l, (lows, _) in zip(launch.grid, box)}
         for z in (l for l in launch.grid if launch.axes[l.var] == "z"):      # the batch: a block per z
             start = min_expr(lows_of[z.var])
-            out.append(f"  const int {z.var} = {'' if start == '0' else f'{start} + '}(int)blockIdx.z;")
+            out.append(f"  const int {z.var} = {'' if start == '0' else f'{start} + '}(int){self.block_index(launch, 'z')};")
         for l in (y, x):
             ax, per = launch.axes[l.var], rows if l is y else cols
             start = min_expr(lows_of[l.var])
-            block = f"(gridDim.{ax} - 1 - blockIdx.{ax})" if launch.staged and self.opt.tiles.staging.heavy_first \
-                and l.var in stage.heavier(launch) else f"blockIdx.{ax}"
+            b = self.block_index(launch, ax)
+            count = f"poly_blocks_{ax}" if ax in launch.grid_cap else f"gridDim.{ax}"
+            block = f"({count} - 1 - {b})" if launch.staged and self.opt.tiles.staging.heavy_first \
+                and l.var in stage.heavier(launch) else b
             out.append(f"  const int {l.var}_base = {'' if start == '0' else f'{start} + '}"
                        f"(int)({block} * blockDim.{ax} * {per});   /* the block's first point */")
         if launch.mma:
@@ -540,7 +609,7 @@ class Printer:
                         f"  for (int {tm} = 0; {tm} < {rows}; {tm}++)", f"    for (int {tn} = 0; {tn} < {cols}; {tn}++)",
                         f"      poly_any = poly_any || {mine};",
                         "  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */",
-                        "    return;"]
+                        f"    {'continue' if launch.grid_cap else 'return'};"]
             elif first:
                 out += flush(first)
             first = []
@@ -694,12 +763,13 @@ class Printer:
         args += [l.var for l in launch.host_loops if l.var in used]
         return args
 
-    def param_decl(self, name, launch) -> str:
+    def param_decl(self, name, launch, restrict: bool = False) -> str:
+        """A kernel parameter; `restrict`: an array's pointer is `__restrict__` (forms.coarsened)."""
         arr = next((a for a in self.k.arrays if a.name == name), None)
         if arr:
             written = any(a.name == name for s in launch.statements()
                           for a in self.an.program.statement(s).writes())
-            return f"{'' if written else 'const '}{arr.dtype} *{name}"
+            return f"{'' if written else 'const '}{arr.dtype} *{'__restrict__ ' if restrict else ''}{name}"
         if name in self.dtypes:
             return f"{self.dtypes[name]} {name}"
         if name in self.web_type:
@@ -760,8 +830,13 @@ class Printer:
             out.append(f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */")
         out.append(f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)}) {{")
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
-        per = dict(zip(("y", "x"), launch.tile or (1, 1)))
-        out.append(f"{indent}    dim3 grid({', '.join(f'poly_blocks(extent_{ax}, {b * per.get(ax, 1)})' for ax, b in zip(axes, block))});")
+        per = dict(zip(("y", "x"), launch.tile or (1, launch.coarsen)))
+        blocks = {ax: f"poly_blocks(extent_{ax}, {b * per.get(ax, 1)})" for ax, b in zip(axes, block)}
+        for ax, most in launch.grid_cap.items():     # the kernel strides over the blocks past the cap
+            out.append(f"{indent}    const unsigned poly_blocks_{ax} = {blocks[ax]};")
+            blocks[ax] = f"poly_cap(poly_blocks_{ax}, {most})"
+        out.append(f"{indent}    dim3 grid({', '.join(blocks.values())});")
+        call = ", ".join([call] * bool(call) + [f"poly_blocks_{ax}" for ax in launch.grid_cap])
         if launch.shared_bytes > self.target.shared_static:
             out.append(f"{indent}    cudaFuncSetAttribute({launch.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                        f"{launch.shared_bytes});")

@@ -26,11 +26,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...analysis import Analysis, Loop
+from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
 from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
-from .ctext import WORD
+from .ctext import WORD, extent_text, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import Launch, Plan, launch_box
 from .options import PolyOptions
@@ -95,6 +95,9 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     for run in plan.merged:
         for launch in run:
             launch.merged_threads = merge.threads(p, run)
+    for launch in plan.launches:
+        launch.grid_cap = capped(p, launch)
+        launch.coarsen = coarsened(p, launch)
     _name(p)
     return plan
 
@@ -175,6 +178,51 @@ def block(p: Context, launch: Launch) -> tuple | None:
     if launch.reduction:
         return None
     return p.opt.block(len(launch.grid)) if launch.grid else (1,)
+
+
+def coarsened(p: Context, launch: Launch) -> int:
+    """How many x indices each thread of a plain launch whose threads run no loop takes
+    (`grid.coarsen`; 1: one): elementwise maps and stencils, whose threads each move a few
+    bytes, keep too few loads in flight at one index per thread to reach the copy bandwidth.  A
+    thread takes indices blockDim.x apart (each warp's accesses stay as coalesced as before);
+    where all of them are inside the domain it runs them unrolled over `__restrict__` pointers,
+    so the compiler issues every load before the first store (the arrays are distinct, which the
+    dependence analysis assumes already; the grid loops are parallel, so no instance reads what
+    another writes)."""
+    other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
+        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum
+    if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or \
+            "x" not in launch.axes.values() or launch.grid[-1].derived or \
+            not all(isinstance(n, Stmt) for n in launch.body):
+        return 1
+    return p.opt.grid.coarsen
+
+
+def capped(p: Context, launch: Launch) -> dict[str, int]:
+    """The grid axes y and z of a launch of threads per grid point (plain or tiled) whose blocks
+    may pass CUDA's limit there (`Target.max_grid_yz`, 65535; x takes 2^31 - 1), each with that
+    limit: the sizes are runtime values, so every such axis but one whose extent is a literal
+    that fits.  The launch asks for at most the limit and each block strides over the rest of
+    the axis's blocks (cuda.Printer.strided).  The other forms, merged runs' parts and one-block
+    loops' launches (1-d) put their blocks on x only."""
+    other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
+        or launch.row or launch.sweep or launch.phases
+    if not launch.grid or other or launch.merged_threads or launch.in_block:
+        return {}
+    box = dict(zip((l.var for l in launch.grid), launch_box(p.an, launch)))
+    per = dict(zip(("y", "x"), launch.tile or (1, 1)))
+    threads = dict(zip(("x", "y", "z"), launch.block))
+    most = p.target.max_grid_yz
+    cap = {}
+    for l in launch.grid:
+        ax = launch.axes[l.var]
+        lows, highs = box[l.var]
+        if ax == "x" or not lows or not highs:
+            continue
+        extent = extent_text(max_expr(highs), min_expr(lows))
+        if not (extent.isdigit() and -(-int(extent) // (threads[ax] * per.get(ax, 1))) <= most):
+            cap[ax] = most
+    return dict(sorted(cap.items()))
 
 
 def rectangle(p: Context, launch: Launch) -> bool:

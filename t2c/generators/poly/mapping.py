@@ -62,6 +62,9 @@ class Launch:
     every_thread: bool = False       # ... a one-thread launch every thread of that loop runs
     unsynced: bool = False           # ... no __syncthreads() after it there (oneblock.unsynced)
     merged_threads: int = 0          # a part of a merged launch (Plan.merged): that launch's threads per block
+    grid_cap: dict = field(default_factory=dict)   # axis (y, z) -> the most blocks one launch puts on it
+                                     # (Target.max_grid_yz); each block strides over the rest (forms.capped)
+    coarsen: int = 1                 # x indices per thread, blockDim.x apart (forms.coarsened)
 
     def statements(self) -> list[str]:
         out = []

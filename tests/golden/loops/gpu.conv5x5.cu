@@ -10,25 +10,28 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* conv5x5_update_out: one thread per (i, j): i -> y, j -> x; loops di, dj run in order inside each thread. */
-__global__ void conv5x5_update_out(int h, int w, const double *in, const double *k, double *out)
+__global__ void conv5x5_update_out(int h, int w, const double *in, const double *k, double *out, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < h && j >= 0 && j < w))
-    return;
-  int di;
-  int dj;
-  double s;
-  s = 0.0;
-  for (int di = 0; di < 5; di++)
-    for (int dj = 0; dj < 5; dj++)
-    {
-      if ((((((i + di) - 2) >= 0) && (((i + di) - 2) < h)) && (((j + dj) - 2) >= 0)) && (((j + dj) - 2) < w))
-        s += k[(di * 5) + dj] * in[(((i + di) - 2) * w) + ((j + dj) - 2)];
-    }
-  out[(i * w) + j] = s;
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 0 && i < h && j >= 0 && j < w))
+      continue;
+    int di;
+    int dj;
+    double s;
+    s = 0.0;
+    for (int di = 0; di < 5; di++)
+      for (int dj = 0; dj < 5; dj++)
+      {
+        if ((((((i + di) - 2) >= 0) && (((i + di) - 2) < h)) && (((j + dj) - 2) >= 0)) && (((j + dj) - 2) < w))
+          s += k[(di * 5) + dj] * in[(((i + di) - 2) * w) + ((j + dj) - 2)];
+      }
+    out[(i * w) + j] = s;
+  }
 }
 
 extern "C" void conv5x5_device(int h, int w, double *in, double *k, double *out)
@@ -38,8 +41,9 @@ extern "C" void conv5x5_device(int h, int w, double *in, double *k, double *out)
     const int extent_y = h;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      conv5x5_update_out<<<grid, block>>>(h, w, in, k, out);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      conv5x5_update_out<<<grid, block>>>(h, w, in, k, out, poly_blocks_y);
     }
   }
 }

@@ -10,19 +10,43 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* embedding_bag_update_out: one thread per (b, d): b -> x, d -> y. */
-__global__ void embedding_bag_update_out(int nb, int dim, const int *offsets, const int *idx, const float *table, float *out)
+__global__ void embedding_bag_update_out(int nb, int dim, const int *__restrict__ offsets, const int *__restrict__ idx, const float *__restrict__ table, float *__restrict__ out, unsigned poly_blocks_y)
 {
-  const int b = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int d = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  if (!(b >= 0 && b < nb && d >= 0 && d < dim))
-    return;
-  float s;
-  s = 0.0f;
-  for (int j = offsets[b]; j < offsets[b + 1]; j++)
-    s += table[(idx[j] * dim) + d];
-  out[(b * dim) + d] = s;
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    const int d = (int)(poly_by * blockDim.y + threadIdx.y);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int b = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (b >= 0 && b < nb && d >= 0 && d < dim);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int b = poly_x + poly_u * (int)blockDim.x;
+        float s;
+        s = 0.0f;
+        for (int j = offsets[b]; j < offsets[b + 1]; j++)
+          s += table[(idx[j] * dim) + d];
+        out[(b * dim) + d] = s;
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int b = poly_x + poly_u * (int)blockDim.x;
+        if (!(b >= 0 && b < nb && d >= 0 && d < dim))
+          continue;
+        float s;
+        s = 0.0f;
+        for (int j = offsets[b]; j < offsets[b + 1]; j++)
+          s += table[(idx[j] * dim) + d];
+        out[(b * dim) + d] = s;
+      }
+    }
+  }
 }
 
 extern "C" void embedding_bag_device(int nb, int ni, int rows, int dim, int *offsets, int *idx, float *table, float *out)
@@ -32,8 +56,9 @@ extern "C" void embedding_bag_device(int nb, int ni, int rows, int dim, int *off
     const int extent_y = dim;   /* d */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      embedding_bag_update_out<<<grid, block>>>(nb, dim, offsets, idx, table, out);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      embedding_bag_update_out<<<grid, block>>>(nb, dim, offsets, idx, table, out, poly_blocks_y);
     }
   }
 }

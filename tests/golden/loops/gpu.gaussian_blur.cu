@@ -10,25 +10,28 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* gaussian_blur_update_out: one thread per (i, j): i -> y, j -> x; loop t runs in order inside each thread. */
-__global__ void gaussian_blur_update_out(int h, int w, int taps, const float *g, const float *in, float *out)
+__global__ void gaussian_blur_update_out(int h, int w, int taps, const float *g, const float *in, float *out, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < h && j >= 0 && j < w))
-    return;
-  int t;
-  float s;
-  int c;
-  s = 0.0f;
-  for (int t = 0; t < taps; t++)
-  {
-    c = (j + t) - (taps / 2);
-    c = (c < 0) ? (0) : ((c > (w - 1)) ? (w - 1) : (c));
-    s += g[t] * in[(i * w) + c];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 0 && i < h && j >= 0 && j < w))
+      continue;
+    int t;
+    float s;
+    int c;
+    s = 0.0f;
+    for (int t = 0; t < taps; t++)
+    {
+      c = (j + t) - (taps / 2);
+      c = (c < 0) ? (0) : ((c > (w - 1)) ? (w - 1) : (c));
+      s += g[t] * in[(i * w) + c];
+    }
+    out[(i * w) + j] = s;
   }
-  out[(i * w) + j] = s;
 }
 
 extern "C" void gaussian_blur_device(int h, int w, int taps, float *g, float *in, float *out)
@@ -38,8 +41,9 @@ extern "C" void gaussian_blur_device(int h, int w, int taps, float *g, float *in
     const int extent_y = h;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      gaussian_blur_update_out<<<grid, block>>>(h, w, taps, g, in, out);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      gaussian_blur_update_out<<<grid, block>>>(h, w, taps, g, in, out, poly_blocks_y);
     }
   }
 }

@@ -12,21 +12,55 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* histogram_update_hist_1: one thread per (b): b -> x. */
-__global__ void histogram_update_hist_1(int nb, int *hist)
+__global__ void histogram_update_hist_1(int nb, int *__restrict__ hist)
 {
-  const int b = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(b >= 0 && b < nb))
-    return;
-  hist[b] = 0;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int b = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (b >= 0 && b < nb);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int b = poly_x + poly_u * (int)blockDim.x;
+      hist[b] = 0;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int b = poly_x + poly_u * (int)blockDim.x;
+      if (!(b >= 0 && b < nb))
+        continue;
+      hist[b] = 0;
+    }
+  }
 }
 
 /* histogram_update_hist_2: one thread per (i): i -> x. */
-__global__ void histogram_update_hist_2(int n, int nb, const double *data, int *hist)
+__global__ void histogram_update_hist_2(int n, int nb, const double *__restrict__ data, int *__restrict__ hist)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  atomicAdd(&hist[(int) (data[i] * nb)], 1);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      atomicAdd(&hist[(int) (data[i] * nb)], 1);
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      atomicAdd(&hist[(int) (data[i] * nb)], 1);
+    }
+  }
 }
 
 extern "C" void histogram_device(int n, int nb, double *data, int *hist)
@@ -35,7 +69,7 @@ extern "C" void histogram_device(int n, int nb, double *data, int *hist)
     const int extent_x = nb;   /* b */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       histogram_update_hist_1<<<grid, block>>>(nb, hist);
     }
   }
@@ -43,7 +77,7 @@ extern "C" void histogram_device(int n, int nb, double *data, int *hist)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       histogram_update_hist_2<<<grid, block>>>(n, nb, data, hist);
     }
   }

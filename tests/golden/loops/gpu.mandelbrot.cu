@@ -10,34 +10,73 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* mandelbrot_update_count: one thread per (i, j): i -> y, j -> x. */
-__global__ void mandelbrot_update_count(int h, int w, int maxit, int *count)
+__global__ void mandelbrot_update_count(int h, int w, int maxit, int *__restrict__ count, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < h && j >= 0 && j < w))
-    return;
-  double cr;
-  double ci;
-  double zr;
-  double zi;
-  int it;
-  cr = (-2.0) + ((3.0 * j) / w);
-  ci = (-1.5) + ((3.0 * i) / h);
-  zr = 0.0;
-  zi = 0.0;
-  it = 0;
-  for (int t = 0; t < maxit; t++)
-  {
-    if (((zr * zr) + (zi * zi)) > 4.0)
-      break;
-    double nr = ((zr * zr) - (zi * zi)) + cr;
-    zi = ((2.0 * zr) * zi) + ci;
-    zr = nr;
-    it++;
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < h && j >= 0 && j < w);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        double cr;
+        double ci;
+        double zr;
+        double zi;
+        int it;
+        cr = (-2.0) + ((3.0 * j) / w);
+        ci = (-1.5) + ((3.0 * i) / h);
+        zr = 0.0;
+        zi = 0.0;
+        it = 0;
+        for (int t = 0; t < maxit; t++)
+        {
+          if (((zr * zr) + (zi * zi)) > 4.0)
+            break;
+          double nr = ((zr * zr) - (zi * zi)) + cr;
+          zi = ((2.0 * zr) * zi) + ci;
+          zr = nr;
+          it++;
+        }
+        count[(i * w) + j] = it;
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < h && j >= 0 && j < w))
+          continue;
+        double cr;
+        double ci;
+        double zr;
+        double zi;
+        int it;
+        cr = (-2.0) + ((3.0 * j) / w);
+        ci = (-1.5) + ((3.0 * i) / h);
+        zr = 0.0;
+        zi = 0.0;
+        it = 0;
+        for (int t = 0; t < maxit; t++)
+        {
+          if (((zr * zr) + (zi * zi)) > 4.0)
+            break;
+          double nr = ((zr * zr) - (zi * zi)) + cr;
+          zi = ((2.0 * zr) * zi) + ci;
+          zr = nr;
+          it++;
+        }
+        count[(i * w) + j] = it;
+      }
+    }
   }
-  count[(i * w) + j] = it;
 }
 
 extern "C" void mandelbrot_device(int h, int w, int maxit, int *count)
@@ -47,8 +86,9 @@ extern "C" void mandelbrot_device(int h, int w, int maxit, int *count)
     const int extent_y = h;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      mandelbrot_update_count<<<grid, block>>>(h, w, maxit, count);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      mandelbrot_update_count<<<grid, block>>>(h, w, maxit, count, poly_blocks_y);
     }
   }
 }

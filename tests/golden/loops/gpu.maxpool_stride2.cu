@@ -11,24 +11,27 @@
 
 static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* maxpool_stride2_update_out: one thread per (i, j): i -> y, j -> x; loops di, dj run in order inside each thread. */
-__global__ void maxpool_stride2_update_out(int h, int w, const float *in, float *out)
+__global__ void maxpool_stride2_update_out(int h, int w, const float *in, float *out, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < (((h - 3) / 2) + 1) && j >= 0 && j < (((w - 3) / 2) + 1)))
-    return;
-  int di;
-  int dj;
-  float m;
-  m = in[((2 * i) * w) + (2 * j)];
-  for (int di = 0; di < 3; di++)
-    for (int dj = 0; dj < 3; dj++)
-    {
-      m = fmaxf(m, in[(((2 * i) + di) * w) + ((2 * j) + dj)]);
-    }
-  out[(i * (((w - 3) / 2) + 1)) + j] = m;
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 0 && i < (((h - 3) / 2) + 1) && j >= 0 && j < (((w - 3) / 2) + 1)))
+      continue;
+    int di;
+    int dj;
+    float m;
+    m = in[((2 * i) * w) + (2 * j)];
+    for (int di = 0; di < 3; di++)
+      for (int dj = 0; dj < 3; dj++)
+      {
+        m = fmaxf(m, in[(((2 * i) + di) * w) + ((2 * j) + dj)]);
+      }
+    out[(i * (((w - 3) / 2) + 1)) + j] = m;
+  }
 }
 
 extern "C" void maxpool_stride2_device(int h, int w, float *in, float *out)
@@ -38,8 +41,9 @@ extern "C" void maxpool_stride2_device(int h, int w, float *in, float *out)
     const int extent_y = poly_floord(h + 1, 2) - 2 + 1;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      maxpool_stride2_update_out<<<grid, block>>>(h, w, in, out);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+      maxpool_stride2_update_out<<<grid, block>>>(h, w, in, out, poly_blocks_y);
     }
   }
 }

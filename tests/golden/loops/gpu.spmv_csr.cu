@@ -12,16 +12,37 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* spmv_csr_update_y: one thread per (i): i -> x. */
-__global__ void spmv_csr_update_y(int n, const int *row_ptr, const int *col, const double *val, const double *x, double *y)
+__global__ void spmv_csr_update_y(int n, const int *__restrict__ row_ptr, const int *__restrict__ col, const double *__restrict__ val, const double *__restrict__ x, double *__restrict__ y)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  double s;
-  s = 0.0;
-  for (int k = row_ptr[i]; k < row_ptr[i + 1]; k++)
-    s += val[k] * x[col[k]];
-  y[i] = s;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      double s;
+      s = 0.0;
+      for (int k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+        s += val[k] * x[col[k]];
+      y[i] = s;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      double s;
+      s = 0.0;
+      for (int k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+        s += val[k] * x[col[k]];
+      y[i] = s;
+    }
+  }
 }
 
 extern "C" void spmv_csr_device(int n, int nnz, int *row_ptr, int *col, double *val, double *x, double *y)
@@ -30,7 +51,7 @@ extern "C" void spmv_csr_device(int n, int nnz, int *row_ptr, int *col, double *
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       spmv_csr_update_y<<<grid, block>>>(n, row_ptr, col, val, x, y);
     }
   }

@@ -10,22 +10,50 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* stencil27_update_b: one thread per (i, j, k): i -> z, j -> y, k -> x. */
-__global__ void stencil27_update_b(int n, double c0, double c1, double c2, double c3, const double *a, double *b)
+__global__ void stencil27_update_b(int n, double c0, double c1, double c2, double c3, const double *__restrict__ a, double *__restrict__ b, unsigned poly_blocks_y, unsigned poly_blocks_z)
 {
-  const int i = 1 + (int)(blockIdx.z * blockDim.z + threadIdx.z);
-  const int j = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int k = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1)))
-    return;
-  double faces;
-  double edges;
-  double corners;
-  faces = ((((a[((((i - 1) * n) + j) * n) + k] + a[((((i + 1) * n) + j) * n) + k]) + a[(((i * n) + (j - 1)) * n) + k]) + a[(((i * n) + (j + 1)) * n) + k]) + a[(((i * n) + j) * n) + (k - 1)]) + a[(((i * n) + j) * n) + (k + 1)];
-  edges = ((((((((((a[((((i - 1) * n) + (j - 1)) * n) + k] + a[((((i - 1) * n) + (j + 1)) * n) + k]) + a[((((i + 1) * n) + (j - 1)) * n) + k]) + a[((((i + 1) * n) + (j + 1)) * n) + k]) + a[((((i - 1) * n) + j) * n) + (k - 1)]) + a[((((i - 1) * n) + j) * n) + (k + 1)]) + a[((((i + 1) * n) + j) * n) + (k - 1)]) + a[((((i + 1) * n) + j) * n) + (k + 1)]) + a[(((i * n) + (j - 1)) * n) + (k - 1)]) + a[(((i * n) + (j - 1)) * n) + (k + 1)]) + a[(((i * n) + (j + 1)) * n) + (k - 1)]) + a[(((i * n) + (j + 1)) * n) + (k + 1)];
-  corners = ((((((a[((((i - 1) * n) + (j - 1)) * n) + (k - 1)] + a[((((i - 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k + 1)];
-  b[(((i * n) + j) * n) + k] = (((c0 * a[(((i * n) + j) * n) + k]) + (c1 * faces)) + (c2 * edges)) + (c3 * corners);
+  for (unsigned poly_bz = blockIdx.z; poly_bz < poly_blocks_z; poly_bz += gridDim.z) {   /* at most 65535 blocks on z */
+    for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {
+      const int i = 1 + (int)(poly_bz * blockDim.z + threadIdx.z);
+      const int j = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+      const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+      bool poly_full = true;
+    #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        poly_full = poly_full && (i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1));
+      }
+      if (poly_full) {
+    #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+          double faces;
+          double edges;
+          double corners;
+          faces = ((((a[((((i - 1) * n) + j) * n) + k] + a[((((i + 1) * n) + j) * n) + k]) + a[(((i * n) + (j - 1)) * n) + k]) + a[(((i * n) + (j + 1)) * n) + k]) + a[(((i * n) + j) * n) + (k - 1)]) + a[(((i * n) + j) * n) + (k + 1)];
+          edges = ((((((((((a[((((i - 1) * n) + (j - 1)) * n) + k] + a[((((i - 1) * n) + (j + 1)) * n) + k]) + a[((((i + 1) * n) + (j - 1)) * n) + k]) + a[((((i + 1) * n) + (j + 1)) * n) + k]) + a[((((i - 1) * n) + j) * n) + (k - 1)]) + a[((((i - 1) * n) + j) * n) + (k + 1)]) + a[((((i + 1) * n) + j) * n) + (k - 1)]) + a[((((i + 1) * n) + j) * n) + (k + 1)]) + a[(((i * n) + (j - 1)) * n) + (k - 1)]) + a[(((i * n) + (j - 1)) * n) + (k + 1)]) + a[(((i * n) + (j + 1)) * n) + (k - 1)]) + a[(((i * n) + (j + 1)) * n) + (k + 1)];
+          corners = ((((((a[((((i - 1) * n) + (j - 1)) * n) + (k - 1)] + a[((((i - 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k + 1)];
+          b[(((i * n) + j) * n) + k] = (((c0 * a[(((i * n) + j) * n) + k]) + (c1 * faces)) + (c2 * edges)) + (c3 * corners);
+        }
+      } else {
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+          if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1)))
+            continue;
+          double faces;
+          double edges;
+          double corners;
+          faces = ((((a[((((i - 1) * n) + j) * n) + k] + a[((((i + 1) * n) + j) * n) + k]) + a[(((i * n) + (j - 1)) * n) + k]) + a[(((i * n) + (j + 1)) * n) + k]) + a[(((i * n) + j) * n) + (k - 1)]) + a[(((i * n) + j) * n) + (k + 1)];
+          edges = ((((((((((a[((((i - 1) * n) + (j - 1)) * n) + k] + a[((((i - 1) * n) + (j + 1)) * n) + k]) + a[((((i + 1) * n) + (j - 1)) * n) + k]) + a[((((i + 1) * n) + (j + 1)) * n) + k]) + a[((((i - 1) * n) + j) * n) + (k - 1)]) + a[((((i - 1) * n) + j) * n) + (k + 1)]) + a[((((i + 1) * n) + j) * n) + (k - 1)]) + a[((((i + 1) * n) + j) * n) + (k + 1)]) + a[(((i * n) + (j - 1)) * n) + (k - 1)]) + a[(((i * n) + (j - 1)) * n) + (k + 1)]) + a[(((i * n) + (j + 1)) * n) + (k - 1)]) + a[(((i * n) + (j + 1)) * n) + (k + 1)];
+          corners = ((((((a[((((i - 1) * n) + (j - 1)) * n) + (k - 1)] + a[((((i - 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k + 1)];
+          b[(((i * n) + j) * n) + k] = (((c0 * a[(((i * n) + j) * n) + k]) + (c1 * faces)) + (c2 * edges)) + (c3 * corners);
+        }
+      }
+    }
+  }
 }
 
 extern "C" void stencil27_device(int n, double c0, double c1, double c2, double c3, double *a, double *b)
@@ -36,8 +64,10 @@ extern "C" void stencil27_device(int n, double c0, double c1, double c2, double 
     const int extent_z = n - 2;   /* i */
     if (extent_x > 0 && extent_y > 0 && extent_z > 0) {
       dim3 block(32, 4, 2);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 4), poly_blocks(extent_z, 2));
-      stencil27_update_b<<<grid, block>>>(n, c0, c1, c2, c3, a, b);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 4);
+      const unsigned poly_blocks_z = poly_blocks(extent_z, 2);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
+      stencil27_update_b<<<grid, block>>>(n, c0, c1, c2, c3, a, b, poly_blocks_y, poly_blocks_z);
     }
   }
 }

@@ -9,15 +9,35 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* transpose_update_b: one thread per (i, j): i -> y, j -> x. */
-__global__ void transpose_update_b(int n, int m, const double *a, double *b)
+__global__ void transpose_update_b(int n, int m, const double *__restrict__ a, double *__restrict__ b, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n && j >= 0 && j < m))
-    return;
-  b[(j * n) + i] = a[(i * m) + j];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < m);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        b[(j * n) + i] = a[(i * m) + j];
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < n && j >= 0 && j < m))
+          continue;
+        b[(j * n) + i] = a[(i * m) + j];
+      }
+    }
+  }
 }
 
 extern "C" void transpose_device(int n, int m, double *a, double *b)
@@ -27,8 +47,9 @@ extern "C" void transpose_device(int n, int m, double *a, double *b)
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      transpose_update_b<<<grid, block>>>(n, m, a, b);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      transpose_update_b<<<grid, block>>>(n, m, a, b, poly_blocks_y);
     }
   }
 }

@@ -9,15 +9,35 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* upsample_nearest_update_out: one thread per (i, j): i -> y, j -> x. */
-__global__ void upsample_nearest_update_out(int h, int w, const float *in, float *out)
+__global__ void upsample_nearest_update_out(int h, int w, const float *__restrict__ in, float *__restrict__ out, unsigned poly_blocks_y)
 {
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < (2 * h) && j >= 0 && j < (2 * w)))
-    return;
-  out[(i * (2 * w)) + j] = in[((i / 2) * w) + (j / 2)];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 0 && i < (2 * h) && j >= 0 && j < (2 * w));
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        out[(i * (2 * w)) + j] = in[((i / 2) * w) + (j / 2)];
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 0 && i < (2 * h) && j >= 0 && j < (2 * w)))
+          continue;
+        out[(i * (2 * w)) + j] = in[((i / 2) * w) + (j / 2)];
+      }
+    }
+  }
 }
 
 extern "C" void upsample_nearest_device(int h, int w, float *in, float *out)
@@ -27,8 +47,9 @@ extern "C" void upsample_nearest_device(int h, int w, float *in, float *out)
     const int extent_y = 2 * h;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      upsample_nearest_update_out<<<grid, block>>>(h, w, in, out);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      upsample_nearest_update_out<<<grid, block>>>(h, w, in, out, poly_blocks_y);
     }
   }
 }

@@ -11,38 +11,99 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* hydro_2d_update_za_zb: one thread per (j, k): j -> y, k -> x. */
-__global__ void hydro_2d_update_za_zb(int n, int m, double *za, double *zb, const double *zp, const double *zq, const double *zr, const double *zm)
+__global__ void hydro_2d_update_za_zb(int n, int m, double *__restrict__ za, double *__restrict__ zb, const double *__restrict__ zp, const double *__restrict__ zq, const double *__restrict__ zr, const double *__restrict__ zm, unsigned poly_blocks_y)
 {
-  const int j = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int k = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1)))
-    return;
-  za[(j * m) + k] = ((((zp[((j + 1) * m) + (k - 1)] + zq[((j + 1) * m) + (k - 1)]) - zp[(j * m) + (k - 1)]) - zq[(j * m) + (k - 1)]) * (zr[(j * m) + k] + zr[(j * m) + (k - 1)])) / (zm[(j * m) + (k - 1)] + zm[((j + 1) * m) + (k - 1)]);
-  zb[(j * m) + k] = ((((zp[(j * m) + (k - 1)] + zq[(j * m) + (k - 1)]) - zp[(j * m) + k]) - zq[(j * m) + k]) * (zr[(j * m) + k] + zr[((j - 1) * m) + k])) / (zm[(j * m) + k] + zm[(j * m) + (k - 1)]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int j = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1));
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        za[(j * m) + k] = ((((zp[((j + 1) * m) + (k - 1)] + zq[((j + 1) * m) + (k - 1)]) - zp[(j * m) + (k - 1)]) - zq[(j * m) + (k - 1)]) * (zr[(j * m) + k] + zr[(j * m) + (k - 1)])) / (zm[(j * m) + (k - 1)] + zm[((j + 1) * m) + (k - 1)]);
+        zb[(j * m) + k] = ((((zp[(j * m) + (k - 1)] + zq[(j * m) + (k - 1)]) - zp[(j * m) + k]) - zq[(j * m) + k]) * (zr[(j * m) + k] + zr[((j - 1) * m) + k])) / (zm[(j * m) + k] + zm[(j * m) + (k - 1)]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1)))
+          continue;
+        za[(j * m) + k] = ((((zp[((j + 1) * m) + (k - 1)] + zq[((j + 1) * m) + (k - 1)]) - zp[(j * m) + (k - 1)]) - zq[(j * m) + (k - 1)]) * (zr[(j * m) + k] + zr[(j * m) + (k - 1)])) / (zm[(j * m) + (k - 1)] + zm[((j + 1) * m) + (k - 1)]);
+        zb[(j * m) + k] = ((((zp[(j * m) + (k - 1)] + zq[(j * m) + (k - 1)]) - zp[(j * m) + k]) - zq[(j * m) + k]) * (zr[(j * m) + k] + zr[((j - 1) * m) + k])) / (zm[(j * m) + k] + zm[(j * m) + (k - 1)]);
+      }
+    }
+  }
 }
 
 /* hydro_2d_update_zu_zv: one thread per (j, k): j -> y, k -> x. */
-__global__ void hydro_2d_update_zu_zv(int n, int m, double s, const double *za, const double *zb, const double *zr, double *zu, double *zv, const double *zz)
+__global__ void hydro_2d_update_zu_zv(int n, int m, double s, const double *__restrict__ za, const double *__restrict__ zb, const double *__restrict__ zr, double *__restrict__ zu, double *__restrict__ zv, const double *__restrict__ zz, unsigned poly_blocks_y)
 {
-  const int j = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int k = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1)))
-    return;
-  zu[(j * m) + k] += s * ((((za[(j * m) + k] * (zz[(j * m) + k] - zz[((j + 1) * m) + k])) - (za[((j - 1) * m) + k] * (zz[(j * m) + k] - zz[((j - 1) * m) + k]))) - (zb[(j * m) + k] * (zz[(j * m) + k] - zz[(j * m) + (k - 1)]))) + (zb[(j * m) + (k + 1)] * (zz[(j * m) + k] - zz[(j * m) + (k + 1)])));
-  zv[(j * m) + k] += s * ((((za[(j * m) + k] * (zr[(j * m) + k] - zr[((j + 1) * m) + k])) - (za[((j - 1) * m) + k] * (zr[(j * m) + k] - zr[((j - 1) * m) + k]))) - (zb[(j * m) + k] * (zr[(j * m) + k] - zr[(j * m) + (k - 1)]))) + (zb[(j * m) + (k + 1)] * (zr[(j * m) + k] - zr[(j * m) + (k + 1)])));
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int j = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1));
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        zu[(j * m) + k] += s * ((((za[(j * m) + k] * (zz[(j * m) + k] - zz[((j + 1) * m) + k])) - (za[((j - 1) * m) + k] * (zz[(j * m) + k] - zz[((j - 1) * m) + k]))) - (zb[(j * m) + k] * (zz[(j * m) + k] - zz[(j * m) + (k - 1)]))) + (zb[(j * m) + (k + 1)] * (zz[(j * m) + k] - zz[(j * m) + (k + 1)])));
+        zv[(j * m) + k] += s * ((((za[(j * m) + k] * (zr[(j * m) + k] - zr[((j + 1) * m) + k])) - (za[((j - 1) * m) + k] * (zr[(j * m) + k] - zr[((j - 1) * m) + k]))) - (zb[(j * m) + k] * (zr[(j * m) + k] - zr[(j * m) + (k - 1)]))) + (zb[(j * m) + (k + 1)] * (zr[(j * m) + k] - zr[(j * m) + (k + 1)])));
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1)))
+          continue;
+        zu[(j * m) + k] += s * ((((za[(j * m) + k] * (zz[(j * m) + k] - zz[((j + 1) * m) + k])) - (za[((j - 1) * m) + k] * (zz[(j * m) + k] - zz[((j - 1) * m) + k]))) - (zb[(j * m) + k] * (zz[(j * m) + k] - zz[(j * m) + (k - 1)]))) + (zb[(j * m) + (k + 1)] * (zz[(j * m) + k] - zz[(j * m) + (k + 1)])));
+        zv[(j * m) + k] += s * ((((za[(j * m) + k] * (zr[(j * m) + k] - zr[((j + 1) * m) + k])) - (za[((j - 1) * m) + k] * (zr[(j * m) + k] - zr[((j - 1) * m) + k]))) - (zb[(j * m) + k] * (zr[(j * m) + k] - zr[(j * m) + (k - 1)]))) + (zb[(j * m) + (k + 1)] * (zr[(j * m) + k] - zr[(j * m) + (k + 1)])));
+      }
+    }
+  }
 }
 
 /* hydro_2d_update_zr_zz: one thread per (j, k): j -> y, k -> x. */
-__global__ void hydro_2d_update_zr_zz(int n, int m, double t, double *zr, const double *zu, const double *zv, double *zz)
+__global__ void hydro_2d_update_zr_zz(int n, int m, double t, double *__restrict__ zr, const double *__restrict__ zu, const double *__restrict__ zv, double *__restrict__ zz, unsigned poly_blocks_y)
 {
-  const int j = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int k = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1)))
-    return;
-  zr[(j * m) + k] = zr[(j * m) + k] + (t * zu[(j * m) + k]);
-  zz[(j * m) + k] = zz[(j * m) + k] + (t * zv[(j * m) + k]);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int j = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1));
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        zr[(j * m) + k] = zr[(j * m) + k] + (t * zu[(j * m) + k]);
+        zz[(j * m) + k] = zz[(j * m) + k] + (t * zv[(j * m) + k]);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1)))
+          continue;
+        zr[(j * m) + k] = zr[(j * m) + k] + (t * zu[(j * m) + k]);
+        zz[(j * m) + k] = zz[(j * m) + k] + (t * zv[(j * m) + k]);
+      }
+    }
+  }
 }
 
 extern "C" void hydro_2d_device(int n, int m, double t, double s, double *za, double *zb, double *zp, double *zq, double *zr, double *zm, double *zu, double *zv, double *zz)
@@ -52,8 +113,9 @@ extern "C" void hydro_2d_device(int n, int m, double t, double s, double *za, do
     const int extent_y = n - 2;   /* j */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      hydro_2d_update_za_zb<<<grid, block>>>(n, m, za, zb, zp, zq, zr, zm);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      hydro_2d_update_za_zb<<<grid, block>>>(n, m, za, zb, zp, zq, zr, zm, poly_blocks_y);
     }
   }
   {
@@ -61,8 +123,9 @@ extern "C" void hydro_2d_device(int n, int m, double t, double s, double *za, do
     const int extent_y = n - 2;   /* j */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      hydro_2d_update_zu_zv<<<grid, block>>>(n, m, s, za, zb, zr, zu, zv, zz);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      hydro_2d_update_zu_zv<<<grid, block>>>(n, m, s, za, zb, zr, zu, zv, zz, poly_blocks_y);
     }
   }
   {
@@ -70,8 +133,9 @@ extern "C" void hydro_2d_device(int n, int m, double t, double s, double *za, do
     const int extent_y = n - 2;   /* j */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      hydro_2d_update_zr_zz<<<grid, block>>>(n, m, t, zr, zu, zv, zz);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      hydro_2d_update_zr_zz<<<grid, block>>>(n, m, t, zr, zu, zv, zz, poly_blocks_y);
     }
   }
 }

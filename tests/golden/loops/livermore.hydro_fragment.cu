@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* hydro_fragment_update_x: one thread per (k): k -> x. */
-__global__ void hydro_fragment_update_x(int n, double q, double r, double t, double *x, const double *y, const double *z)
+__global__ void hydro_fragment_update_x(int n, double q, double r, double t, double *__restrict__ x, const double *__restrict__ y, const double *__restrict__ z)
 {
-  const int k = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(k >= 0 && k < n))
-    return;
-  x[k] = q + (y[k] * ((r * z[k + 10]) + (t * z[k + 11])));
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int k = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (k >= 0 && k < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      x[k] = q + (y[k] * ((r * z[k + 10]) + (t * z[k + 11])));
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      if (!(k >= 0 && k < n))
+        continue;
+      x[k] = q + (y[k] * ((r * z[k + 10]) + (t * z[k + 11])));
+    }
+  }
 }
 
 extern "C" void hydro_fragment_device(int n, double q, double r, double t, double *x, double *y, double *z)
@@ -25,7 +42,7 @@ extern "C" void hydro_fragment_device(int n, double q, double r, double t, doubl
     const int extent_x = n;   /* k */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       hydro_fragment_update_x<<<grid, block>>>(n, q, r, t, x, y, z);
     }
   }

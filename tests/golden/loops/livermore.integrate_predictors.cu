@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* integrate_predictors_update_px: one thread per (i): i -> x. */
-__global__ void integrate_predictors_update_px(int n, double dm22, double dm23, double dm24, double dm25, double dm26, double dm27, double dm28, double c0, double *px)
+__global__ void integrate_predictors_update_px(int n, double dm22, double dm23, double dm24, double dm25, double dm26, double dm27, double dm28, double c0, double *__restrict__ px)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  px[(i * 13) + 0] = ((((((((dm28 * px[(i * 13) + 12]) + (dm27 * px[(i * 13) + 11])) + (dm26 * px[(i * 13) + 10])) + (dm25 * px[(i * 13) + 9])) + (dm24 * px[(i * 13) + 8])) + (dm23 * px[(i * 13) + 7])) + (dm22 * px[(i * 13) + 6])) + (c0 * (px[(i * 13) + 4] + px[(i * 13) + 5]))) + px[(i * 13) + 2];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      px[(i * 13) + 0] = ((((((((dm28 * px[(i * 13) + 12]) + (dm27 * px[(i * 13) + 11])) + (dm26 * px[(i * 13) + 10])) + (dm25 * px[(i * 13) + 9])) + (dm24 * px[(i * 13) + 8])) + (dm23 * px[(i * 13) + 7])) + (dm22 * px[(i * 13) + 6])) + (c0 * (px[(i * 13) + 4] + px[(i * 13) + 5]))) + px[(i * 13) + 2];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      px[(i * 13) + 0] = ((((((((dm28 * px[(i * 13) + 12]) + (dm27 * px[(i * 13) + 11])) + (dm26 * px[(i * 13) + 10])) + (dm25 * px[(i * 13) + 9])) + (dm24 * px[(i * 13) + 8])) + (dm23 * px[(i * 13) + 7])) + (dm22 * px[(i * 13) + 6])) + (c0 * (px[(i * 13) + 4] + px[(i * 13) + 5]))) + px[(i * 13) + 2];
+    }
+  }
 }
 
 extern "C" void integrate_predictors_device(int n, double dm22, double dm23, double dm24, double dm25, double dm26, double dm27, double dm28, double c0, double *px)
@@ -25,7 +42,7 @@ extern "C" void integrate_predictors_device(int n, double dm22, double dm23, dou
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       integrate_predictors_update_px<<<grid, block>>>(n, dm22, dm23, dm24, dm25, dm26, dm27, dm28, c0, px);
     }
   }

@@ -12,21 +12,47 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* particle_in_cell_update_pos_count: one thread per (p): p -> x. */
-__global__ void particle_in_cell_update_pos_count(int np, int nc, double *pos, const double *field, int *count)
+__global__ void particle_in_cell_update_pos_count(int np, int nc, double *__restrict__ pos, const double *__restrict__ field, int *__restrict__ count)
 {
-  const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(p >= 0 && p < np))
-    return;
-  int c;
-  double x;
-  c = (int) (pos[p] * (nc - 1));
-  x = pos[p] + field[c];
-  if (x < 0.0)
-    x = 0.0;
-  if (x > 1.0)
-    x = 1.0;
-  pos[p] = x;
-  atomicAdd(&count[(int) (x * (nc - 1))], 1);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int p = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (p >= 0 && p < np);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int p = poly_x + poly_u * (int)blockDim.x;
+      int c;
+      double x;
+      c = (int) (pos[p] * (nc - 1));
+      x = pos[p] + field[c];
+      if (x < 0.0)
+        x = 0.0;
+      if (x > 1.0)
+        x = 1.0;
+      pos[p] = x;
+      atomicAdd(&count[(int) (x * (nc - 1))], 1);
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int p = poly_x + poly_u * (int)blockDim.x;
+      if (!(p >= 0 && p < np))
+        continue;
+      int c;
+      double x;
+      c = (int) (pos[p] * (nc - 1));
+      x = pos[p] + field[c];
+      if (x < 0.0)
+        x = 0.0;
+      if (x > 1.0)
+        x = 1.0;
+      pos[p] = x;
+      atomicAdd(&count[(int) (x * (nc - 1))], 1);
+    }
+  }
 }
 
 extern "C" void particle_in_cell_device(int np, int nc, double *pos, double *field, int *count)
@@ -35,7 +61,7 @@ extern "C" void particle_in_cell_device(int np, int nc, double *pos, double *fie
     const int extent_x = np;   /* p */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       particle_in_cell_update_pos_count<<<grid, block>>>(np, nc, pos, field, count);
     }
   }

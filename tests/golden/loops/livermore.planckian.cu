@@ -11,13 +11,31 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* planckian_update_y_w: one thread per (k): k -> x. */
-__global__ void planckian_update_y_w(int n, const double *u, const double *v, const double *x, double *y, double *w)
+__global__ void planckian_update_y_w(int n, const double *__restrict__ u, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y, double *__restrict__ w)
 {
-  const int k = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(k >= 0 && k < n))
-    return;
-  y[k] = u[k] / v[k];
-  w[k] = x[k] / (exp(y[k]) - 1.0);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int k = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (k >= 0 && k < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      y[k] = u[k] / v[k];
+      w[k] = x[k] / (exp(y[k]) - 1.0);
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      if (!(k >= 0 && k < n))
+        continue;
+      y[k] = u[k] / v[k];
+      w[k] = x[k] / (exp(y[k]) - 1.0);
+    }
+  }
 }
 
 extern "C" void planckian_device(int n, double *u, double *v, double *x, double *y, double *w)
@@ -26,7 +44,7 @@ extern "C" void planckian_device(int n, double *u, double *v, double *x, double 
     const int extent_x = n;   /* k */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       planckian_update_y_w<<<grid, block>>>(n, u, v, x, y, w);
     }
   }

@@ -12,25 +12,55 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* black_scholes_update_call_put: one thread per (i): i -> x. */
-__global__ void black_scholes_update_call_put(int n, double r, double v, const double *s, const double *k, const double *t, double *call, double *put)
+__global__ void black_scholes_update_call_put(int n, double r, double v, const double *__restrict__ s, const double *__restrict__ k, const double *__restrict__ t, double *__restrict__ call, double *__restrict__ put)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  double sq;
-  double d1;
-  double d2;
-  double n1;
-  double n2;
-  double disc;
-  sq = sqrt(t[i]);
-  d1 = (log(s[i] / k[i]) + ((r + ((0.5 * v) * v)) * t[i])) / (v * sq);
-  d2 = d1 - (v * sq);
-  n1 = 0.5 * erfc((-d1) / sqrt(2.0));
-  n2 = 0.5 * erfc((-d2) / sqrt(2.0));
-  disc = k[i] * exp((-r) * t[i]);
-  call[i] = (s[i] * n1) - (disc * n2);
-  put[i] = (disc * (1.0 - n2)) - (s[i] * (1.0 - n1));
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      double sq;
+      double d1;
+      double d2;
+      double n1;
+      double n2;
+      double disc;
+      sq = sqrt(t[i]);
+      d1 = (log(s[i] / k[i]) + ((r + ((0.5 * v) * v)) * t[i])) / (v * sq);
+      d2 = d1 - (v * sq);
+      n1 = 0.5 * erfc((-d1) / sqrt(2.0));
+      n2 = 0.5 * erfc((-d2) / sqrt(2.0));
+      disc = k[i] * exp((-r) * t[i]);
+      call[i] = (s[i] * n1) - (disc * n2);
+      put[i] = (disc * (1.0 - n2)) - (s[i] * (1.0 - n1));
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      double sq;
+      double d1;
+      double d2;
+      double n1;
+      double n2;
+      double disc;
+      sq = sqrt(t[i]);
+      d1 = (log(s[i] / k[i]) + ((r + ((0.5 * v) * v)) * t[i])) / (v * sq);
+      d2 = d1 - (v * sq);
+      n1 = 0.5 * erfc((-d1) / sqrt(2.0));
+      n2 = 0.5 * erfc((-d2) / sqrt(2.0));
+      disc = k[i] * exp((-r) * t[i]);
+      call[i] = (s[i] * n1) - (disc * n2);
+      put[i] = (disc * (1.0 - n2)) - (s[i] * (1.0 - n1));
+    }
+  }
 }
 
 extern "C" void black_scholes_device(int n, double r, double v, double *s, double *k, double *t, double *call, double *put)
@@ -39,7 +69,7 @@ extern "C" void black_scholes_device(int n, double r, double v, double *s, doubl
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       black_scholes_update_call_put<<<grid, block>>>(n, r, v, s, k, t, call, put);
     }
   }

@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* nearest_neighbor_update_dist: one thread per (i): i -> x. */
-__global__ void nearest_neighbor_update_dist(int n, double qx, double qy, const double *lat, const double *lng, double *dist)
+__global__ void nearest_neighbor_update_dist(int n, double qx, double qy, const double *__restrict__ lat, const double *__restrict__ lng, double *__restrict__ dist)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  dist[i] = sqrt(((lat[i] - qx) * (lat[i] - qx)) + ((lng[i] - qy) * (lng[i] - qy)));
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      dist[i] = sqrt(((lat[i] - qx) * (lat[i] - qx)) + ((lng[i] - qy) * (lng[i] - qy)));
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      dist[i] = sqrt(((lat[i] - qx) * (lat[i] - qx)) + ((lng[i] - qy) * (lng[i] - qy)));
+    }
+  }
 }
 
 extern "C" void nearest_neighbor_device(int n, double qx, double qy, double *lat, double *lng, double *dist)
@@ -25,7 +42,7 @@ extern "C" void nearest_neighbor_device(int n, double qx, double qy, double *lat
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       nearest_neighbor_update_dist<<<grid, block>>>(n, qx, qy, lat, lng, dist);
     }
   }

@@ -55,13 +55,31 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* needleman_wunsch_update_score: one thread per (i): i -> x. */
-__global__ void needleman_wunsch_update_score(int n, int gap, int *score)
+__global__ void needleman_wunsch_update_score(int n, int gap, int *__restrict__ score)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  score[(i * n) + 0] = (-i) * gap;
-  score[(0 * n) + i] = (-i) * gap;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      score[(i * n) + 0] = (-i) * gap;
+      score[(0 * n) + i] = (-i) * gap;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      score[(i * n) + 0] = (-i) * gap;
+      score[(0 * n) + i] = (-i) * gap;
+    }
+  }
 }
 
 /* needleman_wunsch_tiles_score: a block of 32 threads per 32 x 32 tile of (i, j) on one diagonal of tiles; thread t takes the tile's row t, the tile's cells run by their diagonals with __syncthreads() between two. Launched once per host iteration of tile_wave. */
@@ -94,7 +112,7 @@ extern "C" void needleman_wunsch_device(int n, int gap, int *sim, int *score)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       needleman_wunsch_update_score<<<grid, block>>>(n, gap, score);
     }
   }

@@ -12,16 +12,37 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* pagerank_pull_update_next: one thread per (v): v -> x. */
-__global__ void pagerank_pull_update_next(int nv, double d, const int *start, const int *src, const int *deg, const double *rank, double *next)
+__global__ void pagerank_pull_update_next(int nv, double d, const int *__restrict__ start, const int *__restrict__ src, const int *__restrict__ deg, const double *__restrict__ rank, double *__restrict__ next)
 {
-  const int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(v >= 0 && v < nv))
-    return;
-  double s;
-  s = 0.0;
-  for (int e = start[v]; e < start[v + 1]; e++)
-    s += rank[src[e]] / deg[src[e]];
-  next[v] = ((1.0 - d) / nv) + (d * s);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int v = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (v >= 0 && v < nv);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int v = poly_x + poly_u * (int)blockDim.x;
+      double s;
+      s = 0.0;
+      for (int e = start[v]; e < start[v + 1]; e++)
+        s += rank[src[e]] / deg[src[e]];
+      next[v] = ((1.0 - d) / nv) + (d * s);
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int v = poly_x + poly_u * (int)blockDim.x;
+      if (!(v >= 0 && v < nv))
+        continue;
+      double s;
+      s = 0.0;
+      for (int e = start[v]; e < start[v + 1]; e++)
+        s += rank[src[e]] / deg[src[e]];
+      next[v] = ((1.0 - d) / nv) + (d * s);
+    }
+  }
 }
 
 extern "C" void pagerank_pull_device(int nv, int ne, double d, int *start, int *src, int *deg, double *rank, double *next)
@@ -30,7 +51,7 @@ extern "C" void pagerank_pull_device(int nv, int ne, double d, int *start, int *
     const int extent_x = nv;   /* v */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       pagerank_pull_update_next<<<grid, block>>>(nv, d, start, src, deg, rank, next);
     }
   }

@@ -56,12 +56,29 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* pathfinder_update_prev_1: one thread per (j): j -> x. */
-__global__ void pathfinder_update_prev_1(int cols, const int *wall, int *prev)
+__global__ void pathfinder_update_prev_1(int cols, const int *__restrict__ wall, int *__restrict__ prev)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 0 && j < cols))
-    return;
-  prev[j] = wall[(0 * cols) + j];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int j = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (j >= 0 && j < cols);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      prev[j] = wall[(0 * cols) + j];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      if (!(j >= 0 && j < cols))
+        continue;
+      prev[j] = wall[(0 * cols) + j];
+    }
+  }
 }
 
 /* pathfinder_update_cost_1: one thread per (j): j -> x. Launched once per host iteration of i. */
@@ -101,12 +118,29 @@ __global__ void pathfinder_update_prev_2(int cols, const int *cost, int *prev)
 }
 
 /* pathfinder_update_cost_2: one thread per (j): j -> x. */
-__global__ void pathfinder_update_cost_2(int cols, int *cost, const int *prev)
+__global__ void pathfinder_update_cost_2(int cols, int *__restrict__ cost, const int *__restrict__ prev)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 0 && j < cols))
-    return;
-  cost[j] = prev[j];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int j = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (j >= 0 && j < cols);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      cost[j] = prev[j];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      if (!(j >= 0 && j < cols))
+        continue;
+      cost[j] = prev[j];
+    }
+  }
 }
 
 /* pathfinder_loop_i: host loop i in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
@@ -178,7 +212,7 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
     const int extent_x = cols;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       pathfinder_update_prev_1<<<grid, block>>>(cols, wall, prev);
     }
   }
@@ -225,7 +259,7 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
     const int extent_x = cols;   /* j */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       pathfinder_update_cost_2<<<grid, block>>>(cols, cost, prev);
     }
   }

@@ -11,45 +11,104 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* srad_update_dn_ds_dw_de_c: one thread per (i, j): i -> y, j -> x. */
-__global__ void srad_update_dn_ds_dw_de_c(int h, int w, double q0, const double *img, double *c, double *dn, double *ds, double *dw, double *de)
+__global__ void srad_update_dn_ds_dw_de_c(int h, int w, double q0, const double *__restrict__ img, double *__restrict__ c, double *__restrict__ dn, double *__restrict__ ds, double *__restrict__ dw, double *__restrict__ de, unsigned poly_blocks_y)
 {
-  const int i = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 1 && i < (h - 1) && j >= 1 && j < (w - 1)))
-    return;
-  double v;
-  double g2;
-  double l;
-  double num;
-  double den;
-  double q;
-  double cc;
-  v = img[(i * w) + j];
-  dn[(i * w) + j] = img[((i - 1) * w) + j] - v;
-  ds[(i * w) + j] = img[((i + 1) * w) + j] - v;
-  dw[(i * w) + j] = img[(i * w) + (j - 1)] - v;
-  de[(i * w) + j] = img[(i * w) + (j + 1)] - v;
-  g2 = ((((dn[(i * w) + j] * dn[(i * w) + j]) + (ds[(i * w) + j] * ds[(i * w) + j])) + (dw[(i * w) + j] * dw[(i * w) + j])) + (de[(i * w) + j] * de[(i * w) + j])) / (v * v);
-  l = (((dn[(i * w) + j] + ds[(i * w) + j]) + dw[(i * w) + j]) + de[(i * w) + j]) / v;
-  num = (0.5 * g2) - ((0.0625 * l) * l);
-  den = (1.0 + (0.25 * l)) * (1.0 + (0.25 * l));
-  q = num / den;
-  cc = 1.0 / (1.0 + ((q - (q0 * q0)) / ((q0 * q0) * (1.0 + (q0 * q0)))));
-  c[(i * w) + j] = (cc < 0.0) ? (0.0) : ((cc > 1.0) ? (1.0) : (cc));
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 1 && i < (h - 1) && j >= 1 && j < (w - 1));
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+        double v;
+        double g2;
+        double l;
+        double num;
+        double den;
+        double q;
+        double cc;
+        v = img[(i * w) + j];
+        dn[(i * w) + j] = img[((i - 1) * w) + j] - v;
+        ds[(i * w) + j] = img[((i + 1) * w) + j] - v;
+        dw[(i * w) + j] = img[(i * w) + (j - 1)] - v;
+        de[(i * w) + j] = img[(i * w) + (j + 1)] - v;
+        g2 = ((((dn[(i * w) + j] * dn[(i * w) + j]) + (ds[(i * w) + j] * ds[(i * w) + j])) + (dw[(i * w) + j] * dw[(i * w) + j])) + (de[(i * w) + j] * de[(i * w) + j])) / (v * v);
+        l = (((dn[(i * w) + j] + ds[(i * w) + j]) + dw[(i * w) + j]) + de[(i * w) + j]) / v;
+        num = (0.5 * g2) - ((0.0625 * l) * l);
+        den = (1.0 + (0.25 * l)) * (1.0 + (0.25 * l));
+        q = num / den;
+        cc = 1.0 / (1.0 + ((q - (q0 * q0)) / ((q0 * q0) * (1.0 + (q0 * q0)))));
+        c[(i * w) + j] = (cc < 0.0) ? (0.0) : ((cc > 1.0) ? (1.0) : (cc));
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 1 && i < (h - 1) && j >= 1 && j < (w - 1)))
+          continue;
+        double v;
+        double g2;
+        double l;
+        double num;
+        double den;
+        double q;
+        double cc;
+        v = img[(i * w) + j];
+        dn[(i * w) + j] = img[((i - 1) * w) + j] - v;
+        ds[(i * w) + j] = img[((i + 1) * w) + j] - v;
+        dw[(i * w) + j] = img[(i * w) + (j - 1)] - v;
+        de[(i * w) + j] = img[(i * w) + (j + 1)] - v;
+        g2 = ((((dn[(i * w) + j] * dn[(i * w) + j]) + (ds[(i * w) + j] * ds[(i * w) + j])) + (dw[(i * w) + j] * dw[(i * w) + j])) + (de[(i * w) + j] * de[(i * w) + j])) / (v * v);
+        l = (((dn[(i * w) + j] + ds[(i * w) + j]) + dw[(i * w) + j]) + de[(i * w) + j]) / v;
+        num = (0.5 * g2) - ((0.0625 * l) * l);
+        den = (1.0 + (0.25 * l)) * (1.0 + (0.25 * l));
+        q = num / den;
+        cc = 1.0 / (1.0 + ((q - (q0 * q0)) / ((q0 * q0) * (1.0 + (q0 * q0)))));
+        c[(i * w) + j] = (cc < 0.0) ? (0.0) : ((cc > 1.0) ? (1.0) : (cc));
+      }
+    }
+  }
 }
 
 /* srad_update_img: one thread per (i, j): i -> y, j -> x. */
-__global__ void srad_update_img(int h, int w, double lambda, double *img, const double *c, const double *dn, const double *ds, const double *dw, const double *de)
+__global__ void srad_update_img(int h, int w, double lambda, double *__restrict__ img, const double *__restrict__ c, const double *__restrict__ dn, const double *__restrict__ ds, const double *__restrict__ dw, const double *__restrict__ de, unsigned poly_blocks_y)
 {
-  const int i = 1 + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  const int j = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 1 && i < (h - 2) && j >= 1 && j < (w - 2)))
-    return;
-  double div;
-  div = ((c[(i * w) + j] * (dn[(i * w) + j] + dw[(i * w) + j])) + (c[((i + 1) * w) + j] * ds[(i * w) + j])) + (c[(i * w) + (j + 1)] * de[(i * w) + j]);
-  img[(i * w) + j] = img[(i * w) + j] + ((0.25 * lambda) * div);
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (i >= 1 && i < (h - 2) && j >= 1 && j < (w - 2));
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+        double div;
+        div = ((c[(i * w) + j] * (dn[(i * w) + j] + dw[(i * w) + j])) + (c[((i + 1) * w) + j] * ds[(i * w) + j])) + (c[(i * w) + (j + 1)] * de[(i * w) + j]);
+        img[(i * w) + j] = img[(i * w) + j] + ((0.25 * lambda) * div);
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+        if (!(i >= 1 && i < (h - 2) && j >= 1 && j < (w - 2)))
+          continue;
+        double div;
+        div = ((c[(i * w) + j] * (dn[(i * w) + j] + dw[(i * w) + j])) + (c[((i + 1) * w) + j] * ds[(i * w) + j])) + (c[(i * w) + (j + 1)] * de[(i * w) + j]);
+        img[(i * w) + j] = img[(i * w) + j] + ((0.25 * lambda) * div);
+      }
+    }
+  }
 }
 
 extern "C" void srad_device(int h, int w, double q0, double lambda, double *img, double *c, double *dn, double *ds, double *dw, double *de)
@@ -59,8 +118,9 @@ extern "C" void srad_device(int h, int w, double q0, double lambda, double *img,
     const int extent_y = h - 2;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      srad_update_dn_ds_dw_de_c<<<grid, block>>>(h, w, q0, img, c, dn, ds, dw, de);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      srad_update_dn_ds_dw_de_c<<<grid, block>>>(h, w, q0, img, c, dn, ds, dw, de, poly_blocks_y);
     }
   }
   {
@@ -68,8 +128,9 @@ extern "C" void srad_device(int h, int w, double q0, double lambda, double *img,
     const int extent_y = h - 3;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      srad_update_img<<<grid, block>>>(h, w, lambda, img, c, dn, ds, dw, de);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      srad_update_img<<<grid, block>>>(h, w, lambda, img, c, dn, ds, dw, de, poly_blocks_y);
     }
   }
 }

@@ -9,15 +9,35 @@
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* column_walk_update_a: one thread per (j, i): j -> x, i -> y. */
-__global__ void column_walk_update_a(int n, int m, double s, double *a, const double *b)
+__global__ void column_walk_update_a(int n, int m, double s, double *__restrict__ a, const double *__restrict__ b, unsigned poly_blocks_y)
 {
-  const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int i = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  if (!(j >= 0 && j < m && i >= 0 && i < n))
-    return;
-  a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
+    bool poly_full = true;
+  #pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_full = poly_full && (j >= 0 && j < m && i >= 0 && i < n);
+    }
+    if (poly_full) {
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+      }
+    } else {
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        if (!(j >= 0 && j < m && i >= 0 && i < n))
+          continue;
+        a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+      }
+    }
+  }
 }
 
 extern "C" void column_walk_device(int n, int m, double s, double *a, double *b)
@@ -27,8 +47,9 @@ extern "C" void column_walk_device(int n, int m, double s, double *a, double *b)
     const int extent_y = n;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      dim3 grid(poly_blocks(extent_x, 32), poly_blocks(extent_y, 8));
-      column_walk_update_a<<<grid, block>>>(n, m, s, a, b);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      column_walk_update_a<<<grid, block>>>(n, m, s, a, b, poly_blocks_y);
     }
   }
 }

@@ -11,15 +11,35 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* conditional_assign_update_a: one thread per (i): i -> x. */
-__global__ void conditional_assign_update_a(int n, double *a, const double *b, const double *c)
+__global__ void conditional_assign_update_a(int n, double *__restrict__ a, const double *__restrict__ b, const double *__restrict__ c)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  if (b[i] > 0.0)
-    a[i] = b[i] * c[i];
-  else
-    a[i] = -b[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (b[i] > 0.0)
+        a[i] = b[i] * c[i];
+      else
+        a[i] = -b[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      if (b[i] > 0.0)
+        a[i] = b[i] * c[i];
+      else
+        a[i] = -b[i];
+    }
+  }
 }
 
 extern "C" void conditional_assign_device(int n, double *a, double *b, double *c)
@@ -28,7 +48,7 @@ extern "C" void conditional_assign_device(int n, double *a, double *b, double *c
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       conditional_assign_update_a<<<grid, block>>>(n, a, b, c);
     }
   }

@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* even_odd_split_update_b: one thread per (i): i -> x. */
-__global__ void even_odd_split_update_b(int h, const double *a, double *b)
+__global__ void even_odd_split_update_b(int h, const double *__restrict__ a, double *__restrict__ b)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < (2 * h)))
-    return;
-  b[((i % 2) * h) + (i / 2)] = a[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < (2 * h));
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      b[((i % 2) * h) + (i / 2)] = a[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < (2 * h)))
+        continue;
+      b[((i % 2) * h) + (i / 2)] = a[i];
+    }
+  }
 }
 
 extern "C" void even_odd_split_device(int h, double *a, double *b)
@@ -25,7 +42,7 @@ extern "C" void even_odd_split_device(int h, double *a, double *b)
     const int extent_x = 2 * h;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       even_odd_split_update_b<<<grid, block>>>(h, a, b);
     }
   }

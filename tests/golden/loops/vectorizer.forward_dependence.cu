@@ -12,12 +12,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* forward_dependence_update_a: one thread per (i): i -> x. */
-__global__ void forward_dependence_update_a(int n, double *a, const double *b, const double *a_in)
+__global__ void forward_dependence_update_a(int n, double *__restrict__ a, const double *__restrict__ b, const double *__restrict__ a_in)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < (n - 1)))
-    return;
-  a[i] = a_in[i + 1] + b[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < (n - 1));
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = a_in[i + 1] + b[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < (n - 1)))
+        continue;
+      a[i] = a_in[i + 1] + b[i];
+    }
+  }
 }
 
 extern "C" void forward_dependence_device(int n, double *a, double *b)
@@ -40,7 +57,7 @@ extern "C" void forward_dependence_device(int n, double *a, double *b)
     const int extent_x = n - 1;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       forward_dependence_update_a<<<grid, block>>>(n, a, b, a_in);
     }
   }

@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* gather_update_a: one thread per (i): i -> x. */
-__global__ void gather_update_a(int n, double s, double *a, const double *b, const int *idx)
+__global__ void gather_update_a(int n, double s, double *__restrict__ a, const double *__restrict__ b, const int *__restrict__ idx)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  a[i] = b[idx[i]] * s;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = b[idx[i]] * s;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      a[i] = b[idx[i]] * s;
+    }
+  }
 }
 
 extern "C" void gather_device(int n, double s, double *a, double *b, int *idx)
@@ -25,7 +42,7 @@ extern "C" void gather_device(int n, double s, double *a, double *b, int *idx)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       gather_update_a<<<grid, block>>>(n, s, a, b, idx);
     }
   }

@@ -12,21 +12,47 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* halvings_update_b: one thread per (i): i -> x. */
-__global__ void halvings_update_b(int n, const double *a, int *b)
+__global__ void halvings_update_b(int n, const double *__restrict__ a, int *__restrict__ b)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  double v;
-  int c;
-  v = a[i];
-  c = 0;
-  while (v > 1.0)
-  {
-    v = v / 2.0;
-    c++;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
   }
-  b[i] = c;
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      double v;
+      int c;
+      v = a[i];
+      c = 0;
+      while (v > 1.0)
+      {
+        v = v / 2.0;
+        c++;
+      }
+      b[i] = c;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      double v;
+      int c;
+      v = a[i];
+      c = 0;
+      while (v > 1.0)
+      {
+        v = v / 2.0;
+        c++;
+      }
+      b[i] = c;
+    }
+  }
 }
 
 extern "C" void halvings_device(int n, double *a, int *b)
@@ -35,7 +61,7 @@ extern "C" void halvings_device(int n, double *a, int *b)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       halvings_update_b<<<grid, block>>>(n, a, b);
     }
   }

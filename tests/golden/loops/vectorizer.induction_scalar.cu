@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* induction_scalar_update_a: one thread per (i): i -> x. */
-__global__ void induction_scalar_update_a(int n, double *a, const double *b, const double *c)
+__global__ void induction_scalar_update_a(int n, double *__restrict__ a, const double *__restrict__ b, const double *__restrict__ c)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  a[(2 * i) + 1] = b[i] + c[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[(2 * i) + 1] = b[i] + c[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      a[(2 * i) + 1] = b[i] + c[i];
+    }
+  }
 }
 
 extern "C" void induction_scalar_device(int n, double *a, double *b, double *c)
@@ -25,7 +42,7 @@ extern "C" void induction_scalar_device(int n, double *a, double *b, double *c)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       induction_scalar_update_a<<<grid, block>>>(n, a, b, c);
     }
   }

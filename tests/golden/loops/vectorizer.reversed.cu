@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* reversed_update_a: one thread per (i): i -> x. */
-__global__ void reversed_update_a(int n, double s, double *a, const double *b)
+__global__ void reversed_update_a(int n, double s, double *__restrict__ a, const double *__restrict__ b)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  a[(n - 1) - i] = s * b[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[(n - 1) - i] = s * b[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      a[(n - 1) - i] = s * b[i];
+    }
+  }
 }
 
 extern "C" void reversed_device(int n, double s, double *a, double *b)
@@ -25,7 +42,7 @@ extern "C" void reversed_device(int n, double s, double *a, double *b)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       reversed_update_a<<<grid, block>>>(n, s, a, b);
     }
   }

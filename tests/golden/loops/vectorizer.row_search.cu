@@ -12,20 +12,45 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* row_search_update_first: one thread per (i): i -> x. */
-__global__ void row_search_update_first(int n, int m, double t, const double *a, int *first)
+__global__ void row_search_update_first(int n, int m, double t, const double *__restrict__ a, int *__restrict__ first)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  int f;
-  f = -1;
-  for (int j = 0; j < m; j++)
-    if (a[(i * m) + j] >= t)
-  {
-    f = j;
-    break;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
   }
-  first[i] = f;
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      int f;
+      f = -1;
+      for (int j = 0; j < m; j++)
+        if (a[(i * m) + j] >= t)
+      {
+        f = j;
+        break;
+      }
+      first[i] = f;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      int f;
+      f = -1;
+      for (int j = 0; j < m; j++)
+        if (a[(i * m) + j] >= t)
+      {
+        f = j;
+        break;
+      }
+      first[i] = f;
+    }
+  }
 }
 
 extern "C" void row_search_device(int n, int m, double t, double *a, int *first)
@@ -34,7 +59,7 @@ extern "C" void row_search_device(int n, int m, double t, double *a, int *first)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       row_search_update_first<<<grid, block>>>(n, m, t, a, first);
     }
   }

@@ -12,14 +12,33 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* scalar_expansion_update_c: one thread per (i): i -> x. */
-__global__ void scalar_expansion_update_c(int n, const double *a, const double *b, double *c)
+__global__ void scalar_expansion_update_c(int n, const double *__restrict__ a, const double *__restrict__ b, double *__restrict__ c)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  double t_1;
-  t_1 = a[i] + b[i];
-  c[i] = (t_1 * t_1) + a[i];
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      double t_1;
+      t_1 = a[i] + b[i];
+      c[i] = (t_1 * t_1) + a[i];
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      double t_1;
+      t_1 = a[i] + b[i];
+      c[i] = (t_1 * t_1) + a[i];
+    }
+  }
 }
 
 extern "C" void scalar_expansion_device(int n, double *a, double *b, double *c)
@@ -28,7 +47,7 @@ extern "C" void scalar_expansion_device(int n, double *a, double *b, double *c)
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       scalar_expansion_update_c<<<grid, block>>>(n, a, b, c);
     }
   }

@@ -11,12 +11,29 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* scatter_add_update_acc: one thread per (i): i -> x. */
-__global__ void scatter_add_update_acc(int n, const double *w, const int *idx, double *acc)
+__global__ void scatter_add_update_acc(int n, const double *__restrict__ w, const int *__restrict__ idx, double *__restrict__ acc)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  atomicAdd(&acc[idx[i]], w[i]);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      atomicAdd(&acc[idx[i]], w[i]);
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      atomicAdd(&acc[idx[i]], w[i]);
+    }
+  }
 }
 
 extern "C" void scatter_add_device(int n, int m, double *w, int *idx, double *acc)
@@ -25,7 +42,7 @@ extern "C" void scatter_add_device(int n, int m, double *w, int *idx, double *ac
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       scatter_add_update_acc<<<grid, block>>>(n, w, idx, acc);
     }
   }

@@ -12,13 +12,31 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* statement_reorder_update_a_d: one thread per (i): i -> x. */
-__global__ void statement_reorder_update_a_d(int n, double *a, const double *b, const double *c, double *d, const double *a_in)
+__global__ void statement_reorder_update_a_d(int n, double *__restrict__ a, const double *__restrict__ b, const double *__restrict__ c, double *__restrict__ d, const double *__restrict__ a_in)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  a[i] = b[i] + c[i];
-  d[i] = a_in[i + 1] * 2.0;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 0 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = b[i] + c[i];
+      d[i] = a_in[i + 1] * 2.0;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 0 && i < n))
+        continue;
+      a[i] = b[i] + c[i];
+      d[i] = a_in[i + 1] * 2.0;
+    }
+  }
 }
 
 extern "C" void statement_reorder_device(int n, double *a, double *b, double *c, double *d)
@@ -41,7 +59,7 @@ extern "C" void statement_reorder_device(int n, double *a, double *b, double *c,
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       statement_reorder_update_a_d<<<grid, block>>>(n, a, b, c, d, a_in);
     }
   }

@@ -18,12 +18,29 @@ __global__ void wrap_around_seq_a(int n, double *a, const double *b)
 }
 
 /* wrap_around_update_a: one thread per (i): i -> x. */
-__global__ void wrap_around_update_a(int n, double *a, const double *b)
+__global__ void wrap_around_update_a(int n, double *__restrict__ a, const double *__restrict__ b)
 {
-  const int i = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 1 && i < n))
-    return;
-  a[i] = (b[i] + b[i - 1]) * 0.5;
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  bool poly_full = true;
+#pragma unroll
+  for (int poly_u = 0; poly_u < 4; poly_u++) {
+    const int i = 1 + poly_x + poly_u * (int)blockDim.x;
+    poly_full = poly_full && (i >= 1 && i < n);
+  }
+  if (poly_full) {
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = 1 + poly_x + poly_u * (int)blockDim.x;
+      a[i] = (b[i] + b[i - 1]) * 0.5;
+    }
+  } else {
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = 1 + poly_x + poly_u * (int)blockDim.x;
+      if (!(i >= 1 && i < n))
+        continue;
+      a[i] = (b[i] + b[i - 1]) * 0.5;
+    }
+  }
 }
 
 extern "C" void wrap_around_device(int n, double *a, double *b)
@@ -33,7 +50,7 @@ extern "C" void wrap_around_device(int n, double *a, double *b)
     const int extent_x = n - 1;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 grid(poly_blocks(extent_x, 1024));
       wrap_around_update_a<<<grid, block>>>(n, a, b);
     }
   }

@@ -1,0 +1,50 @@
+"""Coarsened launches (forms.coarsened, `grid.coarsen`): a plain launch whose threads run no loop
+takes several x indices per thread, blockDim.x apart, on both C corpora and on specs; launches
+with loops inside or with another form keep one index per thread.  Read from the plan; the
+printed kernel's shape (restrict pointers, the unrolled in-domain path, the grid divided by the
+factor) from the candidate text."""
+import re
+
+import pytest
+
+from t2ctest import ROOT
+from t2c.analysis import analyze
+from t2c.frontends import read_kernel
+from t2c.generators.poly import generate
+from t2c.generators.poly.lower import final_plan
+from t2c.generators.poly.options import DEFAULT
+
+
+def _coarsen(path, options=DEFAULT) -> dict[str, int]:
+    _, plan = final_plan(analyze(read_kernel(ROOT / path)), options)
+    return {l.name: l.coarsen for l in plan.launches}
+
+
+@pytest.mark.parametrize("path, launch", [
+    ("corpora/text2cuda/relu.md", "relu_update_y"),
+    ("corpora/polybench/stencils/jacobi-2d/jacobi-2d.c", "jacobi_2d_update_A"),
+    ("corpora/loops/livermore/hydro_fragment.c", "hydro_fragment_update_x"),
+    ("corpora/loops/gpu/transpose.c", "transpose_update_b"),
+])
+def test_a_loop_free_launch_takes_several_x_indices_per_thread(path, launch):
+    assert _coarsen(path)[launch] == DEFAULT.grid.coarsen == 4
+    assert _coarsen(path, DEFAULT.replace({"grid.coarsen": None}))[launch] == 1
+
+
+@pytest.mark.parametrize("path", [
+    "corpora/polybench/linear-algebra/blas/gemm/gemm.c",      # a staged tile
+    "corpora/text2cuda/conv2d.md",                             # loops inside each thread
+    "corpora/text2cuda/gemv.md",                               # lanes per row
+])
+def test_launches_with_loops_or_another_form_keep_one_index_per_thread(path):
+    assert set(_coarsen(path).values()) == {1}
+
+
+def test_the_coarsened_kernel_runs_in_domain_indices_unrolled_over_restrict_pointers():
+    text = generate(read_kernel(ROOT / "corpora/text2cuda/relu.md"))
+    kernel = text[text.index("__global__"):text.index("extern \"C\"")]
+    assert "const float *__restrict__ x, float *__restrict__ y" in kernel
+    assert kernel.count("#pragma unroll") == 2 and "if (poly_full) {" in kernel and "continue;" in kernel
+    assert re.search(r"dim3 grid\(poly_blocks\(extent_x, 1024\)\);", text)      # 256 threads x 4
+    plain = generate(read_kernel(ROOT / "corpora/text2cuda/relu.md"), DEFAULT.replace({"grid.coarsen": None}))
+    assert "__restrict__" not in plain and "poly_blocks(extent_x, 256)" in plain
