@@ -452,13 +452,13 @@ def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["jacobi-2d"])
     text = generate(k)
-    assert "cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B);" in text
+    assert "cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B, poly_blocks_y);" in text
     assert text.count("  poly_wait();   /* the launch before this one has finished */") == 2
     assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n  cudaGridDependencySynchronize();" in text
     # only where the kernels were built for sm_90 or newer (where poly_wait waits): else a plain launch
     assert "a.ptxVersion >= 90" in text and "config.numAttrs = poly_programmatic() ? 1 : 0;" in text
     plain = generate(k, DEFAULT.replace({"launches.programmatic": False}))
-    assert "jacobi_2d_update_B<<<grid, block>>>(n, A, B);" in plain
+    assert "jacobi_2d_update_B<<<grid, block>>>(n, A, B, poly_blocks_y);" in plain
     assert "poly_wait" not in plain and "cudaLaunchKernelEx" not in plain
     gemm = generate(read_c(SOURCES["gemm"]))                  # one launch, no host loop
     assert "cudaLaunchKernelEx" not in gemm and "poly_wait" not in gemm
