@@ -625,8 +625,8 @@ class Printer:
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
             where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
             staged = (f"poly_g >= {min_expr(lows)} && poly_g <= {max_expr(highs)} && poly_k < {s.end}"
-                      f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({s.dtype})0;")
-            decl.append(f"  __shared__ {s.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
+                      f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({op.dtype})0;")
+            decl.append(f"  __shared__ {op.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
                         f"{cprint(op.node)} */")
             if not prefetch:
                 fetch += [f"for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < {bk * n}; "
@@ -635,7 +635,7 @@ class Printer:
             per = -(-bk * n // threads)                 # this thread's elements of a tile
             each = ["#pragma unroll", f"for (int poly_q = 0; poly_q < {per}; poly_q++) {{",
                     f"  const int poly_e = poly_t + poly_q * {threads};"]
-            decl.append(f"  {s.dtype} {op.name}_next[{per}];")
+            decl.append(f"  {op.dtype} {op.name}_next[{per}];")
             fetch += [*each, f"  {where}", f"  {op.name}_next[poly_q] = poly_e < {bk * n} && {staged}", "}"]
             store += [*each, f"  if (poly_e < {bk * n})", f"    {op.name}[{kk}][{r}] = {op.name}_next[poly_q];", "}"]
         refs = {op.name: f"{op.name}[poly_kk][{tm if op.kind == 'row' else tn} * {by if op.kind == 'row' else bx}"

@@ -60,6 +60,7 @@ class Operand:
     node: c_ast.Node           # the subtree, in the reference's names
     name: str                  # its shared array
     k_fastest: bool            # the last subscript holds k: consecutive threads load consecutive k
+    dtype: str                 # its shared array's element type: the subtree's own (SIZE)
 
 
 @dataclass
@@ -108,7 +109,7 @@ def plan(p, launch) -> dict | None:
             nonlocal count
             v = _ids(t)
             if _reads(t) and acc not in v and not (grid <= v) \
-                    and _type(t, types) == dtype:
+                    and _type(t, types) in SIZE:
                 if not _safe(t, allowed):
                     bad.append(t)
                     return t
@@ -116,7 +117,7 @@ def plan(p, launch) -> dict | None:
                 last = t
                 while not isinstance(last, c_ast.ArrayRef):
                     last = next(c for _, c in last.children() if _reads(c))
-                s.operands.append(Operand(kind, t, f"poly_stage{count}", n.var in _ids(last.subscript)))
+                s.operands.append(Operand(kind, t, f"poly_stage{count}", n.var in _ids(last.subscript), _type(t, types)))
                 count += 1
                 return c_ast.ID(s.operands[-1].name)
             for attr in [a for a in t.__slots__ if a not in ("coord", "__weakref__")]:
@@ -134,7 +135,7 @@ def plan(p, launch) -> dict | None:
         out[id(n)] = s
     for d in (p.opt.tiles.staging.depth,) if p.opt.tiles.staging.depth else DEPTHS:
         if sum(d * max(pitch(span(launch, op), m) for m in (False, True))
-               * SIZE[s.dtype] for s in out.values() for op in s.operands) <= p.target.shared_static:
+               * SIZE[op.dtype] for s in out.values() for op in s.operands) <= p.target.shared_static:
             for s in out.values():
                 s.depth = d
             return out or None
@@ -232,7 +233,7 @@ def pitch(n: int, mma: bool) -> int:
 def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
     """(row operand, column operand) of each product `s`'s statement adds to its accumulator
     (see the module doc), or None when the statement is anything else or not in double."""
-    if s.dtype != "double":
+    if s.dtype != "double" or any(op.dtype != "double" for op in s.operands):
         return None
     kinds = {op.name: op.kind for op in s.operands}
     pairs = []

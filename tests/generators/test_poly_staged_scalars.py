@@ -1,0 +1,38 @@
+"""Dot-product nests written with a scalar accumulator (`double s = 0; for p: s += A[i][p] *
+B[p][j]; C[i][j] = s;`, the form users write and the form specs lower `sum(p: ...)` to, float
+products summed in double) take the staged tile like gemm.c's `C[i][j] += ...`: each staged
+operand's shared array has the operand's own type (float stays float, summed in double as the
+reference does), and only operands in double go to the tensor cores."""
+import pytest
+
+from t2ctest import ROOT
+from t2c.analysis import analyze
+from t2c.frontends import read_kernel
+from t2c.generators.poly.lower import final_plan
+from t2c.generators.poly.options import DEFAULT
+
+
+def _launch(path, name):
+    _, plan = final_plan(analyze(read_kernel(ROOT / path)), DEFAULT)
+    return next(l for l in plan.launches if l.name == name)
+
+
+@pytest.mark.parametrize("path, name, batched", [
+    ("corpora/text2cuda/gemm.md", "gemm_update_C", False),
+    ("corpora/text2cuda/linear_relu.md", "linear_relu_update_Y", False),       # W[j, p]: read transposed
+    ("corpora/text2cuda/batched_gemm.md", "batched_gemm_update_C", True),      # a tile per batch on z
+    ("corpora/loops/gpu/mixed_matmul.c", "mixed_matmul_update_c", False),
+])
+def test_float_products_summed_in_a_double_scalar_are_a_staged_float_tile(path, name, batched):
+    launch = _launch(path, name)
+    assert launch.staged and launch.tile and not launch.mma        # float stays float: no tensor cores
+    assert launch.rect and len(launch.grid) == (3 if batched else 2)
+    (staged,) = launch.staged.values()
+    assert staged.dtype == "double" and {op.kind for op in staged.operands} == {"row", "col"}
+    assert all(op.dtype == "float" for op in staged.operands)
+
+
+def test_a_double_scalar_accumulator_of_doubles_keeps_the_tensor_cores():
+    launch = _launch("corpora/loops/gpu/batched_gemm.c", "batched_gemm_update_c")
+    assert launch.staged and launch.mma
+    assert all(op.dtype == "double" for s in launch.staged.values() for op in s.operands)
