@@ -36,3 +36,27 @@ def test_a_double_scalar_accumulator_of_doubles_keeps_the_tensor_cores():
     launch = _launch("corpora/loops/gpu/batched_gemm.c", "batched_gemm_update_c")
     assert launch.staged and launch.mma
     assert all(op.dtype == "double" for s in launch.staged.values() for op in s.operands)
+
+
+@pytest.mark.parametrize("path, name", [
+    ("corpora/text2cuda/gemm.md", "gemm_update_C"),
+    ("corpora/text2cuda/attention.md", "attention_update_O"),
+    ("corpora/loops/gpu/mixed_matmul.c", "mixed_matmul_update_c"),
+])
+def test_float_terms_of_a_double_sum_into_float_outputs_add_up_in_float_per_tile(path, name):
+    (staged,) = _launch(path, name).staged.values()
+    assert staged.partial == "float"
+    off = final_plan(analyze(read_kernel(ROOT / path)), DEFAULT.replace({"tiles.staging.float_partials": False}))[1]
+    assert all(s.partial is None for l in off.launches for s in (l.staged or {}).values())
+
+
+def test_a_double_output_or_double_terms_keep_the_sum_in_double(tmp_path):
+    """A float partial's error is within a float output's bound, not a double one's: a double
+    output (or double terms, gemm.c's) keeps every term's addition in double."""
+    src = tmp_path / "mixed_out.c"
+    src.write_text((ROOT / "corpora/loops/gpu/mixed_matmul.c").read_text()
+                   .replace("float c[m][n]", "double c[m][n]").replace("(float)s", "s"))
+    (staged,) = _launch(src, "mixed_matmul_update_c").staged.values()
+    assert staged.dtype == "double" and staged.partial is None
+    (staged,) = _launch("corpora/polybench/linear-algebra/blas/gemm/gemm.c", "gemm_update_C").staged.values()
+    assert staged.partial is None

@@ -641,25 +641,32 @@ class Printer:
         refs = {op.name: f"{op.name}[poly_kk][{tm if op.kind == 'row' else tn} * {by if op.kind == 'row' else bx}"
                          f" + (int)threadIdx.{'y' if op.kind == 'row' else 'x'}]" for op in s.operands}
         body = self.r.statement(s.node, names, "")
+        # a float partial sum per tile (stage.partial_type): the terms add up in `part`, which the
+        # accumulator adds once the tile is done
+        part = f"poly_part[{tm}][{tn}]" if s.partial else reg
         body = [re.sub(r"\b(poly_stage\d+)\b", lambda m: refs[m[1]],
-                       re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", reg, line)) for line in body]
+                       re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", part, line)) for line in body]
         step = [f"{loop.var} = poly_k0 + poly_kk;"] if loop.var in WORD.findall(" ".join(body)) else []
         step += [line[2:] for line in points(body)]
         ind = lambda lines, pad: [pad + line for line in lines]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
         if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
             whole = tensor.tile(self, launch, s, pairs, reg.split("[")[0], bk)
+        summed = lambda lines: lines if not s.partial else [
+            f"    {s.partial} poly_part[{launch.tile[0]}][{launch.tile[1]}];",
+            *["  " + line for line in points([f"{part} = ({s.partial})0;"])], *lines,
+            *["  " + line for line in points([f"{reg} += {part};"])]]
         if not prefetch:
             return [*decl, head, "    __syncthreads();   /* the last tile's values are read */",
                     *ind(fetch, "    "), "    __syncthreads();",
-                    *(ind(whole, "    ") if pairs else
+                    *(ind(whole, "    ") if pairs else summed(
                       [f"    for (int poly_kk = 0; poly_kk < poly_min({bk}, {s.end} - poly_k0); poly_kk++) {{",
-                       *ind(step, "      "), "    }"]), "  }"]
-        tiles = ind(whole, "    ") if pairs else [
+                       *ind(step, "      "), "    }"])), "  }"]
+        tiles = ind(whole, "    ") if pairs else summed([
             f"    if ({s.end} - poly_k0 >= {bk}) {{", "      #pragma unroll",
             f"      for (int poly_kk = 0; poly_kk < {bk}; poly_kk++) {{", *ind(step, "        "), "      }",
             "    } else {", f"      for (int poly_kk = 0; poly_kk < {s.end} - poly_k0; poly_kk++) {{",
-            *ind(step, "        "), "      }", "    }"]
+            *ind(step, "        "), "      }", "    }"])
         return ind(["{", *decl, "  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);",
                     "  {", f"    const int poly_k0 = {s.low};", *ind(fetch, "    "), "  }", head,
                     "    __syncthreads();   /* the last tile's values are read */", *ind(store, "    "),

@@ -22,6 +22,11 @@ loop's bounds (others are 0 and feed only points that are never stored).  Anythi
 (another loop index inside, a subtree reading both grid indices, a loop whose bounds move
 with the grid) leaves the launch unstaged.
 
+The accumulator may be a thread's scalar of another type (a spec's `sum()` of float products in
+a double): the operands keep their own types.  Where it adds float terms into a double and the
+launch stores only float arrays, each tile's terms may first add up in float (`partial_type`):
+then, and only then, the sum is not the reference's bits, but within the float outputs' bound.
+
 Tensor cores (`mma_pairs`): where a staged loop in double adds only products of one row and
 one column operand (`acc += S0 * S1`, syr2k's `acc += S0 * S1 + S2 * S3`), the block's
 point tile is a sum of matrix products, which the fp64 tensor cores compute 16 x 8 x 8 (or
@@ -75,6 +80,7 @@ class Staged:
                                   # loop whose bounds move with that kind's grid index: C text (`plan`)
     ring: tuple | None = None     # (tiles, depth) of its ring copied ahead asynchronously (tensor.ring)
     raws: dict | None = None      # ... operand -> the element it scales (raw_read)
+    partial: str | None = None    # the type each tile's terms are first summed in (partial_type)
 
 
 def plan(p, launch) -> dict | None:
@@ -132,6 +138,8 @@ def plan(p, launch) -> dict | None:
         if s.moving and not all(any(isinstance(f, c_ast.ID) and kinds.get(f.name) == s.moving[0] for f in t)
                                 for t in _products(s) or [[]]):
             return None            # a term that the moving side's zeroed operand would not zero
+        if p.opt.tiles.staging.float_partials:
+            s.partial = partial_type(p, launch, s, types)
         out[id(n)] = s
     for d in (p.opt.tiles.staging.depth,) if p.opt.tiles.staging.depth else DEPTHS:
         if sum(d * max(pitch(span(launch, op), m) for m in (False, True))
@@ -243,6 +251,24 @@ def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
             return None
         pairs.append((names[1][1], names[0][1]))
     return pairs or None
+
+
+def partial_type(p, launch, s: Staged, types: dict) -> str | None:
+    """'float' where a staged loop adds only float terms to a double accumulator (specs' float
+    sums, `double acc; acc += S0 * S1` over float operands) and the launch stores only float
+    arrays: each tile's terms then add up in float, which the accumulator adds once per tile (one
+    conversion to double per tile, not per term).  The long sum stays in double; a tile's sum of
+    `depth` float terms is within the float outputs' bound (docs/verification.md), which a
+    double output's would not be.  None elsewhere (the reference's own operations)."""
+    node = s.node
+    if s.dtype != "double" or _products(s) is None:
+        return None
+    typed = types | {op.name: op.dtype for op in s.operands}
+    terms = [t for t in _terms(node.rvalue) if not (isinstance(t, c_ast.ID) and t.name == node.lvalue.name)]
+    stored = {a.name for st in launch.statements() for a in p.an.program.statement(st).writes() if a.index}
+    if all(_type(t, typed) == "float" for t in terms) and stored and all(types.get(a) == "float" for a in stored):
+        return "float"
+    return None
 
 
 def _products(s: Staged) -> list[list] | None:

@@ -61,6 +61,15 @@ __global__ void mixed_matmul_update_c(int m, int n, int k, const float *a, const
       poly_stage1[poly_e / 64][poly_e % 64] = poly_g >= 0 && poly_g <= n - 1 && poly_k < k ? b[(poly_k * n) + poly_g] : (float)0;
     }
     __syncthreads();
+    float poly_part[8][4];
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + tm * (int)blockDim.y;
+        const int j = j_first + tn * (int)blockDim.x;
+        poly_part[tm][tn] = (float)0;
+      }
     for (int poly_kk = 0; poly_kk < poly_min(32, k - poly_k0); poly_kk++) {
       #pragma unroll
       for (int tm = 0; tm < 8; tm++)
@@ -68,9 +77,17 @@ __global__ void mixed_matmul_update_c(int m, int n, int k, const float *a, const
         for (int tn = 0; tn < 4; tn++) {
           const int i = i_first + tm * (int)blockDim.y;
           const int j = j_first + tn * (int)blockDim.x;
-          acc[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 16 + (int)threadIdx.x];
+          poly_part[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 16 + (int)threadIdx.x];
         }
     }
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + tm * (int)blockDim.y;
+        const int j = j_first + tn * (int)blockDim.x;
+        acc[tm][tn] += poly_part[tm][tn];
+      }
   }
   #pragma unroll
   for (int tm = 0; tm < 8; tm++)
