@@ -60,3 +60,17 @@ def test_a_double_output_or_double_terms_keep_the_sum_in_double(tmp_path):
     assert staged.dtype == "double" and staged.partial is None
     (staged,) = _launch("corpora/polybench/linear-algebra/blas/gemm/gemm.c", "gemm_update_C").staged.values()
     assert staged.partial is None
+
+
+def test_a_spec_gemm_in_float_partials_passes_the_ladder_in_every_tile_shape():
+    """The partial sums per tile, in the rectangle's tile, an odd tile with a loop length its depth
+    does not divide, and the prefetching form (whole tiles unrolled, then the rest)."""
+    from t2c.generators.poly import generate
+    from t2c.verify.ladder import ladder
+    k = read_kernel(ROOT / "corpora/text2cuda/gemm.md")
+    for options in (DEFAULT, DEFAULT.replace({"tiles.staging.rect": None, "tiles.staging.tile": (3, 1),
+                                              "tiles.staging.depth": 24, "tiles.staging.prefetch": True})):
+        source = generate(k, options)
+        assert "poly_part[tm][tn] +=" in source
+        card = ladder(k, source, backend="emu", dataset="SMALL", seed=9)
+        assert card.accepted and 0 < card.max_error < 0.125, card.summary()
