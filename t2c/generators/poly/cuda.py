@@ -974,6 +974,8 @@ class Printer:
                 m16 = self.opt.tiles.staging.tensor_cores.m16 and self.target.has(M16N8K8) and rows % 4 == 0 and all(x.depth % 8 == 0 for x in launch.staged.values())
                 staged += (f" Their products run on the fp64 tensor cores (mma.sync {(M16N8K8 if m16 else M8N8K4).shape}), "
                            f"{8 if m16 else 4} values of the loop at a time.")
+            if any(x.partial for x in (launch.staged or {}).values()):
+                staged += " Each tile's float terms add up in float, then into the double sum."
             if any(x.moving for x in (launch.staged or {}).values()):
                 staged += (" A loop whose bounds move with a grid index runs over the hull of the block's points'"
                            " bounds, the moving side's operand staged as 0 outside a point's own.")

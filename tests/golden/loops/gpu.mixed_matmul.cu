@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
-//   mixed_matmul_update_c: each thread a 8 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop p runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time.
+//   mixed_matmul_update_c: each thread a 8 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop p runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Each tile's float terms add up in float, then into the double sum.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* mixed_matmul_update_c: each thread a 8 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop p runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. */
+/* mixed_matmul_update_c: each thread a 8 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop p runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Each tile's float terms add up in float, then into the double sum. */
 __global__ void mixed_matmul_update_c(int m, int n, int k, const float *a, const float *b, float *c)
 {
   const int i_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
