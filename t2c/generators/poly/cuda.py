@@ -693,8 +693,8 @@ class Printer:
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
             where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
             staged = (f"poly_g >= {min_expr(lows)} && poly_g <= {max_expr(highs)} && poly_k < {s.end}"
-                      f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({s.dtype})0;")
-            decl.append(f"  __shared__ {s.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
+                      f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({op.dtype})0;")
+            decl.append(f"  __shared__ {op.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
                         f"{cprint(op.node)} */")
             if not prefetch:
                 fetch += [f"for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < {bk * n}; "
@@ -703,31 +703,38 @@ class Printer:
             per = -(-bk * n // threads)                 # this thread's elements of a tile
             each = ["#pragma unroll", f"for (int poly_q = 0; poly_q < {per}; poly_q++) {{",
                     f"  const int poly_e = poly_t + poly_q * {threads};"]
-            decl.append(f"  {s.dtype} {op.name}_next[{per}];")
+            decl.append(f"  {op.dtype} {op.name}_next[{per}];")
             fetch += [*each, f"  {where}", f"  {op.name}_next[poly_q] = poly_e < {bk * n} && {staged}", "}"]
             store += [*each, f"  if (poly_e < {bk * n})", f"    {op.name}[{kk}][{r}] = {op.name}_next[poly_q];", "}"]
         refs = {op.name: f"{op.name}[poly_kk][{tm if op.kind == 'row' else tn} * {by if op.kind == 'row' else bx}"
                          f" + (int)threadIdx.{'y' if op.kind == 'row' else 'x'}]" for op in s.operands}
         body = self.r.statement(s.node, names, "")
+        # a float partial sum per tile (stage.partial_type): the terms add up in `part`, which the
+        # accumulator adds once the tile is done
+        part = f"poly_part[{tm}][{tn}]" if s.partial else reg
         body = [re.sub(r"\b(poly_stage\d+)\b", lambda m: refs[m[1]],
-                       re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", reg, line)) for line in body]
+                       re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", part, line)) for line in body]
         step = [f"{loop.var} = poly_k0 + poly_kk;"] if loop.var in WORD.findall(" ".join(body)) else []
         step += [line[2:] for line in points(body)]
         ind = lambda lines, pad: [pad + line for line in lines]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
         if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
             whole = tensor.tile(self, launch, s, pairs, reg.split("[")[0], bk)
+        summed = lambda lines: lines if not s.partial else [
+            f"    {s.partial} poly_part[{launch.tile[0]}][{launch.tile[1]}];",
+            *["  " + line for line in points([f"{part} = ({s.partial})0;"])], *lines,
+            *["  " + line for line in points([f"{reg} += {part};"])]]
         if not prefetch:
             return [*decl, head, "    __syncthreads();   /* the last tile's values are read */",
                     *ind(fetch, "    "), "    __syncthreads();",
-                    *(ind(whole, "    ") if pairs else
+                    *(ind(whole, "    ") if pairs else summed(
                       [f"    for (int poly_kk = 0; poly_kk < poly_min({bk}, {s.end} - poly_k0); poly_kk++) {{",
-                       *ind(step, "      "), "    }"]), "  }"]
-        tiles = ind(whole, "    ") if pairs else [
+                       *ind(step, "      "), "    }"])), "  }"]
+        tiles = ind(whole, "    ") if pairs else summed([
             f"    if ({s.end} - poly_k0 >= {bk}) {{", "      #pragma unroll",
             f"      for (int poly_kk = 0; poly_kk < {bk}; poly_kk++) {{", *ind(step, "        "), "      }",
             "    } else {", f"      for (int poly_kk = 0; poly_kk < {s.end} - poly_k0; poly_kk++) {{",
-            *ind(step, "        "), "      }", "    }"]
+            *ind(step, "        "), "      }", "    }"])
         return ind(["{", *decl, "  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);",
                     "  {", f"    const int poly_k0 = {s.low};", *ind(fetch, "    "), "  }", head,
                     "    __syncthreads();   /* the last tile's values are read */", *ind(store, "    "),
@@ -1042,6 +1049,8 @@ class Printer:
                 m16 = self.opt.tiles.staging.tensor_cores.m16 and self.target.has(M16N8K8) and rows % 4 == 0 and all(x.depth % 8 == 0 for x in launch.staged.values())
                 staged += (f" Their products run on the fp64 tensor cores (mma.sync {(M16N8K8 if m16 else M8N8K4).shape}), "
                            f"{8 if m16 else 4} values of the loop at a time.")
+            if any(x.partial for x in (launch.staged or {}).values()):
+                staged += " Each tile's float terms add up in float, then into the double sum."
             if any(x.moving for x in (launch.staged or {}).values()):
                 staged += (" A loop whose bounds move with a grid index runs over the hull of the block's points'"
                            " bounds, the moving side's operand staged as 0 outside a point's own.")

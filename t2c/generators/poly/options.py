@@ -184,6 +184,7 @@ class Staging:
     prefetch: bool = option(False, {"tile": [True]})            # the next tile into registers during this one
     depth: int | None = option(None, {"tile": [16, 8]})          # loop values per tile; None: stage.DEPTHS, what fits
     tensor_cores: TensorCores | None = option(TensorCores(), {"tile": [None]})
+    float_partials: bool = option(True, {"tile": [False]})     # float terms of a double sum: a float sum per tile
 
 
 @dataclass(frozen=True)

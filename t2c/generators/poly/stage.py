@@ -22,6 +22,11 @@ loop's bounds (others are 0 and feed only points that are never stored).  Anythi
 (another loop index inside, a subtree reading both grid indices, a loop whose bounds move
 with the grid) leaves the launch unstaged.
 
+The accumulator may be a thread's scalar of another type (a spec's `sum()` of float products in
+a double): the operands keep their own types.  Where it adds float terms into a double and the
+launch stores only float arrays, each tile's terms may first add up in float (`partial_type`):
+then, and only then, the sum is not the reference's bits, but within the float outputs' bound.
+
 Tensor cores (`mma_pairs`): where a staged loop in double adds only products of one row and
 one column operand (`acc += S0 * S1`, syr2k's `acc += S0 * S1 + S2 * S3`), the block's
 point tile is a sum of matrix products, which the fp64 tensor cores compute 16 x 8 x 8 (or
@@ -60,6 +65,7 @@ class Operand:
     node: c_ast.Node           # the subtree, in the reference's names
     name: str                  # its shared array
     k_fastest: bool            # the last subscript holds k: consecutive threads load consecutive k
+    dtype: str                 # its shared array's element type: the subtree's own (SIZE)
 
 
 @dataclass
@@ -74,6 +80,7 @@ class Staged:
                                   # loop whose bounds move with that kind's grid index: C text (`plan`)
     ring: tuple | None = None     # (tiles, depth) of its ring copied ahead asynchronously (tensor.ring)
     raws: dict | None = None      # ... operand -> the element it scales (raw_read)
+    partial: str | None = None    # the type each tile's terms are first summed in (partial_type)
 
 
 def plan(p, launch) -> dict | None:
@@ -108,7 +115,7 @@ def plan(p, launch) -> dict | None:
             nonlocal count
             v = _ids(t)
             if _reads(t) and acc not in v and not (grid <= v) \
-                    and _type(t, types) == dtype:
+                    and _type(t, types) in SIZE:
                 if not _safe(t, allowed):
                     bad.append(t)
                     return t
@@ -116,7 +123,7 @@ def plan(p, launch) -> dict | None:
                 last = t
                 while not isinstance(last, c_ast.ArrayRef):
                     last = next(c for _, c in last.children() if _reads(c))
-                s.operands.append(Operand(kind, t, f"poly_stage{count}", n.var in _ids(last.subscript)))
+                s.operands.append(Operand(kind, t, f"poly_stage{count}", n.var in _ids(last.subscript), _type(t, types)))
                 count += 1
                 return c_ast.ID(s.operands[-1].name)
             for attr in [a for a in t.__slots__ if a not in ("coord", "__weakref__")]:
@@ -131,10 +138,12 @@ def plan(p, launch) -> dict | None:
         if s.moving and not all(any(isinstance(f, c_ast.ID) and kinds.get(f.name) == s.moving[0] for f in t)
                                 for t in _products(s) or [[]]):
             return None            # a term that the moving side's zeroed operand would not zero
+        if p.opt.tiles.staging.float_partials:
+            s.partial = partial_type(p, launch, s, types)
         out[id(n)] = s
     for d in (p.opt.tiles.staging.depth,) if p.opt.tiles.staging.depth else DEPTHS:
         if sum(d * max(pitch(span(launch, op), m) for m in (False, True))
-               * SIZE[s.dtype] for s in out.values() for op in s.operands) <= p.target.shared_static:
+               * SIZE[op.dtype] for s in out.values() for op in s.operands) <= p.target.shared_static:
             for s in out.values():
                 s.depth = d
             return out or None
@@ -232,7 +241,7 @@ def pitch(n: int, mma: bool) -> int:
 def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
     """(row operand, column operand) of each product `s`'s statement adds to its accumulator
     (see the module doc), or None when the statement is anything else or not in double."""
-    if s.dtype != "double":
+    if s.dtype != "double" or any(op.dtype != "double" for op in s.operands):
         return None
     kinds = {op.name: op.kind for op in s.operands}
     pairs = []
@@ -242,6 +251,24 @@ def mma_pairs(s: Staged) -> list[tuple[str, str]] | None:
             return None
         pairs.append((names[1][1], names[0][1]))
     return pairs or None
+
+
+def partial_type(p, launch, s: Staged, types: dict) -> str | None:
+    """'float' where a staged loop adds only float terms to a double accumulator (specs' float
+    sums, `double acc; acc += S0 * S1` over float operands) and the launch stores only float
+    arrays: each tile's terms then add up in float, which the accumulator adds once per tile (one
+    conversion to double per tile, not per term).  The long sum stays in double; a tile's sum of
+    `depth` float terms is within the float outputs' bound (docs/verification.md), which a
+    double output's would not be.  None elsewhere (the reference's own operations)."""
+    node = s.node
+    if s.dtype != "double" or _products(s) is None:
+        return None
+    typed = types | {op.name: op.dtype for op in s.operands}
+    terms = [t for t in _terms(node.rvalue) if not (isinstance(t, c_ast.ID) and t.name == node.lvalue.name)]
+    stored = {a.name for st in launch.statements() for a in p.an.program.statement(st).writes() if a.index}
+    if all(_type(t, typed) == "float" for t in terms) and stored and all(types.get(a) == "float" for a in stored):
+        return "float"
+    return None
 
 
 def _products(s: Staged) -> list[list] | None:
