@@ -11,73 +11,84 @@
 
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
 /* mixed_matmul_update_c: each thread a 8 x 4 tile of (i, j) points (i -> y, j -> x; rows blockDim.y apart, columns blockDim.x apart); loop p runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Each tile's float terms add up in float, then into the double sum. */
-__global__ void mixed_matmul_update_c(int m, int n, int k, const float *a, const float *b, float *c)
+__global__ void mixed_matmul_update_c(int m, int n, int k, const float *a, const float *b, float *c, unsigned poly_blocks_y)
 {
-  const int i_base = (int)(blockIdx.y * blockDim.y * 8);   /* the block's first point */
-  const int j_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
-  const int i_first = i_base + (int)threadIdx.y;
-  const int j_first = j_base + (int)threadIdx.x;
-  int p;
-  bool ok[8][4];
-  double s[8][4];   /* a thread-private scalar: one per point */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
-      ok[tm][tn] = i >= 0 && i < m && j >= 0 && j < n;
-      if (ok[tm][tn]) {
-        s[tm][tn] = 0.0;
-      }
-    }
-  bool poly_any = false;
-  for (int tm = 0; tm < 8; tm++)
-    for (int tn = 0; tn < 4; tn++)
-      poly_any = poly_any || ok[tm][tn];
-  if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
-    return;
-  double acc[8][4];   /* one register per point */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
-      acc[tm][tn] = ok[tm][tn] ? s[tm][tn] : (double)0;
-    }
-  __shared__ float poly_stage0[32][65];   /* row operand a[i][p] */
-  __shared__ float poly_stage1[32][65];   /* col operand b[p][j] */
-  for (int poly_k0 = 0; poly_k0 < k; poly_k0 += 32) {
-    __syncthreads();   /* the last tile's values are read */
-    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 128) {
-      const int poly_g = i_base + poly_e / 32, poly_k = poly_k0 + poly_e % 32;
-      poly_stage0[poly_e % 32][poly_e / 32] = poly_g >= 0 && poly_g <= m - 1 && poly_k < k ? a[(poly_g * k) + poly_k] : (float)0;
-    }
-    for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 128) {
-      const int poly_g = j_base + poly_e % 64, poly_k = poly_k0 + poly_e / 64;
-      poly_stage1[poly_e / 64][poly_e % 64] = poly_g >= 0 && poly_g <= n - 1 && poly_k < k ? b[(poly_k * n) + poly_g] : (float)0;
-    }
-    __syncthreads();
-    float poly_part[8][4];
+  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int i_base = (int)(poly_by * blockDim.y * 8);   /* the block's first point */
+    const int j_base = (int)(blockIdx.x * blockDim.x * 4);   /* the block's first point */
+    const int i_first = i_base + (int)threadIdx.y;
+    const int j_first = j_base + (int)threadIdx.x;
+    int p;
+    bool ok[8][4];
+    double s[8][4];   /* a thread-private scalar: one per point */
     #pragma unroll
     for (int tm = 0; tm < 8; tm++)
       #pragma unroll
       for (int tn = 0; tn < 4; tn++) {
         const int i = i_first + tm * (int)blockDim.y;
         const int j = j_first + tn * (int)blockDim.x;
-        poly_part[tm][tn] = (float)0;
+        ok[tm][tn] = i >= 0 && i < m && j >= 0 && j < n;
+        if (ok[tm][tn]) {
+          s[tm][tn] = 0.0;
+        }
       }
-    for (int poly_kk = 0; poly_kk < poly_min(32, k - poly_k0); poly_kk++) {
+    bool poly_any = false;
+    for (int tm = 0; tm < 8; tm++)
+      for (int tn = 0; tn < 4; tn++)
+        poly_any = poly_any || ok[tm][tn];
+    if (!__syncthreads_or(poly_any))   /* no point of this block is in the domain */
+      continue;
+    double acc[8][4];   /* one register per point */
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + tm * (int)blockDim.y;
+        const int j = j_first + tn * (int)blockDim.x;
+        acc[tm][tn] = ok[tm][tn] ? s[tm][tn] : (double)0;
+      }
+    __shared__ float poly_stage0[32][65];   /* row operand a[i][p] */
+    __shared__ float poly_stage1[32][65];   /* col operand b[p][j] */
+    for (int poly_k0 = 0; poly_k0 < k; poly_k0 += 32) {
+      __syncthreads();   /* the last tile's values are read */
+      for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 128) {
+        const int poly_g = i_base + poly_e / 32, poly_k = poly_k0 + poly_e % 32;
+        poly_stage0[poly_e % 32][poly_e / 32] = poly_g >= 0 && poly_g <= m - 1 && poly_k < k ? a[(poly_g * k) + poly_k] : (float)0;
+      }
+      for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < 2048; poly_e += 128) {
+        const int poly_g = j_base + poly_e % 64, poly_k = poly_k0 + poly_e / 64;
+        poly_stage1[poly_e / 64][poly_e % 64] = poly_g >= 0 && poly_g <= n - 1 && poly_k < k ? b[(poly_k * n) + poly_g] : (float)0;
+      }
+      __syncthreads();
+      float poly_part[8][4];
       #pragma unroll
       for (int tm = 0; tm < 8; tm++)
         #pragma unroll
         for (int tn = 0; tn < 4; tn++) {
           const int i = i_first + tm * (int)blockDim.y;
           const int j = j_first + tn * (int)blockDim.x;
-          poly_part[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 16 + (int)threadIdx.x];
+          poly_part[tm][tn] = (float)0;
+        }
+      for (int poly_kk = 0; poly_kk < poly_min(32, k - poly_k0); poly_kk++) {
+        #pragma unroll
+        for (int tm = 0; tm < 8; tm++)
+          #pragma unroll
+          for (int tn = 0; tn < 4; tn++) {
+            const int i = i_first + tm * (int)blockDim.y;
+            const int j = j_first + tn * (int)blockDim.x;
+            poly_part[tm][tn] += poly_stage0[poly_kk][tm * 8 + (int)threadIdx.y] * poly_stage1[poly_kk][tn * 16 + (int)threadIdx.x];
+          }
+      }
+      #pragma unroll
+      for (int tm = 0; tm < 8; tm++)
+        #pragma unroll
+        for (int tn = 0; tn < 4; tn++) {
+          const int i = i_first + tm * (int)blockDim.y;
+          const int j = j_first + tn * (int)blockDim.x;
+          acc[tm][tn] += poly_part[tm][tn];
         }
     }
     #pragma unroll
@@ -86,37 +97,29 @@ __global__ void mixed_matmul_update_c(int m, int n, int k, const float *a, const
       for (int tn = 0; tn < 4; tn++) {
         const int i = i_first + tm * (int)blockDim.y;
         const int j = j_first + tn * (int)blockDim.x;
-        acc[tm][tn] += poly_part[tm][tn];
+        if (ok[tm][tn])
+          s[tm][tn] = acc[tm][tn];
+      }
+    float poly_v0[8][4];   /* every point's value, loaded before any is stored */
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + tm * (int)blockDim.y;
+        const int j = j_first + tn * (int)blockDim.x;
+        if (ok[tm][tn])
+          poly_v0[tm][tn] = (float) s[tm][tn];
+      }
+    #pragma unroll
+    for (int tm = 0; tm < 8; tm++)
+      #pragma unroll
+      for (int tn = 0; tn < 4; tn++) {
+        const int i = i_first + tm * (int)blockDim.y;
+        const int j = j_first + tn * (int)blockDim.x;
+        if (ok[tm][tn])
+          c[(i * n) + j] = poly_v0[tm][tn];
       }
   }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
-      if (ok[tm][tn])
-        s[tm][tn] = acc[tm][tn];
-    }
-  float poly_v0[8][4];   /* every point's value, loaded before any is stored */
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
-      if (ok[tm][tn])
-        poly_v0[tm][tn] = (float) s[tm][tn];
-    }
-  #pragma unroll
-  for (int tm = 0; tm < 8; tm++)
-    #pragma unroll
-    for (int tn = 0; tn < 4; tn++) {
-      const int i = i_first + tm * (int)blockDim.y;
-      const int j = j_first + tn * (int)blockDim.x;
-      if (ok[tm][tn])
-        c[(i * n) + j] = poly_v0[tm][tn];
-    }
 }
 
 extern "C" void mixed_matmul_device(int m, int n, int k, float *a, float *b, float *c)
@@ -126,8 +129,9 @@ extern "C" void mixed_matmul_device(int m, int n, int k, float *a, float *b, flo
     const int extent_y = m;   /* i */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(16, 8);
-      dim3 grid(poly_blocks(extent_x, 64), poly_blocks(extent_y, 64));
-      mixed_matmul_update_c<<<grid, block>>>(m, n, k, a, b, c);
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 64);
+      dim3 grid(poly_blocks(extent_x, 64), poly_cap(poly_blocks_y, 65535));
+      mixed_matmul_update_c<<<grid, block>>>(m, n, k, a, b, c, poly_blocks_y);
     }
   }
 }
