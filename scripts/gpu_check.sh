@@ -24,10 +24,9 @@ probe)   # the bench timer's start, idle against queued (scripts/timing_probe.cu
   ;;
 coarsen)   # coarsened launches (grid.coarsen) against one index per thread, side by side
   nvcc -O3 -arch=sm_90 -o /tmp/ilp_probe scripts/ilp_probe.cu && /tmp/ilp_probe > "$OUT/ilp_probe.txt"
-  VARIANTS="default,one index per thread" ROUNDS=3 python3 scripts/options_ab.py \
-    corpora/text2cuda/relu.md corpora/text2cuda/gelu.md corpora/text2cuda/axpy_fp16.md corpora/text2cuda/gelu_bf16.md \
-    corpora/loops/livermore/hydro_fragment.c corpora/loops/gpu/transpose.c corpora/loops/gpu/upsample_nearest.c \
-    jacobi-2d fdtd-2d heat-3d gemver > "$OUT/coarsen_ab.txt" 2>&1
+  VARIANTS="default,one index per thread" ROUNDS=3 python3 scripts/options_ab.py ${T2C_AB_KERNELS:-\
+    corpora/text2cuda/relu.md corpora/text2cuda/gelu_bf16.md corpora/loops/livermore/hydro_fragment.c \
+    corpora/loops/gpu/upsample_nearest.c jacobi-2d heat-3d} > "$OUT/coarsen_ab.txt" 2>&1
   summary "coarsen A/B: $(grep -c 'one index per thread' "$OUT/coarsen_ab.txt") lines (coarsen_ab.txt)"
   ;;
 cuda)   # the emu test programs on the real GPU, against their expected outputs
