@@ -8,7 +8,8 @@ A launch of the form
 (a histogram, a bincount, a scatter-add into few cells) sends every update of every thread to
 the few global cells of X, where same-cell atomics serialize.  Here each block zeroes a copy of
 X in dynamic shared memory, its threads stride the grid (`reductions.private.points` indices
-each at least, the blocks capped at what the target's SMs hold at once) adding into that copy
+each at least, a block at least as many indices as X has cells so that adding its copy costs
+no more than its updates, the blocks capped at what the target's SMs hold at once) adding into that copy
 with shared-memory atomics, and after a barrier the block adds each non-zero cell of its copy
 into X once.  The updates commute (the model refuses any other access to X in the nest:
 `Model.updates_only`), so integer counts are exact; floating-point sums are reordered, as the
@@ -111,9 +112,11 @@ def launch_code(printer, launch, pv: Private, call: str, indent: str) -> list[st
     per = THREADS * pv.points
     return [f"{indent}{{",
             f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var} */",
-            f"{indent}  const size_t bytes = (size_t)({pv.cells}) * sizeof({pv.dtype});   /* a copy of {pv.array} */",
+            f"{indent}  const size_t cells = {' * '.join(f'(size_t)({e})' for e in printer.k.array(pv.array).shape)};   "
+            f"/* a copy of {pv.array} per block */",
+            f"{indent}  const size_t bytes = cells * sizeof({pv.dtype});",
             f"{indent}  if (extent > 0 && bytes <= {printer.target.shared_static}) {{",
-            f"{indent}    const unsigned blocks = poly_blocks(extent, {per});",
+            f"{indent}    const unsigned blocks = poly_blocks(extent, cells > {per} ? (int)cells : {per});   /* indices per block */",
             f"{indent}    {printer.launch_line(name + '_private', (f'blocks < {pv.blocks} ? blocks : {pv.blocks}', str(THREADS), 'bytes'), call, loops)}",
             f"{indent}  }} else if (extent > 0)",
             f"{indent}    {printer.launch_line(name, ('poly_blocks(extent, 256)', '256'), call, loops)}",

@@ -58,9 +58,10 @@ extern "C" void histogram_device(int n, int nb, double *data, int *hist)
   }
   {
     const int extent = n;   /* i */
-    const size_t bytes = (size_t)(nb) * sizeof(int);   /* a copy of hist */
+    const size_t cells = (size_t)(nb);   /* a copy of hist per block */
+    const size_t bytes = cells * sizeof(int);
     if (extent > 0 && bytes <= 49152) {
-      const unsigned blocks = poly_blocks(extent, 4096);
+      const unsigned blocks = poly_blocks(extent, cells > 4096 ? (int)cells : 4096);   /* indices per block */
       histogram_update_hist_2_private<<<blocks < 1056 ? blocks : 1056, 256, bytes>>>(n, nb, data, hist);
     } else if (extent > 0)
       histogram_update_hist_2<<<poly_blocks(extent, 256), 256>>>(n, nb, data, hist);

@@ -59,9 +59,10 @@ extern "C" void particle_in_cell_device(int np, int nc, double *pos, double *fie
 {
   {
     const int extent = np;   /* p */
-    const size_t bytes = (size_t)(nc) * sizeof(int);   /* a copy of count */
+    const size_t cells = (size_t)(nc);   /* a copy of count per block */
+    const size_t bytes = cells * sizeof(int);
     if (extent > 0 && bytes <= 49152) {
-      const unsigned blocks = poly_blocks(extent, 4096);
+      const unsigned blocks = poly_blocks(extent, cells > 4096 ? (int)cells : 4096);   /* indices per block */
       particle_in_cell_update_pos_count_private<<<blocks < 1056 ? blocks : 1056, 256, bytes>>>(np, nc, pos, field, count);
     } else if (extent > 0)
       particle_in_cell_update_pos_count<<<poly_blocks(extent, 256), 256>>>(np, nc, pos, field, count);

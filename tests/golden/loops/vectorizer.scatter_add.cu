@@ -40,9 +40,10 @@ extern "C" void scatter_add_device(int n, int m, double *w, int *idx, double *ac
 {
   {
     const int extent = n;   /* i */
-    const size_t bytes = (size_t)(m) * sizeof(double);   /* a copy of acc */
+    const size_t cells = (size_t)(m);   /* a copy of acc per block */
+    const size_t bytes = cells * sizeof(double);
     if (extent > 0 && bytes <= 49152) {
-      const unsigned blocks = poly_blocks(extent, 4096);
+      const unsigned blocks = poly_blocks(extent, cells > 4096 ? (int)cells : 4096);   /* indices per block */
       scatter_add_update_acc_private<<<blocks < 1056 ? blocks : 1056, 256, bytes>>>(n, m, w, idx, acc);
     } else if (extent > 0)
       scatter_add_update_acc<<<poly_blocks(extent, 256), 256>>>(n, m, w, idx, acc);
