@@ -40,6 +40,8 @@ class Target:
     shared_sm: int = 233472                  # shared memory per SM (228 KiB)
     max_threads: int = 1024                  # threads per block
     max_grid_yz: int = 65535                 # blocks on grid.y and on grid.z (grid.x takes 2^31 - 1)
+    sms: int = 132                           # streaming multiprocessors (H100 SXM, H200)
+    sm_threads: int = 2048                   # resident threads per SM
     mma: tuple[Mma, ...] = (M8N8K4, M16N8K8)   # the fp64 tensor-core shapes candidates use
 
     def has(self, mma: Mma) -> bool:

@@ -133,4 +133,4 @@ def test_index_add_past_65535_blocks_on_y_runs_on_emu():
     k = _kernel("index_add")
     text = generate(k)
     _assert_reference_outputs(k, text, {"n": 530000, "m": 7, "d": 1})
-    assert re.search(r"dim3 grid\(poly_blocks\(extent_x, 32\), poly_cap\(poly_blocks_y, 65535\)\);", text)
+    assert re.search(r"dim3 grid\(poly_blocks\(extent_x, 128\), poly_cap\(poly_blocks_y, 65535\)\);", text)

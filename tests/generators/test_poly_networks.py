@@ -3,9 +3,10 @@ around loops whose iterations touch disjoint cells, X[i] and X[i ^ E] under one 
 import pytest
 
 from t2ctest import ROOT, accepted_on_emu, c_kernel
+from t2c.frontends import read_kernel
 from t2c.frontends.c import read_c
 from t2c.generators.poly import generate
-from t2c.generators.poly.network import network_of
+from t2c.generators.poly.network import network_of, swaps
 
 LOOPS = ROOT / "corpora" / "loops" / "gpu"
 
@@ -235,3 +236,49 @@ def test_networks_on_small_tiles_are_accepted(source):
     small = Target(shared_static=256)
     assert {t.tile for t in network_of(k, small).tilings} <= {16, 32}
     accepted_on_emu(k, generate(k, target=small))
+
+
+DOUBLING_SCAN = """
+/* t2c: size n MINI=40
+ * t2c: array x[n] in
+ * t2c: array y[n] out */
+void doubling_scan(int n, float *x, float *y)
+{
+  int i;
+  int h;
+  float a[n];
+  float b[n];
+  for (i = 0; i < n; i++)
+    a[i] = x[i];
+  for (i = 0; i < n; i++)
+    b[i] = 0.0f;
+  for (h = 1; h < n; h *= 2) {
+    for (i = 0; i < n; i++)
+      b[i] = i >= h ? a[i] + a[i - h] : a[i];
+    for (i = 0; i < n; i++)
+      a[i] = b[i];
+  }
+  for (i = 0; i < n; i++)
+    y[i] = a[i];
+}
+"""
+
+
+@pytest.mark.parametrize("source, name", [("sum_tree", "sum_tree"), (DOUBLING_SCAN, "doubling_scan")])
+def test_a_level_loops_copy_back_of_a_buffer_it_rewrites_trades_the_buffers(tmp_path, source, name):
+    """`b[i] = f(a); a[i] = b[i]` per level (a pairwise tree sum, a doubling scan): b is rewritten
+    whole before it is read again and never read after the loop, so the copy is no pass over
+    memory: the two buffers trade places."""
+    k = read_kernel(ROOT / "corpora/text2cuda/sum_tree.md") if source == "sum_tree" else c_kernel(tmp_path, source, name)
+    assert list(swaps(network_of(k)).values()) == [("a", "b")]
+    text = generate(k)
+    assert "poly_buf_a[i] = poly_buf_b[i];" not in text and "the buffers trade places" in text
+    accepted_on_emu(k, text)
+
+
+def test_a_buffer_read_after_the_loop_or_partly_rewritten_keeps_its_copy(tmp_path):
+    """b read after the level loop; a Haar transform's levels rewrite only part of their buffer."""
+    k = c_kernel(tmp_path, DOUBLING_SCAN.replace("y[i] = a[i];", "y[i] = a[i] + b[i];"), "doubling_scan")
+    assert swaps(network_of(k)) == {}
+    accepted_on_emu(k, generate(k))
+    assert swaps(network_of(read_kernel(ROOT / "corpora/text2cuda/haar_wavelet.md"))) == {}

@@ -29,7 +29,7 @@ from ...analysis.model import parse_expr
 from ...ir import HALF_HEADERS, Kernel
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor, wavetiles
+from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor, wavetiles
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -435,6 +435,14 @@ class Printer:
             return self.reduction_kernels(launch)
         body += self.render_nodes(launch.body, "  ")
         text = "\n".join(self.strided(launch, body))
+        if launch.private:           # its copy per block, and the plain kernel for an array too large
+            declared = [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
+            own = "\n".join(private.kernel_body(self, launch, launch.private, box, declared))
+            args = self.kernel_args(launch, names_used(text + own))
+            params = ", ".join(self.param_decl(a, launch) for a in args)
+            return "\n".join([f"/* {self.describe(launch)} */",
+                              f"__global__ void __launch_bounds__({private.THREADS}) {launch.name}_private({params})",
+                              "{", own, "}", "", f"__global__ void {launch.name}({params})", "{", text, "}"]), args
         args = self.kernel_args(launch, names_used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if merged:
@@ -811,6 +819,8 @@ class Printer:
                                               launch.host_loops)]
         if launch.phases:
             return phases.launch_code(self, launch, args, indent)
+        if launch.private:
+            return private.launch_code(self, launch, launch.private, call, indent)
         if launch.row or launch.sweep:
             (lows, highs), = self.launch_box(launch)
             if not lows or not highs:
@@ -1003,6 +1013,8 @@ class Printer:
             return sweep.describe(self, launch, launch.sweep) + where
         if launch.phases:
             return phases.describe(launch, launch.phases) + where
+        if launch.private:
+            return private.describe(launch, launch.private) + where
         if launch.scan:
             return scan.describe(self, launch) + where
         if launch.banded:

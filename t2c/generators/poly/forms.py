@@ -7,7 +7,8 @@ options; fills the plan's records in place, so that cuda.Printer only prints wha
 
 - each launch's form, the first its recognizer finds in this order: a reduction on a grid, a
   scan, an order-W recurrence, a running maximum (those four exclude one another), a warp per
-  row, a block per row (reduce, scan, banded, kadane, phases);
+  row, a block per row, atomic updates into a copy per block (reduce, scan, banded, kadane,
+  phases, private);
 - the top-level host loops that also run in one block (oneblock.py), whose launches drop the
   forms that need blocks of their own and may take a block sum; elsewhere a sweep (sweep.py);
 - a 2-d or batched 3-d launch of straight-line statements and accumulator loops: a tile of
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
+from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor
 from .ctext import WORD, extent_text, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import Launch, Plan, launch_box
@@ -79,9 +80,10 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         if launch.in_block:
             launch.row = launch.phases = None   # their lanes need a block of their own
             launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
+            launch.private = None                                       # ... and a private copy its grid
             if threads % 32 == 0 and threads <= target.max_threads:     # whole warps
                 launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-        elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
+        elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles or launch.private):
             launch.sweep = sweep.sweep_of(p, launch)
     for launch in plan.launches:
         if tileable(p, launch):
@@ -117,6 +119,7 @@ def _recognized(p: Context, launch: Launch) -> None:
         launch.row = reduce.row_reduction_of(an, storage, launch)
     if opt.reductions.row_blocks and not (launch.row or launch.banded):
         launch.phases = phases.phases_of(an, storage, launch)
+    launch.private = private.private_of(p, launch)
 
 
 def _tiled(p: Context, launch: Launch) -> None:
@@ -171,6 +174,8 @@ def block(p: Context, launch: Launch) -> tuple | None:
         return (phases.THREADS,)
     if launch.sweep:
         return sweep.shape(p, launch)
+    if launch.private:
+        return (private.THREADS,)
     if launch.row:
         return p.opt.reductions.rows.column_block if launch.row.column else (reduce.ROW_BLOCK,)
     if launch.tile:
@@ -190,7 +195,7 @@ def coarsened(p: Context, launch: Launch) -> int:
     dependence analysis assumes already; the grid loops are parallel, so no instance reads what
     another writes)."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
-        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum
+        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private
     if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or \
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):

@@ -47,6 +47,7 @@ class Launch:
     phases: object = None            # phases.RowPhases: a block per grid index, its loops in turn
     block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums
     sweep: object = None             # sweep.Sweep: a block of lanes per grid index
+    private: object = None           # private.Private: atomic updates into a copy per block in shared memory
     tiles: object = None             # wavetiles.TileWave: a block per tile of a band, a launch per tile diagonal
     tile: tuple | None = None        # (rows, columns) of grid points per thread (cuda.register_tile)
     staged: dict | None = None       # id(accumulator loop) -> stage.Staged: operands in shared memory

@@ -103,6 +103,12 @@ class Scans:
 
 
 @dataclass(frozen=True)
+class Private:
+    """Atomic updates into a small array: a copy per block in shared memory (private.py)."""
+    points: int = option(16, {"launch": [4, 64]})    # grid indices per thread at least (each block's copy added once)
+
+
+@dataclass(frozen=True)
 class Rows:
     """A thread's reduction along a row by lanes of a block, or down columns (reduce.py)."""
     lanes: int = option(128, {"memory": [32, 256]})  # a row's lanes (whole warps dividing the block)
@@ -115,6 +121,7 @@ class Reductions:
     partials: int | None = option(1024, {"memory": [4096], "pass": [None]})   # a one-thread fold: at most this many partials
     rows: Rows | None = option(Rows(), {"memory": [None]})
     row_blocks: bool = True                          # a thread's folds then maps along a row: a block per row (phases.py)
+    private: Private | None = option(Private(), {"memory": [None]})   # atomic updates into a block's copy (private.py)
 
 
 @dataclass(frozen=True)

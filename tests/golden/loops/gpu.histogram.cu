@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   histogram_update_hist_1: one thread per (b): b -> x.
-//   histogram_update_hist_2: one thread per (i): i -> x.
+//   histogram_update_hist_2_private: each block keeps a copy of hist in shared memory; its 256 threads stride i (at least 16 each) adding into the copy with shared atomics, then add its non-zero cells into hist; histogram_update_hist_2 (one thread per i, global atomics) when hist does not fit.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -37,30 +37,30 @@ __global__ void histogram_update_hist_1(int nb, int *__restrict__ hist)
   }
 }
 
-/* histogram_update_hist_2: one thread per (i): i -> x. */
-__global__ void histogram_update_hist_2(int n, int nb, const double *__restrict__ data, int *__restrict__ hist)
+/* histogram_update_hist_2_private: each block keeps a copy of hist in shared memory; its 256 threads stride i (at least 16 each) adding into the copy with shared atomics, then add its non-zero cells into hist; histogram_update_hist_2 (one thread per i, global atomics) when hist does not fit. */
+__global__ void __launch_bounds__(256) histogram_update_hist_2_private(int n, int nb, const double *data, int *hist)
 {
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= 0 && i < n);
+  extern __shared__ int poly_private_hist[];   /* this block's copy of hist */
+  const int poly_cells = nb;
+  for (int poly_c = threadIdx.x; poly_c < poly_cells; poly_c += blockDim.x)
+    poly_private_hist[poly_c] = 0;
+  __syncthreads();
+  for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i >= 0 && i < n; i += (int)(gridDim.x * blockDim.x))
+  {
+    atomicAdd(&poly_private_hist[(int) (data[i] * nb)], 1);
   }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      atomicAdd(&hist[(int) (data[i] * nb)], 1);
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= 0 && i < n))
-        continue;
-      atomicAdd(&hist[(int) (data[i] * nb)], 1);
-    }
-  }
+  __syncthreads();
+  for (int poly_c = threadIdx.x; poly_c < poly_cells; poly_c += blockDim.x)
+    if (poly_private_hist[poly_c] != 0)
+      atomicAdd(&hist[poly_c], poly_private_hist[poly_c]);
+}
+
+__global__ void histogram_update_hist_2(int n, int nb, const double *data, int *hist)
+{
+  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < n))
+    return;
+  atomicAdd(&hist[(int) (data[i] * nb)], 1);
 }
 
 extern "C" void histogram_device(int n, int nb, double *data, int *hist)
@@ -74,12 +74,14 @@ extern "C" void histogram_device(int n, int nb, double *data, int *hist)
     }
   }
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 1024));
-      histogram_update_hist_2<<<grid, block>>>(n, nb, data, hist);
-    }
+    const int extent = n;   /* i */
+    const size_t cells = (size_t)(nb);   /* a copy of hist per block */
+    const size_t bytes = cells * sizeof(int);
+    if (extent > 0 && bytes <= 49152) {
+      const unsigned blocks = poly_blocks(extent, cells > 4096 ? (int)cells : 4096);   /* indices per block */
+      histogram_update_hist_2_private<<<blocks < 1056 ? blocks : 1056, 256, bytes>>>(n, nb, data, hist);
+    } else if (extent > 0)
+      histogram_update_hist_2<<<poly_blocks(extent, 256), 256>>>(n, nb, data, hist);
   }
 }
 

@@ -4,66 +4,68 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars c, x: private to each thread (no value crosses iterations of the parallel loops).
-//   particle_in_cell_update_pos_count: one thread per (p): p -> x.
+//   particle_in_cell_update_pos_count_private: each block keeps a copy of count in shared memory; its 256 threads stride p (at least 16 each) adding into the copy with shared atomics, then add its non-zero cells into count; particle_in_cell_update_pos_count (one thread per p, global atomics) when count does not fit.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* particle_in_cell_update_pos_count: one thread per (p): p -> x. */
-__global__ void particle_in_cell_update_pos_count(int np, int nc, double *__restrict__ pos, const double *__restrict__ field, int *__restrict__ count)
+/* particle_in_cell_update_pos_count_private: each block keeps a copy of count in shared memory; its 256 threads stride p (at least 16 each) adding into the copy with shared atomics, then add its non-zero cells into count; particle_in_cell_update_pos_count (one thread per p, global atomics) when count does not fit. */
+__global__ void __launch_bounds__(256) particle_in_cell_update_pos_count_private(int np, int nc, double *pos, const double *field, int *count)
 {
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int p = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (p >= 0 && p < np);
+  extern __shared__ int poly_private_count[];   /* this block's copy of count */
+  const int poly_cells = nc;
+  for (int poly_c = threadIdx.x; poly_c < poly_cells; poly_c += blockDim.x)
+    poly_private_count[poly_c] = 0;
+  __syncthreads();
+  int c;
+  double x;
+  for (int p = (int)(blockIdx.x * blockDim.x + threadIdx.x); p >= 0 && p < np; p += (int)(gridDim.x * blockDim.x))
+  {
+    c = (int) (pos[p] * (nc - 1));
+    x = pos[p] + field[c];
+    if (x < 0.0)
+      x = 0.0;
+    if (x > 1.0)
+      x = 1.0;
+    pos[p] = x;
+    atomicAdd(&poly_private_count[(int) (x * (nc - 1))], 1);
   }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int p = poly_x + poly_u * (int)blockDim.x;
-      int c;
-      double x;
-      c = (int) (pos[p] * (nc - 1));
-      x = pos[p] + field[c];
-      if (x < 0.0)
-        x = 0.0;
-      if (x > 1.0)
-        x = 1.0;
-      pos[p] = x;
-      atomicAdd(&count[(int) (x * (nc - 1))], 1);
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int p = poly_x + poly_u * (int)blockDim.x;
-      if (!(p >= 0 && p < np))
-        continue;
-      int c;
-      double x;
-      c = (int) (pos[p] * (nc - 1));
-      x = pos[p] + field[c];
-      if (x < 0.0)
-        x = 0.0;
-      if (x > 1.0)
-        x = 1.0;
-      pos[p] = x;
-      atomicAdd(&count[(int) (x * (nc - 1))], 1);
-    }
-  }
+  __syncthreads();
+  for (int poly_c = threadIdx.x; poly_c < poly_cells; poly_c += blockDim.x)
+    if (poly_private_count[poly_c] != 0)
+      atomicAdd(&count[poly_c], poly_private_count[poly_c]);
+}
+
+__global__ void particle_in_cell_update_pos_count(int np, int nc, double *pos, const double *field, int *count)
+{
+  const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(p >= 0 && p < np))
+    return;
+  int c;
+  double x;
+  c = (int) (pos[p] * (nc - 1));
+  x = pos[p] + field[c];
+  if (x < 0.0)
+    x = 0.0;
+  if (x > 1.0)
+    x = 1.0;
+  pos[p] = x;
+  atomicAdd(&count[(int) (x * (nc - 1))], 1);
 }
 
 extern "C" void particle_in_cell_device(int np, int nc, double *pos, double *field, int *count)
 {
   {
-    const int extent_x = np;   /* p */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 1024));
-      particle_in_cell_update_pos_count<<<grid, block>>>(np, nc, pos, field, count);
-    }
+    const int extent = np;   /* p */
+    const size_t cells = (size_t)(nc);   /* a copy of count per block */
+    const size_t bytes = cells * sizeof(int);
+    if (extent > 0 && bytes <= 49152) {
+      const unsigned blocks = poly_blocks(extent, cells > 4096 ? (int)cells : 4096);   /* indices per block */
+      particle_in_cell_update_pos_count_private<<<blocks < 1056 ? blocks : 1056, 256, bytes>>>(np, nc, pos, field, count);
+    } else if (extent > 0)
+      particle_in_cell_update_pos_count<<<poly_blocks(extent, 256), 256>>>(np, nc, pos, field, count);
   }
 }
 

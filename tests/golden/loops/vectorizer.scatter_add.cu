@@ -3,48 +3,50 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   scatter_add_update_acc: one thread per (i): i -> x.
+//   scatter_add_update_acc_private: each block keeps a copy of acc in shared memory; its 256 threads stride i (at least 16 each) adding into the copy with shared atomics, then add its non-zero cells into acc; scatter_add_update_acc (one thread per i, global atomics) when acc does not fit.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* scatter_add_update_acc: one thread per (i): i -> x. */
-__global__ void scatter_add_update_acc(int n, const double *__restrict__ w, const int *__restrict__ idx, double *__restrict__ acc)
+/* scatter_add_update_acc_private: each block keeps a copy of acc in shared memory; its 256 threads stride i (at least 16 each) adding into the copy with shared atomics, then add its non-zero cells into acc; scatter_add_update_acc (one thread per i, global atomics) when acc does not fit. */
+__global__ void __launch_bounds__(256) scatter_add_update_acc_private(int n, int m, const double *w, const int *idx, double *acc)
 {
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= 0 && i < n);
+  extern __shared__ double poly_private_acc[];   /* this block's copy of acc */
+  const int poly_cells = m;
+  for (int poly_c = threadIdx.x; poly_c < poly_cells; poly_c += blockDim.x)
+    poly_private_acc[poly_c] = 0;
+  __syncthreads();
+  for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i >= 0 && i < n; i += (int)(gridDim.x * blockDim.x))
+  {
+    atomicAdd(&poly_private_acc[idx[i]], w[i]);
   }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      atomicAdd(&acc[idx[i]], w[i]);
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= 0 && i < n))
-        continue;
-      atomicAdd(&acc[idx[i]], w[i]);
-    }
-  }
+  __syncthreads();
+  for (int poly_c = threadIdx.x; poly_c < poly_cells; poly_c += blockDim.x)
+    if (poly_private_acc[poly_c] != 0)
+      atomicAdd(&acc[poly_c], poly_private_acc[poly_c]);
+}
+
+__global__ void scatter_add_update_acc(int n, int m, const double *w, const int *idx, double *acc)
+{
+  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < n))
+    return;
+  atomicAdd(&acc[idx[i]], w[i]);
 }
 
 extern "C" void scatter_add_device(int n, int m, double *w, int *idx, double *acc)
 {
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 1024));
-      scatter_add_update_acc<<<grid, block>>>(n, w, idx, acc);
-    }
+    const int extent = n;   /* i */
+    const size_t cells = (size_t)(m);   /* a copy of acc per block */
+    const size_t bytes = cells * sizeof(double);
+    if (extent > 0 && bytes <= 49152) {
+      const unsigned blocks = poly_blocks(extent, cells > 4096 ? (int)cells : 4096);   /* indices per block */
+      scatter_add_update_acc_private<<<blocks < 1056 ? blocks : 1056, 256, bytes>>>(n, m, w, idx, acc);
+    } else if (extent > 0)
+      scatter_add_update_acc<<<poly_blocks(extent, 256), 256>>>(n, m, w, idx, acc);
   }
 }
 
