@@ -109,7 +109,7 @@ def test_temporary_type_stated_and_extent_stated(tmp_path):
 
 def test_softmax_with_temporaries_stays_parallel_and_is_accepted_on_emu(tmp_path):
     """The row maxima and denominators are local arrays of size b: poly keeps them on the device
-    (a buffer sized by the call), and the statements run a thread per row and per element."""
+    (a buffer sized by the call); the folds run a block per row and the rest a thread per element."""
     from t2c.generators.poly import generate
     from t2c.verify.ladder import ladder
     p = write(tmp_path, """\
@@ -120,7 +120,7 @@ def test_softmax_with_temporaries_stays_parallel_and_is_accepted_on_emu(tmp_path
     """)
     k = read_spec(p)
     text = generate(k)
-    assert "one thread per (r)" in text and "one thread per (r, j)" in text and "_seq" not in text
+    assert "a block of 256 threads per r" in text and "one thread per (r, j)" in text and "_seq" not in text
     assert "__device__ float *dev_mx;" in text
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
