@@ -1,6 +1,6 @@
 """Coarsened launches (forms.coarsened, `grid.coarsen`): a plain launch whose threads run no loop
 takes several x indices per thread, blockDim.x apart, on both C corpora and on specs; launches
-with loops inside or with another form keep one index per thread.  Read from the plan; the
+with loops inside, another form or host loops around keep one index per thread.  Read from the plan; the
 printed kernel's shape (restrict pointers, the unrolled in-domain path, the grid divided by the
 factor) from the candidate text."""
 import re
@@ -22,7 +22,7 @@ def _coarsen(path, options=DEFAULT) -> dict[str, int]:
 
 @pytest.mark.parametrize("path, launch", [
     ("corpora/text2cuda/relu.md", "relu_update_y"),
-    ("corpora/polybench/stencils/jacobi-2d/jacobi-2d.c", "jacobi_2d_update_A"),
+    ("corpora/loops/gpu/upsample_nearest.c", "upsample_nearest_update_out"),
     ("corpora/loops/livermore/hydro_fragment.c", "hydro_fragment_update_x"),
     ("corpora/loops/gpu/transpose.c", "transpose_update_b"),
 ])
@@ -35,6 +35,8 @@ def test_a_loop_free_launch_takes_several_x_indices_per_thread(path, launch):
     "corpora/polybench/linear-algebra/blas/gemm/gemm.c",      # a staged tile
     "corpora/text2cuda/conv2d.md",                             # loops inside each thread
     "corpora/text2cuda/gemv.md",                               # lanes per row
+    "corpora/polybench/stencils/jacobi-2d/jacobi-2d.c",        # inside a host loop (time steps)
+    "corpora/loops/rodinia/hotspot.c",                         # the same
 ])
 def test_launches_with_loops_or_another_form_keep_one_index_per_thread(path):
     assert set(_coarsen(path).values()) == {1}

@@ -61,61 +61,26 @@ __global__ void cholesky_seq_A(int n, double *A, int k)
 }
 
 /* cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void cholesky_update_A_1(int n, double *__restrict__ A, int k)
+__global__ void cholesky_update_A_1(int n, double *A, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= k + 1 && i < n);
-  }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      A[(i * n) + k] /= A[(k * n) + k];
-      A[(i * n) + i] -= A[(i * n) + k] * A[(i * n) + k];
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= k + 1 && i < n))
-        continue;
-      A[(i * n) + k] /= A[(k * n) + k];
-      A[(i * n) + i] -= A[(i * n) + k] * A[(i * n) + k];
-    }
-  }
+  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n))
+    return;
+  A[(i * n) + k] /= A[(k * n) + k];
+  A[(i * n) + i] -= A[(i * n) + k] * A[(i * n) + k];
 }
 
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void cholesky_update_A_2(int n, double *__restrict__ A, int k, unsigned poly_blocks_y)
+__global__ void cholesky_update_A_2(int n, double *A, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = k + 2 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= k + 2 && i < n && j >= k + 1 && j < i);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
-          continue;
-        A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
-      }
-    }
+    const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+      continue;
+    A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
   }
 }
 
@@ -129,7 +94,7 @@ extern "C" void kernel_cholesky_device(int n, double *A)
       const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 1024));
+        dim3 grid(poly_blocks(extent_x, 256));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_1, n, A, k);
       }
     }
@@ -139,7 +104,7 @@ extern "C" void kernel_cholesky_device(int n, double *A)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_2, n, A, k, poly_blocks_y);
       }
     }

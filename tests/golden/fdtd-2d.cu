@@ -84,32 +84,15 @@ static __device__ void fdtd_2d_update_ex_at(int nx, int ny, double *ex, const do
 }
 
 /* fdtd_2d_update_hz: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
-__global__ void fdtd_2d_update_hz(int nx, int ny, const double *__restrict__ ex, const double *__restrict__ ey, double *__restrict__ hz, unsigned poly_blocks_y)
+__global__ void fdtd_2d_update_hz(int nx, int ny, const double *ex, const double *ey, double *hz, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= 0 && i < (nx - 1) && j >= 0 && j < (ny - 1));
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        hz[(i * ny) + j] = hz[(i * ny) + j] - (0.7 * (((ex[(i * ny) + (j + 1)] - ex[(i * ny) + j]) + ey[((i + 1) * ny) + j]) - ey[(i * ny) + j]));
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= 0 && i < (nx - 1) && j >= 0 && j < (ny - 1)))
-          continue;
-        hz[(i * ny) + j] = hz[(i * ny) + j] - (0.7 * (((ex[(i * ny) + (j + 1)] - ex[(i * ny) + j]) + ey[((i + 1) * ny) + j]) - ey[(i * ny) + j]));
-      }
-    }
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 0 && i < (nx - 1) && j >= 0 && j < (ny - 1)))
+      continue;
+    hz[(i * ny) + j] = hz[(i * ny) + j] - (0.7 * (((ex[(i * ny) + (j + 1)] - ex[(i * ny) + j]) + ey[((i + 1) * ny) + j]) - ey[(i * ny) + j]));
   }
 }
 
@@ -159,7 +142,7 @@ extern "C" void kernel_fdtd_2d_device(int tmax, int nx, int ny, double *ex, doub
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), fdtd_2d_update_hz, nx, ny, ex, ey, hz, poly_blocks_y);
       }
     }

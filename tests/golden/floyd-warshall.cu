@@ -62,32 +62,15 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* floyd_warshall_update_path_1: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_1(int n, int *__restrict__ path, int k, unsigned poly_blocks_y)
+__global__ void floyd_warshall_update_path_1(int n, int *path, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= 0 && i < k && j >= 0 && j < k);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= 0 && i < k && j >= 0 && j < k))
-          continue;
-        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
-      }
-    }
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 0 && i < k && j >= 0 && j < k))
+      continue;
+    path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
   }
 }
 
@@ -117,32 +100,15 @@ __global__ void floyd_warshall_seq_path(int n, int *path, int k)
 }
 
 /* floyd_warshall_update_path_4: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_4(int n, int *__restrict__ path, int k, unsigned poly_blocks_y)
+__global__ void floyd_warshall_update_path_4(int n, int *path, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = k + 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= k + 1 && i < n && j >= 0 && j < k);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= k + 1 && i < n && j >= 0 && j < k))
-          continue;
-        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
-      }
-    }
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= k + 1 && i < n && j >= 0 && j < k))
+      continue;
+    path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
   }
 }
 
@@ -166,59 +132,25 @@ static __device__ void floyd_warshall_update_path_6_at(int n, int *path, int k, 
 }
 
 /* floyd_warshall_update_path_7: one thread per (j): j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_7(int n, int *__restrict__ path, int k)
+__global__ void floyd_warshall_update_path_7(int n, int *path, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (j >= k + 1 && j < n);
-  }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      if (!(j >= k + 1 && j < n))
-        continue;
-      path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
-    }
-  }
+  const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(j >= k + 1 && j < n))
+    return;
+  path[(k * n) + j] = (path[(k * n) + j] < (path[(k * n) + k] + path[(k * n) + j])) ? (path[(k * n) + j]) : (path[(k * n) + k] + path[(k * n) + j]);
 }
 
 /* floyd_warshall_update_path_8: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void floyd_warshall_update_path_8(int n, int *__restrict__ path, int k, unsigned poly_blocks_y)
+__global__ void floyd_warshall_update_path_8(int n, int *path, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = k + 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= k + 1 && i < n && j >= k + 1 && j < n);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
-          continue;
-        path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
-      }
-    }
+    const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
+      continue;
+    path[(i * n) + j] = (path[(i * n) + j] < (path[(i * n) + k] + path[(k * n) + j])) ? (path[(i * n) + j]) : (path[(i * n) + k] + path[(k * n) + j]);
   }
 }
 
@@ -259,7 +191,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_1, n, path, k, poly_blocks_y);
       }
     }
@@ -280,7 +212,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_4, n, path, k, poly_blocks_y);
       }
     }
@@ -300,7 +232,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       const int extent_x = n - k - 1;   /* j */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 1024));
+        dim3 grid(poly_blocks(extent_x, 256));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_7, n, path, k);
       }
     }
@@ -310,7 +242,7 @@ extern "C" void kernel_floyd_warshall_device(int n, int *path)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), floyd_warshall_update_path_8, n, path, k, poly_blocks_y);
       }
     }

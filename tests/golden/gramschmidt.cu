@@ -104,30 +104,13 @@ __global__ void gramschmidt_reduce_R(int m, int n, const double *A, double *R, i
 }
 
 /* gramschmidt_update_Q: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void gramschmidt_update_Q(int m, int n, const double *__restrict__ A, const double *__restrict__ R, double *__restrict__ Q, int k)
+__global__ void gramschmidt_update_Q(int m, int n, const double *A, const double *R, double *Q, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= 0 && i < m);
-  }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      Q[(i * n) + k] = A[(i * n) + k] / R[(k * n) + k];
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= 0 && i < m))
-        continue;
-      Q[(i * n) + k] = A[(i * n) + k] / R[(k * n) + k];
-    }
-  }
+  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= 0 && i < m))
+    return;
+  Q[(i * n) + k] = A[(i * n) + k] / R[(k * n) + k];
 }
 
 /* gramschmidt_update_R: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes. Launched once per host iteration of k. */
@@ -156,32 +139,15 @@ __global__ void __launch_bounds__(1024) gramschmidt_update_R(int m, int n, const
 }
 
 /* gramschmidt_update_A: one thread per (j, i): j -> x, i -> y. Launched once per host iteration of k. */
-__global__ void gramschmidt_update_A(int m, int n, double *__restrict__ A, const double *__restrict__ R, const double *__restrict__ Q, int k, unsigned poly_blocks_y)
+__global__ void gramschmidt_update_A(int m, int n, double *A, const double *R, const double *Q, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+    const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (j >= k + 1 && j < n && i >= 0 && i < m);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        if (!(j >= k + 1 && j < n && i >= 0 && i < m))
-          continue;
-        A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
-      }
-    }
+    if (!(j >= k + 1 && j < n && i >= 0 && i < m))
+      continue;
+    A[(i * n) + j] = A[(i * n) + j] - (Q[(i * n) + k] * R[(k * n) + j]);
   }
 }
 
@@ -201,7 +167,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       const int extent_x = m;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 1024));
+        dim3 grid(poly_blocks(extent_x, 256));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_Q, m, n, A, R, Q, k);
       }
     }
@@ -216,7 +182,7 @@ extern "C" void kernel_gramschmidt_device(int m, int n, double *A, double *R, do
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), gramschmidt_update_A, m, n, A, R, Q, k, poly_blocks_y);
       }
     }

@@ -52,67 +52,33 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* heat_3d_update_B: one thread per (i, j, k): i -> z, j -> y, k -> x. Launched once per host iteration of t. */
-__global__ void heat_3d_update_B(int n, const double *__restrict__ A, double *__restrict__ B, unsigned poly_blocks_y, unsigned poly_blocks_z)
+__global__ void heat_3d_update_B(int n, const double *A, double *B, unsigned poly_blocks_y, unsigned poly_blocks_z)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_bz = blockIdx.z; poly_bz < poly_blocks_z; poly_bz += gridDim.z) {   /* at most 65535 blocks on z */
     for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {
       const int i = 1 + (int)(poly_bz * blockDim.z + threadIdx.z);
       const int j = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-      const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-      bool poly_full = true;
-    #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-        poly_full = poly_full && (i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1));
-      }
-      if (poly_full) {
-    #pragma unroll
-        for (int poly_u = 0; poly_u < 4; poly_u++) {
-          const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-          B[(((i * n) + j) * n) + k] = (((0.125 * ((A[((((i + 1) * n) + j) * n) + k] - (2.0 * A[(((i * n) + j) * n) + k])) + A[((((i - 1) * n) + j) * n) + k])) + (0.125 * ((A[(((i * n) + (j + 1)) * n) + k] - (2.0 * A[(((i * n) + j) * n) + k])) + A[(((i * n) + (j - 1)) * n) + k]))) + (0.125 * ((A[(((i * n) + j) * n) + (k + 1)] - (2.0 * A[(((i * n) + j) * n) + k])) + A[(((i * n) + j) * n) + (k - 1)]))) + A[(((i * n) + j) * n) + k];
-        }
-      } else {
-        for (int poly_u = 0; poly_u < 4; poly_u++) {
-          const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-          if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1)))
-            continue;
-          B[(((i * n) + j) * n) + k] = (((0.125 * ((A[((((i + 1) * n) + j) * n) + k] - (2.0 * A[(((i * n) + j) * n) + k])) + A[((((i - 1) * n) + j) * n) + k])) + (0.125 * ((A[(((i * n) + (j + 1)) * n) + k] - (2.0 * A[(((i * n) + j) * n) + k])) + A[(((i * n) + (j - 1)) * n) + k]))) + (0.125 * ((A[(((i * n) + j) * n) + (k + 1)] - (2.0 * A[(((i * n) + j) * n) + k])) + A[(((i * n) + j) * n) + (k - 1)]))) + A[(((i * n) + j) * n) + k];
-        }
-      }
+      const int k = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+      if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1)))
+        continue;
+      B[(((i * n) + j) * n) + k] = (((0.125 * ((A[((((i + 1) * n) + j) * n) + k] - (2.0 * A[(((i * n) + j) * n) + k])) + A[((((i - 1) * n) + j) * n) + k])) + (0.125 * ((A[(((i * n) + (j + 1)) * n) + k] - (2.0 * A[(((i * n) + j) * n) + k])) + A[(((i * n) + (j - 1)) * n) + k]))) + (0.125 * ((A[(((i * n) + j) * n) + (k + 1)] - (2.0 * A[(((i * n) + j) * n) + k])) + A[(((i * n) + j) * n) + (k - 1)]))) + A[(((i * n) + j) * n) + k];
     }
   }
 }
 
 /* heat_3d_update_A: one thread per (i, j, k): i -> z, j -> y, k -> x. Launched once per host iteration of t. */
-__global__ void heat_3d_update_A(int n, double *__restrict__ A, const double *__restrict__ B, unsigned poly_blocks_y, unsigned poly_blocks_z)
+__global__ void heat_3d_update_A(int n, double *A, const double *B, unsigned poly_blocks_y, unsigned poly_blocks_z)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_bz = blockIdx.z; poly_bz < poly_blocks_z; poly_bz += gridDim.z) {   /* at most 65535 blocks on z */
     for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {
       const int i = 1 + (int)(poly_bz * blockDim.z + threadIdx.z);
       const int j = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-      const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-      bool poly_full = true;
-    #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-        poly_full = poly_full && (i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1));
-      }
-      if (poly_full) {
-    #pragma unroll
-        for (int poly_u = 0; poly_u < 4; poly_u++) {
-          const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-          A[(((i * n) + j) * n) + k] = (((0.125 * ((B[((((i + 1) * n) + j) * n) + k] - (2.0 * B[(((i * n) + j) * n) + k])) + B[((((i - 1) * n) + j) * n) + k])) + (0.125 * ((B[(((i * n) + (j + 1)) * n) + k] - (2.0 * B[(((i * n) + j) * n) + k])) + B[(((i * n) + (j - 1)) * n) + k]))) + (0.125 * ((B[(((i * n) + j) * n) + (k + 1)] - (2.0 * B[(((i * n) + j) * n) + k])) + B[(((i * n) + j) * n) + (k - 1)]))) + B[(((i * n) + j) * n) + k];
-        }
-      } else {
-        for (int poly_u = 0; poly_u < 4; poly_u++) {
-          const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-          if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1)))
-            continue;
-          A[(((i * n) + j) * n) + k] = (((0.125 * ((B[((((i + 1) * n) + j) * n) + k] - (2.0 * B[(((i * n) + j) * n) + k])) + B[((((i - 1) * n) + j) * n) + k])) + (0.125 * ((B[(((i * n) + (j + 1)) * n) + k] - (2.0 * B[(((i * n) + j) * n) + k])) + B[(((i * n) + (j - 1)) * n) + k]))) + (0.125 * ((B[(((i * n) + j) * n) + (k + 1)] - (2.0 * B[(((i * n) + j) * n) + k])) + B[(((i * n) + j) * n) + (k - 1)]))) + B[(((i * n) + j) * n) + k];
-        }
-      }
+      const int k = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+      if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1)))
+        continue;
+      A[(((i * n) + j) * n) + k] = (((0.125 * ((B[((((i + 1) * n) + j) * n) + k] - (2.0 * B[(((i * n) + j) * n) + k])) + B[((((i - 1) * n) + j) * n) + k])) + (0.125 * ((B[(((i * n) + (j + 1)) * n) + k] - (2.0 * B[(((i * n) + j) * n) + k])) + B[(((i * n) + (j - 1)) * n) + k]))) + (0.125 * ((B[(((i * n) + j) * n) + (k + 1)] - (2.0 * B[(((i * n) + j) * n) + k])) + B[(((i * n) + j) * n) + (k - 1)]))) + B[(((i * n) + j) * n) + k];
     }
   }
 }
@@ -130,7 +96,7 @@ extern "C" void kernel_heat_3d_device(int tsteps, int n, double *A, double *B)
         dim3 block(32, 4, 2);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 4);
         const unsigned poly_blocks_z = poly_blocks(extent_z, 2);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), heat_3d_update_B, n, A, B, poly_blocks_y, poly_blocks_z);
       }
     }
@@ -142,7 +108,7 @@ extern "C" void kernel_heat_3d_device(int tsteps, int n, double *A, double *B)
         dim3 block(32, 4, 2);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 4);
         const unsigned poly_blocks_z = poly_blocks(extent_z, 2);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535), poly_cap(poly_blocks_z, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), heat_3d_update_A, n, A, B, poly_blocks_y, poly_blocks_z);
       }
     }

@@ -52,62 +52,28 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* jacobi_2d_update_B: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
-__global__ void jacobi_2d_update_B(int n, const double *__restrict__ A, double *__restrict__ B, unsigned poly_blocks_y)
+__global__ void jacobi_2d_update_B(int n, const double *A, double *B, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = 1 + poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1));
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
-        B[(i * n) + j] = 0.2 * ((((A[(i * n) + j] + A[(i * n) + (j - 1)]) + A[(i * n) + (1 + j)]) + A[((1 + i) * n) + j]) + A[((i - 1) * n) + j]);
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1)))
-          continue;
-        B[(i * n) + j] = 0.2 * ((((A[(i * n) + j] + A[(i * n) + (j - 1)]) + A[(i * n) + (1 + j)]) + A[((1 + i) * n) + j]) + A[((i - 1) * n) + j]);
-      }
-    }
+    const int j = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1)))
+      continue;
+    B[(i * n) + j] = 0.2 * ((((A[(i * n) + j] + A[(i * n) + (j - 1)]) + A[(i * n) + (1 + j)]) + A[((1 + i) * n) + j]) + A[((i - 1) * n) + j]);
   }
 }
 
 /* jacobi_2d_update_A: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
-__global__ void jacobi_2d_update_A(int n, double *__restrict__ A, const double *__restrict__ B, unsigned poly_blocks_y)
+__global__ void jacobi_2d_update_A(int n, double *A, const double *B, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = 1 + poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1));
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
-        A[(i * n) + j] = 0.2 * ((((B[(i * n) + j] + B[(i * n) + (j - 1)]) + B[(i * n) + (1 + j)]) + B[((1 + i) * n) + j]) + B[((i - 1) * n) + j]);
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1)))
-          continue;
-        A[(i * n) + j] = 0.2 * ((((B[(i * n) + j] + B[(i * n) + (j - 1)]) + B[(i * n) + (1 + j)]) + B[((1 + i) * n) + j]) + B[((i - 1) * n) + j]);
-      }
-    }
+    const int j = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1)))
+      continue;
+    A[(i * n) + j] = 0.2 * ((((B[(i * n) + j] + B[(i * n) + (j - 1)]) + B[(i * n) + (1 + j)]) + B[((1 + i) * n) + j]) + B[((i - 1) * n) + j]);
   }
 }
 
@@ -122,7 +88,7 @@ extern "C" void kernel_jacobi_2d_device(int tsteps, int n, double *A, double *B)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B, poly_blocks_y);
       }
     }
@@ -132,7 +98,7 @@ extern "C" void kernel_jacobi_2d_device(int tsteps, int n, double *A, double *B)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_A, n, A, B, poly_blocks_y);
       }
     }

@@ -60,30 +60,13 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* ludcmp_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void ludcmp_update_A_1(int n, double *__restrict__ A, int k)
+__global__ void ludcmp_update_A_1(int n, double *A, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= k + 1 && i < n);
-  }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      A[(i * n) + k] = A[(i * n) + k] / A[(k * n) + k];
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= k + 1 && i < n))
-        continue;
-      A[(i * n) + k] = A[(i * n) + k] / A[(k * n) + k];
-    }
-  }
+  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n))
+    return;
+  A[(i * n) + k] = A[(i * n) + k] / A[(k * n) + k];
 }
 
 /* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -277,7 +260,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 1024));
+        dim3 grid(poly_blocks(extent_x, 256));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), ludcmp_update_A_1, n, A, k);
       }
     }

@@ -55,37 +55,17 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of wave. */
-__global__ void seidel_2d_update_A(int tsteps, int n, double *__restrict__ A, int wave, unsigned poly_blocks_y)
+__global__ void seidel_2d_update_A(int tsteps, int n, double *A, int wave, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int t = poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2) + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (t >= poly_max(0, -n + (n + wave + 1) / 4 + 2) && t < poly_min(tsteps, (wave + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + wave + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (wave + 1) / 2));
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + poly_x + poly_u * (int)blockDim.x;
-        {
-          const int j = (wave - (4 * t)) - (2 * i);
-          A[(i * n) + j] = ((((((((A[((i - 1) * n) + (j - 1)] + A[((i - 1) * n) + j]) + A[((i - 1) * n) + (j + 1)]) + A[(i * n) + (j - 1)]) + A[(i * n) + j]) + A[(i * n) + (j + 1)]) + A[((i + 1) * n) + (j - 1)]) + A[((i + 1) * n) + j]) + A[((i + 1) * n) + (j + 1)]) / 9.0;
-        }
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + poly_x + poly_u * (int)blockDim.x;
-        if (!(t >= poly_max(0, -n + (n + wave + 1) / 4 + 2) && t < poly_min(tsteps, (wave + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + wave + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (wave + 1) / 2)))
-          continue;
-        {
-          const int j = (wave - (4 * t)) - (2 * i);
-          A[(i * n) + j] = ((((((((A[((i - 1) * n) + (j - 1)] + A[((i - 1) * n) + j]) + A[((i - 1) * n) + (j + 1)]) + A[(i * n) + (j - 1)]) + A[(i * n) + j]) + A[(i * n) + (j + 1)]) + A[((i + 1) * n) + (j - 1)]) + A[((i + 1) * n) + j]) + A[((i + 1) * n) + (j + 1)]) / 9.0;
-        }
-      }
+    const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(t >= poly_max(0, -n + (n + wave + 1) / 4 + 2) && t < poly_min(tsteps, (wave + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + wave + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (wave + 1) / 2)))
+      continue;
+    {
+      const int j = (wave - (4 * t)) - (2 * i);
+      A[(i * n) + j] = ((((((((A[((i - 1) * n) + (j - 1)] + A[((i - 1) * n) + j]) + A[((i - 1) * n) + (j + 1)]) + A[(i * n) + (j - 1)]) + A[(i * n) + j]) + A[(i * n) + (j + 1)]) + A[((i + 1) * n) + (j - 1)]) + A[((i + 1) * n) + j]) + A[((i + 1) * n) + (j + 1)]) / 9.0;
     }
   }
 }
@@ -101,7 +81,7 @@ extern "C" void kernel_seidel_2d_device(int tsteps, int n, double *A)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), seidel_2d_update_A, tsteps, n, A, wave, poly_blocks_y);
       }
     }

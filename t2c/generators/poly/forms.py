@@ -193,10 +193,12 @@ def coarsened(p: Context, launch: Launch) -> int:
     where all of them are inside the domain it runs them unrolled over `__restrict__` pointers,
     so the compiler issues every load before the first store (the arrays are distinct, which the
     dependence analysis assumes already; the grid loops are parallel, so no instance reads what
-    another writes)."""
+    another writes).  A launch inside host loops keeps one index per thread: each step re-reads
+    arrays that mostly stay in L2, where loads in flight are not the limit and fewer threads
+    only lengthen the step (docs/poly-options.md, `grid.coarsen`)."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
         or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private
-    if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or \
+    if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or launch.host_loops or \
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):
         return 1

@@ -53,78 +53,36 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* hotspot_update_next: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
-__global__ void hotspot_update_next(int n, double step, double cap, const double *__restrict__ power, const double *__restrict__ temp, double *__restrict__ next, unsigned poly_blocks_y)
+__global__ void hotspot_update_next(int n, double step, double cap, const double *power, const double *temp, double *next, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < n);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        double up;
-        double down;
-        double left;
-        double right;
-        up = temp[(((i > 0) ? (i - 1) : (i)) * n) + j];
-        down = temp[(((i < (n - 1)) ? (i + 1) : (i)) * n) + j];
-        left = temp[(i * n) + ((j > 0) ? (j - 1) : (j))];
-        right = temp[(i * n) + ((j < (n - 1)) ? (j + 1) : (j))];
-        next[(i * n) + j] = temp[(i * n) + j] + (step * ((power[(i * n) + j] + (((((up + down) + left) + right) - (4.0 * temp[(i * n) + j])) * 0.1)) - (temp[(i * n) + j] * cap)));
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= 0 && i < n && j >= 0 && j < n))
-          continue;
-        double up;
-        double down;
-        double left;
-        double right;
-        up = temp[(((i > 0) ? (i - 1) : (i)) * n) + j];
-        down = temp[(((i < (n - 1)) ? (i + 1) : (i)) * n) + j];
-        left = temp[(i * n) + ((j > 0) ? (j - 1) : (j))];
-        right = temp[(i * n) + ((j < (n - 1)) ? (j + 1) : (j))];
-        next[(i * n) + j] = temp[(i * n) + j] + (step * ((power[(i * n) + j] + (((((up + down) + left) + right) - (4.0 * temp[(i * n) + j])) * 0.1)) - (temp[(i * n) + j] * cap)));
-      }
-    }
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 0 && i < n && j >= 0 && j < n))
+      continue;
+    double up;
+    double down;
+    double left;
+    double right;
+    up = temp[(((i > 0) ? (i - 1) : (i)) * n) + j];
+    down = temp[(((i < (n - 1)) ? (i + 1) : (i)) * n) + j];
+    left = temp[(i * n) + ((j > 0) ? (j - 1) : (j))];
+    right = temp[(i * n) + ((j < (n - 1)) ? (j + 1) : (j))];
+    next[(i * n) + j] = temp[(i * n) + j] + (step * ((power[(i * n) + j] + (((((up + down) + left) + right) - (4.0 * temp[(i * n) + j])) * 0.1)) - (temp[(i * n) + j] * cap)));
   }
 }
 
 /* hotspot_update_temp: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
-__global__ void hotspot_update_temp(int n, double *__restrict__ temp, const double *__restrict__ next, unsigned poly_blocks_y)
+__global__ void hotspot_update_temp(int n, double *temp, const double *next, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < n);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        temp[(i * n) + j] = next[(i * n) + j];
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= 0 && i < n && j >= 0 && j < n))
-          continue;
-        temp[(i * n) + j] = next[(i * n) + j];
-      }
-    }
+    const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= 0 && i < n && j >= 0 && j < n))
+      continue;
+    temp[(i * n) + j] = next[(i * n) + j];
   }
 }
 
@@ -139,7 +97,7 @@ extern "C" void hotspot_device(int tsteps, int n, double step, double cap, doubl
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), hotspot_update_next, n, step, cap, power, temp, next, poly_blocks_y);
       }
     }
@@ -149,7 +107,7 @@ extern "C" void hotspot_device(int tsteps, int n, double step, double cap, doubl
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), hotspot_update_temp, n, temp, next, poly_blocks_y);
       }
     }

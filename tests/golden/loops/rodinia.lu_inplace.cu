@@ -52,59 +52,25 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* lu_inplace_update_a_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void lu_inplace_update_a_1(int n, double *__restrict__ a, int k)
+__global__ void lu_inplace_update_a_1(int n, double *a, int k)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= k + 1 && i < n);
-  }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      a[(i * n) + k] = a[(i * n) + k] / a[(k * n) + k];
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= k + 1 && i < n))
-        continue;
-      a[(i * n) + k] = a[(i * n) + k] / a[(k * n) + k];
-    }
-  }
+  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (!(i >= k + 1 && i < n))
+    return;
+  a[(i * n) + k] = a[(i * n) + k] / a[(k * n) + k];
 }
 
 /* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void lu_inplace_update_a_2(int n, double *__restrict__ a, int k, unsigned poly_blocks_y)
+__global__ void lu_inplace_update_a_2(int n, double *a, int k, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
     const int i = k + 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
-  #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= k + 1 && i < n && j >= k + 1 && j < n);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        a[(i * n) + j] -= a[(i * n) + k] * a[(k * n) + j];
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = k + 1 + poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
-          continue;
-        a[(i * n) + j] -= a[(i * n) + k] * a[(k * n) + j];
-      }
-    }
+    const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
+      continue;
+    a[(i * n) + j] -= a[(i * n) + k] * a[(k * n) + j];
   }
 }
 
@@ -117,7 +83,7 @@ extern "C" void lu_inplace_device(int n, double *a)
       const int extent_x = n - k - 1;   /* i */
       if (extent_x > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 1024));
+        dim3 grid(poly_blocks(extent_x, 256));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_inplace_update_a_1, n, a, k);
       }
     }
@@ -127,7 +93,7 @@ extern "C" void lu_inplace_device(int n, double *a)
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_inplace_update_a_2, n, a, k, poly_blocks_y);
       }
     }
