@@ -408,7 +408,7 @@ class Printer:
         if launch.transposed:
             text = "\n".join(transposed.kernel_body(self, launch, box, locals_))
             args = self.kernel_args(launch, names_used(text))
-            params = ", ".join([self.param_decl(a, launch) for a in args] + self.cap_params(launch))
+            params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
                               "{", text, "}"]), args
@@ -778,7 +778,7 @@ class Printer:
         return args
 
     def param_decl(self, name, launch, restrict: bool = False) -> str:
-        """A kernel parameter; `restrict`: an array's pointer is `__restrict__` (forms.coarsened)."""
+        """A kernel parameter; `restrict`: an array's pointer is `__restrict__` (forms.coarsened, transposed.py)."""
         arr = next((a for a in self.k.arrays if a.name == name), None)
         if arr:
             written = any(a.name == name for s in launch.statements()
