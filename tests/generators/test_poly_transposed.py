@@ -2,8 +2,8 @@
 whose written references are contiguous along one grid index and which reads another array
 contiguous along the other (`B[j][i] = A[i][j]`) stages those reads through 32 x 32 shared
 tiles, x on the writes' contiguous index.  The class on the loops corpus, a spec, a C statement
-that combines the transposed read with a direct one, a batched 16-bit spec; refusals; the
-kernels on the emu (whole ladder at MINI; outputs with a cap of 2 blocks on y and z)."""
+that combines the transposed read with a direct one, one reading an array in both orders, a
+batched 16-bit spec; refusals; the kernels on the emu (whole ladder at MINI; outputs with a cap of 2 blocks on y and z)."""
 import numpy as np
 import pytest
 
@@ -45,6 +45,15 @@ B[p, j, i] = A[p, i, j]
 ```
 """
 
+SYMMETRIZED = """/* t2c: size n MINI=24 SMALL=70 MEDIUM=700 LARGE=4000 EXTRALARGE=8000 */
+void sym(int n, const float A[n][n], float B[n][n])
+{
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 0; j < n; j++)
+      B[i][j] = 0.5f * (A[i][j] + A[j][i]);
+}
+"""
+
 ELEMENTWISE = """/* t2c: size n MINI=24 SMALL=70 MEDIUM=700 LARGE=4000 EXTRALARGE=8000 */
 void copy2(int n, const double A[n][n], double B[n][n])
 {
@@ -67,6 +76,8 @@ void lower(int n, const double A[n][n], double B[n][n])
 def _kernel(which, tmp_path):
     if which == "combined":
         return c_kernel(tmp_path, COMBINED, "tsum")
+    if which == "symmetrized":
+        return c_kernel(tmp_path, SYMMETRIZED, "sym")
     if which == "batched":
         path = tmp_path / "batch_transpose_fp16.md"
         path.write_text(BATCHED)
@@ -84,6 +95,7 @@ def _launches(k, options=DEFAULT):
     ("corpora/text2cuda/transpose.md", ["A[i][j]"], "i", "j"),
     ("combined", ["A[i][j]"], "i", "j"),
     ("batched", ["A[p][i][j]"], "i", "j"),
+    ("symmetrized", ["A[j][i]"], "j", "i"),                     # one array read in both orders
 ])
 def test_a_read_in_the_other_order_goes_through_shared_tiles(which, reads, x, y, tmp_path):
     launch, = _launches(_kernel(which, tmp_path))
@@ -109,7 +121,7 @@ def test_launches_outside_the_class_are_not_transposed(text, tmp_path):
 
 
 @pytest.mark.parametrize("which", ["corpora/loops/gpu/transpose.c", "corpora/text2cuda/transpose.md",
-                                   "combined", "batched"])
+                                   "combined", "batched", "symmetrized"])
 def test_the_transposed_kernel_is_accepted_on_emu(which, tmp_path):
     k = _kernel(which, tmp_path)
     text = generate(k, DEFAULT)
