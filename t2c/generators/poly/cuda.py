@@ -29,7 +29,7 @@ from ...analysis.model import parse_expr
 from ...ir import HALF_HEADERS, Kernel
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor, wavetiles
+from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor, transposed, wavetiles
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -405,6 +405,13 @@ class Printer:
             bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
+        if launch.transposed:
+            text = "\n".join(transposed.kernel_body(self, launch, box, locals_))
+            args = self.kernel_args(launch, names_used(text))
+            params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
+            return "\n".join([f"/* {self.describe(launch)} */",
+                              f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
+                              "{", text, "}"]), args
         if launch.coarsen > 1:
             body = self.coarsened_body(launch, box, locals_)
             text = "\n".join(self.strided(launch, body))
@@ -779,7 +786,7 @@ class Printer:
         return args
 
     def param_decl(self, name, launch, restrict: bool = False) -> str:
-        """A kernel parameter; `restrict`: an array's pointer is `__restrict__` (forms.coarsened)."""
+        """A kernel parameter; `restrict`: an array's pointer is `__restrict__` (forms.coarsened, transposed.py)."""
         arr = next((a for a in self.k.arrays if a.name == name), None)
         if arr:
             written = any(a.name == name for s in launch.statements()
@@ -847,7 +854,7 @@ class Printer:
             out.append(f"{indent}  const int extent_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */")
         out.append(f"{indent}  if ({' && '.join(f'extent_{ax} > 0' for ax in axes)}) {{")
         out.append(f"{indent}    dim3 block({', '.join(str(b) for b in block)});")
-        per = dict(zip(("y", "x"), launch.tile or (1, launch.coarsen)))
+        per = dict(zip(("y", "x"), launch.per_thread()))
         blocks = {ax: f"poly_blocks(extent_{ax}, {b * per.get(ax, 1)})" for ax, b in zip(axes, block)}
         for ax, most in launch.grid_cap.items():     # the kernel strides over the blocks past the cap
             out.append(f"{indent}    const unsigned poly_blocks_{ax} = {blocks[ax]};")
@@ -1051,6 +1058,8 @@ class Printer:
             axes += f" ({var} = {expr}: the threads of one launch form a diagonal wavefront)"
         tail = (f"; loop{'s' if len(inner) > 1 else ''} {', '.join(inner)} run{'' if len(inner) > 1 else 's'}"
                 f" in order inside each thread") if inner else ""
+        if launch.transposed:
+            return f"{launch.name}: {transposed.describe(launch)} ({axes}).{where}"
         if launch.tile:
             rows, cols = launch.tile
             staged = (" The operands that depend on one grid index and the loop index go through shared "

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor
+from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor, transposed
 from .ctext import WORD, extent_text, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import Launch, Plan, launch_box
@@ -86,7 +86,11 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles or launch.private):
             launch.sweep = sweep.sweep_of(p, launch)
     for launch in plan.launches:
-        if tileable(p, launch):
+        if options.grid.transpose and not (launch.scan or launch.running_max or launch.banded or launch.tiles
+                                           or launch.reduction or launch.row or launch.phases or launch.sweep
+                                           or launch.private):
+            launch.transposed = transposed.transposed_of(p, launch)
+        if not launch.transposed and tileable(p, launch):
             _tiled(p, launch)
         launch.block = block(p, launch)
         if launch.sweep and launch.sweep.rows is not None and options.sweeps.rows.staged:
@@ -172,6 +176,8 @@ def block(p: Context, launch: Launch) -> tuple | None:
         return None
     if launch.phases:
         return (phases.THREADS,)
+    if launch.transposed:
+        return (transposed.TILE, transposed.ROWS, 1)[:len(launch.grid)]
     if launch.sweep:
         return sweep.shape(p, launch)
     if launch.private:
@@ -197,7 +203,8 @@ def coarsened(p: Context, launch: Launch) -> int:
     arrays that mostly stay in L2, where loads in flight are not the limit and fewer threads
     only lengthen the step (docs/poly-options.md, `grid.coarsen`)."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
-        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private
+        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private \
+        or launch.transposed
     if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or launch.host_loops or \
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):
@@ -217,7 +224,7 @@ def capped(p: Context, launch: Launch) -> dict[str, int]:
     if not launch.grid or other or launch.merged_threads or launch.in_block:
         return {}
     box = dict(zip((l.var for l in launch.grid), launch_box(p.an, launch)))
-    per = dict(zip(("y", "x"), launch.tile or (1, 1)))
+    per = dict(zip(("y", "x"), launch.per_thread()))
     threads = dict(zip(("x", "y", "z"), launch.block))
     most = p.target.max_grid_yz
     cap = {}

@@ -28,6 +28,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...analysis.explain import carried
 from .options import PolyOptions
 from .transform import band_of, parallel
+from .transposed import ROWS, TILE
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -66,6 +67,12 @@ class Launch:
     grid_cap: dict = field(default_factory=dict)   # axis (y, z) -> the most blocks one launch puts on it
                                      # (Target.max_grid_yz); each block strides over the rest (forms.capped)
     coarsen: int = 1                 # x indices per thread, blockDim.x apart (forms.coarsened)
+    transposed: object = None        # transposed.Transposed: reads in the other order through shared tiles
+
+    def per_thread(self) -> tuple[int, int]:
+        """(rows, columns) of grid points each thread takes: its register tile, a transposed
+        launch's rows, or its coarsened x indices."""
+        return self.tile or ((TILE // ROWS, 1) if self.transposed else (1, self.coarsen))
 
     def statements(self) -> list[str]:
         out = []

@@ -45,6 +45,7 @@ class Grid:
     block_3d: tuple[int, int, int] = option((32, 4, 2), {"block": [(32, 8, 1)]})
     max_dims: int = 3                                # parallel loops mapped to the grid per launch
     coarsen: int | None = option(4, {"block": [None, 2, 8]})   # a loop-free launch's x indices per thread (forms.coarsened)
+    transpose: bool = True                           # reads in the other order through shared tiles (transposed.py)
 
 
 @dataclass(frozen=True)

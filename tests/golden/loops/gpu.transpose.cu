@@ -3,7 +3,7 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   transpose_update_b: one thread per (i, j): i -> y, j -> x.
+//   transpose_update_b: 32 x 32 points per block of 32 x 8 threads: a[i][j] first copied into shared tiles with threadIdx.x along j, then each thread 4 rows 8 apart with threadIdx.x along i, reading the tiles (i -> x, j -> y).
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -11,44 +11,40 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
-/* transpose_update_b: one thread per (i, j): i -> y, j -> x. */
-__global__ void transpose_update_b(int n, int m, const double *__restrict__ a, double *__restrict__ b, unsigned poly_blocks_y)
+/* transpose_update_b: 32 x 32 points per block of 32 x 8 threads: a[i][j] first copied into shared tiles with threadIdx.x along j, then each thread 4 rows 8 apart with threadIdx.x along i, reading the tiles (i -> x, j -> y). */
+__global__ void __launch_bounds__(256) transpose_update_b(int n, int m, const double *__restrict__ a, double *__restrict__ b, unsigned poly_blocks_y)
 {
+  __shared__ double poly_tile0[32][33];   /* a[i][j]: (x, y) of the block */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int i = (int)(poly_by * blockDim.y + threadIdx.y);
-    const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    bool poly_full = true;
+    const int poly_y0 = (int)(poly_by * 32), poly_x0 = (int)(blockIdx.x * 32);
   #pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u * (int)blockDim.x;
-      poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < m);
-    }
-    if (poly_full) {
-  #pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        b[(j * n) + i] = a[(i * m) + j];
-      }
-    } else {
-      for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int j = poly_x + poly_u * (int)blockDim.x;
-        if (!(i >= 0 && i < n && j >= 0 && j < m))
-          continue;
-        b[(j * n) + i] = a[(i * m) + j];
+    for (int poly_r = 0; poly_r < 32; poly_r += 8) {   /* the tiles: threadIdx.x along j */
+      const int j = poly_y0 + (int)threadIdx.x, i = poly_x0 + (int)(threadIdx.y + poly_r);
+      if (i >= 0 && i < n && j >= 0 && j < m) {
+        poly_tile0[threadIdx.y + poly_r][threadIdx.x] = a[(i * m) + j];
       }
     }
+    __syncthreads();
+  #pragma unroll
+    for (int poly_r = 0; poly_r < 32; poly_r += 8) {   /* the points: threadIdx.x along i */
+      const int j = poly_y0 + (int)(threadIdx.y + poly_r), i = poly_x0 + (int)threadIdx.x;
+      if (!(i >= 0 && i < n && j >= 0 && j < m))
+        continue;
+      b[(j * n) + i] = poly_tile0[threadIdx.x][threadIdx.y + poly_r];
+    }
+    __syncthreads();   /* every read of the tiles before the next block index's loads */
   }
 }
 
 extern "C" void transpose_device(int n, int m, double *a, double *b)
 {
   {
-    const int extent_x = m;   /* j */
-    const int extent_y = n;   /* i */
+    const int extent_x = n;   /* i */
+    const int extent_y = m;   /* j */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
-      const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-      dim3 grid(poly_blocks(extent_x, 128), poly_cap(poly_blocks_y, 65535));
+      const unsigned poly_blocks_y = poly_blocks(extent_y, 32);
+      dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
       transpose_update_b<<<grid, block>>>(n, m, a, b, poly_blocks_y);
     }
   }
