@@ -386,7 +386,9 @@ class Printer:
                 body += form(self, launch, launch.row, start, _guard(launch.grid[0]), *(("poly_b", part) if part else ()))
             text = "\n".join(body)
             args = self.kernel_args(launch, names_used(text))
-            params = ", ".join(self.param_decl(a, launch) for a in args)
+            # a data row's gathers (`x[col[k]]`) read `in` arrays only: read-only loads
+            restrict = bool(launch.row and launch.row.data)
+            params = ", ".join(self.param_decl(a, launch, restrict=restrict) for a in args)
             if part:
                 return "\n".join([f"/* {self.describe(launch)} */",
                                   f"static __device__ void {launch.name}_at({params}{', ' if params else ''}unsigned poly_b)",
@@ -838,7 +840,7 @@ class Printer:
             shape = (f"poly_blocks(extent, {width})", f"dim3({width}, {lanes})" if column else str(launch.threads))
             return [f"{indent}{{",
                     f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: "
-                    f"{f'{lanes} lanes' if column or lanes > 32 else 'a warp'} each */",
+                    f"{f'{lanes} lanes' if column or lanes != 32 else 'a warp'} each */",
                     f"{indent}  if (extent > 0)",
                     f"{indent}    {self.launch_line(launch.name, shape, call, launch.host_loops)}",
                     f"{indent}}}"]
@@ -1036,6 +1038,12 @@ class Printer:
         if launch.row:
             r, rows = launch.row, reduce.row_lanes(self, launch)
             where = (" Each lane stops at its first hit (the least index is wanted)." if r.search else "") + where
+            if r.data:
+                where = f" Its bounds are read from arrays: {r.loop.init}; {r.loop.cond}." + where
+            if rows < 32:
+                return (f"{launch.name}: {rows} lanes of a warp per {launch.grid[0].var}: they stride loop "
+                        f"{r.loop.var} (consecutive lanes, consecutive elements), a shuffle tree adds their parts "
+                        f"({r.op}), lane 0 finishes the row.{where}")
             if rows == 32:
                 return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "
                         f"(consecutive lanes, consecutive elements), a shuffle tree adds their parts ({r.op}), "

@@ -120,7 +120,7 @@ def _recognized(p: Context, launch: Launch) -> None:
     if opt.scans.running_max and not (launch.reduction or launch.scan or launch.banded):
         launch.running_max = kadane.running_max_of(an, storage, launch)
     if opt.reductions.rows and not launch.banded:
-        launch.row = reduce.row_reduction_of(an, storage, launch)
+        launch.row = reduce.row_reduction_of(an, storage, launch, opt.reductions.rows.data_lanes)
     if opt.reductions.row_blocks and not (launch.row or launch.banded):
         launch.phases = phases.phases_of(an, storage, launch)
     launch.private = private.private_of(p, launch)

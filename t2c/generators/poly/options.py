@@ -114,6 +114,7 @@ class Rows:
     """A thread's reduction along a row by lanes of a block, or down columns (reduce.py)."""
     lanes: int = option(128, {"memory": [32, 256]})  # a row's lanes (whole warps dividing the block)
     column_block: tuple[int, int] = option((16, 64), {"memory": [(8, 128), (32, 32), (32, 8)]})   # (indices, lanes)
+    data_lanes: int = option(8, {"memory": [4, 32]})  # a row read from arrays (CSR): lanes, a power of 2 up to a warp
 
 
 @dataclass(frozen=True)

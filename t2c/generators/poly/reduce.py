@@ -508,16 +508,21 @@ class RowReduction:
     column: bool = False        # the loop walks down columns: 8 lanes per index (see column_kernel)
     temps: tuple = ()           # Stmt: the loop's temporaries, run by each lane before its folds (`temporaries`)
     search: bool = False        # the least j where P, else the loop's end (`_first_hit`): a lane stops at its hit
+    lanes: int = 0              # lanes per row when the plan fixes them (a data row: options.reductions.rows.data_lanes)
+    data: bool = False          # the loop's bounds are read from arrays (`data_row_of`): the one statement
+                                # of `loop.body` is the analysis' opaque `for`, its body the fold
 
     @property
     def op(self) -> str:
         return ", ".join(dict.fromkeys(a.op for a in self.accs))
 
 
-def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None:
+def row_reduction_of(an: Analysis, storage: dict, launch, data_lanes: int = 32) -> RowReduction | None:
     if len(launch.grid) != 1 or launch.grid[0].derived:
         return None
     loops = [n for n in launch.body if isinstance(n, Loop)]
+    if not loops:
+        return data_row_of(an, storage, launch, data_lanes)
     if len(loops) != 1:
         return None
     loop = loops[0]
@@ -562,6 +567,50 @@ def row_reduction_of(an: Analysis, storage: dict, launch) -> RowReduction | None
     if matrix and all(i in identifiers(x.index[-1]) and loop.var not in identifiers(x.index[-1]) for x in matrix):
         return RowReduction(pre, loop, accs, post, column=True, temps=tuple(temps))
     return None
+
+
+def data_row_of(an: Analysis, storage: dict, launch, lanes: int) -> RowReduction | None:
+    """A row whose bounds are read from arrays the nest never writes (CSR: `for (k = row_ptr[i];
+    k < row_ptr[i + 1]; k++) s += val[k] * x[col[k]];`, a graph's in-edges, a bag's members):
+    the analysis keeps such a loop whole, one opaque statement run in order by each thread
+    (model.opaque: its header reads `in` arrays only, its body writes local scalars only).  Its
+    body one fold `s op= e` into a local scalar (no break, no other write), and some read walking
+    the loop's contiguous range (`val[k]`): lanes stride it like an affine row, consecutive lanes
+    reading consecutive elements, where a thread per row reads addresses a row apart.  `s`'s
+    initial value and its uses after the loop stay with lane 0 (`pre`, `post`)."""
+    at = [k for k, n in enumerate(launch.body) if isinstance(n.stmt.node, c_ast.For)]
+    if len(at) != 1:
+        return None
+    stmt = launch.body[at[0]]
+    f = stmt.stmt.node
+    body = f.stmt.block_items if isinstance(f.stmt, c_ast.Compound) else [f.stmt]
+    decl = f.init.decls[0] if isinstance(f.init, c_ast.DeclList) and len(f.init.decls) == 1 else None
+    if decl is None or len(body or []) != 1 or not isinstance(body[0], c_ast.Assignment) or stmt.bind \
+            or not (isinstance(f.next, c_ast.UnaryOp) and f.next.op in ("++", "p++") and cprint(f.next.expr) == decl.name) \
+            or not (isinstance(f.cond, c_ast.BinaryOp) and f.cond.op == "<" and cprint(f.cond.left) == decl.name):
+        return None
+    var, node = decl.name, body[0]
+    writes = stmt.stmt.writes()
+    if len(writes) != 1 or writes[0].index or cprint(node.lvalue) != writes[0].name:
+        return None
+    web = an.web_of.get((stmt.stmt.name, writes[0].name))
+    got = _contribution(node, writes[0].name, by_name=True)
+    dtype = an.program.locals[writes[0].name].dtype if writes[0].name in an.program.locals else None
+    if web is None or storage.get(web) != "local" or not got or got[0] not in OPS or dtype not in ("float", "double") \
+            or any(isinstance(n, c_ast.Assignment) or isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")
+                   for n in _walk(got[1])):
+        return None
+    if not any(isinstance(n, c_ast.ArrayRef) and identifiers(cprint(n.subscript)) == {var} for n in _walk(got[1])):
+        return None                          # no read walks the row's range: nothing for lanes to coalesce
+    init = cprint(decl.init)
+    loop = Loop(var, init, cprint(f.cond.right) + " - 1", 1, [stmt], init=f"int {var} = {init}",
+                cond=cprint(f.cond), next=f"{var}++")
+    acc = Accumulator(stmt, writes[0].name, dtype, *got)
+    pre, post = launch.body[:at[0]], launch.body[at[0] + 1:]
+    if not _pre_clear(an, pre, [acc]):
+        return None
+    whole = lanes & (lanes - 1) == 0 and 2 <= lanes <= ROW_BLOCK    # a shuffle tree's, or whole warps of the block
+    return RowReduction(pre, loop, [acc], post, data=True, lanes=lanes if whole else 32)
 
 
 def accumulator_of(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumulator | None:
@@ -621,10 +670,13 @@ def _pre_clear(an: Analysis, pre: list, accs: list) -> bool:
     return True
 
 
-def _contribution(node, target: str):
-    """(OPS key, the other operand) of `T op= e`, `T = T + e`, `T = fmax(T, e)`, ...; None else."""
+def _contribution(node, target: str, by_name: bool = False):
+    """(OPS key, the other operand) of `T op= e`, `T = T + e`, `T = fmax(T, e)`, ...; None else.
+    Whether `e` holds T is a test of text (`s` is then inside `src[e]`: refused); `by_name`: of
+    the scalar T's name (data_row_of; the other forms' callers keep the text test, which holds
+    kmeans_assign's `s` inside `pts` out of the sweep form for now)."""
     same = lambda n: cprint(n) == target
-    inside = lambda n: target in cprint(n)
+    inside = (lambda n: target in identifiers(cprint(n))) if by_name else (lambda n: target in cprint(n))
     rv = node.rvalue
     if node.op in ("+=", "-=", "*="):
         return (node.op, rv) if not inside(rv) else None
@@ -700,7 +752,8 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
     around = lambda nodes: [x for m in nodes for x in p.r.statement(m.stmt.node, p.names_for(m.stmt.name), "    ")]
     lo = loop.init.split("=", 1)[1].strip()
     declare, tree, store, gather, finish = [], [], [], [], []
-    contribute = _temps(p, red, "      " if wide else "    ")
+    deep = wide or width < 32              # the lanes' loop sits under `if (live)`
+    contribute = _temps(p, red, "      " if deep else "    ")
     for a, part, warps in zip(red.accs, parts, shared):
         names = p.names_for(a.stmt.stmt.name)
         if wide:
@@ -708,7 +761,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
             store.append(f"    {warps}[threadIdx.x / 32] = {part};")
             gather.append(f"      {part} = " + combine(a.op, part, f"{warps}[threadIdx.x / 32 + {other}]") + ";")
         declare.append(f"  {a.dtype} {part} = {OPS[a.op][0]};")
-        contribute += p.r.statement(fold_step(a, part), names, "      " if wide else "    ")
+        contribute += p.r.statement(fold_step(a, part), names, "      " if deep else "    ")
         tree.append(f"    {part} = " + combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {offset})") + ";")
         target = p.r.statement(parse_target(a.target), names, "")[0].rstrip(";")
         finish.append("    " + join(a.op, target, part))
@@ -720,16 +773,20 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
         out += [f"  const bool {live} = {guard};   /* no early return: the row's warps meet at a barrier */",
                 *_decls(p, red, "  "), f"  int {loop.var};", *declare,
                 f"  if ({live})", "    " + walk, "    {", *contribute, "    }"]
+    elif width < 32:
+        out += [f"  const bool {live} = {guard};   /* no early return: the warp's rows shuffle together */",
+                *_decls(p, red, "  "), f"  int {loop.var};", *declare,
+                f"  if ({live})", "    " + walk, "    {", *contribute, "    }"]
     else:
         out += [f"  if (!({guard}))", "    return;                        /* the whole warp: same row */",
                 *_decls(p, red, "  "), f"  int {loop.var};", *declare, "  " + walk, "  {", *contribute, "  }"]
-    out += braced(f"  for (int {offset} = 16; {offset} > 0; {offset} >>= 1)", tree, "  ")
+    out += braced(f"  for (int {offset} = {min(width, 32) // 2}; {offset} > 0; {offset} >>= 1)", tree, "  ")
     if wide:
         out += [*braced("  if (threadIdx.x % 32 == 0)", store, "  "), "  __syncthreads();",
                 f"  if ({live} && {lane} == 0) {{",
                 *braced(f"    for (int {other} = 1; {other} < {width // 32}; {other}++)", gather, "    ")]
     else:
-        out.append(f"  if ({lane} == 0) {{")
+        out.append(f"  if ({live} && {lane} == 0) {{" if width < 32 else f"  if ({lane} == 0) {{")
     return out + [*around(red.pre), *finish, *around(red.post), "  }"]
 
 
@@ -741,6 +798,8 @@ def row_lanes(p, launch) -> int:
     whose bounds name only sizes; a warp for a loop whose bounds move with the row or a host
     loop (nussinov's k from i + 1 to wave + i: short rows leave most of 128 lanes idle at
     the barrier; on the H200 nussinov took 20.6 ms with 128 lanes, 16.9 with a warp)."""
+    if launch.row.lanes:
+        return launch.row.lanes
     w, loop = p.opt.reductions.rows.lanes, launch.row.loop
     whole = identifiers(f"{loop.lower} {loop.upper}") <= {s.name for s in p.k.sizes}
     return w if whole and w % 32 == 0 and 32 <= w <= ROW_BLOCK and ROW_BLOCK % w == 0 else 32

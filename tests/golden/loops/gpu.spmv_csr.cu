@@ -4,56 +4,42 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
-//   spmv_csr_update_y: one thread per (i): i -> x.
+//   spmv_csr_update_y: 8 lanes of a warp per i: they stride loop k (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. Its bounds are read from arrays: int k = row_ptr[i]; k < row_ptr[i + 1].
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* spmv_csr_update_y: one thread per (i): i -> x. */
+/* spmv_csr_update_y: 8 lanes of a warp per i: they stride loop k (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. Its bounds are read from arrays: int k = row_ptr[i]; k < row_ptr[i + 1]. */
 __global__ void spmv_csr_update_y(int n, const int *__restrict__ row_ptr, const int *__restrict__ col, const double *__restrict__ val, const double *__restrict__ x, double *__restrict__ y)
 {
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= 0 && i < n);
-  }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      double s;
-      s = 0.0;
-      for (int k = row_ptr[i]; k < row_ptr[i + 1]; k++)
-        s += val[k] * x[col[k]];
-      y[i] = s;
+  double s;
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 8);
+  const int lane = threadIdx.x % 8;
+  const bool live = i >= 0 && i < n;   /* no early return: the warp's rows shuffle together */
+  int k;
+  double part = 0;
+  if (live)
+    for (k = row_ptr[i] + lane; k < row_ptr[i + 1]; k += 8)
+    {
+      part += val[k] * x[col[k]];
     }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= 0 && i < n))
-        continue;
-      double s;
-      s = 0.0;
-      for (int k = row_ptr[i]; k < row_ptr[i + 1]; k++)
-        s += val[k] * x[col[k]];
-      y[i] = s;
-    }
+  for (int offset = 4; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (live && lane == 0) {
+    s = 0.0;
+    s = s + part;
+    y[i] = s;
   }
 }
 
 extern "C" void spmv_csr_device(int n, int nnz, int *row_ptr, int *col, double *val, double *x, double *y)
 {
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 1024));
-      spmv_csr_update_y<<<grid, block>>>(n, row_ptr, col, val, x, y);
-    }
+    const int extent = n;   /* i: 8 lanes each */
+    if (extent > 0)
+      spmv_csr_update_y<<<poly_blocks(extent, 32), 256>>>(n, row_ptr, col, val, x, y);
   }
 }
 

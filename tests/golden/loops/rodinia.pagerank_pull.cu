@@ -4,56 +4,42 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
-//   pagerank_pull_update_next: one thread per (v): v -> x.
+//   pagerank_pull_update_next: 8 lanes of a warp per v: they stride loop e (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. Its bounds are read from arrays: int e = start[v]; e < start[v + 1].
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* pagerank_pull_update_next: one thread per (v): v -> x. */
+/* pagerank_pull_update_next: 8 lanes of a warp per v: they stride loop e (consecutive lanes, consecutive elements), a shuffle tree adds their parts (+=), lane 0 finishes the row. Its bounds are read from arrays: int e = start[v]; e < start[v + 1]. */
 __global__ void pagerank_pull_update_next(int nv, double d, const int *__restrict__ start, const int *__restrict__ src, const int *__restrict__ deg, const double *__restrict__ rank, double *__restrict__ next)
 {
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int v = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (v >= 0 && v < nv);
-  }
-  if (poly_full) {
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int v = poly_x + poly_u * (int)blockDim.x;
-      double s;
-      s = 0.0;
-      for (int e = start[v]; e < start[v + 1]; e++)
-        s += rank[src[e]] / deg[src[e]];
-      next[v] = ((1.0 - d) / nv) + (d * s);
+  double s;
+  const int v = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 8);
+  const int lane = threadIdx.x % 8;
+  const bool live = v >= 0 && v < nv;   /* no early return: the warp's rows shuffle together */
+  int e;
+  double part = 0;
+  if (live)
+    for (e = start[v] + lane; e < start[v + 1]; e += 8)
+    {
+      part += rank[src[e]] / deg[src[e]];
     }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int v = poly_x + poly_u * (int)blockDim.x;
-      if (!(v >= 0 && v < nv))
-        continue;
-      double s;
-      s = 0.0;
-      for (int e = start[v]; e < start[v + 1]; e++)
-        s += rank[src[e]] / deg[src[e]];
-      next[v] = ((1.0 - d) / nv) + (d * s);
-    }
+  for (int offset = 4; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (live && lane == 0) {
+    s = 0.0;
+    s = s + part;
+    next[v] = ((1.0 - d) / nv) + (d * s);
   }
 }
 
 extern "C" void pagerank_pull_device(int nv, int ne, double d, int *start, int *src, int *deg, double *rank, double *next)
 {
   {
-    const int extent_x = nv;   /* v */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 1024));
-      pagerank_pull_update_next<<<grid, block>>>(nv, d, start, src, deg, rank, next);
-    }
+    const int extent = nv;   /* v: 8 lanes each */
+    if (extent > 0)
+      pagerank_pull_update_next<<<poly_blocks(extent, 32), 256>>>(nv, d, start, src, deg, rank, next);
   }
 }
 
