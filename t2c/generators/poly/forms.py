@@ -6,8 +6,8 @@ Takes the final program's `Analysis`, its `Plan` (mapping.py: launches and host 
 options; fills the plan's records in place, so that cuda.Printer only prints what they say:
 
 - each launch's form, the first its recognizer finds in this order: a reduction on a grid, a
-  scan, an order-W recurrence, a running maximum (those four exclude one another), a warp per
-  row, a block per row (reduce, scan, banded, kadane, phases);
+  scan, an order-W recurrence, a running maximum (those four exclude one another), a block
+  scan per row, a warp per row, a block per row (reduce, scan, banded, kadane, rowscan, phases);
 - the top-level host loops that also run in one block (oneblock.py), whose launches drop the
   forms that need blocks of their own and may take a block sum; elsewhere a sweep (sweep.py);
 - a 2-d or batched 3-d launch of straight-line statements and accumulator loops: a tile of
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, phases, reduce, scan, stage, sweep, tensor
+from . import banded, kadane, merge, oneblock, phases, reduce, rowscan, scan, stage, sweep, tensor
 from .ctext import WORD, extent_text, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import Launch, Plan, launch_box
@@ -78,10 +78,10 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     for launch in plan.launches:
         if launch.in_block:
             launch.row = launch.phases = None   # their lanes need a block of their own
-            launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
+            launch.scan = launch.running_max = launch.banded = launch.row_scan = None   # ... and a scan's blocks their grid
             if threads % 32 == 0 and threads <= target.max_threads:     # whole warps
                 launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-        elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles):
+        elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles or launch.row_scan):
             launch.sweep = sweep.sweep_of(p, launch)
     for launch in plan.launches:
         if tileable(p, launch):
@@ -113,9 +113,11 @@ def _recognized(p: Context, launch: Launch) -> None:
         launch.banded = banded.banded_of(an, storage, launch)
     if opt.scans.running_max and not (launch.reduction or launch.scan or launch.banded):
         launch.running_max = kadane.running_max_of(an, storage, launch)
-    if opt.reductions.rows and not launch.banded:
+    if opt.scans.rows and not (launch.reduction or launch.scan or launch.banded or launch.running_max):
+        launch.row_scan = rowscan.row_scan_of(an, launch, opt.scans.rows)
+    if opt.reductions.rows and not (launch.banded or launch.row_scan):
         launch.row = reduce.row_reduction_of(an, storage, launch)
-    if opt.reductions.row_blocks and not (launch.row or launch.banded):
+    if opt.reductions.row_blocks and not (launch.row or launch.banded or launch.row_scan):
         launch.phases = phases.phases_of(an, storage, launch)
 
 
@@ -167,6 +169,8 @@ def block(p: Context, launch: Launch) -> tuple | None:
     whose modules shape their own launches (a reduction on a grid, scans, a tiled wavefront)."""
     if launch.tiles or launch.scan or launch.banded or launch.running_max:
         return None
+    if launch.row_scan:
+        return (launch.row_scan.threads,)
     if launch.phases:
         return (phases.THREADS,)
     if launch.sweep:
@@ -190,7 +194,7 @@ def coarsened(p: Context, launch: Launch) -> int:
     dependence analysis assumes already; the grid loops are parallel, so no instance reads what
     another writes)."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
-        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum
+        or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.row_scan
     if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or \
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):
@@ -206,7 +210,7 @@ def capped(p: Context, launch: Launch) -> dict[str, int]:
     the axis's blocks (cuda.Printer.strided).  The other forms, merged runs' parts and one-block
     loops' launches (1-d) put their blocks on x only."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
-        or launch.row or launch.sweep or launch.phases
+        or launch.row or launch.sweep or launch.phases or launch.row_scan
     if not launch.grid or other or launch.merged_threads or launch.in_block:
         return {}
     box = dict(zip((l.var for l in launch.grid), launch_box(p.an, launch)))
@@ -240,7 +244,7 @@ def tileable(p: Context, launch: Launch) -> bool:
     bounds and its inner loops' name no other grid index: a 2-d tile per z, one z a block
     (doitgen's products, a matrix per (r, q) once its sum has a copy each).  Never one with an
     atomic update: the tile's passes rewrite statements as plain loads and stores."""
-    if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or launch.phases or launch.in_block \
+    if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or launch.phases or launch.row_scan or launch.in_block \
             or launch.grid[-1].derived or any(p.an.program.statement(s).atomic for s in launch.statements()):
         return False
     if len(launch.grid) == 3:
@@ -271,7 +275,7 @@ def _name(p: Context) -> None:
                 local = prog.locals.get(a.name)
                 if (local is None or local.shape) and a.name not in written:
                     written.append(a.name)
-        form = 'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded \
+        form = 'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded or launch.row_scan \
             else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'
         base = re.sub(r"\W", "_", f"{short}_{form}_{'_'.join(written) or 'scalars'}")
         seen[base] = seen.get(base, 0) + 1
