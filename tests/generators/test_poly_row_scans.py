@@ -104,3 +104,32 @@ def test_row_loops_that_are_not_recurrences_keep_their_forms():
     """A row softmax (reductions and maps per row) is no row scan."""
     k = read_kernel(ROOT / "corpora/loops/gpu/softmax.c")
     assert {rs for rs, _ in _row_scans(k)} == {None}
+
+
+THEN_A_MAP = """\
+/* t2c: description y: the running sums of each row of x; z = 2 x
+ * t2c: size m MINI=4 SMALL=40 MEDIUM=400 LARGE=4000 EXTRALARGE=8000
+ * t2c: size n MINI=100 SMALL=300 MEDIUM=1000 LARGE=4000 EXTRALARGE=8000
+ */
+void then_map(int m, int n, const double x[m][n], double y[m][n], double z[m][n])
+{
+  for (int i = 0; i < m; i++) {
+    y[i][0] = x[i][0];
+    for (int j = 1; j < n; j++)
+      y[i][j] = y[i][j - 1] + x[i][j];
+  }
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      z[i][j] = 2.0 * x[i][j];
+}
+"""
+
+
+def test_a_row_scan_is_never_merged_with_the_launches_beside_it(tmp_path):
+    """Its block is its own (a row each, shared tiles): a merged launch would print it as a
+    plain part (that candidate did not compile)."""
+    k = _kernel(tmp_path, THEN_A_MAP, "then_map")
+    _, plan = final_plan(analyze(k), DEFAULT)
+    assert [bool(l.row_scan) for l in plan.launches] == [True, False]
+    assert not any(l.row_scan for run in plan.merged for l in run)
+    _accepted(k, generate(k))
