@@ -10,8 +10,9 @@ a row (its grid loops stride over blockIdx) and walks it in tiles of THREADS x I
 (`options.scans.rows`):
 
 - thread 0 runs PRE, then every thread reads the carry x = X[..., lo - 1];
-- a tile's pairs (A(j), B(j)) are loaded coalesced into shared memory; each thread composes
-  ITEMS consecutive ones; a warp-shuffle scan, then a scan of the warps' totals, give each
+- a tile's pairs (A(j), B(j)) are loaded coalesced into shared memory (one slot skipped after
+  every 128 bytes, so that a thread's consecutive ones fall in other banks than its neighbours'); each
+  thread composes ITEMS consecutive ones; a warp-shuffle scan, then a scan of the warps' totals, give each
   thread the composition of the pairs before its own;
 - each thread applies that to the carry, runs its ITEMS pairs and leaves the values in shared
   memory, which the block stores coalesced; the carry moves past the tile.
@@ -96,6 +97,8 @@ def kernel(p, launch, rs: RowScan) -> tuple[str, list[str]]:
     start = sc.loop.init.split("=", 1)[1].strip()
     start = start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
     tid, lane, warp = "(int)threadIdx.x", "poly_lane", "poly_warp"
+    shift = 4 if v in ("double", "unsigned long") else 5   # a slot skipped after every 128 bytes:
+    skew = lambda e: f"{e} + (({e}) >> {shift})"      # a thread's consecutive elements, other banks
     shfl = lambda q, d: [f"{u} = __shfl_up_sync(0xffffffffu, {x}, {d});" for u, x in zip(up, q)]
 
     def warp_scan(pad):                               # `mine` inclusive over the warp's lanes
@@ -103,7 +106,7 @@ def kernel(p, launch, rs: RowScan) -> tuple[str, list[str]]:
                 f"{pad}  if ({lane} >= poly_s) {{", *(pad + "    " + x for x in then(up, mine, mine)), f"{pad}  }}",
                 f"{pad}}}"]
     pre = [x for s in sc.pre for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "      ")]
-    store = p.r.statement(c_ast.Assignment("=", sc.target, c_ast.ID(f"{cast(sc.dtype)}poly_b[poly_j]")), names,
+    store = p.r.statement(c_ast.Assignment("=", sc.target, c_ast.ID(f"{cast(sc.dtype)}poly_b[poly_q]")), names,
                           "          ")
     body = [
         *(["    if (threadIdx.x == 0) {", *pre, "    }", "    __syncthreads();   /* PRE written */"] if pre else []),
@@ -114,12 +117,13 @@ def kernel(p, launch, rs: RowScan) -> tuple[str, list[str]]:
         "      {", f"        const int {var} = {start} + poly_t0;", f"        if (!({sc.loop.cond}))", "          break;",
         "      }",
         f"      for (int poly_k = 0; poly_k < {items}; poly_k++) {{   /* the tile's pairs, coalesced */",
-        f"        const int poly_j = poly_k * {threads} + {tid};", f"        const int {var} = {start} + poly_t0 + poly_j;",
-        f"        if ({sc.loop.cond}) {{", *sets(at("", "poly_j"), value, "          "), "        } else {",
-        *sets(at("", "poly_j"), ident, "          "), "        }", "      }", "      __syncthreads();",
-        f"      {v} {', '.join(f'{m} = {q}' for m, q in zip(mine, at('', f'{tid} * {items}')))};",
+        f"        const int poly_j = poly_k * {threads} + {tid}, poly_q = {skew('poly_j')};",
+        f"        const int {var} = {start} + poly_t0 + poly_j;",
+        f"        if ({sc.loop.cond}) {{", *sets(at("", "poly_q"), value, "          "), "        } else {",
+        *sets(at("", "poly_q"), ident, "          "), "        }", "      }", "      __syncthreads();",
+        f"      {v} {', '.join(f'{m} = {q}' for m, q in zip(mine, at('', skew(f'{tid} * {items}'))))};",
         f"      for (int poly_k = 1; poly_k < {items}; poly_k++) {{   /* this thread's pairs, composed */",
-        *("        " + x for x in then(mine, at("", f"{tid} * {items} + poly_k"), mine)), "      }",
+        *("        " + x for x in then(mine, at("", skew(f"{tid} * {items} + poly_k")), mine)), "      }",
         *warp_scan("      "),
         f"      if ({lane} == 31) {{", *sets(at("s", warp), mine, "        "), "      }",
         *("      " + x for x in shfl(mine, "1")), "      __syncthreads();",
@@ -133,14 +137,14 @@ def kernel(p, launch, rs: RowScan) -> tuple[str, list[str]]:
         *sets(whole, at("s", warps - 1), "      "),
         f"      {v} poly_v = {apply(excl, 'poly_x')};",
         f"      for (int poly_k = 0; poly_k < {items}; poly_k++) {{   /* this thread's values */",
-        f"        const int poly_j = {tid} * {items} + poly_k;", f"        poly_v = {apply(at('', 'poly_j'), 'poly_v')};",
-        "        poly_b[poly_j] = poly_v;", "      }", f"      poly_x = {apply(whole, 'poly_x')};",
+        f"        const int poly_q = {skew(f'{tid} * {items} + poly_k')};",
+        f"        poly_v = {apply(at('', 'poly_q'), 'poly_v')};", "        poly_b[poly_q] = poly_v;", "      }", f"      poly_x = {apply(whole, 'poly_x')};",
         "      __syncthreads();",
         f"      for (int poly_k = 0; poly_k < {items}; poly_k++) {{   /* the tile's values, coalesced */",
-        f"        const int poly_j = poly_k * {threads} + {tid};", f"        const int {var} = {start} + poly_t0 + poly_j;",
-        f"        if ({sc.loop.cond})", *store, "      }",
+        f"        const int poly_j = poly_k * {threads} + {tid}, poly_q = {skew('poly_j')};",
+        f"        const int {var} = {start} + poly_t0 + poly_j;", f"        if ({sc.loop.cond})", *store, "      }",
         "      __syncthreads();   /* before the next tile's pairs and totals */", "    }"]
-    shared = [f"  __shared__ {v} {', '.join(x + f'[{tile}]' for x in pair('poly_a', 'poly_b'))};",
+    shared = [f"  __shared__ {v} {', '.join(x + f'[{tile + (tile >> shift)}]' for x in pair('poly_a', 'poly_b'))};",
               f"  __shared__ {v} {', '.join(x + f'[{warps}]' for x in pair('poly_sa', 'poly_sb'))};",
               f"  const int {lane} = {tid} & 31, {warp} = {tid} >> 5;", f"  {v} {', '.join(('poly_x', *up, *excl, *whole))};"]
     src_body = [*shared, *phases.row_heads(p, launch, "  "), *body, "  }"]
