@@ -11,7 +11,7 @@
 /* row_ema_scan_y: a first-order linear recurrence over j per (i), a block of 256 threads per (i): tiles of 1024 elements loaded coalesced, each thread composes 4, warp-shuffle and warp-total scans, a carry from tile to tile. */
 __global__ void __launch_bounds__(256) row_ema_scan_y(int rows, int cols, const double *w, const double *x, double *y)
 {
-  __shared__ double poly_a[1024], poly_b[1024];
+  __shared__ double poly_a[1088], poly_b[1088];
   __shared__ double poly_sa[8], poly_sb[8];
   const int poly_lane = (int)threadIdx.x & 31, poly_warp = (int)threadIdx.x >> 5;
   double poly_x, poly_ua, poly_ub, poly_ea, poly_eb, poly_wa, poly_wb;
@@ -33,21 +33,21 @@ __global__ void __launch_bounds__(256) row_ema_scan_y(int rows, int cols, const 
           break;
       }
       for (int poly_k = 0; poly_k < 4; poly_k++) {   /* the tile's pairs, coalesced */
-        const int poly_j = poly_k * 256 + (int)threadIdx.x;
+        const int poly_j = poly_k * 256 + (int)threadIdx.x, poly_q = poly_j + ((poly_j) >> 4);
         const int j = 1 + poly_t0 + poly_j;
         if (j < cols) {
-          poly_a[poly_j] = w[j];
-          poly_b[poly_j] = (1.0 - w[j]) * x[(i * cols) + j];
+          poly_a[poly_q] = w[j];
+          poly_b[poly_q] = (1.0 - w[j]) * x[(i * cols) + j];
         } else {
-          poly_a[poly_j] = 1;
-          poly_b[poly_j] = 0;
+          poly_a[poly_q] = 1;
+          poly_b[poly_q] = 0;
         }
       }
       __syncthreads();
-      double poly_ma = poly_a[(int)threadIdx.x * 4], poly_mb = poly_b[(int)threadIdx.x * 4];
+      double poly_ma = poly_a[(int)threadIdx.x * 4 + (((int)threadIdx.x * 4) >> 4)], poly_mb = poly_b[(int)threadIdx.x * 4 + (((int)threadIdx.x * 4) >> 4)];
       for (int poly_k = 1; poly_k < 4; poly_k++) {   /* this thread's pairs, composed */
-        poly_mb = poly_a[(int)threadIdx.x * 4 + poly_k] * poly_mb + poly_b[(int)threadIdx.x * 4 + poly_k];
-        poly_ma = poly_a[(int)threadIdx.x * 4 + poly_k] * poly_ma;
+        poly_mb = poly_a[(int)threadIdx.x * 4 + poly_k + (((int)threadIdx.x * 4 + poly_k) >> 4)] * poly_mb + poly_b[(int)threadIdx.x * 4 + poly_k + (((int)threadIdx.x * 4 + poly_k) >> 4)];
+        poly_ma = poly_a[(int)threadIdx.x * 4 + poly_k + (((int)threadIdx.x * 4 + poly_k) >> 4)] * poly_ma;
       }
       for (int poly_s = 1; poly_s < 32; poly_s <<= 1) {
         poly_ua = __shfl_up_sync(0xffffffffu, poly_ma, poly_s);
@@ -101,17 +101,17 @@ __global__ void __launch_bounds__(256) row_ema_scan_y(int rows, int cols, const 
       poly_wb = poly_sb[7];
       double poly_v = poly_ea * poly_x + poly_eb;
       for (int poly_k = 0; poly_k < 4; poly_k++) {   /* this thread's values */
-        const int poly_j = (int)threadIdx.x * 4 + poly_k;
-        poly_v = poly_a[poly_j] * poly_v + poly_b[poly_j];
-        poly_b[poly_j] = poly_v;
+        const int poly_q = (int)threadIdx.x * 4 + poly_k + (((int)threadIdx.x * 4 + poly_k) >> 4);
+        poly_v = poly_a[poly_q] * poly_v + poly_b[poly_q];
+        poly_b[poly_q] = poly_v;
       }
       poly_x = poly_wa * poly_x + poly_wb;
       __syncthreads();
       for (int poly_k = 0; poly_k < 4; poly_k++) {   /* the tile's values, coalesced */
-        const int poly_j = poly_k * 256 + (int)threadIdx.x;
+        const int poly_j = poly_k * 256 + (int)threadIdx.x, poly_q = poly_j + ((poly_j) >> 4);
         const int j = 1 + poly_t0 + poly_j;
         if (j < cols)
-          y[(i * cols) + j] = poly_b[poly_j];
+          y[(i * cols) + j] = poly_b[poly_q];
       }
       __syncthreads();   /* before the next tile's pairs and totals */
     }
