@@ -133,3 +133,12 @@ def test_a_row_scan_is_never_merged_with_the_launches_beside_it(tmp_path):
     assert [bool(l.row_scan) for l in plan.launches] == [True, False]
     assert not any(l.row_scan for run in plan.merged for l in run)
     _accepted(k, generate(k))
+
+
+@pytest.mark.parametrize("cond, taken", [
+    ("j < n", True), ("(j <= n - 1)", True), ("j < n && j <= r", True),
+    ("j > 0", False), ("n > j", False), ("j < 2 * j - n", False), ("j << 2", False)])
+def test_a_row_ends_at_the_first_tile_past_an_upper_bound(cond, taken):
+    """Only a condition that stays false once false may end a row at a tile's first j."""
+    from t2c.generators.poly.rowscan import _upper_bound
+    assert _upper_bound("j", cond) is taken

@@ -26,6 +26,7 @@ overflow.  The recurrence's loop condition must only bound j from above (an affi
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -46,10 +47,10 @@ class RowScan:
 
 
 def row_scan_of(an: Analysis, launch, shape: tuple[int, int]) -> RowScan | None:
-    """The launch as a row scan, or None: a grid whose threads run exactly a recurrence along
-    the last subscript of the array they write (scan.recurrence_of), whose loop bounds read no
-    other loop of the recurrence and whose condition bounds it only from above."""
-    if not launch.grid or launch.grid[-1].derived or any(l.derived for l in launch.grid):
+    """The launch as a row scan, or None: a grid (no derived loop) whose threads run exactly a
+    recurrence along the last subscript of the array they write (scan.recurrence_of), its loop
+    condition bounding j only from above; a block of `shape` (threads, elements per thread)."""
+    if not launch.grid or any(l.derived for l in launch.grid):
         return None
     sc = recurrence_of(an, launch)
     if sc is None or not _upper_bound(sc.loop.var, sc.loop.cond):
@@ -64,10 +65,8 @@ def _upper_bound(var: str, cond: str) -> bool:
     """Whether cond is a conjunction of `var < E` / `var <= E` with E free of var (monotone:
     once false, false for every larger var)."""
     for part in cond.split("&&"):
-        part = part.strip().strip("()").strip()
-        head, op, rest = next(((part[:i], part[i:i + len(o)], part[i + len(o):]) for i in range(len(part))
-                               for o in ("<=", "<") if part.startswith(o, i)), (None, None, None))
-        if head is None or head.strip() != var or var in WORD.findall(rest) or rest.startswith("<"):
+        m = re.fullmatch(rf"{re.escape(var)}\s*<=?\s*([^<=].*)", part.strip().strip("()").strip())
+        if m is None or var in WORD.findall(m.group(1)):
             return False
     return True
 
