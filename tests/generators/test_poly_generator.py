@@ -605,7 +605,9 @@ def test_a_recurrence_through_an_array_keeps_its_last_value_in_a_register(tmp_pa
     """registers.scalar_replacement (default on): adi's `p[i][j] = -c / (a * p[i][j - 1] + b)` (and q, and
     the backward v, u) keep the value one iteration stores for the next in a register; the first
     iteration's cell is loaded before the loop, only when the loop runs.  Verified on emu; a
-    conditional write or read keeps the memory form."""
+    conditional write or read keeps the memory form.  The small kernel's linear recurrence per
+    row is a block scan by default (rowscan.py): here each thread walks its row (`scans.rows`
+    off), the form whose loads this replaces."""
     from t2c.verify.ladder import ladder
     adi = read_c(SOURCES["adi"])
     text = generate(adi)
@@ -619,7 +621,7 @@ def test_a_recurrence_through_an_array_keeps_its_last_value_in_a_register(tmp_pa
                            ("if (j > 2) X[i][j] = 0.5 * X[i][j - 1] + 1.0;", False)):
         p.write_text(_RECURRENCE % body)
         k = read_c(p)
-        text = generate(k)
+        text = generate(k, DEFAULT.replace({"scans.rows": None}))
         assert ("X_prev" in text) == replaced, body
         card = ladder(k, text, backend="emu", dataset="SMALL", seed=3)
         assert card.accepted and card.max_error == 0, card.summary()

@@ -29,7 +29,7 @@ from ...analysis.model import parse_expr
 from ...ir import HALF_HEADERS, Kernel
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor, transposed, wavetiles
+from . import banded, kadane, merge, oneblock, phases, private, reduce, rowscan, scan, stage, sweep, tensor, transposed, wavetiles
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -342,6 +342,8 @@ class Printer:
             src, args, decls = scan.kernels(self, launch, launch.scan)
             self.reduction_globals.append(decls)
             return src, args
+        if launch.row_scan:
+            return rowscan.kernel(self, launch, launch.row_scan)
         if launch.banded:
             src, args, decls = banded.kernels(self, launch, launch.banded)
             self.reduction_globals.append(decls)
@@ -816,6 +818,8 @@ class Printer:
             return reduce.launch_code(self, launch, launch.reduction, args, indent)
         if launch.scan:
             return scan.launch_code(self, launch, launch.scan, args, indent)
+        if launch.row_scan:
+            return rowscan.launch_code(self, launch, launch.row_scan, args, indent)
         if launch.banded:
             return banded.launch_code(self, launch, launch.banded, args, indent)
         if launch.running_max:
@@ -1026,6 +1030,8 @@ class Printer:
             return private.describe(launch, launch.private) + where
         if launch.scan:
             return scan.describe(self, launch) + where
+        if launch.row_scan:
+            return rowscan.describe(self, launch) + where
         if launch.banded:
             return banded.describe(self, launch) + where
         if launch.running_max:

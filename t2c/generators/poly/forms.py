@@ -6,9 +6,9 @@ Takes the final program's `Analysis`, its `Plan` (mapping.py: launches and host 
 options; fills the plan's records in place, so that cuda.Printer only prints what they say:
 
 - each launch's form, the first its recognizer finds in this order: a reduction on a grid, a
-  scan, an order-W recurrence, a running maximum (those four exclude one another), a warp per
-  row, a block per row, atomic updates into a copy per block (reduce, scan, banded, kadane,
-  phases, private);
+  scan, an order-W recurrence, a running maximum (those four exclude one another), a block
+  scan per row, a warp per row, a block per row, atomic updates into a copy per block (reduce,
+  scan, banded, kadane, rowscan, phases, private);
 - the top-level host loops that also run in one block (oneblock.py), whose launches drop the
   forms that need blocks of their own and may take a block sum; elsewhere a sweep (sweep.py);
 - a 2-d or batched 3-d launch of straight-line statements and accumulator loops: a tile of
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor, transposed
+from . import banded, kadane, merge, oneblock, phases, private, reduce, rowscan, scan, stage, sweep, tensor, transposed
 from .ctext import WORD, extent_text, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import Launch, Plan, launch_box
@@ -79,16 +79,17 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     for launch in plan.launches:
         if launch.in_block:
             launch.row = launch.phases = None   # their lanes need a block of their own
-            launch.scan = launch.running_max = launch.banded = None     # ... and a scan's blocks their grid
+            launch.scan = launch.running_max = launch.banded = launch.row_scan = None   # ... and a scan's blocks their grid
             launch.private = None                                       # ... and a private copy its grid
             if threads % 32 == 0 and threads <= target.max_threads:     # whole warps
                 launch.block_sum = reduce.block_sum_of(an, plan.storage, launch)
-        elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles or launch.private):
+        elif options.sweeps and not (launch.scan or launch.running_max or launch.banded or launch.tiles or launch.private
+                                     or launch.row_scan):
             launch.sweep = sweep.sweep_of(p, launch)
     for launch in plan.launches:
         if options.grid.transpose and not (launch.scan or launch.running_max or launch.banded or launch.tiles
                                            or launch.reduction or launch.row or launch.phases or launch.sweep
-                                           or launch.private):
+                                           or launch.private or launch.row_scan):
             launch.transposed = transposed.transposed_of(p, launch)
         if not launch.transposed and tileable(p, launch):
             _tiled(p, launch)
@@ -119,9 +120,11 @@ def _recognized(p: Context, launch: Launch) -> None:
         launch.banded = banded.banded_of(an, storage, launch)
     if opt.scans.running_max and not (launch.reduction or launch.scan or launch.banded):
         launch.running_max = kadane.running_max_of(an, storage, launch)
-    if opt.reductions.rows and not launch.banded:
+    if opt.scans.rows and not (launch.reduction or launch.scan or launch.banded or launch.running_max):
+        launch.row_scan = rowscan.row_scan_of(an, launch, opt.scans.rows)
+    if opt.reductions.rows and not (launch.banded or launch.row_scan):
         launch.row = reduce.row_reduction_of(an, storage, launch, opt.reductions.rows.data_lanes)
-    if opt.reductions.row_blocks and not (launch.row or launch.banded):
+    if opt.reductions.row_blocks and not (launch.row or launch.banded or launch.row_scan):
         launch.phases = phases.phases_of(an, storage, launch)
     launch.private = private.private_of(p, launch)
 
@@ -174,6 +177,8 @@ def block(p: Context, launch: Launch) -> tuple | None:
     whose modules shape their own launches (a reduction on a grid, scans, a tiled wavefront)."""
     if launch.tiles or launch.scan or launch.banded or launch.running_max:
         return None
+    if launch.row_scan:
+        return (launch.row_scan.threads,)
     if launch.phases:
         return (phases.THREADS,)
     if launch.transposed:
@@ -204,7 +209,7 @@ def coarsened(p: Context, launch: Launch) -> int:
     only lengthen the step (docs/poly-options.md, `grid.coarsen`)."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
         or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private \
-        or launch.transposed
+        or launch.transposed or launch.row_scan
     if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or launch.host_loops or \
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):
@@ -220,7 +225,7 @@ def capped(p: Context, launch: Launch) -> dict[str, int]:
     the axis's blocks (cuda.Printer.strided).  The other forms, merged runs' parts and one-block
     loops' launches (1-d) put their blocks on x only."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
-        or launch.row or launch.sweep or launch.phases
+        or launch.row or launch.sweep or launch.phases or launch.row_scan
     if not launch.grid or other or launch.merged_threads or launch.in_block:
         return {}
     box = dict(zip((l.var for l in launch.grid), launch_box(p.an, launch)))
@@ -254,7 +259,7 @@ def tileable(p: Context, launch: Launch) -> bool:
     bounds and its inner loops' name no other grid index: a 2-d tile per z, one z a block
     (doitgen's products, a matrix per (r, q) once its sum has a copy each).  Never one with an
     atomic update: the tile's passes rewrite statements as plain loads and stores."""
-    if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or launch.phases or launch.in_block \
+    if len(launch.grid) not in (2, 3) or launch.reduction or launch.row or launch.phases or launch.row_scan or launch.in_block \
             or launch.grid[-1].derived or any(p.an.program.statement(s).atomic for s in launch.statements()):
         return False
     if len(launch.grid) == 3:
@@ -285,7 +290,7 @@ def _name(p: Context) -> None:
                 local = prog.locals.get(a.name)
                 if (local is None or local.shape) and a.name not in written:
                     written.append(a.name)
-        form = 'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded \
+        form = 'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded or launch.row_scan \
             else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'
         base = re.sub(r"\W", "_", f"{short}_{form}_{'_'.join(written) or 'scalars'}")
         seen[base] = seen.get(base, 0) + 1

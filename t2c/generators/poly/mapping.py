@@ -44,6 +44,7 @@ class Launch:
     scan: object = None              # scan.Scan: a recurrence as block compositions, a block across, blocks apply
     banded: object = None            # banded.Banded: an order-W recurrence as chunk maps, one block across
     running_max: object = None       # kadane.RunningMax: a maximum of running sums, ordered block tuples
+    row_scan: object = None          # rowscan.RowScan: a recurrence per grid index, a block scan each
     row: object = None               # reduce.RowReduction: a warp per grid index
     phases: object = None            # phases.RowPhases: a block per grid index, its loops in turn
     block_sum: object = None         # reduce.BlockSum: inside a one-block loop, the block sums

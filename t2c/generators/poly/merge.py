@@ -33,8 +33,8 @@ from .oneblock import launch_axes
 
 def plain(p, launch: Launch) -> bool:
     """A grid of threads each running its statements, nothing shared (p: forms.Context)."""
-    if not launch.grid or launch.reduction or launch.row or launch.phases or launch.sweep or launch.tile or launch.staged \
-            or launch.private or launch.transposed \
+    if not launch.grid or launch.reduction or launch.row or launch.row_scan or launch.phases or launch.sweep or launch.tile \
+            or launch.staged or launch.private or launch.transposed \
             or launch.mma or launch.block_sum or launch.shared_bytes or launch.grid[-1].derived \
             or launch.in_block or p.empty(launch):
         return False

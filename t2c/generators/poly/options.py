@@ -98,6 +98,8 @@ class Scans:
     block: tuple[int, int] = (256, 4)                # a scan block's (threads, elements per thread); threads a power of 2
     parts: int = 1024                                # at most this many blocks (each takes whole tiles beyond)
     linear: bool = True                              # x[i] = a(i) * x[i-1] + b(i)
+    rows: tuple[int, int] | None = (256, 4)          # that recurrence per grid index (along rows): a block each,
+                                                     # (threads: whole warps, elements per thread); None: off
     running_max: bool = True                         # a maximum of running sums (Kadane): ordered block tuples
     compaction: bool = True                          # a top-level `if (P) X[k++] = E` loop: a scan of counts, a scatter
     banded: Banded | None = option(Banded())

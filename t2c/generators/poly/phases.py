@@ -146,13 +146,19 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
             for (st, scalar), web in p.an.web_of.items():
                 if st == s.stmt.name and p.plan.storage[web] == "local":
                     locals_[web] = p.web_type[web]
+    return [*shared, *(f"  {t} {w};" for w, t in locals_.items()), *(f"  int {v};" for v in declared),
+            *row_heads(p, launch, "  "), *body, "  }"]
+
+
+def row_heads(p, launch, indent: str) -> list[str]:
+    """The grid loops as loops over blocks (a block per row, striding over blockIdx), the last
+    one's brace open."""
     heads = []
     for l, (lows, _) in zip(launch.grid, p.launch_box(launch)):
         start, ax = min_expr(lows), launch.axes[l.var]
-        heads.append(f"  for (int {l.var} = {'' if start == '0' else start + ' + '}(int)blockIdx.{ax}; {l.cond}; "
+        heads.append(f"{indent}for (int {l.var} = {'' if start == '0' else start + ' + '}(int)blockIdx.{ax}; {l.cond}; "
                      f"{l.var} += (int)gridDim.{ax})")
-    return [*shared, *(f"  {t} {w};" for w, t in locals_.items()), *(f"  int {v};" for v in declared),
-            *heads[:-1], heads[-1] + " {", *body, "  }"]
+    return [*heads[:-1], heads[-1] + " {"]
 
 
 def _scalar(an: Analysis, name: str) -> bool:
@@ -176,7 +182,7 @@ def _fresh(name: str, taken: set) -> str:
     return out
 
 
-def launch_code(p, launch, args: list[str], indent: str) -> list[str]:
+def launch_code(p, launch, args: list[str], indent: str, threads: int = THREADS) -> list[str]:
     """A block per row, at most 1048576 along x and 65535 along y and z (the rows' loops stride)."""
     box = p.launch_box(launch)
     if any(not lows or not highs for lows, highs in box):
@@ -187,7 +193,7 @@ def launch_code(p, launch, args: list[str], indent: str) -> list[str]:
         return [f"{indent}{{",
                 f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: a block each */",
                 f"{indent}  if (extent > 0)",
-                f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(THREADS)), call, launch.host_loops)}",
+                f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(threads)), call, launch.host_loops)}",
                 f"{indent}}}"]
     axes = sorted(zip(launch.grid, box), key=lambda g: launch.axes[g[0].var])
     dims = [f"extent_{launch.axes[l.var]} < {cap} ? extent_{launch.axes[l.var]} : {cap}"
@@ -196,7 +202,7 @@ def launch_code(p, launch, args: list[str], indent: str) -> list[str]:
             *(f"{indent}  const int extent_{launch.axes[l.var]} = {extent_text(max_expr(highs), min_expr(lows))};   /* {l.var} */"
               for l, (lows, highs) in axes),
             f"{indent}  if ({' && '.join(f'extent_{launch.axes[l.var]} > 0' for l, _ in axes)})",
-            f"{indent}    {p.launch_line(launch.name, ('dim3(' + ', '.join(dims) + ')', str(THREADS)), call, launch.host_loops)}",
+            f"{indent}    {p.launch_line(launch.name, ('dim3(' + ', '.join(dims) + ')', str(threads)), call, launch.host_loops)}",
             f"{indent}}}"]
 
 

@@ -48,7 +48,8 @@ def private_of(p, launch) -> Private | None:
     opt = p.opt.reductions.private
     prog = p.an.program
     if not opt or len(launch.grid) != 1 or launch.grid[0].derived or launch.grid[0].step != 1 or launch.in_block \
-            or launch.reduction or launch.scan or launch.banded or launch.running_max or launch.row or launch.phases:
+            or launch.reduction or launch.scan or launch.banded or launch.running_max or launch.row or launch.phases \
+            or launch.row_scan:
         return None
     arrays = {prog.statement(s).atomic for s in launch.statements()} - {None}
     if len(arrays) != 1:

@@ -62,9 +62,14 @@ class Scan:
 
 def scan_of(an: Analysis, launch) -> Scan | None:
     """The launch as a scan, or None when it is not exactly that form."""
+    return None if launch.grid else recurrence_of(an, launch)
+
+
+def recurrence_of(an: Analysis, launch) -> Scan | None:
+    """The recurrence (PRE, then the loop) each thread of the launch runs, or None when its body
+    is not exactly that form; grid indices count as known like the sizes (rowscan.py)."""
     body, prog = launch.body, an.program
-    if launch.grid or not body or not isinstance(body[-1], Loop) or \
-            not all(isinstance(n, Stmt) for n in body[:-1]):
+    if not body or not isinstance(body[-1], Loop) or not all(isinstance(n, Stmt) for n in body[:-1]):
         return None
     loop, pre = body[-1], tuple(body[:-1])
     if loop.step != 1 or loop.derived or loop.time or len(loop.body) != 1 or not isinstance(loop.body[0], Stmt):
@@ -89,7 +94,7 @@ def scan_of(an: Analysis, launch) -> Scan | None:
         return None
     if any(r.name in prog.locals for r in st.reads()):
         return None
-    known = set(prog.kernel.params) | {l.var for l in launch.host_loops} | {loop.var}
+    known = set(prog.kernel.params) | {l.var for l in (*launch.host_loops, *launch.grid)} | {loop.var}
     if not set(WORD.findall(f"{loop.init} {loop.cond}")) <= known | {"int", "long"}:
         return None                                  # the kernels print its header as it is
     for p in pre:

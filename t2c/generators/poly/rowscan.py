@@ -1,0 +1,169 @@
+"""Recurrences along rows as block scans: a block per row, the row in tiles, a running carry.
+
+A launch with a grid (one or more parallel row loops) whose threads each run
+
+    PRE;  for (j = lo; cond; j++)  X[..., j] = A(j) * X[..., j - 1] + B(j);
+
+(the recurrence scan.py recognizes, along the last, contiguous subscript of X: row-wise prefix
+sums, products, moving averages; `cumsum(X, dim=1)`) becomes one kernel in which a block takes
+a row (its grid loops stride over blockIdx) and walks it in tiles of THREADS x ITEMS elements
+(`options.scans.rows`):
+
+- thread 0 runs PRE, then every thread reads the carry x = X[..., lo - 1];
+- a tile's pairs (A(j), B(j)) are loaded coalesced into shared memory (one slot skipped after
+  every 128 bytes, so that a thread's consecutive ones fall in other banks than its neighbours'); each
+  thread composes ITEMS consecutive ones; a warp-shuffle scan, then a scan of the warps' totals, give each
+  thread the composition of the pairs before its own;
+- each thread applies that to the carry, runs its ITEMS pairs and leaves the values in shared
+  memory, which the block stores coalesced; the carry moves past the tile.
+
+Every composition is in a fixed order, so a candidate gives the same bits on every run.  As in
+scan.py a floating-point scan reassociates the recurrence (the verifier's reordered-sum
+tolerance: K counts the loop's length in roundings), and an integer one (A = 1 only) adds in
+the unsigned type of the same width, which wraps to the sequential sum where that does not
+overflow.  The recurrence's loop condition must only bound j from above (an affine loop's
+`j < n`, `j <= f(r)`): a tile whose first j fails it ends the row.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ...analysis import Analysis
+from ...ir.csyntax import cprint
+from . import phases
+from .ctext import WORD, names_used
+from .scan import _UNSIGNED, Scan, recurrence_of
+
+
+@dataclass(frozen=True)
+class RowScan:
+    """A launch's recurrence per grid point, run by a block per grid point (module docstring)."""
+    scan: Scan                  # the recurrence along the row (its PRE run by thread 0)
+    threads: int                # threads per block: whole warps, at most 32 of them
+    items: int                  # consecutive elements per thread in a tile
+
+
+def row_scan_of(an: Analysis, launch, shape: tuple[int, int]) -> RowScan | None:
+    """The launch as a row scan, or None: a grid (no derived loop) whose threads run exactly a
+    recurrence along the last subscript of the array they write (scan.recurrence_of), its loop
+    condition bounding j only from above; a block of `shape` (threads, elements per thread)."""
+    if not launch.grid or any(l.derived for l in launch.grid):
+        return None
+    sc = recurrence_of(an, launch)
+    if sc is None or not _upper_bound(sc.loop.var, sc.loop.cond):
+        return None
+    threads, items = shape
+    if threads % 32 or not 32 <= threads <= 1024 or items < 1:
+        return None
+    return RowScan(sc, threads, items)
+
+
+def _upper_bound(var: str, cond: str) -> bool:
+    """Whether cond is a conjunction of `var < E` / `var <= E` with E free of var (monotone:
+    once false, false for every larger var)."""
+    for part in cond.split("&&"):
+        m = re.fullmatch(rf"{re.escape(var)}\s*<=?\s*([^<=].*)", part.strip().strip("()").strip())
+        if m is None or var in WORD.findall(m.group(1)):
+            return False
+    return True
+
+
+def kernel(p, launch, rs: RowScan) -> tuple[str, list[str]]:
+    """The kernel's source (p: the Printer) and its arguments.  A pair is a tuple of C names,
+    (b,) for a sum (its a is always 1), else (a, b)."""
+    sc, threads, items = rs.scan, rs.threads, rs.items
+    tile, warps, var = threads * items, threads // 32, sc.loop.var
+    v = _UNSIGNED.get(sc.dtype, sc.dtype)
+    names = p.names_for(sc.stmt.stmt.name)
+    expr = lambda node: cprint(p.r.node(node, names))
+    pair = (lambda a, b: (b,)) if sc.unit else (lambda a, b: (a, b))
+
+    def then(l, r, out):                              # out = l then r; b first: out may be r
+        if sc.unit:
+            return [f"{out[0]} = {l[0]} + {r[0]};"]
+        return [f"{out[1]} = {r[0]} * {l[1]} + {r[1]};", f"{out[0]} = {r[0]} * {l[0]};"]
+    apply = (lambda q, x: f"{x} + {q[0]}") if sc.unit else (lambda q, x: f"{q[0]} * {x} + {q[1]}")
+    at = lambda arr, j: pair(f"poly_{arr}a[{j}]", f"poly_{arr}b[{j}]")
+    sets = lambda dst, src, pad: [f"{pad}{d} = {s};" for d, s in zip(dst, src)]
+    ident, mine, up, excl, whole = (pair("1", "0"), pair("poly_ma", "poly_mb"), pair("poly_ua", "poly_ub"),
+                                    pair("poly_ea", "poly_eb"), pair("poly_wa", "poly_wb"))
+    cast = lambda t: f"({t})" if v != sc.dtype else ""
+    b = expr(sc.b) if sc.b is not None else "0"
+    value = pair(None if sc.unit else expr(sc.a), f"{cast(v)}({b})" if v != sc.dtype else b)
+    start = sc.loop.init.split("=", 1)[1].strip()
+    start = start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
+    tid, lane, warp = "(int)threadIdx.x", "poly_lane", "poly_warp"
+    shift = 4 if v in ("double", "unsigned long") else 5   # a slot skipped after every 128 bytes:
+    skew = lambda e: f"{e} + (({e}) >> {shift})"      # a thread's consecutive elements, other banks
+    shfl = lambda q, d: [f"{u} = __shfl_up_sync(0xffffffffu, {x}, {d});" for u, x in zip(up, q)]
+
+    def warp_scan(pad):                               # `mine` inclusive over the warp's lanes
+        return [f"{pad}for (int poly_s = 1; poly_s < 32; poly_s <<= 1) {{", *(pad + "  " + x for x in shfl(mine, "poly_s")),
+                f"{pad}  if ({lane} >= poly_s) {{", *(pad + "    " + x for x in then(up, mine, mine)), f"{pad}  }}",
+                f"{pad}}}"]
+    pre = [x for s in sc.pre for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "      ")]
+    store = p.r.statement(c_ast.Assignment("=", sc.target, c_ast.ID(f"{cast(sc.dtype)}poly_b[poly_q]")), names,
+                          "          ")
+    body = [
+        *(["    if (threadIdx.x == 0) {", *pre, "    }", "    __syncthreads();   /* PRE written */"] if pre else []),
+        "    {", f"      const int {var} = {start};",
+        f"      if (!({sc.loop.cond}))", "        continue;           /* an empty loop reads nothing */",
+        f"      poly_x = {cast(v)}{expr(sc.prev)};", "    }",
+        "    for (int poly_t0 = 0; ; poly_t0 += " + f"{tile}) {{",
+        "      {", f"        const int {var} = {start} + poly_t0;", f"        if (!({sc.loop.cond}))", "          break;",
+        "      }",
+        f"      for (int poly_k = 0; poly_k < {items}; poly_k++) {{   /* the tile's pairs, coalesced */",
+        f"        const int poly_j = poly_k * {threads} + {tid}, poly_q = {skew('poly_j')};",
+        f"        const int {var} = {start} + poly_t0 + poly_j;",
+        f"        if ({sc.loop.cond}) {{", *sets(at("", "poly_q"), value, "          "), "        } else {",
+        *sets(at("", "poly_q"), ident, "          "), "        }", "      }", "      __syncthreads();",
+        f"      {v} {', '.join(f'{m} = {q}' for m, q in zip(mine, at('', skew(f'{tid} * {items}'))))};",
+        f"      for (int poly_k = 1; poly_k < {items}; poly_k++) {{   /* this thread's pairs, composed */",
+        *("        " + x for x in then(mine, at("", skew(f"{tid} * {items} + poly_k")), mine)), "      }",
+        *warp_scan("      "),
+        f"      if ({lane} == 31) {{", *sets(at("s", warp), mine, "        "), "      }",
+        *("      " + x for x in shfl(mine, "1")), "      __syncthreads();",
+        f"      if ({warp} == 0) {{   /* the warps' totals, scanned */",
+        f"        {v} {', '.join((*mine, *up))};   /* (lane 0 .. 31 keep the shuffle above) */", f"        if ({lane} < {warps}) {{", *sets(mine, at("s", lane), "          "),
+        "        } else {", *sets(mine, ident, "          "), "        }",
+        *warp_scan("        "), f"        if ({lane} < {warps}) {{", *sets(at("s", lane), mine, "          "), "        }",
+        "      }", "      __syncthreads();",
+        *sets(excl, ident, "      "), f"      if ({warp} > 0) {{", *sets(excl, at("s", f"{warp} - 1"), "        "), "      }",
+        f"      if ({lane} > 0) {{", *("        " + x for x in then(excl, up, excl)), "      }",
+        *sets(whole, at("s", warps - 1), "      "),
+        f"      {v} poly_v = {apply(excl, 'poly_x')};",
+        f"      for (int poly_k = 0; poly_k < {items}; poly_k++) {{   /* this thread's values */",
+        f"        const int poly_q = {skew(f'{tid} * {items} + poly_k')};",
+        f"        poly_v = {apply(at('', 'poly_q'), 'poly_v')};", "        poly_b[poly_q] = poly_v;", "      }", f"      poly_x = {apply(whole, 'poly_x')};",
+        "      __syncthreads();",
+        f"      for (int poly_k = 0; poly_k < {items}; poly_k++) {{   /* the tile's values, coalesced */",
+        f"        const int poly_j = poly_k * {threads} + {tid}, poly_q = {skew('poly_j')};",
+        f"        const int {var} = {start} + poly_t0 + poly_j;", f"        if ({sc.loop.cond})", *store, "      }",
+        "      __syncthreads();   /* before the next tile's pairs and totals */", "    }"]
+    shared = [f"  __shared__ {v} {', '.join(x + f'[{tile + (tile >> shift)}]' for x in pair('poly_a', 'poly_b'))};",
+              f"  __shared__ {v} {', '.join(x + f'[{warps}]' for x in pair('poly_sa', 'poly_sb'))};",
+              f"  const int {lane} = {tid} & 31, {warp} = {tid} >> 5;", f"  {v} {', '.join(('poly_x', *up, *excl, *whole))};"]
+    src_body = [*shared, *phases.row_heads(p, launch, "  "), *body, "  }"]
+    args = p.kernel_args(launch, names_used("\n".join(src_body)))
+    params = ", ".join(p.param_decl(x, launch) for x in args)
+    src = [f"/* {describe(p, launch)} */", f"__global__ void __launch_bounds__({threads}) {launch.name}({params})",
+           "{", *src_body, "}"]
+    return "\n".join(src), args
+
+
+def launch_code(p, launch, rs: RowScan, args: list[str], indent: str) -> list[str]:
+    return phases.launch_code(p, launch, args, indent, rs.threads)
+
+
+def describe(p, launch) -> str:
+    """One sentence for the candidate's header."""
+    rs = launch.row_scan
+    sc = rs.scan
+    form = "a prefix sum" if sc.unit else "a first-order linear recurrence"
+    rows = ", ".join(l.var for l in launch.grid)
+    return (f"{launch.name}: {form} over {sc.loop.var} per ({rows}), a block of {rs.threads} threads per ({rows}): "
+            f"tiles of {rs.threads * rs.items} elements loaded coalesced, each thread composes {rs.items}, "
+            f"warp-shuffle and warp-total scans, a carry from tile to tile.")
