@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop wave: a wavefront; the instances on one diagonal are independent, so each value of wave is one launch of parallel work.
-//   seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of wave.
+//   seidel_2d_update_A: one thread per (t, i): t -> x, i -> y. Launched once per host iteration of wave.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
@@ -54,13 +54,13 @@ static __device__ __forceinline__ void poly_wait()
 #endif
 }
 
-/* seidel_2d_update_A: one thread per (t, i): t -> y, i -> x. Launched once per host iteration of wave. */
+/* seidel_2d_update_A: one thread per (t, i): t -> x, i -> y. Launched once per host iteration of wave. */
 __global__ void seidel_2d_update_A(int tsteps, int n, double *A, int wave, unsigned poly_blocks_y)
 {
   poly_wait();   /* the launch before this one has finished */
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int t = poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2) + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int t = poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2) + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + (int)(poly_by * blockDim.y + threadIdx.y);
     if (!(t >= poly_max(0, -n + (n + wave + 1) / 4 + 2) && t < poly_min(tsteps, (wave + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + wave + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (wave + 1) / 2)))
       continue;
     {
@@ -76,8 +76,8 @@ extern "C" void kernel_seidel_2d_device(int tsteps, int n, double *A)
   for (wave = 3; wave < 4 * tsteps + 3 * n - 9; wave++)
   {
     {
-      const int extent_x = poly_max(poly_max(n - 2, n - 3), poly_floord(wave + 1, 2) - 1) - (poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2)) + 1;   /* i */
-      const int extent_y = poly_max(poly_floord(wave + 1, 4) - 1, tsteps - 1) - (poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2)) + 1;   /* t */
+      const int extent_x = poly_max(poly_floord(wave + 1, 4) - 1, tsteps - 1) - (poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2)) + 1;   /* t */
+      const int extent_y = poly_max(poly_max(n - 2, n - 3), poly_floord(wave + 1, 2) - 1) - (poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2)) + 1;   /* i */
       if (extent_x > 0 && extent_y > 0) {
         dim3 block(32, 8);
         const unsigned poly_blocks_y = poly_blocks(extent_y, 8);

@@ -225,17 +225,23 @@ def _has_parallel(an, tree, loop) -> bool:
 
 
 def _axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:
-    """threadIdx.x for the loop most used in last subscripts (coalescing), then y, z."""
-    score = {l.var: 0 for l in grid}
+    """threadIdx.x for the loop that leaves the fewest references strided across a warp (the
+    loop in a subscript before the last: `X[b][ch][p]` under ch), then the one most used in last
+    subscripts (coalescing), ties the innermost; then y, z.  A reference that does not name the
+    loop is one address for the warp (`mean[ch]` under p), which costs nothing."""
+    order = [l.var for l in grid]
+    strided = {v: 0 for v in order}
+    last = {v: 0 for v in order}
     for n in grid[-1].statements():
         bind = n.bind or {}                              # a new schedule: iterators -> loop vars
         for a in n.stmt.accesses:
-            if a.index:
-                words = {w for it in _WORD.findall(a.index[-1]) for w in _WORD.findall(bind.get(it, it))}
-                for v in words & set(score):
-                    score[v] += 1
-    order = [l.var for l in grid]
-    x = max(reversed(order), key=lambda v: score[v])    # ties: the innermost
+            words = [{w for it in _WORD.findall(i) for w in _WORD.findall(bind.get(it, it))} for i in a.index]
+            for v in order:
+                if any(v in ws for ws in words[:-1]):
+                    strided[v] += 1
+                elif words and v in words[-1]:
+                    last[v] += 1
+    x = max(reversed(order), key=lambda v: (-strided[v], last[v]))    # ties: the innermost
     rest = [v for v in reversed(order) if v != x]
     return {x: "x", **{v: ax for v, ax in zip(rest, ("y", "z"))}}
 

@@ -35,7 +35,7 @@ from ...analysis import Analysis
 from ...ir.csyntax import cprint
 from . import phases
 from .ctext import WORD, names_used
-from .scan import _UNSIGNED, Scan, recurrence_of
+from .scan import UNSIGNED, Scan, recurrence_of
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def kernel(p, launch, rs: RowScan) -> tuple[str, list[str]]:
     (b,) for a sum (its a is always 1), else (a, b)."""
     sc, threads, items = rs.scan, rs.threads, rs.items
     tile, warps, var = threads * items, threads // 32, sc.loop.var
-    v = _UNSIGNED.get(sc.dtype, sc.dtype)
+    v = UNSIGNED.get(sc.dtype, sc.dtype)
     names = p.names_for(sc.stmt.stmt.name)
     expr = lambda node: cprint(p.r.node(node, names))
     pair = (lambda a, b: (b,)) if sc.unit else (lambda a, b: (a, b))

@@ -38,7 +38,7 @@ from ...ir.csyntax import cprint, walk as _walk
 from .ctext import WORD, extent_text, max_expr, min_expr, names_used
 
 ONE = "1"                                    # the coefficient 1 of a sum, kept apart from C nodes
-_UNSIGNED = {"int": "unsigned", "long": "unsigned long"}
+UNSIGNED = {"int": "unsigned", "long": "unsigned long"}
 REAL_TYPES = ("float", "double")
 
 
@@ -81,7 +81,7 @@ def recurrence_of(an: Analysis, launch) -> Scan | None:
         return None
     ref = array_ref(node.lvalue)
     arr = next((a for a in prog.kernel.arrays if ref and a.name == ref[0]), None)
-    if arr is None or arr.dtype not in (*REAL_TYPES, *_UNSIGNED):
+    if arr is None or arr.dtype not in (*REAL_TYPES, *UNSIGNED):
         return None
     name, subs = ref
     if subs[-1] != loop.var or any(loop.var in WORD.findall(s) for s in subs[:-1]):
@@ -90,7 +90,7 @@ def recurrence_of(an: Analysis, launch) -> Scan | None:
             {s.name for s in prog.kernel.scalars if s.dtype in REAL_TYPES}
     form = Form(name, subs, (*subs[:-1], f"{loop.var}-1"), not pre, arr.dtype, reals)
     lin = form.linear(node.rvalue)
-    if lin is None or lin[0] is None or arr.dtype in _UNSIGNED and lin[0] is not ONE:
+    if lin is None or lin[0] is None or arr.dtype in UNSIGNED and lin[0] is not ONE:
         return None
     if any(r.name in prog.locals for r in st.reads()):
         return None
@@ -148,7 +148,7 @@ class Form:
             (la, lb), (ra, rb) = [(None, self._typed(e_)) if self._free(e_) else self._go(e_)
                                   for e_ in (e.left, e.right)]
             return _add(la, ra, e.op), _add(lb, rb, e.op)
-        if self.dtype in _UNSIGNED:              # an integer recurrence: sums only
+        if self.dtype in UNSIGNED:              # an integer recurrence: sums only
             raise _NotLinear
         if self._free(e.right):                  # x * c, x / c
             (a, b), c = self._go(e.left), self._typed(e.right)
@@ -168,7 +168,7 @@ class Form:
         """e as an operand beside X[i - 1], which made the operation floating-point: cast to the
         element type when e's own type may be an integer (`(x[i-1] + n) / 2`); an integer
         recurrence refuses a floating operand (each step would truncate)."""
-        if self.dtype in _UNSIGNED:
+        if self.dtype in UNSIGNED:
             if _real(e, self.reals):
                 raise _NotLinear
             return e
@@ -243,7 +243,7 @@ def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
     A pair is a tuple of C names, (b,) for a sum (its a is always 1), else (a, b)."""
     name, var = launch.name, sc.loop.var
     threads, items, tile = _shape(p)
-    v = _UNSIGNED.get(sc.dtype, sc.dtype)             # the scan's value type
+    v = UNSIGNED.get(sc.dtype, sc.dtype)             # the scan's value type
     names = p.names_for(sc.stmt.stmt.name)
     expr = lambda node: cprint(p.r.node(node, names))
     pair = (lambda a, b: (b,)) if sc.unit else (lambda a, b: (a, b))

@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
-//   embedding_bag_update_out: one thread per (b, d): b -> x, d -> y.
+//   embedding_bag_update_out: one thread per (b, d): b -> y, d -> x.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -12,22 +12,22 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
-/* embedding_bag_update_out: one thread per (b, d): b -> x, d -> y. */
+/* embedding_bag_update_out: one thread per (b, d): b -> y, d -> x. */
 __global__ void embedding_bag_update_out(int nb, int dim, const int *__restrict__ offsets, const int *__restrict__ idx, const float *__restrict__ table, float *__restrict__ out, unsigned poly_blocks_y)
 {
   for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
+    const int b = (int)(poly_by * blockDim.y + threadIdx.y);
     const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-    const int d = (int)(poly_by * blockDim.y + threadIdx.y);
     bool poly_full = true;
   #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int b = poly_x + poly_u * (int)blockDim.x;
+      const int d = poly_x + poly_u * (int)blockDim.x;
       poly_full = poly_full && (b >= 0 && b < nb && d >= 0 && d < dim);
     }
     if (poly_full) {
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int b = poly_x + poly_u * (int)blockDim.x;
+        const int d = poly_x + poly_u * (int)blockDim.x;
         float s;
         s = 0.0f;
         for (int j = offsets[b]; j < offsets[b + 1]; j++)
@@ -36,7 +36,7 @@ __global__ void embedding_bag_update_out(int nb, int dim, const int *__restrict_
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {
-        const int b = poly_x + poly_u * (int)blockDim.x;
+        const int d = poly_x + poly_u * (int)blockDim.x;
         if (!(b >= 0 && b < nb && d >= 0 && d < dim))
           continue;
         float s;
@@ -52,8 +52,8 @@ __global__ void embedding_bag_update_out(int nb, int dim, const int *__restrict_
 extern "C" void embedding_bag_device(int nb, int ni, int rows, int dim, int *offsets, int *idx, float *table, float *out)
 {
   {
-    const int extent_x = nb;   /* b */
-    const int extent_y = dim;   /* d */
+    const int extent_x = dim;   /* d */
+    const int extent_y = nb;   /* b */
     if (extent_x > 0 && extent_y > 0) {
       dim3 block(32, 8);
       const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
