@@ -1,13 +1,12 @@
 """`t2c gen KERNEL_SOURCE [--function NAME] [--generator poly|llm|hybrid] [-o OUT.cu] [--keep-rejected] [--show-prompt]`.
 
 Takes a kernel (C or a spec; a prose-only spec needs a model to write its IS); writes a
-candidate to OUT.cu or stdout. `poly` lowers it (`--evolve`: searches its options); `llm` and
+candidate to OUT.cu or stdout. `poly` lowers it (`--evolve` searches its options); `llm` and
 `hybrid` evolve candidates against the ladder with a fresh secret seed never shown to the model,
-and write one only if the ladder accepted it, else exit 1 naming the best attempt
-(`--keep-rejected` keeps it). A file that does not parse or a missing model is exit 2, a failing
-endpoint exit 6, a poly candidate that does not compile t2c's bug (exit 4, nothing written).
-`llm_options` gives commands their `--llm-FIELD` flags; `--show-prompt` prints the first request
-and calls nothing. docs/usage.md, docs/llm.md.
+writing one only if the ladder accepted it, else exit 1 naming the best attempt
+(`--keep-rejected` keeps it). A file that does not parse or a missing model: exit 2; a failing
+endpoint: 6; a poly candidate that does not compile: t2c's bug, exit 4, nothing written.
+`llm_options` gives commands their `--llm-FIELD` flags. docs/usage.md, docs/llm.md.
 """
 from __future__ import annotations
 

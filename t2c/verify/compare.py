@@ -2,13 +2,13 @@
 
     compare(kernel, expected, got, sizes) -> Comparison;  rtol_for(dtype, sizes);  poison(...)
 
-Takes the kernel's output description, the expected and the candidate's arrays and the case's
-sizes; gives a `Comparison` with the verdict, the worst error against the bound, the relative L2
-error, the first failing index and the unwritten count. Integers are exact (but outputs rounded
-from floating point, by the IS's `tolerances`); a non-finite value where the reference is finite
-fails; a float element passes when |c - r| / max(|r|, s) <= RTOL_FACTOR * eps * K (s the array's
-RMS, K the sum of the sizes), 16-bit types with one ulp more. Refuses nothing: a missing or
-mis-shaped output is a failed comparison. The derivation: docs/verification.md.
+Takes the kernel's outputs, the expected and the candidate's arrays and the case's sizes; gives
+a `Comparison`: verdict, worst error against the bound, relative L2 error, first failing index,
+unwritten count. Integers are exact (but outputs rounded from floating point, by the IS's
+`tolerances`); a non-finite value where the reference is finite fails; a float element passes
+when |c - r| / max(|r|, s) <= RTOL_FACTOR * eps * K (s the array's RMS, K the sum of the sizes),
+16-bit types with one ulp more. Refuses nothing: a missing or mis-shaped output is a failed
+comparison. docs/verification.md, "The tolerance model".
 """
 from __future__ import annotations
 

@@ -3,13 +3,12 @@
     gate(suite) -> GateResult
 
 Takes a `Suite`; runs every mutant of the reference (mutants.py) through the host reference
-driver on its cases under the candidates' tolerance model. A mutant is killed by the first case
-it fails or crashes on; survivors get a strengthened suite (synth.strengthen) up to `ROUNDS`
-times, then `PROBE_CASES` or more probes beyond it: one no probe tells from the reference is
-equivalent and left out, any other makes the kernel weakly tested (no candidate accepted).
-Probes never join the suite, so it cannot pass by testing more than candidates are. Also names
-weak inputs: what the `original` cases kill alone, and fixed points. Needs no CUDA.
-docs/verification.md, "The test-power gate".
+driver on its cases under the candidates' tolerance model, a mutant killed by the first case it
+fails or crashes on. Survivors get a strengthened suite up to `ROUNDS` times, then at least
+`PROBE_CASES` probes beyond it: one no probe tells from the reference is equivalent and left
+out; any other makes the kernel weakly tested (no candidate accepted). Probes never join the
+suite. Also names weak inputs: what the `original` cases kill alone, and fixed points. Needs no
+CUDA. docs/verification.md, "The test-power gate".
 """
 from __future__ import annotations
 

@@ -3,12 +3,12 @@
     rounded_units(kernel) -> {output: units (an int, or a size expression)}
 
 Takes a kernel; gives each integer output whose value flows from a float-to-integer conversion
-(a cast of a float expression, or a float expression assigned to an integer element) the units
-it may differ by: one per conversion, since a candidate may compute the float value in another
-legal way and land across a rounding boundary, carried on through integer arithmetic as an
-error is (sums add, constant factors multiply, accumulations multiply by their trip count).
-Where no bound follows it stays one unit and a spec declares the bound. Values chosen by
-comparing floats and subscripts carry nothing. docs/verification.md, "The tolerance model".
+(a cast of a float expression, or one assigned to an integer element) the units it may differ
+by: one per conversion, since a candidate may compute the float value in another legal way and
+land across a rounding boundary, carried on through integer arithmetic as an error is (sums
+add, factors multiply, accumulations multiply by their trip count). Where no bound follows it
+stays one unit and a spec declares the bound. Comparisons and subscripts carry nothing.
+docs/verification.md, "The tolerance model".
 """
 from __future__ import annotations
 

@@ -7,9 +7,9 @@ Takes a kernel and `check(source) -> Evidence` (the ladder, the bench rung inclu
 gives the `Evolution`: the best candidate and its lineage. Round 0 is the default; each round
 tries the best candidate's untried neighbours (moves.py), those for its measured limit first;
 identical sources are checked once; a clearly slow candidate stops timing early; the budget
-stops the search between candidates, and on emu the first accepted one ends it. The winner's
-options are cached by IS key, GPU and t2c version and checked again, never trusted. Options
-change only speed, so the search cannot make a candidate wrong. docs/poly.md, "Evolution".
+stops the search, and on emu the first accepted candidate ends it. The winner's options are
+cached by IS key, GPU and t2c version and checked again. Options change only speed, so the
+search cannot make a candidate wrong. docs/poly.md, "Evolution".
 """
 from __future__ import annotations
 

@@ -5,10 +5,10 @@
 Takes the final program's `Analysis`, its `Plan` (mapping.py) and the options; fills the plan's
 records in place: each launch's form (the first its recognizer finds: a grid reduction, a scan,
 an order-W recurrence, a running maximum, a row scan, lanes per row, a block per row, private
-copies), the one-block loops and their facts, sweeps, transposes, tiles (staged, tensor cores,
-registers), threads per block and shared memory, merged runs, grid caps, coarsening, names.
-Helpers receive a `Context`, never the printer, so cuda.Printer only prints. Refuses nothing: a
-launch no form takes stays a grid of threads (or one thread). docs/poly.md, "Forms".
+copies), one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
+per block and shared memory, merged runs, grid caps, coarsening, names. Helpers get a
+`Context`, never the printer, so cuda.Printer only prints. Refuses nothing: a launch no form
+takes stays a grid of threads. docs/poly.md, "Forms".
 """
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ Takes a launch whose threads run phases (a row softmax, a layer norm): row state
 over j that fold into row scalars or carry nothing, arrays indexed by j in the last subscript
 only (several grid loops: a box of rows). Gives a block of `THREADS` per row: threads stride
 each loop, folds combine in a fixed order so every thread holds the same total, array writes in
-thread 0, a barrier after each writing phase. Refuses (None) anything else (a lone fold loop
-keeps lanes per row). Why: a thread per row coalesced no load. docs/poly.md, "A block per row".
+thread 0, a barrier after each writing phase. Refuses (None) anything else. Why: a thread per
+row coalesced no load. docs/poly.md, "A block per row".
 """
 from __future__ import annotations
 
