@@ -1,21 +1,11 @@
-"""The t2c command line (click): is, ref, batch, explain, clean, run.
+"""The t2c command line (click): is, ref, batch, explain, clean, run (and gen, verify, report).
 
-User mistakes (a bad flag, a file that does not parse) print one line
-`file:line:col: what is wrong; what to do` and exit 2, never a traceback.  A fault of
-t2c itself prints one line naming a log file that holds the traceback, and exits 4.
-Exit codes (the same for every command):
-
-    0    all accepted (`gen`: the candidate written passed the ladder)
-    1    a kernel failed (`gen --generator llm|hybrid`: no candidate passed the ladder)
-    2    usage error (a bad flag or file, no model configured, a replay miss)
-    3    performance regression only (against --baseline)
-    4    internal error (a bug in t2c; the traceback is in the log it names)
-    5    nothing matched
-    6    model endpoint failed (unreachable, timing out, 5xx/429 past the retries, answers
-         that are not JSON or have no choice, a refused request); `errors.EndpointFailed`
-    130  interrupted (Ctrl-C; a batch keeps what finished)
-
-Precedence in a batch: 4, then 6, then 1, then 3.
+User mistakes (a bad flag, a file that does not parse) print one line `file:line:col: what is
+wrong; what to do` and exit 2, never a traceback; a fault of t2c itself prints one line naming
+a log file that holds the traceback and exits 4. Exit codes, the same for every command: 0 all
+accepted, 1 a kernel failed, 2 usage error, 3 performance regression only, 4 internal error, 5
+nothing matched, 6 model endpoint failed (`errors.EndpointFailed`), 130 interrupted. In a
+batch: 4, then 6, then 1, then 3. docs/usage.md, "Commands".
 """
 from __future__ import annotations
 

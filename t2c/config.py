@@ -1,61 +1,13 @@
 """Every knob of t2c has its home here, with its default and the variable that sets it.
 
-| setting          | variable        | default                              |
-|------------------|-----------------|--------------------------------------|
-| cache directory  | T2C_CACHE_DIR   | $XDG_CACHE_HOME/t2c (~/.cache/t2c)   |
-| C compiler       | T2C_CC          | gcc                                  |
-| C++ compiler (emu) | T2C_CXX       | g++                                  |
-| emu build cache  | T2C_EMU_CACHE   | <cache directory>/emu                |
-| build cache (references' and candidates' programs, seeds' suites; content-keyed) | T2C_BUILD_CACHE | <cache directory> |
-| reference flags  | T2C_REF_CFLAGS  | -O2 -std=c99 (IEEE: no FP contraction)|
-| run timeout (s)  | T2C_TIMEOUT     | 120                                  |
-| default dataset  | T2C_DATASET     | MINI without a GPU, LARGE with one   |
-| CUDA compiler    | T2C_NVCC        | nvcc on PATH, else the PyPI one in this Python's site-packages |
-| compute-sanitizer (gpu races rung; `off`: none) | T2C_COMPUTE_SANITIZER | on PATH, else in nvcc's toolkit |
-| random size points per suite | T2C_VERIFY_POINTS | 4                            |
-| reference seconds a random point may cost | T2C_VERIFY_POINT_BUDGET | 0.002  |
-| emu: reference seconds the full rung's dataset may cost | T2C_VERIFY_EMU_BUDGET | 0.02 |
-| scheduling seeds of the races rung | T2C_VERIFY_RACE_SEEDS | 3                |
-| timeout of one smoke/random/races run (s) | T2C_VERIFY_RUN_TIMEOUT | 30     |
-| candidate memory limit (MiB)  | T2C_VERIFY_MEM_MB | 8192                        |
-| bench repetitions             | T2C_VERIFY_BENCH_REPS | 20                      |
-| bench inputs restored from (`device` copies or `host` memory) | T2C_VERIFY_BENCH_RESTORE | device |
-| bench timer started with the L2 eviction still `queued` on the GPU, or on an `idle` GPU | T2C_VERIFY_BENCH_START | queued |
-| isl operations poly may spend on one kernel (0: no limit) | T2C_ISL_BUDGET | 50000000 |
+    load() -> Config;  load_llm(cli) -> LLMConfig (the `llm` and `hybrid` generators' settings)
 
-The `llm` and `hybrid` generators read their settings (`LLMConfig`, docs/llm.md) from, in
-order of precedence: command-line flags, `T2C_LLM_<FIELD>` variables, the `llm:` section of
-`t2c.yaml` in the current directory, then `OPENAI_BASE_URL` / `OPENAI_MODEL`.  The key is
-read only from the variable that `api_key_env` names (`OPENAI_API_KEY` by default), only when
-a request is sent, and is never stored in a setting, a cache entry, a report or a log.
-
-| LLM setting (field)      | variable                 | default                        |
-|--------------------------|--------------------------|--------------------------------|
-| base_url                 | T2C_LLM_BASE_URL         | OPENAI_BASE_URL, else OpenAI's |
-| model                    | T2C_LLM_MODEL            | OPENAI_MODEL (required)        |
-| api_key_env              | T2C_LLM_API_KEY_ENV      | OPENAI_API_KEY                 |
-| temperature              | T2C_LLM_TEMPERATURE      | 0.2                            |
-| max_tokens (per answer)  | T2C_LLM_MAX_TOKENS       | 4096                           |
-| extra_body (JSON)        | T2C_LLM_EXTRA_BODY       | {}                             |
-| stream                   | T2C_LLM_STREAM           | 0                              |
-| timeout (s per request)  | T2C_LLM_TIMEOUT          | 300                            |
-| retries (t2c's only; the SDK's are 0) | T2C_LLM_RETRIES | 4                    |
-| backoff (s, first retry; doubles) | T2C_LLM_BACKOFF | 1                          |
-| backoff_max (s; caps Retry-After too) | T2C_LLM_BACKOFF_MAX | 30                 |
-| concurrency per endpoint | T2C_LLM_CONCURRENCY      | 4                              |
-| cache (rw/replay/refresh/off) | T2C_LLM_CACHE       | rw                             |
-| cache_dir                | T2C_LLM_CACHE_DIR        | <cache directory>/llm          |
-| population               | T2C_LLM_POPULATION       | 2                              |
-| rounds                   | T2C_LLM_ROUNDS           | 4                              |
-| max_calls (per kernel)   | T2C_LLM_MAX_CALLS        | 16                             |
-| max_kernel_tokens        | T2C_LLM_MAX_KERNEL_TOKENS| 400000                         |
-| max_cost (per kernel)    | T2C_LLM_MAX_COST         | 0 (no limit)                   |
-| max_seconds (per kernel) | T2C_LLM_MAX_SECONDS      | 1800                           |
-| price_in / price_out (per 1M tokens) | T2C_LLM_PRICE_IN / _OUT | 0               |
-| max_run_requests (HTTP requests per run, retries included) | T2C_LLM_MAX_RUN_REQUESTS | 200 |
-| max_run_tokens (fresh tokens per run) | T2C_LLM_MAX_RUN_TOKENS | 2000000           |
-
-Nothing else in t2c reads the environment for settings.
+Takes the environment (`T2C_*`), and for `LLMConfig` also command-line flags, the `llm:`
+section of `t2c.yaml` in the current directory and `OPENAI_BASE_URL` / `OPENAI_MODEL`, in that
+order of precedence; gives frozen settings. The API key is read only from the variable
+`api_key_env` names, only when a request is sent, and is never stored in a setting, a cache
+entry, a report or a log. Nothing else in t2c reads the environment for settings. The tables of
+every setting, variable and default: docs/usage.md ("Settings") and docs/llm.md ("Settings").
 """
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
 """Errors a user can act on, kept apart from job outcomes and from bugs.
 
-A `UserError` is a mistake in what the user gave (a file, a flag): the CLI prints
-its one line `file:line:col: what is wrong; what to do` and exits 2, never with a
-traceback.  In a batch, a `UserError` for one kernel becomes that kernel's result
-and the batch goes on.
-
-An `EndpointFailed` is neither: the model endpoint (generators/llm) could not answer or
-refused to.  It is a `UserError` (one line, no traceback) with its own exit code, 6, so
-that a script can tell "the server is down" from "my flags are wrong" (2) and from "the
-model's kernel was rejected" (1); a batch does not cache it, so the next run asks again.
+A `UserError` is a mistake in what the user gave (a file, a flag): the CLI prints its one line
+`file:line:col: what is wrong; what to do` and exits 2, never with a traceback; in a batch it
+becomes that kernel's result and the batch goes on. An `EndpointFailed` is a `UserError` with
+its own exit code, 6, so that a script can tell "the server is down" from "my flags are wrong"
+(2) and "the model's kernel was rejected" (1); a batch does not cache it, so the next run asks
+again.
 """
 from __future__ import annotations
 

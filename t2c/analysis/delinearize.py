@@ -1,15 +1,14 @@
 """Flat subscripts of pointers with multi-dimensional extents, as their row-major indices.
 
-A pointer annotated `t2c: array a[n][m]` and indexed `a[i*m + j]` is `a[i][j]` for the model
-when `0 <= j < m` wherever the access happens: then (i, j) -> i*m + j is one-to-one, so the
-dependences of the row-major accesses are exactly those of the flat ones, and the generator
-(which flattens row-major again) indexes the same elements of the same flat pointer.
+    row_major(flat, inner, within) -> [Poly] | None
 
-The subscript is read as an integer polynomial in the loop variables and sizes and divided by
-each inner extent in turn, innermost first, so `(i*m + j)*k + l` over [n][m][k] gives
-(i, j, l) whatever the order of the operands.  Each remainder must be affine and provably
-within its extent (the caller's `within`, over the statement's domain); otherwise the subscript
-stays flat and the model judges it as written.
+Takes a flat subscript of a pointer annotated `t2c: array a[n][m]` (`a[i*m + j]`) as an integer
+polynomial and the inner extents; gives its indices (`a[i][j]`), dividing by each inner extent in
+turn, innermost first, whatever the order of the operands. Refuses (None: the subscript stays
+flat) unless each remainder is affine and provably within its extent over the statement's
+domain: then the map to the flat index is one-to-one, so the dependences are exactly the flat
+accesses', and the generator, flattening again, indexes the same elements. docs/poly.md, "The
+model and its normalizations".
 """
 from __future__ import annotations
 

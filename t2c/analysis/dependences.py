@@ -1,23 +1,14 @@
 """Exact dependences of a reference, scalar privatization, and per-loop facts.
 
-Takes a `Program` (model.py); gives an `Analysis`:
+    analyze_program(program) -> Analysis
 
-- `webs`: each local scalar split into webs (its def-use chains, from isl's
-  value-based flow), and for each web the loops it is *private* to: the longest
-  run of its common enclosing loops, outermost first, such that no value flows
-  from one iteration to another and no read sees a value from before.  A web
-  private to loops P is modelled as an array indexed by P (scalar expansion), so
-  that dependences through it exist only within one iteration of P;
-- `deps`: memory-based flow, anti and output dependences of the expanded model
-  under the original schedule (isl, exact for affine programs);
-- `loops`: for every loop of the reference tree, whether it carries a dependence
-  (`parallel` when not) and whether what it carries is only a reduction;
-- `times(tree)`, `legal(tree)`, `carries(tree, loop)`: the schedule of any loop tree
-  over the same statements (the generator's transformed trees), and questions
-  about it answered against the same dependences.
-
-A schedule is the 2d+1 form: loop values interleaved with positions in the body
-(`[0, i, 1, k, 0, j, 0]`), a descending loop contributing `-v` so time grows.
+Takes a `Program` (model.py); gives an `Analysis`: `webs` (each local scalar's def-use chains
+and the loops each is private to, modelled as an array over them), `deps` (memory-based flow,
+anti and output dependences of that expanded model under the original schedule, exact through
+isl), `loops` (whether each loop carries a dependence, and whether only a reduction) and
+`times`, `legal`, `carries` for any transformed tree over the same statements. Schedules are the
+2d+1 form (loop values interleaved with body positions, a descending loop contributing `-v`).
+docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 

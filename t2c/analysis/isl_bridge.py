@@ -1,17 +1,14 @@
 """All use of islpy in t2c: sets, maps and questions about them, behind plain data.
 
-Callers describe statements as `StmtSpec`s (name, loop variables, affine
-constraints, accesses; all text over C names) and schedules as a time vector per
-statement (affine text over its loop variables).  This module turns them into isl
-objects and answers: dependences under a schedule, whether a schedule respects
-them, whether a schedule dimension carries any and at what distances, value-based
-flow for scalars, which writes cover an array, which arrays each iteration of a loop
-chain may keep its own copy of, bounding boxes of loops, and instance counts.  Nothing
-else in t2c imports islpy (tests/test_layers.py holds that).
+    Model(specs, ...);  StmtSpec;  budget(operations);  BudgetExceeded
 
-isl's own syntax has words (`and`, `min`, `mod`, `exists`, ...) that may also be C
-names, so every C name is prefixed with `v_` on the way in and stripped on the
-way out; statement tuples keep their `S<n>` names and arrays become `a_<name>`.
+Takes statements as `StmtSpec`s (name, loop variables, affine constraints, accesses: text over C
+names) and schedules as a time vector per statement; answers dependences under a schedule,
+legality, carried dimensions and distances, value-based flow for scalars, covering writes,
+per-iteration copies, bounding boxes and instance counts. C names are prefixed `v_` on the way
+in (isl's words may be C names) and stripped on the way out. Nothing else in t2c imports islpy
+(tests/test_layers.py holds that); `budget` bounds isl's work per kernel. docs/poly.md, "The
+model and its normalizations".
 """
 from __future__ import annotations
 

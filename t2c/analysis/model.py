@@ -1,40 +1,16 @@
 """The polyhedral model of an IS reference, read from its pycparser AST.
 
-Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt`
-nodes, in source order), one `Statement` per leaf with its enclosing loops, its
-iteration domain (affine constraints over loop variables and sizes), its accesses
-(affine subscripts) and its flop count, plus the local scalars and arrays.
+    build_program(kernel) -> Program;  NotAffine
 
-A leaf is any statement that is not a `for` loop or a block: an assignment, a
-call, or an `if` without loops inside (its writes are then *may* writes), or an *opaque* loop:
-an innermost `for` inside another loop that leaves the model only through its own control
-(bounds or a condition read from `in` arrays, `row_ptr[i] .. row_ptr[i+1]`; a data-dependent
-break or continue) and writes only local scalars is one leaf, the whole `for` (may-writes; its
-subscripts over its own variable only in reads of `in` arrays), which each instance of the
-loops around it runs in order.  A loop condition may be a conjunction `v <= w && v <= i` of
-affine bounds: its domain has each; `Loop.upper` is then isl's `min(...)`, not C text.  The
-constraints and subscripts are kept as text in isl syntax over the *original*
-names; `isl_bridge` prefixes them, so that no C name can clash with an isl word.
-
-Refuses with `NotAffine` (naming the construct and its line) what the model cannot
-describe exactly: while/do loops, steps other than +-1, bounds or subscripts that
-are not affine in the loop variables and sizes (data-dependent, products of
-variables) outside an opaque loop, an opaque loop with no loop around it (it would run in
-one thread anyway), loops inside an `if`, a loop variable used after its loop, a call to a
-helper function of the reference that takes a pointer (a helper of scalars, all the C frontend
-carries, is a pure expression like a math call).  The generator answers `NotAffine` with a
-sequential candidate, which is always correct.
-
-Before judging, it normalizes: a name reused for another kind of variable in another scope
-becomes a variable of its own (scopes.py); an integer local whose value is affine in the loops
-(an index temporary, an induction scalar, a wrap-around variable) is written as that value
-(scalars.py); a flat subscript of a pointer with several extents
-becomes its row-major indices where they provably are ones (delinearize.py).  A subscript
-computed from array values (`a[ip[i]]`, or `k = ip[i]; a[k]`) is refused with one reason
-whatever its spelling: a data-dependent write, unless it is an atomic update: an addition into the
-cell (`X[s] += e`, `-=`, `++`, `--`) of an int, unsigned, float or double array that every other
-access of its nest also updates that way.  Such updates commute: its cell is any element (fresh
-names `t2c_cell<d>` in the index), and the dependence analysis orders no two of them.
+Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt` nodes), one
+`Statement` per leaf (an assignment, a call, an `if` without loops: may-writes, or an opaque
+loop) with its enclosing loops, iteration domain, affine accesses and flop count, and the
+locals. Constraints and subscripts are text in isl syntax over the original names (isl_bridge
+prefixes them). It first normalizes (scopes.py, scalars.py, searches.py, delinearize.py). Refuses
+with `NotAffine`, naming the construct and its line, what it cannot describe exactly: while
+loops, other steps, non-affine bounds or subscripts outside an opaque loop, data-dependent
+writes other than atomic updates; poly then answers with one thread, always correct.
+docs/poly.md, "Analysis".
 """
 from __future__ import annotations
 

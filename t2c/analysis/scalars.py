@@ -1,23 +1,13 @@
 """Integer locals whose value at each use is affine in the loops, written as that value.
 
-`normalize_scalars(fn, sizes, within)` rewrites a reference function in place, before the
-model reads it, so that three everyday idioms become the affine subscripts and bounds the
-model knows (and their scalar, which every iteration would read and write, disappears):
+    normalize_scalars(fn, sizes, within) -> None   (rewrites fn in place, before the model)
 
-- an index temporary, `int r = i + di - 2;` written once in the function and used only
-  after it in its block: each use becomes the expression;
-- an induction scalar, `k = c0;` before a loop whose body steps it once at its top level
-  (`k += c`, `k++`, `k = k + c`, c a constant) and never writes it otherwise: a use before
-  the step is c0 + c*t, after it c0 + c*(t + 1), t the iteration's number;
-- a wrap-around variable, `v = e0;` before a loop whose body ends with `v = f(i)`: the first
-  iteration is peeled (i and v as their first values), the loop starts one step later with
-  v as f at the previous i.  Only where the loop provably runs at least once (`within`).
-
-Each matches only exactly: a signed integer local, values affine over the sizes and the
-enclosing loop variables (integer constants, no casts or divisions), every other reference
-of the scalar inside the region the rewrite covers, no exit (break, continue, return, goto)
-that could skip a step.  The scalar's declaration and assignments are then dead and go.
-Anything else is left as written, and the model judges it as before.
+Takes a reference function; rewrites an index temporary (`int r = i + di - 2;`), an induction
+scalar (`k += c` once per iteration) and a wrap-around variable (`v = f(i)` last in the body:
+the first iteration peeled where the loop provably runs once) as the affine values the model
+knows. Each matches only exactly: a signed integer local, affine values without casts or
+divisions, every reference inside the rewritten region, no exit that could skip a step; anything
+else is left as written. docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 

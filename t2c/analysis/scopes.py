@@ -1,15 +1,13 @@
 """The variables of a reference function, by C scope, for the model that knows them by name.
 
-`separate_reused_names(fn)` renames, in place, the declarations that reuse a name for another
-kind of variable: `for (int b = 0; ...)` and, in another loop, `int b = data[i] % nb;` are two
-variables in C but one name to the model, which would take the second for the loop variable.
-Declarations of one kind (loop variables; locals of one type and shape) keep sharing their
-name, as the model expects; each other kind gets a fresh name (`b_1`), and so does a local whose
-device copy's name would clash with a C type (`t`: `dev_t`).
+    separate_reused_names(fn) -> None;  data_sources(body) -> {local: why}
 
-`data_sources(body)` gives the locals whose value depends on data read from an array: assigned
-from an expression that reads one, or from such a local, or under an `if` whose condition does.
-A subscript through such a local is as data-dependent as one that reads the array itself.
+`separate_reused_names` renames, in place, declarations that reuse a name for another kind of
+variable (a loop's `int b` and another loop's `int b = data[i] % nb;`), and locals whose device
+copy's name would clash with a C type (`t`: `dev_t`); declarations of one kind keep sharing their
+name, as the model expects. `data_sources` gives the locals whose value depends on data read
+from an array: a subscript through one is as data-dependent as one reading the array itself.
+docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 

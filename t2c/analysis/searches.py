@@ -1,23 +1,13 @@
 """A search with an early exit, written as the index it finds.
 
-`normalize_searches(fn)` rewrites, in place and before the model reads the function, each loop
-at the function's top level of the form
+    normalize_searches(fn) -> None   (rewrites fn in place, before the model)
 
-    for (int i = lo; i < hi; i++)          (or descending: i--)
-      if (C) { x = e; ...; break; }
-
-where C and the e's change nothing (no assignment or increment):
-the loop then stops at the first i where C holds and runs the assignments there.  Written as
-
-    int found_at = NONE;        (a name the function does not use)
-    for (...) if (C && i < found_at) found_at = i;   (descending: i > found_at)
-    if (found_at != NONE) { x = e[i := found_at]; ... }
-
-it has no exit: the loop is a minimum (maximum) of the indices where C holds, which poly runs as
-a parallel reduction (reduce.py), and the assignments run once after it, on the state the loop
-saw (it changes nothing before its exit).  C is evaluated at every index of the loop's range,
-which the reference does whenever nothing is found.  A search nested in another loop keeps its
-exit: it runs in its thread, stopping early.
+Takes a reference function; rewrites each top-level `for (int i = lo; i < hi; i++) if (C) { x =
+e; ...; break; }` (or descending), C and the e's changing nothing, as a loop that keeps the
+least (greatest) index where C holds in a fresh local and, after it, the assignments at that
+index: no exit, a reduction poly runs in parallel, the same result (C is evaluated at every
+index, as the reference does when nothing is found). A search nested in another loop keeps its
+exit. docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 

@@ -1,18 +1,14 @@
 """The batch engine: kernel x stage targets, run like `make`.
 
-`plan_and_run(sources, settings, options)` walks every kernel's stages in pipeline
-order (stages.py).  For each target it hashes the stage's key parts; when the
-artifact cache holds a whole entry at that key the target is up to date, else it
-runs and the reason is recorded (never built / which part changed / corrupt entry /
-forced).  Kernels run in parallel worker processes (`jobs`); stages that need the
-GPU take one of `gpu_jobs` slots (a lock file per GPU, so also across concurrent
-t2c runs) with CUDA_VISIBLE_DEVICES set to that GPU.  A kernel whose stage fails
-skips its later stages; the batch goes on (`fail_fast` stops starting new kernels).
-One kernel's chain is chain.py; where the worker processes are is up to an executor
-(executors.py: local, or Dask).
+    discover(paths) -> sources;  select(sources, ids, only, exclude, shard);  run_batch(picked, settings, opts)
 
-Sharding: kernel i (in discovery order) belongs to shard (i mod N) + 1, so the
-union of shards 1..N is the whole corpus.
+Takes kernel sources, settings and options; walks every kernel's stages in pipeline order
+(stages.py), running a target only when the artifact cache holds no whole entry at its key and
+recording why (never built, which part changed, corrupt entry, forced). Kernels run in parallel
+through an executor (executors.py), each kernel's chain in chain.py; GPU stages take one of
+`gpu_jobs` lock-file slots. A failing stage skips its kernel's later stages; the batch goes on
+(`fail_fast` stops starting new kernels). Kernel i belongs to shard (i mod N) + 1.
+docs/usage.md, "The batch engine".
 """
 from __future__ import annotations
 

@@ -1,41 +1,14 @@
 """Where the batch engine runs kernels: on this machine, or on a Dask cluster.
 
-Contract.  `run_batch` (batch.py) hands an executor one job per kernel: the whole
-chain of stages, `task(source, kid, settings, opts) -> list[Outcome]` (by default
-`chain.run_kernel`).  An executor
+    make_executor(spec, opts, settings, task=None) -> LocalExecutor | DaskExecutor
 
-- `open(n_kernels)` / `close()`: gets its workers ready / lets them go;
-- `width`: how many kernels it takes in flight at once (run_batch keeps no more
-  than that pending, so `--fail-fast` stops starting new kernels as before);
-- `submit(source, kid, settings, opts)` -> a future with `.result()`;
-- `wait(pending, timeout)` -> the futures that finished (possibly none);
-- `events()`: stage outcomes that arrived since the last call, when it streams
-  them (`streams_events`); otherwise run_batch reports a kernel's outcomes when
-  its future finishes.
-
-A job reads and writes the content-addressed cache (`opts.cache_dir`) and returns
-small Outcome lists, never arrays.  Each GPU stage takes one of the lock-file slots
-in chain.py, which pins its candidate processes with CUDA_VISIBLE_DEVICES.  A future
-that raises (its worker process died) costs only its kernel, which run_batch
-records as `internal: worker died`.
-
-- `LocalExecutor` ("local", the default): a process pool of `-j` workers (at least
-  `--gpu-jobs` with the gpu backend, so that every GPU can be busy) that also write
-  the state database (`opts.state_dir`).  With one job, or one kernel, the chain
-  runs in this process, as before executors.
-- `DaskExecutor` ("dask-local", "dask://HOST:PORT"; the optional extra t2c[dask]):
-  each kernel's chain is one Dask task, so the cache and the corpus must be at the
-  same absolute path on every worker (a shared filesystem); the state stays with
-  the client, which records the rows each task returns (see `_dask_chain`).  With
-  the gpu backend every task asks for `resources={"GPU": 1}` (workers declare it:
-  `dask worker ... --resources GPU=1`): chains go only to GPU workers, whose CPU
-  stages then run there too, which costs little since a chain's time is mostly its
-  GPU stages, and a whole chain is one task to retry.  Dask does not set
-  CUDA_VISIBLE_DEVICES: the lock-file slots inside the task do.  A task whose
-  worker dies is rescheduled on another worker by the scheduler (up to
-  `distributed.scheduler.allowed-failures` times, 3 by default); `retries=` covers
-  a task that raises.  Stage outcomes reach the progress display when a kernel's
-  task ends.
+Takes one job per kernel from `run_batch`: its whole chain of stages (`chain.run_kernel`), which
+reads and writes the content-addressed cache and returns small Outcome lists, never arrays.
+Gives `open`/`close`, `width` (kernels in flight), `submit` (a future), `wait` and `events`.
+`LocalExecutor` ("local") is a process pool of `-j` workers that also write the state database;
+`DaskExecutor` ("dask-local", "dask://HOST:PORT", the t2c[dask] extra) runs each chain as one
+task, on GPU workers only with the gpu backend, the cache on a shared filesystem. A future that
+raises (its worker died) costs only its kernel. docs/scale.md, "The executor interface".
 """
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
 """The per-kernel stages the batch engine runs, in pipeline order.
 
-Each stage is a pure function of its inputs: `run(ctx, work) -> result` where `ctx`
-holds the source path, the settings and the upstream stages' results, `work` is a
-fresh folder for the files it makes, and `result` is a JSON-able dict with at
-least `status` (ok | failed | error | endpoint | skipped | unsupported) and `summary` (one
-line).  `key_parts(ctx)` names everything the stage's output depends on; the
-engine hashes those parts into the stage's cache key and, when a key changes,
-reports which part changed as the reason for running it again.
-
-A stage never raises for a kernel's own fault: a user error in the source is
-status `error` with the `file:line:col` message; a wrong or crashing candidate is
-`failed`; a model endpoint that fails is `endpoint` (not cached: chain.TRANSIENT).  Only
-bugs in t2c escape as exceptions (the engine reports those too).
+Each stage is a pure function `run(ctx, work) -> result` of the source path, the settings and
+the upstream results (`ctx`), writing its files in a fresh `work` folder, giving a JSON-able
+dict with at least `status` (ok | failed | error | endpoint | skipped | unsupported) and a
+one-line `summary`; `key_parts(ctx)` names everything its output depends on (the cache key, and
+the reason when it changes). A stage never raises for a kernel's own fault (a user error is
+`error`, a wrong candidate `failed`, a failing endpoint `endpoint`, not cached); only bugs in
+t2c escape. docs/usage.md, "The batch engine".
 """
 from __future__ import annotations
 

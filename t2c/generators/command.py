@@ -1,18 +1,12 @@
 """`t2c gen KERNEL_SOURCE [--function NAME] [--generator poly|llm|hybrid] [-o OUT.cu] [--keep-rejected] [--show-prompt]`.
 
-Reads the kernel (C or a prose spec; a prose-only spec needs `--generator llm|hybrid`,
-whose model writes its IS first), generates a candidate, and writes the `.cu` text to
-OUT.cu (or stdout).  `poly` lowers it at its default options; `llm` and `hybrid` evolve
-candidates against the ladder on the `--backend` with a fresh secret seed, which is
-never shown to the model, print each step's verdict and what was fed back, and write a
-candidate only if the ladder accepted it.  Otherwise they exit 1 naming the best
-attempt's rung and reason; `--keep-rejected` keeps that attempt in OUT.rejected.cu
-(KERNEL.rejected.cu without -o).  Exit codes as in cli.py: a file that does not parse,
-or a missing model, is a user error (one line, exit 2); a model endpoint that fails
-exits 6; a poly candidate that does not compile is t2c's bug (exit 4, nothing written).
-`llm_options` gives every command that can use a model its `--llm-FIELD` flags (one per
-`config.LLMConfig` field).  `--show-prompt` prints the exact first request the model would get
-(for a prose-only spec: the one asking for its formal part) and calls no endpoint.
+Takes a kernel (C or a spec; a prose-only spec needs a model to write its IS); writes a
+candidate to OUT.cu or stdout. `poly` lowers it (`--evolve` searches its options); `llm` and
+`hybrid` evolve candidates against the ladder with a fresh secret seed never shown to the model,
+writing one only if the ladder accepted it, else exit 1 naming the best attempt
+(`--keep-rejected` keeps it). A file that does not parse or a missing model: exit 2; a failing
+endpoint: 6; a poly candidate that does not compile: t2c's bug, exit 4, nothing written.
+`llm_options` gives commands their `--llm-FIELD` flags. docs/usage.md, docs/llm.md.
 """
 from __future__ import annotations
 

@@ -1,15 +1,12 @@
 """The intermediate structure (IS): the contract between understanding a kernel and running it.
 
-Every frontend produces a `Kernel`; every generator, the verifier and the reports
-consume one.  It is a tree of frozen dataclasses, so a stage can only derive a new
-kernel (`replace`), never edit one in place, and `key()` is a stable content hash
-that the cache uses everywhere.  What the key covers: the kernel's contract and
-semantics (name, parameters, sizes with presets and constraints, scalars, arrays,
-input domains, the reference, the original input initialisation and the integer outputs'
-tolerances).  What it
-leaves out: where the kernel came from (`origin`) and later analysis `facts`, so
-that the same kernel read from two files, or re-read from its own printed
-reference, has the same key.
+Every frontend produces a `Kernel`; every generator, the verifier and the reports consume one.
+A tree of frozen dataclasses: a stage can only derive a new kernel (`replace`), never edit one.
+`key()` is a stable content hash of the contract and semantics (name, parameters, sizes with
+presets and constraints, scalars, arrays, input domains, the reference, the original input
+initialisation, the integer outputs' tolerances), leaving out `origin` and the later analysis
+`facts`, so the same kernel read from two files, or re-read from its own printed reference, has
+the same key.
 """
 from __future__ import annotations
 

@@ -1,13 +1,10 @@
 """Charts of a report as inline SVG strings: matplotlib for the index, hand-drawn for the small ones.
 
-Each chart function takes rows (and earlier runs' figures) and returns an `<svg>`
-element ready to paste into HTML, or "" when there is nothing to draw.  The
-speedup and roofline charts come from matplotlib's SVG backend (no display, no
-pyplot state); text stays text (`svg.fonttype: none`) so the page uses the
-browser's own fonts and fetches none, and ids are salted per chart so charts can
-share a page.  The evolution curve and the sparklines, one per kernel, are
-written directly as SVG: a matplotlib figure costs ~0.1 s and there can be
-thousands.  Without matplotlib the index says so and the rest still renders.
+Each chart function takes rows (and earlier runs' figures) and returns an `<svg>` element ready
+to paste into HTML, or "" when there is nothing to draw. The speedup and roofline charts use
+matplotlib's SVG backend (no display, no pyplot state; text kept as text, ids salted per chart);
+the evolution curves and sparklines are written directly, being many. Without matplotlib the
+index says so and the rest still renders. docs/reports.md, "The pages".
 """
 from __future__ import annotations
 

@@ -4,13 +4,10 @@
     t2c report merge DIR... -o OUT [--history DIR]
     t2c report render RUN_DIR [--history DIR]
 
-BASE and NEW are report folders or their results.json; BASE may also be a
-history .jsonl or folder (`reports/history`): the latest earlier figures of NEW's
-machine, dataset and backend, NEW's own line left out.  `compare` exits 3 when at least one kernel regressed (performance
-regression only: the ratio passes the threshold and the Mann-Whitney U test on
-the repetitions agrees), else 0, also when a history holds no earlier run of
-NEW's machine (the first night); a missing or unreadable report is a usage
-error (exit 2, via the CLI's UserError handling).
+Takes report folders or results.json files (BASE also a history .jsonl or folder: the latest
+earlier figures of NEW's machine, dataset and backend). `compare` exits 3 when at least one
+kernel regressed (the ratio and the Mann-Whitney U test agree), else 0, also on a first night
+with no earlier run; a missing or unreadable report is a usage error (exit 2). docs/reports.md.
 """
 from __future__ import annotations
 

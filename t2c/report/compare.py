@@ -1,22 +1,15 @@
 """Performance changes between two runs, called only when the ratio and a test agree.
 
-`compare_runs(base_rows, new_rows, threshold)` pairs rows by (kernel, generator)
-where both runs measured a kernel time, and gives one `Change` each:
+    compare_runs(base_rows, new_rows, threshold, confidence=0.99) -> [Change];  load_rows(path)
+    gate(base, rows, threshold, meta=None) -> (changes, exit code)
 
-- `regression`: new/base median >= 1 + threshold AND the one-sided Mann-Whitney U
-  test on the kernel-time repetitions says "new is slower" at `confidence`
-  (default 0.99, i.e. p < 0.01);
-- `improvement`: the mirror image (base/new >= 1 + threshold, "new is faster");
-- `noise`: the ratio passes the threshold but the test does not agree, or a side
-  has no repetitions to test (a ratio of two medians alone is not evidence);
-- `same`: within the threshold.
-
-Exit code 3 (`EXIT_REGRESSION`) means performance regression only: correctness
-failures are exit 1 from the batch itself and take precedence.  A history with no
-earlier run of this machine (`NoBaseline`) is the first night: nothing to gate.
-`load_rows(path)` reads BASE/NEW as a report folder, a results.json, a history
-.jsonl or a history folder (the latest earlier figures of the same machine).
-Rows pair only within the same dataset.
+Takes two runs' rows (a report folder, a results.json, a history .jsonl or folder); pairs them by
+(kernel, generator) within one dataset where both measured a kernel time; gives a `Change` each:
+`regression` when new/base >= 1 + threshold and a one-sided Mann-Whitney U test on the
+repetitions agrees at `confidence`, `improvement` the mirror, `noise` when only the ratio says
+so (or a side has no repetitions), `same` otherwise. Exit 3 (`EXIT_REGRESSION`) means a
+performance regression only; no earlier run of the machine (`NoBaseline`) gates nothing.
+docs/reports.md, "Regressions".
 """
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
 """The HTML report: `index.html` and one page per kernel x generator under `kernels/`.
 
-`render(folder, rows, meta, earlier=..., changes=...)` writes self-contained pages:
-CSS inline, charts as inline SVG, no script, no network.  Paths in rows (evidence
-card, IS, candidate, logs) are read relative to `folder` when not absolute; a
-file that is gone shows as "not available", so a report can be re-rendered from
-results.json long after the cache that held its artifacts was cleaned.
+    render(folder, rows, meta, earlier=..., changes=...)
 
-index.html: scoreboard, geomean speedups, changes against the previous run or the
-baseline (with confidence), speedup and roofline charts, the correctness matrix
-(kernels x generators), a table of every row with a sparkline of its recent runs.
-Kernel pages: figures, stage outcomes, evidence card, evolution curve, build
-figures, the IS, the generated .cu (highlighted) and logs.
+Takes a report folder, its rows and meta (and earlier runs' figures); writes self-contained
+pages: CSS inline, charts as inline SVG, no script, no network. Paths in rows are read relative
+to `folder`; a file that is gone shows as "not available", so a report re-renders from
+results.json long after its cache was cleaned. What the index and the kernel pages show:
+docs/reports.md, "The pages".
 """
 from __future__ import annotations
 

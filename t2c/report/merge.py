@@ -1,20 +1,13 @@
 """Merging shard reports into one: rows united, meta merged, artifacts gathered, HTML re-rendered.
 
-`merge_runs(folders)` reads each folder's results.json and returns (rows, meta):
+    merge_runs(folders) -> (rows, meta);  merge_reports(folders, out, history_dir=None)
 
-- rows: when every shard's meta says `shard: "K/N"` (all the same N, each K once),
-  they are interleaved back into discovery order (the engine gives kernel i to
-  shard i mod N + 1); otherwise concatenated in the order given.  The same
-  kernel x generator twice is kept once when identical and refused otherwise
-  (overlapping shards are a mistake, not something to average);
-- meta: settings equal across shards stay as they are, settings that differ become
-  the sorted list of their values (two generators' runs merge into one matrix);
-  `seconds` is the longest shard's, `shards` lists each shard's own meta; the
-  environment is kept when all shards agree, else marked mixed.
-
-`merge_reports(folders, out)` also copies each shard's `kernels/` files and
-publishes the merged report under `out` (history only when `history_dir` is given,
-since each shard may have appended its own part already).
+Takes shard report folders; rows are interleaved back into discovery order when every shard's
+meta says `shard: "K/N"`, else concatenated; the same kernel x generator twice is kept once when
+identical and refused otherwise (overlapping shards are a mistake). Settings that differ become
+the list of their values, `seconds` is the longest shard's. `merge_reports` also copies the
+shards' `kernels/` files and publishes the merged report, recording history only when asked.
+docs/reports.md, "Shards".
 """
 from __future__ import annotations
 

@@ -1,20 +1,13 @@
 """Publishing a run: every file of a run folder (`.t2c/runs/<run>/`), the history line and the CI step summary.
 
-`publish(rows, folder, meta)` is what a batch does at its end:
+    publish(rows, folder, meta, ...);  rerender(folder)
 
-1. meta gains `run` (the folder's name), `finished` and `environment` (fingerprint);
-2. each row's files (evidence card, IS, candidate, logs) are copied under
-   `kernels/<kernel>--<generator>/` and the row points there, relative to the
-   folder, so the report can be moved, uploaded, merged and re-rendered;
-3. the run is compared with `baseline` (a report folder, results.json or history
-   .jsonl) or else, kernel by kernel, with the latest earlier run of this machine,
-   dataset and backend in the history; the changes go into meta `comparison`;
-4. results.csv, results.md, results.json, junit.xml, index.html and kernels/*.html;
-5. the step summary is appended to $GITHUB_STEP_SUMMARY when `env` sets it;
-6. the run is appended to the history (unless `record_history` is false).
-
-`rerender(folder)` redoes index.html and kernels/ from results.json alone (plus the
-history when it is still there): what `t2c report render` runs.
+Takes a batch's rows and meta; gives a self-contained, relocatable report folder: meta completed
+(run, finished, environment), each row's files copied under `kernels/` and pointed to
+relatively, the comparison with the baseline or the machine's history, results.csv/.md/.json,
+junit.xml and the HTML pages, the CI step summary when `$GITHUB_STEP_SUMMARY` is set, and a
+history line (unless `record_history` is false). `rerender` redoes the HTML from results.json
+alone: `t2c report render`. docs/reports.md.
 """
 from __future__ import annotations
 

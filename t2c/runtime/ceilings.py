@@ -1,19 +1,14 @@
 """The GPU's measured ceilings: copy bandwidth and fp64/fp32 FMA rates, once per GPU.
 
-`measure()` builds and runs one small CUDA program (below) on the GPU: a grid-stride copy
-of a large array (bytes read + written / time) and kernels of eight independent FMA chains
-per thread over every SM (2 flops per FMA / time), each repeated and timed with CUDA events,
-the median kept.  The program checks its own results (the copy's every element, the chains'
-sums against the host) and exits non-zero when they are wrong, so a number is never the
-time of work that did not happen.  `cached()` gives the figures stored for this GPU (name,
-driver, count: `gpu.fingerprint()`) without measuring: the bench rung reads them, and
-`python -m t2c.runtime.ceilings` (`make bench` runs it first, with nothing else on the GPU)
-measures and stores them.
+    measure() -> figures;  cached() -> figures | None;  ensure(say);  roofline_pct(...)
 
-A kernel's roofline fraction is then its best possible time on this GPU, the larger of
-flops / flop rate and compulsory bytes / copy bandwidth, over its measured time.  Flops count
-an FMA as 2 on both sides, and the fp64 rate is the larger of the FMA units' and the tensor
-cores' (m16n8k8 chains on sm_90+), so no kernel exceeds 100%.
+`measure` builds and runs one small CUDA program: a grid-stride copy and chains of independent
+FMAs (and fp64 tensor-core products on sm_90+), each repeated and timed with CUDA events, the
+median kept. The program checks its own results and exits non-zero when they are wrong, so a
+number is never the time of work that did not happen. `cached` gives the figures stored for this
+GPU (`gpu.fingerprint()`) without measuring; `python -m t2c.runtime.ceilings` measures and
+stores them. A roofline fraction is the best possible time (flops over the faster fp64 rate, or
+compulsory bytes over the copy bandwidth) over the measured one. docs/bench.md.
 """
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
 """The reference checking itself: what a suite is drawn with.
 
-`instrument(kernel)` gives (the reference's C with bounds checks, the checked sites) and
-`fault(kernel, stderr, driver, sites, sizes)` reads a failed checked run back as a
-`ReferenceFault`, or None when the failure was something else.
+    instrument(kernel) -> (checked C, sites);  fault(kernel, stderr, driver, sites, sizes)
 
-The reference is the semantics, so it must not compute on garbage: a subscript computed
-from data (`X[ids[e]]`, `y[idx]`, anything but loop variables, sizes and constants) is
-checked against its extent, and signed integer arithmetic against overflow (UBSan's
-`signed-integer-overflow`).  Affine subscripts need no check here: the frontends prove
-them in bounds when the IS is built.  A fault is the spec's (or the C source's) fault,
-never a candidate's: every drawn input lies in the declared domains, so a domain that
-lets a read leave its array, or values overflow their type, is what the user must fix.
-The checks change no value the reference computes (the same flags, plus UBSan).
+Takes the IS; gives the reference with every subscript computed from data checked against its
+extent and signed arithmetic checked for overflow (UBSan), and reads a failed run back as a
+`ReferenceFault` naming the access (None for other failures). Affine subscripts need no check:
+the frontends prove them in bounds. Every drawn input lies in the declared domains, so a fault
+is the spec's or the C source's, never a candidate's. The checks change no computed value.
 """
 from __future__ import annotations
 

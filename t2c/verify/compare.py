@@ -1,43 +1,14 @@
 """Comparing a candidate's outputs with the reference's: the tolerance model.
 
-Takes the kernel's output description, the expected (reference) arrays, the
-candidate's arrays and the case's sizes; gives one `Comparison` per case with
-the verdict, the worst error against the bound, the relative L2 error, the
-first failing index and how many elements were never written.  It refuses
-nothing: a missing or mis-shaped output is a failed comparison, not an error.
+    compare(kernel, expected, got, sizes) -> Comparison;  rtol_for(dtype, sizes);  poison(...)
 
-The model (docs/verification.md has the derivation):
-
-* integers are exact, except an integer output rounded from floating point (the IS's
-  `tolerances`: a float-to-integer conversion feeds it, frontends/c/rounding.py, or its
-  source declares a bound), which may differ by that many units;
-* a non-finite candidate value where the reference is finite fails, whatever
-  the tolerance (a percent-difference check that lets NaN through is a known
-  cheat);
-* a floating element passes when
-
-      |c - r| / max(|r|, s)  <=  rtol,    rtol = C * eps(dtype) * K
-
-  where s is the array's scale (the root mean square of the reference array),
-  eps the machine epsilon of the element type, K the reduction length estimate
-  (the sum of the case's size values, at least 1) and C = `RTOL_FACTOR`.
-  Dividing by max(|r|, s) rather than |r| is what lets FMA contraction and
-  reordered sums pass on elements that cancel to nearly zero, while a wrong
-  element of ordinary magnitude still fails by many orders of magnitude.
-* a 16-bit floating element (float16, bfloat16: storage types, computed in float and
-  rounded to nearest even once, on the store; docs/specs.md) passes when
-
-      (|c - r| - ulp(r, c)) / max(|r|, s)  <=  rtol(float)
-
-  ulp(r, c) being one unit in the last place of the type at max(|r|, |c|): 2u of the
-  value's binade (unit roundoff u = 2^-11 for float16, 2^-8 for bfloat16).  Two float
-  values within rtol(float) of each other round to values at most that far apart plus
-  one ulp, the final rounding's whole share; the rest is float's bound.  A spec that
-  rounds to the type and reads the result again (a 16-bit temporary, a time loop over
-  a 16-bit array) has one such share per rounding, which this model does not give it.
-
-`out` arrays are poisoned with `POISON` (a NaN with a recognisable payload)
-before the call, so an element left unwritten is reported as such.
+Takes the kernel's outputs, the expected and the candidate's arrays and the case's sizes; gives
+a `Comparison`: verdict, worst error against the bound, relative L2 error, first failing index,
+unwritten count. Integers are exact (but outputs rounded from floating point, by the IS's
+`tolerances`); a non-finite value where the reference is finite fails; a float element passes
+when |c - r| / max(|r|, s) <= RTOL_FACTOR * eps * K (s the array's RMS, K the sum of the sizes),
+16-bit types with one ulp more. Refuses nothing: a missing or mis-shaped output is a failed
+comparison. docs/verification.md, "The tolerance model".
 """
 from __future__ import annotations
 

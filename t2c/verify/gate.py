@@ -1,28 +1,14 @@
 """The test-power gate: a suite may judge candidates only after it rejects the reference's mutants.
 
-`gate(suite)` runs every mutant of the kernel's reference (mutants.py) through
-the host reference driver on the suite's cases, and compares its outputs with
-the expected ones under the same tolerance model as a candidate.  A mutant is
-killed by the first case it fails (or on which it crashes).  When some survive,
-the suite is strengthened (synth.strengthen: new size points, every
-distribution) and the survivors tried again, up to `ROUNDS` times; mutants that
-still survive make the kernel *weakly tested*, and the ladder then accepts no
-candidate for it.
+    gate(suite) -> GateResult
 
-Unless the survivor is *equivalent* to the reference: one that computes the same outputs
-by another route (a softmax's max shift, which cancels out, computed over a cut loop) is
-no test of the suite.  A survivor is run on `PROBE_CASES` or more cases beyond the suite
-(synth.probes: another seed, the smallest sizes, wider points, every distribution);
-if none tells it from the reference within the tolerance, it is left out of the gate
-and named in the evidence as equivalent.  One that a probe tells apart stays a survivor:
-the suite could not see a real difference (the probe that does is named), and a probe
-is never added to the suite, so the gate cannot pass by testing more than candidates are.
-
-It also names inputs that prove little on their own: for the `original`
-distribution (PolyBench's published init) it counts the mutants those cases
-kill by themselves, and it flags cases whose outputs equal their inputs (a
-fixed point, such as heat-3d's init), where doing nothing passes.  Nothing here
-needs CUDA.
+Takes a `Suite`; runs every mutant of the reference (mutants.py) through the host reference
+driver on its cases under the candidates' tolerance model, a mutant killed by the first case it
+fails or crashes on. Survivors get a strengthened suite up to `ROUNDS` times, then at least
+`PROBE_CASES` probes beyond it: one no probe tells from the reference is equivalent and left
+out; any other makes the kernel weakly tested (no candidate accepted). Probes never join the
+suite. Also names weak inputs: what the `original` cases kill alone, and fixed points. Needs no
+CUDA. docs/verification.md, "The test-power gate".
 """
 from __future__ import annotations
 

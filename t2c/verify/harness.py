@@ -1,41 +1,15 @@
 """The candidate harness: a driver program around a candidate `.cu`, built for gpu or emu.
 
-A candidate exports, with C linkage (DESIGN §3):
+    candidate_driver(kernel) -> str;  build_candidate(kernel, source, backend) -> CandidateBuild
+    run_candidate, run_calls: a build run on inputs, outputs read back
 
-    RET NAME(sizes..., scalars..., T *array...)         drop-in on host pointers
-    RET NAME_device(sizes..., scalars..., T *array...)  same parameters, device pointers
-
-`candidate_driver(kernel)` is the CUDA C++ text of a driver speaking the reference
-driver's file protocol (see reference.py), with modes:
-
-    prog host DIR SIZE...             calls NAME on host arrays
-    prog device DIR SIZE...           copies in, calls NAME_device, copies out
-    prog calls DIR N SIZE...          N calls in one process (one CUDA context): call c
-                                      reads DIR/c/call.txt (`device` or `host`, then its
-                                      sizes) and its inputs from DIR/c, writes outputs
-                                      there; the buffers are reallocated only when the
-                                      sizes change (a candidate caching results by pointer
-                                      replays stale ones); SIZE... are the first call's
-    prog bench DIR REPS SIZE...       device mode REPS times after two warm-ups; before
-                                      each call fresh inputs are copied in (from device
-                                      copies; T2C_BENCH_RESTORE=host: from host memory)
-                                      and L2 is flushed (the timer starts with the flush
-                                      queued; T2C_BENCH_START=idle: after it); prints `NONCE kernel_ms V` per repetition
-                                      and `NONCE e2e_ms V` for one timed call of NAME;
-                                      with T2C_BENCH_STOP_MS=X it stops after EARLY_REPS
-                                      repetitions when the fastest of them took over X ms
-
-NONCE comes from the environment (T2C_NONCE), which the candidate may not read
-(static rung), so it cannot forge timing lines.  Outputs go to DIR/out_NAME.bin.
-CUDA errors end the program with exit 5 and `t2c: cuda error: ...`; on a real GPU
-each device array sits between guard zones and a write into one ends the
-program with exit 6 and `t2c: out-of-bounds write ...`.  The driver is its own
-translation unit: the candidate cannot see its symbols, and the static rung
-forbids it file and environment access, so it cannot reach the files.
-
-`run_candidate` and `run_calls` run a build in a scratch directory holding only
-its inputs, with a scrubbed environment, a wall-clock limit, a process-group
-kill, and (through prlimit) bounds on address space, file size and CPU time.
+Takes a candidate exporting `NAME` (host pointers) and `NAME_device` (device pointers) with C
+linkage (DESIGN §3); gives a driver in its own translation unit speaking the reference driver's
+file protocol, in modes `host`, `device`, `calls` (several calls in one process) and `bench`
+(timed repetitions, lines marked with a nonce the candidate cannot read). Runs happen in a
+scratch directory holding only the inputs, with a scrubbed environment, a wall-clock limit, a
+process-group kill and prlimit bounds; CUDA errors exit 5, guard-zone writes exit 6.
+docs/verification.md, "Drivers and their files", "Isolation".
 """
 from __future__ import annotations
 

@@ -1,25 +1,13 @@
 """Input synthesis from the IS input domains: one draw of every input for given sizes.
 
-`synthesize(kernel, sizes, seed, distribution="domain")` draws every input
-(scalars and in/inout arrays) with a numpy Generator seeded by `seed`.  The
-distributions, all inside what the IS declares valid:
+    synthesize(kernel, sizes, seed, distribution="domain") -> inputs;  distributions(kernel)
 
-    domain               each input from its declared domain (uniform reals, integer
-                         ranges, offsets, spd, diagonally dominant), the default
-    positive             reals from the upper half of their range (no cancellation)
-    small                reals from their range scaled by 1/(sum of the sizes): keeps
-                         recurrences such as Levinson-Durbin's stable (|alpha| < 1)
-    small_integers       integer inputs from the four lowest values of their range
-                         (makes equalities such as base pairs in nussinov frequent)
-    spd                  square real matrices symmetric positive definite, the rest
-                         as declared
-    diagonally_dominant  square real matrices strictly diagonally dominant, the rest
-                         as declared
-
-`original` inputs come from the reference driver's `t2c_init` instead (see
-reference.run_reference with inputs=None).  `distributions(kernel)` lists those
-that change something for the kernel.  This module draws; it does not judge a
-draw (synth.py discards draws the reference cannot use).
+Takes the kernel, sizes, a seed and a distribution; draws every scalar and in/inout array with
+a numpy Generator, always inside the declared domains: `domain`, `positive`, `small` (scaled by
+1/sum of sizes: stable recurrences), `small_integers` (frequent equalities), `spd`,
+`diagonally_dominant`. `distributions` lists those that change something for the kernel;
+`original` inputs come from the reference's `t2c_init` instead (reference.run_reference). Draws
+only: synth.py judges a draw. docs/verification.md, "Inputs: synthesized from a secret seed".
 """
 from __future__ import annotations
 

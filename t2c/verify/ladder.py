@@ -1,28 +1,15 @@
 """The verification ladder: one candidate `.cu` against one kernel, rung by rung.
 
-    ladder(kernel, candidate, *, backend="auto", dataset=None, seed=None,
-           source=None, bench=True, timeout=None, planned=None) -> Evidence
-    bench(kernel, candidate, *, dataset=None, seed=None, timeout=None, planned=None) -> Timing
-    plan_suite(kernel, seed, dataset, backend) -> dict   (a suite drawn and gated, for `planned`)
+    ladder(kernel, candidate, *, backend="auto", dataset=None, seed=None, source=None,
+           bench=True, timeout=None, planned=None, slower_than=None) -> Evidence
+    bench(kernel, candidate, ...) -> Timing;  plan_suite(kernel, seed, dataset, backend) -> dict
 
-`candidate` is the path of the `.cu` file, or its source text (or give the text
-as `source` with a path for messages).  `timeout` raises the wall-clock limit
-of one candidate run (default: config's verify_run_timeout, scaled with the
-reference's time).  Rungs, each gating the next (DESIGN §4):
-
-    static  build  gate  smoke  random  races  full  bench
-
-`gate` is the suite's own test: the inputs synthesized for this run (from the
-secret seed) must reject every mutant of the reference before they may accept
-anything (gate.py); a kernel whose suite cannot is reported as weakly tested and
-no candidate is accepted for it.  `bench` runs only on the gpu backend and only
-for a candidate every other rung accepted.
-
-The candidate never sees the seed, the inputs before its run, or the expected
-outputs (they stay in this process); it runs in a scratch directory with a
-scrubbed environment and bounded time, memory, CPU and output (harness.py).
-Refuses with UserError only what the user got wrong (a missing file, an unusable
-backend, an unknown dataset); everything a candidate does is its Evidence.
+Takes a kernel and a candidate (a path, or its text); climbs static, build, gate, smoke,
+random, races, full, bench (gpu only, accepted candidates only), each gating the next (DESIGN
+§4); gives the `Evidence`. The candidate never sees the seed, its inputs before its run or the
+expected outputs, and runs isolated (harness.py). Raises `UserError` only for what the user got
+wrong (a missing file, an unusable backend, an unknown dataset); everything a candidate does is
+its Evidence. docs/verification.md.
 """
 from __future__ import annotations
 

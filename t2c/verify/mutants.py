@@ -1,25 +1,14 @@
 """Mutants of a kernel's reference: the wrong programs a test suite must tell apart.
 
-`mutants(kernel)` parses the IS reference (pycparser), edits the AST and prints
-each mutant back as C with the reference's own signature, so the host reference
-driver runs it unchanged (`kernel.replace(reference=m.reference)`).  Operators,
-each modelling a known way to "pass" without doing the work:
+    mutants(kernel) -> [Mutant]
 
-    zeros               every output set to 0
-    constant            every output set to 1
-    copy_input          out arrays copy an input array, inout arrays keep their input
-    truncated_loop      a top-level loop runs only the first half of its range
-    off_by_one          an innermost loop stops one iteration early
-    swapped_subscripts  the last two subscripts of an array read swapped (wrapped by
-                        the extents when the array is not square, so it stays in bounds)
-    float_precision     the arithmetic done in float instead of double
-
-Mutants stay in bounds by construction, so a mutant is told apart by its values,
-not by a crash.  The reference's helper functions (frontends/c/helpers.py), if any, come
-unchanged before each mutant's kernel: a mutant is a whole reference too.  The operators that
-do not apply (float_precision on an integer kernel, swapped_subscripts without a 2-D read) are
-left out.  This module makes
-mutants; gate.py decides whether a suite rejects them.
+Takes the IS; edits its reference's AST (pycparser) and prints each mutant back as C with the
+reference's own signature and helper functions, so the host reference driver runs it unchanged.
+The operators, each a known way to "pass" without the work: `zeros`, `constant` (ones),
+`copy_input`, `truncated_loop` (a top-level loop's first half), `off_by_one` (an innermost loop
+one short), `swapped_subscripts` (the last two of a read, wrapped by the extents),
+`float_precision`. Mutants stay in bounds by construction, so they are told apart by values,
+not crashes; operators that do not apply are left out. gate.py judges the suite against them.
 """
 from __future__ import annotations
 

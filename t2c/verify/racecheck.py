@@ -1,20 +1,14 @@
 """The races rung's check on the gpu backend, after the repeat run agreed (issue #39).
 
-On real hardware a race often gives the right answer by luck, so agreement across runs
-proves nothing; the rung runs one of two race checks as well, and any finding rejects:
+    gpu_race_check(run, start, emu_races) -> RungResult
 
-    compute-sanitizer   memcheck, and racecheck when the candidate uses shared memory, at the
-                        smallest random point (found by config: PATH, else nvcc's toolkit)
-    emu fallback        where there is no compute-sanitizer: the same source built for emu
-                        (AddressSanitizer + UBSan) and run through emu's races rung, the largest
-                        random points under several scheduling seeds; needs no GPU
-
-`gpu_race_check(run, start, emu_races) -> RungResult`; its detail's `race_check` names the check that
-ran.  When neither can run (no emu, or emu cannot build or emulate the candidate: some inline
-PTX, or too slow on the CPU) the rung passes on agreement and says "none available" with why:
-a limit of the emulator is no finding against the candidate.  The fallback runs where the
-rung runs, inside the ladder's GPU slot, though it needs no GPU (seconds: a build and three
-small emulated runs).
+Takes the ladder's `Run`; a race often gives the right answer by luck on real hardware, so it
+runs `compute-sanitizer` memcheck (and racecheck where the candidate uses shared memory) at the
+smallest random point, or, where none is found, the same source built for emu through emu's
+races rung (no GPU needed). Any finding rejects; the result's `race_check` names the check that
+ran. Where neither can run (no emu, or emu cannot build or emulate the candidate) the rung passes
+on agreement and says "none available" with why: a limit of the emulator is no finding.
+docs/verification.md, "The ladder".
 """
 from __future__ import annotations
 

@@ -1,20 +1,13 @@
 """The host-executed reference: an IS's reference C, built with gcc and run on files.
 
-`reference_driver(kernel)` is the C text of a driver program around the reference;
-`run_reference(kernel, sizes, inputs)` builds it (cached by content), runs it in a
-scratch directory with a timeout, and gives the inputs and outputs as numpy arrays.
-With `inputs=None` the kernel's original initialisation (`t2c_init`, from the C
-source's main) produces the inputs; a kernel without one needs inputs given.
+    reference_driver(kernel) -> str;  run_reference(kernel, sizes, inputs) -> (inputs, outputs)
 
-Driver protocol (also used by candidate drivers later):
-
-    prog init DIR SIZE...   runs t2c_init, writes every scalar and array to DIR/NAME.bin
-    prog run DIR SIZE...    reads DIR/NAME.bin for every scalar and array that exists
-                            (arrays without a file start zeroed), calls the kernel once,
-                            writes outputs to DIR/out_NAME.bin, prints the call's CPU seconds
-
-Files are raw little-endian elements in row-major order; a file of the wrong size
-is refused (exit 3) rather than read short.
+Takes the IS; gives the C text of a driver around the reference (`init` runs the source's
+`t2c_init`, `run` calls the kernel once on DIR/NAME.bin and writes DIR/out_NAME.bin), builds it
+with gcc (cached by content) and runs it in a scratch directory with a timeout, giving numpy
+arrays. With `inputs=None` the original initialisation draws the inputs; a kernel without one
+needs them given. A file of the wrong size is refused (exit 3), never read short.
+docs/verification.md, "Drivers and their files".
 """
 from __future__ import annotations
 

@@ -1,21 +1,12 @@
 """The rungs of the verification ladder that run a candidate, one function each.
 
-Every rung takes the ladder's `Run` (kernel, candidate, backend, suite, build,
-limits) and gives a `RungResult`: ok, a short `reason` (the words a report and
-the red-team manifest match on), `feedback` (what went wrong and where, for
-evolution), `detail` (evidence) and the seconds it took.  A rung never raises
-for a candidate's misbehaviour; that is its result.
-
-    smoke    the smoke cases, each through both entry points (device, then host)
-    random   each random size point as one process of several calls (the same
-             buffers, different inputs), through both entry points
-    races    emu: one or two random points again under several scheduling seeds;
-             every seed must pass and the seeds must agree.  gpu: the same point run
-             twice, then a race check (racecheck.py): compute-sanitizer memcheck and
-             racecheck where it is found, else the emu rung on the same source
-    full     the full cases (target dataset; emu may step down, see synth)
-    bench    gpu only: harness bench mode, median with p20/p80, and the reference
-             built with gcc -O3 -march=native timed on the same host
+Every rung takes the ladder's `Run` (kernel, candidate, backend, suite, build, limits) and
+gives a `RungResult`: ok, a short `reason` (the words a report and the red-team manifest match
+on), `feedback` (what went wrong and where, for evolution), `detail` (evidence) and its seconds.
+A rung never raises for a candidate's misbehaviour; that is its result. The rungs: smoke (both
+entry points), random (each point as one process of several calls), races (emu: scheduling
+seeds; gpu: a repeat, then racecheck.py), full, bench (gpu only). docs/verification.md, "The
+ladder".
 """
 from __future__ import annotations
 

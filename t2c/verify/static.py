@@ -1,33 +1,14 @@
 """The static rung: what a candidate `.cu` may contain, read with tree-sitter-cuda.
 
-`check_static(kernel, source, filename)` gives a `StaticResult` whose findings
-name `file:line:col`, a rule and what to do.  It refuses, before anything is
-built or run:
+    check_static(kernel, source, filename) -> StaticResult
 
-    abi          NAME and NAME_device missing, without extern "C", with the wrong
-                 parameter count or element types, or NAME_device allocating or
-                 copying host data (it must only launch: DESIGN §3)
-    file         file and directory access (fopen, open, ifstream, mmap, ...)
-    environment  getenv, environ, setenv, ...
-    process      system, exec*, fork, exit, abort, kill, signals, dlopen, syscalls
-    timer        clock, time, gettimeofday, std::chrono, clock64, %globaltimer,
-                 cudaEventElapsedTime: a candidate has no business measuring time
-    thread       host threads (std::thread, pthread_create, std::async)
-    side stream  cudaStreamNonBlocking: work the timed region would not wait for
-    output       printf, puts, std::cout, write, ...: results are read from memory,
-                 and printed lines could forge the driver's timing lines
-    library      cuBLAS, cuSPARSE, cuSOLVER, cuFFT, cuRAND, cuDNN, Thrust, CUB, NVRTC,
-                 the driver API: library calls instead of kernels
-    include      headers other than the CUDA toolkit's and the C/C++ standard
-                 library's, and quoted (local) includes
-    harness      t2c_* symbols, main, or (re)definitions of CUDA/C library functions
-                 (a patched cudaEventElapsedTime, a private fwrite)
-    macro        token pasting (##), which could assemble a forbidden name
-    attribute    constructors/destructors that run outside the call
-
-Names declared as variables or parameters in the candidate (a local `time`) are
-not held against it.  This is a screen, not a proof: the runtime rungs check
-behaviour; this rung gives the precise reason for the common cheats.
+Takes the candidate's source; gives findings that name `file:line:col`, a rule and what to do,
+before anything is built or run. Refuses: a wrong or missing ABI (`NAME`, `NAME_device` with C
+linkage, parameters as the IS says, `NAME_device` neither allocating nor copying host data);
+file, environment, process, timer, host-thread and output calls; non-blocking side streams;
+libraries; headers outside the CUDA toolkit and the C/C++ standard library; harness symbols and
+redefinitions; token pasting; constructor attributes. A screen, not a proof: the runtime rungs
+check behaviour. The rules in full: docs/verification.md, "The ladder".
 """
 from __future__ import annotations
 

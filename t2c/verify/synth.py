@@ -1,27 +1,15 @@
 """The test suite of one verification run: size points x distributions, with expected outputs.
 
-`build_suite(kernel, seed, dataset=..., backend=...)` gives a `Suite`: cases for
-the smoke rung (sizes 1, 2, 3 and a mixed tiny point), the random rung (odd and
-prime sizes, sizes around the warp size, one long dimension past 128; several
-distributions each) and the full rung (the target dataset, or on `emu` the
-largest preset the emulator can afford).  Every case carries its inputs and the
-reference's outputs; both stay in this process, never in a file a candidate
-could reach (`Suite.summary()`, which the batch keeps, holds only sizes and seeds, and
-`replay_suite` runs the reference on them again).
+    build_suite(kernel, seed, dataset=..., backend=...) -> Suite;  replay_suite(kernel, summary)
+    new_seed(), strengthen(suite, round), probes(suite)
 
-The seed is the run's secret (`new_seed()` draws it from `secrets`); every draw
-derives from it and the case's labels, so a failure replays from the seed
-alone.  No generator ever sees it.
-
-The reference that draws runs with its own checks (checked.py): a read through data
-out of its array's bounds, or a signed overflow, on inputs from the declared domains is
-the spec's fault, raised as `ReferenceFault` (a UserError), never a discarded draw.
-Otherwise a draw is discarded, and the next one tried (a bounded number of times, then the
-next distribution), when the reference fails on it, gives NaN/inf, or is
-ill-conditioned there: when a legitimate re-evaluation (the reference built with
-FMA contraction, or the inputs moved by a few ulps) already differs by more than
-1/`CONDITION_MARGIN` of the tolerance, no tolerance could tell a right candidate
-from a wrong one.  Every discard is recorded with its reason.
+Takes the kernel and the run's secret seed (every draw derives from it and its labels, so a
+failure replays from the seed alone; no generator sees it); gives smoke, random and full cases
+with their inputs and the reference's outputs, kept in this process (`Suite.summary()` holds only
+sizes and seeds). A draw is discarded, with its reason, when the reference fails, gives NaN/inf
+or is ill-conditioned (a legitimate re-evaluation moves it past 1/`CONDITION_MARGIN` of the
+tolerance); a checked reference's fault on declared domains is the spec's `ReferenceFault`.
+docs/verification.md, "Inputs: synthesized from a secret seed".
 """
 from __future__ import annotations
 

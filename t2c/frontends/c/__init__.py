@@ -1,21 +1,13 @@
 """C frontend: a C file (PolyBench/C 4.2.1 style or a plain function) -> the IS.
 
-    raw file --tree-sitter-c--> function sites, `#pragma scop`, `t2c:` annotations, lines
-             --cpp + pycparser--> AST of the chosen function (macros resolved)
-             --normalize--> sizes, scalars, arrays, reference; presets from dataset macros;
-                            the original input initialisation from `main`, when there is one
+    read_c(path, function=None) -> Kernel
 
-`read_c(path, function=None)` gives one validated `Kernel` or raises `UserError`
-naming file:line:col.  Annotations (one per line, in comments above or inside the
-function; see docs/annotations.md):
-
-    t2c: array NAME[EXT]...[EXT] [in|out|inout]
-    t2c: intent NAME in|out|inout
-    t2c: size NAME [macro=M] [MINI=V SMALL=V MEDIUM=V LARGE=V EXTRALARGE=V]
-    t2c: constraint C-EXPRESSION
-    t2c: domain NAME uniform(LO, HI) | integers(LO, HI) | offsets(LO, HI) | spd | diagonally_dominant
-    t2c: description TEXT
-    t2c: tolerance NAME UNITS     (an integer output may differ by UNITS; default: rounding.py)
+Takes a C file: tree-sitter-c finds the function sites, `#pragma scop` and the `t2c:`
+annotations; cpp and pycparser give the chosen function's AST; normalization gives the sizes,
+scalars, arrays and reference, the presets from dataset macros and the original input
+initialisation from `main`. Gives one validated `Kernel`, or raises `UserError` naming
+file:line:col for what t2c refuses or cannot read. The annotations: docs/annotations.md;
+reading C: docs/usage.md, "Reading C".
 """
 from __future__ import annotations
 

@@ -1,17 +1,14 @@
 """The file's own functions that a kernel calls: carried into its reference.
 
-`carried(ast, fn, typedefs, enums)` takes the translation unit and the kernel's definition;
-it gives the functions of the file the kernel calls, directly or through one another,
-callee first, each printed as `static` C with plain types (the reference puts them before
-the kernel).  A helper takes scalars and returns a scalar or nothing, so it is a pure
-function of its arguments, like a math function: generators may call it anywhere.  Its body
-is checked like a kernel body (normalize.BodyCheck).
+    carried(ast, fn, typedefs, enums) -> [Helper] (static C text each, callee first)
 
-Refuses (UnsupportedC, `file:line:col`) what makes the reference itself ill-defined:
-recursion (direct or through other functions; here), I/O and other calls to functions
-neither defined in the file nor math functions, writes to globals (and reads: the reference
-does not carry them; BodyCheck), static locals; and what t2c does not carry: pointer or array
-parameters, a pointer return.
+Takes the translation unit and the kernel's definition; gives the file's functions the kernel
+calls, directly or through one another, each printed as `static` C with plain types. A helper
+takes scalars and returns a scalar or nothing, its body checked like a kernel's
+(normalize.BodyCheck), so it is a pure function generators may call anywhere. Refuses
+(UnsupportedC, `file:line:col`) recursion, I/O and other calls neither defined in the file nor
+math, globals, static locals, pointer or array parameters, a pointer return.
+docs/annotations.md, "Helper functions".
 """
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
 """Run the C preprocessor the way t2c reads kernels, and read dataset macros.
 
-Takes a C file; gives its preprocessed text (line markers kept, so pycparser's
-coordinates are the original file's lines) and the values of its size macros at
-each PolyBench dataset.  Standard headers come from t2c's own small stand-ins
-(`include/`), because pycparser reads C99 and not a system's headers.  PolyBench
-prototypes are asked for with runtime extents (POLYBENCH_USE_C99_PROTO).  Loop
-bounds are not asked for through POLYBENCH_USE_SCALAR_LB, whose meaning differs
-between headers: the caller passes `size_defines` (`N=n`), which binds each size
-macro to its runtime parameter, so `_PB_N`, a bare `N` in an init function and
-`t <= TSTEPS` in a kernel all read the size the function is called with.
+Takes a C file and `size_defines` (`N=n`: each size macro bound to its runtime parameter, so
+`_PB_N`, a bare `N` in an init function and `t <= TSTEPS` all read the call's sizes); gives its
+preprocessed text, line markers kept so pycparser's coordinates are the file's own lines, and
+its size macros' values at each PolyBench dataset. Standard headers are t2c's stand-ins
+(`include/`: pycparser reads C99, not a system's headers); prototypes have runtime extents
+(POLYBENCH_USE_C99_PROTO). docs/usage.md, "Reading C".
 """
 from __future__ import annotations
 

@@ -1,21 +1,14 @@
 """Which integer outputs of a reference are rounded from floating point, and by how many units.
 
-`rounded_units(kernel)` maps each integer output whose value flows from a float-to-integer
-conversion to the units it may differ by: an explicit cast of a float expression
-(`(int)(x * 0.5f)`), or an assignment of a float expression to an integer element
-(`img[i] = 0.3f * r + ...`), carried on through integer arithmetic, integer locals and other
-outputs.  A candidate may compute the float value before the conversion in another legal way
-(FMA contraction, another order) and land on the other side of a rounding boundary, so one
-conversion is one unit; integer arithmetic then carries the units on as it carries an error:
-a sum adds them, a constant factor multiplies them, a constant divisor divides them (rounded
-up), and an accumulation `s += e` repeated by loops multiplies them by its trip count, a size
-expression (`n`, `(n) * (m)`) that the verifier evaluates per case.  Where no bound follows
-(a product of two rounded values, `%`, a trip count no size expression bounds) it stays one
-unit and a spec declares the bound.  An output of integer arithmetic alone is exact.
+    rounded_units(kernel) -> {output: units (an int, or a size expression)}
 
-A value chosen by comparing floats (an argmax, a threshold, `a < b ? i : j`) is not rounded:
-the comparison picks one of exact values, and one unit off is a different answer.  Subscripts
-carry nothing either (reading at a rounded index is a read, not a rounding).
+Takes a kernel; gives each integer output whose value flows from a float-to-integer conversion
+(a cast of a float expression, or one assigned to an integer element) the units it may differ
+by: one per conversion, since a candidate may compute the float value in another legal way and
+land across a rounding boundary, carried on through integer arithmetic as an error is (sums
+add, factors multiply, accumulations multiply by their trip count). Where no bound follows it
+stays one unit and a spec declares the bound. Comparisons and subscripts carry nothing.
+docs/verification.md, "The tolerance model".
 """
 from __future__ import annotations
 

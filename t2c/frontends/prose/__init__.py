@@ -1,25 +1,14 @@
 """Prose frontend: a Markdown kernel spec (docs/specs.md) -> the IS.
 
-    spec.md --spec.py--> front matter checked (sizes, scalars, arrays, domains, tolerance),
-                         prose, ```t2c blocks
-            --language.py--> statements (indexed assignments, reductions, time loops)
-            --compile.py--> one C99 function with `t2c:` annotations
-            --C frontend (read_c)--> the Kernel; origin and description point at the spec
+    read_spec(path) -> Kernel;  load_spec(path) -> Spec;  NeedsLLM
+    kernel_from_statements(spec, statements, where), kernel_from_c(spec, function, where)
 
-Going through the C frontend is deliberate: the reference of a spec is exactly the C
-frontend's form, so everything downstream (analysis, generators, verification,
-reports) treats a spec like any C kernel, and a spec's IS printed as C
-(`reference_file`) reads back to the same key.
-
-`read_spec(path)` gives one validated `Kernel` or raises `UserError` naming
-spec.md:LINE:COL.  A spec without a formal block needs an LLM to write its IS: such a
-spec raises `NeedsLLM` (a UserError the batch engine reports as "needs-llm": skipped,
-never failed and never faked) unless the batch runs the `llm` or `hybrid` generator,
-which asks the model for the formal part (generators/llm: `write_is`) and reads its
-answer with `kernel_from_statements` (```t2c statements) or `kernel_from_c` (a C99
-reference loop nest with the ABI's signature).  Either way the front matter stays the
-spec's own: a model never changes the contract.  `load_spec(path)` gives the parsed
-declarations, among them the spec's tolerance, which the IS does not carry.
+Takes a spec: the front matter is checked (spec.py), the ```t2c blocks parsed (language.py) and
+compiled to one annotated C99 function (compile.py), which the C frontend reads, so everything
+downstream treats a spec like any C kernel. Gives one validated `Kernel`, or raises `UserError`
+naming spec.md:LINE:COL. A spec without a formal block raises `NeedsLLM` (reported
+"needs-llm", never faked) unless the `llm` or `hybrid` generator writes its formal part, read
+with the two `kernel_from_*`; the front matter stays the spec's own. docs/specs.md.
 """
 from __future__ import annotations
 

@@ -1,29 +1,15 @@
 """Formal statements of a spec -> one C99 function: the IS reference, deterministically.
 
-Takes a checked `Spec` and the parsed statements; gives the C text of the kernel
-function (VLA array parameters, runtime sizes) with the `t2c:` annotations the C
-frontend reads for sizes, shapes, intents, constraints, domains and description.
-Refuses, as UserError at spec.md:LINE:COL, what has no single meaning:
+    Compiler(spec).function(statements) -> C text with `t2c:` annotations
 
-- names that are not declared, indices bound nowhere, ranks that do not match;
-- reduction indices whose range cannot be inferred (no plain `X[.., k, ..]` use) or
-  is inferred differently from two arrays;
-- writes to `in` arrays, reads of an `out` array before a statement wrote it,
-  `out`/`inout` arrays no statement writes;
-- in-place updates with whole-array ambiguity: a statement over its own indices
-  (`A[i] = A[i-1] + x[i]`) that reads the array it writes at another element.
-  Such recurrences are written with an explicit sequential loop
-  (`for i in 1..n: A[i] = A[i-1] + x[i]`), whose body runs once per value, in order.
-
-Semantics of the code it emits: statements run in order, each over its whole index
-domain (nested loops, left-side indices outermost in subscript order); a reduction
-is a local accumulator initialised to its identity (0, 1, -INFINITY, INFINITY;
-sums and products of float values accumulate in double, of integers in the target's
-type when it is a wider integer), computed before the statement at the outermost loop level where all its indices
-are bound.  Literals and math functions follow the kernel's real type (float unless
-something is double), so a float32 spec computes in float, as PyTorch would.  A `compact`
-statement is the loop `if (P) { y[c] = E; c++; }` over its index with a fresh counter c, the
-form poly's compact.py turns into a parallel scan.
+Takes a checked `Spec` and its parsed statements; gives the kernel function (VLA array
+parameters, runtime sizes) with the annotations the C frontend reads (sizes, shapes, intents,
+constraints, domains, description). Statements run in order, each over its whole index domain;
+reductions are accumulators from their identity, float sums in double; literals and math follow
+the kernel's real type. Refuses, as a UserError at spec.md:LINE:COL, what has no single meaning:
+undeclared names, unbound indices, mismatched ranks, uninferable reduction ranges, writes to
+`in` arrays, unwritten outputs, reads of an array it writes at another element.
+docs/specs.md, "Semantics", "Errors".
 """
 from __future__ import annotations
 

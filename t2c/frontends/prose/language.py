@@ -1,42 +1,13 @@
 """The tensor-expression language of ```t2c blocks: tokens, syntax tree, parser.
 
-Takes the text of the formal blocks of a spec (each with the spec line it starts on);
-gives a list of statements (`Assign`, `For`) whose every node carries the spec's
-line and column.  Refuses malformed text with `SpecSyntaxError(message, line, col,
-hint)`; the caller adds the file and turns it into a UserError.  The grammar, which
-docs/specs.md documents for users:
+    parse(blocks) -> [Assign | For | While | Compact | ...];  SpecSyntaxError
 
-    program    := stmt*
-    stmt       := for | while | let | compact | assign
-    for        := 'for' NAME 'in' expr '..' expr ['halving' | 'doubling'] body
-    while      := 'while' expr body
-    body       := ':' NEWLINE INDENT stmt+ DEDENT | ':' (let | assign) | '{' stmt* '}'
-    let        := 'let' NAME [':' TYPE] ['[' lhs_index (',' lhs_index)* ']'] '=' expr (NEWLINE | ';')
-    assign     := target ('=' | '+=' | '-=' | '*=' | '/=') expr (NEWLINE | ';')
-    target     := NAME [ '[' lhs_index (',' lhs_index)* ']' ]
-    compact    := target (',' target)+ '=' 'compact' '(' binder ':' expr (',' expr)* 'where' expr ')'
-    lhs_index  := NAME 'in' expr '..' expr | expr
-    expr       := or;  or := and ('||' and)*;  and := bor ('&&' bor)*
-    bor        := bxor ('|' bxor)*;  bxor := band ('^' band)*;  band := cmp ('&' cmp)*
-    cmp        := shift [('<' | '<=' | '>' | '>=' | '==' | '!=') shift]
-    shift      := add (('<<' | '>>') add)*
-    add        := mul (('+' | '-') mul)*;  mul := unary (('*' | '/' | '%') unary)*
-    unary      := ('-' | '+' | '!' | '~') unary | primary
-    primary    := NUMBER | NAME | NAME '[' expr (',' expr)* ']' | NAME '(' args ')'
-                | REDUCER '(' binder (',' binder)* ':' expr ')' | '(' expr ')'
-    binder     := NAME [ 'in' expr '..' expr | '<' expr | '<=' expr ]
-    REDUCER    := 'sum' | 'prod' | 'max' | 'min' | SORT  (SORT: a statement's whole right side)
-    SORT       := 'sort' | 'sort_desc' | 'argsort' | 'argsort_desc'
-    NUMBER     := decimal integer, real (1.5, 2e-3) or 0x hexadecimal; an integer may end in u
-
-Precedence is C's.  One C trap is refused instead: a comparison as the operand of
-`&`, `|` or `^` without parentheses (`x & 1 == 0` is `x & (1 == 0)` in C).
-Ranges `a..b` are half-open: `for s in a..b halving` runs s = a, a/2, ... while s > b, and
-`doubling` s = a, 2a, ... while s < b.  `let` declares a temporary (an array or a
-scalar that is not a parameter of the kernel).  `max(a, b)` is the elementwise function and
-`max(k: e)` the reduction: the parser tells them apart by the ':'.  Newlines inside
-parentheses or brackets continue a line; inside braces indentation is free.
-`#` starts a comment.
+Takes the text of a spec's formal blocks, each with the spec line it starts on; gives the
+statements, every node carrying its spec line and column. Refuses malformed text with
+`SpecSyntaxError(message, line, col, hint)`, to which the caller adds the file (a UserError).
+Precedence is C's, but a comparison as an operand of `&`, `|` or `^` without parentheses is
+refused (C's trap `x & 1 == 0`); `max(a, b)` is the function and `max(k: e)` the reduction.
+The grammar: docs/specs.md, "Grammar".
 """
 from __future__ import annotations
 

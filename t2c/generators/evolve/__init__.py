@@ -1,32 +1,15 @@
 """Feedback-adaptive evolution of a poly candidate over its options (issue #7).
 
     evolve(kernel, check, budget=Budget(), key=None, cache_dir=None) -> Evolution
+    search(kernel, *, backend, dataset, seed, budget, ...);  options_of(record)
 
-The search space is `PolyOptions` (frozen records; `moves.space` generates the moves from
-the candidate values their fields declare); every option only changes how fast a
-candidate is, and every transformation it enables is checked against the dependences, so
-the search can only make a candidate slower, never wrong, and the ladder (`check(source) ->
-Evidence`, the bench rung included on a GPU) judges each one anyway.
-
-- Round 0 is the default options.  Each later round takes the best candidate so far
-  (accepted first, then kernel time) and tries its untried neighbours (`moves.py`), the
-  moves for the limit it was measured against first: launch-bound (far below both
-  ceilings), memory-bound or compute-bound (`moves.limit`, from the bench rung's roofline
-  figures: achieved GB/s and TF/s against the GPU's measured ceilings).  A rejected
-  candidate's rung steers too: after a build error, mismatch or race, moves that turn passes
-  off come first (fewer transformations, the safe direction).
-- Candidates with the same source (different options often print the same code) are
-  checked once (source hash).
-- A clearly slow candidate stops timing early: `check(source, slower_than=bar)` gets 1.5x
-  the best median so far (`verify.evidence.slower_than`), and the bench rung stops after
-  three repetitions that all take longer (its outputs are judged all the same).
-- The budget stops the search between candidates (`candidates`, `seconds`); without speed
-  numbers (emu) the first accepted candidate ends it: on emu evolution is limited to
-  correctness.
-- Every step is kept in `lineage` (parent, move, options changed as dotted paths, status,
-  kernel time; `options_of` reads a step back, also one written with the flat option names of
-  older versions); the winner's options are cached by the IS key + GPU + t2c version
-  (`cache_dir`), and a cached winner is checked again, never trusted blindly.
+Takes a kernel and `check(source) -> Evidence` (the ladder, the bench rung included on a GPU);
+gives the `Evolution`: the best candidate and its lineage. Round 0 is the default; each round
+tries the best candidate's untried neighbours (moves.py), those for its measured limit first;
+identical sources are checked once; a clearly slow candidate stops timing early; the budget
+stops the search, and on emu the first accepted candidate ends it. The winner's options are
+cached by IS key, GPU and t2c version and checked again. Options change only speed, so the
+search cannot make a candidate wrong. docs/poly.md, "Evolution".
 """
 from __future__ import annotations
 

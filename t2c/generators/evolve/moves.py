@@ -1,18 +1,13 @@
 """The moves of the options search, generated from the option records, and which to try first.
 
-A move sets one searched field of `PolyOptions` to one of the candidate values its record
-declares (`poly.options.option(default, {kind: values})`; a record field's candidate is
-`None`, off, or a dict of changes inside it), named `path value` (`grid.block_1d 512`,
-`loops.fuse off`).  Fields of a record that is off are not searched.  Kinds: block shape,
-launch, tile (several grid points per thread; staged: operands through shared memory),
-memory, pass (turning a transformation off).
+    space(options) -> [(kind, name, options)];  limit(evidence) -> str;  neighbours(options, evidence)
 
-`limit(evidence)` reads the bench rung's figures (achieved GB/s and TF/s against the GPU's
-measured ceilings, from `runtime/ceilings.py`): `memory` when the bytes are the larger share
-of the roofline, `compute` when the flops are, `launch` when both are far below (under 5%:
-the time goes to launches, synchronization or serial work), `unknown` without figures.  A
-rejected candidate (a t2c bug, never expected) tries the moves that turn transformations off
-first.
+A move sets one searched field of `PolyOptions` to a candidate value its record declares
+(`option(default, {kind: values})`), named `path value` (`grid.block_1d 512`, `loops.fuse off`);
+fields of a record that is off are not searched. `limit` reads the bench rung's figures against
+the measured ceilings: `memory`, `compute`, `launch` (both under 5%) or `unknown`; `neighbours`
+orders the moves by it, and after a rejection tries turning transformations off first.
+docs/poly.md, "Evolution".
 """
 from __future__ import annotations
 

@@ -1,20 +1,15 @@
 """The `llm` and `hybrid` generators: intermediate-structured generation with any OpenAI-compatible model.
 
-    write_is(spec, cfg, client=None, run=None)  -> ModelIS(kernel, text, ledger, log)   prose-only spec -> IS
+    write_is(spec, cfg, client=None, run=None) -> ModelIS(kernel, text, ledger, log)
     generate(kernel, cfg, *, backend, dataset, seed, hybrid=False, run=None) -> Generated
 
-`run` is the run's `budget.RunBudget` (requests and tokens of a whole gen or batch).
-
-The two steps of intermediate-structured generation.  First, for a spec without a formal
-part, the model writes it (a C99 reference function or ```t2c statements); t2c validates
-it with the prose frontend, builds and runs its reference at the smallest preset, and sends
-any error back for a repair, all before a kernel is asked for.  Then kernels are generated
-from the IS and the ABI by `evolve.Evolution`, checked by the ladder on inputs drawn from a
-seed derived from (never equal to, never shown) the verification seed; `hybrid` first puts
-the poly candidate in the population.  Budgets and accounting: budget.py; the transport,
-cache and retries: client.py.  Raises EndpointFailed for an endpoint that fails; refuses
-with UserError: no model, a replay miss, a model that cannot write a valid IS within its
-rounds or budget.
+Takes a prose-only spec (`write_is`: the model writes its formal part, which t2c validates,
+builds and runs at the smallest preset, sending errors back for repair) or a kernel
+(`generate`: candidates from the IS and the ABI, evolved against the ladder on a seed derived
+from, never equal to, the verification seed; `hybrid` seeds the population with poly's). `run`
+is the whole run's `budget.RunBudget`. Raises `EndpointFailed` for a failing endpoint; refuses
+with UserError no model, a replay miss, or a model that cannot write a valid IS within its
+rounds or budget. docs/llm.md.
 """
 from __future__ import annotations
 

@@ -1,16 +1,13 @@
 """Token, cost and call accounting for one kernel, and the budgets that stop its evolution.
 
-A `Ledger` adds up every answer the kernel used, cached or not (a replayed run then
-reports, and decides, exactly as the run it replays).  `Budget.check(ledger)` raises
-`BudgetSpent` before a call the budget does not allow: calls, tokens (prompt +
-completion) and cost are counted from the answers; time is wall-clock since the kernel
-started, the one budget a replay cannot reproduce when it is the one that stops a run.
+    Ledger;  Budget.check(ledger) -> None | raises BudgetSpent;  RunBudget;  RunBudgetSpent
 
-A `RunBudget` bounds a whole run (`gen`, or every kernel of a `batch`): HTTP requests sent,
-retries included, and the tokens of fresh answers (cached ones cost nothing).  The batch's
-worker processes share it through one small file, read and written under a lock; without a
-file it lives in this process.  `RunBudgetSpent` is a `BudgetSpent`: the kernel that meets
-it stops like one whose own budget is spent, keeping its best candidate.
+A `Ledger` adds up every answer a kernel used, cached or not, so a replayed run reports and
+decides as the run it replays (but for wall-clock time). `Budget.check` raises `BudgetSpent`
+before a call the kernel's budget (calls, tokens, cost, seconds) does not allow. A `RunBudget`
+bounds a whole `gen` or `batch` (HTTP requests, retries included, and fresh tokens), shared by
+the batch's workers through one small locked file; meeting it stops a kernel as its own budget
+would, keeping its best candidate. docs/llm.md, "Budgets and accounting".
 """
 from __future__ import annotations
 

@@ -3,28 +3,13 @@
     Client(cfg, env, run=RunBudget(cfg)).complete(messages, sample=0)
         -> Reply(text, usage, cached, key, finish_reason)
 
-Takes an `LLMConfig` (t2c/config.py); talks through the official `openai` SDK (the
-`t2c[llm]` extra) to `cfg.base_url` (vLLM, Ollama, llama.cpp's server, LM Studio, OpenAI).
-In order, for one request:
-
-1. the response cache (cache.py) answers if its mode allows; replay refuses a miss;
-2. the run's budget (budget.RunBudget) counts the request, or refuses it when spent;
-3. a slot of the endpoint's concurrency limit is taken (a lock file, so the limit holds
-   across the batch's worker processes);
-4. the SDK sends it once (its own retries are off: one retry policy, this one);
-5. 429, 408/409, 5xx, a timeout, a connection dropped mid-answer, a body that is not JSON,
-   a cut stream or an answer without any choice are retried `cfg.retries` times, waiting
-   `cfg.backoff` seconds, doubling, or what the server's Retry-After asks, at most
-   `cfg.backoff_max`; a refused connection is not retried (a dead endpoint is reported at
-   once), nor is a refused request (other 4xx);
-6. the answer and its token usage go into the cache.
-
-Every failure of the endpoint raises `EndpointFailed` (the CLI's exit 6), naming the
-requests it cost.  The key is read from the variable `cfg.api_key_env` names, when the SDK
-client is made, and is not kept anywhere else: not in the request that the cache stores,
-not in errors (any text that would carry it is masked); candidates are built and run with
-a minimal environment (runtime/process.clean_env).  Refuses with UserError: no model
-configured, openai not installed.
+Takes an `LLMConfig` and talks through the official `openai` SDK (the `t2c[llm]` extra) to
+`cfg.base_url`. A request goes through the response cache, the run's budget, a slot of the
+endpoint's concurrency limit (lock files, across worker processes), one send with t2c's own
+retry policy (the SDK's is off), and back into the cache. Every endpoint failure raises
+`EndpointFailed` (exit 6) naming the requests it cost. The key is read from `cfg.api_key_env`
+only when the SDK client is made and is kept nowhere else, masked in errors. Refuses with
+UserError: no model configured, openai not installed. docs/llm.md, "Robustness and keys".
 """
 from __future__ import annotations
 

@@ -2,17 +2,13 @@
 
     Evolution(kernel, client, check, cfg).run(seed_source=None) -> Candidate | None
 
-`check(source, slower_than=None) -> Evidence` is the ladder on the evolution's own inputs (generators/llm
-gives it a seed derived from the secret one, so the verify stage still judges the winner on
-data the evolution never saw).  Round 0 checks the seed candidate (hybrid: poly's) and asks
-the model for `population` fresh candidates; each later round either repairs the
-`population` most promising rejected candidates, continuing their conversations with what
-the ladder found (`prompts.ladder_feedback`: rung, reason, first failing index, race or
-out-of-bounds finding, build log; never values), or, once one is correct and the backend
-measures speed, asks for faster versions of the best.  On emu (no speed numbers) the first
-correct candidate ends the search.  Selection is correctness first (accepted, then how
-far up the ladder, then kernel time, then age).  `Budget` stops it between calls; every
-step is kept in `lineage` for the report.
+Takes `check(source, slower_than=None) -> Evidence`, the ladder on the evolution's own inputs.
+Round 0 checks the seed candidate (hybrid: poly's) and asks for `population` fresh ones; later
+rounds repair the most promising rejected candidates with the ladder's feedback (never values),
+or, once one is correct and the backend measures speed, ask for faster versions of the best; on
+emu the first correct candidate ends it. Selection is correctness first (accepted, how far up
+the ladder, kernel time, age); `Budget` stops it between calls; `lineage` keeps every step.
+docs/llm.md, "What happens".
 """
 from __future__ import annotations
 

@@ -1,17 +1,14 @@
 """What the model is told, and how its code is read back out of an answer.
 
-    is_messages(spec)                 prose-only spec -> messages asking for its formal part
-    kernel_messages(k)                IS + ABI -> messages asking for a candidate `.cu`
-    improve_messages(k, source, note) a correct candidate -> a faster one (hybrid, gpu)
-    follow_up(messages, answer, text) a conversation continued with t2c's feedback
-    ladder_feedback(evidence)         what a rejection may tell the model
-    extract(text, languages)          the first fenced block in one of `languages`, or None
+    is_messages(spec), kernel_messages(k), improve_messages(k, source, note): the requests
+    follow_up(messages, answer, text);  ladder_feedback(evidence);  extract(text, languages)
 
-A prompt holds the spec's prose and declarations, the IS as a sequential C reference
-(without the original program's init, which is one of the test distributions), the ABI
-and the rules of the static rung.  It never holds test data, expected values or seeds:
-`ladder_feedback` keeps the rung, the reason, the first failing index, the sizes and a
-race or out-of-bounds finding, and drops every value the verifier compared.
+Takes a spec or kernel; gives messages holding the spec's prose and declarations, the IS as a
+sequential C reference (without the original program's init, one of the test distributions),
+the ABI and the static rung's rules. Never test data, expected values or seeds:
+`ladder_feedback` keeps the rung, the reason, the first failing index, the sizes and a race or
+out-of-bounds finding, and drops every value the verifier compared. `extract` gives the first
+fenced block in one of `languages`, or None. docs/llm.md, "What happens".
 """
 from __future__ import annotations
 

@@ -1,40 +1,12 @@
 """Linear recurrences of order W as chunked transfer maps: chunks, one block across, chunks apply.
 
-A one-thread launch of the form
-
-    for (i = lo; cond; i++) {
-      s = B(i);
-      for (d = 1; d <= W && ...; d++)
-        s -= C(i, d) * X[..., i - d];      (or +=, s = s - ..., s = s + ...)
-      X[..., i] = s;
-    }
-
-(a banded triangular solve, an IIR filter of order W), where the update is linear in X[i - d]
-with no constant part (found by scan.py's algebra), B and C read no X and no other local
-scalar, s lives only in the loop, W is a size parameter or an integer, and every other term of
-the inner loop's condition bounds d by i (`d <= i`, the band's start) or by something free of
-i, is x's recurrence x_i = B(i) + sum_d C(i, d) x_{i-d}; so is a loop of one statement
-`X[..., i] = E` whose E is affine in X[..., i - c] for integer c up to W >= 2 (an IIR biquad
-`y[i] = b0 * x[i] + ... - a1 * y[i - 1] - a2 * y[i - 2]`; W = 1 is scan.py's), each term's
-coefficient reading no X and E no local scalar.  Its state before i is the window
-z = (x_{i-1}, ..., x_{i-W}); a chunk of L consecutive i maps the window before it to the
-window after it by an affine map z -> M z + v.  The launch becomes:
-
-- `NAME_transfer`, a thread per chunk: runs the chunk from the zero window with B (v) and
-  without B from each unit window (the columns of M: the map is linear there, so no
-  subtraction loses digits) into `NAME_v` / `NAME_m`;
-- `NAME_across`, one block: each thread composes the maps of a group of consecutive chunks;
-  thread 0 takes the window before the loop (X[lo - k] where the recurrence reads it at
-  i = lo; the inner condition's terms make that the only place it may be read) through the
-  groups' maps in order (the explicit form reads all W values before the loop); each thread then carries its group's window through its chunks,
-  z_{c+1} = M_c z_c + v_c, each z_c into `NAME_state`;
-- `NAME_apply`, a thread per chunk: reruns its chunk from its window and writes X.
-
-W's compile-time maximum is `scans.banded.order` (the `__device__` buffers and the windows have that
-size); a larger W at run time runs `NAME_serial`, the loop itself on one thread, printed in the
-same candidate.  At most `scans.banded.chunks` chunks of at least `scans.banded.chunk` elements.  Every sum
-is in a fixed order, so a candidate gives the same bits on every run; the chunk maps
-reassociate the recurrence (the tolerance model's K counts the loop's length in roundings).
+Takes a one-thread launch of `s = B(i); for (d = 1; d <= W && ...; d++) s -= C(i, d) * X[i - d];
+X[i] = s` (a banded solve, an IIR filter) or `X[i] = E`, E affine in X[i - c], c <= W (a
+biquad), B and C reading no X and no other local. Gives `NAME_transfer` (each chunk's affine
+map of the last W values), `NAME_across` (one block carries the window across chunks),
+`NAME_apply` (each chunk reruns from its window), and `NAME_serial` for W past
+`scans.banded.order`. Refuses (None) anything else. The maps reassociate the recurrence in a
+fixed order. docs/poly.md, "Order-W recurrences".
 """
 from __future__ import annotations
 

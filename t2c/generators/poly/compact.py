@@ -1,32 +1,14 @@
 """Stream compaction as a parallel scan: block counts, one block across, blocks scatter.
 
-A reference whose function has, at its top level,
+    compaction_of(kernel) -> Compaction | None;  candidate(kernel, compaction, options, why)
 
-    HEAD;  for (int i = lo; i < hi; i++)  if (P(i)) { X[k] = E(i); k++; }  TAIL;
-
-(also `X[k++] = E(i);`, `++k`, `k += 1`, `k = k + 1`, `<=`; also several stores at k before the
-step, `{ X[k] = E(i); Y[k] = F(i); k++; }`, to distinct arrays: values kept with their indices),
-where k is an int local declared in HEAD, lo and hi read only parameters, and P and the values
-read no stored array, no k and change nothing, keeps the elements in order: the element of i goes
-to k0 + (the number of kept elements before i), k0 being k's value before the loop, and k ends at
-k0 + the number kept.  The candidate runs
-
-- `NAME_head` (one thread): HEAD, its top-level scalars in `__device__` variables `dev_x`;
-- `NAME_up`: block g counts the kept elements of its segment into `NAME_parts[g]`;
-- `NAME_across` (one block): the exclusive scan of the counts from k0 into `NAME_carries[g]`,
-  the position of block g's first kept element, and k's final value into `dev_k`;
-- `NAME_down`: block g scans its segment again, tile by tile (each thread its `scans.block`
-  consecutive elements, a Hillis-Steele scan over the threads' counts), and writes X[position]
-  = E(i) for each kept element; the other elements of X keep their values;
-- `NAME_tail` (one thread): TAIL.
-
-The model refuses such a loop (X's subscript k is data-dependent), so no rewrite before it gives
-it an affine program: the write cannot be placed without the scan.  The recognizer therefore
-reads the reference's AST beside the model, where `lower` answers `NotAffine`, and keeps what
-that answer gave the rest of the function: one thread, in order (HEAD and TAIL), cutting only
-the loop out as its own launches; positions are integer sums, exact in any order.  It refuses
-(None: the one-thread candidate) a top-level local array before the loop, a top-level name
-declared again in a nested scope, and a loop variable declared outside the loop and read after it.
+Takes a reference the model refused whose top level is `HEAD; for (int i = lo; i < hi; i++)
+if (P(i)) { X[k] = E(i); k++; } TAIL;`, k an int of HEAD, P and the values reading no stored
+array and no k. Gives `NAME_head`, `NAME_up` (counts per block), `NAME_across` (their scan from
+k), `NAME_down` (each kept element at its position) and `NAME_tail`: the same elements in the
+same order, exact. Refuses (None: one thread) a local array before the loop, a name declared
+again in a nested scope, a loop variable read after it. docs/poly.md, "Outside the model:
+stream compaction".
 """
 from __future__ import annotations
 

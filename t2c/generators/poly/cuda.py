@@ -1,21 +1,14 @@
 """Printing a launch plan as one CUDA candidate file with the t2c ABI (DESIGN §3).
 
+    Printer(kernel, analysis, plan, options, target).candidate() -> the .cu text
+    sequential_candidate(kernel, why) -> the whole reference in one thread (the fallback)
+
 Takes the IS kernel, its `Analysis` and a complete `Plan` (lower.final_plan: every form decided
-in forms.py); gives the `.cu` text:
-
-- a header comment saying, per launch, which loop goes to which thread index and
-  which loops stay on the host, and why;
-- `__device__` globals for scalar webs and local arrays that live across launches;
-- one `__global__` function per launch: grid loop variables from the thread index
-  plus the lower end of their bounding box, a guard with the loops' own bounds
-  (the box may be larger: triangular loops), thread-local scalars, then the
-  in-thread statements in order;
-- `NAME_device`: host scalars, host loops and launches (no allocation, no copies
-  of user arrays), and `NAME`: the drop-in that copies in, calls it, copies back.
-
-Statements are printed from the reference's own AST (pycparser), with array
-subscripts flattened row-major and scalar webs renamed to their storage.
-`sequential_candidate` prints the whole reference as one thread (the fallback).
+in forms.py); gives a header comment with the mapping and its reasons, `__device__` globals for
+what lives across launches, one `__global__` function per launch, `NAME_device` (host loops and
+launches; no allocation but pool scratch for copies) and the drop-in `NAME`. Statements print
+from the reference's own AST, subscripts flattened row-major, scalar webs renamed to their
+storage. Decides nothing the plan has not. docs/poly.md, "Printing".
 """
 from __future__ import annotations
 

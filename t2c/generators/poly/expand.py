@@ -1,21 +1,14 @@
 """Arrays that every iteration of a host loop chain fills and then reads back, one copy per
 iteration in device memory, so that the chain's loops become grid dimensions.
 
-    expand(an, plan) -> Analysis | None      the program with such arrays expanded, or None
+    expand(analysis, plan) -> Analysis | None
 
-doitgen's `(r, q)` iterations each fill `sum[p]` and copy it into `A[r][q][p]`: only `sum`
-joins them (oneblock.private_arrays: no value flows through it from one iteration to another
-and every other dependence stays inside an iteration).  With `sum_each[r][q][p]` in its
-place the iterations are independent, r and q join p in the grid, and the product
-`sum_each[r][q][p] += A[r][q][s] * C4[s][p]` is a batch of matrix products: a tiled launch
-per (r, q) block row (forms.tileable's batch), on the tensor cores.  The array's final
-value is the last iteration's copy, which NAME_device copies into it at the end (every
-iteration writes every cell of it: checked, else no expansion).
-
-Legal for the reasons the one-block-per-iteration form is (oneblock.blocks_kernel), which it
-replaces where its plan runs fewer loops in order (lower.expanded); the copies take the
-product of the chain's extents times the array's size in device memory, allocated per call
-from the stream-ordered pool like the copies of inputs (schedule.copy_inputs).
+Takes a program and plan whose top-level host loop chain (unit steps) is joined only through
+arrays each iteration writes entirely before reading (oneblock.private_arrays: doitgen's `sum`);
+gives the program with `X_each[r][q][...]` in their place, which `NAME_device` takes from the
+stream-ordered pool and copies back from the last iteration. `lower.expanded` keeps it only
+where its plan runs fewer loops in order. Refuses (None) anything else, including an iteration
+that leaves a cell unwritten. docs/poly.md, "A copy per iteration".
 """
 from __future__ import annotations
 

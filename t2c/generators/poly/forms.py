@@ -1,26 +1,14 @@
 """The forms pass: how each launch of a plan runs, decided before anything prints.
 
-    formed(analysis, plan, options) -> the plan, complete (lower.final_plan's last pass)
+    formed(analysis, plan, options, target) -> the plan, complete (lower.final_plan's last pass)
 
-Takes the final program's `Analysis`, its `Plan` (mapping.py: launches and host loops) and the
-options; fills the plan's records in place, so that cuda.Printer only prints what they say:
-
-- each launch's form, the first its recognizer finds in this order: a reduction on a grid, a
-  scan, an order-W recurrence, a running maximum (those four exclude one another), a block
-  scan per row, a warp per row, a block per row, atomic updates into a copy per block (reduce,
-  scan, banded, kadane, rowscan, phases, private);
-- the top-level host loops that also run in one block (oneblock.py), whose launches drop the
-  forms that need blocks of their own and may take a block sum; elsewhere a sweep (sweep.py);
-- a 2-d or batched 3-d launch of straight-line statements and accumulator loops: a tile of
-  points per thread, its operands staged through shared memory and their products on the
-  tensor cores where they allow (stage.py, tensor.py), or a register tile;
-- per one-block loop: its threads, the arrays each iteration copies, the scalars every thread
-  keeps, the launches after which no barrier is needed;
-- every launch's threads per block and dynamic shared memory, computed here once;
-- runs of launches printed as one (merge.py), then the launches' names.
-
-Planning helpers receive a `Context`, never the printer.  Refuses nothing: a launch that no
-form takes stays a grid of threads (or one thread).
+Takes the final program's `Analysis`, its `Plan` (mapping.py) and the options; fills the plan's
+records in place: each launch's form (the first its recognizer finds: a grid reduction, a scan,
+an order-W recurrence, a running maximum, a row scan, lanes per row, a block per row, private
+copies), one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
+per block and shared memory, merged runs, grid caps, coarsening, names. Helpers get a
+`Context`, never the printer, so cuda.Printer only prints. Refuses nothing: a launch no form
+takes stays a grid of threads. docs/poly.md, "Forms".
 """
 from __future__ import annotations
 

@@ -1,33 +1,14 @@
 """A maximum of running sums (Kadane's scan) as an ordered reduction of 4-tuples.
 
-A one-thread launch of the form
+    running_max_of(analysis, storage, launch) -> RunningMax | None
 
-    INITS;  for (i = lo; cond; i++) { run = max(run + E, E);  m = max(m, run); }  FINS;
-
-(the first as `run + E > E ? run + E : E`, its mirrors, `>=` or `fmax`; the second as
-`if (run > m) m = run;`, `m = fmax(m, run)`, ...), where E reads no local scalar, run and m are
-floating-point locals that INITS set and FINS only read, becomes two kernels over the tuples
-(sum, best prefix, best suffix, best) of E's values on a segment.  An element e is (e, e, e, e)
-and segments combine, in order (the operator is associative, not commutative), by
-
-    L then R = (L.sum + R.sum, max(L.prefix, L.sum + R.prefix),
-                max(R.suffix, R.sum + L.suffix), max(L.best, R.best, L.suffix + R.prefix));
-
-the empty segment is (0, -inf, -inf, -inf).  With run0 and m0 the values INITS give, the loop's
-tuple T leaves m = max(m0, T.best, run0 + T.prefix) and run = max(T.suffix, run0 + T.sum).
-
-- `NAME_part`: block g takes a contiguous range of the iterations, each of its threads a
-  contiguous chunk of that (folded in order: run and best as the loop does), then a tree
-  combines adjacent threads' tuples (stride 1, 2, 4, ...) into `NAME_parts_*[g]`;
-- `NAME_final`: one block combines the blocks' tuples the same way (contiguous chunks, the
-  tree), then its thread 0 runs INITS, the two joins above and FINS (an empty loop too).
-
-Every combination is in a fixed order, so a candidate gives the same bits on every run.  The
-sums are reassociated: each value the loop compares is the sum of a contiguous run of E, which
-the candidate adds in another order, within the bound the tolerance model grants a sum of the
-loop's length (K counts the loop's length in roundings); a maximum moves no further than the
-largest change of the values it takes (|max x' - max x| <= max |x' - x|), so m and run, each a
-maximum of such sums, stay within that bound too, even where near-ties pick another run.
+Takes a one-thread launch `INITS; for (i = lo; cond; i++) { run = max(run + E, E); m = max(m,
+run); } FINS` (ternaries, `fmax` or an `if`), run and m floating-point locals that FINS only
+reads, E reading no local. Gives `NAME_part` (each block folds its range into a tuple: sum,
+best prefix, best suffix, best) and `NAME_final` (one block combines the tuples in order, runs
+INITS, joins the loop's start values, runs FINS). The combine is associative, not commutative,
+and in a fixed order; sums are reassociated within a sum's tolerance. Refuses (None) any other
+shape. docs/poly.md, "Running maxima".
 """
 from __future__ import annotations
 

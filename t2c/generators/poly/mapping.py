@@ -1,22 +1,13 @@
 """From a transformed loop tree to a launch plan: what runs on the host, what on the grid.
 
-Takes the `Analysis`, the final loop tree and the options; gives a `Plan`:
+    map_to_grid(analysis, tree, options) -> Plan;  serial_depth(plan) -> int
 
-- a parallel loop starts a `Launch`: it and the parallel loops perfectly nested in
-  it (up to `options.grid.max_dims`) become grid dimensions, the loop whose variable
-  indexes the most accesses' last (contiguous) subscript on threadIdx.x so that a
-  warp touches consecutive elements; everything below runs in order in the thread;
-- a carried loop with a parallel loop somewhere inside stays on the host as a
-  `HostLoop` around its launches (time steps, pivots);
-- anything else (a carried loop with nothing parallel inside, a statement outside
-  loops) joins a one-thread `Launch` with its sequential neighbours;
-- top-level statements that only compute local scalars from sizes, scalar
-  parameters and literals run on the host (`HostStmt`) and reach kernels by value.
-
-Each scalar web then gets its storage: `host`, `local` (a register of each thread:
-all its statements are in one launch, and every host loop around that launch is
-one it is private to) or `global` (a `__device__` variable that carries the value
-between launches).
+Takes the `Analysis`, the final loop tree and the options; gives a `Plan` of `Launch`es (a
+parallel loop and up to `grid.max_dims` parallel loops nested in it, the one indexing most
+contiguous subscripts on threadIdx.x), `HostLoop`s (carried loops with parallel work inside),
+one-thread launches for the rest, `HostStmt`s for scalars computed from sizes and parameters,
+and each scalar web's storage: `host`, `local` (a thread's register) or `global` (a
+`__device__` variable between launches). Refuses nothing. docs/poly.md, "Mapping".
 """
 from __future__ import annotations
 

@@ -1,26 +1,14 @@
 """Consecutive launches that touch no cell another of them writes, as one launch.
 
-A launch costs about 4-5 us on an H200 whatever its size (`scripts/onepass_probe.cu`: 1000 empty
-launches in a row, 4.4 us each; fdtd-2d's one-row launch of ey, 4.7 us), more than the work of
-many launches at PolyBench's sizes.  fdtd-2d's time step launches three kernels that are
-independent of each other (ey's first row, ey's other rows, ex) before hz's; bicg's two
-initializations are independent too.  A run of such launches becomes one kernel whose blocks
-are the parts' blocks, one part after another: each part's body is a `__device__` function of
-its thread's grid index (as a one-block loop's parts are), given the index it had in its own
-launch, so every statement instance runs once, with its own values.
+    runs(context) -> [[Launch]];  kernel, launch_code: their printing
 
-Legal when no dependence joins instances of two parts in the same iteration of the host loops
-around them (isl: `Model.meets` on the plan's schedule): their instances may then run in any
-order.  Parts are plain launches (a grid of threads each running its statements: no shared
-memory, no barrier, no scalar carried in `__device__` memory, no local array) with the same
-threads per block; a part whose domain is empty at run time gets no blocks.
-
-Reductions along rows and down columns (reduce.row_kernel, column_kernel) merge among
-themselves (`launches.merge.reductions`): bicg's s (down the columns of A) and q (along its rows), mvt's
-x1 and x2.  Each part is then a `__device__` function of its block's index among its own
-blocks, in blocks of the column parts' threads (`reductions.rows.column_block`, one-dimensional) or
-reduce.ROW_BLOCK: both passes over the matrix run at once, the second mostly from L2, instead
-of one after the other (scripts/bicg_probe.cu on the H200, 2100 x 1900: 31.5 -> 24.1 us).
+Takes the plan's launches; gives runs of consecutive plain launches (no shared memory, barrier,
+`__device__` scalar or local array) with the same threads per block, or of row and column
+reductions (`launches.merge.reductions`), between whose statements no dependence joins two
+instances in the same iteration of the host loops around them (isl, `Model.meets`). A run is one
+kernel whose blocks are the parts' blocks in turn, each part a `__device__` function of the index
+it had in its own launch, so every instance runs once with its own values. Why: a launch costs
+more than many launches' work (fdtd-2d's, bicg's). docs/poly.md, "Merged launches".
 """
 from __future__ import annotations
 

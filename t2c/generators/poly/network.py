@@ -1,40 +1,14 @@
 """Exchange networks: host control around loops whose iterations touch disjoint cells.
 
-A reference whose function body is *host code* — declarations and assignments of scalars, and
-`for`/`while`/`if` whose headers read only the kernel's scalar parameters and host scalars (no
-array, no call) — around *exchange nests*, perfect nests of loops whose innermost one may pair
-its indices,
+    network_of(kernel, target) -> Network | None;  candidate(kernel, network, options, why)
 
-    for (int r = ..) .. for (int i = lo; i < hi; i++) { int j = i ^ E; .. if (j > i) { .. } }
-
-becomes host code that runs as written, with one launch per exchange nest instance (a thread per
-point, the host scalars it reads passed by value).  This is the shape of sorting and butterfly
-networks (bitonic sort, its merge stages, XOR-partner exchanges): their host loops step by
-doubling or halving, which the polyhedral model refuses, and partner subscripts `i ^ stride` are
-not affine, yet each instance's points are independent:
-
-- every array the nest writes is accessed with each loop variable once as a plain subscript, in
-  one order per array (`X[r][i]`), the innermost one possibly replaced by `j = i ^ E` (E read
-  from host scalars only, j never assigned again) when all of that array's accesses lie inside
-  one `if` whose condition is, or has as a conjunct, `j > i` (or all `j < i`).  `i -> i ^ E`
-  pairs the indices, and the guard lets exactly one point of each pair touch it: two points
-  never touch one cell;
-- arrays the nest only reads may be read at any subscript (no point writes them);
-- locals are declared in the innermost body; nothing else is written.
-
-A loop of the nest may also be `for (i = lo; ...)` over an `int i` of the function that nothing
-reads outside the loops that start it (how a compiled spec declares its indices).  A local
-array of the function body (`float t[n];`, extents over the sizes; a spec's temporary) is an
-array like the others: a device buffer sized by the call, as the model's `dev_` arrays are.
-A statement outside the loops that writes an array (`s[0] = a[0]`, the result a spec's last
-statement picks) runs as a launch of one thread, in its place.
-
-Everything else is refused (None: the caller's one-thread candidate), so the candidate computes
-exactly what the reference computes, in the reference's launch order.
-
-Nests that write the same arrays at the same subscripts form a `Tiling` (`tiled`): the host
-queues their instances whose cells stay in a shared-memory tile and runs the queue as one
-launch (network_tiles.py prints it), so a sort's steps below the tile cost one launch.
+Takes a reference the model refused whose body is host code (scalar assignments; loops and ifs
+reading only scalars, doubling and halving included) around perfect nests whose points touch
+disjoint cells: each written array indexed by each loop variable once, or by the innermost
+one's XOR partner `j = i ^ E` under one `if (j > i)`. Gives the host code as written with a
+launch per nest instance (sorts, butterflies, compiled specs' levels), tilings run on
+shared-memory tiles (network_tiles.py), and swapped buffers instead of copies. Refuses (None:
+one thread) anything else. docs/poly.md, "Outside the model: exchange networks".
 """
 from __future__ import annotations
 

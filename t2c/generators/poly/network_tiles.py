@@ -1,20 +1,12 @@
 """Printing a network's tilings (network.Tiling): exchange steps queued on the host and run
 as one launch on tiles in shared memory.
 
-For each tiling t of a candidate NAME it prints
-
-- `struct NAME_steps{t}`: the queue, a kernel parameter: the common range of the queued
-  instances (lo and count of each loop), the tile the host chose for it, and per step which
-  member runs and the values of the host scalars it reads;
-- `NAME_tiles{t}`: a block per tile (outer indices fixed, an aligned run of `tile` innermost
-  indices) loads the tiling's arrays into shared memory, runs the steps with a barrier after
-  each, and stores them back;
-- `NAME_flush{t}` (launch the queue, empty it) and `NAME_queue{t}` (a slot for one more step:
-  the queue is launched first when its range or tile differs, or when it is full);
-- at each member's place in the host code, the test that queues the instance, or launches the
-  queue and then the instance as its own launch (`NAME_exchangeN`, printed by network.py).
-
-The decisions (members, arrays, tile, threads, capacity) are the plan's; this module prints them.
+Takes a network with tilings; prints, for each tiling t of candidate NAME, the queue type
+`NAME_steps{t}`, the kernel `NAME_tiles{t}` (a block per tile: load the arrays into shared
+memory, run the steps with a barrier after each, store), the host functions `NAME_flush{t}` and
+`NAME_queue{t}`, and at each member's place the code that queues the instance or flushes and
+launches it alone. Decides nothing: members, arrays, tile, threads and capacity are the plan's.
+docs/poly.md, "Network tilings".
 """
 from __future__ import annotations
 

@@ -1,28 +1,14 @@
 """A host loop of small launches as one block: the launches' work, without a launch each.
 
-A carried loop on the host (jacobi-1d's time steps, trisolv's and durbin's rows) launches
-its kernels once per iteration; when each launch has only a few thousand threads' work, the
-launches cost more than the work (about 4 us each on an H200 against a fraction of that for
-the arithmetic).  Such a loop also gets one `__global__` function that runs the whole loop
-in a single block:
+    loops_of(plan) -> [HostLoop];  threads, thread_scalars, unsynced, private_arrays: facts;
+    block_kernel, resident_kernel, blocks_kernel, host_code: printing
 
-- every launch of an iteration becomes a block-strided loop over the launch's threads
-  (`for (item = threadIdx.x; item < extent; item += blockDim.x)`) calling the launch's
-  body, now a `__device__` function of the thread's index; a one-thread launch is thread
-  0's; `__syncthreads()` after each, so each one sees everything the ones before it wrote,
-  as consecutive launches would;
-- the host first walks the loop's bounds (integers only) for the most threads any of its
-  launches asks for, and takes the one-block kernel when that is at most
-  `options.one_block.max_threads`, the launches otherwise.
-
-Both paths run the same statement instances in the same order of launches, each launch's
-threads independent as the mapping made them, so either computes what the reference does.
-A loop qualifies when its launches are plain: a one-dimensional grid (a 2-d or 3-d grid has
-more threads than one block at any size worth a GPU) or one thread; not the reduction and
-warp-per-row forms, which use the block themselves.  A launch whose threads each run a loop
-counts as a whole block of the launch path only when it has at most `grid.block_1d` threads:
-more would crowd work that had several SMs onto one (doitgen's 160 threads per (r, q) take
-the block; adi's 998 threads of 2000-step sweeps keep their launches).
+Takes a top-level host loop whose launches are plain 1-d grids or one thread; gives a kernel
+running the whole loop in one block (each launch a block-strided loop, barriers where needed),
+a form with its arrays resident in shared memory, and a block per iteration where arrays
+private to an iteration allow. The host takes the block when no launch asks for more than
+`one_block.max_threads` threads, the launches otherwise; both run the same instances in the
+same order. Why: each launch costs more than its work. docs/poly.md, "One-block host loops".
 """
 from __future__ import annotations
 

@@ -1,16 +1,13 @@
 """The poly generator's options: one frozen record per pass, so that evolution can vary them.
 
-Every field changes only how fast a candidate is, never what it computes: each
-transformation it enables is still checked against the exact dependences.  A pass that can
-be turned off is a record field whose `None` is "off"; a value is always the real value (no
-sentinels).  Each searched field declares its candidate values by move kind in its metadata
-(`option(default, {kind: values})`), from which evolve/moves.py builds the search space; a
-candidate of a record field is `None` or a dict of changes inside it (dotted paths).  Why each
-default is what it is, with the measurements behind it: docs/poly-options.md.
+    PolyOptions, DEFAULT;  PolyOptions.load(raw, source) -> PolyOptions
 
-`PolyOptions.load(raw, source)` reads stored options: dotted paths (`changes()`), nested
-records (`dataclasses.asdict`) or the flat names of the options before they were records
-(LEGACY); anything else is an `OptionsError` naming the source and the field.
+Every field changes only how fast a candidate is, never what it computes. A pass that can be
+off is a record field whose `None` is off; values are real values (no sentinels). Each searched
+field declares its candidate values by move kind (`option(default, {kind: values})`), from which
+evolve/moves.py builds the search space. `load` reads dotted paths, nested records or the flat
+names of earlier versions (LEGACY); anything else is an `OptionsError` naming the source and
+field. The defaults and the measurements behind them: docs/poly-options.md.
 """
 from __future__ import annotations
 

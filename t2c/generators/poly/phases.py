@@ -1,23 +1,13 @@
-"""A block per row: a 1-d grid whose threads each run several loops along their row in turn
-(a row softmax: its maximum, the exponentials and their sum, the division; a layer norm).
+"""A block per row: a 1-d grid whose threads each run several loops along their row in turn.
 
-A launch of the form
+    phases_of(analysis, storage, launch) -> RowPhases | None
 
-    for i (grid):  phases, each one of
-        a statement (sets row scalars, or writes an array cell of the row),
-        a loop over j whose statements fold into row scalars (`s += e`, `if (e > m) m = e;`),
-        a loop over j that carries nothing (`y[i][j] = exp(x[i][j] - m)`),
-
-where the loops' arrays are indexed by j in their last (contiguous) subscript only, becomes one
-block of `THREADS` threads per row (a grid-stride loop over rows): the threads stride each loop
-(consecutive threads, consecutive elements); a fold's parts combine through a shuffle tree per
-warp and the warps' results in a fixed order, so every thread holds the same total, bit for bit
-on every run; statements setting row scalars run in every thread, those writing arrays in thread
-0; a barrier follows every phase that writes an array.  A launch of several grid loops whose bounds
-name no other grid index (attention's rows (h, i)) is a box of rows: a block each, one
-grid-stride loop per grid loop on the block index of its axis.  Row scalars are local scalars; a local
-array (a spec's `let mx[r] = max(j: ...)`) is global scratch, an array like the outputs.  One thread per row walked each row alone:
-its neighbours' rows are far apart in memory, so no load was coalesced.
+Takes a launch whose threads run phases (a row softmax, a layer norm): row statements, loops
+over j that fold into row scalars or carry nothing, arrays indexed by j in the last subscript
+only (several grid loops: a box of rows). Gives a block of `THREADS` per row: threads stride
+each loop, folds combine in a fixed order so every thread holds the same total, array writes in
+thread 0, a barrier after each writing phase. Refuses (None) anything else. Why: a thread per
+row coalesced no load. docs/poly.md, "A block per row".
 """
 from __future__ import annotations
 

@@ -1,25 +1,14 @@
 """Atomic updates into a small array: each block adds into its own copy in shared memory.
 
-A launch of the form
+    private_of(context, launch) -> Private | None
 
-    for i (a 1-d grid):  statements and loops, among them updates `X[cell(data)] += e` that
-                         the model made atomic (`Statement.atomic`), all into one array X
-
-(a histogram, a bincount, a scatter-add into few cells) sends every update of every thread to
-the few global cells of X, where same-cell atomics serialize.  Here each block zeroes a copy of
-X in dynamic shared memory, its threads stride the grid (`reductions.private.points` indices
-each at least, a block at least as many indices as X has cells so that adding its copy costs
-no more than its updates, the blocks capped at what the target's SMs hold at once) adding into that copy
-with shared-memory atomics, and after a barrier the block adds each non-zero cell of its copy
-into X once.  The updates commute (the model refuses any other access to X in the nest:
-`Model.updates_only`), so integer counts are exact; floating-point sums are reordered, as the
-plain atomics already reorder them.  X's extent is known only at run time: when it does not fit
-the shared memory a block may take without opting in (`Target.shared_static`), the host
-launches the plain kernel instead (one thread per index, global atomics), printed beside it.
-
-Refuses (None) a launch with any other form, a grid of more than one dimension or a derived
-index, updates into several arrays or into the reference's local arrays, an element type
-without shared atomicAdd, or an array whose constant extent never fits.
+Takes a 1-d launch whose atomic updates all add into one array (a histogram, a scatter-add);
+gives a kernel whose blocks add into a copy in dynamic shared memory with shared atomics, then
+each non-zero cell into the array once, and beside it the plain kernel, which the host launches
+when the copy does not fit `Target.shared_static`. The updates commute (the model allows no
+other access), so integer counts are exact. Refuses (None) other forms, grids of several
+dimensions, several or local arrays, types without shared `atomicAdd`, extents that never fit.
+docs/poly.md, "Private copies".
 """
 from __future__ import annotations
 

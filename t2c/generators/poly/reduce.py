@@ -1,26 +1,14 @@
-"""Whole-loop reductions into one scalar: partial results on a grid, the last block combines them.
+"""Reductions: whole loops into scalars on a grid, rows by lanes, column sums, block sums.
 
-A one-thread launch of the form
+    reduction_of(an, storage, launch) -> Reduction | None      a one-thread fold on a grid
+    row_reduction_of(...) -> RowReduction | None               a row or column sum by lanes
+    block_sum_of(an, storage, launch) -> BlockSum | None       a one-block loop's shared sum
 
-    acc = INIT;  for (i ...) acc OP= expr(i);  OUT = f(acc);
-
-(a sum, product, max or min that the dependence analysis shows the loop carries nothing
-else than; `acc` a floating-point scalar no other statement uses) becomes one kernel `NAME`:
-a grid-stride loop over i, each thread accumulating from the operator's identity, then a
-shared-memory tree in each block, whose result goes to `NAME_partials[blockIdx.x]` (a fixed
-`__device__` array of `options.reductions.partials`: `NAME_device` may not allocate).  Each
-block then draws a ticket (`NAME_ticket`, between two `__threadfence`s); the block drawing
-the last one combines the partials the same way, its first thread runs INIT, folds the
-total in (`acc = acc + total`, `fmax(acc, total)`, ...), runs OUT and resets the ticket.
-
-A search (the least index where a condition holds, or the greatest of a descending loop)
-also keeps `NAME_best`, the best index any thread has found: a hit folds into it atomically,
-each thread reads it before each step and stops past it.  It only ever holds an index where
-the condition holds, so a stale read costs steps, never the answer.
-
-The order of the accumulation changes (a tree instead of a chain), which the tolerance
-model allows for reductions; the partials are combined in a fixed order, so a candidate
-gives the same bits on every run.
+Takes a launch whose loops fold into accumulators (sums, products, max, min, counts, arg-bests,
+least-index searches) and write no array. Gives per-block partials that the last block combines
+in index order (a search also shares its best index, so threads stop early). Sums are reordered
+(the tolerance's business) but fixed: the same bits every run. Refuses (None) a fold reading
+another accumulator. docs/poly.md, "Reductions on a grid", "Lanes per row".
 """
 from __future__ import annotations
 

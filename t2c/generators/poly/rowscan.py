@@ -1,28 +1,13 @@
 """Recurrences along rows as block scans: a block per row, the row in tiles, a running carry.
 
-A launch with a grid (one or more parallel row loops) whose threads each run
+    row_scan_of(analysis, launch, shape) -> RowScan | None
 
-    PRE;  for (j = lo; cond; j++)  X[..., j] = A(j) * X[..., j - 1] + B(j);
-
-(the recurrence scan.py recognizes, along the last, contiguous subscript of X: row-wise prefix
-sums, products, moving averages; `cumsum(X, dim=1)`) becomes one kernel in which a block takes
-a row (its grid loops stride over blockIdx) and walks it in tiles of THREADS x ITEMS elements
-(`options.scans.rows`):
-
-- thread 0 runs PRE, then every thread reads the carry x = X[..., lo - 1];
-- a tile's pairs (A(j), B(j)) are loaded coalesced into shared memory (one slot skipped after
-  every 128 bytes, so that a thread's consecutive ones fall in other banks than its neighbours'); each
-  thread composes ITEMS consecutive ones; a warp-shuffle scan, then a scan of the warps' totals, give each
-  thread the composition of the pairs before its own;
-- each thread applies that to the carry, runs its ITEMS pairs and leaves the values in shared
-  memory, which the block stores coalesced; the carry moves past the tile.
-
-Every composition is in a fixed order, so a candidate gives the same bits on every run.  As in
-scan.py a floating-point scan reassociates the recurrence (the verifier's reordered-sum
-tolerance: K counts the loop's length in roundings), and an integer one (A = 1 only) adds in
-the unsigned type of the same width, which wraps to the sequential sum where that does not
-overflow.  The recurrence's loop condition must only bound j from above (an affine loop's
-`j < n`, `j <= f(r)`): a tile whose first j fails it ends the row.
+Takes a launch with a grid of row loops whose threads each run scan.py's recurrence along X's
+last, contiguous subscript (cumsum along rows, a moving average), its condition bounding j only
+from above. Gives one kernel: a block per row, thread 0 running the statements before the loop,
+the row walked in tiles of `scans.rows` composed coalesced through shared memory and warp
+scans, the carry moving on. Fixed order; floats reassociated, integers added in unsigned as in
+scan.py. Refuses (None) anything else. docs/poly.md, "Scans along rows".
 """
 from __future__ import annotations
 

@@ -1,30 +1,13 @@
 """First-order linear recurrences as parallel scans: block compositions, one block across, blocks apply.
 
-A one-thread launch of the form
+    scan_of(analysis, launch) -> Scan | None
 
-    PRE;  for (i = lo; cond; i++)  X[..., i] = A(i) * X[..., i - 1] + B(i);
-
-where the right side is linear in X[..., i - 1] (found by algebra on its C tree: a prefix sum
-has A = 1, `x[i] = z[i] * (y[i] - x[i - 1])` has A = -z[i], B = z[i] * y[i]), A and B read
-no local scalar and X only at X[..., i] itself (its value before the loop writes it, and only
-with no PRE), and PRE are statements that write only X and read no local scalar, becomes
-three kernels over the pairs p_i = (A(i), B(i)).  Pairs compose associatively, p then q =
-(q.a p.a, q.a p.b + q.b), and x_i is the composition of p_lo .. p_i applied to x_{lo-1}:
-
-- `NAME_up`: block g composes the pairs of its segment (whole tiles of THREADS x ITEMS pairs,
-  loaded coalesced into shared memory; each thread composes ITEMS consecutive ones, then a
-  Hillis-Steele scan over the threads) into `NAME_parts_a/_b[g]`;
-- `NAME_across`: one block; its thread 0 runs PRE, then the block scans the blocks'
-  compositions, tile by tile, applied to X[..., lo - 1]: `NAME_carries[g]`, x before block g;
-- `NAME_down`: block g scans its segment again from its carry and writes X through shared
-  memory (coalesced).
-
-The blocks are at most `options.scans.parts` (each takes as many whole tiles as that needs), so
-the `__device__` buffers have a fixed size and `NAME_device` does not allocate.  Every
-composition is in a fixed order, so a candidate gives the same bits on every run.  A
-floating-point scan reassociates the recurrence (the tolerance model's K counts the loop's
-length in roundings); an integer one (A = 1 only) adds in the unsigned type of the same width,
-which wraps to the sequential sum wherever that sum does not overflow.
+Takes a one-thread launch `PRE; for (i = lo; cond; i++) X[i] = A(i) * X[i - 1] + B(i);`, linear
+in X[i - 1] by algebra on the C tree (a prefix sum), A and B reading no local and X only at X[i].
+Gives `NAME_up` (each block composes its pairs (A, B)), `NAME_across` (one block runs PRE and
+scans the compositions from X[lo - 1]) and `NAME_down` (each block applies them, writes X), at
+most `scans.parts` blocks so `NAME_device` does not allocate. Floats reassociate in a fixed
+order; integers (A = 1) add in unsigned, exact. Refuses (None) anything else. docs/poly.md, "Scans".
 """
 from __future__ import annotations
 

@@ -1,25 +1,15 @@
-"""isl's own schedule as a loop tree: the alternative to permuting the reference's loops.
+"""isl's own schedule as a loop tree, and the program variants that give it more freedom.
 
-The passes in `transform` keep the reference's loop structure and only reorder, split
-and skew it; a kernel like lu or cholesky then keeps its pivot loop *inside* the
-parallel rows, and the whole factorization runs in one thread.  isl's scheduler
-(Pluto-style, outer parallelism first) finds the right-looking form instead: the pivot
-loop outermost, parallel row/column loops inside it.
+    isl_tree(analysis) -> [Loop | Stmt] | None;  variants(analysis) -> [Analysis]
+    copy_inputs(analysis) -> Analysis | None
 
-`isl_tree(an)` gives that schedule as `Loop`/`Stmt` nodes the mapper and printer take
-like any other tree:
-
-- isl's iterators get readable names (the reference iterator a loop enumerates, when
-  unambiguous), the loop headers are isl's bounds printed as C;
-- each statement instance is the reference's C statement with its iterators replaced
-  by isl's call arguments, under the AST's `if` guards;
-- `Stmt.at` (each loop's value over the statement's iterators) lets the dependence
-  check and the launch bounds read the tree, `Stmt.bind` lets the mapper see which
-  loop indexes a subscript.
-
-It returns None where the plain form does not apply: scalar webs (their storage needs
-the reference's loop structure), a statement placed twice, or an AST construct the
-printer does not cover.  `lower` then keeps the classic tree.
+Takes the `Analysis`; gives isl's schedule (outer parallelism first: lu's pivot loop outermost,
+parallel rows inside) as `Loop`/`Stmt` nodes the mapper and printer take like the reference's
+tree (`Stmt.at`, `Stmt.bind`); variants with scalar webs folded into array cells or pivot rows
+split off; and the program whose input-only reads read copies (`B_in`). Each keeps the
+statement instances and their order. `lower` takes one only where it runs fewer loops in order.
+Refuses (None) scalar webs, a statement placed twice, AST constructs the printer does not cover.
+docs/poly.md, "isl's scheduler", "Copies of inputs".
 """
 from __future__ import annotations
 

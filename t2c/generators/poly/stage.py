@@ -1,40 +1,14 @@
 """Shared-memory staging of a register tile's operands (the gemm family's nests).
 
-    plan(context, launch) -> {id(loop): Staged} | None   (context: forms.Context)
+    plan(context, launch) -> {id(loop): Staged} | None
 
-A tiled launch (cuda.Printer.tiled_body: each thread a TM x TN tile of (y, x) grid points,
-its accumulator loops jammed) reads, in gemm's `C[i][j] += alpha * A[i][k] * B[k][j]`, a
-value per (i, k) and one per (k, j) for every point and every k.  Staged, the block loads
-those values for BK consecutive k at a time into shared memory, each value once for the
-block: `alpha * A[i][k]` for the block's BM rows (a *row* operand) and `B[k][j]` for its BN
-columns (a *column* operand); every thread then reads its rows' and columns' values from
-there.  The expression tree is cut into the largest subtrees that read memory and depend on
-the loop index and at most one of the grid indices; the rest (the accumulation itself)
-stays in the thread.
-
-What keeps it exact: a staged subtree is the same operations on the same operands, computed
-once instead of once per point (pure arithmetic: no calls, no assignments), into a shared
-array of exactly its own type (a tiny type inference: float stays float), and each point
-still adds its terms in the reference's k order.  What keeps it in bounds: every subscript
-of a staged reference is a bare grid or loop index or free of indices, and a staged value is
-computed only for a grid index within the launch's bounding box and a loop index within the
-loop's bounds (others are 0 and feed only points that are never stored).  Anything else
-(another loop index inside, a subtree reading both grid indices, a loop whose bounds move
-with the grid) leaves the launch unstaged.
-
-The accumulator may be a thread's scalar of another type (a spec's `sum()` of float products in
-a double): the operands keep their own types.  Where it adds float terms into a double and the
-launch stores only float arrays, each tile's terms may first add up in float (`partial_type`):
-then, and only then, the sum is not the reference's bits, but within the float outputs' bound.
-
-Tensor cores (`mma_pairs`): where a staged loop in double adds only products of one row and
-one column operand (`acc += S0 * S1`, syr2k's `acc += S0 * S1 + S2 * S3`), the block's
-point tile is a sum of matrix products, which the fp64 tensor cores compute 16 x 8 x 8 (or
-8 x 8 x 4) at a time (tensor.py): the same products of the same staged values, added in
-another order (within the verifier's bound, docs/verification.md).  Where every operand is an
-element in double, possibly times loop-invariant factors (`raw_read`), the block copies the
-tiles ahead into a ring in dynamic shared memory asynchronously (cuda_pipeline.h) while its
-warps multiply the current one; the factors apply as fragments load.
+Takes a tiled launch; gives, per accumulator loop, the largest subtrees that read memory and
+depend on the loop index and at most one grid index (gemm's row operand `alpha * A[i][k]`,
+column operand `B[k][j]`), which the block loads into shared memory a tile of k at a time.
+Exact: the same operations on the same operands, in the subtree's own type, each point's terms
+in the reference's k order (float partials, `partial_type`, are the one exception). Refuses
+(None) subscripts other than bare indices, a subtree reading both grid indices, tiles past the
+shared memory. `mma_pairs` and `raw_read` say what tensor.py takes. docs/poly.md, "Staged tiles".
 """
 from __future__ import annotations
 

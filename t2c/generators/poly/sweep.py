@@ -1,39 +1,14 @@
 """A thread's sweep around parallel loops: a block of lanes per grid index instead.
 
-(A one-thread launch of that shape -- ludcmp's back substitution -- gets one block of
-`sweeps.block`'s threads as the lanes of its one index.)
+    sweep_of(context, launch) -> Sweep | None
 
-A 1-d launch whose threads each run a loop that carries a dependence around inner loops
-that are parallel at fixed (grid index, sweep) -- symm's rows i for one column j, with its
-updates of C[k][j] for k < i and its sum temp2; trmm's rows with their sums into B[i][j] --
-leaves each thread a chain of m^2/2 iterations and the GPU a few dozen warps.  Such a
-launch gets blocks of `width` consecutive grid indices (threadIdx.x: coalesced as before)
-times `lanes` lanes (threadIdx.y) instead (`options.sweeps.block`):
-
-- a loop that contains loops runs in every thread, in order (its bounds may not depend
-  on the grid index or on a scalar, so all threads of a block meet the same barriers);
-- an innermost loop that carries nothing is split among the lanes (`k = lo + lane;
-  k += lanes`); one that carries only a reduction (`acc op= e(k)`, a scalar or a cell
-  that does not move with k) is split the same way into a part per lane, and lane 0
-  folds their total into the accumulator;
-- any other statement, and an innermost loop of any other kind, runs in lane 0;
-- the lanes' parts of a sum: a shuffle tree among those in one warp, then lane 0 adds the
-  warps' (a fixed order, so the same bits on every run);
-- `__syncthreads()` after each of these, so each sees everything the ones before it
-  wrote, as in the reference's order for one grid index (the grid loop carries nothing:
-  the indices sharing a block do not interact).
-
-Local scalars live in lane 0: the lanes' loops may not use any but their accumulator.
-The reductions change the order of their additions (the tolerance model's business).
-
-Rows in chunks (`sweeps.rows`): where the launch is one such loop around one sum into a cell
-of its own iteration (trmm's `B[i][j] += A[k][i] * B[k][j]` for k > i) and the loop carries
-no flow or output dependence (isl: an iteration only reads cells that later ones write), the
-lanes take `lanes` iterations of it at a time instead, each a thread's sum in order: all of a
-chunk's reads, then a barrier, then its writes.  An iteration never reads a cell an earlier
-one wrote, so the reads see what the reference's did; no read of the sum reaches its own cell
-in the same iteration (isl).  A block then runs m / lanes write barriers for m rows, not 2 m
-(and, with the sums' reads staged through shared memory, two per tile of the loop).
+Takes a 1-d launch whose threads each run a loop carrying a dependence around inner loops that
+do not (symm's and trmm's rows), or a one-thread launch of that shape (ludcmp's back
+substitution). Gives a `Sweep`: blocks of `sweeps.block` (grid indices x lanes), the carried
+loop in every thread, innermost loops that carry nothing or only a reduction split among the
+lanes (parts summed in a fixed order), the rest in lane 0; or rows in chunks (`sweeps.rows`).
+Refuses (None) a carried loop whose bounds use the grid index or a scalar: every thread of a
+block must meet the same barriers. docs/poly.md, "Sweeps".
 """
 from __future__ import annotations
 

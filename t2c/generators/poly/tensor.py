@@ -1,22 +1,14 @@
 """The gemm family's products on the fp64 tensor cores: the plan and the printing of its loops.
 
     plan(context, launch) -> {id(loop): [(row operand, column operand), ...]} | None
-    ring(context, launch, staged) -> (tiles, depth, bytes) of a staged loop's asynchronous ring, or
-        None when it never fits
-    tile(printer, launch, staged, pairs, acc, depth) -> a staged tile's products, as CUDA lines
-    async_loop(printer, launch, loop, staged, box, pairs, acc) -> a staged loop with its tiles
-        copied ahead asynchronously (its `ring`), as CUDA lines
+    ring(context, launch, staged) -> (tiles, depth, bytes) | None;  tile, async_loop: printing
 
-Takes a tiled launch whose every accumulator loop is staged (stage.py) and adds only products
-of a row and a column operand in double (`stage.mma_pairs`); the block's points are then a sum
-of matrix products, which PTX `mma.sync.aligned.m16n8k8.row.col.f64` computes 16 x 8 x 8 at a
-time (the helper `poly_dmma16` in cuda.HELPERS; on the H200 it issues at 65.5 TF/s, twice the
-33.0 of `m8n8k4`, which GPUs before sm_90 get instead, and those before sm_80 the same sums by
-shuffles: scripts/dmma_probe.cu).  Each warp takes (rows / 2) x cols fragments of 8 x 8 of the
-block's points; a lane's points are its fragments' (cuda.Printer.tiled_body maps them).  The
-same products of the same staged values, added in another order: within the verifier's
-bound, not bit for bit.  Refuses (plan is None) blocks whose warps do not divide into 8 x 4
-threads' worth, odd row counts and tile depths that are not a multiple of 4.
+Takes a tiled launch whose accumulator loops are all staged and add only products of a row and
+a column operand in double (`stage.mma_pairs`); gives the warps' fragments for `mma.sync`
+m16n8k8 (m8n8k4 where rows or depths do not allow) and the ring of tiles copied ahead. The
+same products summed in another order: within the verifier's bound, not bit for bit. Refuses
+(None) warps not dividing into 8 x 4 threads, odd row counts, depths not a multiple of 4.
+docs/poly.md, "Tensor cores".
 """
 from __future__ import annotations
 

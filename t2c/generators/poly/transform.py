@@ -1,15 +1,11 @@
-"""Loop-tree transformations of the poly generator: distribute, permute, fuse.
+"""Loop-tree transformations of the poly generator: distribute, permute, fuse, wavefront.
 
-Each pass takes the `Analysis` and a loop tree (a list of `Loop` and `Stmt` nodes
-over the reference's statements) and gives a new tree; none edits its input.  A
-pass only proposes: every candidate tree is checked against the reference's exact
-dependences (`Analysis.legal`) and dropped when it would reorder a dependent pair,
-so a heuristic can make code slower but never wrong.
-
-Scalar webs add one rule isl cannot see: a web privatized to some loops lives in a
-register of one thread, so a pass may not split a web across loop nests
-(distribution) and may not move a loop the web is not private to outside one it
-is private to (permutation).
+Each pass takes the `Analysis` and a loop tree (`Loop` and `Stmt` nodes over the reference's
+statements) and gives a new tree, never editing its input. A pass only proposes: every candidate
+tree is checked against the exact dependences (`Analysis.legal`) and dropped when it would
+reorder a dependent pair, so a heuristic can make code slower but never wrong. Scalar webs add a
+rule isl cannot see: a pass may not split a privatized web across nests nor move a loop the web
+is not private to outside one it is. docs/poly.md, "Loop passes".
 """
 from __future__ import annotations
 

@@ -1,28 +1,14 @@
-"""Copies between differently ordered layouts: a plain launch's transposed reads through
-shared-memory tiles.
+"""Copies between differently ordered layouts: transposed reads through shared-memory tiles.
 
-    transposed_of(context, launch) -> Transposed | None   (context: forms.Context)
-    kernel_body(printer, launch, box, locals_) -> the kernel's lines (cuda.Printer.kernel)
+    transposed_of(context, launch) -> Transposed | None;  kernel_body(printer, launch, box, locals_)
 
-The class: a loop-free 2-d launch (or a 3-d one whose third grid loop, on z, is a batch) of
-grid loops y and x, every written reference's contiguous (last) subscript the same one of them,
-and some read reference `A[..][x][y]` whose two last subscripts are both grid indices in the
-other order (`B[j][i] = A[i][j]`, `B[j][i] = alpha * A[i][j] + C[j][i]`, a pixel shuffle's
-batches).  Whatever thread takes x, one of the two strides by a row.  The plan puts x on the
-written references' contiguous subscript (swapping the launch's axes where the mapping put the
-other there); each block of 32 x 8 threads covers 32 x 32 points, first copying each such read's
-32 x 32 values into shared memory with threadIdx.x along y (coalesced reads), then, after a
-barrier, computing its points with threadIdx.x along x (coalesced writes), each thread 4 rows
-8 apart, the transposed values taken from the tiles (rows of 33: a warp reading down a column
-hits distinct banks).  Reads whose contiguous subscript is x stay direct.
-
-What keeps it exact: the grid loops are parallel (no instance reads what another writes) and a
-staged array is written by no statement of the launch, so the tile holds the values each point
-would have read; a value is loaded only for a point inside the domain (the grid loops' bounds
-name no other grid index: the domain is a box, and a point's guard is its loops' bounds); the
-other subscripts of a staged reference name no grid index but the batch's.  Refused: a loop in
-the body, a wavefront, an atomic update, a staged array written or local, tiles past a block's
-static shared memory.
+Takes a loop-free 2-d launch (or 3-d, a batch on z) over a box whose writes are contiguous along
+one grid index and which reads an array contiguous along the other (`B[j][i] = A[i][j]`). Gives
+x on the writes' index and blocks of 32 x 8 threads that stage each transposed read's 32 x 32
+values in shared memory: reads and writes both coalesced. Exact: the grid loops are parallel
+and nothing in the launch writes a staged array. Refuses (None) a loop in the body, a
+wavefront, an atomic update, a written or local staged array, tiles past static shared memory.
+docs/poly.md, "Transposed launches".
 """
 from __future__ import annotations
 

@@ -1,24 +1,13 @@
 """Tiled wavefronts: a 2-d dynamic program as a launch per diagonal of tiles, not of cells.
 
-A wavefront (transform.wavefront, or isl's hyperplane: a host loop `wave` around one launch
-whose threads form a diagonal of cells) costs a launch per diagonal: 2n of them for an n x n
-table.  Where the band allows it, the plan instead gets a host loop over the diagonals of
-T x T tiles (`tile_wave` = tile row + tile column, about 2n / T launches), one block of T
-threads per tile on that diagonal, and inside the block the tile's cells by their own
-diagonals, a `__syncthreads()` between two (thread t takes the tile's row t).
+    tiled(analysis, plan, options) -> Plan  (lower.final_plan)
 
-Taken for a top-level `wave` host loop around one launch whose threads run statements only, or
-for one thread running two perfectly nested loops of statements (scalars private to each cell
-keep such a band from skewing), when
-- the statements share their two iterators (a, b) and each fills one rectangle whose bounds
-  are in the sizes (no triangle, no enclosing loop; edge tiles are partial);
-- each scalar they use lives on the host or in a register private to one cell;
-- every dependence among them goes to a cell no smaller in a and in b, and within one cell
-  from an earlier statement of the launch to a later one (isl: `Model.tile_order`).
-Then a tile needs only tiles no later in either index: those on earlier tile diagonals (earlier
-launches) and itself, whose cells with smaller in-tile diagonals ran before the last barrier.
-Otherwise the plan keeps its launch per cell diagonal (or its one thread).  The decision is
-the `TileWave` record on the launch; the printer (`kernel`, `launch_code`) only writes it out.
+Takes a plan whose top-level `wave` host loop runs one launch over a diagonal of cells, or one
+thread running two nested loops; gives a `TileWave` record: a host loop over diagonals of T x T
+tiles (`wavefront.tile`), a block of T threads per tile, its cells by diagonals between
+barriers. Taken when each statement fills one rectangle bounded by the sizes, its scalars live
+on the host or in a cell's register, and every dependence points to a cell no smaller in either
+index (`Model.tile_order`); else the plan is unchanged. docs/poly.md, "Tiled wavefronts".
 """
 from __future__ import annotations
 

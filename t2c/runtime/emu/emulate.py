@@ -1,17 +1,13 @@
 """Run a standalone CUDA program on the CPU under several seeds and judge it.
 
-`emulate(cu_file, args, seeds=K, sanitize=...)` builds the program with `build_emu`,
-runs it once per seed (T2C_EMU_SEED = 0, 1, ..., K-1; 0 is the natural order) in a
-fresh working directory each, and gives an `EmuOutcome`:
+    emulate(cu_file, args, seeds=K, sanitize=..., race_check=...) -> EmuOutcome
 
-- the first seed with a finding (out-of-bounds, divergent barrier, crash, ...) decides;
-- otherwise, stdout and the files the program wrote must agree across seeds: a
-  difference means the result depends on the order of threads or blocks ('race');
-  differences only in the last digits of numbers are rounding (floating-point atomics
-  in another order) and are reported in the message but not as a race;
-- with `race_check=True`, a ThreadSanitizer build then runs once: two CUDA threads
-  touching the same memory between barriers without atomics is a 'race' at its line,
-  even when the outputs happened to agree (a lost update on a counter, for example).
+Takes a `.cu` program and its arguments; builds it (`build_emu`) and runs it once per scheduling
+seed in a fresh working directory. The first seed with a finding (out-of-bounds, divergent
+barrier, crash, ...) decides; otherwise stdout and the written files must agree across seeds
+(a difference is a race, but for last-digit rounding, which is only reported); with
+`race_check` a ThreadSanitizer build runs once more, so a lost update that happened to agree is
+still a race at its line. docs/verification.md, "The emu backend".
 """
 from __future__ import annotations
 

@@ -1,28 +1,14 @@
 """Rewrite one CUDA source file into C++ that g++ compiles against the emu runtime.
 
-`rewrite_cuda(source, filename)` takes the text of a `.cu` (or `.cuh`) file and gives
-C++ text that includes `t2c_emu.h` and keeps every original line on its own line
-number (a `#line` directive names the original file), so g++ errors and sanitizer
-reports point into the `.cu`.  It parses with tree-sitter-cuda and edits the tree:
+    rewrite_cuda(source, filename) -> str;  EmuUnsupported
 
-- `k<<<g, b[, smem[, stream]]>>>(args)` becomes `::t2c_emu::launch<FIBERS>(...)`, its
-  arguments evaluated once; FIBERS comes from the barrier analysis in `kernels.py`;
-  `cudaLaunchKernelEx(config, k, args)` becomes `::t2c_emu::launch_ex<FIBERS>(...)`, the same
-  launch with the configuration's grid, block, shared bytes and stream;
-  `cudaLaunchCooperativeKernel((void*)k, g, b, args[, smem[, stream]])` becomes
-  `::t2c_emu::launch_cooperative(...)`, which reads k's arguments through `args` and runs
-  every block at once, so that `grid.sync()` (cooperative_groups.h) can wait for all of them;
-- execution-space qualifiers and `__launch_bounds__` disappear (`__device__`
-  functions become `inline`, as they are private to their translation unit on a GPU);
-- each `__shared__` variable becomes a reference to per-block storage; `extern
-  __shared__` arrays become pointers to the block's dynamic shared memory;
-- `__device__`/`__constant__`/`__managed__` variables are registered as device memory;
-- inline PTX the runtime models (`features.MODELED_ASM`: the fp64 tensor-core mma) becomes a
-  call of its runtime function.
-
-It refuses (raises `EmuUnsupported`) sources that use a feature the runtime does not
-model: other inline PTX, textures, cooperative groups other than the grid and the block,
-CUDA libraries, dynamic parallelism.
+Takes the text of a `.cu` (or `.cuh`) file; gives C++ that includes `t2c_emu.h` and keeps every
+original line on its own line number (a `#line` directive), so g++ errors and sanitizer reports
+point into the `.cu`. Parsed with tree-sitter-cuda and edited: launches become the runtime's
+launch calls, qualifiers go, `__shared__` variables become per-block storage, device variables
+are registered, modelled inline PTX becomes a runtime call. Refuses (`EmuUnsupported`) features
+the runtime does not model: other inline PTX, textures, cooperative groups other than the grid
+and the block, CUDA libraries, dynamic parallelism. docs/verification.md, "The emu backend".
 """
 from __future__ import annotations
 

@@ -1,23 +1,10 @@
 """The emu backend's knobs and constants, in one place.
 
-Environment variables read by the *emulated program* (the C++ runtime reads them;
-Python sets them per run):
-
-| variable               | default          | meaning                                              |
-|------------------------|------------------|------------------------------------------------------|
-| T2C_EMU_SEED           | 0                | 0: natural order; else shuffle blocks and threads    |
-| T2C_EMU_BLOCK_THREADS  | 1                | OS threads running blocks at the same time           |
-| T2C_EMU_STACK_KIB      | 64 (256 w/ ASan) | fiber stack per CUDA thread                          |
-
-Read by Python:
-
-| variable               | default             | meaning                                           |
-|------------------------|---------------------|---------------------------------------------------|
-| T2C_EMU_CACHE          | ~/.cache/t2c/emu    | built runtime objects and executables             |
-| T2C_CXX / T2C_CC       | g++ / gcc           | compilers                                         |
-
-The exit codes and the finding format mirror `include/t2c_emu/device.h`
-(`tests/emu/test_settings.py` checks that they agree).
+Environment variables read by the emulated program (`T2C_EMU_SEED`, `T2C_EMU_BLOCK_THREADS`,
+`T2C_EMU_STACK_KIB`: Python sets them per run) and by Python (`T2C_EMU_CACHE`, `T2C_CXX`,
+`T2C_CC`), with their defaults; the statuses, exit codes and finding format, which mirror
+`include/t2c_emu/device.h` (`tests/emu/test_settings.py` checks that they agree).
+docs/verification.md, "The emu backend".
 """
 from __future__ import annotations
 
