@@ -75,9 +75,10 @@ def call_args(k: Kernel, pointer: Callable[[Array], str] = lambda a: a.name,
     return ", ".join(pointer(arrays[p]) if p in arrays else value(p) for p in k.params)
 
 
-def call(k: Kernel, suffix: str = "", pointer: Callable[[Array], str] = lambda a: a.name) -> str:
-    """A call of NAME or NAME_device (no semicolon), arrays passed as `call_args` says."""
-    return f"{k.name}{suffix}({call_args(k, pointer)})"
+def call(k: Kernel, suffix: str = "", pointer: Callable[[Array], str] = lambda a: a.name,
+         value: Callable[[str], str] = lambda name: name) -> str:
+    """A call of NAME or NAME_device (no semicolon), its arguments as `call_args` gives them."""
+    return f"{k.name}{suffix}({call_args(k, pointer, value)})"
 
 
 def count(shape: Iterable[str]) -> str:

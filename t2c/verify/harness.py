@@ -1,6 +1,6 @@
 """The candidate harness: a driver program around a candidate `.cu`, built for gpu or emu.
 
-A candidate exports, with C linkage (DESIGN §3):
+A candidate exports, with C linkage (DESIGN §3; ir/abi.py prints the ABI):
 
     RET NAME(sizes..., scalars..., T *array...)         drop-in on host pointers
     RET NAME_device(sizes..., scalars..., T *array...)  same parameters, device pointers
