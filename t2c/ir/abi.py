@@ -8,7 +8,9 @@ by value, an array a pointer to its element type (`Param`).  This module gives t
 the declarations of both entry points, the argument lists that call them, each array's element
 and byte counts as C expressions, and the drop-in body (allocate, copy in, call NAME_device,
 copy back what is written, free).  The candidate printers, the candidate and reference drivers,
-the static rung and the llm prompt take all of these from here.
+the static rung and the llm prompt take all of these from here; poly's kernels declare their own
+parameters as `Param`s too (const, __restrict__).  tests/ir/test_abi.py fails on an f-string
+elsewhere that prints a declaration, a NAME_device call, an element count or a byte count.
 """
 from __future__ import annotations
 
