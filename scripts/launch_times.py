@@ -21,6 +21,7 @@ from pathlib import Path
 
 from t2c.frontends.c import read_c
 from t2c.generators.poly import PolyOptions, generate
+from t2c.ir import abi
 
 ROOT = Path(__file__).resolve().parent.parent
 REPS = int(os.environ.get("REPS", "20"))
@@ -29,15 +30,12 @@ _LAUNCH = re.compile(r"^\s*(\w+)<<<.*>>>\(.*\);\s*$")
 
 
 def main_text(k, sizes) -> str:
-    decl, args = [], []
-    for p in k.params:
-        arr = next((a for a in k.arrays if a.name == p), None)
-        if arr:
-            count = " * ".join(f"(size_t){sizes.get(e, e)}" for e in arr.shape) or "1"
-            decl += [f"  {arr.dtype} *{p}; cudaMalloc((void **)&{p}, {count} * sizeof({arr.dtype}));",
-                     f"  fill<<<1024, 256>>>({p}, {count});"]
-        args.append(str(sizes[p]) if p in sizes else "1.5" if not any(a.name == p for a in k.arrays) else p)
-    call = f"{k.name}_device({', '.join(args)});"
+    decl = []
+    for arr in k.arrays:
+        count = abi.count(str(sizes.get(e, e)) for e in arr.shape)
+        decl += [f"  {arr.dtype} *{arr.name}; cudaMalloc((void **)&{arr.name}, {abi.nbytes(arr.dtype, count)});",
+                 f"  fill<<<1024, 256>>>({arr.name}, {count});"]
+    call = abi.call(k, "_device", value=lambda p: str(sizes[p]) if p in sizes else "1.5") + ";"
     return "\n".join([
         "#include <cstdio>", "#include <vector>", "#include <algorithm>",
         "template <class T> __global__ void fill(T *p, size_t n) {",

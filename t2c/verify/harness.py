@@ -4,7 +4,7 @@
     run_candidate, run_calls: a build run on inputs, outputs read back
 
 Takes a candidate exporting `NAME` (host pointers) and `NAME_device` (device pointers) with C
-linkage (DESIGN §3); gives a driver in its own translation unit speaking the reference driver's
+linkage (DESIGN §3; ir/abi.py prints the ABI); gives a driver in its own translation unit speaking the reference driver's
 file protocol, in modes `host`, `device`, `calls` (several calls in one process) and `bench`
 (timed repetitions, lines marked with a nonce the candidate cannot read). Runs happen in a
 scratch directory holding only the inputs, with a scrubbed environment, a wall-clock limit, a
@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import config
-from ..ir import HALF_HEADERS, Kernel
+from ..ir import Kernel, abi
 from ..runtime.build import BuildError, intact, seal
 from ..runtime.process import ProcessResult, clean_env, run_process
 from .reference import check_constraints, read_arrays, write_array
@@ -141,16 +141,6 @@ static void t2c_flush_l2(void)
 """
 
 
-def abi_declaration(k: Kernel, suffix: str) -> str:
-    ret = k.returns.dtype if k.returns else "void"
-    params = []
-    for p in k.params:
-        arr = next((a for a in k.arrays if a.name == p), None)
-        sc = next((s for s in k.scalars if s.name == p), None)
-        params.append(f"{arr.dtype} *{p}" if arr else f"{sc.dtype} {p}" if sc else f"int {p}")
-    return f'extern "C" {ret} {k.name}{suffix}({", ".join(params)});'
-
-
 #: Timed repetitions before the bench may stop a clearly slow candidate (T2C_BENCH_STOP_MS).
 EARLY_REPS = 3
 
@@ -160,11 +150,9 @@ def candidate_driver(k: Kernel) -> str:
     ret = k.returns
     ins = [s for s in k.scalars if s.intent == "in"]
     arrays = k.arrays
-    is_arr = {a.name for a in arrays}
-    host_args = ", ".join(k.params)
-    dev_args = ", ".join(f"d_{p}" if p in is_arr else p for p in k.params)
-    L = [DRIVER_PRELUDE, *(f"#include <{HALF_HEADERS[t]}>" for t in k.half_dtypes), abi_declaration(k, ""),
-         abi_declaration(k, "_device"), "",
+    host_call = abi.call(k)
+    dev_call = abi.call(k, "_device", lambda a: f"d_{a.name}")
+    L = [DRIVER_PRELUDE, *abi.headers(k), abi.declaration(k), abi.declaration(k, "_device"), "",
          "int main(int argc, char **argv)", "{"]
     nsz = len(k.sizes)
     L.append("  const char *t2c_mode = argc > 1 ? argv[1] : \"\";")
@@ -186,10 +174,9 @@ def candidate_driver(k: Kernel) -> str:
         """Each array's bytes at the current sizes, its host buffer and its device copy (only
         for a device mode when declared; always when calls mode reallocates)."""
         for a in arrays:
-            count = " * ".join(f"(size_t)({e})" for e in a.shape) or "1"
             t = ("size_t ", f"{a.dtype} *", f"{a.dtype} *") if declare else ("", "", "")
             device = f"({a.dtype} *)t2c_device({a.name}_bytes)"
-            L.append(f"{indent}{t[0]}{a.name}_bytes = {count} * sizeof({a.dtype});")
+            L.append(f"{indent}{t[0]}{a.name}_bytes = {abi.array_bytes(a)};")
             L.append(f"{indent}{t[1]}{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
             L.append(f"{indent}{t[2]}d_{a.name} = " + (f"t2c_on_device ? {device} : NULL;" if declare else f"{device};"))
     allocate("  ", True)
@@ -247,10 +234,10 @@ def candidate_driver(k: Kernel) -> str:
     load("t2c_sub", "      ")
     L.append("      if (t2c_on_device) {")
     to_device("        ")
-    L.append(f"        {keep}{k.name}_device({dev_args});")
+    L.append(f"        {keep}{dev_call};")
     from_device("        ")
     L.append("      } else {")
-    L.append(f"        {keep}{k.name}({host_args});")
+    L.append(f"        {keep}{host_call};")
     L.append("        T2C_CHECK(cudaDeviceSynchronize());")
     L.append("        T2C_CHECK(cudaGetLastError());")
     L.append("      }")
@@ -295,7 +282,7 @@ def candidate_driver(k: Kernel) -> str:
     L.append("    t2c_flush_l2();")
     L.append("    if (t2c_idle) T2C_CHECK(cudaDeviceSynchronize());")
     L.append("    T2C_CHECK(cudaEventRecord(t2c_e0));")
-    L.append(f"    {keep}{k.name}_device({dev_args});")
+    L.append(f"    {keep}{dev_call};")
     L.append("    T2C_CHECK(cudaEventRecord(t2c_e1));")
     L.append("    T2C_CHECK(cudaEventSynchronize(t2c_e1));")
     L.append("    T2C_CHECK(cudaGetLastError());")
@@ -311,10 +298,9 @@ def candidate_driver(k: Kernel) -> str:
     for a in arrays:
         L.append(f"  {a.dtype} *e_{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
         L.append(f"  t2c_load_into(t2c_dir, \"{a.name}\", e_{a.name}, {a.name}_bytes, {0 if a.intent == 'out' else 1});")
-    e2e_args = ", ".join(f"e_{p}" if p in is_arr else p for p in k.params)
     L.append("  T2C_CHECK(cudaDeviceSynchronize());")
     L.append("  T2C_CHECK(cudaEventRecord(t2c_e0));")
-    L.append(f"  {k.name}({e2e_args});")
+    L.append(f"  {abi.call(k, '', lambda a: f'e_{a.name}')};")
     L.append("  T2C_CHECK(cudaEventRecord(t2c_e1));")
     L.append("  T2C_CHECK(cudaEventSynchronize(t2c_e1));")
     L.append("  float t2c_e2e = 0;")

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import config
 from ..errors import UserError
-from ..ir import DTYPES, Kernel
+from ..ir import DTYPES, Kernel, abi
 from ..ir.kernel import eval_extent  # noqa: F401  (shapes below; re-exported)
 from ..runtime.build import build
 from ..runtime.process import clean_env, run_process
@@ -115,10 +115,6 @@ static __nv_bfloat16 __float2bfloat16_rn(float f)
 }
 
 
-def count_expr(shape) -> str:
-    return " * ".join(f"(size_t)({e})" for e in shape) or "1"
-
-
 def _helpers_once(k: Kernel, variants: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """The reference's helper functions, and the variants without them: defined once, shared."""
     from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers
@@ -152,21 +148,20 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
         lines.append(f"  {s.dtype} {s.name} = *({s.dtype} *)t2c_load(t2c_dir, \"{s.name}\", "
                      f"sizeof({s.dtype}), !t2c_init_mode);")
     for a in k.arrays:
-        lines.append(f"  size_t {a.name}_n = {count_expr(a.shape)};")
+        lines.append(f"  size_t {a.name}_n = {abi.count(a.shape)};")
         required = "0" if a.intent == "out" else "!t2c_init_mode"
         lines.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_load(t2c_dir, \"{a.name}\", "
-                     f"{a.name}_n * sizeof({a.dtype}), {required});")
-    call_args = ", ".join(_call_arg(k, p) for p in k.params)
+                     f"{abi.nbytes(a.dtype, a.name + '_n')}, {required});")
+    call_args = abi.call_args(k, _pointer)
     if k.init:
-        init_args = ", ".join(f"&{p}" if any(s.name == p for s in ins) else _call_arg(k, p)
-                              for p in k.params)
+        init_args = abi.call_args(k, _pointer, lambda p: f"&{p}" if any(s.name == p for s in ins) else p)
         lines.append("  if (t2c_init_mode) {")
         lines.append(f"    t2c_init({init_args});")
         for s in ins:
             lines.append(f"    t2c_store(t2c_dir, \"\", \"{s.name}\", &{s.name}, sizeof({s.dtype}));")
         for a in k.arrays:
             lines.append(f"    t2c_store(t2c_dir, \"\", \"{a.name}\", {a.name}, "
-                         f"{a.name}_n * sizeof({a.dtype}));")
+                         f"{abi.nbytes(a.dtype, a.name + '_n')});")
         lines.append("    return 0;")
         lines.append("  }")
     else:
@@ -190,17 +185,16 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
     for a in k.arrays:
         if a.intent != "in":
             lines.append(f"  t2c_store(t2c_dir, \"out_\", \"{a.name}\", {a.name}, "
-                         f"{a.name}_n * sizeof({a.dtype}));")
+                         f"{abi.nbytes(a.dtype, a.name + '_n')});")
     lines.append("  printf(\"%.9f\\n\", t2c_t1 - t2c_t0);")
     lines.append("  return 0;")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _call_arg(k: Kernel, p: str) -> str:
-    if any(a.name == p and a.shape for a in k.arrays):
-        return f"(void *){p}"
-    return p
+def _pointer(a) -> str:
+    """An array passed to the reference, whose parameter is a VLA type (a 0-d array's is `T *`)."""
+    return f"(void *){a.name}" if a.shape else a.name
 
 
 # -- sizes and shapes ----------------------------------------------------------------------

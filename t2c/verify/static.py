@@ -19,7 +19,7 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_cuda
 
-from ..ir import Kernel
+from ..ir import Kernel, abi
 
 
 def _names(rule: str, text: str) -> dict[str, str]:
@@ -208,15 +208,6 @@ def _param_types(defn) -> list[tuple[str, bool] | None]:
     return out
 
 
-def _expected_types(k: Kernel) -> list[tuple[str, bool]]:
-    out = []
-    for p in k.params:
-        arr = next((a for a in k.arrays if a.name == p), None)
-        sc = next((s for s in k.scalars if s.name == p), None)
-        out.append((arr.dtype, True) if arr else (sc.dtype, False) if sc else ("int", False))
-    return out
-
-
 def _same_type(got: str, want: str) -> bool:
     alias = {"unsigned": "unsigned int", "long": "long int"}
     return alias.get(got, got) == alias.get(want, want)
@@ -225,7 +216,7 @@ def _same_type(got: str, want: str) -> bool:
 def _check_abi(k: Kernel, root, add):
     defs = _function_defs(root)
     c_names = _c_declared(root)
-    want = _expected_types(k)
+    want = [(p.ctype, p.pointer) for p in abi.params(k)]
     for name in (k.name, k.name + "_device"):
         found = [(n, d, c) for n, d, c in defs if n == name]
         if not found:

@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 
 from ...frontends.c import reference_file
-from ...ir import Kernel
-from ...verify.harness import abi_declaration
+from ...ir import Kernel, abi
 
 SYSTEM = ("You are an expert CUDA engineer. You write correct, fast, self-contained CUDA C++ and "
           "answer with exactly one fenced code block and nothing else of substance.")
@@ -76,7 +75,7 @@ constraints and input domains):
 {reference.strip()}
 ```
 
-{ABI_RULES.format(host=abi_declaration(k, ''), device=abi_declaration(k, '_device'), name=k.name)}"""
+{ABI_RULES.format(host=abi.declaration(k), device=abi.declaration(k, '_device'), name=k.name)}"""
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": ask}]
 
 

@@ -18,9 +18,9 @@ from pycparser import c_ast
 
 from ...analysis.scalars import assignment
 from ...analysis.scopes import DEVICE_CLASHES
-from ...ir import Kernel
+from ...ir import Kernel, abi
 from ...ir.csyntax import cprint, kernel_definition, parse_c, walk as _walk
-from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
+from .cuda import Renderer, device_result, helper_note, own_helpers, short_name
 from .options import PolyOptions
 
 
@@ -161,8 +161,7 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
     names = {x: f"dev_{x}" for x, _ in c.shared}
     inner = {x: y for x, y in names.items() if x != c.var}    # the loop's own i is not HEAD's
     text = lambda node, extra=None: cprint(r.node(node, {**inner, **(extra or {})}))
-    params = param_list(k)
-    ret = k.returns.dtype if k.returns else "void"
+    params = abi.param_list(k)
     tid, var, keep = "(int)threadIdx.x", c.var, text(c.keep)
     store = [text(c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(x), c_ast.ID(c.counter)), e),
                   {c.counter: "poly_p"}) + ";" for x, e in c.stores]
@@ -213,20 +212,20 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
            f"// Mapping: {describe(k, c, opt)}",
            f"//   the rest of the reference runs in one GPU thread, in order; why: {reason}",
            *("// " + line for line in helper_note(k)), "",
-           "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), ""]
+           "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += [f"__device__ {t} dev_{x};" for x, t in c.shared]
     out += [f"__device__ int {name}_parts[{cap}];   /* each block's count of kept elements */",
             f"__device__ int {name}_carries[{cap}];   /* the position of each block's first one */"]
     if k.returns:
-        out.append(f"__device__ {ret} dev_return;")
+        out.append(f"__device__ {k.returns.dtype} dev_return;")
     out += ["", f"__global__ void {name}_head({params})", "{", *head, "}", "",
             f"{head_}_up({params}, int poly_count, int poly_seg)", "{", *up, "}", "",
             f"{head_}_across(int poly_parts)", "{", *across, "}", "",
             f"{head_}_down({params}, int poly_count, int poly_seg)", "{", *down, "}", "",
             f"__global__ void {name}_tail({params})", "{", *tail, "}", "",
-            f'extern "C" {ret} {k.name}_device({params})', "{"]
-    args = ", ".join(k.params)
+            abi.head(k, "_device"), "{"]
+    args = abi.call_args(k)
     out += [f"  {name}_head<<<1, 1>>>({args});", "  {",
             f"    const int poly_count = {text(c.count)};   /* {var}'s iterations, when positive */",
             f"    const int poly_tiles = poly_count > 0 ? (poly_count + {tile - 1}) / {tile} : 0;",
@@ -237,9 +236,7 @@ def candidate(k: Kernel, c: Compaction, opt: PolyOptions, reason: str) -> str:
             f"      {name}_across<<<1, {threads}>>>(poly_parts);",
             f"      {name}_down<<<poly_parts, {threads}>>>({args}, poly_count, poly_seg);", "    }", "  }",
             f"  {name}_tail<<<1, 1>>>({args});"]
-    if k.returns:
-        out += [f"  {ret} result;", "  cudaMemcpyFromSymbol(&result, dev_return, sizeof(result));", "  return result;"]
-    out += ["}", "", *dropin(k)]
+    out += [*device_result(k), "}", "", *abi.dropin(k)]
     return "\n".join(out) + "\n"
 
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ...analysis.scalars import step_of
-from ...ir import Kernel
+from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, walk as _walk
 from . import network_tiles
-from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
+from .cuda import Renderer, helper_note, own_helpers, short_name
 from ...runtime.target import SM90, Target
 from .options import PolyOptions
 
@@ -86,7 +86,7 @@ def network_of(k: Kernel, target: Target = SM90) -> Network | None:
         return None
     fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
     arrays = {a.name for a in k.arrays}
-    values = {p: _param_type(k, p) for p in k.params if p not in arrays}
+    values = {p: abi.param(k, p).ctype for p in k.params if p not in arrays}
     if {d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)} & set(k.params):
         return None                    # a parameter shadowed: the kernels take every parameter
     local_arrays = {d.name: (" ".join(t.names), _extents(d)) for d in fn.body.block_items or []
@@ -179,11 +179,6 @@ def _extents(d) -> tuple[str, ...]:
         out.append(cprint(t.dim))
         t = t.type
     return tuple(out)
-
-
-def _param_type(k: Kernel, p: str) -> str:
-    sc = next((s for s in k.scalars if s.name == p), None)
-    return sc.dtype if sc else "int"
 
 
 def _host(items, scope: dict[str, str], names: _Names, loops: list, top=False) -> bool:
@@ -477,7 +472,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     # not `dev_NAME` as the model's printer names them: `dev_t` is a type of <sys/types.h>
     r.rename_arrays = {n: f"poly_buf_{n}" for n in local_arrays}
     r.shapes.update({f"poly_buf_{n}": shape for n, (_, shape) in local_arrays.items()})
-    params, args = param_list(k), ", ".join(k.params)
+    params, args = abi.param_list(k), abi.call_args(k)
     kernels, launch, traded = [], {}, swaps(net)
     for t in range(len(net.tilings)):
         kernels += network_tiles.declarations(net, t, name, r, params, args)
@@ -515,12 +510,11 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
                                             f"    {grid}", "}"]
     host = [line for it in net.body if not (isinstance(it, c_ast.Decl) and it.name in local_arrays)
             for line in _host_lines(it, launch, "  ")]
-    size = lambda shape: " * ".join(f"(size_t)({e})" for e in shape)
     buffers = [f"__device__ {t} *poly_buf_{n};   /* the reference's local array, sized by the call */"
                for n, (t, _) in local_arrays.items()]
     host = [line for n, (t, shape) in local_arrays.items() for line in (
         f"  {t} *poly_local_{n} = NULL;   /* poly_buf_{n} for these sizes */",
-        f"  cudaMallocAsync((void **)&poly_local_{n}, {size(shape)} * sizeof({t}) + 1, 0);",
+        f"  cudaMallocAsync((void **)&poly_local_{n}, {abi.nbytes(t, abi.count(shape))} + 1, 0);",
         f"  cudaMemcpyToSymbolAsync(poly_buf_{n}, &poly_local_{n}, sizeof(poly_local_{n}), 0, cudaMemcpyHostToDevice, 0);")] \
         + network_tiles.queues(net, name) + host + network_tiles.flush_all(net, name, args, "  ") \
         + [f"  cudaFreeAsync(poly_local_{n}, 0);" for n in local_arrays]
@@ -531,12 +525,12 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
            f"// The polyhedral model does not apply: {reason}",
            *("// " + line for line in helper_note(k)), "",
-           "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), ""]
+           "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += buffers + ([""] if buffers else [])
     out += network_tiles.helpers(net)
     out += kernels
-    out += [f'extern "C" void {k.name}_device({params})', "{", *host, "}", "", *dropin(k)]
+    out += [abi.head(k, "_device"), "{", *host, "}", "", *abi.dropin(k)]
     return "\n".join(out) + "\n"
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ...analysis import Loop
+from ...ir import abi
 from .ctext import WORD, balanced, extent_text, names_used, parens
 from .mapping import HostLoop, Launch
 from .reduce import fresh_name
@@ -121,7 +122,7 @@ def _is_local(p, a: str) -> bool:
 
 def _resident_bytes(p, a: str) -> str:
     """An array's bytes in the resident kernel's shared memory, as C: 32-byte aligned."""
-    return f"({_count(p, a)} * sizeof({_dtype(p, a)}) + 31) / 32 * 32"
+    return f"({abi.nbytes(_dtype(p, a), _count(p, a))} + 31) / 32 * 32"
 
 
 def _resident_args(p, h: HostLoop, calls) -> list[str]:
@@ -373,11 +374,11 @@ def _extent_of(l) -> str:
 def _count(p, x: str) -> str:
     """The element count of array `x` (or local array `dev_X`) as C (size_t)."""
     shape = p.local_arrays[x[4:]] if _is_local(p, x) else p.k.array(x).shape
-    return " * ".join(f"(size_t)({e})" for e in shape) or "(size_t)1"
+    return abi.count(shape) if shape else "(size_t)1"
 
 
 def _shared_words(p, x: str) -> str:
-    return f"(({_count(p, x)}) * sizeof({p.k.array(x).dtype}) + 7) / 8"
+    return f"({abi.nbytes(p.k.array(x).dtype, f'({_count(p, x)})')} + 7) / 8"
 
 
 def blocks_kernel(p, h: HostLoop, calls, private: list[str]) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from math import prod
 
 from ...analysis.model import ATOMIC_DTYPES
+from ...ir import abi
 from .ctext import extent_text, max_expr, min_expr
 
 DTYPE_BYTES = {"int": 4, "unsigned": 4, "float": 4, "double": 8}
@@ -102,9 +103,9 @@ def launch_code(printer, launch, pv: Private, call: str, indent: str) -> list[st
     per = THREADS * pv.points
     return [f"{indent}{{",
             f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var} */",
-            f"{indent}  const size_t cells = {' * '.join(f'(size_t)({e})' for e in printer.k.array(pv.array).shape)};   "
+            f"{indent}  const size_t cells = {abi.count(printer.k.array(pv.array).shape)};   "
             f"/* a copy of {pv.array} per block */",
-            f"{indent}  const size_t bytes = cells * sizeof({pv.dtype});",
+            f"{indent}  const size_t bytes = {abi.nbytes(pv.dtype, 'cells')};",
             f"{indent}  if (extent > 0 && bytes <= {printer.target.shared_static}) {{",
             f"{indent}    const unsigned blocks = poly_blocks(extent, cells > {per} ? (int)cells : {per});   /* indices per block */",
             f"{indent}    {printer.launch_line(name + '_private', (f'blocks < {pv.blocks} ? blocks : {pv.blocks}', str(THREADS), 'bytes'), call, loops)}",

@@ -1,0 +1,125 @@
+"""The C ABI of a kernel (DESIGN §3): the one place that prints it.
+
+    RET NAME(params)           the drop-in, on host pointers
+    RET NAME_device(params)    the same parameters, every array a device pointer
+
+The parameters are the kernel's `params` in order: a size is `int`, an input scalar its type
+by value, an array a pointer to its element type (`Param`).  This module gives their records,
+the declarations of both entry points, the argument lists that call them, each array's element
+and byte counts as C expressions, and the drop-in body (allocate, copy in, call NAME_device,
+copy back what is written, free).  The candidate printers, the candidate and reference drivers,
+the static rung and the llm prompt take all of these from here; poly's kernels declare their own
+parameters as `Param`s too (const, __restrict__).  tests/ir/test_abi.py fails on an f-string
+elsewhere that prints a declaration, a NAME_device call, an element count or a byte count.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .kernel import HALF_HEADERS, Array, Kernel
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter as C declares it: `T name`, or for a pointer `[const ]T *[__restrict__ ]name`
+    (const: never written through; restrict: no other parameter reaches its elements)."""
+    name: str
+    ctype: str                   # a size's int, a scalar's type, an array's element type
+    pointer: bool = False        # an array, passed as a pointer to its first element
+    const: bool = False
+    restrict: bool = False
+
+    def __str__(self) -> str:
+        if not self.pointer:
+            return f"{self.ctype} {self.name}"
+        return f"{'const ' if self.const else ''}{self.ctype} *{'__restrict__ ' if self.restrict else ''}{self.name}"
+
+
+def param(k: Kernel, name: str) -> Param:
+    """Parameter `name` of k (one of `k.params`) as NAME and NAME_device take it."""
+    arr = next((a for a in k.arrays if a.name == name), None)
+    if arr:
+        return Param(name, arr.dtype, pointer=True)
+    sc = next((s for s in k.scalars if s.name == name), None)
+    return Param(name, sc.dtype if sc else "int")
+
+
+def params(k: Kernel) -> tuple[Param, ...]:
+    return tuple(param(k, p) for p in k.params)
+
+
+def param_list(k: Kernel) -> str:
+    """`int n, double alpha, double *A`: the parameter list of both entry points."""
+    return ", ".join(map(str, params(k)))
+
+
+def result_type(k: Kernel) -> str:
+    """What both entry points return: the type of the kernel's scalar output, else void."""
+    return k.returns.dtype if k.returns else "void"
+
+
+def head(k: Kernel, suffix: str = "") -> str:
+    """The definition's first line of NAME (suffix "") or NAME_device (suffix "_device")."""
+    return f'extern "C" {result_type(k)} {k.name}{suffix}({param_list(k)})'
+
+
+def declaration(k: Kernel, suffix: str = "") -> str:
+    """The prototype of NAME or NAME_device, as a driver or a prompt states it."""
+    return head(k, suffix) + ";"
+
+
+def call_args(k: Kernel, pointer: Callable[[Array], str] = lambda a: a.name,
+              value: Callable[[str], str] = lambda name: name) -> str:
+    """The arguments of a call in the ABI's order: each array as `pointer(array)` (the caller's
+    buffer holding it), each size and scalar as `value(name)` (its name)."""
+    arrays = {a.name: a for a in k.arrays}
+    return ", ".join(pointer(arrays[p]) if p in arrays else value(p) for p in k.params)
+
+
+def call(k: Kernel, suffix: str = "", pointer: Callable[[Array], str] = lambda a: a.name,
+         value: Callable[[str], str] = lambda name: name) -> str:
+    """A call of NAME or NAME_device (no semicolon), its arguments as `call_args` gives them."""
+    return f"{k.name}{suffix}({call_args(k, pointer, value)})"
+
+
+def count(shape: Iterable[str]) -> str:
+    """An array's element count as a C size_t expression over the sizes ("1" for a 0-d array)."""
+    return " * ".join(f"(size_t)({e})" for e in shape) or "1"
+
+
+def nbytes(dtype: str, elements: str) -> str:
+    """The bytes of `elements` (a C count) elements of `dtype`, as C."""
+    return f"{elements} * sizeof({dtype})"
+
+
+def array_bytes(a: Array) -> str:
+    """An array parameter's byte count as C over the sizes."""
+    return nbytes(a.dtype, count(a.shape))
+
+
+def dropin(k: Kernel) -> list[str]:
+    """The lines of the drop-in NAME: allocate, copy in, call NAME_device, copy back what is
+    written, free (and return NAME_device's result)."""
+    ret = result_type(k)
+    out = [head(k), "{"]
+    for a in k.arrays:
+        out += [f"  const size_t bytes_{a.name} = {array_bytes(a)};",
+                f"  {a.dtype} *dev_{a.name} = NULL;",
+                f"  cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} ? bytes_{a.name} : 1);",
+                f"  cudaMemcpy(dev_{a.name}, {a.name}, bytes_{a.name}, cudaMemcpyHostToDevice);"]
+    entry = call(k, "_device", lambda a: f"dev_{a.name}")
+    out.append(f"  const {ret} result = {entry};" if k.returns else f"  {entry};")
+    out += [f"  cudaMemcpy({a.name}, dev_{a.name}, bytes_{a.name}, cudaMemcpyDeviceToHost);"
+            for a in k.arrays if a.intent != "in"]
+    out += [f"  cudaFree(dev_{a.name});" for a in k.arrays]
+    if k.returns:
+        out.append("  return result;")
+    out.append("}")
+    return out
+
+
+def headers(k: Kernel) -> list[str]:
+    """The `#include` lines declaring the 16-bit storage types k uses, in its parameters or its
+    reference (cuda_fp16.h, cuda_bf16.h): CUDA text over them needs these first."""
+    return [f"#include <{HALF_HEADERS[t]}>" for t in k.half_dtypes]

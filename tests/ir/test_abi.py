@@ -1,0 +1,85 @@
+"""The kernel's C ABI (t2c/ir/abi.py): what it prints, and that nothing else prints it."""
+import ast
+from pathlib import Path
+
+from t2ctest import ROOT
+from t2c.ir import Array, Kernel, Scalar, Size, abi
+
+REF = ("double dot(int n, double a, double x[n], double y[n], double *s)\n{\n  double t = 0;\n"
+       "  for (int i = 0; i < n; i++)\n    t += a * x[i] * y[i];\n  *s = t;\n  return t;\n}\n")
+
+
+def dot() -> Kernel:
+    """Every kind of parameter: a size, an input scalar, arrays (one 0-d), a returned scalar."""
+    return Kernel(name="dot", params=("n", "a", "x", "y", "s"), sizes=(Size("n", (("MINI", 8),)),),
+                  scalars=(Scalar("a", "float"), Scalar("r", "double", "out")),
+                  arrays=(Array("x", "double", ("n",), "in"), Array("y", "double", ("n", "n + 1"), "inout"),
+                          Array("s", "double", (), "out")),
+                  reference=REF)
+
+
+def test_parameters_and_declarations():
+    k = dot()
+    assert [(p.name, p.ctype, p.pointer) for p in abi.params(k)] == [
+        ("n", "int", False), ("a", "float", False), ("x", "double", True), ("y", "double", True),
+        ("s", "double", True)]
+    assert abi.declaration(k, "_device") == \
+        'extern "C" double dot_device(int n, float a, double *x, double *y, double *s);'
+    assert abi.head(k) == 'extern "C" double dot(int n, float a, double *x, double *y, double *s)'
+    assert str(abi.Param("x", "float", pointer=True, const=True, restrict=True)) == "const float *__restrict__ x"
+    assert abi.call(k, "_device", lambda a: f"d_{a.name}") == "dot_device(n, a, d_x, d_y, d_s)"
+
+
+def test_counts_and_bytes():
+    k = dot()
+    assert abi.count(k.array("y").shape) == "(size_t)(n) * (size_t)(n + 1)"
+    assert abi.array_bytes(k.array("s")) == "1 * sizeof(double)"      # a 0-d array: one element
+    assert abi.nbytes("float", "cells") == "cells * sizeof(float)"
+
+
+def test_dropin_copies_back_only_what_is_written():
+    lines = abi.dropin(dot())
+    assert lines[0] == abi.head(dot()) and lines[-2:] == ["  return result;", "}"]
+    assert "  const double result = dot_device(n, a, dev_x, dev_y, dev_s);" in lines
+    back = [line for line in lines if "cudaMemcpyDeviceToHost" in line]
+    assert back == ["  cudaMemcpy(y, dev_y, bytes_y, cudaMemcpyDeviceToHost);",
+                    "  cudaMemcpy(s, dev_s, bytes_s, cudaMemcpyDeviceToHost);"]
+    assert sum("cudaFree(" in line for line in lines) == 3
+
+
+def abi_prints(package: Path) -> list[str]:
+    """`file:line: text` for each f-string outside ir/abi.py that prints part of the ABI itself: an
+    `extern "C"` declaration over the kernel's types, a call or definition of `{NAME}_device`, an
+    array's element count built from its shape (`(size_t)({e})`) or a byte count (`* sizeof({T})`)."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.relative_to(package).as_posix() == "ir/abi.py":
+            continue
+        strings = [n for n in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(n, ast.JoinedStr)]
+        for node in sorted(strings, key=lambda n: (n.lineno, n.col_offset)):
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            if ('extern "C" {}' in text or "{}_device(" in text or text == "(size_t)({})"
+                    or "* sizeof({})" in text):
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}: {text}")
+    return found
+
+
+def test_only_the_abi_module_prints_the_abi():
+    found = abi_prints(ROOT / "t2c")
+    assert not found, "print the ABI through t2c/ir/abi.py (params, head, call, count, nbytes, dropin):\n" \
+        + "\n".join(found)
+
+
+def test_abi_prints_are_found(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "ir").mkdir(parents=True)
+    (pkg / "ir" / "abi.py").write_text("f'extern \"C\" {ret} {name}_device({params})'\n")
+    (pkg / "gen.py").write_text(
+        "a = f'extern \"C\" {ret} {k.name}({params})'\n"
+        "b = f'  {k.name}_device({args});'\n"
+        "c = ' * '.join(f'(size_t)({e})' for e in shape)\n"
+        "d = f'{count} * sizeof({a.dtype})'\n"
+        "e = f'sizeof({s.dtype})'   # a scalar's bytes in a file protocol: not an array's\n"
+        "f = f'(({d}) > 0 ? (size_t)({d}) : 0)'   # an iteration count\n")
+    assert [line.split(": ")[0] for line in abi_prints(pkg)] == ["pkg/gen.py:1", "pkg/gen.py:2", "pkg/gen.py:3",
+                                                                 "pkg/gen.py:4"]
