@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis
-from ...ir.csyntax import cprint
 from . import phases
 from .ctext import WORD, names_used
-from .scan import UNSIGNED, Scan, recurrence_of
+from .scan import Pairs, Scan, recurrence_of
 
 
 @dataclass(frozen=True)
@@ -57,29 +56,14 @@ def _upper_bound(var: str, cond: str) -> bool:
 
 
 def kernel(p, launch, rs: RowScan) -> tuple[str, list[str]]:
-    """The kernel's source (p: the Printer) and its arguments.  A pair is a tuple of C names,
-    (b,) for a sum (its a is always 1), else (a, b)."""
+    """The kernel's source (p: the Printer) and its arguments (pairs: scan.Pairs)."""
     sc, threads, items = rs.scan, rs.threads, rs.items
     tile, warps, var = threads * items, threads // 32, sc.loop.var
-    v = UNSIGNED.get(sc.dtype, sc.dtype)
-    names = p.names_for(sc.stmt.stmt.name)
-    expr = lambda node: cprint(p.r.node(node, names))
-    pair = (lambda a, b: (b,)) if sc.unit else (lambda a, b: (a, b))
-
-    def then(l, r, out):                              # out = l then r; b first: out may be r
-        if sc.unit:
-            return [f"{out[0]} = {l[0]} + {r[0]};"]
-        return [f"{out[1]} = {r[0]} * {l[1]} + {r[1]};", f"{out[0]} = {r[0]} * {l[0]};"]
-    apply = (lambda q, x: f"{x} + {q[0]}") if sc.unit else (lambda q, x: f"{q[0]} * {x} + {q[1]}")
-    at = lambda arr, j: pair(f"poly_{arr}a[{j}]", f"poly_{arr}b[{j}]")
-    sets = lambda dst, src, pad: [f"{pad}{d} = {s};" for d, s in zip(dst, src)]
+    q = Pairs(p, sc)
+    v, names, expr, value, start, cast = q.v, q.names, q.expr, q.value, q.start, q.cast
+    pair, then, apply, at, sets = q.pair, q.then, q.apply, q.at, q.sets
     ident, mine, up, excl, whole = (pair("1", "0"), pair("poly_ma", "poly_mb"), pair("poly_ua", "poly_ub"),
                                     pair("poly_ea", "poly_eb"), pair("poly_wa", "poly_wb"))
-    cast = lambda t: f"({t})" if v != sc.dtype else ""
-    b = expr(sc.b) if sc.b is not None else "0"
-    value = pair(None if sc.unit else expr(sc.a), f"{cast(v)}({b})" if v != sc.dtype else b)
-    start = sc.loop.init.split("=", 1)[1].strip()
-    start = start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
     tid, lane, warp = "(int)threadIdx.x", "poly_lane", "poly_warp"
     shift = 4 if v in ("double", "unsigned long") else 5   # a slot skipped after every 128 bytes:
     skew = lambda e: f"{e} + (({e}) >> {shift})"      # a thread's consecutive elements, other banks

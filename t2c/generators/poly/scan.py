@@ -221,31 +221,52 @@ def _shape(p) -> tuple[int, int, int]:
     return threads, items, threads * items
 
 
-def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
-    """The three kernels' source (p: the Printer), their arguments, and the `__device__` buffers.
-    A pair is a tuple of C names, (b,) for a sum (its a is always 1), else (a, b)."""
-    name, var = launch.name, sc.loop.var
-    threads, items, tile = _shape(p)
-    v = UNSIGNED.get(sc.dtype, sc.dtype)             # the scan's value type
-    names = p.names_for(sc.stmt.stmt.name)
-    expr = lambda node: cprint(p.r.node(node, names))
-    pair = (lambda a, b: (b,)) if sc.unit else (lambda a, b: (a, b))
+class Pairs:
+    """The C text of a scan's (a, b) pairs, shared by its printers (here and rowscan.py): a pair is
+    a tuple of C names, (b,) for a sum (its a is always 1), else (a, b); `v` the scan's value
+    type, `value` an element's own pair, `start` the loop's first index."""
 
-    def then(l, r, out):                              # out = l then r; b first: out may be r
-        if sc.unit:
+    def __init__(self, p, sc: Scan):
+        self.unit, self.v = sc.unit, UNSIGNED.get(sc.dtype, sc.dtype)
+        self.names = p.names_for(sc.stmt.stmt.name)
+        self.expr = lambda node: cprint(p.r.node(node, self.names))
+        b = self.expr(sc.b) if sc.b is not None else "0"
+        self.value = self.pair(None if sc.unit else self.expr(sc.a), f"({self.v})({b})" if self.v != sc.dtype else b)
+        start = sc.loop.init.split("=", 1)[1].strip()
+        self.start = start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
+        self.cast = lambda t: f"({t})" if self.v != sc.dtype else ""    # between the element type and the scan's
+
+    def pair(self, a, b) -> tuple:
+        return (b,) if self.unit else (a, b)
+
+    def then(self, l, r, out) -> list[str]:
+        """out = l then r; b first: out may be r."""
+        if self.unit:
             return [f"{out[0]} = {l[0]} + {r[0]};"]
         return [f"{out[1]} = {r[0]} * {l[1]} + {r[1]};", f"{out[0]} = {r[0]} * {l[0]};"]
-    apply = (lambda q, x: f"{x} + {q[0]}") if sc.unit else (lambda q, x: f"{q[0]} * {x} + {q[1]}")
-    at = lambda arr, j: pair(f"poly_{arr}a[{j}]", f"poly_{arr}b[{j}]")
-    sets = lambda dst, src, pad: [f"{pad}{d} = {s};" for d, s in zip(dst, src)]
+
+    def apply(self, q, x) -> str:
+        return f"{x} + {q[0]}" if self.unit else f"{q[0]} * {x} + {q[1]}"
+
+    def at(self, arr, j) -> tuple:
+        return self.pair(f"poly_{arr}a[{j}]", f"poly_{arr}b[{j}]")
+
+    @staticmethod
+    def sets(dst, src, pad) -> list[str]:
+        return [f"{pad}{d} = {x};" for d, x in zip(dst, src)]
+
+
+def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
+    """The three kernels' source (p: the Printer), their arguments, and the `__device__` buffers
+    (pairs: `Pairs`)."""
+    name, var = launch.name, sc.loop.var
+    threads, items, tile = _shape(p)
+    q = Pairs(p, sc)
+    v, names, expr, value, start, cast = q.v, q.names, q.expr, q.value, q.start, q.cast
+    pair, then, apply, at, sets = q.pair, q.then, q.apply, q.at, q.sets
     ident, mine, excl, whole, g = (pair("1", "0"), pair("poly_ra", "poly_rb"), pair("poly_ea", "poly_eb"),
                                    pair("poly_wa", "poly_wb"), pair("poly_ga", "poly_gb"))
-    b = expr(sc.b) if sc.b is not None else "0"
-    value = pair(None if sc.unit else expr(sc.a), f"({v})({b})" if v != sc.dtype else b)
-    start = sc.loop.init.split("=", 1)[1].strip()
-    start = start if WORD.fullmatch(start) or start.isdigit() else f"({start})"
     cond, tid = sc.loop.cond, "(int)threadIdx.x"
-    cast = lambda t: f"({t})" if v != sc.dtype else ""    # between the element type and the scan's
 
     def load(source: list[str]) -> list[str]:
         """Each thread's ITEMS pairs of the tile at poly_t0 (consecutive threads, consecutive pairs)."""
