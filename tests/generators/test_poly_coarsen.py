@@ -47,7 +47,46 @@ def test_the_coarsened_kernel_runs_in_domain_indices_unrolled_over_restrict_poin
     text = generate(read_kernel(ROOT / "corpora/text2cuda/relu.md"))
     kernel = text[text.index("__global__"):text.index("extern \"C\"")]
     assert "const float *__restrict__ x, float *__restrict__ y" in kernel
-    assert kernel.count("#pragma unroll") == 2 and "if (poly_full) {" in kernel and "continue;" in kernel
+    assert kernel.count("#pragma unroll") == 3 and "if (poly_full) {" in kernel and "continue;" in kernel
     assert re.search(r"dim3 grid\(poly_blocks\(extent_x, 1024\)\);", text)      # 256 threads x 4
     plain = generate(read_kernel(ROOT / "corpora/text2cuda/relu.md"), DEFAULT.replace({"grid.coarsen": None}))
     assert "__restrict__" not in plain and "poly_blocks(extent_x, 256)" in plain
+
+
+def _preload(path, launch) -> dict[str, tuple[str, ...]]:
+    _, plan = final_plan(analyze(read_kernel(ROOT / path)), DEFAULT)
+    return dict(next(l.preload for l in plan.launches if l.name == launch))
+
+
+@pytest.mark.parametrize("path, launch, reads", [
+    ("corpora/text2cuda/sigmoid.md", "sigmoid_update_y", {"x[i]"}),
+    ("corpora/text2cuda/axpy_fp16.md", "axpy_fp16_update_y", {"x[i]", "y[i]"}),          # y read, then written
+    ("corpora/loops/vectorizer/gather.c", "gather_update_a", {"b[idx[i]]"}),
+    ("corpora/loops/gpu/upsample_nearest.c", "upsample_nearest_update_out", None),
+])
+def test_a_coarsened_thread_loads_the_reads_of_all_its_indices_first(path, launch, reads):
+    got = _preload(path, launch)
+    assert got and all(users for users in got.values())
+    if reads is not None:
+        assert set(got) == reads
+
+
+def test_reads_after_a_write_of_the_launch_or_under_a_condition_are_not_loaded_first(tmp_path):
+    src = tmp_path / "k.c"
+    src.write_text("""/* t2c: size n MINI=40 SMALL=4000
+ * t2c: array a[n] in
+ * t2c: array b[n] out
+ * t2c: array c[n] out
+ */
+void k(int n, const double *a, double *b, double *c)
+{
+  for (int i = 0; i < n; i++) {
+    b[i] = a[i] / 3.0;
+    c[i] = b[i] + (i > 0 ? a[i - 1] : 0.0);
+  }
+}
+""")
+    assert _preload(src, "k_update_b_c") == {"a[i]": ("S0", "S1")}   # not b[i] (written first), not a[i - 1] (under ?:)
+    text = generate(read_kernel(src))
+    assert "poly_v0[poly_u] = a[i];" in text and "b[i] = poly_v0[poly_u] / 3.0;" in text
+    assert "c[i] = b[i] + ((i > 0) ? (a[i - 1]) : (0.0));" in text

@@ -67,10 +67,18 @@ __global__ void deriche_update_imgOut_1(int w, int h, float *__restrict__ imgOut
       poly_full = poly_full && (i >= 0 && i < w && j >= 0 && j < h);
     }
     if (poly_full) {
+      float poly_v0[4];
+      float poly_v1[4];
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int j = poly_x + poly_u * (int)blockDim.x;
-        imgOut[(i * h) + j] = c1 * (y1[(i * h) + j] + y2[(i * h) + j]);
+        poly_v0[poly_u] = y1[(i * h) + j];
+        poly_v1[poly_u] = y2[(i * h) + j];
+      }
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        imgOut[(i * h) + j] = c1 * (poly_v0[poly_u] + poly_v1[poly_u]);
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {
@@ -134,10 +142,18 @@ __global__ void deriche_update_imgOut_2(int w, int h, float *__restrict__ imgOut
       poly_full = poly_full && (i >= 0 && i < w && j >= 0 && j < h);
     }
     if (poly_full) {
+      float poly_v0[4];
+      float poly_v1[4];
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int j = poly_x + poly_u * (int)blockDim.x;
-        imgOut[(i * h) + j] = c2 * (y1[(i * h) + j] + y2[(i * h) + j]);
+        poly_v0[poly_u] = y1[(i * h) + j];
+        poly_v1[poly_u] = y2[(i * h) + j];
+      }
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        imgOut[(i * h) + j] = c2 * (poly_v0[poly_u] + poly_v1[poly_u]);
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -196,10 +196,16 @@ __global__ void doitgen_update_A(int nr, int nq, int np, double *__restrict__ A,
         poly_full = poly_full && (r >= 0 && r < nr && q >= 0 && q < nq && p >= 0 && p < np);
       }
       if (poly_full) {
+        double poly_v0[4];
     #pragma unroll
         for (int poly_u = 0; poly_u < 4; poly_u++) {
           const int p = poly_x + poly_u * (int)blockDim.x;
-          A[(((r * nq) + q) * np) + p] = sum_each[(((r * nq) + q) * np) + p];
+          poly_v0[poly_u] = sum_each[(((r * nq) + q) * np) + p];
+        }
+    #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int p = poly_x + poly_u * (int)blockDim.x;
+          A[(((r * nq) + q) * np) + p] = poly_v0[poly_u];
         }
       } else {
         for (int poly_u = 0; poly_u < 4; poly_u++) {

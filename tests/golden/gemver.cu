@@ -26,10 +26,24 @@ __global__ void gemver_update_A(int n, double *__restrict__ A, const double *__r
       poly_full = poly_full && (i >= 0 && i < n && j >= 0 && j < n);
     }
     if (poly_full) {
+      double poly_v0[4];
+      double poly_v1[4];
+      double poly_v2[4];
+      double poly_v3[4];
+      double poly_v4[4];
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int j = poly_x + poly_u * (int)blockDim.x;
-        A[(i * n) + j] = (A[(i * n) + j] + (u1[i] * v1[j])) + (u2[i] * v2[j]);
+        poly_v0[poly_u] = A[(i * n) + j];
+        poly_v1[poly_u] = u1[i];
+        poly_v2[poly_u] = v1[j];
+        poly_v3[poly_u] = u2[i];
+        poly_v4[poly_u] = v2[j];
+      }
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        A[(i * n) + j] = (poly_v0[poly_u] + (poly_v1[poly_u] * poly_v2[poly_u])) + (poly_v3[poly_u] * poly_v4[poly_u]);
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -100,10 +100,16 @@ __global__ void ludcmp_update_y_1(int n, const double *__restrict__ b, double *_
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      y[i] = b[i];
+      poly_v0[poly_u] = b[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      y[i] = poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
@@ -141,10 +147,16 @@ __global__ void ludcmp_update_x(int n, double *__restrict__ x, const double *__r
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      x[i] = y[i];
+      poly_v0[poly_u] = y[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      x[i] = poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

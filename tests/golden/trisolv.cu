@@ -65,10 +65,16 @@ __global__ void trisolv_update_x_1(int n, double *__restrict__ x, const double *
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      x[i] = b[i];
+      poly_v0[poly_u] = b[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      x[i] = poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -486,19 +486,50 @@ class Printer:
             else:
                 lines.append(f"  const int {l.var} = {start}(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax});")
         guard = " && ".join(_guard(l) for l in launch.grid)
-        each = [f"      {t} {web};" for web, t in locals_.items()] + self.render_nodes(launch.body, "      ")
+        decls = [f"      {t} {web};" for web, t in locals_.items()]
+        each = decls + self.render_nodes(launch.body, "      ")
         return lines + [
             "  bool poly_full = true;",
             "#pragma unroll",
             f"  for (int poly_u = 0; poly_u < {c}; poly_u++) {{",
             f"    {x}", f"    poly_full = poly_full && ({guard});", "  }",
             "  if (poly_full) {",
-            "#pragma unroll",
-            f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}", *each, "    }",
+            *self.preloads(launch, x, decls),
             "  } else {",
             f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}",
             f"      if (!({guard}))", "        continue;", *each, "    }",
             "  }"]
+
+    def preloads(self, launch: Launch, x: str, decls: list[str]) -> list[str]:
+        """A coarsened launch's in-domain path (its lines, four spaces in): the reads of
+        `launch.preload` for every index into registers `poly_v<K>[poly_u]` first, then the
+        statements, which read those from the registers (forms.preloaded)."""
+        c, regs, loads = launch.coarsen, {}, []
+        for n in launch.body:
+            names = self.names_for(n.stmt.name)
+            for ref in array_refs(n.stmt.node):
+                text = cprint(ref)
+                if text not in regs and any(text == t for t, _ in launch.preload):
+                    regs[text] = f"poly_v{len(regs)}"
+                    dtype = self.k.array(array_name(ref)).dtype
+                    loads.append((f"    {dtype} {regs[text]}[{c}];",
+                                  f"      {regs[text]}[poly_u] = {cprint(self.r.node(ref, names))};"))
+        body = []
+        for n in launch.body:
+            node, mine = n.stmt.node, {t: regs[t] for t, users in launch.preload if n.stmt.name in users and t in regs}
+            if mine and isinstance(node, c_ast.Assignment):
+                node = copy.deepcopy(node)
+                pick = lambda e: c_ast.ID(f"{mine[t]}[poly_u]") if isinstance(e, c_ast.ArrayRef) and (t := cprint(e)) in mine else None
+                node.rvalue = rewrite(node.rvalue, pick)
+                ref = node.lvalue
+                while isinstance(ref, c_ast.ArrayRef):
+                    ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
+            body += self.r.statement(node, self.names_for(n.stmt.name), "      ")
+        unrolled = lambda inner: ["#pragma unroll", f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}",
+                                  *inner, "    }"]
+        if not loads:
+            return unrolled(decls + body)
+        return [d for d, _ in loads] + unrolled([l for _, l in loads]) + unrolled(decls + body)
 
     def block_index(self, launch: Launch, ax: str) -> str:
         """The block's index on grid axis `ax`: blockIdx's, or on a capped axis the index of the

@@ -15,11 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pycparser import c_ast
+
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
+from ...ir.csyntax import array_name, cprint
 from ...runtime.target import SM90, Target
 from . import banded, kadane, merge, oneblock, phases, private, reduce, rowscan, scan, stage, sweep, tensor, transposed
-from .ctext import WORD, extent_text, max_expr, min_expr
+from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import Launch, Plan, launch_box
 from .options import PolyOptions
@@ -93,6 +96,7 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     for launch in plan.launches:
         launch.grid_cap = capped(p, launch)
         launch.coarsen = coarsened(p, launch)
+        launch.preload = preloaded(p, launch)
     _name(p)
     return plan
 
@@ -203,6 +207,50 @@ def coarsened(p: Context, launch: Launch) -> int:
             not all(isinstance(n, Stmt) for n in launch.body):
         return 1
     return p.opt.grid.coarsen
+
+
+def preloaded(p: Context, launch: Launch) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The reads that a coarsened launch's in-domain path loads for all of a thread's indices
+    before any statement runs: (their C text in the reference, the statements that then read
+    them from the registers).  A division or a math function compiles to a branch or a
+    subroutine call, and the compiler moves no load past one, so otherwise each index's load
+    waits behind the previous index's store.  Taken: the reads a plain assignment evaluates
+    unconditionally (not under `?:`, `&&`, `||`, `&`), of kernel arrays that no earlier statement
+    of the launch writes, whose subscripts name no local.  Exact: the grid loops are parallel, so
+    no other index writes what one reads, and each index loads what its statements read."""
+    if launch.coarsen <= 1:
+        return ()
+    local, written, out = set(p.an.program.locals), set(), {}
+    arrays = {a.name for a in p.k.arrays}
+    for n in launch.body:
+        node = n.stmt.node
+        if isinstance(node, c_ast.Assignment) and node.op == "=" and not n.stmt.conditional:
+            subs, ref = [], node.lvalue
+            while isinstance(ref, c_ast.ArrayRef):
+                subs, ref = subs + _eager_refs(ref.subscript), ref.name
+            for ref in _eager_refs(node.rvalue) + subs:
+                text = cprint(ref)
+                if array_name(ref) in arrays and not identifiers(text) & (local | written):
+                    out.setdefault(text, [])
+        if isinstance(node, c_ast.Assignment):
+            for text, users in out.items():
+                if not identifiers(text) & written:
+                    users.append(n.stmt.name)
+        written |= {w.name for w in n.stmt.writes()}
+    return tuple((text, tuple(users)) for text, users in out.items())
+
+
+def _eager_refs(node) -> list:
+    """The outermost array references that evaluating `node` always reads."""
+    if isinstance(node, c_ast.ArrayRef):
+        return [node]
+    if isinstance(node, c_ast.TernaryOp):
+        return _eager_refs(node.cond)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+        return _eager_refs(node.left)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("&", "sizeof"):
+        return []
+    return [r for _, kid in node.children() for r in _eager_refs(kid)]
 
 
 def capped(p: Context, launch: Launch) -> dict[str, int]:

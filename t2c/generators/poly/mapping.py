@@ -59,6 +59,7 @@ class Launch:
     grid_cap: dict = field(default_factory=dict)   # axis (y, z) -> the most blocks one launch puts on it
                                      # (Target.max_grid_yz); each block strides over the rest (forms.capped)
     coarsen: int = 1                 # x indices per thread, blockDim.x apart (forms.coarsened)
+    preload: tuple = ()              # (C text, statements): reads a coarsened thread loads first (forms.preloaded)
     transposed: object = None        # transposed.Transposed: reads in the other order through shared tiles
 
     def per_thread(self) -> tuple[int, int]:

@@ -27,16 +27,74 @@ __global__ void stencil27_update_b(int n, double c0, double c1, double c2, doubl
         poly_full = poly_full && (i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1) && k >= 1 && k < (n - 1));
       }
       if (poly_full) {
+        double poly_v0[4];
+        double poly_v1[4];
+        double poly_v2[4];
+        double poly_v3[4];
+        double poly_v4[4];
+        double poly_v5[4];
+        double poly_v6[4];
+        double poly_v7[4];
+        double poly_v8[4];
+        double poly_v9[4];
+        double poly_v10[4];
+        double poly_v11[4];
+        double poly_v12[4];
+        double poly_v13[4];
+        double poly_v14[4];
+        double poly_v15[4];
+        double poly_v16[4];
+        double poly_v17[4];
+        double poly_v18[4];
+        double poly_v19[4];
+        double poly_v20[4];
+        double poly_v21[4];
+        double poly_v22[4];
+        double poly_v23[4];
+        double poly_v24[4];
+        double poly_v25[4];
+        double poly_v26[4];
+    #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++) {
+          const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+          poly_v0[poly_u] = a[((((i - 1) * n) + j) * n) + k];
+          poly_v1[poly_u] = a[((((i + 1) * n) + j) * n) + k];
+          poly_v2[poly_u] = a[(((i * n) + (j - 1)) * n) + k];
+          poly_v3[poly_u] = a[(((i * n) + (j + 1)) * n) + k];
+          poly_v4[poly_u] = a[(((i * n) + j) * n) + (k - 1)];
+          poly_v5[poly_u] = a[(((i * n) + j) * n) + (k + 1)];
+          poly_v6[poly_u] = a[((((i - 1) * n) + (j - 1)) * n) + k];
+          poly_v7[poly_u] = a[((((i - 1) * n) + (j + 1)) * n) + k];
+          poly_v8[poly_u] = a[((((i + 1) * n) + (j - 1)) * n) + k];
+          poly_v9[poly_u] = a[((((i + 1) * n) + (j + 1)) * n) + k];
+          poly_v10[poly_u] = a[((((i - 1) * n) + j) * n) + (k - 1)];
+          poly_v11[poly_u] = a[((((i - 1) * n) + j) * n) + (k + 1)];
+          poly_v12[poly_u] = a[((((i + 1) * n) + j) * n) + (k - 1)];
+          poly_v13[poly_u] = a[((((i + 1) * n) + j) * n) + (k + 1)];
+          poly_v14[poly_u] = a[(((i * n) + (j - 1)) * n) + (k - 1)];
+          poly_v15[poly_u] = a[(((i * n) + (j - 1)) * n) + (k + 1)];
+          poly_v16[poly_u] = a[(((i * n) + (j + 1)) * n) + (k - 1)];
+          poly_v17[poly_u] = a[(((i * n) + (j + 1)) * n) + (k + 1)];
+          poly_v18[poly_u] = a[((((i - 1) * n) + (j - 1)) * n) + (k - 1)];
+          poly_v19[poly_u] = a[((((i - 1) * n) + (j - 1)) * n) + (k + 1)];
+          poly_v20[poly_u] = a[((((i - 1) * n) + (j + 1)) * n) + (k - 1)];
+          poly_v21[poly_u] = a[((((i - 1) * n) + (j + 1)) * n) + (k + 1)];
+          poly_v22[poly_u] = a[((((i + 1) * n) + (j - 1)) * n) + (k - 1)];
+          poly_v23[poly_u] = a[((((i + 1) * n) + (j - 1)) * n) + (k + 1)];
+          poly_v24[poly_u] = a[((((i + 1) * n) + (j + 1)) * n) + (k - 1)];
+          poly_v25[poly_u] = a[((((i + 1) * n) + (j + 1)) * n) + (k + 1)];
+          poly_v26[poly_u] = a[(((i * n) + j) * n) + k];
+        }
     #pragma unroll
         for (int poly_u = 0; poly_u < 4; poly_u++) {
           const int k = 1 + poly_x + poly_u * (int)blockDim.x;
           double faces;
           double edges;
           double corners;
-          faces = ((((a[((((i - 1) * n) + j) * n) + k] + a[((((i + 1) * n) + j) * n) + k]) + a[(((i * n) + (j - 1)) * n) + k]) + a[(((i * n) + (j + 1)) * n) + k]) + a[(((i * n) + j) * n) + (k - 1)]) + a[(((i * n) + j) * n) + (k + 1)];
-          edges = ((((((((((a[((((i - 1) * n) + (j - 1)) * n) + k] + a[((((i - 1) * n) + (j + 1)) * n) + k]) + a[((((i + 1) * n) + (j - 1)) * n) + k]) + a[((((i + 1) * n) + (j + 1)) * n) + k]) + a[((((i - 1) * n) + j) * n) + (k - 1)]) + a[((((i - 1) * n) + j) * n) + (k + 1)]) + a[((((i + 1) * n) + j) * n) + (k - 1)]) + a[((((i + 1) * n) + j) * n) + (k + 1)]) + a[(((i * n) + (j - 1)) * n) + (k - 1)]) + a[(((i * n) + (j - 1)) * n) + (k + 1)]) + a[(((i * n) + (j + 1)) * n) + (k - 1)]) + a[(((i * n) + (j + 1)) * n) + (k + 1)];
-          corners = ((((((a[((((i - 1) * n) + (j - 1)) * n) + (k - 1)] + a[((((i - 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i - 1) * n) + (j + 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j - 1)) * n) + (k + 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k - 1)]) + a[((((i + 1) * n) + (j + 1)) * n) + (k + 1)];
-          b[(((i * n) + j) * n) + k] = (((c0 * a[(((i * n) + j) * n) + k]) + (c1 * faces)) + (c2 * edges)) + (c3 * corners);
+          faces = ((((poly_v0[poly_u] + poly_v1[poly_u]) + poly_v2[poly_u]) + poly_v3[poly_u]) + poly_v4[poly_u]) + poly_v5[poly_u];
+          edges = ((((((((((poly_v6[poly_u] + poly_v7[poly_u]) + poly_v8[poly_u]) + poly_v9[poly_u]) + poly_v10[poly_u]) + poly_v11[poly_u]) + poly_v12[poly_u]) + poly_v13[poly_u]) + poly_v14[poly_u]) + poly_v15[poly_u]) + poly_v16[poly_u]) + poly_v17[poly_u];
+          corners = ((((((poly_v18[poly_u] + poly_v19[poly_u]) + poly_v20[poly_u]) + poly_v21[poly_u]) + poly_v22[poly_u]) + poly_v23[poly_u]) + poly_v24[poly_u]) + poly_v25[poly_u];
+          b[(((i * n) + j) * n) + k] = (((c0 * poly_v26[poly_u]) + (c1 * faces)) + (c2 * edges)) + (c3 * corners);
         }
       } else {
         for (int poly_u = 0; poly_u < 4; poly_u++) {

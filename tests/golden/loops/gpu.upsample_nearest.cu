@@ -24,10 +24,16 @@ __global__ void upsample_nearest_update_out(int h, int w, const float *__restric
       poly_full = poly_full && (i >= 0 && i < (2 * h) && j >= 0 && j < (2 * w));
     }
     if (poly_full) {
+      float poly_v0[4];
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int j = poly_x + poly_u * (int)blockDim.x;
-        out[(i * (2 * w)) + j] = in[((i / 2) * w) + (j / 2)];
+        poly_v0[poly_u] = in[((i / 2) * w) + (j / 2)];
+      }
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        out[(i * (2 * w)) + j] = poly_v0[poly_u];
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {

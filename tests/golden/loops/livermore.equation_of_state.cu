@@ -21,10 +21,32 @@ __global__ void equation_of_state_update_x(int n, double q, double r, double t, 
     poly_full = poly_full && (k >= 0 && k < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
+    double poly_v2[4];
+    double poly_v3[4];
+    double poly_v4[4];
+    double poly_v5[4];
+    double poly_v6[4];
+    double poly_v7[4];
+    double poly_v8[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int k = poly_x + poly_u * (int)blockDim.x;
-      x[k] = (u[k] + (r * (z[k] + (r * y[k])))) + (t * ((u[k + 3] + (r * (u[k + 2] + (r * u[k + 1])))) + (t * (u[k + 6] + (q * (u[k + 5] + (q * u[k + 4])))))));
+      poly_v0[poly_u] = u[k];
+      poly_v1[poly_u] = z[k];
+      poly_v2[poly_u] = y[k];
+      poly_v3[poly_u] = u[k + 3];
+      poly_v4[poly_u] = u[k + 2];
+      poly_v5[poly_u] = u[k + 1];
+      poly_v6[poly_u] = u[k + 6];
+      poly_v7[poly_u] = u[k + 5];
+      poly_v8[poly_u] = u[k + 4];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      x[k] = (poly_v0[poly_u] + (r * (poly_v1[poly_u] + (r * poly_v2[poly_u])))) + (t * ((poly_v3[poly_u] + (r * (poly_v4[poly_u] + (r * poly_v5[poly_u])))) + (t * (poly_v6[poly_u] + (q * (poly_v7[poly_u] + (q * poly_v8[poly_u])))))));
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

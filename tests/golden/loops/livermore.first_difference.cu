@@ -21,10 +21,18 @@ __global__ void first_difference_update_x(int n, double *__restrict__ x, const d
     poly_full = poly_full && (k >= 0 && k < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int k = poly_x + poly_u * (int)blockDim.x;
-      x[k] = y[k + 1] - y[k];
+      poly_v0[poly_u] = y[k + 1];
+      poly_v1[poly_u] = y[k];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      x[k] = poly_v0[poly_u] - poly_v1[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

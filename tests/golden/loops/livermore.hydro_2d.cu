@@ -26,11 +26,39 @@ __global__ void hydro_2d_update_za_zb(int n, int m, double *__restrict__ za, dou
       poly_full = poly_full && (j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1));
     }
     if (poly_full) {
+      double poly_v0[4];
+      double poly_v1[4];
+      double poly_v2[4];
+      double poly_v3[4];
+      double poly_v4[4];
+      double poly_v5[4];
+      double poly_v6[4];
+      double poly_v7[4];
+      double poly_v8[4];
+      double poly_v9[4];
+      double poly_v10[4];
+      double poly_v11[4];
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-        za[(j * m) + k] = ((((zp[((j + 1) * m) + (k - 1)] + zq[((j + 1) * m) + (k - 1)]) - zp[(j * m) + (k - 1)]) - zq[(j * m) + (k - 1)]) * (zr[(j * m) + k] + zr[(j * m) + (k - 1)])) / (zm[(j * m) + (k - 1)] + zm[((j + 1) * m) + (k - 1)]);
-        zb[(j * m) + k] = ((((zp[(j * m) + (k - 1)] + zq[(j * m) + (k - 1)]) - zp[(j * m) + k]) - zq[(j * m) + k]) * (zr[(j * m) + k] + zr[((j - 1) * m) + k])) / (zm[(j * m) + k] + zm[(j * m) + (k - 1)]);
+        poly_v0[poly_u] = zp[((j + 1) * m) + (k - 1)];
+        poly_v1[poly_u] = zq[((j + 1) * m) + (k - 1)];
+        poly_v2[poly_u] = zp[(j * m) + (k - 1)];
+        poly_v3[poly_u] = zq[(j * m) + (k - 1)];
+        poly_v4[poly_u] = zr[(j * m) + k];
+        poly_v5[poly_u] = zr[(j * m) + (k - 1)];
+        poly_v6[poly_u] = zm[(j * m) + (k - 1)];
+        poly_v7[poly_u] = zm[((j + 1) * m) + (k - 1)];
+        poly_v8[poly_u] = zp[(j * m) + k];
+        poly_v9[poly_u] = zq[(j * m) + k];
+        poly_v10[poly_u] = zr[((j - 1) * m) + k];
+        poly_v11[poly_u] = zm[(j * m) + k];
+      }
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        za[(j * m) + k] = ((((poly_v0[poly_u] + poly_v1[poly_u]) - poly_v2[poly_u]) - poly_v3[poly_u]) * (poly_v4[poly_u] + poly_v5[poly_u])) / (poly_v6[poly_u] + poly_v7[poly_u]);
+        zb[(j * m) + k] = ((((poly_v2[poly_u] + poly_v3[poly_u]) - poly_v8[poly_u]) - poly_v9[poly_u]) * (poly_v4[poly_u] + poly_v10[poly_u])) / (poly_v11[poly_u] + poly_v6[poly_u]);
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {
@@ -88,11 +116,23 @@ __global__ void hydro_2d_update_zr_zz(int n, int m, double t, double *__restrict
       poly_full = poly_full && (j >= 1 && j < (n - 1) && k >= 1 && k < (m - 1));
     }
     if (poly_full) {
+      double poly_v0[4];
+      double poly_v1[4];
+      double poly_v2[4];
+      double poly_v3[4];
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int k = 1 + poly_x + poly_u * (int)blockDim.x;
-        zr[(j * m) + k] = zr[(j * m) + k] + (t * zu[(j * m) + k]);
-        zz[(j * m) + k] = zz[(j * m) + k] + (t * zv[(j * m) + k]);
+        poly_v0[poly_u] = zr[(j * m) + k];
+        poly_v1[poly_u] = zu[(j * m) + k];
+        poly_v2[poly_u] = zz[(j * m) + k];
+        poly_v3[poly_u] = zv[(j * m) + k];
+      }
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int k = 1 + poly_x + poly_u * (int)blockDim.x;
+        zr[(j * m) + k] = poly_v0[poly_u] + (t * poly_v1[poly_u]);
+        zz[(j * m) + k] = poly_v2[poly_u] + (t * poly_v3[poly_u]);
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {

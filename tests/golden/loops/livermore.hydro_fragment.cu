@@ -21,10 +21,20 @@ __global__ void hydro_fragment_update_x(int n, double q, double r, double t, dou
     poly_full = poly_full && (k >= 0 && k < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
+    double poly_v2[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int k = poly_x + poly_u * (int)blockDim.x;
-      x[k] = q + (y[k] * ((r * z[k + 10]) + (t * z[k + 11])));
+      poly_v0[poly_u] = y[k];
+      poly_v1[poly_u] = z[k + 10];
+      poly_v2[poly_u] = z[k + 11];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      x[k] = q + (poly_v0[poly_u] * ((r * poly_v1[poly_u]) + (t * poly_v2[poly_u])));
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -21,10 +21,34 @@ __global__ void integrate_predictors_update_px(int n, double dm22, double dm23, 
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
+    double poly_v2[4];
+    double poly_v3[4];
+    double poly_v4[4];
+    double poly_v5[4];
+    double poly_v6[4];
+    double poly_v7[4];
+    double poly_v8[4];
+    double poly_v9[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      px[(i * 13) + 0] = ((((((((dm28 * px[(i * 13) + 12]) + (dm27 * px[(i * 13) + 11])) + (dm26 * px[(i * 13) + 10])) + (dm25 * px[(i * 13) + 9])) + (dm24 * px[(i * 13) + 8])) + (dm23 * px[(i * 13) + 7])) + (dm22 * px[(i * 13) + 6])) + (c0 * (px[(i * 13) + 4] + px[(i * 13) + 5]))) + px[(i * 13) + 2];
+      poly_v0[poly_u] = px[(i * 13) + 12];
+      poly_v1[poly_u] = px[(i * 13) + 11];
+      poly_v2[poly_u] = px[(i * 13) + 10];
+      poly_v3[poly_u] = px[(i * 13) + 9];
+      poly_v4[poly_u] = px[(i * 13) + 8];
+      poly_v5[poly_u] = px[(i * 13) + 7];
+      poly_v6[poly_u] = px[(i * 13) + 6];
+      poly_v7[poly_u] = px[(i * 13) + 4];
+      poly_v8[poly_u] = px[(i * 13) + 5];
+      poly_v9[poly_u] = px[(i * 13) + 2];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      px[(i * 13) + 0] = ((((((((dm28 * poly_v0[poly_u]) + (dm27 * poly_v1[poly_u])) + (dm26 * poly_v2[poly_u])) + (dm25 * poly_v3[poly_u])) + (dm24 * poly_v4[poly_u])) + (dm23 * poly_v5[poly_u])) + (dm22 * poly_v6[poly_u])) + (c0 * (poly_v7[poly_u] + poly_v8[poly_u]))) + poly_v9[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

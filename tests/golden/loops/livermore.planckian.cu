@@ -21,11 +21,21 @@ __global__ void planckian_update_y_w(int n, const double *__restrict__ u, const 
     poly_full = poly_full && (k >= 0 && k < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
+    double poly_v2[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int k = poly_x + poly_u * (int)blockDim.x;
-      y[k] = u[k] / v[k];
-      w[k] = x[k] / (exp(y[k]) - 1.0);
+      poly_v0[poly_u] = u[k];
+      poly_v1[poly_u] = v[k];
+      poly_v2[poly_u] = x[k];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      y[k] = poly_v0[poly_u] / poly_v1[poly_u];
+      w[k] = poly_v2[poly_u] / (exp(y[k]) - 1.0);
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -22,6 +22,16 @@ __global__ void black_scholes_update_call_put(int n, double r, double v, const d
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
+    double poly_v2[4];
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = t[i];
+      poly_v1[poly_u] = s[i];
+      poly_v2[poly_u] = k[i];
+    }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
@@ -31,14 +41,14 @@ __global__ void black_scholes_update_call_put(int n, double r, double v, const d
       double n1;
       double n2;
       double disc;
-      sq = sqrt(t[i]);
-      d1 = (log(s[i] / k[i]) + ((r + ((0.5 * v) * v)) * t[i])) / (v * sq);
+      sq = sqrt(poly_v0[poly_u]);
+      d1 = (log(poly_v1[poly_u] / poly_v2[poly_u]) + ((r + ((0.5 * v) * v)) * poly_v0[poly_u])) / (v * sq);
       d2 = d1 - (v * sq);
       n1 = 0.5 * erfc((-d1) / sqrt(2.0));
       n2 = 0.5 * erfc((-d2) / sqrt(2.0));
-      disc = k[i] * exp((-r) * t[i]);
-      call[i] = (s[i] * n1) - (disc * n2);
-      put[i] = (disc * (1.0 - n2)) - (s[i] * (1.0 - n1));
+      disc = poly_v2[poly_u] * exp((-r) * poly_v0[poly_u]);
+      call[i] = (poly_v1[poly_u] * n1) - (disc * n2);
+      put[i] = (disc * (1.0 - n2)) - (poly_v1[poly_u] * (1.0 - n1));
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -21,10 +21,18 @@ __global__ void nearest_neighbor_update_dist(int n, double qx, double qy, const 
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      dist[i] = sqrt(((lat[i] - qx) * (lat[i] - qx)) + ((lng[i] - qy) * (lng[i] - qy)));
+      poly_v0[poly_u] = lat[i];
+      poly_v1[poly_u] = lng[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      dist[i] = sqrt(((poly_v0[poly_u] - qx) * (poly_v0[poly_u] - qx)) + ((poly_v1[poly_u] - qy) * (poly_v1[poly_u] - qy)));
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -66,10 +66,16 @@ __global__ void pathfinder_update_prev_1(int cols, const int *__restrict__ wall,
     poly_full = poly_full && (j >= 0 && j < cols);
   }
   if (poly_full) {
+    int poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int j = poly_x + poly_u * (int)blockDim.x;
-      prev[j] = wall[(0 * cols) + j];
+      poly_v0[poly_u] = wall[(0 * cols) + j];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      prev[j] = poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
@@ -128,10 +134,16 @@ __global__ void pathfinder_update_cost_2(int cols, int *__restrict__ cost, const
     poly_full = poly_full && (j >= 0 && j < cols);
   }
   if (poly_full) {
+    int poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int j = poly_x + poly_u * (int)blockDim.x;
-      cost[j] = prev[j];
+      poly_v0[poly_u] = prev[j];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      cost[j] = poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -26,6 +26,20 @@ __global__ void srad_update_dn_ds_dw_de_c(int h, int w, double q0, const double 
       poly_full = poly_full && (i >= 1 && i < (h - 1) && j >= 1 && j < (w - 1));
     }
     if (poly_full) {
+      double poly_v0[4];
+      double poly_v1[4];
+      double poly_v2[4];
+      double poly_v3[4];
+      double poly_v4[4];
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+        poly_v0[poly_u] = img[(i * w) + j];
+        poly_v1[poly_u] = img[((i - 1) * w) + j];
+        poly_v2[poly_u] = img[((i + 1) * w) + j];
+        poly_v3[poly_u] = img[(i * w) + (j - 1)];
+        poly_v4[poly_u] = img[(i * w) + (j + 1)];
+      }
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int j = 1 + poly_x + poly_u * (int)blockDim.x;
@@ -36,11 +50,11 @@ __global__ void srad_update_dn_ds_dw_de_c(int h, int w, double q0, const double 
         double den;
         double q;
         double cc;
-        v = img[(i * w) + j];
-        dn[(i * w) + j] = img[((i - 1) * w) + j] - v;
-        ds[(i * w) + j] = img[((i + 1) * w) + j] - v;
-        dw[(i * w) + j] = img[(i * w) + (j - 1)] - v;
-        de[(i * w) + j] = img[(i * w) + (j + 1)] - v;
+        v = poly_v0[poly_u];
+        dn[(i * w) + j] = poly_v1[poly_u] - v;
+        ds[(i * w) + j] = poly_v2[poly_u] - v;
+        dw[(i * w) + j] = poly_v3[poly_u] - v;
+        de[(i * w) + j] = poly_v4[poly_u] - v;
         g2 = ((((dn[(i * w) + j] * dn[(i * w) + j]) + (ds[(i * w) + j] * ds[(i * w) + j])) + (dw[(i * w) + j] * dw[(i * w) + j])) + (de[(i * w) + j] * de[(i * w) + j])) / (v * v);
         l = (((dn[(i * w) + j] + ds[(i * w) + j]) + dw[(i * w) + j]) + de[(i * w) + j]) / v;
         num = (0.5 * g2) - ((0.0625 * l) * l);
@@ -91,12 +105,32 @@ __global__ void srad_update_img(int h, int w, double lambda, double *__restrict_
       poly_full = poly_full && (i >= 1 && i < (h - 2) && j >= 1 && j < (w - 2));
     }
     if (poly_full) {
+      double poly_v0[4];
+      double poly_v1[4];
+      double poly_v2[4];
+      double poly_v3[4];
+      double poly_v4[4];
+      double poly_v5[4];
+      double poly_v6[4];
+      double poly_v7[4];
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = 1 + poly_x + poly_u * (int)blockDim.x;
+        poly_v0[poly_u] = c[(i * w) + j];
+        poly_v1[poly_u] = dn[(i * w) + j];
+        poly_v2[poly_u] = dw[(i * w) + j];
+        poly_v3[poly_u] = c[((i + 1) * w) + j];
+        poly_v4[poly_u] = ds[(i * w) + j];
+        poly_v5[poly_u] = c[(i * w) + (j + 1)];
+        poly_v6[poly_u] = de[(i * w) + j];
+        poly_v7[poly_u] = img[(i * w) + j];
+      }
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int j = 1 + poly_x + poly_u * (int)blockDim.x;
         double div;
-        div = ((c[(i * w) + j] * (dn[(i * w) + j] + dw[(i * w) + j])) + (c[((i + 1) * w) + j] * ds[(i * w) + j])) + (c[(i * w) + (j + 1)] * de[(i * w) + j]);
-        img[(i * w) + j] = img[(i * w) + j] + ((0.25 * lambda) * div);
+        div = ((poly_v0[poly_u] * (poly_v1[poly_u] + poly_v2[poly_u])) + (poly_v3[poly_u] * poly_v4[poly_u])) + (poly_v5[poly_u] * poly_v6[poly_u]);
+        img[(i * w) + j] = poly_v7[poly_u] + ((0.25 * lambda) * div);
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {

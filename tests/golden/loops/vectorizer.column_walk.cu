@@ -24,10 +24,18 @@ __global__ void column_walk_update_a(int n, int m, double s, double *__restrict_
       poly_full = poly_full && (j >= 0 && j < m && i >= 0 && i < n);
     }
     if (poly_full) {
+      double poly_v0[4];
+      double poly_v1[4];
   #pragma unroll
       for (int poly_u = 0; poly_u < 4; poly_u++) {
         const int j = poly_x + poly_u * (int)blockDim.x;
-        a[(i * m) + j] = (a[(i * m) + j] * s) + b[(i * m) + j];
+        poly_v0[poly_u] = a[(i * m) + j];
+        poly_v1[poly_u] = b[(i * m) + j];
+      }
+  #pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {
+        const int j = poly_x + poly_u * (int)blockDim.x;
+        a[(i * m) + j] = (poly_v0[poly_u] * s) + poly_v1[poly_u];
       }
     } else {
       for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -21,10 +21,16 @@ __global__ void even_odd_split_update_b(int h, const double *__restrict__ a, dou
     poly_full = poly_full && (i >= 0 && i < (2 * h));
   }
   if (poly_full) {
+    double poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      b[((i % 2) * h) + (i / 2)] = a[i];
+      poly_v0[poly_u] = a[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      b[((i % 2) * h) + (i / 2)] = poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -22,10 +22,18 @@ __global__ void forward_dependence_update_a(int n, double *__restrict__ a, const
     poly_full = poly_full && (i >= 0 && i < (n - 1));
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      a[i] = a_in[i + 1] + b[i];
+      poly_v0[poly_u] = a_in[i + 1];
+      poly_v1[poly_u] = b[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = poly_v0[poly_u] + poly_v1[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -21,10 +21,16 @@ __global__ void gather_update_a(int n, double s, double *__restrict__ a, const d
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      a[i] = b[idx[i]] * s;
+      poly_v0[poly_u] = b[idx[i]];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = poly_v0[poly_u] * s;
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -22,12 +22,18 @@ __global__ void halvings_update_b(int n, const double *__restrict__ a, int *__re
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = a[i];
+    }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
       double v;
       int c;
-      v = a[i];
+      v = poly_v0[poly_u];
       c = 0;
       while (v > 1.0)
       {

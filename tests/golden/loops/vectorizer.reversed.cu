@@ -21,10 +21,16 @@ __global__ void reversed_update_a(int n, double s, double *__restrict__ a, const
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      a[(n - 1) - i] = s * b[i];
+      poly_v0[poly_u] = b[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[(n - 1) - i] = s * poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

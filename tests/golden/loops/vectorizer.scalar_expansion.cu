@@ -22,12 +22,20 @@ __global__ void scalar_expansion_update_c(int n, const double *__restrict__ a, c
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = a[i];
+      poly_v1[poly_u] = b[i];
+    }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
       double t_1;
-      t_1 = a[i] + b[i];
-      c[i] = (t_1 * t_1) + a[i];
+      t_1 = poly_v0[poly_u] + poly_v1[poly_u];
+      c[i] = (t_1 * t_1) + poly_v0[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -22,11 +22,21 @@ __global__ void statement_reorder_update_a_d(int n, double *__restrict__ a, cons
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
+    double poly_v2[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      a[i] = b[i] + c[i];
-      d[i] = a_in[i + 1] * 2.0;
+      poly_v0[poly_u] = b[i];
+      poly_v1[poly_u] = c[i];
+      poly_v2[poly_u] = a_in[i + 1];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = poly_v0[poly_u] + poly_v1[poly_u];
+      d[i] = poly_v2[poly_u] * 2.0;
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -21,10 +21,18 @@ __global__ void strided_store_update_a(int n, double *__restrict__ a, const doub
     poly_full = poly_full && (i >= 0 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      a[2 * i] = b[i] + c[i];
+      poly_v0[poly_u] = b[i];
+      poly_v1[poly_u] = c[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[2 * i] = poly_v0[poly_u] + poly_v1[poly_u];
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {

@@ -28,10 +28,18 @@ __global__ void wrap_around_update_a(int n, double *__restrict__ a, const double
     poly_full = poly_full && (i >= 1 && i < n);
   }
   if (poly_full) {
+    double poly_v0[4];
+    double poly_v1[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = 1 + poly_x + poly_u * (int)blockDim.x;
-      a[i] = (b[i] + b[i - 1]) * 0.5;
+      poly_v0[poly_u] = b[i];
+      poly_v1[poly_u] = b[i - 1];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = 1 + poly_x + poly_u * (int)blockDim.x;
+      a[i] = (poly_v0[poly_u] + poly_v1[poly_u]) * 0.5;
     }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
