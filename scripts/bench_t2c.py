@@ -184,6 +184,7 @@ def torch_impls(torch):
         "layer_norm_let": lambda t, s: {"Y": F.layer_norm(t["X"], (s["c"],), t["gamma"], t["beta"], 1e-5)},
         "trmv_upper": lambda t, s: {"y": torch.mv(torch.triu(t["A"]), t["x"])},
         "sum_tree": lambda t, s: {"s": t["x"].sum()},
+        "absmax_tree": lambda t, s: {"m": t["x"].abs().max()},
         "haar_wavelet": haar,
         "mandelbrot": mandelbrot,
         "collatz_steps": collatz,
