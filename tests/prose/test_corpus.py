@@ -224,6 +224,8 @@ NUMPY = {
                                                    s["c"])},
     "topk_rows": lambda a, s: (lambda o: {"inds": o, "vals": np.take_along_axis(a["X"], o, axis=1)})(
         np.argsort(-a["X"], axis=1, kind="stable")[:, :s["k"]]),
+    "bottomk_rows": lambda a, s: (lambda o: {"inds": o, "vals": np.take_along_axis(a["X"], o, axis=1)})(
+        np.argsort(a["X"], axis=1, kind="stable")[:, :s["k"]]),
     "sort_keys": lambda a, s: {"sorted": np.sort(a["keys"])},
     "argsort_rows": lambda a, s: {"order": np.argsort(-a["X"], axis=1, kind="stable")},
     "bincount": lambda a, s: {"counts": np.bincount(a["x"].astype(int), minlength=s["nbins"])},

@@ -45,7 +45,7 @@ from pycparser import c_ast
 from ...analysis.scalars import step_of
 from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, walk as _walk
-from . import network_tiles, tree as trees
+from . import network_tiles, select as selects, tree as trees
 from .cuda import Renderer, dropin, half_includes, helper_note, own_helpers, param_list, short_name
 from ...runtime.target import SM90, Target
 from .options import PolyOptions
@@ -105,6 +105,7 @@ class Network:
     local_arrays: dict                 # name -> (C element type, extents): the body's local arrays
     tilings: tuple[Tiling, ...] = ()   # exchange nests that may share launches (`tiled`)
     trees: tuple = ()                  # level loops that fold a buffer pairwise (tree.py): block trees
+    selects: tuple = ()                # sorts read only at their first K positions (select.py): top-K
 
 
 def network_of(k: Kernel, target: Target = SM90) -> Network | None:
@@ -125,7 +126,8 @@ def network_of(k: Kernel, target: Target = SM90) -> Network | None:
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
     net = Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops), local_arrays)
     net = tiled(net, k, target)
-    return replace(net, trees=trees.trees_of(net))       # pairwise trees: a block tree, not a launch per level
+    return replace(net, trees=trees.trees_of(net),       # pairwise trees: a block tree, not a launch per level
+                   selects=selects.selects_of(net))      # the first K of a sort: a selection per row
 
 
 _PARAM_BYTES = 4000         # a kernel's parameters (the queued steps travel as one)
@@ -548,6 +550,12 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
                                             *network_tiles.flush_all(net, name, args, "  "),
                                             f"  if ({' && '.join(f'poly_n{d} > 0' for d in range(depth))})",
                                             f"    {grid}", "}"]
+    for t, sel in enumerate(net.selects):   # the network stays for K past the selection's reach
+        kernels += selects.declarations(sel, t, name, r, params)
+        fill = net.loops[sel.init]
+        launch[id(fill.loop)] = selects.skipped(sel, launch[id(fill.loop)])
+        launch[id(sel.loop)] = selects.site(sel, t, name, args, _host_lines(sel.loop, launch, ""),
+                                            network_tiles.flush_all(net, name, args, "  "))
     host = [line for it in net.body if not (isinstance(it, c_ast.Decl) and it.name in local_arrays)
             for line in _host_lines(it, launch, "  ")]
     size = lambda shape: " * ".join(f"(size_t)({e})" for e in shape)
@@ -565,6 +573,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *(f"//   {name}_exchange{n}: " + (f"no launch: folded into {name}_tree{folded[n]}." if n in folded else
                                           _describe(ex, traded.get(id(ex)))) for n, ex in enumerate(net.loops)),
            *(f"//   {name}_tree{t}: {trees.describe(tree, t, name)}" for t, tree in enumerate(net.trees)),
+           *(f"//   {name}_select{t}: {selects.describe(sel, t, name)}" for t, sel in enumerate(net.selects)),
            *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
            f"// The polyhedral model does not apply: {reason}",
            *("// " + line for line in helper_note(k)), "",
