@@ -245,6 +245,8 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         "  long long poly_row = blockIdx.x;", *decode,
         f"  const int poly_c = {cprint(s.length)};",
         f"  const int poly_k = min((int)({cprint(s.first)}), poly_c);",
+        "  if (poly_k <= 0)   /* nothing is read */",
+        "    return;",
         "  const int poly_t = threadIdx.x, poly_lane = threadIdx.x % 32;",
         "  if (poly_t == 0) {", "    poly_prefix = 0u;", "    poly_mask = 0u;", "    poly_want = poly_k;",
         "    poly_above = 0;", "  }",
