@@ -550,6 +550,8 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
                                             *network_tiles.flush_all(net, name, args, "  "),
                                             f"  if ({' && '.join(f'poly_n{d} > 0' for d in range(depth))})",
                                             f"    {grid}", "}"]
+    sorting = {n: f" Only past {name}_select{t}'s reach ({cprint(sel.first)} > {sel.most})."
+               for t, sel in enumerate(net.selects) for n in (sel.init, *sel.steps)}
     for t, sel in enumerate(net.selects):   # the network stays for K past the selection's reach
         kernels += selects.declarations(sel, t, name, r, params)
         fill = net.loops[sel.init]
@@ -571,7 +573,8 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            "// Mapping: host code (the reference's own control over its scalars, run on the host as written)",
            "//   around exchange loops, one launch per instance, a thread per iteration:",
            *(f"//   {name}_exchange{n}: " + (f"no launch: folded into {name}_tree{folded[n]}." if n in folded else
-                                          _describe(ex, traded.get(id(ex)))) for n, ex in enumerate(net.loops)),
+                                          _describe(ex, traded.get(id(ex))) + sorting.get(n, ""))
+             for n, ex in enumerate(net.loops)),
            *(f"//   {name}_tree{t}: {trees.describe(tree, t, name)}" for t, tree in enumerate(net.trees)),
            *(f"//   {name}_select{t}: {selects.describe(sel, t, name)}" for t, sel in enumerate(net.selects)),
            *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
