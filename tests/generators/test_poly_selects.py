@@ -71,6 +71,41 @@ def test_k_past_the_selections_reach_runs_the_network(monkeypatch):
     accepted_on_emu(k, text)
 
 
+TWO = """---
+name: two_topk
+sizes:
+  b: {MINI: 3, SMALL: 64}
+  c: {MINI: 20, SMALL: 500}
+  k: {MINI: 4, SMALL: 10}
+constraints: [c >= k, k >= 1]
+arrays:
+  X: float[b, c] in
+  hi: int[b, k] out
+  lo: int[b, k] out
+---
+# Largest and smallest magnitudes
+
+The indices of the k largest values and of the k smallest magnitudes of every row.
+
+```t2c
+let up[r in 0..b, q in 0..c] = argsort_desc(i: X[r, i])
+let down[r in 0..b, q in 0..c] = argsort(i: abs(X[r, i]))
+hi[r, j] = up[r, j]
+lo[r, j] = down[r, j]
+```
+"""
+
+
+def test_two_sorts_of_a_spec_are_two_selections(tmp_path):
+    """Each sort's network has host loops of its own names (net_k1, net_k2, ...)."""
+    path = tmp_path / "two_topk.md"
+    path.write_text(TWO)
+    k = read_kernel(path)
+    got = [(s.perm, cprint(s.key), s.descending, s.init, s.steps) for s in network_of(k).selects]
+    assert got == [("up", "X[r][poly_q]", True, 0, (1, 2)), ("down", "fabsf(X[r][poly_q])", False, 3, (4, 5))]
+    accepted_on_emu(k, generate(k))
+
+
 @pytest.mark.parametrize("spec", ["argsort_rows.md", "sort_keys.md"])
 def test_a_sort_read_whole_stays_a_network(spec):
     """An argsort that is the output, a sort of the values themselves: no selection."""

@@ -17,10 +17,11 @@ written as `argsort_desc`, then gathers of the first k).  The network sorts by t
 P[..][0..K) is the first K of that order, which a selection finds without sorting the row.
 
 A block per row does a radix select: the keys as unsigned integers whose order is the sort's
-(floats by their bits, -0.0 as 0.0; 32-bit keys only), four passes of 8-bit digit counts (a
-warp adds once per distinct digit: uniform keys share their top digits) find
-the K-th key T and how many equal to T it takes; a pass then gathers every key past T and the
-first of those equal to T in index order (ballots per warp), and a bitonic sort of those K in
+(floats by their bits, -0.0 as 0.0; 32-bit keys only), up to four passes of 8-bit digit counts
+(a warp adds once per distinct digit: uniform keys share their top digits) find the K-th key's
+leading digits T and how many keys with those digits it takes (the passes stop once that is all
+of them); a pass then gathers every key whose digits are past T and the first of those with T's
+digits in index order (ballots per warp), and a bitonic sort of those K in
 shared memory orders them by (key, index) as the network does.  Only K <= `most` fits the
 block's shared memory: the host tests K and runs the network as before past it.  Keys that are
 NaN are not covered (the network's own order is not defined for them).
@@ -70,21 +71,24 @@ def selects_of(net) -> tuple[Select, ...]:
 
 def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
     from .network import _items, _subscripts
-    if not _header(top, "net_k1", "2", "(net_k1 / 2) < ", "net_k1 *= 2"):
+    outer = _level(top, lambda v: "2", lambda v: f"{v} *= 2")
+    if outer is None or not (isinstance(top.cond, c_ast.BinaryOp) and top.cond.op == "<"
+                             and cprint(top.cond.left).strip("()") == f"{outer} / 2"):
         return None
     length = top.cond.right
     items = _items(top.stmt)
     if len(items) != 2 or id(items[0]) not in by_loop or not isinstance(items[1], c_ast.For):
         return None
     inner = items[1]
-    if not _header(inner, "net_s1", "net_k1 / 4", "net_s1 > 0", "net_s1 /= 2") or \
+    step = _level(inner, lambda v: f"{outer} / 4", lambda v: f"{v} /= 2")
+    if step is None or cprint(inner.cond) != f"{step} > 0" or \
             len(_items(inner.stmt)) != 1 or id(_items(inner.stmt)[0]) not in by_loop:
         return None
     n1, n2 = by_loop[id(items[0])], by_loop[id(_items(inner.stmt)[0])]
     e1, e2 = net.loops[n1], net.loops[n2]
     if not (e1.partner and e2.partner and e1.bounded and e2.bounded and e1.vars == e2.vars
-            and {v for v, _ in e1.host} <= {"net_k1"} and {v for v, _ in e2.host} <= {"net_s1"}
-            and cprint(e1.distance) == "net_k1 - 1" and cprint(e2.distance) == "net_s1"):
+            and {v for v, _ in e1.host} <= {outer} and {v for v, _ in e2.host} <= {step}
+            and cprint(e1.distance) == f"{outer} - 1" and cprint(e2.distance) == step):
         return None
     if [cprint(x) for x in _items(e1.body)[1:]] != [cprint(x) for x in _items(e2.body)[1:]] or \
             [cprint(x) for x in (*e1.los, *e1.counts)] != [cprint(x) for x in (*e2.los, *e2.counts)]:
@@ -117,11 +121,14 @@ def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
                   _KEYS[ktype], descending, THREADS, MOST)
 
 
-def _header(f: c_ast.For, var: str, start: str, cond: str, step: str) -> bool:
+def _level(f: c_ast.For, start, step) -> str | None:
+    """v of a host loop `for (v = start(v); ...; step(v))`, or None."""
     init = f.init
-    ok = isinstance(init, c_ast.Assignment) and cprint(init.lvalue) == var and cprint(init.rvalue) in (start, f"({start})")
-    return ok and f.cond is not None and cprint(f.cond).startswith(cond) and \
-        (cond.endswith(" ") or cprint(f.cond) == cond) and f.next is not None and cprint(f.next) == step
+    if not (isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID)) or \
+            f.cond is None or f.next is None:
+        return None
+    v = init.lvalue.name
+    return v if cprint(init.rvalue).strip("()") == start(v) and cprint(f.next) == step(v) else None
 
 
 def _comparator(body, q: str, j: str, vars_) -> tuple | None:
@@ -241,7 +248,7 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         f"  __shared__ int poly_i[{s.most}];",
         f"  __shared__ int poly_warp[{warps}];",
         "  __shared__ unsigned poly_prefix, poly_mask;",
-        "  __shared__ int poly_want, poly_above;",
+        "  __shared__ int poly_want, poly_above, poly_done;",
         "  long long poly_row = blockIdx.x;", *decode,
         f"  const int poly_c = {cprint(s.length)};",
         f"  const int poly_k = min((int)({cprint(s.first)}), poly_c);",
@@ -249,7 +256,7 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         "    return;",
         "  const int poly_t = threadIdx.x, poly_lane = threadIdx.x % 32;",
         "  if (poly_t == 0) {", "    poly_prefix = 0u;", "    poly_mask = 0u;", "    poly_want = poly_k;",
-        "    poly_above = 0;", "  }",
+        "    poly_above = 0;", "    poly_done = 0;", "  }",
         "  for (int poly_shift = 24; poly_shift >= 0; poly_shift -= 8) {   /* the K-th key, a digit at a time */",
         f"    for (int poly_d = poly_t; poly_d < 256; poly_d += {threads})",
         "      poly_hist[poly_d] = 0u;",
@@ -287,6 +294,7 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         "            poly_prefix = poly_pre | ((unsigned)poly_digit << poly_shift);",
         "            poly_mask = poly_msk | (255u << poly_shift);",
         "            poly_want = poly_need - (int)poly_cum;",
+        "            poly_done = poly_hist[poly_digit] == (unsigned)(poly_need - (int)poly_cum);   /* all of them */",
         "            break;",
         "          }",
         "          poly_cum += poly_hist[poly_digit];",
@@ -294,8 +302,10 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         "      }",
         "    }",
         "    __syncthreads();",
+        "    if (poly_done)   /* every key under the prefix is kept: the lower digits decide nothing */",
+        "      break;",
         "  }",
-        "  const unsigned poly_kth = poly_prefix;",
+        "  const unsigned poly_kth = poly_prefix, poly_top = poly_mask;   /* the K-th key's known digits */",
         "  const int poly_ties = poly_want, poly_past = poly_k - poly_want;",
         "  int poly_seen = 0;   /* keys equal to the K-th before this chunk */",
         f"  for (int poly_base = 0; poly_base < poly_c; poly_base += {threads}) {{   /* the K keys, ties by index */",
@@ -303,13 +313,13 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         "    unsigned poly_v = 0u;",
         "    if (poly_q < poly_c) {",
         f"      poly_v = {kname}_key({key});",
-        "      if (poly_v > poly_kth) {",
+        "      if ((poly_v & poly_top) > poly_kth) {",
         "        const int poly_at = atomicAdd(&poly_above, 1);",
         "        poly_u[poly_at] = poly_v;",
         "        poly_i[poly_at] = poly_q;",
         "      }",
         "    }",
-        "    const bool poly_tie = poly_q < poly_c && poly_v == poly_kth;",
+        "    const bool poly_tie = poly_q < poly_c && (poly_v & poly_top) == poly_kth;",
         "    const unsigned poly_ballot = __ballot_sync(0xffffffffu, poly_tie);",
         "    if (poly_lane == 0)",
         "      poly_warp[poly_t / 32] = __popc(poly_ballot);",
