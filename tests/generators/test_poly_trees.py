@@ -6,6 +6,7 @@ from t2ctest import ROOT, accepted_on_emu, c_kernel
 from t2c.frontends import read_kernel
 from t2c.generators.poly import generate, tree
 from t2c.generators.poly.network import network_of
+from t2c.ir.csyntax import cprint
 from t2c.verify.ladder import ladder
 
 SPECS = ROOT / "corpora" / "text2cuda"
@@ -41,7 +42,7 @@ def test_a_specs_pairwise_tree_is_a_block_tree_of_its_leaves(spec, leaf, pair):
     net = network_of(k)
     (t,) = net.trees
     assert (t.acc, t.scratch, t.dtype, t.gone) == ("a", "b", "float", (0, 1, 2, 3))
-    assert tree.cprint(t.leaf) == leaf and tree.cprint(t.pair) == pair
+    assert cprint(t.leaf) == leaf and cprint(t.pair) == pair
     text = generate(k)
     assert "% (2 * h)" not in text and "_exchange0<<<" not in text and "_tree0_leaves<<<" in text
     assert f"poly_r = {pair};" in text
@@ -57,7 +58,7 @@ def test_a_tree_keeps_the_references_pairing_of_an_unassociative_fold(tmp_path, 
     monkeypatch.setattr(tree, "RUN", 1)
     k = c_kernel(tmp_path, SKEW_TREE, "skew_tree")
     (t,) = network_of(k).trees
-    assert (t.chunk, tree.cprint(t.leaf)) == (32, "(x[i] * x[i]) - 0.25")
+    assert (t.chunk, cprint(t.leaf)) == (32, "(x[i] * x[i]) - 0.25")
     accepted_on_emu(k, generate(k))
 
 

@@ -70,7 +70,7 @@ def selects_of(net) -> tuple[Select, ...]:
 
 
 def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
-    from .network import _items, _subscripts
+    from .network import _items
     outer = _level(top, lambda v: "2", lambda v: f"{v} *= 2")
     if outer is None or not (isinstance(top.cond, c_ast.BinaryOp) and top.cond.op == "<"
                              and cprint(top.cond.left).strip("()") == f"{outer} / 2"):
@@ -190,7 +190,8 @@ def _first(net, at: int, perm: str, by_loop: dict) -> c_ast.Node | None:
             if subs is None or subs[-1] not in ex.vars:
                 return None
             d = ex.vars.index(subs[-1])
-            k = cprint(ex.counts[d].left) if isinstance(ex.counts[d], c_ast.BinaryOp) and ex.counts[d].op == "-" else None
+            n = ex.counts[d]
+            k = cprint(n.left) if isinstance(n, c_ast.BinaryOp) and n.op == "-" else None
             if cprint(ex.los[d]) != "0" or k is None or first is not None and cprint(first) != k:
                 return None
             first = ex.counts[d].left
@@ -263,7 +264,7 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         "    __syncthreads();",
         "    const unsigned poly_pre = poly_prefix, poly_msk = poly_mask;",
         "    const int poly_need = poly_want;",
-        f"    for (int poly_base = 0; poly_base < poly_c; poly_base += {threads}) {{   /* whole warps: they count together */",
+        f"    for (int poly_base = 0; poly_base < poly_c; poly_base += {threads}) {{   /* whole warps count */",
         "      const int poly_q = poly_base + poly_t;",
         "      unsigned poly_digit = 256u;   /* none */",
         "      if (poly_q < poly_c) {",

@@ -128,7 +128,8 @@ def _doubling(f: c_ast.For) -> tuple[str, c_ast.Node] | None:
                                                      and cprint(cond.left) == var):
         return None
     doubles = isinstance(nxt, c_ast.Assignment) and cprint(nxt.lvalue) == var and (
-        nxt.op == "*=" and cprint(nxt.rvalue) == "2" or nxt.op == "=" and cprint(nxt.rvalue) in (f"{var} * 2", f"2 * {var}"))
+        nxt.op == "*=" and cprint(nxt.rvalue) == "2" or
+        nxt.op == "=" and cprint(nxt.rvalue) in (f"{var} * 2", f"2 * {var}"))
     return (var, cond.right) if doubles else None
 
 
