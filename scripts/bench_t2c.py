@@ -184,6 +184,7 @@ def torch_impls(torch):
         "layer_norm_let": lambda t, s: {"Y": F.layer_norm(t["X"], (s["c"],), t["gamma"], t["beta"], 1e-5)},
         "trmv_upper": lambda t, s: {"y": torch.mv(torch.triu(t["A"]), t["x"])},
         "sum_tree": lambda t, s: {"s": t["x"].sum()},
+        "absmax_tree": lambda t, s: {"m": t["x"].abs().max()},
         "haar_wavelet": haar,
         "mandelbrot": mandelbrot,
         "collatz_steps": collatz,
@@ -231,6 +232,9 @@ def torch_impls(torch):
         "pixel_shuffle": lambda t, s: {"y": F.pixel_shuffle(t["x"][None], 2)[0]},
         "first_above": first_above,
         "topk_rows": lambda t, s: (lambda r: {"vals": r.values, "inds": r.indices.int()})(torch.topk(t["X"], s["k"], dim=1)),
+        # the spec's ties are by index (a stable sort); torch.topk orders ties in no documented way
+        "bottomk_rows": lambda t, s: (lambda r: {"vals": r.values[:, :s["k"]], "inds": r.indices[:, :s["k"]].int()})(
+            torch.sort(t["X"], dim=1, stable=True)),
         "sort_keys": sort_unsigned,
         "argsort_rows": lambda t, s: {"order": torch.argsort(t["X"], dim=1, descending=True, stable=True).int()},
         "bincount": lambda t, s: {"counts": torch.bincount(t["x"].long(), minlength=s["nbins"]).int()},

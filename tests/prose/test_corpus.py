@@ -206,6 +206,7 @@ NUMPY = {
     "trmv_upper": lambda a, s: {"y": np.triu(a["A"]) @ a["x"]},
     "haar_wavelet": lambda a, s: _haar(a["x"]),
     "sum_tree": lambda a, s: {"s": a["x"].sum()},
+    "absmax_tree": lambda a, s: {"m": np.abs(a["x"]).max()},
     "mandelbrot": lambda a, s: _mandelbrot(s["h"], s["w"], s["maxit"]),
     "collatz_steps": lambda a, s: _collatz(a["x"], s["maxit"]),
     "softplus": lambda a, s: {"y": np.where(a["x"] > 20, a["x"], np.log1p(np.exp(np.minimum(a["x"], 20))))},
@@ -223,6 +224,8 @@ NUMPY = {
                                                    s["c"])},
     "topk_rows": lambda a, s: (lambda o: {"inds": o, "vals": np.take_along_axis(a["X"], o, axis=1)})(
         np.argsort(-a["X"], axis=1, kind="stable")[:, :s["k"]]),
+    "bottomk_rows": lambda a, s: (lambda o: {"inds": o, "vals": np.take_along_axis(a["X"], o, axis=1)})(
+        np.argsort(a["X"], axis=1, kind="stable")[:, :s["k"]]),
     "sort_keys": lambda a, s: {"sorted": np.sort(a["keys"])},
     "argsort_rows": lambda a, s: {"order": np.argsort(-a["X"], axis=1, kind="stable")},
     "bincount": lambda a, s: {"counts": np.bincount(a["x"].astype(int), minlength=s["nbins"])},

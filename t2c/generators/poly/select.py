@@ -1,0 +1,396 @@
+"""Selections: a stable argsort of which only the first K positions are read, printed as top-K.
+
+The class: in host code around exchange loops (network.py), a permutation P of local storage
+filled `P[r..][q] = q` over 0..C and sorted by the bitonic network a spec's `argsort` /
+`argsort_desc` compiles to (docs/specs.md): a top-level host loop
+
+    for (net_k1 = 2; net_k1 / 2 < C; net_k1 *= 2) {
+      exchange(q ^ (net_k1 - 1));
+      for (net_s1 = net_k1 / 4; net_s1 > 0; net_s1 /= 2) exchange(q ^ net_s1);
+    }
+
+whose two exchanges compare `x = KEY(a)`, `y = KEY(b)` of the indices a = P[..][q], b = P[..][j]
+and swap when `y > x || (y == x && b < a)` (descending; `y < x` ascending), after which P is read
+only by exchanges at positions `P[..][j]` with j a loop variable over 0..K (a spec's `topk`
+written as `argsort_desc`, then gathers of the first k).  The network sorts by the total order
+"key first (descending or ascending, as C compares: -0.0 == 0.0), then the smaller index", so
+P[..][0..K) is the first K of that order, which a selection finds without sorting the row.
+
+A block per row does a radix select: the keys as unsigned integers whose order is the sort's
+(floats by their bits, -0.0 as 0.0; 32-bit keys only), up to four passes of 8-bit digit counts
+(a warp adds once per distinct digit: uniform keys share their top digits) find the K-th key's
+leading digits T and how many keys with those digits it takes (the passes stop once that is all
+of them); a pass then gathers every key whose digits are past T and the first of those with T's
+digits in index order (ballots per warp), and a bitonic sort of those K in
+shared memory orders them by (key, index) as the network does.  Only K <= `most` fits the
+block's shared memory: the host tests K and runs the network as before past it.  Keys that are
+NaN are not covered (the network's own order is not defined for them).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ...ir.csyntax import array_name, cprint, walk
+from ...analysis.model import parse_expr
+
+THREADS = 512            # threads of a row's block
+MOST = 1024              # K past this runs the network (the candidates' shared memory)
+_KEYS = {"float": "float", "int": "int", "unsigned": "unsigned", "unsigned int": "unsigned", "signed": "int"}
+
+
+@dataclass(frozen=True)
+class Select:
+    """The first `first` positions of a stable argsort `perm` over its last dimension."""
+    loop: c_ast.For                    # the network's top-level host loop
+    init: int                          # Network.loops index of `P[..][q] = q`
+    steps: tuple[int, int]             # Network.loops indices of the network's two exchanges
+    perm: str                          # P
+    rows: tuple[str, ...]              # the row loops' variables (P's leading subscripts)
+    los: tuple[c_ast.Node, ...]        # their starts
+    counts: tuple[c_ast.Node, ...]     # their counts
+    length: c_ast.Node                 # C: the sorted dimension 0..C
+    first: c_ast.Node                  # K: positions read after the sort are below it
+    key: c_ast.Node                    # KEY, the sorted index as `poly_q`
+    key_type: str                      # float, int or unsigned
+    descending: bool
+    threads: int = THREADS
+    most: int = MOST
+
+
+def selects_of(net) -> tuple[Select, ...]:
+    by_loop = {id(ex.loop): n for n, ex in enumerate(net.loops)}
+    out = []
+    for at, top in enumerate(net.body):
+        if isinstance(top, c_ast.For) and (s := _select(net, at, top, by_loop)) is not None:
+            out.append(s)
+    return tuple(out)
+
+
+def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
+    from .network import _items
+    outer = _level(top, lambda v: "2", lambda v: f"{v} *= 2")
+    if outer is None or not (isinstance(top.cond, c_ast.BinaryOp) and top.cond.op == "<"
+                             and cprint(top.cond.left).strip("()") == f"{outer} / 2"):
+        return None
+    length = top.cond.right
+    items = _items(top.stmt)
+    if len(items) != 2 or id(items[0]) not in by_loop or not isinstance(items[1], c_ast.For):
+        return None
+    inner = items[1]
+    step = _level(inner, lambda v: f"{outer} / 4", lambda v: f"{v} /= 2")
+    if step is None or cprint(inner.cond) != f"{step} > 0" or \
+            len(_items(inner.stmt)) != 1 or id(_items(inner.stmt)[0]) not in by_loop:
+        return None
+    n1, n2 = by_loop[id(items[0])], by_loop[id(_items(inner.stmt)[0])]
+    e1, e2 = net.loops[n1], net.loops[n2]
+    if not (e1.partner and e2.partner and e1.bounded and e2.bounded and e1.vars == e2.vars
+            and {v for v, _ in e1.host} <= {outer} and {v for v, _ in e2.host} <= {step}
+            and cprint(e1.distance) == f"{outer} - 1" and cprint(e2.distance) == step):
+        return None
+    if [cprint(x) for x in _items(e1.body)[1:]] != [cprint(x) for x in _items(e2.body)[1:]] or \
+            [cprint(x) for x in (*e1.los, *e1.counts)] != [cprint(x) for x in (*e2.los, *e2.counts)]:
+        return None
+    q, rows = e1.vars[-1], e1.vars[:-1]
+    if cprint(e1.los[-1]) != "0" or cprint(e1.counts[-1].left) != cprint(length):
+        return None
+    got = _comparator(_items(e1.body), q, e1.partner, e1.vars)
+    if got is None:
+        return None
+    perm, key, ktype, descending = got
+    if perm not in net.local_arrays or _KEYS.get(ktype) is None or any(
+            isinstance(x, c_ast.ID) and x.name == perm for x in walk(key)):
+        return None
+    before = [x for x in net.body[:at] if not isinstance(x, c_ast.Decl)]
+    last = max((k for k, x in enumerate(before) if _touches(x, perm)), default=None)
+    if last is None or id(before[last]) not in by_loop:
+        return None
+    n0 = by_loop[id(before[last])]
+    e0 = net.loops[n0]
+    body = _items(e0.body)
+    if e0.vars != e1.vars or [cprint(x) for x in (*e0.los, *e0.counts)] != \
+            [cprint(x) for x in (*e1.los, *e1.counts)] or len(body) != 1 or \
+            cprint(body[0]) != cprint(c_ast.Assignment("=", _ref(perm, e1.vars), c_ast.ID(q))):
+        return None
+    first = _first(net, at, perm, by_loop)
+    if first is None:
+        return None
+    return Select(top, n0, (n1, n2), perm, rows, e1.los[:-1], e1.counts[:-1], length, first, key,
+                  _KEYS[ktype], descending, THREADS, MOST)
+
+
+def _level(f: c_ast.For, start, step) -> str | None:
+    """v of a host loop `for (v = start(v); ...; step(v))`, or None."""
+    init = f.init
+    if not (isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID)) or \
+            f.cond is None or f.next is None:
+        return None
+    v = init.lvalue.name
+    return v if cprint(init.rvalue).strip("()") == start(v) and cprint(f.next) == step(v) else None
+
+
+def _comparator(body, q: str, j: str, vars_) -> tuple | None:
+    """(P, KEY with the index as poly_q, the key's C type, descending) of the network's body
+    `int j = q ^ E; if (j > q && j < C) { int a = P[..][q]; int b = P[..][j]; T x = KEY(a);
+    T y = KEY(b); if (y > x || (y == x && b < a)) { P[..][q] = b; P[..][j] = a; } }`, or None."""
+    from .network import _items
+    if len(body) != 2 or not isinstance(body[1], c_ast.If) or body[1].iffalse is not None:
+        return None
+    inner = _items(body[1].iftrue)
+    if len(inner) != 5 or not all(isinstance(d, c_ast.Decl) and d.init is not None for d in inner[:4]) or \
+            not isinstance(inner[4], c_ast.If) or inner[4].iffalse is not None:
+        return None
+    da, db, dx, dy, swap = inner
+    a, b, x, y = da.name, db.name, dx.name, dy.name
+    if not isinstance(da.init, c_ast.ArrayRef):
+        return None
+    perm = array_name(da.init)
+    if cprint(da.init) != cprint(_ref(perm, vars_)) or cprint(db.init) != cprint(_ref(perm, (*vars_[:-1], j))):
+        return None
+    ktype = " ".join(dx.type.type.names) if isinstance(dx.type, c_ast.TypeDecl) else None
+    if ktype is None or cprint(_renamed(dx.init, a, b)) != cprint(dy.init) or \
+            cprint(dx.init) == cprint(dy.init):
+        return None
+    order = {cprint(parse_expr(f"{y} {op} {x} || ({y} == {x} && {b} < {a})")): op == ">" for op in (">", "<")}
+    descending = order.get(cprint(swap.cond))
+    exchange = [cprint(s) for s in _items(swap.iftrue)]
+    want = [cprint(c_ast.Assignment("=", _ref(perm, vars_), c_ast.ID(b))),
+            cprint(c_ast.Assignment("=", _ref(perm, (*vars_[:-1], j)), c_ast.ID(a)))]
+    if descending is None or exchange != want:
+        return None
+    reads = {i.name for i in walk(dx.init) if isinstance(i, c_ast.ID)}
+    if q in reads or j in reads or b in reads:
+        return None
+    return perm, _renamed(dx.init, a, "poly_q"), ktype, descending
+
+
+def _first(net, at: int, perm: str, by_loop: dict) -> c_ast.Node | None:
+    """K when every item after the network touching P is an exchange that only reads it, at
+    `P[..][j]` with j its loop over 0..K (one K for all), else None."""
+    from .network import _subscripts
+    first = None
+    for x in net.body[at + 1:]:
+        if not _touches(x, perm):
+            continue
+        if id(x) not in by_loop:
+            return None
+        ex = net.loops[by_loop[id(x)]]
+        if ex.single is not None or ex.partner or any(w == perm for w, _ in ex.writes):
+            return None
+        every = [r for r in walk(ex.body) if isinstance(r, c_ast.ArrayRef)]
+        parts = {id(r.name) for r in every}          # X[r] of X[r][i]: part of a reference
+        refs = [r for r in every if id(r) not in parts and array_name(r) == perm]
+        names = [i for i in walk(ex.body) if isinstance(i, c_ast.ID) and i.name == perm]
+        if len(refs) != len(names):
+            return None
+        for r in refs:
+            subs = _subscripts(r)
+            if subs is None or subs[-1] not in ex.vars:
+                return None
+            d = ex.vars.index(subs[-1])
+            n = ex.counts[d]
+            k = cprint(n.left) if isinstance(n, c_ast.BinaryOp) and n.op == "-" else None
+            if cprint(ex.los[d]) != "0" or k is None or first is not None and cprint(first) != k:
+                return None
+            first = ex.counts[d].left
+    return first
+
+
+def _ref(name: str, subs) -> c_ast.ArrayRef:
+    node = c_ast.ID(name)
+    for s in subs:
+        node = c_ast.ArrayRef(node, c_ast.ID(s))
+    return node
+
+
+def _renamed(node, old: str, new: str):
+    node = copy.deepcopy(node)
+    for x in walk(node):
+        if isinstance(x, c_ast.ID) and x.name == old:
+            x.name = new
+    return node
+
+
+def _touches(node, name: str) -> bool:
+    return any(isinstance(x, c_ast.ID) and x.name == name for x in walk(node))
+
+
+# -- printing ------------------------------------------------------------------------------
+
+def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
+    """The order's key as an unsigned integer and the row block's kernel."""
+    kname, ty, warps, threads = f"{name}_select{t}", s.key_type, s.threads // 32, s.threads
+    flip = "" if s.descending else "~"
+    if ty == "float":
+        body = ["  const unsigned u = __float_as_uint(v == 0.0f ? 0.0f : v);   /* -0.0 == 0.0, as C compares */",
+                f"  return {flip}((u & 0x80000000u) ? ~u : u | 0x80000000u);"]
+    elif ty == "int":
+        body = [f"  return {flip}((unsigned)v ^ 0x80000000u);"]
+    else:
+        body = [f"  return {flip}v;"]
+    rank = ["/* the sort's order as unsigned integers: the larger, the earlier */",
+            f"__device__ __forceinline__ unsigned {kname}_key({ty} v)", "{", *body, "}", ""]
+    decode = []
+    for d in reversed(range(len(s.rows))):
+        at = "poly_row" if d == 0 else f"poly_row % ({cprint(s.counts[d])})"
+        decode.append(f"  const int {s.rows[d]} = {cprint(s.los[d])} + (int)({at});")
+        if d:
+            decode.append(f"  poly_row /= ({cprint(s.counts[d])});")
+    key = cprint(r.node(s.key, {}))
+    store = cprint(r.node(c_ast.Assignment("=", _ref(s.perm, (*s.rows, "poly_p")), c_ast.ArrayRef(
+        c_ast.ID("poly_i"), c_ast.ID("poly_p"))), {}))
+    return rank + [
+        f"/* {kname}: {describe(s, t, name)} */",
+        f"__global__ void __launch_bounds__({threads}) {kname}({params})", "{",
+        "  __shared__ unsigned poly_hist[256];",
+        f"  __shared__ unsigned poly_u[{s.most}];",
+        f"  __shared__ int poly_i[{s.most}];",
+        f"  __shared__ int poly_warp[{warps}];",
+        "  __shared__ unsigned poly_prefix, poly_mask;",
+        "  __shared__ int poly_want, poly_above, poly_done;",
+        "  long long poly_row = blockIdx.x;", *decode,
+        f"  const int poly_c = {cprint(s.length)};",
+        f"  const int poly_k = min((int)({cprint(s.first)}), poly_c);",
+        "  if (poly_k <= 0)   /* nothing is read */",
+        "    return;",
+        "  const int poly_t = threadIdx.x, poly_lane = threadIdx.x % 32;",
+        "  if (poly_t == 0) {", "    poly_prefix = 0u;", "    poly_mask = 0u;", "    poly_want = poly_k;",
+        "    poly_above = 0;", "    poly_done = 0;", "  }",
+        "  for (int poly_shift = 24; poly_shift >= 0; poly_shift -= 8) {   /* the K-th key, a digit at a time */",
+        f"    for (int poly_d = poly_t; poly_d < 256; poly_d += {threads})",
+        "      poly_hist[poly_d] = 0u;",
+        "    __syncthreads();",
+        "    const unsigned poly_pre = poly_prefix, poly_msk = poly_mask;",
+        "    const int poly_need = poly_want;",
+        f"    for (int poly_base = 0; poly_base < poly_c; poly_base += {threads}) {{   /* whole warps count */",
+        "      const int poly_q = poly_base + poly_t;",
+        "      unsigned poly_digit = 256u;   /* none */",
+        "      if (poly_q < poly_c) {",
+        f"        const unsigned poly_v = {kname}_key({key});",
+        "        if ((poly_v & poly_msk) == poly_pre)",
+        "          poly_digit = (poly_v >> poly_shift) & 255u;",
+        "      }",
+        "      const unsigned poly_peers = __match_any_sync(0xffffffffu, poly_digit);   /* one add per digit */",
+        "      if (poly_digit < 256u && poly_lane == __ffs(poly_peers) - 1)",
+        "        atomicAdd(&poly_hist[poly_digit], (unsigned)__popc(poly_peers));",
+        "    }",
+        "    __syncthreads();",
+        "    if (poly_t < 32) {   /* lane l holds digits 255 - 8 l down to 248 - 8 l */",
+        "      unsigned poly_own = 0u;",
+        "      for (int poly_m = 0; poly_m < 8; poly_m++)",
+        "        poly_own += poly_hist[255 - 8 * poly_lane - poly_m];",
+        "      unsigned poly_upto = poly_own;",
+        "      for (int poly_d = 1; poly_d < 32; poly_d *= 2) {",
+        "        const unsigned poly_y = __shfl_up_sync(0xffffffffu, poly_upto, poly_d);",
+        "        if (poly_lane >= poly_d)",
+        "          poly_upto += poly_y;",
+        "      }",
+        "      unsigned poly_cum = poly_upto - poly_own;",
+        "      if (poly_cum < (unsigned)poly_need && poly_upto >= (unsigned)poly_need) {",
+        "        for (int poly_m = 0; poly_m < 8; poly_m++) {",
+        "          const int poly_digit = 255 - 8 * poly_lane - poly_m;",
+        "          if (poly_cum + poly_hist[poly_digit] >= (unsigned)poly_need) {",
+        "            poly_prefix = poly_pre | ((unsigned)poly_digit << poly_shift);",
+        "            poly_mask = poly_msk | (255u << poly_shift);",
+        "            poly_want = poly_need - (int)poly_cum;",
+        "            poly_done = poly_hist[poly_digit] == (unsigned)(poly_need - (int)poly_cum);   /* all of them */",
+        "            break;",
+        "          }",
+        "          poly_cum += poly_hist[poly_digit];",
+        "        }",
+        "      }",
+        "    }",
+        "    __syncthreads();",
+        "    if (poly_done)   /* every key under the prefix is kept: the lower digits decide nothing */",
+        "      break;",
+        "  }",
+        "  const unsigned poly_kth = poly_prefix, poly_top = poly_mask;   /* the K-th key's known digits */",
+        "  const int poly_ties = poly_want, poly_past = poly_k - poly_want;",
+        "  int poly_seen = 0;   /* keys equal to the K-th before this chunk */",
+        f"  for (int poly_base = 0; poly_base < poly_c; poly_base += {threads}) {{   /* the K keys, ties by index */",
+        "    const int poly_q = poly_base + poly_t;",
+        "    unsigned poly_v = 0u;",
+        "    if (poly_q < poly_c) {",
+        f"      poly_v = {kname}_key({key});",
+        "      if ((poly_v & poly_top) > poly_kth) {",
+        "        const int poly_at = atomicAdd(&poly_above, 1);",
+        "        poly_u[poly_at] = poly_v;",
+        "        poly_i[poly_at] = poly_q;",
+        "      }",
+        "    }",
+        "    const bool poly_tie = poly_q < poly_c && (poly_v & poly_top) == poly_kth;",
+        "    const unsigned poly_ballot = __ballot_sync(0xffffffffu, poly_tie);",
+        "    if (poly_lane == 0)",
+        "      poly_warp[poly_t / 32] = __popc(poly_ballot);",
+        "    __syncthreads();",
+        "    int poly_rank = poly_seen + __popc(poly_ballot & ((1u << poly_lane) - 1u));",
+        f"    for (int poly_w = 0; poly_w < {warps}; poly_w++) {{",
+        "      if (poly_w < poly_t / 32)",
+        "        poly_rank += poly_warp[poly_w];",
+        "      poly_seen += poly_warp[poly_w];",
+        "    }",
+        "    if (poly_tie && poly_rank < poly_ties) {",
+        "      poly_u[poly_past + poly_rank] = poly_v;",
+        "      poly_i[poly_past + poly_rank] = poly_q;",
+        "    }",
+        "    __syncthreads();",
+        "  }",
+        "  int poly_size = 1;",
+        "  while (poly_size < poly_k)",
+        "    poly_size *= 2;",
+        f"  for (int poly_p = poly_k + poly_t; poly_p < poly_size; poly_p += {threads}) {{   /* after every key */",
+        "    poly_u[poly_p] = 0u;",
+        "    poly_i[poly_p] = 0x7fffffff;",
+        "  }",
+        "  __syncthreads();",
+        "  for (int poly_run = 2; poly_run <= poly_size; poly_run *= 2)   /* bitonic sort by (key, index) */",
+        "    for (int poly_d = poly_run / 2; poly_d > 0; poly_d /= 2) {",
+        f"      for (int poly_p = poly_t; poly_p < poly_size; poly_p += {threads}) {{",
+        "        const int poly_o = poly_p ^ poly_d;",
+        "        if (poly_o > poly_p) {",
+        "          const bool poly_o_first = poly_u[poly_o] > poly_u[poly_p] ||",
+        "                                    (poly_u[poly_o] == poly_u[poly_p] && poly_i[poly_o] < poly_i[poly_p]);",
+        "          if (poly_o_first == ((poly_p & poly_run) == 0)) {",
+        "            const unsigned poly_tu = poly_u[poly_p];",
+        "            const int poly_ti = poly_i[poly_p];",
+        "            poly_u[poly_p] = poly_u[poly_o];",
+        "            poly_i[poly_p] = poly_i[poly_o];",
+        "            poly_u[poly_o] = poly_tu;",
+        "            poly_i[poly_o] = poly_ti;",
+        "          }",
+        "        }",
+        "      }",
+        "      __syncthreads();",
+        "    }",
+        f"  for (int poly_p = poly_t; poly_p < poly_k; poly_p += {threads})",
+        f"    {store};",
+        "}", ""]
+
+
+def site(s: Select, t: int, name: str, args: str, network: list[str], flush: list[str]) -> list[str]:
+    """Host lines in place of the network's loop: the selection when K fits, else the network."""
+    rows = " * ".join(f"(long long)({cprint(c)})" for c in s.counts) or "1LL"
+    return [f"if ({_fits(s)}) {{   /* the first {cprint(s.first)} only: a selection per row */", *flush,
+            f"  const long long poly_rows = {rows};",
+            f"  if (poly_rows > 0 && ({cprint(s.length)}) > 0)",
+            f"    {name}_select{t}<<<(unsigned)poly_rows, {s.threads}>>>({args});",
+            "} else {", *("  " + line for line in network), "}"]
+
+
+def skipped(s: Select, lines: list[str]) -> list[str]:
+    """The permutation's fill, run only where the network runs."""
+    return [f"if (!({_fits(s)})) {{", *("  " + line for line in lines), "}"]
+
+
+def _fits(s: Select) -> str:
+    return f"({cprint(s.first)}) <= {s.most}"
+
+
+def describe(s: Select, t: int, name: str) -> str:
+    order = "descending" if s.descending else "ascending"
+    return (f"the first {cprint(s.first)} of the stable {order} argsort of {cprint(s.key)} for poly_q < "
+            f"{cprint(s.length)} into {s.perm}, a block per row: a radix select of the K-th key, the keys "
+            f"past it and its ties of smallest index, a bitonic sort of those by (key, index); "
+            f"past {s.most} the network runs.")

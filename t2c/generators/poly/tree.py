@@ -1,0 +1,317 @@
+"""Pairwise trees: a level loop that folds a buffer pairwise, printed as a block tree reduction.
+
+The class: in host code around exchange loops (network.py), a top-level doubling loop
+
+    for (h = 1; h < N; h *= 2) {
+      for (i = 0; i < N; i++) b[i] = (i % (2 * h) == 0 && i + h < N) ? f(a[i], a[i + h]) : a[i];
+      for (i = 0; i < N; i++) a[i] = b[i];
+    }
+
+over two local arrays a, b of extent N, after which nothing touches b and a is read only at
+a[0] (a spec's `for h in 1..n doubling:` pairwise tree: a sum, a maximum, any `f` of the pair).
+After level h, a[j] for j a multiple of h holds the tree of the leaves [j, min(j + h, N)), so
+a[0] is the tree of all N leaves.  A block tree keeps exactly that association (the pair's
+order included), so the result is bit for bit the reference's, whatever `f` is: each block
+folds an aligned run of THREADS * RUN leaves with the same pairing (RUN leaves in a thread's registers,
+then strides across lanes by shuffles, then across warps), writes the run's value, and the same
+kernel folds the runs' values until one is left, in a[0].  Each level costs a pass over what it
+touches instead of over all N, and no buffer copy remains.
+
+The leaves are a's cells, or, when the last write of a before the loop is an exchange
+`a[i] = E` over 0..N reading only parameters (a spec's `let a[i] = x[i]`) and nothing between
+it and the loop touches a or writes what E reads, E itself: that launch goes.  Exchanges before
+the loop that write only b go too (the first level rewrites b before it is read).  Anything
+else (b or a[1..] read after the loop, h read outside it, a level loop of another shape) is
+no tree: the level loop stays a launch per level.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ...ir.csyntax import array_name, cprint, walk
+from ...analysis.model import parse_expr
+
+THREADS = 256            # threads of a block
+RUN = 8                  # leaves a thread folds in registers
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A pairwise tree of `acc` over 0..count, replacing the host level loop `loop`."""
+    loop: c_ast.For                    # the level loop: host code the tree's launches replace
+    count: c_ast.Node                  # N: the leaves 0..N
+    acc: str                           # a: its cell 0 gets the result
+    scratch: str                       # b: the level loop's second buffer, free for the runs' values
+    dtype: str                         # their element type
+    pair: c_ast.Node                   # f(poly_x, poly_y): a[i] as poly_x, a[i + h] as poly_y
+    var: str                           # i, the leaf index `leaf` reads
+    leaf: c_ast.Node | None            # E of the fused `a[i] = E`, or None: the leaves are a's cells
+    gone: tuple[int, ...]              # Network.loops indices that no longer launch (the level's, fused ones)
+    threads: int = THREADS             # a block's threads (a multiple of 32, at most 1024)
+    run: int = RUN                     # leaves a thread folds in registers (a power of two)
+
+    @property
+    def chunk(self) -> int:
+        return self.threads * self.run
+
+
+def trees_of(net) -> tuple[Tree, ...]:
+    """The pairwise trees among the network's top-level level loops."""
+    by_loop = {id(ex.loop): n for n, ex in enumerate(net.loops)}
+    out = []
+    for at, top in enumerate(net.body):
+        if isinstance(top, c_ast.For) and (t := _tree(net, at, top, by_loop)) is not None:
+            out.append(t)
+    return tuple(out)
+
+
+def _tree(net, at: int, top: c_ast.For, by_loop: dict) -> Tree | None:
+    from .network import _copy, _items, _subscripts
+    level = _doubling(top)
+    items = _items(top.stmt)
+    if level is None or len(items) != 2 or not all(id(x) in by_loop for x in items):
+        return None
+    h, bound = level
+    fold, back = (net.loops[by_loop[id(x)]] for x in items)
+    pair = _copy(back, net.local_arrays)
+    if pair is None or fold.single is not None or fold.partner or len(fold.vars) != 1:
+        return None
+    a, b = pair
+    dtype, shape = net.local_arrays[a]
+    n, i = cprint(bound), fold.var
+    body = _items(fold.body)
+    if shape != (n,) or cprint(fold.los[0]) != "0" or cprint(fold.counts[0].left) != n or len(body) != 1:
+        return None
+    st = body[0]
+    if not (isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ArrayRef)
+            and array_name(st.lvalue) == b and _subscripts(st.lvalue) == (i,)
+            and isinstance(st.rvalue, c_ast.TernaryOp)):
+        return None
+    cond, then, other = st.rvalue.cond, st.rvalue.iftrue, st.rvalue.iffalse
+    wanted = {cprint(parse_expr(f"{i} % (2 * {h}) == 0")), cprint(parse_expr(f"{i} + {h} < {n}"))}
+    if {cprint(c) for c in _conjuncts(cond)} != wanted or cprint(other) != f"{a}[{i}]":
+        return None
+    f = _pair(then, a, i, h)
+    rest = net.body[:at] + net.body[at + 1:]
+    if f is None or any(_reads(x, h) for x in rest if not _declares(x, h)):
+        return None
+    after = net.body[at + 1:]
+    if any(_reads(x, b) for x in after) or not all(_only_first(x, a) for x in after):
+        return None
+    gone = [by_loop[id(x)] for x in items]
+    for x in net.body[:at]:           # what fills b before the loop: never read
+        if _reads(x, b) and not isinstance(x, c_ast.Decl):
+            n_ex = by_loop.get(id(x))
+            if n_ex is None or {w for w, _ in net.loops[n_ex].writes} != {b}:
+                return None
+            gone.append(n_ex)
+    leaf, var = _leaf(net, at, a, n, by_loop)
+    if leaf is not None:
+        gone.append(leaf[1])
+    return Tree(top, bound, a, b, dtype, f, var if leaf else i, leaf[0] if leaf else None, tuple(sorted(gone)),
+                THREADS, RUN)
+
+
+def _doubling(f: c_ast.For) -> tuple[str, c_ast.Node] | None:
+    """(h, N) of `for (h = 1; h < N; h *= 2)` (or `h = h * 2`, `int h = 1`)."""
+    init, cond, nxt = f.init, f.cond, f.next
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1:
+        var, first = init.decls[0].name, init.decls[0].init
+    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        var, first = init.lvalue.name, init.rvalue
+    else:
+        return None
+    if first is None or cprint(first) != "1" or not (isinstance(cond, c_ast.BinaryOp) and cond.op == "<"
+                                                     and cprint(cond.left) == var):
+        return None
+    doubles = isinstance(nxt, c_ast.Assignment) and cprint(nxt.lvalue) == var and (
+        nxt.op == "*=" and cprint(nxt.rvalue) == "2" or
+        nxt.op == "=" and cprint(nxt.rvalue) in (f"{var} * 2", f"2 * {var}"))
+    return (var, cond.right) if doubles else None
+
+
+def _pair(then: c_ast.Node, a: str, i: str, h: str) -> c_ast.Node | None:
+    """f(poly_x, poly_y) of `f(a[i], a[i + h])` reading nothing else (constants and functions
+    aside), or None."""
+    f = copy.deepcopy(then)
+    names = {f"{a}[{i}]": "poly_x", f"{a}[{i} + {h}]": "poly_y", f"{a}[{h} + {i}]": "poly_y"}
+    def go(node):
+        if isinstance(node, c_ast.ArrayRef):
+            return c_ast.ID(names[cprint(node)]) if cprint(node) in names else None
+        if isinstance(node, c_ast.ID):
+            return node
+        for attr in node.__slots__:
+            child = getattr(node, attr, None)
+            if isinstance(child, c_ast.Node):
+                got = go(child)
+                if got is None:
+                    return None
+                setattr(node, attr, got)
+            elif isinstance(child, list):
+                kids = [go(c) if isinstance(c, c_ast.Node) else c for c in child]
+                if any(k is None for k in kids):
+                    return None
+                setattr(node, attr, kids)
+        return node
+    f = go(f)
+    if f is None:
+        return None
+    called = {id(x.name) for x in walk(f) if isinstance(x, c_ast.FuncCall)}
+    free = {x.name for x in walk(f) if isinstance(x, c_ast.ID) and id(x) not in called}
+    return f if free <= {"poly_x", "poly_y"} and free else None
+
+
+def _leaf(net, at: int, a: str, n: str, by_loop: dict):
+    """((E, its Network.loops index), i) of the last write of a before the loop when it is an
+    exchange `a[i] = E` over 0..N that E can replace, else (None, None)."""
+    from .network import _items, _subscripts
+    before = [x for x in net.body[:at] if not isinstance(x, c_ast.Decl)]
+    last = max((k for k, x in enumerate(before) if _reads(x, a)), default=None)
+    if last is None or id(before[last]) not in by_loop:
+        return None, None
+    n_ex = by_loop[id(before[last])]
+    ex = net.loops[n_ex]
+    body = _items(ex.body)
+    if ex.single is not None or ex.partner or ex.host or len(ex.vars) != 1 or cprint(ex.los[0]) != "0" or \
+            cprint(ex.counts[0].left) != n or len(body) != 1:
+        return None, None
+    st = body[0]
+    if not (isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ArrayRef)
+            and array_name(st.lvalue) == a and _subscripts(st.lvalue) == ex.vars) or _reads(st.rvalue, a):
+        return None, None
+    read = {x.name for x in walk(st.rvalue) if isinstance(x, c_ast.ID)}
+    between = before[last + 1:]
+    if any(_reads(x, a) for x in between) or any(w in read for x in between if id(x) in by_loop
+                                                   for w, _ in net.loops[by_loop[id(x)]].writes):
+        return None, None
+    return (st.rvalue, n_ex), ex.var
+
+
+def _conjuncts(c) -> list:
+    return _conjuncts(c.left) + _conjuncts(c.right) if isinstance(c, c_ast.BinaryOp) and c.op == "&&" else [c]
+
+
+def _reads(node, name: str) -> bool:
+    return any(isinstance(x, c_ast.ID) and x.name == name for x in walk(node))
+
+
+def _declares(node, name: str) -> bool:
+    return isinstance(node, c_ast.Decl) and node.name == name
+
+
+def _only_first(node, a: str) -> bool:
+    """Whether node touches a only by reading a[0]."""
+    refs = [x for x in walk(node) if isinstance(x, c_ast.ArrayRef) and array_name(x) == a]
+    ids = [x for x in walk(node) if isinstance(x, c_ast.ID) and x.name == a]
+    written = any(isinstance(x, c_ast.Assignment) and isinstance(x.lvalue, c_ast.ArrayRef) and array_name(x.lvalue) == a
+                  for x in walk(node))
+    return not written and len(refs) == len(ids) and all(cprint(r.subscript) == "0" for r in refs)
+
+
+# -- printing ------------------------------------------------------------------------------
+
+def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
+    """The tree's two kernels: NAME_treeT_leaves folds runs of the leaves, NAME_treeT_runs runs
+    of the values that a pass wrote."""
+    ty, threads, chunk = tree.dtype, tree.threads, tree.chunk
+    if tree.leaf is not None:
+        leaf = cprint(r.node(tree.leaf, {}))
+    else:
+        leaf = f"poly_buf_{tree.acc}[{tree.var}]"
+    load = [f"      const int {tree.var} = (int)(poly_first + poly_k);",
+            f"      poly_s[poly_k + poly_k / 32] = {leaf};"]
+    out = []
+    for kind, head, value in (
+            ("leaves", f"{params}, long long poly_n, {ty} *poly_dst", load),
+            ("runs", f"const {ty} *poly_src, long long poly_n, {ty} *poly_dst",
+             ["      poly_s[poly_k + poly_k / 32] = poly_src[poly_first + poly_k];"])):
+        out += [f"/* {name}_tree{t}_{kind}: {describe(tree, t, name, kind)} */",
+                f"__global__ void __launch_bounds__({threads}) {name}_tree{t}_{kind}({head})", "{",
+                f"  __shared__ {ty} poly_s[{chunk + chunk // 32}];   /* leaf j at j + j / 32: no bank conflicts */",
+                f"  __shared__ {ty} poly_w[{threads // 32}];",
+                f"  const long long poly_first = (long long)blockIdx.x * {chunk};",
+                f"  for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
+                "    if (poly_first + poly_k < poly_n) {", *value, "    }",
+                "  __syncthreads();", *_fold(tree, r), "}", ""]
+    return out
+
+
+def _fold(tree: Tree, r) -> list[str]:
+    """A block's fold of its leaves in shared memory, in the reference's pairing, to poly_dst."""
+    ty, f, run, warps = tree.dtype, cprint(r.node(tree.pair, {})), tree.run, tree.threads // 32
+    return [
+        "  const int poly_t = threadIdx.x, poly_lane = threadIdx.x % 32;",
+        f"  const long long poly_at = poly_first + {run}LL * poly_t;   /* this thread's first leaf */",
+        f"  {ty} poly_v[{run}] = {{}};",
+        "#pragma unroll",
+        f"  for (int poly_k = 0; poly_k < {run}; poly_k++)",
+        "    if (poly_at + poly_k < poly_n) {",
+        f"      const int poly_j = {run} * poly_t + poly_k;",
+        "      poly_v[poly_k] = poly_s[poly_j + poly_j / 32];",
+        "    }",
+        "#pragma unroll",
+        f"  for (int poly_h = 1; poly_h < {run}; poly_h *= 2)   /* the levels within a thread's run */",
+        "#pragma unroll",
+        f"    for (int poly_k = 0; poly_k < {run}; poly_k += 2 * poly_h)",
+        "      if (poly_at + poly_k + poly_h < poly_n) {",
+        f"        const {ty} poly_x = poly_v[poly_k], poly_y = poly_v[poly_k + poly_h];",
+        f"        poly_v[poly_k] = {f};",
+        "      }",
+        f"  {ty} poly_r = poly_v[0];",
+        "#pragma unroll",
+        "  for (int poly_d = 1; poly_d < 32; poly_d *= 2) {   /* the levels across a warp's runs */",
+        f"    const {ty} poly_y = __shfl_down_sync(0xffffffffu, poly_r, poly_d);",
+        f"    if (poly_lane % (2 * poly_d) == 0 && poly_at + {run}LL * poly_d < poly_n) {{",
+        f"      const {ty} poly_x = poly_r;",
+        f"      poly_r = {f};",
+        "    }",
+        "  }",
+        "  if (poly_lane == 0)",
+        "    poly_w[poly_t / 32] = poly_r;",
+        "  __syncthreads();",
+        "  if (poly_t < 32) {   /* the levels across the block's warps */",
+        f"    poly_r = poly_w[poly_lane % {warps}];",
+        "#pragma unroll",
+        f"    for (int poly_d = 1; poly_d < {warps}; poly_d *= 2) {{",
+        f"      const {ty} poly_y = __shfl_down_sync(0xffffffffu, poly_r, poly_d);",
+        f"      if (poly_lane % (2 * poly_d) == 0 && poly_first + {32 * run}LL * (poly_lane + poly_d) < poly_n) {{",
+        f"        const {ty} poly_x = poly_r;",
+        f"        poly_r = {f};",
+        "      }",
+        "    }",
+        "    if (poly_lane == 0)",
+        "      poly_dst[blockIdx.x] = poly_r;",
+        "  }"]
+
+
+def site(tree: Tree, t: int, name: str, args: str) -> list[str]:
+    """Host lines in place of the level loop: the leaves' pass, then passes over the runs'
+    values until one is left, in a[0]; the passes alternate between b and a (a pass of several
+    blocks never writes what it reads)."""
+    a, b, ty, threads = f"poly_local_{tree.acc}", f"poly_local_{tree.scratch}", tree.dtype, tree.threads
+    blocks = f"(poly_n + {tree.chunk - 1}) / {tree.chunk}"
+    return ["{   /* the pairwise tree: a pass over the leaves, then over the values of each pass */",
+            f"  long long poly_n = {cprint(tree.count)};",
+            "  if (poly_n > 0) {",
+            f"    long long poly_blocks = {blocks};",
+            f"    {ty} *poly_dst = poly_blocks == 1 ? {a} : {b};",
+            f"    {name}_tree{t}_leaves<<<(unsigned)poly_blocks, {threads}>>>({args}, poly_n, poly_dst);",
+            "    while (poly_blocks > 1) {",
+            f"      {ty} *poly_src = poly_dst;",
+            "      poly_n = poly_blocks;",
+            f"      poly_blocks = {blocks};",
+            f"      poly_dst = poly_blocks == 1 || poly_src == {b} ? {a} : {b};",
+            f"      {name}_tree{t}_runs<<<(unsigned)poly_blocks, {threads}>>>(poly_src, poly_n, poly_dst);",
+            "    }", "  }", "}"]
+
+
+def describe(tree: Tree, t: int, name: str, kind: str | None = None) -> str:
+    what = f"{cprint(tree.leaf)} for {tree.var}" if tree.leaf is not None else f"{tree.acc}[{tree.var}]"
+    if kind == "runs":
+        return f"the pairwise tree of {name}_tree{t}_leaves' values, {tree.chunk} a block, the same pairing."
+    return (f"the pairwise tree of {what} < {cprint(tree.count)} into {tree.acc}[0], a block per {tree.chunk} "
+            f"leaves ({tree.run} a thread, then warp shuffles), the reference's pairing: "
+            f"then {name}_tree{t}_runs over the blocks' values.")
