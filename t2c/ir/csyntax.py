@@ -65,3 +65,19 @@ def kernel_definition(ast: c_ast.FileAST) -> c_ast.FuncDef:
 def reference_helpers(ast: c_ast.FileAST) -> list[c_ast.FuncDef]:
     """The helper definitions of a parsed reference, in order (none for most kernels)."""
     return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][:-1]
+
+
+def block_items(s) -> list:
+    """The statements of a `{ ... }` (an empty one: none), or [s] for any other statement."""
+    return (s.block_items or []) if isinstance(s, c_ast.Compound) else [s]
+
+
+def name_subscripts(ref) -> tuple[str, ...] | None:
+    """The plain-name subscripts of `X[a][b]...`, outermost dimension first, or None."""
+    out = []
+    while isinstance(ref, c_ast.ArrayRef):
+        if not isinstance(ref.subscript, c_ast.ID):
+            return None
+        out.append(ref.subscript.name)
+        ref = ref.name
+    return tuple(reversed(out))

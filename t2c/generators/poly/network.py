@@ -18,7 +18,7 @@ from pycparser import c_ast
 
 from ...analysis.scalars import step_of
 from ...ir import Kernel, abi
-from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, walk as _walk
+from ...ir.csyntax import array_name, block_items, cprint, kernel_definition, name_subscripts, parse_c, walk as _walk
 from . import network_tiles, select as selects, tree as trees
 from .cuda import Renderer, helper_note, own_helpers, short_name
 from ...runtime.target import SM90, Target
@@ -100,8 +100,9 @@ def network_of(k: Kernel, target: Target = SM90) -> Network | None:
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
     net = Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops), local_arrays)
     net = tiled(net, k, target)
-    return replace(net, trees=trees.trees_of(net),       # pairwise trees: a block tree, not a launch per level
-                   selects=selects.selects_of(net))      # the first K of a sort: a selection per row
+    copy_of = lambda ex: _copy(ex, net.local_arrays)
+    return replace(net, trees=trees.trees_of(net, copy_of),   # pairwise trees: a block tree, not a launch per level
+                   selects=selects.selects_of(net))            # the first K of a sort: a selection per row
 
 
 _PARAM_BYTES = 4000         # a kernel's parameters (the queued steps travel as one)
@@ -208,10 +209,10 @@ def _host(items, scope: dict[str, str], names: _Names, loops: list, top=False) -
                 return False
         elif isinstance(it, c_ast.If):
             if not (_reads_only(it.cond, scope) and all(
-                    b is None or _host(_items(b), dict(scope), names, loops) for b in (it.iftrue, it.iffalse))):
+                    b is None or _host(block_items(b), dict(scope), names, loops) for b in (it.iftrue, it.iffalse))):
                 return False
         elif isinstance(it, (c_ast.While, c_ast.DoWhile)):
-            if not (_reads_only(it.cond, scope) and _host(_items(it.stmt), dict(scope), names, loops)):
+            if not (_reads_only(it.cond, scope) and _host(block_items(it.stmt), dict(scope), names, loops)):
                 return False
         elif isinstance(it, c_ast.For):
             inner = dict(scope)
@@ -221,7 +222,7 @@ def _host(items, scope: dict[str, str], names: _Names, loops: list, top=False) -
                 continue
             if not _host(init, inner, names, loops) or any(
                     x is not None and not _reads_only(x, inner) for x in (it.cond, it.next)) or \
-                    not _host(_items(it.stmt), inner, names, loops):
+                    not _host(block_items(it.stmt), inner, names, loops):
                 return False
         elif not isinstance(it, (*_CONTROL, c_ast.EmptyStatement)):
             return False
@@ -236,13 +237,13 @@ def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | 
         if got is None:
             return None
         nest.append(got[0]), los.append(got[1]), counts.append(got[2])
-        inner = _items(f.stmt)
+        inner = block_items(f.stmt)
         if len(inner) == 1 and isinstance(inner[0], c_ast.For) and _header(inner[0], scope, names) is not None and \
                 any(isinstance(x, c_ast.ArrayRef) for x in _walk(inner[0])):
             f = inner[0]
             continue
         break
-    var, stmt, body = nest[-1], f.stmt, _items(f.stmt)
+    var, stmt, body = nest[-1], f.stmt, block_items(f.stmt)
     if not any(isinstance(x, c_ast.ArrayRef) for x in _walk(stmt)):
         return None                                        # no array: host code
     own = {d.name for d in _walk(stmt) if isinstance(d, c_ast.Decl)}
@@ -268,13 +269,13 @@ def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | 
     parts = {id(x.name) for x in every}                    # X[r] of X[r][i]: part of a reference
     refs = [x for x in every if id(x) not in parts and array_name(x) in written]
     for x in refs:
-        subs = _subscripts(x)
+        subs = name_subscripts(x)
         if subs is None or sorted(s if s != partner else var for s in subs) != sorted(nest):
             return None                                    # each loop variable once, as a plain subscript
         form = tuple(s if s != partner else var for s in subs)
         if forms.setdefault(array_name(x), form) != form:
             return None                                    # one order of the subscripts per array
-        paired = any(partner in (_subscripts(y) or ()) for y in refs if array_name(y) == array_name(x)) if partner else False
+        paired = any(partner in (name_subscripts(y) or ()) for y in refs if array_name(y) == array_name(x)) if partner else False
         if paired and id(x) not in inside:
             return None                                    # an access outside the pair's one owner
     reads = {x.name for x in _walk(f) if isinstance(x, c_ast.ID)} | \
@@ -316,15 +317,6 @@ def _header(f, scope, names) -> tuple | None:
     return var, lo, count
 
 
-def _subscripts(ref) -> tuple[str, ...] | None:
-    """The plain-name subscripts of `X[a][b]...`, outermost dimension first, or None."""
-    out = []
-    while isinstance(ref, c_ast.ArrayRef):
-        if not isinstance(ref.subscript, c_ast.ID):
-            return None
-        out.append(ref.subscript.name)
-        ref = ref.name
-    return tuple(reversed(out))
 
 
 def _partner(body, var: str, scope) -> str | None:
@@ -398,8 +390,6 @@ def _writes(x) -> bool:
     return isinstance(x, c_ast.Assignment) or x.op in ("++", "p++", "--", "p--")
 
 
-def _items(s) -> list:
-    return (s.block_items or []) if isinstance(s, c_ast.Compound) else [s]
 
 
 def _is(node, name) -> bool:
@@ -423,7 +413,7 @@ def swaps(net: Network) -> dict[int, tuple[str, str]]:
     by_loop = {id(ex.loop): ex for ex in net.loops}
     out = {}
     for at, top in enumerate(net.body):
-        items = _items(top.stmt) if isinstance(top, c_ast.For) else []
+        items = block_items(top.stmt) if isinstance(top, c_ast.For) else []
         ex = by_loop.get(id(items[-1])) if items else None
         pair = _copy(ex, net.local_arrays) if ex is not None else None
         if pair is None or any(_touches(it, pair[1]) for it in net.body[at + 1:]):
@@ -436,10 +426,10 @@ def swaps(net: Network) -> dict[int, tuple[str, str]]:
 
 def _copy(ex: Exchange, local_arrays: dict) -> tuple[str, str] | None:
     """(A, B) of an exchange that is `A[v..] = B[v..]` over the whole of both, else None."""
-    body = _items(ex.body)
+    body = block_items(ex.body)
     if ex.single is not None or ex.partner or len(body) != 1 or not (
             isinstance(body[0], c_ast.Assignment) and body[0].op == "=" and all(
-                isinstance(x, c_ast.ArrayRef) and _subscripts(x) == ex.vars for x in (body[0].lvalue, body[0].rvalue))):
+                isinstance(x, c_ast.ArrayRef) and name_subscripts(x) == ex.vars for x in (body[0].lvalue, body[0].rvalue))):
         return None
     a, b = array_name(body[0].lvalue), array_name(body[0].rvalue)
     ok = a != b and a in local_arrays and local_arrays.get(b) == local_arrays[a] and _whole(ex, local_arrays[a][1])
@@ -449,8 +439,8 @@ def _copy(ex: Exchange, local_arrays: dict) -> tuple[str, str] | None:
 def _rewrites(ex: Exchange, b: str, local_arrays: dict) -> bool:
     """Whether every point of the exchange writes its cell of b, which it reads nowhere, and the
     points cover b."""
-    writes = [x for x in _items(ex.body) if isinstance(x, c_ast.Assignment) and x.op == "=" and
-              isinstance(x.lvalue, c_ast.ArrayRef) and array_name(x.lvalue) == b and _subscripts(x.lvalue) == ex.vars]
+    writes = [x for x in block_items(ex.body) if isinstance(x, c_ast.Assignment) and x.op == "=" and
+              isinstance(x.lvalue, c_ast.ArrayRef) and array_name(x.lvalue) == b and name_subscripts(x.lvalue) == ex.vars]
     refs = [x for x in _walk(ex.body) if isinstance(x, c_ast.ID) and x.name == b]
     return ex.single is None and not ex.partner and len(writes) == 1 and len(refs) == 1 and         not _touches(writes[0].rvalue, b) and not any(isinstance(x, c_ast.Continue) for x in _walk(ex.body)) and         _whole(ex, local_arrays[b][1])
 
@@ -500,7 +490,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
             decode.append(f"    const int {ex.vars[d]} = poly_lo{d} + (int)({at});")
             if d:
                 decode.append(f"    poly_q /= poly_n{d};")
-        body = [line for it in _items(ex.body) for line in r.statement(it, {}, "    ")]
+        body = [line for it in block_items(ex.body) for line in r.statement(it, {}, "    ")]
         kernels += [f"/* {kname}: {_describe(ex)} */",
                     f"__global__ void __launch_bounds__({threads}) {kname}({params}{extra}{extents}, long long poly_count)",
                     "{",
@@ -603,4 +593,4 @@ def _host_lines(it, launch: dict, ind: str) -> list[str]:
 
 
 def _block(s, launch, ind) -> list[str]:
-    return [line for x in _items(s) for line in _host_lines(x, launch, ind + "  ")]
+    return [line for x in block_items(s) for line in _host_lines(x, launch, ind + "  ")]

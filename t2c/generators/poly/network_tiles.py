@@ -14,7 +14,7 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import array_name, cprint, walk as _walk
+from ...ir.csyntax import array_name, block_items, cprint, walk as _walk
 
 TILE_HELPER = [
     "/* The least power of two at least hi, at most most: a tile that covers a range ending at hi. */",
@@ -75,7 +75,7 @@ def declarations(net, t: int, name: str, r, params: str, args: str) -> list[str]
     steps = []
     for m in tg.members:
         ex = net.loops[m]
-        body = [_on_tiles(it, tg, ex) for it in _items(ex.body)]
+        body = [_on_tiles(it, tg, ex) for it in block_items(ex.body)]
         used = {x.name for it in body for x in _walk(it) if isinstance(x, c_ast.ID)}
         names = [f"          const int {v} = {outer[d]};" for d, v in enumerate(ex.vars) if v in used]
         steps += [f"      {'if' if not steps else '} else if'} (poly_b.kind[poly_s] == {m}) {{   /* {name}_exchange{m}'s loops */",
@@ -205,7 +205,3 @@ def _tile_ref(ref, at: dict):
         base = base.name
     sub = list(reversed(subs))[at[array_name(ref)]]
     return c_ast.ArrayRef(c_ast.ID(f"poly_tile_{array_name(ref)}"), c_ast.BinaryOp("-", sub, c_ast.ID("poly_base")))
-
-
-def _items(s) -> list:
-    return (s.block_items or []) if isinstance(s, c_ast.Compound) else [s]

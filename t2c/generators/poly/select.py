@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ...ir.csyntax import array_name, cprint, walk
+from ...ir.csyntax import array_name, block_items, cprint, name_subscripts, walk
 from ...analysis.model import parse_expr
 
 THREADS = 512            # threads of a row's block
@@ -70,33 +70,32 @@ def selects_of(net) -> tuple[Select, ...]:
 
 
 def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
-    from .network import _items
     outer = _level(top, lambda v: "2", lambda v: f"{v} *= 2")
     if outer is None or not (isinstance(top.cond, c_ast.BinaryOp) and top.cond.op == "<"
                              and cprint(top.cond.left).strip("()") == f"{outer} / 2"):
         return None
     length = top.cond.right
-    items = _items(top.stmt)
+    items = block_items(top.stmt)
     if len(items) != 2 or id(items[0]) not in by_loop or not isinstance(items[1], c_ast.For):
         return None
     inner = items[1]
     step = _level(inner, lambda v: f"{outer} / 4", lambda v: f"{v} /= 2")
     if step is None or cprint(inner.cond) != f"{step} > 0" or \
-            len(_items(inner.stmt)) != 1 or id(_items(inner.stmt)[0]) not in by_loop:
+            len(block_items(inner.stmt)) != 1 or id(block_items(inner.stmt)[0]) not in by_loop:
         return None
-    n1, n2 = by_loop[id(items[0])], by_loop[id(_items(inner.stmt)[0])]
+    n1, n2 = by_loop[id(items[0])], by_loop[id(block_items(inner.stmt)[0])]
     e1, e2 = net.loops[n1], net.loops[n2]
     if not (e1.partner and e2.partner and e1.bounded and e2.bounded and e1.vars == e2.vars
             and {v for v, _ in e1.host} <= {outer} and {v for v, _ in e2.host} <= {step}
             and cprint(e1.distance) == f"{outer} - 1" and cprint(e2.distance) == step):
         return None
-    if [cprint(x) for x in _items(e1.body)[1:]] != [cprint(x) for x in _items(e2.body)[1:]] or \
+    if [cprint(x) for x in block_items(e1.body)[1:]] != [cprint(x) for x in block_items(e2.body)[1:]] or \
             [cprint(x) for x in (*e1.los, *e1.counts)] != [cprint(x) for x in (*e2.los, *e2.counts)]:
         return None
     q, rows = e1.vars[-1], e1.vars[:-1]
     if cprint(e1.los[-1]) != "0" or cprint(e1.counts[-1].left) != cprint(length):
         return None
-    got = _comparator(_items(e1.body), q, e1.partner, e1.vars)
+    got = _comparator(block_items(e1.body), q, e1.partner, e1.vars)
     if got is None:
         return None
     perm, key, ktype, descending = got
@@ -109,7 +108,7 @@ def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
         return None
     n0 = by_loop[id(before[last])]
     e0 = net.loops[n0]
-    body = _items(e0.body)
+    body = block_items(e0.body)
     if e0.vars != e1.vars or [cprint(x) for x in (*e0.los, *e0.counts)] != \
             [cprint(x) for x in (*e1.los, *e1.counts)] or len(body) != 1 or \
             cprint(body[0]) != cprint(c_ast.Assignment("=", _ref(perm, e1.vars), c_ast.ID(q))):
@@ -135,10 +134,9 @@ def _comparator(body, q: str, j: str, vars_) -> tuple | None:
     """(P, KEY with the index as poly_q, the key's C type, descending) of the network's body
     `int j = q ^ E; if (j > q && j < C) { int a = P[..][q]; int b = P[..][j]; T x = KEY(a);
     T y = KEY(b); if (y > x || (y == x && b < a)) { P[..][q] = b; P[..][j] = a; } }`, or None."""
-    from .network import _items
     if len(body) != 2 or not isinstance(body[1], c_ast.If) or body[1].iffalse is not None:
         return None
-    inner = _items(body[1].iftrue)
+    inner = block_items(body[1].iftrue)
     if len(inner) != 5 or not all(isinstance(d, c_ast.Decl) and d.init is not None for d in inner[:4]) or \
             not isinstance(inner[4], c_ast.If) or inner[4].iffalse is not None:
         return None
@@ -155,7 +153,7 @@ def _comparator(body, q: str, j: str, vars_) -> tuple | None:
         return None
     order = {cprint(parse_expr(f"{y} {op} {x} || ({y} == {x} && {b} < {a})")): op == ">" for op in (">", "<")}
     descending = order.get(cprint(swap.cond))
-    exchange = [cprint(s) for s in _items(swap.iftrue)]
+    exchange = [cprint(s) for s in block_items(swap.iftrue)]
     want = [cprint(c_ast.Assignment("=", _ref(perm, vars_), c_ast.ID(b))),
             cprint(c_ast.Assignment("=", _ref(perm, (*vars_[:-1], j)), c_ast.ID(a)))]
     if descending is None or exchange != want:
@@ -169,7 +167,6 @@ def _comparator(body, q: str, j: str, vars_) -> tuple | None:
 def _first(net, at: int, perm: str, by_loop: dict) -> c_ast.Node | None:
     """K when every item after the network touching P is an exchange that only reads it, at
     `P[..][j]` with j its loop over 0..K (one K for all), else None."""
-    from .network import _subscripts
     first = None
     for x in net.body[at + 1:]:
         if not _touches(x, perm):
@@ -186,7 +183,7 @@ def _first(net, at: int, perm: str, by_loop: dict) -> c_ast.Node | None:
         if len(refs) != len(names):
             return None
         for r in refs:
-            subs = _subscripts(r)
+            subs = name_subscripts(r)
             if subs is None or subs[-1] not in ex.vars:
                 return None
             d = ex.vars.index(subs[-1])

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ...ir.csyntax import array_name, cprint, walk
+from ...ir.csyntax import array_name, block_items, cprint, name_subscripts, walk
 from ...analysis.model import parse_expr
 
 THREADS = 256            # threads of a block
@@ -58,36 +58,36 @@ class Tree:
         return self.threads * self.run
 
 
-def trees_of(net) -> tuple[Tree, ...]:
-    """The pairwise trees among the network's top-level level loops."""
+def trees_of(net, copy_of) -> tuple[Tree, ...]:
+    """The pairwise trees among the network's top-level level loops (`copy_of(exchange)`: the
+    (A, B) of an exchange that is `A[v..] = B[v..]` over the whole of both, else None)."""
     by_loop = {id(ex.loop): n for n, ex in enumerate(net.loops)}
     out = []
     for at, top in enumerate(net.body):
-        if isinstance(top, c_ast.For) and (t := _tree(net, at, top, by_loop)) is not None:
+        if isinstance(top, c_ast.For) and (t := _tree(net, at, top, by_loop, copy_of)) is not None:
             out.append(t)
     return tuple(out)
 
 
-def _tree(net, at: int, top: c_ast.For, by_loop: dict) -> Tree | None:
-    from .network import _copy, _items, _subscripts
+def _tree(net, at: int, top: c_ast.For, by_loop: dict, copy_of) -> Tree | None:
     level = _doubling(top)
-    items = _items(top.stmt)
+    items = block_items(top.stmt)
     if level is None or len(items) != 2 or not all(id(x) in by_loop for x in items):
         return None
     h, bound = level
     fold, back = (net.loops[by_loop[id(x)]] for x in items)
-    pair = _copy(back, net.local_arrays)
+    pair = copy_of(back)
     if pair is None or fold.single is not None or fold.partner or len(fold.vars) != 1:
         return None
     a, b = pair
     dtype, shape = net.local_arrays[a]
     n, i = cprint(bound), fold.var
-    body = _items(fold.body)
+    body = block_items(fold.body)
     if shape != (n,) or cprint(fold.los[0]) != "0" or cprint(fold.counts[0].left) != n or len(body) != 1:
         return None
     st = body[0]
     if not (isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ArrayRef)
-            and array_name(st.lvalue) == b and _subscripts(st.lvalue) == (i,)
+            and array_name(st.lvalue) == b and name_subscripts(st.lvalue) == (i,)
             and isinstance(st.rvalue, c_ast.TernaryOp)):
         return None
     cond, then, other = st.rvalue.cond, st.rvalue.iftrue, st.rvalue.iffalse
@@ -167,20 +167,19 @@ def _pair(then: c_ast.Node, a: str, i: str, h: str) -> c_ast.Node | None:
 def _leaf(net, at: int, a: str, n: str, by_loop: dict):
     """((E, its Network.loops index), i) of the last write of a before the loop when it is an
     exchange `a[i] = E` over 0..N that E can replace, else (None, None)."""
-    from .network import _items, _subscripts
     before = [x for x in net.body[:at] if not isinstance(x, c_ast.Decl)]
     last = max((k for k, x in enumerate(before) if _reads(x, a)), default=None)
     if last is None or id(before[last]) not in by_loop:
         return None, None
     n_ex = by_loop[id(before[last])]
     ex = net.loops[n_ex]
-    body = _items(ex.body)
+    body = block_items(ex.body)
     if ex.single is not None or ex.partner or ex.host or len(ex.vars) != 1 or cprint(ex.los[0]) != "0" or \
             cprint(ex.counts[0].left) != n or len(body) != 1:
         return None, None
     st = body[0]
     if not (isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ArrayRef)
-            and array_name(st.lvalue) == a and _subscripts(st.lvalue) == ex.vars) or _reads(st.rvalue, a):
+            and array_name(st.lvalue) == a and name_subscripts(st.lvalue) == ex.vars) or _reads(st.rvalue, a):
         return None, None
     read = {x.name for x in walk(st.rvalue) if isinstance(x, c_ast.ID)}
     between = before[last + 1:]
