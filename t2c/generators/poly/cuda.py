@@ -350,7 +350,6 @@ class Printer:
             src, args, decls = kadane.kernels(self, launch, launch.running_max)
             self.reduction_globals.append(decls)
             return src, args
-        body = []
         locals_ = {}
         for s in launch.statements():
             for (st, scalar), web in self.an.web_of.items():
@@ -412,28 +411,9 @@ class Printer:
             params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
             return "\n".join([f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
                               "{", text, "}"]), args
-        for l, (lows, _) in zip(launch.grid, box):
-            ax = launch.axes[l.var]
-            start = min_expr(lows)
-            start = "" if start == "0" else f"{start} + "
-            index = f"idx_{ax}" if at else f"(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax})"
-            body.append(f"  const int {l.var} = {start}{index};")
-        leave = "continue;" if launch.grid_cap else "return;"    # a capped launch: the block's next index
-        if launch.grid:
-            guard = " && ".join(_guard(l) for l in launch.grid)
-            body.append(f"  if (!({guard}))")
-            body.append(f"    {leave}")
-            for var, expr, cond in launch.grid[-1].derived:   # a wavefront: the other index
-                body.append(f"  const int {var} = {expr};")
-                body.append(f"  if (!({cond}))")
-                body.append(f"    {leave}")
-        for v in inner_vars:
-            body.append(f"  int {v};")
-        for web, t in locals_.items():
-            body.append(f"  {t} {web};")
         if launch.reduction:
             return self.reduction_kernels(launch)
-        body += self.render_nodes(launch.body, "  ")
+        body = self.point_body(launch, box, inner_vars, locals_, at)
         text = "\n".join(self.strided(launch, body))
         if launch.private:           # its copy per block, and the plain kernel for an array too large
             declared = [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
@@ -466,6 +446,29 @@ class Printer:
                f"__global__ void {launch.name}({', '.join([params] * bool(params) + self.cap_params(launch))})",
                "{", text, "}"]
         return "\n".join(src), args
+
+    def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool) -> list[str]:
+        """A plain launch's body for one grid point: its indices from the thread's (`at`: from the
+        arguments `idx_x`, ..., as a one-block loop, a merged launch or a persistent loop calls
+        it), a point outside the domain leaving, the thread's variables, its statements."""
+        body = []
+        for l, (lows, _) in zip(launch.grid, box):
+            ax = launch.axes[l.var]
+            start = min_expr(lows)
+            start = "" if start == "0" else f"{start} + "
+            index = f"idx_{ax}" if at else f"(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax})"
+            body.append(f"  const int {l.var} = {start}{index};")
+        leave = "continue;" if launch.grid_cap and not at else "return;"    # a capped launch: the block's next index
+        if launch.grid:
+            guard = " && ".join(_guard(l) for l in launch.grid)
+            body.append(f"  if (!({guard}))")
+            body.append(f"    {leave}")
+            for var, expr, cond in launch.grid[-1].derived:   # a wavefront: the other index
+                body.append(f"  const int {var} = {expr};")
+                body.append(f"  if (!({cond}))")
+                body.append(f"    {leave}")
+        body += [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
+        return body + self.render_nodes(launch.body, "  ")
 
     def coarsened_body(self, launch: Launch, box, locals_) -> list[str]:
         """A loop-free launch whose threads each take `launch.coarsen` x indices blockDim.x apart
