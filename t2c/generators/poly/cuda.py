@@ -29,7 +29,7 @@ from ...analysis.model import parse_expr
 from ...ir import HALF_HEADERS, Kernel
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor, wavetiles
+from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, scan, stage, sweep, tensor, wavetiles
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -350,20 +350,7 @@ class Printer:
             src, args, decls = kadane.kernels(self, launch, launch.running_max)
             self.reduction_globals.append(decls)
             return src, args
-        locals_ = {}
-        for s in launch.statements():
-            for (st, scalar), web in self.an.web_of.items():
-                if st == s and self.plan.storage[web] == "local":
-                    locals_[web] = self.web_type[web]
-        inner_vars = []
-
-        def loops(nodes):
-            for n in nodes:
-                if isinstance(n, Loop):
-                    if n.var not in inner_vars:
-                        inner_vars.append(n.var)
-                    loops(n.body)
-        loops(launch.body)
+        inner_vars, locals_ = self.thread_variables(launch)
         box = self.launch_box(launch) if launch.grid else []
         part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
         if launch.phases:
@@ -446,6 +433,15 @@ class Printer:
                f"__global__ void {launch.name}({', '.join([params] * bool(params) + self.cap_params(launch))})",
                "{", text, "}"]
         return "\n".join(src), args
+
+    def thread_variables(self, launch: Launch) -> tuple[list[str], dict[str, str]]:
+        """The loop variables a launch's threads declare, and its thread-local scalars' types."""
+        locals_ = {}
+        for s in launch.statements():
+            for (st, scalar), web in self.an.web_of.items():
+                if st == s and self.plan.storage[web] == "local":
+                    locals_[web] = self.web_type[web]
+        return _inner_loops(launch.body), locals_
 
     def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool) -> list[str]:
         """A plain launch's body for one grid point: its indices from the thread's (`at`: from the
@@ -886,6 +882,8 @@ class Printer:
                                                  oneblock.host_code(self, it, indent + "    ", calls))
             elif isinstance(it, HostLoop) and it.one_block:
                 out += oneblock.host_code(self, it, indent, calls)
+            elif isinstance(it, HostLoop) and it.persistent:
+                out += persistent.host_code(self, it, indent, calls)
             elif isinstance(it, HostLoop):
                 out += self.host_loop(it, indent, calls)
             elif run := next((r for r in self.plan.merged if r[0] is it), None):
@@ -911,6 +909,8 @@ class Printer:
             src, args = merge.kernel(self, run, calls)
             kernels.append(src)
             calls[merge.name(self, run)] = args
+        kernels += persistent.point_functions(self, calls)
+        kernels += [persistent.kernel(self, h, calls) for h in persistent.loops(self.plan)]
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
         kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
         kernels += [oneblock.blocks_kernel(self, h, calls, h.private) for h in self.block_loops if h.private]
@@ -921,6 +921,8 @@ class Printer:
         out += ["", "#include <cuda_runtime.h>", "#include <math.h>", *half_includes(k), "", "<helpers>"]
         if any("__pipeline_memcpy_async" in src for src in kernels):
             out.insert(out.index("#include <math.h>") + 1, "#include <cuda_pipeline.h>")
+        if persistent.loops(self.plan):
+            out.insert(out.index("#include <math.h>") + 1, "#include <cooperative_groups.h>")
         globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
                     for w, s in self.plan.storage.items() if s == "global"]
         sized = {n: shape for n, shape in self.local_arrays.items() if _constant(shape)}
@@ -1116,7 +1118,8 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
-            ["  " + merge.describe(self, run) for run in self.plan.merged] + self.plan.notes + helper_note(self.abi)
+            ["  " + merge.describe(self, run) for run in self.plan.merged] + persistent.notes(self) + \
+            self.plan.notes + helper_note(self.abi)
 
 
 def accumulator_of(p, loop: Loop, scalars=False) -> tuple | None:

@@ -17,7 +17,9 @@ options; fills the plan's records in place, so that cuda.Printer only prints wha
 - per one-block loop: its threads, the arrays each iteration copies, the scalars every thread
   keeps, the launches after which no barrier is needed;
 - every launch's threads per block and dynamic shared memory, computed here once;
-- runs of launches printed as one (merge.py), then the launches' names.
+- runs of launches printed as one (merge.py), then the launches' names;
+- with `launches.persistent`, the top-level host loops of plain grid launches that also run as
+  one cooperative launch, grid.sync() between groups of independent launches (persistent.py).
 
 Planning helpers receive a `Context`, never the printer.  Refuses nothing: a launch that no
 form takes stays a grid of threads (or one thread).
@@ -30,10 +32,10 @@ from dataclasses import dataclass
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, phases, private, reduce, scan, stage, sweep, tensor
+from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, scan, stage, sweep, tensor
 from .ctext import WORD, extent_text, max_expr, min_expr
 from .cuda import accumulator_of, short_name
-from .mapping import Launch, Plan, launch_box
+from .mapping import HostLoop, Launch, Plan, launch_box
 from .options import PolyOptions
 
 
@@ -101,6 +103,9 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         launch.grid_cap = capped(p, launch)
         launch.coarsen = coarsened(p, launch)
     _name(p)
+    if options.launches.persistent:      # last: its refusals name the launches
+        for h in (it for it in plan.items if isinstance(it, HostLoop)):
+            h.persistent, h.not_persistent = persistent.persistent_of(p, h)
     return plan
 
 
