@@ -4,15 +4,16 @@
     explanation(kernel, options, target) -> str        its mapping notes and why each loop
                                                        is parallel or in order
 
-Passes (lower.py): analysis -> distribute -> permute -> fuse -> wavefront -> map to grid,
-or isl's scheduler's tree when it runs fewer loops in order (schedule.py) -> 2-d bands in
-tiles, a launch per diagonal of tiles (wavetiles.py) -> each launch's form: reductions, scans,
-rows, one-block loops, sweeps, tiles, merged runs (forms.py) -> print.  Options (options.py)
-are frozen records, one per pass (docs/poly-options.md); the GPU's limits are a
-`runtime.target.Target`.  transform.py holds the loop-tree passes, mapping.py the host/grid split
-and scalar storage, forms.py every decision the printing needs, cuda.py the printer and the ABI,
-with oneblock.py (host loops in one block), stage.py (operands through shared memory) and
-tensor.py (their products on the tensor cores).  docs/poly.md describes it all.
+Passes (lower.py): analysis -> distribute -> permute -> fuse -> wavefront -> map to grid, or
+isl's scheduler's tree when it runs fewer loops in order (schedule.py) -> 2-d bands in tiles, a
+launch per diagonal of tiles (wavetiles.py) -> each launch's form: reductions, scans, rows,
+one-block loops, sweeps, tiles, merged runs, persistent loops (forms.py) -> print.  Options
+(options.py) are frozen records, one per pass (docs/poly-options.md); the GPU's limits are a
+`runtime.target.Target`.  transform.py holds the loop-tree passes, mapping.py the host/grid
+split and scalar storage, forms.py every decision the printing needs, cuda.py the printer and
+the ABI, with oneblock.py (host loops in one block), persistent.py (host loops in one
+cooperative launch), stage.py (operands through shared memory) and tensor.py (their products on
+the tensor cores).  docs/poly.md describes it all.
 """
 from __future__ import annotations
 
