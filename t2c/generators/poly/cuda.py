@@ -22,7 +22,8 @@ from ...analysis.model import parse_expr
 from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import banded, kadane, merge, oneblock, phases, private, reduce, rowscan, scan, stage, sweep, tensor, transposed, wavetiles
+from . import (banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep,
+               tensor, transposed, wavetiles)
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -345,21 +346,7 @@ class Printer:
             src, args, decls = kadane.kernels(self, launch, launch.running_max)
             self.reduction_globals.append(decls)
             return src, args
-        body = []
-        locals_ = {}
-        for s in launch.statements():
-            for (st, scalar), web in self.an.web_of.items():
-                if st == s and self.plan.storage[web] == "local":
-                    locals_[web] = self.web_type[web]
-        inner_vars = []
-
-        def loops(nodes):
-            for n in nodes:
-                if isinstance(n, Loop):
-                    if n.var not in inner_vars:
-                        inner_vars.append(n.var)
-                    loops(n.body)
-        loops(launch.body)
+        inner_vars, locals_ = self.thread_variables(launch)
         box = self.launch_box(launch) if launch.grid else []
         part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
         if launch.phases:
@@ -416,28 +403,9 @@ class Printer:
             params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
             return "\n".join([f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
                               "{", text, "}"]), args
-        for l, (lows, _) in zip(launch.grid, box):
-            ax = launch.axes[l.var]
-            start = min_expr(lows)
-            start = "" if start == "0" else f"{start} + "
-            index = f"idx_{ax}" if at else f"(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax})"
-            body.append(f"  const int {l.var} = {start}{index};")
-        leave = "continue;" if launch.grid_cap else "return;"    # a capped launch: the block's next index
-        if launch.grid:
-            guard = " && ".join(_guard(l) for l in launch.grid)
-            body.append(f"  if (!({guard}))")
-            body.append(f"    {leave}")
-            for var, expr, cond in launch.grid[-1].derived:   # a wavefront: the other index
-                body.append(f"  const int {var} = {expr};")
-                body.append(f"  if (!({cond}))")
-                body.append(f"    {leave}")
-        for v in inner_vars:
-            body.append(f"  int {v};")
-        for web, t in locals_.items():
-            body.append(f"  {t} {web};")
         if launch.reduction:
             return self.reduction_kernels(launch)
-        body += self.render_nodes(launch.body, "  ")
+        body = self.point_body(launch, box, inner_vars, locals_, at)
         text = "\n".join(self.strided(launch, body))
         if launch.private:           # its copy per block, and the plain kernel for an array too large
             declared = [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
@@ -470,6 +438,38 @@ class Printer:
                f"__global__ void {launch.name}({', '.join([params] * bool(params) + self.cap_params(launch))})",
                "{", text, "}"]
         return "\n".join(src), args
+
+    def thread_variables(self, launch: Launch) -> tuple[list[str], dict[str, str]]:
+        """The loop variables a launch's threads declare, and its thread-local scalars' types."""
+        locals_ = {}
+        for s in launch.statements():
+            for (st, scalar), web in self.an.web_of.items():
+                if st == s and self.plan.storage[web] == "local":
+                    locals_[web] = self.web_type[web]
+        return _inner_loops(launch.body), locals_
+
+    def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool) -> list[str]:
+        """A plain launch's body for one grid point: its indices from the thread's (`at`: from the
+        arguments `idx_x`, ..., as a one-block loop, a merged launch or a persistent loop calls
+        it), a point outside the domain leaving, the thread's variables, its statements."""
+        body = []
+        for l, (lows, _) in zip(launch.grid, box):
+            ax = launch.axes[l.var]
+            start = min_expr(lows)
+            start = "" if start == "0" else f"{start} + "
+            index = f"idx_{ax}" if at else f"(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax})"
+            body.append(f"  const int {l.var} = {start}{index};")
+        leave = "continue;" if launch.grid_cap and not at else "return;"    # a capped launch: the block's next index
+        if launch.grid:
+            guard = " && ".join(_guard(l) for l in launch.grid)
+            body.append(f"  if (!({guard}))")
+            body.append(f"    {leave}")
+            for var, expr, cond in launch.grid[-1].derived:   # a wavefront: the other index
+                body.append(f"  const int {var} = {expr};")
+                body.append(f"  if (!({cond}))")
+                body.append(f"    {leave}")
+        body += [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
+        return body + self.render_nodes(launch.body, "  ")
 
     def coarsened_body(self, launch: Launch, box, locals_) -> list[str]:
         """A loop-free launch whose threads each take `launch.coarsen` x indices blockDim.x apart
@@ -916,6 +916,8 @@ class Printer:
                                                  oneblock.host_code(self, it, indent + "    ", calls))
             elif isinstance(it, HostLoop) and it.one_block:
                 out += oneblock.host_code(self, it, indent, calls)
+            elif isinstance(it, HostLoop) and it.persistent:
+                out += persistent.host_code(self, it, indent, calls)
             elif isinstance(it, HostLoop):
                 out += self.host_loop(it, indent, calls)
             elif run := next((r for r in self.plan.merged if r[0] is it), None):
@@ -941,6 +943,8 @@ class Printer:
             src, args = merge.kernel(self, run, calls)
             kernels.append(src)
             calls[merge.name(self, run)] = args
+        kernels += persistent.point_functions(self, calls)
+        kernels += [persistent.kernel(self, h, calls) for h in persistent.loops(self.plan)]
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
         kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
         kernels += [oneblock.blocks_kernel(self, h, calls, h.private) for h in self.block_loops if h.private]
@@ -951,6 +955,8 @@ class Printer:
         out += ["", "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), "", "<helpers>"]
         if any("__pipeline_memcpy_async" in src for src in kernels):
             out.insert(out.index("#include <math.h>") + 1, "#include <cuda_pipeline.h>")
+        if persistent.loops(self.plan):
+            out.insert(out.index("#include <math.h>") + 1, "#include <cooperative_groups.h>")
         globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
                     for w, s in self.plan.storage.items() if s == "global"]
         sized = {n: shape for n, shape in self.local_arrays.items() if _constant(shape)}
@@ -1152,7 +1158,8 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
-            ["  " + merge.describe(self, run) for run in self.plan.merged] + self.plan.notes + helper_note(self.abi)
+            ["  " + merge.describe(self, run) for run in self.plan.merged] + persistent.notes(self) + \
+            self.plan.notes + helper_note(self.abi)
 
 
 def accumulator_of(p, loop: Loop, scalars=False) -> tuple | None:

@@ -6,7 +6,8 @@ Takes the final program's `Analysis`, its `Plan` (mapping.py) and the options; f
 records in place: each launch's form (the first its recognizer finds: a grid reduction, a scan,
 an order-W recurrence, a running maximum, a row scan, lanes per row, a block per row, private
 copies), one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
-per block and shared memory, merged runs, grid caps, coarsening, names. Helpers get a
+per block and shared memory, merged runs, grid caps, coarsening, names, and (`launches.persistent`) host loops as one
+cooperative launch. Helpers get a
 `Context`, never the printer, so cuda.Printer only prints. Refuses nothing: a launch no form
 takes stays a grid of threads. docs/poly.md, "Forms".
 """
@@ -21,10 +22,11 @@ from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, phases, private, reduce, rowscan, scan, stage, sweep, tensor, transposed
+from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep, tensor, \
+    transposed
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
-from .mapping import Launch, Plan, launch_box
+from .mapping import HostLoop, Launch, Plan, launch_box
 from .options import PolyOptions
 
 
@@ -98,6 +100,9 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         launch.coarsen = coarsened(p, launch)
         launch.preload = preloaded(p, launch)
     _name(p)
+    if options.launches.persistent:      # last: its refusals name the launches
+        for h in (it for it in plan.items if isinstance(it, HostLoop)):
+            h.persistent, h.not_persistent = persistent.persistent_of(p, h)
     return plan
 
 

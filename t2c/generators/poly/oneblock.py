@@ -93,7 +93,7 @@ def block_kernel(p, h: HostLoop, calls) -> str:
                       f"needs more than {p.opt.one_block.max_threads} threads: each launch a block-strided loop, "
                       "then __syncthreads(). */",
                       f"__global__ void __launch_bounds__({h.threads}) "
-                      f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
+                      f"{name}({', '.join(param_decl(p, h, a) for a in args)})", "{", *body, "}"])
 
 
 def _resident(p, h: HostLoop, calls) -> list[str] | None:
@@ -143,8 +143,8 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
     name = f"{p.short}_loop_{h.loop.var}"
     body, _ = _block(p, h, calls)
     args = _resident_args(p, h, calls)
-    decl = lambda a: _decl(p, h, a).replace(f"*{a}", f"*{a}_global") if a in arrays else _decl(p, h, a)
-    written = [a for a in arrays if _is_local(p, a) or not _decl(p, h, a).startswith("const")]
+    decl = lambda a: param_decl(p, h, a).replace(f"*{a}", f"*{a}_global") if a in arrays else param_decl(p, h, a)
+    written = [a for a in arrays if _is_local(p, a) or not param_decl(p, h, a).startswith("const")]
     home = lambda a: f"::{a}" if _is_local(p, a) else f"{a}_global"     # a local array's __device__ one
     head = ["  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */", "  size_t poly_at = 0;"]
     for a in arrays:
@@ -163,8 +163,9 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
                       *head, "  __syncthreads();", *body, *tail, "}"])
 
 
-def _decl(p, h: HostLoop, a: str) -> str:
-    """A block kernel's parameter: an array `const` unless a launch of the loop writes it."""
+def param_decl(p, h: HostLoop, a: str) -> str:
+    """A parameter of a kernel that runs a whole host loop (one block, persistent.py): an array
+    `const` unless a launch of the loop writes it."""
     writers = launches(h)
     arr = next((x for x in p.k.arrays if x.name == a), None)
     if arr is None:
@@ -422,7 +423,7 @@ def blocks_kernel(p, h: HostLoop, calls, private: list[str]) -> str:
                       f"through {'it' if len(private) == 1 else 'them'} never cross iterations, and every "
                       "iteration writes the same cells, so the last one's copy is the result. */",
                       f"__global__ void __launch_bounds__({p.opt.grid.block_1d[0]}) "
-                      f"{name}({', '.join(_decl(p, h, a) for a in args)})", "{", *body, "}"])
+                      f"{name}({', '.join(param_decl(p, h, a) for a in args)})", "{", *body, "}"])
 
 
 def blocks_host_code(p, h: HostLoop, calls, private: list[str], indent: str, otherwise: list[str]) -> list[str]:

@@ -76,9 +76,10 @@ class Merge:
 
 @dataclass(frozen=True)
 class Launches:
-    """How launches are issued (merge.py, cuda.Printer's host code)."""
+    """How launches are issued (merge.py, persistent.py, cuda.Printer's host code)."""
     merge: Merge | None = option(Merge(), {"pass": [None]})
     programmatic: bool = True                        # a launch in a host loop begins while the one before ends (sm_90)
+    persistent: bool = option(False, {"launch": [True]})   # a host loop of grid launches: one cooperative launch (persistent.py)
 
 
 @dataclass(frozen=True)
