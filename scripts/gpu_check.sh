@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe coarsen cuda redteam race dropin roofline seeds batch loops torch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe coarsen preload persistent cuda redteam race dropin roofline seeds batch loops torch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,18 @@ coarsen)   # coarsened launches (grid.coarsen) against one index per thread, sid
     corpora/text2cuda/relu.md corpora/text2cuda/gelu_bf16.md corpora/loops/livermore/hydro_fragment.c \
     corpora/loops/gpu/upsample_nearest.c jacobi-2d heat-3d} > "$OUT/coarsen_ab.txt" 2>&1
   summary "coarsen A/B: $(grep -c 'one index per thread' "$OUT/coarsen_ab.txt") lines (coarsen_ab.txt)"
+  ;;
+preload)   # a coarsened thread's reads loaded first (grid.preload) against in statement order
+  VARIANTS="default,no preload" ROUNDS=3 python3 scripts/options_ab.py ${T2C_AB_PRELOAD:-\
+    corpora/text2cuda/sigmoid.md corpora/text2cuda/silu.md corpora/text2cuda/gelu_bf16.md \
+    corpora/text2cuda/axpy_fp16.md corpora/loops/rodinia/black_scholes.c corpora/loops/vectorizer/gather.c} \
+    > "$OUT/preload_ab.txt" 2>&1
+  summary "preload A/B: $(grep -c 'no preload' "$OUT/preload_ab.txt") lines (preload_ab.txt)"
+  ;;
+persistent)   # host loops as one cooperative launch (launches.persistent) against a launch per step
+  VARIANTS="default,persistent host loops" ROUNDS=3 python3 scripts/options_ab.py ${T2C_AB_PERSISTENT:-\
+    jacobi-2d heat-3d fdtd-2d lu corpora/loops/rodinia/hotspot.c} > "$OUT/persistent_ab.txt" 2>&1
+  summary "persistent A/B: $(grep -c 'persistent host loops' "$OUT/persistent_ab.txt") lines (persistent_ab.txt)"
   ;;
 cuda)   # the emu test programs on the real GPU, against their expected outputs
   bash tests/cuda/run_on_gpu.sh /tmp/cuda_out > "$OUT/cuda_programs.log" 2>&1

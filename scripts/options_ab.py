@@ -74,6 +74,8 @@ VARIANTS = {
     "report 13 defaults": {"merge_reductions": False, "expand_private": False},
     "no batch tiles": {"batch_tiles": False},
     "one index per thread": {"grid.coarsen": None},
+    "no preload": {"grid.preload": False},
+    "persistent host loops": {"launches.persistent": True},
     "constants in memory": {"hold_constants": False},
     "rectangles of 16x4": {"rect_block": (16, 4)},
     "rectangles of 8x8": {"rect_block": (8, 8)},

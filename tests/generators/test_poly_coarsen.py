@@ -53,8 +53,8 @@ def test_the_coarsened_kernel_runs_in_domain_indices_unrolled_over_restrict_poin
     assert "__restrict__" not in plain and "poly_blocks(extent_x, 256)" in plain
 
 
-def _preload(path, launch) -> dict[str, tuple[str, ...]]:
-    _, plan = final_plan(analyze(read_kernel(ROOT / path)), DEFAULT)
+def _preload(path, launch, options=DEFAULT) -> dict[str, tuple[str, ...]]:
+    _, plan = final_plan(analyze(read_kernel(ROOT / path)), options)
     return dict(next(l.preload for l in plan.launches if l.name == launch))
 
 
@@ -67,6 +67,7 @@ def _preload(path, launch) -> dict[str, tuple[str, ...]]:
 def test_a_coarsened_thread_loads_the_reads_of_all_its_indices_first(path, launch, reads):
     got = _preload(path, launch)
     assert got and all(users for users in got.values())
+    assert not _preload(path, launch, DEFAULT.replace({"grid.preload": False}))
     if reads is not None:
         assert set(got) == reads
 

@@ -223,7 +223,7 @@ def preloaded(p: Context, launch: Launch) -> tuple[tuple[str, tuple[str, ...]], 
     unconditionally (not under `?:`, `&&`, `||`, `&`), of kernel arrays that no earlier statement
     of the launch writes, whose subscripts name no local.  Exact: the grid loops are parallel, so
     no other index writes what one reads, and each index loads what its statements read."""
-    if launch.coarsen <= 1:
+    if launch.coarsen <= 1 or not p.opt.grid.preload:
         return ()
     local, written, out = set(p.an.program.locals), set(), {}
     arrays = {a.name for a in p.k.arrays}

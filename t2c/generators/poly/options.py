@@ -42,6 +42,7 @@ class Grid:
     block_3d: tuple[int, int, int] = option((32, 4, 2), {"block": [(32, 8, 1)]})
     max_dims: int = 3                                # parallel loops mapped to the grid per launch
     coarsen: int | None = option(4, {"block": [None, 2, 8]})   # a loop-free launch's x indices per thread (forms.coarsened)
+    preload: bool = option(True, {"block": [False]})   # a coarsened thread loads its indices' reads first (forms.preloaded)
     transpose: bool = True                           # reads in the other order through shared tiles (transposed.py)
 
 
