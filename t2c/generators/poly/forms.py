@@ -118,7 +118,7 @@ def _recognized(p: Context, launch: Launch) -> None:
     if opt.reductions.rows and not launch.banded:
         launch.row = reduce.row_reduction_of(an, storage, launch)
     if opt.reductions.row_blocks and not (launch.row or launch.banded):
-        launch.phases = phases.phases_of(an, storage, launch)
+        launch.phases = phases.phases_of(an, storage, launch, opt.reductions.row_held)
     launch.private = private.private_of(p, launch)
 
 

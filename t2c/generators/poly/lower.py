@@ -12,7 +12,7 @@ from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import compact, network, wavetiles
+from . import compact, network, rows, wavetiles
 from .cuda import Printer, sequential_candidate
 from .expand import expand
 from .forms import formed
@@ -71,6 +71,8 @@ def final_plan(an, options: PolyOptions, target: Target = SM90):
         an, plan = expanded(an, plan, options)           # a copy per host iteration of what each fills: no host loop
     if options.loops.isl_schedule:
         an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
+    if options.reductions.row_blocks and options.reductions.row_joins:
+        plan = rows.joined(an, plan, options)            # a row's folds and the nests reading them: one block per row
     if options.wavefront:
         plan = wavetiles.tiled(an, plan, options)        # a 2-d band in tiles: a launch per tile diagonal
     return an, formed(an, plan, options, target)         # each launch's form, shapes and name: what prints
