@@ -16,7 +16,9 @@ on every run; statements setting row scalars run in every thread, those writing 
 0; a barrier follows every phase that writes an array.  A launch of several grid loops whose bounds
 name no other grid index (attention's rows (h, i)) is a box of rows: a block each, one
 grid-stride loop per grid loop on the block index of its axis.  Row scalars are local scalars; a local
-array (a spec's `let mx[r] = max(j: ...)`) is global scratch, an array like the outputs.  One thread per row walked each row alone:
+array (a spec's `let mx[r] = max(j: ...)`) is global scratch, an array like the outputs, unless
+the row's cell of it lives in registers (rows.row_cells); rows.held_rows keeps rows that several
+phases read in shared memory.  One thread per row walked each row alone:
 its neighbours' rows are far apart in memory, so no load was coalesced.
 """
 from __future__ import annotations

@@ -131,6 +131,8 @@ def held_rows(an: Analysis, launch, phases: list, most: int | None) -> tuple:
             continue
         loops = [k for k, p in enumerate(phases) if p.kind != "stmt" and any(s.stmt.reads(name) for s in _stmts(p))]
         cells = [a for p in phases for s in _stmts(p) for a in s.stmt.accesses if a.name == name]
+        if any(s.stmt.conditional for p in phases for s in _stmts(p) if s.stmt.reads(name)):
+            continue                         # its phases load the element before their statements, always
         if any(p.kind == "stmt" for k, p in enumerate(phases) if any(s.stmt.reads(name) for s in _stmts(p))) or \
                 any(a.atomic or a.index[:-1] != grid or a.index[-1] != phases[loops[0]].node.var for a in cells):
             continue
