@@ -256,7 +256,7 @@ def describe(launch, rp: RowPhases) -> str:
     kinds = {"fold": "a fold combined by the block", "map": "a loop split among the threads", "stmt": ""}
     steps = ", ".join(f"{kinds[ph.kind]} over {ph.node.var}" for ph in rp.phases if ph.kind != "stmt")
     rows = ", ".join(l.var for l in launch.grid)
-    regs = ", ".join(f"{a}[{rows}]" for a, _ in rp.cells)
+    regs = ", ".join(f"{a}[{rows}]{' (thread 0 stores it)' if stored else ''}" for a, stored in rp.cells)
     held = ", ".join(f"{h.array} (its first {h.elements} elements)" for h in rp.held)
     return (f"{launch.name}: a block of {THREADS} threads per {rows if len(launch.grid) == 1 else f'({rows})'} runs its phases in turn: "
             f"{steps}; statements of the row between them"
