@@ -125,3 +125,28 @@ def test_short_long_and_partly_held_rows_are_accepted(tmp_path, c, held):
     accepted_on_emu(k, text)
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
     assert card.accepted, card.summary()
+
+
+TWICE = """
+void twice(int n, int m, const double x[n][m], double s[n], double y[n][m])
+{
+  for (int i = 0; i < n; i++) {
+    double a = 0.0;
+    for (int j = 0; j < m; j++)
+      a += x[i][j];
+    s[i] = a;
+    for (int j = 0; j < m; j++)
+      y[i][j] = x[i][j] - s[i];
+    s[i] = s[i] * 2.0;
+  }
+}
+"""
+
+
+def test_a_row_cell_written_twice_stays_in_memory(tmp_path):
+    """Only a cell its row writes once lives in registers: a second write (thread 0's, after a
+    barrier) must reach the array."""
+    k = c_kernel(tmp_path, TWICE, "twice")
+    (launch,) = _plan(k).launches
+    assert launch.phases is not None and launch.phases.cells == ()
+    accepted_on_emu(k, generate(k))

@@ -103,12 +103,11 @@ def row_cells(an: Analysis, launch, phases: list) -> dict[str, bool]:
         name = w[0].name
         if name in out or w[0].index != grid:
             continue
-        before = [s for p in phases[:k] for s in _stmts(p) if s.stmt.accesses and any(a.name == name for a in s.stmt.accesses)]
-        later = [s for p in phases[k + 1:] for s in _stmts(p) if s.stmt.reads(name)]
-        if before or not later or any(a.index != grid for p in phases[k:] for s in _stmts(p)
-                                      for a in s.stmt.accesses if a.name == name):
-            continue
-        if any(p.kind != "stmt" and any(s.stmt.writes(name) for s in _stmts(p)) for p in phases):
+        before = any(a.name == name for p in phases[:k] for s in _stmts(p) for a in s.stmt.accesses)
+        later = any(s.stmt.reads(name) for p in phases[k + 1:] for s in _stmts(p))
+        writes = sum(bool(s.stmt.writes(name)) for p in phases for s in _stmts(p))
+        if before or not later or writes != 1 or any(a.index != grid for p in phases[k:] for s in _stmts(p)
+                                                     for a in s.stmt.accesses if a.name == name):
             continue
         local = an.program.locals.get(name)
         elsewhere = any(a.name == name for s in an.program.statements if s.name not in mine for a in s.accesses)
