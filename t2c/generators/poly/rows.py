@@ -4,12 +4,12 @@ norm, RMS norm, written as a spec's `let` temporaries or as one C loop over the 
 
 Three plan decisions, all for the launches of phases.py (a block per row):
 
-- `joined` (a pass over the plan's tree, `reductions.row_joins`): a top-level nest over the rows
-  that folds along them (`let mx[r] = max(j: X[r, j])`, `den[r] = ...`) and the next nest over
-  the same rows that reads what it wrote (`Y[r, j] = exp(X[r, j] - mx[r]) / den[r]`) become one
-  nest when that is legal and the joined launch is a block per row: the second nest's 2-d grid
-  becomes a loop its row's threads split, so Y no longer needs a second launch that reads the
-  row and the temporaries from global memory again.
+- `lower.row_joined` (a pass over the plan's tree, `reductions.row_joins`): a top-level nest
+  over the rows that folds along them (`let mx[r] = max(j: X[r, j])`, `den[r] = ...`) and the
+  next nest over the same rows that reads what it wrote (`Y[r, j] = exp(X[r, j] - mx[r]) /
+  den[r]`) become one nest when that is legal and the joined launch is a block per row: the
+  second nest's 2-d grid becomes a loop its row's threads split, so Y no longer needs a second
+  launch that reads the row and the temporaries from global memory again.
 - `row_cells` (a record of the launch's RowPhases): a statement of the row setting a cell at the
   row's index (`mx[r] = acc`) that later phases read runs in every thread into a register
   (`poly_row_mx`): the folds give every thread the same total, bit for bit, so every copy holds
@@ -21,22 +21,20 @@ Three plan decisions, all for the launches of phases.py (a block per row):
   from global memory and keeps it; later phases whose loop has the same header read it back.
   The rule: the first `reductions.row_held` elements of each such row are held (4096: 16 KB
   of floats), the rest of a longer row is re-read from global memory (L2, just read) -- so a
-  row up to that length is read from global memory once, any longer one at most twice per
-  reading phase's tail.  Every thread reads back only the elements it kept itself (the same
+  row up to that length is read from global memory once; a longer one, its held part once and
+  its tail once per reading phase.  Every thread reads back only the elements it kept itself (the same
   loop header, the same stride), so no barrier is needed for them.
 """
 from __future__ import annotations
 
-import dataclasses
+import copy
 from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ...analysis import Analysis, Loop, Stmt
+from ...analysis import Analysis
 from ...ir.csyntax import array_name
 from .ctext import rewrite
-from .mapping import Plan, map_to_grid
-from .transform import _replace, _webs_ok, _same_header, parallel
 
 #: the static shared memory all held rows of one block may take (of the 48 KB a block has without opting in)
 HELD_BYTES = 40 * 1024
@@ -51,39 +49,6 @@ class Held:
     elements: int               # the row's first elements held; the rest re-read from global memory
     loader: int                 # the phase (index) that loads and keeps them
     readers: tuple = ()         # the later phases (indices) that read them back
-
-
-def joined(an: Analysis, plan: Plan, options) -> Plan:
-    """The plan with adjacent top-level row nests joined where the joined launch is a block per
-    row (module docstring); the plan itself when nothing joins."""
-    from .phases import phases_of
-    tree, done, i = plan.tree, [], 0
-    while i + 1 < len(tree):
-        a, b = tree[i], tree[i + 1]
-        if isinstance(a, Loop) and isinstance(b, Loop) and _same_header(a, b) and _feeds(a, b) \
-                and any(isinstance(n, Loop) for n in a.body) and parallel(an, tree, a):
-            fused = dataclasses.replace(a, body=a.body + b.body)
-            trial = _replace(_replace(tree, b, []), a, [fused])
-            if an.legal(trial) and _webs_ok(an, trial) and parallel(an, trial, fused):
-                other = map_to_grid(an, trial, options)
-                launch = next((l for l in other.launches if l.grid and l.grid[0] is fused), None)
-                if launch is not None and len(launch.grid) == 1 and phases_of(an, other.storage, launch):
-                    tree = trial
-                    done.append(a.var)
-                    continue                 # the joined nest may take the next one too
-        i += 1
-    if not done:
-        return plan
-    new = map_to_grid(an, tree, options)
-    new.notes = plan.notes + [f"Rows: the nests over {', '.join(dict.fromkeys(done))} that fold along a row and those "
-                              "after them that read the results are one nest: a block per row runs them in turn."]
-    return new
-
-
-def _feeds(a: Loop, b: Loop) -> bool:
-    """Whether nest b reads an array that nest a writes (a row's results its outputs read)."""
-    written = {w.name for s in a.statements() for w in s.stmt.writes() if w.index}
-    return any(r.name in written for s in b.statements() for r in s.stmt.reads())
 
 
 def row_cells(an: Analysis, launch, phases: list) -> dict[str, bool]:
@@ -152,6 +117,5 @@ def _stmts(phase) -> list:
 def swapped(node, cells: dict):
     """A copy of a statement's node with each reference to an array of `cells` (array -> C
     name of the value: a row register, a held element) replaced by that name."""
-    import copy
     return rewrite(copy.deepcopy(node), lambda n: c_ast.ID(cells[array_name(n)])
                    if isinstance(n, c_ast.ArrayRef) and array_name(n) in cells else None)
