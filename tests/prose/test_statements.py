@@ -108,8 +108,9 @@ def test_temporary_type_stated_and_extent_stated(tmp_path):
 
 
 def test_softmax_with_temporaries_stays_parallel_and_is_accepted_on_emu(tmp_path):
-    """The row maxima and denominators are local arrays of size b: poly keeps them on the device
-    (a buffer sized by the call); the folds run a block per row and the rest a thread per element."""
+    """The row maxima and denominators are local arrays of size b that only their rows read: the
+    folds and B run in one block per row, mx and den in every thread's registers (no device
+    buffer); y stays a thread per element."""
     from t2c.generators.poly import generate
     from t2c.verify.ladder import ladder
     p = write(tmp_path, """\
@@ -120,8 +121,8 @@ def test_softmax_with_temporaries_stays_parallel_and_is_accepted_on_emu(tmp_path
     """)
     k = read_spec(p)
     text = generate(k)
-    assert "a block of 256 threads per r" in text and "one thread per (r, j)" in text and "_seq" not in text
-    assert "__device__ float *dev_mx;" in text
+    assert "a block of 256 threads per r" in text and "one thread per (i)" in text and "_seq" not in text
+    assert "one thread per (r, j)" not in text and "dev_mx" not in text and "mx[r], den[r] in every thread's registers" in text
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
 

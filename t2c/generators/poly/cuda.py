@@ -181,7 +181,8 @@ class Printer:
         self.k = k = an.program.kernel
         self.an, self.plan, self.opt, self.target = an, plan, options, target
         prog = an.program
-        self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape}
+        scratch = {a for l in plan.launches if l.phases for a, stored in l.phases.cells if not stored}
+        self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape and n not in scratch}   # rows.row_cells: registers
         self.r = Renderer(k, self.local_arrays, [s.node for s in prog.statements if s.atomic])
         self.short = short_name(k)
         self.dtypes = {s.name: s.dtype for s in k.scalars}

@@ -18,8 +18,9 @@ from .expand import expand
 from .forms import formed
 from .mapping import Plan, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
+from .phases import phases_of
 from .schedule import copy_inputs, isl_tree, variants
-from .transform import distribute, fuse, permute, wavefront
+from .transform import distribute, fuse, fused_pair, parallel, permute, wavefront
 
 
 class LoweringError(RuntimeError):
@@ -71,6 +72,8 @@ def final_plan(an, options: PolyOptions, target: Target = SM90):
         an, plan = expanded(an, plan, options)           # a copy per host iteration of what each fills: no host loop
     if options.loops.isl_schedule:
         an, plan = rescheduled(an, plan, options)        # isl's scheduler: pivots outermost
+    if options.reductions.row_blocks and options.reductions.row_joins:
+        plan = row_joined(an, plan, options)             # a row's folds and the nests reading them: one block per row
     if options.wavefront:
         plan = wavetiles.tiled(an, plan, options)        # a 2-d band in tiles: a launch per tile diagonal
     return an, formed(an, plan, options, target)         # each launch's form, shapes and name: what prints
@@ -164,6 +167,39 @@ def rescheduled(an, plan: Plan, options: PolyOptions):
                        f"reference's loop order{f' ({how})' if how else ''}: at most {depth} "
                        f"loop(s) run in order around a statement instead of {serial_depth(plan)}.")
     return v, p
+
+
+def row_joined(an, plan: Plan, options: PolyOptions) -> Plan:
+    """The plan with a top-level nest over the rows that folds along them joined with the next
+    nest over the same rows that reads what it wrote (a spec's `let mx[r]`, then `Y[r, j]`),
+    where that is legal and the joined launch is a block per row (phases.py, rows.py); the
+    plan itself when nothing joins."""
+    tree, done, i = plan.tree, [], 0
+    while i + 1 < len(tree):
+        a, b = tree[i], tree[i + 1]
+        if isinstance(a, Loop) and isinstance(b, Loop) and _feeds(a, b) \
+                and any(isinstance(n, Loop) for n in a.body) and parallel(an, tree, a):
+            trial, fused = fused_pair(an, tree, a, b) or (None, None)
+            if trial is not None and parallel(an, trial, fused):
+                other = map_to_grid(an, trial, options)
+                launch = next((l for l in other.launches if l.grid and l.grid[0] is fused), None)
+                if launch is not None and len(launch.grid) == 1 and phases_of(an, other.storage, launch):
+                    tree = trial
+                    done.append(a.var)
+                    continue                 # the joined nest may take the next one too
+        i += 1
+    if not done:
+        return plan
+    new = map_to_grid(an, tree, options)
+    new.notes = plan.notes + [f"Rows: the nests over {', '.join(dict.fromkeys(done))} that fold along a row and those "
+                              "after them that read the results are one nest: a block per row runs them in turn."]
+    return new
+
+
+def _feeds(a: Loop, b: Loop) -> bool:
+    """Whether nest b reads an array that nest a writes (a row's results its outputs read)."""
+    written = {w.name for s in a.statements() for w in s.stmt.writes() if w.index}
+    return any(r.name in written for s in b.statements() for r in s.stmt.reads())
 
 
 def _quasi(text: str) -> bool:

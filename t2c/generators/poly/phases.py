@@ -1,20 +1,25 @@
 """A block per row: a 1-d grid whose threads each run several loops along their row in turn.
 
-    phases_of(analysis, storage, launch) -> RowPhases | None
+    phases_of(analysis, storage, launch, held) -> RowPhases | None
 
 Takes a launch whose threads run phases (a row softmax, a layer norm): row statements, loops
 over j that fold into row scalars or carry nothing, arrays indexed by j in the last subscript
 only (several grid loops: a box of rows). Gives a block of `THREADS` per row: threads stride
 each loop, folds combine in a fixed order so every thread holds the same total, array writes in
-thread 0, a barrier after each writing phase. Refuses (None) anything else. Why: a thread per
-row coalesced no load. docs/poly.md, "A block per row".
+thread 0 (a row's cell of a local array in registers, rows.row_cells; rows several phases
+read held in shared memory, rows.held_rows), a barrier after each writing phase. Refuses (None)
+anything else. Why: a thread per row coalesced no load. docs/poly.md, "A block per row".
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pycparser import c_ast
+
 from ...analysis import Analysis, Loop, Stmt
-from .ctext import extent_text, identifiers, max_expr, min_expr
+from ...ir.csyntax import cprint
+from .rows import held_rows, row_cells, swapped
+from .ctext import array_refs, extent_text, identifiers, max_expr, min_expr, parens
 from .transform import depth_of
 from .reduce import OPS, combine, fold_of, join, temporaries, typed
 
@@ -32,10 +37,13 @@ class Phase:
 @dataclass(frozen=True)
 class RowPhases:
     phases: tuple
+    cells: tuple = ()           # (array, stored): row cells every thread keeps in a register (rows.row_cells)
+    held: tuple = ()            # rows.Held: arrays whose row the block keeps in shared memory
 
 
-def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
-    """The launch as row phases (module docstring), or None."""
+def phases_of(an: Analysis, storage: dict, launch, held: int | None = None) -> RowPhases | None:
+    """The launch as row phases (module docstring), or None; `held`: the elements of a row a
+    block may keep in shared memory per array (rows.held_rows; None: none)."""
     grid = {l.var for l in launch.grid}
     if not launch.grid or launch.host_loops and any(l.derived for l in launch.grid) or len(launch.grid) > 1 and (
             any(l.derived for l in launch.grid) or any((grid - {l.var}) & identifiers(f"{l.init} {l.cond}") for l in launch.grid)):
@@ -80,28 +88,68 @@ def phases_of(an: Analysis, storage: dict, launch) -> RowPhases | None:
                 web = an.web_of.get((s.stmt.name, a.name))
                 if local(a.name) and (web is None or storage.get(web) != "local" or not grid <= set(an.webs[web].private)):
                     return None
-    return RowPhases(tuple(phases))
+    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()),
+                     held_rows(an, launch, phases, held))
 
 
 def kernel_body(p, launch, rp: RowPhases) -> list[str]:
     """The kernel's statements (p: the Printer): rows in a grid-stride loop (one per grid loop,
-    on the block index of its axis), phases in order."""
+    on the block index of its axis), phases in order; row cells in registers and held rows in
+    shared memory as the record says (rows.py)."""
     taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in launch.grid}
     out, declared, shared = [], [], []
     for ph in rp.phases:
         if ph.kind != "stmt" and ph.node.var not in declared:
             declared.append(ph.node.var)
+    types = {a.name: a.dtype for a in p.k.arrays} | {n: v.dtype for n, v in p.an.program.locals.items()}
+    regs = {a: _fresh(f"poly_row_{a}", taken) for a, _ in rp.cells}
+    stored = dict(rp.cells)
+    rows_ = {h.array: (h, _fresh(f"poly_row_{h.array}", taken), _fresh(f"poly_v_{h.array}", taken)) for h in rp.held}
+    shared += [f"  __shared__ {h.dtype} {name}[{h.elements}];   /* the row's first {h.elements} elements of {a} */"
+               for a, (h, name, _) in rows_.items()]
+
+    def lines(s: Stmt, indent: str, names: dict | None = None, cells: dict | None = None) -> list[str]:
+        node = swapped(s.stmt.node, {**regs, **(cells or {})})
+        return p.r.statement(node, names or p.names_for(s.stmt.name), indent)
+
+    def kept(k: int, loop, indent: str) -> tuple[list[str], dict]:
+        """The held rows' values this phase reads: loaded and kept, or read back."""
+        out, cells = [], {}
+        lo = loop.init.split("=", 1)[1].strip()
+        at = loop.var if lo == "0" else f"{loop.var} - {parens(lo)}"
+        for a, (h, name, value) in rows_.items():
+            if k != h.loader and k not in h.readers:
+                continue
+            ref = next(r for s in loop.body for r in array_refs(s.stmt.node, a))
+            cell = cprint(p.r.node(ref, p.names_for(loop.body[0].stmt.name)))
+            if k == h.loader:
+                out += [f"{indent}const {h.dtype} {value} = {cell};",
+                        f"{indent}if ({at} < {h.elements})", f"{indent}  {name}[{at}] = {value};   /* kept for the phases after */"]
+            else:
+                out.append(f"{indent}const {h.dtype} {value} = {at} < {h.elements} ? {name}[{at}] : {cell};")
+            cells[a] = value
+        return out, cells
+
     body = []
     for k, ph in enumerate(rp.phases):
         if ph.kind == "stmt":
-            lines = p.r.statement(ph.node.stmt.node, p.names_for(ph.node.stmt.name), "      " if _writes_array(p, ph) else "    ")
-            body += ["    if (threadIdx.x == 0) {", *lines, "    }", "    __syncthreads();"] if _writes_array(p, ph) else lines
+            w = ph.node.stmt.writes()
+            if w and w[0].name in regs:         # every thread: its register; thread 0 stores it
+                reg = regs[w[0].name]
+                body += lines(ph.node, "    ")
+                if stored[w[0].name]:
+                    store = c_ast.Assignment("=", ph.node.stmt.node.lvalue, c_ast.ID(reg))
+                    body += ["    if (threadIdx.x == 0)", *p.r.statement(store, p.names_for(ph.node.stmt.name), "      ")]
+                continue
+            text = lines(ph.node, "      " if _writes_array(p, ph) else "    ")
+            body += ["    if (threadIdx.x == 0) {", *text, "    }", "    __syncthreads();"] if _writes_array(p, ph) else text
             continue
         loop = ph.node
         lo = loop.init.split("=", 1)[1].strip()
         head = f"    for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; {loop.var} += (int)blockDim.x)"
         if ph.kind == "map":
-            body += [head, "    {", *(x for s in loop.body for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "      ")),
+            loads, cells = kept(k, loop, "      ")
+            body += [head, "    {", *loads, *(x for s in loop.body for x in lines(s, "      ", cells=cells)),
                      "    }", "    __syncthreads();"]
             continue
         parts = []
@@ -112,12 +160,13 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
             warps = _fresh(f"poly_warps_{reg.removeprefix('poly_')}", taken)
             shared.append(f"  __shared__ {t} {warps}[{THREADS // 32}];")
             parts.append((stmt, op, reg, part, warps, t, names, acc))
+        loads, cells = kept(k, loop, "        ")
         body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the block combines them */",
                  *(f"      {t} {part} = {OPS[op][0]};" for _, op, _, part, _, t, _, _ in parts),
-                 "  " + head, "      {",
-                 *(x for s in ph.temps for x in p.r.statement(s.stmt.node, p.names_for(s.stmt.name), "        ")),
+                 "  " + head, "      {", *loads,
+                 *(x for s in ph.temps for x in lines(s, "        ", cells=cells)),
                  *(x for stmt, _, reg, part, _, _, names, acc in parts
-                   for x in p.r.statement(stmt.stmt.node, {**names, acc: part}, "        ")),
+                   for x in lines(stmt, "        ", {**names, acc: part}, cells)),
                  "      }"]
         for _, op, reg, part, warps, t, _, _ in parts:
             body += [f"      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)",
@@ -130,6 +179,8 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
                      f"        {part} = {combine(op, part, f'{warps}[poly_w]')};",
                      f"      {join(op, reg, part)}"]
         body += ["      __syncthreads();", "    }"]
+    shared += [f"  {types[a]} {reg};   /* {a}[{', '.join(l.var for l in launch.grid)}]: every thread's copy */"
+               for a, reg in regs.items()]
     locals_ = {}
     for n in launch.body:
         for s in ([n] if isinstance(n, Stmt) else n.body):
@@ -200,5 +251,9 @@ def describe(launch, rp: RowPhases) -> str:
     kinds = {"fold": "a fold combined by the block", "map": "a loop split among the threads", "stmt": ""}
     steps = ", ".join(f"{kinds[ph.kind]} over {ph.node.var}" for ph in rp.phases if ph.kind != "stmt")
     rows = ", ".join(l.var for l in launch.grid)
+    regs = ", ".join(f"{a}[{rows}]{' (thread 0 stores it)' if stored else ''}" for a, stored in rp.cells)
+    held = ", ".join(f"{h.array} (its first {h.elements} elements)" for h in rp.held)
     return (f"{launch.name}: a block of {THREADS} threads per {rows if len(launch.grid) == 1 else f'({rows})'} runs its phases in turn: "
-            f"{steps}; statements of the row between them.")
+            f"{steps}; statements of the row between them"
+            + (f"; {regs} in every thread's registers" if regs else "")
+            + (f"; the row of {held} kept in shared memory by the phase that reads it first" if held else "") + ".")

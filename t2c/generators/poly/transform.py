@@ -310,6 +310,17 @@ def _fuse_in(an, tree, parent):
     return tree
 
 
+def fused_pair(an: Analysis, tree: list, a: Loop, b: Loop) -> tuple[list, Loop] | None:
+    """(the tree, the joined nest) with adjacent nests a and b of one header as one nest, b's
+    body after a's (no inner loops merged); None where that breaks a dependence or a web's
+    private loops (lower.row_joined decides whether the joined nest is worth it)."""
+    if not _same_header(a, b):
+        return None
+    fused = dataclasses.replace(a, body=a.body + b.body)
+    trial = _replace(_replace(tree, b, []), a, [fused])
+    return (trial, fused) if an.legal(trial) and _webs_ok(an, trial) else None
+
+
 def _crossing(a: Loop, b: Loop) -> bool:
     """Whether two 1-d nests' loops inside a thread walk a matrix in crossing directions
     (mvt: `x1[i] += A[i][j] * y1[j]` along rows, `x2[i] += A[j][i] * y2[j]` down columns):

@@ -4,14 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars mean, var: private to each thread (no value crosses iterations of the parallel loops).
-//   layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them.
+//   layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; the row of x (its first 4096 elements) kept in shared memory by the phase that reads it first.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them. */
+/* layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; the row of x (its first 4096 elements) kept in shared memory by the phase that reads it first. */
 __global__ void __launch_bounds__(256) layernorm_update_y(int rows, int cols, double eps, const double *x, const double *g, const double *b, double *y)
 {
+  __shared__ double poly_row_x[4096];   /* the row's first 4096 elements of x */
   __shared__ double poly_warps_mean[8];
   __shared__ double poly_warps_var[8];
   double mean;
@@ -24,7 +25,10 @@ __global__ void __launch_bounds__(256) layernorm_update_y(int rows, int cols, do
       double poly_part_mean = 0;
       for (j = (int)threadIdx.x; j < cols; j += (int)blockDim.x)
       {
-        poly_part_mean += x[(i * cols) + j];
+        const double poly_v_x = x[(i * cols) + j];
+        if (j < 4096)
+          poly_row_x[j] = poly_v_x;   /* kept for the phases after */
+        poly_part_mean += poly_v_x;
       }
       for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
         poly_part_mean = poly_part_mean + __shfl_down_sync(0xffffffffu, poly_part_mean, poly_o);
@@ -42,7 +46,8 @@ __global__ void __launch_bounds__(256) layernorm_update_y(int rows, int cols, do
       double poly_part_var = 0;
       for (j = (int)threadIdx.x; j < cols; j += (int)blockDim.x)
       {
-        poly_part_var += (x[(i * cols) + j] - mean) * (x[(i * cols) + j] - mean);
+        const double poly_v_x = j < 4096 ? poly_row_x[j] : x[(i * cols) + j];
+        poly_part_var += (poly_v_x - mean) * (poly_v_x - mean);
       }
       for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
         poly_part_var = poly_part_var + __shfl_down_sync(0xffffffffu, poly_part_var, poly_o);
@@ -58,7 +63,8 @@ __global__ void __launch_bounds__(256) layernorm_update_y(int rows, int cols, do
     var = var / cols;
     for (j = (int)threadIdx.x; j < cols; j += (int)blockDim.x)
     {
-      y[(i * cols) + j] = (((x[(i * cols) + j] - mean) / sqrt(var + eps)) * g[j]) + b[j];
+      const double poly_v_x = j < 4096 ? poly_row_x[j] : x[(i * cols) + j];
+      y[(i * cols) + j] = (((poly_v_x - mean) / sqrt(var + eps)) * g[j]) + b[j];
     }
     __syncthreads();
   }
