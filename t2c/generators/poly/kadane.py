@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...ir.csyntax import cprint, walk as _walk
+from ...ir.csyntax import cprint
 from .ctext import WORD, extent_text, max_expr, min_expr, names_used
 
 THREADS = 256

@@ -97,7 +97,7 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
     on the block index of its axis), phases in order; row cells in registers and held rows in
     shared memory as the record says (rows.py)."""
     taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in launch.grid}
-    out, declared, shared = [], [], []
+    declared, shared = [], []
     for ph in rp.phases:
         if ph.kind != "stmt" and ph.node.var not in declared:
             declared.append(ph.node.var)
