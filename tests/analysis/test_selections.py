@@ -83,3 +83,19 @@ def test_cross_entropy_reads_the_target_logit_once_per_row():
     prog = build_program(read_kernel(ROOT / "corpora/text2cuda/cross_entropy.md"))
     picks = [st for st in prog.statements if "target[r]" in st.text]
     assert len(picks) == 1 and picks[0].loops == ("r",) and "X[r][target[r]]" in picks[0].text
+
+
+@pytest.mark.parametrize("name, picked", [("nll_loss", "picked += logp[(i * c) + label[i]];"),
+                                          ("multi_margin_loss", "picked = x[(i * c) + label[i]];")])
+@pytest.mark.parametrize("dataset", ["MINI", "SMALL"])
+def test_one_hot_kernels_of_the_corpus_read_one_element_per_row_and_are_accepted(name, picked, dataset):
+    """`+=` and `=` picks (corpora/loops/gpu): the candidate reads the label's element, no class
+    loop is left for it, and the emu ladder accepts it."""
+    from t2c.frontends.c import read_c
+    from t2c.generators.poly import generate
+    from t2c.verify.ladder import ladder
+    k = read_c(ROOT / "corpora" / "loops" / "gpu" / f"{name}.c")
+    text = generate(k)
+    assert picked in text and "j == label[i]" not in text
+    card = ladder(k, text, backend="emu", dataset=dataset, seed=3)
+    assert card.accepted, card.summary()
