@@ -2,25 +2,17 @@
 
     normalize_selections(fn, sizes, within) -> None   (rewrites fn in place, before the model)
 
-Takes a reference function; rewrites each innermost `for (j = lo; j < hi; j++)` (or descending)
-whose body is one update of a local scalar at the index equal to `e`:
-
-    acc += (j == e) ? f(j) : 0;          (or `e == j`; `-=`)
-    if (j == e) x OP= f(j);              (any assignment: `=`, `+=`, ...)
-
-as `if (lo <= e && e < hi) x OP= f(e);`, the loop's one effect without the loop.  Exact because:
-j takes each value of its range once, so at most one iteration matches and the `if` form runs
-its update only there; e and j are signed integers (int, long, short, char: `j == e` compares
-values, never an unsigned or float conversion) and e reads neither j nor anything the loop
-writes, so it is one value throughout; f is pure, and the loop evaluated it only at j == e (a
-NaN or an out-of-range element elsewhere is never read).  The ternary form also adds the literal
-zero at every other index: x - 0 == x for every x, and x + 0 == x for every x but -0.0, so a
-floating `+=` is taken only where the statement before the loop sets the accumulator to a
-literal (never -0.0; a sum from a start that is not -0.0 is never -0.0); the ternary's type is
-that of f and the zero together, so where the zero is the wider (`0.0` with a float f) f(e) is
-cast to it.  Where e reads memory, the guard also holds the loop's first test unless isl proves
-the loop runs: e is then read only where the loop read it.  Anything else is left as written.
-docs/poly.md, "The model and its normalizations".
+Rewrites an innermost `for (j = lo; j < hi; j++)` (or descending) whose body is one update of a
+local at the index equal to e, `acc += (j == e) ? f(j) : 0;` (`e == j`, `-=`) or `if (j == e) x
+OP= f(j);` (any assignment), as `if (lo <= e && e < hi) x OP= f(e);`.  Exact because j takes
+each value once, so the update runs at most once, at j == e: e and j are signed integers (no
+unsigned or float comparison), e reads neither j nor what the loop writes, f is pure and was
+only ever evaluated at j == e (skipped elements, NaN or not, were never read).  The ternary's
+zeros at the other indices change nothing: x - 0 is x, x + 0 is x but for -0.0, so a floating
+`+=` needs x set to a literal just before the loop; an integer x takes integer zeros only; f(e)
+is cast where the zero's type is the wider.  Where e reads memory and isl cannot prove the loop
+runs, the guard also holds its first test.  Anything else stays.  docs/poly.md, "The model and
+its normalizations".
 """
 from __future__ import annotations
 
@@ -28,7 +20,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..ir.csyntax import cprint, walk as _walk
+from ..ir.csyntax import walk as _walk
 from ..ir.extents import loop_range
 from .scalars import step_of, substitute
 from .searches import pure
@@ -108,16 +100,8 @@ class _Pass:
         if not all(isinstance(t, c_ast.BinaryOp) and t.op in ((("<", "<=") if step == 1 else (">", ">=")))
                    and _is(t.left, var) and not {var, x} & _names(t.right) for t in tests):
             return None
-        if zero is not None:                  # the ternary: zeros added at every other index
-            if update.op == "+=" and self.num_type(c_ast.ID(x)) not in ("int", "long") and not _literal_set(before, x):
-                return None                   # (a floating sum entering at -0.0 would turn +0.0)
-            wide = _num_type(zero, {})
-            mine = self.num_type(value)
-            if wide != "int" and (mine is None or _RANK[mine] < _RANK[wide]):
-                if mine is None:
-                    return None
-                value = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
-                    None, [], None, c_ast.IdentifierType([wide]))), value)
+        if zero is not None and (value := self.zeros_added(x, value, zero, update.op, before)) is None:
+            return None
         at = lambda node: substitute(copy.deepcopy(node), var, e)
         start = c_ast.BinaryOp("<=", *((copy.deepcopy(first), e) if step == 1 else (e, copy.deepcopy(first))))
         guard = [start] + [at(t) for t in tests]
@@ -128,6 +112,21 @@ class _Pass:
             cond = c_ast.BinaryOp("&&", cond, g)
         then = c_ast.Assignment(update.op, c_ast.ID(x), at(value), update.coord)
         return c_ast.If(copy.deepcopy(cond), then, None, f.coord)
+
+    def zeros_added(self, x: str, value, zero, op: str, before):
+        """f, cast to the ternary's type where the zero is the wider, when `x op= (j == e) ? f :
+        zero` at every other index leaves x as it was; None otherwise.  An integer x takes integer
+        zeros only (`m += 0.0f` rounds m through float); a floating `+=` needs x set to a literal
+        just before the loop (x + 0 is x but for -0.0, x - 0 always is)."""
+        mine, wide, acc = self.num_type(value), _num_type(zero, {}), self.num_type(c_ast.ID(x))
+        ternary = mine if wide == "int" else max(mine, wide, key=_RANK.get) if mine else None
+        if acc is None or ternary is None or acc in ("int", "long") and ternary not in ("int", "long") \
+                or acc in ("float", "double") and op == "+=" and not _literal_set(before, x):
+            return None
+        if ternary == mine:
+            return value
+        return c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None, c_ast.IdentifierType([ternary]))),
+                          value)
 
     def runs(self, loops, rng) -> bool:
         """Whether isl proves the loop runs at least once wherever the loops around it run."""

@@ -73,10 +73,14 @@ def test_a_loop_variable_read_after_its_loop_keeps_the_loop():
     assert "for (j = 0" in got
 
 
-def test_an_integer_count_needs_no_literal_start():
+def test_an_integer_count_needs_no_literal_start_but_integer_zeros():
     got = _normalized("for (int r = 0; r < n; r++) { int m = t[r]; "
                       "for (int j = 0; j < c; j++) m += (j == t[r]) ? 1 : 0; out[r] = m; }")
     assert "if ((0 <= t[r]) && (t[r] < c)) m += 1;" in got
+    # m += 0.0f is m = (int)((float)m + 0.0f): m rounded through float at every other index
+    got = _normalized("for (int r = 0; r < n; r++) { int m = 0; "
+                      "for (int j = 0; j < c; j++) m += (j == t[r]) ? X[r][j] : 0.0f; out[r] = m; }")
+    assert "for (int j" in got
 
 
 def test_cross_entropy_reads_the_target_logit_once_per_row():
