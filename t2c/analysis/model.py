@@ -6,10 +6,11 @@ Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt
 `Statement` per leaf (an assignment, a call, an `if` without loops: may-writes, or an opaque
 loop) with its enclosing loops, iteration domain, affine accesses and flop count, and the
 locals. Constraints and subscripts are text in isl syntax over the original names (isl_bridge
-prefixes them). It first normalizes (scopes.py, scalars.py, searches.py, delinearize.py). Refuses
-with `NotAffine`, naming the construct and its line, what it cannot describe exactly: while
-loops, other steps, non-affine bounds or subscripts outside an opaque loop, data-dependent
-writes other than atomic updates; poly then answers with one thread, always correct.
+prefixes them). It first normalizes (scopes.py, scalars.py, searches.py, selections.py,
+delinearize.py). Refuses with `NotAffine`, naming the construct and its line, what it cannot
+describe exactly: while loops, other steps, non-affine bounds or subscripts outside an opaque
+loop, data-dependent writes other than atomic updates; poly then answers with one thread,
+always correct.
 docs/poly.md, "Analysis".
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .delinearize import row_major
 from .isl_bridge import always_within
 from .scalars import normalize_scalars
 from .searches import normalize_searches
+from .selections import normalize_selections
 from .scopes import data_sources, reads_data, separate_reused_names
 
 
@@ -234,6 +236,7 @@ class _Builder:
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
+        normalize_selections(fn, set(self.sizes), self.within)   # a one-hot loop as the element it picks
         self.data = data_sources(fn.body)         # locals whose values come from arrays
         items = fn.body.block_items or []
         self.loop_vars = {_loop_var(n) for n in _walk(fn.body) if isinstance(n, c_ast.For)} - {None}

@@ -55,12 +55,12 @@ def _search(f) -> tuple | None:
     if not all(isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(s.lvalue, c_ast.ID)
                and s.lvalue.name != var for s in sets):
         return None
-    if not all(_pure(x) for x in [body.cond] + [s.rvalue for s in sets]):
+    if not all(pure(x) for x in [body.cond] + [s.rvalue for s in sets]):
         return None
     return var, step, body.cond, sets
 
 
-def _pure(node) -> bool:
+def pure(node) -> bool:
     """No assignment or increment (a call is a math function's: the model refuses others)."""
     for x in _walk(node):
         if isinstance(x, c_ast.Assignment) or isinstance(x, c_ast.UnaryOp) and x.op in ("++", "p++", "--", "p--"):

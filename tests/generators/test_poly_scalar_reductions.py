@@ -146,3 +146,77 @@ def test_a_search_that_exits_early_is_the_index_it_finds(tmp_path):
         "      break;\n    }", "      break;\n    }\n  }"))
     with pytest.raises(Exception, match="early exit"):
         build_program(read_c(busy))
+
+
+TEMPORARIES = """\
+/* t2c: description clamped squares' sum and the largest shifted square, through temporaries
+ * t2c: size n MINI=700 SMALL=5000 MEDIUM=100000 LARGE=1000000 EXTRALARGE=4000000
+ * t2c: array x[n] in
+ * t2c: array out[2] out
+ * t2c: domain x uniform(-2, 2)
+ */
+void clamped(int n, const double *x, double *out)
+{
+  double s = 0.0, m = -1e300;
+  for (int i = 0; i < n; i++) {
+    double v = x[i] * x[i];
+    if (v > 1.0)
+      v = 1.0;
+    s += v;
+    double u = x[i] - 0.5;
+    m = fmax(m, u * u);
+  }
+  out[0] = s;
+  out[1] = m;
+}
+"""
+
+
+@pytest.mark.parametrize("source", [
+    TEMPORARIES,                                                    # set, then updated under an if
+    (LOOPS / "gpu" / "nll_loss.c").read_text(),                     # a one-hot pick: t = 0; if (...) t += ...
+], ids=["clamped", "nll_loss"])
+def test_a_fold_through_temporaries_of_its_iteration_runs_on_a_grid(tmp_path, source):
+    """Locals that each iteration sets (and may update, under an `if` too) before its folds read
+    them: each thread runs them in its own iteration, then folds (reduce.temporaries)."""
+    path = tmp_path / "k.c"
+    path.write_text(source)
+    k = read_c(path)
+    folds = _folds(k)
+    assert folds in ([[("op", "+="), ("op", "max")]], [[("op", "-=")]])
+    text = generate(k)
+    assert len(re.findall(r"\w+<<<poly_parts, 256>>>", text)) == 1 and "nothing here is parallel" not in text
+    card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
+
+
+@pytest.mark.parametrize("change", [
+    ("double v = x[i] * x[i];", "double v = x[i] * s;"),         # a temporary reading an accumulator
+    ("double s = 0.0, m = -1e300;", "double s = 0.0, m = -1e300, w = 2.0;"),   # one reading a local set
+], ids=["accumulator", "local"])
+def test_temporaries_that_read_other_locals_keep_the_loop_in_order(tmp_path, change):
+    """A thread's partial accumulator is not the loop's, and the statements before the loop run
+    after it (in the last block): a temporary reading either is no part of a grid reduction."""
+    source = TEMPORARIES.replace(*change)
+    if "w = 2.0" in source:
+        source = source.replace("double u = x[i] - 0.5;", "double u = x[i] - w;")
+    path = tmp_path / "k.c"
+    path.write_text(source)
+    k = read_c(path)
+    assert all(f is None for f in _folds(k))
+    card = ladder(k, generate(k), backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
+
+
+@pytest.mark.parametrize("dataset", ["MINI", "SMALL"])
+def test_cross_entropy_loss_is_a_grid_reduction_reading_the_target_once_per_row(dataset):
+    """The spec's `sum(r: lse[r] - sum(j: where(j == target[r], X[r, j], 0.0)))`: the one-hot sum is
+    one read (analysis/selections.py), a temporary of r's iteration, which the grid runs."""
+    from t2c.frontends import read_kernel
+    k = read_kernel(ROOT / "corpora" / "text2cuda" / "cross_entropy.md")
+    assert _folds(k)[-1] == [("op", "+=")]
+    text = generate(k)
+    assert "cross_entropy_reduce_loss: a reduction (+=) over r" in text
+    assert "acc_r4 += X[(r * c) + target[r]];" in text
+    card = ladder(k, text, backend="emu", dataset=dataset, seed=3)
+    assert card.accepted, card.summary()

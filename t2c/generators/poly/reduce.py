@@ -75,11 +75,12 @@ class Fold:
 class Reduction:
     inits: list                 # Stmt: the accumulators' first values, run after the loop's partials
     loops: list                 # Loop: one or more loops of one header, run as one grid-stride loop
-    folds: list                 # Fold, one per statement of the loops
+    folds: list                 # Fold, one per statement of the loops but the temporaries
     fins: list                  # Stmt: what reads the results
     webs: dict                  # scalar -> its web (a register's name in both kernels)
     dtypes: dict                # scalar -> its C type
-    others: dict                # web -> C type: other locals of the inits and fins (the final kernel's)
+    others: dict                # web -> C type: other locals of the inits, fins and temporaries (registers)
+    temps: list = ()            # Stmt: the loops' temporaries (`temporaries`), each thread's in its iteration
 
     @property
     def loop(self) -> Loop:
@@ -93,7 +94,10 @@ class Reduction:
 def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     """The launch as a reduction, or None when it is not exactly that form: a one-thread launch
     of statements that set locals, loops of one header whose statements each fold into their own
-    accumulators and write no array, then statements reading them."""
+    accumulators and write no array, then statements reading them.  The loops' temporaries
+    (`temporaries`: locals of one iteration) run in each thread's iteration before its folds; they
+    read no other local (a thread's accumulator is a partial, the statements before the loop run
+    after it)."""
     body = launch.body
     loops = [n for n in body if isinstance(n, Loop)]
     if launch.grid or not loops or not all(isinstance(n, (Stmt, Loop)) for n in body):
@@ -104,21 +108,25 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     if body[first:last + 1] != loops or len({head(l) for l in loops}) != 1 or \
             not all(isinstance(n, Stmt) for l in loops for n in l.body):
         return None
-    stmts = [n for l in loops for n in l.body]
-    folds = [fold_of(n, loops[0].var) for n in stmts]
-    if None in folds or loops[0].step != 1 and any(f.kind == "best" for f in folds):
+    temps = [t for l in loops for t in temporaries(an, storage, l)[0]]
+    folds = [fold_of(n, loops[0].var) for l in loops for n in l.body if n not in temps]
+    if not folds or None in folds or loops[0].step != 1 and any(f.kind == "best" for f in folds):
         return None             # (an arg-best's ties follow the loop's order; the other folds commute)
     accs = [a for f in folds for a in (f.acc, f.index) if a]
     if len(set(accs)) != len(accs) or any(a not in an.program.locals for a in accs):
         return None
+    held = {t.stmt.writes()[0].name for t in temps}     # each thread's own, in its iteration
+    if any(r.name in an.program.locals and r.name not in held for t in temps for r in t.stmt.reads()):
+        return None             # (the statements before the loop run after it, in the last block)
     webs, dtypes = {}, {}
     members = {n.stmt.name for n in inits + fins}
     for f in folds:
         st = f.stmt.stmt
         mine = {f.acc, f.index} - {""}
         if any(w.name not in mine for w in st.writes()) or \
-                any(r.name in an.program.locals and r.name not in mine for r in st.reads()):
-            return None
+                any(r.name in an.program.locals and r.name not in mine | held for r in st.reads()) or \
+                f.value is not None and held & identifiers(cprint(f.value)):
+            return None         # (a recomputed best value is evaluated again in the last block)
         for a in mine:
             web = an.web_of.get((st.name, a))
             dtypes[a] = an.program.locals[a].dtype
@@ -141,7 +149,10 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     if any(w.name in accs for n in fins for w in n.stmt.writes()) or \
             not all(any(w.name == a for n in inits for w in n.stmt.writes()) for a in accs):
         return None
-    others = {}                 # locals of the statements around the loop: registers of the final kernel
+    others = {}                 # locals of the statements around the loop and of the temporaries: registers
+    for t in temps:
+        web = an.web_of[(t.stmt.name, t.stmt.writes()[0].name)]
+        others[web] = an.program.locals[an.webs[web].scalar].dtype
     for n in inits + fins:
         for a in n.stmt.accesses:
             web = an.web_of.get((n.stmt.name, a.name))
@@ -149,7 +160,7 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
                 if web is None or storage.get(web) != "local" or not set(an.webs[web].statements) <= members:
                     return None
                 others[web] = an.program.locals[a.name].dtype
-    return Reduction(inits, loops, folds, fins, webs, dtypes, others)
+    return Reduction(inits, loops, folds, fins, webs, dtypes, others, temps)
 
 
 def fold_of(n: Stmt, var: str) -> Fold | None:
@@ -176,19 +187,20 @@ def fold_of(n: Stmt, var: str) -> Fold | None:
 
 
 def temporaries(an: Analysis, storage: dict, loop: Loop) -> tuple[list, list]:
-    """(temporaries, the others) of a loop's statements.  A temporary `v = e;` sets a local scalar
-    whose value lives within one iteration of the loop (its web is private to the loop, isl says
-    so, and only the loop's statements share it): the spec's `where` before its fold, `acc_v =
-    P ? j : c; acc = (acc_v < acc) ? acc_v : acc;`.  The lanes of the row forms run it in their
-    own iteration before the folds, like any register (the folds then are the loop's others)."""
+    """(temporaries, the others) of a loop's statements.  A temporary writes one local scalar
+    whose value lives within one iteration of the loop: its web is private to the loop and no read
+    of it sees a value from before the iteration's first write (isl says both), and only the
+    loop's statements share it.  It may set it (`v = e;`: the spec's `where` before its fold,
+    `acc_v = P ? j : c; acc = (acc_v < acc) ? acc_v : acc;`) or update it, under an `if` too (a
+    one-hot pick, `t = 0.0; if (0 <= e && e < c) t += x[i][e];`).  Each thread (a grid
+    reduction's) or lane (the row forms') runs the temporaries of its own iteration, in order,
+    before its folds, like any register (the folds then are the loop's others)."""
     names = {n.stmt.name for n in loop.body if isinstance(n, Stmt)}
     temps, others = [], []
     for n in loop.body:
         w = n.stmt.writes() if isinstance(n, Stmt) else []
         web = an.web_of.get((n.stmt.name, w[0].name)) if len(w) == 1 and not w[0].index else None
-        node = n.stmt.node if web else None
-        if web and storage.get(web) == "local" and not n.stmt.conditional and isinstance(node, c_ast.Assignment) \
-                and node.op == "=" and not n.stmt.reads(w[0].name) and loop.var in an.webs[web].private \
+        if web and storage.get(web) == "local" and loop.var in an.webs[web].private \
                 and not an.webs[web].exposed and set(an.webs[web].statements) <= names:
             temps.append(n)
         else:
@@ -290,7 +302,12 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
         cond += f" && {open_[0]}" if len(open_) == 1 else " && (" + " || ".join(f"({o})" for o in open_) + ")"
     start = "" if start == "0" and walk == "+=" else f"{start} {'-' if walk == '-=' else '+'} "
     body = []
-    for f in red.folds:
+    fold = {f.stmt.stmt.name: f for f in red.folds}
+    for n in (n for l in red.loops for n in l.body):       # in order: the temporaries before their folds
+        if n.stmt.name not in fold:
+            body += p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")
+            continue
+        f = fold[n.stmt.name]
         names = p.names_for(f.stmt.stmt.name)
         if f.kind == "op":
             node = f.stmt.stmt.node
@@ -696,12 +713,12 @@ def _first_hit(loop: Loop, accs: list, temps: list) -> bool:
     so once its part is below its next j (a hit) the lane may stop."""
     if len(accs) != 1 or accs[0].op != "imin" or loop.step != 1 or not isinstance(accs[0].part, c_ast.ID):
         return False
-    for n in temps:
-        node = n.stmt.node
-        if n.stmt.writes()[0].name == accs[0].part.name and isinstance(node.rvalue, c_ast.TernaryOp):
-            t = node.rvalue
-            return cprint(t.iftrue) == loop.var and loop.cond == f"{loop.var} < {cprint(t.iffalse)}"
-    return False
+    sets = [n.stmt.node for n in temps if n.stmt.writes()[0].name == accs[0].part.name]
+    if len(sets) != 1 or not isinstance(sets[0], c_ast.Assignment) or sets[0].op != "=" \
+            or not isinstance(sets[0].rvalue, c_ast.TernaryOp):
+        return False                         # (the ternary is the temporary's only value)
+    t = sets[0].rvalue
+    return cprint(t.iftrue) == loop.var and loop.cond == f"{loop.var} < {cprint(t.iffalse)}"
 
 
 def _temps(p, red: RowReduction, indent: str) -> list[str]:
