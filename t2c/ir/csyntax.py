@@ -7,6 +7,7 @@ what is not C99 with a `file:line:col` UserError.
 """
 from __future__ import annotations
 
+import copy
 import re
 
 from pycparser import c_ast, c_generator, c_parser
@@ -81,3 +82,12 @@ def name_subscripts(ref) -> tuple[str, ...] | None:
         out.append(ref.subscript.name)
         ref = ref.name
     return tuple(reversed(out))
+
+
+def renamed(node, old: str, new: str):
+    """A copy of `node` with every identifier `old` named `new`."""
+    node = copy.deepcopy(node)
+    for x in walk(node):
+        if isinstance(x, c_ast.ID) and x.name == old:
+            x.name = new
+    return node

@@ -81,7 +81,7 @@ void two(int n, int m, const double x[n][m], double s[n], double y[n][m])
 @pytest.mark.parametrize("path", ["corpora/text2cuda/softmax_let.md", "corpora/text2cuda/layer_norm_let.md",
                                   "corpora/text2cuda/rms_norm.md", "corpora/text2cuda/log_softmax.md",
                                   "corpora/loops/gpu/layernorm.c"])
-@pytest.mark.parametrize("dataset", ["MINI", "SMALL"])
+@pytest.mark.parametrize("dataset", ["MINI", pytest.param("SMALL", marks=pytest.mark.full)])
 def test_the_class_is_accepted_on_emu(path, dataset):
     k = read_kernel(ROOT / path)
     card = ladder(k, generate(k), backend="emu", dataset=dataset, seed=3)

@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
-from ...ir.csyntax import cprint, walk as _walk
+from ...ir.csyntax import cprint, renamed, walk as _walk
 from .ctext import extent_text, identifiers, max_expr, min_expr
 
 THREADS = 256
@@ -231,7 +231,7 @@ def _best(node: c_ast.If, var: str):
     if len(sets) == 1:                                  # if (V(i) cmp V(m)) m = i;
         (m, got), = sets.items()
         for e, other, op in ((c.left, r, c.op), (c.right, l, _FLIP[c.op])):
-            if got == var and cprint(_renamed(e, var, m)) == other and var in identifiers(cprint(e)) \
+            if got == var and cprint(renamed(e, var, m)) == other and var in identifiers(cprint(e)) \
                     and m not in identifiers(cprint(e)):
                 return op, "", m, e
         return None
@@ -262,13 +262,6 @@ def _bigger(node: c_ast.If):
             return ("max" if op[0] == ">" else "min"), m
     return None
 
-
-def _renamed(node, old: str, new: str):
-    node = copy.deepcopy(node)
-    for x in _walk(node):
-        if isinstance(x, c_ast.ID) and x.name == old:
-            x.name = new
-    return node
 
 
 def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
@@ -377,7 +370,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             folded += [f"    if ({tk} != {SENTINEL} && {tv} {f.op} {m}) {{", f"      {m} = {tv};",
                        f"      {k} = {tk};", "    }"]
         else:
-            node = _renamed(f.stmt.stmt.node, red.loop.var, tk)
+            node = renamed(f.stmt.stmt.node, red.loop.var, tk)
             node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
             folded += p.r.statement(node, p.names_for(f.stmt.stmt.name), "    ")
     ticket = f"{name}_ticket"

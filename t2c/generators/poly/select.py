@@ -28,12 +28,11 @@ NaN are not covered (the network's own order is not defined for them).
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ...ir.csyntax import array_name, block_items, cprint, name_subscripts, walk
+from ...ir.csyntax import array_name, block_items, cprint, name_subscripts, renamed, walk
 from ...analysis.model import parse_expr
 
 THREADS = 512            # threads of a row's block
@@ -148,7 +147,7 @@ def _comparator(body, q: str, j: str, vars_) -> tuple | None:
     if cprint(da.init) != cprint(_ref(perm, vars_)) or cprint(db.init) != cprint(_ref(perm, (*vars_[:-1], j))):
         return None
     ktype = " ".join(dx.type.type.names) if isinstance(dx.type, c_ast.TypeDecl) else None
-    if ktype is None or cprint(_renamed(dx.init, a, b)) != cprint(dy.init) or \
+    if ktype is None or cprint(renamed(dx.init, a, b)) != cprint(dy.init) or \
             cprint(dx.init) == cprint(dy.init):
         return None
     order = {cprint(parse_expr(f"{y} {op} {x} || ({y} == {x} && {b} < {a})")): op == ">" for op in (">", "<")}
@@ -161,7 +160,7 @@ def _comparator(body, q: str, j: str, vars_) -> tuple | None:
     reads = {i.name for i in walk(dx.init) if isinstance(i, c_ast.ID)}
     if q in reads or j in reads or b in reads:
         return None
-    return perm, _renamed(dx.init, a, "poly_q"), ktype, descending
+    return perm, renamed(dx.init, a, "poly_q"), ktype, descending
 
 
 def _first(net, at: int, perm: str, by_loop: dict) -> c_ast.Node | None:
@@ -201,13 +200,6 @@ def _ref(name: str, subs) -> c_ast.ArrayRef:
         node = c_ast.ArrayRef(node, c_ast.ID(s))
     return node
 
-
-def _renamed(node, old: str, new: str):
-    node = copy.deepcopy(node)
-    for x in walk(node):
-        if isinstance(x, c_ast.ID) and x.name == old:
-            x.name = new
-    return node
 
 
 def _touches(node, name: str) -> bool:
