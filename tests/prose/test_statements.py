@@ -110,7 +110,8 @@ def test_temporary_type_stated_and_extent_stated(tmp_path):
 def test_softmax_with_temporaries_stays_parallel_and_is_accepted_on_emu(tmp_path):
     """The row maxima and denominators are local arrays of size b that only their rows read: the
     folds and B run in one block per row, mx and den in every thread's registers (no device
-    buffer); y stays a thread per element."""
+    buffer); y stays a thread per element.  A's values reach +-100, where a softmax without its
+    row maximum overflows float: the mutant gate needs inputs on which that subtraction matters."""
     from t2c.generators.poly import generate
     from t2c.verify.ladder import ladder
     p = write(tmp_path, """\
@@ -119,7 +120,9 @@ def test_softmax_with_temporaries_stays_parallel_and_is_accepted_on_emu(tmp_path
         B[r, j] = exp(A[r, j] - mx[r]) / den[r]
         y[i] = x[i] + float(k[i])
     """)
+    p.write_text(p.read_text().replace("  k: integers(1, 50)\n", "  k: integers(1, 50)\n  A: uniform(-100, 100)\n"))
     k = read_spec(p)
+    assert any(d.target == "A" for d in k.domains)
     text = generate(k)
     assert "a block of 256 threads per r" in text and "one thread per (i)" in text and "_seq" not in text
     assert "one thread per (r, j)" not in text and "dev_mx" not in text and "mx[r], den[r] in every thread's registers" in text
