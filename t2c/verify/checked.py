@@ -6,7 +6,8 @@ Takes the IS; gives the reference with every subscript computed from data checke
 extent and signed arithmetic checked for overflow (UBSan), and reads a failed run back as a
 `ReferenceFault` naming the access (None for other failures). Affine subscripts need no check:
 the frontends prove them in bounds. Every drawn input lies in the declared domains, so a fault
-is the spec's or the C source's, never a candidate's. The checks change no computed value.
+is the spec's or the C source's, never a candidate's. The checks change no computed value. It also
+counts the loop iterations a run executes (`t2c_work`): a draw's cost that no machine load changes.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ CHECK_FLAGS = ("-fsanitize=signed-integer-overflow", "-fno-sanitize-recover=all"
 EXIT_BOUNDS = 5
 
 CHECKER = rf"""
+static unsigned long long t2c_work;   /* loop iterations run: a draw's cost, the same on any machine */
 static long t2c_ix(long i, long n, int site, int dim)
 {{
   if (i < 0 || i >= n) {{
@@ -93,7 +95,23 @@ def instrument(k: Kernel) -> tuple[str, tuple[Site, ...]]:
             extent = parse_c(f"long t2c_x = {a.shape[d]};", "<extent>").ext[0].init
             ref.subscript = c_ast.FuncCall(c_ast.ID("t2c_ix"), c_ast.ExprList(
                 [ref.subscript, extent, c_ast.Constant("int", str(site)), c_ast.Constant("int", str(d))]))
+    _count_iterations(fn)
     return cprint(ast) + "\n", tuple(sites)
+
+
+def _count_iterations(fn) -> None:
+    """Every loop body of `fn` starts with `t2c_work++;` (CHECKER declares it, the driver prints it):
+    the iterations a run executes, its cost as a count, which unlike its seconds does not depend on
+    the machine or its load, so that a seed draws the same suite everywhere (synth's budgets)."""
+    loops = [n for n in _walk(fn, {}) if isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile))]
+    for loop in loops:
+        count = c_ast.UnaryOp("p++", c_ast.ID("t2c_work"))
+        body = loop.stmt
+        if isinstance(body, c_ast.Compound):
+            items = body.block_items or []
+        else:
+            items = [body] if body is not None else []
+        loop.stmt = c_ast.Compound([count, *items])
 
 
 def fault(k: Kernel, stderr: str, driver: str, sites: tuple[Site, ...], sizes: dict) -> ReferenceFault | None:

@@ -187,6 +187,8 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
             lines.append(f"  t2c_store(t2c_dir, \"out_\", \"{a.name}\", {a.name}, "
                          f"{abi.nbytes(a.dtype, a.name + '_n')});")
     lines.append("  printf(\"%.9f\\n\", t2c_t1 - t2c_t0);")
+    if checker:
+        lines.append("  printf(\"%llu\\n\", t2c_work);")
     lines.append("  return 0;")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -226,6 +228,7 @@ class ReferenceRun:
     inputs: dict[str, np.ndarray]
     outputs: dict[str, np.ndarray]
     seconds: float
+    work: int | None = None          # loop iterations, counted by a checked run (checked.py)
 
 
 class ReferenceFailed(Exception):
@@ -288,7 +291,8 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
                 raise found
             raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
         outputs = read_arrays(k, sizes, d, "out_", inputs_only=False)
-        return ReferenceRun(dict(inputs), outputs, float(r.stdout.split()[-1]))
+        seconds, work = r.stdout.split()[-2:] if checked_run else (r.stdout.split()[-1], None)
+        return ReferenceRun(dict(inputs), outputs, float(seconds), None if work is None else int(work))
 
 
 def original_inputs(k: Kernel, sizes: dict[str, int], *, timeout: float | None = None,

@@ -41,6 +41,8 @@ PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43)
 AROUND_WARP = (31, 33, 35, 37)
 LONG = (129, 131, 133)
 #: The probes' wider point (`probes`) may cost this many random points' reference budget.
+#: Budgets count the checked reference's loop iterations (`ReferenceRun.work`), not its seconds:
+#: a seed then draws the same suite on any machine under any load.
 WIDE_BUDGET = 100
 #: Reference build with contraction: what nvcc does to a*b+c by default.
 FMA_FLAGS = ("-O2", "-std=c99", "-ffp-contract=fast", "-march=native")
@@ -68,6 +70,7 @@ class Case:
     expected: dict | None = field(repr=False)   # None: values not comparable (see full rung)
     ref_seconds: float = 0.0
     sensitivity: float = 0.0          # worst legitimate re-evaluation error / bound
+    work: int = 0                     # the checked reference's loop iterations (the cost budgets')
 
     def label(self) -> str:
         return f"{self.point} {self.distribution} {self.sizes}"
@@ -75,7 +78,8 @@ class Case:
     def summary(self) -> dict:
         return {"rung": self.rung, "point": self.point, "sizes": dict(self.sizes),
                 "distribution": self.distribution, "seed": self.seed,
-                "sensitivity": round(self.sensitivity, 4), "ref_seconds": round(self.ref_seconds, 4)}
+                "sensitivity": round(self.sensitivity, 4), "ref_seconds": round(self.ref_seconds, 4),
+                "work": self.work}
 
 
 class Pending(Mapping):
@@ -219,12 +223,12 @@ def _reevaluations(pool, k: Kernel, sizes: dict, inputs: dict, seed: int) -> lis
 
 
 def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,
-             attempt: int, budget: float | None) -> tuple[Case | None, dict | None, object]:
+             attempt: int, budget: int | None) -> tuple[Case | None, dict | None, object]:
     """One draw: (the case, None, its run), or (None, its discard note, its run if it ran).  A
     synthesized draw's reference run and its two re-evaluations start together when there is no
     cost budget (the full rung: at LARGE each takes seconds); an `original` draw's inputs come
-    from its own run, so the re-evaluations wait for it.  A case over the budget has
-    sensitivity NaN (the caller shrinks the sizes)."""
+    from its own run, so the re-evaluations wait for it.  A case over the budget (loop
+    iterations) has sensitivity NaN (the caller shrinks the sizes)."""
     s = 0 if distribution == "original" else derive(seed, rung, point, distribution, attempt)
     note = lambda why, run=None: (None, {"rung": rung, "point": point, "sizes": dict(sizes),
                                          "distribution": distribution, "seed": s, "why": why}, run)
@@ -242,18 +246,19 @@ def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribut
             return note(f"reference failed: {e}")
         if not _finite(k, run.outputs):
             return note("reference gives NaN/inf", run)
-        if budget is not None and run.seconds > budget:
+        if budget is not None and run.work > budget:
             return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs,
-                        run.seconds, float("nan")), None, run
+                        run.seconds, float("nan"), run.work), None, run
         sens = sensitivity(k, sizes, run.outputs, early or _reevaluations(pool, k, sizes, run.inputs, s))
     if sens <= 1.0 / CONDITION_MARGIN:
-        return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs, run.seconds, sens), None, run
+        return Case(rung, point, sizes, distribution, s, run.inputs, run.outputs, run.seconds, sens,
+                    run.work), None, run
     return note("ill-conditioned: a legitimate re-evaluation of the reference differs by "
                 f"{sens:.2g} x the tolerance", run)
 
 
 def draw_case(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,
-              discarded: list, tries: int = TRIES, budget: float | None = None) -> Case | None:
+              discarded: list, tries: int = TRIES, budget: int | None = None) -> Case | None:
     """The first usable draw of (point, distribution), or None (with the discards noted)."""
     for attempt in range(1 if distribution == "original" else tries):
         case, discard, _ = _attempt(k, seed, rung, point, sizes, distribution, attempt, budget)
@@ -303,7 +308,7 @@ def replay_case(k: Kernel, summary: dict, pool=None) -> Case:
     if sens != float("inf"):
         expected = Pending(pool.submit(_expected, k, sizes, inputs)) if pool else _expected(k, sizes, inputs)
     return Case(summary["rung"], summary["point"], sizes, dist, s, inputs, expected,
-                float(summary.get("ref_seconds", 0.0)), sens)
+                float(summary.get("ref_seconds", 0.0)), sens, int(summary.get("work", 0)))
 
 
 def _expected(k: Kernel, sizes: dict, inputs: dict) -> dict:
@@ -364,20 +369,20 @@ def full_dataset(k: Kernel, target: str, backend: str) -> tuple[str | None, str]
         raise UserError(f"{k.name}: no {target} preset (presets: {', '.join(presets)})")
     if backend != "emu":
         return target, f"target dataset {target}"
-    budget = config.load().verify_emu_budget
+    budget = config.load().verify_emu_work
     chosen = presets[0]
     for d in presets[: presets.index(target) + 1]:
         try:
-            t = run_reference(k, k.dataset_sizes(d), None if k.init else
-                              synthesize(k, k.dataset_sizes(d), 0), timeout=60, nice=0).seconds
+            work = run_reference(k, k.dataset_sizes(d), None if k.init else synthesize(k, k.dataset_sizes(d), 0),
+                                 timeout=60, checked_run=True).work
         except ReferenceFailed:
             break
-        if t > budget and d != presets[0]:
+        if work > budget and d != presets[0]:
             break
         chosen = d
     note = (f"target dataset {target}" if chosen == target else
             f"{chosen} instead of {target}: the emulator is a correctness tier and the target "
-            f"dataset exceeds its budget ({budget:g} s of reference time)")
+            f"dataset exceeds its budget ({budget:,} loop iterations of the reference)")
     return chosen, note
 
 
@@ -399,7 +404,7 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
         alt = alternatives[i % len(alternatives)] if alternatives else "domain"
         order = list(dict.fromkeys(["domain", alt] + dists + alternatives))
         cases = _point_cases(k, seed, "random", label, sizes, order, suite.discarded,
-                             cfg.verify_point_budget, 2)
+                             cfg.verify_point_work, 2)
         for reorder in ("desc", "asc"):       # e.g. gramschmidt needs m >= n for full rank
             if cases:
                 break
@@ -407,7 +412,7 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
             other = _lift(k, dict(zip(sizes, values)))
             if other and other != sizes:
                 cases = _point_cases(k, seed, "random", f"{label}:{reorder}", other, order,
-                                     suite.discarded, cfg.verify_point_budget, 2)
+                                     suite.discarded, cfg.verify_point_work, 2)
         if len(cases) == 1:    # a second, different draw so that cross-call caching shows
             extra = draw_case(k, seed, "random", label + "'", cases[0].sizes, cases[0].distribution,
                               suite.discarded)
@@ -448,7 +453,7 @@ def strengthen(suite: Suite, round_: int) -> list[Case]:
     points += [(f"{label}+{round_}", sizes) for label, sizes in smoke_points(k)]
     for label, sizes in points:
         added += _point_cases(k, suite.seed, "extra", label, sizes, dists, suite.discarded,
-                              config.load().verify_point_budget, len(dists))
+                              config.load().verify_point_work, len(dists))
     suite.cases += added
     return added
 
@@ -465,16 +470,16 @@ def probes(suite: Suite) -> list[Case]:
     k = suite.kernel
     seed = derive(suite.seed, "probes")
     dists = list(distributions(k)) + (["original"] if k.init else [])
-    budget = config.load().verify_point_budget
+    budget = config.load().verify_point_work
     points = random_points(k, seed, 8, tag="~probe")
     points += [(f"{label}~probe", sizes) for label, sizes in smoke_points(k)]
     discarded, out = [], []
     for label, sizes in points:
         out += _point_cases(k, seed, "probe", label, sizes, dists, discarded, budget, len(dists))
     drawn = [c for c in suite.of("random") if c.sizes]
-    wide = [max(drawn, key=lambda c: c.ref_seconds)] if drawn else []
+    wide = [max(drawn, key=lambda c: c.work)] if drawn else []
     for _ in range(5):                      # up to 32 times the sizes
-        if not wide or 8 * max(c.ref_seconds for c in wide) > WIDE_BUDGET * budget:
+        if not wide or 8 * max(c.work for c in wide) > WIDE_BUDGET * budget:
             break
         sizes = _lift(k, {name: 2 * v for name, v in wide[0].sizes.items()})
         wide = _point_cases(k, seed, "probe", "wide~probe", sizes, dists, discarded,

@@ -23,6 +23,29 @@ def test_seeds_are_secret_and_runs_replay():
     assert [x.sizes for x in c.of("random")] != [x.sizes for x in a.of("random")]
 
 
+def test_a_loaded_machine_draws_the_same_suite(monkeypatch):
+    """The size budgets count the checked reference's loop iterations, not its seconds: with every
+    reference run taking 1000 times as long (a loaded machine), a seed draws the same suite."""
+    import dataclasses
+    from t2c.verify import synth
+    a = build_suite(GEMM, 41, dataset="MINI")
+    run = synth.run_reference
+    slow = lambda *args, **kw: dataclasses.replace(r := run(*args, **kw), seconds=1000 * r.seconds)
+    monkeypatch.setattr(synth, "run_reference", slow)
+    b = build_suite(GEMM, 41, dataset="MINI")
+    drawn = lambda suite: [{k: v for k, v in c.summary().items() if k != "ref_seconds"} for c in suite.cases]
+    assert drawn(a) == drawn(b)
+    assert max(c.work for c in a.of("random")) > 1000
+
+
+def test_the_checked_reference_counts_loop_iterations():
+    from t2c.verify.reference import run_reference
+    sizes = {"ni": 5, "nj": 7, "nk": 3}
+    inputs = synthesize(GEMM, sizes, 1, "domain")
+    ni, nj, nk = sizes.values()       # gemm: for i { for j; for k { for j } }
+    assert run_reference(GEMM, sizes, inputs, checked_run=True).work == ni + ni * nj + ni * nk + ni * nk * nj
+
+
 def test_size_points():
     assert [p[1] for p in smoke_points(GEMM)][:3] == [{"ni": v, "nj": v, "nk": v} for v in (1, 2, 3)]
     for _, sizes in random_points(GEMM, 7, 8):
