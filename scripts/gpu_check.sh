@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe coarsen preload persistent cuda redteam race dropin roofline seeds batch loops torch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe limits coarsen preload persistent cuda redteam race dropin roofline seeds batch loops torch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +40,10 @@ persistent)   # host loops as one cooperative launch (launches.persistent) again
   VARIANTS="default,persistent host loops" ROUNDS=3 python3 scripts/options_ab.py ${T2C_AB_PERSISTENT:-\
     jacobi-2d heat-3d fdtd-2d lu corpora/loops/rodinia/hotspot.c} > "$OUT/persistent_ab.txt" 2>&1
   summary "persistent A/B: $(grep -c 'persistent host loops' "$OUT/persistent_ab.txt") lines (persistent_ab.txt)"
+  ;;
+limits)   # the measured limits of gathers, atomics, launches and barriers (scripts/limits_probe.cu)
+  nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/limits_probe scripts/limits_probe.cu && /tmp/limits_probe | tee "$OUT/limits_probe.txt"
+  summary "limits probe: $(wc -l < "$OUT/limits_probe.txt") lines (limits_probe.txt)"
   ;;
 cuda)   # the emu test programs on the real GPU, against their expected outputs
   bash tests/cuda/run_on_gpu.sh /tmp/cuda_out > "$OUT/cuda_programs.log" 2>&1

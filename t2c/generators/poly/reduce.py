@@ -509,6 +509,7 @@ class RowReduction:
     lanes: int = 0              # lanes per row when the plan fixes them (a data row: options.reductions.rows.data_lanes)
     data: bool = False          # the loop's bounds are read from arrays (`data_row_of`): the one statement
                                 # of `loop.body` is the analysis' opaque `for`, its body the fold
+    lead: tuple = ()            # Stmt: of the statements before the loop, those it reads, run by every lane first (`_lead`)
 
     @property
     def op(self) -> str:
@@ -534,6 +535,9 @@ def row_reduction_of(an: Analysis, storage: dict, launch, data_lanes: int = 32) 
         return None
     if any(n.stmt.reads(a.stmt.stmt.writes()[0].name) for n in temps for a in accs):
         return None                          # the lanes run the temporaries before their folds
+    lead, pre = _lead(an, storage, pre, accs, temps)
+    if lead is None:
+        return None
     names = {a.stmt.stmt.name for a in accs}
     # the loop carries nothing but these reductions (facts of the reference's loop, which
     # may have held more statements before distribution: a subset carries no more)
@@ -554,16 +558,18 @@ def row_reduction_of(an: Analysis, storage: dict, launch, data_lanes: int = 32) 
                if x.index and (x.name, tuple(x.index)) not in cells]
     row = lambda x: any(launch.grid[0].var in identifiers(e) for e in x.index)
     along = sum(loop.var in identifiers(x.index[-1]) and row(x) for x in streams)
-    across = sum(launch.grid[0].var in identifiers(x.index[-1]) for x in streams)
+    across = sum(launch.grid[0].var in identifiers(x.index[-1]) and any(loop.var in identifiers(e) for e in x.index)
+                 for x in streams)             # (a read that the loop does not move is one address per row)
     if along > across:
-        return RowReduction(pre, loop, accs, post, temps=tuple(temps), search=_first_hit(loop, accs, temps))
+        return RowReduction(pre, loop, accs, post, temps=tuple(temps), search=_first_hit(loop, accs, temps),
+                            lead=tuple(lead))
     # Down a column: the matrix reads (subscripts with both the index and the loop) all have
     # the index last, coalesced across threads already; split the loop among lanes instead.
     i = launch.grid[0].var
     matrix = [x for x in streams if any(i in identifiers(e) for e in x.index)
               and any(loop.var in identifiers(e) for e in x.index)]
     if matrix and all(i in identifiers(x.index[-1]) and loop.var not in identifiers(x.index[-1]) for x in matrix):
-        return RowReduction(pre, loop, accs, post, column=True, temps=tuple(temps))
+        return RowReduction(pre, loop, accs, post, column=True, temps=tuple(temps), lead=tuple(lead))
     return None
 
 
@@ -629,7 +635,10 @@ def accumulator_of(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumu
         decls, node = tuple(node.block_items[:-1]), node.block_items[-1]
         if any(loop.var in identifiers(cprint(d)) for d in decls):
             return None
-    if acc.stmt.conditional or not isinstance(node, c_ast.Assignment):
+    cond = None
+    if acc.stmt.conditional:           # `if (P) s += e`: s += P ? e : 0, the fold's identity where not P
+        node, cond = _guarded(node)
+    if not isinstance(node, c_ast.Assignment):
         return None
     target = cprint(node.lvalue)
     got = _contribution(node, target)
@@ -637,7 +646,42 @@ def accumulator_of(an: Analysis, storage: dict, acc: Stmt, loop: Loop) -> Accumu
         got = ("i" + got[0][1:], got[1]) if dtype == "int" else None
     elif dtype not in ("float", "double"):
         return None
+    if got and cond is not None:
+        if cond is False or target in identifiers(cprint(cond)) or got[0] not in OPS:
+            return None
+        got = (got[0], c_ast.TernaryOp(cond, got[1], parse_expr(OPS[got[0]][0])))
     return Accumulator(acc, target, dtype, *got, decls=decls) if got else None
+
+
+def _guarded(node) -> tuple:
+    """(the assignment, its condition) of `if (P) T op= e;` with no else, or (None, False)."""
+    if not isinstance(node, c_ast.If) or node.iffalse is not None:
+        return None, False
+    body = node.iftrue
+    if isinstance(body, c_ast.Compound):
+        body = body.block_items[0] if body.block_items and len(body.block_items) == 1 else None
+    return (body, node.cond) if isinstance(body, c_ast.Assignment) else (None, False)
+
+
+def _lead(an: Analysis, storage: dict, pre: list, accs: list, temps: list) -> tuple[list | None, list]:
+    """(lead, rest) of the statements before the loop: the lead is those whose values the loop
+    reads (a one-hot pick of the row's label before its margins: `picked = x[i][label[i]]`),
+    with the ones they read in turn, in order; every lane runs them before the loop, as the
+    thread per row did. Each must write one local scalar and no accumulator, so that the lanes'
+    copies race on nothing (else None). The rest is lane 0's after the loop (`_pre_clear`)."""
+    totals = {a.stmt.stmt.writes()[0].name for a in accs}
+    needed = {r.name for n in [a.stmt for a in accs] + list(temps) for r in n.stmt.reads()} - totals
+    lead = []
+    for n in reversed(pre):
+        if any(w.name in needed for w in n.stmt.writes()):
+            lead.insert(0, n)
+            needed |= {r.name for r in n.stmt.reads()}
+    for n in lead:
+        w = n.stmt.writes()
+        web = an.web_of.get((n.stmt.name, w[0].name)) if len(w) == 1 and not w[0].index else None
+        if web is None or storage.get(web) != "local" or w[0].name in totals:
+            return None, pre
+    return lead, [n for n in pre if n not in lead]
 
 
 def _pre_clear(an: Analysis, pre: list, accs: list) -> bool:
@@ -719,6 +763,13 @@ def _temps(p, red: RowReduction, indent: str) -> list[str]:
     return [x for n in red.temps for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), indent)]
 
 
+def _leads(p, red: RowReduction, live: str | None) -> list[str]:
+    """The lead statements (`RowReduction.lead`), as every lane of a live row runs them first."""
+    pad = "    " if live else "  "
+    lines = [x for n in red.lead for x in p.r.statement(n.stmt.node, p.names_for(n.stmt.name), pad)]
+    return [f"  if ({live}) {{", *lines, "  }"] if live and lines else lines
+
+
 def _decls(p, red: RowReduction, indent: str) -> list[str]:
     """The accumulators' schedule declarations (`const int j = wave + i;`), each once."""
     out = []
@@ -769,15 +820,16 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
            f"  const int {lane} = threadIdx.x % {width};"]
     if wide:
         out += [f"  const bool {live} = {guard};   /* no early return: the row's warps meet at a barrier */",
-                *_decls(p, red, "  "), f"  int {loop.var};", *declare,
+                *_decls(p, red, "  "), f"  int {loop.var};", *declare, *_leads(p, red, live),
                 f"  if ({live})", "    " + walk, "    {", *contribute, "    }"]
     elif width < 32:
         out += [f"  const bool {live} = {guard};   /* no early return: the warp's rows shuffle together */",
-                *_decls(p, red, "  "), f"  int {loop.var};", *declare,
+                *_decls(p, red, "  "), f"  int {loop.var};", *declare, *_leads(p, red, live),
                 f"  if ({live})", "    " + walk, "    {", *contribute, "    }"]
     else:
         out += [f"  if (!({guard}))", "    return;                        /* the whole warp: same row */",
-                *_decls(p, red, "  "), f"  int {loop.var};", *declare, "  " + walk, "  {", *contribute, "  }"]
+                *_decls(p, red, "  "), f"  int {loop.var};", *declare, *_leads(p, red, None),
+                "  " + walk, "  {", *contribute, "  }"]
     out += braced(f"  for (int {offset} = {min(width, 32) // 2}; {offset} > 0; {offset} >>= 1)", tree, "  ")
     if wide:
         out += [*braced("  if (threadIdx.x % 32 == 0)", store, "  "), "  __syncthreads();",
@@ -846,7 +898,7 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str, block: s
     return [f"  const int {j} = {start}(int)({block} * {width} + {tx});",
             f"  const int {lane} = {ty};                /* {lanes_} lanes split loop {loop.var} */",
             f"  const bool {live} = {guard};   /* no early return: the block meets at a barrier */",
-            *_decls(p, red, "  "), f"  int {loop.var};", *declare,
+            *_decls(p, red, "  "), f"  int {loop.var};", *declare, *_leads(p, red, live),
             f"  if ({live})", f"    for ({loop.var} = {first}; {loop.cond}; {loop.var} += {lanes_})",
             "    {", *contribute, "    }", *store, "  __syncthreads();",
             f"  if ({live} && {lane} == 0) {{",

@@ -4,43 +4,54 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars picked, s: private to each thread (no value crosses iterations of the parallel loops).
-//   multi_margin_loss_update_loss: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   multi_margin_loss_update_loss: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* multi_margin_loss_update_loss: one thread per (i): i -> x; loop j runs in order inside each thread. */
+/* multi_margin_loss_update_loss: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
 __global__ void multi_margin_loss_update_loss(int n, int c, const float *x, const int *label, float *loss)
 {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(i >= 0 && i < n))
-    return;
-  int j;
   float picked;
   float s;
-  picked = 0.0f;
-  if ((0 <= label[i]) && (label[i] < c))
-    picked = x[(i * c) + label[i]];
-  s = 0.0f;
-  for (int j = 0; j < c; j++)
-  {
-    if (j != label[i])
-      s += fmaxf(0.0f, (1.0f - picked) + x[(i * c) + j]);
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
+  const int lane = threadIdx.x % 128;
+  const bool live = i >= 0 && i < n;   /* no early return: the row's warps meet at a barrier */
+  int j;
+  __shared__ float warps[8];
+  float part = 0;
+  if (live) {
+    picked = 0.0f;
+    if ((0 <= label[i]) && (label[i] < c))
+      picked = x[(i * c) + label[i]];
   }
-  loss[i] = s / c;
+  if (live)
+    for (j = lane; j < c; j += 128)
+    {
+      part += (j != label[i]) ? (fmaxf(0.0f, (1.0f - picked) + x[(i * c) + j])) : (0);
+    }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (threadIdx.x % 32 == 0)
+    warps[threadIdx.x / 32] = part;
+  __syncthreads();
+  if (live && lane == 0) {
+    for (int other = 1; other < 4; other++)
+      part = part + warps[threadIdx.x / 32 + other];
+    s = 0.0f;
+    s = s + part;
+    loss[i] = s / c;
+  }
 }
 
 extern "C" void multi_margin_loss_device(int n, int c, float *x, int *label, float *loss)
 {
   {
-    const int extent_x = n;   /* i */
-    if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      multi_margin_loss_update_loss<<<grid, block>>>(n, c, x, label, loss);
-    }
+    const int extent = n;   /* i: 128 lanes each */
+    if (extent > 0)
+      multi_margin_loss_update_loss<<<poly_blocks(extent, 2), 256>>>(n, c, x, label, loss);
   }
 }
 
