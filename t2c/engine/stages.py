@@ -18,6 +18,8 @@ from pathlib import Path
 
 from ..errors import EndpointFailed, UserError
 from ..runtime.build import code_version, compiler_version
+from ..verify.synth import sizing
+
 
 def _sha(text: str | bytes) -> str:
     return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:20]
@@ -239,7 +241,8 @@ def _options_search(ctx, k, work: Path) -> dict:
 def suite_parts(ctx) -> dict:
     s = ctx["settings"]
     return {"is": ctx["upstream"]["parse"]["is_key"], "backend": s["backend"], "dataset": s["dataset"],
-            "seed": s["seed"], "cc": compiler_version("gcc"), "code": code_version("verify", "runtime")}
+            "seed": s["seed"], "cc": compiler_version("gcc"), "code": code_version("verify", "runtime"),
+            "sizing": list(sizing())}
 
 
 def suite_run(ctx, work: Path) -> dict:

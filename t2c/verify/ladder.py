@@ -38,7 +38,7 @@ from .harness import Limits, build_candidate
 from .reference import ReferenceFailed, array_shape, np_dtype
 from .rungs import RungResult, Run
 from .static import check_static
-from .synth import build_suite, new_seed, replay_suite
+from .synth import build_suite, new_seed, replay_suite, sizing
 
 RUNTIME_RUNGS = (rungs.smoke, rungs.random, rungs.races, rungs.full)
 
@@ -266,9 +266,11 @@ def _suite_bytes(suite) -> int:
 
 def _plan_path(k: Kernel, key: tuple) -> Path:
     """Where a seed's drawn suite and gate verdict are kept across processes: content-keyed like
-    the batch's suite stage (the IS, seed, dataset, backend, compiler and t2c's checking code)."""
+    the batch's suite stage (the IS, seed, dataset, backend, compiler, t2c's checking code and the
+    settings that size a suite)."""
     cfg = config.load()
-    parts = [*map(str, key), compiler_version(cfg.cc), code_version("verify", "runtime")]
+    parts = [*map(str, key), compiler_version(cfg.cc), code_version("verify", "runtime"),
+             str(sizing())]
     digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     return Path(cfg.build_cache or cfg.cache_dir) / "suites" / f"{k.name}-{digest}.json"
 

@@ -48,7 +48,7 @@ def _sanitizer_check(run: Run, sanitizer: str, start: float) -> RungResult:
               ["memcheck", "racecheck: not needed (no shared memory)"],
               "race_check": "compute-sanitizer racecheck+memcheck" if shared else
               "compute-sanitizer memcheck (no shared memory: racecheck not needed)"}
-    case = min(run.suite.of("random"), key=lambda c: c.ref_seconds, default=None)
+    case = min(run.suite.of("random"), key=lambda c: c.work, default=None)     # the least work
     for tool in ("memcheck", "racecheck") if shared else ("memcheck",):
         bad = sanitize(run, sanitizer, tool, case)
         if bad:

@@ -99,8 +99,9 @@ def random_calls(run: Run) -> list[tuple[bool, Case]]:
 
 
 def _race_groups(run: Run) -> list[list[Case]]:
-    """The two random points with the most work: thread interleavings have the most room there."""
-    return sorted(_groups(run.suite.of("random")), key=lambda g: -sum(c.ref_seconds for c in g))[:2]
+    """The two random points with the most work (the reference's loop iterations, the same on any
+    machine): thread interleavings have the most room there."""
+    return sorted(_groups(run.suite.of("random")), key=lambda g: -sum(c.work for c in g))[:2]
 
 
 def races_calls(run: Run) -> list[tuple[bool, Case]]:

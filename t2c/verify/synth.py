@@ -48,6 +48,13 @@ WIDE_BUDGET = 100
 FMA_FLAGS = ("-O2", "-std=c99", "-ffp-contract=fast", "-march=native")
 
 
+def sizing() -> tuple:
+    """The settings that size a drawn suite (random points, loop-iteration budgets): part of a
+    cached suite's key, so that changing one draws the suite again."""
+    cfg = config.load()
+    return cfg.verify_points, cfg.verify_point_work, cfg.verify_emu_work
+
+
 def new_seed() -> int:
     """A fresh secret seed for one verification run."""
     return secrets.randbits(63)
