@@ -15,6 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+import numpy as np
 from pycparser import c_ast
 
 from ..errors import UserError
@@ -112,6 +113,37 @@ def _count_iterations(fn) -> None:
         else:
             items = [body] if body is not None else []
         loop.stmt = c_ast.Compound([count, *items])
+
+
+def out_poison(k: Kernel, sizes: dict) -> dict:
+    """The starting contents of a checked run's floating-point `out` arrays: the poison the
+    candidate's get too (compare.POISON_BITS, a NaN payload no arithmetic produces), so that
+    `unwritten` can tell an element the reference never writes.  Integer arrays start at zero as
+    before: any integer may be a value the reference wrote."""
+    from .compare import POISON_BITS, poison
+    from .reference import array_shape
+    return {a.name: poison(a.dtype, array_shape(a, sizes)) for a in k.arrays
+            if a.intent == "out" and a.dtype in POISON_BITS}
+
+
+def unwritten(k: Kernel, outputs: dict, sizes: dict) -> ReferenceFault | None:
+    """An `out` array whose elements the reference does not all write (after `out_poison`): the
+    annotation is wrong (a candidate is held to every element), so the error says how to fix it."""
+    from .compare import POISON_BITS, is_poison
+    for a in k.arrays:
+        if a.intent == "out" and a.dtype in POISON_BITS:
+            left = is_poison(outputs[a.name], a.dtype)
+            if left.any():
+                first = "".join(f"[{i}]" for i in np.argwhere(left)[0])
+                o = k.origin
+                return ReferenceFault(
+                    f"{k.name}: `{a.name}` is annotated `out`, but the reference leaves {a.name}{first} "
+                    f"unwritten at sizes {dict(sizes)} ({int(left.sum())} of {left.size} elements); an "
+                    f"`out` array's every element is the kernel's result",
+                    file=o.file if o else None, line=o.line if o else None,
+                    hint=f"annotate it `t2c: array {a.name}{''.join(f'[{e}]' for e in a.shape)} inout` "
+                         f"(the elements it does not write keep their input values), or write every element")
+    return None
 
 
 def fault(k: Kernel, stderr: str, driver: str, sites: tuple[Site, ...], sizes: dict) -> ReferenceFault | None:

@@ -283,7 +283,7 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
         d = Path(tmp)
         if inputs is None:
             inputs = _init(k, exe, d, sizes, timeout, nice)
-        for name, value in inputs.items():
+        for name, value in {**(checked.out_poison(k, sizes) if checked_run else {}), **inputs}.items():
             write_array(d / f"{name}.bin", value)
         r = run_process(_big_stack([exe, "run", d, *size_args]), timeout=timeout, nice=nice, env=env)
         if not r.ok:
@@ -291,6 +291,8 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
                 raise found
             raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
         outputs = read_arrays(k, sizes, d, "out_", inputs_only=False)
+        if checked_run and (found := checked.unwritten(k, outputs, sizes)):
+            raise found
         seconds, work = r.stdout.split()[-2:] if checked_run else (r.stdout.split()[-1], None)
         return ReferenceRun(dict(inputs), outputs, float(seconds), None if work is None else int(work))
 

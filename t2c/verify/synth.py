@@ -27,7 +27,7 @@ from ..ir import DATASETS, FLOAT_DTYPES, Kernel
 from .compare import Comparison, compare
 from .halfs import values
 from .inputs import distributions, synthesize
-from .reference import ReferenceFailed, check_constraints, original_inputs, run_reference
+from .reference import ReferenceFailed, check_constraints, np_dtype, original_inputs, run_reference
 
 #: A draw is kept only when legitimate re-evaluations stay below bound / CONDITION_MARGIN.
 CONDITION_MARGIN = 8.0
@@ -192,13 +192,18 @@ def _finite(k: Kernel, outputs: dict) -> bool:
 
 
 def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
-    """Real inputs moved by up to 4 ulps: what a different rounding upstream would do."""
+    """Real inputs moved by up to 4 ulps: what a different rounding upstream would do.  An ulp of
+    the input's type or of the finest floating-point output's, whichever is finer: a double result
+    of float inputs (a dot product accumulated in double) is held to double's tolerance, and a
+    float ulp of input would be a million times that tolerance on any draw."""
     rng = np.random.default_rng(seed)
+    finest = min((np.finfo(np_dtype(x.dtype)).eps for x in k.outputs if x.dtype in FLOAT_DTYPES
+                  and np_dtype(x.dtype).itemsize > 2), default=1.0)
     out = {}
     for name, v in inputs.items():
         v = np.asarray(v)
         if v.dtype.kind == "f" and v.dtype.itemsize > 2:   # 16-bit inputs: exact, the candidate's own
-            eps = np.finfo(v.dtype).eps
+            eps = min(np.finfo(v.dtype).eps, finest)
             v = (v * (1 + 4 * eps * rng.uniform(-1, 1, size=v.shape))).astype(v.dtype)
         out[name] = v if v.shape else v[()]
     return out

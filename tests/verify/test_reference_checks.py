@@ -147,3 +147,32 @@ def test_the_reference_is_instrumented_once_per_kernel(tmp_path, monkeypatch):
     n = len(parsed)
     assert checked.instrument(spec(tmp_path, "again.md", GATHER.replace("gconv", "gconv_once"))) is first
     assert len(parsed) == n
+
+
+HALVES = """
+/* t2c: size n MINI=9
+ * t2c: array a[n] in
+ * t2c: array b[n] out */
+void halves(int n, const double *a, double *b)
+{
+  for (int i = 0; i < n; i++)
+    if (i % 2 == 0)
+      b[i] = 2.0 * a[i];
+}
+"""
+
+
+def test_an_out_array_the_reference_leaves_partly_unwritten_is_the_annotations_fault(tmp_path):
+    """The checked reference starts its floating `out` arrays at the candidate's poison; an element
+    it never writes is an annotation error naming the element, the file and the fix, not a
+    rejected candidate ("unwritten output elements" against the reference's zeros)."""
+    from t2c.frontends.c import read_c
+    src = tmp_path / "halves.c"
+    src.write_text(HALVES)
+    k = read_c(src)
+    with pytest.raises(ReferenceFault) as e:
+        build_suite(k, 1, dataset="MINI")
+    assert "b[1] unwritten" in str(e.value) and "inout" in str(e.value) and e.value.file == str(src)
+    fixed = tmp_path / "fixed.c"
+    fixed.write_text(HALVES.replace("b[n] out", "b[n] inout"))
+    assert build_suite(read_c(fixed), 1, dataset="MINI").of("random")

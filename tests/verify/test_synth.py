@@ -112,3 +112,32 @@ def test_a_suite_replays_from_its_summary():
     assert full.expected is None and full.sensitivity == float("inf")
     again = replay_case(gs, json.loads(json.dumps(full.summary())))
     assert again.expected is None and again.summary() == full.summary()
+
+
+MIXED_DOT = """
+void dot(int n, const float *x, const float *y, double *r)
+{
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += (double)x[i] * y[i];
+  r[0] = s;
+}
+"""
+
+
+def test_float_inputs_to_a_double_result_draw_testable_cases(tmp_path):
+    """A double result of float inputs is held to double's tolerance; its conditioning check moves
+    the inputs by a double ulp (a float ulp was a million tolerances: every draw was discarded and
+    the gate called even the `zeros` mutant a survivor).  Accumulating in float is rejected."""
+    from t2ctest import accepted_on_emu, c_kernel
+    from t2c.generators.poly import generate
+    from t2c.verify.ladder import ladder
+    k = c_kernel(tmp_path, MIXED_DOT, "dot")
+    suite = build_suite(k, 4056843235692934445, dataset="MINI")
+    assert len([c for c in suite.of("random") if c.expected is not None]) >= 4
+    text = generate(k)
+    accepted_on_emu(k, text)
+    single = text.replace("double s = 0;", "float s = 0;").replace("s += ((double) x[i]) * y[i];", "s += x[i] * y[i];")
+    assert single != text
+    assert not ladder(k, single, backend="emu", dataset="MINI", seed=3).accepted
+
