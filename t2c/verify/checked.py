@@ -20,6 +20,8 @@ from pycparser import c_ast
 
 from ..errors import UserError
 from ..ir import Kernel
+from ..ir.kernel import eval_extent
+from .compare import POISON_BITS, is_poison, poison
 
 #: Added to the reference flags for a checked build.
 CHECK_FLAGS = ("-fsanitize=signed-integer-overflow", "-fno-sanitize-recover=all")
@@ -120,16 +122,13 @@ def out_poison(k: Kernel, sizes: dict) -> dict:
     candidate's get too (compare.POISON_BITS, a NaN payload no arithmetic produces), so that
     `unwritten` can tell an element the reference never writes.  Integer arrays start at zero as
     before: any integer may be a value the reference wrote."""
-    from .compare import POISON_BITS, poison
-    from .reference import array_shape
-    return {a.name: poison(a.dtype, array_shape(a, sizes)) for a in k.arrays
+    return {a.name: poison(a.dtype, tuple(eval_extent(e, sizes) for e in a.shape)) for a in k.arrays
             if a.intent == "out" and a.dtype in POISON_BITS}
 
 
 def unwritten(k: Kernel, outputs: dict, sizes: dict) -> ReferenceFault | None:
     """An `out` array whose elements the reference does not all write (after `out_poison`): the
     annotation is wrong (a candidate is held to every element), so the error says how to fix it."""
-    from .compare import POISON_BITS, is_poison
     for a in k.arrays:
         if a.intent == "out" and a.dtype in POISON_BITS:
             left = is_poison(outputs[a.name], a.dtype)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir import FLOAT_DTYPES, HALF_DTYPES, Kernel
-from .halfs import ulp, values
+from .halfs import np_dtype, ulp, values
 
 #: C in rtol = C * eps * K: FMA and reordering differences stay below it with room to
 #: spare, while a result computed in float instead of double (error ~ 1e-8) is ~1e4 over.
@@ -59,7 +59,6 @@ def rtol_for(dtype: str, sizes: dict[str, int]) -> float:
 
 def poison(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
     """Starting contents of an `out` array: every element the poison value."""
-    from .reference import np_dtype
     if dtype in POISON_BITS:
         bits = POISON_BITS[dtype]
         return np.full(shape, bits, dtype=bits.dtype).view(np_dtype(dtype))

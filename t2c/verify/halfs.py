@@ -17,6 +17,11 @@ from ..ir import DTYPES
 BFLOAT16 = "__nv_bfloat16"
 
 
+def np_dtype(dtype: str) -> np.dtype:
+    """The numpy type holding an IS dtype's elements (bfloat16: its bits, uint16)."""
+    return np.dtype(DTYPES[dtype][1])
+
+
 def bfloat16_bits(x) -> np.ndarray:
     """float values -> bfloat16 bit patterns, rounded to nearest even (float32 first)."""
     u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)

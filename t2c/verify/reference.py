@@ -26,6 +26,7 @@ from ..ir.kernel import eval_extent  # noqa: F401  (shapes below; re-exported)
 from ..runtime.build import build
 from ..runtime.process import clean_env, run_process
 from . import checked
+from .halfs import np_dtype  # noqa: F401  (arrays below; re-exported)
 
 PRELUDE = r"""
 #define _POSIX_C_SOURCE 200112L
@@ -203,10 +204,6 @@ def _pointer(a) -> str:
 
 def array_shape(a, sizes) -> tuple[int, ...]:
     return tuple(eval_extent(e, sizes) for e in a.shape)
-
-
-def np_dtype(dtype: str) -> np.dtype:
-    return np.dtype(DTYPES[dtype][1])
 
 
 def check_constraints(k: Kernel, sizes: dict[str, int]) -> None:
