@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import config
 from ..errors import UserError
-from ..ir import DTYPES, Kernel, abi
+from ..ir import Kernel, abi
 from ..ir.kernel import eval_extent  # noqa: F401  (shapes below; re-exported)
 from ..runtime.build import build
 from ..runtime.process import clean_env, run_process
