@@ -171,8 +171,24 @@ void local_offset(int rows, int cols, const float *A, float *y)
 """
 
 
-@pytest.mark.parametrize("text, local", [(MOVED, "p"), (LOCAL_OFFSET, "row")],
-                         ids=["assigned", "offset-of-a-local"])
+WRITTEN_OFFSET = """/* t2c: size n MINI=10
+ * t2c: array a[n] in
+ * t2c: constraint o >= 0
+ * t2c: constraint o < n
+ */
+void written_offset(int n, int o, const float *a, float *y)
+{
+    for (int i = 0; i < n; i++) {
+        const float *p = a + o;
+        o = o / 2;
+        y[i] = p[0];
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("text, local", [(MOVED, "p"), (LOCAL_OFFSET, "row"), (WRITTEN_OFFSET, "p")],
+                         ids=["assigned", "offset-of-a-local", "offset-of-a-written-parameter"])
 def test_a_pointer_that_moves_or_whose_offset_may_change_stays_outside(text, local, tmp_path):
     k = _kernel(text, tmp_path)
     with pytest.raises(NotAffine, match=f"local '{local}' is not a scalar or an array"):

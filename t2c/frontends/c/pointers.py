@@ -101,8 +101,9 @@ class _Folder:
             return False
 
         def ref(f):
-            e = subs[-1]
-            last = f if e is None else copy.deepcopy(e) if f is None else c_ast.BinaryOp("+", copy.deepcopy(e), f)
+            """`p[f]` (`*p`: f None) as a reference of the array: its last subscript is e + f."""
+            e = copy.deepcopy(subs[-1])
+            last = f if e is None else e if f is None else c_ast.BinaryOp("+", e, f)
             out = c_ast.ID(array)
             for s in subs[:-1]:
                 out = c_ast.ArrayRef(out, copy.deepcopy(s))
