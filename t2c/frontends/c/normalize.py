@@ -6,7 +6,8 @@ reference: the same function printed as C99 over VLA-typed array parameters and
 runtime sizes, without pragmas.  Refuses, with `file:line:col`, what t2c cannot
 run as a reference: goto, I/O, calls other than math functions and the file's own helpers
 (helpers.py carries those), function pointers, globals, pointer arithmetic, structs, and
-modified size parameters.  Writes through data-dependent subscripts are read; the analysis
+modified size parameters; a local pointer at a fixed offset into an array parameter
+(`T *row = a + i*n`) is read as that array first (pointers.py).  Writes through data-dependent subscripts are read; the analysis
 decides what poly makes of them.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
 from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
+from .pointers import fold_fixed_pointers
 
 MATH_FUNCTIONS = {
     f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
@@ -384,6 +386,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(d, "K&R-style parameters (types declared after the parentheses) are not supported",
                  "write a prototype: void f(int n, double *a)")
         params[d.name] = read_param(d, typedefs)
+    fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
+    fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers)
     check.visit(fn.body)
 
