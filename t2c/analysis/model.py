@@ -6,12 +6,13 @@ Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt
 `Statement` per leaf (an assignment, a call, an `if` without loops: may-writes, or an opaque
 loop) with its enclosing loops, iteration domain, affine accesses and flop count, and the
 locals. Constraints and subscripts are text in isl syntax over the original names (isl_bridge
-prefixes them). It first normalizes (scopes.py, scalars.py, searches.py, selections.py,
-delinearize.py). Refuses with `NotAffine`, naming the construct and its line, what it cannot
-describe exactly: while loops, steps that are not constants, non-affine bounds or subscripts
-outside an opaque loop, data-dependent writes other than atomic updates; poly then answers with
-one thread, always correct. A loop of a constant step other than +-1 is counted (`counted`): the
-model sees it from 0 by 1, its body reading `start + step * v` where it read v.
+prefixes them). It first normalizes (whiles.py, scopes.py, scalars.py, searches.py,
+selections.py, delinearize.py). Refuses with `NotAffine`, naming the construct and its line,
+what it cannot describe exactly: while loops other than counted ones, steps that are not
+constants, non-affine bounds or subscripts outside an opaque loop, data-dependent writes other
+than atomic updates; poly then answers with one thread, always correct. A loop of a constant
+step other than +-1 is counted (`counted`): the model sees it from 0 by 1, its body reading
+`start + step * v` where it read v.
 docs/poly.md, "Analysis".
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .scalars import _step as constant_step, _written, normalize_scalars, substi
 from .searches import normalize_searches
 from .selections import normalize_selections
 from .scopes import data_sources, reads_data, separate_reused_names
+from .whiles import named_outside, normalize_whiles
 
 
 #: Element types an update at a data-dependent cell may have: those CUDA's atomicAdd takes.
@@ -235,6 +237,7 @@ class _Builder:
             except (NotAffine, Exception):
                 pass
         self.context = tuple(context)
+        normalize_whiles(fn)                      # a counted while loop as its for loop
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
@@ -396,7 +399,7 @@ class _Builder:
         constant, the body writes v or anything outside the loop reads it (its last value differs),
         or the counted header is not affine."""
         step = constant_step(f.next, var) if f.cond is not None and f.stmt is not None else None
-        if step in (None, 0, 1, -1) or var in _written([f.stmt]) or _named_elsewhere(self.fn.body, f, var):
+        if step in (None, 0, 1, -1) or var in _written([f.stmt]) or named_outside(self.fn.body, (f,), var):
             return None
         first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
         s, start, conds = abs(step), cprint(first), []
@@ -744,13 +747,6 @@ def _step(nxt, var: str) -> int | None:
     """+1 or -1 for a loop step `v++`, `v--`, `v += 1`, `v -= 1`, `v = v + 1`, ...; None for any other."""
     step = constant_step(nxt, var)
     return step if step in (1, -1) else None
-
-
-def _named_elsewhere(body, f: c_ast.For, var: str) -> bool:
-    """Whether `var` is named in `body` outside the loop `f` and other loops over `var`."""
-    if body is f or isinstance(body, c_ast.For) and _loop_var(body) == var:
-        return False
-    return _is(body, var) or any(_named_elsewhere(c, f, var) for _, c in body.children())
 
 
 def _conjuncts(cond) -> list:
