@@ -396,10 +396,14 @@ class _Builder:
         body reads `start + s * v` where it read v (a copy: the reference runs as written). The
         trip count is a floor division of a numerator the model proves never negative, so C's
         truncation is isl's floor there. None (the loop is refused as before) when s is not such a
-        constant, the body writes v or anything outside the loop reads it (its last value differs),
-        or the counted header is not affine."""
+        constant or v not an integer, the body writes v or anything outside the loop reads it (its
+        last value differs), or the counted header is not affine."""
         step = constant_step(f.next, var) if f.cond is not None and f.stmt is not None else None
-        if step in (None, 0, 1, -1) or var in _written([f.stmt]) or named_outside(self.fn.body, (f,), var):
+        declared = self.loop_types.get(var, ["double"])        # `int v; for (v = ...)`, else:
+        if isinstance(f.init, c_ast.DeclList):
+            declared = getattr(getattr(f.init.decls[0].type, "type", None), "names", ["double"])
+        if step in (None, 0, 1, -1) or {"float", "double"} & set(declared) or var in _written([f.stmt]) \
+                or named_outside(self.fn.body, (f,), var):
             return None
         first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
         s, start, conds = abs(step), cprint(first), []

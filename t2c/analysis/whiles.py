@@ -5,9 +5,9 @@
 Takes a reference function; rewrites `v = lo; while (v < hi) { ...; v++; }` (or `int v = lo;`
 just before it; any constant step `v += s`, `v = v + s`, `v--` last in the body, and a condition
 of comparisons of v, as a for header reads them) as `for (v = lo; v < hi; v++) { ...; }`, which
-the model reads as any for loop. Only where that is the same loop: v is written nowhere else in
-the body, no `continue` skips the step, and nothing outside the two statements names v (the
-for loop leaves its last value unset); anything else is left as written.
+the model reads as any for loop. Only where that is the same loop: v is an integer local written
+nowhere else in the body, no `continue` skips the step, and nothing outside the two statements
+names v (the model refuses a loop variable read after its loop); anything else is left as written.
 docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
@@ -42,7 +42,10 @@ def _counted(fn, first, loop) -> c_ast.For | None:
         return None
     body = loop.stmt.block_items or []
     var = _var(first)
-    if var is None or not body or constant_step(body[-1], var) in (None, 0) or var in _written(body[:-1]):
+    decl = first if isinstance(first, c_ast.Decl) else next(
+        (d for d in _walk(fn.body) if isinstance(d, c_ast.Decl) and d.name == var), None)
+    if var is None or not _integer(decl) or not body or constant_step(body[-1], var) in (None, 0) \
+            or var in _written(body[:-1]):
         return None
     if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)
                and not _written([c.right]) for c in _conjuncts(loop.cond)):
@@ -63,6 +66,13 @@ def _var(first) -> str | None:
             and isinstance(first.type, c_ast.TypeDecl) and isinstance(first.type.type, c_ast.IdentifierType):
         return first.name
     return None
+
+
+def _integer(decl) -> bool:
+    """Whether `decl` declares an integer scalar (a parameter or a float counts as none)."""
+    return isinstance(decl, c_ast.Decl) and isinstance(decl.type, c_ast.TypeDecl) \
+        and isinstance(decl.type.type, c_ast.IdentifierType) \
+        and not {"float", "double"} & set(decl.type.type.names)
 
 
 def _sets(init, var: str) -> bool:

@@ -80,6 +80,7 @@ def test_a_counted_while_loop_computes_what_the_reference_does(tmp_path, name, n
     "while (i < n) {\n    v[i] = 0.0;\n    i++;\n  }\n  v[0] = i;",                     # read after the loop
     "while (i < n) {\n    v[i] = 0.0;\n    if (v[i] > 1.0) continue;\n    i++;\n  }",  # a continue skips the step
     "while (i < n) {\n    i++;\n    v[i - 1] = 0.0;\n  }",                              # stepped before the end
+    "double d = 0;\n  while (d < n) {\n    v[0] += d;\n    d++;\n  }",                  # not an integer
 ])
 def test_a_while_loop_that_is_not_its_for_loop_stays_one(tmp_path, body):
     k = c_kernel(tmp_path, HEAD.format(n=40) + f"""\

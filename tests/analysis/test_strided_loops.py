@@ -144,3 +144,17 @@ void f(int n, int k, const double *a, double *b)
 }}
 """)
     assert "loop step of 'i' is not +1 or -1" in generate(k)
+
+
+def test_a_strided_loop_over_a_double_is_refused_as_before(tmp_path):
+    k = c_kernel(tmp_path, """\
+/* t2c: size n MINI=41
+ * t2c: array b[n] inout
+ */
+void f(int n, double *b)
+{
+  for (double x = 0; x < n; x += 2)
+    b[0] += x;
+}
+""")
+    assert "loop step of 'x' is not +1 or -1" in generate(k)
