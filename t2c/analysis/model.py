@@ -6,15 +6,18 @@ Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt
 `Statement` per leaf (an assignment, a call, an `if` without loops: may-writes, or an opaque
 loop) with its enclosing loops, iteration domain, affine accesses and flop count, and the
 locals. Constraints and subscripts are text in isl syntax over the original names (isl_bridge
-prefixes them). It first normalizes (scopes.py, scalars.py, searches.py, selections.py,
-delinearize.py). Refuses with `NotAffine`, naming the construct and its line, what it cannot
-describe exactly: while loops, other steps, non-affine bounds or subscripts outside an opaque
-loop, data-dependent writes other than atomic updates; poly then answers with one thread,
-always correct.
+prefixes them). It first normalizes (whiles.py, scopes.py, scalars.py, searches.py,
+selections.py, delinearize.py). Refuses with `NotAffine`, naming the construct and its line,
+what it cannot describe exactly: while loops other than counted ones, steps that are not
+constants, non-affine bounds or subscripts outside an opaque loop, data-dependent writes other
+than atomic updates; poly then answers with one thread, always correct. A loop of a constant
+step other than +-1 is counted (`counted`): the model sees it from 0 by 1, its body reading
+`start + step * v` where it read v.
 docs/poly.md, "Analysis".
 """
 from __future__ import annotations
 
+import copy
 import itertools
 from dataclasses import dataclass, field
 
@@ -26,10 +29,11 @@ from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
 from .isl_bridge import always_within
-from .scalars import normalize_scalars
+from .scalars import _step as constant_step, _written, normalize_scalars, substitute
 from .searches import normalize_searches
 from .selections import normalize_selections
 from .scopes import data_sources, reads_data, separate_reused_names
+from .whiles import named_outside, normalize_whiles
 
 
 #: Element types an update at a data-dependent cell may have: those CUDA's atomicAdd takes.
@@ -224,7 +228,7 @@ class _Builder:
 
     def build(self) -> Program:
         ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
-        fn = kernel_definition(ast)
+        fn = self.fn = kernel_definition(ast)
         _pure_helpers_only(ast, fn)
         context = []
         for c in self.k.constraints:
@@ -233,6 +237,7 @@ class _Builder:
             except (NotAffine, Exception):
                 pass
         self.context = tuple(context)
+        normalize_whiles(fn)                      # a counted while loop as its for loop
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
@@ -335,9 +340,12 @@ class _Builder:
         try:
             lower, upper, step, bounds = self.header(f, var, loops, domain)
         except NotAffine as e:
-            if self.data_header(f, var, loops) and (st := self.opaque(f, var, loops, domain, e)):
+            if counted := self.counted(f, var, loops, domain):
+                f, (lower, upper, step, bounds) = counted
+            elif self.data_header(f, var, loops) and (st := self.opaque(f, var, loops, domain, e)):
                 return st
-            raise
+            else:
+                raise
         exits = [n for n in _walk(f.stmt) if isinstance(n, (c_ast.Break, c_ast.Continue))] if f.stmt else []
         if exits and _innermost(f):        # refused, the walk of its body below says why as before
             at = next((n for n in _walk(f.stmt) if isinstance(n, c_ast.If) and any(
@@ -380,6 +388,48 @@ class _Builder:
                 raise NotAffine(f"line {line}: loop condition of '{var}' does not match its step")
         end = bounds[0] if len(bounds) == 1 else f"{'min' if step == 1 else 'max'}({', '.join(bounds)})"
         return (start, end, step, bounds) if step == 1 else (end, start, step, bounds)
+
+    def counted(self, f: c_ast.For, var: str, loops, domain):
+        """(the loop, its header) for a loop stepping `var` by a constant s other than +-1 (`v += s`,
+        `v = v + s`, `v -= s`; a condition `v < e`, `v <= e` for s > 0, `v > e`, `v >= e` for s < 0):
+        the same loop counted, `v = 0; v < (e - start + |s| - 1) / |s|; v++` (`<=`: `+ |s|`), whose
+        body reads `start + s * v` where it read v (a copy: the reference runs as written). The
+        trip count is a floor division of a numerator the model proves never negative, so C's
+        truncation is isl's floor there. None (the loop is refused as before) when s is not such a
+        constant or v not an integer, the body writes v or anything outside the loop reads it (its
+        last value differs), or the counted header is not affine."""
+        step = constant_step(f.next, var) if f.cond is not None and f.stmt is not None else None
+        declared = self.loop_types.get(var, ["double"])        # `int v; for (v = ...)`, else:
+        if isinstance(f.init, c_ast.DeclList):
+            declared = getattr(getattr(f.init.decls[0].type, "type", None), "names", ["double"])
+        if step in (None, 0, 1, -1) or {"float", "double"} & set(declared) or var in _written([f.stmt]) \
+                or named_outside(self.fn.body, (f,), var):
+            return None
+        first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
+        s, start, conds = abs(step), cprint(first), []
+        for c in _conjuncts(f.cond):
+            if not (isinstance(c, c_ast.BinaryOp) and _is(c.left, var) and c.op in (("<", "<=") if step > 0 else (">", ">="))):
+                return None
+            high, low = (cprint(c.right), start) if step > 0 else (start, cprint(c.right))
+            span = f"({high})" if low == "0" else f"({high}) - ({low})"
+            conds.append(f"{var} < ({span} + {s if '=' in c.op else s - 1}) / {s}")
+        init = copy.deepcopy(f.init)
+        zero = c_ast.Constant("int", "0", first.coord)
+        if isinstance(init, c_ast.Assignment):
+            init.rvalue = zero
+        else:
+            init.decls[0].init = zero
+        value = c_ast.BinaryOp("*", c_ast.Constant("int", str(s), f.coord), c_ast.ID(var, f.coord), f.coord)
+        if start != "0" or step < 0:
+            value = c_ast.BinaryOp("+" if step > 0 else "-", copy.deepcopy(first), value, f.coord)
+        cond, nxt = parse_expr(" && ".join(conds)), parse_expr(f"{var}++")
+        for n in _walk(cond):
+            n.coord = f.cond.coord
+        g = c_ast.For(init, cond, nxt, substitute(copy.deepcopy(f.stmt), var, value), f.coord)
+        try:
+            return g, self.header(g, var, loops, domain)
+        except NotAffine:
+            return None
 
     # opaque inner loops ---------------------------------------------------------------
     def data_header(self, f: c_ast.For, var: str, loops) -> bool:
@@ -698,15 +748,9 @@ def _loop_var(f: c_ast.For) -> str | None:
 
 
 def _step(nxt, var: str) -> int | None:
-    """+1 or -1 for a loop step `v++`, `v--`, `v += 1`, `v -= 1`; None for any other."""
-    if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("++", "p++") and _is(nxt.expr, var):
-        return 1
-    if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("--", "p--") and _is(nxt.expr, var):
-        return -1
-    if isinstance(nxt, c_ast.Assignment) and nxt.op in ("+=", "-=") and _is(nxt.lvalue, var) \
-            and isinstance(nxt.rvalue, c_ast.Constant) and nxt.rvalue.value == "1":
-        return 1 if nxt.op == "+=" else -1
-    return None
+    """+1 or -1 for a loop step `v++`, `v--`, `v += 1`, `v -= 1`, `v = v + 1`, ...; None for any other."""
+    step = constant_step(nxt, var)
+    return step if step in (1, -1) else None
 
 
 def _conjuncts(cond) -> list:

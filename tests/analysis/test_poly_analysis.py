@@ -92,7 +92,7 @@ def test_not_affine(tmp_path):
         build_program(k)
     assert facts(k, "MINI") == Facts(affine=False)
     k = write(tmp_path, "void k(int n, double A[n]) {\n  int i = 0;\n"
-                        "  while (i < n) { A[i] = 0.0; i++; }\n}\n")
+                        "  while (i < n) { i++; A[i - 1] = 0.0; }\n}\n")   # stepped first: not a counted loop
     with pytest.raises(NotAffine, match="while"):
         build_program(k)
 
