@@ -168,3 +168,12 @@ def test_other_sums_keep_their_form(source, tmp_path):
     _, plan = final_plan(analyze(k), DEFAULT)
     assert not any(l.scan or l.row_scan for l in plan.launches)
     assert not any(n.startswith("Running sums:") for n in plan.notes)
+
+
+@pytest.mark.parametrize("source, off", [(INCLUSIVE_C, "scans.linear"), (ROWS_C, "scans.rows")],
+                         ids=["linear", "rows"])
+def test_without_the_scan_the_sum_keeps_its_form(source, off, tmp_path):
+    """The rewrite serves the scan that takes the loop: with that form off, nothing changes."""
+    k = _kernel(source, tmp_path)
+    _, plan = final_plan(analyze(k), DEFAULT.replace({off: False if off == "scans.linear" else None}))
+    assert not any(n.startswith("Running sums:") for n in plan.notes)

@@ -4,15 +4,15 @@
 
 Takes every loop `for (i = L; i <= U; i++) { acc = INIT; for (k = K0; k <= i + c - 1; k++) acc +=
 T(k); Y[.., i] = acc; }` (or `Y[.., i] = INIT; ... Y[.., i] += T(k);`; a spec's `y[i] = sum(k < i:
-x[k])`), where INIT and T name no value of i, no local and nothing the nest writes, acc (of Y's
-element type) is used nowhere else, K0 names no i and c is a constant with L + c - K0 = 0 or 1
-(the first range's terms). Gives `Y[.., L] = INIT (+ T(K0))` before the loop (under `if (L <= U)`
-unless that always holds) and `Y[.., i] = Y[.., i - 1] + T(i + c - 1)` for i from L + 1: each
-Y[i] adds the same terms in the same order as the reference, so the program computes exactly
-what it computed, in O(U - L) additions instead of O((U - L)^2), and the scan recognizers
-(scan.py, rowscan.py) take the loop. Only where they can: top-level loops with `scans.linear`,
-nested ones (per row) with `scans.rows`. Anything else stays (a term of i, like trmv's
-`L[i][k] * x[k]`, is no scan). docs/poly.md, "Running sums".
+x[k])`), where INIT and T name no value of i, no local and nothing the nest writes, acc has Y's
+element type (or is a double sum for a float Y: _CARRIES) and is used nowhere else, K0 names no i
+and c is a constant with L + c - K0 = 0 or 1 (the first range's terms). Gives `Y[.., L] = INIT
+(+ T(K0))` before the loop (under `if (L <= U)` unless that always holds) and `Y[.., i] =
+Y[.., i - 1] + T(i + c - 1)` for i from L + 1: each Y[i] adds the same terms in the same order as
+the reference, in O(U - L) additions instead of O((U - L)^2), and the scan recognizers (scan.py,
+rowscan.py) take the loop. Only where they can: top-level loops with `scans.linear`, nested ones
+(per row) with `scans.rows`. Anything else stays (a term of i, like trmv's `L[i][k] * x[k]`, is no
+scan). docs/poly.md, "Running sums".
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ from ...ir.csyntax import cprint, walk as _walk
 from .ctext import WORD, substitute
 
 _PLAIN = re.compile(r"[\w\s+\-*()]*")        # bounds that read the same in C and in isl
-#: (acc's type, Y's type) where Y's cells can carry the sum: the same type, or a spec's float sum
-#: accumulated in double (docs/specs.md: the reference's precision, not a contract on the order
-#: or the width a candidate adds in; the scans add floats in float, reassociated, anyway)
+#: (acc's type, Y's type) where Y's cells can carry the sum: the same type, or a double sum of
+#: floats (a spec's: docs/specs.md), carried in float: Y's precision, which the check's tolerance
+#: is for; the scans add in Y's type anyway
 _CARRIES = {*((t, t) for t in ("float", "double", "int", "long", "unsigned", "unsigned long")),
             ("double", "float")}
 
@@ -62,8 +62,9 @@ def running_sums(an: Analysis, options) -> tuple[Analysis, list[str]]:
     if not done:
         return an, []
     statements = [new.get(st.name, st) for st in prog.statements if st.name not in gone]
-    used = {a.name for st in statements for a in st.accesses}
-    locals_ = {k: v for k, v in prog.locals.items() if v.shape or k in used}
+    used = lambda sts: {a.name for st in sts for a in st.accesses}
+    unused = used(prog.statements) - used(statements)                 # the accumulators
+    locals_ = {k: v for k, v in prog.locals.items() if k not in unused}
     return analyze_program(replace(prog, body=body, statements=statements, locals=locals_)), done
 
 
