@@ -94,8 +94,7 @@ def _running(an: Analysis, loop: Loop, outer: tuple) -> tuple | None:
     if y is None:
         return None
     subs = _subscripts(cell)
-    if WORD.findall(subs[-1]) != [i] or subs[-1].strip() != i or \
-            any({i, k} & set(WORD.findall(s)) for s in subs[:-1]):
+    if subs[-1] != i or any({i, k} & set(WORD.findall(s)) for s in subs[:-1]):
         return None
     if store:                                    # acc = INIT; acc += T; Y[i] = acc
         acc = init.node.lvalue
