@@ -545,6 +545,20 @@ def always_within(params, context, loops, domain, expr: str, low: str, high: str
     return points.is_subset(inside)
 
 
+def constant_value(params, loops, expr: str) -> int | None:
+    """The one value of expr (affine text over the loops and the size parameters) at every point,
+    or None where it has several or isl cannot read it."""
+    head = "[" + ", ".join(_v(p) for p in params) + "] -> "
+    try:
+        pieces = isl.PwAff(head + f"{{ [{', '.join(_v(l) for l in loops)}] -> [({_v(expr)})] }}").get_pieces()
+    except isl.Error:
+        return None
+    if len(pieces) != 1 or not pieces[0][1].is_cst() or not pieces[0][0].complement().is_empty():
+        return None
+    v = pieces[0][1].get_constant_val()
+    return v.to_python() if v.is_int() else None
+
+
 def _fix(params, sizes, head) -> isl.Set:
     fixed = " and ".join(f"{_v(p)} = {sizes[p]}" for p in params if p in sizes) or "true"
     return isl.Set(head + f"{{ : {fixed} }}")

@@ -19,6 +19,7 @@ from .forms import formed
 from .mapping import Plan, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
 from .phases import phases_of
+from .running import running_sums
 from .schedule import copy_inputs, isl_tree, variants
 from .transform import distribute, fuse, fused_pair, parallel, permute, wavefront
 
@@ -65,7 +66,11 @@ def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
 def final_plan(an, options: PolyOptions, target: Target = SM90):
     """The program (a variant of `an`'s, when one plans better) and its complete plan: every
     decision made, for the printer to print (forms.formed)."""
+    an, running = running_sums(an, options)              # triangular sums carried across their loop: scans
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
+    if running:
+        plan.notes.append(f"Running sums: the sums over ranges growing with {', '.join(running)} add "
+                          "each term once, onto the previous element (the reference's order of additions).")
     if options.loops.copy_inputs:
         an, plan = with_copies(an, plan, options)        # input-only reads from a copy: fewer loops in order
     if options.loops.expand_private:
