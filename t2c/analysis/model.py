@@ -29,7 +29,7 @@ from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
 from .isl_bridge import always_within
-from .scalars import _step as constant_step, _written, normalize_scalars, substitute
+from .scalars import constant_step, normalize_scalars, substitute, written_names
 from .searches import normalize_searches
 from .selections import normalize_selections
 from .scopes import data_sources, reads_data, separate_reused_names
@@ -402,7 +402,7 @@ class _Builder:
         declared = self.loop_types.get(var, ["double"])        # `int v; for (v = ...)`, else:
         if isinstance(f.init, c_ast.DeclList):
             declared = getattr(getattr(f.init.decls[0].type, "type", None), "names", ["double"])
-        if step in (None, 0, 1, -1) or {"float", "double"} & set(declared) or var in _written([f.stmt]) \
+        if step in (None, 0, 1, -1) or {"float", "double"} & set(declared) or var in written_names([f.stmt]) \
                 or named_outside(self.fn.body, (f,), var):
             return None
         first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init

@@ -80,7 +80,7 @@ class _Pass:
         rhs = items[p].init if isinstance(items[p], c_ast.Decl) else items[p].rvalue
         rest = items[p + 1:]
         if self.writes(name) != 1 or len(_refs(self.fn.body, name)) != len(_refs_in(rest, name)) + self.own(items[p]) \
-                or _written(rest) & value.vars():
+                or written_names(rest) & value.vars():
             return False
         items[p + 1:] = [substitute(it, name, rhs) for it in rest]       # as written: `i + di - 2`
         self.drop(items, p, name)
@@ -92,11 +92,11 @@ class _Pass:
         if found is None:
             return False
         name, c0, q, f, var, start, step, body = found
-        steps = [j for j, it in enumerate(body) if _refs_in([it], name) and _step(it, name) is not None]
+        steps = [j for j, it in enumerate(body) if _refs_in([it], name) and constant_step(it, name) is not None]
         if len(steps) != 1 or self.writes(name) != 2:
             return False
         w = steps[0]
-        c = Poly.const(_step(body[w], name))
+        c = Poly.const(constant_step(body[w], name))
         t = (Poly.var(var) - start) * Poly.const(step)        # the iteration's number
         before, after = c0 + c * t, c0 + c * (t + Poly.const(1))
         body[:] = [substitute(it, name, before) for it in body[:w]] + [substitute(it, name, after) for it in body[w + 1:]]
@@ -116,7 +116,7 @@ class _Pass:
         scope = self.sizes | {l[0] for l in loops if l} | {var}
         value = _affine(last.rvalue, scope)
         rng = loop_range(f, scope - {var})
-        if value is None or value.vars() & _written(body[:-1]) or rng is None or None in loops:
+        if value is None or value.vars() & written_names(body[:-1]) or rng is None or None in loops:
             return False
         _, lowest, highest = rng
         domain = [c for v, lo, hi in loops for c in (f"{lo.to_c()} <= {v}", f"{v} <= {hi.to_c()}")]
@@ -158,13 +158,13 @@ class _Pass:
             return None
         f = items[q]
         header = step_of(f)
-        if header is None or not isinstance(f.stmt, c_ast.Compound) or _written(items[p + 1:q + 1]) & c0.vars():
+        if header is None or not isinstance(f.stmt, c_ast.Compound) or written_names(items[p + 1:q + 1]) & c0.vars():
             return None
         var, first, step = header
         start = _affine(first, self.sizes | {l[0] for l in loops if l})
         body = f.stmt.block_items or []
         if start is None or len(_refs(self.fn.body, name)) != len(_refs_in(body, name)) + self.own(items[p]) \
-                or any(isinstance(n, _EXITS) for n in _walk(f.stmt)) or var in _written(body):
+                or any(isinstance(n, _EXITS) for n in _walk(f.stmt)) or var in written_names(body):
             return None
         return name, c0, q, f, var, start, step, body
 
@@ -215,7 +215,7 @@ def assignment(item) -> tuple[str, c_ast.Node] | None:
     return None
 
 
-def _step(item, name) -> int | None:
+def constant_step(item, name) -> int | None:
     """c when item is `name += c` (or ++, --, -= c, name = name + c), c an integer constant."""
     if isinstance(item, c_ast.UnaryOp) and _is(item.expr, name):
         return {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(item.op)
@@ -288,7 +288,7 @@ def substitute(node, name: str, value):
     return node
 
 
-def _written(items) -> set[str]:
+def written_names(items) -> set[str]:
     """Names assigned, stepped, declared or taken the address of anywhere in items."""
     out = set()
     for it in items:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ..ir.csyntax import walk as _walk
-from .scalars import _step as constant_step, _written
+from .scalars import constant_step, written_names
 
 
 def normalize_whiles(fn: c_ast.FuncDef) -> None:
@@ -45,10 +45,10 @@ def _counted(fn, first, loop) -> c_ast.For | None:
     decl = first if isinstance(first, c_ast.Decl) else next(
         (d for d in _walk(fn.body) if isinstance(d, c_ast.Decl) and d.name == var), None)
     if var is None or not _integer(decl) or not body or constant_step(body[-1], var) in (None, 0) \
-            or var in _written(body[:-1]):
+            or var in written_names(body[:-1]):
         return None
     if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)
-               and not _written([c.right]) for c in _conjuncts(loop.cond)):
+               and not written_names([c.right]) for c in _conjuncts(loop.cond)):
         return None
     if any(isinstance(n, (c_ast.Continue, c_ast.Goto, c_ast.Label)) for n in _walk(loop.stmt)) \
             or named_outside(fn.body, (first, loop), var):
