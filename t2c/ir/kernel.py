@@ -320,6 +320,26 @@ def validate(k: Kernel) -> Kernel:
     return k
 
 
+def preset_gap(presets: dict) -> tuple[str, str, str] | None:
+    """(size, message, hint) for the first size that lacks a preset another size has, or None.
+
+    `presets` maps each size to the datasets it has a value for, in declaration order; a size
+    with none at all is left out (the kernel then has no dataset presets: the verifier draws
+    random sizes).  A dataset gives every size a value, so one that some sizes lack is a
+    mistake, said where the sizes are declared (both frontends), not at verify time."""
+    given = {s: [d for d in DATASETS if d in ds] for s, ds in presets.items() if ds}
+    for s, have in given.items():
+        missing = [d for d in DATASETS if d not in have and any(d in o for o in given.values())]
+        if missing:
+            others = [o for o in given if missing[0] in given[o]]
+            return (s, f"size '{s}' has no {' or '.join(missing)} preset, which {', '.join(others)} "
+                       f"{'has' if len(others) == 1 else 'have'} (presets of {s}: {', '.join(have)}): a dataset "
+                       "gives every size a value",
+                    f"give {s} a {' and '.join(missing)} value too, or remove {' and '.join(missing)} from "
+                    f"{', '.join(others)}")
+    return None
+
+
 def _size_expression(expr: str, sizes: set[str]) -> bool:
     try:
         return _names_in(expr) <= sizes

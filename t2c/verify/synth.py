@@ -378,7 +378,13 @@ def full_dataset(k: Kernel, target: str, backend: str) -> tuple[str | None, str]
     if not presets:
         return None, "the kernel has no dataset presets; the full rung uses the largest random point"
     if target not in presets:
-        raise UserError(f"{k.name}: no {target} preset (presets: {', '.join(presets)})")
+        lacking = [s.name for s in k.sizes if s.preset(target) is None]
+        where = dict(file=k.origin.file, line=k.origin.line, col=k.origin.col) if k.origin else {}
+        raise UserError(f"{k.name}: no {target} preset: size{'s' if len(lacking) > 1 else ''} "
+                        f"{', '.join(lacking)} {'have' if len(lacking) > 1 else 'has'} no {target} value "
+                        f"(the presets every size has: {', '.join(presets)})", **where,
+                        hint=f"verify at {presets[-1]} (--dataset {presets[-1]}), or give "
+                             f"{', '.join(lacking)} a {target} value where the sizes are declared")
     if backend != "emu":
         return target, f"target dataset {target}"
     budget = config.load().verify_emu_work

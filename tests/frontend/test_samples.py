@@ -422,3 +422,19 @@ def test_a_size_annotation_on_an_int_that_bounds_no_for_loop_is_kept(tmp_path):
     src.write_text(src.read_text().replace("size maxit", "size maxiter"))
     with pytest.raises(UserError, match="names 'maxiter', which is no parameter"):
         read_c(src)
+
+
+def test_sizes_with_different_presets_are_refused_at_their_annotation(tmp_path):
+    """As in a spec: a dataset gives every size a value, so `t2c: size m MINI=4` beside
+    `t2c: size n MINI=8 SMALL=64` is refused at m's annotation (it read, and verify at SMALL
+    failed with no file and no size named); a size with no presets at all is left alone."""
+    src = tmp_path / "scale.c"
+    body = ("void scale(int n, int m, float A[n][m], float B[n][m])\n{\n  for (int i = 0; i < n; i++)\n"
+            "    for (int j = 0; j < m; j++)\n      B[i][j] = 2.0f * A[i][j];\n}\n")
+    src.write_text("/* t2c: size n MINI=8 SMALL=64 */\n/* t2c: size m MINI=4 */\n" + body)
+    with pytest.raises(UserError) as e:
+        read_c(src)
+    assert str(e.value) == (f"{src}:2:1: size 'm' has no SMALL preset, which n has (presets of m: MINI): a "
+                            "dataset gives every size a value; give m a SMALL value too, or remove SMALL from n")
+    src.write_text("/* t2c: size n MINI=8 SMALL=64 */\n" + body)
+    assert [s.presets for s in read_c(src).sizes] == [(("MINI", 8), ("SMALL", 64)), ()]

@@ -252,6 +252,7 @@ BAD = {
     "no_range": ("y[i] = sum(k: x[i+k])\n", 18, 12, "cannot infer the range of 'k'"),
     "out_read_first": ("z[i] = y[i]\ny[i] = x[i]\n", 18, 8, "before any statement writes it"),
     "unknown_function": ("y[i] = sigmoid(x[i])\n", 18, 8, "unknown function 'sigmoid'"),
+    "unknown_reduction": ("y[i] = mean(k: A[i, k])\n", 18, 8, "unknown reduction 'mean' in `mean(k: A[i, k])`"),
     "arity": ("y[i] = max(x[i])\n", 18, 8, "takes 2 arguments"),
     "syntax": ("y[i] = x[i] +* 2\n", 18, 14, "expected a number"),
     "data_dependent_write": ("y[int(x[0])] = 1.0\n", 18, 7, "data-dependent subscript"),
@@ -298,6 +299,16 @@ FRONT_BAD = {
     "bad_yaml": ("---\nname: k\nsizes: [\n---\n", 3, 9, "not valid YAML"),
     "keyword_name": ("---\nname: float\nsizes:\n  n: {MINI: 2}\narrays:\n  x: float[n] in\n---\n",
                      2, 7, "not a usable name"),
+    "presets_differ": ("---\nname: k\nsizes:\n  m: {MINI: 2, SMALL: 64}\n  n: {MINI: 3}\narrays:\n"
+                       "  x: float[m, n] in\n---\n", 5, 3, "size 'n' has no SMALL preset, which m has"),
+    "extent_call": ("---\nname: k\nsizes:\n  m: {MINI: 2}\n  n: {MINI: 3}\narrays:\n  x: float[n, min(m, n)] in\n"
+                    "---\n", 7, 6, "extent 'min(m, n)' calls min(), but an extent takes no functions"),
+    "extent_call_shape": ("---\nname: k\nsizes:\n  m: {MINI: 2}\n  n: {MINI: 3}\narrays:\n"
+                          "  x: {type: float, shape: [max(m, n), n]}\n---\n", 7, 6,
+                          "extent 'max(m, n)' calls max(), but an extent takes no functions"),
+    "constraint_call": ("---\nname: k\nsizes:\n  m: {MINI: 2}\n  n: {MINI: 3}\n"
+                        "constraints: [m >= 1, m <= max(n, 2)]\narrays:\n  x: float[m] in\n---\n", 6, 14,
+                        "constraint 'm <= max(n, 2)' must be a C condition over the sizes; it calls max()"),
 }
 
 
@@ -311,6 +322,125 @@ def test_front_matter_errors_located(case, tmp_path):
     msg = str(e.value)
     assert msg.startswith(f"{p}:{line}:{col}: "), msg
     assert words in msg, msg
+
+
+EXTENT_HEAD = """\
+---
+name: diag
+sizes:
+  m: {MINI: 7, SMALL: 64}
+  n: {MINI: 9, SMALL: 80}
+constraints: CONSTRAINTS
+arrays:
+  A: float[m, n] in
+  dg: DECL
+---
+```t2c
+dg[i] = A[i, i]
+```
+"""
+
+
+@pytest.mark.parametrize("decl", ["float[min(m, n)] out", "{type: float, shape: [min(m, n)], intent: out}",
+                                  "float[min(m,n)] out"])
+def test_an_extent_that_calls_a_function_is_quoted_whole_with_the_forms_that_work(tmp_path, decl):
+    """An extent with a comma inside parentheses is one extent (was cut at the comma: "extent
+    'min(m'"), in both forms of the declaration (YAML cuts the flow list `[min(m, n)]` too).
+    Extents take no functions: the hint gives the size the constraints already say is the
+    smaller, else a size of its own under a constraint; both forms then read."""
+    p = tmp_path / "diag.md"
+    p.write_text(EXTENT_HEAD.replace("CONSTRAINTS", "[m >= 1, n >= m]").replace("DECL", decl))
+    with pytest.raises(UserError) as e:
+        read_spec(p)
+    msg = str(e.value)
+    whole = "min(m, n)" if ", " in decl else "min(m,n)"
+    assert msg.startswith(f"{p}:9:7: array 'dg': extent '{whole}' calls min(), but an extent takes no "
+                          "functions"), msg
+    assert "the constraints say `m <= n`, so the extent is `m`: write `[m]`" in msg
+    p.write_text(EXTENT_HEAD.replace("CONSTRAINTS", "[m >= 1]").replace("DECL", decl))
+    with pytest.raises(UserError) as e:
+        read_spec(p)
+    msg = str(e.value)
+    assert "`constraints: [m <= n]`, then `[m]`" in msg and "`constraints: [dg_len <= m, dg_len <= n]`" in msg
+    assert read_spec(write_text(p, EXTENT_HEAD.replace("CONSTRAINTS", "[m >= 1, n >= m]").replace(
+        "DECL", "float[m] out"))).array("dg").shape == ("m",)
+    k = read_spec(write_text(p, EXTENT_HEAD.replace("CONSTRAINTS", "[dg_len <= m, dg_len <= n]").replace(
+        "DECL", "float[dg_len] out").replace("  n: {MINI: 9, SMALL: 80}\n",
+                                              "  n: {MINI: 9, SMALL: 80}\n  dg_len: {MINI: 7, SMALL: 64}\n")))
+    assert k.array("dg").shape == ("dg_len",)
+
+
+def write_text(p, text):
+    p.write_text(text)
+    return p
+
+
+def test_an_unknown_reduction_names_the_reductions_and_the_form_that_works(tmp_path):
+    """`mean(j: X[r, j])` was a syntax error ("expected ')', found ':'"); any NAME(k: body) is
+    read as a reduction, and one the language lacks is refused by name, quoted, with the
+    reductions there are and the same reduction written with them, its count from the ranges."""
+    head = HEAD.replace("  y: float[n] out", "  y: float[n] out\n  I: int[n, m] in")
+    rest = REST.replace("y[i] = x[i]\n", "")
+    cases = [  # (statement, its refusal, the form it gives, the statement with that form)
+        ("y[i] = mean(k: A[i, k])", "unknown reduction 'mean' in `mean(k: A[i, k])`", "sum(k: A[i, k]) / m",
+         "y[i] = sum(k: A[i, k]) / m"),
+        ("y[i] = 2.0 * avg(k in 1..m: A[i, k])", "unknown reduction 'avg'", "sum(k in 1..m: A[i, k]) / (m - 1)",
+         "y[i] = 2.0 * (sum(k in 1..m: A[i, k]) / (m - 1))"),
+        ("y[i] = mean(k: I[i, k])", "unknown reduction 'mean'", "sum(k: I[i, k]) / float(m)",
+         "y[i] = sum(k: I[i, k]) / float(m)"),
+        ("y[i] = float(count(k: A[i, k] > 0.0))", "unknown reduction 'count'",
+         "sum(k: where(A[i, k] > 0.0, 1, 0))", "y[i] = float(sum(k: where(A[i, k] > 0.0, 1, 0)))"),
+        ("y[i] = median(k: A[i, k])", "unknown reduction 'median'", "a mean as `sum(k: A[i, k]) / m",
+         "y[i] = sum(k: A[i, k]) / m")]
+    for statement, message, form, fixed in cases:
+        p = write(tmp_path, statement + "\n" + rest, head)
+        with pytest.raises(UserError) as e:
+            read_spec(p)
+        msg = str(e.value)
+        assert msg.startswith(f"{p}:19:") and message in msg, msg
+        assert "the reductions are sum, prod, max, min" in msg and f"{form}`" in msg, msg
+        read_spec(write(tmp_path, fixed + "\n" + rest, head))
+
+
+def test_a_reduction_that_reads_the_array_it_writes_suggests_a_temporary(tmp_path):
+    """An in-place row normalization reads X at other elements of its row through the norm: the
+    hint is the form that works (the reduction into a `let` temporary first, then the
+    statement reading it), not a recurrence; the suggested statements compute it."""
+    head = ("---\nname: norm\nsizes:\n  b: {MINI: 5}\n  d: {MINI: 7}\narrays:\n  X: float[b, d] inout\n"
+            "  v: float[d] inout\n  W: float[d, d] in\n---\n```t2c\n")
+    p = write(tmp_path, "X[r, j] = X[r, j] / sqrt(sum(l: X[r, l] * X[r, l]))  # in place\nv[i] = v[i]\n", head)
+    with pytest.raises(UserError) as e:
+        read_spec(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}:12:33: this statement writes 'X' over its whole index domain and reads it at "
+                          "other elements in `sum(l: X[r, l] * X[r, l])`"), msg
+    assert "`let sum_X[r] = sum(l: X[r, l] * X[r, l])`, then `X[r, j] = X[r, j] / sqrt(sum_X[r])`" in msg
+    assert "for r in" not in msg
+    p = write(tmp_path, "let sum_X[r] = sum(l: X[r, l] * X[r, l])\nX[r, j] = X[r, j] / sqrt(sum_X[r])\n"
+              "v[i] = v[i]\n", head)
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=2))
+    X = run.inputs["X"].astype(np.float64)
+    np.testing.assert_allclose(run.outputs["X"], X / np.linalg.norm(X, axis=1, keepdims=True), rtol=1e-5)
+    # another array's row (a matrix-vector product in place): the same form
+    p = write(tmp_path, "X[r, j] = X[r, j]\nv[i] = 0.5 * v[i] + sum(k: W[i, k] * v[k])\n", head)
+    with pytest.raises(UserError, match=r"`let sum_v\[i\] = sum\(k: W\[i, k\] \* v\[k\]\)`, then "
+                                        r"`v\[i\] = 0.5 \* v\[i\] \+ sum_v\[i\]`"):
+        read_spec(p)
+
+
+def test_sizes_with_different_presets_are_refused_where_declared(tmp_path):
+    """A dataset gives every size a value: `n: {MINI: 9}` beside `m: {MINI: 7, SMALL: 256}` passed
+    `t2c gen` and failed only at verify ("no SMALL preset (presets: MINI)", no file, no size)."""
+    p = tmp_path / "k.md"
+    p.write_text("---\nname: k\nsizes:\n  m: {MINI: 7, SMALL: 256, LARGE: 4096}\n  n: {MINI: 9, LARGE: 8}\n"
+                 "arrays:\n  A: float[m, n] in\n  B: float[m, n] out\n---\n"
+                 "```t2c\nB[i, j] = 2.0 * A[i, j]\n```\n")
+    with pytest.raises(UserError) as e:
+        read_spec(p)
+    assert str(e.value) == (f"{p}:5:3: size 'n' has no SMALL preset, which m has (presets of n: MINI, LARGE): a "
+                            "dataset gives every size a value; give n a SMALL value too, or remove SMALL from m")
 
 
 def test_prose_only_raises_needs_llm(tmp_path):

@@ -2,11 +2,13 @@
 import json
 
 import numpy as np
+import pytest
 
 from t2ctest import POLYBENCH
+from t2c.errors import UserError
 from t2c.frontends.c import read_c
 from t2c.verify.inputs import distributions, synthesize
-from t2c.verify.synth import build_suite, new_seed, random_points, smoke_points
+from t2c.verify.synth import build_suite, full_dataset, new_seed, random_points, smoke_points
 
 GEMM = read_c(POLYBENCH / "linear-algebra/blas/gemm/gemm.c")
 CHOLESKY = read_c(POLYBENCH / "linear-algebra/solvers/cholesky/cholesky.c")
@@ -141,3 +143,16 @@ def test_float_inputs_to_a_double_result_draw_testable_cases(tmp_path):
     assert single != text
     assert not ladder(k, single, backend="emu", dataset="MINI", seed=3).accepted
 
+
+
+def test_a_dataset_no_size_has_is_named_with_the_file_and_the_sizes(tmp_path):
+    """Verifying at a preset the sizes lack names the kernel's file and the sizes (was "k: no
+    SMALL preset (presets: MINI)")."""
+    src = tmp_path / "scale.c"
+    src.write_text("/* t2c: size n MINI=8 */\n/* t2c: size m MINI=4 */\n"
+                   "void scale(int n, int m, float A[n][m], float B[n][m])\n{\n  for (int i = 0; i < n; i++)\n"
+                   "    for (int j = 0; j < m; j++)\n      B[i][j] = 2.0f * A[i][j];\n}\n")
+    with pytest.raises(UserError) as e:
+        full_dataset(read_c(src), "SMALL", "emu")
+    assert str(e.value).startswith(f"{src}:3:1: scale: no SMALL preset: sizes n, m have no SMALL value "
+                                   "(the presets every size has: MINI); verify at MINI"), str(e.value)

@@ -18,7 +18,7 @@ from pycparser import c_ast
 
 from ...analysis import fully_written
 from ...errors import UserError
-from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, validate
+from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, preset_gap, validate
 from . import locate as _locate
 from ...ir.csyntax import cprint, parse_c, walk as _walk
 from .helpers import carried
@@ -132,6 +132,12 @@ def read_presets(path: Path, size_names, annotated) -> tuple[Size, ...]:
                     presets[d] = dataset_value(path, name, macro, d, defs)
         presets.update({k: v for k, v in note.items() if k != "macro"})
         out.append(Size(name, tuple((d, presets[d]) for d in DATASETS if d in presets), macro))
+    if gap := preset_gap({s.name: dict(s.presets) for s in out}):
+        size = next(s for s in out if s.name == gap[0])
+        # where the size's presets are given: its annotation, else its macro's definition
+        site = _site(path, rf"t2c:\s*size\s+{size.name}\b", None) or \
+            _site(path, rf"#\s*define\s+{size.macro}\b" if size.macro else r"(?!)")
+        raise UserError(gap[1], **site, hint=gap[2])
     return tuple(out)
 
 
@@ -141,13 +147,14 @@ def _local_files(path: Path) -> list[Path]:
     return [path, *(h for d in include_dirs(path) for h in sorted(d.glob("*.h")))]
 
 
-def _site(path: Path, pattern: str) -> dict:
-    """file= and line= of the first line of the local files matching `pattern`."""
+def _site(path: Path, pattern: str, default=...) -> dict | None:
+    """file= and line= of the first line of the local files matching `pattern` (none: the
+    file's first line, or `default` when given)."""
     for f in _local_files(path):
         for i, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
             if re.search(pattern, line):
                 return {"file": str(f), "line": i, "col": 1}
-    return {"file": str(path), "line": 1, "col": 1}
+    return {"file": str(path), "line": 1, "col": 1} if default is ... else default
 
 
 def dataset_value(path: Path, size: str, macro: str, dataset: str, defs: dict) -> int:

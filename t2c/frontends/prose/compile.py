@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from ...errors import UserError
 from ...ir import FLOAT_DTYPES, HALF_DTYPES
-from .language import (SORTS, Assign, BinOp, Binder, Call, Compact, For, Name, Num, Reduce, Ref, UnOp, While,
-                       walk)
+from .language import (REDUCERS, SORTS, Assign, BinOp, Binder, Call, Compact, For, Name, Num, Reduce, Ref, UnOp,
+                       While, walk)
 from .spec import C_RESERVED, DTYPE_NAMES, ArrayDecl, Spec
 
 #: Math functions of C99 <math.h> that CUDA also has, name -> arity; a float kernel calls
@@ -676,6 +676,8 @@ class Compiler:
             else:
                 t = promote(self.real, *ts)
         elif isinstance(e, Reduce):
+            if e.op not in REDUCERS + SORTS:
+                self.unknown_reduction(e)
             if e.op in SORTS:
                 self.fail(e, f"{e.op}(...) is a whole statement, not part of an expression",
                           "write it alone on the right side: `Y[r, q] = sort(i: X[r, i])`")
@@ -724,6 +726,34 @@ class Compiler:
         self.types[id(e)] = t
         return t
 
+    def unknown_reduction(self, e: Reduce):
+        """`mean(j: X[r, j])`: a reduction the language lacks, refused with the ones it has and the
+        same reduction written with them (the extent of a mean's indices from their ranges)."""
+        inner = e.text[e.text.find("(") + 1:-1] if e.text else ""
+        names, body = inner.split(":", 1) if ":" in inner else (", ".join(b.name for b in e.binders), "...")
+        names, body = names.strip(), body.strip()
+        op = e.op.lower()
+        try:
+            integer = self.check(Reduce(e.line, e.col, "sum", e.binders, e.body)) not in FLOAT_DTYPES
+            ranges = [self.ranges[id(b)] for b in e.binders]
+            extents = [hi if lo == "0" else f"({hi} - {lo})" for lo, hi in ranges]
+            count = extents[0] if len(extents) == 1 else "(" + " * ".join(extents) + ")"
+        except UserError:                 # its ranges are no clearer as a sum: name the count
+            integer, count = False, "N"
+        flag = f"where({body}, 1, 0)"
+        recipes = {
+            "mean": f"sum({names}: {body}) / {f'float({count})' if integer else count}",
+            "count": f"sum({names}: {flag})", "any": f"max({names}: {flag})", "all": f"min({names}: {flag})",
+            "norm": f"sqrt(sum({names}: ({body}) * ({body})))",
+            "logsumexp": f"log(sum({names}: exp({body})))"}
+        recipes.update(avg=recipes["mean"], average=recipes["mean"], nnz=recipes["count"])
+        form = recipes.get(op)
+        self.fail(e, f"unknown reduction '{e.op}' in `{e.text or e.op + '(...)'}`: the reductions are "
+                  f"{', '.join(REDUCERS)} (and {', '.join(SORTS)} as a whole statement)",
+                  (f"write it with them: `{form}`" if form else
+                   f"write it with them and the functions, e.g. a mean as `sum({names}: {body}) / {count}`")
+                  + (", N the number of terms" if count == "N" else ""))
+
     def infer_range(self, b: Binder, body) -> str:
         """Upper bound of a reduction index from the extents where it is a plain subscript."""
         seen = {}
@@ -755,11 +785,59 @@ class Compiler:
                 fixed = {v for v, kind in self.scope.items() if kind == "for"} | set(self.spec.sizes)
                 if any(_disjoint(a, b, fixed) for a, b in zip(lhs, n.subs)):
                     continue
+                loop = (f"make the order explicit with a sequential loop, e.g. `for {free[0]} in 1..n: "
+                        f"{s.array}[{free[0]}] = {s.array}[{free[0]}-1] + ...`")
+                inside = next((r for r in _top_reductions(s.value) if any(m is n for m in walk(r))), None)
+                hoisted = self.hoist_hint(s, arr, free, inside) if inside is not None else None
+                if hoisted:
+                    # reading its own row (the subscripts free of the reduction's indices are the
+                    # target's): no recurrence is meant, the reduction of the values before the write is
+                    binders = {b.name for r in walk(inside) if isinstance(r, Reduce) for b in r.binders}
+                    row = all(_same(a, b) for a, b in zip(lhs, n.subs)
+                              if not any(isinstance(m, Name) and m.id in binders for m in walk(b)))
+                    recurrence = f"; or, for a recurrence (each element reading those written before it), {loop}"
+                    self.fail(n, f"this statement writes '{s.array}' over its whole index domain and reads it "
+                              f"at other elements in `{inside.text}`: elements written first would change "
+                              f"what the later ones read (the result would depend on the loop order)",
+                              hoisted + ("" if row else recurrence))
                 self.fail(n, f"this statement writes '{s.array}' over its whole index domain and "
                           f"reads it at another element: the result would depend on the loop order",
-                          f"write the result into another array, or make the order explicit with a "
-                          f"sequential loop, e.g. `for {free[0]} in 1..n: {s.array}[{free[0]}] = "
-                          f"{s.array}[{free[0]}-1] + ...`")
+                          f"write the result into another array, or {loop}")
+
+    def hoist_hint(self, s: Assign, arr, free, r: Reduce) -> str | None:
+        """The form that works for a statement whose reduction reads the array it writes
+        (`X[r, j] = X[r, j] / sqrt(sum(l: X[r, l] * X[r, l]))`): the reduction first, into a
+        temporary over the statement's indices it uses, then the statement reading that.  None
+        where a temporary cannot hold it (an index it uses ranges from other than 0: a
+        temporary's range is 0..E)."""
+        used = {m.id for m in walk(r) if isinstance(m, Name)}
+        plain = {sub.id for m in walk(r) if isinstance(m, Ref) for sub in m.subs if isinstance(sub, Name)}
+        dims = []
+        for d, ix in enumerate(s.subs):
+            v = ix.expr.id if isinstance(ix.expr, Name) else None
+            if v in free and v in used:
+                if ix.lo is not None and _literal(ix.lo) != 0:
+                    return None
+                hi = self.expr(ix.hi) if ix.lo is not None else arr.shape[d]
+                dims.append(v if v in plain and ix.lo is None else f"{v} in 0..{hi}")
+        taken = {*self.spec.sizes, *self.spec.scalars, *self.spec.arrays, *self.declared, *self.scope}
+        name = next(c for c in (f"{r.op}_{s.array}", *(f"{r.op}_{s.array}{k}" for k in range(2, 99)))
+                    if c not in taken)
+        cell = name + (f"[{', '.join(d.split(' in ')[0] for d in dims)}]" if dims else "")
+        let = f"let {name}" + (f"[{', '.join(dims)}]" if dims else "") + f" = {r.text}"
+        line = self.spec_line(s.line).split("#")[0].strip()
+        then = f"`{line.replace(r.text, cell, 1)}`" if r.text and r.text in line else \
+            f"read `{cell}` in its place"
+        return (f"compute the reduction first into a temporary, which keeps the values from before "
+                f"the write (docs/specs.md, Temporaries): `{let}`, then {then}")
+
+    def spec_line(self, line: int) -> str:
+        """The text of a spec line inside the formal blocks ('' when none)."""
+        for first, text in self.spec.blocks:
+            rows = text.split("\n")
+            if first <= line < first + len(rows):
+                return rows[line - first]
+        return ""
 
     def check_reads(self, s: Assign, arr):
         reads = [n for n in walk(s.value) if isinstance(n, Ref)

@@ -76,9 +76,10 @@ class Binder(Node):
 
 @dataclass(frozen=True)
 class Reduce(Node):
-    op: str
+    op: str                    # REDUCERS, SORTS, or a name the compiler refuses (`mean(j: ...)`)
     binders: tuple
     body: object
+    text: str = field(default="", compare=False)    # as written, for messages
 
 
 @dataclass(frozen=True)
@@ -267,8 +268,9 @@ class _Backtrack(Exception):
 
 
 class Parser:
-    def __init__(self, tokens):
+    def __init__(self, tokens, source=None):
         self.toks, self.i = tokens, 0
+        self.source = source or {}            # spec line -> its text, to quote what was written
         self.grouped: dict[int, object] = {}   # id -> parenthesized node (held, so no id is reused)
 
     # token helpers
@@ -297,6 +299,15 @@ class Parser:
         found = {"NEWLINE": "the end of the line", "EOF": "the end of the block",
                  "INDENT": "an indented line", "DEDENT": "the end of an indented body"}.get(t.kind, f"'{t.text}'")
         raise SpecSyntaxError(f"{message}, found {found}", t.line, t.col, hint)
+
+    def written(self, first: Token, last: Token) -> str:
+        """The spec text from token `first` to token `last`, on one line."""
+        parts = []
+        for n in range(first.line, last.line + 1):
+            text = self.source.get(n, "")
+            end = last.col - 1 + len(last.text) if n == last.line else len(text.split("#")[0])
+            parts.append(text[first.col - 1 if n == first.line else 0:end].strip())
+        return " ".join(p for p in parts if p)
 
     def name(self, what="a name") -> Token:
         if self.tok.kind != "NAME" or self.tok.text in KEYWORDS:
@@ -564,7 +575,9 @@ class Parser:
             self.expect("]", "separate subscripts with ',': A[i, j]")
             return Ref(t.line, t.col, t.text, tuple(subs))
         if self.at("("):
-            if t.text in REDUCERS + SORTS:
+            # NAME(k: body) is a reduction, also with a name that is none (`mean`: the compiler
+            # says which reductions there are); NAME(a, b) a function, max(a, b) among them.
+            if t.text in REDUCERS + SORTS or self.colon_inside():
                 start = self.i
                 try:
                     return self.reduction(t)
@@ -572,7 +585,7 @@ class Parser:
                     if t.text in ("sum", "prod"):
                         self.i = start
                         return self.reduction(t, strict=True)
-                    self.i = start                     # max(a, b): the elementwise function
+                    self.i = start
             self.take()
             args = []
             if not self.at(")"):
@@ -583,6 +596,17 @@ class Parser:
             self.expect(")", "close the argument list")
             return Call(t.line, t.col, t.text, tuple(args))
         return Name(t.line, t.col, t.text)
+
+    def colon_inside(self) -> bool:
+        """At '(': a ':' stands between it and its ')' (a reduction's, `f(k: body)`)."""
+        depth, k = 0, self.i
+        while (t := self.toks[k]).kind != "EOF":
+            if t.kind == "OP":
+                depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t.text, 0)
+                if depth == 0 or (depth == 1 and t.text == ":"):
+                    return depth == 1
+            k += 1
+        return False
 
     def reduction(self, t, strict=False):
         self.expect("(")
@@ -597,8 +621,8 @@ class Parser:
                        f"write {t.text}(k: body), {t.text}(k < i: body) or {t.text}(k in lo..hi: body)")
         self.take()
         body = self.expr()
-        self.expect(")", f"close {t.text}(...)")
-        return Reduce(t.line, t.col, t.text, tuple(binders), body)
+        end = self.expect(")", f"close {t.text}(...)")
+        return Reduce(t.line, t.col, t.text, tuple(binders), body, self.written(t, end))
 
     def binder(self, strict):
         if self.tok.kind != "NAME" or self.tok.text in KEYWORDS:
@@ -621,4 +645,5 @@ class Parser:
 
 def parse(blocks) -> list:
     """Statements of the formal blocks [(first spec line, text)]; raises SpecSyntaxError."""
-    return Parser(tokenize(blocks)).program()
+    source = {first + n: text for first, block in blocks for n, text in enumerate(block.split("\n"))}
+    return Parser(tokenize(blocks), source).program()

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from ...errors import UserError
-from ...ir import DATASETS, FLOAT_DTYPES, INTENTS
+from ...ir import DATASETS, FLOAT_DTYPES, INTENTS, preset_gap
 
 #: Element type spellings a spec may use -> the IS dtype.
 DTYPE_NAMES = {
@@ -48,6 +48,25 @@ _DOMAIN = re.compile(r"(uniform|integers|offsets)\s*\([^,()]+(\([^()]*\)[^,()]*)
                      r"|(spd|diagonally_dominant)")      # bounds: numbers or expressions over the sizes
 _ARRAY_SHORT = re.compile(r"\s*([\w ]+?)\s*\[([^\]]*)\]\s*(\w+)?\s*")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+
+
+def split_top(text: str) -> list[str]:
+    """The comma-separated items of `text`, cut only at commas outside parentheses
+    (`min(m, n), k` is two items)."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    return [*items, text[start:]]
+
+
+def rejoin(items) -> list[str]:
+    """A YAML flow list's items with the cuts inside parentheses undone: YAML reads
+    `[min(m, n)]` as the two items `min(m` and `n)`."""
+    return split_top(", ".join(str(x).strip() for x in items)) if items else []
 
 
 @dataclass(frozen=True)
@@ -242,18 +261,27 @@ def _read_front(root, first, where, prose, blocks) -> Spec:
             presets[d] = val
         sizes[s] = presets
         lines[s] = _line(k, first)[0]
+    if gap := preset_gap(sizes):
+        where.fail(gap[1], lines[gap[0]], _line(top["sizes"][1], first)[1], gap[2])
 
     constraints = []
     if "constraints" in top:
         cnode = top["constraints"][1]
         items = cnode.value if isinstance(cnode, yaml.SequenceNode) else [cnode]
-        for c in items:
-            text = str(_value(c)).strip()
-            bad = {w for w in _IDENT.findall(text) if w not in sizes}
-            if bad or not re.fullmatch(r"[\w\s()+\-*/%<>=!&|]+", text):
+        texts = rejoin(_value(c) for c in items)
+        if len(texts) != len(items):       # YAML cut an item inside parentheses: point at the list
+            items = [cnode] * len(texts)
+        for c, text in zip(items, texts):
+            text = text.strip()
+            calls = sorted(set(_CALL.findall(text)))
+            bad = {w for w in _IDENT.findall(text) if w not in sizes and w not in calls}
+            if calls or bad or not re.fullmatch(r"[\w\s()+\-*/%<>=!&|]+", text):
                 where.fail(f"constraint '{text}' must be a C condition over the sizes"
-                           + (f" ({', '.join(sorted(bad))} is not a size)" if bad else ""),
-                           *_line(c, first))
+                           + (f" ({', '.join(sorted(bad))} is not a size)" if bad else "")
+                           + (f"; it calls {', '.join(f + '()' for f in calls)}, and a constraint takes no "
+                              "functions" if calls else ""), *_line(c, first),
+                           "compare sizes with + - * / % and && ||: `k <= m && k <= n` for `k <= min(m, n)`"
+                           if calls else None)
             constraints.append(text)
 
     scalars = {}
@@ -272,7 +300,7 @@ def _read_front(root, first, where, prose, blocks) -> Spec:
                    hint="declare each array: `x: float[n] in`")
     for a, (k, v) in _mapping(top["arrays"][1], first, where, "'arrays'").items():
         _ident(a, k, first, where, "the array")
-        arrays[a] = _array(a, v, sizes, first, where)
+        arrays[a] = _array(a, v, sizes, constraints, first, where)
         lines[a] = _line(k, first)[0]
 
     seen = {}
@@ -326,7 +354,7 @@ def _number(x):
     return x
 
 
-def _array(a, node, sizes, first, where) -> ArrayDecl:
+def _array(a, node, sizes, constraints, first, where) -> ArrayDecl:
     line = _line(node, first)
     val = _value(node)
     if isinstance(val, str):
@@ -335,7 +363,7 @@ def _array(a, node, sizes, first, where) -> ArrayDecl:
             where.fail(f"cannot read the declaration of array '{a}'", *line,
                        "write `TYPE[EXTENT, ...] INTENT`, e.g. `float[m, n] in`")
         dtype_text, shape_text, intent = m.group(1), m.group(2), m.group(3) or "in"
-        shape = [e.strip() for e in shape_text.split(",")] if shape_text.strip() else []
+        shape = [e.strip() for e in split_top(shape_text)] if shape_text.strip() else []
     elif isinstance(val, dict):
         dtype_text, shape, intent = val.get("type"), val.get("shape", []), val.get("intent", "in")
         if unknown := sorted(set(val) - {"type", "shape", "intent", "tolerance"}):
@@ -343,7 +371,7 @@ def _array(a, node, sizes, first, where) -> ArrayDecl:
                        "an array declares type, shape, intent and (integer outputs) tolerance")
         if not isinstance(shape, list):
             where.fail(f"array '{a}': shape must be a list of extents", *line)
-        shape = [str(e).strip() for e in shape]
+        shape = [e.strip() for e in rejoin(shape)]
     else:
         where.fail(f"cannot read the declaration of array '{a}'", *line,
                    "write `TYPE[EXTENT, ...] INTENT` or {type: T, shape: [..], intent: I}")
@@ -357,9 +385,34 @@ def _array(a, node, sizes, first, where) -> ArrayDecl:
                    "float outputs follow the tolerance model; give an integer out/inout array "
                    "`tolerance: 1` to accept one unit of rounding difference, or 0 for exact")
     for e in shape:
+        if calls := sorted(set(_CALL.findall(e))):
+            where.fail(f"array '{a}': extent '{e}' calls {', '.join(f + '()' for f in calls)}, but an extent "
+                       "takes no functions: it is an expression over the sizes with + - * / % and parentheses",
+                       *line, _extent_hint(a, e, sizes, constraints))
         bad = {w for w in _IDENT.findall(e) if w not in sizes}
         if not e or bad or not re.fullmatch(r"[\w\s()+\-*/%]+", e):
             where.fail(f"array '{a}': extent '{e}' must be an expression in the sizes"
                        + (f" ({', '.join(sorted(bad))} is not a size)" if bad else ""), *line,
                        "declare every size under `sizes:`")
     return ArrayDecl(a, dtype, tuple(" ".join(e.split()) for e in shape), intent, line[0], units)
+
+
+def _extent_hint(array, extent, sizes, constraints) -> str:
+    """How to write an extent that calls a function: with a size of its own, or for the min
+    (max) of two sizes, the one that a constraint says is never larger (smaller)."""
+    m = re.fullmatch(r"\s*(min|max)\s*\((.*)\)\s*", extent)
+    args = [" ".join(x.split()) for x in split_top(m.group(2))] if m else []
+    k = next(c for c in (f"{array}_len", f"{array}_extent") if c not in sizes)
+    if len(args) == 2:
+        a, b = args
+        op, flip = ("<=", ">=") if m.group(1) == "min" else (">=", "<=")
+        said = {" ".join(c.split()) for c in constraints}
+        for x, y in ((a, b), (b, a)):
+            if f"{x} {op} {y}" in said or f"{y} {flip} {x}" in said:
+                return f"the constraints say `{x} {op} {y}`, so the extent is `{x}`: write `[{x}]`"
+        return (f"if one of them is never {'larger' if op == '<=' else 'smaller'}, say so under "
+                f"`constraints:` and use it as the extent (`constraints: [{a} {op} {b}]`, then `[{a}]`); "
+                f"otherwise declare a size for it under `sizes:` (`{k}: {{MINI: ..., SMALL: ...}}`) with "
+                f"`constraints: [{k} {op} {a}, {k} {op} {b}]`, and write `[{k}]`")
+    return (f"declare a size for it under `sizes:` (`{k}: {{MINI: ..., SMALL: ...}}`), relate it to the "
+            f"others under `constraints:` (`{k} <= n`), and write `[{k}]`")
