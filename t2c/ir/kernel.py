@@ -204,6 +204,10 @@ class Kernel:
 
     # -- access ---------------------------------------------------------------
     def replace(self, **changes) -> "Kernel":
+        """A copy with `changes`; another reference drops the origin's line map (it maps the old)."""
+        if changes.get("reference", self.reference) != self.reference and "origin" not in changes \
+                and self.origin is not None and self.origin.lines:
+            changes["origin"] = dataclasses.replace(self.origin, lines=())
         return dataclasses.replace(self, **changes)
 
     def units(self, name: str, sizes: dict[str, int] | None = None) -> int:

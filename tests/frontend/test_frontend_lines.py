@@ -78,3 +78,20 @@ def test_reference_lines_map_to_the_file(tmp_path):
     k = read_c(path)
     assert len(k.reference.splitlines()) == len(k.origin.lines)
     assert k.origin.lines == (5, 6, 7, 8, 8, 9, 10, 0, 0), k.reference
+
+
+def test_another_reference_drops_the_line_map(tmp_path):
+    """A mutant's or a variant's reference has other lines: the file's map no longer applies."""
+    path = tmp_path / "shift.c"
+    path.write_text(TYPEDEFS)
+    k = read_c(path)
+    assert k.replace(tolerances=()).origin.lines == k.origin.lines
+    assert k.replace(reference="\n" + k.reference).origin.lines == ()
+
+
+def test_the_line_map_survives_the_yaml_form(tmp_path):
+    from t2c.ir.yaml_form import from_yaml, to_yaml
+    path = tmp_path / "shift.c"
+    path.write_text(TYPEDEFS)
+    k = read_c(path)
+    assert from_yaml(to_yaml(k)).origin == k.origin
