@@ -95,3 +95,20 @@ def test_the_line_map_survives_the_yaml_form(tmp_path):
     path.write_text(TYPEDEFS)
     k = read_c(path)
     assert from_yaml(to_yaml(k)).origin == k.origin
+
+
+def test_an_unsigned_counted_down_to_zero_is_refused_in_loops_only(tmp_path):
+    """`u >= 0` never fails on an unsigned: as a loop's test the loop never ends in C (the model
+    would read a finite loop), so it is refused there; elsewhere, or beside a test that ends
+    the loop, it is only redundant."""
+    path = tmp_path / "countdown.c"
+    path.write_text("void countdown(int n, double *a)\n{\n  unsigned i = n;\n"
+                    "  do {\n    i--;\n    a[i] *= 2.0;\n  } while (0 <= i);\n}\n")
+    with pytest.raises(UserError) as info:
+        read_c(path)
+    assert (info.value.file, info.value.line) == (str(path), 7)
+    assert "`0 <= i` is always true in C: 'i' is declared unsigned" in info.value.message
+    path.write_text("/* t2c: array a[n] inout */\nvoid guarded(int n, double *a)\n{\n  for (size_t i = 0; i < n; i++)\n"
+                    "    if (i >= 0)\n      a[i] *= 2.0;\n  for (unsigned j = n; j >= 0 && j > 0; j--)\n"
+                    "    a[j - 1] += 1.0;\n}\n".replace("void", "#include <stddef.h>\nvoid", 1))
+    assert "unsigned long i" in read_c(path).reference

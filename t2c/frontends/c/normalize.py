@@ -172,21 +172,33 @@ class BodyCheck(c_ast.NodeVisitor):
     def visit_StructRef(self, node):
         fail(node, "struct member access is not supported", "pass each field as its own parameter")
 
-    def visit_BinaryOp(self, node):
-        """`u >= 0` and `u < 0` on an unsigned u are constant in C: a loop counting an unsigned
-        down to 0 never ends (it wraps around), where the analysis would read a finite loop."""
-        mirror = {">=": "<=", "<": ">"}
-        for var, op, zero in ((node.left, node.op, node.right), (node.right, mirror.get(node.op), node.left)):
-            if op in (">=", "<") and isinstance(var, c_ast.ID) and var.name in self.unsigned \
-                    and isinstance(zero, c_ast.Constant) and zero.value.rstrip("uUlL") == "0":
-                fail(node, f"`{cprint(node)}` is always {'true' if op == '>=' else 'false'} in C: "
-                     f"'{var.name}' is a {self.unsigned[var.name]}, never negative (counting it down "
-                     "past 0 wraps around, and a loop under this test never ends)",
-                     f"declare '{var.name}' a signed type (int, long, ptrdiff_t) to count down to 0, "
-                     f"e.g. for (long {var.name} = n - 1; {var.name} >= 0; {var.name}--)")
+    def _never_ends(self, loop):
+        """A loop whose test is `u >= 0` on an unsigned u (alone or under `||`): always true in C,
+        so counting u down past 0 wraps around and the loop never ends, where the analysis would
+        read a finite loop.  Refused at the test; under `&&` it is only redundant."""
+        tests = [loop.cond] if loop.cond is not None else []
+        while tests:
+            n = tests.pop()
+            if isinstance(n, c_ast.BinaryOp) and n.op == "||":
+                tests += [n.left, n.right]
+            elif isinstance(n, c_ast.BinaryOp) and n.op in (">=", "<="):
+                var, zero = (n.left, n.right) if n.op == ">=" else (n.right, n.left)
+                if isinstance(var, c_ast.ID) and var.name in self.unsigned \
+                        and isinstance(zero, c_ast.Constant) and zero.value.rstrip("uUlL") == "0":
+                    fail(n, f"`{cprint(n)}` is always true in C: '{var.name}' is declared "
+                         f"{self.unsigned[var.name]}, never negative (counting it down past 0 wraps "
+                         "around), so this loop never ends",
+                         f"declare '{var.name}' a signed type (int, long, ptrdiff_t) to count down to 0, "
+                         f"e.g. for (long {var.name} = n - 1; {var.name} >= 0; {var.name}--)")
+
+    def visit_While(self, node):
+        self._never_ends(node)
         self.generic_visit(node)
 
+    visit_DoWhile = visit_While
+
     def visit_For(self, node):
+        self._never_ends(node)
         if node.cond is not None:
             self._names_in(node.cond, self.bound_names)
         self.generic_visit(node)
