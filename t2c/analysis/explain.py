@@ -12,13 +12,19 @@ from .isl_bridge import distance_text
 from .model import Loop
 
 
-def numbered(reference: str) -> str:
-    return "".join(f"{i:4d}  {line}\n" for i, line in enumerate(reference.splitlines(), 1))
+def numbered(reference: str, origin=None) -> str:
+    """The reference, each line numbered as the reasons name it: by the line of the user's file
+    it comes from (blank for a line of its own, e.g. a brace), else by its own place."""
+    lines = origin.lines if origin is not None else ()
+    number = (lambda i: f"{lines[i - 1]:4d}" if i <= len(lines) and lines[i - 1] else "    ") if lines \
+        else (lambda i: f"{i:4d}")
+    return "".join(f"{number(i)}  {line}\n" for i, line in enumerate(reference.splitlines(), 1))
 
 
 def explain(an: Analysis) -> str:
     """The reference, numbered, then `loop_reasons`."""
-    return numbered(an.program.kernel.reference) + "\n" + "\n".join(loop_reasons(an)) + "\n"
+    k = an.program.kernel
+    return numbered(k.reference, k.origin) + "\n" + "\n".join(loop_reasons(an)) + "\n"
 
 
 def loop_reasons(an: Analysis) -> list[str]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from ..ir import Kernel
-from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers
+from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers, relined
 from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
@@ -227,7 +227,7 @@ class _Builder:
         self.where: tuple = ([], [])                   # loops and domain of what is being read
 
     def build(self) -> Program:
-        ast = parse_c(self.k.reference, f"<{self.k.name} reference>")
+        ast = relined(parse_c(self.k.reference, f"<{self.k.name} reference>"), self.k.origin)
         fn = self.fn = kernel_definition(ast)
         _pure_helpers_only(ast, fn)
         context = []

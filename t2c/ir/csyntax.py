@@ -36,6 +36,20 @@ def parse_c(text: str, filename: str) -> c_ast.FileAST:
         raise UserError(f"parse error: {e}", file=filename) from None
 
 
+def relined(ast, origin) -> c_ast.FileAST:
+    """`ast` (a parsed reference) with each node's line the source file's (`Origin.lines`), so
+    that what names a node's line names the user's line; unchanged without a map."""
+    if origin is None or not origin.lines:
+        return ast
+    seen = set()
+    for node in walk(ast):
+        coord = getattr(node, "coord", None)
+        if coord is not None and id(coord) not in seen:          # nodes may share a Coord
+            seen.add(id(coord))
+            coord.line = origin.source_line(coord.line)
+    return ast
+
+
 def cprint(node) -> str:
     """C text of an AST node, without the blank lines pycparser's printer leaves."""
     text = c_generator.CGenerator().visit(node)

@@ -54,13 +54,24 @@ class ISError(ValueError):
 
 @dataclass(frozen=True)
 class Origin:
+    """Where a kernel comes from.  `lines[i]`: the line of `file` that the reference's line i + 1
+    comes from (0: none, e.g. a brace of its own); empty where unknown (then the analysis's
+    messages name the reference's own lines, as `t2c gen --explain` lists them)."""
     file: str
     function: str
     line: int
     col: int = 1
+    lines: tuple[int, ...] = ()
 
     def where(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+    def source_line(self, line: int) -> int:
+        """The file's line for the reference's `line`; the reference's own where none is known."""
+        if not self.lines:
+            return line
+        before = [n for n in self.lines[:max(line, 0)] if n]     # a line of its own: the one above
+        return before[-1] if before else self.line
 
 
 @dataclass(frozen=True)
@@ -193,6 +204,10 @@ class Kernel:
 
     # -- access ---------------------------------------------------------------
     def replace(self, **changes) -> "Kernel":
+        """A copy with `changes`; another reference drops the origin's line map (it maps the old)."""
+        if changes.get("reference", self.reference) != self.reference and "origin" not in changes \
+                and self.origin is not None and self.origin.lines:
+            changes["origin"] = dataclasses.replace(self.origin, lines=())
         return dataclasses.replace(self, **changes)
 
     def units(self, name: str, sizes: dict[str, int] | None = None) -> int:

@@ -29,7 +29,8 @@ def to_dict(k: Kernel) -> dict:
         d["description"] = k.description
     if k.origin:
         d["origin"] = {"file": k.origin.file, "function": k.origin.function,
-                       "line": k.origin.line, "col": k.origin.col}
+                       "line": k.origin.line, "col": k.origin.col} \
+            | ({"lines": " ".join(map(str, k.origin.lines))} if k.origin.lines else {})   # one line
     d["params"] = list(k.params)
     d["sizes"] = {s.name: ({"macro": s.macro} if s.macro else {}) | dict(s.presets)
                   for s in k.sizes}
@@ -69,7 +70,8 @@ def from_dict(d: dict) -> Kernel:
         domains = tuple(Domain(x["target"], x["kind"], x.get("low"), x.get("high"))
                         for x in d.get("domains") or ())
         o = d.get("origin")
-        origin = Origin(o["file"], o["function"], int(o["line"]), int(o.get("col", 1))) if o else None
+        origin = Origin(o["file"], o["function"], int(o["line"]), int(o.get("col", 1)),
+                        tuple(int(n) for n in str(o.get("lines") or "").split())) if o else None
         f = d.get("facts")
         facts = Facts(f.get("affine"), tuple(f.get("parallel_loops") or ()),
                       tuple(Count(ds, int(c["flops"]), int(c["bytes"])) for ds, c in (f.get("counts") or {}).items())

@@ -62,7 +62,7 @@ def instrument(k: Kernel) -> tuple[str, tuple[Site, ...]]:
     made once per kernel in a process: every checked reference run asks for it (a suite's draws,
     hundreds in a ladder), and parsing the reference is most of a draw's own work."""
     from ..ir.csyntax import cprint, kernel_definition, parse_c
-    ast = parse_c(k.reference, f"{k.name}.c")
+    ast = parse_c(k.reference, f"<{k.name} reference>")
     fn = kernel_definition(ast)
     parents, loop_vars = {}, set()
     for node in _walk(fn, parents):

@@ -333,6 +333,8 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     params, size_names, scalars, arrays, reference = normalize(fn, typedefs, enums, shapes, intents,
                                                                set(size_notes), names)
     reference = "".join(h.text for h in helpers) + reference
+    lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [fn],
+                            str(path.resolve()), shown)
     sizes = read_presets(path.resolve(), size_names, size_notes)
     init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
     if not constraints:
@@ -341,7 +343,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         name=site.name, params=tuple(params), sizes=sizes, scalars=tuple(scalars),
         arrays=tuple(arrays), reference=reference, constraints=tuple(constraints),
         domains=default_domains(scalars, arrays, dom_notes, init is not None), init=init,
-        description=description, origin=Origin(shown, site.name, site.line, site.col))
+        description=description, origin=Origin(shown, site.name, site.line, site.col, lines))
     kernel = _outs_fully_written(kernel, intents)
     kernel = kernel.replace(domains=default_domains(kernel.scalars, kernel.arrays, dom_notes,
                                                     init is not None))
@@ -359,6 +361,51 @@ def _read_c(path: Path, function: str | None) -> Kernel:
                         hint="fix the loop bounds or subscripts, the array's extent (`t2c: array`), or bound the "
                              "sizes (`t2c: constraint n <= 100`)")
     return kernel
+
+
+_TYPE_NODES = (c_ast.Pragma, c_ast.TypeDecl, c_ast.ArrayDecl, c_ast.PtrDecl, c_ast.FuncDecl,
+               c_ast.IdentifierType, c_ast.Typename, c_ast.ParamList)
+
+
+def _marks(fn: c_ast.FuncDef) -> list:
+    """The nodes of a function that printing keeps as they are: its statements and expressions
+    (the reference retypes parameters, resolves typedefs and drops pragmas)."""
+    return [fn.decl, *(n for n in _walk(fn.body) if not isinstance(n, _TYPE_NODES))]
+
+
+def reference_lines(reference: str, functions: list, resolved: str, shown: str) -> tuple[int, ...]:
+    """For each line of the reference, the line of the user's file it was printed from (0 for
+    none: a brace of its own); () where the printed functions do not pair node for node with
+    the file's `functions` (helpers, then the kernel).  Refuses, naming the user's line, a
+    reference that t2c cannot read back (a t2c bug: the file's own text parsed)."""
+    try:
+        printed = [e for e in parse_c(reference, "<reference>").ext if isinstance(e, c_ast.FuncDef)]
+    except UserError as e:
+        raise UserError(f"t2c cannot read back its reference of this code ({e.message}); this is a t2c "
+                        "bug", file=shown, line=_line_of_text(reference, e.line, functions, resolved),
+                        hint="report it with this file; rewriting the line differently may avoid it") from None
+    out = [0] * len(reference.splitlines())
+    if len(printed) != len(functions):
+        return ()
+    for new, old in zip(printed, functions):
+        a, b = _marks(new), _marks(old)
+        if [type(x) for x in a] != [type(x) for x in b]:
+            return ()
+        for x, y in zip(a, b):
+            if x.coord and y.coord and y.coord.file == resolved and not out[x.coord.line - 1]:
+                out[x.coord.line - 1] = y.coord.line
+    return tuple(out)
+
+
+def _line_of_text(reference: str, line, functions, resolved: str) -> int | None:
+    """The user's line whose statement prints as the reference's `line` (its first)."""
+    lines = reference.splitlines()
+    want = lines[line - 1].strip() if line and 0 < line <= len(lines) else None
+    for fn in functions:
+        for n in _marks(fn):
+            if n.coord and n.coord.file == resolved and cprint(n).splitlines()[:1] == [want]:
+                return n.coord.line
+    return functions[-1].coord.line if functions and functions[-1].coord else None
 
 
 def _find_function(ast: c_ast.FileAST, name: str) -> c_ast.FuncDef | None:

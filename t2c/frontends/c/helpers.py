@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...ir.csyntax import cprint, walk as _walk
-from .normalize import BodyCheck, MATH_FUNCTIONS, Param, base_type, fail, local_names, strip_pragmas
+from .normalize import (BodyCheck, MATH_FUNCTIONS, Param, base_type, fail, local_names, resolve_typedefs,
+                        strip_pragmas, unsigned_names)
 
 @dataclass(frozen=True)
 class Helper:
@@ -83,7 +84,7 @@ def _checked(f: c_ast.FuncDef, typedefs: dict, enums: set[str], helpers: set[str
         if isinstance(d, c_ast.Decl) and "static" in (d.storage or ()):
             fail(d, f"static local '{d.name}' in helper '{name}' keeps state from one call to the next",
                  "make it an ordinary local")
-    BodyCheck(name, params, local_names(f.body), enums, helpers).visit(f.body)
+    BodyCheck(name, params, local_names(f.body), enums, helpers, unsigned_names(f, typedefs)).visit(f.body)
     f.decl.storage, f.decl.funcspec = ["static"], []
-    f.body = strip_pragmas(f.body)
+    f.body = strip_pragmas(resolve_typedefs(f.body, typedefs))
     return cprint(f).strip() + "\n"

@@ -37,11 +37,11 @@ IO_FUNCTIONS = {
     "fopen", "fclose", "fread", "fwrite", "fflush", "fseek", "remove", "rename", "perror",
     "exit", "abort", "system", "rand", "srand", "time", "clock", "getenv", "malloc", "calloc",
     "realloc", "free"}
-INT_TYPES = {"int", "long", "unsigned", "unsigned int", "long int", "short", "size_t"}
+INT_TYPES = {"int", "long", "unsigned", "unsigned int", "long int", "short"}
 TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
               "long int": "long", "char": "char", "signed char": "char",
-              "unsigned char": "unsigned char", "size_t": "long", **{t: t for t in HALF_DTYPES}}
+              "unsigned char": "unsigned char", **{t: t for t in HALF_DTYPES}}
 
 
 def fail(node, message, hint=None, cls=UnsupportedC):
@@ -63,12 +63,42 @@ def base_type(type_node, typedefs, where) -> str:
     if not isinstance(type_node, c_ast.IdentifierType):       # struct, union or enum
         fail(where, f"'{where.name}' has a struct, union or enum type",
              "pass each field as its own scalar or array")
-    names = " ".join(type_node.names)
+    written = " ".join(type_node.names)
+    names = resolved(written, typedefs)
+    if names not in TYPE_NAMES:
+        fail(where, f"'{where.name}' has the type '{written}'" + (f" ({names})" if names != written else "")
+             + ", which t2c does not take for a parameter or a result",
+             "declare it double, float, int, long, unsigned or char (__half, __nv_bfloat16 for 16-bit "
+             "floats); a size or a count as int or long")
+    return TYPE_NAMES[names]
+
+
+def resolved(names: str, typedefs: dict) -> str:
+    """The type a typedef name stands for (`size_t` -> `unsigned long`); other names as given."""
     while names in typedefs:
         names = typedefs[names]
-    if names not in TYPE_NAMES:
-        fail(where, f"type '{names}' is not supported", "use double, float, int, long or char")
-    return TYPE_NAMES[names]
+    return names
+
+
+def resolve_typedefs(node, typedefs: dict):
+    """Every type name under `node` written as the type it stands for: a reference is read
+    without the file's typedefs (nor t2c's stand-in headers), so `size_t i` reads `unsigned long i`."""
+    for n in walk(node):
+        if isinstance(n, c_ast.IdentifierType):
+            n.names = resolved(" ".join(n.names), typedefs).split()
+    return node
+
+
+def unsigned_names(fn: c_ast.FuncDef, typedefs: dict) -> dict[str, str]:
+    """The function's unsigned integer parameters and locals, each with its type as written."""
+    out = {}
+    for d in walk(fn):
+        if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.TypeDecl) \
+                and isinstance(d.type.type, c_ast.IdentifierType):
+            written = " ".join(d.type.type.names)
+            if "unsigned" in resolved(written, typedefs).split():
+                out[d.name] = written
+    return out
 
 
 def read_param(decl: c_ast.Decl, typedefs) -> Param:
@@ -111,9 +141,10 @@ class BodyCheck(c_ast.NodeVisitor):
     """Refuses unsupported constructs; records names used in loop bounds and extents."""
 
     def __init__(self, fn_name, params: dict[str, Param], local_names: set[str], globals_ok: set[str],
-                 helpers: set[str] = frozenset()):
+                 helpers: set[str] = frozenset(), unsigned: dict[str, str] | None = None):
         self.fn_name, self.params, self.locals, self.globals_ok = fn_name, params, local_names, globals_ok
         self.helpers = helpers
+        self.unsigned = unsigned or {}                      # unsigned name -> its type as written
         self.bound_names: set[str] = set()
         self.written_ints: dict[str, c_ast.Node] = {}      # int parameter -> its first write
 
@@ -143,7 +174,33 @@ class BodyCheck(c_ast.NodeVisitor):
     def visit_StructRef(self, node):
         fail(node, "struct member access is not supported", "pass each field as its own parameter")
 
+    def _never_ends(self, loop):
+        """A loop whose test is `u >= 0` on an unsigned u (alone or under `||`): always true in C,
+        so counting u down past 0 wraps around and the loop never ends, where the analysis would
+        read a finite loop.  Refused at the test; under `&&` it is only redundant."""
+        tests = [loop.cond] if loop.cond is not None else []
+        while tests:
+            n = tests.pop()
+            if isinstance(n, c_ast.BinaryOp) and n.op == "||":
+                tests += [n.left, n.right]
+            elif isinstance(n, c_ast.BinaryOp) and n.op in (">=", "<="):
+                var, zero = (n.left, n.right) if n.op == ">=" else (n.right, n.left)
+                if isinstance(var, c_ast.ID) and var.name in self.unsigned \
+                        and isinstance(zero, c_ast.Constant) and zero.value.rstrip("uUlL") == "0":
+                    fail(n, f"`{cprint(n)}` is always true in C: '{var.name}' is declared "
+                         f"{self.unsigned[var.name]}, never negative (counting it down past 0 wraps "
+                         "around), so this loop never ends",
+                         f"declare '{var.name}' a signed type (int, long, ptrdiff_t) to count down to 0, "
+                         f"e.g. for (long {var.name} = n - 1; {var.name} >= 0; {var.name}--)")
+
+    def visit_While(self, node):
+        self._never_ends(node)
+        self.generic_visit(node)
+
+    visit_DoWhile = visit_While
+
     def visit_For(self, node):
+        self._never_ends(node)
         if node.cond is not None:
             self._names_in(node.cond, self.bound_names)
         self.generic_visit(node)
@@ -339,9 +396,10 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]
                     hint=f"declare it with a comment such as `// t2c: array {name}[n]`")
 
 
-def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array]) -> str:
-    """The function printed as the IS reference: VLA array parameters, no pragmas, not static."""
-    fn = copy.deepcopy(fn)
+def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array], typedefs: dict) -> str:
+    """The function printed as the IS reference: VLA array parameters, no pragmas, not static,
+    no typedef names."""
+    fn = resolve_typedefs(copy.deepcopy(fn), typedefs)
     fn.decl.storage = []
     fn.decl.funcspec = []
     for i, p in enumerate(fn.decl.type.args.params if fn.decl.type.args else ()):
@@ -388,7 +446,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
-    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers)
+    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers,
+                      unsigned_names(fn, typedefs))
     check.visit(fn.body)
 
     # Sizes: int parameters that bound loops or give extents, or that a `t2c: size` names (a band
@@ -424,4 +483,4 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         if not isinstance(ret, c_ast.TypeDecl):
             fail(fn.decl, "the kernel returns a pointer", "return results through array parameters")
         scalars.append(Scalar("return", base_type(ret.type, typedefs, fn.decl), "out"))
-    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays)
+    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs)

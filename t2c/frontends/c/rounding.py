@@ -22,7 +22,7 @@ _FLOAT_NAMES = {"float", "double"}
 
 
 def rounded_units(k: Kernel) -> dict[str, int | str]:
-    fn = kernel_definition(parse_c(k.reference, f"{k.name}.c"))
+    fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
     types = {s.name: "int" for s in k.sizes} | {s.name: s.dtype for s in k.scalars} \
         | {a.name: a.dtype for a in k.arrays}
     parents: dict = {}

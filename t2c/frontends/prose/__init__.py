@@ -46,6 +46,12 @@ def annotations(spec: Spec) -> list[str]:
 
 def spec_to_c(spec: Spec) -> tuple[str, int]:
     """(C file text, spec line of the first statement) for a spec with formal blocks."""
+    text, line, _ = _spec_to_c(spec)
+    return text, line
+
+
+def _spec_to_c(spec: Spec) -> tuple[str, int, tuple[int, ...]]:
+    """spec_to_c's, and the spec line each line of the C text compiles from (0: none)."""
     try:
         statements = parse(spec.blocks)
     except SpecSyntaxError as e:
@@ -54,9 +60,10 @@ def spec_to_c(spec: Spec) -> tuple[str, int]:
         raise UserError("the ```t2c block holds no statement", file=spec.path,
                         line=spec.blocks[0][0] - 1, col=1,
                         hint="write the kernel's statements in it, e.g. `y[i] = a*x[i] + y[i]`")
-    body = Compiler(spec).function(statements)
-    head = "/*\n" + "".join(f" * {n}\n" for n in annotations(spec)) + " */\n"
-    return head + "#include <math.h>\n\n" + body, statements[0].line
+    compiler = Compiler(spec)
+    body = compiler.function(statements)
+    head = "/*\n" + "".join(f" * {n}\n" for n in annotations(spec)) + " */\n#include <math.h>\n\n"
+    return head + body, statements[0].line, (0,) * head.count("\n") + tuple(compiler.spec_lines)
 
 
 def statement_of(path: str | Path, c_statement: str) -> tuple[int, str] | None:
@@ -95,7 +102,7 @@ def read_spec(path: str | Path) -> Kernel:
 
 def _compiled(spec: Spec) -> Kernel:
     from ..c import read_c
-    text, line = spec_to_c(spec)
+    text, line, spec_lines = _spec_to_c(spec)
     with tempfile.TemporaryDirectory(prefix="t2c-spec-") as tmp:
         c_file = Path(tmp) / f"{spec.name}.c"
         c_file.write_text(text)
@@ -107,7 +114,9 @@ def _compiled(spec: Spec) -> Kernel:
                             file=spec.path, line=line, col=1,
                             hint="report this with the spec; `python -m t2c.frontends.prose "
                                  "SPEC` prints the generated C") from None
-    return kernel.replace(origin=Origin(spec.path, spec.name, line, 1),
+    # The reference's lines name the spec's statements (a declaration t2c adds: the first one's).
+    lines = tuple(spec_lines[n - 1] if 0 < n <= len(spec_lines) else 0 for n in kernel.origin.lines)
+    return kernel.replace(origin=Origin(spec.path, spec.name, line, 1, lines if any(lines) else ()),
                           description=spec.description)
 
 

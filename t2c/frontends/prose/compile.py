@@ -76,6 +76,8 @@ class Compiler:
         self.target = "int"                        # element type of the statement's target
         self.line = 0                              # spec line of the statement being emitted
         self.sources: list[tuple[str, int]] = []   # (C statement emitted, its spec statement's line)
+        self.at = 0                                # spec line of the statement being compiled
+        self.spec_lines: list[int] = []            # spec line of each of self.lines (0: none)
         self.rename: dict[str, str] = {}           # index name -> C name while a sort key prints
 
     # -- errors -------------------------------------------------------------------------
@@ -107,11 +109,13 @@ class Compiler:
                           if a.shape else f"{a.dtype} *{a.name}")
         # Locals are declared at the top: the polyhedral model refuses declarations in loops.
         decls = [f"  int {v};" for v in self.loop_vars] + [f"  {d}" for d in self.locals]
+        self.spec_lines = [0] * (2 + len(decls)) + self.spec_lines + [0]   # the function's text, line by line
         return (f"void {self.spec.name}({', '.join(params)})\n{{\n"
                 + "\n".join(decls + self.lines) + "\n}\n")
 
     def emit(self, text):
         self.lines.append("  " * self.depth + text)
+        self.spec_lines.append(self.line or self.at)
         if self.line and text.endswith(";"):
             self.sources.append((text, self.line))
 
@@ -121,6 +125,7 @@ class Compiler:
 
     # -- statements -----------------------------------------------------------------------
     def statement(self, s):
+        self.at = getattr(s, "line", 0) or self.at
         if isinstance(s, For):
             self.for_loop(s)
         elif isinstance(s, While):

@@ -37,7 +37,7 @@ def explanation(kernel: Kernel, options: PolyOptions = DEFAULT, target: Target =
     try:
         reasons = explain(analyze(kernel))
     except NotAffine as e:
-        reasons = numbered(kernel.reference) + f"\noutside the polyhedral model: {e}\n"
+        reasons = numbered(kernel.reference, kernel.origin) + f"\noutside the polyhedral model: {e}\n"
     return "\n".join(head) + "\n\n" + reasons
 
 

@@ -6,7 +6,7 @@
 //   row_argsort_exchange1: loops r, i, a thread per (r, i); i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   row_argsort_exchange2: loops r, i, a thread per (r, i); i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   row_argsort_tiles0: the steps of row_argsort_exchange0, row_argsort_exchange1, row_argsort_exchange2 whose partner stays in its tile of up to 4096 cells, queued on the host, run in one launch, a block per tile with order in shared memory and a barrier between steps.
-// The polyhedral model does not apply: line 6: loop step of 'k' is not +1 or -1
+// The polyhedral model does not apply: line 16: loop step of 'k' is not +1 or -1
 
 #include <cuda_runtime.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
 //   banded_solve_scan_x: a linear recurrence of order w over i as chunked transfer maps: a thread per chunk of at least 64 elements finds the affine map of its window of the last w values of x, one block carries the window across the chunks in a fixed order, then each chunk reruns from its window and writes x; an order above 8 runs the loop on one thread.
-// In order: loop i carries a flow dependence: S1 reads x after S2 writes it (S2 `x[i] = s` line 8; S1 `s -= band[i][d - 1] * x[i - d]` line 7), distances from 1 along i.
+// In order: loop i carries a flow dependence: S1 reads x after S2 writes it (S2 `x[i] = s` line 18; S1 `s -= band[i][d - 1] * x[i - d]` line 17), distances from 1 along i.
 
 #include <cuda_runtime.h>
 #include <math.h>
