@@ -3,7 +3,8 @@
     separate_reused_names(fn) -> None;  data_sources(body) -> {local: why}
 
 `separate_reused_names` renames, in place, declarations that reuse a name for another kind of
-variable (a loop's `int b` and another loop's `int b = data[i] % nb;`), and locals whose device
+variable (a loop's `int b` and another loop's `int b = data[i] % nb;`) or that shadow a variable
+still in scope (an inner loop's `int i` inside a loop over i), and locals whose device
 copy's name would clash with a C type (`t`: `dev_t`); declarations of one kind keep sharing their
 name, as the model expects. `data_sources` gives the locals whose value depends on data read
 from an array: a subscript through one is as data-dependent as one reading the array itself.
@@ -28,6 +29,7 @@ class _Var:
     kind: tuple                                   # ("loop",) | ("local", type text)
     decl: c_ast.Decl
     uses: list = field(default_factory=list)      # the ID nodes that name it
+    shadows: bool = False                         # declared while an outer variable of its name is in scope
 
 
 def separate_reused_names(fn: c_ast.FuncDef) -> None:
@@ -42,6 +44,13 @@ def separate_reused_names(fn: c_ast.FuncDef) -> None:
         if name in DEVICE_CLASHES:
             fresh = {("loop",): name}             # loop variables keep it; a local is printed dev_NAME
         for v in vars_:
+            if v.shadows:                         # an inner loop's `int i` inside a loop over i
+                k = 1
+                while f"{name}_{k}" in taken:
+                    k += 1
+                taken.add(f"{name}_{k}")
+                _rename(v, f"{name}_{k}")
+                continue
             if v.kind not in fresh:
                 k = 1
                 while f"{name}_{k}" in taken:
@@ -57,7 +66,7 @@ def _bind_block(items, env: dict, found: list) -> None:
         if isinstance(item, c_ast.Decl):
             if item.init is not None:
                 _bind(item.init, env, found)
-            env[item.name] = _Var(("local", _type_text(item.type)), item)
+            env[item.name] = _Var(("local", _type_text(item.type)), item, shadows=item.name in env)
             found.append(env[item.name])
         else:
             _bind(item, env, found)
@@ -73,7 +82,7 @@ def _bind(node, env: dict, found: list) -> None:
             for d in init.decls:
                 if d.init is not None:
                     _bind(d.init, env, found)
-                env[d.name] = _Var(("loop",), d)
+                env[d.name] = _Var(("loop",), d, shadows=d.name in env)
                 found.append(env[d.name])
         elif init is not None:
             _bind(init, env, found)

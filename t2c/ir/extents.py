@@ -135,14 +135,19 @@ class Bounds:
     def __init__(self):
         self.ranges: dict[str, tuple[Poly, Poly]] = {}
         self.order: list[str] = []
+        self.shadowed: list = []                # the range an inner loop's same name hides
 
     def push(self, v, lo, hi):
+        self.shadowed.append(self.ranges.get(v))
         self.ranges[v] = (lo, hi)
         self.order.append(v)
 
     def pop(self):
-        v = self.order.pop()
-        del self.ranges[v]
+        v, outer = self.order.pop(), self.shadowed.pop()
+        if outer is None:
+            del self.ranges[v]
+        else:
+            self.ranges[v] = outer
 
     def extreme(self, p: Poly, want_max: bool) -> Poly:
         for v in reversed(self.order):          # innermost first: its bounds may use outer vars
