@@ -14,7 +14,7 @@ from t2c.frontends.c import read_c
 from t2c.generators.poly import explanation, generate
 
 WHILE = """\
-/* scale in place with a while loop
+/* scale in place with a while loop (stepped first: not a counted loop)
  * t2c: size n MINI=40 SMALL=4000
  * t2c: array v[n] inout
  */
@@ -22,8 +22,8 @@ void scale_while(int n, double s, double *v)
 {
     int i = 0;
     while (i < n) {
-        v[i] *= s;
         i++;
+        v[i - 1] *= s;
     }
 }
 """
