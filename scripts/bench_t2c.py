@@ -226,7 +226,7 @@ def torch_impls(torch):
         "cross_entropy": cross_entropy,
         "mse": lambda t, s: {"loss": F.mse_loss(t["pred"], t["target"])},
         "cumsum_rows": lambda t, s: {"Y": torch.cumsum(t["X"], dim=1)},
-        "running_total": lambda t, s: {"y": torch.cumsum(t["x"], dim=0)},
+        "running_total": lambda t, s: {"Y": torch.cumsum(t["X"], dim=1)},
         "attention": attention,
         "embedding_gather": lambda t, s: {"out": F.embedding(t["ids"].long(), t["table"])},
         "upsample_nearest": lambda t, s: {"y": F.interpolate(t["x"][None], scale_factor=2, mode="nearest")[0]},

@@ -196,7 +196,7 @@ NUMPY = {
     "cross_entropy": lambda a, s: _cross_entropy(a["X"], a["target"]),
     "mse": lambda a, s: {"loss": np.mean((a["pred"] - a["target"]) ** 2)},
     "cumsum_rows": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
-    "running_total": lambda a, s: {"y": np.cumsum(a["x"])},
+    "running_total": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
     "attention": lambda a, s: _attention(a["Q"], a["K"], a["V"], s["d"]),
     "embedding_gather": lambda a, s: {"out": a["table"][a["ids"]]},
     "upsample_nearest": lambda a, s: {"y": a["x"].repeat(2, axis=1).repeat(2, axis=2)},
