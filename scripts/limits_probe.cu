@@ -15,11 +15,11 @@ __global__ void gather(int n, const int *__restrict__ idx, const float *__restri
 {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = x[idx[i]];
 }
-__global__ void gather_rows(int rows, int d, const int *__restrict__ idx, const float *__restrict__ x,
+__global__ void gather_rows(int rows, int d, int table, const int *__restrict__ idx, const float *__restrict__ x,
                             float *__restrict__ y)   // an embedding lookup: whole rows of d floats
 {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows * d; i += gridDim.x * blockDim.x)
-    y[i] = x[(size_t)idx[i / d] * d + i % d];
+    y[i] = x[(size_t)(idx[i / d] % table) * d + i % d];
 }
 __global__ void histogram(int n, const int *__restrict__ key, int *bins)
 {
@@ -74,6 +74,10 @@ int main()
       float ms; cudaEventElapsedTime(&ms, e0, e1);
       if (r >= 2) t.push_back(ms * 1000);
     }
+    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) {   // a broken probe says so, not 0 us
+      printf("%-34s failed: %s\n", name, cudaGetErrorString(err));
+      return;
+    }
     std::sort(t.begin(), t.end()); size_t k = t.size();
     if (bytes > 0)
       printf("%-34s median %9.2f us  p20-p80 %9.2f-%9.2f  %6.0f GB/s\n", name, t[k / 2], t[k / 5], t[4 * k / 5],
@@ -85,7 +89,7 @@ int main()
   run("copy (yardstick)", 8.0 * n, 1, [&] { copy<<<grid, 256>>>(n, x, y); });
   run("gather, random over 64 MiB", 12.0 * n, 1, [&] { gather<<<grid, 256>>>(n, idx, x, y); });
   run("gather, rows of 64 floats", 4.0 * rows + 8.0 * rows * d, 1,
-      [&] { gather_rows<<<grid, 256>>>(rows, d, idx, x, y); });
+      [&] { gather_rows<<<grid, 256>>>(rows, d, n / d, idx, x, y); });
   for (int nbins : {16, 256, 4096}) {
     for (int i = 0; i < n; i++) h[i] = (int)(lcg(s) % nbins);
     cudaMemcpy(keys, h.data(), (size_t)n * 4, cudaMemcpyHostToDevice);
@@ -95,6 +99,7 @@ int main()
     snprintf(name, sizeof name, "histogram, %d bins, per block", nbins);
     run(name, 4.0 * n, 1, [&] { histogram_shared<<<grid, 256, nbins * 4>>>(n, nbins, keys, bins); });
   }
+  run("one empty launch, 1 block", 0, 1, [&] { empty<<<1, 32>>>(); });
   run("1000 empty launches, 1 block", 0, steps, [&] { for (int i = 0; i < steps; i++) empty<<<1, 32>>>(); });
   run("1000 empty launches, 4096 blocks", 0, steps, [&] { for (int i = 0; i < steps; i++) empty<<<4096, 256>>>(); });
   run("one block, 1000 steps of 2 barriers", 0, steps, [&] { barriers<<<1, 256>>>(steps, y); });

@@ -3,7 +3,7 @@
     RET NAME(params)           the drop-in, on host pointers
     RET NAME_device(params)    the same parameters, every array a device pointer
 
-The parameters are the kernel's `params` in order: a size is `int`, an input scalar its type
+The parameters are the kernel's `params` in order: a size is `int` (NAME: as the user declared it), an input scalar its type
 by value, an array a pointer to its element type (`Param`).  This module gives their records,
 the declarations of both entry points, the argument lists that call them, each array's element
 and byte counts as C expressions, and the drop-in body (allocate, copy in, call NAME_device,
@@ -36,22 +36,26 @@ class Param:
         return f"{'const ' if self.const else ''}{self.ctype} *{'__restrict__ ' if self.restrict else ''}{self.name}"
 
 
-def param(k: Kernel, name: str) -> Param:
-    """Parameter `name` of k (one of `k.params`) as NAME and NAME_device take it."""
+def param(k: Kernel, name: str, suffix: str = "_device") -> Param:
+    """Parameter `name` of k (one of `k.params`) as NAME (suffix "") or NAME_device takes it: a
+    size is `int` and an array's elements are not const, except that NAME declares them as the
+    user's function did (`size_t n`, `const float *x`)."""
     arr = next((a for a in k.arrays if a.name == name), None)
     if arr:
-        return Param(name, arr.dtype, pointer=True)
+        return Param(name, arr.dtype, pointer=True, const=arr.const and not suffix)
     sc = next((s for s in k.scalars if s.name == name), None)
-    return Param(name, sc.dtype if sc else "int")
+    size = next((s for s in k.sizes if s.name == name), None)
+    return Param(name, sc.dtype if sc else size.ctype if size and not suffix else "int")
 
 
-def params(k: Kernel) -> tuple[Param, ...]:
-    return tuple(param(k, p) for p in k.params)
+def params(k: Kernel, suffix: str = "_device") -> tuple[Param, ...]:
+    return tuple(param(k, p, suffix) for p in k.params)
 
 
-def param_list(k: Kernel) -> str:
-    """`int n, double alpha, double *A`: the parameter list of both entry points."""
-    return ", ".join(map(str, params(k)))
+def param_list(k: Kernel, suffix: str = "_device") -> str:
+    """`int n, double alpha, double *A`: the parameter list of NAME_device (and of the kernels
+    that take all of them), or with suffix "" of NAME."""
+    return ", ".join(map(str, params(k, suffix)))
 
 
 def result_type(k: Kernel) -> str:
@@ -61,7 +65,7 @@ def result_type(k: Kernel) -> str:
 
 def head(k: Kernel, suffix: str = "") -> str:
     """The definition's first line of NAME (suffix "") or NAME_device (suffix "_device")."""
-    return f'extern "C" {result_type(k)} {k.name}{suffix}({param_list(k)})'
+    return f'extern "C" {result_type(k)} {k.name}{suffix}({param_list(k, suffix)})'
 
 
 def declaration(k: Kernel, suffix: str = "") -> str:

@@ -80,6 +80,7 @@ class Size:
     name: str
     presets: tuple[tuple[str, int], ...] = ()     # (("MINI", 20), ...), dataset order
     macro: str | None = None                      # the C macro it comes from (NI)
+    ctype: str = "int"                            # its type in the user's declaration of NAME
 
     def preset(self, dataset: str) -> int | None:
         return dict(self.presets).get(dataset)
@@ -103,6 +104,7 @@ class Array:
     dtype: str
     shape: tuple[str, ...]
     intent: str
+    const: bool = False          # the user declared its elements const (the drop-in does too)
 
     @property
     def rank(self) -> int:

@@ -32,13 +32,13 @@ def to_dict(k: Kernel) -> dict:
                        "line": k.origin.line, "col": k.origin.col} \
             | ({"lines": " ".join(map(str, k.origin.lines))} if k.origin.lines else {})   # one line
     d["params"] = list(k.params)
-    d["sizes"] = {s.name: ({"macro": s.macro} if s.macro else {}) | dict(s.presets)
-                  for s in k.sizes}
+    d["sizes"] = {s.name: ({"macro": s.macro} if s.macro else {}) | ({"ctype": s.ctype} if s.ctype != "int" else {})
+                  | dict(s.presets) for s in k.sizes}
     if k.constraints:
         d["constraints"] = list(k.constraints)
     d["scalars"] = {s.name: {"dtype": s.dtype, "intent": s.intent} for s in k.scalars}
     d["arrays"] = {a.name: {"dtype": a.dtype, "shape": list(a.shape), "intent": a.intent}
-                   for a in k.arrays}
+                   | ({"const": True} if a.const else {}) for a in k.arrays}
     d["domains"] = [{"target": x.target, "kind": x.kind}
                     | ({"low": x.low} if x.low is not None else {})
                     | ({"high": x.high} if x.high is not None else {}) for x in k.domains]
@@ -61,11 +61,13 @@ def to_yaml(k: Kernel) -> str:
 
 def from_dict(d: dict) -> Kernel:
     try:
-        sizes = tuple(Size(name, tuple((ds, int(v)) for ds, v in (p or {}).items() if ds != "macro"),
-                           (p or {}).get("macro")) for name, p in d.get("sizes", {}).items())
+        sizes = tuple(Size(name, tuple((ds, int(v)) for ds, v in (p or {}).items() if ds not in ("macro", "ctype")),
+                           (p or {}).get("macro"), (p or {}).get("ctype", "int"))
+                      for name, p in d.get("sizes", {}).items())
         scalars = tuple(Scalar(n, s["dtype"], s.get("intent", "in"))
                         for n, s in (d.get("scalars") or {}).items())
-        arrays = tuple(Array(n, a["dtype"], tuple(str(e) for e in a.get("shape", ())), a["intent"])
+        arrays = tuple(Array(n, a["dtype"], tuple(str(e) for e in a.get("shape", ())), a["intent"],
+                             bool(a.get("const")))
                        for n, a in (d.get("arrays") or {}).items())
         domains = tuple(Domain(x["target"], x["kind"], x.get("low"), x.get("high"))
                         for x in d.get("domains") or ())

@@ -216,8 +216,8 @@ def _same_type(got: str, want: str) -> bool:
 def _check_abi(k: Kernel, root, add):
     defs = _function_defs(root)
     c_names = _c_declared(root)
-    want = [(p.ctype, p.pointer) for p in abi.params(k)]
-    for name in (k.name, k.name + "_device"):
+    for suffix in ("", "_device"):
+        name, want = k.name + suffix, [(p.ctype, p.pointer) for p in abi.params(k, suffix)]
         found = [(n, d, c) for n, d, c in defs if n == name]
         if not found:
             add(root, "abi", f"no definition of '{name}': a candidate exports both {k.name} and "

@@ -65,7 +65,7 @@ CASES = {
     "pointer_to_pointer.c": case(1, 33, "parameter 'a' is a pointer to a pointer",
                                  unsupported=True),
     "returns_pointer.c": case(1, 9, "the kernel returns a pointer", unsupported=True),
-    "size_t_param.c": case(3, 19, "'n' has the type 'size_t' (unsigned long)", "int or long",
+    "size_t_param.c": case(3, 26, "'k' has the type 'size_t' (unsigned long)", "that bounds a loop",
                            unsupported=True),
     "unsigned_countdown.c": case(5, 28, "`i >= 0` is always true", "'i' is declared size_t",
                                  "for (long i = n - 1; i >= 0; i--)", unsupported=True),

@@ -83,3 +83,59 @@ def test_abi_prints_are_found(tmp_path):
         "f = f'(({d}) > 0 ? (size_t)({d}) : 0)'   # an iteration count\n")
     assert [line.split(": ")[0] for line in abi_prints(pkg)] == ["pkg/gen.py:1", "pkg/gen.py:2", "pkg/gen.py:3",
                                                                  "pkg/gen.py:4"]
+
+
+USER_TYPES = """/* t2c: size n
+ * t2c: size m
+ * t2c: array x[n][m] inout */
+#include <stddef.h>
+typedef unsigned int count_t;
+void scale(size_t n, count_t m, const float *w, float *x)
+{
+  for (size_t i = 0; i < n; i++)
+    for (count_t j = 0; j < m; j++)
+      x[i * m + j] *= w[j];
+}
+"""
+
+
+def test_the_dropin_declares_sizes_as_the_user_does(tmp_path):
+    """A program that declares its kernel with `size_t n` and `const float *w` links the drop-in in
+    place of its own definition, so the drop-in must declare the same function: C++ refuses
+    `extern "C"` twice with other parameter types. NAME_device keeps `int` sizes and plain
+    pointers (t2c's own entry point)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    from t2c.frontends.c import read_c
+    from t2c.generators import generate
+    src = tmp_path / "scale.c"
+    src.write_text(USER_TYPES)
+    k = read_c(src)
+    assert [s.ctype for s in k.sizes] == ["size_t", "unsigned int"]
+    assert abi.head(k) == 'extern "C" void scale(size_t n, unsigned int m, const float *w, float *x)'
+    assert abi.head(k, "_device") == 'extern "C" void scale_device(int n, int m, float *w, float *x)'
+    if shutil.which("nvcc") is None:
+        pytest.skip("needs nvcc for the compile check")
+    cu = tmp_path / "scale.cu"
+    cu.write_text('#include <stddef.h>\nextern "C" void scale(size_t n, unsigned int m, const float *w, float *x);\n'
+                  + generate(k, "poly"))
+    done = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "scale.o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_size_t_that_bounds_nothing_is_refused_by_name(tmp_path):
+    """size_t is taken for a size only; as a value (a seed, a scale) the error names it and says so."""
+    import pytest
+
+    from t2c.errors import UserError
+    from t2c.frontends.c import read_c
+    src = tmp_path / "seed.c"
+    src.write_text("/* t2c: size n */\n#include <stddef.h>\nvoid f(int n, size_t seed, float *x)\n{\n"
+                   "  for (int i = 0; i < n; i++)\n    x[i] = x[i] * seed;\n}\n")
+    with pytest.raises(UserError) as e:
+        read_c(src)
+    assert (e.value.line, "'seed'") == (3, e.value.message[:6]) and "for a parameter that bounds" in e.value.hint

@@ -22,7 +22,7 @@ from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin
 from . import locate as _locate
 from ...ir.csyntax import cprint, parse_c, walk as _walk
 from .helpers import carried
-from .normalize import normalize
+from .normalize import normalize, resolved
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
 
 INIT_NAME = "t2c_init"
@@ -109,7 +109,9 @@ def has_datasets(base: dict) -> bool:
     return any(m.endswith("_DATASET") for m in base)
 
 
-def read_presets(path: Path, size_names, annotated) -> tuple[Size, ...]:
+def read_presets(path: Path, size_names, annotated, ctypes: dict | None = None) -> tuple[Size, ...]:
+    """The sizes with their presets (macros of the dataset blocks, annotations) and `ctypes`'
+    declared C types."""
     base = macros(path, None)
     polybench = has_datasets(base)
     out = []
@@ -131,7 +133,8 @@ def read_presets(path: Path, size_names, annotated) -> tuple[Size, ...]:
                 if macro in defs and d not in note:
                     presets[d] = dataset_value(path, name, macro, d, defs)
         presets.update({k: v for k, v in note.items() if k != "macro"})
-        out.append(Size(name, tuple((d, presets[d]) for d in DATASETS if d in presets), macro))
+        out.append(Size(name, tuple((d, presets[d]) for d in DATASETS if d in presets), macro,
+                        (ctypes or {}).get(name, "int")))
     if gap := preset_gap({s.name: dict(s.presets) for s in out}):
         size = next(s for s in out if s.name == gap[0])
         # where the size's presets are given: its annotation, else its macro's definition
@@ -335,7 +338,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     reference = "".join(h.text for h in helpers) + reference
     lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [fn],
                             str(path.resolve()), shown)
-    sizes = read_presets(path.resolve(), size_names, size_notes)
+    sizes = read_presets(path.resolve(), size_names, size_notes, declared_types(fn, typedefs))
     init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
     if not constraints:
         constraints = [f"{s} >= 1" for s in size_names]
@@ -410,6 +413,18 @@ def _line_of_text(reference: str, line, functions, resolved: str) -> int | None:
 
 def _find_function(ast: c_ast.FileAST, name: str) -> c_ast.FuncDef | None:
     return next((e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name == name), None)
+
+
+def declared_types(fn: c_ast.FuncDef, typedefs: dict) -> dict[str, str]:
+    """Each integer parameter's type as the user's declaration of the kernel has it, so that the
+    drop-in declares the same function: `size_t` kept (CUDA knows it), other typedefs resolved."""
+    out = {}
+    for p in fn.decl.type.args.params if fn.decl.type.args else ():
+        if isinstance(p, c_ast.Decl) and isinstance(p.type, c_ast.TypeDecl) \
+                and isinstance(p.type.type, c_ast.IdentifierType):
+            written = " ".join(p.type.type.names)
+            out[p.name] = written if written == "size_t" else resolved(written, typedefs)
+    return out
 
 
 def size_bindings(path: Path, fn: c_ast.FuncDef | None, annotated) -> tuple[str, ...]:

@@ -38,6 +38,11 @@ IO_FUNCTIONS = {
     "exit", "abort", "system", "rand", "srand", "time", "clock", "getenv", "malloc", "calloc",
     "realloc", "free"}
 INT_TYPES = {"int", "long", "unsigned", "unsigned int", "long int", "short"}
+# Integer types a size parameter may have besides these (`size_t n` in library code): the size
+# is an int to t2c; the drop-in declares it as written (Size.ctype).
+SIZE_TYPES = {" ".join(sorted(t.split())) for t in (
+    "short int", "unsigned short", "unsigned short int", "unsigned long", "unsigned long int",
+    "long long", "long long int", "unsigned long long", "unsigned long long int", "signed long")}
 TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
               "long int": "long", "char": "char", "signed char": "char",
@@ -57,6 +62,7 @@ class Param:
     kind: str                 # "int" | "scalar" | "array" | "pointer"
     dims: tuple = ()          # pycparser dim expressions for arrays
     node: c_ast.Decl = None
+    size_only: bool = False   # an integer type t2c takes for a size only (SIZE_TYPES)
 
 
 def base_type(type_node, typedefs, where) -> str:
@@ -69,7 +75,8 @@ def base_type(type_node, typedefs, where) -> str:
         fail(where, f"'{where.name}' has the type '{written}'" + (f" ({names})" if names != written else "")
              + ", which t2c does not take for a parameter or a result",
              "declare it double, float, int, long, unsigned or char (__half, __nv_bfloat16 for 16-bit "
-             "floats); a size or a count as int or long")
+             "floats); a size or a count as int or long (size_t too, for a parameter that bounds a loop "
+             "or an extent)")
     return TYPE_NAMES[names]
 
 
@@ -101,6 +108,14 @@ def unsigned_names(fn: c_ast.FuncDef, typedefs: dict) -> dict[str, str]:
     return out
 
 
+def declared_const(decl: c_ast.Decl) -> bool:
+    """Whether an array or pointer parameter's elements are declared const (`const float *x`)."""
+    t = decl.type
+    while isinstance(t, (c_ast.ArrayDecl, c_ast.PtrDecl)):
+        t = t.type
+    return "const" in getattr(t, "quals", ())
+
+
 def read_param(decl: c_ast.Decl, typedefs) -> Param:
     t = decl.type
     dims = []
@@ -119,6 +134,8 @@ def read_param(decl: c_ast.Decl, typedefs) -> Param:
     if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
         fail(decl, f"parameter '{decl.name}' has a struct or union type",
              "pass each field as its own scalar or array")
+    if not dims and " ".join(sorted(resolved(" ".join(t.type.names), typedefs).split())) in SIZE_TYPES:
+        return Param(decl.name, "long", "int", node=decl, size_only=True)
     dtype = base_type(t.type, typedefs, decl)
     if dims:
         if any(d is None for d in dims):
@@ -460,6 +477,9 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         extent_names |= {w for e in shape for w in e.replace("*", " ").replace("+", " ").split()}
     sizes = [p.name for p in params.values() if p.kind == "int"
              and (p.name in check.bound_names or p.name in extent_names or p.name in annotated_sizes)]
+    for p in params.values():
+        if p.size_only and p.name not in sizes:
+            base_type(p.node.type.type, typedefs, p.node)    # its type's message: t2c takes it for sizes only
     for s in sizes:
         if s in check.written_ints:
             fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",
@@ -475,7 +495,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
                 else pointer_extent(p.name, acc, annotated_shapes)
             intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
-            arrays[p.name] = Array(p.name, p.dtype, shape, intent)
+            arrays[p.name] = Array(p.name, p.dtype, shape, intent, declared_const(p.node))
         elif p.kind == "scalar" or p.name not in sizes:
             scalars.append(Scalar(p.name, p.dtype, "in"))
     ret = fn.decl.type.type

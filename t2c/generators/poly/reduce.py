@@ -198,14 +198,21 @@ def temporaries(an: Analysis, storage: dict, loop: Loop) -> tuple[list, list]:
     names = {n.stmt.name for n in loop.body if isinstance(n, Stmt)}
     temps, others = [], []
     for n in loop.body:
-        w = n.stmt.writes() if isinstance(n, Stmt) else []
-        web = an.web_of.get((n.stmt.name, w[0].name)) if len(w) == 1 and not w[0].index else None
-        if web and storage.get(web) == "local" and loop.var in an.webs[web].private \
+        web = _local_web(an, storage, n) if isinstance(n, Stmt) else None
+        if web and loop.var in an.webs[web].private \
                 and not an.webs[web].exposed and set(an.webs[web].statements) <= names:
             temps.append(n)
         else:
             others.append(n)
     return temps, others
+
+
+def _local_web(an: Analysis, storage: dict, n: Stmt):
+    """The web of the one local scalar the statement writes, when it writes exactly one and that
+    web is stored as a register (`local`); else None."""
+    w = n.stmt.writes()
+    web = an.web_of.get((n.stmt.name, w[0].name)) if len(w) == 1 and not w[0].index else None
+    return web if web is not None and storage.get(web) == "local" else None
 
 
 def typed(f: Fold, dtype: str) -> Fold | None:
@@ -676,11 +683,8 @@ def _lead(an: Analysis, storage: dict, pre: list, accs: list, temps: list) -> tu
         if any(w.name in needed for w in n.stmt.writes()):
             lead.insert(0, n)
             needed |= {r.name for r in n.stmt.reads()}
-    for n in lead:
-        w = n.stmt.writes()
-        web = an.web_of.get((n.stmt.name, w[0].name)) if len(w) == 1 and not w[0].index else None
-        if web is None or storage.get(web) != "local" or w[0].name in totals:
-            return None, pre
+    if any(_local_web(an, storage, n) is None or n.stmt.writes()[0].name in totals for n in lead):
+        return None, pre
     return lead, [n for n in pre if n not in lead]
 
 

@@ -210,7 +210,7 @@ extern "C" void batched_gemm_device(int nb, int m, int n, int k, double *a, doub
   }
 }
 
-extern "C" void batched_gemm(int nb, int m, int n, int k, double *a, double *bm, double *c)
+extern "C" void batched_gemm(int nb, int m, int n, int k, const double *a, const double *bm, double *c)
 {
   const size_t bytes_a = (size_t)(nb) * (size_t)(m) * (size_t)(k) * sizeof(double);
   double *dev_a = NULL;

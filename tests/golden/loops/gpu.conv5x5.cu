@@ -48,7 +48,7 @@ extern "C" void conv5x5_device(int h, int w, double *in, double *k, double *out)
   }
 }
 
-extern "C" void conv5x5(int h, int w, double *in, double *k, double *out)
+extern "C" void conv5x5(int h, int w, const double *in, const double *k, double *out)
 {
   const size_t bytes_in = (size_t)(h) * (size_t)(w) * sizeof(double);
   double *dev_in = NULL;

@@ -70,7 +70,7 @@ extern "C" void cross_entropy_device(int n, int c, double *x, int *label, double
   }
 }
 
-extern "C" void cross_entropy(int n, int c, double *x, int *label, double *loss)
+extern "C" void cross_entropy(int n, int c, const double *x, const int *label, double *loss)
 {
   const size_t bytes_x = (size_t)(n) * (size_t)(c) * sizeof(double);
   double *dev_x = NULL;

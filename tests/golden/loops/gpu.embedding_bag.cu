@@ -63,7 +63,7 @@ extern "C" void embedding_bag_device(int nb, int ni, int rows, int dim, int *off
   }
 }
 
-extern "C" void embedding_bag(int nb, int ni, int rows, int dim, int *offsets, int *idx, float *table, float *out)
+extern "C" void embedding_bag(int nb, int ni, int rows, int dim, const int *offsets, const int *idx, const float *table, float *out)
 {
   const size_t bytes_offsets = (size_t)(nb + 1) * sizeof(int);
   int *dev_offsets = NULL;

@@ -48,7 +48,7 @@ extern "C" void gaussian_blur_device(int h, int w, int taps, float *g, float *in
   }
 }
 
-extern "C" void gaussian_blur(int h, int w, int taps, float *g, float *in, float *out)
+extern "C" void gaussian_blur(int h, int w, int taps, const float *g, const float *in, float *out)
 {
   const size_t bytes_g = (size_t)(taps) * sizeof(float);
   float *dev_g = NULL;

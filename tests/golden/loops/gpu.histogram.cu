@@ -85,7 +85,7 @@ extern "C" void histogram_device(int n, int nb, double *data, int *hist)
   }
 }
 
-extern "C" void histogram(int n, int nb, double *data, int *hist)
+extern "C" void histogram(int n, int nb, const double *data, int *hist)
 {
   const size_t bytes_data = (size_t)(n) * sizeof(double);
   double *dev_data = NULL;

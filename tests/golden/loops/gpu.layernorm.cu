@@ -79,7 +79,7 @@ extern "C" void layernorm_device(int rows, int cols, double eps, double *x, doub
   }
 }
 
-extern "C" void layernorm(int rows, int cols, double eps, double *x, double *g, double *b, double *y)
+extern "C" void layernorm(int rows, int cols, double eps, const double *x, const double *g, const double *b, double *y)
 {
   const size_t bytes_x = (size_t)(rows) * (size_t)(cols) * sizeof(double);
   double *dev_x = NULL;

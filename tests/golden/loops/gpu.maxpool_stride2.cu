@@ -48,7 +48,7 @@ extern "C" void maxpool_stride2_device(int h, int w, float *in, float *out)
   }
 }
 
-extern "C" void maxpool_stride2(int h, int w, float *in, float *out)
+extern "C" void maxpool_stride2(int h, int w, const float *in, float *out)
 {
   const size_t bytes_in = (size_t)(h) * (size_t)(w) * sizeof(float);
   float *dev_in = NULL;

@@ -136,7 +136,7 @@ extern "C" void mixed_matmul_device(int m, int n, int k, float *a, float *b, flo
   }
 }
 
-extern "C" void mixed_matmul(int m, int n, int k, float *a, float *b, float *c)
+extern "C" void mixed_matmul(int m, int n, int k, const float *a, const float *b, float *c)
 {
   const size_t bytes_a = (size_t)(m) * (size_t)(k) * sizeof(float);
   float *dev_a = NULL;

@@ -55,7 +55,7 @@ extern "C" void multi_margin_loss_device(int n, int c, float *x, int *label, flo
   }
 }
 
-extern "C" void multi_margin_loss(int n, int c, float *x, int *label, float *loss)
+extern "C" void multi_margin_loss(int n, int c, const float *x, const int *label, float *loss)
 {
   const size_t bytes_x = (size_t)(n) * (size_t)(c) * sizeof(float);
   float *dev_x = NULL;

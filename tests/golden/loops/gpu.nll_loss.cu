@@ -74,7 +74,7 @@ extern "C" void nll_loss_device(int n, int c, float *logp, int *label, float *lo
   }
 }
 
-extern "C" void nll_loss(int n, int c, float *logp, int *label, float *loss)
+extern "C" void nll_loss(int n, int c, const float *logp, const int *label, float *loss)
 {
   const size_t bytes_logp = (size_t)(n) * (size_t)(c) * sizeof(float);
   float *dev_logp = NULL;

@@ -250,7 +250,7 @@ extern "C" void row_argsort_device(int rows, int n, double *x, int *order)
   row_argsort_flush0(rows, n, x, order, &poly_b0);
 }
 
-extern "C" void row_argsort(int rows, int n, double *x, int *order)
+extern "C" void row_argsort(int rows, int n, const double *x, int *order)
 {
   const size_t bytes_x = (size_t)(rows) * (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

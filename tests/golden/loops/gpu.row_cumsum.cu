@@ -111,7 +111,7 @@ extern "C" void row_cumsum_device(int rows, int cols, double *x, double *y)
   }
 }
 
-extern "C" void row_cumsum(int rows, int cols, double *x, double *y)
+extern "C" void row_cumsum(int rows, int cols, const double *x, double *y)
 {
   const size_t bytes_x = (size_t)(rows) * (size_t)(cols) * sizeof(double);
   double *dev_x = NULL;

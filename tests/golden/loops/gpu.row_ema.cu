@@ -127,7 +127,7 @@ extern "C" void row_ema_device(int rows, int cols, double *w, double *x, double 
   }
 }
 
-extern "C" void row_ema(int rows, int cols, double *w, double *x, double *y)
+extern "C" void row_ema(int rows, int cols, const double *w, const double *x, double *y)
 {
   const size_t bytes_w = (size_t)(cols) * sizeof(double);
   double *dev_w = NULL;

@@ -77,7 +77,7 @@ extern "C" void softmax_device(int rows, int cols, double *x, double *y)
   }
 }
 
-extern "C" void softmax(int rows, int cols, double *x, double *y)
+extern "C" void softmax(int rows, int cols, const double *x, double *y)
 {
   const size_t bytes_x = (size_t)(rows) * (size_t)(cols) * sizeof(double);
   double *dev_x = NULL;

@@ -43,7 +43,7 @@ extern "C" void spmv_csr_device(int n, int nnz, int *row_ptr, int *col, double *
   }
 }
 
-extern "C" void spmv_csr(int n, int nnz, int *row_ptr, int *col, double *val, double *x, double *y)
+extern "C" void spmv_csr(int n, int nnz, const int *row_ptr, const int *col, const double *val, const double *x, double *y)
 {
   const size_t bytes_row_ptr = (size_t)(n + 1) * sizeof(int);
   int *dev_row_ptr = NULL;

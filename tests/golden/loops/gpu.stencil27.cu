@@ -130,7 +130,7 @@ extern "C" void stencil27_device(int n, double c0, double c1, double c2, double 
   }
 }
 
-extern "C" void stencil27(int n, double c0, double c1, double c2, double c3, double *a, double *b)
+extern "C" void stencil27(int n, double c0, double c1, double c2, double c3, const double *a, double *b)
 {
   const size_t bytes_a = (size_t)(n) * (size_t)(n) * (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

@@ -50,7 +50,7 @@ extern "C" void transpose_device(int n, int m, double *a, double *b)
   }
 }
 
-extern "C" void transpose(int n, int m, double *a, double *b)
+extern "C" void transpose(int n, int m, const double *a, double *b)
 {
   const size_t bytes_a = (size_t)(n) * (size_t)(m) * sizeof(double);
   double *dev_a = NULL;

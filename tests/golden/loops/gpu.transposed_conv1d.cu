@@ -40,7 +40,7 @@ extern "C" void transposed_conv1d_device(int n, int kw, double *in, double *w, d
   }
 }
 
-extern "C" void transposed_conv1d(int n, int kw, double *in, double *w, double *out)
+extern "C" void transposed_conv1d(int n, int kw, const double *in, const double *w, double *out)
 {
   const size_t bytes_in = (size_t)(n) * sizeof(double);
   double *dev_in = NULL;

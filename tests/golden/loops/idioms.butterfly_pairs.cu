@@ -58,7 +58,7 @@ extern "C" void butterfly_pairs_device(int n, double *a, double *y)
   }
 }
 
-extern "C" void butterfly_pairs(int n, double *a, double *y)
+extern "C" void butterfly_pairs(int n, const double *a, double *y)
 {
   const size_t bytes_a = (size_t)(2*n) * sizeof(double);
   double *dev_a = NULL;

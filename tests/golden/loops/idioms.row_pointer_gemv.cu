@@ -49,7 +49,7 @@ extern "C" void row_pointer_gemv_device(int rows, int cols, float *A, float *x, 
   }
 }
 
-extern "C" void row_pointer_gemv(int rows, int cols, float *A, float *x, float *y)
+extern "C" void row_pointer_gemv(int rows, int cols, const float *A, const float *x, float *y)
 {
   const size_t bytes_A = (size_t)(rows) * (size_t)(cols) * sizeof(float);
   float *dev_A = NULL;

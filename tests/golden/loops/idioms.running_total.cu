@@ -200,7 +200,7 @@ extern "C" void running_total_device(int n, double *x, double *y)
   }
 }
 
-extern "C" void running_total(int n, double *x, double *y)
+extern "C" void running_total(int n, const double *x, double *y)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

@@ -59,7 +59,7 @@ extern "C" void size_t_clamp_device(int n, double lo, double hi, double *x, doub
   }
 }
 
-extern "C" void size_t_clamp(int n, double lo, double hi, double *x, double *y)
+extern "C" void size_t_clamp(int n, double lo, double hi, const double *x, double *y)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

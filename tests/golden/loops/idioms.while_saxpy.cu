@@ -56,7 +56,7 @@ extern "C" void while_saxpy_device(int n, float alpha, float *x, float *y)
   }
 }
 
-extern "C" void while_saxpy(int n, float alpha, float *x, float *y)
+extern "C" void while_saxpy(int n, float alpha, const float *x, float *y)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(float);
   float *dev_x = NULL;

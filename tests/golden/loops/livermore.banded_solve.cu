@@ -190,7 +190,7 @@ extern "C" void banded_solve_device(int n, int w, double *band, double *y, doubl
   }
 }
 
-extern "C" void banded_solve(int n, int w, double *band, double *y, double *x)
+extern "C" void banded_solve(int n, int w, const double *band, const double *y, double *x)
 {
   const size_t bytes_band = (size_t)(n) * (size_t)(w) * sizeof(double);
   double *dev_band = NULL;

@@ -70,7 +70,7 @@ extern "C" void equation_of_state_device(int n, double q, double r, double t, do
   }
 }
 
-extern "C" void equation_of_state(int n, double q, double r, double t, double *x, double *y, double *z, double *u)
+extern "C" void equation_of_state(int n, double q, double r, double t, double *x, const double *y, const double *z, const double *u)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

@@ -56,7 +56,7 @@ extern "C" void first_difference_device(int n, double *x, double *y)
   }
 }
 
-extern "C" void first_difference(int n, double *x, double *y)
+extern "C" void first_difference(int n, double *x, const double *y)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

@@ -101,7 +101,7 @@ extern "C" void first_minimum_device(int n, double *x, int *where)
   }
 }
 
-extern "C" void first_minimum(int n, double *x, int *where)
+extern "C" void first_minimum(int n, const double *x, int *where)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

@@ -58,7 +58,7 @@ extern "C" void hydro_fragment_device(int n, double q, double r, double t, doubl
   }
 }
 
-extern "C" void hydro_fragment(int n, double q, double r, double t, double *x, double *y, double *z)
+extern "C" void hydro_fragment(int n, double q, double r, double t, double *x, const double *y, const double *z)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

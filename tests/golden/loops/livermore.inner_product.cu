@@ -74,7 +74,7 @@ extern "C" double inner_product_device(int n, double *x, double *z)
   return result;
 }
 
-extern "C" double inner_product(int n, double *x, double *z)
+extern "C" double inner_product(int n, const double *x, const double *z)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

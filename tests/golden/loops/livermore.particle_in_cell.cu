@@ -69,7 +69,7 @@ extern "C" void particle_in_cell_device(int np, int nc, double *pos, double *fie
   }
 }
 
-extern "C" void particle_in_cell(int np, int nc, double *pos, double *field, int *count)
+extern "C" void particle_in_cell(int np, int nc, double *pos, const double *field, int *count)
 {
   const size_t bytes_pos = (size_t)(np) * sizeof(double);
   double *dev_pos = NULL;

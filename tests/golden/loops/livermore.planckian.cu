@@ -60,7 +60,7 @@ extern "C" void planckian_device(int n, double *u, double *v, double *x, double 
   }
 }
 
-extern "C" void planckian(int n, double *u, double *v, double *x, double *y, double *w)
+extern "C" void planckian(int n, const double *u, const double *v, const double *x, double *y, double *w)
 {
   const size_t bytes_u = (size_t)(n) * sizeof(double);
   double *dev_u = NULL;

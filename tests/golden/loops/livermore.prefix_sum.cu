@@ -199,7 +199,7 @@ extern "C" void prefix_sum_device(int n, double *x, double *y)
   }
 }
 
-extern "C" void prefix_sum(int n, double *x, double *y)
+extern "C" void prefix_sum(int n, double *x, const double *y)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

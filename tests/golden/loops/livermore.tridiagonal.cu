@@ -221,7 +221,7 @@ extern "C" void tridiagonal_device(int n, double *x, double *y, double *z)
   }
 }
 
-extern "C" void tridiagonal(int n, double *x, double *y, double *z)
+extern "C" void tridiagonal(int n, double *x, const double *y, const double *z)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;

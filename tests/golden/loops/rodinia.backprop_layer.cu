@@ -46,7 +46,7 @@ extern "C" void backprop_layer_device(int nin, int nout, double *in, double *w, 
   }
 }
 
-extern "C" void backprop_layer(int nin, int nout, double *in, double *w, double *b, double *out)
+extern "C" void backprop_layer(int nin, int nout, const double *in, const double *w, const double *b, double *out)
 {
   const size_t bytes_in = (size_t)(nin) * sizeof(double);
   double *dev_in = NULL;

@@ -85,7 +85,7 @@ extern "C" void black_scholes_device(int n, double r, double v, double *s, doubl
   }
 }
 
-extern "C" void black_scholes(int n, double r, double v, double *s, double *k, double *t, double *call, double *put)
+extern "C" void black_scholes(int n, double r, double v, const double *s, const double *k, const double *t, double *call, double *put)
 {
   const size_t bytes_s = (size_t)(n) * sizeof(double);
   double *dev_s = NULL;

@@ -114,7 +114,7 @@ extern "C" void hotspot_device(int tsteps, int n, double step, double cap, doubl
   }
 }
 
-extern "C" void hotspot(int tsteps, int n, double step, double cap, double *power, double *temp, double *next)
+extern "C" void hotspot(int tsteps, int n, double step, double cap, const double *power, double *temp, double *next)
 {
   const size_t bytes_power = (size_t)(n) * (size_t)(n) * sizeof(double);
   double *dev_power = NULL;

@@ -52,7 +52,7 @@ extern "C" void kmeans_assign_device(int np, int nc, int d, double *pts, double 
   }
 }
 
-extern "C" void kmeans_assign(int np, int nc, int d, double *pts, double *ctr, int *label)
+extern "C" void kmeans_assign(int np, int nc, int d, const double *pts, const double *ctr, int *label)
 {
   const size_t bytes_pts = (size_t)(np) * (size_t)(d) * sizeof(double);
   double *dev_pts = NULL;

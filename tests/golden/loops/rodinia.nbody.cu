@@ -57,7 +57,7 @@ extern "C" void nbody_device(int n, double eps, double *p, double *m, double *ac
   }
 }
 
-extern "C" void nbody(int n, double eps, double *p, double *m, double *acc)
+extern "C" void nbody(int n, double eps, const double *p, const double *m, double *acc)
 {
   const size_t bytes_p = (size_t)(n) * (size_t)(3) * sizeof(double);
   double *dev_p = NULL;

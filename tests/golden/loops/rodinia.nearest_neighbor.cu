@@ -56,7 +56,7 @@ extern "C" void nearest_neighbor_device(int n, double qx, double qy, double *lat
   }
 }
 
-extern "C" void nearest_neighbor(int n, double qx, double qy, double *lat, double *lng, double *dist)
+extern "C" void nearest_neighbor(int n, double qx, double qy, const double *lat, const double *lng, double *dist)
 {
   const size_t bytes_lat = (size_t)(n) * sizeof(double);
   double *dev_lat = NULL;

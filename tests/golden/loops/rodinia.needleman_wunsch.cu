@@ -126,7 +126,7 @@ extern "C" void needleman_wunsch_device(int n, int gap, int *sim, int *score)
   }
 }
 
-extern "C" void needleman_wunsch(int n, int gap, int *sim, int *score)
+extern "C" void needleman_wunsch(int n, int gap, const int *sim, int *score)
 {
   const size_t bytes_sim = (size_t)(n) * (size_t)(n) * sizeof(int);
   int *dev_sim = NULL;

@@ -43,7 +43,7 @@ extern "C" void pagerank_pull_device(int nv, int ne, double d, int *start, int *
   }
 }
 
-extern "C" void pagerank_pull(int nv, int ne, double d, int *start, int *src, int *deg, double *rank, double *next)
+extern "C" void pagerank_pull(int nv, int ne, double d, const int *start, const int *src, const int *deg, const double *rank, double *next)
 {
   const size_t bytes_start = (size_t)(nv + 1) * sizeof(int);
   int *dev_start = NULL;

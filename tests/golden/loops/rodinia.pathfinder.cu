@@ -277,7 +277,7 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
   }
 }
 
-extern "C" void pathfinder(int rows, int cols, int *wall, int *cost, int *prev)
+extern "C" void pathfinder(int rows, int cols, const int *wall, int *cost, int *prev)
 {
   const size_t bytes_wall = (size_t)(rows) * (size_t)(cols) * sizeof(int);
   int *dev_wall = NULL;

@@ -103,7 +103,7 @@ extern "C" void argmax_device(int n, double *a, double *best, int *where)
   }
 }
 
-extern "C" void argmax(int n, double *a, double *best, int *where)
+extern "C" void argmax(int n, const double *a, double *best, int *where)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

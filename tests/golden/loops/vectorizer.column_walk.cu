@@ -62,7 +62,7 @@ extern "C" void column_walk_device(int n, int m, double s, double *a, double *b)
   }
 }
 
-extern "C" void column_walk(int n, int m, double s, double *a, double *b)
+extern "C" void column_walk(int n, int m, double s, double *a, const double *b)
 {
   const size_t bytes_a = (size_t)(n) * (size_t)(m) * sizeof(double);
   double *dev_a = NULL;

@@ -54,7 +54,7 @@ extern "C" void conditional_assign_device(int n, double *a, double *b, double *c
   }
 }
 
-extern "C" void conditional_assign(int n, double *a, double *b, double *c)
+extern "C" void conditional_assign(int n, double *a, const double *b, const double *c)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

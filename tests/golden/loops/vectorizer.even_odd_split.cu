@@ -54,7 +54,7 @@ extern "C" void even_odd_split_device(int h, double *a, double *b)
   }
 }
 
-extern "C" void even_odd_split(int h, double *a, double *b)
+extern "C" void even_odd_split(int h, const double *a, double *b)
 {
   const size_t bytes_a = (size_t)(2 * h) * sizeof(double);
   double *dev_a = NULL;

@@ -83,7 +83,7 @@ extern "C" void first_index_device(int n, double t, double *a, int *found)
   }
 }
 
-extern "C" void first_index(int n, double t, double *a, int *found)
+extern "C" void first_index(int n, double t, const double *a, int *found)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

@@ -72,7 +72,7 @@ extern "C" void forward_dependence_device(int n, double *a, double *b)
   cudaFreeAsync(a_in, 0);
 }
 
-extern "C" void forward_dependence(int n, double *a, double *b)
+extern "C" void forward_dependence(int n, double *a, const double *b)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

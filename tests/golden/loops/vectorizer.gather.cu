@@ -54,7 +54,7 @@ extern "C" void gather_device(int n, double s, double *a, double *b, int *idx)
   }
 }
 
-extern "C" void gather(int n, double s, double *a, double *b, int *idx)
+extern "C" void gather(int n, double s, double *a, const double *b, const int *idx)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

@@ -73,7 +73,7 @@ extern "C" void halvings_device(int n, double *a, int *b)
   }
 }
 
-extern "C" void halvings(int n, double *a, int *b)
+extern "C" void halvings(int n, const double *a, int *b)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

@@ -56,7 +56,7 @@ extern "C" void induction_scalar_device(int n, double *a, double *b, double *c)
   }
 }
 
-extern "C" void induction_scalar(int n, double *a, double *b, double *c)
+extern "C" void induction_scalar(int n, double *a, const double *b, const double *c)
 {
   const size_t bytes_a = (size_t)(2*n) * sizeof(double);
   double *dev_a = NULL;

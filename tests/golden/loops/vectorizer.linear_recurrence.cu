@@ -221,7 +221,7 @@ extern "C" void linear_recurrence_device(int n, double *a, double *b, double *c)
   }
 }
 
-extern "C" void linear_recurrence(int n, double *a, double *b, double *c)
+extern "C" void linear_recurrence(int n, double *a, const double *b, const double *c)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

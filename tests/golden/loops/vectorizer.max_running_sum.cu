@@ -118,7 +118,7 @@ extern "C" void max_running_sum_device(int n, double *a, double *best)
   }
 }
 
-extern "C" void max_running_sum(int n, double *a, double *best)
+extern "C" void max_running_sum(int n, const double *a, double *best)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

@@ -123,7 +123,7 @@ extern "C" void pack_positive_device(int n, double *a, double *b, int *count)
   pack_positive_tail<<<1, 1>>>(n, a, b, count);
 }
 
-extern "C" void pack_positive(int n, double *a, double *b, int *count)
+extern "C" void pack_positive(int n, const double *a, double *b, int *count)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

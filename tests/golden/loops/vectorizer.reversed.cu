@@ -54,7 +54,7 @@ extern "C" void reversed_device(int n, double s, double *a, double *b)
   }
 }
 
-extern "C" void reversed(int n, double s, double *a, double *b)
+extern "C" void reversed(int n, double s, double *a, const double *b)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

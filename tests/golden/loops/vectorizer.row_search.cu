@@ -65,7 +65,7 @@ extern "C" void row_search_device(int n, int m, double t, double *a, int *first)
   }
 }
 
-extern "C" void row_search(int n, int m, double t, double *a, int *first)
+extern "C" void row_search(int n, int m, double t, const double *a, int *first)
 {
   const size_t bytes_a = (size_t)(n) * (size_t)(m) * sizeof(double);
   double *dev_a = NULL;

@@ -61,7 +61,7 @@ extern "C" void scalar_expansion_device(int n, double *a, double *b, double *c)
   }
 }
 
-extern "C" void scalar_expansion(int n, double *a, double *b, double *c)
+extern "C" void scalar_expansion(int n, const double *a, const double *b, double *c)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

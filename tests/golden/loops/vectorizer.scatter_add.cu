@@ -50,7 +50,7 @@ extern "C" void scatter_add_device(int n, int m, double *w, int *idx, double *ac
   }
 }
 
-extern "C" void scatter_add(int n, int m, double *w, int *idx, double *acc)
+extern "C" void scatter_add(int n, int m, const double *w, const int *idx, double *acc)
 {
   const size_t bytes_w = (size_t)(n) * sizeof(double);
   double *dev_w = NULL;

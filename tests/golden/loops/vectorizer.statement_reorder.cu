@@ -76,7 +76,7 @@ extern "C" void statement_reorder_device(int n, double *a, double *b, double *c,
   cudaFreeAsync(a_in, 0);
 }
 
-extern "C" void statement_reorder(int n, double *a, double *b, double *c, double *d)
+extern "C" void statement_reorder(int n, double *a, const double *b, const double *c, double *d)
 {
   const size_t bytes_a = (size_t)(n + 1) * sizeof(double);
   double *dev_a = NULL;

@@ -56,7 +56,7 @@ extern "C" void strided_store_device(int n, double *a, double *b, double *c)
   }
 }
 
-extern "C" void strided_store(int n, double *a, double *b, double *c)
+extern "C" void strided_store(int n, double *a, const double *b, const double *c)
 {
   const size_t bytes_a = (size_t)(2*n) * sizeof(double);
   double *dev_a = NULL;

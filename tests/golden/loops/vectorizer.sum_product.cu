@@ -109,7 +109,7 @@ extern "C" void sum_product_device(int n, double *a, double *stats, int *positiv
   }
 }
 
-extern "C" void sum_product(int n, double *a, double *stats, int *positive)
+extern "C" void sum_product(int n, const double *a, double *stats, int *positive)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;

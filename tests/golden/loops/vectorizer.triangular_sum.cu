@@ -43,7 +43,7 @@ extern "C" void triangular_sum_device(int n, double *L, double *x, double *y)
   }
 }
 
-extern "C" void triangular_sum(int n, double *L, double *x, double *y)
+extern "C" void triangular_sum(int n, const double *L, const double *x, double *y)
 {
   const size_t bytes_L = (size_t)(n) * (size_t)(n) * sizeof(double);
   double *dev_L = NULL;

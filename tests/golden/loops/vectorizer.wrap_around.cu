@@ -64,7 +64,7 @@ extern "C" void wrap_around_device(int n, double *a, double *b)
   }
 }
 
-extern "C" void wrap_around(int n, double *a, double *b)
+extern "C" void wrap_around(int n, double *a, const double *b)
 {
   const size_t bytes_a = (size_t)(n) * sizeof(double);
   double *dev_a = NULL;
