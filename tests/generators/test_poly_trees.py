@@ -84,3 +84,13 @@ def test_a_fill_read_between_it_and_the_loop_is_no_leaf(tmp_path):
     (t,) = network_of(k).trees
     assert t.leaf is None and t.gone == (2, 3)
     accepted_on_emu(k, generate(k))
+
+
+@pytest.mark.parametrize("spec", ["sum_tree.md", "absmax_tree.md"])
+def test_a_networks_scratch_stays_in_the_pool_between_calls(spec):
+    """A network candidate's local arrays (sized by the call) come from the default pool, kept
+    between calls as the polyhedral printer's are, so a repeated call maps no new memory."""
+    from t2c.generators.poly.cuda import POOL_KEPT
+    text = generate(read_kernel(SPECS / spec))
+    first = text.index("cudaMallocAsync")
+    assert "\n".join(POOL_KEPT) in text[:first]

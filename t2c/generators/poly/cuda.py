@@ -994,15 +994,7 @@ class Printer:
                 out.append(f"  {self.web_type[w]} {w};")
         copies, expanded = self.an.program.copies, self.an.program.expanded
         if copies or expanded or runtime_locals:
-            out += ["  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */",
-                    "  if (!poly_pool_kept) {",
-                    "    int poly_device;",
-                    "    cudaMemPool_t poly_pool;",
-                    "    unsigned long long poly_keep = ~0ULL;",
-                    "    cudaGetDevice(&poly_device);",
-                    "    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);",
-                    "    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);",
-                    "    poly_pool_kept = true;", "  }"]
+            out += POOL_KEPT
         for c, a in copies.items():
             arr = self.k.array(c)
             out += [f"  {arr.dtype} *{c} = NULL;   /* {a} as the call passed it, for the reads that see only that */",
@@ -1015,11 +1007,7 @@ class Printer:
                     f"  const size_t poly_each_{e} = {' * '.join(f'(({d}) > 0 ? (size_t)({d}) : 0)' for d in extents)};   /* iterations */",
                     f"  cudaMallocAsync((void **)&{e}, (poly_each_{e} ? poly_each_{e} : 1) * {abi.nbytes(arr.dtype, count)}, 0);"]
         for n, shape in runtime_locals.items():
-            t = self.an.program.locals[n].dtype
-            out += [f"  {t} *poly_local_{n} = NULL;   /* dev_{n} for these sizes */",
-                    f"  cudaMallocAsync((void **)&poly_local_{n}, {abi.nbytes(t, abi.count(shape))} + 1, 0);",
-                    f"  cudaMemcpyToSymbolAsync(dev_{n}, &poly_local_{n}, sizeof(poly_local_{n}), 0, "
-                    "cudaMemcpyHostToDevice, 0);"]
+            out += local_buffer(self.an.program.locals[n].dtype, n, shape, f"dev_{n}")
         out += self.host_items(self.plan.items, "  ", calls)
         for e, (x, _) in expanded.items():
             count = abi.count(self.k.array(x).shape)
@@ -1235,6 +1223,29 @@ def helpers(text: str) -> str:
 def _constant(shape) -> bool:
     """Every extent an integer literal (a local array that can be a `__device__` array)."""
     return all(re.fullmatch(r"\s*\d+\s*", e) for e in shape)
+
+
+
+# A candidate's scratch (local arrays sized by the call, copies) comes from the device's default
+# pool with cudaMallocAsync; kept in the pool between calls, a repeated call maps no new memory.
+POOL_KEPT = ["  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */",
+             "  if (!poly_pool_kept) {",
+             "    int poly_device;",
+             "    cudaMemPool_t poly_pool;",
+             "    unsigned long long poly_keep = ~0ULL;",
+             "    cudaGetDevice(&poly_device);",
+             "    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);",
+             "    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);",
+             "    poly_pool_kept = true;", "  }"]
+
+
+def local_buffer(dtype: str, name: str, shape, symbol: str) -> list[str]:
+    """Host lines that allocate the reference's local array `name` for the call's sizes and point
+    the device symbol `symbol` at it (freed by `cudaFreeAsync(poly_local_NAME, 0)`)."""
+    return [f"  {dtype} *poly_local_{name} = NULL;   /* {symbol} for these sizes */",
+            f"  cudaMallocAsync((void **)&poly_local_{name}, {abi.nbytes(dtype, abi.count(shape))} + 1, 0);",
+            f"  cudaMemcpyToSymbolAsync({symbol}, &poly_local_{name}, sizeof(poly_local_{name}), 0, "
+            "cudaMemcpyHostToDevice, 0);"]
 
 
 def short_name(k: Kernel) -> str:
