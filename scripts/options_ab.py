@@ -75,6 +75,7 @@ VARIANTS = {
     "no batch tiles": {"batch_tiles": False},
     "one index per thread": {"grid.coarsen": None},
     "no preload": {"grid.preload": False},
+    "coarsen by elements": {"grid.narrow": False},
     "persistent host loops": {"launches.persistent": True},
     "constants in memory": {"hold_constants": False},
     "rectangles of 16x4": {"rect_block": (16, 4)},

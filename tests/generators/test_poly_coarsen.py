@@ -91,3 +91,30 @@ void k(int n, const double *a, double *b, double *c)
     text = generate(read_kernel(src))
     assert "poly_v0[poly_u] = a[i];" in text and "b[i] = poly_v0[poly_u] / 3.0;" in text
     assert "c[i] = b[i] + ((i > 0) ? (a[i - 1]) : (0.0));" in text
+
+
+BYTES_C = """/* t2c: size n
+ * t2c: array src[n] in
+ * t2c: array dst[n] out */
+void brighten(int n, const unsigned char *src, unsigned char *dst)
+{
+  for (int i = 0; i < n; i++)
+    dst[i] = src[i] > 200 ? 255 : src[i] + 55;
+}
+"""
+
+
+@pytest.mark.parametrize("path, launch, times", [
+    ("corpora/text2cuda/gelu_bf16.md", "gelu_bf16_update_y", 2),      # 16-bit in and out
+    ("corpora/text2cuda/axpy_fp16.md", "axpy_fp16_update_y", 2),
+    ("corpora/text2cuda/quantize_u8.md", "quantize_u8_update_q", 4),  # float in, 8-bit out: the narrowest counts
+    ("brighten.c", "brighten_update_dst", 4),
+    ("corpora/text2cuda/relu.md", "relu_update_y", 1),
+])
+def test_narrow_elements_are_coarsened_by_the_bytes_of_a_float(path, launch, times, tmp_path):
+    """`grid.narrow`: a thread keeps as many bytes of loads in flight as a float launch's threads."""
+    if path == "brighten.c":
+        (tmp_path / path).write_text(BYTES_C)
+        path = tmp_path / path
+    assert _coarsen(path)[launch] == DEFAULT.grid.coarsen * times
+    assert _coarsen(path, DEFAULT.replace({"grid.narrow": False}))[launch] == DEFAULT.grid.coarsen

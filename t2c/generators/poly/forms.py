@@ -203,7 +203,9 @@ def coarsened(p: Context, launch: Launch) -> int:
     dependence analysis assumes already; the grid loops are parallel, so no instance reads what
     another writes).  A launch inside host loops keeps one index per thread: each step re-reads
     arrays that mostly stay in L2, where loads in flight are not the limit and fewer threads
-    only lengthen the step (docs/poly-options.md, `grid.coarsen`)."""
+    only lengthen the step (docs/poly-options.md, `grid.coarsen`).  With `grid.narrow` the factor
+    counts 4-byte elements: a launch whose narrowest array has 2-byte (1-byte) elements takes
+    2 (4) times as many, so its threads keep as many bytes of loads in flight as a float's."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
         or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private \
         or launch.transposed or launch.row_scan
@@ -211,7 +213,14 @@ def coarsened(p: Context, launch: Launch) -> int:
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):
         return 1
-    return p.opt.grid.coarsen
+    if not p.opt.grid.narrow:
+        return p.opt.grid.coarsen
+    dtypes = {a.name: a.dtype for a in p.k.arrays}
+    used = {dtypes[a.name] for n in launch.body for a in n.stmt.accesses if a.name in dtypes}
+    return p.opt.grid.coarsen * max(1, 4 // min((ELEMENT_BYTES.get(t, 4) for t in used), default=4))
+
+
+ELEMENT_BYTES = {"__half": 2, "__nv_bfloat16": 2, "short": 2, "char": 1, "unsigned char": 1}   # else 4 or more
 
 
 def preloaded(p: Context, launch: Launch) -> tuple[tuple[str, tuple[str, ...]], ...]:
