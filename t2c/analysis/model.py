@@ -28,7 +28,8 @@ from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers, 
 from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
-from .isl_bridge import always_within
+from .guards import normalize_guards
+from .isl_bridge import always_within, never_holds
 from .scalars import constant_step, normalize_scalars, substitute, written_names
 from .searches import normalize_searches
 from .selections import normalize_selections
@@ -237,6 +238,8 @@ class _Builder:
             except (NotAffine, Exception):
                 pass
         self.context = tuple(context)
+        normalize_guards(fn, set(self.sizes), lambda c: never_holds(self.sizes, self.context, c),
+                         affine, NotAffine)          # `if (n <= 0) return;` that no valid call takes
         normalize_whiles(fn)                      # a counted while loop as its for loop
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
