@@ -21,6 +21,7 @@ from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
 from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
+from .bounds import split_min_bounds
 from .pointers import fold_fixed_pointers
 
 MATH_FUNCTIONS = {
@@ -346,7 +347,7 @@ class Accesses(c_ast.NodeVisitor):
         self.unknown: dict[str, c_ast.Node] = {}
 
     def visit_For(self, node):
-        r = loop_range(node, self.sizes | set(self.bounds.ranges))
+        r = loop_range(node, self.sizes | set(self.bounds.ranges), self.sizes)
         for part in (node.init, node.cond, node.next):
             if part is not None:
                 self.visit(part)
@@ -446,6 +447,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
+    split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers,
                       unsigned_names(fn, typedefs))
     check.visit(fn.body)
