@@ -343,6 +343,7 @@ class Accesses(c_ast.NodeVisitor):
         self.pointers, self.sizes = pointers, sizes
         self.bounds = Bounds()
         self.max: dict[str, list] = {p: [] for p in pointers}
+        self.subscripts: dict[str, list[Poly]] = {p: [] for p in pointers}
         self.scalar_only = {p: True for p in pointers}
         self.unknown: dict[str, c_ast.Node] = {}
 
@@ -369,6 +370,7 @@ class Accesses(c_ast.NodeVisitor):
                 if lo.vars() - self.sizes or (lo.sign() < 0 and lo.terms):
                     raise NotPolynomial("may be negative")
                 self.max[name].append((self.bounds.extreme(p, want_max=True), node))
+                self.subscripts[name].append(p)
             except NotPolynomial:
                 self.unknown.setdefault(name, node)
         self.generic_visit(node)
@@ -389,12 +391,35 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]
     maxes = acc.max[name]
     for best, _ in maxes:
         if all(at_least(best, p) for p, _ in maxes):
-            return ((best + Poly.const(1)).to_c(),)
+            extent = best + Poly.const(1)
+            return row_major_shape(extent, acc.subscripts[name], acc.sizes) or (extent.to_c(),)
     node = next((n2 for i, (p1, _) in enumerate(maxes) for p2, n2 in maxes[i + 1:]
                  if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
     raise UserError(f"the largest subscript of '{name}' depends on the sizes' values",
                     file=node.coord.file, line=node.coord.line, col=node.coord.column,
                     hint=f"declare it with a comment such as `// t2c: array {name}[n]`")
+
+
+def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tuple[str, str] | None:
+    """[rows][cols] of a pointer that the kernel indexes as rows of `cols` elements, as a
+    `t2c: array a[rows][cols]` annotation would declare it: the one size that multiplies a loop
+    variable in its subscripts is cols (`a[r*cols + c]`, `a[(r + 1)*cols + c]`), and its extent
+    is cols times an affine expression of the sizes, rows (`h*w - w`: h - 1 rows). None otherwise
+    (the extent stays flat). The model then reads each subscript as a[r][c] where c provably stays
+    in its row (analysis/delinearize.py), and keeps the kernel's flat indexing where not."""
+    inner = {v for p in subscripts for m in p.terms if len(m) == 2 and set(m) - sizes for v in set(m) & sizes}
+    if len(inner) != 1:
+        return None
+    cols = inner.pop()
+    rows = {}
+    for m, c in extent.terms.items():
+        if m.count(cols) != 1 or len(m) > 2 or not set(m) <= sizes:
+            return None
+        rest = list(m)
+        rest.remove(cols)
+        rows[tuple(rest)] = c
+    rows = Poly(rows)
+    return (rows.to_c(), cols) if rows.vars() else None
 
 
 def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array], typedefs: dict) -> str:
