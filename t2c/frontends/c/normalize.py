@@ -66,6 +66,9 @@ def base_type(type_node, typedefs, where) -> str:
              "pass each field as its own scalar or array")
     written = " ".join(type_node.names)
     names = resolved(written, typedefs)
+    if names.split()[0] in ("struct", "union"):            # a typedef of one (_read_c)
+        fail(where, f"'{where.name}' has the type '{written}', a {names.split()[0]}",
+             "pass each field as its own scalar or array (an array of structs as one array per field)")
     if names not in TYPE_NAMES:
         fail(where, f"'{where.name}' has the type '{written}'" + (f" ({names})" if names != written else "")
              + ", which t2c does not take for a parameter or a result",
@@ -240,8 +243,11 @@ class BodyCheck(c_ast.NodeVisitor):
             pass              # a data-dependent subscript is the analysis's to judge (analysis/model.py)
         elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
             pass
+        elif isinstance(target, c_ast.StructRef):
+            self.visit_StructRef(target)
         else:
-            fail(target, f"assignment to '{cprint(target)}' is not supported")
+            fail(target, f"assignment to '{cprint(target)}' is not supported",
+                 "assign to a local variable, an array element (a[i]) or *p of a pointer parameter")
 
     @staticmethod
     def _names_in(node, into):
