@@ -2,7 +2,8 @@
 a pointer whose extent is the product of two sizes, rows * cols, and whose subscripts multiply a
 loop variable by cols alone (`a[r*cols + c]`, through an `IDX(i, j)` macro too) gets the shape
 [rows][cols] the annotation would give: the model reads its subscripts as a[r][c] and the kernel
-is planned in parallel instead of one GPU thread; the ABI stays the flat pointer."""
+is planned in parallel instead of one GPU thread; the ABI stays the flat pointer. An output whose
+interior alone is written reaches its last row in part: its shape holds the rows it touches."""
 import pytest
 
 from t2ctest import accepted_on_emu, c_kernel
@@ -43,11 +44,23 @@ void vertical_diff(int h, int w, const float *img, float *d)
             d[i * w + j] = img[(i + 1) * w + j] - img[i * w + j];
 }
 """,
+    "interior_laplace": """\
+/* t2c: constraint h >= 3 && w >= 3 */
+#define IDX(i, j) ((i) * w + (j))
+void interior_laplace(int h, int w, const float *img, float *out)
+{
+    for (int i = 1; i < h - 1; i++)
+        for (int j = 1; j < w - 1; j++)
+            out[IDX(i, j)] = img[IDX(i - 1, j)] + img[IDX(i + 1, j)] + img[IDX(i, j - 1)]
+                             + img[IDX(i, j + 1)] - 4.0f * img[IDX(i, j)];
+}
+""",
 }
 
 SHAPES = {"row_scale": {"in": ("rows", "cols"), "out": ("rows", "cols")},
           "flat_transpose": {"a": ("n", "m"), "b": ("m", "n")},
-          "vertical_diff": {"img": ("h", "w"), "d": ("h - 1", "w")}}
+          "vertical_diff": {"img": ("h", "w"), "d": ("h - 1", "w")},
+          "interior_laplace": {"img": ("h", "w"), "out": ("h - 1", "w")}}   # the rows it writes
 
 
 @pytest.mark.parametrize("name", sorted(FLAT))

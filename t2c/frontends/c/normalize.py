@@ -410,15 +410,19 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tu
     """[rows][cols] of a pointer that the kernel indexes as rows of `cols` elements, as a
     `t2c: array a[rows][cols]` annotation would declare it: the one size that multiplies a loop
     variable in its subscripts is cols (`a[r*cols + c]`, `a[(r + 1)*cols + c]`), and its extent
-    is cols times an affine expression of the sizes, rows (`h*w - w`: h - 1 rows). None otherwise
-    (the extent stays flat). The model then reads each subscript as a[r][c] where c provably stays
-    in its row (analysis/delinearize.py), and keeps the kernel's flat indexing where not."""
+    is cols times an affine expression of the sizes, rows (`h*w - w`: h - 1 rows), less a
+    constant where the last row is reached only in part (an interior written, `h*w - w - 1`: the
+    h - 1 rows it touches, whole). None otherwise (the extent stays flat). The model then reads
+    each subscript as a[r][c] where c provably stays in its row (analysis/delinearize.py), and
+    keeps the kernel's flat indexing where not."""
     inner = {v for p in subscripts for m in p.terms if len(m) == 2 and set(m) - sizes for v in set(m) & sizes}
     if len(inner) != 1:
         return None
     cols = inner.pop()
     rows = {}
     for m, c in extent.terms.items():
+        if m == () and c < 0:
+            continue                                 # the last row, in part
         if m.count(cols) != 1 or len(m) > 2 or not set(m) <= sizes:
             return None
         rest = list(m)
