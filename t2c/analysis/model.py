@@ -293,8 +293,10 @@ class _Builder:
         if isinstance(item, c_ast.EmptyStatement):
             return []
         if isinstance(item, c_ast.If):
-            if any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Return))
-                   for n in _walk(item)):
+            if any(isinstance(n, c_ast.Return) for n in _walk(item)):
+                raise NotAffine(f"line {item.coord.line}: a return under an if (where the kernel stops "
+                                "depends on the condition)")
+            if any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile)) for n in _walk(item)):
                 raise NotAffine(f"line {item.coord.line}: a loop under an if")
             if loops and any(isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Goto)) for n in _walk(item)):
                 # the loop's trip count then depends on the data: its statements cannot be split apart

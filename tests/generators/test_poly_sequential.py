@@ -40,4 +40,5 @@ def test_an_early_return_leaves_the_one_thread_candidate(tmp_path, name):
     k = c_kernel(tmp_path, EARLY[name], name)
     text = generate(k)
     assert "runs in one GPU thread" in text and "return;" in text
+    assert "a return under an if (where the kernel stops depends on the condition)" in text
     accepted_on_emu(k, text)
