@@ -51,9 +51,9 @@ CASES = {
                                  unsupported=True),
     "address_of.c": case(4, 18, "taking an address", unsupported=True),
     "unknown_extent.c": case(5, 12, "cannot tell the extent of pointer parameter 'x'",
-                             "t2c: array x["),
+                             "`// t2c: array x[n]`", "integer parameters: n"),   # its own names
     "extent_depends_on_sizes.c": case(6, 12, "largest subscript of 'x'", "sizes",
-                                      "t2c: array x["),
+                                      "`// t2c: array x[n]`", "integer parameters: n, m"),
     "bad_annotation.c": case(2, 1, "cannot read the annotation 't2c: intent y sideways'",
                              "annotations"),
     "unknown_domain.c": case(4, 1, "domain of 'x' has kind 'gaussian'", "uniform"),

@@ -382,7 +382,11 @@ class Accesses(c_ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]:
+def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=()) -> tuple[str, ...]:
+    """The shape of pointer parameter `name`: annotated, or inferred from its subscripts; `ints`
+    (the kernel's integer parameters, in order) name the extent the error's example gives."""
+    example = f"`// t2c: array {name}[{ints[0] if ints else 100}]` (one extent per dimension, " \
+              f"C expressions in the integer parameters{': ' + ', '.join(ints) if ints else ''})"
     if name in annotated:
         return annotated[name]
     if acc.scalar_only[name] and name not in acc.unknown:
@@ -393,7 +397,7 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]
                         file=node.coord.file if node is not None else None,
                         line=node.coord.line if node is not None else None,
                         col=node.coord.column if node is not None else None,
-                        hint=f"declare it with a comment such as `// t2c: array {name}[n][m]`")
+                        hint=f"declare it with a comment such as {example}")
     maxes = acc.max[name]
     for best, _ in maxes:
         if all(at_least(best, p) for p, _ in maxes):
@@ -403,7 +407,7 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]
                  if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
     raise UserError(f"the largest subscript of '{name}' depends on the sizes' values",
                     file=node.coord.file, line=node.coord.line, col=node.coord.column,
-                    hint=f"declare it with a comment such as `// t2c: array {name}[n]`")
+                    hint=f"declare it with a comment such as {example}")
 
 
 def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tuple[str, str] | None:
@@ -510,7 +514,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     for p in params.values():
         if p.kind in ("array", "pointer"):
             shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
-                else pointer_extent(p.name, acc, annotated_shapes)
+                else pointer_extent(p.name, acc, annotated_shapes,
+                                    [q.name for q in params.values() if q.kind == "int"])
             intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
             arrays[p.name] = Array(p.name, p.dtype, shape, intent)
         elif p.kind == "scalar" or p.name not in sizes:
