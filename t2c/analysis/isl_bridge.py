@@ -545,6 +545,17 @@ def always_within(params, context, loops, domain, expr: str, low: str, high: str
     return points.is_subset(inside)
 
 
+def never_holds(params, context, cond: str) -> bool:
+    """Whether the isl condition over the size parameters holds for no sizes the context's
+    constraints allow; False where isl cannot read it."""
+    head = "[" + ", ".join(_v(p) for p in params) + "] -> "
+    where = " and ".join(_v(c) for c in (*context, cond))
+    try:
+        return isl.Set(head + f"{{ : {where} }}").is_empty()
+    except isl.Error:
+        return False
+
+
 def constant_value(params, loops, expr: str) -> int | None:
     """The one value of expr (affine text over the loops and the size parameters) at every point,
     or None where it has several or isl cannot read it."""

@@ -28,7 +28,8 @@ from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers, 
 from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
-from .isl_bridge import always_within
+from .guards import normalize_guards
+from .isl_bridge import always_within, never_holds
 from .scalars import constant_step, normalize_scalars, substitute, written_names
 from .searches import normalize_searches
 from .selections import normalize_selections
@@ -237,6 +238,8 @@ class _Builder:
             except (NotAffine, Exception):
                 pass
         self.context = tuple(context)
+        normalize_guards(fn, set(self.sizes), lambda c: never_holds(self.sizes, self.context, c),
+                         affine, NotAffine)          # `if (n <= 0) return;` that no valid call takes
         normalize_whiles(fn)                      # a counted while loop as its for loop
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
@@ -290,8 +293,10 @@ class _Builder:
         if isinstance(item, c_ast.EmptyStatement):
             return []
         if isinstance(item, c_ast.If):
-            if any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Return))
-                   for n in _walk(item)):
+            if any(isinstance(n, c_ast.Return) for n in _walk(item)):
+                raise NotAffine(f"line {item.coord.line}: a return under an if (where the kernel stops "
+                                "depends on the condition)")
+            if any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile)) for n in _walk(item)):
                 raise NotAffine(f"line {item.coord.line}: a loop under an if")
             if loops and any(isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Goto)) for n in _walk(item)):
                 # the loop's trip count then depends on the data: its statements cannot be split apart

@@ -162,29 +162,45 @@ class Bounds:
         return p
 
 
-def loop_range(node: c_ast.For, known: set[str]):
-    """(var, lowest, highest) of a counted for loop, or None when it is not one."""
+def loop_range(node: c_ast.For, known: set[str], sizes: set[str] | None = None):
+    """(var, lowest, highest) of a counted for loop, or None when it is not one.  Given the
+    `sizes`, a condition `v < a && v < b` too (a tile loop's, `i < ii + T && i < n`): its conjunct
+    over the sizes alone bounds v (n: the last tile ends there); without one it is no counted loop."""
     init, cond, step = node.init, node.cond, node.next
     var = lo = None
     if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
         var, lo = init.decls[0].name, init.decls[0].init
     elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
         var, lo = init.lvalue.name, init.rvalue
-    if var is None or not isinstance(cond, c_ast.BinaryOp) or not isinstance(cond.left, c_ast.ID) \
-            or cond.left.name != var:
+    parts = _conjuncts(cond)
+    if var is None or (len(parts) > 1 and sizes is None) or not all(
+            isinstance(c, c_ast.BinaryOp) and isinstance(c.left, c_ast.ID) and c.left.name == var for c in parts):
         return None
     up = (isinstance(step, c_ast.UnaryOp) and step.op in ("p++", "++")) or \
          (isinstance(step, c_ast.Assignment) and step.op == "+=")
     down = (isinstance(step, c_ast.UnaryOp) and step.op in ("p--", "--")) or \
            (isinstance(step, c_ast.Assignment) and step.op == "-=")
+    ops = {c.op for c in parts}
+    if not (up and ops <= {"<", "<="} or down and ops <= {">", ">="}):
+        return None
     scope = known | {var}
     try:
-        start, limit = to_poly(lo, scope), to_poly(cond.right, scope)
+        start = to_poly(lo, scope)
+        limits = [(c.op, to_poly(c.right, scope)) for c in parts]
     except NotPolynomial:
         return None
+    if len(limits) > 1:
+        limits = [(o, l) for o, l in limits if l.vars() <= sizes][:1]
+        if not limits:
+            return None
+    op, limit = limits[0]
     one = Poly.const(1)
-    if up and cond.op in ("<", "<="):
-        return var, start, limit - one if cond.op == "<" else limit
-    if down and cond.op in (">", ">="):
-        return var, (limit + one if cond.op == ">" else limit), start
-    return None
+    if up:
+        return var, start, limit - one if op == "<" else limit
+    return var, (limit + one if op == ">" else limit), start
+
+
+def _conjuncts(cond) -> list:
+    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
+        return _conjuncts(cond.left) + _conjuncts(cond.right)
+    return [cond]

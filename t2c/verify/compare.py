@@ -6,7 +6,8 @@ Takes the kernel's outputs, the expected and the candidate's arrays and the case
 a `Comparison`: verdict, worst error against the bound, relative L2 error, first failing index,
 unwritten count. Integers are exact (but outputs rounded from floating point, by the IS's
 `tolerances`); a non-finite value where the reference is finite fails; a float element passes
-when |c - r| / max(|r|, s) <= RTOL_FACTOR * eps * K (s the array's RMS, K the sum of the sizes),
+when |c - r| / max(|r|, s) <= RTOL_FACTOR * eps * K (s the array's RMS, K the sum of the sizes,
+or of the literal extents of a kernel without sizes),
 16-bit types with one ulp more. Refuses nothing: a missing or mis-shaped output is a failed
 comparison. docs/verification.md, "The tolerance model".
 """
@@ -221,7 +222,15 @@ def compare(k: Kernel, expected: dict[str, np.ndarray], got: dict[str, np.ndarra
     """Compare every output of k (arrays of intent out/inout and the return value)."""
     results = []
     for x in k.outputs:
-        results.append(compare_array(x.name, x.dtype, expected[x.name], got.get(x.name), sizes,
-                                     k.units(x.name, sizes)))
+        results.append(compare_array(x.name, x.dtype, expected[x.name], got.get(x.name),
+                                     _counted_sizes(k, sizes), k.units(x.name, sizes)))
     return Comparison(all(r.ok for r in results), tuple(results))
+
+
+def _counted_sizes(k: Kernel, sizes: dict[str, int]) -> dict[str, int]:
+    """The sizes K sums: the case's; for a kernel with no size parameter (every extent a literal,
+    `#define N 64`), its arrays' distinct extents, which stand where the sizes would."""
+    if sizes or k.sizes:
+        return sizes
+    return {e: int(e) for e in sorted({e for a in k.arrays for e in a.shape if e.isdigit()})}
 

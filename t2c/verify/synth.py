@@ -151,21 +151,22 @@ def smoke_points(k: Kernel) -> list[tuple[str, dict]]:
     out, seen = [], set()
     for label, sizes in raw:
         sizes = _lift(k, sizes)
-        if sizes and tuple(sizes.values()) not in seen:
+        if sizes is not None and tuple(sizes.values()) not in seen:
             seen.add(tuple(sizes.values()))
             out.append((label, sizes))
     return out
 
 
 def random_points(k: Kernel, seed: int, count: int, tag: str = "") -> list[tuple[str, dict]]:
-    """Odd/prime sizes, sizes around the warp width, one long dimension past 128, ..."""
+    """Odd/prime sizes, sizes around the warp width, one long dimension past 128, ...; a kernel
+    with no sizes (every extent a literal) gets `count` points of no sizes, each with its own data."""
     rng = np.random.default_rng(derive(seed, "points", tag))
     names = [s.name for s in k.sizes]
     kinds = ["primes", "warp", "long", "primes"]
     out = []
     for i in range(count):
         kind = kinds[i % len(kinds)]
-        if kind == "long":
+        if kind == "long" and names:
             longest = names[int(rng.integers(len(names)))]
             sizes = {n: int(rng.choice(LONG)) if n == longest else int(rng.choice(PRIMES[:6]))
                      for n in names}
@@ -175,7 +176,7 @@ def random_points(k: Kernel, seed: int, count: int, tag: str = "") -> list[tuple
             sizes = {n: int(rng.choice(palette)) for n in names}
             label = kind
         lifted = _lift(k, sizes)
-        if lifted:
+        if lifted is not None:
             out.append((f"{label}#{i}{tag}", lifted))
     return out
 

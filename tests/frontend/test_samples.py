@@ -44,7 +44,7 @@ EXPECT = {
         {"alpha": UNIFORM, "x": UNIFORM, "y": UNIFORM}),
     "matvec_flat.c": k_(
         "matvec", ["n", "m", "a", "x", "y"], {"n": (), "m": ()}, [],
-        [("a", "float", ("m * n",), "in"), ("x", "float", ("m",), "in"),
+        [("a", "float", ("n", "m"), "in"), ("x", "float", ("m",), "in"),   # rows of m (a[i*m + j])
          ("y", "float", ("n",), "out")],         # a[i*m + j] of an input orders nothing: the
         {"a": UNIFORM, "x": UNIFORM}),                # model proves every y[i] written, so out
     "annotated_pointer.c": k_(
@@ -438,3 +438,23 @@ def test_sizes_with_different_presets_are_refused_at_their_annotation(tmp_path):
                             "dataset gives every size a value; give m a SMALL value too, or remove SMALL from n")
     src.write_text("/* t2c: size n MINI=8 SMALL=64 */\n" + body)
     assert [s.presets for s in read_c(src).sizes] == [(("MINI", 8), ("SMALL", 64)), ()]
+
+
+def test_prose_that_mentions_an_annotation_is_no_annotation(tmp_path):
+    """An annotation is a comment line that starts `t2c:` (docs/annotations.md); prose that names
+    one (`without a t2c: array line`) was read as a malformed annotation and refused."""
+    from t2ctest import c_kernel
+    k = c_kernel(tmp_path, """\
+/* Scales rows of a flat matrix, with no `t2c: array` line: its shape is inferred.
+ * t2c: size n MINI=5 SMALL=50
+ *   t2c: size m MINI=6 SMALL=60
+ */
+void scale_rows(int n, int m, double s, double *a)   // in place, see t2c: docs
+{
+  /** t2c: constraint n >= 2 */
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      a[i * m + j] *= s;   /* a flat index; t2c: reads it as a[i][j] */
+}
+""", "scale_rows")
+    assert k.dataset_sizes("MINI") == {"n": 5, "m": 6} and k.constraints == ("n >= 2",)

@@ -156,3 +156,34 @@ def test_a_dataset_no_size_has_is_named_with_the_file_and_the_sizes(tmp_path):
         full_dataset(read_c(src), "SMALL", "emu")
     assert str(e.value).startswith(f"{src}:3:1: scale: no SMALL preset: sizes n, m have no SMALL value "
                                    "(the presets every size has: MINI); verify at MINI"), str(e.value)
+
+
+FIXED = {   # every extent a literal: a kernel with no size parameter
+    "fixed_jacobi": """\
+#define N 24
+#define M 18
+void fixed_jacobi(const double A[N][M], double B[N][M])
+{
+    for (int i = 1; i < N - 1; i++)
+        for (int j = 1; j < M - 1; j++)
+            B[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
+}
+""",
+    "fixed_scale": """\
+void fixed_scale(float s, const float x[100], float y[100])
+{
+    for (int i = 0; i < 100; i++)
+        y[i] = s * x[i];
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXED))
+def test_a_kernel_without_sizes_draws_random_cases_of_its_own_data(tmp_path, name):
+    from t2ctest import accepted_on_emu, c_kernel
+    from t2c.generators.poly import generate
+    k = c_kernel(tmp_path, FIXED[name], name)
+    assert not k.sizes
+    assert random_points(k, 5, 4) and all(sizes == {} for _, sizes in random_points(k, 5, 4))
+    accepted_on_emu(k, generate(k))

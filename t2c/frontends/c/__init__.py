@@ -318,6 +318,9 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         if isinstance(e, c_ast.Typedef) and isinstance(e.type, c_ast.TypeDecl) \
                 and isinstance(e.type.type, c_ast.IdentifierType):
             typedefs[e.name] = " ".join(e.type.type.names)
+        elif isinstance(e, c_ast.Typedef) and isinstance(e.type, c_ast.TypeDecl) \
+                and isinstance(e.type.type, (c_ast.Struct, c_ast.Union)):   # refused where it is used
+            typedefs[e.name] = f"{type(e.type.type).__name__.lower()} {e.name}"
         for n in _walk(e):
             if isinstance(n, c_ast.Enumerator):
                 enums.add(n.name)

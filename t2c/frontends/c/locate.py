@@ -35,7 +35,7 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_c.language()))
 
 
-_ANNOT = re.compile(r"\bt2c:\s*(.*?)\s*(\*/)?\s*$")
+_ANNOT = re.compile(r"^\s*(?:/[/*]+|\*+)?\s*t2c:\s*(.*?)\s*(\*/)?\s*$")   # a comment line that starts t2c:
 
 
 def _first_error(node):

@@ -21,6 +21,7 @@ from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
 from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
+from .bounds import split_min_bounds
 from .pointers import fold_fixed_pointers
 
 MATH_FUNCTIONS = {
@@ -71,6 +72,9 @@ def base_type(type_node, typedefs, where) -> str:
              "pass each field as its own scalar or array")
     written = " ".join(type_node.names)
     names = resolved(written, typedefs)
+    if names.split()[0] in ("struct", "union"):            # a typedef of one (_read_c)
+        fail(where, f"'{where.name}' has the type '{written}', a {names.split()[0]}",
+             "pass each field as its own scalar or array (an array of structs as one array per field)")
     if names not in TYPE_NAMES:
         fail(where, f"'{where.name}' has the type '{written}'" + (f" ({names})" if names != written else "")
              + ", which t2c does not take for a parameter or a result",
@@ -256,8 +260,11 @@ class BodyCheck(c_ast.NodeVisitor):
             pass              # a data-dependent subscript is the analysis's to judge (analysis/model.py)
         elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
             pass
+        elif isinstance(target, c_ast.StructRef):
+            self.visit_StructRef(target)
         else:
-            fail(target, f"assignment to '{cprint(target)}' is not supported")
+            fail(target, f"assignment to '{cprint(target)}' is not supported",
+                 "assign to a local variable, an array element (a[i]) or *p of a pointer parameter")
 
     @staticmethod
     def _names_in(node, into):
@@ -359,11 +366,12 @@ class Accesses(c_ast.NodeVisitor):
         self.pointers, self.sizes = pointers, sizes
         self.bounds = Bounds()
         self.max: dict[str, list] = {p: [] for p in pointers}
+        self.subscripts: dict[str, list[Poly]] = {p: [] for p in pointers}
         self.scalar_only = {p: True for p in pointers}
         self.unknown: dict[str, c_ast.Node] = {}
 
     def visit_For(self, node):
-        r = loop_range(node, self.sizes | set(self.bounds.ranges))
+        r = loop_range(node, self.sizes | set(self.bounds.ranges), self.sizes)
         for part in (node.init, node.cond, node.next):
             if part is not None:
                 self.visit(part)
@@ -385,12 +393,17 @@ class Accesses(c_ast.NodeVisitor):
                 if lo.vars() - self.sizes or (lo.sign() < 0 and lo.terms):
                     raise NotPolynomial("may be negative")
                 self.max[name].append((self.bounds.extreme(p, want_max=True), node))
+                self.subscripts[name].append(p)
             except NotPolynomial:
                 self.unknown.setdefault(name, node)
         self.generic_visit(node)
 
 
-def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]:
+def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=()) -> tuple[str, ...]:
+    """The shape of pointer parameter `name`: annotated, or inferred from its subscripts; `ints`
+    (the kernel's integer parameters, in order) name the extent the error's example gives."""
+    example = f"`// t2c: array {name}[{ints[0] if ints else 100}]` (one extent per dimension, " \
+              f"C expressions in the integer parameters{': ' + ', '.join(ints) if ints else ''})"
     if name in annotated:
         return annotated[name]
     if acc.scalar_only[name] and name not in acc.unknown:
@@ -401,16 +414,43 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict) -> tuple[str, ...]
                         file=node.coord.file if node is not None else None,
                         line=node.coord.line if node is not None else None,
                         col=node.coord.column if node is not None else None,
-                        hint=f"declare it with a comment such as `// t2c: array {name}[n][m]`")
+                        hint=f"declare it with a comment such as {example}")
     maxes = acc.max[name]
     for best, _ in maxes:
         if all(at_least(best, p) for p, _ in maxes):
-            return ((best + Poly.const(1)).to_c(),)
+            extent = best + Poly.const(1)
+            return row_major_shape(extent, acc.subscripts[name], acc.sizes) or (extent.to_c(),)
     node = next((n2 for i, (p1, _) in enumerate(maxes) for p2, n2 in maxes[i + 1:]
                  if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
     raise UserError(f"the largest subscript of '{name}' depends on the sizes' values",
                     file=node.coord.file, line=node.coord.line, col=node.coord.column,
-                    hint=f"declare it with a comment such as `// t2c: array {name}[n]`")
+                    hint=f"declare it with a comment such as {example}")
+
+
+def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tuple[str, str] | None:
+    """[rows][cols] of a pointer that the kernel indexes as rows of `cols` elements, as a
+    `t2c: array a[rows][cols]` annotation would declare it: the one size that multiplies a loop
+    variable in its subscripts is cols (`a[r*cols + c]`, `a[(r + 1)*cols + c]`), and its extent
+    is cols times an affine expression of the sizes, rows (`h*w - w`: h - 1 rows), less a
+    constant where the last row is reached only in part (an interior written, `h*w - w - 1`: the
+    h - 1 rows it touches, whole). None otherwise (the extent stays flat). The model then reads
+    each subscript as a[r][c] where c provably stays in its row (analysis/delinearize.py), and
+    keeps the kernel's flat indexing where not."""
+    inner = {v for p in subscripts for m in p.terms if len(m) == 2 and set(m) - sizes for v in set(m) & sizes}
+    if len(inner) != 1:
+        return None
+    cols = inner.pop()
+    rows = {}
+    for m, c in extent.terms.items():
+        if m == () and c < 0:
+            continue                                 # the last row, in part
+        if m.count(cols) != 1 or len(m) > 2 or not set(m) <= sizes:
+            return None
+        rest = list(m)
+        rest.remove(cols)
+        rows[tuple(rest)] = c
+    rows = Poly(rows)
+    return (rows.to_c(), cols) if rows.vars() else None
 
 
 def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array], typedefs: dict) -> str:
@@ -463,6 +503,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
+    split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers,
                       unsigned_names(fn, typedefs))
     check.visit(fn.body)
@@ -493,7 +534,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     for p in params.values():
         if p.kind in ("array", "pointer"):
             shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
-                else pointer_extent(p.name, acc, annotated_shapes)
+                else pointer_extent(p.name, acc, annotated_shapes,
+                                    [q.name for q in params.values() if q.kind == "int"])
             intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
             arrays[p.name] = Array(p.name, p.dtype, shape, intent, declared_const(p.node))
         elif p.kind == "scalar" or p.name not in sizes:

@@ -118,13 +118,16 @@ static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, doubl
 
 class Renderer:
     """C text of reference statements, with flat subscripts and renamed scalars; a statement the
-    model marks atomic (`Statement.atomic`, given as its node) adds through atomicAdd."""
+    model marks atomic (`Statement.atomic`, given as its node) adds through atomicAdd. `return E`
+    stores E in `dev_return`; with `exits` (the whole body in one thread) it also leaves the kernel,
+    as an early return leaves the reference, and a bare `return` stays one."""
 
-    def __init__(self, k: Kernel, local_arrays: dict[str, tuple[str, ...]], atomic=()):
+    def __init__(self, k: Kernel, local_arrays: dict[str, tuple[str, ...]], atomic=(), exits=False):
         self.shapes = {a.name: a.shape for a in k.arrays}
         self.rename_arrays = {n: f"dev_{n}" for n in local_arrays}
         self.shapes.update({f"dev_{n}": s for n, s in local_arrays.items()})
         self.atomic = {id(n) for n in atomic}
+        self.exits = exits
 
     def node(self, node, names: dict[str, str]) -> c_ast.Node:
         atomic = id(node) in self.atomic
@@ -151,7 +154,10 @@ class Renderer:
             n.name = names.get(n.name, n.name)
             return n
         if isinstance(n, c_ast.Return):
-            return c_ast.Assignment("=", c_ast.ID("dev_return"), self._go(n.expr, names))
+            if n.expr is None:
+                return n
+            store = c_ast.Assignment("=", c_ast.ID("dev_return"), self._go(n.expr, names))
+            return c_ast.Compound([store, c_ast.Return(None)]) if self.exits else store
         for attr in n.__slots__:
             if attr in ("coord", "__weakref__"):
                 continue
@@ -1308,7 +1314,7 @@ def sequential_candidate(k: Kernel, reason: str) -> str:
                 shape.append(cprint(t.dim))
                 t = t.type
             locals_[n.name] = tuple(shape)
-    r = Renderer(k, {})
+    r = Renderer(k, {}, exits=True)
     r.shapes.update(locals_)
     body = cprint(r.node(fn.body, {}))
     short = short_name(k)

@@ -1,0 +1,61 @@
+"""Loop bounds written as a minimum (a maximum), as the conjunction they are.
+
+    split_min_bounds(body) -> None      (rewrites `body` in place)
+
+The class: a for loop whose condition compares its variable with a minimum spelled as the
+conditional expression a `MIN` macro gives, `v < ((a) < (b) ? (a) : (b))` (any of `<`, `<=` in
+the test, either operand order: `a > b ? b : a`), as hand-tiled loops bound their last tile
+(`for (i = ii; i < MIN(ii + T, n); i++)`); descending, `v > MAX(a, b)`. Each such comparison
+becomes `v < a && v < b`, nested minima in turn: the same loop, since v < min(a, b) exactly when
+v < a and v < b, and a, b change nothing (no call, assignment or increment: they are evaluated
+as often as the test is, where the reference evaluated one of them). The model reads a
+conjunction as the loop's bounds (docs/poly.md) and the extents its sizes-only bound
+(extents.loop_range). Anything else is left as written.
+"""
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from ...ir.csyntax import cprint, walk
+
+_SMALLER = {"<": True, "<=": True, ">": False, ">=": False}   # test op -> `a OP b ? a : b` is min
+
+
+def split_min_bounds(body: c_ast.Node) -> None:
+    for n in walk(body):
+        if isinstance(n, c_ast.For) and n.cond is not None:
+            n.cond = _split(n.cond)
+
+
+def _split(cond):
+    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
+        return c_ast.BinaryOp("&&", _split(cond.left), _split(cond.right), cond.coord)
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in _SMALLER and isinstance(cond.left, c_ast.ID)):
+        return cond
+    pair = _extreme(cond.right, minimum=_SMALLER[cond.op])
+    if pair is None:
+        return cond
+    a, b = (_split(c_ast.BinaryOp(cond.op, cond.left, x, cond.coord)) for x in pair)
+    return c_ast.BinaryOp("&&", a, b, cond.coord)
+
+
+def _extreme(node, minimum: bool):
+    """(a, b) of `a < b ? a : b` (the minimum; with `minimum` False the maximum), else None."""
+    if not isinstance(node, c_ast.TernaryOp) or not isinstance(node.cond, c_ast.BinaryOp) \
+            or node.cond.op not in _SMALLER or not _pure(node):
+        return None
+    a, b = node.cond.left, node.cond.right
+    same = lambda x, y: cprint(x) == cprint(y)
+    first_is_smaller = _SMALLER[node.cond.op]        # a < b: a is the smaller when the test holds
+    if same(node.iftrue, a) and same(node.iffalse, b):
+        picks_smaller = first_is_smaller
+    elif same(node.iftrue, b) and same(node.iffalse, a):
+        picks_smaller = not first_is_smaller
+    else:
+        return None
+    return (a, b) if picks_smaller == minimum else None
+
+
+def _pure(node) -> bool:
+    return not any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(n, c_ast.UnaryOp)
+                   and n.op in ("++", "--", "p++", "p--") for n in walk(node))

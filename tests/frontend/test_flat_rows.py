@@ -1,0 +1,90 @@
+"""Flat row-major pointers without a `t2c: array` annotation (frontends/c/normalize.row_major_shape):
+a pointer whose extent is the product of two sizes, rows * cols, and whose subscripts multiply a
+loop variable by cols alone (`a[r*cols + c]`, through an `IDX(i, j)` macro too) gets the shape
+[rows][cols] the annotation would give: the model reads its subscripts as a[r][c] and the kernel
+is planned in parallel instead of one GPU thread; the ABI stays the flat pointer. An output whose
+interior alone is written reaches its last row in part: its shape holds the rows it touches."""
+import pytest
+
+from t2ctest import accepted_on_emu, c_kernel
+from t2c.generators.poly import generate
+
+FLAT = {
+    "row_scale": """\
+/* t2c: size rows MINI=6 SMALL=128
+ * t2c: size cols MINI=10 SMALL=128 */
+#include <math.h>
+#define AT(r, c) ((r) * cols + (c))
+void row_scale(long rows, long cols, const float *in, float *out)
+{
+    for (long r = 0; r < rows; r++) {
+        double ss = 0.0;
+        for (long c = 0; c < cols; c++)
+            ss += (double)in[AT(r, c)] * in[AT(r, c)];
+        float inv = (float)(1.0 / sqrt(ss + 1e-12));
+        for (long c = 0; c < cols; c++)
+            out[AT(r, c)] = in[AT(r, c)] * inv;
+    }
+}
+""",
+    "flat_transpose": """\
+void flat_transpose(int n, int m, const double *a, double *b)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            b[j * n + i] = a[i * m + j];
+}
+""",
+    "vertical_diff": """\
+/* t2c: constraint h >= 2 */
+void vertical_diff(int h, int w, const float *img, float *d)
+{
+    for (int i = 0; i < h - 1; i++)
+        for (int j = 0; j < w; j++)
+            d[i * w + j] = img[(i + 1) * w + j] - img[i * w + j];
+}
+""",
+    "interior_laplace": """\
+/* t2c: constraint h >= 3 && w >= 3 */
+#define IDX(i, j) ((i) * w + (j))
+void interior_laplace(int h, int w, const float *img, float *out)
+{
+    for (int i = 1; i < h - 1; i++)
+        for (int j = 1; j < w - 1; j++)
+            out[IDX(i, j)] = img[IDX(i - 1, j)] + img[IDX(i + 1, j)] + img[IDX(i, j - 1)]
+                             + img[IDX(i, j + 1)] - 4.0f * img[IDX(i, j)];
+}
+""",
+}
+
+SHAPES = {"row_scale": {"in": ("rows", "cols"), "out": ("rows", "cols")},
+          "flat_transpose": {"a": ("n", "m"), "b": ("m", "n")},
+          "vertical_diff": {"img": ("h", "w"), "d": ("h - 1", "w")},
+          "interior_laplace": {"img": ("h", "w"), "out": ("h - 1", "w")}}   # the rows it writes
+
+
+@pytest.mark.parametrize("name", sorted(FLAT))
+def test_a_flat_pointer_indexed_by_rows_has_its_rows(tmp_path, name):
+    k = c_kernel(tmp_path, FLAT[name], name)
+    shapes = {a.name: a.shape for a in k.arrays}
+    for array, shape in SHAPES[name].items():
+        assert shapes[array] == shape
+    text = generate(k)
+    assert "runs in one GPU thread" not in text
+    accepted_on_emu(k, text)
+
+
+def test_a_pointer_also_indexed_flat_stays_correct(tmp_path):
+    """`x[i*m + j]` and `x[k]` over all n*m elements: two forms of one array, which the model
+    cannot relate; the kernel stays one thread, and correct."""
+    k = c_kernel(tmp_path, """\
+void both_forms(int n, int m, const float *x, float *y, float *z)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            y[i * m + j] = 2.0f * x[i * m + j];
+    for (int t = 0; t < n * m; t++)
+        z[t] = x[t] + 1.0f;
+}
+""", "both_forms")
+    accepted_on_emu(k, generate(k))
