@@ -58,7 +58,7 @@ extern "C" void flat_row_normalize_device(int rows, int cols, float *in, float *
   }
 }
 
-extern "C" void flat_row_normalize(int rows, int cols, float *in, float *out)
+extern "C" void flat_row_normalize(long rows, long cols, const float *in, float *out)
 {
   const size_t bytes_in = (size_t)(rows) * (size_t)(cols) * sizeof(float);
   float *dev_in = NULL;

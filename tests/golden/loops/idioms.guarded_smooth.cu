@@ -74,7 +74,7 @@ extern "C" void guarded_smooth_device(int n, double *x, double *y)
   guarded_smooth_seq_y_2<<<1, 1>>>(n, x, y);
 }
 
-extern "C" void guarded_smooth(int n, double *x, double *y)
+extern "C" void guarded_smooth(long n, const double *x, double *y)
 {
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;
