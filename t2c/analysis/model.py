@@ -88,6 +88,8 @@ class Loop:
     # Set by schedule transformations (the reference's own loops leave them empty):
     time: str | None = None    # the loop's schedule value when not `var` (a wavefront: 2*i + j)
     derived: tuple = ()        # (var, C expression, C guard) computed at the top of the body
+    geometric: tuple = ()      # (its C step, its line) for a geometric counter (`s *= 2`): the
+                               # model's domain holds every integer between its ends (`geometric`)
 
     def statements(self) -> list["Stmt"]:
         out = []
@@ -337,15 +339,18 @@ class _Builder:
         var = _loop_var(f)
         if var is None:
             raise NotAffine(f"line {line}: loop header is not 'v = start'")
+        geometric = ()
         try:
             lower, upper, step, bounds = self.header(f, var, loops, domain)
         except NotAffine as e:
             if counted := self.counted(f, var, loops, domain):
                 f, (lower, upper, step, bounds) = counted
+            elif found := self.geometric(f, var, loops, domain, e):
+                (lower, upper, step, bounds), geometric = found, (cprint(f.next), line)
             elif self.data_header(f, var, loops) and (st := self.opaque(f, var, loops, domain, e)):
                 return st
             else:
-                raise
+                raise _stepped_by_expression(f, var) or e
         exits = [n for n in _walk(f.stmt) if isinstance(n, (c_ast.Break, c_ast.Continue))] if f.stmt else []
         if exits and _innermost(f):        # refused, the walk of its body below says why as before
             at = next((n for n in _walk(f.stmt) if isinstance(n, c_ast.If) and any(
@@ -354,7 +359,8 @@ class _Builder:
                             f"depends on the data")
             if st := self.opaque(f, var, loops, domain, why):
                 return st
-        node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next))
+        node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next),
+                    geometric=geometric)
         inner = domain + [f"{lower} <= {var}", *(f"{var} <= {b}" for b in bounds)] if step > 0 else \
             domain + [*(f"{b} <= {var}" for b in bounds), f"{var} <= {upper}"]
         node.body = self.node(f.stmt, loops + [node], inner) if f.stmt is not None else []
@@ -430,6 +436,77 @@ class _Builder:
             return g, self.header(g, var, loops, domain)
         except NotAffine:
             return None
+
+    def geometric(self, f: c_ast.For, var: str, loops, domain, why: NotAffine):
+        """(lower, upper, step, bounds) of the model's loop for a geometric counter: `v *= c`, `v <<= k`,
+        `v = v * c` under `v < e` (`<=`) from a start proved >= 1, or `v /= c`, `v >>= k`, `v = v / c`
+        under `v > e` (`>=`) with e proved >= 0 (>= 1), c >= 2 a constant, e and the start affine.
+        The model's loop runs over every integer between the ends, in the counter's direction
+        (step +1 for a growing one, -1 for a shrinking one): a superset of the values the counter
+        takes, in the same order, so every dependence between its real instances is one of the
+        model's, and a loop nest parallel for every value is parallel for the real ones. The
+        generator keeps such a loop on the host, printed as written (`Analysis.carries` holds it
+        carried, poly.lower checks the plan). None where the step is not geometric; NotAffine,
+        naming the loop, its line and the reason, where it is but cannot be used."""
+        nxt, line = f.next, f.coord.line
+        ops = {"*=": "*", "<<=": "<<", "/=": "/", ">>=": ">>"}
+        if isinstance(nxt, c_ast.Assignment) and _is(nxt.lvalue, var) and nxt.op in ops:
+            op, c = ops[nxt.op], nxt.rvalue
+        elif isinstance(nxt, c_ast.Assignment) and nxt.op == "=" and _is(nxt.lvalue, var) and \
+                isinstance(nxt.rvalue, c_ast.BinaryOp) and nxt.rvalue.op in ops.values() and \
+                (_is(nxt.rvalue.left, var) or nxt.rvalue.op == "*" and _is(nxt.rvalue.right, var)):
+            op = nxt.rvalue.op
+            c = nxt.rvalue.right if _is(nxt.rvalue.left, var) else nxt.rvalue.left
+        else:
+            return None
+        if not (isinstance(c, c_ast.Constant) and c.type == "int" and c.value.rstrip("uUlL").isdigit()):
+            return None
+        factor = int(c.value.rstrip("uUlL")) if op in "*/" else 2 ** int(c.value.rstrip("uUlL"))
+        grows = op in ("*", "<<")
+        name = f"{why} (a geometric counter, `{cprint(nxt)}`"
+
+        def refuse(reason):
+            raise NotAffine(f"{name}, {reason}; poly runs such a loop as a host loop when it is)")
+        declared = self.loop_types.get(var, ["double"])
+        if isinstance(f.init, c_ast.DeclList):
+            declared = getattr(getattr(f.init.decls[0].type, "type", None), "names", ["double"])
+        if factor < 2 or {"float", "double"} & set(declared):
+            return None
+        if f.cond is None or f.stmt is None:
+            refuse("without a condition that ends it")
+        if var in written_names([f.stmt]) or named_outside(self.fn.body, (f,), var):
+            refuse(f"but '{var}' is also written in its body or read outside the loop")
+        names = set(self.sizes) | {l.var for l in loops}
+        self.where = ([l.var for l in loops], domain)
+        first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
+        try:
+            start = affine(first, names, "loop start", self.nonneg)
+        except NotAffine as e:
+            refuse(f"but its start is not affine in the sizes and the loops around it ({e})")
+        parts = _conjuncts(f.cond)
+        wanted = ("<", "<=") if grows else (">", ">=")
+        if not all(isinstance(x, c_ast.BinaryOp) and _is(x.left, var) and x.op in wanted for x in parts):
+            refuse(f"but its condition is not '{var} {wanted[0]} bound' (the bound a size expression)")
+        bounds = []
+        for x in parts:
+            try:
+                bound = affine(x.right, names, "loop bound", self.nonneg)
+            except NotAffine as e:
+                refuse(f"but its bound is not affine in the sizes and the loops around it ({e})")
+            if grows:
+                bounds.append(f"({bound} - 1)" if x.op == "<" else bound)
+            else:
+                bounds.append(f"({bound} + 1)" if x.op == ">" else bound)
+        loop_vars = [l.var for l in loops]
+        if grows and not self.within(loop_vars, domain, start, "1", start):
+            refuse(f"but its start '{cprint(first)}' may be below 1 (the counter would stay at 0 or below)")
+        if not grows and not all(self.within(loop_vars, domain, b, "1", b) for b in bounds):
+            refuse(f"but its bound may let it reach 0 (it would stay there): end it with '{var} > 0' or higher")
+        if grows:
+            end = bounds[0] if len(bounds) == 1 else f"min({', '.join(bounds)})"
+            return start, end, 1, bounds
+        end = bounds[0] if len(bounds) == 1 else f"max({', '.join(bounds)})"
+        return end, start, -1, bounds
 
     # opaque inner loops ---------------------------------------------------------------
     def data_header(self, f: c_ast.For, var: str, loops) -> bool:
@@ -751,6 +828,27 @@ def _step(nxt, var: str) -> int | None:
     """+1 or -1 for a loop step `v++`, `v--`, `v += 1`, `v -= 1`, `v = v + 1`, ...; None for any other."""
     step = constant_step(nxt, var)
     return step if step in (1, -1) else None
+
+
+def _stepped_by_expression(f: c_ast.For, var: str) -> NotAffine | None:
+    """The refusal of a loop stepping by a non-constant amount (`i += 2 * s`), with the rewrite that
+    the model reads: isl cannot describe `i = start + step * t` for a variable step (a product of
+    variables), nor prove on its own that the iterations of one step value touch distinct cells."""
+    nxt = f.next
+    if isinstance(nxt, c_ast.Assignment) and _is(nxt.lvalue, var) and nxt.op in ("+=", "-="):
+        amount = nxt.rvalue
+    elif isinstance(nxt, c_ast.Assignment) and nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) \
+            and nxt.rvalue.op == "+" and _is(nxt.lvalue, var) and _is(nxt.rvalue.left, var):
+        amount = nxt.rvalue.right
+    else:
+        return None
+    if isinstance(amount, c_ast.Constant):
+        return None
+    d = cprint(amount)
+    return NotAffine(f"line {f.coord.line}: loop step of '{var}' is not +1 or -1: it steps by '{d}', not a "
+                     f"constant, and {var} = start + ({d}) * t is a product of variables the model cannot "
+                     f"describe; write the loop over its count, `for (t = 0; t < count; t++)`, and index "
+                     f"start + ({d}) * t (e.g. `t < n / ({d})` and `x[({d}) * t]`)")
 
 
 def _conjuncts(cond) -> list:

@@ -12,7 +12,7 @@ from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import compact, network, wavetiles
+from . import compact, geometric, network, wavetiles
 from .cuda import Printer, sequential_candidate
 from .expand import expand
 from .forms import formed
@@ -60,12 +60,15 @@ def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "
                                             f"(verified against the same reference)")   # outside the model
     an, plan = final_plan(an, options, target)           # what runs where
+    if why := geometric.misplaced(plan):                 # a geometric counter only as its header runs it
+        return sequential_candidate(kernel, why)
     return Printer(kernel, an, plan, options, target).candidate()   # kernels, NAME_device, the drop-in NAME
 
 
 def final_plan(an, options: PolyOptions, target: Target = SM90):
     """The program (a variant of `an`'s, when one plans better) and its complete plan: every
     decision made, for the printer to print (forms.formed)."""
+    options = geometric.narrowed(an.program, options)    # no pass reads a geometric counter as consecutive
     an, running = running_sums(an, options)              # triangular sums carried across their loop: scans
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if running:

@@ -1,0 +1,78 @@
+"""Geometric counters (`for (s = 1; s < n; s *= 2)`, `s >>= 1`, ...) as host loops around launches.
+
+    narrowed(program, options) -> PolyOptions;  misplaced(analysis, plan) -> str | None
+
+The model reads such a loop as one over every integer between its ends (model._Builder.geometric):
+a superset of the counter's values in their order, so the dependences and the parallel loops it
+finds inside hold for the real values, and the loop itself is held carried (Analysis.carries).
+What stays unsound is any use of the loop that runs its phantom values or reads one value as the
+previous one plus one: a grid over it, a block or a copy per iteration, a scan or recurrence
+along it, a skew, isl's own schedule. `narrowed` turns off the passes over whole programs that do
+that (the copy per iteration, isl's scheduler, wavefronts; running sums skip such loops
+themselves); `misplaced` checks the finished plan: each geometric loop a host loop printed from
+its own header (launches once per value, in order) or a plain loop inside a thread, and names
+the loop, its line and the form otherwise, for the caller to fall back to one thread.
+docs/poly.md, "Geometric counters".
+"""
+from __future__ import annotations
+
+from ...analysis import Loop, Program
+from .mapping import HostLoop, Launch, Plan
+from .options import PolyOptions
+
+#: Launch forms that reshape the loops of their body (a fold, a scan, tiles, staged operands ...):
+#: a geometric loop inside any of them is refused.
+_FORMS = ("reduction", "scan", "banded", "running_max", "row_scan", "row", "phases", "block_sum", "sweep",
+          "private", "tiles", "tile", "staged", "mma", "transposed")
+
+
+def loops(nodes) -> list[Loop]:
+    """The geometric loops of a loop tree, outermost first."""
+    out = []
+    for n in nodes:
+        if isinstance(n, Loop):
+            out += [n] * bool(n.geometric) + loops(n.body)
+    return out
+
+
+def narrowed(program: Program, options: PolyOptions) -> PolyOptions:
+    """The options without the program-wide passes that read a loop's values as consecutive, where
+    the program has a geometric loop; the options themselves otherwise."""
+    if not loops(program.body):
+        return options
+    return options.replace({"loops.expand_private": False, "loops.isl_schedule": False}, wavefront=None)
+
+
+def misplaced(plan: Plan) -> str | None:
+    """Why the plan cannot run a geometric loop as the reference does (module docstring), or None."""
+    def named(l: Loop) -> str:
+        step, line = l.geometric
+        return f"loop '{l.var}' (line {line}, `{step}`)"
+
+    def why(l: Loop, where: str) -> str:
+        return (f"{named(l)} steps geometrically, and poly runs such a loop only as a host loop around "
+                f"launches or as a plain loop in a thread; its plan puts it {where}")
+
+    def walk(items) -> str | None:
+        for it in items:
+            if isinstance(it, HostLoop):
+                l = it.loop
+                if l.geometric and (it.private or l.time is not None or l.derived):
+                    return why(l, "in a block per iteration" if it.private else "on a skewed schedule")
+                if found := walk(it.items):
+                    return found
+            elif isinstance(it, Launch) and (found := in_launch(it)):
+                return found
+        return None
+
+    def in_launch(launch: Launch) -> str | None:
+        if g := next((l for l in launch.grid if l.geometric), None):
+            return why(g, "on the grid")
+        inner = loops(launch.body)
+        if not inner:
+            return None
+        form = next((f for f in _FORMS if getattr(launch, f)), None)
+        if form or any(l.time is not None or l.derived for l in inner):
+            return why(inner[0], f"inside launch {launch.name}, as part of its {form or 'skewed'} form")
+        return None
+    return walk(plan.items) or next(filter(None, (in_launch(l) for l in plan.launches)), None)
