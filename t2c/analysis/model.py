@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
@@ -75,6 +75,28 @@ class Statement:
         return [a for a in self.accesses if not a.write and (name is None or a.name == name)]
 
 
+@dataclass(frozen=True)
+class Geometric:
+    """A geometric loop counter (`model._Builder.geometric`): the model's loop runs over every
+    integer between its ends; the counter takes only start * c^k (grows) or start / c^k (shrinks)."""
+    step: str                  # the C step, `s *= 2`
+    line: int
+    start: str                 # its first value, isl text
+    factor: int                # c >= 2
+    grows: bool
+
+    def values(self, var: str) -> str:
+        """isl text: `var` is one of the counter's values, for any counter that fits 64 bits (a
+        disjunction; exact where the model's bounds hold: start >= 1 for a growing counter, and C's
+        truncation is isl's floor for the non-negative values a shrinking one keeps)."""
+        terms, power = [], 1
+        while power < 2 ** 63:
+            terms.append(f"{var} = {power} * ({self.start})" if self.grows else
+                         f"{var} = floor(({self.start}) / {power})")
+            power *= self.factor
+        return "(" + " or ".join(terms) + ")"
+
+
 @dataclass
 class Loop:
     var: str
@@ -88,8 +110,8 @@ class Loop:
     # Set by schedule transformations (the reference's own loops leave them empty):
     time: str | None = None    # the loop's schedule value when not `var` (a wavefront: 2*i + j)
     derived: tuple = ()        # (var, C expression, C guard) computed at the top of the body
-    geometric: tuple = ()      # (its C step, its line) for a geometric counter (`s *= 2`): the
-                               # model's domain holds every integer between its ends (`geometric`)
+    geometric: Geometric | None = None   # a geometric counter (`s *= 2`): the model's domain holds
+                                         # every integer between its ends (_Builder.geometric)
 
     def statements(self) -> list["Stmt"]:
         out = []
@@ -339,14 +361,14 @@ class _Builder:
         var = _loop_var(f)
         if var is None:
             raise NotAffine(f"line {line}: loop header is not 'v = start'")
-        geometric = ()
+        geometric = None
         try:
             lower, upper, step, bounds = self.header(f, var, loops, domain)
         except NotAffine as e:
             if counted := self.counted(f, var, loops, domain):
                 f, (lower, upper, step, bounds) = counted
             elif found := self.geometric(f, var, loops, domain, e):
-                (lower, upper, step, bounds), geometric = found, (cprint(f.next), line)
+                lower, upper, step, bounds, geometric = found
             elif self.data_header(f, var, loops) and (st := self.opaque(f, var, loops, domain, e)):
                 return st
             else:
@@ -438,7 +460,7 @@ class _Builder:
             return None
 
     def geometric(self, f: c_ast.For, var: str, loops, domain, why: NotAffine):
-        """(lower, upper, step, bounds) of the model's loop for a geometric counter: `v *= c`, `v <<= k`,
+        """(lower, upper, step, bounds, Geometric) of the model's loop for a geometric counter: `v *= c`, `v <<= k`,
         `v = v * c` under `v < e` (`<=`) from a start proved >= 1, or `v /= c`, `v >>= k`, `v = v / c`
         under `v > e` (`>=`) with e proved >= 0 (>= 1), c >= 2 a constant, e and the start affine.
         The model's loop runs over every integer between the ends, in the counter's direction
@@ -463,17 +485,16 @@ class _Builder:
             return None
         factor = int(c.value.rstrip("uUlL")) if op in "*/" else 2 ** int(c.value.rstrip("uUlL"))
         grows = op in ("*", "<<")
-        name = f"{why} (a geometric counter, `{cprint(nxt)}`"
-
         def refuse(reason):
-            raise NotAffine(f"{name}, {reason}; poly runs such a loop as a host loop when it is)")
+            raise NotAffine(f"{why} (a geometric counter, `{cprint(nxt)}`, {reason}; poly runs one from a "
+                            "start and to a bound affine in the sizes, never reaching 0, as a host loop)")
         declared = self.loop_types.get(var, ["double"])
         if isinstance(f.init, c_ast.DeclList):
             declared = getattr(getattr(f.init.decls[0].type, "type", None), "names", ["double"])
         if factor < 2 or {"float", "double"} & set(declared):
             return None
         if f.cond is None or f.stmt is None:
-            refuse("without a condition that ends it")
+            refuse("but without a condition or a body")
         if var in written_names([f.stmt]) or named_outside(self.fn.body, (f,), var):
             refuse(f"but '{var}' is also written in its body or read outside the loop")
         names = set(self.sizes) | {l.var for l in loops}
@@ -482,7 +503,7 @@ class _Builder:
         try:
             start = affine(first, names, "loop start", self.nonneg)
         except NotAffine as e:
-            refuse(f"but its start is not affine in the sizes and the loops around it ({e})")
+            refuse(f"but its {_unlined(e)}")
         parts = _conjuncts(f.cond)
         wanted = ("<", "<=") if grows else (">", ">=")
         if not all(isinstance(x, c_ast.BinaryOp) and _is(x.left, var) and x.op in wanted for x in parts):
@@ -492,7 +513,7 @@ class _Builder:
             try:
                 bound = affine(x.right, names, "loop bound", self.nonneg)
             except NotAffine as e:
-                refuse(f"but its bound is not affine in the sizes and the loops around it ({e})")
+                refuse(f"but its {_unlined(e)}")
             if grows:
                 bounds.append(f"({bound} - 1)" if x.op == "<" else bound)
             else:
@@ -502,11 +523,12 @@ class _Builder:
             refuse(f"but its start '{cprint(first)}' may be below 1 (the counter would stay at 0 or below)")
         if not grows and not all(self.within(loop_vars, domain, b, "1", b) for b in bounds):
             refuse(f"but its bound may let it reach 0 (it would stay there): end it with '{var} > 0' or higher")
+        record = Geometric(cprint(nxt), line, start, factor, grows)
         if grows:
             end = bounds[0] if len(bounds) == 1 else f"min({', '.join(bounds)})"
-            return start, end, 1, bounds
+            return start, end, 1, bounds, record
         end = bounds[0] if len(bounds) == 1 else f"max({', '.join(bounds)})"
-        return end, start, -1, bounds
+        return end, start, -1, bounds, record
 
     # opaque inner loops ---------------------------------------------------------------
     def data_header(self, f: c_ast.For, var: str, loops) -> bool:
@@ -830,6 +852,11 @@ def _step(nxt, var: str) -> int | None:
     return step if step in (1, -1) else None
 
 
+def _unlined(e: NotAffine) -> str:
+    """A refusal's text without its leading `line N: `."""
+    return str(e).split(": ", 1)[-1] if str(e).startswith("line ") else str(e)
+
+
 def _stepped_by_expression(f: c_ast.For, var: str) -> NotAffine | None:
     """The refusal of a loop stepping by a non-constant amount (`i += 2 * s`), with the rewrite that
     the model reads: isl cannot describe `i = start + step * t` for a variable step (a product of
@@ -879,6 +906,25 @@ def affine_condition(node, names, what) -> str:
         op = "=" if node.op == "==" else node.op
         return f"{affine(node.left, names, what)} {op} {affine(node.right, names, what)}"
     raise NotAffine(f"{what} '{cprint(node)}' is not a conjunction of affine comparisons")
+
+
+def counter_values(prog: Program) -> Program:
+    """The program whose statements under geometric counters run only at the counters' values
+    (Geometric.values): exact instance counts, footprints and coverage. Not for dependences
+    (the model's loops over every integer keep isl's work small; they give a superset)."""
+    domains = {}
+
+    def go(nodes, extra):
+        for n in nodes:
+            if isinstance(n, Stmt):
+                domains[n.stmt.name] = extra
+            else:
+                go(n.body, extra + ((n.geometric.values(n.var),) if n.geometric else ()))
+    go(prog.body, ())
+    if not any(domains.values()):
+        return prog
+    statements = [replace(st, domain=st.domain + domains.get(st.name, ())) for st in prog.statements]
+    return replace(prog, statements=statements)
 
 
 def build_program(k: Kernel) -> Program:

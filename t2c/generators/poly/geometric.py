@@ -20,10 +20,18 @@ from ...analysis import Loop, Program
 from .mapping import HostLoop, Launch, Plan
 from .options import PolyOptions
 
-#: Launch forms that reshape the loops of their body (a fold, a scan, tiles, staged operands ...):
-#: a geometric loop inside any of them is refused.
-_FORMS = ("reduction", "scan", "banded", "running_max", "row_scan", "row", "phases", "block_sum", "sweep",
-          "private", "tiles", "tile", "staged", "mma", "transposed")
+#: Launch forms that reshape the loops of their body (a fold, a scan, tiles ...): a geometric loop
+#: inside any of them is refused; a sweep's and staged operands' only where they reshape that loop.
+_FORMS = ("reduction", "scan", "banded", "running_max", "row_scan", "row", "phases", "block_sum",
+          "private", "tiles", "tile", "mma", "transposed")
+
+
+def _reshaped(launch: Launch, l: Loop) -> bool:
+    """Whether the launch's sweep or staged operands run `l` other than from its header: shared
+    among lanes, summed in parts, taken in chunks, tiled (a sweep's carried loop runs as written)."""
+    sw = launch.sweep
+    return bool(sw and (id(l) in sw.split or id(l) in sw.sums or sw.rows is l)
+                or launch.staged and id(l) in launch.staged)
 
 
 def loops(nodes) -> list[Loop]:
@@ -46,8 +54,7 @@ def narrowed(program: Program, options: PolyOptions) -> PolyOptions:
 def misplaced(plan: Plan) -> str | None:
     """Why the plan cannot run a geometric loop as the reference does (module docstring), or None."""
     def named(l: Loop) -> str:
-        step, line = l.geometric
-        return f"loop '{l.var}' (line {line}, `{step}`)"
+        return f"loop '{l.var}' (line {l.geometric.line}, `{l.geometric.step}`)"
 
     def why(l: Loop, where: str) -> str:
         return (f"{named(l)} steps geometrically, and poly runs such a loop only as a host loop around "
@@ -72,6 +79,7 @@ def misplaced(plan: Plan) -> str | None:
         if not inner:
             return None
         form = next((f for f in _FORMS if getattr(launch, f)), None)
+        form = form or next(("sweep" if launch.sweep else "staged" for l in inner if _reshaped(launch, l)), None)
         if form or any(l.time is not None or l.derived for l in inner):
             return why(inner[0], f"inside launch {launch.name}, as part of its {form or 'skewed'} form")
         return None
