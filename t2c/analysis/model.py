@@ -12,7 +12,9 @@ what it cannot describe exactly: while loops other than counted ones, steps that
 constants, non-affine bounds or subscripts outside an opaque loop, data-dependent writes other
 than atomic updates; poly then answers with one thread, always correct. A loop of a constant
 step other than +-1 is counted (`counted`): the model sees it from 0 by 1, its body reading
-`start + step * v` where it read v.
+`start + step * v` where it read v. A geometric counter (`s *= 2`, `s >>= 1`: `geometric`) is a loop
+over every integer between its ends, marked `Loop.geometric` (the generator keeps it in order, as
+written; `counter_values` restricts it to its values for counting).
 docs/poly.md, "Analysis".
 """
 from __future__ import annotations

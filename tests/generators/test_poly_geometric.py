@@ -11,6 +11,7 @@ import pytest
 
 from t2c.analysis import analyze, build_program
 from t2c.analysis.cost import counts
+from t2c.analysis.explain import explain
 from t2c.generators.poly import generate
 from t2c.generators.poly.geometric import misplaced
 from t2c.generators.poly.lower import final_plan
@@ -82,6 +83,9 @@ def test_a_halving_counter_is_a_host_loop_around_a_grid(tmp_path, step):
     assert [l.var for l in launch.grid] == ["i"] and misplaced(plan) is None
     text = generate(k)
     assert f"for (int s = n / 2; s > 0; {step})" in text and "<<<1, 1>>>" not in text
+    assert explain(an).splitlines()[-2:] == [
+        f"loop s: in order, as written: a geometric counter (`{step}`, line 6; poly runs its body once per value)",
+        "  loop i: parallel"]
 
 
 @pytest.mark.parametrize("step", ["s *= 2", "s <<= 1", "s = 2 * s"])

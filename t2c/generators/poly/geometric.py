@@ -12,7 +12,7 @@ that (the copy per iteration, isl's scheduler, wavefronts; running sums skip suc
 themselves); `misplaced` checks the finished plan: each geometric loop a host loop printed from
 its own header (launches once per value, in order) or a plain loop inside a thread, and names
 the loop, its line and the form otherwise, for the caller to fall back to one thread.
-docs/poly.md, "Geometric counters".
+docs/poly.md, "Analysis" (geometric loop counters).
 """
 from __future__ import annotations
 
