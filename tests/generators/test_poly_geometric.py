@@ -13,12 +13,13 @@ from t2c.analysis import analyze, build_program
 from t2c.analysis.cost import counts
 from t2c.analysis.explain import explain
 from t2c.generators.poly import generate
-from t2c.generators.poly.geometric import misplaced
+from t2c.generators.poly.geometric import NETWORK as GEOMETRIC_NETWORK, misplaced
 from t2c.generators.poly.lower import final_plan
 from t2c.generators.poly.mapping import HostLoop, Launch
 from t2c.generators.poly.options import DEFAULT
 from t2ctest import ROOT, accepted_on_emu, c_kernel
 from t2c.frontends.c import read_c
+from t2c.frontends import read_kernel
 
 IDIOMS = ROOT / "corpora" / "loops" / "idioms"
 
@@ -185,3 +186,18 @@ void tree_sum(int n, float *x)
     assert "`t < n / (2 * s)` and `x[(2 * s) * t]`" in text
     with pytest.raises(Exception, match="steps by '2 \\* s'"):
         build_program(k)
+
+
+@pytest.mark.parametrize("spec,network", [("sum_tree", True), ("absmax_tree", True), ("haar_wavelet", False)])
+def test_a_spec_level_loop_keeps_the_networks_where_they_fold_levels(spec, network):
+    """A spec's `doubling`/`halving` levels are geometric counters: where the exchange networks fold
+    the levels into a block tree (sum_tree, absmax_tree), their candidate stays; a wavelet's levels,
+    a launch per level either way, get the model's plan (host loop s, a grid per nest)."""
+    k = read_kernel(ROOT / "corpora" / "text2cuda" / f"{spec}.md")
+    an = analyze(k)
+    assert [l.var for l in an.program.body if getattr(l, "geometric", None)]
+    text = generate(k)
+    assert (GEOMETRIC_NETWORK in text) == network
+    if not network:
+        assert "host loop s:" in text
+        accepted_on_emu(k, text)

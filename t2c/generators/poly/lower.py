@@ -55,10 +55,13 @@ def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
         if options.scans.compaction and (c := compact.compaction_of(kernel)):
             return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
         if options.networks and (net := network.network_of(kernel, target)):
-            return network.candidate(kernel, net, options, f"{e}")   # host control, a launch per exchange loop
+            return network.candidate(kernel, net, options, f"The polyhedral model does not apply: {e}")   # host
+                                                                                  # control, a launch per exchange loop
         return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "
                                             f"(verified against the same reference)")   # outside the model
+    if options.networks and (net := geometric.levels_in_launches(kernel, program, target)):
+        return network.candidate(kernel, net, options, geometric.NETWORK)   # levels folded, tiled: fewer launches
     an, plan = final_plan(an, options, target)           # what runs where
     if why := geometric.misplaced(plan):                 # a geometric counter only as its header runs it
         return sequential_candidate(kernel, why)

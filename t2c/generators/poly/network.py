@@ -459,7 +459,8 @@ def _touches(node, name: str) -> bool:
 # -- printing ------------------------------------------------------------------------------
 
 def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
-    """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME."""
+    """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME;
+    `reason` (a sentence) says why the network rather than the model's plan."""
     name, (threads,) = short_name(k), opt.grid.block_1d
     local_arrays = net.local_arrays
     r = Renderer(k, {n: shape for n, (_, shape) in local_arrays.items()})
@@ -536,7 +537,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *(f"//   {name}_tree{t}: {trees.describe(tree, t, name)}" for t, tree in enumerate(net.trees)),
            *(f"//   {name}_select{t}: {selects.describe(sel, t, name)}" for t, sel in enumerate(net.selects)),
            *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
-           f"// The polyhedral model does not apply: {reason}",
+           f"// {reason}",
            *("// " + line for line in helper_note(k)), "",
            "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
