@@ -1,6 +1,7 @@
 /* class: affine — an inclusive prefix sum by doubling strides (Hillis-Steele): at stride s each
- * value adds the one s before it, through a second buffer (a geometric counter, s *= 2: poly runs
- * it as a host loop around two launches per stride).
+ * value adds the one s before it, through a second buffer (a geometric counter, s *= 2: the model
+ * reads it as a host loop around two launches per stride; the exchange networks, which take it
+ * too, keep their candidate: the same launches).
  * t2c: description x[i] = x[0] + ... + x[i] (t is scratch)
  * t2c: size n MINI=40 SMALL=4000 MEDIUM=200000 LARGE=2000000 EXTRALARGE=8000000
  * t2c: array x[n] inout

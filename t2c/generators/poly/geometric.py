@@ -1,7 +1,7 @@
 """Geometric counters (`for (s = 1; s < n; s *= 2)`, `s >>= 1`, ...) as host loops around launches.
 
     narrowed(program, options) -> PolyOptions;  misplaced(plan) -> str | None
-    levels_in_launches(kernel, program, target) -> network.Network | None
+    networked(kernel, program, target) -> network.Network | None
 
 The model reads such a loop as one over every integer between its ends (model._Builder.geometric):
 a superset of the counter's values in their order, so the dependences and the parallel loops it
@@ -13,9 +13,11 @@ that (the copy per iteration, isl's scheduler, wavefronts; running sums skip suc
 themselves); `misplaced` checks the finished plan: each geometric loop a host loop printed from
 its own header (launches once per value, in order) or a plain loop inside a thread, and names
 the loop, its line and the form otherwise, for the caller to fall back to one thread. Where the
-exchange networks (network.py) take the kernel and run several of its levels in one launch (a
-pairwise tree folded into one block tree, levels tiled in shared memory, a selection), their
-candidate is kept (`levels_in_launches`): the model's plan launches once per level.
+exchange networks (network.py), built for such level loops before the model read them, take the
+kernel, their candidate is kept (`networked`): it may fold a pairwise tree into one block tree,
+tile levels in shared memory or trade buffers instead of copying; the model's plan serves the
+kernels they refuse (halving trees whose pairs are no XOR partners, nests whose points overlap
+across loops, a counter inside a parallel loop).
 docs/poly.md, "Analysis" (geometric loop counters).
 """
 from __future__ import annotations
@@ -28,9 +30,8 @@ from .mapping import HostLoop, Launch, Plan
 from .options import PolyOptions
 
 #: The head line of a network candidate chosen over the model's plan.
-NETWORK = ("The model reads its geometric level loop, but the exchange networks run several levels in "
-           "one launch (a block tree, tiles in shared memory or a selection) where the model's plan "
-           "launches once per level")
+NETWORK = ("The model reads its geometric level loop; the exchange networks take the kernel too, and "
+           "their candidate is kept (block trees, shared-memory tiles, traded buffers where they apply)")
 
 #: Launch forms that reshape the loops of their body (a fold, a scan, tiles ...): a geometric loop
 #: inside any of them is refused; a sweep's and staged operands' only where they reshape that loop.
@@ -55,13 +56,9 @@ def loops(nodes) -> list[Loop]:
     return out
 
 
-def levels_in_launches(k: Kernel, program: Program, target: Target):
-    """The exchange network of a kernel with a geometric loop when it folds, tiles or selects
-    (module docstring), else None."""
-    if not loops(program.body):
-        return None
-    net = network.network_of(k, target)
-    return net if net is not None and (net.trees or net.tilings or net.selects) else None
+def networked(k: Kernel, program: Program, target: Target):
+    """The exchange network of a kernel with a geometric loop (module docstring), else None."""
+    return network.network_of(k, target) if loops(program.body) else None
 
 
 def narrowed(program: Program, options: PolyOptions) -> PolyOptions:

@@ -60,8 +60,8 @@ def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
         return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "
                                             f"(verified against the same reference)")   # outside the model
-    if options.networks and (net := geometric.levels_in_launches(kernel, program, target)):
-        return network.candidate(kernel, net, options, geometric.NETWORK)   # levels folded, tiled: fewer launches
+    if options.networks and (net := geometric.networked(kernel, program, target)):
+        return network.candidate(kernel, net, options, geometric.NETWORK)   # level loops: as the networks ran them
     an, plan = final_plan(an, options, target)           # what runs where
     if why := geometric.misplaced(plan):                 # a geometric counter only as its header runs it
         return sequential_candidate(kernel, why)
