@@ -86,13 +86,14 @@ class Geometric:
     start: str                 # its first value, isl text
     factor: int                # c >= 2
     grows: bool
+    bits: int = 32             # of its type: 64 for long, size_t, ptrdiff_t
 
     def values(self, var: str) -> str:
-        """isl text: `var` is one of the counter's values, for any counter that fits 64 bits (a
-        disjunction; exact where the model's bounds hold: start >= 1 for a growing counter, and C's
+        """isl text: `var` is one of the counter's values (a disjunction over the powers of c its type
+        holds; exact where the model's bounds hold: start >= 1 for a growing counter, and C's
         truncation is isl's floor for the non-negative values a shrinking one keeps)."""
         terms, power = [], 1
-        while power < 2 ** 63:
+        while power < 2 ** self.bits:
             terms.append(f"{var} = {power} * ({self.start})" if self.grows else
                          f"{var} = floor(({self.start}) / {power})")
             power *= self.factor
@@ -525,7 +526,8 @@ class _Builder:
             refuse(f"but its start '{cprint(first)}' may be below 1 (the counter would stay at 0 or below)")
         if not grows and not all(self.within(loop_vars, domain, b, "1", b) for b in bounds):
             refuse(f"but its bound may let it reach 0 (it would stay there): end it with '{var} > 0' or higher")
-        record = Geometric(cprint(nxt), line, start, factor, grows)
+        wide = {"long", "size_t", "ptrdiff_t", "int64_t", "uint64_t"} & set(declared)
+        record = Geometric(cprint(nxt), line, start, factor, grows, 64 if wide else 32)
         if grows:
             end = bounds[0] if len(bounds) == 1 else f"min({', '.join(bounds)})"
             return start, end, 1, bounds, record
