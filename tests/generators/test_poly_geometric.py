@@ -204,3 +204,12 @@ def test_the_doubling_scan_idiom_keeps_the_networks_candidate():
     as before, a launch per nest per level; the model's plan above launches the same."""
     text = generate(read_c(IDIOMS / "doubling_scan.c"))
     assert GEOMETRIC_NETWORK in text and "doubling_scan_exchange1" in text
+
+
+def test_a_halving_tree_without_the_one_block_form_launches_per_level():
+    """At sizes past one block's reach the host loop launches a grid per value of s (printed from the
+    header); the emulator's sizes take the one-block form, so this checks the other path."""
+    k = read_c(IDIOMS / "tree_halving.c")
+    text = generate(k, DEFAULT.replace(one_block=None))
+    assert "for (int s = n / 2; s > 0; s >>= 1)" in text and "tree_halving_loop_s" not in text
+    accepted_on_emu(k, text)
