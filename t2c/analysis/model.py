@@ -31,7 +31,7 @@ from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
 from .isl_bridge import always_within
-from .scalars import constant_step, normalize_scalars, substitute, written_names
+from .scalars import constant_step, geometric_step, normalize_scalars, substitute, written_names
 from .searches import normalize_searches
 from .selections import normalize_selections
 from .scopes import data_sources, reads_data, separate_reused_names
@@ -474,27 +474,17 @@ class _Builder:
         carried, poly.lower checks the plan). None where the step is not geometric; NotAffine,
         naming the loop, its line and the reason, where it is but cannot be used."""
         nxt, line = f.next, f.coord.line
-        ops = {"*=": "*", "<<=": "<<", "/=": "/", ">>=": ">>"}
-        if isinstance(nxt, c_ast.Assignment) and _is(nxt.lvalue, var) and nxt.op in ops:
-            op, c = ops[nxt.op], nxt.rvalue
-        elif isinstance(nxt, c_ast.Assignment) and nxt.op == "=" and _is(nxt.lvalue, var) and \
-                isinstance(nxt.rvalue, c_ast.BinaryOp) and nxt.rvalue.op in ops.values() and \
-                (_is(nxt.rvalue.left, var) or nxt.rvalue.op == "*" and _is(nxt.rvalue.right, var)):
-            op = nxt.rvalue.op
-            c = nxt.rvalue.right if _is(nxt.rvalue.left, var) else nxt.rvalue.left
-        else:
+        if (found := geometric_step(nxt, var)) is None:
             return None
-        if not (isinstance(c, c_ast.Constant) and c.type == "int" and c.value.rstrip("uUlL").isdigit()):
-            return None
-        factor = int(c.value.rstrip("uUlL")) if op in "*/" else 2 ** int(c.value.rstrip("uUlL"))
-        grows = op in ("*", "<<")
+        factor, grows = found
+
         def refuse(reason):
             raise NotAffine(f"{why} (a geometric counter, `{cprint(nxt)}`, {reason}; poly runs one from a "
                             "start and to a bound affine in the sizes, never reaching 0, as a host loop)")
         declared = self.loop_types.get(var, ["double"])
         if isinstance(f.init, c_ast.DeclList):
             declared = getattr(getattr(f.init.decls[0].type, "type", None), "names", ["double"])
-        if factor < 2 or {"float", "double"} & set(declared):
+        if {"float", "double"} & set(declared):
             return None
         if f.cond is None or f.stmt is None:
             refuse("but without a condition or a body")

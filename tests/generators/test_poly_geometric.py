@@ -213,3 +213,25 @@ def test_a_halving_tree_without_the_one_block_form_launches_per_level():
     text = generate(k, DEFAULT.replace(one_block=None))
     assert "for (int s = n / 2; s > 0; s >>= 1)" in text and "tree_halving_loop_s" not in text
     accepted_on_emu(k, text)
+
+
+def test_a_halving_while_loop_is_its_geometric_for_loop(tmp_path):
+    """`int s = n / 2; while (s > 0) { ...; s /= 2; }` (whiles.py) is the for loop over s: a host loop."""
+    k = c_kernel(tmp_path, """\
+/* t2c: size n MINI=40 SMALL=4000
+ * t2c: array x[n] inout
+ */
+void halving_while(int n, double *x)
+{
+  int s = n / 2;
+  while (s > 0) {
+    for (int i = 0; i < s; i++)
+      x[i] += x[i + s];
+    s /= 2;
+  }
+}
+""")
+    _, plan = final_plan(analyze(k), DEFAULT)
+    h = _host_loop(plan)
+    assert (h.loop.var, h.loop.next, h.loop.geometric.line) == ("s", "s /= 2", 7)
+    accepted_on_emu(k, generate(k))
