@@ -2,9 +2,9 @@
 
     network_of(kernel, target) -> Network | None;  candidate(kernel, network, options, why)
 
-Takes a reference the model refused, or one whose geometric level loops it reads (geometric.networked),
-whose body is host code (scalar assignments; loops and ifs
-reading only scalars, doubling and halving included) around perfect nests whose points touch
+Takes a reference the model refused, or one whose geometric level loops it reads
+(geometric.networked), whose body is host code (scalar assignments; loops and ifs reading only
+scalars, doubling and halving included) around perfect nests whose points touch
 disjoint cells: each written array indexed by each loop variable once, or by the innermost
 one's XOR partner `j = i ^ E` under one `if (j > i)`. Gives the host code as written with a
 launch per nest instance (sorts, butterflies, compiled specs' levels), tilings run on
