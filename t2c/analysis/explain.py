@@ -3,9 +3,9 @@
 `loop_reasons(an)` gives one line per loop of the model: `parallel`, `carries only a reduction`
 (the accumulation's order), `in order, as written` (a geometric counter), or the first dependence
 it carries, named by its kind (flow: a value read later; anti: a read before an overwrite; output:
-two writes), its array or scalar, its source
-and target statements with their lines in the reference (the kernel as t2c reads it, which
-`explain` prints numbered), and its distance along the loop."""
+two writes), its array or scalar, its source and target statements with their lines in the
+reference (the kernel as t2c reads it, which `explain` prints numbered), and its distance along
+the loop."""
 from __future__ import annotations
 
 from .dependences import Analysis
