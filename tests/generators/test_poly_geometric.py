@@ -16,7 +16,9 @@ from t2c.generators.poly import generate
 from t2c.generators.poly import geometric
 from t2c.generators.poly.geometric import NETWORK as GEOMETRIC_NETWORK, misplaced
 from t2c.generators.poly.lower import final_plan
+from t2c.generators.poly.cuda import Printer
 from t2c.generators.poly.mapping import HostLoop, Launch
+from t2c.runtime.target import SM90
 from t2c.generators.poly.options import DEFAULT
 from t2ctest import ROOT, accepted_on_emu, c_kernel
 from t2c.frontends.c import read_c
@@ -235,3 +237,27 @@ void halving_while(int n, double *x)
     h = _host_loop(plan)
     assert (h.loop.var, h.loop.next, h.loop.geometric.line) == ("s", "s /= 2", 7)
     accepted_on_emu(k, generate(k))
+
+
+def test_two_counters_of_other_factors_are_not_fused(tmp_path):
+    """Both loops read `s` from 1 to n - 1 in the model, but one doubles and one triples: fusion
+    (transform._same_header) joined them under the first header, and y took x's values of s."""
+    k = c_kernel(tmp_path, """\
+/* t2c: size n MINI=40 SMALL=4000
+ * t2c: array x[n] inout
+ * t2c: array y[n] inout
+ */
+void two_counters(int n, double *x, double *y)
+{
+  for (int s = 1; s < n; s *= 2)
+    for (int i = 0; i < n; i++)
+      x[i] += s;
+  for (int s = 1; s < n; s *= 3)
+    for (int i = 0; i < n; i++)
+      y[i] += s;
+}
+""")
+    an, plan = final_plan(analyze(k), DEFAULT)
+    launch, = plan.launches
+    assert [(l.var, l.next) for l in launch.body] == [("s", "s *= 2"), ("s", "s *= 3")]
+    accepted_on_emu(k, Printer(k, an, plan, DEFAULT, SM90).candidate())   # the model's plan, printed

@@ -274,7 +274,11 @@ def grid_depth(an, tree, loop, limit=3) -> int:
 
 
 def _same_header(a: Loop, b: Loop) -> bool:
-    return (a.var, a.lower, a.upper, a.step) == (b.var, b.lower, b.upper, b.step)
+    """Whether two loops run the same values: the same bounds, and geometric counters (whose model
+    bounds hold values they never take) the same start and factor."""
+    values = lambda g: g and (g.start, g.factor, g.grows)
+    return (a.var, a.lower, a.upper, a.step, values(a.geometric)) == \
+        (b.var, b.lower, b.upper, b.step, values(b.geometric))
 
 
 _WORDS = re.compile(r"[A-Za-z_]\w*")
