@@ -261,3 +261,27 @@ void two_counters(int n, double *x, double *y)
     launch, = plan.launches
     assert [(l.var, l.next) for l in launch.body] == [("s", "s *= 2"), ("s", "s *= 3")]
     accepted_on_emu(k, Printer(k, an, plan, DEFAULT, SM90).candidate())   # the model's plan, printed
+
+
+def test_a_growing_counter_bounding_its_inner_loop_keeps_its_header(tmp_path):
+    """`for (i = 0; i < s; i++)` inside: moving the parallel i outward rebuilt both loops' bounds from
+    the model's (`s++`, every s), which ran values s never takes; a geometric counter's header is not
+    rebuilt (transform._reordered), and the plan check names one that is (geometric.misplaced)."""
+    k = c_kernel(tmp_path, """\
+/* t2c: size n MINI=40 SMALL=4000
+ * t2c: array x[n] in
+ * t2c: array y[n] inout
+ */
+void tri_levels(int n, const double *x, double *y)
+{
+  for (int s = 1; s < n; s *= 2)
+    for (int i = 0; i < s; i++)
+      y[i] += s * x[i];
+}
+""")
+    an, plan = final_plan(analyze(k), DEFAULT)
+    h = _host_loop(plan)
+    assert h.loop.next == "s *= 2" and [l.var for l in h.items[0].grid] == ["i"] and misplaced(plan) is None
+    accepted_on_emu(k, Printer(k, an, plan, DEFAULT, SM90).candidate())   # the model's plan, printed
+    h.loop.next = "s++"
+    assert "under another header" in misplaced(plan)

@@ -78,12 +78,15 @@ def misplaced(plan: Plan) -> str | None:
         return (f"{named(l)} steps geometrically, and poly runs such a loop only as a host loop around "
                 f"launches or as a plain loop in a thread; its plan puts it {where}")
 
+    def rewritten(l: Loop) -> bool:      # skewed, or bounds rebuilt from the model's (`v++`)
+        return l.time is not None or bool(l.derived) or l.next != l.geometric.step
+
     def walk(items) -> str | None:
         for it in items:
             if isinstance(it, HostLoop):
                 l = it.loop
-                if l.geometric and (it.private or l.time is not None or l.derived):
-                    return why(l, "in a block per iteration" if it.private else "on a skewed schedule")
+                if l.geometric and (it.private or rewritten(l)):
+                    return why(l, "in a block per iteration" if it.private else "under another header")
                 if found := walk(it.items):
                     return found
             elif isinstance(it, Launch) and (found := in_launch(it)):
@@ -98,7 +101,8 @@ def misplaced(plan: Plan) -> str | None:
             return None
         form = next((f for f in _FORMS if getattr(launch, f)), None)
         form = form or next(("sweep" if launch.sweep else "staged" for l in inner if _reshaped(launch, l)), None)
-        if form or any(l.time is not None or l.derived for l in inner):
-            return why(inner[0], f"inside launch {launch.name}, as part of its {form or 'skewed'} form")
+        if form or any(rewritten(l) for l in inner):
+            return why(inner[0], f"inside launch {launch.name}, " + (f"as part of its {form} form" if form else
+                                                                      "under another header"))
         return None
     return walk(plan.items) or next(filter(None, (in_launch(l) for l in plan.launches)), None)
