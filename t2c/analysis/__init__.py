@@ -16,7 +16,7 @@ from ..ir import DATASETS, Count, Facts, Kernel
 from ..ir.csyntax import walk
 from .cost import counts
 from .dependences import Analysis, LoopFacts, Web, analyze_program, isl_model, loop_paths
-from .model import Access, Loop, NotAffine, Program, Statement, Stmt, build_program
+from .model import Access, Loop, NotAffine, Program, Statement, Stmt, build_program, counter_values
 
 
 def analyze(kernel: Kernel) -> Analysis:
@@ -34,7 +34,7 @@ def fully_written(kernel: Kernel) -> dict[str, bool]:
         prog = build_program(kernel)
     except NotAffine:
         return {}
-    model = isl_model(prog)
+    model = isl_model(counter_values(prog))   # a geometric counter at its values only
     out = {}
     for a in kernel.arrays:
         if a.intent == "out":
@@ -55,7 +55,7 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
     except NotAffine:
         return []
     shapes = {a.name: a.shape for a in kernel.arrays} | {n: v.shape for n, v in prog.locals.items() if v.shape}
-    model = isl_model(prog)
+    model = isl_model(counter_values(prog))   # a geometric counter at its values only
     out = []
     for st in prog.statements:
         if st.conditional or any(isinstance(n, c_ast.TernaryOp) or isinstance(n, c_ast.BinaryOp)

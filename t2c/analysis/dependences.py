@@ -76,7 +76,10 @@ class Analysis:
         return self.model.respects(self.all_deps, self.schedule(tree))
 
     def carries(self, tree, loop: Loop, depth: int) -> bool:
-        """Whether `loop` (at `depth` in `tree`) carries a dependence."""
+        """Whether `loop` (at `depth` in `tree`) carries a dependence; a geometric counter always
+        does (its domain holds values it never takes: model._Builder.geometric)."""
+        if loop.geometric:
+            return True
         stmts = [s.stmt.name for s in loop.statements()]
         return self.model.carries(self.all_deps, self.schedule(tree), stmts, 2 * depth + 1)
 
@@ -221,9 +224,12 @@ def loop_facts(an: Analysis) -> list[LoopFacts]:
         for n in nodes:
             if isinstance(n, Loop):
                 stmts = tuple(s.stmt.name for s in n.statements())
-                carried = an.model.carries(deps, sched, stmts, 2 * depth + 1)
-                out.append(LoopFacts(n.var, depth, stmts, not carried,
-                                     carried and _only_reductions(an, n, depth)))
+                if n.geometric:                  # in order, as written (Analysis.carries)
+                    out.append(LoopFacts(n.var, depth, stmts, False, False))
+                else:
+                    carried = an.model.carries(deps, sched, stmts, 2 * depth + 1)
+                    out.append(LoopFacts(n.var, depth, stmts, not carried,
+                                         carried and _only_reductions(an, n, depth)))
                 go(n.body, depth + 1)
     go(an.program.body, 0)
     return out

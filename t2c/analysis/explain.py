@@ -1,10 +1,11 @@
 """Why each loop of a reference is parallel or not: what `t2c gen --explain` prints.
 
 `loop_reasons(an)` gives one line per loop of the model: `parallel`, `carries only a reduction`
-(the accumulation's order), or the first dependence it carries, named by its kind (flow: a value
-read later; anti: a read before an overwrite; output: two writes), its array or scalar, its source
-and target statements with their lines in the reference (the kernel as t2c reads it, which
-`explain` prints numbered), and its distance along the loop."""
+(the accumulation's order), `in order, as written` (a geometric counter), or the first dependence
+it carries, named by its kind (flow: a value read later; anti: a read before an overwrite; output:
+two writes), its array or scalar, its source and target statements with their lines in the
+reference (the kernel as t2c reads it, which `explain` prints numbered), and its distance along
+the loop."""
 from __future__ import annotations
 
 from .dependences import Analysis
@@ -39,7 +40,10 @@ def loop_reasons(an: Analysis) -> list[str]:
             stmts = tuple(s.stmt.name for s in n.statements())
             f = facts.get((n.var, depth, stmts))
             head = f"{'  ' * depth}loop {n.var}: "
-            if f is not None and f.parallel:
+            if n.geometric:             # its distances would be over values it never takes
+                out.append(head + f"in order, as written: a geometric counter (`{n.geometric.step}`, line "
+                                  f"{n.geometric.line}; poly runs its body once per value)")
+            elif f is not None and f.parallel:
                 out.append(head + "parallel")
             elif f is not None and f.reduction:
                 out.append(head + "carries only a reduction (the order of an accumulation)")

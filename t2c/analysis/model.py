@@ -12,14 +12,16 @@ what it cannot describe exactly: while loops other than counted ones, steps that
 constants, non-affine bounds or subscripts outside an opaque loop, data-dependent writes other
 than atomic updates; poly then answers with one thread, always correct. A loop of a constant
 step other than +-1 is counted (`counted`): the model sees it from 0 by 1, its body reading
-`start + step * v` where it read v.
+`start + step * v` where it read v. A geometric counter (`s *= 2`, `s >>= 1`: `geometric`) is a loop
+over every integer between its ends, marked `Loop.geometric` (the generator keeps it in order, as
+written; `counter_values` restricts it to its values for counting).
 docs/poly.md, "Analysis".
 """
 from __future__ import annotations
 
 import copy
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
@@ -30,7 +32,7 @@ from ..ir.extents import NotPolynomial, to_poly
 from .delinearize import row_major
 from .guards import normalize_guards
 from .isl_bridge import always_within, never_holds
-from .scalars import constant_step, normalize_scalars, substitute, written_names
+from .scalars import constant_step, geometric_step, normalize_scalars, substitute, written_names
 from .searches import normalize_searches
 from .selections import normalize_selections
 from .scopes import data_sources, reads_data, separate_reused_names
@@ -76,6 +78,29 @@ class Statement:
         return [a for a in self.accesses if not a.write and (name is None or a.name == name)]
 
 
+@dataclass(frozen=True)
+class Geometric:
+    """A geometric loop counter (`model._Builder.geometric`): the model's loop runs over every
+    integer between its ends; the counter takes only start * c^k (grows) or start / c^k (shrinks)."""
+    step: str                  # the C step, `s *= 2`
+    line: int
+    start: str                 # its first value, isl text
+    factor: int                # c >= 2
+    grows: bool
+    bits: int = 32             # of its type: 64 for long, size_t, ptrdiff_t
+
+    def values(self, var: str) -> str:
+        """isl text: `var` is one of the counter's values (a disjunction over the powers of c its type
+        holds; exact where the model's bounds hold: start >= 1 for a growing counter, and C's
+        truncation is isl's floor for the non-negative values a shrinking one keeps)."""
+        terms, power = [], 1
+        while power < 2 ** self.bits:
+            terms.append(f"{var} = {power} * ({self.start})" if self.grows else
+                         f"{var} = floor(({self.start}) / {power})")
+            power *= self.factor
+        return "(" + " or ".join(terms) + ")"
+
+
 @dataclass
 class Loop:
     var: str
@@ -89,6 +114,8 @@ class Loop:
     # Set by schedule transformations (the reference's own loops leave them empty):
     time: str | None = None    # the loop's schedule value when not `var` (a wavefront: 2*i + j)
     derived: tuple = ()        # (var, C expression, C guard) computed at the top of the body
+    geometric: Geometric | None = None   # a geometric counter (`s *= 2`): the model's domain holds
+                                         # every integer between its ends (_Builder.geometric)
 
     def statements(self) -> list["Stmt"]:
         out = []
@@ -342,15 +369,18 @@ class _Builder:
         var = _loop_var(f)
         if var is None:
             raise NotAffine(f"line {line}: loop header is not 'v = start'")
+        geometric = None
         try:
             lower, upper, step, bounds = self.header(f, var, loops, domain)
         except NotAffine as e:
             if counted := self.counted(f, var, loops, domain):
                 f, (lower, upper, step, bounds) = counted
+            elif found := self.geometric(f, var, loops, domain, e):
+                lower, upper, step, bounds, geometric = found
             elif self.data_header(f, var, loops) and (st := self.opaque(f, var, loops, domain, e)):
                 return st
             else:
-                raise
+                raise _stepped_by_expression(f, var) or e
         exits = [n for n in _walk(f.stmt) if isinstance(n, (c_ast.Break, c_ast.Continue))] if f.stmt else []
         if exits and _innermost(f):        # refused, the walk of its body below says why as before
             at = next((n for n in _walk(f.stmt) if isinstance(n, c_ast.If) and any(
@@ -359,7 +389,8 @@ class _Builder:
                             f"depends on the data")
             if st := self.opaque(f, var, loops, domain, why):
                 return st
-        node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next))
+        node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next),
+                    geometric=geometric)
         inner = domain + [f"{lower} <= {var}", *(f"{var} <= {b}" for b in bounds)] if step > 0 else \
             domain + [*(f"{b} <= {var}" for b in bounds), f"{var} <= {upper}"]
         node.body = self.node(f.stmt, loops + [node], inner) if f.stmt is not None else []
@@ -435,6 +466,68 @@ class _Builder:
             return g, self.header(g, var, loops, domain)
         except NotAffine:
             return None
+
+    def geometric(self, f: c_ast.For, var: str, loops, domain, why: NotAffine):
+        """(lower, upper, step, bounds, Geometric) of the model's loop for a geometric counter: `v *= c`, `v <<= k`,
+        `v = v * c` under `v < e` (`<=`) from a start proved >= 1, or `v /= c`, `v >>= k`, `v = v / c`
+        under `v > e` (`>=`) with e proved >= 0 (>= 1), c >= 2 a constant, e and the start affine.
+        The model's loop runs over every integer between the ends, in the counter's direction
+        (step +1 for a growing one, -1 for a shrinking one): a superset of the values the counter
+        takes, in the same order, so every dependence between its real instances is one of the
+        model's, and a loop nest parallel for every value is parallel for the real ones. The
+        generator keeps such a loop on the host, printed as written (`Analysis.carries` holds it
+        carried, poly.lower checks the plan). None where the step is not geometric; NotAffine,
+        naming the loop, its line and the reason, where it is but cannot be used."""
+        nxt, line = f.next, f.coord.line
+        if (found := geometric_step(nxt, var)) is None:
+            return None
+        factor, grows = found
+
+        def refuse(reason):
+            raise NotAffine(f"{why} (a geometric counter, `{cprint(nxt)}`, {reason}; poly runs one from a "
+                            "start and to a bound affine in the sizes, never reaching 0, as a host loop)")
+        declared = self.loop_types.get(var, ["double"])
+        if isinstance(f.init, c_ast.DeclList):
+            declared = getattr(getattr(f.init.decls[0].type, "type", None), "names", ["double"])
+        if {"float", "double"} & set(declared):
+            return None
+        if f.cond is None or f.stmt is None:
+            refuse("but without a condition or a body")
+        if var in written_names([f.stmt]) or named_outside(self.fn.body, (f,), var):
+            refuse(f"but '{var}' is also written in its body or read outside the loop")
+        names = set(self.sizes) | {l.var for l in loops}
+        self.where = ([l.var for l in loops], domain)
+        first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
+        try:
+            start = affine(first, names, "loop start", self.nonneg)
+        except NotAffine as e:
+            refuse(f"but its {_unlined(e)}")
+        parts = _conjuncts(f.cond)
+        wanted = ("<", "<=") if grows else (">", ">=")
+        if not all(isinstance(x, c_ast.BinaryOp) and _is(x.left, var) and x.op in wanted for x in parts):
+            refuse(f"but its condition is not '{var} {wanted[0]} bound' (the bound a size expression)")
+        bounds = []
+        for x in parts:
+            try:
+                bound = affine(x.right, names, "loop bound", self.nonneg)
+            except NotAffine as e:
+                refuse(f"but its {_unlined(e)}")
+            if grows:
+                bounds.append(f"({bound} - 1)" if x.op == "<" else bound)
+            else:
+                bounds.append(f"({bound} + 1)" if x.op == ">" else bound)
+        loop_vars = [l.var for l in loops]
+        if grows and not self.within(loop_vars, domain, start, "1", start):
+            refuse(f"but its start '{cprint(first)}' may be below 1 (the counter would stay at 0 or below)")
+        if not grows and not all(self.within(loop_vars, domain, b, "1", b) for b in bounds):
+            refuse(f"but its bound may let it reach 0 (it would stay there): end it with '{var} > 0' or higher")
+        wide = {"long", "size_t", "ptrdiff_t", "int64_t", "uint64_t"} & set(declared)
+        record = Geometric(cprint(nxt), line, start, factor, grows, 64 if wide else 32)
+        if grows:
+            end = bounds[0] if len(bounds) == 1 else f"min({', '.join(bounds)})"
+            return start, end, 1, bounds, record
+        end = bounds[0] if len(bounds) == 1 else f"max({', '.join(bounds)})"
+        return end, start, -1, bounds, record
 
     # opaque inner loops ---------------------------------------------------------------
     def data_header(self, f: c_ast.For, var: str, loops) -> bool:
@@ -758,6 +851,32 @@ def _step(nxt, var: str) -> int | None:
     return step if step in (1, -1) else None
 
 
+def _unlined(e: NotAffine) -> str:
+    """A refusal's text without its leading `line N: `."""
+    return str(e).split(": ", 1)[-1] if str(e).startswith("line ") else str(e)
+
+
+def _stepped_by_expression(f: c_ast.For, var: str) -> NotAffine | None:
+    """The refusal of a loop stepping by a non-constant amount (`i += 2 * s`), with the rewrite that
+    the model reads: isl cannot describe `i = start + step * t` for a variable step (a product of
+    variables), nor prove on its own that the iterations of one step value touch distinct cells."""
+    nxt = f.next
+    if isinstance(nxt, c_ast.Assignment) and _is(nxt.lvalue, var) and nxt.op in ("+=", "-="):
+        amount = nxt.rvalue
+    elif isinstance(nxt, c_ast.Assignment) and nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) \
+            and nxt.rvalue.op == "+" and _is(nxt.lvalue, var) and _is(nxt.rvalue.left, var):
+        amount = nxt.rvalue.right
+    else:
+        return None
+    if isinstance(amount, c_ast.Constant):
+        return None
+    d = cprint(amount)
+    return NotAffine(f"line {f.coord.line}: loop step of '{var}' is not +1 or -1: it steps by '{d}', not a "
+                     f"constant, and {var} = start + ({d}) * t is a product of variables the model cannot "
+                     f"describe; write the loop over its count, `for (t = 0; t < count; t++)`, and index "
+                     f"start + ({d}) * t (e.g. `t < n / ({d})` and `x[({d}) * t]`)")
+
+
 def _conjuncts(cond) -> list:
     """The comparisons of a condition `a && b && ...` (the condition itself when not a conjunction)."""
     if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
@@ -786,6 +905,25 @@ def affine_condition(node, names, what) -> str:
         op = "=" if node.op == "==" else node.op
         return f"{affine(node.left, names, what)} {op} {affine(node.right, names, what)}"
     raise NotAffine(f"{what} '{cprint(node)}' is not a conjunction of affine comparisons")
+
+
+def counter_values(prog: Program) -> Program:
+    """The program whose statements under geometric counters run only at the counters' values
+    (Geometric.values): exact instance counts, footprints and coverage. Not for dependences
+    (the model's loops over every integer keep isl's work small; they give a superset)."""
+    domains = {}
+
+    def go(nodes, extra):
+        for n in nodes:
+            if isinstance(n, Stmt):
+                domains[n.stmt.name] = extra
+            else:
+                go(n.body, extra + ((n.geometric.values(n.var),) if n.geometric else ()))
+    go(prog.body, ())
+    if not any(domains.values()):
+        return prog
+    statements = [replace(st, domain=st.domain + domains.get(st.name, ())) for st in prog.statements]
+    return replace(prog, statements=statements)
 
 
 def build_program(k: Kernel) -> Program:

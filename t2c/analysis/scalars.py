@@ -231,6 +231,28 @@ def constant_step(item, name) -> int | None:
     return None
 
 
+def geometric_step(item, name) -> tuple[int, bool] | None:
+    """(c, whether it grows) when item multiplies or divides `name` by a constant c >= 2: `name *= c`,
+    `name <<= k` (c = 2^k), `name = name * c` (`c * name`), `name /= c`, `name >>= k`, `name = name / c`,
+    `name = name >> k`; None for any other."""
+    ops = {"*=": "*", "<<=": "<<", "/=": "/", ">>=": ">>"}
+    if not (isinstance(item, c_ast.Assignment) and _is(item.lvalue, name)):
+        return None
+    if item.op in ops:
+        op, c = ops[item.op], item.rvalue
+    elif item.op == "=" and isinstance(item.rvalue, c_ast.BinaryOp) and item.rvalue.op in ops.values() \
+            and (_is(item.rvalue.left, name) or item.rvalue.op == "*" and _is(item.rvalue.right, name)):
+        op = item.rvalue.op
+        c = item.rvalue.right if _is(item.rvalue.left, name) else item.rvalue.left
+    else:
+        return None
+    if not (isinstance(c, c_ast.Constant) and c.type == "int" and c.value.rstrip("uUlL").isdigit()):
+        return None
+    value = int(c.value.rstrip("uUlL"))
+    factor = value if op in "*/" else 2 ** value
+    return (factor, op in ("*", "<<")) if factor >= 2 else None
+
+
 def step_of(f: c_ast.For):
     """(var, start expression, +1 | -1) of a header stepping its variable by one."""
     init, nxt = f.init, f.next

@@ -3,7 +3,8 @@
     normalize_whiles(fn) -> None   (rewrites fn in place, before the model)
 
 Takes a reference function; rewrites `v = lo; while (v < hi) { ...; v++; }` (or `int v = lo;`
-just before it; any constant step `v += s`, `v = v + s`, `v--` last in the body, and a condition
+just before it; any constant step `v += s`, `v = v + s`, `v--`, or a geometric one `v *= 2`, `v >>= 1`
+(scalars.geometric_step), last in the body, and a condition
 of comparisons of v, as a for header reads them) as `for (v = lo; v < hi; v++) { ...; }`, which
 the model reads as any for loop. Only where that is the same loop: v is an integer local written
 nowhere else in the body, no `continue` skips the step, and nothing outside the two statements
@@ -15,7 +16,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ..ir.csyntax import walk as _walk
-from .scalars import constant_step, written_names
+from .scalars import constant_step, geometric_step, written_names
 
 
 def normalize_whiles(fn: c_ast.FuncDef) -> None:
@@ -44,8 +45,8 @@ def _counted(fn, first, loop) -> c_ast.For | None:
     var = _var(first)
     decl = first if isinstance(first, c_ast.Decl) else next(
         (d for d in _walk(fn.body) if isinstance(d, c_ast.Decl) and d.name == var), None)
-    if var is None or not _integer(decl) or not body or constant_step(body[-1], var) in (None, 0) \
-            or var in written_names(body[:-1]):
+    if var is None or not _integer(decl) or not body or var in written_names(body[:-1]) or \
+            constant_step(body[-1], var) in (None, 0) and geometric_step(body[-1], var) is None:
         return None
     if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)
                and not written_names([c.right]) for c in _conjuncts(loop.cond)):

@@ -239,7 +239,7 @@ class Printer:
         the next iteration reads instead of memory (scalar replacement).  The cell is still stored;
         the write is the array's only one in the loop, unconditional, a plain `=`; the first
         iteration's value is loaded before the loop.  A printer, or None when nothing qualifies."""
-        if not self.opt.registers.scalar_replacement or loop.step not in (1, -1) or not loop.body or \
+        if not self.opt.registers.scalar_replacement or loop.step not in (1, -1) or loop.geometric or not loop.body or \
                 not all(isinstance(n, Stmt) and n.at is None for n in loop.body):
             return None
         j = loop.var

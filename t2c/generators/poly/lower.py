@@ -12,7 +12,7 @@ from ...analysis import Loop, NotAffine, analyze_program, build_program
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from . import compact, network, wavetiles
+from . import compact, geometric, network, wavetiles
 from .cuda import Printer, sequential_candidate
 from .expand import expand
 from .forms import formed
@@ -55,17 +55,23 @@ def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
         if options.scans.compaction and (c := compact.compaction_of(kernel)):
             return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
         if options.networks and (net := network.network_of(kernel, target)):
-            return network.candidate(kernel, net, options, f"{e}")   # host control, a launch per exchange loop
+            return network.candidate(kernel, net, options, f"The polyhedral model does not apply: {e}")   # host
+                                                                                  # control, a launch per exchange loop
         return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
                                             f"from this kernel: `t2c gen --generator llm` or `hybrid` "
                                             f"(verified against the same reference)")   # outside the model
+    if options.networks and (net := geometric.networked(kernel, program, target)):
+        return network.candidate(kernel, net, options, geometric.NETWORK)   # level loops: as the networks ran them
     an, plan = final_plan(an, options, target)           # what runs where
+    if why := geometric.misplaced(plan):                 # a geometric counter only as its header runs it
+        return sequential_candidate(kernel, why)
     return Printer(kernel, an, plan, options, target).candidate()   # kernels, NAME_device, the drop-in NAME
 
 
 def final_plan(an, options: PolyOptions, target: Target = SM90):
     """The program (a variant of `an`'s, when one plans better) and its complete plan: every
     decision made, for the printer to print (forms.formed)."""
+    options = geometric.narrowed(an.program, options)    # no pass reads a geometric counter as consecutive
     an, running = running_sums(an, options)              # triangular sums carried across their loop: scans
     plan = planned(an, options)                          # the reference's loops, transformed and mapped
     if running:

@@ -2,8 +2,9 @@
 
     network_of(kernel, target) -> Network | None;  candidate(kernel, network, options, why)
 
-Takes a reference the model refused whose body is host code (scalar assignments; loops and ifs
-reading only scalars, doubling and halving included) around perfect nests whose points touch
+Takes a reference the model refused, or one whose geometric level loops it reads
+(geometric.networked), whose body is host code (scalar assignments; loops and ifs reading only
+scalars, doubling and halving included) around perfect nests whose points touch
 disjoint cells: each written array indexed by each loop variable once, or by the innermost
 one's XOR partner `j = i ^ E` under one `if (j > i)`. Gives the host code as written with a
 launch per nest instance (sorts, butterflies, compiled specs' levels), tilings run on
@@ -459,7 +460,8 @@ def _touches(node, name: str) -> bool:
 # -- printing ------------------------------------------------------------------------------
 
 def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
-    """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME."""
+    """The `.cu` text: a kernel per exchange loop, NAME_device running the host code, the drop-in NAME;
+    `reason` (a sentence) says why the network rather than the model's plan."""
     name, (threads,) = short_name(k), opt.grid.block_1d
     local_arrays = net.local_arrays
     r = Renderer(k, {n: shape for n, (_, shape) in local_arrays.items()})
@@ -534,7 +536,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *(f"//   {name}_tree{t}: {trees.describe(tree, t, name)}" for t, tree in enumerate(net.trees)),
            *(f"//   {name}_select{t}: {selects.describe(sel, t, name)}" for t, sel in enumerate(net.selects)),
            *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
-           f"// The polyhedral model does not apply: {reason}",
+           f"// {reason}",
            *("// " + line for line in helper_note(k)), "",
            "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]

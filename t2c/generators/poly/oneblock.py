@@ -342,7 +342,7 @@ def chain_of(h: HostLoop) -> tuple[list, list]:
 def _box_text(l) -> tuple[str, str] | None:
     """(first, last) C values of a loop whose bounds are sizes only, in execution order."""
     lo, hi = l.lower, l.upper
-    if l.time is not None or not all(re.fullmatch(r"[\w\s+\-*()]*", t) for t in (lo, hi)):
+    if l.time is not None or l.geometric or not all(re.fullmatch(r"[\w\s+\-*()]*", t) for t in (lo, hi)):
         return None
     return (lo, hi) if l.step > 0 else (hi, lo)
 

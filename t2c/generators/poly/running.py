@@ -47,7 +47,8 @@ def running_sums(an: Analysis, options) -> tuple[Analysis, list[str]]:
             if not isinstance(n, Loop):
                 out.append(n)
                 continue
-            r = _running(an, n, outer) if (options.scans.rows if outer else options.scans.linear) else None
+            on = options.scans.rows if outer else options.scans.linear
+            r = _running(an, n, outer) if on and not n.geometric else None   # its previous value is not v - 1
             if r is None:
                 out.append(replace(n, body=tree(n.body, (*outer, n))))
                 continue

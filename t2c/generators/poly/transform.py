@@ -232,8 +232,8 @@ def _reordered(an, tree, band: Loop, order: list[Loop], inner: list) -> Loop | N
     if not any(_bound_names(l) & later(n) for n, l in enumerate(order)):
         return _rebuild(order, inner)
     outer = _enclosing(tree, band)
-    if outer is None or any(l.step != 1 or l.time or l.derived for l in outer + order):
-        return None
+    if outer is None or any(l.step != 1 or l.time or l.derived or l.geometric for l in outer + order):
+        return None                      # (a geometric counter's header is not its model bounds)
     stmts = [s.stmt.name for s in _rebuild(order, inner).statements()]
     bounds = an.model.band_bounds(stmts, tuple(l.var for l in outer), tuple(l.var for l in order))
     if bounds is None:
@@ -274,7 +274,11 @@ def grid_depth(an, tree, loop, limit=3) -> int:
 
 
 def _same_header(a: Loop, b: Loop) -> bool:
-    return (a.var, a.lower, a.upper, a.step) == (b.var, b.lower, b.upper, b.step)
+    """Whether two loops run the same values: the same bounds, and geometric counters (whose model
+    bounds hold values they never take) the same start and factor."""
+    values = lambda g: g and (g.start, g.factor, g.grows)
+    return (a.var, a.lower, a.upper, a.step, values(a.geometric)) == \
+        (b.var, b.lower, b.upper, b.step, values(b.geometric))
 
 
 _WORDS = re.compile(r"[A-Za-z_]\w*")

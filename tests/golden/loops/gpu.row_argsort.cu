@@ -6,7 +6,7 @@
 //   row_argsort_exchange1: loops r, i, a thread per (r, i); i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   row_argsort_exchange2: loops r, i, a thread per (r, i); i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   row_argsort_tiles0: the steps of row_argsort_exchange0, row_argsort_exchange1, row_argsort_exchange2 whose partner stays in its tile of up to 4096 cells, queued on the host, run in one launch, a block per tile with order in shared memory and a barrier between steps.
-// The polyhedral model does not apply: line 16: loop step of 'k' is not +1 or -1
+// The polyhedral model does not apply: line 16: loop step of 'k' is not +1 or -1 (a geometric counter, `k *= 2`, but its condition is not 'k < bound' (the bound a size expression); poly runs one from a start and to a bound affine in the sizes, never reaching 0, as a host loop)
 
 #include <cuda_runtime.h>
 #include <math.h>
