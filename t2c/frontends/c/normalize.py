@@ -467,7 +467,7 @@ def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array], typedefs: di
             typ = p.type
             while not isinstance(typ, c_ast.TypeDecl):
                 typ = typ.type
-            typ = c_ast.TypeDecl(p.name, [], None, c_ast.IdentifierType(a.dtype.split()))
+            typ = c_ast.TypeDecl(p.name, ["const"] if a.const else [], None, c_ast.IdentifierType(a.dtype.split()))
             for ext in reversed(a.shape):
                 typ = c_ast.ArrayDecl(typ, c_ast.ID(ext), [])
             p.type = typ
