@@ -163,7 +163,8 @@ def affine(node, names: set[str], what: str, nonneg=None) -> str:
     """isl text of an affine C expression over `names`; NotAffine otherwise.  With `nonneg` (isl
     text -> whether it is never negative where the expression is used), a quasi-affine one too:
     `e / c` and `e % c` of a positive constant c are floor(e / c) and e mod c where e >= 0 (C
-    truncates toward zero: the same there)."""
+    truncates toward zero: the same there), and `e >> k` is floor(e / 2^k) there; `e << k` is
+    e * 2^k anywhere."""
     def bad(reason):
         line = node.coord.line if getattr(node, "coord", None) else "?"
         raise NotAffine(f"line {line}: {what} '{cprint(node)}' {reason}")
@@ -195,6 +196,15 @@ def affine(node, names: set[str], what: str, nonneg=None) -> str:
             if not nonneg(a):
                 bad(f"divides '{cprint(n.left)}', which may be negative (C rounds it toward zero)")
             return (f"floor({a} / {b})" if n.op == "/" else f"({a} mod {b})"), ca and cb
+        if isinstance(n, c_ast.BinaryOp) and n.op in ("<<", ">>") and (n.op == "<<" or nonneg is not None):
+            (a, ca), (b, cb) = go(n.left), go(n.right)      # by a constant: * or floor / 2^k
+            if not cb or not b.isdigit() or int(b) > 30:
+                bad("shifts by something other than a constant below 31")
+            if n.op == "<<":
+                return f"({a} * {1 << int(b)})", ca
+            if not nonneg(a):
+                bad(f"shifts '{cprint(n.left)}', which may be negative")
+            return f"floor({a} / {1 << int(b)})", ca
         if isinstance(n, c_ast.Cast):
             return go(n.expr)
         bad("is not affine")

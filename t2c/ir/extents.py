@@ -101,31 +101,51 @@ class Poly:
 
 
 def at_least(p: Poly, q: Poly) -> bool:
-    """p >= q for all sizes >= 1: p - q, with every variable v written 1 + v' (v' >= 0),
-    has no negative coefficient."""
+    """p >= q for all sizes >= 1: p - q, with every size v written 1 + v' (v' >= 0) and every
+    quotient as itself (>= 0), has no negative coefficient."""
     d = Poly()
     for m, c in (p - q).terms.items():
         t = Poly.const(c)
         for v in m:
-            t = t * (Poly.var(v) + Poly.const(1))
+            t = t * (Poly.var(v) + Poly.const(0 if quotient(v) else 1))
         d = d + t
     return d.sign() > 0
 
 
-def to_poly(node, known: set[str]) -> Poly:
-    """A pycparser expression as a Poly over the names in `known`."""
+def quotient(name: str) -> bool:
+    """Whether a Poly variable is a quotient of the sizes by a constant (`(n / 2)`), not a name."""
+    return name.startswith("(")
+
+
+def to_poly(node, known: set[str], sizes: set[str] | None = None) -> Poly:
+    """A pycparser expression as a Poly over the names in `known`.  Given the `sizes`, a size
+    expression divided by a positive constant or shifted right (`n / 2`, `(n - 1) >> 1`, never
+    negative) is one variable of its own, its C text: a bound or an extent may hold it, and
+    loop ranges are substituted around it."""
+    if sizes is not None and isinstance(node, c_ast.BinaryOp) and node.op in ("/", ">>") \
+            and isinstance(node.right, c_ast.Constant) and node.right.type == "int":
+        k = int(node.right.value.rstrip("uUlL"), 0)
+        c = k if node.op == "/" else 1 << k if 0 <= k < 31 else 0
+        left = to_poly(node.left, known, sizes)
+        if c < 1 or not left.vars() <= sizes or not at_least(left, Poly()):
+            raise NotPolynomial("a quotient that is not of sizes by a positive constant")
+        text = left.to_c() if len(left.terms) == 1 and len(next(iter(left.terms))) <= 1 else f"({left.to_c()})"
+        return Poly.var(f"({text} / {c})") if c > 1 else left
     if isinstance(node, c_ast.Constant) and node.type in ("int", "long", "unsigned int"):
         return Poly.const(int(node.value.rstrip("uUlL"), 0))
     if isinstance(node, c_ast.ID) and node.name in known:
         return Poly.var(node.name)
     if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
-        p = to_poly(node.expr, known)
+        p = to_poly(node.expr, known, sizes)
         return -p if node.op == "-" else p
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
-        left, right = to_poly(node.left, known), to_poly(node.right, known)
+        left, right = to_poly(node.left, known, sizes), to_poly(node.right, known, sizes)
         return {"+": left + right, "-": left - right, "*": left * right}[node.op]
+    if isinstance(node, c_ast.BinaryOp) and node.op == "<<" and isinstance(node.right, c_ast.Constant) \
+            and node.right.type == "int" and 0 <= int(node.right.value.rstrip("uUlL"), 0) < 31:
+        return to_poly(node.left, known, sizes) * Poly.const(1 << int(node.right.value.rstrip("uUlL"), 0))
     if isinstance(node, c_ast.Cast):
-        return to_poly(node.expr, known)
+        return to_poly(node.expr, known, sizes)
     raise NotPolynomial(type(node).__name__)
 
 
@@ -185,12 +205,12 @@ def loop_range(node: c_ast.For, known: set[str], sizes: set[str] | None = None):
         return None
     scope = known | {var}
     try:
-        start = to_poly(lo, scope)
-        limits = [(c.op, to_poly(c.right, scope)) for c in parts]
+        start = to_poly(lo, scope, sizes)
+        limits = [(c.op, to_poly(c.right, scope, sizes)) for c in parts]
     except NotPolynomial:
         return None
     if len(limits) > 1:
-        limits = [(o, l) for o, l in limits if l.vars() <= sizes][:1]
+        limits = [(o, l) for o, l in limits if all(v in sizes or quotient(v) for v in l.vars())][:1]
         if not limits:
             return None
     op, limit = limits[0]

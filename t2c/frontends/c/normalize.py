@@ -20,7 +20,7 @@ from pycparser import c_ast
 from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
-from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, to_poly
+from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quotient, to_poly
 from .bounds import split_min_bounds
 from .pointers import fold_fixed_pointers
 
@@ -388,9 +388,9 @@ class Accesses(c_ast.NodeVisitor):
             if not (isinstance(sub, c_ast.Constant) and sub.value == "0"):
                 self.scalar_only[name] = False
             try:
-                p = to_poly(sub, self.sizes | set(self.bounds.ranges))
+                p = to_poly(sub, self.sizes | set(self.bounds.ranges), self.sizes)
                 lo = self.bounds.extreme(p, want_max=False)
-                if lo.vars() - self.sizes or (lo.sign() < 0 and lo.terms):
+                if {v for v in lo.vars() - self.sizes if not quotient(v)} or (lo.sign() < 0 and lo.terms):
                     raise NotPolynomial("may be negative")
                 self.max[name].append((self.bounds.extreme(p, want_max=True), node))
                 self.subscripts[name].append(p)
@@ -444,7 +444,7 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tu
     for m, c in extent.terms.items():
         if m == () and c < 0:
             continue                                 # the last row, in part
-        if m.count(cols) != 1 or len(m) > 2 or not set(m) <= sizes:
+        if m.count(cols) != 1 or len(m) > 2 or not all(v in sizes or quotient(v) for v in m):
             return None
         rest = list(m)
         rest.remove(cols)
