@@ -4,8 +4,8 @@ nest), in C and as a spec's `sum(i, j: ...)`.
 
 Each ran in one block (the outer loops in order in every thread) or on one thread.  The plan's
 reduction (`reduction_of`) now has the nest's flat range (`Reduction.flat`: its loops, first
-values and extents, outermost first): one grid reduction whose threads take flat indices, the
-innermost loop the fastest.  A triangular nest keeps its form.  Accepted by the emu ladder, also
+values and extents, slowest first): one grid reduction whose threads take flat indices, the
+loop on the contiguous subscript the fastest.  A triangular nest keeps its form.  Accepted by the emu ladder, also
 with fewer blocks than indices (each thread steps across rows and planes)."""
 import re
 
@@ -91,6 +91,24 @@ norm = sqrt(sum(i, j: a[i, j] * a[i, j]))
 ```
 """
 
+COLUMNS = """\
+/* t2c: size n MINI=20 SMALL=300 MEDIUM=1000 LARGE=4000 EXTRALARGE=8000
+ * t2c: size m MINI=30 SMALL=250 MEDIUM=1000 LARGE=4000 EXTRALARGE=8000
+ * t2c: array a[n][m] in
+ * t2c: array out[2] out */
+void colwise(int n, int m, const float a[n][m], float *out)
+{
+  double s = 0.0;
+  float mx = -1e30f;
+  for (int j = 0; j < m; j++)
+    for (int i = 0; i < n; i++) {
+      s += a[i][j];
+      if (a[i][j] > mx) mx = a[i][j];
+    }
+  out[0] = s; out[1] = mx;
+}
+"""
+
 TRIANGLE = """\
 /* t2c: size n MINI=20 SMALL=300 MEDIUM=1000 LARGE=4000 EXTRALARGE=8000
  * t2c: array a[n][n] in */
@@ -122,11 +140,13 @@ def _reductions(k):
     ("max3.c", MAX3, (("a", "1", "p - 1"), ("b", "0", "q"), ("c", "0", "r - 1")), [("op", "max")]),
     ("stats2.c", STATS, (("i", "0", "n"), ("j", "0", "m")), [("op", "+="), ("op", "min"), ("op", "+=")]),
     ("frob.md", SPEC, (("i", "0", "n"), ("j", "0", "m")), [("op", "+=")]),
-], ids=["sum_2d", "max_by_if_3d", "statistics_2d", "spec_sum_2d"])
+    ("colwise.c", COLUMNS, (("i", "0", "n"), ("j", "0", "m")), [("op", "+="), ("op", "max")]),
+], ids=["sum_2d", "max_by_if_3d", "statistics_2d", "spec_sum_2d", "down_columns_2d"])
 def test_a_rectangular_nest_folding_into_scalars_is_one_flat_grid_reduction(tmp_path, name, text, flat, folds):
     """The plan's reduction covers the whole nest (before: no reduction; the nest ran in one
     block, the 3-D maximum by `if` on one thread); the candidate is one launch whose last block
-    combines the blocks' parts, and the emu ladder accepts it."""
+    combines the blocks' parts, and the emu ladder accepts it.  A nest walking down columns
+    (`for j for i ... a[i][j]`) is flattened with j the fastest (coalesced reads)."""
     k = _kernel(tmp_path, name, text)
     red, = _reductions(k)
     assert red is not None and red.flat == flat

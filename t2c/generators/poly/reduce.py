@@ -21,6 +21,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
 from ...ir.csyntax import cprint, renamed, walk as _walk
 from .ctext import extent_text, identifiers, max_expr, min_expr
+from .mapping import _axes
 
 THREADS = 256
 
@@ -180,15 +181,21 @@ def _chain(loop: Loop) -> list[Loop]:
 
 
 def _flat_nest(an: Analysis, launch, chain: list[Loop]) -> tuple:
-    """((var, first value, extent), ...) of a rectangular nest, outermost first: each loop's bounds
+    """((var, first value, extent), ...) of a rectangular nest, slowest first: each loop's bounds
     name only sizes (no loop of the nest nor of the host around it), so the nest is one flat
-    range of `product(extents)` indices, row-major (the innermost loop the fastest); () when the
-    nest is not that (a triangular nest, a wavefront's derived loop, a geometric counter)."""
+    range of `product(extents)` indices, row-major; () when the nest is not that (a triangular
+    nest, a wavefront's derived loop, a geometric counter).  The fastest is the loop a grid would
+    put on x (`mapping._axes`: the contiguous subscript of most accesses, so a warp's reads
+    coalesce), the others keep the nest's order: the folds of a nest commute (no arg-best nor
+    search: `reduction_of`), so any order of its points gives the same result (a sum's up to
+    the rounding a grid reduction has anyway)."""
     loops = {l.var for l in chain} | {l.var for l in launch.host_loops}
     if any(identifiers(f"{l.lower} {l.upper}") & loops or l.time or l.derived or l.geometric or abs(l.step) != 1
            for l in chain):
         return ()
     stmts = [n.stmt.name for n in chain[-1].body]
+    x = next(v for v, axis in _axes(an, chain).items() if axis == "x")
+    chain = [l for l in chain if l.var != x] + [l for l in chain if l.var == x]
     box = an.model.box(stmts, tuple(l.var for l in chain), tuple(l.var for l in launch.host_loops))
     if any(not lows or not highs for lows, highs in box):
         return ()
