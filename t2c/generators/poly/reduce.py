@@ -4,8 +4,8 @@
     row_reduction_of(...) -> RowReduction | None               a row or column sum by lanes
     block_sum_of(an, storage, launch) -> BlockSum | None       a one-block loop's shared sum
 
-Takes a launch whose loops fold into accumulators (sums, products, max, min, counts, arg-bests,
-least-index searches) and write no array. Gives per-block partials that the last block combines
+Takes a launch whose loops (or rectangular nests, over their flat range) fold into accumulators
+(sums, products, max, min, counts, arg-bests, least-index searches) and write no array. Gives per-block partials that the last block combines
 in index order (a search also shares its best index, so threads stop early). Sums are reordered
 (the tolerance's business) but fixed: the same bits every run. Refuses (None) a fold reading
 another accumulator. docs/poly.md, "Reductions on a grid", "Lanes per row".
@@ -100,7 +100,8 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     accumulators and write no array, then statements reading them.  The loops' temporaries
     (`temporaries`: locals of one iteration) run in each thread's iteration before its folds; they
     read no other local (a thread's accumulator is a partial, the statements before the loop run
-    after it)."""
+    after it).  The loops may be perfect nests of one header over a rectangle (`_flat_nest`): the
+    reduction then runs over the nest's flat range (`flat`), without arg-bests or searches."""
     body = launch.body
     tops = [n for n in body if isinstance(n, Loop)]
     if launch.grid or not tops or not all(isinstance(n, (Stmt, Loop)) for n in body):
