@@ -5,7 +5,6 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars ss, big, x: private to each thread (no value crosses iterations of the parallel loops).
 //   grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'.
-// In order: loop k carries a flow dependence: S4 reads big after S4 writes it (S4 `if (fabs(x) > big) big = fabs(x);` line 23), distances from 1 along k.
 
 #include <cuda_runtime.h>
 #include <math.h>

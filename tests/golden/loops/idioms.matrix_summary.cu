@@ -5,10 +5,6 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars sum, lo, hi, neg: private to each thread (no value crosses iterations of the parallel loops).
 //   matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c): each block combines its threads' partial results, then the last block to finish combines the blocks'.
-// In order: loop r carries a flow dependence: S4 reads sum after S4 writes it (S4 `sum += m[r][c]` line 19), distances from 1 along r.
-// In order: loop r carries a flow dependence: S5 reads lo after S5 writes it (S5 `lo = fminf(lo, m[r][c])` line 20), distances from 1 along r.
-// In order: loop r carries a flow dependence: S6 reads hi after S6 writes it (S6 `if (m[r][c] > hi) hi = m[r][c];` line 21), distances from 1 along r.
-// In order: loop r carries a flow dependence: S7 reads neg after S7 writes it (S7 `if (m[r][c] < 0.0f) neg++;` line 23), distances from 1 along r.
 
 #include <cuda_runtime.h>
 #include <math.h>
