@@ -1078,7 +1078,10 @@ class Printer:
             r = launch.reduction
             stop = {"least": "; a thread stops past the least index any thread has found",
                     "greatest": "; a thread stops past the greatest index any thread has found"}
-            return (f"{launch.name}: a reduction ({r.op}) over {r.loop.var}: each block combines its "
+            over = r.loop.var if not r.flat else (
+                f"{', '.join(v for v, _, _ in r.flat)} as one flat range (consecutive threads, consecutive "
+                f"{r.flat[-1][0]})")
+            return (f"{launch.name}: a reduction ({r.op}) over {over}: each block combines its "
                     f"threads' partial results, then the last block to finish combines the blocks'"
                     f"{stop.get(reduce.search_order(r), '')}.{where}")
         if not launch.grid:

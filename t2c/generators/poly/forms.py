@@ -63,6 +63,9 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     for launch in plan.launches:
         if not launch.tiles:                     # a tiled wavefront's form is decided (wavetiles.py)
             _recognized(p, launch)
+    # mapping.why_in_order's notes name nests in order: one reduced over its flat range runs in none
+    flat = {v for launch in plan.launches if launch.reduction for v, _, _ in launch.reduction.flat}
+    plan.notes = [n for n in plan.notes if not any(n.startswith(f"In order: loop {v} ") for v in flat)]
     block_loops = oneblock.loops_of(plan) if options.one_block else []
     for h in block_loops:
         h.one_block = True

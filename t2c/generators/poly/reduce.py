@@ -4,8 +4,8 @@
     row_reduction_of(...) -> RowReduction | None               a row or column sum by lanes
     block_sum_of(an, storage, launch) -> BlockSum | None       a one-block loop's shared sum
 
-Takes a launch whose loops fold into accumulators (sums, products, max, min, counts, arg-bests,
-least-index searches) and write no array. Gives per-block partials that the last block combines
+Takes a launch whose loops (or rectangular nests, over their flat range) fold into accumulators
+(sums, products, max, min, counts, arg-bests, least-index searches) and write no array. Gives per-block partials that the last block combines
 in index order (a search also shares its best index, so threads stop early). Sums are reordered
 (the tolerance's business) but fixed: the same bits every run. Refuses (None) a fold reading
 another accumulator. docs/poly.md, "Reductions on a grid", "Lanes per row".
@@ -21,6 +21,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
 from ...ir.csyntax import cprint, renamed, walk as _walk
 from .ctext import extent_text, identifiers, max_expr, min_expr
+from .mapping import _axes
 
 THREADS = 256
 
@@ -81,6 +82,8 @@ class Reduction:
     dtypes: dict                # scalar -> its C type
     others: dict                # web -> C type: other locals of the inits, fins and temporaries (registers)
     temps: list = ()            # Stmt: the loops' temporaries (`temporaries`), each thread's in its iteration
+    flat: tuple = ()            # a nest: (var, first value, extent) per loop, outermost first (`_flat_nest`);
+                                # `loops` are then its innermost loops. Empty: one loop.
 
     @property
     def loop(self) -> Loop:
@@ -97,20 +100,26 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     accumulators and write no array, then statements reading them.  The loops' temporaries
     (`temporaries`: locals of one iteration) run in each thread's iteration before its folds; they
     read no other local (a thread's accumulator is a partial, the statements before the loop run
-    after it)."""
+    after it).  The loops may be perfect nests of one header over a rectangle (`_flat_nest`): the
+    reduction then runs over the nest's flat range (`flat`), without arg-bests or searches."""
     body = launch.body
-    loops = [n for n in body if isinstance(n, Loop)]
-    if launch.grid or not loops or not all(isinstance(n, (Stmt, Loop)) for n in body):
+    tops = [n for n in body if isinstance(n, Loop)]
+    if launch.grid or not tops or not all(isinstance(n, (Stmt, Loop)) for n in body):
         return None
-    first, last = body.index(loops[0]), body.index(loops[-1])
+    first, last = body.index(tops[0]), body.index(tops[-1])
     inits, fins = body[:first], body[last + 1:]
     head = lambda l: (l.var, l.lower, l.upper, l.step, l.init, l.cond, l.next)
-    if body[first:last + 1] != loops or len({head(l) for l in loops}) != 1 or \
+    chains = [_chain(l) for l in tops]
+    loops = [c[-1] for c in chains]
+    if body[first:last + 1] != tops or len({tuple(map(head, c)) for c in chains}) != 1 or \
             not all(isinstance(n, Stmt) for l in loops for n in l.body):
+        return None
+    flat = _flat_nest(an, launch, chains[0]) if len(chains[0]) > 1 else ()
+    if len(chains[0]) > 1 and not flat:
         return None
     temps = [t for l in loops for t in temporaries(an, storage, l)[0]]
     folds = [fold_of(n, loops[0].var) for l in loops for n in l.body if n not in temps]
-    if not folds or None in folds or loops[0].step != 1 and any(f.kind == "best" for f in folds):
+    if not folds or None in folds or (loops[0].step != 1 or flat) and any(f.kind == "best" for f in folds):
         return None             # (an arg-best's ties follow the loop's order; the other folds commute)
     accs = [a for f in folds for a in (f.acc, f.index) if a]
     if len(set(accs)) != len(accs) or any(a not in an.program.locals for a in accs):
@@ -160,7 +169,38 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
                 if web is None or storage.get(web) != "local" or not set(an.webs[web].statements) <= members:
                     return None
                 others[web] = an.program.locals[a.name].dtype
-    return Reduction(inits, loops, folds, fins, webs, dtypes, others, temps)
+    red = Reduction(inits, loops, folds, fins, webs, dtypes, others, temps, flat)
+    return None if flat and search_order(red) else red     # (a search stops at its loop's index)
+
+
+def _chain(loop: Loop) -> list[Loop]:
+    """The loop and the loops nested alone in it: [i, j] of `for i { for j { ... } }`."""
+    chain = [loop]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], Loop):
+        chain.append(chain[-1].body[0])
+    return chain
+
+
+def _flat_nest(an: Analysis, launch, chain: list[Loop]) -> tuple:
+    """((var, first value, extent), ...) of a rectangular nest, slowest first: each loop's bounds
+    name only sizes (no loop of the nest nor of the host around it), so the nest is one flat
+    range of `product(extents)` indices, row-major; () when the nest is not that (a triangular
+    nest, a wavefront's derived loop, a geometric counter).  The fastest is the loop a grid would
+    put on x (`mapping._axes`: the contiguous subscript of most accesses, so a warp's reads
+    coalesce), the others keep the nest's order: the folds of a nest commute (no arg-best nor
+    search: `reduction_of`), so any order of its points gives the same result (a sum's up to
+    the rounding a grid reduction has anyway)."""
+    loops = {l.var for l in chain} | {l.var for l in launch.host_loops}
+    if any(identifiers(f"{l.lower} {l.upper}") & loops or l.time or l.derived or l.geometric or abs(l.step) != 1
+           for l in chain):
+        return ()
+    stmts = [n.stmt.name for n in chain[-1].body]
+    x = next(v for v, axis in _axes(an, chain).items() if axis == "x")
+    chain = [l for l in chain if l.var != x] + [l for l in chain if l.var == x]
+    box = an.model.box(stmts, tuple(l.var for l in chain), tuple(l.var for l in launch.host_loops))
+    if any(not lows or not highs for lows, highs in box):
+        return ()
+    return tuple((l.var, min_expr(lows), _extent_text(None, lows, highs)) for l, (lows, highs) in zip(chain, box))
 
 
 def fold_of(n: Stmt, var: str) -> Fold | None:
@@ -351,6 +391,8 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     loop_ = [f"  int {loop.var};",
              f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {cond}; "
              f"{loop.var} {walk} (int)(gridDim.x * blockDim.x))", "  {", *body, "  }"]
+    if red.flat:
+        loop_ = flat_loop(red.flat, body)
     gather = []
     for f in red.folds:
         if f.kind == "op":
@@ -414,6 +456,36 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     return kernel, "\n".join(decls)
 
 
+def flat_loop(flat: tuple, body: list[str]) -> list[str]:
+    """A grid-stride loop over a rectangular nest's flat indices t (`Reduction.flat`), row-major:
+    consecutive threads take consecutive innermost indices (coalesced).  Each thread splits its
+    first t and the grid's stride into the nest's coordinates once (a division per loop), then
+    steps by adding the stride's coordinates with one carry each (a coordinate plus a carry plus
+    the stride's coordinate stays below twice the extent), so its indices are t, t + stride, ...
+    in increasing order: a fixed order per thread, as the one-loop form."""
+    d, lines = len(flat), []
+    ext = [f"poly_e{k}" for k in range(d)]
+    lines += [f"  const int {ext[k]} = {e};   /* {v} */" for k, (v, _, e) in enumerate(flat)]
+    lines += ["  long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */",
+              "  long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */",
+              f"  int {', '.join(f'poly_c{k} = 0, poly_d{k} = 0' for k in range(d))};",
+              f"  if ({' && '.join(f'{e} > 0' for e in ext)}) {{"]
+    for k in range(d - 1, 0, -1):
+        lines += [f"    poly_c{k} = (int)(poly_t % {ext[k]});", f"    poly_t /= {ext[k]};",
+                  f"    poly_d{k} = (int)(poly_g % {ext[k]});", f"    poly_g /= {ext[k]};"]
+    lines += [f"    poly_c0 = (int)(poly_t < {ext[0]} ? poly_t : {ext[0]});",
+              f"    poly_d0 = (int)(poly_g < {ext[0]} ? poly_g : {ext[0]});",
+              f"    while (poly_c0 < {ext[0]}) {{",
+              *(f"      const int {v} = {low} + poly_c{k};" if low != "0" else f"      const int {v} = poly_c{k};"
+                for k, (v, low, _) in enumerate(flat)),
+              *("  " + line for line in body)]
+    for k in range(d - 1, 0, -1):
+        lines += [f"      poly_c{k} += poly_d{k};",
+                  f"      if (poly_c{k} >= {ext[k]}) {{", f"        poly_c{k} -= {ext[k]};", f"        poly_c{k - 1}++;",
+                  "      }"]
+    return lines + ["      poly_c0 += poly_d0;", "    }", "  }"]
+
+
 def search_order(red: Reduction) -> str:
     """"least" when every fold keeps the least index where something holds (`if (... && i < m)
     m = i;`, an ascending loop), "greatest" for the greatest (`i > m`, a descending loop), else "":
@@ -470,13 +542,18 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
     """Host code: as many blocks as the loop needs, at most `reductions.partials`, at least one (the
     last block still runs INIT and OUT when the loop is empty)."""
     outer = tuple(l.var for l in launch.host_loops)
-    (lows, highs), = p.an.model.box([red.folds[0].stmt.stmt.name], (red.loop.var,), outer)
-    extent = _extent_text(p, lows, highs)
-    call = ", ".join(args)
-    return [f"{indent}{{",
-            f"{indent}  const int extent = {extent};   /* {red.loop.var} */",
-            f"{indent}  int poly_parts = extent > 0 ? (int)poly_blocks(extent, {THREADS}) : 1;",
-            f"{indent}  if (poly_parts > {p.opt.reductions.partials})", f"{indent}    poly_parts = {p.opt.reductions.partials};",
+    call, most = ", ".join(args), p.opt.reductions.partials
+    if red.flat:                # a nest's flat range: as many blocks as it needs, at most `most`
+        sizes = " * ".join(f"(long long)({e} > 0 ? {e} : 0)" for _, _, e in red.flat)
+        head = [f"{indent}  const long long extent = {sizes};   /* {', '.join(v for v, _, _ in red.flat)} */",
+                f"{indent}  int poly_parts = extent > {(most - 1) * THREADS} ? {most} : "
+                f"extent > 0 ? (int)poly_blocks((int)extent, {THREADS}) : 1;"]
+    else:
+        (lows, highs), = p.an.model.box([red.folds[0].stmt.stmt.name], (red.loop.var,), outer)
+        head = [f"{indent}  const int extent = {_extent_text(p, lows, highs)};   /* {red.loop.var} */",
+                f"{indent}  int poly_parts = extent > 0 ? (int)poly_blocks(extent, {THREADS}) : 1;",
+                f"{indent}  if (poly_parts > {most})", f"{indent}    poly_parts = {most};"]
+    return [f"{indent}{{", *head,
             f"{indent}  {p.launch_line(launch.name, ('poly_parts', str(THREADS)), call, launch.host_loops)}",
             f"{indent}}}"]
 
