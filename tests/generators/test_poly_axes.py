@@ -1,4 +1,4 @@
-"""Which grid loop takes threadIdx.x (mapping._axes): the one that leaves the fewest references
+"""Which grid loop takes threadIdx.x (mapping.grid_axes): the one that leaves the fewest references
 strided across a warp, then the one most used in last subscripts.  A small array indexed by
 another grid loop (`mean[ch]`, a broadcast under p) must not pull x away from the loop that
 streams the big arrays contiguously; read from the plan on specs and both C corpora."""

@@ -173,7 +173,7 @@ def map_to_grid(an: Analysis, tree: list, options: PolyOptions) -> Plan:
                     if not parallel(an, tree, l):
                         break
                     grid.append(l)
-                launch = Launch(grid, _axes(an, grid), grid[-1].body, list(host_loops))
+                launch = Launch(grid, grid_axes(an, grid), grid[-1].body, list(host_loops))
                 launches.append(launch)
                 items.append(launch)
             elif _has_parallel(an, tree, n):
@@ -218,7 +218,7 @@ def _has_parallel(an, tree, loop) -> bool:
                for n in loop.body)
 
 
-def _axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:
+def grid_axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:
     """threadIdx.x for the loop that leaves the fewest references strided across a warp (the
     loop in a subscript before the last: `X[b][ch][p]` under ch), then the one most used in last
     subscripts (coalescing), ties the innermost; then y, z.  A reference that does not name the

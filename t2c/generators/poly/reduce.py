@@ -21,7 +21,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
 from ...ir.csyntax import cprint, renamed, walk as _walk
 from .ctext import extent_text, identifiers, max_expr, min_expr
-from .mapping import _axes
+from .mapping import grid_axes
 
 THREADS = 256
 
@@ -186,7 +186,7 @@ def _flat_nest(an: Analysis, launch, chain: list[Loop]) -> tuple:
     name only sizes (no loop of the nest nor of the host around it), so the nest is one flat
     range of `product(extents)` indices, row-major; () when the nest is not that (a triangular
     nest, a wavefront's derived loop, a geometric counter).  The fastest is the loop a grid would
-    put on x (`mapping._axes`: the contiguous subscript of most accesses, so a warp's reads
+    put on x (`mapping.grid_axes`: the contiguous subscript of most accesses, so a warp's reads
     coalesce), the others keep the nest's order: the folds of a nest commute (no arg-best nor
     search: `reduction_of`), so any order of its points gives the same result (a sum's up to
     the rounding a grid reduction has anyway)."""
@@ -195,7 +195,7 @@ def _flat_nest(an: Analysis, launch, chain: list[Loop]) -> tuple:
            for l in chain):
         return ()
     stmts = [n.stmt.name for n in chain[-1].body]
-    x = next(v for v, axis in _axes(an, chain).items() if axis == "x")
+    x = next(v for v, axis in grid_axes(an, chain).items() if axis == "x")
     chain = [l for l in chain if l.var != x] + [l for l in chain if l.var == x]
     box = an.model.box(stmts, tuple(l.var for l in chain), tuple(l.var for l in launch.host_loops))
     if any(not lows or not highs for lows, highs in box):
