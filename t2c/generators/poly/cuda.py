@@ -23,7 +23,7 @@ from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep,
-               tensor, transposed, wavetiles)
+               tensor, transposed, vector, wavetiles)
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -487,7 +487,10 @@ class Printer:
             ax = launch.axes[l.var]
             start = min_expr(lows)
             start = "" if start == "0" else f"{start} + "
-            if ax == "x":
+            if ax == "x" and launch.vector:      # consecutive indices (vector.py: the start is 0)
+                x = f"const int {l.var} = poly_x + poly_u;"
+                lines.append(f"  const int poly_x = (int)(({self.block_index(launch, ax)} * blockDim.x + threadIdx.x) * {c});")
+            elif ax == "x":
                 x = f"const int {l.var} = {start}poly_x + poly_u * (int)blockDim.x;"
                 lines.append(f"  const int poly_x = (int)({self.block_index(launch, ax)} * blockDim.x * {c} + threadIdx.x);")
             else:
@@ -500,6 +503,7 @@ class Printer:
             "#pragma unroll",
             f"  for (int poly_u = 0; poly_u < {c}; poly_u++) {{",
             f"    {x}", f"    poly_full = poly_full && ({guard});", "  }",
+            *([f"  poly_full = poly_full && {vector.aligned(launch.vector)};"] if launch.vector else []),
             "  if (poly_full) {",
             *self.preloads(launch, x, decls),
             "  } else {",
@@ -511,7 +515,8 @@ class Printer:
         """A coarsened launch's in-domain path (its lines, four spaces in): the reads of
         `launch.preload` for every index into registers `poly_v<K>[poly_u]` first, then the
         statements, which read those from the registers (forms.preloaded)."""
-        c, regs, loads = launch.coarsen, {}, []
+        c, regs, loads, vec = launch.coarsen, {}, [], launch.vector
+        chunked, stored = [], {}
         for n in launch.body:
             names = self.names_for(n.stmt.name)
             for ref in array_refs(n.stmt.node):
@@ -519,24 +524,36 @@ class Printer:
                 if text not in regs and any(text == t for t, _ in launch.preload):
                     regs[text] = f"poly_v{len(regs)}"
                     dtype = self.k.array(array_name(ref)).dtype
-                    loads.append((f"    {dtype} {regs[text]}[{c}];",
-                                  f"      {regs[text]}[poly_u] = {cprint(self.r.node(ref, names))};"))
+                    if vec and text in vec.loads:    # whole chunks of the thread's indices
+                        chunked += vector.chunk_lines(vec, array_name(ref), regs[text], dtype, c, "poly_x", True)
+                        loads.append((f"    {dtype} {regs[text]}[{c}];", None))
+                    else:
+                        loads.append((f"    {dtype} {regs[text]}[{c}];",
+                                      f"      {regs[text]}[poly_u] = {cprint(self.r.node(ref, names))};"))
+        for s, a in vec.stores if vec else ():
+            stored[s] = (a, f"poly_w{len(stored)}")
         body = []
         for n in launch.body:
             node, mine = n.stmt.node, {t: regs[t] for t, users in launch.preload if n.stmt.name in users and t in regs}
-            if mine and isinstance(node, c_ast.Assignment):
+            if (mine or n.stmt.name in stored) and isinstance(node, c_ast.Assignment):
                 node = copy.deepcopy(node)
                 pick = lambda e: c_ast.ID(f"{mine[t]}[poly_u]") if isinstance(e, c_ast.ArrayRef) and (t := cprint(e)) in mine else None
                 node.rvalue = rewrite(node.rvalue, pick)
                 ref = node.lvalue
                 while isinstance(ref, c_ast.ArrayRef):
                     ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
+                if n.stmt.name in stored:            # into registers, stored by chunks after the loop
+                    node.lvalue = c_ast.ID(f"{stored[n.stmt.name][1]}[poly_u]")
             body += self.r.statement(node, self.names_for(n.stmt.name), "      ")
-        unrolled = lambda inner: ["#pragma unroll", f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{", f"      {x}",
-                                  *inner, "    }"]
-        if not loads:
-            return unrolled(decls + body)
-        return [d for d, _ in loads] + unrolled([l for _, l in loads]) + unrolled(decls + body)
+        var = x.split("=")[0].split()[-1]
+        unrolled = lambda inner: ["#pragma unroll", f"    for (int poly_u = 0; poly_u < {c}; poly_u++) {{",
+                                  *([f"      {x}"] if var in names_used("\n".join(inner)) else []), *inner, "    }"] if inner else []
+        out = [d for d, _ in loads] + ["    " + line for line in chunked]
+        out += [f"    {self.k.array(a).dtype} {w}[{c}];" for a, w in stored.values()]
+        out += unrolled([l for _, l in loads if l]) + unrolled(decls + body)
+        for a, w in stored.values():
+            out += ["    " + line for line in vector.chunk_lines(vec, a, w, self.k.array(a).dtype, c, "poly_x", False)]
+        return out
 
     def block_index(self, launch: Launch, ax: str) -> str:
         """The block's index on grid axis `ax`: blockIdx's, or on a capped axis the index of the
@@ -960,6 +977,8 @@ class Printer:
                "//"]
         out += ["// " + line for line in self.mapping_notes()]
         out += ["", "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), "", "<helpers>"]
+        if any(launch.vector for launch in self.plan.launches):
+            out.insert(out.index("#include <math.h>") + 1, "#include <string.h>")
         if any("__pipeline_memcpy_async" in src for src in kernels):
             out.insert(out.index("#include <math.h>") + 1, "#include <cuda_pipeline.h>")
         if persistent.loops(self.plan):

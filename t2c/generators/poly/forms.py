@@ -22,7 +22,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep, tensor, \
+from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep, tensor, vector, \
     transposed
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
@@ -102,6 +102,7 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         launch.grid_cap = capped(p, launch)
         launch.coarsen = coarsened(p, launch)
         launch.preload = preloaded(p, launch)
+        launch.vector = vector.vectorized(p, launch)
     _name(p)
     if options.launches.persistent:      # last: its refusals name the launches
         for h in (it for it in plan.items if isinstance(it, HostLoop)):

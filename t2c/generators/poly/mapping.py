@@ -60,6 +60,7 @@ class Launch:
                                      # (Target.max_grid_yz); each block strides over the rest (forms.capped)
     coarsen: int = 1                 # x indices per thread, blockDim.x apart (forms.coarsened)
     preload: tuple = ()              # (C text, statements): reads a coarsened thread loads first (forms.preloaded)
+    vector: object = None            # vector.Vector: its coarsened indices consecutive, moved in 4-16 byte chunks
     transposed: object = None        # transposed.Transposed: reads in the other order through shared tiles
 
     def per_thread(self) -> tuple[int, int]:

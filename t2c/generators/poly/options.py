@@ -44,6 +44,7 @@ class Grid:
     coarsen: int | None = option(4, {"block": [None, 2, 8]})   # a loop-free launch's x indices per thread (forms.coarsened)
     preload: bool = option(True, {"block": [False]})   # a coarsened thread loads its indices' reads first (forms.preloaded)
     narrow: bool = option(True, {"block": [False]})    # coarsen counts 4-byte elements: 16-bit arrays twice as many (forms.coarsened)
+    vector: bool = option(True, {"block": [False]})    # a coarsened elementwise thread's indices consecutive, in 16-byte chunks (vector.py)
     transpose: bool = True                           # reads in the other order through shared tiles (transposed.py)
 
 

@@ -8,23 +8,26 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* row_search_update_first: one thread per (i): i -> x. */
 __global__ void row_search_update_first(int n, int m, double t, const double *__restrict__ a, int *__restrict__ first)
 {
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
+  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u * (int)blockDim.x;
+    const int i = poly_x + poly_u;
     poly_full = poly_full && (i >= 0 && i < n);
   }
+  poly_full = poly_full && ((unsigned long long)(first) & 15u) == 0;
   if (poly_full) {
+    int poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
+      const int i = poly_x + poly_u;
       int f;
       f = -1;
       for (int j = 0; j < m; j++)
@@ -33,11 +36,12 @@ __global__ void row_search_update_first(int n, int m, double t, const double *__
         f = j;
         break;
       }
-      first[i] = f;
+      poly_w0[poly_u] = f;
     }
+    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&first[poly_x])[0] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
+      const int i = poly_x + poly_u;
       if (!(i >= 0 && i < n))
         continue;
       int f;
