@@ -66,6 +66,9 @@ class Statement:
     flops: int                 # floating-point operations per instance
     line: int = 0
     atomic: str | None = None  # the array this statement adds into at a data-dependent cell (atomicAdd)
+    opaque: bool = False       # a whole loop that leaves the model through its own control (`opaque`)
+    gathers: tuple[str, ...] = ()   # arrays read at subscripts the model does not describe (through
+                                    # data, or an opaque loop's own variable): one per reference
 
     @property
     def text(self) -> str:
@@ -263,6 +266,7 @@ class _Builder:
         self.statements: list[Statement] = []
         self.returns = None
         self.where: tuple = ([], [])                   # loops and domain of what is being read
+        self.gathered: list[str] = []                  # gathers of the statement being read (`collect`)
 
     def build(self) -> Program:
         ast = relined(parse_c(self.k.reference, f"<{self.k.name} reference>"), self.k.origin)
@@ -603,7 +607,7 @@ class _Builder:
                 return None
         item = self.row_major_refs(item, names, loops, domain)
         accesses = []
-        self.hidden, self.where = own, ([l.var for l in loops], domain)
+        self.hidden, self.where, self.gathered = own, ([l.var for l in loops], domain), []
         try:
             for part in parts:
                 self.collect(part, accesses, names, write=False)
@@ -618,7 +622,7 @@ class _Builder:
                             "encloses it)")
         st = Statement(f"S{len(self.statements)}", item, tuple(l.var for l in loops),
                        tuple(domain), tuple(dict.fromkeys(accesses)), True, _count_flops(body),
-                       f.coord.line if f.coord else 0)
+                       f.coord.line if f.coord else 0, opaque=True, gathers=tuple(self.gathered))
         self.statements.append(st)
         return Stmt(st)
 
@@ -629,14 +633,14 @@ class _Builder:
             if isinstance(n, c_ast.ID) and n.name in self.loop_vars and n.name not in in_scope:
                 raise NotAffine(f"line {n.coord.line}: loop variable '{n.name}' used outside its loop")
         item = self.row_major_refs(item, set(self.sizes) | in_scope, loops, domain)
-        self.where = ([l.var for l in loops], domain)
+        self.where, self.gathered = ([l.var for l in loops], domain), []
         self.collect(item, accesses, set(self.sizes) | in_scope, write=False)
         atomic = next((a.name for a in accesses if a.atomic), None)
         if atomic is not None:
             self.atomic_update(item, atomic)
         st = Statement(f"S{len(self.statements)}", item, tuple(l.var for l in loops), tuple(domain),
                        tuple(dict.fromkeys(accesses)), conditional, _count_flops(item),
-                       item.coord.line if item.coord else 0, atomic)
+                       item.coord.line if item.coord else 0, atomic, gathers=tuple(self.gathered))
         self.statements.append(st)
         return Stmt(st)
 
@@ -711,7 +715,8 @@ class _Builder:
             cells = [f"t2c_cell{d}" if update else None for d in range(len(subs))]
             alts = [self.subscript(s, base.name, names, write, c) for s, c in zip(subs, cells)]
             if None in alts:               # a gather from an array the kernel never writes: it
-                for s in subs:             # carries no dependence, only its subscripts' reads count
+                self.gathered.append(base.name)   # carries no dependence, only its subscripts' reads
+                for s in subs:                    # count (cost.py bounds its bytes)
                     self.collect(s, out, names, False)
                 return
             atomic = any(i == (c,) for i, c in zip(alts, cells))

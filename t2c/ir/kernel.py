@@ -167,10 +167,12 @@ def _extent_code(expr: str) -> tuple:
 @dataclass(frozen=True)
 class Count:
     """The reference's exact work at one size preset: floating-point operations, and the
-    compulsory bytes (each element read loaded once, each written stored once)."""
+    compulsory bytes (each element read loaded once, each written stored once).  `bounded`:
+    reads through data made them bounds (analysis.cost: bytes at most, flops at least)."""
     dataset: str
     flops: int
     bytes: int
+    bounded: bool = False
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ def to_dict(k: Kernel) -> dict:
         f = k.facts
         d["facts"] = ({"affine": f.affine} if f.affine is not None else {}) \
             | ({"parallel_loops": list(f.parallel_loops)} if f.parallel_loops else {}) \
-            | ({"counts": {c.dataset: {"flops": c.flops, "bytes": c.bytes} for c in f.counts}} if f.counts else {})
+            | ({"counts": {c.dataset: {"flops": c.flops, "bytes": c.bytes} | ({"bounded": True} if c.bounded else {})
+                           for c in f.counts}} if f.counts else {})
     d["reference"] = k.reference
     if k.init:
         d["init"] = k.init
@@ -76,7 +77,8 @@ def from_dict(d: dict) -> Kernel:
                         tuple(int(n) for n in str(o.get("lines") or "").split())) if o else None
         f = d.get("facts")
         facts = Facts(f.get("affine"), tuple(f.get("parallel_loops") or ()),
-                      tuple(Count(ds, int(c["flops"]), int(c["bytes"])) for ds, c in (f.get("counts") or {}).items())
+                      tuple(Count(ds, int(c["flops"]), int(c["bytes"]), bool(c.get("bounded")))
+                            for ds, c in (f.get("counts") or {}).items())
                       ) if f else None
         return validate(Kernel(
             name=d["name"], params=tuple(d["params"]), sizes=sizes, scalars=scalars, arrays=arrays,

@@ -42,8 +42,12 @@ CATEGORIES = ("accepted", "wrong", "build error", "timeout", "unsupported", "nee
 
 #: results.csv columns, one row per kernel x generator.
 COLUMNS = ("kernel", "generator", "status", "dataset", "kernel_ms", "kernel_p20_ms", "kernel_p80_ms",
-           "e2e_ms", "cpu_ms", "speedup", "gbps", "tflops", "roofline_pct", "max_error", "seed",
+           "e2e_ms", "cpu_ms", "speedup", "gbps", "tflops", "roofline_pct", "counts_bounded", "max_error", "seed",
            "ref_ms", "llm_calls", "llm_tokens_in", "llm_tokens_out", "llm_cost", "message")
+
+#: What a row's `counts_bounded` means, where the reports mark its GB/s, TF/s and roofline %.
+BOUNDED = ("counts are bounds: reads through data counted at whole extents (bytes at most), "
+           "flops of loops bounded by data left out (flops at least)")
 
 
 @dataclass
@@ -67,6 +71,8 @@ class Row:
     gbps: float | None = None            # bytes moved / kernel time
     tflops: float | None = None          # flops / kernel time
     roofline_pct: float | None = None    # attained / roof at this arithmetic intensity
+    counts_bounded: bool | None = None   # the three above rest on bounds: reads through data counted
+                                         # at whole extents, flops of data-bounded loops left out
     seed: int | None = None              # test-data seed of the verification
     samples_ms: list = field(default_factory=list)   # kernel-time repetitions (regression test)
     evidence: str = ""                   # evidence card JSON (verify stage)
@@ -135,7 +141,7 @@ def details_from_stages(results: dict[str, dict]) -> dict:
 
 LLM_FIGURES = ("llm_calls", "llm_tokens_in", "llm_tokens_out", "llm_cost")
 _FIGURES = ("kernel_ms", "kernel_p20_ms", "kernel_p80_ms", "e2e_ms", "cpu_ms", "gbps", "tflops",
-            "roofline_pct", "max_error", "seed", "samples_ms", "build", "evolution")
+            "roofline_pct", "counts_bounded", "max_error", "seed", "samples_ms", "build", "evolution")
 
 
 # -- plain forms ----------------------------------------------------------------------------

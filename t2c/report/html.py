@@ -17,7 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from . import charts, highlight
-from .basic import CATEGORIES, STATUSES, Row
+from .basic import BOUNDED, CATEGORIES, STATUSES, Row
 from .compare import Change
 from .history import series
 from .stats import geomean
@@ -34,6 +34,7 @@ def _env() -> jinja2.Environment:
     env.filters["when"] = lambda iso: str(iso)[:19].replace("T", " ") + " UTC" if iso else ""
     env.filters["cls"] = lambda status: "st-" + STATUSES.get(status, ("error",))[0].replace(" ", "-")
     env.globals["css"] = Markup((TEMPLATES / "style.css").read_text())
+    env.globals["BOUNDED"] = BOUNDED
     return env
 
 

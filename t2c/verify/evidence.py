@@ -176,9 +176,11 @@ def slower_than(steps) -> float | None:
 def rates(timing: dict) -> dict:
     """GB/s and TF/s of the median kernel time on the kernel's exact flop and compulsory byte
     counts (analysis.cost: each element read or written once), where the bench rung has them,
-    and the roofline fraction against this GPU's measured ceilings (runtime/ceilings.py)."""
+    and the roofline fraction against this GPU's measured ceilings (runtime/ceilings.py);
+    `counts_bounded` where the counts are bounds (reads through data, analysis.cost)."""
     ms = (timing.get("kernel_ms") or {}).get("median")
     if not ms or timing.get("flops") is None:
         return {}
-    return {"gbps": timing["bytes"] / (ms * 1e-3) / 1e9, "tflops": timing["flops"] / (ms * 1e-3) / 1e12,
-            "roofline_pct": timing.get("roofline_pct")}
+    out = {"gbps": timing["bytes"] / (ms * 1e-3) / 1e9, "tflops": timing["flops"] / (ms * 1e-3) / 1e12,
+           "roofline_pct": timing.get("roofline_pct")}
+    return out | ({"counts_bounded": True} if timing.get("counts_bounded") else {})

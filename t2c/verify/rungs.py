@@ -324,20 +324,24 @@ _LAST_COUNTS: dict = {}
 
 
 def _counts(k: Kernel, sizes: dict) -> dict:
-    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model):
-    the IS facts' count where it carries one, else counted here, on the bench's demand and at
-    its case's sizes alone, the last kernel's kept (an options search benches many candidates
-    of one kernel)."""
+    """The kernel's flops and compulsory bytes at `sizes` (none outside the polyhedral model;
+    bounds, marked `counts_bounded`, where it reads through data: analysis.cost): the IS facts'
+    count where it carries one, else counted here, on the bench's demand and at its case's sizes
+    alone, the last kernel's kept (an options search benches many candidates of one kernel)."""
     if k.facts is not None:
         got = k.count_at(sizes)
-        return {"flops": got.flops, "bytes": got.bytes} if got else {}
+        return _figures(got) if got else {}
     key = (k.key(), tuple(sorted(sizes.items())))
     if key not in _LAST_COUNTS:
         try:
-            flops, nbytes = counts(analyze(k), sizes)
-            got = {"flops": flops, "bytes": nbytes}
+            got = _figures(counts(analyze(k), sizes))
         except NotAffine:
             got = {}
         _LAST_COUNTS.clear()
         _LAST_COUNTS[key] = got
     return dict(_LAST_COUNTS[key])
+
+
+def _figures(c) -> dict:
+    """A Count or cost.Work as the bench's figures; `counts_bounded` only where they are bounds."""
+    return {"flops": c.flops, "bytes": c.bytes} | ({"counts_bounded": True} if c.bounded else {})

@@ -137,7 +137,7 @@ def test_instance_counts_take_the_counters_values_only(tmp_path):
     """n = 40: s = 20, 10, 5, 2, 1 (38 additions, 2 flops each as the model counts them), not every
     s in 1..20; the doubling scan: s = 1, 2, 4, 8, 16, 32."""
     an = analyze(c_kernel(tmp_path, HALVING.format(n=40, step="s >>= 1")))
-    assert counts(an, {"n": 40}) == (2 * 38, 8 * 60)
+    assert counts(an, {"n": 40}) == (2 * 38, 8 * 60, False)
     an = analyze(c_kernel(tmp_path, DOUBLING.format(n=40, step="s *= 2")))
     assert counts(an, {"n": 40})[0] == 6 * 40 * 2
 

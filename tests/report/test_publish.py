@@ -235,3 +235,21 @@ def test_publish_against_a_baseline(tmp_path):
     html = (tmp_path / "new" / "index.html").read_text()
     assert "Changes against baseline 20250301-020000" in html and "Regressions (2)" in html
     assert "(baseline)" in section(html, "speedup")                # hollow diamonds in the chart's legend
+
+
+def test_rates_on_bounded_counts_are_marked(tmp_path):
+    """Reads through data make the counts bounds (analysis.cost): the report marks GB/s, TF/s and
+    roofline % of such a row and says why; a row of exact counts carries no mark."""
+    rows = [Row("spmv_csr", "poly", "accepted", "LARGE", kernel_ms=1.0, gbps=280.0, tflops=0.0,
+                roofline_pct=9.0, counts_bounded=True),
+            Row("gemm", "poly", "accepted", "LARGE", kernel_ms=1.0, gbps=10.0, tflops=1.0, roofline_pct=5.0)]
+    publish(rows, tmp_path / "run", {}, history_dir=tmp_path / "h", env={})
+    table = section((tmp_path / "run" / "index.html").read_text(), "kernels")
+    spmv, gemm = (next(tr.split("</tr>")[0] for tr in table.split("<tr>") if f"kernels/{name}--" in tr)
+                  for name in ("spmv_csr", "gemm"))
+    assert spmv.count("†") == 3 and "†" not in gemm
+    assert "† counts are bounds: reads through data counted at whole extents" in table
+    page = (tmp_path / "run" / "kernels" / f"{rows[0].slug}.html").read_text()
+    assert "reads through data counted at whole extents" in section(page, "figures")
+    with open(tmp_path / "run" / "results.csv") as f:
+        assert [r["counts_bounded"] for r in csv.DictReader(f)] == ["True", ""]
