@@ -150,6 +150,11 @@ def _integer(decl) -> bool:
 
 
 def _sets(init, var: str) -> bool:
+    """Whether a for header's init sets var before reading it (`v = e`, `int v = e`, and in a
+    comma list `i = 0, v = e`)."""
+    if isinstance(init, c_ast.ExprList):
+        first = next((k for k, e in enumerate(init.exprs) if _var(e) == var), None)
+        return first is not None and var not in _names(*init.exprs[:first], init.exprs[first].rvalue)
     return _var(init) == var or isinstance(init, c_ast.DeclList) and any(d.name == var for d in init.decls)
 
 

@@ -34,6 +34,8 @@ KERNELS = {
     # a second counter, a condition over the second counter (every other element)
     "reverse": "int i, j;\n  for (i = 0, j = n - 1; i < j; i++, j--) {\n    double t = a[i];\n"
                "    a[i] = a[j];\n    a[j] = t;\n  }",
+    "reverse_twice": "int i, j;\n  for (i = 0, j = n - 1; i < j; i++, j--)\n    a[i] = a[j];\n"
+                     "  for (i = 0, j = 2 * n - 1; i < j; i++, j--)\n    b[i] = b[j];",
     "pack": "for (int i = 0, k = 0; i < n; i++, k += 2) {\n    b[k] = a[i];\n    b[k + 1] = -a[i];\n  }",
     "reversed_copy": "int i, k;\n  for (i = n - 1, k = 0; i >= 0; i--, k++)\n    b[k] = a[i];",
     "evens": "int i, k;\n  for (i = 0, k = 0; k < n; i++, k += 2)\n    b[i] = a[k];",
@@ -80,7 +82,7 @@ def test_the_idiom_has_a_parallel_plan(tmp_path, name):
                                  if any(type(n).__name__ == "Loop" for n in launch.body)), name
 
 
-@pytest.mark.parametrize("name,n,m", [("reverse", 1, 1), ("reverse", 2, 1), ("reverse", 13, 7), ("pack", 5, 3),
+@pytest.mark.parametrize("name,n,m", [("reverse", 1, 1), ("reverse", 2, 1), ("reverse", 13, 7), ("reverse_twice", 5, 1), ("pack", 5, 3),
                                       ("reversed_copy", 6, 2), ("evens", 1, 1), ("evens", 9, 4),
                                       ("do_guarded", 1, 1), ("do_guarded", 9, 3), ("do_rows", 8, 1),
                                       ("do_down", 5, 5), ("guarded_for", 3, 1), ("do_once", 9, 4), ("do_once", 6, 6),
