@@ -11,10 +11,10 @@ the first whose step divides every other's, and at every iteration each other co
 names another counter, affine once they are substituted, becomes a bound on i alone: a*i <= e
 (strict: e - 1) is `i < (e + a) / a` for a > 0 (`i < n / 2` for the reversal: C's division is
 the floor the model reads where the numerator is never negative, and the model refuses it
-elsewhere), `i >= (a - 1 - e) / -a` for a < 0.  Only where each other counter is a signed
-integer local that nothing but the header writes and nothing outside the loop names (its value
-after the loop is not the model's); anything else is left as written (the model refuses the
-header).  docs/poly.md, "The model and its normalizations".
+elsewhere), `i >= (a - 1 - e) / -a` for a < 0.  Only where every counter is a signed integer
+local that nothing but the header writes, i's start names no other counter, and nothing outside
+the loop names another counter (its value after the loop is not the model's); anything else is
+left as written (the model refuses the header).  docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 
@@ -35,17 +35,16 @@ def normalize_commas(fn: c_ast.FuncDef) -> None:
 
 def _rewrite(fn, f: c_ast.For) -> None:
     starts = _starts(f.init)
-    steps = {}
-    for e in f.next.exprs if isinstance(f.next, c_ast.ExprList) else ():
-        name = _stepped(e)
-        steps[name] = constant_step(e, name) if name else None
-    if starts is None or len(starts) < 2 or set(steps) != set(starts) or not all(steps.values()):
+    nexts = f.next.exprs if isinstance(f.next, c_ast.ExprList) else []
+    steps = {_stepped(e): constant_step(e, _stepped(e)) if _stepped(e) else None for e in nexts}
+    if starts is None or len(starts) < 2 or set(steps) != set(starts) or len(nexts) != len(steps) \
+            or not all(steps.values()):
         return
     names = list(starts)
     i = next((v for v in names if all(steps[c] % steps[v] == 0 for c in names)), None)
     others = [c for c in names if c != i]
     body = [f.stmt] if f.stmt is not None else []
-    if i is None or set(names) & written_names(body) or not all(_signed(fn, f, c) for c in others) \
+    if i is None or set(names) & (written_names(body) | _names(starts[i])) or not all(_signed(fn, c) for c in names) \
             or any(named_outside(fn.body, (f,), c) for c in others):
         return
     values = {}                                        # counter -> its start, over the names before it
@@ -53,7 +52,7 @@ def _rewrite(fn, f: c_ast.For) -> None:
         node = starts[c]
         for d in values:
             node = substitute(copy.deepcopy(node), d, values[d])
-        p = affine_poly(node, {x.name for x in _walk(node) if isinstance(x, c_ast.ID)})
+        p = affine_poly(node, _names(node))
         if p is None or p.vars() & (written_names(body) | set(names)):
             return
         values[c] = p
@@ -90,13 +89,18 @@ def _stepped(e) -> str | None:
     return target.name if isinstance(target, c_ast.ID) else None
 
 
-def _signed(fn, f, name) -> bool:
-    """Whether `name` is declared once, as a signed integer local (here or in the header)."""
+def _signed(fn, name) -> bool:
+    """Whether `name` is a local (here or in the header) that every declaration makes a signed
+    integer."""
     decls = [d for d in _walk(fn.body) if isinstance(d, c_ast.Decl) and d.name == name]
     params = fn.decl.type.args.params if fn.decl.type.args else []
-    return len(decls) == 1 and name not in {getattr(p, "name", None) for p in params} \
-        and isinstance(decls[0].type, c_ast.TypeDecl) and isinstance(decls[0].type.type, c_ast.IdentifierType) \
-        and tuple(decls[0].type.type.names) in SIGNED_TYPES and not decls[0].storage
+    return bool(decls) and name not in {getattr(p, "name", None) for p in params} and all(
+        isinstance(d.type, c_ast.TypeDecl) and isinstance(d.type.type, c_ast.IdentifierType)
+        and tuple(d.type.type.names) in SIGNED_TYPES and not d.storage for d in decls)
+
+
+def _names(node) -> set[str]:
+    return {x.name for x in _walk(node) if isinstance(x, c_ast.ID)}
 
 
 def _bound(cond, i, at):
@@ -104,14 +108,13 @@ def _bound(cond, i, at):
     no other counter; None where it is no affine comparison."""
     if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")):
         return None
-    named = {x.name for x in _walk(cond) if isinstance(x, c_ast.ID)}
-    if not named & set(at):
+    if not _names(cond) & set(at):
         return cond
     sides = []
     for side in (cond.left, cond.right):
         for c in at:
             side = substitute(copy.deepcopy(side), c, at[c])
-        sides.append(affine_poly(side, {x.name for x in _walk(side) if isinstance(x, c_ast.ID)}))
+        sides.append(affine_poly(side, _names(side)))
     if None in sides:
         return None
     d = sides[0] - sides[1] if cond.op in ("<", "<=") else sides[1] - sides[0]    # d < 0 (<= 0)

@@ -95,11 +95,13 @@ def test_the_idiom_computes_what_the_reference_does(tmp_path, name, n, m):
 
 
 @pytest.mark.parametrize("body,reason", [
-    # a counter read after the loop, or written in the body: the header stays
+    # a counter read after the loop, written in the body, or the loop's counter starting from
+    # another: the header stays
     ("int i, j;\n  for (i = 0, j = n - 1; i < j; i++, j--)\n    a[i] = a[j];\n  a[0] = j;",
      "loop header is not 'v = start'"),
     ("int i, j;\n  for (i = 0, j = n - 1; i < j; i++, j--) {\n    a[i] = a[j];\n    j = j - 1;\n  }",
      "loop header is not 'v = start'"),
+    ("int i, k;\n  for (k = 0, i = k; i < n; k += 2, i++)\n    b[k] = a[i];", "loop header is not 'v = start'"),
     # a do-while whose body continues past the step, or whose counter is read after it
     ("int i = 0;\n  do {\n    if (a[i] > 0.0) continue;\n    a[i] = 0.0;\n    i++;\n  } while (i < n);",
      "while loops have no affine iteration domain"),
