@@ -23,7 +23,7 @@ from pycparser import c_ast
 from ..ir.csyntax import cprint, walk as _walk
 from .searches import pure
 
-_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)
+_BREAK_TARGETS = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)
 
 
 def normalize_switches(fn: c_ast.FuncDef) -> None:
@@ -46,7 +46,7 @@ def refusal(sw: c_ast.Switch) -> str | None:
         return f"switch on `{cprint(sw.cond)}`, which has side effects (bind it to a local first)"
     items = sw.stmt.block_items if isinstance(sw.stmt, c_ast.Compound) else None
     if not items or not all(isinstance(it, (c_ast.Case, c_ast.Default)) for it in items):
-        return "switch with statements before its first label"
+        return "switch whose body is not a block of labelled cases (a statement before the first label)"
     labels = [cprint(it.expr) for it in items if isinstance(it, c_ast.Case)]
     if len(set(labels)) < len(labels):
         dup = next(x for x in labels if labels.count(x) > 1)
@@ -108,7 +108,7 @@ def _own(stmts):
     while todo:
         n = todo.pop()
         yield n
-        if not isinstance(n, _LOOPS):
+        if not isinstance(n, _BREAK_TARGETS):
             todo.extend(c for _, c in n.children())
 
 
