@@ -9,13 +9,22 @@ sizes (`&&`, `||`, `!`, `==`, `!=`, ...), when `never` says no valid call takes 
 empty input people write (`if (n <= 0) return;` under the default `n >= 1`) does nothing then,
 and the loops after it are the model's. A guard that valid sizes take stays in the reference and
 is refused here with the constraint that would drop it; any other head `if` is left as written.
+
+    decide_branches(fn, sizes, never, affine, not_affine) -> None   (rewrites fn in place)
+
+Writes each `if (C) A else B` whose condition compares affine expressions of the sizes alone and
+which every valid call decides alike as the branch taken (A, B or nothing; a block without
+declarations spliced into its own): `if (n > 0) { do ... while (i < n); }` under the default
+`n >= 1` is its loop, which the model reads (a loop under an if it refuses). The sizes are never
+written (the frontend refuses it), so C has one value for the whole call. A branch taken that
+returns stays as written (the model judges the return under its if).
 docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..ir.csyntax import cprint
+from ..ir.csyntax import cprint, walk
 
 _FLIP = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
@@ -35,6 +44,32 @@ def normalize_guards(fn: c_ast.FuncDef, sizes: set[str], never, affine, not_affi
                              f"reach it (`t2c: constraint ...`) and t2c drops it")
         del items[0]
     fn.body.block_items = items or None
+
+
+def decide_branches(fn: c_ast.FuncDef, sizes: set[str], never, affine, not_affine) -> None:
+    """Module docstring; the arguments as normalize_guards's."""
+    for block in reversed([n for n in walk(fn.body) if isinstance(n, c_ast.Compound)]):   # inner first
+        out = []
+        for item in block.block_items or []:
+            taken = _decided(item, sizes, never, affine, not_affine) if isinstance(item, c_ast.If) else item
+            if isinstance(taken, c_ast.Compound) and not any(isinstance(x, c_ast.Decl) for x in taken.block_items or []):
+                out += taken.block_items or []
+            elif taken is not None:
+                out.append(taken)
+        block.block_items = out or None
+
+
+def _decided(item: c_ast.If, sizes, never, affine, not_affine):
+    """The branch every valid call takes (None: no statement), or item where calls differ."""
+    try:
+        holds = never(_condition(item.cond, sizes, affine, negate=True))
+        fails = not holds and never(_condition(item.cond, sizes, affine, negate=False))
+    except not_affine:
+        return item
+    taken = item.iftrue if holds else item.iffalse if fails else item
+    if taken is not item and taken is not None and any(isinstance(n, c_ast.Return) for n in walk(taken)):
+        return item
+    return taken
 
 
 def _is_guard(item) -> bool:

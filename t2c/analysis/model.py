@@ -6,8 +6,8 @@ Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt
 `Statement` per leaf (an assignment, a call, an `if` without loops: may-writes, or an opaque
 loop) with its enclosing loops, iteration domain, affine accesses and flop count, and the
 locals. Constraints and subscripts are text in isl syntax over the original names (isl_bridge
-prefixes them). It first normalizes (whiles.py, scopes.py, scalars.py, searches.py,
-selections.py, delinearize.py). Refuses with `NotAffine`, naming the construct and its line,
+prefixes them). It first normalizes (guards.py, switches.py, whiles.py, commas.py, scopes.py,
+scalars.py, searches.py, selections.py, delinearize.py). Refuses with `NotAffine`, naming the construct and its line,
 what it cannot describe exactly: while loops other than counted ones, steps that are not
 constants, non-affine bounds or subscripts outside an opaque loop, data-dependent writes other
 than atomic updates; poly then answers with one thread, always correct. A loop of a constant
@@ -29,12 +29,14 @@ from ..ir import Kernel
 from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers, relined
 from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
+from .commas import normalize_commas
 from .delinearize import row_major
-from .guards import normalize_guards
+from .guards import decide_branches, normalize_guards
 from .isl_bridge import always_within, never_holds
 from .scalars import constant_step, geometric_step, normalize_scalars, substitute, written_names
 from .searches import normalize_searches
 from .selections import normalize_selections
+from .switches import normalize_switches, refusal as switch_refusal
 from .scopes import data_sources, reads_data, separate_reused_names
 from .whiles import named_outside, normalize_whiles
 
@@ -281,7 +283,11 @@ class _Builder:
         self.context = tuple(context)
         normalize_guards(fn, set(self.sizes), lambda c: never_holds(self.sizes, self.context, c),
                          affine, NotAffine)          # `if (n <= 0) return;` that no valid call takes
-        normalize_whiles(fn)                      # a counted while loop as its for loop
+        decide_branches(fn, set(self.sizes), lambda c: never_holds(self.sizes, self.context, c),
+                        affine, NotAffine)           # `if (n > 0) {...}` that every valid call takes
+        normalize_switches(fn)                    # a switch without fall-through as its if chain
+        normalize_whiles(fn, set(self.sizes), self.within)   # a counted (do-)while loop as its for loop
+        normalize_commas(fn)                      # `for (i = 0, j = n - 1; i < j; i++, j--)` over i alone
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
@@ -333,6 +339,8 @@ class _Builder:
             return []
         if isinstance(item, c_ast.EmptyStatement):
             return []
+        if isinstance(item, c_ast.Switch):           # one that is no if chain (switches.py)
+            raise NotAffine(f"line {item.coord.line}: a {switch_refusal(item)}")
         if isinstance(item, c_ast.If):
             if any(isinstance(n, c_ast.Return) for n in _walk(item)):
                 raise NotAffine(f"line {item.coord.line}: a return under an if (where the kernel stops "

@@ -18,7 +18,7 @@ from pycparser import c_ast
 from ..ir.csyntax import parse_c, walk as _walk
 from ..ir.extents import NotPolynomial, Poly, loop_range, to_poly
 
-_SIGNED = {("int",), ("long",), ("long", "int"), ("long", "long"), ("signed", "int"), ("signed",)}
+SIGNED_TYPES = {("int",), ("long",), ("long", "int"), ("long", "long"), ("signed", "int"), ("signed",)}
 _EXITS = (c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label)
 
 
@@ -114,7 +114,7 @@ class _Pass:
                 or self.writes(name) != 2 or len(_refs(last.rvalue, name)):
             return False
         scope = self.sizes | {l[0] for l in loops if l} | {var}
-        value = _affine(last.rvalue, scope)
+        value = affine_poly(last.rvalue, scope)
         rng = loop_range(f, scope - {var})
         if value is None or value.vars() & written_names(body[:-1]) or rng is None or None in loops:
             return False
@@ -140,9 +140,9 @@ class _Pass:
         d = ds[0] if len(ds) == 1 else None
         if name in self.params or d is None or not isinstance(d.type, c_ast.TypeDecl) \
                 or not isinstance(d.type.type, c_ast.IdentifierType) \
-                or tuple(d.type.type.names) not in _SIGNED or d.quals or d.storage:
+                or tuple(d.type.type.names) not in SIGNED_TYPES or d.quals or d.storage:
             return None
-        value = _affine(rhs, self.sizes | {l[0] for l in loops if l})
+        value = affine_poly(rhs, self.sizes | {l[0] for l in loops if l})
         return None if value is None else (name, value)
 
     def loop_after(self, items, p, loops):
@@ -161,7 +161,7 @@ class _Pass:
         if header is None or not isinstance(f.stmt, c_ast.Compound) or written_names(items[p + 1:q + 1]) & c0.vars():
             return None
         var, first, step = header
-        start = _affine(first, self.sizes | {l[0] for l in loops if l})
+        start = affine_poly(first, self.sizes | {l[0] for l in loops if l})
         body = f.stmt.block_items or []
         if start is None or len(_refs(self.fn.body, name)) != len(_refs_in(body, name)) + self.own(items[p]) \
                 or any(isinstance(n, _EXITS) for n in _walk(f.stmt)) or var in written_names(body):
@@ -194,7 +194,7 @@ class _Pass:
 
 # -- expressions -----------------------------------------------------------------------------
 
-def _affine(node, names: set[str]) -> Poly | None:
+def affine_poly(node, names: set[str]) -> Poly | None:
     """node as a polynomial of degree <= 1 over names; None for anything else."""
     if any(isinstance(n, c_ast.Cast) or isinstance(n, c_ast.Constant) and
            (n.type != "int" or not n.value.isdigit()) for n in _walk(node)):
@@ -222,10 +222,10 @@ def constant_step(item, name) -> int | None:
     if not (isinstance(item, c_ast.Assignment) and _is(item.lvalue, name)):
         return None
     if item.op in ("+=", "-="):
-        c = _affine(item.rvalue, set())
+        c = affine_poly(item.rvalue, set())
         return None if c is None else (1 if item.op == "+=" else -1) * c.terms.get((), 0)
     if item.op == "=":
-        c = _affine(item.rvalue, {name})
+        c = affine_poly(item.rvalue, {name})
         if c is not None and c.terms.get((name,)) == 1 and len(c.vars()) == 1:
             return c.terms.get((), 0)
     return None
@@ -278,7 +278,7 @@ def _set_start(f: c_ast.For, start: Poly) -> None:
         f.init.rvalue = expr
 
 
-def _text(p: Poly) -> str:
+def poly_text(p: Poly) -> str:
     """C text of p, positive terms first: the model's isl text cannot read `(-2) * i`."""
     terms = sorted(p.terms.items(), key=lambda t: (t[1] < 0, -len(t[0]), t[0]))
     out = ""
@@ -290,7 +290,7 @@ def _text(p: Poly) -> str:
 
 
 def _expr(p: Poly, coord) -> c_ast.Node:
-    ast = parse_c(f"int t2c_probe(void) {{ return {_text(p)}; }}", "<expr>")
+    ast = parse_c(f"int t2c_probe(void) {{ return {poly_text(p)}; }}", "<expr>")
     node = ast.ext[0].body.block_items[0].expr
     for n in _walk(node):
         n.coord = coord
