@@ -273,16 +273,8 @@ def _touches(node, name: str) -> bool:
 def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
     """The order's key as an unsigned integer and the row block's kernel."""
     kname, ty, warps, threads = f"{name}_select{t}", s.key_type, s.threads // 32, s.threads
-    flip = "" if s.descending else "~"
-    if ty == "float":
-        body = ["  const unsigned u = __float_as_uint(v == 0.0f ? 0.0f : v);   /* -0.0 == 0.0, as C compares */",
-                f"  return {flip}((u & 0x80000000u) ? ~u : u | 0x80000000u);"]
-    elif ty == "int":
-        body = [f"  return {flip}((unsigned)v ^ 0x80000000u);"]
-    else:
-        body = [f"  return {flip}v;"]
     rank = ["/* the sort's order as unsigned integers: the larger, the earlier */",
-            f"__device__ __forceinline__ unsigned {kname}_key({ty} v)", "{", *body, "}", ""]
+            *key_function(f"{kname}_key", ty, not s.descending)]
     decode = []
     for d in reversed(range(len(s.rows))):
         at = "poly_row" if d == 0 else f"poly_row % ({cprint(s.counts[d])})"
@@ -418,6 +410,22 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         f"  for (int poly_p = poly_t; poly_p < poly_k; poly_p += {threads})",
         f"    {store};",
         "}", ""]
+
+
+def key_function(fname: str, ty: str, flip: bool, exact: bool = False) -> list[str]:
+    """`unsigned fname(ty v)`: 32-bit keys as unsigned integers in ascending order (floats by their
+    bits, ints with the sign bit flipped), all bits inverted when `flip`.  -0.0 counts as 0.0 (as C
+    compares them) unless `exact`, where every float's bits come back (`value_function`)."""
+    inv = "~" if flip else ""
+    if ty == "float":
+        zero = "v" if exact else "v == 0.0f ? 0.0f : v"
+        body = [f"  const unsigned u = __float_as_uint({zero});" + ("" if exact else "   /* -0.0 == 0.0, as C compares */"),
+                f"  return {inv}((u & 0x80000000u) ? ~u : u | 0x80000000u);"]
+    elif ty == "int":
+        body = [f"  return {inv}((unsigned)v ^ 0x80000000u);"]
+    else:
+        body = [f"  return {inv}v;"]
+    return [f"__device__ __forceinline__ unsigned {fname}({ty} v)", "{", *body, "}", ""]
 
 
 def site(s: Select, t: int, name: str, args: str, network: list[str], flush: list[str]) -> list[str]:
