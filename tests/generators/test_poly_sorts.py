@@ -53,6 +53,23 @@ order[r, q] = argsort(i: X[r, i])
 ```
 """
 
+# keys of seven values, -0.0 among them (`round` of a small negative value), equal to 0.0: ties by index
+SIGNED_ZEROS = """---
+name: argsort_rounded
+sizes:
+  b: {MINI: 3, SMALL: 20}
+  c: {MINI: 150, SMALL: 700}
+arrays:
+  X: float[b, c] in
+  order: int[b, c] out
+---
+# Stable argsort of rounded scores, largest first
+
+```t2c
+order[r, q] = argsort_desc(i: round(X[r, i] * 3.0))
+```
+"""
+
 # double keys: the network stays
 SORT_DOUBLES = (SPECS / "sort_keys.md").read_text().replace("name: sort_keys", "name: sort_doubles").replace(
     "unsigned[n]", "double[n]").replace("domains:\n  keys: integers(0, 1000000)\n", "")
@@ -122,10 +139,12 @@ def test_long_rows_take_the_passes_over_tiles(tmp_path, monkeypatch, spec, datas
     assert card.accepted, card.summary()
 
 
-@pytest.mark.parametrize("spec", [ROWS_DESC, "argsort_rows.md"], ids=["sort_rows_desc", "argsort_rows"])
+@pytest.mark.parametrize("spec", [ROWS_DESC, SIGNED_ZEROS, "argsort_rows.md"],
+                         ids=["sort_rows_desc", "argsort_rounded", "argsort_rows"])
 def test_tiles_of_64_keys(tmp_path, monkeypatch, spec):
     """With MOST = 64 the ladder's points (MINI, random and smoke sizes: 1, primes, past 128) run
-    both paths: rows of one partial tile in a block, longer ones in several tiles."""
+    both paths: rows of one partial tile in a block, longer ones in several tiles; -0.0 ties with
+    0.0 in an argsort as the network's comparison has it."""
     monkeypatch.setattr(sorts, "MOST", 64)
     k = _spec(tmp_path, spec) if "\n" in spec else read_kernel(SPECS / spec)
     text = generate(k)
