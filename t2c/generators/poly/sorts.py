@@ -53,7 +53,7 @@ def sorts_of(net, selects: tuple = ()) -> tuple[Sort, ...]:
     for at, top in enumerate(net.body):
         if isinstance(top, c_ast.For) and id(top) not in taken and \
                 (found := select.sorting_of(net, at, top, by_loop)) is not None:
-            out.append(Sort(**{f: getattr(found, f) for f in found.__dataclass_fields__}))
+            out.append(Sort(**vars(found)))
     return tuple(out)
 
 
