@@ -158,14 +158,22 @@ def test_a_counter_read_outside_its_loops_is_the_hosts(tmp_path):
 SPECS = ROOT / "corpora" / "text2cuda"
 
 
-def test_a_sorts_steps_share_one_tiling_of_shared_memory():
+def _sort_doubles(tmp_path):
+    """sort_keys.md with double keys: a compiled sort that stays a network (sorts.py takes 32-bit keys)."""
+    from t2c.frontends import read_kernel
+    path = tmp_path / "sort_doubles.md"
+    path.write_text((SPECS / "sort_keys.md").read_text().replace("name: sort_keys", "name: sort_doubles").replace(
+        "unsigned[n]", "double[n]").replace("domains:\n  keys: integers(0, 1000000)\n", ""))
+    return read_kernel(path)
+
+
+def test_a_sorts_steps_share_one_tiling_of_shared_memory(tmp_path):
     """The copy, the mirror steps and the halving steps of a compiled `sort` write `sorted[q]`
     alike: one tiling, its tile the largest power of two whose cells fill half the static shared
-    memory at most (4096 unsigned keys), the mirror and halving steps bounded by `j < n`."""
-    from t2c.frontends import read_kernel
-    net = network_of(read_kernel(SPECS / "sort_keys.md"))
+    memory at most (2048 double keys), the mirror and halving steps bounded by `j < n`."""
+    net = network_of(_sort_doubles(tmp_path))
     assert [(t.members, t.arrays, t.tile, t.threads) for t in net.tilings] == \
-        [((0, 1, 2), (("sorted", "unsigned", (0,)),), 4096, 1024)]
+        [((0, 1, 2), (("sorted", "double", (0,)),), 2048, 512)]
     assert [(ex.tiling, ex.bounded) for ex in net.loops] == [(0, False), (0, True), (0, True)]
 
 
@@ -192,16 +200,17 @@ def test_an_unbounded_partner_is_checked_on_the_host():
     assert "__shared__ double poly_tile_a[2048];" in text
 
 
-def test_a_sort_queues_its_steps_and_launches_the_far_ones_alone():
+def test_a_sort_queues_its_steps_and_launches_the_far_ones_alone(tmp_path):
     """The printed host code: each step's instance queued when its partner distance is below the
     tile, else the queue launched and then the step on its own; the queue launched at the end."""
-    from t2c.frontends import read_kernel
-    text = generate(read_kernel(SPECS / "sort_keys.md"))
+    k = _sort_doubles(tmp_path)
+    text = generate(k)
     assert "const int poly_e = (net_k1 - 1);\n" in text and "const int poly_e = (net_s1);\n" in text
-    assert text.count("sort_keys_queue0(n, keys, sorted, &poly_b0, poly_tile, poly_lo, poly_n);") == 3
+    assert text.count("sort_doubles_queue0(n, keys, sorted, &poly_b0, poly_tile, poly_lo, poly_n);") == 3
     assert "          poly_tile_sorted[q - poly_base] = keys[q];" in text
-    assert text.split('extern "C" void sort_keys_device')[1].split("\n}\n")[0].endswith(
-        "  sort_keys_flush0(n, keys, sorted, &poly_b0);")
+    assert text.split('extern "C" void sort_doubles_device')[1].split("\n}\n")[0].endswith(
+        "  sort_doubles_flush0(n, keys, sorted, &poly_b0);")
+    accepted_on_emu(k, text)
 
 
 def test_nests_of_own_cells_are_no_tiling(tmp_path):
@@ -224,15 +233,15 @@ void halving_blend(int n, double *x, const double *w)
         assert network_of(read_kernel(SPECS / spec)).tilings == ()
 
 
-@pytest.mark.parametrize("source", ["text2cuda/sort_keys.md", "text2cuda/argsort_rows.md", "text2cuda/topk_rows.md",
-                                    "loops/gpu/bitonic_sort.c", "loops/gpu/row_argsort.c"])
-def test_networks_on_small_tiles_are_accepted(source):
+@pytest.mark.parametrize("source", ["sort_doubles", "text2cuda/topk_rows.md", "loops/gpu/bitonic_sort.c",
+                                    "loops/gpu/row_argsort.c"])
+def test_networks_on_small_tiles_are_accepted(tmp_path, source):
     """A target with little shared memory makes tiles of 16 or 32 cells, so that the ladder's sizes
     (MINI, primes, sizes past 128) run ranges of several tiles, a last partial tile, lengths that
     are no power of two and steps both queued and launched alone; ties and payloads as the reference."""
     from t2c.frontends import read_kernel
     from t2c.runtime.target import Target
-    k = read_kernel(ROOT / "corpora" / source)
+    k = _sort_doubles(tmp_path) if source == "sort_doubles" else read_kernel(ROOT / "corpora" / source)
     small = Target(shared_static=256)
     assert {t.tile for t in network_of(k, small).tilings} <= {16, 32}
     accepted_on_emu(k, generate(k, target=small))

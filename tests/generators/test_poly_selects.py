@@ -107,8 +107,9 @@ def test_two_sorts_of_a_spec_are_two_selections(tmp_path):
 
 
 @pytest.mark.parametrize("spec", ["argsort_rows.md", "sort_keys.md"])
-def test_a_sort_read_whole_stays_a_network(spec):
-    """An argsort that is the output, a sort of the values themselves: no selection."""
+def test_a_sort_read_whole_is_no_selection(spec):
+    """An argsort that is the output, a sort of the values themselves: no selection (a radix sort:
+    test_poly_sorts)."""
     k = read_kernel(SPECS / spec)
     assert network_of(k).selects == ()
     assert "_select" not in generate(k)

@@ -20,7 +20,7 @@ from pycparser import c_ast
 from ...analysis.scalars import step_of
 from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, block_items, cprint, kernel_definition, name_subscripts, parse_c, walk as _walk
-from . import network_tiles, select as selects, tree as trees
+from . import network_tiles, select as selects, sorts, tree as trees
 from .cuda import POOL_KEPT, Renderer, helper_note, local_buffer, own_helpers, short_name
 from ...runtime.target import SM90, Target
 from .options import PolyOptions
@@ -81,6 +81,7 @@ class Network:
     tilings: tuple[Tiling, ...] = ()   # exchange nests that may share launches (`tiled`)
     trees: tuple = ()                  # level loops that fold a buffer pairwise (tree.py): block trees
     selects: tuple = ()                # sorts read only at their first K positions (select.py): top-K
+    sorts: tuple = ()                  # other sorts of 32-bit keys (sorts.py): radix sorts, no network
 
 
 def network_of(k: Kernel, target: Target = SM90) -> Network | None:
@@ -100,10 +101,11 @@ def network_of(k: Kernel, target: Target = SM90) -> Network | None:
         return None
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
     net = Network(tuple(fn.body.block_items), tuple(replace(ex, host=own(ex)) for ex in loops), local_arrays)
+    chosen = selects.selects_of(net)                           # the first K of a sort: a selection per row
+    net = replace(net, selects=chosen, sorts=sorts.sorts_of(net, chosen))   # a whole sort: a radix sort
     net = tiled(net, k, target)
     copy_of = lambda ex: _copy(ex, net.local_arrays)
-    return replace(net, trees=trees.trees_of(net, copy_of),   # pairwise trees: a block tree, not a launch per level
-                   selects=selects.selects_of(net))            # the first K of a sort: a selection per row
+    return replace(net, trees=trees.trees_of(net, copy_of))   # pairwise trees: a block tree, not a launch per level
 
 
 _PARAM_BYTES = 4000         # a kernel's parameters (the queued steps travel as one)
@@ -111,15 +113,16 @@ _MOST_STEPS = 128           # steps per launch: a full sort's steps within one t
 
 
 def tiled(net: Network, k: Kernel, target: Target) -> Network:
-    """The network with its exchange nests grouped into `Tiling`s: the nests that write the same
+    """The network with its exchange nests (but its sorts') grouped into `Tiling`s: the nests that write the same
     arrays in the same subscript order form a group, a tiling when one of them pairs its indices
     (a sorting or butterfly network, with the nests that fill its arrays).  The tile is the largest
     power of two whose cells of all those arrays fill at most half the target's static shared
     memory (two blocks per multiprocessor), and at most four per thread of a full block."""
     dtypes = {a.name: a.dtype for a in k.arrays} | {n: t for n, (t, _) in net.local_arrays.items()}
     groups: dict = {}
+    sorted_ = {n for s in net.sorts for n in (s.init, *s.steps)}   # no launches: the radix sort's
     for n, ex in enumerate(net.loops):
-        if ex.single is None and ex.writes:
+        if ex.single is None and ex.writes and n not in sorted_:
             groups.setdefault((len(ex.vars), ex.writes), []).append(n)
     loops, tilings = list(net.loops), []
     for (depth, writes), members in groups.items():
@@ -473,12 +476,16 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     for t in range(len(net.tilings)):
         kernels += network_tiles.declarations(net, t, name, r, params, args)
     folded = {n: t for t, tree in enumerate(net.trees) for n in tree.gone}
+    sorted_ = {n: t for t, s in enumerate(net.sorts) for n in (s.init, *s.steps)}
+    for t, s in enumerate(net.sorts):
+        kernels += sorts.declarations(s, t, name, r, params)
+        launch[id(s.loop)] = sorts.site(s, t, name, args, network_tiles.flush_all(net, name, args, "  "))
     for t, tree in enumerate(net.trees):
         kernels += trees.declarations(tree, t, name, r, params)
         launch[id(tree.loop)] = [*network_tiles.flush_all(net, name, args, ""), *trees.site(tree, t, name, args)]
     for n, ex in enumerate(net.loops):
         kname, depth = f"{name}_exchange{n}", len(ex.vars)
-        if n in folded:                # part of a pairwise tree: its launches do this work
+        if n in folded or n in sorted_:   # part of a pairwise tree or a sort: their launches do this work
             launch[id(ex.single or ex.loop)] = []
             continue
         if id(ex) in traded:
@@ -523,7 +530,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
             for line in _host_lines(it, launch, "  ")]
     buffers = [f"__device__ {t} *poly_buf_{n};   /* the reference's local array, sized by the call */"
                for n, (t, _) in local_arrays.items()]
-    host = (POOL_KEPT if local_arrays else []) \
+    host = (POOL_KEPT if local_arrays or net.sorts else []) \
         + [line for n, (t, shape) in local_arrays.items() for line in local_buffer(t, n, shape, f"poly_buf_{n}")] \
         + network_tiles.queues(net, name) + host + network_tiles.flush_all(net, name, args, "  ") \
         + [f"  cudaFreeAsync(poly_local_{n}, 0);" for n in local_arrays]
@@ -531,8 +538,10 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            "// Mapping: host code (the reference's own control over its scalars, run on the host as written)",
            "//   around exchange loops, one launch per instance, a thread per iteration:",
            *(f"//   {name}_exchange{n}: " + (f"no launch: folded into {name}_tree{folded[n]}." if n in folded else
+                                          f"no launch: {name}_sort{sorted_[n]} sorts instead." if n in sorted_ else
                                           _describe(ex, traded.get(id(ex))) + sorting.get(n, ""))
              for n, ex in enumerate(net.loops)),
+           *(f"//   {name}_sort{t}: {sorts.describe(s, t, name)}" for t, s in enumerate(net.sorts)),
            *(f"//   {name}_tree{t}: {trees.describe(tree, t, name)}" for t, tree in enumerate(net.trees)),
            *(f"//   {name}_select{t}: {selects.describe(sel, t, name)}" for t, sel in enumerate(net.selects)),
            *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
@@ -542,6 +551,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += buffers + ([""] if buffers else [])
     out += network_tiles.helpers(net)
+    out += sorts.helpers(name) if net.sorts else []
     out += kernels
     out += [abi.head(k, "_device"), "{", *host, "}", "", *abi.dropin(k)]
     return "\n".join(out) + "\n"

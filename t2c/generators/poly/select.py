@@ -28,7 +28,7 @@ NaN are not covered (the network's own order is not defined for them).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
@@ -69,6 +69,36 @@ def selects_of(net) -> tuple[Select, ...]:
 
 
 def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
+    found = sorting_of(net, at, top, by_loop)
+    if found is None or not found.argsort or found.array not in net.local_arrays:
+        return None
+    first = _first(net, at, found.array, by_loop)
+    if first is None:
+        return None
+    return Select(top, found.init, found.steps, found.array, found.rows, found.los, found.counts, found.length,
+                  first, found.key, found.key_type, found.descending, THREADS, MOST)
+
+
+@dataclass(frozen=True)
+class Sorting:
+    """A top-level host loop of net.body that runs a compiled sort's network (select.py's class,
+    and the value sort: `Y[..][q] = KEY` swapped by `if (Y[..][j] < Y[..][q])`)."""
+    loop: c_ast.For = field(repr=False)
+    init: int                          # Network.loops index of the fill (`P[..][q] = q` or `Y[..][q] = KEY`)
+    steps: tuple[int, int]             # Network.loops indices of the network's two exchanges
+    array: str                         # P or Y
+    rows: tuple[str, ...]
+    los: tuple[c_ast.Node, ...]
+    counts: tuple[c_ast.Node, ...]
+    length: c_ast.Node
+    key: c_ast.Node                    # KEY, the sorted index as `poly_q`
+    key_type: str                      # float, int or unsigned
+    descending: bool
+    argsort: bool                      # P holds indices (ties by the smaller), else Y the keys
+
+
+def sorting_of(net, at: int, top: c_ast.For, by_loop: dict) -> Sorting | None:
+    """The sort `top` (net.body[at]) runs with its fill, or None: a 32-bit key only."""
     outer = _level(top, lambda v: "2", lambda v: f"{v} *= 2")
     if outer is None or not (isinstance(top.cond, c_ast.BinaryOp) and top.cond.op == "<"
                              and cprint(top.cond.left).strip("()") == f"{outer} / 2"):
@@ -92,31 +122,38 @@ def _select(net, at: int, top: c_ast.For, by_loop: dict) -> Select | None:
             [cprint(x) for x in (*e1.los, *e1.counts)] != [cprint(x) for x in (*e2.los, *e2.counts)]:
         return None
     q, rows = e1.vars[-1], e1.vars[:-1]
-    if cprint(e1.los[-1]) != "0" or cprint(e1.counts[-1].left) != cprint(length):
+    if cprint(e1.los[-1]) != "0" or cprint(e1.counts[-1].left) != cprint(length) or \
+            any(isinstance(x, c_ast.ID) and x.name in rows for x in walk(length)):
         return None
-    got = _comparator(block_items(e1.body), q, e1.partner, e1.vars)
+    body = block_items(e1.body)
+    got = _comparator(body, q, e1.partner, e1.vars) or _values(body, q, e1.partner, e1.vars)
     if got is None:
         return None
-    perm, key, ktype, descending = got
-    if perm not in net.local_arrays or _KEYS.get(ktype) is None or any(
-            isinstance(x, c_ast.ID) and x.name == perm for x in walk(key)):
-        return None
+    array, key, ktype, descending = got
+    argsort = key is not None
     before = [x for x in net.body[:at] if not isinstance(x, c_ast.Decl)]
-    last = max((k for k, x in enumerate(before) if _touches(x, perm)), default=None)
-    if last is None or id(before[last]) not in by_loop:
-        return None
+    last = max((k for k, x in enumerate(before) if _touches(x, array)), default=None)
+    if last is None or id(before[last]) not in by_loop or not argsort and last != len(before) - 1:
+        return None                    # a value sort reads its keys at the fill: nothing may come between
     n0 = by_loop[id(before[last])]
     e0 = net.loops[n0]
-    body = block_items(e0.body)
+    fill = block_items(e0.body)
     if e0.vars != e1.vars or [cprint(x) for x in (*e0.los, *e0.counts)] != \
-            [cprint(x) for x in (*e1.los, *e1.counts)] or len(body) != 1 or \
-            cprint(body[0]) != cprint(c_ast.Assignment("=", _ref(perm, e1.vars), c_ast.ID(q))):
+            [cprint(x) for x in (*e1.los, *e1.counts)] or len(fill) != 1 or \
+            not (isinstance(fill[0], c_ast.Assignment) and fill[0].op == "=") or \
+            cprint(fill[0].lvalue) != cprint(_ref(array, e1.vars)):
         return None
-    first = _first(net, at, perm, by_loop)
-    if first is None:
+    if argsort:
+        if cprint(fill[0].rvalue) != q:
+            return None
+    elif e0.host or _touches(fill[0].rvalue, array):
         return None
-    return Select(top, n0, (n1, n2), perm, rows, e1.los[:-1], e1.counts[:-1], length, first, key,
-                  _KEYS[ktype], descending, THREADS, MOST)
+    else:
+        key = renamed(fill[0].rvalue, q, "poly_q")
+    if _KEYS.get(ktype) is None or _touches(key, array):
+        return None
+    return Sorting(top, n0, (n1, n2), array, rows, e1.los[:-1], e1.counts[:-1], length, key, _KEYS[ktype],
+                   descending, argsort)
 
 
 def _level(f: c_ast.For, start, step) -> str | None:
@@ -161,6 +198,31 @@ def _comparator(body, q: str, j: str, vars_) -> tuple | None:
     if q in reads or j in reads or b in reads:
         return None
     return perm, renamed(dx.init, a, "poly_q"), ktype, descending
+
+
+def _values(body, q: str, j: str, vars_) -> tuple | None:
+    """(Y, None, the keys' C type, descending) of a value sort's body `int j = q ^ E; if (j > q &&
+    j < C) { if (Y[..][j] < Y[..][q]) { T t = Y[..][q]; Y[..][q] = Y[..][j]; Y[..][j] = t; } }`
+    (`>`: descending), or None."""
+    if len(body) != 2 or not isinstance(body[1], c_ast.If) or body[1].iffalse is not None:
+        return None
+    inner = block_items(body[1].iftrue)
+    if len(inner) != 1 or not isinstance(inner[0], c_ast.If) or inner[0].iffalse is not None or \
+            not isinstance(inner[0].cond, c_ast.BinaryOp) or not isinstance(inner[0].cond.left, c_ast.ArrayRef):
+        return None
+    y = array_name(inner[0].cond.left)
+    here, there = _ref(y, vars_), _ref(y, (*vars_[:-1], j))
+    order = {cprint(parse_expr(f"{cprint(there)} {op} {cprint(here)}")): op == ">" for op in (">", "<")}
+    descending = order.get(cprint(inner[0].cond))
+    swap = block_items(inner[0].iftrue)
+    if descending is None or len(swap) != 3 or not isinstance(swap[0], c_ast.Decl) or \
+            not isinstance(swap[0].type, c_ast.TypeDecl) or swap[0].init is None:
+        return None
+    t = swap[0].name
+    want = [cprint(here), cprint(c_ast.Assignment("=", here, there)), cprint(c_ast.Assignment("=", there, c_ast.ID(t)))]
+    if [cprint(swap[0].init), cprint(swap[1]), cprint(swap[2])] != want:
+        return None
+    return y, None, " ".join(swap[0].type.type.names), descending
 
 
 def _first(net, at: int, perm: str, by_loop: dict) -> c_ast.Node | None:
@@ -211,16 +273,8 @@ def _touches(node, name: str) -> bool:
 def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
     """The order's key as an unsigned integer and the row block's kernel."""
     kname, ty, warps, threads = f"{name}_select{t}", s.key_type, s.threads // 32, s.threads
-    flip = "" if s.descending else "~"
-    if ty == "float":
-        body = ["  const unsigned u = __float_as_uint(v == 0.0f ? 0.0f : v);   /* -0.0 == 0.0, as C compares */",
-                f"  return {flip}((u & 0x80000000u) ? ~u : u | 0x80000000u);"]
-    elif ty == "int":
-        body = [f"  return {flip}((unsigned)v ^ 0x80000000u);"]
-    else:
-        body = [f"  return {flip}v;"]
     rank = ["/* the sort's order as unsigned integers: the larger, the earlier */",
-            f"__device__ __forceinline__ unsigned {kname}_key({ty} v)", "{", *body, "}", ""]
+            *key_function(f"{kname}_key", ty, not s.descending)]
     decode = []
     for d in reversed(range(len(s.rows))):
         at = "poly_row" if d == 0 else f"poly_row % ({cprint(s.counts[d])})"
@@ -356,6 +410,22 @@ def declarations(s: Select, t: int, name: str, r, params: str) -> list[str]:
         f"  for (int poly_p = poly_t; poly_p < poly_k; poly_p += {threads})",
         f"    {store};",
         "}", ""]
+
+
+def key_function(fname: str, ty: str, flip: bool, exact: bool = False) -> list[str]:
+    """`unsigned fname(ty v)`: 32-bit keys as unsigned integers in ascending order (floats by their
+    bits, ints with the sign bit flipped), all bits inverted when `flip`.  -0.0 counts as 0.0 (as C
+    compares them) unless `exact`, where every float's bits come back (`value_function`)."""
+    inv = "~" if flip else ""
+    if ty == "float":
+        zero = "v" if exact else "v == 0.0f ? 0.0f : v"
+        body = [f"  const unsigned u = __float_as_uint({zero});" + ("" if exact else "   /* -0.0 == 0.0, as C compares */"),
+                f"  return {inv}((u & 0x80000000u) ? ~u : u | 0x80000000u);"]
+    elif ty == "int":
+        body = [f"  return {inv}((unsigned)v ^ 0x80000000u);"]
+    else:
+        body = [f"  return {inv}v;"]
+    return [f"__device__ __forceinline__ unsigned {fname}({ty} v)", "{", *body, "}", ""]
 
 
 def site(s: Select, t: int, name: str, args: str, network: list[str], flush: list[str]) -> list[str]:
