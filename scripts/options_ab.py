@@ -76,6 +76,8 @@ VARIANTS = {
     "one index per thread": {"grid.coarsen": None},
     "no preload": {"grid.preload": False},
     "coarsen by elements": {"grid.narrow": False},
+    "elements blockDim apart": {"grid.vector": False},
+    "blockDim apart by elements": {"grid.vector": False, "grid.narrow": False},
     "persistent host loops": {"launches.persistent": True},
     "constants in memory": {"hold_constants": False},
     "rectangles of 16x4": {"rect_block": (16, 4)},
@@ -187,7 +189,7 @@ def main(names: list[str]) -> int:
             continue
         suite = build_suite(k, seed, dataset=dataset, backend="gpu", points=0)
         case = suite.of("full")[0]
-        flops, _ = counts(analyze(k), case.sizes)
+        flops = counts(analyze(k), case.sizes).flops
         start = {a.name: poison(a.dtype, array_shape(a, case.sizes)) for a in k.arrays if a.intent == "out"}
         builds = {l: build_candidate(k, sources[name, l], "gpu") for l in labels}
         medians = {l: [] for l in labels}

@@ -9,32 +9,28 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* atax_update_y_1: one thread per (i): i -> x. */
 __global__ void atax_update_y_1(int n, double *__restrict__ y)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(y) & 15u) == 0;
   if (poly_full) {
-    double poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = 0.0;
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      y[i] = 0.0;
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&y[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&y[poly_x])[1] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       y[i] = 0.0;

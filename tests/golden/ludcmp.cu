@@ -16,7 +16,6 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
@@ -93,28 +92,28 @@ static __device__ void ludcmp_update_A_3_at(int n, double *A, int k, int idx_x, 
 /* ludcmp_update_y_1: one thread per (i): i -> x. */
 __global__ void ludcmp_update_y_1(int n, const double *__restrict__ b, double *__restrict__ y)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(b) & 15u) == 0 && ((unsigned long long)(y) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
-    { const uint4 poly_c = ((const uint4 *)&b[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&b[poly_x])[1]; memcpy((char *)poly_v0 + 16, &poly_c, 16); }
-    double poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = poly_v0[poly_u];
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = b[i];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&y[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&y[poly_x])[1] = poly_c; }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      y[i] = poly_v0[poly_u];
+    }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       y[i] = b[i];
@@ -140,28 +139,28 @@ __global__ void ludcmp_update_y_2(int n, const double *A, double *y, int j)
 /* ludcmp_update_x: one thread per (i): i -> x. */
 __global__ void ludcmp_update_x(int n, double *__restrict__ x, const double *__restrict__ y)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(x) & 15u) == 0 && ((unsigned long long)(y) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
-    { const uint4 poly_c = ((const uint4 *)&y[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&y[poly_x])[1]; memcpy((char *)poly_v0 + 16, &poly_c, 16); }
-    double poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = poly_v0[poly_u];
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = y[i];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&x[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&x[poly_x])[1] = poly_c; }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      x[i] = poly_v0[poly_u];
+    }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       x[i] = y[i];

@@ -1,11 +1,12 @@
 """Vector access: a coarsened elementwise launch whose threads each take consecutive indices and
 move them with 4- to 16-byte loads and stores.
 
-    vectorized(p, launch) -> Vector | None;  chunk_loads / chunk_stores / aligned (printing)
+    vectorized(p, launch) -> Vector | None;  aligned / chunk_lines (printing)
 
 The class: a loop-free launch over one grid dimension from 0 (activations, casts, axpy, packing,
-quantizing: forms.coarsened) whose array writes are each one unconditional `A[x] = E` of its own
-statement, and whose other accesses of those arrays are reads in that statement.  Its thread takes
+quantizing: forms.coarsened) that moves 16- or 8-bit arrays, whose array writes are each one
+unconditional `A[x] = E` of its own statement, and whose other accesses of those arrays are reads
+in that statement.  Its thread takes
 `coarsen` consecutive indices instead of indices blockDim.x apart, loads every preloaded `B[x]` read
 (forms.preloaded) as whole chunks of those indices (`coarsen` x element size bytes, in chunks of at
 most 16) and stores each written array the same way after all its statements: a warp's 2-byte
@@ -27,6 +28,7 @@ from .ctext import min_expr
 from .mapping import launch_box
 
 CHUNK = 16                     # bytes of the widest load and store (uint4)
+NARROW = 4                     # taken only where an array's elements are narrower (docs/poly.md)
 _TYPES = {16: "uint4", 8: "uint2", 4: "unsigned"}
 
 
@@ -38,8 +40,10 @@ class Vector:
 
 
 def vectorized(p, launch) -> Vector | None:
-    """The launch's vector access (module docstring), or None: not of the class, or an array whose
-    `coarsen` elements fill no 4-byte word (a chunk is a whole number of words)."""
+    """The launch's vector access (module docstring), or None: not of the class, no chunked array
+    narrower than 4 bytes (wide elements already move 4 or 8 bytes a lane, and a thread's run of
+    them spans more than one chunk: docs/poly.md), or an array whose `coarsen` elements fill no
+    4-byte word (a chunk is a whole number of words)."""
     if launch.coarsen <= 1 or not p.opt.grid.vector or len(launch.grid) != 1 or launch.grid[0].derived:
         return None
     x = launch.grid[0].var
@@ -71,7 +75,7 @@ def vectorized(p, launch) -> Vector | None:
             loads.append(text)
     chunked = {_subscripted(t)[0] for t in loads} | set(writer)
     chunks = {a: min(CHUNK, launch.coarsen * DTYPES[arrays[a]][0]) for a in sorted(chunked)}
-    if any(b < 4 for b in chunks.values()):
+    if any(b < 4 for b in chunks.values()) or min(DTYPES[arrays[a]][0] for a in chunked) >= NARROW:
         return None
     return Vector(tuple(loads), tuple((s, a) for a, s in writer.items()), tuple(chunks.items()))
 

@@ -8,31 +8,28 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* histogram_update_hist_1: one thread per (b): b -> x. */
 __global__ void histogram_update_hist_1(int nb, int *__restrict__ hist)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int b = poly_x + poly_u;
+    const int b = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (b >= 0 && b < nb);
   }
-  poly_full = poly_full && ((unsigned long long)(hist) & 15u) == 0;
   if (poly_full) {
-    int poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = 0;
+      const int b = poly_x + poly_u * (int)blockDim.x;
+      hist[b] = 0;
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&hist[poly_x])[0] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int b = poly_x + poly_u;
+      const int b = poly_x + poly_u * (int)blockDim.x;
       if (!(b >= 0 && b < nb))
         continue;
       hist[b] = 0;

@@ -7,35 +7,36 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* while_saxpy_update_y: one thread per (i): i -> x. */
 __global__ void while_saxpy_update_y(int n, float alpha, const float *__restrict__ x, float *__restrict__ y)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(x) & 15u) == 0 && ((unsigned long long)(y) & 15u) == 0;
   if (poly_full) {
     float poly_v0[4];
     float poly_v1[4];
-    { const uint4 poly_c = ((const uint4 *)&y[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&x[poly_x])[0]; memcpy((char *)poly_v1 + 0, &poly_c, 16); }
-    float poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = (alpha * poly_v1[poly_u]) + poly_v0[poly_u];
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = y[i];
+      poly_v1[poly_u] = x[i];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&y[poly_x])[0] = poly_c; }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      y[i] = (alpha * poly_v1[poly_u]) + poly_v0[poly_u];
+    }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       y[i] = (alpha * x[i]) + y[i];

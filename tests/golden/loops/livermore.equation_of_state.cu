@@ -7,21 +7,19 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* equation_of_state_update_x: one thread per (k): k -> x. */
 __global__ void equation_of_state_update_x(int n, double q, double r, double t, double *__restrict__ x, const double *__restrict__ y, const double *__restrict__ z, const double *__restrict__ u)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int k = poly_x + poly_u;
+    const int k = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (k >= 0 && k < n);
   }
-  poly_full = poly_full && ((unsigned long long)(u) & 15u) == 0 && ((unsigned long long)(x) & 15u) == 0 && ((unsigned long long)(y) & 15u) == 0 && ((unsigned long long)(z) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
     double poly_v1[4];
@@ -32,16 +30,12 @@ __global__ void equation_of_state_update_x(int n, double q, double r, double t, 
     double poly_v6[4];
     double poly_v7[4];
     double poly_v8[4];
-    { const uint4 poly_c = ((const uint4 *)&u[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&u[poly_x])[1]; memcpy((char *)poly_v0 + 16, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&z[poly_x])[0]; memcpy((char *)poly_v1 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&z[poly_x])[1]; memcpy((char *)poly_v1 + 16, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&y[poly_x])[0]; memcpy((char *)poly_v2 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&y[poly_x])[1]; memcpy((char *)poly_v2 + 16, &poly_c, 16); }
-    double poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int k = poly_x + poly_u;
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = u[k];
+      poly_v1[poly_u] = z[k];
+      poly_v2[poly_u] = y[k];
       poly_v3[poly_u] = u[k + 3];
       poly_v4[poly_u] = u[k + 2];
       poly_v5[poly_u] = u[k + 1];
@@ -51,13 +45,12 @@ __global__ void equation_of_state_update_x(int n, double q, double r, double t, 
     }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = (poly_v0[poly_u] + (r * (poly_v1[poly_u] + (r * poly_v2[poly_u])))) + (t * ((poly_v3[poly_u] + (r * (poly_v4[poly_u] + (r * poly_v5[poly_u])))) + (t * (poly_v6[poly_u] + (q * (poly_v7[poly_u] + (q * poly_v8[poly_u])))))));
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      x[k] = (poly_v0[poly_u] + (r * (poly_v1[poly_u] + (r * poly_v2[poly_u])))) + (t * ((poly_v3[poly_u] + (r * (poly_v4[poly_u] + (r * poly_v5[poly_u])))) + (t * (poly_v6[poly_u] + (q * (poly_v7[poly_u] + (q * poly_v8[poly_u])))))));
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&x[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&x[poly_x])[1] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int k = poly_x + poly_u;
+      const int k = poly_x + poly_u * (int)blockDim.x;
       if (!(k >= 0 && k < n))
         continue;
       x[k] = (u[k] + (r * (z[k] + (r * y[k])))) + (t * ((u[k + 3] + (r * (u[k + 2] + (r * u[k + 1])))) + (t * (u[k + 6] + (q * (u[k + 5] + (q * u[k + 4])))))));

@@ -7,41 +7,36 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* first_difference_update_x: one thread per (k): k -> x. */
 __global__ void first_difference_update_x(int n, double *__restrict__ x, const double *__restrict__ y)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int k = poly_x + poly_u;
+    const int k = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (k >= 0 && k < n);
   }
-  poly_full = poly_full && ((unsigned long long)(x) & 15u) == 0 && ((unsigned long long)(y) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
     double poly_v1[4];
-    { const uint4 poly_c = ((const uint4 *)&y[poly_x])[0]; memcpy((char *)poly_v1 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&y[poly_x])[1]; memcpy((char *)poly_v1 + 16, &poly_c, 16); }
-    double poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int k = poly_x + poly_u;
+      const int k = poly_x + poly_u * (int)blockDim.x;
       poly_v0[poly_u] = y[k + 1];
+      poly_v1[poly_u] = y[k];
     }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = poly_v0[poly_u] - poly_v1[poly_u];
+      const int k = poly_x + poly_u * (int)blockDim.x;
+      x[k] = poly_v0[poly_u] - poly_v1[poly_u];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&x[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&x[poly_x])[1] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int k = poly_x + poly_u;
+      const int k = poly_x + poly_u * (int)blockDim.x;
       if (!(k >= 0 && k < n))
         continue;
       x[k] = y[k + 1] - y[k];

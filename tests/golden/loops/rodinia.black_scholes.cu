@@ -8,35 +8,33 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* black_scholes_update_call_put: one thread per (i): i -> x. */
 __global__ void black_scholes_update_call_put(int n, double r, double v, const double *__restrict__ s, const double *__restrict__ k, const double *__restrict__ t, double *__restrict__ call, double *__restrict__ put)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(call) & 15u) == 0 && ((unsigned long long)(k) & 15u) == 0 && ((unsigned long long)(put) & 15u) == 0 && ((unsigned long long)(s) & 15u) == 0 && ((unsigned long long)(t) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
     double poly_v1[4];
     double poly_v2[4];
-    { const uint4 poly_c = ((const uint4 *)&t[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&t[poly_x])[1]; memcpy((char *)poly_v0 + 16, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&s[poly_x])[0]; memcpy((char *)poly_v1 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&s[poly_x])[1]; memcpy((char *)poly_v1 + 16, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&k[poly_x])[0]; memcpy((char *)poly_v2 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&k[poly_x])[1]; memcpy((char *)poly_v2 + 16, &poly_c, 16); }
-    double poly_w0[4];
-    double poly_w1[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = t[i];
+      poly_v1[poly_u] = s[i];
+      poly_v2[poly_u] = k[i];
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
       double sq;
       double d1;
       double d2;
@@ -49,16 +47,12 @@ __global__ void black_scholes_update_call_put(int n, double r, double v, const d
       n1 = 0.5 * erfc((-d1) / sqrt(2.0));
       n2 = 0.5 * erfc((-d2) / sqrt(2.0));
       disc = poly_v2[poly_u] * exp((-r) * poly_v0[poly_u]);
-      poly_w0[poly_u] = (poly_v1[poly_u] * n1) - (disc * n2);
-      poly_w1[poly_u] = (disc * (1.0 - n2)) - (poly_v1[poly_u] * (1.0 - n1));
+      call[i] = (poly_v1[poly_u] * n1) - (disc * n2);
+      put[i] = (disc * (1.0 - n2)) - (poly_v1[poly_u] * (1.0 - n1));
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&call[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&call[poly_x])[1] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w1 + 0, 16); ((uint4 *)&put[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w1 + 16, 16); ((uint4 *)&put[poly_x])[1] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       double sq;

@@ -7,38 +7,36 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* nearest_neighbor_update_dist: one thread per (i): i -> x. */
 __global__ void nearest_neighbor_update_dist(int n, double qx, double qy, const double *__restrict__ lat, const double *__restrict__ lng, double *__restrict__ dist)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(dist) & 15u) == 0 && ((unsigned long long)(lat) & 15u) == 0 && ((unsigned long long)(lng) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
     double poly_v1[4];
-    { const uint4 poly_c = ((const uint4 *)&lat[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&lat[poly_x])[1]; memcpy((char *)poly_v0 + 16, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&lng[poly_x])[0]; memcpy((char *)poly_v1 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&lng[poly_x])[1]; memcpy((char *)poly_v1 + 16, &poly_c, 16); }
-    double poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = sqrt(((poly_v0[poly_u] - qx) * (poly_v0[poly_u] - qx)) + ((poly_v1[poly_u] - qy) * (poly_v1[poly_u] - qy)));
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = lat[i];
+      poly_v1[poly_u] = lng[i];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&dist[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&dist[poly_x])[1] = poly_c; }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      dist[i] = sqrt(((poly_v0[poly_u] - qx) * (poly_v0[poly_u] - qx)) + ((poly_v1[poly_u] - qy) * (poly_v1[poly_u] - qy)));
+    }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       dist[i] = sqrt(((lat[i] - qx) * (lat[i] - qx)) + ((lng[i] - qy) * (lng[i] - qy)));

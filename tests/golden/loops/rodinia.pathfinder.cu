@@ -12,7 +12,6 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
@@ -59,30 +58,28 @@ static __device__ __forceinline__ void poly_wait()
 /* pathfinder_update_prev_1: one thread per (j): j -> x. */
 __global__ void pathfinder_update_prev_1(int cols, const int *__restrict__ wall, int *__restrict__ prev)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int j = poly_x + poly_u;
+    const int j = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (j >= 0 && j < cols);
   }
-  poly_full = poly_full && ((unsigned long long)(prev) & 15u) == 0;
   if (poly_full) {
     int poly_v0[4];
-    int poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u;
+      const int j = poly_x + poly_u * (int)blockDim.x;
       poly_v0[poly_u] = wall[(0 * cols) + j];
     }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = poly_v0[poly_u];
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      prev[j] = poly_v0[poly_u];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&prev[poly_x])[0] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u;
+      const int j = poly_x + poly_u * (int)blockDim.x;
       if (!(j >= 0 && j < cols))
         continue;
       prev[j] = wall[(0 * cols) + j];
@@ -129,26 +126,28 @@ __global__ void pathfinder_update_prev_2(int cols, const int *cost, int *prev)
 /* pathfinder_update_cost_2: one thread per (j): j -> x. */
 __global__ void pathfinder_update_cost_2(int cols, int *__restrict__ cost, const int *__restrict__ prev)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int j = poly_x + poly_u;
+    const int j = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (j >= 0 && j < cols);
   }
-  poly_full = poly_full && ((unsigned long long)(cost) & 15u) == 0 && ((unsigned long long)(prev) & 15u) == 0;
   if (poly_full) {
     int poly_v0[4];
-    { const uint4 poly_c = ((const uint4 *)&prev[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    int poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = poly_v0[poly_u];
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = prev[j];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&cost[poly_x])[0] = poly_c; }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {
+      const int j = poly_x + poly_u * (int)blockDim.x;
+      cost[j] = poly_v0[poly_u];
+    }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int j = poly_x + poly_u;
+      const int j = poly_x + poly_u * (int)blockDim.x;
       if (!(j >= 0 && j < cols))
         continue;
       cost[j] = prev[j];

@@ -8,41 +8,36 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* forward_dependence_update_a: one thread per (i): i -> x. */
 __global__ void forward_dependence_update_a(int n, double *__restrict__ a, const double *__restrict__ b, const double *__restrict__ a_in)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < (n - 1));
   }
-  poly_full = poly_full && ((unsigned long long)(a) & 15u) == 0 && ((unsigned long long)(b) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
     double poly_v1[4];
-    { const uint4 poly_c = ((const uint4 *)&b[poly_x])[0]; memcpy((char *)poly_v1 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&b[poly_x])[1]; memcpy((char *)poly_v1 + 16, &poly_c, 16); }
-    double poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       poly_v0[poly_u] = a_in[i + 1];
+      poly_v1[poly_u] = b[i];
     }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = poly_v0[poly_u] + poly_v1[poly_u];
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = poly_v0[poly_u] + poly_v1[poly_u];
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&a[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&a[poly_x])[1] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < (n - 1)))
         continue;
       a[i] = a_in[i + 1] + b[i];

@@ -8,26 +8,23 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* row_search_update_first: one thread per (i): i -> x. */
 __global__ void row_search_update_first(int n, int m, double t, const double *__restrict__ a, int *__restrict__ first)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(first) & 15u) == 0;
   if (poly_full) {
-    int poly_w0[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       int f;
       f = -1;
       for (int j = 0; j < m; j++)
@@ -36,12 +33,11 @@ __global__ void row_search_update_first(int n, int m, double t, const double *__
         f = j;
         break;
       }
-      poly_w0[poly_u] = f;
+      first[i] = f;
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&first[poly_x])[0] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       int f;

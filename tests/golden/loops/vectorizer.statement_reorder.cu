@@ -8,48 +8,39 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include <string.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
 /* statement_reorder_update_a_d: one thread per (i): i -> x. */
 __global__ void statement_reorder_update_a_d(int n, double *__restrict__ a, const double *__restrict__ b, const double *__restrict__ c, double *__restrict__ d, const double *__restrict__ a_in)
 {
-  const int poly_x = (int)((blockIdx.x * blockDim.x + threadIdx.x) * 4);
+  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
   bool poly_full = true;
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u;
+    const int i = poly_x + poly_u * (int)blockDim.x;
     poly_full = poly_full && (i >= 0 && i < n);
   }
-  poly_full = poly_full && ((unsigned long long)(a) & 15u) == 0 && ((unsigned long long)(b) & 15u) == 0 && ((unsigned long long)(c) & 15u) == 0 && ((unsigned long long)(d) & 15u) == 0;
   if (poly_full) {
     double poly_v0[4];
     double poly_v1[4];
     double poly_v2[4];
-    { const uint4 poly_c = ((const uint4 *)&b[poly_x])[0]; memcpy((char *)poly_v0 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&b[poly_x])[1]; memcpy((char *)poly_v0 + 16, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&c[poly_x])[0]; memcpy((char *)poly_v1 + 0, &poly_c, 16); }
-    { const uint4 poly_c = ((const uint4 *)&c[poly_x])[1]; memcpy((char *)poly_v1 + 16, &poly_c, 16); }
-    double poly_w0[4];
-    double poly_w1[4];
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      poly_v0[poly_u] = b[i];
+      poly_v1[poly_u] = c[i];
       poly_v2[poly_u] = a_in[i + 1];
     }
 #pragma unroll
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      poly_w0[poly_u] = poly_v0[poly_u] + poly_v1[poly_u];
-      poly_w1[poly_u] = poly_v2[poly_u] * 2.0;
+      const int i = poly_x + poly_u * (int)blockDim.x;
+      a[i] = poly_v0[poly_u] + poly_v1[poly_u];
+      d[i] = poly_v2[poly_u] * 2.0;
     }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 0, 16); ((uint4 *)&a[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w0 + 16, 16); ((uint4 *)&a[poly_x])[1] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w1 + 0, 16); ((uint4 *)&d[poly_x])[0] = poly_c; }
-    { uint4 poly_c; memcpy(&poly_c, (char *)poly_w1 + 16, 16); ((uint4 *)&d[poly_x])[1] = poly_c; }
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u;
+      const int i = poly_x + poly_u * (int)blockDim.x;
       if (!(i >= 0 && i < n))
         continue;
       a[i] = b[i] + c[i];
