@@ -220,20 +220,31 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
         leaf = cprint(r.node(tree.leaf, {}))
     else:
         leaf = f"poly_buf_{tree.acc}[{tree.var}]"
-    load = [f"      const int {tree.var} = (int)(poly_first + poly_k);",
-            f"      poly_s[poly_k + poly_k / 32] = {leaf};"]
+    at = [f"const int {tree.var} = (int)(poly_first + poly_k);"]
+    each = chunk // threads
     out = []
-    for kind, head, value in (
-            ("leaves", f"{params}, long long poly_n, {ty} *poly_dst", load),
-            ("runs", f"const {ty} *poly_src, long long poly_n, {ty} *poly_dst",
-             ["      poly_s[poly_k + poly_k / 32] = poly_src[poly_first + poly_k];"])):
+    for kind, head, decl, value in (
+            ("leaves", f"{params}, long long poly_n, {ty} *poly_dst", at, leaf),
+            ("runs", f"const {ty} *poly_src, long long poly_n, {ty} *poly_dst", [], "poly_src[poly_first + poly_k]")):
         out += [f"/* {name}_tree{t}_{kind}: {describe(tree, t, name, kind)} */",
                 f"__global__ void __launch_bounds__({threads}) {name}_tree{t}_{kind}({head})", "{",
                 f"  __shared__ {ty} poly_s[{chunk + chunk // 32}];   /* leaf j at j + j / 32: no bank conflicts */",
                 f"  __shared__ {ty} poly_w[{threads // 32}];",
                 f"  const long long poly_first = (long long)blockIdx.x * {chunk};",
-                f"  for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
-                "    if (poly_first + poly_k < poly_n) {", *value, "    }",
+                f"  if (poly_first + {chunk} <= poly_n) {{   /* a whole chunk: each thread's {each} loads issue first */",
+                f"    {ty} poly_l[{each}];",
+                "#pragma unroll",
+                f"    for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
+                f"      const int poly_k = threadIdx.x + {threads} * poly_u;",
+                *("      " + d for d in decl), f"      poly_l[poly_u] = {value};", "    }",
+                "#pragma unroll",
+                f"    for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
+                f"      const int poly_k = threadIdx.x + {threads} * poly_u;",
+                "      poly_s[poly_k + poly_k / 32] = poly_l[poly_u];", "    }",
+                "  } else",
+                f"    for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
+                "      if (poly_first + poly_k < poly_n) {", *("        " + d for d in decl),
+                f"        poly_s[poly_k + poly_k / 32] = {value};", "      }",
                 "  __syncthreads();", *_fold(tree, r), "}", ""]
     return out
 
