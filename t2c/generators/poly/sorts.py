@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from ...ir import abi
 from ...ir.csyntax import cprint
 from . import select
 
@@ -310,7 +311,7 @@ def site(s: Sort, t: int, name: str, args: str, flush: list[str]) -> list[str]:
             f"      const int poly_tiles = (poly_c + {MOST - 1}) / {MOST};",
             "      const size_t poly_cells = (size_t)poly_rows * poly_c;",
             *(f"      {ty} *{v} = NULL;" for v, ty, _ in scratch),
-            *(f"      cudaMallocAsync((void **)&{v}, ({n}) * sizeof({ty}), 0);" for v, ty, n in scratch),
+            *(f"      cudaMallocAsync((void **)&{v}, {abi.nbytes(ty, f'({n})')}, 0);" for v, ty, n in scratch),
             "      cudaMemsetAsync(poly_vary, 0, poly_rows * sizeof(unsigned), 0);   /* the rows' OR of keys */",
             "      cudaMemsetAsync(poly_vary + poly_rows, 0xff, poly_rows * sizeof(unsigned), 0);   /* and AND */",
             f"      for (long long poly_row0 = 0; poly_row0 < poly_rows; poly_row0 += {_BLOCK_ROWS}) {{",
