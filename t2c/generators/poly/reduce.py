@@ -546,16 +546,24 @@ def _pair(red: Reduction, f: Fold) -> tuple[str, str]:
 
 def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str) -> list[str]:
     """A nest's arg-best in its thread (`flat_loop`'s body): the pair takes the point's value and
-    flat rank in the nest's order (`_rank`) where the statement would take its coordinates."""
-    node = f.stmt.stmt.node
+    flat rank in the nest's order (`_rank`) where the statement would take its coordinates.  A
+    thread visits its points in the walk's order; where the walk's fastest loop is not the
+    nest's innermost, a tie goes to the rank the loop keeps (`_better`), not to the later point."""
+    node, rank = f.stmt.stmt.node, _rank(red)
     if f.acc:
         sets = node.iftrue.block_items if isinstance(node.iftrue, c_ast.Compound) else [node.iftrue]
-        value = next(b.rvalue for b in sets if b.lvalue.name == f.acc)
-        return [f"if ({k} == {SENTINEL} || {cprint(p.r.node(node.cond, names))}) {{",
-                f"  {v} = {cprint(p.r.node(value, names))};", f"  {k} = {_rank(red)};", "}"]
-    return ["{", f"  {_value_type(p, f)} poly_v = {cprint(p.r.node(f.value, names))};",
-            f"  if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"    {v} = poly_v;", f"    {k} = {_rank(red)};",
-            "  }", "}"]
+        value = cprint(p.r.node(next(b.rvalue for b in sets if b.lvalue.name == f.acc), names))
+        left, op, right = cprint(p.r.node(node.cond.left, names)), node.cond.op, cprint(p.r.node(node.cond.right, names))
+        head, tail, pad = [], [], ""
+    else:
+        value, left, op, right = "poly_v", "poly_v", f.op, v
+        head, tail, pad = ["{", f"  {_value_type(p, f)} poly_v = {cprint(p.r.node(f.value, names))};"], ["}"], "  "
+    take = f"{left} {op} {right}"
+    if tuple(x for x, _, _ in red.flat) != red.nest:
+        tie = "<" if f.op in (">", "<") else ">"
+        take = f"{left} {_STRICT[op]} {right} || ({left} == {right} && {rank} {tie} {k})"
+    return [*head, f"{pad}if ({k} == {SENTINEL} || {take}) {{", f"{pad}  {v} = {value};", f"{pad}  {k} = {rank};",
+            f"{pad}}}", *tail]
 
 
 def _rank(red: Reduction) -> str:
