@@ -11,6 +11,7 @@ Accepted by the emu ladder at MINI and SMALL, also with three blocks (each threa
 points, across rows, in the walk's order, which for a nest walked by columns is not the loop's)."""
 import re
 
+import numpy as np
 import pytest
 
 from t2c.analysis import analyze
@@ -19,7 +20,9 @@ from t2c.generators.poly import generate
 from t2c.generators.poly.lower import planned
 from t2c.generators.poly.options import DEFAULT
 from t2c.generators.poly.reduce import reduction_of
+from t2c.verify.harness import build_candidate, run_candidate
 from t2c.verify.ladder import ladder
+from t2c.verify.reference import run_reference
 from t2ctest import ROOT
 
 IDIOMS = ROOT / "corpora" / "loops" / "idioms"
@@ -165,16 +168,30 @@ def test_the_emu_ladder_accepts_a_nest_arg_best(tmp_path, case, dataset):
 
 @pytest.mark.parametrize("case", ["ties_last", "argmin_3d", "by_columns"])
 def test_threads_taking_many_points_keep_the_loops_answer(tmp_path, case):
-    """Three blocks: each thread folds many points in the walk's order.  Walked by columns
-    (`for x for y ... img[y][x]`, x the fastest for coalescing), a thread's later point may come
-    earlier in the loops' order: its ties go by rank (the first candidate took the later point
-    and was rejected here)."""
+    """Three blocks: each thread folds many points in the walk's order, across rows and planes."""
     name, text, *_ = CASES[case]
     k = _kernel(tmp_path, name, text)
     few, n = re.subn(r"int poly_parts = extent > .*;", "int poly_parts = 3;", generate(k))
     assert n == 1
     card = ladder(k, few, backend="emu", dataset="SMALL", seed=5)
     assert card.accepted, card.summary()
+
+
+def test_a_nest_walked_by_columns_takes_a_threads_ties_in_the_loops_order():
+    """`for x for y ... img[y][x]` walks x the fastest (coalesced), so a thread's later point may
+    come earlier in the loops' order.  One block (256 threads) over a 40 x 50 image of zeros with
+    two 9s that one thread takes in turn, (y, x) = (5, 49) and 256 points later (11, 5): `>=`
+    keeps the last in the loops' order, (5, 49); the first candidate kept the thread's later point."""
+    k = read_kernel(IDIOMS / "last_peak_column.c")
+    text, n = re.subn(r"int poly_parts = extent > .*;", "int poly_parts = 1;", generate(k))
+    assert n == 1
+    sizes, img = {"h": 40, "w": 50}, np.zeros((40, 50), dtype=np.int32)
+    img[5, 49] = img[11, 5] = 9
+    ref = run_reference(k, sizes, {"img": img})
+    assert ref.outputs["at"].tolist() == [5, 49]
+    run = run_candidate(k, build_candidate(k, text, "emu"), sizes, ref.inputs, mode="device", timeout=120)
+    assert run.process.ok, run.process.stderr[-2000:]
+    assert run.outputs["at"].tolist() == [5, 49]
 
 
 def test_ties_resolve_as_the_nest_does(tmp_path):
