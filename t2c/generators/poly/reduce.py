@@ -194,9 +194,9 @@ def _flat_nest(an: Analysis, launch, chain: list[Loop]) -> tuple:
     range of `product(extents)` indices, row-major; () when the nest is not that (a triangular
     nest, a wavefront's derived loop, a geometric counter).  The fastest is the loop a grid would
     put on x (`mapping.grid_axes`: the contiguous subscript of most accesses, so a warp's reads
-    coalesce), the others keep the nest's order: the folds of a nest commute (no arg-best nor
-    search: `reduction_of`), so any order of its points gives the same result (a sum's up to
-    the rounding a grid reduction has anyway)."""
+    coalesce), the others keep the nest's order: the folds of a nest commute (an arg-best's
+    pairs carry their rank in the nest's order, `Fold`; no search: `reduction_of`), so any order
+    of its points gives the same result (a sum's up to the rounding a grid reduction has anyway)."""
     loops = {l.var for l in chain} | {l.var for l in launch.host_loops}
     if any(identifiers(f"{l.lower} {l.upper}") & loops or l.time or l.derived or l.geometric or abs(l.step) != 1
            for l in chain):
@@ -553,7 +553,8 @@ def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str) -> list[
     if f.acc:
         sets = node.iftrue.block_items if isinstance(node.iftrue, c_ast.Compound) else [node.iftrue]
         value = cprint(p.r.node(next(b.rvalue for b in sets if b.lvalue.name == f.acc), names))
-        left, op, right = cprint(p.r.node(node.cond.left, names)), node.cond.op, cprint(p.r.node(node.cond.right, names))
+        left, right = (cprint(p.r.node(x, names)) for x in (node.cond.left, node.cond.right))
+        op = node.cond.op
         head, tail, pad = [], [], ""
     else:
         value, left, op, right = "poly_v", "poly_v", f.op, v
