@@ -1,6 +1,6 @@
 """Arg-bests over whole loop nests (issue #35): `if (E cmp v) { v = E; bi = i; bj = j; }` over a
 rectangular nest, keeping any of the nest's variables (all three of a 3-D nest, only the outer
-one), `>=` keeping the last of many ties, and the recomputed form `if (V(i, j) cmp V(bi, bj))
+or the inner one), `>=` keeping the last of many ties, and the recomputed form `if (V(i, j) cmp V(bi, bj))
 { bi = i; bj = j; }` over a nest walked by columns.
 
 Each ran on one GPU thread (`reduction_of` refused arg-bests over a nest).  The plan's reduction
@@ -93,6 +93,25 @@ void rowmax(int n, int m, const double a[n][m], int row[1])
 }
 """
 
+COLMIN = """\
+/* t2c: size n MINI=20 SMALL=300 MEDIUM=2000 LARGE=4000
+ * t2c: size m MINI=30 SMALL=250 MEDIUM=2000 LARGE=4000
+ * t2c: array col[1] out
+ */
+void colmin(int n, int m, const float a[n][m], int col[1])
+{
+  float v = 0.5f;
+  int bj = -1;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      if (a[i][j] < v) {
+        bj = j;
+        v = a[i][j];
+      }
+  col[0] = bj;
+}
+"""
+
 DESCENDING = """\
 /* t2c: size n MINI=8 SMALL=300 MEDIUM=2000 LARGE=4000
  * t2c: size m MINI=9 SMALL=400 MEDIUM=2000 LARGE=4000
@@ -119,6 +138,7 @@ CASES = {
     "ties_last": ("lastmax.c", LASTMAX, (("i", "0", "n"), ("j", "1", "m - 1")), ">=", (("bj", "j"), ("bi", "i")),
                   True),
     "outer_only": ("rowmax.c", ROWMAX, (("i", "0", "n"), ("j", "0", "m")), ">", (("bi", "i"),), True),
+    "inner_only": ("colmin.c", COLMIN, (("i", "0", "n"), ("j", "0", "m")), "<", (("bj", "j"),), True),
     "argmin_3d": (IDIOMS / "grid_argmin.c", None, (("k", "0", "nz"), ("j", "0", "ny"), ("i", "0", "nx")), "<",
                   (("bk", "k"), ("bj", "j"), ("bi", "i")), True),
     "by_columns": (IDIOMS / "last_peak_column.c", None, (("y", "0", "h"), ("x", "0", "w")), ">=",
