@@ -63,13 +63,17 @@ class Fold:
     `if (V(i) cmp V(m)) m = i;` (index m, its value V recomputed): a (value, index) pair per
     thread; two pairs combine to the better value, ties to the index the loop keeps (the first
     for a strict comparison, the last otherwise), so any order of combining gives the loop's
-    answer (for values without NaN)."""
+    answer (for values without NaN).  Over a rectangular nest (`Reduction.flat`) the same, with
+    any of the nest's variables kept: `if (E cmp m) { m = E; k1 = i1; ...; kd = id; }` or
+    `if (V(i, j) cmp V(bi, bj)) { bi = i; bj = j; }`; the pair's index is the point's flat rank
+    in the nest's order (`Reduction.nest`), the scalars are decoded from the winning rank."""
     stmt: Stmt
     kind: str                   # "op" | "best"
     op: str                     # a key of OPS; for best, the comparison `E cmp value`
     acc: str                    # the accumulator (op) or the value (best: '' when recomputed)
-    index: str = ""             # best: the index scalar
-    value: object = None        # best with a recomputed value: V(i), a C node over the loop var
+    index: str = ""             # best over one loop: the index scalar
+    value: object = None        # best with a recomputed value: V(i), a C node over the loop var(s)
+    indices: tuple = ()         # best over a nest: (index scalar, its loop variable), in the statement's order
 
 
 @dataclass
@@ -84,6 +88,7 @@ class Reduction:
     temps: list = ()            # Stmt: the loops' temporaries (`temporaries`), each thread's in its iteration
     flat: tuple = ()            # a nest: (var, first value, extent) per loop, outermost first (`_flat_nest`);
                                 # `loops` are then its innermost loops. Empty: one loop.
+    nest: tuple = ()            # a nest's variables in the loops' order, which an arg-best's ties follow
 
     @property
     def loop(self) -> Loop:
@@ -101,7 +106,8 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     (`temporaries`: locals of one iteration) run in each thread's iteration before its folds; they
     read no other local (a thread's accumulator is a partial, the statements before the loop run
     after it).  The loops may be perfect nests of one header over a rectangle (`_flat_nest`): the
-    reduction then runs over the nest's flat range (`flat`), without arg-bests or searches."""
+    reduction then runs over the nest's flat range (`flat`), without searches; an arg-best there
+    needs ascending loops (its ties follow the nest's order, `Fold`)."""
     body = launch.body
     tops = [n for n in body if isinstance(n, Loop)]
     if launch.grid or not tops or not all(isinstance(n, (Stmt, Loop)) for n in body):
@@ -117,11 +123,12 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     flat = _flat_nest(an, launch, chains[0]) if len(chains[0]) > 1 else ()
     if len(chains[0]) > 1 and not flat:
         return None
+    nest = tuple(l.var for l in chains[0]) if flat else ()
     temps = [t for l in loops for t in temporaries(an, storage, l)[0]]
-    folds = [fold_of(n, loops[0].var) for l in loops for n in l.body if n not in temps]
-    if not folds or None in folds or (loops[0].step != 1 or flat) and any(f.kind == "best" for f in folds):
+    folds = [fold_of(n, loops[0].var, nest) for l in loops for n in l.body if n not in temps]
+    if not folds or None in folds or any(l.step != 1 for l in chains[0]) and any(f.kind == "best" for f in folds):
         return None             # (an arg-best's ties follow the loop's order; the other folds commute)
-    accs = [a for f in folds for a in (f.acc, f.index) if a]
+    accs = [a for f in folds for a in (f.acc, f.index, *(k for k, _ in f.indices)) if a]
     if len(set(accs)) != len(accs) or any(a not in an.program.locals for a in accs):
         return None
     held = {t.stmt.writes()[0].name for t in temps}     # each thread's own, in its iteration
@@ -131,7 +138,7 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     members = {n.stmt.name for n in inits + fins}
     for f in folds:
         st = f.stmt.stmt
-        mine = {f.acc, f.index} - {""}
+        mine = {f.acc, f.index, *(k for k, _ in f.indices)} - {""}
         if any(w.name not in mine for w in st.writes()) or \
                 any(r.name in an.program.locals and r.name not in mine | held for r in st.reads()) or \
                 f.value is not None and held & identifiers(cprint(f.value)):
@@ -169,7 +176,7 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
                 if web is None or storage.get(web) != "local" or not set(an.webs[web].statements) <= members:
                     return None
                 others[web] = an.program.locals[a.name].dtype
-    red = Reduction(inits, loops, folds, fins, webs, dtypes, others, temps, flat)
+    red = Reduction(inits, loops, folds, fins, webs, dtypes, others, temps, flat, nest)
     return None if flat and search_order(red) else red     # (a search stops at its loop's index)
 
 
@@ -187,9 +194,9 @@ def _flat_nest(an: Analysis, launch, chain: list[Loop]) -> tuple:
     range of `product(extents)` indices, row-major; () when the nest is not that (a triangular
     nest, a wavefront's derived loop, a geometric counter).  The fastest is the loop a grid would
     put on x (`mapping.grid_axes`: the contiguous subscript of most accesses, so a warp's reads
-    coalesce), the others keep the nest's order: the folds of a nest commute (no arg-best nor
-    search: `reduction_of`), so any order of its points gives the same result (a sum's up to
-    the rounding a grid reduction has anyway)."""
+    coalesce), the others keep the nest's order: the folds of a nest commute (an arg-best's
+    pairs carry their rank in the nest's order, `Fold`; no search: `reduction_of`), so any order
+    of its points gives the same result (a sum's up to the rounding a grid reduction has anyway)."""
     loops = {l.var for l in chain} | {l.var for l in launch.host_loops}
     if any(identifiers(f"{l.lower} {l.upper}") & loops or l.time or l.derived or l.geometric or abs(l.step) != 1
            for l in chain):
@@ -203,15 +210,15 @@ def _flat_nest(an: Analysis, launch, chain: list[Loop]) -> tuple:
     return tuple((l.var, min_expr(lows), _extent_text(None, lows, highs)) for l, (lows, highs) in zip(chain, box))
 
 
-def fold_of(n: Stmt, var: str) -> Fold | None:
-    """The statement as a `Fold` of a loop over `var`, or None."""
+def fold_of(n: Stmt, var: str, nest: tuple = ()) -> Fold | None:
+    """The statement as a `Fold` of a loop over `var` (innermost of a flat `nest`'s variables), or None."""
     node = n.stmt.node
     inner = node
     if isinstance(node, c_ast.If) and node.iffalse is None:
         inner = node.iftrue
         if isinstance(inner, c_ast.Compound) and len(inner.block_items or []) == 1:
             inner = inner.block_items[0]
-        best = _best(node, var)
+        best = _nest_best(node, nest) if nest else _best(node, var)
         if best:
             return Fold(n, "best", *best)
         big = _bigger(node)
@@ -290,6 +297,43 @@ def _best(node: c_ast.If, var: str):
     return None
 
 
+def _nest_best(node: c_ast.If, nest: tuple):
+    """(cmp, value, "", V, ((index, var), ...)) of an arg-best `if` over a nest (see `Fold`): each
+    index scalar takes a distinct loop variable of the nest; a recomputed V reads only the
+    variables kept (its value at the best point is evaluated again).  None else."""
+    c = node.cond
+    body = node.iftrue.block_items if isinstance(node.iftrue, c_ast.Compound) else [node.iftrue]
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in _FLIP) or not body or not all(
+            isinstance(b, c_ast.Assignment) and b.op == "=" and isinstance(b.lvalue, c_ast.ID) for b in body):
+        return None
+    sets = [(b.lvalue.name, cprint(b.rvalue)) for b in body]
+    names = {k for k, _ in sets}
+    if len(names) != len(sets):
+        return None
+    l, r = cprint(c.left), cprint(c.right)
+    for e, m, op in ((l, r, c.op), (r, l, _FLIP[c.op])):          # if (E cmp m) { m = E; k = i; ... }
+        keep = tuple((k, v) for k, v in sets if k != m)
+        if (m, e) in sets and keep and _kept(keep, nest) and not identifiers(e) & names:
+            return op, m, "", None, keep
+    keep = tuple(sets)                                             # if (V(i, j) cmp V(bi, bj)) { bi = i; ... }
+    if not _kept(keep, nest):
+        return None
+    for e, other, op in ((c.left, r, c.op), (c.right, l, _FLIP[c.op])):
+        seen = identifiers(cprint(e))
+        used, mine = seen & set(nest), e
+        for k, v in keep:
+            mine = renamed(mine, v, k)
+        if cprint(mine) == other and not seen & names and used and used <= {v for _, v in keep}:
+            return op, "", "", e, keep
+    return None
+
+
+def _kept(keep: tuple, nest: tuple) -> bool:
+    """Whether each scalar of `keep` takes a distinct variable of the nest."""
+    vs = [v for _, v in keep]
+    return all(v in nest for v in vs) and len(set(vs)) == len(vs)
+
+
 def _bigger(node: c_ast.If):
     """("max" | "min", m) of `if (E > m) m = E;`, its mirrors, and under a condition that does not
     read m (`if (P && E > m) m = E;`: a register starting at the identity takes the same
@@ -321,9 +365,9 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
         if f.kind == "op":
             regs.append((red.webs[f.acc], red.dtypes[f.acc], OPS[f.op][0]))
         else:
-            v = red.webs[f.acc] if f.acc else f"poly_v_{red.webs[f.index]}"
+            v, k = _pair(red, f)
             regs += [(v, red.dtypes[f.acc] if f.acc else _value_type(p, f), "0"),
-                     (red.webs[f.index], red.dtypes[f.index], SENTINEL)]
+                     (k, red.dtypes[f.index] if f.index else "long long", SENTINEL)]
     one = len(regs) == 1
     bare = lambda r: r.removeprefix("poly_")
     shared = {r: "poly_red" if one else f"poly_red_{bare(r)}" for r, _, _ in regs}
@@ -355,13 +399,14 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
                 node = _publishing(node, bests[red.webs[f.acc]], "atomicMin" if search == "least" else "atomicMax")
             body += p.r.statement(node, names, "    ")
             continue
-        k = red.webs[f.index]
-        if f.acc:
+        v, k = _pair(red, f)
+        if f.indices:
+            body += ["    " + x for x in _nest_step(p, red, f, names, v, k)]
+        elif f.acc:
             node = copy.deepcopy(f.stmt.stmt.node)
             node.cond = c_ast.BinaryOp("||", c_ast.BinaryOp("==", c_ast.ID(f.index), c_ast.ID(SENTINEL)), node.cond)
             body += p.r.statement(node, names, "    ")
         else:
-            v = f"poly_v_{k}"
             value = cprint(p.r.node(f.value, names))
             body += ["    {", f"      {_value_type(p, f)} poly_v = {value};",
                      f"      if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"        {v} = poly_v;",
@@ -373,7 +418,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             a, b = f"{shared[r]}[threadIdx.x]", f"{shared[r]}[threadIdx.x + poly_s]"
             combine_.append(f"{a} = {combine(f.op, a, b)};")
         else:
-            v, k = (red.webs[f.acc] if f.acc else f"poly_v_{red.webs[f.index]}"), red.webs[f.index]
+            v, k = _pair(red, f)
             a = lambda r: f"{shared[r]}[threadIdx.x]"
             b = lambda r: f"{shared[r]}[threadIdx.x + poly_s]"
             combine_ += [f"if ({_better(f, b(v), b(k), a(v), a(k))}) {{",
@@ -399,7 +444,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             r = red.webs[f.acc]
             gather.append(f"    {r} = {combine(f.op, r, f'{seen[r]}[poly_q]')};")
         else:
-            v, k = (red.webs[f.acc] if f.acc else f"poly_v_{red.webs[f.index]}"), red.webs[f.index]
+            v, k = _pair(red, f)
             gather += [f"    if ({_better(f, f'{seen[v]}[poly_q]', f'{seen[k]}[poly_q]', v, k)}) {{",
                        f"      {v} = {seen[v]}[poly_q];", f"      {k} = {seen[k]}[poly_q];", "    }"]
     if len(gather) > 1:
@@ -412,12 +457,17 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             r = red.webs[f.acc]
             folded.append(f"    {join(f.op, r, total[r])}")
             continue
-        k = red.webs[f.index]
-        tv, tk = total[red.webs[f.acc] if f.acc else f"poly_v_{k}"], total[k]
+        m, k = _pair(red, f)
+        tv, tk = total[m], total[k]
         if f.acc:            # the loop's best pair is the next element after the first values
-            m = red.webs[f.acc]
+            sets = [f"{red.webs[s]} = {_decoded(red, var, tk)};" for s, var in f.indices] or [f"{k} = {tk};"]
             folded += [f"    if ({tk} != {SENTINEL} && {tv} {f.op} {m}) {{", f"      {m} = {tv};",
-                       f"      {k} = {tk};", "    }"]
+                       *("      " + x for x in sets), "    }"]
+        elif f.indices:      # the statement again, at the best point's coordinates
+            node = copy.deepcopy(f.stmt.stmt.node)
+            node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
+            folded += ["    {", *(f"      const int {var} = {_decoded(red, var, tk)};" for _, var in f.indices),
+                       *p.r.statement(node, p.names_for(f.stmt.stmt.name), "      "), "    }"]
         else:
             node = renamed(f.stmt.stmt.node, red.loop.var, tk)
             node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
@@ -447,6 +497,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
              for b in bests.values()]
     kernel = [*declare[:len(regs)], "  __shared__ bool poly_last;", *declare[len(regs):], *watch,
               *(f"  {t} {w};" for w, t in red.others.items()),
+              *(f"  {red.dtypes[k]} {red.webs[k]};" for f in red.folds for k, _ in f.indices),   # (the last block's)
               *loop_, *tree, *last, *final]
     found = "least" if search == "least" else "greatest"
     decls = [*(f"__device__ {t} {parts[r]}[{blocks}];   /* one per block */" for r, t, _ in regs),
@@ -484,6 +535,57 @@ def flat_loop(flat: tuple, body: list[str]) -> list[str]:
                   f"      if (poly_c{k} >= {ext[k]}) {{", f"        poly_c{k} -= {ext[k]};", f"        poly_c{k - 1}++;",
                   "      }"]
     return lines + ["      poly_c0 += poly_d0;", "    }", "  }"]
+
+
+def _pair(red: Reduction, f: Fold) -> tuple[str, str]:
+    """The registers of an arg-best's (value, index): its scalars' webs, `poly_v_<index>` for a
+    recomputed value, `poly_at_<first index>` for a nest's flat rank."""
+    key = red.webs[f.index or f.indices[0][0]]
+    return red.webs[f.acc] if f.acc else f"poly_v_{key}", red.webs[f.index] if f.index else f"poly_at_{key}"
+
+
+def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str) -> list[str]:
+    """A nest's arg-best in its thread (`flat_loop`'s body): the pair takes the point's value and
+    flat rank in the nest's order (`_rank`) where the statement would take its coordinates.  A
+    thread visits its points in the walk's order; where the walk's fastest loop is not the
+    nest's innermost, a tie goes to the rank the loop keeps (`_better`), not to the later point."""
+    node, rank = f.stmt.stmt.node, _rank(red)
+    if f.acc:
+        sets = node.iftrue.block_items if isinstance(node.iftrue, c_ast.Compound) else [node.iftrue]
+        value = cprint(p.r.node(next(b.rvalue for b in sets if b.lvalue.name == f.acc), names))
+        left, right = (cprint(p.r.node(x, names)) for x in (node.cond.left, node.cond.right))
+        op = node.cond.op
+        head, tail, pad = [], [], ""
+    else:
+        value, left, op, right = "poly_v", "poly_v", f.op, v
+        head, tail, pad = ["{", f"  {_value_type(p, f)} poly_v = {cprint(p.r.node(f.value, names))};"], ["}"], "  "
+    take = f"{left} {op} {right}"
+    if tuple(x for x, _, _ in red.flat) != red.nest:
+        tie = "<" if f.op in (">", "<") else ">"
+        take = f"{left} {_STRICT[op]} {right} || ({left} == {right} && {rank} {tie} {k})"
+    return [*head, f"{pad}if ({k} == {SENTINEL} || {take}) {{", f"{pad}  {v} = {value};", f"{pad}  {k} = {rank};",
+            f"{pad}}}", *tail]
+
+
+def _rank(red: Reduction) -> str:
+    """C text of the flat rank of `flat_loop`'s point in the nest's order (not the walk's, whose
+    fastest loop may be another): its place in the sequence the loops visit."""
+    at = {v: k for k, (v, _, _) in enumerate(red.flat)}
+    first, *rest = red.nest
+    text = f"(long long)poly_c{at[first]}"
+    for n, v in enumerate(rest):
+        text = f"{text if n == 0 else f'({text})'} * poly_e{at[v]} + poly_c{at[v]}"
+    return text
+
+
+def _decoded(red: Reduction, var: str, rank: str) -> str:
+    """C text of loop variable `var` at flat rank `rank` (`_rank`): first value + (rank / stride) % extent."""
+    at = {v: k for k, (v, _, _) in enumerate(red.flat)}
+    after = red.nest[red.nest.index(var) + 1:]
+    text = f"{rank} / ({' * '.join(f'(long long)poly_e{at[v]}' for v in after)})" if after else rank
+    text = f"(int)({text} % poly_e{at[var]})" if var != red.nest[0] else f"(int)({text})"
+    low = red.flat[at[var]][1]
+    return text if low == "0" else f"{low} + {text}"
 
 
 def search_order(red: Reduction) -> str:
