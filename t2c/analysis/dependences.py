@@ -273,3 +273,44 @@ def _only_reductions(an: Analysis, loop: Loop, depth: int) -> bool:
 def _names(text: str) -> set[str]:
     import re
     return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
+def untiling_breaks(prog: Program, tiles: dict) -> str | None:
+    """None where the hand-tiled order of `prog` (an untiled nest, model.build_program) runs every
+    dependence of `prog` forward, so both orders compute the same; else the array or scalar of a
+    dependence it would reverse, with its statements. `tiles`: id of a point Loop -> the tile
+    loops written just above it, as (point variable, T, its lower bound) (model._tile_dims)."""
+    an = analyze_program(prog)
+    tiled = an.model.schedule(_tiled_times(prog.body, tiles))
+    if an.model.respects(an.all_deps, tiled):
+        return None
+    untiled = an.schedule(prog.body)
+    for name in sorted({acc[0] for s in an.model.specs.values() for acc in s.accesses}):
+        d = an.model.dependences(untiled, arrays=[name])
+        deps = d["flow"].union(d["anti"]).union(d["output"])
+        if not an.model.respects(deps, tiled):
+            stmts = sorted({x for pair in an.model.deps_of(deps) for x in pair[:2]}, key=lambda x: int(x[1:]))
+            shown = name[4:] if name.startswith("t2c_") else name
+            return f"a dependence on {shown} ({'; '.join(f'{x} line {prog.statement(x).line}' for x in stmts)})"
+    return "a dependence"
+
+
+def _tiled_times(tree, tiles: dict) -> dict[str, tuple[str, ...]]:
+    """Analysis.times of the tree with each tile loop back above its point loops: a dimension
+    floor((p - L) / T) before the point loop it was written above."""
+    out = {}
+
+    def go(nodes, path):
+        for pos, n in enumerate(nodes):
+            if isinstance(n, Stmt):
+                vec = []
+                for p, loop in path:
+                    for var, size, lower in tiles.get(id(loop), ()):
+                        vec += [str(p), f"floor(({var} - ({lower})) / {size})"]
+                        p = 0
+                    vec += [str(p), loop.var if loop.step > 0 else f"-({loop.var})"]
+                out[n.stmt.name] = (*vec, str(pos))
+            else:
+                go(n.body, path + [(pos, n)])
+    go(tree, [])
+    return out

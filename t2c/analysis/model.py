@@ -37,6 +37,7 @@ from .scalars import constant_step, geometric_step, normalize_scalars, substitut
 from .searches import normalize_searches
 from .selections import normalize_selections
 from .switches import normalize_switches, refusal as switch_refusal
+from .tiles import Tiling, untile
 from .scopes import data_sources, reads_data, separate_reused_names
 from .whiles import named_outside, normalize_whiles
 
@@ -157,6 +158,7 @@ class Program:
     copies: dict[str, str] = field(default_factory=dict)      # copy of an input array -> the array
     expanded: dict[str, tuple] = field(default_factory=dict)  # a copy per host iteration -> (the array,
                                                               # the host loops' extents): poly/expand.py
+    notes: tuple[str, ...] = ()             # what the normalizations did or refused, for --explain
 
     def statement(self, name: str) -> Statement:
         return next(s for s in self.statements if s.name == name)
@@ -253,8 +255,11 @@ def _pure_helpers_only(ast, fn) -> None:
 
 
 class _Builder:
-    def __init__(self, k: Kernel):
+    def __init__(self, k: Kernel, untiling: bool = True):
         self.k = k
+        self.untiling = untiling                       # undo hand tiling (tiles.py)
+        self.tilings: list[Tiling] = []
+        self.loop_of: dict[int, Loop] = {}             # id of a For node -> its Loop
         self.sizes = tuple(s.name for s in k.sizes)
         self.scalar_params = tuple(s.name for s in k.scalars if s.intent == "in")
         self.arrays = {a.name for a in k.arrays}
@@ -289,6 +294,8 @@ class _Builder:
         normalize_whiles(fn, set(self.sizes), self.within)   # a counted (do-)while loop as its for loop
         normalize_commas(fn)                      # `for (i = 0, j = n - 1; i < j; i++, j--)` over i alone
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
+        if self.untiling:
+            self.tilings = untile(fn)             # hand-tiled loops over their full ranges (kept if legal)
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
         normalize_selections(fn, set(self.sizes), self.within)   # a one-hot loop as the element it picks
@@ -413,6 +420,7 @@ class _Builder:
                 return st
         node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next),
                     geometric=geometric)
+        self.loop_of[id(f)] = node
         inner = domain + [f"{lower} <= {var}", *(f"{var} <= {b}" for b in bounds)] if step > 0 else \
             domain + [*(f"{b} <= {var}" for b in bounds), f"{var} <= {upper}"]
         node.body = self.node(f.stmt, loops + [node], inner) if f.stmt is not None else []
@@ -950,5 +958,41 @@ def counter_values(prog: Program) -> Program:
 
 
 def build_program(k: Kernel) -> Program:
-    """The polyhedral model of k's reference; raises NotAffine where it does not apply."""
-    return _Builder(k).build()
+    """The polyhedral model of k's reference; raises NotAffine where it does not apply. A
+    hand-tiled nest (tiles.py) is modelled untiled where the tiled order respects every dependence
+    of the untiled one, else as written; `Program.notes` says which."""
+    b = _Builder(k)
+    prog = b.build()
+    if not b.tilings:
+        return prog
+    from .dependences import untiling_breaks      # dependences.py reads the model: imported here
+    notes, why = [], None
+    for t in b.tilings:
+        loops = [b.loop_of.get(id(p)) for p in t.points]
+        if None in loops:
+            why = f"line {t.line}: hand-tiled loops {', '.join(t.order)} kept as written (poly cannot model its body)"
+            break
+        notes.append(f"line {t.line}: hand-tiled loops {', '.join(t.order)} read untiled, as "
+                     f"{', '.join(p for _, p, _ in t.pairs)} over their full ranges (the tiled order keeps every dependence's)")
+    if why is None and (broken := untiling_breaks(prog, _tile_dims(b.tilings, b.loop_of))):
+        why = f"line {b.tilings[0].line}: hand-tiled loops kept as written: running them untiled would reorder {broken}"
+    if why is None:
+        return replace(prog, notes=tuple(notes))
+    return replace(_Builder(k, untiling=False).build(), notes=(why,))
+
+
+def _tile_dims(tilings, loop_of) -> dict[int, list[tuple[str, int, str]]]:
+    """id of a point Loop -> the tile loops written just before it, each as (its point variable,
+    T, that point loop's lower bound): the tiled order's schedule dimensions floor((p - L) / T)."""
+    out = {}
+    for t in tilings:
+        loops = {loop_of[id(f)].var: loop_of[id(f)] for f in t.points}
+        tile = {tv: (p, size) for tv, p, size in t.pairs}
+        waiting = []
+        for v in t.order:
+            if v in tile:
+                waiting.append(tile[v])
+            else:
+                out[id(loops[v])] = [(p, size, loops[p].lower) for p, size in waiting]
+                waiting = []
+    return out
