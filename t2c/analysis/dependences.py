@@ -275,12 +275,12 @@ def _names(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", text))
 
 
-def untiling_breaks(prog: Program, tiles: dict) -> str | None:
-    """None where the hand-tiled order of `prog` (an untiled nest, model.build_program) runs every
-    dependence of `prog` forward, so both orders compute the same; else the array or scalar of a
-    dependence it would reverse, with its statements. `tiles`: id of a point Loop -> the tile
-    loops written just above it, as (point variable, T, its lower bound) (model._tile_dims)."""
-    an = analyze_program(prog)
+def untiling_breaks(an: Analysis, tiles: dict) -> str | None:
+    """None where the hand-tiled order of `an`'s program (a nest untiled, model.build_program) runs
+    every dependence of the program forward, so both orders compute the same; else the array or
+    scalar of a dependence it would reverse, with its statements. `tiles`: id of a point Loop ->
+    the tile loops written just above it, as (point variable, T, its lower bound) (model._tile_dims)."""
+    prog = an.program
     tiled = an.model.schedule(_tiled_times(prog.body, tiles))
     if an.model.respects(an.all_deps, tiled):
         return None

@@ -255,9 +255,9 @@ def _pure_helpers_only(ast, fn) -> None:
 
 
 class _Builder:
-    def __init__(self, k: Kernel, untiling: bool = True):
+    def __init__(self, k: Kernel, keep_tiled=frozenset()):
         self.k = k
-        self.untiling = untiling                       # undo hand tiling (tiles.py)
+        self.keep_tiled = keep_tiled                   # lines of hand-tiled nests left as written (tiles.py)
         self.tilings: list[Tiling] = []
         self.loop_of: dict[int, Loop] = {}             # id of a For node -> its Loop
         self.sizes = tuple(s.name for s in k.sizes)
@@ -294,8 +294,7 @@ class _Builder:
         normalize_whiles(fn, set(self.sizes), self.within)   # a counted (do-)while loop as its for loop
         normalize_commas(fn)                      # `for (i = 0, j = n - 1; i < j; i++, j--)` over i alone
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
-        if self.untiling:
-            self.tilings = untile(fn)             # hand-tiled loops over their full ranges (kept if legal)
+        self.tilings = untile(fn, self.keep_tiled)   # hand-tiled loops over their full ranges (if legal)
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
         normalize_selections(fn, set(self.sizes), self.within)   # a one-hot loop as the element it picks
@@ -965,20 +964,26 @@ def build_program(k: Kernel) -> Program:
     prog = b.build()
     if not b.tilings:
         return prog
-    from .dependences import untiling_breaks      # dependences.py reads the model: imported here
-    notes, why = [], None
+    from .dependences import analyze_program, untiling_breaks   # they read the model: imported here
+    an, notes, keep = None, [], set()
     for t in b.tilings:
         loops = [b.loop_of.get(id(p)) for p in t.points]
-        if None in loops:
-            why = f"line {t.line}: hand-tiled loops {', '.join(t.order)} kept as written (poly cannot model its body)"
-            break
-        notes.append(f"line {t.line}: hand-tiled loops {', '.join(t.order)} read untiled, as "
-                     f"{', '.join(p for _, p, _ in t.pairs)} over their full ranges (the tiled order keeps every dependence's)")
-    if why is None and (broken := untiling_breaks(prog, _tile_dims(b.tilings, b.loop_of))):
-        why = f"line {b.tilings[0].line}: hand-tiled loops kept as written: running them untiled would reorder {broken}"
-    if why is None:
-        return replace(prog, notes=tuple(notes))
-    return replace(_Builder(k, untiling=False).build(), notes=(why,))
+        names = ", ".join(t.order)
+        if None in loops:               # a point loop the model reads as one opaque statement
+            keep.add(t.line)
+            notes.append(f"line {t.line}: hand-tiled loops {names} kept as written (poly models their body as one statement)")
+            continue
+        an = an or analyze_program(prog)
+        if broken := untiling_breaks(an, _tile_dims([t], b.loop_of)):
+            keep.add(t.line)
+            notes.append(f"line {t.line}: hand-tiled loops {names} kept as written: running "
+                         f"{', '.join(p for _, p, _ in t.pairs)} untiled would reverse {broken}")
+        else:
+            notes.append(f"line {t.line}: hand-tiled loops {names} read untiled, as {', '.join(p for _, p, _ in t.pairs)} "
+                         "over their full ranges (the tiled order keeps every dependence's)")
+    if keep:
+        prog = _Builder(k, frozenset(keep)).build()
+    return replace(prog, notes=tuple(notes))
 
 
 def _tile_dims(tilings, loop_of) -> dict[int, list[tuple[str, int, str]]]:

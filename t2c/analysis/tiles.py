@@ -1,6 +1,6 @@
 """Hand-tiled (strip-mined) loop nests, as the untiled nest the model reads.
 
-    untile(fn) -> [Tiling]   (rewrites fn in place, before the model)
+    untile(fn, keep) -> [Tiling]   (rewrites fn in place, before the model)
 
 The class: loops strip-mined by hand for a CPU cache. A tile loop `for (ii = L; ii < U; ii += T)`
 (T a literal above 1) and, inside it, its point loop `for (i = ii; i < MIN(ii + T, U); i++)` (the
@@ -43,10 +43,11 @@ class Tiling:
     line: int
 
 
-def untile(fn: c_ast.FuncDef) -> list[Tiling]:
-    """Module docstring; the chains rewritten, outer first."""
+def untile(fn: c_ast.FuncDef, keep=frozenset()) -> list[Tiling]:
+    """Module docstring; the chains rewritten, outer first, but those whose outermost tile loop
+    is on a line in `keep` (left as written)."""
     found: list[Tiling] = []
-    _visit(fn, fn.body, found)
+    _visit(fn, fn.body, found, keep)
     gone = {t for f in found for t, _, _ in f.pairs}
     for t in gone:                      # `int ii;` declared apart, now named nowhere
         if not any(isinstance(n, c_ast.ID) and n.name == t for n in _walk(fn.body)):
@@ -64,12 +65,12 @@ class _Tile:
     point: c_ast.For | None = None
 
 
-def _visit(fn, node, found) -> None:
+def _visit(fn, node, found, keep) -> None:
     for attr in ("block_items", "stmt", "iftrue", "iffalse"):
         child = getattr(node, attr, None)
         items = child if isinstance(child, list) else [child] if child is not None else []
         for k, item in enumerate(items):
-            chain = _chain(fn, item) if isinstance(item, c_ast.For) else None
+            chain = _chain(fn, item) if isinstance(item, c_ast.For) and item.coord.line not in keep else None
             if chain is not None:
                 item = _rewrite(chain, found)
                 if isinstance(child, list):
@@ -77,7 +78,7 @@ def _visit(fn, node, found) -> None:
                 else:
                     setattr(node, attr, item)
             if isinstance(item, c_ast.Node):
-                _visit(fn, item, found)
+                _visit(fn, item, found, keep)
 
 
 def _chain(fn, f: c_ast.For) -> list | None:
