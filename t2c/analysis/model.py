@@ -6,7 +6,7 @@ Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt
 `Statement` per leaf (an assignment, a call, an `if` without loops: may-writes, or an opaque
 loop) with its enclosing loops, iteration domain, affine accesses and flop count, and the
 locals. Constraints and subscripts are text in isl syntax over the original names (isl_bridge
-prefixes them). It first normalizes (guards.py, switches.py, whiles.py, commas.py, scopes.py,
+prefixes them). It first normalizes (guards.py, switches.py, whiles.py, commas.py, scopes.py, tiles.py,
 scalars.py, searches.py, selections.py, delinearize.py). Refuses with `NotAffine`, naming the construct and its line,
 what it cannot describe exactly: while loops other than counted ones, steps that are not
 constants, non-affine bounds or subscripts outside an opaque loop, data-dependent writes other
@@ -145,6 +145,16 @@ class LocalVar:
     shape: tuple[str, ...] = ()   # () for a scalar; C extents for a local array
 
 
+@dataclass(frozen=True)
+class Untiled:
+    """A hand-tiled nest the model reads untiled: where it was (`tiles.Tiling`) and its point loops'
+    `Loop`s, outermost first (None for one the model reads as an opaque statement)."""
+    line: int
+    order: tuple[str, ...]                  # its loops' variables as written, `ii, jj, i, j`
+    pairs: tuple[tuple[str, str, int], ...]   # (tile variable, point variable, T), in tile order
+    points: tuple                           # of Loop | None
+
+
 @dataclass
 class Program:
     kernel: Kernel
@@ -159,6 +169,7 @@ class Program:
     expanded: dict[str, tuple] = field(default_factory=dict)  # a copy per host iteration -> (the array,
                                                               # the host loops' extents): poly/expand.py
     notes: tuple[str, ...] = ()             # what the normalizations did or refused, for --explain
+    untiled: tuple[Untiled, ...] = ()       # hand-tiled nests read untiled (tiles.py), for untiling.py
 
     def statement(self, name: str) -> Statement:
         return next(s for s in self.statements if s.name == name)
@@ -255,9 +266,9 @@ def _pure_helpers_only(ast, fn) -> None:
 
 
 class _Builder:
-    def __init__(self, k: Kernel, keep_tiled=frozenset()):
+    def __init__(self, k: Kernel, untile=frozenset()):
         self.k = k
-        self.keep_tiled = keep_tiled                   # lines of hand-tiled nests left as written (tiles.py)
+        self.untile = untile                           # lines of hand-tiled nests to untile (tiles.py)
         self.tilings: list[Tiling] = []
         self.loop_of: dict[int, Loop] = {}             # id of a For node -> its Loop
         self.sizes = tuple(s.name for s in k.sizes)
@@ -294,7 +305,7 @@ class _Builder:
         normalize_whiles(fn, set(self.sizes), self.within)   # a counted (do-)while loop as its for loop
         normalize_commas(fn)                      # `for (i = 0, j = n - 1; i < j; i++, j--)` over i alone
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
-        self.tilings = untile(fn, self.keep_tiled)   # hand-tiled loops over their full ranges (if legal)
+        self.tilings = untile(fn, self.untile)   # hand-tiled loops over their full ranges (untiling.py)
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
         normalize_selections(fn, set(self.sizes), self.within)   # a one-hot loop as the element it picks
@@ -305,8 +316,10 @@ class _Builder:
         self.one_form_per_array()
         for nest in body:
             self.updates_only(nest)
+        untiled = tuple(Untiled(t.line, t.order, t.pairs, tuple(self.loop_of.get(id(p)) for p in t.points))
+                        for t in self.tilings)
         return Program(self.k, body, self.statements, self.locals, self.sizes,
-                       self.scalar_params, self.returns, self.context)
+                       self.scalar_params, self.returns, self.context, untiled=untiled)
 
     def nonneg(self, expr: str) -> bool:
         """Whether expr >= 0 wherever the statement or loop being read runs (`self.where`)."""
@@ -956,48 +969,8 @@ def counter_values(prog: Program) -> Program:
     return replace(prog, statements=statements)
 
 
-def build_program(k: Kernel) -> Program:
-    """The polyhedral model of k's reference; raises NotAffine where it does not apply. A
-    hand-tiled nest (tiles.py) is modelled untiled where the tiled order respects every dependence
-    of the untiled one, else as written; `Program.notes` says which."""
-    b = _Builder(k)
-    prog = b.build()
-    if not b.tilings:
-        return prog
-    from .dependences import analyze_program, untiling_breaks   # they read the model: imported here
-    an, notes, keep = None, [], set()
-    for t in b.tilings:
-        loops = [b.loop_of.get(id(p)) for p in t.points]
-        names = ", ".join(t.order)
-        if None in loops:               # a point loop the model reads as one opaque statement
-            keep.add(t.line)
-            notes.append(f"line {t.line}: hand-tiled loops {names} kept as written (poly models their body as one statement)")
-            continue
-        an = an or analyze_program(prog)
-        if broken := untiling_breaks(an, _tile_dims([t], b.loop_of)):
-            keep.add(t.line)
-            notes.append(f"line {t.line}: hand-tiled loops {names} kept as written: running "
-                         f"{', '.join(p for _, p, _ in t.pairs)} untiled would reverse {broken}")
-        else:
-            notes.append(f"line {t.line}: hand-tiled loops {names} read untiled, as {', '.join(p for _, p, _ in t.pairs)} "
-                         "over their full ranges (the tiled order keeps every dependence's)")
-    if keep:
-        prog = _Builder(k, frozenset(keep)).build()
-    return replace(prog, notes=tuple(notes))
-
-
-def _tile_dims(tilings, loop_of) -> dict[int, list[tuple[str, int, str]]]:
-    """id of a point Loop -> the tile loops written just before it, each as (its point variable,
-    T, that point loop's lower bound): the tiled order's schedule dimensions floor((p - L) / T)."""
-    out = {}
-    for t in tilings:
-        loops = {loop_of[id(f)].var: loop_of[id(f)] for f in t.points}
-        tile = {tv: (p, size) for tv, p, size in t.pairs}
-        waiting = []
-        for v in t.order:
-            if v in tile:
-                waiting.append(tile[v])
-            else:
-                out[id(loops[v])] = [(p, size, loops[p].lower) for p, size in waiting]
-                waiting = []
-    return out
+def build_program(k: Kernel, untile=frozenset()) -> Program:
+    """The polyhedral model of k's reference; raises NotAffine where it does not apply. The
+    hand-tiled nests (tiles.py) whose outermost tile loop is on a line in `untile` (None: all) are
+    read untiled, unchecked: `untiling.build_program` decides which may be."""
+    return _Builder(k, untile).build()

@@ -1,6 +1,6 @@
 """Hand-tiled (strip-mined) loop nests, as the untiled nest the model reads.
 
-    untile(fn, keep) -> [Tiling]   (rewrites fn in place, before the model)
+    untile(fn, lines) -> [Tiling]   (rewrites fn in place, before the model)
 
 The class: loops strip-mined by hand for a CPU cache. A tile loop `for (ii = L; ii < U; ii += T)`
 (T a literal above 1) and, inside it, its point loop `for (i = ii; i < MIN(ii + T, U); i++)` (the
@@ -14,9 +14,9 @@ header (in the chain or after it), and L, U are written nowhere in the chain.
 
 The rewrite drops the tile loops and gives each point loop the full range `for (i = L; i < U; i++)`,
 the point loops in their order: the same instances in another order. So it is only half the
-decision: `model.build_program` keeps it where the tiled order respects every dependence of the
-untiled nest (`dependences.untiling_breaks`, exact through isl), and otherwise models the nest as
-written, saying why in `Program.notes`. The host reference stays the user's C.
+decision: `untiling.build_program` keeps it where the tiled order respects every dependence of
+the untiled nest (exact through isl), and otherwise models the nest as written, saying why in
+`Program.notes`. The host reference stays the user's C.
 docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
@@ -43,11 +43,11 @@ class Tiling:
     line: int
 
 
-def untile(fn: c_ast.FuncDef, keep=frozenset()) -> list[Tiling]:
-    """Module docstring; the chains rewritten, outer first, but those whose outermost tile loop
-    is on a line in `keep` (left as written)."""
+def untile(fn: c_ast.FuncDef, lines=None) -> list[Tiling]:
+    """Module docstring; the chains rewritten, outer first: those whose outermost tile loop is on
+    a line in `lines` (None: all)."""
     found: list[Tiling] = []
-    _visit(fn, fn.body, found, keep)
+    _visit(fn, fn.body, found, lines)
     gone = {t for f in found for t, _, _ in f.pairs}
     for t in gone:                      # `int ii;` declared apart, now named nowhere
         if not any(isinstance(n, c_ast.ID) and n.name == t for n in _walk(fn.body)):
@@ -65,12 +65,13 @@ class _Tile:
     point: c_ast.For | None = None
 
 
-def _visit(fn, node, found, keep) -> None:
+def _visit(fn, node, found, lines) -> None:
     for attr in ("block_items", "stmt", "iftrue", "iffalse"):
         child = getattr(node, attr, None)
         items = child if isinstance(child, list) else [child] if child is not None else []
         for k, item in enumerate(items):
-            chain = _chain(fn, item) if isinstance(item, c_ast.For) and item.coord.line not in keep else None
+            chain = _chain(fn, item) if isinstance(item, c_ast.For) and (lines is None or item.coord.line in lines) \
+                else None
             if chain is not None:
                 item = _rewrite(chain, found)
                 if isinstance(child, list):
@@ -78,7 +79,7 @@ def _visit(fn, node, found, keep) -> None:
                 else:
                     setattr(node, attr, item)
             if isinstance(item, c_ast.Node):
-                _visit(fn, item, found, keep)
+                _visit(fn, item, found, lines)
 
 
 def _chain(fn, f: c_ast.For) -> list | None:
