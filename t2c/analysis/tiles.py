@@ -9,8 +9,8 @@ frontend's bounds.py has made the minimum, whether a macro, a `?:` or a conjunct
 Tile and point loops form one perfect chain, each loop's body exactly the next loop, until every
 tile loop met its point loop (`ii, jj, i, j` of a tiled transpose, `ii, jj, kk, i, j, k` of a tiled
 matrix product, `ii, i, jj, j` too); what lies inside the last point loop is anything without a
-break, return or goto. A tile variable is named nowhere but in its header and its point loop's
-header (in the chain or after it), and L, U are written nowhere in the chain.
+break, return or goto that writes no point variable. A tile variable is named nowhere but in its
+header and its point loop's (in the chain or after it), and L, U are written nowhere in the chain.
 
 The rewrite drops the tile loops and gives each point loop the full range `for (i = L; i < U; i++)`,
 the point loops in their order: the same instances in another order. So it is only half the
@@ -70,8 +70,8 @@ def _visit(fn, node, found, lines) -> None:
         child = getattr(node, attr, None)
         items = child if isinstance(child, list) else [child] if child is not None else []
         for k, item in enumerate(items):
-            chain = _chain(fn, item) if isinstance(item, c_ast.For) and (lines is None or item.coord.line in lines) \
-                else None
+            wanted = isinstance(item, c_ast.For) and (lines is None or item.coord.line in lines)
+            chain = _chain(fn, item) if wanted else None
             if chain is not None:
                 item = _rewrite(chain, found)
                 if isinstance(child, list):
@@ -102,7 +102,8 @@ def _chain(fn, f: c_ast.For) -> list | None:
             return None
     inner = chain[-1].stmt
     if inner is None or any(isinstance(n, (c_ast.Break, c_ast.Return, c_ast.Goto, c_ast.Label))
-                            for n in _walk(inner)):
+                            for n in _walk(inner)) \
+            or {_var(x.init) for x in chain if isinstance(x, c_ast.For)} & written_names([inner]):
         return None
     for t in tiles.values():
         allowed = {id(x) for x in _walk(t.loop.init)} | {id(x) for x in _walk(t.loop.cond)} | \

@@ -167,6 +167,9 @@ def test_a_tiled_nest_whose_untiling_reverses_a_dependence_is_kept(tmp_path):
     "for (int ii = 0; ii < n; ii += 32)\n    for (int i = ii; i < MIN(ii + 32, m); i++)\n      b[i][0] = 1.0;",
     # a point loop shorter than its tile
     "for (int ii = 0; ii < n; ii += 32)\n    for (int i = ii; i < MIN(ii + 16, n); i++)\n      a[i][0] = 1.0;",
+    # the body steps a point variable
+    "for (int ii = 0; ii < n; ii += 32)\n    for (int i = ii; i < MIN(ii + 32, n); i++) {\n      a[i][0] = 1.0;\n"
+    "      if (a[i][0] > 2.0) i++;\n    }",
     # `i < ii + T` alone, where nothing proves the last tile whole
     "for (int ii = 0; ii < n - 31; ii += 32)\n    for (int i = ii; i < ii + 32; i++)\n      a[i][0] = 1.0;",
 ])
