@@ -1,6 +1,6 @@
 """Analysis: the polyhedral model of an IS reference and what it implies.
 
-    Kernel --model--> Program (loop tree, statements, domains, accesses)
+    Kernel --model (untiling.py: hand tiling undone where exact)--> Program (loop tree, statements, domains, accesses)
            --dependences--> Analysis (scalar webs, exact dependences, loop facts)
            --cost--> flop and byte counts
 
@@ -16,7 +16,8 @@ from ..ir import DATASETS, Count, Facts, Kernel
 from ..ir.csyntax import walk
 from .cost import counts
 from .dependences import Analysis, LoopFacts, Web, analyze_program, isl_model, loop_paths
-from .model import Access, Loop, NotAffine, Program, Statement, Stmt, build_program, counter_values
+from .model import Access, Loop, NotAffine, Program, Statement, Stmt, counter_values
+from .untiling import build_program
 
 
 def analyze(kernel: Kernel) -> Analysis:

@@ -23,9 +23,11 @@ def numbered(reference: str, origin=None) -> str:
 
 
 def explain(an: Analysis) -> str:
-    """The reference, numbered, then `loop_reasons`."""
+    """The reference, numbered, what the model's normalizations noted (`Program.notes`), then
+    `loop_reasons`."""
     k = an.program.kernel
-    return numbered(k.reference, k.origin) + "\n" + "\n".join(loop_reasons(an)) + "\n"
+    notes = "".join(n + "\n" for n in an.program.notes)
+    return numbered(k.reference, k.origin) + "\n" + notes + "\n".join(loop_reasons(an)) + "\n"
 
 
 def loop_reasons(an: Analysis) -> list[str]:

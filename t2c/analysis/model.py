@@ -6,7 +6,7 @@ Takes a `Kernel`; gives a `Program`: the reference's loop tree (`Loop` and `Stmt
 `Statement` per leaf (an assignment, a call, an `if` without loops: may-writes, or an opaque
 loop) with its enclosing loops, iteration domain, affine accesses and flop count, and the
 locals. Constraints and subscripts are text in isl syntax over the original names (isl_bridge
-prefixes them). It first normalizes (guards.py, switches.py, whiles.py, commas.py, scopes.py,
+prefixes them). It first normalizes (guards.py, switches.py, whiles.py, commas.py, scopes.py, tiles.py,
 scalars.py, searches.py, selections.py, delinearize.py). Refuses with `NotAffine`, naming the construct and its line,
 what it cannot describe exactly: while loops other than counted ones, steps that are not
 constants, non-affine bounds or subscripts outside an opaque loop, data-dependent writes other
@@ -37,6 +37,7 @@ from .scalars import constant_step, geometric_step, normalize_scalars, substitut
 from .searches import normalize_searches
 from .selections import normalize_selections
 from .switches import normalize_switches, refusal as switch_refusal
+from .tiles import Tiling, untile
 from .scopes import data_sources, reads_data, separate_reused_names
 from .whiles import named_outside, normalize_whiles
 
@@ -144,6 +145,16 @@ class LocalVar:
     shape: tuple[str, ...] = ()   # () for a scalar; C extents for a local array
 
 
+@dataclass(frozen=True)
+class Untiled:
+    """A hand-tiled nest the model reads untiled: where it was (`tiles.Tiling`) and its point loops'
+    `Loop`s, outermost first (None for one the model reads as an opaque statement)."""
+    line: int
+    order: tuple[str, ...]                  # its loops' variables as written, `ii, jj, i, j`
+    pairs: tuple[tuple[str, str, int], ...]   # (tile variable, point variable, T), in tile order
+    points: tuple                           # of Loop | None
+
+
 @dataclass
 class Program:
     kernel: Kernel
@@ -157,6 +168,8 @@ class Program:
     copies: dict[str, str] = field(default_factory=dict)      # copy of an input array -> the array
     expanded: dict[str, tuple] = field(default_factory=dict)  # a copy per host iteration -> (the array,
                                                               # the host loops' extents): poly/expand.py
+    notes: tuple[str, ...] = ()             # what the normalizations did or refused, for --explain
+    untiled: tuple[Untiled, ...] = ()       # hand-tiled nests read untiled (tiles.py), for untiling.py
 
     def statement(self, name: str) -> Statement:
         return next(s for s in self.statements if s.name == name)
@@ -253,8 +266,11 @@ def _pure_helpers_only(ast, fn) -> None:
 
 
 class _Builder:
-    def __init__(self, k: Kernel):
+    def __init__(self, k: Kernel, untile=frozenset()):
         self.k = k
+        self.untile = untile                           # lines of hand-tiled nests to untile (tiles.py)
+        self.tilings: list[Tiling] = []
+        self.loop_of: dict[int, Loop] = {}             # id of a For node -> its Loop
         self.sizes = tuple(s.name for s in k.sizes)
         self.scalar_params = tuple(s.name for s in k.scalars if s.intent == "in")
         self.arrays = {a.name for a in k.arrays}
@@ -289,6 +305,7 @@ class _Builder:
         normalize_whiles(fn, set(self.sizes), self.within)   # a counted (do-)while loop as its for loop
         normalize_commas(fn)                      # `for (i = 0, j = n - 1; i < j; i++, j--)` over i alone
         separate_reused_names(fn)                 # one name, one variable: the model knows them by name
+        self.tilings = untile(fn, self.untile)   # hand-tiled loops over their full ranges (untiling.py)
         normalize_scalars(fn, set(self.sizes), self.within)   # affine integer locals as their values
         normalize_searches(fn)                    # an early-exit search as the index it finds
         normalize_selections(fn, set(self.sizes), self.within)   # a one-hot loop as the element it picks
@@ -299,8 +316,10 @@ class _Builder:
         self.one_form_per_array()
         for nest in body:
             self.updates_only(nest)
+        untiled = tuple(Untiled(t.line, t.order, t.pairs, tuple(self.loop_of.get(id(p)) for p in t.points))
+                        for t in self.tilings)
         return Program(self.k, body, self.statements, self.locals, self.sizes,
-                       self.scalar_params, self.returns, self.context)
+                       self.scalar_params, self.returns, self.context, untiled=untiled)
 
     def nonneg(self, expr: str) -> bool:
         """Whether expr >= 0 wherever the statement or loop being read runs (`self.where`)."""
@@ -413,6 +432,7 @@ class _Builder:
                 return st
         node = Loop(var, lower, upper, step, [], cprint(f.init), cprint(f.cond), cprint(f.next),
                     geometric=geometric)
+        self.loop_of[id(f)] = node
         inner = domain + [f"{lower} <= {var}", *(f"{var} <= {b}" for b in bounds)] if step > 0 else \
             domain + [*(f"{b} <= {var}" for b in bounds), f"{var} <= {upper}"]
         node.body = self.node(f.stmt, loops + [node], inner) if f.stmt is not None else []
@@ -949,6 +969,8 @@ def counter_values(prog: Program) -> Program:
     return replace(prog, statements=statements)
 
 
-def build_program(k: Kernel) -> Program:
-    """The polyhedral model of k's reference; raises NotAffine where it does not apply."""
-    return _Builder(k).build()
+def build_program(k: Kernel, untile=frozenset()) -> Program:
+    """The polyhedral model of k's reference; raises NotAffine where it does not apply. The
+    hand-tiled nests (tiles.py) whose outermost tile loop is on a line in `untile` (None: all) are
+    read untiled, unchecked: `untiling.build_program` decides which may be."""
+    return _Builder(k, untile).build()
