@@ -22,7 +22,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..ir.csyntax import parse_c, walk as _walk
+from ..ir.csyntax import conjuncts, parse_c, walk as _walk
 from ..ir.extents import Poly
 from .scalars import SIGNED_TYPES, affine_poly, constant_step, poly_text, substitute, written_names
 from .whiles import named_outside
@@ -58,7 +58,7 @@ def _rewrite(fn, f: c_ast.For) -> None:
         values[c] = p
     i0 = values[i]
     at = {c: values[c] + Poly.const(steps[c] // steps[i]) * (Poly.var(i) - i0) for c in others}
-    conds = _conjuncts(f.cond) if f.cond is not None else []
+    conds = conjuncts(f.cond) if f.cond is not None else []
     bounds = [_bound(c, i, at) for c in conds]
     if None in bounds:
         return
@@ -132,11 +132,6 @@ def _bound(cond, i, at):
         n.coord = cond.coord
     return node
 
-
-def _conjuncts(cond) -> list:
-    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-        return _conjuncts(cond.left) + _conjuncts(cond.right)
-    return [cond]
 
 
 def _and(parts, coord):

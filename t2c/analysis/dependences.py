@@ -53,20 +53,7 @@ class Analysis:
 
     # -- schedules of loop trees ------------------------------------------------------------
     def times(self, tree: list) -> dict[str, tuple[str, ...]]:
-        out = {}
-
-        def go(nodes, path):
-            for pos, n in enumerate(nodes):
-                if isinstance(n, Stmt):
-                    vec = []
-                    for p, loop in path:
-                        value = n.at[loop.var] if n.at is not None else (loop.time or loop.var)
-                        vec += [str(p), value if loop.step > 0 else f"-({value})"]
-                    out[n.stmt.name] = (*vec, str(pos))
-                else:
-                    go(n.body, path + [(pos, n)])
-        go(tree, [])
-        return out
+        return tree_times(tree)
 
     def schedule(self, tree):
         return self.model.schedule(self.times(tree))
@@ -95,6 +82,30 @@ class Analysis:
 
 
 # -- building -------------------------------------------------------------------------------
+
+def tree_times(tree: list, before: dict | None = None) -> dict[str, tuple[str, ...]]:
+    """Each statement's schedule vector in `tree`: per enclosing loop its position and its time
+    (negated for a descending loop), then the statement's position.  `before`: id(loop) -> extra
+    time dimensions placed ahead of that loop's own, each at position 0 after the first (the tile
+    loops a hand-tiled nest had above it: untiling.py)."""
+    out = {}
+
+    def go(nodes, path):
+        for pos, n in enumerate(nodes):
+            if isinstance(n, Stmt):
+                vec = []
+                for p, loop in path:
+                    for dim in (before or {}).get(id(loop), ()):
+                        vec += [str(p), dim]
+                        p = 0
+                    value = n.at[loop.var] if n.at is not None else (loop.time or loop.var)
+                    vec += [str(p), value if loop.step > 0 else f"-({value})"]
+                out[n.stmt.name] = (*vec, str(pos))
+            else:
+                go(n.body, path + [(pos, n)])
+    go(tree, [])
+    return out
+
 
 def loop_paths(tree) -> dict[str, list[Loop]]:
     """Statement name -> its enclosing Loop nodes, outermost first."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pycparser import c_ast
 
 from ..ir import Kernel
-from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers, relined
+from ..ir.csyntax import conjuncts, cprint, is_name, kernel_definition, parse_c, reference_helpers, relined
 from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .commas import normalize_commas
@@ -451,8 +451,8 @@ class _Builder:
         step = _step(f.next, var)
         if step is None:
             raise NotAffine(f"line {line}: loop step of '{var}' is not +1 or -1")
-        parts = _conjuncts(f.cond)
-        if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)
+        parts = conjuncts(f.cond)
+        if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and is_name(c.left, var)
                    for c in parts):
             raise NotAffine(f"line {line}: loop condition is not 'v < bound' or alike")
         bounds = []
@@ -485,8 +485,8 @@ class _Builder:
             return None
         first = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else f.init.decls[0].init
         s, start, conds = abs(step), cprint(first), []
-        for c in _conjuncts(f.cond):
-            if not (isinstance(c, c_ast.BinaryOp) and _is(c.left, var) and c.op in (("<", "<=") if step > 0 else (">", ">="))):
+        for c in conjuncts(f.cond):
+            if not (isinstance(c, c_ast.BinaryOp) and is_name(c.left, var) and c.op in (("<", "<=") if step > 0 else (">", ">="))):
                 return None
             high, low = (cprint(c.right), start) if step > 0 else (start, cprint(c.right))
             span = f"({high})" if low == "0" else f"({high}) - ({low})"
@@ -544,9 +544,9 @@ class _Builder:
             start = affine(first, names, "loop start", self.nonneg)
         except NotAffine as e:
             refuse(f"but its {_unlined(e)}")
-        parts = _conjuncts(f.cond)
+        parts = conjuncts(f.cond)
         wanted = ("<", "<=") if grows else (">", ">=")
-        if not all(isinstance(x, c_ast.BinaryOp) and _is(x.left, var) and x.op in wanted for x in parts):
+        if not all(isinstance(x, c_ast.BinaryOp) and is_name(x.left, var) and x.op in wanted for x in parts):
             refuse(f"but its condition is not '{var} {wanted[0]} bound' (the bound a size expression)")
         bounds = []
         for x in parts:
@@ -904,10 +904,10 @@ def _stepped_by_expression(f: c_ast.For, var: str) -> NotAffine | None:
     the model reads: isl cannot describe `i = start + step * t` for a variable step (a product of
     variables), nor prove on its own that the iterations of one step value touch distinct cells."""
     nxt = f.next
-    if isinstance(nxt, c_ast.Assignment) and _is(nxt.lvalue, var) and nxt.op in ("+=", "-="):
+    if isinstance(nxt, c_ast.Assignment) and is_name(nxt.lvalue, var) and nxt.op in ("+=", "-="):
         amount = nxt.rvalue
     elif isinstance(nxt, c_ast.Assignment) and nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) \
-            and nxt.rvalue.op == "+" and _is(nxt.lvalue, var) and _is(nxt.rvalue.left, var):
+            and nxt.rvalue.op == "+" and is_name(nxt.lvalue, var) and is_name(nxt.rvalue.left, var):
         amount = nxt.rvalue.right
     else:
         return None
@@ -920,19 +920,12 @@ def _stepped_by_expression(f: c_ast.For, var: str) -> NotAffine | None:
                      f"start + ({d}) * t (e.g. `t < n / ({d})` and `x[({d}) * t]`)")
 
 
-def _conjuncts(cond) -> list:
-    """The comparisons of a condition `a && b && ...` (the condition itself when not a conjunction)."""
-    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-        return _conjuncts(cond.left) + _conjuncts(cond.right)
-    return [cond]
 
 
 def _innermost(f: c_ast.For) -> bool:
     return not any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile)) for n in _walk(f.stmt))
 
 
-def _is(node, var) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == var
 
 
 def parse_expr(text: str) -> c_ast.Node:

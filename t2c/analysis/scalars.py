@@ -15,7 +15,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..ir.csyntax import parse_c, walk as _walk
+from ..ir.csyntax import is_name, parse_c, walk as _walk
 from ..ir.extents import NotPolynomial, Poly, loop_range, to_poly
 
 SIGNED_TYPES = {("int",), ("long",), ("long", "int"), ("long", "long"), ("signed", "int"), ("signed",)}
@@ -110,7 +110,7 @@ class _Pass:
             return False
         name, e0, q, f, var, start, step, body = found
         last = body[-1] if body else None
-        if not (isinstance(last, c_ast.Assignment) and last.op == "=" and _is(last.lvalue, name)) \
+        if not (isinstance(last, c_ast.Assignment) and last.op == "=" and is_name(last.lvalue, name)) \
                 or self.writes(name) != 2 or len(_refs(last.rvalue, name)):
             return False
         scope = self.sizes | {l[0] for l in loops if l} | {var}
@@ -173,9 +173,9 @@ class _Pass:
         for x in _walk(self.fn.body):
             if isinstance(x, c_ast.Decl) and x.name == name and x.init is not None:
                 n += 1
-            elif isinstance(x, c_ast.Assignment) and _is(x.lvalue, name):
+            elif isinstance(x, c_ast.Assignment) and is_name(x.lvalue, name):
                 n += 1
-            elif isinstance(x, c_ast.UnaryOp) and x.op in ("++", "--", "p++", "p--", "&") and _is(x.expr, name):
+            elif isinstance(x, c_ast.UnaryOp) and x.op in ("++", "--", "p++", "p--", "&") and is_name(x.expr, name):
                 n += 1
         return n
 
@@ -217,9 +217,9 @@ def assignment(item) -> tuple[str, c_ast.Node] | None:
 
 def constant_step(item, name) -> int | None:
     """c when item is `name += c` (or ++, --, -= c, name = name + c), c an integer constant."""
-    if isinstance(item, c_ast.UnaryOp) and _is(item.expr, name):
+    if isinstance(item, c_ast.UnaryOp) and is_name(item.expr, name):
         return {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(item.op)
-    if not (isinstance(item, c_ast.Assignment) and _is(item.lvalue, name)):
+    if not (isinstance(item, c_ast.Assignment) and is_name(item.lvalue, name)):
         return None
     if item.op in ("+=", "-="):
         c = affine_poly(item.rvalue, set())
@@ -236,14 +236,14 @@ def geometric_step(item, name) -> tuple[int, bool] | None:
     `name <<= k` (c = 2^k), `name = name * c` (`c * name`), `name /= c`, `name >>= k`, `name = name / c`,
     `name = name >> k`; None for any other."""
     ops = {"*=": "*", "<<=": "<<", "/=": "/", ">>=": ">>"}
-    if not (isinstance(item, c_ast.Assignment) and _is(item.lvalue, name)):
+    if not (isinstance(item, c_ast.Assignment) and is_name(item.lvalue, name)):
         return None
     if item.op in ops:
         op, c = ops[item.op], item.rvalue
     elif item.op == "=" and isinstance(item.rvalue, c_ast.BinaryOp) and item.rvalue.op in ops.values() \
-            and (_is(item.rvalue.left, name) or item.rvalue.op == "*" and _is(item.rvalue.right, name)):
+            and (is_name(item.rvalue.left, name) or item.rvalue.op == "*" and is_name(item.rvalue.right, name)):
         op = item.rvalue.op
-        c = item.rvalue.right if _is(item.rvalue.left, name) else item.rvalue.left
+        c = item.rvalue.right if is_name(item.rvalue.left, name) else item.rvalue.left
     else:
         return None
     if not (isinstance(c, c_ast.Constant) and c.type == "int" and c.value.rstrip("uUlL").isdigit()):
@@ -262,9 +262,9 @@ def step_of(f: c_ast.For):
         var, first = init.lvalue.name, init.rvalue
     else:
         return None
-    if isinstance(nxt, c_ast.UnaryOp) and _is(nxt.expr, var) and nxt.op in ("++", "p++", "--", "p--"):
+    if isinstance(nxt, c_ast.UnaryOp) and is_name(nxt.expr, var) and nxt.op in ("++", "p++", "--", "p--"):
         return var, first, 1 if "++" in nxt.op else -1
-    if isinstance(nxt, c_ast.Assignment) and _is(nxt.lvalue, var) and nxt.op in ("+=", "-=") \
+    if isinstance(nxt, c_ast.Assignment) and is_name(nxt.lvalue, var) and nxt.op in ("+=", "-=") \
             and isinstance(nxt.rvalue, c_ast.Constant) and nxt.rvalue.value == "1":
         return var, first, 1 if nxt.op == "+=" else -1
     return None
@@ -299,7 +299,7 @@ def _expr(p: Poly, coord) -> c_ast.Node:
 
 def substitute(node, name: str, value):
     """node with every reference of name replaced by value (a Poly or an expression)."""
-    if _is(node, name):
+    if is_name(node, name):
         return _expr(value, node.coord) if isinstance(value, Poly) else copy.deepcopy(value)
     for attr in node.__slots__:
         child = getattr(node, attr, None) if attr not in ("coord", "__weakref__") else None
@@ -326,13 +326,11 @@ def written_names(items) -> set[str]:
 
 
 def _refs(node, name) -> list:
-    return [n for n in _walk(node) if _is(n, name)]
+    return [n for n in _walk(node) if is_name(n, name)]
 
 
 def _refs_in(items, name) -> list:
     return [n for it in items for n in _refs(it, name)]
 
 
-def _is(node, name) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == name
 

@@ -20,7 +20,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..ir.csyntax import walk as _walk
+from ..ir.csyntax import conjuncts, is_name, walk as _walk
 from ..ir.extents import loop_range
 from .scalars import step_of, substitute
 from .searches import pure
@@ -96,9 +96,9 @@ class _Pass:
                 or self.int_type(e) is None or not self.int_var(var) or not pure(e) or not pure(value) \
                 or {var, x} & _names(e) or x in _names(first) or not self.loop_only(var):
             return None
-        tests = _conjuncts(f.cond)
+        tests = conjuncts(f.cond)
         if not all(isinstance(t, c_ast.BinaryOp) and t.op in ((("<", "<=") if step == 1 else (">", ">=")))
-                   and _is(t.left, var) and not {var, x} & _names(t.right) for t in tests):
+                   and is_name(t.left, var) and not {var, x} & _names(t.right) for t in tests):
             return None
         if zero is not None and (value := self.zeros_added(x, value, zero, update.op, before)) is None:
             return None
@@ -139,9 +139,9 @@ class _Pass:
     def loop_only(self, var: str) -> bool:
         """Whether every reference of var is inside a loop over var (its value after one is
         never read), so the loop may go."""
-        inside = sum(sum(_is(n, var) for n in _walk(x)) for x in _walk(self.fn.body)
+        inside = sum(sum(is_name(n, var) for n in _walk(x)) for x in _walk(self.fn.body)
                      if isinstance(x, c_ast.For) and (h := step_of(x)) and h[0] == var)
-        return inside == sum(_is(n, var) for n in _walk(self.fn.body))
+        return inside == sum(is_name(n, var) for n in _walk(self.fn.body))
 
     # -- types ---------------------------------------------------------------------------------
     def int_var(self, name) -> bool:
@@ -199,9 +199,9 @@ def _only(node):
 def _index(cond, var: str):
     """e of `var == e` or `e == var`; None otherwise."""
     if isinstance(cond, c_ast.BinaryOp) and cond.op == "==":
-        if _is(cond.left, var):
+        if is_name(cond.left, var):
             return cond.right
-        if _is(cond.right, var):
+        if is_name(cond.right, var):
             return cond.left
     return None
 
@@ -221,7 +221,7 @@ def _literal_set(item, x: str) -> bool:
     """Whether item sets x to a literal (`x = 0.0;`, `double x = 0;`): never -0.0."""
     if isinstance(item, c_ast.Decl) and item.name == x:
         return isinstance(item.init, c_ast.Constant)
-    return isinstance(item, c_ast.Assignment) and item.op == "=" and _is(item.lvalue, x) \
+    return isinstance(item, c_ast.Assignment) and item.op == "=" and is_name(item.lvalue, x) \
         and isinstance(item.rvalue, c_ast.Constant)
 
 
@@ -229,15 +229,7 @@ def _reads_memory(node) -> bool:
     return any(isinstance(n, c_ast.ArrayRef) or isinstance(n, c_ast.UnaryOp) and n.op == "*" for n in _walk(node))
 
 
-def _conjuncts(cond) -> list:
-    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-        return _conjuncts(cond.left) + _conjuncts(cond.right)
-    return [cond]
-
 
 def _names(node) -> set[str]:
     return {n.name for n in _walk(node) if isinstance(n, c_ast.ID)} if node is not None else set()
 
-
-def _is(node, name) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == name

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ..ir.csyntax import cprint
+from ..ir.csyntax import conjuncts, cprint, is_name
 from ..ir.csyntax import walk as _walk
 from .scalars import constant_step, written_names
 from .whiles import named_outside
@@ -143,7 +143,7 @@ def _tile(f) -> _Tile | None:
         return None
     step = constant_step(f.next, var) if f.next is not None else None
     c = f.cond
-    if step is None or step < 2 or not (isinstance(c, c_ast.BinaryOp) and c.op == "<" and _is(c.left, var)):
+    if step is None or step < 2 or not (isinstance(c, c_ast.BinaryOp) and c.op == "<" and is_name(c.left, var)):
         return None
     return _Tile(var, _start(f.init), c.right, step, f)
 
@@ -156,8 +156,8 @@ def _point_of(f, tiles: dict[str, _Tile]) -> _Tile | None:
     t = tiles.get(start.name)
     if t is None or t.point is not None or var in tiles:
         return None
-    parts = _conjuncts(f.cond)
-    if not all(isinstance(c, c_ast.BinaryOp) and c.op == "<" and _is(c.left, var) for c in parts):
+    parts = conjuncts(f.cond)
+    if not all(isinstance(c, c_ast.BinaryOp) and c.op == "<" and is_name(c.left, var) for c in parts):
         return None
     ends = [_ends_tile(c.right, t) for c in parts]
     rest = [cprint(c.right) for c, e in zip(parts, ends) if not e]
@@ -178,7 +178,7 @@ def _ends_tile(node, t: _Tile) -> bool:
     if not (isinstance(node, c_ast.BinaryOp) and node.op == "+"):
         return False
     pair = (node.left, node.right)
-    return any(_is(a, t.var) and isinstance(b, c_ast.Constant) and b.value == str(t.size)
+    return any(is_name(a, t.var) and isinstance(b, c_ast.Constant) and b.value == str(t.size)
                for a, b in (pair, pair[::-1]))
 
 
@@ -211,11 +211,5 @@ def _names(*nodes) -> set[str]:
     return {n.name for x in nodes for n in _walk(x) if isinstance(n, c_ast.ID)}
 
 
-def _conjuncts(cond) -> list:
-    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-        return _conjuncts(cond.left) + _conjuncts(cond.right)
-    return [cond]
 
 
-def _is(node, var) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == var

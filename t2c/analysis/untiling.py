@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir import Kernel
-from .dependences import Analysis, analyze_program
-from .model import Program, Stmt, Untiled
+from .dependences import Analysis, analyze_program, tree_times
+from .model import Program, Untiled
 from .model import build_program as build_model
 
 
@@ -80,19 +80,4 @@ def _tiled_times(prog: Program, t: Untiled) -> dict[str, tuple[str, ...]]:
         else:
             above[v], waiting = waiting, []
     dims = {id(loop): [f"floor(({p} - ({lower[p]})) / {size[p]})" for p in above[loop.var]] for loop in t.points}
-    out = {}
-
-    def go(nodes, path):
-        for pos, n in enumerate(nodes):
-            if isinstance(n, Stmt):
-                vec = []
-                for p, loop in path:
-                    for dim in dims.get(id(loop), ()):
-                        vec += [str(p), dim]
-                        p = 0
-                    vec += [str(p), loop.var if loop.step > 0 else f"-({loop.var})"]
-                out[n.stmt.name] = (*vec, str(pos))
-            else:
-                go(n.body, path + [(pos, n)])
-    go(prog.body, [])
-    return out
+    return tree_times(prog.body, dims)

@@ -25,7 +25,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..ir.csyntax import walk as _walk
+from ..ir.csyntax import conjuncts, is_name, walk as _walk
 from ..ir.extents import NotPolynomial, Poly, loop_range, to_poly
 from .scalars import constant_step, geometric_step, substitute, written_names
 
@@ -75,8 +75,8 @@ def _counted(fn, first, loop, loops=(), within=None, sizes=frozenset()) -> list 
     if var is None or not _integer(decl) or not body or var in written_names(body[:-1]) or \
             constant_step(body[-1], var) in (None, 0) and geometric_step(body[-1], var) is None:
         return None
-    if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and _is(c.left, var)
-               and not written_names([c.right]) for c in _conjuncts(loop.cond)):
+    if not all(isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and is_name(c.left, var)
+               and not written_names([c.right]) for c in conjuncts(loop.cond)):
         return None
     if any(isinstance(n, (c_ast.Continue, c_ast.Goto, c_ast.Label)) for n in _walk(loop.stmt)) \
             or named_outside(fn.body, (first, loop), var):
@@ -94,7 +94,7 @@ def _once(first, loop, var, loops, within, sizes) -> list | None:
     test provably passes, else one copy of the body at v = lo, `first` then setting lo + s;
     None where it is no counted loop."""
     body = loop.stmt.block_items
-    step, conds = constant_step(body[-1], var), _conjuncts(loop.cond)
+    step, conds = constant_step(body[-1], var), conjuncts(loop.cond)
     if not step or any(c.op not in (("<", "<=") if step > 0 else (">", ">=")) for c in conds) \
             or _names(*(c.right for c in conds)) & written_names(body):
         return None
@@ -158,11 +158,5 @@ def _sets(init, var: str) -> bool:
     return _var(init) == var or isinstance(init, c_ast.DeclList) and any(d.name == var for d in init.decls)
 
 
-def _conjuncts(cond) -> list:
-    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-        return _conjuncts(cond.left) + _conjuncts(cond.right)
-    return [cond]
 
 
-def _is(node, var) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == var

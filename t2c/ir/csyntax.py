@@ -105,3 +105,15 @@ def renamed(node, old: str, new: str):
         if isinstance(x, c_ast.ID) and x.name == old:
             x.name = new
     return node
+
+
+def conjuncts(cond) -> list:
+    """The terms of a condition `a && b && ...` (the condition itself when not a conjunction)."""
+    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
+        return conjuncts(cond.left) + conjuncts(cond.right)
+    return [cond]
+
+
+def is_name(node, name) -> bool:
+    """Whether `node` is the identifier `name`."""
+    return isinstance(node, c_ast.ID) and node.name == name

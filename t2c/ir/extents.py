@@ -14,6 +14,8 @@ from collections import Counter
 
 from pycparser import c_ast
 
+from .csyntax import conjuncts
+
 
 class NotPolynomial(Exception):
     pass
@@ -192,7 +194,7 @@ def loop_range(node: c_ast.For, known: set[str], sizes: set[str] | None = None):
         var, lo = init.decls[0].name, init.decls[0].init
     elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
         var, lo = init.lvalue.name, init.rvalue
-    parts = _conjuncts(cond)
+    parts = conjuncts(cond)
     if var is None or (len(parts) > 1 and sizes is None) or not all(
             isinstance(c, c_ast.BinaryOp) and isinstance(c.left, c_ast.ID) and c.left.name == var for c in parts):
         return None
@@ -220,7 +222,3 @@ def loop_range(node: c_ast.For, known: set[str], sizes: set[str] | None = None):
     return var, (limit + one if op == ">" else limit), start
 
 
-def _conjuncts(cond) -> list:
-    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
-        return _conjuncts(cond.left) + _conjuncts(cond.right)
-    return [cond]

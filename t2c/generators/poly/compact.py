@@ -19,7 +19,7 @@ from pycparser import c_ast
 from ...analysis.scalars import assignment
 from ...analysis.scopes import DEVICE_CLASHES
 from ...ir import Kernel, abi
-from ...ir.csyntax import cprint, kernel_definition, parse_c, walk as _walk
+from ...ir.csyntax import cprint, is_name, kernel_definition, parse_c, walk as _walk
 from .cuda import Renderer, device_result, helper_note, own_helpers, short_name
 from .options import PolyOptions
 
@@ -80,7 +80,7 @@ def _loop(f, values: set[str], arrays: set[str]) -> tuple | None:
         return None
     var, lo = got
     c = f.cond
-    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var) and _step(f.next, var)):
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and is_name(c.left, var) and _step(f.next, var)):
         return None
     if not _ids(lo) | _ids(c.right) <= values:
         return None                          # the host computes the loop's length
@@ -96,7 +96,7 @@ def _loop(f, values: set[str], arrays: set[str]) -> tuple | None:
             and isinstance(sub.expr, c_ast.ID):
         counter = sub.expr.name              # X[k++] = E
     elif len(then) >= 2 and all(stores[:-1]) and isinstance(sub := stores[0][0], c_ast.ID) \
-            and all(_is(s[0], sub.name) for s in stores[:-1]) and _step(then[-1], sub.name):
+            and all(is_name(s[0], sub.name) for s in stores[:-1]) and _step(then[-1], sub.name):
         counter, stores = sub.name, stores[:-1]   # X[k] = E; Y[k] = F; ...; k++
     else:
         return None
@@ -120,17 +120,15 @@ def _only(s):
     return s
 
 
-def _is(node, name: str) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == name
 
 
 def _step(s, name: str) -> bool:
     """`name++`, `++name`, `name += 1` or `name = name + 1`."""
     one = lambda e: isinstance(e, c_ast.Constant) and e.value == "1"
-    return isinstance(s, c_ast.UnaryOp) and s.op in ("p++", "++") and _is(s.expr, name) or \
-        isinstance(s, c_ast.Assignment) and _is(s.lvalue, name) and (
+    return isinstance(s, c_ast.UnaryOp) and s.op in ("p++", "++") and is_name(s.expr, name) or \
+        isinstance(s, c_ast.Assignment) and is_name(s.lvalue, name) and (
             s.op == "+=" and one(s.rvalue) or s.op == "=" and isinstance(s.rvalue, c_ast.BinaryOp)
-            and s.rvalue.op == "+" and _is(s.rvalue.left, name) and one(s.rvalue.right))
+            and s.rvalue.op == "+" and is_name(s.rvalue.left, name) and one(s.rvalue.right))
 
 
 def _scalar(d: c_ast.Decl) -> bool:

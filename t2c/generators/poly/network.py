@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from ...analysis.scalars import step_of
 from ...ir import Kernel, abi
-from ...ir.csyntax import array_name, block_items, cprint, kernel_definition, name_subscripts, parse_c, walk as _walk
+from ...ir.csyntax import array_name, block_items, cprint, is_name, kernel_definition, name_subscripts, parse_c, walk as _walk
 from . import network_tiles, select as selects, sorts, tree as trees
 from .cuda import POOL_KEPT, Renderer, helper_note, local_buffer, own_helpers, short_name
 from ...runtime.target import SM90, Target
@@ -312,7 +312,7 @@ def _header(f, scope, names) -> tuple | None:
         return None
     var, lo, _ = got
     c = f.cond
-    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and _is(c.left, var)
+    if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and is_name(c.left, var)
             and _reads_only(lo, scope) and _reads_only(c.right, scope)):
         return None
     count = c_ast.BinaryOp("-", c.right, lo)
@@ -328,7 +328,7 @@ def _partner(body, var: str, scope) -> str | None:
     for d in body:
         if isinstance(d, c_ast.Decl) and _scalar_decl(d) and isinstance(d.init, c_ast.BinaryOp) and d.init.op == "^":
             a, b = d.init.left, d.init.right
-            other = b if _is(a, var) else a if _is(b, var) else None
+            other = b if is_name(a, var) else a if is_name(b, var) else None
             if other is not None and _reads_only(other, scope):
                 return d.name
     return None
@@ -350,7 +350,7 @@ def _distance(body, var: str, partner: str | None):
     """E of the partner's `int j = i ^ E;`, or None."""
     for d in body:
         if partner is not None and isinstance(d, c_ast.Decl) and d.name == partner:
-            return d.init.right if _is(d.init.left, var) else d.init.left
+            return d.init.right if is_name(d.init.left, var) else d.init.left
     return None
 
 
@@ -366,8 +366,8 @@ def _bounds(body, var: str, partner: str, cond) -> bool:
     guard = next(x for x in body if isinstance(x, c_ast.If) and x.iffalse is None and x.iftrue is _guard(body, var, partner))
     found = conjuncts(guard.cond)
     hi = cprint(cond.right)
-    return any(holds(c, lambda x: _is(x, var), "<", lambda x: _is(x, partner)) for c in found) and \
-        any(holds(c, lambda x: _is(x, partner), cond.op, lambda x: cprint(x) == hi) for c in found)
+    return any(holds(c, lambda x: is_name(x, var), "<", lambda x: is_name(x, partner)) for c in found) and \
+        any(holds(c, lambda x: is_name(x, partner), cond.op, lambda x: cprint(x) == hi) for c in found)
 
 
 def _scalar_decl(d: c_ast.Decl) -> bool:
@@ -396,8 +396,6 @@ def _writes(x) -> bool:
 
 
 
-def _is(node, name) -> bool:
-    return name is not None and isinstance(node, c_ast.ID) and node.name == name
 
 
 def _name(node) -> str | None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ...ir.csyntax import array_name, block_items, cprint, name_subscripts, walk
+from ...ir.csyntax import array_name, block_items, conjuncts, cprint, name_subscripts, walk
 from ...analysis.model import parse_expr
 
 THREADS = 256            # threads of a block
@@ -92,7 +92,7 @@ def _tree(net, at: int, top: c_ast.For, by_loop: dict, copy_of) -> Tree | None:
         return None
     cond, then, other = st.rvalue.cond, st.rvalue.iftrue, st.rvalue.iffalse
     wanted = {cprint(parse_expr(f"{i} % (2 * {h}) == 0")), cprint(parse_expr(f"{i} + {h} < {n}"))}
-    if {cprint(c) for c in _conjuncts(cond)} != wanted or cprint(other) != f"{a}[{i}]":
+    if {cprint(c) for c in conjuncts(cond)} != wanted or cprint(other) != f"{a}[{i}]":
         return None
     f = _pair(then, a, i, h)
     rest = net.body[:at] + net.body[at + 1:]
@@ -187,10 +187,6 @@ def _leaf(net, at: int, a: str, n: str, by_loop: dict):
                                                    for w, _ in net.loops[by_loop[id(x)]].writes):
         return None, None
     return (st.rvalue, n_ex), ex.var
-
-
-def _conjuncts(c) -> list:
-    return _conjuncts(c.left) + _conjuncts(c.right) if isinstance(c, c_ast.BinaryOp) and c.op == "&&" else [c]
 
 
 def _reads(node, name: str) -> bool:

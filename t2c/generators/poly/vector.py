@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...ir import DTYPES
-from ...ir.csyntax import array_name, cprint
+from ...ir.csyntax import array_name
 from .ctext import min_expr
 from .mapping import launch_box
 
