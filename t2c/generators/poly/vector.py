@@ -68,24 +68,13 @@ def vectorized(p, launch) -> Vector | None:
                 writer[a.name] = s.name
     if not writer or any(touched[a] != {s} for a, s in writer.items()):
         return None
-    loads = []
-    for text, _ in launch.preload:
-        ref = _subscripted(text)
-        if ref is not None and ref[1] == x and ref[0] in arrays:
-            loads.append(text)
-    chunked = {_subscripted(t)[0] for t in loads} | set(writer)
+    at_x = {f"{a}[{x}]": a for a in arrays}           # preloads are C texts of the reference's reads
+    loads = [text for text, _ in launch.preload if text in at_x]
+    chunked = {at_x[t] for t in loads} | set(writer)
     chunks = {a: min(CHUNK, launch.coarsen * DTYPES[arrays[a]][0]) for a in sorted(chunked)}
     if any(b < 4 for b in chunks.values()) or min(DTYPES[arrays[a]][0] for a in chunked) >= NARROW:
         return None
     return Vector(tuple(loads), tuple((s, a) for a, s in writer.items()), tuple(chunks.items()))
-
-
-def _subscripted(text: str) -> tuple[str, str] | None:
-    """(A, i) of a C text `A[i]` (one subscript, a name), else None."""
-    name, sep, rest = text.partition("[")
-    if not sep or not rest.endswith("]") or not name.isidentifier() or not rest[:-1].isidentifier():
-        return None
-    return name, rest[:-1]
 
 
 # -- printing ------------------------------------------------------------------------------
