@@ -34,17 +34,19 @@ void skew_tree(int n, double *x, double *y)
 """
 
 
-@pytest.mark.parametrize("spec, leaf, pair", [("sum_tree.md", "x[i]", "poly_x + poly_y"),
-                                              ("absmax_tree.md", "fabsf(x[i])", "fmaxf(poly_x, poly_y)")])
-def test_a_specs_pairwise_tree_is_a_block_tree_of_its_leaves(spec, leaf, pair):
-    """The level loop, its copy back and the fills of a (fused as the leaves) and b launch nothing."""
+@pytest.mark.parametrize("spec, leaf, pair, out", [("sum_tree.md", "x[i]", "poly_x + poly_y", "s"),
+                                                   ("absmax_tree.md", "fabsf(x[i])", "fmaxf(poly_x, poly_y)", "m")])
+def test_a_specs_pairwise_tree_is_a_block_tree_of_its_leaves(spec, leaf, pair, out):
+    """The level loop, its copy back, the fills of a (fused as the leaves) and b, and the copy-out
+    after the loop (run by the last block) launch nothing: the tree is one launch."""
     k = read_kernel(SPECS / spec)
     net = network_of(k)
     (t,) = net.trees
-    assert (t.acc, t.scratch, t.dtype, t.gone) == ("a", "b", "float", (0, 1, 2, 3))
-    assert cprint(t.leaf) == leaf and cprint(t.pair) == pair
+    assert (t.acc, t.scratch, t.dtype, t.gone) == ("a", "b", "float", (0, 1, 2, 3, 4))
+    assert cprint(t.leaf) == leaf and cprint(t.pair) == pair and [cprint(x) for x in t.then] == [f"{out}[0] = a[0]"]
     text = generate(k)
-    assert "% (2 * h)" not in text and "_exchange0<<<" not in text and "_tree0_leaves<<<" in text
+    assert "% (2 * h)" not in text and "_exchange" not in text.split("extern")[0].split("// The model")[1]
+    assert text.count("<<<") == 2 and "_tree0<<<" in text and "_tree0_top<<<1, 256>>>" in text
     assert f"poly_r = {pair};" in text
     accepted_on_emu(k, text)
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
@@ -52,8 +54,9 @@ def test_a_specs_pairwise_tree_is_a_block_tree_of_its_leaves(spec, leaf, pair):
 
 
 def test_a_tree_keeps_the_references_pairing_of_an_unassociative_fold(tmp_path, monkeypatch):
-    """`0.75 a[i] - 0.5 a[i + h]` gives another value in any other association; blocks of 32
-    leaves make 1100 of them three passes (the runs' values alternate between b and a)."""
+    """`0.75 a[i] - 0.5 a[i + h]` gives another value in any other association; chunks of 32
+    leaves make 1100 of them 35 chunks, two a block (at most 32 blocks), and the top folds the
+    18 blocks' values."""
     monkeypatch.setattr(tree, "THREADS", 32)
     monkeypatch.setattr(tree, "RUN", 1)
     k = c_kernel(tmp_path, SKEW_TREE, "skew_tree")
@@ -84,7 +87,7 @@ def test_a_fill_read_between_it_and_the_loop_is_no_leaf(tmp_path):
         "  for (h = 1;", "  for (i = 0; i < n; i++)\n    z[i] = a[i];\n  for (h = 1;")
     k = c_kernel(tmp_path, source, "skew_tree")
     (t,) = network_of(k).trees
-    assert t.leaf is None and t.gone == (2, 3)
+    assert t.leaf is None and t.gone == (2, 3, 4)   # (4: the copy-out after the loop)
     accepted_on_emu(k, generate(k))
 
 
@@ -96,3 +99,52 @@ def test_a_networks_scratch_stays_in_the_pool_between_calls(spec):
     text = generate(read_kernel(SPECS / spec))
     first = text.index("cudaMallocAsync")
     assert "\n".join(POOL_KEPT) in text[:first]
+
+
+REPEATS = r"""
+#include <stdio.h>
+void skew_tree(int n, double *x, double *y);
+int main(void)
+{
+  static double x[1100];
+  const int sizes[] = {1100, 5, 1, 64, 1100, 33};
+  for (int i = 0; i < 1100; i++)
+    x[i] = (i % 17) * 0.125 - 1.0;
+  for (int c = 0; c < 6; c++) {
+    double y = -7.0;
+    skew_tree(sizes[c], x, &y);
+    printf("%.17g\n", y);
+  }
+  return 0;
+}
+"""
+
+
+def _skew(x):
+    """The reference's level loop in Python (doubles, the same operations in the same order)."""
+    a = [v * v - 0.25 for v in x]
+    h = 1
+    while h < len(a):
+        a = [0.75 * a[i] - 0.5 * a[i + h] if i % (2 * h) == 0 and i + h < len(a) else a[i] for i in range(len(a))]
+        h *= 2
+    return a[0]
+
+
+def test_repeated_calls_of_a_tree_point_its_scratch(tmp_path, monkeypatch):
+    """One process calls the drop-in six times with sizes of one block, several blocks, and
+    blocks of several chunks: each result is the reference's, and the device pointers to the
+    scratch follow the pool's addresses when the sizes change (a call copies a pointer only when
+    it changed)."""
+    import subprocess
+    from t2c.runtime.emu import build_emu
+    monkeypatch.setattr(tree, "THREADS", 32)
+    monkeypatch.setattr(tree, "RUN", 1)
+    k = c_kernel(tmp_path, SKEW_TREE, "skew_tree")
+    (tmp_path / "cand.cu").write_text(generate(k))
+    (tmp_path / "driver.c").write_text(REPEATS)
+    built = build_emu([tmp_path / "cand.cu"], tmp_path / "a.out", sanitize=False, extra_sources=[tmp_path / "driver.c"])
+    assert built.ok, built.log
+    got = [float(v) for v in subprocess.run([str(built.exe)], capture_output=True, text=True, timeout=120).stdout.split()]
+    x = [(i % 17) * 0.125 - 1.0 for i in range(1100)]
+    want = [_skew(x[:n]) for n in (1100, 5, 1, 64, 1100, 33)]
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)

@@ -60,6 +60,8 @@ static __device__ __forceinline__ void poly_wait()
 __device__ double dev_alpha;   /* carried between launches */
 __device__ double dev_beta;   /* carried between launches */
 __device__ double *dev_z;   /* the reference's local array, sized by the call */
+static const void *dev_z_held = NULL;   /* what dev_z holds, on device dev_z_on */
+static int dev_z_on = -1;
 
 /* durbin_seq_y_1: one thread: nothing here is parallel. */
 __global__ void durbin_seq_y_1(const double *r, double *y)
@@ -240,19 +242,23 @@ __global__ void __launch_bounds__(512) durbin_loop_k_resident(int n, const doubl
 extern "C" void kernel_durbin_device(int n, double *r, double *y)
 {
   int k;
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
   if (!poly_pool_kept) {
-    int poly_device;
     cudaMemPool_t poly_pool;
     unsigned long long poly_keep = ~0ULL;
-    cudaGetDevice(&poly_device);
     cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
     cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   double *poly_local_z = NULL;   /* dev_z for these sizes */
   cudaMallocAsync((void **)&poly_local_z, (size_t)(n) * sizeof(double) + 1, 0);
-  cudaMemcpyToSymbolAsync(dev_z, &poly_local_z, sizeof(poly_local_z), 0, cudaMemcpyHostToDevice, 0);
+  if (dev_z_held != poly_local_z || dev_z_on != poly_device) {
+    cudaMemcpyToSymbolAsync(dev_z, &poly_local_z, sizeof(poly_local_z), 0, cudaMemcpyHostToDevice, 0);
+    dev_z_held = poly_local_z;
+    dev_z_on = poly_device;
+  }
   durbin_seq_y_1<<<1, 1>>>(r, y);
   {
     long long most = 0;   /* the most threads a launch of loop k asks for */

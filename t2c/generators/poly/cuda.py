@@ -992,8 +992,7 @@ class Printer:
         # A local array whose extent is a size (durbin's z[n]): a pointer that NAME_device
         # points at pool memory for the sizes of the call, indexed the same way.
         runtime_locals = {n: shape for n, shape in self.local_arrays.items() if n not in sized}
-        globals_ += [f"__device__ {self.an.program.locals[n].dtype} *dev_{n};"
-                     "   /* the reference's local array, sized by the call */" for n in runtime_locals]
+        globals_ += [line for n in runtime_locals for line in device_pointer(self.an.program.locals[n].dtype, f"dev_{n}")]
         globals_ += self.reduction_globals
         if k.returns:
             globals_.append(f"__device__ {ret} dev_return;")
@@ -1256,15 +1255,31 @@ def _constant(shape) -> bool:
 
 # A candidate's scratch (local arrays sized by the call, copies) comes from the device's default
 # pool with cudaMallocAsync; kept in the pool between calls, a repeated call maps no new memory.
-POOL_KEPT = ["  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */",
+POOL_KEPT = ["  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */",
+             "  cudaGetDevice(&poly_device);",
+             "  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */",
              "  if (!poly_pool_kept) {",
-             "    int poly_device;",
              "    cudaMemPool_t poly_pool;",
              "    unsigned long long poly_keep = ~0ULL;",
-             "    cudaGetDevice(&poly_device);",
              "    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);",
              "    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);",
              "    poly_pool_kept = true;", "  }"]
+
+
+def device_pointer(dtype: str, symbol: str) -> list[str]:
+    """The `__device__` pointer `symbol` to a local array sized by the call, and the host's record
+    of what it was last set to on which device (`point`)."""
+    return [f"__device__ {dtype} *{symbol};   /* the reference's local array, sized by the call */",
+            f"static const void *{symbol}_held = NULL;   /* what {symbol} holds, on device {symbol}_on */",
+            f"static int {symbol}_on = -1;"]
+
+
+def point(symbol: str, local: str, indent: str = "  ") -> list[str]:
+    """Host lines that set the device pointer `symbol` to `local` when it holds something else: the
+    pool hands a repeated call the same memory, and each copy is a transfer before the launches."""
+    return [f"{indent}if ({symbol}_held != {local} || {symbol}_on != poly_device) {{",
+            f"{indent}  cudaMemcpyToSymbolAsync({symbol}, &{local}, sizeof({local}), 0, cudaMemcpyHostToDevice, 0);",
+            f"{indent}  {symbol}_held = {local};", f"{indent}  {symbol}_on = poly_device;", f"{indent}}}"]
 
 
 def local_buffer(dtype: str, name: str, shape, symbol: str) -> list[str]:
@@ -1272,8 +1287,7 @@ def local_buffer(dtype: str, name: str, shape, symbol: str) -> list[str]:
     the device symbol `symbol` at it (freed by `cudaFreeAsync(poly_local_NAME, 0)`)."""
     return [f"  {dtype} *poly_local_{name} = NULL;   /* {symbol} for these sizes */",
             f"  cudaMallocAsync((void **)&poly_local_{name}, {abi.nbytes(dtype, abi.count(shape))} + 1, 0);",
-            f"  cudaMemcpyToSymbolAsync({symbol}, &poly_local_{name}, sizeof(poly_local_{name}), 0, "
-            "cudaMemcpyHostToDevice, 0);"]
+            *point(symbol, f"poly_local_{name}")]
 
 
 def short_name(k: Kernel) -> str:

@@ -21,7 +21,7 @@ from ...analysis.scalars import step_of
 from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, block_items, cprint, is_name, kernel_definition, name_subscripts, parse_c, walk as _walk
 from . import network_tiles, select as selects, sorts, tree as trees
-from .cuda import POOL_KEPT, Renderer, helper_note, local_buffer, own_helpers, short_name
+from .cuda import POOL_KEPT, Renderer, device_pointer, helper_note, local_buffer, own_helpers, point, short_name
 from ...runtime.target import SM90, Target
 from .options import PolyOptions
 
@@ -526,8 +526,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
                                             network_tiles.flush_all(net, name, args, "  "))
     host = [line for it in net.body if not (isinstance(it, c_ast.Decl) and it.name in local_arrays)
             for line in _host_lines(it, launch, "  ")]
-    buffers = [f"__device__ {t} *poly_buf_{n};   /* the reference's local array, sized by the call */"
-               for n, (t, _) in local_arrays.items()]
+    buffers = [line for n, (t, _) in local_arrays.items() for line in device_pointer(t, f"poly_buf_{n}")]
     host = (POOL_KEPT if local_arrays or net.sorts else []) \
         + [line for n, (t, shape) in local_arrays.items() for line in local_buffer(t, n, shape, f"poly_buf_{n}")] \
         + network_tiles.queues(net, name) + host + network_tiles.flush_all(net, name, args, "  ") \
@@ -557,10 +556,10 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
 
 def _trade(a: str, b: str, dtype: str) -> list[str]:
     """Host lines doing the copy `a = b` of `swaps` by trading the buffers."""
-    sym = lambda n: f"cudaMemcpyToSymbolAsync(poly_buf_{n}, &poly_local_{n}, sizeof(poly_local_{n}), 0, cudaMemcpyHostToDevice, 0);"
     return [f"{{   /* {a} = {b}: the buffers trade places ({b} is rewritten before it is read again) */",
             f"  {dtype} *poly_held = poly_local_{a};", f"  poly_local_{a} = poly_local_{b};",
-            f"  poly_local_{b} = poly_held;", f"  {sym(a)}", f"  {sym(b)}", "}"]
+            f"  poly_local_{b} = poly_held;", *point(f"poly_buf_{a}", f"poly_local_{a}"),
+            *point(f"poly_buf_{b}", f"poly_local_{b}"), "}"]
 
 
 def _describe(ex: Exchange, traded: tuple | None = None) -> str:

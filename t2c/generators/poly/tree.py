@@ -11,11 +11,13 @@ over two local arrays a, b of extent N, after which nothing touches b and a is r
 a[0] (a spec's `for h in 1..n doubling:` pairwise tree: a sum, a maximum, any `f` of the pair).
 After level h, a[j] for j a multiple of h holds the tree of the leaves [j, min(j + h, N)), so
 a[0] is the tree of all N leaves.  A block tree keeps exactly that association (the pair's
-order included), so the result is bit for bit the reference's, whatever `f` is: each block
-folds an aligned run of THREADS * RUN leaves with the same pairing (RUN leaves in a thread's registers,
-then strides across lanes by shuffles, then across warps), writes the run's value, and the same
-kernel folds the runs' values until one is left, in a[0].  Each level costs a pass over what it
-touches instead of over all N, and no buffer copy remains.
+order included), so the result is bit for bit the reference's, whatever `f` is: a chunk is an
+aligned run of THREADS * RUN leaves folded with the same pairing (RUN leaves in a thread's
+registers, then strides across lanes by shuffles, then across warps); a block folds an aligned
+run of a power of two of chunks, chunk by chunk, then their values the same way, so that at most
+BLOCKS blocks remain; one more block folds their values into a[0] and runs the one-thread
+statements right after the loop (`s[0] = a[0]`).  Two launches however large N is, one pass over
+the leaves, and no buffer copy.
 
 The leaves are a's cells, or, when the last write of a before the loop is an exchange
 `a[i] = E` over 0..N reading only parameters (a spec's `let a[i] = x[i]`) and nothing between
@@ -36,6 +38,7 @@ from ...analysis.model import parse_expr
 
 THREADS = 256            # threads of a block
 RUN = 8                  # leaves a thread folds in registers
+BLOCKS = 1024            # at most this many blocks (about one wave of a large GPU's): a chunk holds their values
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class Tree:
     gone: tuple[int, ...]              # Network.loops indices that no longer launch (the level's, fused ones)
     threads: int = THREADS             # a block's threads (a multiple of 32, at most 1024)
     run: int = RUN                     # leaves a thread folds in registers (a power of two)
+    then: tuple = ()                   # one-thread statements right after the loop: the top launch runs them
 
     @property
     def chunk(self) -> int:
@@ -111,8 +115,23 @@ def _tree(net, at: int, top: c_ast.For, by_loop: dict, copy_of) -> Tree | None:
     leaf, var = _leaf(net, at, a, n, by_loop)
     if leaf is not None:
         gone.append(leaf[1])
+    then = _then(net, after)
+    gone += [n_ex for n_ex, _ in then]
     return Tree(top, bound, a, b, dtype, f, var if leaf else i, leaf[0] if leaf else None, tuple(sorted(gone)),
-                THREADS, RUN)
+                THREADS, RUN, tuple(st for _, st in then))
+
+
+def _then(net, after) -> list:
+    """(Network.loops index, statement) of the one-thread statements (`s[0] = a[0]`) that follow
+    the level loop directly: the tree's top launch runs them in its thread 0, once that thread has
+    written a[0], instead of a launch each."""
+    single = {id(ex.single): n for n, ex in enumerate(net.loops) if ex.single is not None and not ex.host}
+    out = []
+    for x in after:
+        if id(x) not in single:
+            break
+        out.append((single[id(x)], x))
+    return out
 
 
 def _doubling(f: c_ast.For) -> tuple[str, c_ast.Node] | None:
@@ -209,46 +228,66 @@ def _only_first(node, a: str) -> bool:
 # -- printing ------------------------------------------------------------------------------
 
 def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
-    """The tree's two kernels: NAME_treeT_leaves folds runs of the leaves, NAME_treeT_runs runs
-    of the values that a pass wrote."""
+    """The tree's two kernels.  NAME_treeT: block b folds `poly_per` consecutive chunks of the
+    leaves (a power of two: an aligned run of the tree), each to a value in shared memory, then
+    those values the same way, to poly_dst[b].  NAME_treeT_top: one block folds the blocks'
+    values (at most a chunk of them) to poly_out[0] = a[0], then thread 0 runs the statements after
+    the loop."""
     ty, threads, chunk = tree.dtype, tree.threads, tree.chunk
     if tree.leaf is not None:
         leaf = cprint(r.node(tree.leaf, {}))
     else:
         leaf = f"poly_buf_{tree.acc}[{tree.var}]"
-    at = [f"const int {tree.var} = (int)(poly_first + poly_k);"]
-    each = chunk // threads
-    out = []
-    for kind, head, decl, value in (
-            ("leaves", f"{params}, long long poly_n, {ty} *poly_dst", at, leaf),
-            ("runs", f"const {ty} *poly_src, long long poly_n, {ty} *poly_dst", [], "poly_src[poly_first + poly_k]")):
-        out += [f"/* {name}_tree{t}_{kind}: {describe(tree, t, name, kind)} */",
-                f"__global__ void __launch_bounds__({threads}) {name}_tree{t}_{kind}({head})", "{",
-                f"  __shared__ {ty} poly_s[{chunk + chunk // 32}];   /* leaf j at j + j / 32: no bank conflicts */",
-                f"  __shared__ {ty} poly_w[{threads // 32}];",
-                f"  const long long poly_first = (long long)blockIdx.x * {chunk};",
-                f"  if (poly_first + {chunk} <= poly_n) {{   /* a whole chunk: each thread's {each} loads issue first */",
-                f"    {ty} poly_l[{each}];",
-                "#pragma unroll",
-                f"    for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
-                f"      const int poly_k = threadIdx.x + {threads} * poly_u;",
-                *("      " + d for d in decl), f"      poly_l[poly_u] = {value};", "    }",
-                "#pragma unroll",
-                f"    for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
-                f"      const int poly_k = threadIdx.x + {threads} * poly_u;",
-                "      poly_s[poly_k + poly_k / 32] = poly_l[poly_u];", "    }",
-                "  } else",
-                f"    for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
-                "      if (poly_first + poly_k < poly_n) {", *("        " + d for d in decl),
-                f"        poly_s[poly_k + poly_k / 32] = {value};", "      }",
-                "  __syncthreads();", *_fold(tree, r), "}", ""]
-    return out
+    each, pad = chunk // threads, chunk + chunk // 32
+    then = [line for st in tree.then for line in r.statement(st, {}, "    ")]
+    shared = [f"  __shared__ {ty} poly_s[{pad}];   /* value j at j + j / 32: no bank conflicts */",
+              f"  __shared__ {ty} poly_w[{threads // 32}];"]
+    return [f"/* {name}_tree{t}: {describe(tree, t, name)} */",
+            f"__global__ void __launch_bounds__({threads}) {name}_tree{t}({params}, long long poly_n, int poly_per, "
+            f"{ty} *poly_dst)", "{", *shared,
+            f"  __shared__ {ty} poly_up[{pad}];   /* the block's chunks' values, the same layout */",
+            f"  const long long poly_base = (long long)blockIdx.x * poly_per * {chunk};",
+            "  int poly_chunks = 0;",
+            "  for (int poly_g = 0; poly_g < poly_per; poly_g++) {",
+            f"    const long long poly_first = poly_base + (long long)poly_g * {chunk};",
+            "    if (poly_first >= poly_n)",
+            "      break;",
+            f"    if (poly_first + {chunk} <= poly_n) {{   /* a whole chunk: each thread's {each} loads issue first */",
+            f"      {ty} poly_l[{each}];",
+            "#pragma unroll",
+            f"      for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
+            f"        const int poly_k = threadIdx.x + {threads} * poly_u;",
+            f"        const int {tree.var} = (int)(poly_first + poly_k);", f"        poly_l[poly_u] = {leaf};", "      }",
+            "#pragma unroll",
+            f"      for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
+            f"        const int poly_k = threadIdx.x + {threads} * poly_u;",
+            "        poly_s[poly_k + poly_k / 32] = poly_l[poly_u];", "      }",
+            "    } else",
+            f"      for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
+            "        if (poly_first + poly_k < poly_n) {", f"          const int {tree.var} = (int)(poly_first + poly_k);",
+            f"          poly_s[poly_k + poly_k / 32] = {leaf};", "        }",
+            "    __syncthreads();", *_fold(tree, r, "poly_up[poly_g + poly_g / 32]", "    "),
+            "    __syncthreads();", "    poly_chunks++;", "  }",
+            "  {   /* the chunks' values, the levels above them */",
+            "    const long long poly_first = 0, poly_n = poly_chunks;",
+            *_fold(tree, r, "poly_dst[blockIdx.x]", "    ", "poly_up"), "  }", "}", "",
+            f"/* {name}_tree{t}_top: the levels above {name}_tree{t}'s values, one block; then the statements after the loop. */",
+            f"__global__ void __launch_bounds__({threads}) {name}_tree{t}_top({params}, long long poly_n, const {ty} *poly_src, "
+            f"{ty} *poly_out)", "{", *shared,
+            "  const long long poly_first = 0;",
+            f"  for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
+            "    if (poly_k < poly_n)",
+            "      poly_s[poly_k + poly_k / 32] = poly_src[poly_k];",
+            "  __syncthreads();", *_fold(tree, r, "poly_out[0]", "  "),
+            *(["  if (threadIdx.x == 0) {   /* (the thread that wrote a[0]) */", *then, "  }"] if then else []),
+            "}", ""]
 
 
-def _fold(tree: Tree, r) -> list[str]:
-    """A block's fold of its leaves in shared memory, in the reference's pairing, to poly_dst."""
+def _fold(tree: Tree, r, dst: str, indent: str, src: str = "poly_s") -> list[str]:
+    """A block's fold of the values poly_first .. poly_n - 1 in the shared array `src`, in the
+    reference's pairing, to `dst`."""
     ty, f, run, warps = tree.dtype, cprint(r.node(tree.pair, {})), tree.run, tree.threads // 32
-    return [
+    return [line if line.startswith("#") else indent[2:] + line for line in [
         "  const int poly_t = threadIdx.x, poly_lane = threadIdx.x % 32;",
         f"  const long long poly_at = poly_first + {run}LL * poly_t;   /* this thread's first leaf */",
         f"  {ty} poly_v[{run}] = {{}};",
@@ -256,7 +295,7 @@ def _fold(tree: Tree, r) -> list[str]:
         f"  for (int poly_k = 0; poly_k < {run}; poly_k++)",
         "    if (poly_at + poly_k < poly_n) {",
         f"      const int poly_j = {run} * poly_t + poly_k;",
-        "      poly_v[poly_k] = poly_s[poly_j + poly_j / 32];",
+        f"      poly_v[poly_k] = {src}[poly_j + poly_j / 32];",
         "    }",
         "#pragma unroll",
         f"  for (int poly_h = 1; poly_h < {run}; poly_h *= 2)   /* the levels within a thread's run */",
@@ -288,36 +327,38 @@ def _fold(tree: Tree, r) -> list[str]:
         f"        poly_r = {f};",
         "      }",
         "    }",
-        "    if (poly_lane == 0)",
-        "      poly_dst[blockIdx.x] = poly_r;",
-        "  }"]
+        "    if (poly_lane == 0 && poly_first < poly_n)   /* (a block of no leaves writes nothing) */",
+        f"      {dst} = poly_r;",
+        "  }"]]
 
 
 def site(tree: Tree, t: int, name: str, args: str) -> list[str]:
-    """Host lines in place of the level loop: the leaves' pass, then passes over the runs'
-    values until one is left, in a[0]; the passes alternate between b and a (a pass of several
-    blocks never writes what it reads)."""
-    a, b, ty, threads = f"poly_local_{tree.acc}", f"poly_local_{tree.scratch}", tree.dtype, tree.threads
-    blocks = f"(poly_n + {tree.chunk - 1}) / {tree.chunk}"
-    return ["{   /* the pairwise tree: a pass over the leaves, then over the values of each pass */",
-            f"  long long poly_n = {cprint(tree.count)};",
-            "  if (poly_n > 0) {",
-            f"    long long poly_blocks = {blocks};",
-            f"    {ty} *poly_dst = poly_blocks == 1 ? {a} : {b};",
-            f"    {name}_tree{t}_leaves<<<(unsigned)poly_blocks, {threads}>>>({args}, poly_n, poly_dst);",
-            "    while (poly_blocks > 1) {",
-            f"      {ty} *poly_src = poly_dst;",
-            "      poly_n = poly_blocks;",
-            f"      poly_blocks = {blocks};",
-            f"      poly_dst = poly_blocks == 1 || poly_src == {b} ? {a} : {b};",
-            f"      {name}_tree{t}_runs<<<(unsigned)poly_blocks, {threads}>>>(poly_src, poly_n, poly_dst);",
-            "    }", "  }", "}"]
+    """Host lines in place of the level loop and the statements after it: the chunks per block
+    doubled until at most `BLOCKS` blocks remain (their values fit one chunk of the top), the
+    blocks' values in b (free after the loop); the top launch when there are several of them or
+    statements to run."""
+    a, b, threads, chunk = f"poly_local_{tree.acc}", f"poly_local_{tree.scratch}", tree.threads, tree.chunk
+    most = min(BLOCKS, chunk)      # (and a block's chunks, fewer than chunk * BLOCKS for int leaves, fit poly_up)
+    if tree.then:                  # the top runs them, even with no leaves (it then writes no a[0])
+        dst, top = b, []
+    else:                          # a single block's value is the sum
+        dst, top = f"poly_blocks == 1 ? {a} : {b}", ["  if (poly_blocks > 1)"]
+    return ["{   /* the pairwise tree: a pass over the leaves, then one block over the blocks' values */",
+            f"  const long long poly_n = {cprint(tree.count)};",
+            f"  const long long poly_chunks = poly_n > 0 ? (poly_n + {chunk - 1}) / {chunk} : 0;",
+            "  int poly_per = 1;   /* chunks a block folds */",
+            f"  while (poly_chunks > (long long)poly_per * {most})",
+            "    poly_per *= 2;",
+            "  const long long poly_blocks = (poly_chunks + poly_per - 1) / poly_per;",
+            "  if (poly_blocks > 0)",
+            f"    {name}_tree{t}<<<(unsigned)poly_blocks, {threads}>>>({args}, poly_n, poly_per, {dst});", *top,
+            f"  {'  ' if top else ''}{name}_tree{t}_top<<<1, {threads}>>>({args}, poly_blocks, {b}, {a});",
+            "}"]
 
 
-def describe(tree: Tree, t: int, name: str, kind: str | None = None) -> str:
+def describe(tree: Tree, t: int, name: str) -> str:
     what = f"{cprint(tree.leaf)} for {tree.var}" if tree.leaf is not None else f"{tree.acc}[{tree.var}]"
-    if kind == "runs":
-        return f"the pairwise tree of {name}_tree{t}_leaves' values, {tree.chunk} a block, the same pairing."
-    return (f"the pairwise tree of {what} < {cprint(tree.count)} into {tree.acc}[0], a block per {tree.chunk} "
-            f"leaves ({tree.run} a thread, then warp shuffles), the reference's pairing: "
-            f"then {name}_tree{t}_runs over the blocks' values.")
+    then = "; then " + "; ".join(f"`{cprint(st)}`" for st in tree.then) if tree.then else ""
+    return (f"the pairwise tree of {what} < {cprint(tree.count)} into {tree.acc}[0], the reference's pairing: "
+            f"chunks of {tree.chunk} leaves ({tree.run} a thread, then warp shuffles), a power of two of them a block "
+            f"(at most {BLOCKS} blocks), then one block over the blocks' values{then}.")

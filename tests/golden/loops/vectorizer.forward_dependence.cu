@@ -47,12 +47,12 @@ __global__ void forward_dependence_update_a(int n, double *__restrict__ a, const
 
 extern "C" void forward_dependence_device(int n, double *a, double *b)
 {
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
   if (!poly_pool_kept) {
-    int poly_device;
     cudaMemPool_t poly_pool;
     unsigned long long poly_keep = ~0ULL;
-    cudaGetDevice(&poly_device);
     cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
     cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;

@@ -51,12 +51,12 @@ __global__ void statement_reorder_update_a_d(int n, double *__restrict__ a, cons
 
 extern "C" void statement_reorder_device(int n, double *a, double *b, double *c, double *d)
 {
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
   if (!poly_pool_kept) {
-    int poly_device;
     cudaMemPool_t poly_pool;
     unsigned long long poly_keep = ~0ULL;
-    cudaGetDevice(&poly_device);
     cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
     cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
