@@ -247,17 +247,14 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
             f"{ty} *poly_dst)", "{", *shared,
             f"  __shared__ {ty} poly_up[{pad}];   /* the block's chunks' values, the same layout */",
             f"  const long long poly_base = (long long)blockIdx.x * poly_per * {chunk};",
+            f"  {ty} poly_l[{each}];   /* a whole chunk's leaves, {each} a thread: the next chunk's load while this one folds */",
+            f"  if (poly_base + {chunk} <= poly_n) {{", *_loads(tree, leaf, "poly_base", "    "), "  }",
             "  int poly_chunks = 0;",
             "  for (int poly_g = 0; poly_g < poly_per; poly_g++) {",
             f"    const long long poly_first = poly_base + (long long)poly_g * {chunk};",
             "    if (poly_first >= poly_n)",
             "      break;",
-            f"    if (poly_first + {chunk} <= poly_n) {{   /* a whole chunk: each thread's {each} loads issue first */",
-            f"      {ty} poly_l[{each}];",
-            "#pragma unroll",
-            f"      for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
-            f"        const int poly_k = threadIdx.x + {threads} * poly_u;",
-            f"        const int {tree.var} = (int)(poly_first + poly_k);", f"        poly_l[poly_u] = {leaf};", "      }",
+            f"    if (poly_first + {chunk} <= poly_n) {{   /* a whole chunk: its leaves are in poly_l */",
             "#pragma unroll",
             f"      for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
             f"        const int poly_k = threadIdx.x + {threads} * poly_u;",
@@ -266,7 +263,10 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
             f"      for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
             "        if (poly_first + poly_k < poly_n) {", f"          const int {tree.var} = (int)(poly_first + poly_k);",
             f"          poly_s[poly_k + poly_k / 32] = {leaf};", "        }",
-            "    __syncthreads();", *_fold(tree, r, "poly_up[poly_g + poly_g / 32]", "    "),
+            "    __syncthreads();",
+            f"    if (poly_g + 1 < poly_per && poly_first + {2 * chunk} <= poly_n) {{   /* the next chunk's loads, in flight during the fold */",
+            *_loads(tree, leaf, f"poly_first + {chunk}", "      "), "    }",
+            *_fold(tree, r, "poly_up[poly_g + poly_g / 32]", "    "),
             "    __syncthreads();", "    poly_chunks++;", "  }",
             "  {   /* the chunks' values, the levels above them */",
             "    const long long poly_first = 0, poly_n = poly_chunks;",
@@ -281,6 +281,14 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
             "  __syncthreads();", *_fold(tree, r, "poly_out[0]", "  "),
             *(["  if (threadIdx.x == 0) {   /* (the thread that wrote a[0]) */", *then, "  }"] if then else []),
             "}", ""]
+
+
+def _loads(tree: Tree, leaf: str, at: str, indent: str) -> list[str]:
+    """Lines loading the leaves at .. at + chunk - 1 into poly_l, a thread's leaves blockDim.x apart."""
+    each, threads = tree.chunk // tree.threads, tree.threads
+    return ["#pragma unroll", f"{indent}for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
+            f"{indent}  const int {tree.var} = (int)({at} + threadIdx.x + {threads} * poly_u);",
+            f"{indent}  poly_l[poly_u] = {leaf};", f"{indent}}}"]
 
 
 def _fold(tree: Tree, r, dst: str, indent: str, src: str = "poly_s") -> list[str]:
