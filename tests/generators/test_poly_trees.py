@@ -148,3 +148,52 @@ def test_repeated_calls_of_a_tree_point_its_scratch(tmp_path, monkeypatch):
     x = [(i % 17) * 0.125 - 1.0 for i in range(1100)]
     want = [_skew(x[:n]) for n in (1100, 5, 1, 64, 1100, 33)]
     assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+OFFSETS = r"""
+#include <stdio.h>
+int main(void)
+{
+  const int n = 3 * 2048 + 5;
+  float h[n + 1], *x, *s, got;
+  for (int i = 0; i <= n; i++)
+    h[i] = (float)((i * 37) % 101) / 7.0f - 6.0f;
+  cudaMalloc((void **)&x, (n + 1) * sizeof(float));
+  cudaMalloc((void **)&s, sizeof(float));
+  cudaMemcpy(x, h, (n + 1) * sizeof(float), cudaMemcpyHostToDevice);
+  for (int off = 0; off < 2; off++) {        /* x: aligned; x + 1: 4 bytes past */
+    sum_tree_device(n, x + off, s);
+    cudaMemcpy(&got, s, sizeof(float), cudaMemcpyDeviceToHost);
+    printf("%.9g\n", got);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_thread_takes_its_run_by_16_byte_loads_from_aligned_pointers_only(tmp_path):
+    """sum_tree's leaves x[i] are chunked: whole chunks of an aligned x load a thread's 8 leaves
+    by two 16-byte loads, a pointer 4 bytes past one takes them one by one; both give the
+    reference's sum bit for bit (the same pairing), here of 3 chunks and 5 leaves."""
+    import subprocess
+    import numpy as np
+    from t2c.runtime.emu import build_emu
+    k = read_kernel(SPECS / "sum_tree.md")
+    (t,) = network_of(k).trees
+    assert t.chunked == (("x", "float"),)
+    text = generate(k)
+    assert "(const uint4 *)&x[" in text and "((unsigned long long)(x) & 15) == 0" in text
+    (tmp_path / "cand.cu").write_text(text + OFFSETS)
+    built = build_emu([tmp_path / "cand.cu"], tmp_path / "a.out", sanitize=False)
+    assert built.ok, built.log
+    got = [float(v) for v in subprocess.run([str(built.exe)], capture_output=True, text=True, timeout=120).stdout.split()]
+    n = 3 * 2048 + 5
+    h = np.array([((i * 37) % 101) / np.float32(7.0) - np.float32(6.0) for i in range(n + 1)], dtype=np.float32)
+    want = []
+    for off in (0, 1):
+        a, step = h[off:off + n].copy(), 1
+        while step < n:                       # the spec's level loop, in float32
+            a[0:n - step:2 * step] = a[0:n - step:2 * step] + a[step::2 * step][:len(a[0:n - step:2 * step])]
+            step *= 2
+        want.append(a[0])
+    assert [np.float32(v) for v in got] == want      # (9 digits name a float exactly)

@@ -105,7 +105,8 @@ def network_of(k: Kernel, target: Target = SM90) -> Network | None:
     net = replace(net, selects=chosen, sorts=sorts.sorts_of(net, chosen))   # a whole sort: a radix sort
     net = tiled(net, k, target)
     copy_of = lambda ex: _copy(ex, net.local_arrays)
-    return replace(net, trees=trees.trees_of(net, copy_of))   # pairwise trees: a block tree, not a launch per level
+    dtypes = {a.name: a.dtype for a in k.arrays} | {n: t for n, (t, _) in net.local_arrays.items()}
+    return replace(net, trees=trees.trees_of(net, copy_of, dtypes))   # pairwise trees: a block tree, not a launch per level
 
 
 _PARAM_BYTES = 4000         # a kernel's parameters (the queued steps travel as one)
@@ -544,7 +545,8 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
            *(f"//   {name}_tiles{t}: {network_tiles.describe(net, t, name)}" for t in range(len(net.tilings))),
            f"// {reason}",
            *("// " + line for line in helper_note(k)), "",
-           "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), ""]
+           "#include <cuda_runtime.h>", "#include <math.h>",
+           *(["#include <string.h>"] if any(t.chunked for t in net.trees) else []), *abi.headers(k), ""]
     out += [line for f in own_helpers(k) for line in (f, "")]
     out += buffers + ([""] if buffers else [])
     out += network_tiles.helpers(net)

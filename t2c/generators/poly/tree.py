@@ -29,10 +29,11 @@ no tree: the level loop stays a launch per level.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
+from ...ir import DTYPES
 from ...ir.csyntax import array_name, block_items, conjuncts, cprint, name_subscripts, walk
 from ...analysis.model import parse_expr
 
@@ -56,20 +57,37 @@ class Tree:
     threads: int = THREADS             # a block's threads (a multiple of 32, at most 1024)
     run: int = RUN                     # leaves a thread folds in registers (a power of two)
     then: tuple = ()                   # one-thread statements right after the loop: the top launch runs them
+    chunked: tuple = ()                # (array, C type) of the leaf's reads B[i]: a thread's run by 16-byte loads
 
     @property
     def chunk(self) -> int:
         return self.threads * self.run
 
 
-def trees_of(net, copy_of) -> tuple[Tree, ...]:
+def trees_of(net, copy_of, dtypes: dict) -> tuple[Tree, ...]:
     """The pairwise trees among the network's top-level level loops (`copy_of(exchange)`: the
-    (A, B) of an exchange that is `A[v..] = B[v..]` over the whole of both, else None)."""
+    (A, B) of an exchange that is `A[v..] = B[v..]` over the whole of both, else None; `dtypes`:
+    array -> C element type)."""
     by_loop = {id(ex.loop): n for n, ex in enumerate(net.loops)}
     out = []
     for at, top in enumerate(net.body):
         if isinstance(top, c_ast.For) and (t := _tree(net, at, top, by_loop, copy_of)) is not None:
-            out.append(t)
+            out.append(replace(t, chunked=_chunked(t, dtypes)))
+    return tuple(out)
+
+
+def _chunked(t: Tree, dtypes: dict) -> tuple:
+    """(array, C type) of the arrays the leaf reads at [i] (a's cells when there is no leaf) whose
+    run of a thread's leaves is a whole number of 16-byte words: those reads take a thread's run
+    by 16-byte loads (the chunk and the run start at multiples of RUN leaves)."""
+    node = t.leaf if t.leaf is not None else c_ast.ArrayRef(c_ast.ID(t.acc), c_ast.ID(t.var))
+    out = []
+    for x in walk(node):
+        if isinstance(x, c_ast.ArrayRef) and cprint(x) == f"{array_name(x)}[{t.var}]":
+            a = array_name(x)
+            size = DTYPES.get(dtypes.get(a, ""), (0,))[0]
+            if size and 16 % size == 0 and t.run * size % 16 == 0 and (a, dtypes[a]) not in out:
+                out.append((a, dtypes[a]))
     return tuple(out)
 
 
@@ -230,43 +248,60 @@ def _only_first(node, a: str) -> bool:
 def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
     """The tree's two kernels.  NAME_treeT: block b folds `poly_per` consecutive chunks of the
     leaves (a power of two: an aligned run of the tree), each to a value in shared memory, then
-    those values the same way, to poly_dst[b].  NAME_treeT_top: one block folds the blocks'
-    values (at most a chunk of them) to poly_out[0] = a[0], then thread 0 runs the statements after
-    the loop."""
-    ty, threads, chunk = tree.dtype, tree.threads, tree.chunk
-    if tree.leaf is not None:
-        leaf = cprint(r.node(tree.leaf, {}))
-    else:
-        leaf = f"poly_buf_{tree.acc}[{tree.var}]"
-    each, pad = chunk // threads, chunk + chunk // 32
+    those values the same way, to poly_dst[b]; a thread takes its own run of leaves, loaded by
+    16-byte chunks when every chunked pointer is aligned (`Tree.chunked`), the next chunk's loads
+    issued before this one folds.  NAME_treeT_top: one block folds the blocks' values (at most a
+    chunk of them) to poly_out[0] = a[0], then thread 0 runs the statements after the loop."""
+    ty, threads, chunk, run, i = tree.dtype, tree.threads, tree.chunk, tree.run, tree.var
+    node = tree.leaf if tree.leaf is not None else c_ast.ArrayRef(c_ast.ID(tree.acc), c_ast.ID(i))
+    leaf = cprint(r.node(node, {}))
+    chunks_node = _from_chunks(node, tree)
+    from_chunks = cprint(r.node(chunks_node, {}))
+    pointer = {a: r.rename_arrays.get(a, a) for a, _ in tree.chunked}
+    pad = chunk + chunk // 32
     then = [line for st in tree.then for line in r.statement(st, {}, "    ")]
     shared = [f"  __shared__ {ty} poly_s[{pad}];   /* value j at j + j / 32: no bank conflicts */",
               f"  __shared__ {ty} poly_w[{threads // 32}];"]
+    aligned = " && ".join(f"((unsigned long long)({pointer[a]}) & 15) == 0" for a, _ in tree.chunked) or "false"
+
+    def loads(cond: str, at: str, indent: str) -> list[str]:
+        out = [f"{indent}if ({cond}) {{"]
+        for a, dt in tree.chunked:
+            words = run * DTYPES[dt][0] // 16
+            out += [f"{indent}  const uint4 *poly_q_{a} = (const uint4 *)&{pointer[a]}[{at}];   /* {words} x 16 bytes */",
+                    *(f"{indent}  {{ const uint4 poly_c = poly_q_{a}[{w}]; memcpy((char *)poly_c_{a} + {16 * w}, &poly_c, 16); }}"
+                      for w in range(words))]
+        return out + [f"{indent}}}"]
     return [f"/* {name}_tree{t}: {describe(tree, t, name)} */",
             f"__global__ void __launch_bounds__({threads}) {name}_tree{t}({params}, long long poly_n, int poly_per, "
-            f"{ty} *poly_dst)", "{", *shared,
-            f"  __shared__ {ty} poly_up[{pad}];   /* the block's chunks' values, the same layout */",
+            f"{ty} *poly_dst)", "{", shared[1],
+            f"  __shared__ {ty} poly_up[{pad}];   /* the block's chunks' values, value j at j + j / 32 */",
             f"  const long long poly_base = (long long)blockIdx.x * poly_per * {chunk};",
-            f"  {ty} poly_l[{each}];   /* a whole chunk's leaves, {each} a thread: the next chunk's load while this one folds */",
-            f"  if (poly_base + {chunk} <= poly_n) {{", *_loads(tree, leaf, "poly_base", "    "), "  }",
+            f"  const bool poly_vec = {aligned};   /* whole chunks by 16-byte loads */",
+            *(f"  {dt} poly_c_{a}[{run}];   /* {a} of this thread's leaves in the next whole chunk */" for a, dt in tree.chunked),
+            *loads(f"poly_vec && poly_base + {chunk} <= poly_n", f"poly_base + {run} * threadIdx.x", "  "),
             "  int poly_chunks = 0;",
             "  for (int poly_g = 0; poly_g < poly_per; poly_g++) {",
             f"    const long long poly_first = poly_base + (long long)poly_g * {chunk};",
             "    if (poly_first >= poly_n)",
             "      break;",
-            f"    if (poly_first + {chunk} <= poly_n) {{   /* a whole chunk: its leaves are in poly_l */",
+            "    const int poly_t = threadIdx.x, poly_lane = threadIdx.x % 32;",
+            f"    const long long poly_at = poly_first + {run}LL * poly_t;   /* this thread's first leaf */",
+            f"    {ty} poly_v[{run}] = {{}};",
+            f"    if (poly_vec && poly_first + {chunk} <= poly_n) {{",
             "#pragma unroll",
-            f"      for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
-            f"        const int poly_k = threadIdx.x + {threads} * poly_u;",
-            "        poly_s[poly_k + poly_k / 32] = poly_l[poly_u];", "      }",
+            f"      for (int poly_k = 0; poly_k < {run}; poly_k++) {{",
+            *([f"        const int {i} = (int)(poly_at + poly_k);"] if _reads(chunks_node, i) else []),
+            f"        poly_v[poly_k] = {from_chunks};", "      }",
             "    } else",
-            f"      for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
-            "        if (poly_first + poly_k < poly_n) {", f"          const int {tree.var} = (int)(poly_first + poly_k);",
-            f"          poly_s[poly_k + poly_k / 32] = {leaf};", "        }",
-            "    __syncthreads();",
-            f"    if (poly_g + 1 < poly_per && poly_first + {2 * chunk} <= poly_n) {{   /* the next chunk's loads, in flight during the fold */",
-            *_loads(tree, leaf, f"poly_first + {chunk}", "      "), "    }",
-            *_fold(tree, r, "poly_up[poly_g + poly_g / 32]", "    "),
+            "#pragma unroll",
+            f"      for (int poly_k = 0; poly_k < {run}; poly_k++)",
+            "        if (poly_at + poly_k < poly_n) {",
+            f"          const int {i} = (int)(poly_at + poly_k);", f"          poly_v[poly_k] = {leaf};", "        }",
+            "    /* the next chunk's loads, in flight during this one's fold */",
+            *loads(f"poly_vec && poly_g + 1 < poly_per && poly_first + {2 * chunk} <= poly_n",
+                   f"poly_first + {chunk} + {run} * threadIdx.x", "    "),
+            *_fold(tree, r, "poly_up[poly_g + poly_g / 32]", "    ", None),
             "    __syncthreads();", "    poly_chunks++;", "  }",
             "  {   /* the chunks' values, the levels above them */",
             "    const long long poly_first = 0, poly_n = poly_chunks;",
@@ -283,19 +318,28 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
             "}", ""]
 
 
-def _loads(tree: Tree, leaf: str, at: str, indent: str) -> list[str]:
-    """Lines loading the leaves at .. at + chunk - 1 into poly_l, a thread's leaves blockDim.x apart."""
-    each, threads = tree.chunk // tree.threads, tree.threads
-    return ["#pragma unroll", f"{indent}for (int poly_u = 0; poly_u < {each}; poly_u++) {{",
-            f"{indent}  const int {tree.var} = (int)({at} + threadIdx.x + {threads} * poly_u);",
-            f"{indent}  poly_l[poly_u] = {leaf};", f"{indent}}}"]
+def _from_chunks(node, tree: Tree):
+    """The leaf with each read `B[i]` of a chunked array as poly_c_B[poly_k]."""
+    names = {f"{a}[{tree.var}]": a for a, _ in tree.chunked}
+    def go(x):
+        if isinstance(x, c_ast.ArrayRef) and cprint(x) in names:
+            return c_ast.ArrayRef(c_ast.ID(f"poly_c_{names[cprint(x)]}"), c_ast.ID("poly_k"))
+        for attr in x.__slots__:
+            child = getattr(x, attr, None)
+            if isinstance(child, c_ast.Node):
+                setattr(x, attr, go(child))
+            elif isinstance(child, list):
+                setattr(x, attr, [go(c) if isinstance(c, c_ast.Node) else c for c in child])
+        return x
+    return go(copy.deepcopy(node))
 
 
-def _fold(tree: Tree, r, dst: str, indent: str, src: str = "poly_s") -> list[str]:
-    """A block's fold of the values poly_first .. poly_n - 1 in the shared array `src`, in the
-    reference's pairing, to `dst`."""
+def _fold(tree: Tree, r, dst: str, indent: str, src: str | None = "poly_s") -> list[str]:
+    """A block's fold of the values poly_first .. poly_n - 1 in the shared array `src` (None: a
+    thread's run already in poly_v, beside poly_t, poly_lane, poly_at), in the reference's
+    pairing, to `dst`."""
     ty, f, run, warps = tree.dtype, cprint(r.node(tree.pair, {})), tree.run, tree.threads // 32
-    return [line if line.startswith("#") else indent[2:] + line for line in [
+    head = [] if src is None else [
         "  const int poly_t = threadIdx.x, poly_lane = threadIdx.x % 32;",
         f"  const long long poly_at = poly_first + {run}LL * poly_t;   /* this thread's first leaf */",
         f"  {ty} poly_v[{run}] = {{}};",
@@ -304,7 +348,9 @@ def _fold(tree: Tree, r, dst: str, indent: str, src: str = "poly_s") -> list[str
         "    if (poly_at + poly_k < poly_n) {",
         f"      const int poly_j = {run} * poly_t + poly_k;",
         f"      poly_v[poly_k] = {src}[poly_j + poly_j / 32];",
-        "    }",
+        "    }"]
+    return [line if line.startswith("#") else indent[2:] + line for line in [
+        *head,
         "#pragma unroll",
         f"  for (int poly_h = 1; poly_h < {run}; poly_h *= 2)   /* the levels within a thread's run */",
         "#pragma unroll",
