@@ -18,7 +18,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...ir.csyntax import cprint
-from .rows import held_rows, row_cells, swapped
+from .rows import LANES, WIDE, held_rows, row_cells, swapped, wide_phases
 from .ctext import array_refs, extent_text, identifiers, max_expr, min_expr, parens
 from .transform import depth_of
 from .reduce import OPS, combine, fold_of, join, temporaries, typed
@@ -39,6 +39,7 @@ class RowPhases:
     phases: tuple
     cells: tuple = ()           # (array, stored): row cells every thread keeps in a register (rows.row_cells)
     held: tuple = ()            # rows.Held: arrays whose row the block keeps in shared memory
+    wide: tuple = ()            # rows.Wide: loop phases taking 4 elements a thread by 16-byte accesses on a fit row
 
 
 def phases_of(an: Analysis, storage: dict, launch, held: int | None = None) -> RowPhases | None:
@@ -88,8 +89,9 @@ def phases_of(an: Analysis, storage: dict, launch, held: int | None = None) -> R
                 web = an.web_of.get((s.stmt.name, a.name))
                 if local(a.name) and (web is None or storage.get(web) != "local" or not grid <= set(an.webs[web].private)):
                     return None
-    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()),
-                     held_rows(an, launch, phases, held))
+    held_ = held_rows(an, launch, phases, held)
+    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_,
+                     wide_phases(an, launch, phases, held_))
 
 
 def kernel_body(p, launch, rp: RowPhases) -> list[str]:
@@ -105,23 +107,32 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
     regs = {a: _fresh(f"poly_row_{a}", taken) for a, _ in rp.cells}
     stored = dict(rp.cells)
     rows_ = {h.array: (h, _fresh(f"poly_row_{h.array}", taken), _fresh(f"poly_v_{h.array}", taken)) for h in rp.held}
-    shared += [f"  __shared__ {h.dtype} {name}[{h.elements}];   /* the row's first {h.elements} elements of {a} */"
-               for a, (h, name, _) in rows_.items()]
+    wide = {w.phase: w for w in rp.wide}
+    quads = {a: _fresh(f"poly_q_{a}", taken) for a in dict.fromkeys(a for w in rp.wide for a in w.loads)}
+    outs = {a: _fresh(f"poly_o_{a}", taken) for a in dict.fromkeys(a for w in rp.wide for _, a in w.stores)}
+    units = {v: _fresh(f"poly_{v}u", taken) for v in dict.fromkeys(rp.phases[w.phase].node.var for w in rp.wide)}
+    shared += [f"  __shared__ {'__align__(16) ' if a in quads else ''}{h.dtype} {name}[{h.elements}];"
+               f"   /* the row's first {h.elements} elements of {a} */" for a, (h, name, _) in rows_.items()]
 
-    def lines(s: Stmt, indent: str, names: dict | None = None, cells: dict | None = None) -> list[str]:
-        node = swapped(s.stmt.node, {**regs, **(cells or {})})
+    def lines(s: Stmt, indent: str, names: dict | None = None, cells: dict | None = None, node=None) -> list[str]:
+        node = swapped(node or s.stmt.node, {**regs, **(cells or {})})
         return p.r.statement(node, names or p.names_for(s.stmt.name), indent)
 
-    def kept(k: int, loop, indent: str) -> tuple[list[str], dict]:
-        """The held rows' values this phase reads: loaded and kept, or read back."""
+    def cell_of(loop, a: str, at: str | None = None) -> str:
+        """The C text of the loop's reference to array a, at index `at` of its loop variable."""
+        ref = next(r for s in loop.body for r in array_refs(s.stmt.node, a))
+        return cprint(p.r.node(ref, {**p.names_for(loop.body[0].stmt.name), **({loop.var: at} if at else {})}))
+
+    def kept(k: int, loop, indent: str, unit: str | None = None, skip=()) -> tuple[list[str], dict]:
+        """The held rows' values this phase reads: loaded and kept, or read back (at the wide
+        path's element index `unit`, else at the loop variable; the arrays of `skip` left out)."""
         out, cells = [], {}
         lo = loop.init.split("=", 1)[1].strip()
-        at = loop.var if lo == "0" else f"{loop.var} - {parens(lo)}"
+        at = unit or (loop.var if lo == "0" else f"{loop.var} - {parens(lo)}")
         for a, (h, name, value) in rows_.items():
-            if k != h.loader and k not in h.readers:
+            if k != h.loader and k not in h.readers or a in skip:
                 continue
-            ref = next(r for s in loop.body for r in array_refs(s.stmt.node, a))
-            cell = cprint(p.r.node(ref, p.names_for(loop.body[0].stmt.name)))
+            cell = cell_of(loop, a, unit)
             if k == h.loader:
                 out += [f"{indent}const {h.dtype} {value} = {cell};",
                         f"{indent}if ({at} < {h.elements})", f"{indent}  {name}[{at}] = {value};   /* kept for the phases after */"]
@@ -129,6 +140,64 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
                 out.append(f"{indent}const {h.dtype} {value} = {at} < {h.elements} ? {name}[{at}] : {cell};")
             cells[a] = value
         return out, cells
+
+    def fit(w, loop) -> str:
+        """Whether this row takes the phase's 16-byte path: its extent a multiple of LANES, each
+        vectored pointer 16-byte aligned at the row's start."""
+        starts = [cell_of(loop, a, "0") for a in (*w.loads, *(a for _, a in w.stores))]
+        return " && ".join([f"{parens(w.bound)} % {LANES} == 0",
+                            *(f"((unsigned long long)&{x} & 15u) == 0" for x in dict.fromkeys(starts))])
+
+    def wide_loop(k: int, loop, w, indent: str, unit) -> list[str]:
+        """The phase's loop on a fit row: LANES consecutive elements a thread, each vectored array
+        moved by one 16-byte access; unit(indent, names, cells, lane) prints one element's statements."""
+        v, u = loop.var, units[loop.var]
+        out = [f"{indent}for ({v} = {LANES} * (int)threadIdx.x; {loop.cond}; {v} += {LANES} * (int)blockDim.x)",
+               f"{indent}{{"]
+        for a in w.loads:
+            h, row, _ = rows_[a]
+            ty = WIDE[h.dtype]
+            load = f"*(const {ty} *)&{cell_of(loop, a)}"
+            if k == h.loader:
+                out += [f"{indent}  const {ty} {quads[a]} = {load};", f"{indent}  if ({v} < {h.elements})",
+                        f"{indent}    *({ty} *)&{row}[{v}] = {quads[a]};   /* kept for the phases after */"]
+            else:
+                out.append(f"{indent}  const {ty} {quads[a]} = {v} < {h.elements} ? *(const {ty} *)&{row}[{v}] : {load};")
+        out += [f"{indent}  {WIDE[types[a]]} {outs[a]};" for _, a in w.stores]
+        for i, lane in enumerate("xyzw"[:LANES]):
+            loads, cells = kept(k, loop, indent + "    ", u, skip=w.loads)
+            cells |= {a: f"{quads[a]}.{lane}" for a in w.loads}
+            text = [*loads, *unit(indent + "    ", {v: u}, cells, lane)]
+            if u in identifiers("\n".join(text)):       # the element's index, where its statements use it
+                out += [f"{indent}  {{", f"{indent}    const int {u} = {v} + {i};", *text, f"{indent}  }}"]
+            else:
+                out += [x[2:] for x in text]
+        by = {s.stmt.name: s for s in loop.body}
+        out += [f"{indent}  *({WIDE[types[a]]} *)&{cprint(p.r.node(by[st].stmt.node.lvalue, p.names_for(st)))} = {outs[a]};"
+                for st, a in w.stores]
+        return [*out, f"{indent}}}"]
+
+    def map_unit(loop, w):
+        """A map phase's unit (wide_loop): its statements, each stored write into its lane."""
+        stores = dict(w.stores) if w else {}
+
+        def unit(indent, rename, cells, lane):
+            out = []
+            for s in loop.body:
+                node = s.stmt.node
+                if s.stmt.name in stores:
+                    node = c_ast.Assignment("=", c_ast.ID(f"{outs[stores[s.stmt.name]]}.{lane}"), node.rvalue)
+                out += lines(s, indent, {**p.names_for(s.stmt.name), **rename}, cells, node)
+            return out
+        return unit
+
+    def either(k: int, loop, indent: str, unit, scalar: list[str]) -> list[str]:
+        """The 16-byte path on a fit row, else the scalar loop `scalar` (printed at `indent`)."""
+        if k not in wide:
+            return scalar
+        return [f"{indent}if ({fit(wide[k], loop)}) {{   /* {LANES} consecutive elements a thread, 16-byte accesses */",
+                *wide_loop(k, loop, wide[k], indent + "  ", unit), f"{indent}}} else {{",
+                *("  " + x for x in scalar), f"{indent}}}"]
 
     body = []
     for k, ph in enumerate(rp.phases):
@@ -149,8 +218,8 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
         head = f"    for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; {loop.var} += (int)blockDim.x)"
         if ph.kind == "map":
             loads, cells = kept(k, loop, "      ")
-            body += [head, "    {", *loads, *(x for s in loop.body for x in lines(s, "      ", cells=cells)),
-                     "    }", "    __syncthreads();"]
+            scalar = [head, "    {", *loads, *(x for s in loop.body for x in lines(s, "      ", cells=cells)), "    }"]
+            body += [*either(k, loop, "    ", map_unit(loop, wide.get(k)), scalar), "    __syncthreads();"]
             continue
         parts = []
         for stmt, op, acc in ph.folds:
@@ -160,14 +229,16 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
             warps = _fresh(f"poly_warps_{reg.removeprefix('poly_')}", taken)
             shared.append(f"  __shared__ {t} {warps}[{THREADS // 32}];")
             parts.append((stmt, op, reg, part, warps, t, names, acc))
+
+        def unit(indent, rename, cells, lane=None):
+            return [*(x for s in ph.temps for x in lines(s, indent, {**p.names_for(s.stmt.name), **rename}, cells)),
+                    *(x for stmt, _, reg, part, _, _, names, acc in parts
+                      for x in lines(stmt, indent, {**names, acc: part, **rename}, cells))]
         loads, cells = kept(k, loop, "        ")
+        scalar = ["  " + head, "      {", *loads, *unit("        ", {}, cells), "      }"]
         body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the block combines them */",
                  *(f"      {t} {part} = {OPS[op][0]};" for _, op, _, part, _, t, _, _ in parts),
-                 "  " + head, "      {", *loads,
-                 *(x for s in ph.temps for x in lines(s, "        ", cells=cells)),
-                 *(x for stmt, _, reg, part, _, _, names, acc in parts
-                   for x in lines(stmt, "        ", {**names, acc: part}, cells)),
-                 "      }"]
+                 *either(k, loop, "      ", unit, scalar)]
         for _, op, reg, part, warps, t, _, _ in parts:
             body += [f"      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)",
                      f"        {part} = {combine(op, part, f'__shfl_down_sync(0xffffffffu, {part}, poly_o)')};",
@@ -256,4 +327,14 @@ def describe(launch, rp: RowPhases) -> str:
     return (f"{launch.name}: a block of {THREADS} threads per {rows if len(launch.grid) == 1 else f'({rows})'} runs its phases in turn: "
             f"{steps}; statements of the row between them"
             + (f"; {regs} in every thread's registers" if regs else "")
-            + (f"; the row of {held} kept in shared memory by the phase that reads it first" if held else "") + ".")
+            + (f"; the row of {held} kept in shared memory by the phase that reads it first" if held else "")
+            + (f"; on a row whose extent is a multiple of {LANES} and whose pointers are 16-byte aligned, a thread "
+               f"takes {LANES} consecutive elements ({wide})" if (wide := _wide_text(rp)) else "") + ".")
+
+
+def _wide_text(rp: RowPhases) -> str:
+    """The 16-byte accesses of the record, in words (describe)."""
+    loads = dict.fromkeys(a for w in rp.wide for a in w.loads if any(h.array == a and h.loader == w.phase for h in rp.held))
+    stores = dict.fromkeys(a for w in rp.wide for _, a in w.stores)
+    return ", ".join([*([f"16-byte loads of {', '.join(loads)}"] if loads else []),
+                      *([f"16-byte stores of {', '.join(stores)}"] if stores else [])])

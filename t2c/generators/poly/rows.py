@@ -2,7 +2,7 @@
 launch of a block per row, with the row's values held on chip (softmax, log-softmax, layer
 norm, RMS norm, written as a spec's `let` temporaries or as one C loop over the rows).
 
-Three plan decisions, all for the launches of phases.py (a block per row):
+Four plan decisions, all for the launches of phases.py (a block per row):
 
 - `lower.row_joined` (a pass over the plan's tree, `reductions.row_joins`): a top-level nest
   over the rows that folds along them (`let mx[r] = max(j: X[r, j])`, `den[r] = ...`) and the
@@ -22,22 +22,39 @@ Three plan decisions, all for the launches of phases.py (a block per row):
   The rule: the first `reductions.row_held` elements of each such row are held (4096: 16 KB
   of floats), the rest of a longer row is re-read from global memory (L2, just read) -- so a
   row up to that length is read from global memory once; a longer one, its held part once and
-  its tail once per reading phase.  Every thread reads back only the elements it kept itself (the same
-  loop header, the same stride), so no barrier is needed for them.
+  its tail once per reading phase.  A barrier ends every loop phase (a fold's after its block
+  combine, a map's after its loop), so a later phase may read back elements another thread kept
+  (the 16-byte loader below keeps other elements than a scalar reader reads).
+- `wide_phases` (Wide records): on a row whose extent is a multiple of LANES and whose vectored
+  pointers are 16-byte aligned at the row's start (tested per row at run time: a drop-in caller
+  may pass an offset pointer), a phase takes LANES consecutive elements a thread (j = 4t + u,
+  then += 4 * blockDim.x) with one 16-byte access each: the loader of a held row of 4-byte
+  elements loads it (and keeps it in shared memory by 16 bytes), a map phase stores each
+  unconditional `A[row, j] = E` of 4-byte elements by 16 bytes (and reads a held row it was
+  loaded by 16 bytes the same way); any other row runs the scalar loop.  Exact: a map phase's
+  iterations are independent (it carries nothing) and a stored array is touched in the phase by
+  its own statement only, at its cell; a fold's per-thread order changes, the association
+  freedom its block combine already takes (max and min are order-free); held rows keep their
+  first `elements` (a multiple of LANES, so a chunk is all held or all not).
 """
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 
 from pycparser import c_ast
 
 from ...analysis import Analysis
 from ...ir.csyntax import array_name
-from .ctext import rewrite
+from .ctext import identifiers, rewrite
 
 #: the static shared memory all held rows of one block may take (of the 48 KB a block has without opting in)
 HELD_BYTES = 40 * 1024
+#: consecutive elements a thread takes by one 16-byte access (wide_phases), and their vector types
+LANES = 4
+WIDE = {"float": "float4", "int": "int4", "unsigned": "uint4"}
+_ARITH = re.compile(r"[\w\s+\-*/%()]+")
 _SIZE = {"float": 4, "double": 8, "int": 4, "long": 8, "__half": 2, "__nv_bfloat16": 2}
 
 
@@ -108,6 +125,53 @@ def held_rows(an: Analysis, launch, phases: list, most: int | None) -> tuple:
             out.append(Held(name, types[name], most, loops[0], readers))
             left -= size
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class Wide:
+    """A loop phase run LANES consecutive elements a thread by 16-byte accesses on a fit row."""
+    phase: int                  # its index among the launch's phases
+    bound: str                  # C text of its loop's extent (the loop runs from 0 while var < bound)
+    loads: tuple = ()           # held arrays read by 16 bytes: loaded (the loader) or read back (a map)
+    stores: tuple = ()          # (statement, array): map writes `A[row, j] = E` stored by 16 bytes
+
+
+def wide_phases(an: Analysis, launch, phases: list, held: tuple) -> tuple:
+    """The Wide records of the launch's loop phases (module docstring): the loader phase of a
+    held row of 4-byte elements, and each map phase with a write to store by 16 bytes."""
+    grid = tuple(l.var for l in launch.grid)
+    types = {a.name: a.dtype for a in an.program.kernel.arrays}
+    fit = {h.array for h in held if h.dtype in WIDE and h.elements % LANES == 0}
+    out = []
+    for k, ph in enumerate(phases):
+        loop = ph.node
+        if ph.kind == "stmt" or loop.init.split("=", 1)[1].strip() != "0" or loop.step != 1:
+            continue
+        var, _, bound = loop.cond.partition("<")
+        bound = bound.strip()
+        if var.strip() != loop.var or not _ARITH.fullmatch(bound) or loop.var in identifiers(bound):
+            continue                         # `var < E`, E arithmetic: the loop's extent is E
+        loaded = {h.array for h in held if h.array in fit and h.loader == k}
+        stores = tuple((s.stmt.name, name) for s in loop.body
+                       if (name := _stored(s, grid + (loop.var,), types, loop.body))) if ph.kind == "map" else ()
+        if loaded or stores:
+            back = {h.array for h in held if h.array in fit and k in h.readers} if ph.kind == "map" else set()
+            out.append(Wide(k, bound, tuple(sorted(loaded | back)), stores))
+    return tuple(out)
+
+
+def _stored(s, cell: tuple, types: dict, body: list) -> str | None:
+    """The array an unconditional `A[cell] = E` of 4-byte elements writes, when no other
+    statement of the phase touches A and s touches it at that cell only; else None."""
+    w, node = s.stmt.writes(), s.stmt.node
+    if len(w) != 1 or w[0].index != cell or types.get(w[0].name) not in WIDE or s.stmt.conditional or s.bind or \
+            not (isinstance(node, c_ast.Assignment) and node.op == "=" and array_name(node.lvalue) == w[0].name):
+        return None
+    name = w[0].name
+    if any(a.index != cell or a.atomic for a in s.stmt.accesses if a.name == name) or \
+            any(a.name == name for t in body if t is not s for a in t.stmt.accesses):
+        return None
+    return name
 
 
 def _stmts(phase) -> list:

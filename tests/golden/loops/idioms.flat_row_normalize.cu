@@ -4,15 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars ss, inv: private to each thread (no value crosses iterations of the parallel loops).
-//   flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first.
+//   flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first; on a row whose extent is a multiple of 4 and whose pointers are 16-byte aligned, a thread takes 4 consecutive elements (16-byte loads of in, 16-byte stores of out).
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first. */
+/* flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first; on a row whose extent is a multiple of 4 and whose pointers are 16-byte aligned, a thread takes 4 consecutive elements (16-byte loads of in, 16-byte stores of out). */
 __global__ void __launch_bounds__(256) flat_row_normalize_update_out(int rows, int cols, const float *in, float *out)
 {
-  __shared__ float poly_row_in[4096];   /* the row's first 4096 elements of in */
+  __shared__ __align__(16) float poly_row_in[4096];   /* the row's first 4096 elements of in */
   __shared__ double poly_warps_ss[8];
   double ss;
   float inv;
@@ -21,12 +21,25 @@ __global__ void __launch_bounds__(256) flat_row_normalize_update_out(int rows, i
     ss = 0.0;
     {   /* phase 2: each thread folds its elements, then the block combines them */
       double poly_part_ss = 0;
-      for (c = (int)threadIdx.x; c < cols; c += (int)blockDim.x)
-      {
-        const float poly_v_in = in[(r * cols) + c];
-        if (c < 4096)
-          poly_row_in[c] = poly_v_in;   /* kept for the phases after */
-        poly_part_ss += ((double) poly_v_in) * poly_v_in;
+      if (cols % 4 == 0 && ((unsigned long long)&in[(r * cols) + 0] & 15u) == 0) {   /* 4 consecutive elements a thread, 16-byte accesses */
+        for (c = 4 * (int)threadIdx.x; c < cols; c += 4 * (int)blockDim.x)
+        {
+          const float4 poly_q_in = *(const float4 *)&in[(r * cols) + c];
+          if (c < 4096)
+            *(float4 *)&poly_row_in[c] = poly_q_in;   /* kept for the phases after */
+          poly_part_ss += ((double) poly_q_in.x) * poly_q_in.x;
+          poly_part_ss += ((double) poly_q_in.y) * poly_q_in.y;
+          poly_part_ss += ((double) poly_q_in.z) * poly_q_in.z;
+          poly_part_ss += ((double) poly_q_in.w) * poly_q_in.w;
+        }
+      } else {
+        for (c = (int)threadIdx.x; c < cols; c += (int)blockDim.x)
+        {
+          const float poly_v_in = in[(r * cols) + c];
+          if (c < 4096)
+            poly_row_in[c] = poly_v_in;   /* kept for the phases after */
+          poly_part_ss += ((double) poly_v_in) * poly_v_in;
+        }
       }
       for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
         poly_part_ss = poly_part_ss + __shfl_down_sync(0xffffffffu, poly_part_ss, poly_o);
@@ -40,10 +53,23 @@ __global__ void __launch_bounds__(256) flat_row_normalize_update_out(int rows, i
       __syncthreads();
     }
     inv = (float) (1.0 / sqrt(ss + 1e-12));
-    for (c = (int)threadIdx.x; c < cols; c += (int)blockDim.x)
-    {
-      const float poly_v_in = c < 4096 ? poly_row_in[c] : in[(r * cols) + c];
-      out[(r * cols) + c] = poly_v_in * inv;
+    if (cols % 4 == 0 && ((unsigned long long)&in[(r * cols) + 0] & 15u) == 0 && ((unsigned long long)&out[(r * cols) + 0] & 15u) == 0) {   /* 4 consecutive elements a thread, 16-byte accesses */
+      for (c = 4 * (int)threadIdx.x; c < cols; c += 4 * (int)blockDim.x)
+      {
+        const float4 poly_q_in = c < 4096 ? *(const float4 *)&poly_row_in[c] : *(const float4 *)&in[(r * cols) + c];
+        float4 poly_o_out;
+        poly_o_out.x = poly_q_in.x * inv;
+        poly_o_out.y = poly_q_in.y * inv;
+        poly_o_out.z = poly_q_in.z * inv;
+        poly_o_out.w = poly_q_in.w * inv;
+        *(float4 *)&out[(r * cols) + c] = poly_o_out;
+      }
+    } else {
+      for (c = (int)threadIdx.x; c < cols; c += (int)blockDim.x)
+      {
+        const float poly_v_in = c < 4096 ? poly_row_in[c] : in[(r * cols) + c];
+        out[(r * cols) + c] = poly_v_in * inv;
+      }
     }
     __syncthreads();
   }
