@@ -46,15 +46,10 @@ __global__ void gelu_vec(int n, const __nv_bfloat16 *__restrict__ x, __nv_bfloat
     memcpy(&t, w, 16); *(uint4 *)(y + p0) = t;
   }
 }
-static char *flush; static size_t flushb = 256 << 20;
-template <class F> float time_it(F f) {
-  std::vector<float> ms; cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  for (int r = 0; r < 25; r++) { cudaMemset(flush, r, flushb); cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float t; cudaEventElapsedTime(&t, a, b); if (r >= 5) ms.push_back(t); }
-  std::sort(ms.begin(), ms.end()); return ms[ms.size() / 2];
-}
+#include "probe_common.cuh"
 int main() {
   const int n = 16777216; __half *x, *y; __nv_bfloat16 *bx, *by;
-  cudaMalloc(&x, 2L * n); cudaMalloc(&y, 2L * n); cudaMalloc(&bx, 2L * n); cudaMalloc(&by, 2L * n); cudaMalloc(&flush, flushb);
+  cudaMalloc(&x, 2L * n); cudaMalloc(&y, 2L * n); cudaMalloc(&bx, 2L * n); cudaMalloc(&by, 2L * n);
   cudaMemset(x, 0, 2L * n); cudaMemset(y, 0, 2L * n); cudaMemset(bx, 0, 2L * n);
   printf("axpy fp16 n=%d (64 MiB moved)\n", n);
   printf("  strided C=4 (t2c narrow off) %.4f ms\n", time_it([&] { strided<4><<<(n + 1023) / 1024, 256>>>(n, 2.f, x, y); }));

@@ -37,3 +37,20 @@ __global__ void finish_lanes(int bands, int n, const double *P, double *y) {
 static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
 static double *g_flush;
 static const size_t g_fl = 256u << 20;
+
+// The median of 20 timed calls of f (after 5 untimed), each after a fill of the 256 MiB g_flush
+// (allocated here on first use) that evicts L2, as the bench rung does.
+template <class F> float time_it(F f)
+{
+  if (!g_flush) cudaMalloc(&g_flush, g_fl);
+  std::vector<float> ms;
+  cudaEvent_t a, b;
+  cudaEventCreate(&a); cudaEventCreate(&b);
+  for (int r = 0; r < 25; r++) {
+    cudaMemset(g_flush, r, g_fl);
+    cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b);
+    float t; cudaEventElapsedTime(&t, a, b);
+    if (r >= 5) ms.push_back(t);
+  }
+  return median(ms);
+}

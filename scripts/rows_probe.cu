@@ -523,15 +523,10 @@ __global__ void v7(int b, int c, const float *__restrict__ X, float *__restrict_
 #include <stdio.h>
 #include <algorithm>
 #include <vector>
-static char *flush; static size_t flushb = 256 << 20;
-template <class F> float time_it(F f) {
-  std::vector<float> ms; cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  for (int r = 0; r < 25; r++) { cudaMemset(flush, r, flushb); cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float t; cudaEventElapsedTime(&t, a, b); if (r >= 5) ms.push_back(t); }
-  std::sort(ms.begin(), ms.end()); return ms[ms.size() / 2];
-}
+#include "probe_common.cuh"
 int main() {
   const int b = 4096, c = 4096; size_t n = (size_t)b * c;
-  float *X, *Y, *Z; cudaMalloc(&X, 4 * n); cudaMalloc(&Y, 4 * n); cudaMalloc(&Z, 4 * n); cudaMalloc(&flush, flushb);
+  float *X, *Y, *Z; cudaMalloc(&X, 4 * n); cudaMalloc(&Y, 4 * n); cudaMalloc(&Z, 4 * n);
   std::vector<float> h(n); for (size_t i = 0; i < n; i++) h[i] = (float)((i * 2654435761u) % 2000) / 100.f - 10.f;
   cudaMemcpy(X, h.data(), 4 * n, cudaMemcpyHostToDevice);
   std::vector<float> y0(n), y1(n);

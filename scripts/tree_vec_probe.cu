@@ -357,14 +357,9 @@ void call_vec(int n, float *x, float *s, float *b, float *a, int most)
 #include <stdio.h>
 #include <algorithm>
 #include <vector>
-static char *flush; static size_t flushb = 256 << 20;
-template <class F> float time_it(F f) {
-  std::vector<float> ms; cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  for (int r = 0; r < 25; r++) { cudaMemset(flush, r, flushb); cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float t; cudaEventElapsedTime(&t, a, b); if (r >= 5) ms.push_back(t); }
-  std::sort(ms.begin(), ms.end()); return ms[ms.size() / 2];
-}
+#include "probe_common.cuh"
 int main() {
-  const int n = 16777216; float *x, *s, *a, *b; cudaMalloc(&x, 4L * n); cudaMalloc(&s, 4); cudaMalloc(&a, 4L * n); cudaMalloc(&b, 4L * n); cudaMalloc(&flush, flushb);
+  const int n = 16777216; float *x, *s, *a, *b; cudaMalloc(&x, 4L * n); cudaMalloc(&s, 4); cudaMalloc(&a, 4L * n); cudaMalloc(&b, 4L * n);
   std::vector<float> h(n); for (int i = 0; i < n; i++) h[i] = (float)((i * 2654435761u) % 1000) / 1000.f;
   cudaMemcpy(x, h.data(), 4L * n, cudaMemcpyHostToDevice);
   cudaMemcpyToSymbol(poly_buf_a, &a, sizeof a);
