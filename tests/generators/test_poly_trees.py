@@ -38,7 +38,7 @@ void skew_tree(int n, double *x, double *y)
                                                    ("absmax_tree.md", "fabsf(x[i])", "fmaxf(poly_x, poly_y)", "m")])
 def test_a_specs_pairwise_tree_is_a_block_tree_of_its_leaves(spec, leaf, pair, out):
     """The level loop, its copy back, the fills of a (fused as the leaves) and b, and the copy-out
-    after the loop (run by the tree's last block) launch nothing: the tree is one launch."""
+    after the loop (run by the last block) launch nothing: the tree is one launch."""
     k = read_kernel(SPECS / spec)
     net = network_of(k)
     (t,) = net.trees
@@ -46,7 +46,7 @@ def test_a_specs_pairwise_tree_is_a_block_tree_of_its_leaves(spec, leaf, pair, o
     assert cprint(t.leaf) == leaf and cprint(t.pair) == pair and [cprint(x) for x in t.then] == [f"{out}[0] = a[0]"]
     text = generate(k)
     assert "% (2 * h)" not in text and "_exchange" not in text.split("extern")[0].split("// The model")[1]
-    assert text.count("<<<") == 1 and "_tree0<<<" in text
+    assert text.count("<<<") == 2 and "_tree0<<<" in text and "_tree0_top<<<1, 256>>>" in text
     assert f"poly_r = {pair};" in text
     accepted_on_emu(k, text)
     card = ladder(k, text, backend="emu", dataset="SMALL", seed=5)
@@ -55,8 +55,8 @@ def test_a_specs_pairwise_tree_is_a_block_tree_of_its_leaves(spec, leaf, pair, o
 
 def test_a_tree_keeps_the_references_pairing_of_an_unassociative_fold(tmp_path, monkeypatch):
     """`0.75 a[i] - 0.5 a[i + h]` gives another value in any other association; chunks of 32
-    leaves make 1100 of them 35 chunks, two a block (at most 32 blocks), and the last block folds
-    the 18 blocks' values."""
+    leaves make 1100 of them 35 chunks, two a block (at most 32 blocks), and the top folds the
+    18 blocks' values."""
     monkeypatch.setattr(tree, "THREADS", 32)
     monkeypatch.setattr(tree, "RUN", 1)
     k = c_kernel(tmp_path, SKEW_TREE, "skew_tree")
@@ -130,11 +130,11 @@ def _skew(x):
     return a[0]
 
 
-def test_repeated_calls_of_a_tree_reset_its_ticket_and_point_its_scratch(tmp_path, monkeypatch):
+def test_repeated_calls_of_a_tree_point_its_scratch(tmp_path, monkeypatch):
     """One process calls the drop-in six times with sizes of one block, several blocks, and
-    blocks of several chunks: each result is the reference's. The ticket that picks the last
-    block starts from 0 on every call, and the device pointers to the scratch follow the pool's
-    addresses when the sizes change (a call copies a pointer only when it changed)."""
+    blocks of several chunks: each result is the reference's, and the device pointers to the
+    scratch follow the pool's addresses when the sizes change (a call copies a pointer only when
+    it changed)."""
     import subprocess
     from t2c.runtime.emu import build_emu
     monkeypatch.setattr(tree, "THREADS", 32)

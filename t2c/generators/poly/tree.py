@@ -15,9 +15,9 @@ order included), so the result is bit for bit the reference's, whatever `f` is: 
 aligned run of THREADS * RUN leaves folded with the same pairing (RUN leaves in a thread's
 registers, then strides across lanes by shuffles, then across warps); a block folds an aligned
 run of a power of two of chunks, chunk by chunk, then their values the same way, so that at most
-BLOCKS blocks remain; the block that finishes last folds their values into a[0] and runs the
-one-thread statements right after the loop (`s[0] = a[0]`).  One launch however large N is, one
-pass over the leaves, and no buffer copy.
+BLOCKS blocks remain; one more block folds their values into a[0] and runs the one-thread
+statements right after the loop (`s[0] = a[0]`).  Two launches however large N is, one pass over
+the leaves, and no buffer copy.
 
 The leaves are a's cells, or, when the last write of a before the loop is an exchange
 `a[i] = E` over 0..N reading only parameters (a spec's `let a[i] = x[i]`) and nothing between
@@ -56,7 +56,7 @@ class Tree:
     gone: tuple[int, ...]              # Network.loops indices that no longer launch (the level's, fused ones)
     threads: int = THREADS             # a block's threads (a multiple of 32, at most 1024)
     run: int = RUN                     # leaves a thread folds in registers (a power of two)
-    then: tuple = ()                   # one-thread statements right after the loop: the last block runs them
+    then: tuple = ()                   # one-thread statements right after the loop: the top launch runs them
     chunked: tuple = ()                # (array, C type) of the leaf's reads B[i]: a thread's run by 16-byte loads
 
     @property
@@ -141,7 +141,7 @@ def _tree(net, at: int, top: c_ast.For, by_loop: dict, copy_of) -> Tree | None:
 
 def _then(net, after) -> list:
     """(Network.loops index, statement) of the one-thread statements (`s[0] = a[0]`) that follow
-    the level loop directly: the last block of the tree runs them in its thread 0, once that thread has
+    the level loop directly: the tree's top launch runs them in its thread 0, once that thread has
     written a[0], instead of a launch each."""
     single = {id(ex.single): n for n, ex in enumerate(net.loops) if ex.single is not None and not ex.host}
     out = []
@@ -246,13 +246,12 @@ def _only_first(node, a: str) -> bool:
 # -- printing ------------------------------------------------------------------------------
 
 def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
-    """The tree's kernel NAME_treeT: block b folds `poly_per` consecutive chunks of the leaves (a
-    power of two: an aligned run of the tree), each to a value in shared memory, then those values
-    the same way, to poly_dst[b]; a thread takes its own run of leaves, loaded by 16-byte chunks
-    when every chunked pointer is aligned (`Tree.chunked`), the next chunk's loads issued before
-    this one folds.  The block that draws the last ticket folds the blocks' values (at most a
-    chunk of them) to poly_out[0] = a[0], then its thread 0 runs the statements after the loop:
-    one launch, whose few blocks (`BLOCKS`) each draw one ticket."""
+    """The tree's two kernels.  NAME_treeT: block b folds `poly_per` consecutive chunks of the
+    leaves (a power of two: an aligned run of the tree), each to a value in shared memory, then
+    those values the same way, to poly_dst[b]; a thread takes its own run of leaves, loaded by
+    16-byte chunks when every chunked pointer is aligned (`Tree.chunked`), the next chunk's loads
+    issued before this one folds.  NAME_treeT_top: one block folds the blocks' values (at most a
+    chunk of them) to poly_out[0] = a[0], then thread 0 runs the statements after the loop."""
     ty, threads, chunk, run, i = tree.dtype, tree.threads, tree.chunk, tree.run, tree.var
     node = tree.leaf if tree.leaf is not None else c_ast.ArrayRef(c_ast.ID(tree.acc), c_ast.ID(i))
     leaf = cprint(r.node(node, {}))
@@ -261,7 +260,8 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
     pointer = {a: r.rename_arrays.get(a, a) for a, _ in tree.chunked}
     pad = chunk + chunk // 32
     then = [line for st in tree.then for line in r.statement(st, {}, "    ")]
-    ticket = f"{name}_tree{t}_ticket"
+    shared = [f"  __shared__ {ty} poly_s[{pad}];   /* value j at j + j / 32: no bank conflicts */",
+              f"  __shared__ {ty} poly_w[{threads // 32}];"]
     aligned = " && ".join(f"((unsigned long long)({pointer[a]}) & 15) == 0" for a, _ in tree.chunked) or "false"
 
     def loads(cond: str, at: str, indent: str) -> list[str]:
@@ -272,10 +272,9 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
                     *(f"{indent}  {{ const uint4 poly_c = poly_q_{a}[{w}]; memcpy((char *)poly_c_{a} + {16 * w}, &poly_c, 16); }}"
                       for w in range(words))]
         return out + [f"{indent}}}"]
-    return [f"__device__ unsigned {ticket} = 0u;   /* blocks done; the last one resets it */", "",
-            f"/* {name}_tree{t}: {describe(tree, t, name)} */",
+    return [f"/* {name}_tree{t}: {describe(tree, t, name)} */",
             f"__global__ void __launch_bounds__({threads}) {name}_tree{t}({params}, long long poly_n, int poly_per, "
-            f"{ty} *poly_dst, {ty} *poly_out)", "{", f"  __shared__ {ty} poly_w[{threads // 32}];",
+            f"{ty} *poly_dst)", "{", shared[1],
             f"  __shared__ {ty} poly_up[{pad}];   /* the block's chunks' values, value j at j + j / 32 */",
             f"  const long long poly_base = (long long)blockIdx.x * poly_per * {chunk};",
             f"  const bool poly_vec = {aligned};   /* whole chunks by 16-byte loads */",
@@ -306,21 +305,16 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
             "    __syncthreads();", "    poly_chunks++;", "  }",
             "  {   /* the chunks' values, the levels above them */",
             "    const long long poly_first = 0, poly_n = poly_chunks;",
-            *_fold(tree, r, "poly_dst[blockIdx.x]", "    ", "poly_up"), "  }",
-            "  __shared__ bool poly_last;",
-            "  if (threadIdx.x == 0) {   /* (the thread that wrote the block's value) */",
-            "    __threadfence();   /* the block's value is visible before its ticket counts it */",
-            f"    poly_last = atomicAdd(&{ticket}, 1u) == gridDim.x - 1;",
-            "    __threadfence();   /* and the other blocks' values after their tickets */", "  }",
-            "  __syncthreads();", "  if (!poly_last)", "    return;",
-            "  {   /* the last block: the levels above the blocks' values, into a[0] */",
-            "    const long long poly_first = 0, poly_n = poly_chunks > 0 ? gridDim.x : 0;",
-            f"    const volatile {ty} *poly_seen = poly_dst;   /* written by other blocks: read past L1 */",
-            f"    for (int poly_k = threadIdx.x; poly_k < poly_n; poly_k += {threads})",
-            "      poly_up[poly_k + poly_k / 32] = poly_seen[poly_k];",
-            "    __syncthreads();", *_fold(tree, r, "poly_out[0]", "    ", "poly_up"), "  }",
-            "  if (threadIdx.x == 0) {   /* (the thread that wrote a[0]) */", *then,
-            f"    atomicExch(&{ticket}, 0u);   /* for the next launch: every block has drawn its ticket */", "  }",
+            *_fold(tree, r, "poly_dst[blockIdx.x]", "    ", "poly_up"), "  }", "}", "",
+            f"/* {name}_tree{t}_top: the levels above {name}_tree{t}'s values, one block; then the statements after the loop. */",
+            f"__global__ void __launch_bounds__({threads}) {name}_tree{t}_top({params}, long long poly_n, const {ty} *poly_src, "
+            f"{ty} *poly_out)", "{", *shared,
+            "  const long long poly_first = 0;",
+            f"  for (int poly_k = threadIdx.x; poly_k < {chunk}; poly_k += {threads})",
+            "    if (poly_k < poly_n)",
+            "      poly_s[poly_k + poly_k / 32] = poly_src[poly_k];",
+            "  __syncthreads();", *_fold(tree, r, "poly_out[0]", "  "),
+            *(["  if (threadIdx.x == 0) {   /* (the thread that wrote a[0]) */", *then, "  }"] if then else []),
             "}", ""]
 
 
@@ -394,21 +388,26 @@ def _fold(tree: Tree, r, dst: str, indent: str, src: str | None = "poly_s") -> l
 
 def site(tree: Tree, t: int, name: str, args: str) -> list[str]:
     """Host lines in place of the level loop and the statements after it: the chunks per block
-    doubled until at most `BLOCKS` blocks remain (their values fit one chunk of the last block's
-    fold), the blocks' values in b (free after the loop); one block even without leaves when
-    statements after the loop are to run (it then writes no a[0])."""
+    doubled until at most `BLOCKS` blocks remain (their values fit one chunk of the top), the
+    blocks' values in b (free after the loop); the top launch when there are several of them or
+    statements to run."""
     a, b, threads, chunk = f"poly_local_{tree.acc}", f"poly_local_{tree.scratch}", tree.threads, tree.chunk
     most = min(BLOCKS, chunk)      # (and a block's chunks, fewer than chunk * BLOCKS for int leaves, fit poly_up)
-    launch = f"{name}_tree{t}<<<(unsigned)poly_blocks, {threads}>>>({args}, poly_n, poly_per, {b}, {a});"
-    return ["{   /* the pairwise tree: one launch, its last block folds the blocks' values */",
+    if tree.then:                  # the top runs them, even with no leaves (it then writes no a[0])
+        dst, top = b, []
+    else:                          # a single block's value is the sum
+        dst, top = f"poly_blocks == 1 ? {a} : {b}", ["  if (poly_blocks > 1)"]
+    return ["{   /* the pairwise tree: a pass over the leaves, then one block over the blocks' values */",
             f"  const long long poly_n = {cprint(tree.count)};",
             f"  const long long poly_chunks = poly_n > 0 ? (poly_n + {chunk - 1}) / {chunk} : 0;",
             "  int poly_per = 1;   /* chunks a block folds */",
             f"  while (poly_chunks > (long long)poly_per * {most})",
             "    poly_per *= 2;",
-            f"  const long long poly_blocks = {'poly_chunks > 0 ? ' if tree.then else ''}(poly_chunks + poly_per - 1) / poly_per"
-            f"{' : 1' if tree.then else ''};",
-            *(["  " + launch] if tree.then else ["  if (poly_blocks > 0)", "    " + launch]), "}"]
+            "  const long long poly_blocks = (poly_chunks + poly_per - 1) / poly_per;",
+            "  if (poly_blocks > 0)",
+            f"    {name}_tree{t}<<<(unsigned)poly_blocks, {threads}>>>({args}, poly_n, poly_per, {dst});", *top,
+            f"  {'  ' if top else ''}{name}_tree{t}_top<<<1, {threads}>>>({args}, poly_blocks, {b}, {a});",
+            "}"]
 
 
 def describe(tree: Tree, t: int, name: str) -> str:
@@ -416,4 +415,4 @@ def describe(tree: Tree, t: int, name: str) -> str:
     then = "; then " + "; ".join(f"`{cprint(st)}`" for st in tree.then) if tree.then else ""
     return (f"the pairwise tree of {what} < {cprint(tree.count)} into {tree.acc}[0], the reference's pairing: "
             f"chunks of {tree.chunk} leaves ({tree.run} a thread, then warp shuffles), a power of two of them a block "
-            f"(at most {BLOCKS} blocks), then the last block to finish over the blocks' values{then}.")
+            f"(at most {BLOCKS} blocks), then one block over the blocks' values{then}.")
