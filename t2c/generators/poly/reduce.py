@@ -66,7 +66,10 @@ class Fold:
     answer (for values without NaN).  Over a rectangular nest (`Reduction.flat`) the same, with
     any of the nest's variables kept: `if (E cmp m) { m = E; k1 = i1; ...; kd = id; }` or
     `if (V(i, j) cmp V(bi, bj)) { bi = i; bj = j; }`; the pair's index is the point's flat rank
-    in the nest's order (`Reduction.nest`), the scalars are decoded from the winning rank."""
+    in the nest's order (`Reduction.nest`), the scalars are decoded from the winning rank.
+    Either under a guard G reading none of the scalars it sets (`if (G && E cmp m)`, `if (E cmp m
+    && G)`, `if (G) if (E cmp m)`, `_guarded_ifs`): the fold over the elements where G holds, so a
+    thread takes a pair only there; none passing leaves every pair empty and the first values stand."""
     stmt: Stmt
     kind: str                   # "op" | "best"
     op: str                     # a key of OPS; for best, the comparison `E cmp value`
@@ -74,6 +77,13 @@ class Fold:
     index: str = ""             # best over one loop: the index scalar
     value: object = None        # best with a recomputed value: V(i), a C node over the loop var(s)
     indices: tuple = ()         # best over a nest: (index scalar, its loop variable), in the statement's order
+    guard: object = None        # best under a guard: G, a C node (op: the statement keeps its guard)
+    core: object = None         # best under a guard: the arg-best `if (E cmp m) ...` without it
+
+    @property
+    def node(self) -> c_ast.If:
+        """A best's arg-best `if`, without its guard."""
+        return self.stmt.stmt.node if self.core is None else self.core
 
 
 @dataclass
@@ -218,12 +228,18 @@ def fold_of(n: Stmt, var: str, nest: tuple = ()) -> Fold | None:
         inner = node.iftrue
         if isinstance(inner, c_ast.Compound) and len(inner.block_items or []) == 1:
             inner = inner.block_items[0]
+        sets = {w.name for w in n.stmt.writes()}
+        plain, *guarded = [(g, c) for g, c in _guarded_ifs(node) if g is None or not identifiers(cprint(g)) & sets]
         best = _nest_best(node, nest) if nest else _best(node, var)
         if best:
             return Fold(n, "best", *best)
-        big = _bigger(node)
-        if big:
+        big = next(filter(None, (_bigger(core) for _, core in [plain, *guarded])), None)
+        if big:                 # (before a guarded arg-best: `if (P && i < m) m = i;` is a search's min)
             return Fold(n, "op", *big)
+        for guard, core in guarded:
+            best = _nest_best(core, nest) if nest else _best(core, var)
+            if best:
+                return Fold(n, "best", *best, guard=guard, core=core)
     if isinstance(inner, c_ast.UnaryOp) and inner.op in ("++", "p++", "--", "p--") and isinstance(inner.expr, c_ast.ID):
         return Fold(n, "op", "+=" if "+" in inner.op else "-=", inner.expr.name)
     if isinstance(inner, c_ast.Assignment) and isinstance(inner.lvalue, c_ast.ID):
@@ -334,16 +350,40 @@ def _kept(keep: tuple, nest: tuple) -> bool:
     return all(v in nest for v in vs) and len(set(vs)) == len(vs)
 
 
+def _guarded_ifs(node: c_ast.If):
+    """(guard, if) readings of an `if` without else: (None, node) first, then for each conjunct C
+    of its condition, or of `if`s nested alone in it (`if (G) { if (C) S }`), (the others joined
+    by && in order, `if (C) S`).  The caller takes one whose guard reads none of S's targets."""
+    yield None, node
+    terms, body = [], node
+    while isinstance(body, c_ast.If) and body.iffalse is None:
+        terms += _conjuncts(body.cond)
+        body = body.iftrue
+        if isinstance(body, c_ast.Compound) and len(body.block_items or []) == 1 \
+                and isinstance(body.block_items[0], c_ast.If):
+            body = body.block_items[0]
+    for k, c in enumerate(terms):
+        rest = terms[:k] + terms[k + 1:]
+        if rest:
+            guard = rest[0]
+            for r in rest[1:]:
+                guard = c_ast.BinaryOp("&&", guard, r)
+            yield guard, c_ast.If(c, body, None)
+
+
+def _conjuncts(c) -> list:
+    """The terms of `a && b && ...`, in order."""
+    if isinstance(c, c_ast.BinaryOp) and c.op == "&&":
+        return _conjuncts(c.left) + _conjuncts(c.right)
+    return [c]
+
+
 def _bigger(node: c_ast.If):
-    """("max" | "min", m) of `if (E > m) m = E;`, its mirrors, and under a condition that does not
-    read m (`if (P && E > m) m = E;`: a register starting at the identity takes the same
-    elements); None else."""
+    """("max" | "min", m) of `if (E > m) m = E;` and its mirrors (under a guard that does not read
+    m, `fold_of`: a register starting at the identity takes the same elements); None else."""
     c, set_ = node.cond, node.iftrue
     if isinstance(set_, c_ast.Compound) and len(set_.block_items or []) == 1:
         set_ = set_.block_items[0]
-    if isinstance(c, c_ast.BinaryOp) and c.op == "&&" and isinstance(set_, c_ast.Assignment) \
-            and isinstance(set_.lvalue, c_ast.ID) and set_.lvalue.name not in identifiers(cprint(c.left)):
-        c = c.right
     if not (isinstance(c, c_ast.BinaryOp) and c.op in _FLIP and isinstance(set_, c_ast.Assignment)
             and set_.op == "=" and isinstance(set_.lvalue, c_ast.ID)):
         return None
@@ -401,16 +441,19 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             continue
         v, k = _pair(red, f)
         if f.indices:
-            body += ["    " + x for x in _nest_step(p, red, f, names, v, k)]
+            step = _nest_step(p, red, f, names, v, k)
         elif f.acc:
-            node = copy.deepcopy(f.stmt.stmt.node)
+            node = copy.deepcopy(f.node)
             node.cond = c_ast.BinaryOp("||", c_ast.BinaryOp("==", c_ast.ID(f.index), c_ast.ID(SENTINEL)), node.cond)
-            body += p.r.statement(node, names, "    ")
+            step = p.r.statement(node, names, "")
         else:
             value = cprint(p.r.node(f.value, names))
-            body += ["    {", f"      {_value_type(p, f)} poly_v = {value};",
-                     f"      if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"        {v} = poly_v;",
-                     f"        {k} = {loop.var};", "      }", "    }"]
+            step = ["{", f"  {_value_type(p, f)} poly_v = {value};",
+                    f"  if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"    {v} = poly_v;",
+                    f"    {k} = {loop.var};", "  }", "}"]
+        if f.guard is not None:     # the pair takes only the elements where the guard holds
+            step = [f"if ({cprint(p.r.node(f.guard, names))}) {{", *("  " + x for x in step), "}"]
+        body += ["    " + x for x in step]
     combine_ = []
     for f in red.folds:
         if f.kind == "op":
@@ -464,12 +507,12 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
             folded += [f"    if ({tk} != {SENTINEL} && {tv} {f.op} {m}) {{", f"      {m} = {tv};",
                        *("      " + x for x in sets), "    }"]
         elif f.indices:      # the statement again, at the best point's coordinates
-            node = copy.deepcopy(f.stmt.stmt.node)
+            node = copy.deepcopy(f.node)
             node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
             folded += ["    {", *(f"      const int {var} = {_decoded(red, var, tk)};" for _, var in f.indices),
                        *p.r.statement(node, p.names_for(f.stmt.stmt.name), "      "), "    }"]
         else:
-            node = renamed(f.stmt.stmt.node, red.loop.var, tk)
+            node = renamed(f.node, red.loop.var, tk)
             node.cond = c_ast.BinaryOp("&&", c_ast.BinaryOp("!=", c_ast.ID(tk), c_ast.ID(SENTINEL)), node.cond)
             folded += p.r.statement(node, p.names_for(f.stmt.stmt.name), "    ")
     ticket = f"{name}_ticket"
@@ -549,7 +592,7 @@ def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str) -> list[
     flat rank in the nest's order (`_rank`) where the statement would take its coordinates.  A
     thread visits its points in the walk's order; where the walk's fastest loop is not the
     nest's innermost, a tie goes to the rank the loop keeps (`_better`), not to the later point."""
-    node, rank = f.stmt.stmt.node, _rank(red)
+    node, rank = f.node, _rank(red)
     if f.acc:
         sets = node.iftrue.block_items if isinstance(node.iftrue, c_ast.Compound) else [node.iftrue]
         value = cprint(p.r.node(next(b.rvalue for b in sets if b.lvalue.name == f.acc), names))
