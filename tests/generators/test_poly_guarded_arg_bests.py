@@ -2,7 +2,8 @@
 idx = i; }`, the guard on either side of the comparison or as an `if` around it, over one loop
 or a nest, and the best-value fold `if (a[i] > m && G) m = a[i];`.
 
-Each arg-best ran on one GPU thread (`fold_of` read the whole condition as the comparison).  The
+Each ran on one GPU thread (`fold_of` read the whole condition as the comparison; a max took a
+guard only before its comparison).  The
 plan's reduction now has a best fold with its guard (`Fold.guard`): a thread takes a pair only
 where the guard holds, so the result is the fold over those elements and, where none passes, the
 initial values.  A guard reading the accumulator is not one (the `if` keeps its form)."""
@@ -10,10 +11,12 @@ import re
 
 import numpy as np
 import pytest
+from pycparser import c_ast
 
 from t2c.frontends import read_kernel
 from t2c.generators.poly import generate
 from t2c.generators.poly.reduce import reduction_of
+from t2c.ir.csyntax import cprint
 from t2c.verify.harness import build_candidate, run_candidate
 from t2c.verify.ladder import ladder
 from t2c.verify.reference import run_reference
@@ -132,8 +135,6 @@ def _kernel(tmp_path, name, text):
 def test_a_guarded_best_is_a_grid_reduction(tmp_path, case):
     """The plan's reduction (before: None for the arg-bests, one thread) has one fold of the kind,
     an arg-best's with the guard apart from its comparison."""
-    from pycparser import c_ast
-    from t2c.ir.csyntax import cprint
     name, text, kind, guard = CASES[case]
     k = _kernel(tmp_path, name, text)
     red, = plan_records(k, reduction_of)
