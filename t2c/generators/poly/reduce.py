@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
-from ...ir.csyntax import cprint, renamed, walk as _walk
+from ...ir.csyntax import conjuncts, cprint, renamed, walk as _walk
 from .ctext import extent_text, identifiers, max_expr, min_expr
 from .mapping import grid_axes
 
@@ -357,7 +357,7 @@ def _guarded_ifs(node: c_ast.If):
     yield None, node
     terms, body = [], node
     while isinstance(body, c_ast.If) and body.iffalse is None:
-        terms += _conjuncts(body.cond)
+        terms += conjuncts(body.cond)
         body = body.iftrue
         if isinstance(body, c_ast.Compound) and len(body.block_items or []) == 1 \
                 and isinstance(body.block_items[0], c_ast.If):
@@ -369,13 +369,6 @@ def _guarded_ifs(node: c_ast.If):
             for r in rest[1:]:
                 guard = c_ast.BinaryOp("&&", guard, r)
             yield guard, c_ast.If(c, body, None)
-
-
-def _conjuncts(c) -> list:
-    """The terms of `a && b && ...`, in order."""
-    if isinstance(c, c_ast.BinaryOp) and c.op == "&&":
-        return _conjuncts(c.left) + _conjuncts(c.right)
-    return [c]
 
 
 def _bigger(node: c_ast.If):

@@ -36,6 +36,7 @@ from pycparser import c_ast
 from ...ir import DTYPES
 from ...ir.csyntax import array_name, block_items, conjuncts, cprint, name_subscripts, walk
 from ...analysis.model import parse_expr
+from .ctext import rewrite
 
 THREADS = 256            # threads of a block
 RUN = 8                  # leaves a thread folds in registers
@@ -319,19 +320,10 @@ def declarations(tree: Tree, t: int, name: str, r, params: str) -> list[str]:
 
 
 def _from_chunks(node, tree: Tree):
-    """The leaf with each read `B[i]` of a chunked array as poly_c_B[poly_k]."""
+    """A copy of the leaf with each read `B[i]` of a chunked array as poly_c_B[poly_k]."""
     names = {f"{a}[{tree.var}]": a for a, _ in tree.chunked}
-    def go(x):
-        if isinstance(x, c_ast.ArrayRef) and cprint(x) in names:
-            return c_ast.ArrayRef(c_ast.ID(f"poly_c_{names[cprint(x)]}"), c_ast.ID("poly_k"))
-        for attr in x.__slots__:
-            child = getattr(x, attr, None)
-            if isinstance(child, c_ast.Node):
-                setattr(x, attr, go(child))
-            elif isinstance(child, list):
-                setattr(x, attr, [go(c) if isinstance(c, c_ast.Node) else c for c in child])
-        return x
-    return go(copy.deepcopy(node))
+    return rewrite(copy.deepcopy(node), lambda x: c_ast.ArrayRef(c_ast.ID(f"poly_c_{names[cprint(x)]}"), c_ast.ID("poly_k"))
+                   if isinstance(x, c_ast.ArrayRef) and cprint(x) in names else None)
 
 
 def _fold(tree: Tree, r, dst: str, indent: str, src: str | None = "poly_s") -> list[str]:
