@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import config
-from ..ir import Kernel, abi
+from ..ir import Kernel, abi, cgen
 from ..runtime.build import BuildError, intact, seal
 from ..runtime.process import ProcessResult, clean_env, run_process
 from .reference import check_constraints, read_arrays, write_array
@@ -147,104 +147,88 @@ EARLY_REPS = 3
 
 def candidate_driver(k: Kernel) -> str:
     """CUDA C++ text of the candidate driver (modes in the module docstring)."""
-    ret = k.returns
+    ret, arrays, nsz = k.returns, k.arrays, len(k.sizes)
     ins = [s for s in k.scalars if s.intent == "in"]
-    arrays = k.arrays
-    host_call = abi.call(k)
-    dev_call = abi.call(k, "_device", lambda a: f"d_{a.name}")
-    L = [DRIVER_PRELUDE, *abi.headers(k), abi.declaration(k), abi.declaration(k, "_device"), "",
-         "int main(int argc, char **argv)", "{"]
-    nsz = len(k.sizes)
-    L.append("  const char *t2c_mode = argc > 1 ? argv[1] : \"\";")
-    L.append("  int t2c_calls = strcmp(t2c_mode, \"calls\") == 0, t2c_bench = strcmp(t2c_mode, \"bench\") == 0;")
-    L.append("  int t2c_counted = t2c_calls || t2c_bench;")
-    L.append(f"  if (argc != {3 + nsz} + t2c_counted) {{ fprintf(stderr, \"usage: %s host|device DIR SIZES"
-             f" | calls|bench DIR N SIZES\\n\", argv[0]); return 2; }}")
-    L.append("  const char *t2c_dir = argv[2];")
-    L.append("  const char *t2c_tag = getenv(\"T2C_NONCE\") ? getenv(\"T2C_NONCE\") : \"t2c\";")
-    L.append("  int t2c_count = t2c_counted ? atoi(argv[3]) : 1, t2c_first = 3 + t2c_counted;")
-    L.append("  int t2c_on_device = t2c_bench || t2c_calls || strcmp(t2c_mode, \"device\") == 0;")
-    L.append("  if (!t2c_bench && !t2c_on_device && strcmp(t2c_mode, \"host\")) "
-             "{ fprintf(stderr, \"t2c: unknown mode %s\\n\", t2c_mode); return 2; }")
-    for i, s in enumerate(k.sizes):
-        L.append(f"  int {s.name} = atoi(argv[t2c_first + {i}]);")
-    for s in ins:
-        L.append(f"  {s.dtype} {s.name} = 0;")
-    def allocate(indent: str, declare: bool):
+    check = lambda what: cgen.call("T2C_CHECK", what)
+    keep = lambda entry: cgen.assign("t2c_ret", entry) if ret else cgen.expr(entry)   # the call, its result kept
+    dev_call = keep(abi.call(k, "_device", lambda a: f"d_{a.name}"))
+    synced = "T2C_CHECK(cudaDeviceSynchronize()); T2C_CHECK(cudaGetLastError());"
+
+    def allocate(declare: bool) -> list:
         """Each array's bytes at the current sizes, its host buffer and its device copy (only
         for a device mode when declared; always when calls mode reallocates)."""
+        out = []
         for a in arrays:
-            t = ("size_t ", f"{a.dtype} *", f"{a.dtype} *") if declare else ("", "", "")
-            device = f"({a.dtype} *)t2c_device({a.name}_bytes)"
-            L.append(f"{indent}{t[0]}{a.name}_bytes = {abi.array_bytes(a)};")
-            L.append(f"{indent}{t[1]}{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
-            L.append(f"{indent}{t[2]}d_{a.name} = " + (f"t2c_on_device ? {device} : NULL;" if declare else f"{device};"))
-    allocate("  ", True)
-    L.append(f"  {(ret.dtype + ' t2c_ret = 0;') if ret else ''}")
+            host = cgen.cast(f"{a.dtype} *", cgen.call("t2c_host", f"{a.name}_bytes"))
+            device = cgen.cast(f"{a.dtype} *", cgen.call("t2c_device", f"{a.name}_bytes"))
+            if declare:
+                out += [cgen.decl(f"size_t {a.name}_bytes", abi.array_bytes(a)), cgen.decl(f"{a.dtype} *{a.name}", host),
+                        cgen.decl(f"{a.dtype} *d_{a.name}", cgen.ternary("t2c_on_device", device, "NULL"))]
+            else:
+                out += [cgen.assign(f"{a.name}_bytes", abi.array_bytes(a)), cgen.assign(a.name, host),
+                        cgen.assign(f"d_{a.name}", device)]
+        return out
 
-    def load(where: str, indent: str):
-        for s in ins:
-            L.append(f"{indent}t2c_load_into({where}, \"{s.name}\", &{s.name}, sizeof({s.dtype}), 1);")
-        for a in arrays:
-            L.append(f"{indent}t2c_load_into({where}, \"{a.name}\", {a.name}, {a.name}_bytes, "
-                     f"{0 if a.intent == 'out' else 1});")
+    def load(where: str) -> list:
+        return [*(cgen.call("t2c_load_into", where, cgen.string(s.name), f"&{s.name}", f"sizeof({s.dtype})", 1) for s in ins),
+                *(cgen.call("t2c_load_into", where, cgen.string(a.name), a.name, f"{a.name}_bytes", int(a.intent != "out"))
+                  for a in arrays)]
 
-    def to_device(indent: str):
-        for a in arrays:
-            L.append(f"{indent}T2C_CHECK(cudaMemcpy(d_{a.name}, {a.name}, {a.name}_bytes, cudaMemcpyHostToDevice));")
+    def copies(source: str, target: str, way: str, only=lambda a: True) -> list:
+        """cudaMemcpy of each array (that `only` takes) from `source` to `target`: prefixes of its name."""
+        return [check(cgen.call("cudaMemcpy", target + a.name, source + a.name, f"{a.name}_bytes", way))
+                for a in arrays if only(a)]
 
-    def from_device(indent: str):
+    def from_device() -> list:
         # cudaMemcpy on the legacy stream waits for blocking streams only: work left on a
         # non-blocking side stream shows up here as wrong outputs.
-        for a in arrays:
-            if a.intent != "in":
-                L.append(f"{indent}T2C_CHECK(cudaMemcpy({a.name}, d_{a.name}, {a.name}_bytes, cudaMemcpyDeviceToHost));")
-        for a in arrays:
-            L.append(f"{indent}t2c_check_guards(\"{a.name}\", d_{a.name}, {a.name}_bytes);")
-        L.append(f"{indent}T2C_CHECK(cudaDeviceSynchronize());")
-        L.append(f"{indent}T2C_CHECK(cudaGetLastError());")
+        return [*copies("d_", "", "cudaMemcpyDeviceToHost", lambda a: a.intent != "in"),
+                *(cgen.call("t2c_check_guards", cgen.string(a.name), f"d_{a.name}", f"{a.name}_bytes") for a in arrays),
+                synced]
 
-    def store(where: str, indent: str):
-        if ret:
-            L.append(f"{indent}t2c_store({where}, \"return\", &t2c_ret, sizeof({ret.dtype}));")
-        for a in arrays:
-            if a.intent != "in":
-                L.append(f"{indent}t2c_store({where}, \"{a.name}\", {a.name}, {a.name}_bytes);")
+    def store(where: str) -> list:
+        return [*([cgen.call("t2c_store", where, cgen.string("return"), "&t2c_ret", f"sizeof({ret.dtype})")] if ret else []),
+                *(cgen.call("t2c_store", where, cgen.string(a.name), a.name, f"{a.name}_bytes")
+                  for a in arrays if a.intent != "in")]
 
-    keep = "t2c_ret = " if ret else ""
+    usage = cgen.string("usage: %s host|device DIR SIZES | calls|bench DIR N SIZES\n")
+    setup = [
+        r"""const char *t2c_mode = argc > 1 ? argv[1] : "";
+            int t2c_calls = strcmp(t2c_mode, "calls") == 0, t2c_bench = strcmp(t2c_mode, "bench") == 0;
+            int t2c_counted = t2c_calls || t2c_bench;""",
+        cgen.if_(f"argc != {3 + nsz} + t2c_counted", [cgen.call("fprintf", "stderr", usage, "argv[0]"), "return 2;"]),
+        r"""const char *t2c_dir = argv[2];
+            const char *t2c_tag = getenv("T2C_NONCE") ? getenv("T2C_NONCE") : "t2c";
+            int t2c_count = t2c_counted ? atoi(argv[3]) : 1, t2c_first = 3 + t2c_counted;
+            int t2c_on_device = t2c_bench || t2c_calls || strcmp(t2c_mode, "device") == 0;
+            if (!t2c_bench && !t2c_on_device && strcmp(t2c_mode, "host")) {
+              fprintf(stderr, "t2c: unknown mode %s\n", t2c_mode);
+              return 2;
+            }""",
+        *(cgen.decl(f"int {s.name}", f"atoi(argv[t2c_first + {i}])") for i, s in enumerate(k.sizes)),
+        *(cgen.decl(f"{s.dtype} {s.name}", 0) for s in ins),
+        *allocate(True),
+        cgen.decl(f"{ret.dtype} t2c_ret", 0) if ret else None]
     # correctness modes: one call per case directory, the same buffers every call, so a
     # candidate that caches results by pointer replays stale outputs on the second case
-    L.append("  if (!t2c_bench) {")
-    L.append("    for (int t2c_c = 0; t2c_c < t2c_count; t2c_c++) {")
-    L.append("      char t2c_sub[4096];")
-    L.append("      if (t2c_calls) snprintf(t2c_sub, sizeof t2c_sub, \"%s/%d\", t2c_dir, t2c_c);")
-    L.append("      else snprintf(t2c_sub, sizeof t2c_sub, \"%s\", t2c_dir);")
-    # calls mode: this call's entry point and sizes; new buffers only when the sizes change
-    L.append("      if (t2c_calls) {")
-    L.append(f"        int t2c_new[{nsz + 1}];")
-    L.append(f"        t2c_on_device = t2c_read_call(t2c_sub, t2c_new, {nsz});")
-    if nsz:
-        L.append("        if (" + " || ".join(f"t2c_new[{i}] != {s.name}" for i, s in enumerate(k.sizes)) + ") {")
-        for i, s in enumerate(k.sizes):
-            L.append(f"          {s.name} = t2c_new[{i}];")
-        L += [f"          free({a.name}); t2c_device_free(d_{a.name});" for a in arrays]
-        allocate("          ", False)
-        L.append("        }")
-    L.append("      }")
-    load("t2c_sub", "      ")
-    L.append("      if (t2c_on_device) {")
-    to_device("        ")
-    L.append(f"        {keep}{dev_call};")
-    from_device("        ")
-    L.append("      } else {")
-    L.append(f"        {keep}{host_call};")
-    L.append("        T2C_CHECK(cudaDeviceSynchronize());")
-    L.append("        T2C_CHECK(cudaGetLastError());")
-    L.append("      }")
-    store("t2c_sub", "      ")
-    L.append("    }")
-    L.append("    return 0;")
-    L.append("  }")
+    resize = [cgen.if_(" || ".join(f"t2c_new[{i}] != {s.name}" for i, s in enumerate(k.sizes)), [
+        *(cgen.assign(s.name, f"t2c_new[{i}]") for i, s in enumerate(k.sizes)),
+        *([cgen.call("free", a.name), cgen.call("t2c_device_free", f"d_{a.name}")] for a in arrays),
+        *allocate(False)])] if nsz else []
+    checks = cgen.if_("!t2c_bench", [
+        cgen.for_("int t2c_c = 0", "t2c_c < t2c_count", "t2c_c++",
+               r"""char t2c_sub[4096];
+                   if (t2c_calls) snprintf(t2c_sub, sizeof t2c_sub, "%s/%d", t2c_dir, t2c_c);
+                   else snprintf(t2c_sub, sizeof t2c_sub, "%s", t2c_dir);""",
+               # calls mode: this call's entry point and sizes; new buffers only when the sizes change
+               cgen.if_("t2c_calls", [cgen.decl(f"int t2c_new[{nsz + 1}]"),
+                                   cgen.assign("t2c_on_device", cgen.call("t2c_read_call", "t2c_sub", "t2c_new", nsz)),
+                                   *resize]),
+               *load("t2c_sub"),
+               cgen.if_("t2c_on_device", [*copies("", "d_", "cudaMemcpyHostToDevice"), dev_call, *from_device()],
+                     [keep(abi.call(k)), synced]),
+               *store("t2c_sub")),
+        "return 0;"])
     # bench: REPS timed calls after two warm-ups, fresh inputs and a cold L2 before each.  The
     # inputs come back from pristine device copies (T2C_BENCH_RESTORE=host: from host memory, as
     # before report 13; also when the copies do not fit): on the H200 a call right after copies
@@ -252,63 +236,60 @@ def candidate_driver(k: Kernel) -> str:
     # 0.0779 / 0.0674; calls over a millisecond alike) at the same SM clock (scripts/
     # clock_probe.cu), and cuBLAS's yardstick (scripts/cublas_rates.py) copies nothing before
     # its calls (reports/h200-polybench-large-13/)
-    load("t2c_dir", "  ")
+    pristine = [[cgen.Comment(f"{a.name} as loaded, on the device"), cgen.decl(f"void *p_{a.name}", "NULL"),
+                 cgen.if_(f"!t2c_from_host && cudaMalloc(&p_{a.name}, {a.name}_bytes ? {a.name}_bytes : 1) != cudaSuccess",
+                       ["cudaGetLastError(); t2c_from_host = 1;"])] for a in arrays]
     # The timer starts with the flush still queued, so the host's launch of the first kernel
     # overlaps it, as in torch.cuda.Event timing and triton's do_bench: the GPU's time for the
     # call.  T2C_BENCH_START=idle starts it after the flush, on an idle GPU, which adds the host's
     # launch latency to every call (docs/bench.md).
-    L.append("  const char *t2c_start = getenv(\"T2C_BENCH_START\");")
-    L.append("  int t2c_idle = t2c_start && !strcmp(t2c_start, \"idle\");")
-    L.append("  const char *t2c_restore = getenv(\"T2C_BENCH_RESTORE\");")
-    L.append("  int t2c_from_host = t2c_restore && !strcmp(t2c_restore, \"host\");")
-    for a in arrays:
-        L.append(f"  void *p_{a.name} = NULL;   /* {a.name} as loaded, on the device */")
-        L.append(f"  if (!t2c_from_host && cudaMalloc(&p_{a.name}, {a.name}_bytes ? {a.name}_bytes : 1) != cudaSuccess)")
-        L.append("    { cudaGetLastError(); t2c_from_host = 1; }")
-    for a in arrays:
-        L.append(f"  if (!t2c_from_host) T2C_CHECK(cudaMemcpy(p_{a.name}, {a.name}, {a.name}_bytes, cudaMemcpyHostToDevice));")
-    L.append("  cudaEvent_t t2c_e0, t2c_e1;")
-    L.append("  T2C_CHECK(cudaEventCreate(&t2c_e0));")
-    L.append("  T2C_CHECK(cudaEventCreate(&t2c_e1));")
-    L.append("  const char *t2c_stop_at = getenv(\"T2C_BENCH_STOP_MS\");")
-    L.append("  double t2c_stop = t2c_stop_at ? atof(t2c_stop_at) : 0, t2c_fastest = 1e300;")
-    L.append("  for (int t2c_r = 0; t2c_r < 2 + t2c_count; t2c_r++) {")
-    L.append("    if (t2c_from_host) {")
-    to_device("      ")
-    L.append("    } else {")
-    for a in arrays:
-        L.append(f"      T2C_CHECK(cudaMemcpy(d_{a.name}, p_{a.name}, {a.name}_bytes, cudaMemcpyDeviceToDevice));")
-    L.append("    }")
-    L.append("    t2c_flush_l2();")
-    L.append("    if (t2c_idle) T2C_CHECK(cudaDeviceSynchronize());")
-    L.append("    T2C_CHECK(cudaEventRecord(t2c_e0));")
-    L.append(f"    {keep}{dev_call};")
-    L.append("    T2C_CHECK(cudaEventRecord(t2c_e1));")
-    L.append("    T2C_CHECK(cudaEventSynchronize(t2c_e1));")
-    L.append("    T2C_CHECK(cudaGetLastError());")
-    L.append("    float t2c_ms = 0;")
-    L.append("    T2C_CHECK(cudaEventElapsedTime(&t2c_ms, t2c_e0, t2c_e1));")
-    L.append("    if (t2c_r >= 2) printf(\"%s kernel_ms %.6f\\n\", t2c_tag, t2c_ms);")
-    L.append("    if (t2c_r >= 2 && t2c_ms < t2c_fastest) t2c_fastest = t2c_ms;")
-    L.append(f"    if (t2c_stop > 0 && t2c_r >= 1 + {EARLY_REPS} && t2c_fastest > t2c_stop) break;   /* clearly slow */")
-    L.append("  }")
-    from_device("  ")
-    store("t2c_dir", "  ")
-    # one end-to-end call of the drop-in on fresh host copies of the inputs
-    for a in arrays:
-        L.append(f"  {a.dtype} *e_{a.name} = ({a.dtype} *)t2c_host({a.name}_bytes);")
-        L.append(f"  t2c_load_into(t2c_dir, \"{a.name}\", e_{a.name}, {a.name}_bytes, {0 if a.intent == 'out' else 1});")
-    L.append("  T2C_CHECK(cudaDeviceSynchronize());")
-    L.append("  T2C_CHECK(cudaEventRecord(t2c_e0));")
-    L.append(f"  {abi.call(k, '', lambda a: f'e_{a.name}')};")
-    L.append("  T2C_CHECK(cudaEventRecord(t2c_e1));")
-    L.append("  T2C_CHECK(cudaEventSynchronize(t2c_e1));")
-    L.append("  float t2c_e2e = 0;")
-    L.append("  T2C_CHECK(cudaEventElapsedTime(&t2c_e2e, t2c_e0, t2c_e1));")
-    L.append("  printf(\"%s e2e_ms %.6f\\n\", t2c_tag, t2c_e2e);")
-    L.append("  return 0;")
-    L.append("}")
-    return "\n".join(L) + "\n"
+    timed = cgen.for_(
+        "int t2c_r = 0", "t2c_r < 2 + t2c_count", "t2c_r++",
+        cgen.if_("t2c_from_host", copies("", "d_", "cudaMemcpyHostToDevice"),
+              copies("p_", "d_", "cudaMemcpyDeviceToDevice")),
+        r"""t2c_flush_l2();
+            if (t2c_idle) T2C_CHECK(cudaDeviceSynchronize());
+            T2C_CHECK(cudaEventRecord(t2c_e0));""",
+        dev_call,
+        r"""T2C_CHECK(cudaEventRecord(t2c_e1));
+            T2C_CHECK(cudaEventSynchronize(t2c_e1));
+            T2C_CHECK(cudaGetLastError());
+            float t2c_ms = 0;
+            T2C_CHECK(cudaEventElapsedTime(&t2c_ms, t2c_e0, t2c_e1));
+            if (t2c_r >= 2) printf("%s kernel_ms %.6f\n", t2c_tag, t2c_ms);
+            if (t2c_r >= 2 && t2c_ms < t2c_fastest) t2c_fastest = t2c_ms;""",
+        cgen.Comment("clearly slow"),
+        cgen.if_(f"t2c_stop > 0 && t2c_r >= 1 + {EARLY_REPS} && t2c_fastest > t2c_stop", "break;"))
+    bench = [
+        *load("t2c_dir"),
+        r"""const char *t2c_start = getenv("T2C_BENCH_START");
+            int t2c_idle = t2c_start && !strcmp(t2c_start, "idle");
+            const char *t2c_restore = getenv("T2C_BENCH_RESTORE");
+            int t2c_from_host = t2c_restore && !strcmp(t2c_restore, "host");""",
+        pristine,
+        *(cgen.if_("!t2c_from_host", c) for c in copies("", "p_", "cudaMemcpyHostToDevice")),
+        r"""cudaEvent_t t2c_e0, t2c_e1;
+            T2C_CHECK(cudaEventCreate(&t2c_e0));
+            T2C_CHECK(cudaEventCreate(&t2c_e1));
+            const char *t2c_stop_at = getenv("T2C_BENCH_STOP_MS");
+            double t2c_stop = t2c_stop_at ? atof(t2c_stop_at) : 0, t2c_fastest = 1e300;""",
+        timed, *from_device(), *store("t2c_dir"),
+        # one end-to-end call of the drop-in on fresh host copies of the inputs
+        *([cgen.decl(f"{a.dtype} *e_{a.name}", cgen.cast(f"{a.dtype} *", cgen.call("t2c_host", f"{a.name}_bytes"))),
+           cgen.call("t2c_load_into", "t2c_dir", cgen.string(a.name), f"e_{a.name}", f"{a.name}_bytes", int(a.intent != "out"))]
+          for a in arrays),
+        r"""T2C_CHECK(cudaDeviceSynchronize());
+            T2C_CHECK(cudaEventRecord(t2c_e0));""",
+        cgen.expr(abi.call(k, "", lambda a: f"e_{a.name}")),
+        r"""T2C_CHECK(cudaEventRecord(t2c_e1));
+            T2C_CHECK(cudaEventSynchronize(t2c_e1));
+            float t2c_e2e = 0;
+            T2C_CHECK(cudaEventElapsedTime(&t2c_e2e, t2c_e0, t2c_e1));
+            printf("%s e2e_ms %.6f\n", t2c_tag, t2c_e2e);
+            return 0;"""]
+    main = cgen.function("int main(int argc, char **argv)", setup, checks, bench)
+    return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.declaration(k), abi.declaration(k, "_device"), "",
+                              main))
 
 
 # -- building ------------------------------------------------------------------------------

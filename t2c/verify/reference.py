@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from pycparser import c_ast
 
 from .. import config
 from ..errors import UserError
-from ..ir import Kernel, abi
+from ..ir import Kernel, abi, cgen
 from ..ir.kernel import eval_extent  # noqa: F401  (shapes below; re-exported)
 from ..runtime.build import build
 from ..runtime.process import clean_env, run_process
@@ -136,63 +137,58 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
         helpers, variants = _helpers_once(k, variants)
         reference = helpers + "".join(f"#define {k.name} t2c_variant_{i}\n{text}\n#undef {k.name}\n"
                                       for i, text in enumerate(variants))
-    lines = [PRELUDE, *(HALF_PRELUDE[t] for t in k.half_dtypes), checker, k.init or "",
-             reference or k.reference, "int main(int argc, char **argv)", "{"]
-    lines.append(f"  if (argc != {3 + len(k.sizes)}) {{ fprintf(stderr, \"usage: %s init|run DIR"
-                 f"{''.join(' ' + s.name for s in k.sizes)}\\n\", argv[0]); return 2; }}")
-    lines.append("  const char *t2c_dir = argv[2];")
-    lines.append("  int t2c_init_mode = strcmp(argv[1], \"init\") == 0;")
-    for i, s in enumerate(k.sizes):
-        lines.append(f"  int {s.name} = atoi(argv[{3 + i}]);")
+    ret = k.returns
     ins = [s for s in k.scalars if s.intent == "in"]
+    nbytes = lambda a: abi.nbytes(a.dtype, a.name + "_n")
+    keep = lambda entry: cgen.decl(f"{ret.dtype} t2c_ret", entry) if ret else cgen.expr(entry)
+    usage = cgen.string(f"usage: %s init|run DIR{''.join(' ' + s.name for s in k.sizes)}\n")
+    body = [cgen.if_(f"argc != {3 + len(k.sizes)}", [cgen.call("fprintf", "stderr", usage, "argv[0]"), "return 2;"]),
+            r"""const char *t2c_dir = argv[2];
+                int t2c_init_mode = strcmp(argv[1], "init") == 0;""",
+            *(cgen.decl(f"int {s.name}", f"atoi(argv[{3 + i}])") for i, s in enumerate(k.sizes))]
     for s in ins:
-        lines.append(f"  {s.dtype} {s.name} = *({s.dtype} *)t2c_load(t2c_dir, \"{s.name}\", "
-                     f"sizeof({s.dtype}), !t2c_init_mode);")
+        loaded = cgen.call("t2c_load", "t2c_dir", cgen.string(s.name), f"sizeof({s.dtype})", "!t2c_init_mode")
+        body.append(cgen.decl(f"{s.dtype} {s.name}", cgen.deref(cgen.cast(f"{s.dtype} *", loaded))))
     for a in k.arrays:
-        lines.append(f"  size_t {a.name}_n = {abi.count(a.shape)};")
-        required = "0" if a.intent == "out" else "!t2c_init_mode"
-        lines.append(f"  {a.dtype} *{a.name} = ({a.dtype} *)t2c_load(t2c_dir, \"{a.name}\", "
-                     f"{abi.nbytes(a.dtype, a.name + '_n')}, {required});")
+        loaded = cgen.call("t2c_load", "t2c_dir", cgen.string(a.name), nbytes(a),
+                           0 if a.intent == "out" else "!t2c_init_mode")
+        body += [cgen.decl(f"size_t {a.name}_n", abi.count(a.shape)),
+                 cgen.decl(f"{a.dtype} *{a.name}", cgen.cast(f"{a.dtype} *", loaded))]
     call_args = abi.call_args(k, _pointer)
     if k.init:
         init_args = abi.call_args(k, _pointer, lambda p: f"&{p}" if any(s.name == p for s in ins) else p)
-        lines.append("  if (t2c_init_mode) {")
-        lines.append(f"    t2c_init({init_args});")
-        for s in ins:
-            lines.append(f"    t2c_store(t2c_dir, \"\", \"{s.name}\", &{s.name}, sizeof({s.dtype}));")
-        for a in k.arrays:
-            lines.append(f"    t2c_store(t2c_dir, \"\", \"{a.name}\", {a.name}, "
-                         f"{abi.nbytes(a.dtype, a.name + '_n')});")
-        lines.append("    return 0;")
-        lines.append("  }")
+        body.append(cgen.if_("t2c_init_mode", [
+            f"t2c_init({init_args});",
+            *(cgen.call("t2c_store", "t2c_dir", cgen.string(""), cgen.string(s.name), f"&{s.name}", f"sizeof({s.dtype})")
+              for s in ins),
+            *(cgen.call("t2c_store", "t2c_dir", cgen.string(""), cgen.string(a.name), a.name, nbytes(a)) for a in k.arrays),
+            "return 0;"]))
     else:
-        lines.append("  if (t2c_init_mode) { fprintf(stderr, \"t2c: this kernel has no original init\\n\"); "
-                     "return 2; }")
-    ret = k.returns
-    lines.append("  double t2c_t0 = t2c_now();")
+        body.append(cgen.if_("t2c_init_mode", [
+            cgen.call("fprintf", "stderr", cgen.string("t2c: this kernel has no original init\n")), "return 2;"]))
+    body.append("double t2c_t0 = t2c_now();")
     if variants:
-        lines.append(f"  {ret.dtype + ' t2c_ret = 0;' if ret else ''}")
-        lines.append("  const char *t2c_which = getenv(\"T2C_VARIANT\");")
-        lines.append("  switch (t2c_which ? atoi(t2c_which) : -1) {")
-        lines += [f"  case {i}: {'t2c_ret = ' if ret else ''}t2c_variant_{i}({call_args}); break;"
-                  for i in range(len(variants))]
-        lines.append("  default: fprintf(stderr, \"t2c: T2C_VARIANT names no version\\n\"); return 2;")
-        lines.append("  }")
+        cases = [c_ast.Case(cgen.expr(i), [cgen.expr(f"{'t2c_ret = ' if ret else ''}t2c_variant_{i}({call_args})"),
+                                          c_ast.Break()]) for i in range(len(variants))]
+        fail = [cgen.call("fprintf", "stderr", cgen.string("t2c: T2C_VARIANT names no version\n")), "return 2;"]
+        body += [cgen.decl(f"{ret.dtype} t2c_ret", 0) if ret else None,
+                 'const char *t2c_which = getenv("T2C_VARIANT");',
+                 c_ast.Switch(cgen.expr("t2c_which ? atoi(t2c_which) : -1"),
+                              cgen.block(cases, c_ast.Default(cgen.block(fail).block_items)))]
     else:
-        lines.append(f"  {ret.dtype + ' t2c_ret = ' if ret else ''}{k.name}({call_args});")
-    lines.append("  double t2c_t1 = t2c_now();")
+        body.append(keep(abi.call(k, "", _pointer)))
+    body.append("double t2c_t1 = t2c_now();")
     if ret:
-        lines.append(f"  t2c_store(t2c_dir, \"out_\", \"return\", &t2c_ret, sizeof({ret.dtype}));")
-    for a in k.arrays:
-        if a.intent != "in":
-            lines.append(f"  t2c_store(t2c_dir, \"out_\", \"{a.name}\", {a.name}, "
-                         f"{abi.nbytes(a.dtype, a.name + '_n')});")
-    lines.append("  printf(\"%.9f\\n\", t2c_t1 - t2c_t0);")
+        body.append(cgen.call("t2c_store", "t2c_dir", cgen.string("out_"), cgen.string("return"), "&t2c_ret",
+                              f"sizeof({ret.dtype})"))
+    body += [cgen.call("t2c_store", "t2c_dir", cgen.string("out_"), cgen.string(a.name), a.name, nbytes(a))
+             for a in k.arrays if a.intent != "in"]
+    body.append(r'printf("%.9f\n", t2c_t1 - t2c_t0);')
     if checker:
-        lines.append("  printf(\"%llu\\n\", t2c_work);")
-    lines.append("  return 0;")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        body.append(r'printf("%llu\n", t2c_work);')
+    body.append("return 0;")
+    return cgen.render(cgen.program(PRELUDE, *(HALF_PRELUDE[t] for t in k.half_dtypes), checker, k.init or "",
+                                    reference or k.reference, cgen.function("int main(int argc, char **argv)", body)))
 
 
 def _pointer(a) -> str:
