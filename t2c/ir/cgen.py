@@ -1,6 +1,6 @@
 """Generated C and CUDA as nodes, and the one printer that prints them.
 
-    Printer().visit(node) -> str;  expr(text), stmts(text), decl, call, block, if_, for_, function
+    render(node) -> str;  builders: expr, stmts, decl, call, assign, cast, block, if_, for_, switch, function
 
 Takes pycparser `c_ast` nodes plus the few CUDA constructs C lacks (`Kernel`: a `__global__`
 definition with an optional `__launch_bounds__`; `Launch`: `f<<<grid, block, shared, stream>>>(args)`;
@@ -14,7 +14,8 @@ into nodes, so a malformed one fails at generation.  Printed C parses back to it
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+import threading
+from functools import lru_cache
 
 from pycparser import c_ast, c_generator, c_parser
 
@@ -282,9 +283,8 @@ def render(node) -> str:
 
 # -- builders ---------------------------------------------------------------------------------
 
-@cache
-def _parser() -> c_parser.CParser:
-    return c_parser.CParser()
+_PARSER = c_parser.CParser()
+_PARSING = threading.Lock()             # one parser, and the ladder builds drivers in threads
 
 
 def _parse(text: str, wrapped: str = "{}") -> c_ast.Node:
@@ -310,7 +310,8 @@ def _copy(node):
 def _parsed(text: str, wrapped: str) -> c_ast.Node:
     typedefs = "".join(f"typedef int {t}; " for t in TYPE_NAMES if re.search(rf"\b{t}\b", text))
     try:
-        return _parser().parse(typedefs + "\n" + wrapped.format(text), "<cgen>").ext[-1]
+        with _PARSING:
+            return _PARSER.parse(typedefs + "\n" + wrapped.format(text), "<cgen>").ext[-1]
     except c_parser.ParseError as e:
         raise ValueError(f"not C: {text!r}: {e}") from None
 
@@ -404,6 +405,13 @@ def for_(init: str, cond, step, *body) -> c_ast.For:
     """`for (init; cond; step) {body}`; `init` a declaration's text (`int i = 0`) or an expression."""
     (head,) = _parse_body(f"for ({init};;) ;")
     return c_ast.For(head.init, expr(cond), expr(step), block(*body))
+
+
+def switch(cond, cases: list, default: list | None = None) -> c_ast.Switch:
+    """`switch (cond) { case v: ... default: ... }`, `cases` as (value, statements) pairs; the
+    statements as `block` takes its items."""
+    arms = [c_ast.Case(expr(value), _items(body)) for value, body in cases]
+    return c_ast.Switch(expr(cond), c_ast.Compound(arms + ([c_ast.Default(_items(default))] if default else [])))
 
 
 def function(head: str, *body) -> c_ast.FuncDef:

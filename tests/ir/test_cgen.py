@@ -115,3 +115,14 @@ def test_built_nodes_are_copies():
     first = cgen.decl("int x", 1)
     first.init = cgen.expr(2)
     assert cgen.render(cgen.block(cgen.decl("int x", 1))) == "{\n  int x = 1;\n}\n"
+
+
+def test_threads_build_at_once():
+    """The ladder builds drivers in threads: the one parser the builders share takes one text at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def build(i: int) -> str:
+        return cgen.render(cgen.block(f"t2c_init{i}(m, n, (void *)A, (void *)x{i}, (size_t)(n) * sizeof(double));"))
+    with ThreadPoolExecutor(8) as pool:
+        texts = list(pool.map(build, range(400)))
+    assert texts[7] == "{\n  t2c_init7(m, n, (void *)A, (void *)x7, (size_t)n * sizeof(double));\n}\n"
