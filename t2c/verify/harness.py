@@ -162,7 +162,8 @@ def candidate_driver(k: Kernel) -> str:
             host = cgen.cast(f"{a.dtype} *", cgen.call("t2c_host", f"{a.name}_bytes"))
             device = cgen.cast(f"{a.dtype} *", cgen.call("t2c_device", f"{a.name}_bytes"))
             if declare:
-                out += [cgen.decl(f"size_t {a.name}_bytes", abi.array_bytes(a)), cgen.decl(f"{a.dtype} *{a.name}", host),
+                out += [cgen.decl(f"size_t {a.name}_bytes", abi.array_bytes(a)),
+                        cgen.decl(f"{a.dtype} *{a.name}", host),
                         cgen.decl(f"{a.dtype} *d_{a.name}", cgen.ternary("t2c_on_device", device, "NULL"))]
             else:
                 out += [cgen.assign(f"{a.name}_bytes", abi.array_bytes(a)), cgen.assign(a.name, host),
@@ -170,9 +171,10 @@ def candidate_driver(k: Kernel) -> str:
         return out
 
     def load(where: str) -> list:
-        return [*(cgen.call("t2c_load_into", where, cgen.string(s.name), f"&{s.name}", f"sizeof({s.dtype})", 1) for s in ins),
-                *(cgen.call("t2c_load_into", where, cgen.string(a.name), a.name, f"{a.name}_bytes", int(a.intent != "out"))
-                  for a in arrays)]
+        return [*(cgen.call("t2c_load_into", where, cgen.string(s.name), f"&{s.name}", f"sizeof({s.dtype})", 1)
+                  for s in ins),
+                *(cgen.call("t2c_load_into", where, cgen.string(a.name), a.name, f"{a.name}_bytes",
+                            int(a.intent != "out")) for a in arrays)]
 
     def copies(source: str, target: str, way: str, only=lambda a: True) -> list:
         """cudaMemcpy of each array (that `only` takes) from `source` to `target`: prefixes of its name."""
@@ -183,23 +185,27 @@ def candidate_driver(k: Kernel) -> str:
         # cudaMemcpy on the legacy stream waits for blocking streams only: work left on a
         # non-blocking side stream shows up here as wrong outputs.
         return [*copies("d_", "", "cudaMemcpyDeviceToHost", lambda a: a.intent != "in"),
-                *(cgen.call("t2c_check_guards", cgen.string(a.name), f"d_{a.name}", f"{a.name}_bytes") for a in arrays),
+                *(cgen.call("t2c_check_guards", cgen.string(a.name), f"d_{a.name}", f"{a.name}_bytes")
+                  for a in arrays),
                 synced]
 
     def store(where: str) -> list:
-        return [*([cgen.call("t2c_store", where, cgen.string("return"), "&t2c_ret", f"sizeof({ret.dtype})")] if ret else []),
+        returned = ret and cgen.call("t2c_store", where, cgen.string("return"), "&t2c_ret", f"sizeof({ret.dtype})")
+        return [returned or None,
                 *(cgen.call("t2c_store", where, cgen.string(a.name), a.name, f"{a.name}_bytes")
                   for a in arrays if a.intent != "in")]
 
     usage = cgen.string("usage: %s host|device DIR SIZES | calls|bench DIR N SIZES\n")
     setup = [
         r"""const char *t2c_mode = argc > 1 ? argv[1] : "";
-            int t2c_calls = strcmp(t2c_mode, "calls") == 0, t2c_bench = strcmp(t2c_mode, "bench") == 0;
+            int t2c_calls = strcmp(t2c_mode, "calls") == 0;
+            int t2c_bench = strcmp(t2c_mode, "bench") == 0;
             int t2c_counted = t2c_calls || t2c_bench;""",
         cgen.if_(f"argc != {3 + nsz} + t2c_counted", [cgen.call("fprintf", "stderr", usage, "argv[0]"), "return 2;"]),
         r"""const char *t2c_dir = argv[2];
             const char *t2c_tag = getenv("T2C_NONCE") ? getenv("T2C_NONCE") : "t2c";
-            int t2c_count = t2c_counted ? atoi(argv[3]) : 1, t2c_first = 3 + t2c_counted;
+            int t2c_count = t2c_counted ? atoi(argv[3]) : 1;
+            int t2c_first = 3 + t2c_counted;
             int t2c_on_device = t2c_bench || t2c_calls || strcmp(t2c_mode, "device") == 0;
             if (!t2c_bench && !t2c_on_device && strcmp(t2c_mode, "host")) {
               fprintf(stderr, "t2c: unknown mode %s\n", t2c_mode);
@@ -222,7 +228,7 @@ def candidate_driver(k: Kernel) -> str:
                    else snprintf(t2c_sub, sizeof t2c_sub, "%s", t2c_dir);""",
                # calls mode: this call's entry point and sizes; new buffers only when the sizes change
                cgen.if_("t2c_calls", [cgen.decl(f"int t2c_new[{nsz + 1}]"),
-                                   cgen.assign("t2c_on_device", cgen.call("t2c_read_call", "t2c_sub", "t2c_new", nsz)),
+                                   cgen.assign("t2c_on_device", f"t2c_read_call(t2c_sub, t2c_new, {nsz})"),
                                    *resize]),
                *load("t2c_sub"),
                cgen.if_("t2c_on_device", [*copies("", "d_", "cudaMemcpyHostToDevice"), dev_call, *from_device()],
@@ -237,7 +243,8 @@ def candidate_driver(k: Kernel) -> str:
     # clock_probe.cu), and cuBLAS's yardstick (scripts/cublas_rates.py) copies nothing before
     # its calls (reports/h200-polybench-large-13/)
     pristine = [[cgen.Comment(f"{a.name} as loaded, on the device"), cgen.decl(f"void *p_{a.name}", "NULL"),
-                 cgen.if_(f"!t2c_from_host && cudaMalloc(&p_{a.name}, {a.name}_bytes ? {a.name}_bytes : 1) != cudaSuccess",
+                 cgen.if_(f"!t2c_from_host && cudaMalloc(&p_{a.name}, {a.name}_bytes ? {a.name}_bytes : 1)"
+                          " != cudaSuccess",
                        ["cudaGetLastError(); t2c_from_host = 1;"])] for a in arrays]
     # The timer starts with the flush still queued, so the host's launch of the first kernel
     # overlaps it, as in torch.cuda.Event timing and triton's do_bench: the GPU's time for the
@@ -268,15 +275,18 @@ def candidate_driver(k: Kernel) -> str:
             int t2c_from_host = t2c_restore && !strcmp(t2c_restore, "host");""",
         pristine,
         *(cgen.if_("!t2c_from_host", c) for c in copies("", "p_", "cudaMemcpyHostToDevice")),
-        r"""cudaEvent_t t2c_e0, t2c_e1;
+        r"""cudaEvent_t t2c_e0;
+            cudaEvent_t t2c_e1;
             T2C_CHECK(cudaEventCreate(&t2c_e0));
             T2C_CHECK(cudaEventCreate(&t2c_e1));
             const char *t2c_stop_at = getenv("T2C_BENCH_STOP_MS");
-            double t2c_stop = t2c_stop_at ? atof(t2c_stop_at) : 0, t2c_fastest = 1e300;""",
+            double t2c_stop = t2c_stop_at ? atof(t2c_stop_at) : 0;
+            double t2c_fastest = 1e300;""",
         timed, *from_device(), *store("t2c_dir"),
         # one end-to-end call of the drop-in on fresh host copies of the inputs
         *([cgen.decl(f"{a.dtype} *e_{a.name}", cgen.cast(f"{a.dtype} *", cgen.call("t2c_host", f"{a.name}_bytes"))),
-           cgen.call("t2c_load_into", "t2c_dir", cgen.string(a.name), f"e_{a.name}", f"{a.name}_bytes", int(a.intent != "out"))]
+           cgen.call("t2c_load_into", "t2c_dir", cgen.string(a.name), f"e_{a.name}", f"{a.name}_bytes",
+                     int(a.intent != "out"))]
           for a in arrays),
         r"""T2C_CHECK(cudaDeviceSynchronize());
             T2C_CHECK(cudaEventRecord(t2c_e0));""",
@@ -288,7 +298,8 @@ def candidate_driver(k: Kernel) -> str:
             printf("%s e2e_ms %.6f\n", t2c_tag, t2c_e2e);
             return 0;"""]
     main = cgen.function("int main(int argc, char **argv)", setup, checks, bench)
-    return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.declaration(k), abi.declaration(k, "_device"), "",
+    return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.declaration(k), abi.declaration(k, "_device"),
+                                    "",
                               main))
 
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from pycparser import c_ast
 
 from .. import config
 from ..errors import UserError
@@ -140,6 +139,8 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
     ret = k.returns
     ins = [s for s in k.scalars if s.intent == "in"]
     nbytes = lambda a: abi.nbytes(a.dtype, a.name + "_n")
+    store = lambda prefix, name, data, size: cgen.call("t2c_store", "t2c_dir", cgen.string(prefix), cgen.string(name),
+                                                       data, size)
     keep = lambda entry: cgen.decl(f"{ret.dtype} t2c_ret", entry) if ret else cgen.expr(entry)
     usage = cgen.string(f"usage: %s init|run DIR{''.join(' ' + s.name for s in k.sizes)}\n")
     body = [cgen.if_(f"argc != {3 + len(k.sizes)}", [cgen.call("fprintf", "stderr", usage, "argv[0]"), "return 2;"]),
@@ -159,30 +160,26 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
         init_args = abi.call_args(k, _pointer, lambda p: f"&{p}" if any(s.name == p for s in ins) else p)
         body.append(cgen.if_("t2c_init_mode", [
             f"t2c_init({init_args});",
-            *(cgen.call("t2c_store", "t2c_dir", cgen.string(""), cgen.string(s.name), f"&{s.name}", f"sizeof({s.dtype})")
-              for s in ins),
-            *(cgen.call("t2c_store", "t2c_dir", cgen.string(""), cgen.string(a.name), a.name, nbytes(a)) for a in k.arrays),
+            *(store("", s.name, f"&{s.name}", f"sizeof({s.dtype})") for s in ins),
+            *(store("", a.name, a.name, nbytes(a)) for a in k.arrays),
             "return 0;"]))
     else:
         body.append(cgen.if_("t2c_init_mode", [
             cgen.call("fprintf", "stderr", cgen.string("t2c: this kernel has no original init\n")), "return 2;"]))
     body.append("double t2c_t0 = t2c_now();")
     if variants:
-        cases = [c_ast.Case(cgen.expr(i), [cgen.expr(f"{'t2c_ret = ' if ret else ''}t2c_variant_{i}({call_args})"),
-                                          c_ast.Break()]) for i in range(len(variants))]
+        cases = [(i, [f"{'t2c_ret = ' if ret else ''}t2c_variant_{i}({call_args});", "break;"])
+                 for i in range(len(variants))]
         fail = [cgen.call("fprintf", "stderr", cgen.string("t2c: T2C_VARIANT names no version\n")), "return 2;"]
         body += [cgen.decl(f"{ret.dtype} t2c_ret", 0) if ret else None,
                  'const char *t2c_which = getenv("T2C_VARIANT");',
-                 c_ast.Switch(cgen.expr("t2c_which ? atoi(t2c_which) : -1"),
-                              cgen.block(cases, c_ast.Default(cgen.block(fail).block_items)))]
+                 cgen.switch("t2c_which ? atoi(t2c_which) : -1", cases, fail)]
     else:
         body.append(keep(abi.call(k, "", _pointer)))
     body.append("double t2c_t1 = t2c_now();")
     if ret:
-        body.append(cgen.call("t2c_store", "t2c_dir", cgen.string("out_"), cgen.string("return"), "&t2c_ret",
-                              f"sizeof({ret.dtype})"))
-    body += [cgen.call("t2c_store", "t2c_dir", cgen.string("out_"), cgen.string(a.name), a.name, nbytes(a))
-             for a in k.arrays if a.intent != "in"]
+        body.append(store("out_", "return", "&t2c_ret", f"sizeof({ret.dtype})"))
+    body += [store("out_", a.name, a.name, nbytes(a)) for a in k.arrays if a.intent != "in"]
     body.append(r'printf("%.9f\n", t2c_t1 - t2c_t0);')
     if checker:
         body.append(r'printf("%llu\n", t2c_work);')
