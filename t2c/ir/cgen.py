@@ -47,6 +47,8 @@ class Comment(c_ast.Node):
     attr_names = ("text",)
 
     def __init__(self, text: str, coord=None):
+        if "*/" in text:
+            raise ValueError(f"a comment cannot hold '*/': {text!r}")
         self.text = text
         self.coord = coord
 
