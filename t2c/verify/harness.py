@@ -4,8 +4,8 @@
     run_candidate, run_calls: a build run on inputs, outputs read back
 
 Takes a candidate exporting `NAME` (host pointers) and `NAME_device` (device pointers) with C
-linkage (DESIGN §3; ir/abi.py prints the ABI); gives a driver in its own translation unit speaking the reference driver's
-file protocol, in modes `host`, `device`, `calls` (several calls in one process) and `bench`
+linkage (DESIGN §3; ir/abi.py prints the ABI); gives a driver (built as ir/cgen nodes) in its own
+translation unit speaking the reference driver's file protocol, in modes `host`, `device`, `calls` (several calls in one process) and `bench`
 (timed repetitions, lines marked with a nonce the candidate cannot read). Runs happen in a
 scratch directory holding only the inputs, with a scrubbed environment, a wall-clock limit, a
 process-group kill and prlimit bounds; CUDA errors exit 5, guard-zone writes exit 6.

@@ -2,7 +2,7 @@
 
     reference_driver(kernel) -> str;  run_reference(kernel, sizes, inputs) -> (inputs, outputs)
 
-Takes the IS; gives the C text of a driver around the reference (`init` runs the source's
+Takes the IS; gives the C text of a driver (ir/cgen nodes) around the reference (`init` runs the source's
 `t2c_init`, `run` calls the kernel once on DIR/NAME.bin and writes DIR/out_NAME.bin), builds it
 with gcc (cached by content) and runs it in a scratch directory with a timeout, giving numpy
 arrays. With `inputs=None` the original initialisation draws the inputs; a kernel without one
