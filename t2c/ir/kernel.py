@@ -235,6 +235,14 @@ class Kernel:
         return next(a for a in self.arrays if a.name == name)
 
     @property
+    def tree(self):
+        """The reference parsed (a pycparser FileAST), once per text in a process and shared by
+        all its readers: read it, never edit it (a reader that edits takes `csyntax.clone`).
+        Not a field: no part of equality, the key, the YAML form or a pickle."""
+        from .csyntax import reference_tree          # csyntax imports this module
+        return reference_tree(self.reference, f"<{self.name} reference>")
+
+    @property
     def returns(self) -> Scalar | None:
         return next((s for s in self.scalars if s.intent == "out"), None)
 

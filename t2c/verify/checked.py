@@ -60,9 +60,9 @@ class Site:
 def instrument(k: Kernel) -> tuple[str, tuple[Site, ...]]:
     """(the reference's C with its checks, the checked sites); a pure function of the kernel,
     made once per kernel in a process: every checked reference run asks for it (a suite's draws,
-    hundreds in a ladder), and parsing the reference is most of a draw's own work."""
-    from ..ir.csyntax import cprint, kernel_definition, parse_c
-    ast = parse_c(k.reference, f"<{k.name} reference>")
+    hundreds in a ladder), and instrumenting the reference is most of a draw's own work."""
+    from ..ir.csyntax import clone, cprint, kernel_definition, parse_c
+    ast = clone(k.tree)                     # its own copy: the checks edit subscripts and loops
     fn = kernel_definition(ast)
     parents, loop_vars = {}, set()
     for node in _walk(fn, parents):

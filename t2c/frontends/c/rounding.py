@@ -15,14 +15,14 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ...ir import FLOAT_DTYPES, Kernel
-from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c
+from ...ir.csyntax import array_name, cprint, kernel_definition
 
 _ARITH = {"+", "-", "*", "/", "%"}
 _FLOAT_NAMES = {"float", "double"}
 
 
 def rounded_units(k: Kernel) -> dict[str, int | str]:
-    fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
+    fn = kernel_definition(k.tree)
     types = {s.name: "int" for s in k.sizes} | {s.name: s.dtype for s in k.scalars} \
         | {a.name: a.dtype for a in k.arrays}
     parents: dict = {}

@@ -19,7 +19,7 @@ from pycparser import c_ast
 from ...analysis.scalars import assignment
 from ...analysis.scopes import DEVICE_CLASHES
 from ...ir import Kernel, abi
-from ...ir.csyntax import cprint, is_name, kernel_definition, parse_c, walk as _walk
+from ...ir.csyntax import cprint, is_name, kernel_definition, walk as _walk
 from .cuda import Renderer, device_result, helper_note, own_helpers, short_name
 from .options import PolyOptions
 
@@ -40,7 +40,7 @@ class Compaction:
 
 def compaction_of(k: Kernel) -> Compaction | None:
     """The reference's first top-level compaction loop, or None when it has none of that form."""
-    fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
+    fn = kernel_definition(k.tree)
     items = fn.body.block_items or []
     params, arrays = set(k.params), {a.name for a in k.arrays}
     for n, loop in enumerate(items):
