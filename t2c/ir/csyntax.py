@@ -94,6 +94,12 @@ def walk(node):
         yield from walk(child)
 
 
+def names(*nodes) -> set[str]:
+    """The identifiers the nodes hold (variables, and the functions they call), read from the tree:
+    a regex over their printed text also finds the type of a cast and the `f` of `1.0f`."""
+    return {n.name for node in nodes for n in walk(node) if isinstance(n, c_ast.ID)}
+
+
 def array_name(ref) -> str | None:
     """The array an `a[i][j]` or `*a` refers to (None for anything else)."""
     while isinstance(ref, c_ast.ArrayRef):
