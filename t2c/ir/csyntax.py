@@ -18,7 +18,7 @@ from pycparser import c_ast, c_generator, c_parser
 from pycparser.c_parser import ParseError
 
 from ..errors import UserError
-from .kernel import HALF_DTYPES
+from .dtypes import HALF_DTYPES
 
 
 #: Type names every reference may use without declaring them: the 16-bit storage types.  pycparser
