@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pycparser import c_ast
 
 from ..ir import Kernel
-from ..ir.csyntax import conjuncts, cprint, is_name, kernel_definition, parse_c, reference_helpers, relined
+from ..ir.csyntax import clone, conjuncts, cprint, is_name, kernel_definition, parse_c, reference_helpers, relined
 from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .commas import normalize_commas
@@ -287,7 +287,7 @@ class _Builder:
         self.gathered: list[str] = []                  # gathers of the statement being read (`collect`)
 
     def build(self) -> Program:
-        ast = relined(parse_c(self.k.reference, f"<{self.k.name} reference>"), self.k.origin)
+        ast = relined(clone(self.k.tree), self.k.origin)    # its own copy: the normalizations edit it
         fn = self.fn = kernel_definition(ast)
         _pure_helpers_only(ast, fn)
         context = []

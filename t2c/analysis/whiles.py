@@ -25,7 +25,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..ir.csyntax import conjuncts, is_name, walk as _walk
+from ..ir.csyntax import conjuncts, is_name, names, walk as _walk
 from ..ir.extents import NotPolynomial, Poly, loop_range, to_poly
 from .scalars import constant_step, geometric_step, substitute, written_names
 
@@ -96,12 +96,12 @@ def _once(first, loop, var, loops, within, sizes) -> list | None:
     body = loop.stmt.block_items
     step, conds = constant_step(body[-1], var), conjuncts(loop.cond)
     if not step or any(c.op not in (("<", "<=") if step > 0 else (">", ">=")) for c in conds) \
-            or _names(*(c.right for c in conds)) & written_names(body):
+            or names(*(c.right for c in conds)) & written_names(body):
         return None
     start = first.init if isinstance(first, c_ast.Decl) else first.rvalue
     if _first_test_holds(start, conds, step, loops, within, sizes):
         return []
-    if any(isinstance(n, c_ast.Break) for n in _walk(loop.stmt)) or _names(start) & written_names(body):
+    if any(isinstance(n, c_ast.Break) for n in _walk(loop.stmt)) or names(start) & written_names(body):
         return None
     once = c_ast.Compound([substitute(copy.deepcopy(s), var, start) for s in body[:-1]] or None, loop.coord)
     after = c_ast.BinaryOp("+" if step > 0 else "-", copy.deepcopy(start),
@@ -128,10 +128,6 @@ def _first_test_holds(start, conds, step, loops, within, sizes) -> bool:
                for g, c in zip(gaps, conds))
 
 
-def _names(*nodes) -> set[str]:
-    return {n.name for x in nodes for n in _walk(x) if isinstance(n, c_ast.ID)}
-
-
 def _var(first) -> str | None:
     """v of `v = lo;` or of `int v = lo;` (a scalar of a plain type)."""
     if isinstance(first, c_ast.Assignment) and first.op == "=" and isinstance(first.lvalue, c_ast.ID):
@@ -154,7 +150,7 @@ def _sets(init, var: str) -> bool:
     comma list `i = 0, v = e`)."""
     if isinstance(init, c_ast.ExprList):
         first = next((k for k, e in enumerate(init.exprs) if _var(e) == var), None)
-        return first is not None and var not in _names(*init.exprs[:first], init.exprs[first].rvalue)
+        return first is not None and var not in names(*init.exprs[:first], init.exprs[first].rvalue)
     return _var(init) == var or isinstance(init, c_ast.DeclList) and any(d.name == var for d in init.decls)
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .kernel import HALF_HEADERS, Array, Kernel
+from .dtypes import HALF_HEADERS
+from .kernel import Array, Kernel
 
 
 @dataclass(frozen=True)

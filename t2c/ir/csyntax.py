@@ -3,18 +3,22 @@
 Every stage that reads a reference (frontends, analysis, generators, the verifier) reads it
 through these, so the text and its pycparser AST mean one thing everywhere.  A reference is
 its helper functions, then the kernel's function (the last definition).  `parse_c` refuses
-what is not C99 with a `file:line:col` UserError.
+what is not C99 with a `file:line:col` UserError.  A reference is parsed once per text in a
+process (`reference_tree`, read as `Kernel.tree`) and that tree is shared: a reader that edits
+nodes edits its own `clone`.
 """
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 import re
 
 from pycparser import c_ast, c_generator, c_parser
 from pycparser.c_parser import ParseError
 
 from ..errors import UserError
-from .kernel import HALF_DTYPES
+from .dtypes import HALF_DTYPES
 
 
 #: Type names every reference may use without declaring them: the 16-bit storage types.  pycparser
@@ -36,17 +40,44 @@ def parse_c(text: str, filename: str) -> c_ast.FileAST:
         raise UserError(f"parse error: {e}", file=filename) from None
 
 
+@functools.lru_cache(maxsize=256)
+def reference_tree(text: str, filename: str) -> c_ast.FileAST:
+    """`parse_c(text, filename)`, made once per text in a process (a kernel's readers, and the
+    kernels of one batch worker, share it).  Shared, so read-only: edit a `clone` of it."""
+    return parse_c(text, filename)
+
+
+def clone(node):
+    """A private copy of a tree, for a reader that edits nodes: new nodes and lists, the same
+    strings and coordinates (a Coord is replaced, never edited: `relined`).  Not
+    `copy.deepcopy`, which costs more than parsing the text again."""
+    cls = type(node)
+    new = cls.__new__(cls)
+    for slot in cls.__slots__:
+        if slot == "__weakref__":
+            continue
+        value = getattr(node, slot)
+        if isinstance(value, c_ast.Node):
+            value = clone(value)
+        elif isinstance(value, list):
+            value = [clone(x) if isinstance(x, c_ast.Node) else x for x in value]
+        setattr(new, slot, value)
+    return new
+
+
 def relined(ast, origin) -> c_ast.FileAST:
-    """`ast` (a parsed reference) with each node's line the source file's (`Origin.lines`), so
-    that what names a node's line names the user's line; unchanged without a map."""
+    """`ast` (a reader's own copy of a reference) with each node's line the source file's
+    (`Origin.lines`), so that what names a node's line names the user's line; unchanged without
+    a map.  Gives nodes new coordinates: the shared tree's stay as they are."""
     if origin is None or not origin.lines:
         return ast
-    seen = set()
+    made = {}                                                    # nodes may share a Coord
     for node in walk(ast):
         coord = getattr(node, "coord", None)
-        if coord is not None and id(coord) not in seen:          # nodes may share a Coord
-            seen.add(id(coord))
-            coord.line = origin.source_line(coord.line)
+        if coord is not None:
+            if id(coord) not in made:
+                made[id(coord)] = dataclasses.replace(coord, line=origin.source_line(coord.line))
+            node.coord = made[id(coord)]
     return ast
 
 
@@ -61,6 +92,12 @@ def walk(node):
     yield node
     for _, child in node.children():
         yield from walk(child)
+
+
+def names(*nodes) -> set[str]:
+    """The identifiers the nodes hold (variables, and the functions they call), read from the tree:
+    a regex over their printed text also finds the type of a cast and the `f` of `1.0f`."""
+    return {n.name for node in nodes for n in walk(node) if isinstance(n, c_ast.ID)}
 
 
 def array_name(ref) -> str | None:

@@ -18,30 +18,9 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import UserError
+from .csyntax import reference_tree
+from .dtypes import DTYPES, FLOAT_DTYPES, HALF_DTYPES
 
-#: Element types the IS knows, with their size in bytes and numpy name.
-DTYPES = {
-    "double": (8, "float64"),
-    "float": (4, "float32"),
-    "int": (4, "int32"),
-    "unsigned": (4, "uint32"),
-    "long": (8, "int64"),
-    "char": (1, "int8"),
-    "unsigned char": (1, "uint8"),
-    "__half": (2, "float16"),
-    "__nv_bfloat16": (2, "uint16"),     # numpy has no bfloat16: its bit pattern (verify/halfs.py)
-}
-#: 16-bit floating storage types, named as CUDA names them (cuda_fp16.h, cuda_bf16.h), ->
-#: (the conversion to float, the conversion from float rounding to nearest even).  They are
-#: storage only: a reference reads them through the first and stores through the second, and
-#: computes in float between (docs/specs.md, "float16 and bfloat16").
-HALF_DTYPES = {
-    "__half": ("__half2float", "__float2half_rn"),
-    "__nv_bfloat16": ("__bfloat162float", "__float2bfloat16_rn"),
-}
-#: The CUDA header that declares each (CUDA programs over them include it).
-HALF_HEADERS = {"__half": "cuda_fp16.h", "__nv_bfloat16": "cuda_bf16.h"}
-FLOAT_DTYPES = ("double", "float", *HALF_DTYPES)
 INTENTS = ("in", "out", "inout")
 DATASETS = ("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")
 #: Input domain kinds: how the synthesizer may draw an input.
@@ -233,6 +212,13 @@ class Kernel:
 
     def array(self, name: str) -> Array:
         return next(a for a in self.arrays if a.name == name)
+
+    @property
+    def tree(self):
+        """The reference parsed (a pycparser FileAST), once per text in a process and shared by
+        all its readers: read it, never edit it (a reader that edits takes `csyntax.clone`).
+        Not a field: no part of equality, the key, the YAML form or a pickle."""
+        return reference_tree(self.reference, f"<{self.name} reference>")
 
     @property
     def returns(self) -> Scalar | None:

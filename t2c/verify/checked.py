@@ -60,9 +60,9 @@ class Site:
 def instrument(k: Kernel) -> tuple[str, tuple[Site, ...]]:
     """(the reference's C with its checks, the checked sites); a pure function of the kernel,
     made once per kernel in a process: every checked reference run asks for it (a suite's draws,
-    hundreds in a ladder), and parsing the reference is most of a draw's own work."""
-    from ..ir.csyntax import cprint, kernel_definition, parse_c
-    ast = parse_c(k.reference, f"<{k.name} reference>")
+    hundreds in a ladder), and instrumenting the reference is most of a draw's own work."""
+    from ..ir.csyntax import clone, cprint, kernel_definition, names, parse_c
+    ast = clone(k.tree)                     # its own copy: the checks edit subscripts and loops
     fn = kernel_definition(ast)
     parents, loop_vars = {}, set()
     for node in _walk(fn, parents):
@@ -84,7 +84,7 @@ def instrument(k: Kernel) -> tuple[str, tuple[Site, ...]]:
             continue
         dims = [(a.rank - 1 - i, ref) for i, ref in enumerate(chain)]
         # an array read or a local in a subscript names something that is not fixed
-        free = [(d, ref) for d, ref in dims if not _names(ref.subscript) <= fixed]
+        free = [(d, ref) for d, ref in dims if not names(ref.subscript) <= fixed]
         if not free:
             continue
         stmt = top                 # the assignment, or the expression a loop or `if` holds
@@ -93,7 +93,7 @@ def instrument(k: Kernel) -> tuple[str, tuple[Site, ...]]:
             stmt = parents[stmt]
         site = len(sites)
         sites.append(Site(cprint(top), cprint(stmt).strip().rstrip(";"),
-                          tuple(sorted(set().union(*(_names(r.subscript) for _, r in free)) & inputs))))
+                          tuple(sorted(set().union(*(names(r.subscript) for _, r in free)) & inputs))))
         for d, ref in free:
             extent = parse_c(f"long t2c_x = {a.shape[d]};", "<extent>").ext[0].init
             ref.subscript = c_ast.FuncCall(c_ast.ID("t2c_ix"), c_ast.ExprList(
@@ -190,10 +190,6 @@ def _statement(k: Kernel, c_statement: str) -> tuple[dict, str]:
             line, text = found
             return dict(where, line=line, col=1), f"the statement `{text}` (the reference's `{c_statement}`)"
     return where, f"`{c_statement}`"
-
-
-def _names(node) -> set[str]:
-    return {n.name for n in _walk(node, {}) if isinstance(n, c_ast.ID)}
 
 
 def _walk(node, parents: dict):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ..ir import Kernel
-from ..ir.csyntax import cprint, parse_c, reference_helpers, relined
+from ..ir.csyntax import clone, cprint, parse_c, reference_helpers, relined
 
 #: At most this many mutants per loop operator, spread over the candidates.
 PER_OPERATOR = 3
@@ -284,7 +284,7 @@ def _float(k: Kernel, fn) -> str:
 # -- all of them ---------------------------------------------------------------------------
 
 def mutants(k: Kernel) -> list[Mutant]:
-    ast = relined(parse_c(k.reference, f"<{k.name} reference>"), k.origin)   # lines: the user's
+    ast = relined(clone(k.tree), k.origin)    # its own copy (mutants edit it); lines: the user's
     fn = _function(ast, k.name)
     out = [
         Mutant("zeros", "zeros", "every output 0", _whole(k, fn, _fill_body(k, lambda a: "0"))),

@@ -119,7 +119,7 @@ static __nv_bfloat16 __float2bfloat16_rn(float f)
 def _helpers_once(k: Kernel, variants: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """The reference's helper functions, and the variants without them: defined once, shared."""
     from ..ir.csyntax import cprint, kernel_definition, parse_c, reference_helpers
-    helpers = reference_helpers(parse_c(k.reference, f"<{k.name} reference>"))
+    helpers = reference_helpers(k.tree)
     if not helpers:
         return "", variants
     return ("".join(cprint(h) + "\n" for h in helpers),

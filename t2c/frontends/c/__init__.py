@@ -20,7 +20,7 @@ from ...analysis import fully_written
 from ...errors import UserError
 from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, preset_gap, validate
 from . import locate as _locate
-from ...ir.csyntax import cprint, parse_c, walk as _walk
+from ...ir.csyntax import cprint, parse_c, reference_tree, walk as _walk
 from .helpers import carried
 from .normalize import normalize, resolved
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
@@ -340,7 +340,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
                                                                set(size_notes), names)
     reference = "".join(h.text for h in helpers) + reference
     lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [fn],
-                            str(path.resolve()), shown)
+                            str(path.resolve()), shown, site.name)
     sizes = read_presets(path.resolve(), size_names, size_notes, declared_types(fn, typedefs))
     init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
     if not constraints:
@@ -379,13 +379,14 @@ def _marks(fn: c_ast.FuncDef) -> list:
     return [fn.decl, *(n for n in _walk(fn.body) if not isinstance(n, _TYPE_NODES))]
 
 
-def reference_lines(reference: str, functions: list, resolved: str, shown: str) -> tuple[int, ...]:
+def reference_lines(reference: str, functions: list, resolved: str, shown: str, name: str) -> tuple[int, ...]:
     """For each line of the reference, the line of the user's file it was printed from (0 for
     none: a brace of its own); () where the printed functions do not pair node for node with
     the file's `functions` (helpers, then the kernel).  Refuses, naming the user's line, a
-    reference that t2c cannot read back (a t2c bug: the file's own text parsed)."""
+    reference that t2c cannot read back (a t2c bug: the file's own text parsed).  Reads it as
+    kernel `name`'s readers will (`Kernel.tree`): its one parse."""
     try:
-        printed = [e for e in parse_c(reference, "<reference>").ext if isinstance(e, c_ast.FuncDef)]
+        printed = [e for e in reference_tree(reference, f"<{name} reference>").ext if isinstance(e, c_ast.FuncDef)]
     except UserError as e:
         raise UserError(f"t2c cannot read back its reference of this code ({e.message}); this is a t2c "
                         "bug", file=shown, line=_line_of_text(reference, e.line, functions, resolved),

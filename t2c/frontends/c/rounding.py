@@ -15,14 +15,14 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ...ir import FLOAT_DTYPES, Kernel
-from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c
+from ...ir.csyntax import array_name, cprint, kernel_definition, names
 
 _ARITH = {"+", "-", "*", "/", "%"}
 _FLOAT_NAMES = {"float", "double"}
 
 
 def rounded_units(k: Kernel) -> dict[str, int | str]:
-    fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
+    fn = kernel_definition(k.tree)
     types = {s.name: "int" for s in k.sizes} | {s.name: s.dtype for s in k.scalars} \
         | {a.name: a.dtype for a in k.arrays}
     parents: dict = {}
@@ -215,13 +215,9 @@ def _extreme(e, bounds, sizes, low: bool):
         a = _extreme(e.left, bounds, sizes, low)
         b = _extreme(e.right, bounds, sizes, low if e.op == "+" else not low)
         return None if a is None or b is None else c_ast.BinaryOp(e.op, a, b)
-    if isinstance(e, c_ast.BinaryOp) and e.op in ("*", "/") and _names(e) <= sizes:
+    if isinstance(e, c_ast.BinaryOp) and e.op in ("*", "/") and names(e) <= sizes:
         return e                           # a size expression: no variable to move
     return None
-
-
-def _names(node) -> set[str]:
-    return {n.name for n in _walk(node, {}) if isinstance(n, c_ast.ID)}
 
 
 def _inside(node, ancestor, parents) -> bool:

@@ -19,7 +19,7 @@ from pycparser import c_ast
 from ...analysis.scalars import assignment
 from ...analysis.scopes import DEVICE_CLASHES
 from ...ir import Kernel, abi
-from ...ir.csyntax import cprint, is_name, kernel_definition, parse_c, walk as _walk
+from ...ir.csyntax import cprint, is_name, kernel_definition, names as ids, walk as _walk
 from .cuda import Renderer, device_result, helper_note, own_helpers, short_name
 from .options import PolyOptions
 
@@ -40,7 +40,7 @@ class Compaction:
 
 def compaction_of(k: Kernel) -> Compaction | None:
     """The reference's first top-level compaction loop, or None when it has none of that form."""
-    fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
+    fn = kernel_definition(k.tree)
     items = fn.body.block_items or []
     params, arrays = set(k.params), {a.name for a in k.arrays}
     for n, loop in enumerate(items):
@@ -60,9 +60,9 @@ def compaction_of(k: Kernel) -> Compaction | None:
             return None
         values = [keep, *(e for _, e in stores)]
         readable = params - {x for x, _ in stores} | set(names) - {counter} | {var} | _called(*values)
-        if not set().union(*map(_ids, values)) <= readable or not all(map(_pure, values)):
+        if not set().union(*map(ids, values)) <= readable or not all(map(_pure, values)):
             return None
-        if var in names and any(var in _ids(t) for t in tail):
+        if var in names and any(var in ids(t) for t in tail):
             return None                      # its value after the loop is not kept
         returns = [x for x in _walk(fn.body) if isinstance(x, c_ast.Return)]
         if returns and (len(returns) > 1 or returns[0] is not items[-1] or not tail):
@@ -82,7 +82,7 @@ def _loop(f, values: set[str], arrays: set[str]) -> tuple | None:
     c = f.cond
     if not (isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=") and is_name(c.left, var) and _step(f.next, var)):
         return None
-    if not _ids(lo) | _ids(c.right) <= values:
+    if not ids(lo) | ids(c.right) <= values:
         return None                          # the host computes the loop's length
     count = c_ast.BinaryOp("-", c.right, lo)
     if c.op == "<=":
@@ -133,10 +133,6 @@ def _step(s, name: str) -> bool:
 
 def _scalar(d: c_ast.Decl) -> bool:
     return isinstance(d.type, c_ast.TypeDecl) and isinstance(d.type.type, c_ast.IdentifierType)
-
-
-def _ids(node) -> set[str]:
-    return {x.name for x in _walk(node) if isinstance(x, c_ast.ID)}
 
 
 def _called(*nodes) -> set[str]:

@@ -20,7 +20,7 @@ from pycparser import c_ast
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import parse_expr
 from ...ir import Kernel, abi
-from ...ir.csyntax import array_name, cprint, kernel_definition, parse_c, reference_helpers
+from ...ir.csyntax import array_name, clone, cprint, kernel_definition, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep,
                tensor, transposed, vector, wavetiles)
@@ -1323,7 +1323,7 @@ def device_result(k: Kernel) -> list[str]:
 def own_helpers(k: Kernel) -> list[str]:
     """The reference's helper functions (pure functions of scalars) as `static __device__` C."""
     out = []
-    for h in reference_helpers(parse_c(k.reference, f"<{k.name} reference>")):
+    for h in reference_helpers(clone(k.tree)):       # a copy: it drops their storage class
         h.decl.storage = []
         out.append("static __device__ " + cprint(h))
     return out
@@ -1331,7 +1331,7 @@ def own_helpers(k: Kernel) -> list[str]:
 
 def helper_note(k: Kernel) -> list[str]:
     """The header line saying what became of the reference's helper functions (none: no line)."""
-    names = [h.decl.name for h in reference_helpers(parse_c(k.reference, f"<{k.name} reference>"))]
+    names = [h.decl.name for h in reference_helpers(k.tree)]
     return [f"  helper{'s' if len(names) > 1 else ''} {', '.join(names)}: the source's own function"
             f"{'s' if len(names) > 1 else ''}, defined as static __device__:",
             "    a pure function of scalars, called like a math function (loops around a call stay parallel)."] \
@@ -1340,8 +1340,7 @@ def helper_note(k: Kernel) -> list[str]:
 
 def sequential_candidate(k: Kernel, reason: str) -> str:
     """The whole reference in one GPU thread: always correct, never fast."""
-    ast = parse_c(k.reference, f"<{k.name} reference>")
-    fn = kernel_definition(ast)
+    fn = kernel_definition(k.tree)
     locals_ = {}
     for n in _walk(fn.body):
         if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.ArrayDecl):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...ir.csyntax import cprint
+from ...ir.csyntax import cprint, names
 from .ctext import WORD, extent_text, max_expr, min_expr, names_used
 
 THREADS = 256
@@ -60,7 +60,7 @@ def running_max_of(an: Analysis, storage: dict, launch) -> RunningMax | None:
         return None
     run, value = got
     m = _keep(keep.stmt.node, run)
-    if m is None or m == run or {run, m} & set(WORD.findall(cprint(value))):
+    if m is None or m == run or {run, m} & names(value):
         return None
     if any(r.name in prog.locals and r.name != run for r in step.stmt.reads()) or \
             any(w.name != run for w in step.stmt.writes()) or \

@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from ...analysis.scalars import step_of
 from ...ir import Kernel, abi
-from ...ir.csyntax import array_name, block_items, cprint, is_name, kernel_definition, name_subscripts, parse_c, walk as _walk
+from ...ir.csyntax import array_name, block_items, cprint, is_name, kernel_definition, name_subscripts, walk as _walk
 from . import network_tiles, select as selects, sorts, tree as trees
 from .cuda import POOL_KEPT, Renderer, device_pointer, helper_note, local_buffer, own_helpers, point, short_name
 from ...runtime.target import SM90, Target
@@ -88,7 +88,7 @@ def network_of(k: Kernel, target: Target = SM90) -> Network | None:
     """The reference as host code around exchange loops, or None when it is not of that form."""
     if k.returns:
         return None
-    fn = kernel_definition(parse_c(k.reference, f"<{k.name} reference>"))
+    fn = kernel_definition(k.tree)
     arrays = {a.name for a in k.arrays}
     values = {p: abi.param(k, p).ctype for p in k.params if p not in arrays}
     if {d.name for d in _walk(fn.body) if isinstance(d, c_ast.Decl)} & set(k.params):

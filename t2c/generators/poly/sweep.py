@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...analysis import Loop, Stmt
-from ...ir.csyntax import array_name, cprint
+from ...ir.csyntax import array_name, cprint, names
 from .ctext import WORD, array_refs, replace_refs
 from .reduce import OPS, Accumulator, accumulator_of, combine, fold_step, fresh_name, join, parse_target
 from .transform import depth_of
@@ -202,7 +202,7 @@ def stageable(p, launch, sw: Sweep) -> tuple[str, str, dict] | None:
         return None
     reads, arrays = {}, {x.name for x in p.k.arrays}
     for ref in array_refs(a.part):
-        text, words = cprint(ref), set(WORD.findall(cprint(ref)))
+        text, words = cprint(ref), names(ref)
         if k not in words or text in reads:
             continue                                   # the same value every iteration: read as it is
         array = array_name(ref)

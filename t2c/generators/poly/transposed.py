@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from ...analysis import Stmt
 from ...analysis.model import base_and_subscripts
-from ...ir.csyntax import array_name, cprint
+from ...ir.csyntax import array_name, cprint, names
 from ...ir.kernel import DTYPES
 from .ctext import WORD, min_expr, replace_refs
 
@@ -69,7 +69,7 @@ def transposed_of(p, launch) -> Transposed | None:
             if len(subs) < 2 or [_bare(s) for s in subs[-2:]] != [fast, slow] or text in seen:
                 continue
             if name in written or name in p.local_arrays or name not in types or \
-                    any({x.var, y.var} & set(WORD.findall(cprint(s))) for s in subs[:-2]):
+                    any({x.var, y.var} & names(s) for s in subs[:-2]):
                 return None
             seen.add(text)
             reads.append(Read(copy.deepcopy(r), f"poly_tile{len(reads)}", types[name]))
