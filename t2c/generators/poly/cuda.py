@@ -883,9 +883,15 @@ class Printer:
             if not lows or not highs:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
             column = launch.sweep or launch.row.column
-            lanes = launch.block[1] if column else reduce.row_lanes(self, launch)
-            width = launch.block[0] if column else launch.threads // lanes      # grid indices per block
-            shape = (f"poly_blocks(extent, {width})", f"dim3({width}, {lanes})" if column else str(launch.threads))
+            if launch.sweep:                            # (its block's x and y: launch.block)
+                width, lanes = sweep.shape(self, launch)
+            elif column:
+                width, lanes = launch.block
+            else:
+                lanes = reduce.row_lanes(self, launch)
+                width = launch.threads // lanes         # grid indices per block
+            shape = (f"poly_blocks(extent, {width})", f"dim3({launch.block[0]}, {launch.block[1]})" if column
+                     else str(launch.threads))
             return [f"{indent}{{",
                     f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: "
                     f"{f'{lanes} lanes' if column or lanes != 32 else 'a warp'} each */",

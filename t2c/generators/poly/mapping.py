@@ -225,9 +225,19 @@ def grid_axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:
     subscripts (coalescing), ties the innermost; then y, z.  A reference that does not name the
     loop is one address for the warp (`mean[ch]` under p), which costs nothing."""
     order = [l.var for l in grid]
+    strided, last = subscript_counts(grid[-1].statements(), order)
+    x = max(reversed(order), key=lambda v: (-strided[v], last[v]))    # ties: the innermost
+    rest = [v for v in reversed(order) if v != x]
+    return {x: "x", **{v: ax for v, ax in zip(rest, ("y", "z"))}}
+
+
+def subscript_counts(stmts, order: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """(strided, last): for each loop variable of `order`, how many of the statements' references
+    name it in a subscript before the last (a warp's threads along it touch far-apart cells), and
+    how many of the others name it in their last, contiguous subscript (consecutive cells)."""
     strided = {v: 0 for v in order}
     last = {v: 0 for v in order}
-    for n in grid[-1].statements():
+    for n in stmts:
         bind = n.bind or {}                              # a new schedule: iterators -> loop vars
         for a in n.stmt.accesses:
             words = [{w for it in _WORD.findall(i) for w in _WORD.findall(bind.get(it, it))} for i in a.index]
@@ -236,9 +246,7 @@ def grid_axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:
                     strided[v] += 1
                 elif words and v in words[-1]:
                     last[v] += 1
-    x = max(reversed(order), key=lambda v: (-strided[v], last[v]))    # ties: the innermost
-    rest = [v for v in reversed(order) if v != x]
-    return {x: "x", **{v: ax for v, ax in zip(rest, ("y", "z"))}}
+    return strided, last
 
 
 def _storage(an: Analysis, plan: Plan, host: set[str]) -> dict[str, str]:

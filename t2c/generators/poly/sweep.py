@@ -7,7 +7,8 @@ do not (symm's and trmm's rows), or a one-thread launch of that shape (ludcmp's 
 substitution). Gives a `Sweep`: blocks of `sweeps.block` (grid indices x lanes), the carried
 loop in every thread, innermost loops that carry nothing or only a reduction split among the
 lanes (parts summed in a fixed order), the rest in lane 0; or rows in chunks (`sweeps.rows`).
-Refuses (None) a carried loop whose bounds use the grid index or a scalar: every thread of a
+The lanes go on threadIdx.x where their loops index the contiguous dimension and the grid
+index does not (`Sweep.lanes_x`), the grid index there otherwise.  Refuses (None) a carried loop whose bounds use the grid index or a scalar: every thread of a
 block must meet the same barriers. docs/poly.md, "Sweeps".
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ...analysis import Loop, Stmt
 from ...ir.csyntax import array_name, cprint, names
 from .ctext import WORD, array_refs, replace_refs
 from .reduce import OPS, Accumulator, accumulator_of, combine, fold_step, fresh_name, join, parse_target
+from .mapping import subscript_counts
 from .transform import depth_of
 from . import stage
 
@@ -31,6 +33,7 @@ class Sweep:
     carried: set = field(default_factory=set)        # id(loop): run by every thread, in order
     rows: Loop | None = None                         # the loop the lanes take in chunks (_rows)
     staged: bool = False                             # ... its sum's reads through shared memory (stageable)
+    lanes_x: bool = False                            # the lanes on threadIdx.x, the grid index on y (_lanes_on_x)
 
 
 def shape(p, launch) -> tuple[int, int]:
@@ -39,6 +42,12 @@ def shape(p, launch) -> tuple[int, int]:
     sw = launch.sweep
     width, lanes = p.opt.sweeps.rows.block if sw is not None and sw.rows is not None else p.opt.sweeps.block
     return (width, lanes) if launch.grid else (1, width * lanes)
+
+
+def block(p, launch) -> tuple[int, int]:
+    """The block's threads (x, y): (indices, lanes), or (lanes, indices) with the lanes on x."""
+    width, lanes = shape(p, launch)
+    return (lanes, width) if launch.sweep.lanes_x else (width, lanes)
 
 
 def _whole_warps(width: int, lanes: int, most: int) -> bool:
@@ -84,7 +93,24 @@ def sweep_of(p, launch) -> Sweep | None:
     if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
         return None
     sw.rows = _rows(p, launch, sw) if p.opt.sweeps.rows and _whole_warps(*p.opt.sweeps.rows.block, p.target.max_threads) else None
+    sw.lanes_x = sw.rows is None and bool(launch.grid) and lanes % 32 == 0 and _lanes_on_x(launch, sw)
     return sw
+
+
+def _lanes_on_x(launch, sw: Sweep) -> bool:
+    """Whether the lanes go on threadIdx.x: the class of sweeps whose lanes' loops (split or
+    summed) index the contiguous dimension of their references while the grid index does not (a
+    per-row pass over a[i][j] under grid index i), so that a warp touches 32 consecutive cells of
+    one row instead of short pieces of 32 / width rows.  mapping.grid_axes's rule over the lanes'
+    statements, the lanes' loops counted as one; ties keep the grid index on x (symm's and trmm's
+    columns j).  The caller asks for whole warps of an index's lanes."""
+    j, lane_loops = launch.grid[0].var, [l for l in _loops(launch.body) if id(l) in sw.split or id(l) in sw.sums]
+    grid, lanes = [0, 0], [0, 0]                      # (strided, last) references
+    for l in lane_loops:
+        strided, last = subscript_counts(l.statements(), [j, l.var])
+        grid = [grid[0] + strided[j], grid[1] + last[j]]
+        lanes = [lanes[0] + strided[l.var], lanes[1] + last[l.var]]
+    return (-lanes[0], lanes[1]) > (-grid[0], grid[1])
 
 
 def _rows(p, launch, sw: Sweep) -> Loop | None:
@@ -154,7 +180,7 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
     before the chunk's barrier as before.  Only where the plan found the sum so (`stageable`)."""
     (base, row, part), (loop, inner) = chunk, (sw.rows, sw.rows.body[0])
     a = sw.sums[id(inner)]
-    width = launch.block[0]
+    width = shape(p, launch)[0]
     i, j, k = loop.var, launch.grid[0].var, inner.var
     low, end, reads = stageable(p, launch, sw)
     tiles = {text: (ref, kind, fresh(f"{kind}s_{n}")) for n, (text, (ref, kind)) in enumerate(reads.items(), 1)}
@@ -193,7 +219,7 @@ def stageable(p, launch, sw: Sweep) -> tuple[str, str, dict] | None:
     memory, or None: the sum has another form or its tiles pass 48 KiB."""
     loop, inner = sw.rows, sw.rows.body[0]
     a = sw.sums[id(inner)]
-    width, lanes = launch.block
+    width, lanes = shape(p, launch)
     i, j, k = loop.var, launch.grid[0].var, inner.var
     sizes = {x.name for x in p.k.sizes}
     affine = lambda text: set(WORD.findall(text)) <= {i} | sizes and not re.search(r"[^\w\s+\-*()]", text)
@@ -243,17 +269,20 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
     it: consecutive lanes' segments that share no array one of them writes run as one, and
     lane 0's statements that touch no array (`temp2 = 0.0`) need none (no lane reads its
     scalars).  An array cell a sum folds into is loaded by lane 0 with the parts, before the
-    barrier that the total waits for anyway."""
+    barrier that the total waits for anyway.  With the lanes on x (`lanes_x`) the same lanes
+    combine their parts in the same order, so the results are the same bit for bit."""
     j = launch.grid[0].var if launch.grid else ""
-    width, lanes = launch.block
+    width, lanes = shape(p, launch)
+    at, across = ("threadIdx.y", "threadIdx.x") if sw.lanes_x else ("threadIdx.x", "threadIdx.y")   # index, lane
     arrays = {a.name for a in p.k.arrays} | set(p.local_arrays)
     taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in _loops(launch.body)} | {j}
     fresh = lambda name: fresh_name(name, taken)
     lane, live, other, part, off = (fresh(x) for x in ("lane", "live", "other", "part", "off"))
-    per_warp = 32 // width                            # lanes of one index in a warp
+    per_warp = 32 // width                            # lanes of one index in a warp (lanes on y): a shuffle tree's
+    step = 1 if sw.lanes_x else width                 # ... neighbouring lanes this many threads apart
     loops = [f"  int {v};" for v in dict.fromkeys(l.var for l in _loops(launch.body))]
-    index = [f"  const int {j} = {start}(int)(blockIdx.x * {width} + threadIdx.x);"] if j else []
-    head = [*index, f"  const int {lane} = threadIdx.y;                /* {lanes} lanes{f' per {j}' if j else ''} */",
+    index = [f"  const int {j} = {start}(int)(blockIdx.x * {width} + {at});"] if j else []
+    head = [*index, f"  const int {lane} = {across};                /* {lanes} lanes{f' per {j}' if j else ''} */",
             f"  const bool {live} = {guard or 'true'};   /* no early return: the block meets at barriers */",
             *loops, *locals_]
     if sw.rows is not None:
@@ -322,20 +351,20 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
                          f"{indent}  if ({live})", f"{indent}    {head}",
                          *p.r.statement(fold_step(a, part), names, indent + "      ")]
                 if per_warp > 1:                      # the index's lanes in one warp: a shuffle tree
-                    lines += [f"{indent}  for (int {off} = 16; {off} >= {width}; {off} >>= 1)",
+                    lines += [f"{indent}  for (int {off} = {per_warp // 2 * step}; {off} >= {step}; {off} >>= 1)",
                               f"{indent}    {part} = " +
                               combine(a.op, part, f"__shfl_down_sync(0xffffffffu, {part}, {off})") + ";",
                               f"{indent}  if ({lane} % {per_warp} == 0)",
-                              f"{indent}    {buf}[{lane} / {per_warp}][threadIdx.x] = {part};"]
+                              f"{indent}    {buf}[{lane} / {per_warp}][{at}] = {part};"]
                 else:
-                    lines.append(f"{indent}  {buf}[{lane}][threadIdx.x] = {part};")
+                    lines.append(f"{indent}  {buf}[{lane}][{at}] = {part};")
                 if id(n) in held:
                     lines += [f"{indent}  if ({live} && {lane} == 0)", f"{indent}    {held[id(n)]} = {target};"]
                 add_lanes(lines + [f"{indent}}}"], touched(n, False), set())
                 flush_lanes()
-                lane0 += [f"{indent}  {{", f"{indent}    {a.dtype} {part} = {buf}[0][threadIdx.x];",
+                lane0 += [f"{indent}  {{", f"{indent}    {a.dtype} {part} = {buf}[0][{at}];",
                           f"{indent}    for (int {other} = 1; {other} < {lanes // per_warp}; {other}++)",
-                          f"{indent}      {part} = {combine(a.op, part, f'{buf}[{other}][threadIdx.x]')};",
+                          f"{indent}      {part} = {combine(a.op, part, f'{buf}[{other}][{at}]')};",
                           f"{indent}    {join(a.op, target, part, held.get(id(n), ''))}", f"{indent}  }}"]
                 lane0_bare = False
         flush_lanes()
@@ -353,8 +382,9 @@ def _loops(nodes) -> list[Loop]:
 
 
 def describe(p, launch, sw: Sweep) -> str:
-    width, lanes = launch.block
-    block = f"blocks of {width} consecutive {launch.grid[0].var} x {lanes} lanes" if launch.grid else \
+    width, lanes = shape(p, launch)
+    x = " (the lanes on x)" if sw.lanes_x else ""
+    block = f"blocks of {width} consecutive {launch.grid[0].var} x {lanes} lanes{x}" if launch.grid else \
         f"one block of {lanes} lanes"
     if sw.rows is not None:
         staged = f" (its reads through shared memory, {STAGE_DEPTH} values of the loop at a time)" if sw.staged else ""

@@ -1,0 +1,81 @@
+"""A sweep's orientation (poly/sweep.py, `Sweep.lanes_x`): where the lanes' loops index the
+contiguous dimension of their references and the grid index does not (a per-row pass over
+a[i][j] under grid index i), the lanes go on threadIdx.x and the grid index on y, so a warp
+touches 32 consecutive cells of one row; symm's columns keep the grid index on x.  Read from the
+plan; the changed candidates verified on emu."""
+import pytest
+
+from t2ctest import ROOT
+from t2c.analysis import analyze
+from t2c.frontends.c import read_c
+from t2c.generators.poly import generate
+from t2c.generators.poly.lower import final_plan
+from t2c.generators.poly.options import DEFAULT
+
+POLYBENCH = ROOT / "corpora" / "polybench"
+ROW_TREE_SUMS = ROOT / "corpora" / "loops" / "idioms" / "row_tree_sums.c"
+#: symm as a sweep (test_poly_generator.SWEEPS): without the update sunk out of its web
+SWEEPS = DEFAULT.replace({"loops.distribute.sink_updates": False, "loops.copy_inputs": False})
+
+#: rows j of X, each a carried loop i around a split loop and a sum over its own row's k
+_ROW_SWEEP = """void k(int m, int n, double X[n][m], double Y[n][m]) {
+  int i, j, k;
+  double s;
+  for (j = 0; j < n; j++)
+    for (i = 1; i < m; i++) {
+      for (k = 0; k < i; k++)
+        X[j][k] = X[j][k] * 0.5 + Y[j][i];
+      s = 0.0;
+      for (k = 0; k < i; k++)
+        s += X[j][k];
+      X[j][i] = s;
+    }
+}
+"""
+
+
+def _sweeps(k, options=DEFAULT):
+    _, plan = final_plan(analyze(k), options)
+    return [l for l in plan.launches if l.sweep]
+
+
+def _row_sweep(tmp_path):
+    p = tmp_path / "k.c"
+    p.write_text(_ROW_SWEEP)
+    return read_c(p)
+
+
+def test_row_sweeps_put_their_lanes_on_x(tmp_path):
+    """row_tree_sums (lanes split j of a[i][j]) and a row sweep with a sum: lanes_x, the block
+    (lanes, indices); symm's sweep (lanes split k of C[k][j] under grid j) keeps (indices, lanes)."""
+    width, lanes = DEFAULT.sweeps.block
+    for k in (read_c(ROW_TREE_SUMS), _row_sweep(tmp_path)):
+        (launch,) = _sweeps(k)
+        assert launch.sweep.lanes_x and launch.sweep.rows is None, k.name
+        assert launch.block == (lanes, width) and launch.threads == width * lanes
+    (symm,) = _sweeps(read_c(POLYBENCH / "linear-algebra/blas/symm/symm.c"), SWEEPS)
+    assert not symm.sweep.lanes_x and symm.block == (width, lanes)
+    (ludcmp,) = _sweeps(read_c(POLYBENCH / "linear-algebra/solvers/ludcmp/ludcmp.c"))
+    assert not ludcmp.grid and not ludcmp.sweep.lanes_x      # one block of lanes: no grid index to place
+
+
+def test_row_sweep_candidates_index_lanes_by_threadIdx_x(tmp_path):
+    """The printer follows the plan: the lanes are threadIdx.x, the row threadIdx.y, the lanes'
+    parts go to shared memory at the row's place; the shuffle pairs neighbouring lanes (1 thread
+    apart here, `width` apart with the lanes on y), so the parts combine in the same order."""
+    text = generate(read_c(ROW_TREE_SUMS))
+    assert "const int i = (int)(blockIdx.x * 16 + threadIdx.y);" in text and "const int lane = threadIdx.x;" in text
+    assert "<<<poly_blocks(extent, 16), dim3(64, 16)>>>" in text
+    text = generate(_row_sweep(tmp_path))
+    assert "for (int off = 1; off >= 1; off >>= 1)" in text and "warps_1[lane / 2][threadIdx.y] = part;" in text
+    assert "double part = warps_1[0][threadIdx.y];" in text and "dim3(64, 16)" in text
+    symm = generate(read_c(POLYBENCH / "linear-algebra/blas/symm/symm.c"), SWEEPS)
+    assert "for (int off = 16; off >= 16; off >>= 1)" in symm and "dim3(16, 64)" in symm
+
+
+@pytest.mark.parametrize("dataset", ["MINI", "SMALL"])
+def test_row_sweeps_verify_on_emu(tmp_path, dataset):
+    from t2c.verify.ladder import ladder
+    for k in (read_c(ROW_TREE_SUMS), _row_sweep(tmp_path)):
+        card = ladder(k, generate(k), backend="emu", dataset=dataset, seed=3)
+        assert card.accepted, (k.name, card.summary())
