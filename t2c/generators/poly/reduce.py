@@ -464,7 +464,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
         open_ = [f"{loop.var} {past} {r} && {loop.var} {past} *{_watch(b, name)}" for r, b in bests.items()]
         cond += f" && {open_[0]}" if len(open_) == 1 else " && (" + " || ".join(f"({o})" for o in open_) + ")"
     start = "" if start == "0" and walk == "+=" else f"{start} {'-' if walk == '-=' else '+'} "
-    body = _point(p, red, bests, search, lambda node: node, _rank(red))
+    body = _point(p, red, bests, search, lambda node: node, _rank(red) if red.flat else "")
     combine_ = []
     for f in red.folds:
         if f.kind == "op":

@@ -44,24 +44,43 @@ __global__ void grid_argmin_reduce_cell_low(int nz, int ny, int nx, const float 
     poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
     poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
     while (poly_c0 < poly_e0) {
-      const int k = poly_c0;
-      const int j = poly_c1;
-      const int i = poly_c2;
-      if (poly_at_bk == (-2147483647 - 1) || f[(((k * ny) + j) * nx) + i] < best) {
-        best = f[(((k * ny) + j) * nx) + i];
-        poly_at_bk = ((long long)poly_c0 * poly_e1 + poly_c1) * poly_e2 + poly_c2;
+      int poly_p0[4], poly_p1[4], poly_p2[4];   /* coordinates */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+        poly_p0[poly_u] = poly_c0;
+        poly_p1[poly_u] = poly_c1;
+        poly_p2[poly_u] = poly_c2;
+        if (poly_c0 < poly_e0) {
+          poly_c2 += poly_d2;
+          if (poly_c2 >= poly_e2) {
+            poly_c2 -= poly_e2;
+            poly_c1++;
+          }
+          poly_c1 += poly_d1;
+          if (poly_c1 >= poly_e1) {
+            poly_c1 -= poly_e1;
+            poly_c0++;
+          }
+          poly_c0 += poly_d0;
+        }
       }
-      poly_c2 += poly_d2;
-      if (poly_c2 >= poly_e2) {
-        poly_c2 -= poly_e2;
-        poly_c1++;
-      }
-      poly_c1 += poly_d1;
-      if (poly_c1 >= poly_e1) {
-        poly_c1 -= poly_e1;
-        poly_c0++;
-      }
-      poly_c0 += poly_d0;
+      float poly_h0[4];   /* f[k][j][i] */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+          const int k = poly_p0[poly_u];
+          const int j = poly_p1[poly_u];
+          const int i = poly_p2[poly_u];
+          poly_h0[poly_u] = f[(((k * ny) + j) * nx) + i];
+        }
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+          if (poly_at_bk == (-2147483647 - 1) || poly_h0[poly_u] < best) {
+            best = poly_h0[poly_u];
+            poly_at_bk = ((long long)poly_p0[poly_u] * poly_e1 + poly_p1[poly_u]) * poly_e2 + poly_p2[poly_u];
+          }
+        }
     }
   }
   poly_red_best[threadIdx.x] = best;

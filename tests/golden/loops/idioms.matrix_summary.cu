@@ -42,20 +42,38 @@ __global__ void matrix_summary_reduce_out(int rows, int cols, const float *m, fl
     poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
     poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
     while (poly_c0 < poly_e0) {
-      const int r = poly_c0;
-      const int c = poly_c1;
-      sum += m[(r * cols) + c];
-      lo = fminf(lo, m[(r * cols) + c]);
-      if (m[(r * cols) + c] > hi)
-        hi = m[(r * cols) + c];
-      if (m[(r * cols) + c] < 0.0f)
-        neg++;
-      poly_c1 += poly_d1;
-      if (poly_c1 >= poly_e1) {
-        poly_c1 -= poly_e1;
-        poly_c0++;
+      int poly_p0[4], poly_p1[4];   /* coordinates */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+        poly_p0[poly_u] = poly_c0;
+        poly_p1[poly_u] = poly_c1;
+        if (poly_c0 < poly_e0) {
+          poly_c1 += poly_d1;
+          if (poly_c1 >= poly_e1) {
+            poly_c1 -= poly_e1;
+            poly_c0++;
+          }
+          poly_c0 += poly_d0;
+        }
       }
-      poly_c0 += poly_d0;
+      float poly_h0[4];   /* m[r][c] */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+          const int r = poly_p0[poly_u];
+          const int c = poly_p1[poly_u];
+          poly_h0[poly_u] = m[(r * cols) + c];
+        }
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+          sum += poly_h0[poly_u];
+          lo = fminf(lo, poly_h0[poly_u]);
+          if (poly_h0[poly_u] > hi)
+            hi = poly_h0[poly_u];
+          if (poly_h0[poly_u] < 0.0f)
+            neg++;
+        }
     }
   }
   poly_red_sum[threadIdx.x] = sum;
