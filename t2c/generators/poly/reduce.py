@@ -586,11 +586,11 @@ def _point(p, red: Reduction, bests: dict, search: str, read, rank: str) -> list
         if f.indices:
             step = _nest_step(p, red, f, names, v, k, read, rank)
         elif f.acc:
-            node = copy.deepcopy(f.node)
+            node = copy.deepcopy(read(f.node))
             node.cond = c_ast.BinaryOp("||", c_ast.BinaryOp("==", c_ast.ID(f.index), c_ast.ID(SENTINEL)), node.cond)
             step = p.r.statement(node, names, "")
         else:
-            value = cprint(p.r.node(f.value, names))
+            value = cprint(p.r.node(read(f.value), names))
             step = ["{", f"  {_value_type(p, f)} poly_v = {value};",
                     f"  if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"    {v} = poly_v;",
                     f"    {k} = {red.loop.var};", "  }", "}"]
@@ -660,8 +660,12 @@ def _registers(red: Reduction):
     """`_point`'s `read` for a nest loading first (`Reduction.ahead`): a copy of the node with
     each loaded read as its register `poly_hN[poly_u]`."""
     regs = {text: f"poly_h{n}" for n, (text, _) in enumerate(red.ahead[1])}
-    return lambda node: node if node is None else rewrite(copy.deepcopy(node), lambda x: c_ast.ArrayRef(
-        c_ast.ID(regs[cprint(x)]), c_ast.ID("poly_u")) if isinstance(x, c_ast.ArrayRef) and cprint(x) in regs else None)
+
+    def register(x):
+        if isinstance(x, c_ast.ArrayRef) and cprint(x) in regs:
+            return c_ast.ArrayRef(c_ast.ID(regs[cprint(x)]), c_ast.ID("poly_u"))
+        return None
+    return lambda node: node if node is None else rewrite(copy.deepcopy(node), register)
 
 
 def _loads(p, red: Reduction) -> list[str]:
