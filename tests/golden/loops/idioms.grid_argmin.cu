@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars best, bk, bj, bi: private to each thread (no value crosses iterations of the parallel loops).
-//   grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading f[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ float grid_argmin_reduce_cell_low_partials_best[1024];   /* one per b
 __device__ long long grid_argmin_reduce_cell_low_partials_at_bk[1024];   /* one per block */
 __device__ unsigned grid_argmin_reduce_cell_low_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading f[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void grid_argmin_reduce_cell_low(int nz, int ny, int nx, const float *f, int *cell, float *low)
 {
   __shared__ float poly_red_best[256];

@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars ss, big, x: private to each thread (no value crosses iterations of the parallel loops).
-//   grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading u[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ double grid_norms_reduce_l2_amax_partials_ss[1024];   /* one per bloc
 __device__ double grid_norms_reduce_l2_amax_partials_big[1024];   /* one per block */
 __device__ unsigned grid_norms_reduce_l2_amax_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading u[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void grid_norms_reduce_l2_amax(int n1, int n2, int n3, const double *u, double *l2, double *amax)
 {
   __shared__ double poly_red_ss[256];

@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars r, c: private to each thread (no value crosses iterations of the parallel loops).
-//   last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x), each thread loading img[y][x] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ int last_peak_column_reduce_at_partials_v_r[1024];   /* one per block
 __device__ long long last_peak_column_reduce_at_partials_at_r[1024];   /* one per block */
 __device__ unsigned last_peak_column_reduce_at_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x), each thread loading img[y][x] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void last_peak_column_reduce_at(int h, int w, const int *img, int *at)
 {
   __shared__ int poly_red_v_r[256];

@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars sum, lo, hi, neg: private to each thread (no value crosses iterations of the parallel loops).
-//   matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c), each thread loading m[r][c] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -17,7 +17,7 @@ __device__ float matrix_summary_reduce_out_partials_hi[1024];   /* one per block
 __device__ int matrix_summary_reduce_out_partials_neg[1024];   /* one per block */
 __device__ unsigned matrix_summary_reduce_out_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c), each thread loading m[r][c] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void matrix_summary_reduce_out(int rows, int cols, const float *m, float *out)
 {
   __shared__ double poly_red_sum[256];
