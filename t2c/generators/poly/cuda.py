@@ -1105,6 +1105,9 @@ class Printer:
             over = r.loop.var if not r.flat else (
                 f"{', '.join(v for v, _, _ in r.flat)} as one flat range (consecutive threads, consecutive "
                 f"{r.flat[-1][0]})")
+            if r.ahead:
+                over += (f", each thread loading {', '.join(t for t, _ in r.ahead[1])} at its next {r.ahead[0]} "
+                         "points before it folds them")
             return (f"{launch.name}: a reduction ({r.op}) over {over}: each block combines its "
                     f"threads' partial results, then the last block to finish combines the blocks'"
                     f"{stop.get(reduce.search_order(r), '')}.{where}")

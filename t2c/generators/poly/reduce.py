@@ -18,9 +18,10 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
-from ...analysis.model import parse_expr
-from ...ir.csyntax import conjuncts, cprint, renamed, walk as _walk
-from .ctext import extent_text, identifiers, max_expr, min_expr
+from ...analysis.isl_bridge import always_within
+from ...analysis.model import NotAffine, affine, base_and_subscripts, parse_expr
+from ...ir.csyntax import array_name, conjuncts, cprint, renamed, walk as _walk
+from .ctext import array_refs, extent_text, identifiers, max_expr, min_expr, names_used, rewrite
 from .mapping import grid_axes
 
 THREADS = 256
@@ -99,6 +100,8 @@ class Reduction:
     flat: tuple = ()            # a nest: (var, first value, extent) per loop, outermost first (`_flat_nest`);
                                 # `loops` are then its innermost loops. Empty: one loop.
     nest: tuple = ()            # a nest's variables in the loops' order, which an arg-best's ties follow
+    ahead: tuple = ()           # a nest's reads loaded first (`loads_first`): (U, ((ref's C text, C type), ...));
+                                # empty: one point per step of the walk, its loads where the body reads them
 
     @property
     def loop(self) -> Loop:
@@ -187,7 +190,50 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
                     return None
                 others[web] = an.program.locals[a.name].dtype
     red = Reduction(inits, loops, folds, fins, webs, dtypes, others, temps, flat, nest)
-    return None if flat and search_order(red) else red     # (a search stops at its loop's index)
+    if flat and search_order(red):
+        return None             # (a search stops at its loop's index)
+    return replace(red, ahead=loads_first(an, launch, red)) if flat else red
+
+
+AHEAD = 4                       # points per step of a nest's walk whose loads are issued together
+
+
+def loads_first(an: Analysis, launch, red: Reduction) -> tuple:
+    """(AHEAD, reads) for a whole-loop reduction over a rectangular nest's flat range
+    (`Reduction.flat`): each thread loads its next AHEAD points' `reads` before the first of
+    their bodies runs, so that many loads are in flight at once rather than one load, its wait
+    and its compare per point.  A read qualifies when its array is one the launch never writes
+    and each subscript is affine over the nest's variables and the sizes and, isl says, within
+    the array's extent at every point of the rectangle: loading it first makes it unconditional
+    (`if (j > 0 && a[i][j - 1] ...)` reads a[i][-1] nowhere; loaded first it would).  () when
+    no read qualifies."""
+    prog = an.program
+    arrays = {a.name: a for a in prog.kernel.arrays}
+    written = {w.name for n in launch.body for s in ([n] if isinstance(n, Stmt) else n.statements())
+               for w in s.stmt.writes()}
+    nest = [v for v, _, _ in red.flat]
+    box = [c for v, low, e in red.flat for c in (f"{low} <= {v}", f"{v} <= ({low}) + ({e}) - 1")]
+    names = set(nest) | set(prog.sizes)
+
+    def inside(ref) -> bool:
+        base, subs = base_and_subscripts(ref)
+        a = arrays.get(base.name) if isinstance(base, c_ast.ID) else None
+        if a is None or a.name in written or a.name in prog.locals or len(subs) != len(a.shape):
+            return False
+        try:
+            texts = [affine(s, names, "subscript") for s in subs]
+        except NotAffine:
+            return False
+        return all(always_within(prog.sizes, prog.context, nest, box, t, "0", f"({e}) - 1")
+                   for t, e in zip(texts, a.shape))
+
+    reads = {}
+    for n in (n for l in red.loops for n in l.body):
+        for ref in array_refs(n.stmt.node):
+            text = cprint(ref)
+            if text not in reads and inside(ref):
+                reads[text] = arrays[array_name(ref)].dtype
+    return (AHEAD, tuple(reads.items())) if reads else ()
 
 
 def _chain(loop: Loop) -> list[Loop]:
@@ -418,35 +464,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
         open_ = [f"{loop.var} {past} {r} && {loop.var} {past} *{_watch(b, name)}" for r, b in bests.items()]
         cond += f" && {open_[0]}" if len(open_) == 1 else " && (" + " || ".join(f"({o})" for o in open_) + ")"
     start = "" if start == "0" and walk == "+=" else f"{start} {'-' if walk == '-=' else '+'} "
-    body = []
-    fold = {f.stmt.stmt.name: f for f in red.folds}
-    for n in (n for l in red.loops for n in l.body):       # in order: the temporaries before their folds
-        if n.stmt.name not in fold:
-            body += p.r.statement(n.stmt.node, p.names_for(n.stmt.name), "    ")
-            continue
-        f = fold[n.stmt.name]
-        names = p.names_for(f.stmt.stmt.name)
-        if f.kind == "op":
-            node = f.stmt.stmt.node
-            if search:          # a hit also lowers (raises) the grid's best, which every thread reads
-                node = _publishing(node, bests[red.webs[f.acc]], "atomicMin" if search == "least" else "atomicMax")
-            body += p.r.statement(node, names, "    ")
-            continue
-        v, k = _pair(red, f)
-        if f.indices:
-            step = _nest_step(p, red, f, names, v, k)
-        elif f.acc:
-            node = copy.deepcopy(f.node)
-            node.cond = c_ast.BinaryOp("||", c_ast.BinaryOp("==", c_ast.ID(f.index), c_ast.ID(SENTINEL)), node.cond)
-            step = p.r.statement(node, names, "")
-        else:
-            value = cprint(p.r.node(f.value, names))
-            step = ["{", f"  {_value_type(p, f)} poly_v = {value};",
-                    f"  if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"    {v} = poly_v;",
-                    f"    {k} = {loop.var};", "  }", "}"]
-        if f.guard is not None:     # the pair takes only the elements where the guard holds
-            step = [f"if ({cprint(p.r.node(f.guard, names))}) {{", *("  " + x for x in step), "}"]
-        body += ["    " + x for x in step]
+    body = _point(p, red, bests, search, lambda node: node, _rank(red) if red.flat else "")
     combine_ = []
     for f in red.folds:
         if f.kind == "op":
@@ -472,7 +490,10 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     loop_ = [f"  int {loop.var};",
              f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {cond}; "
              f"{loop.var} {walk} (int)(gridDim.x * blockDim.x))", "  {", *body, "  }"]
-    if red.flat:
+    if red.flat and red.ahead:
+        loop_ = flat_loop(red.flat, _point(p, red, bests, search, _registers(red), _rank(red, _COORD)),
+                          red.ahead[0], _loads(p, red))
+    elif red.flat:
         loop_ = flat_loop(red.flat, body)
     gather = []
     for f in red.folds:
@@ -543,13 +564,52 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     return kernel, "\n".join(decls)
 
 
-def flat_loop(flat: tuple, body: list[str]) -> list[str]:
+def _point(p, red: Reduction, bests: dict, search: str, read, rank: str) -> list[str]:
+    """The loops' statements at one point (p: the Printer), as its thread folds them into its
+    registers: `read` gives the statement's node as it reads (a nest's loaded registers:
+    `_registers`), `rank` the point's flat rank in the nest's order (`_rank`)."""
+    body = []
+    fold = {f.stmt.stmt.name: f for f in red.folds}
+    for n in (n for l in red.loops for n in l.body):       # in order: the temporaries before their folds
+        if n.stmt.name not in fold:
+            body += p.r.statement(read(n.stmt.node), p.names_for(n.stmt.name), "    ")
+            continue
+        f = fold[n.stmt.name]
+        names = p.names_for(f.stmt.stmt.name)
+        if f.kind == "op":
+            node = read(f.stmt.stmt.node)
+            if search:          # a hit also lowers (raises) the grid's best, which every thread reads
+                node = _publishing(node, bests[red.webs[f.acc]], "atomicMin" if search == "least" else "atomicMax")
+            body += p.r.statement(node, names, "    ")
+            continue
+        v, k = _pair(red, f)
+        if f.indices:
+            step = _nest_step(p, red, f, names, v, k, read, rank)
+        elif f.acc:
+            node = copy.deepcopy(read(f.node))
+            node.cond = c_ast.BinaryOp("||", c_ast.BinaryOp("==", c_ast.ID(f.index), c_ast.ID(SENTINEL)), node.cond)
+            step = p.r.statement(node, names, "")
+        else:
+            value = cprint(p.r.node(read(f.value), names))
+            step = ["{", f"  {_value_type(p, f)} poly_v = {value};",
+                    f"  if ({k} == {SENTINEL} || poly_v {f.op} {v}) {{", f"    {v} = poly_v;",
+                    f"    {k} = {red.loop.var};", "  }", "}"]
+        if f.guard is not None:     # the pair takes only the elements where the guard holds
+            step = [f"if ({cprint(p.r.node(read(f.guard), names))}) {{", *("  " + x for x in step), "}"]
+        body += ["    " + x for x in step]
+    return body
+
+
+def flat_loop(flat: tuple, body: list[str], ahead: int = 0, loads: tuple = ((), ())) -> list[str]:
     """A grid-stride loop over a rectangular nest's flat indices t (`Reduction.flat`), row-major:
     consecutive threads take consecutive innermost indices (coalesced).  Each thread splits its
     first t and the grid's stride into the nest's coordinates once (a division per loop), then
     steps by adding the stride's coordinates with one carry each (a coordinate plus a carry plus
     the stride's coordinate stays below twice the extent), so its indices are t, t + stride, ...
-    in increasing order: a fixed order per thread, as the one-loop form."""
+    in increasing order: a fixed order per thread, as the one-loop form.  With `ahead` (U,
+    `Reduction.ahead`), each turn takes the next U points' coordinates (`_COORD`), then `loads`
+    (`_loads`: registers, loads) at each of them in range, then `body` at each in turn: the same
+    points in the same order."""
     d, lines = len(flat), []
     ext = [f"poly_e{k}" for k in range(d)]
     lines += [f"  const int {ext[k]} = {e};   /* {v} */" for k, (v, _, e) in enumerate(flat)]
@@ -562,15 +622,59 @@ def flat_loop(flat: tuple, body: list[str]) -> list[str]:
                   f"    poly_d{k} = (int)(poly_g % {ext[k]});", f"    poly_g /= {ext[k]};"]
     lines += [f"    poly_c0 = (int)(poly_t < {ext[0]} ? poly_t : {ext[0]});",
               f"    poly_d0 = (int)(poly_g < {ext[0]} ? poly_g : {ext[0]});",
-              f"    while (poly_c0 < {ext[0]}) {{",
-              *(f"      const int {v} = {low} + poly_c{k};" if low != "0" else f"      const int {v} = poly_c{k};"
-                for k, (v, low, _) in enumerate(flat)),
-              *("  " + line for line in body)]
+              f"    while (poly_c0 < {ext[0]}) {{"]
+    step = []
     for k in range(d - 1, 0, -1):
-        lines += [f"      poly_c{k} += poly_d{k};",
-                  f"      if (poly_c{k} >= {ext[k]}) {{", f"        poly_c{k} -= {ext[k]};", f"        poly_c{k - 1}++;",
-                  "      }"]
-    return lines + ["      poly_c0 += poly_d0;", "    }", "  }"]
+        step += [f"poly_c{k} += poly_d{k};",
+                 f"if (poly_c{k} >= {ext[k]}) {{", f"  poly_c{k} -= {ext[k]};", f"  poly_c{k - 1}++;", "}"]
+    step.append("poly_c0 += poly_d0;")
+    if not ahead:
+        return lines + [*_coords(flat, "poly_c{}", "      "), *("  " + line for line in body),
+                        *("      " + x for x in step), "    }", "  }"]
+    at = _COORD.format(0)
+    unrolled = lambda what, lines: ["#pragma unroll", f"      for (int poly_u = 0; poly_u < {ahead}; poly_u++)",
+                             f"        if ({at} < {ext[0]}) {{   /* {what} */",
+                             *_coords(flat, _COORD, "          ", names_used("\n".join(lines)))]
+    return lines + [f"      int {', '.join(_COORD.format(k).replace('[poly_u]', f'[{ahead}]') for k in range(d))};"
+                    "   /* coordinates */",
+                    "#pragma unroll",
+                    f"      for (int poly_u = 0; poly_u < {ahead}; poly_u++) {{   /* the next {ahead} points */",
+                    *(f"        {_COORD.format(k)} = poly_c{k};" for k in range(d)),
+                    f"        if (poly_c0 < {ext[0]}) {{", *("          " + x for x in step), "        }", "      }",
+                    *loads[0], *unrolled("their loads first, all in flight together", loads[1]), *loads[1], "        }",
+                    *unrolled("then each point's folds, in order", body), *("      " + x for x in body), "        }",
+                    "    }", "  }"]
+
+
+_COORD = "poly_p{}[poly_u]"     # coordinate k of a turn's point poly_u (`flat_loop` with `ahead`)
+
+
+def _coords(flat: tuple, coord: str, indent: str, used=None) -> list[str]:
+    """The point's loop variables from its coordinates (`coord`: C text of coordinate k, {} for k),
+    those in `used` (None: all)."""
+    return [f"{indent}const int {v} = {coord.format(k) if low == '0' else f'{low} + {coord.format(k)}'};"
+            for k, (v, low, _) in enumerate(flat) if used is None or v in used]
+
+
+def _registers(red: Reduction):
+    """`_point`'s `read` for a nest loading first (`Reduction.ahead`): a copy of the node with
+    each loaded read as its register `poly_hN[poly_u]`."""
+    regs = {text: f"poly_h{n}" for n, (text, _) in enumerate(red.ahead[1])}
+
+    def register(x):
+        if isinstance(x, c_ast.ArrayRef) and cprint(x) in regs:
+            return c_ast.ArrayRef(c_ast.ID(regs[cprint(x)]), c_ast.ID("poly_u"))
+        return None
+    return lambda node: node if node is None else rewrite(copy.deepcopy(node), register)
+
+
+def _loads(p, red: Reduction) -> list[str]:
+    """The declarations of the loaded reads' registers (`Reduction.ahead`) and their loads at a point."""
+    U, reads = red.ahead
+    return ([f"      {t} poly_h{n}[{U}];   /* {text} */" for n, (text, t) in enumerate(reads)],
+            [x for n, (text, _) in enumerate(reads) for x in p.r.statement(
+                c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(f"poly_h{n}"), c_ast.ID("poly_u")), parse_expr(text)),
+                {}, "          ")])
 
 
 def _pair(red: Reduction, f: Fold) -> tuple[str, str]:
@@ -580,12 +684,13 @@ def _pair(red: Reduction, f: Fold) -> tuple[str, str]:
     return red.webs[f.acc] if f.acc else f"poly_v_{key}", red.webs[f.index] if f.index else f"poly_at_{key}"
 
 
-def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str) -> list[str]:
+def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str, read, rank: str) -> list[str]:
     """A nest's arg-best in its thread (`flat_loop`'s body): the pair takes the point's value and
     flat rank in the nest's order (`_rank`) where the statement would take its coordinates.  A
     thread visits its points in the walk's order; where the walk's fastest loop is not the
-    nest's innermost, a tie goes to the rank the loop keeps (`_better`), not to the later point."""
-    node, rank = f.node, _rank(red)
+    nest's innermost, a tie goes to the rank the loop keeps (`_better`), not to the later point.
+    `read` and `rank`: `_point`'s."""
+    node = read(f.node)
     if f.acc:
         sets = node.iftrue.block_items if isinstance(node.iftrue, c_ast.Compound) else [node.iftrue]
         value = cprint(p.r.node(next(b.rvalue for b in sets if b.lvalue.name == f.acc), names))
@@ -594,7 +699,7 @@ def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str) -> list[
         head, tail, pad = [], [], ""
     else:
         value, left, op, right = "poly_v", "poly_v", f.op, v
-        head, tail, pad = ["{", f"  {_value_type(p, f)} poly_v = {cprint(p.r.node(f.value, names))};"], ["}"], "  "
+        head, tail, pad = ["{", f"  {_value_type(p, f)} poly_v = {cprint(p.r.node(read(f.value), names))};"], ["}"], "  "
     take = f"{left} {op} {right}"
     if tuple(x for x, _, _ in red.flat) != red.nest:
         tie = "<" if f.op in (">", "<") else ">"
@@ -603,14 +708,15 @@ def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str) -> list[
             f"{pad}}}", *tail]
 
 
-def _rank(red: Reduction) -> str:
+def _rank(red: Reduction, coord: str = "poly_c{}") -> str:
     """C text of the flat rank of `flat_loop`'s point in the nest's order (not the walk's, whose
-    fastest loop may be another): its place in the sequence the loops visit."""
+    fastest loop may be another): its place in the sequence the loops visit.  `coord`: the C
+    text of the point's coordinate k in the walk's order, with {} for k."""
     at = {v: k for k, (v, _, _) in enumerate(red.flat)}
     first, *rest = red.nest
-    text = f"(long long)poly_c{at[first]}"
+    text = f"(long long){coord.format(at[first])}"
     for n, v in enumerate(rest):
-        text = f"{text if n == 0 else f'({text})'} * poly_e{at[v]} + poly_c{at[v]}"
+        text = f"{text if n == 0 else f'({text})'} * poly_e{at[v]} + {coord.format(at[v])}"
     return text
 
 

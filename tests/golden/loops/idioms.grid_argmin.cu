@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars best, bk, bj, bi: private to each thread (no value crosses iterations of the parallel loops).
-//   grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading f[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ float grid_argmin_reduce_cell_low_partials_best[1024];   /* one per b
 __device__ long long grid_argmin_reduce_cell_low_partials_at_bk[1024];   /* one per block */
 __device__ unsigned grid_argmin_reduce_cell_low_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* grid_argmin_reduce_cell_low: a reduction (arg-best <) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading f[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void grid_argmin_reduce_cell_low(int nz, int ny, int nx, const float *f, int *cell, float *low)
 {
   __shared__ float poly_red_best[256];
@@ -44,24 +44,43 @@ __global__ void grid_argmin_reduce_cell_low(int nz, int ny, int nx, const float 
     poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
     poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
     while (poly_c0 < poly_e0) {
-      const int k = poly_c0;
-      const int j = poly_c1;
-      const int i = poly_c2;
-      if (poly_at_bk == (-2147483647 - 1) || f[(((k * ny) + j) * nx) + i] < best) {
-        best = f[(((k * ny) + j) * nx) + i];
-        poly_at_bk = ((long long)poly_c0 * poly_e1 + poly_c1) * poly_e2 + poly_c2;
+      int poly_p0[4], poly_p1[4], poly_p2[4];   /* coordinates */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+        poly_p0[poly_u] = poly_c0;
+        poly_p1[poly_u] = poly_c1;
+        poly_p2[poly_u] = poly_c2;
+        if (poly_c0 < poly_e0) {
+          poly_c2 += poly_d2;
+          if (poly_c2 >= poly_e2) {
+            poly_c2 -= poly_e2;
+            poly_c1++;
+          }
+          poly_c1 += poly_d1;
+          if (poly_c1 >= poly_e1) {
+            poly_c1 -= poly_e1;
+            poly_c0++;
+          }
+          poly_c0 += poly_d0;
+        }
       }
-      poly_c2 += poly_d2;
-      if (poly_c2 >= poly_e2) {
-        poly_c2 -= poly_e2;
-        poly_c1++;
-      }
-      poly_c1 += poly_d1;
-      if (poly_c1 >= poly_e1) {
-        poly_c1 -= poly_e1;
-        poly_c0++;
-      }
-      poly_c0 += poly_d0;
+      float poly_h0[4];   /* f[k][j][i] */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+          const int k = poly_p0[poly_u];
+          const int j = poly_p1[poly_u];
+          const int i = poly_p2[poly_u];
+          poly_h0[poly_u] = f[(((k * ny) + j) * nx) + i];
+        }
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+          if (poly_at_bk == (-2147483647 - 1) || poly_h0[poly_u] < best) {
+            best = poly_h0[poly_u];
+            poly_at_bk = ((long long)poly_p0[poly_u] * poly_e1 + poly_p1[poly_u]) * poly_e2 + poly_p2[poly_u];
+          }
+        }
     }
   }
   poly_red_best[threadIdx.x] = best;

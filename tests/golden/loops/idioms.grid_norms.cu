@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars ss, big, x: private to each thread (no value crosses iterations of the parallel loops).
-//   grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading u[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ double grid_norms_reduce_l2_amax_partials_ss[1024];   /* one per bloc
 __device__ double grid_norms_reduce_l2_amax_partials_big[1024];   /* one per block */
 __device__ unsigned grid_norms_reduce_l2_amax_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* grid_norms_reduce_l2_amax: a reduction (+=, max) over k, j, i as one flat range (consecutive threads, consecutive i), each thread loading u[k][j][i] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void grid_norms_reduce_l2_amax(int n1, int n2, int n3, const double *u, double *l2, double *amax)
 {
   __shared__ double poly_red_ss[256];
@@ -42,24 +42,43 @@ __global__ void grid_norms_reduce_l2_amax(int n1, int n2, int n3, const double *
     poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
     poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
     while (poly_c0 < poly_e0) {
-      const int k = 1 + poly_c0;
-      const int j = 1 + poly_c1;
-      const int i = 1 + poly_c2;
-      x = u[(((k * n2) + j) * n1) + i];
-      ss += x * x;
-      if (fabs(x) > big)
-        big = fabs(x);
-      poly_c2 += poly_d2;
-      if (poly_c2 >= poly_e2) {
-        poly_c2 -= poly_e2;
-        poly_c1++;
+      int poly_p0[4], poly_p1[4], poly_p2[4];   /* coordinates */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+        poly_p0[poly_u] = poly_c0;
+        poly_p1[poly_u] = poly_c1;
+        poly_p2[poly_u] = poly_c2;
+        if (poly_c0 < poly_e0) {
+          poly_c2 += poly_d2;
+          if (poly_c2 >= poly_e2) {
+            poly_c2 -= poly_e2;
+            poly_c1++;
+          }
+          poly_c1 += poly_d1;
+          if (poly_c1 >= poly_e1) {
+            poly_c1 -= poly_e1;
+            poly_c0++;
+          }
+          poly_c0 += poly_d0;
+        }
       }
-      poly_c1 += poly_d1;
-      if (poly_c1 >= poly_e1) {
-        poly_c1 -= poly_e1;
-        poly_c0++;
-      }
-      poly_c0 += poly_d0;
+      double poly_h0[4];   /* u[k][j][i] */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+          const int k = 1 + poly_p0[poly_u];
+          const int j = 1 + poly_p1[poly_u];
+          const int i = 1 + poly_p2[poly_u];
+          poly_h0[poly_u] = u[(((k * n2) + j) * n1) + i];
+        }
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+          x = poly_h0[poly_u];
+          ss += x * x;
+          if (fabs(x) > big)
+            big = fabs(x);
+        }
     }
   }
   poly_red_ss[threadIdx.x] = ss;

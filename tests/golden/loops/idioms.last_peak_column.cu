@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars r, c: private to each thread (no value crosses iterations of the parallel loops).
-//   last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x), each thread loading img[y][x] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ int last_peak_column_reduce_at_partials_v_r[1024];   /* one per block
 __device__ long long last_peak_column_reduce_at_partials_at_r[1024];   /* one per block */
 __device__ unsigned last_peak_column_reduce_at_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* last_peak_column_reduce_at: a reduction (arg-best >=) over y, x as one flat range (consecutive threads, consecutive x), each thread loading img[y][x] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void last_peak_column_reduce_at(int h, int w, const int *img, int *at)
 {
   __shared__ int poly_red_v_r[256];
@@ -38,21 +38,39 @@ __global__ void last_peak_column_reduce_at(int h, int w, const int *img, int *at
     poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
     poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
     while (poly_c0 < poly_e0) {
-      const int y = poly_c0;
-      const int x = poly_c1;
-      {
-        int poly_v = img[(y * w) + x];
-        if (poly_at_r == (-2147483647 - 1) || poly_v > poly_v_r || (poly_v == poly_v_r && (long long)poly_c1 * poly_e0 + poly_c0 > poly_at_r)) {
-          poly_v_r = poly_v;
-          poly_at_r = (long long)poly_c1 * poly_e0 + poly_c0;
+      int poly_p0[4], poly_p1[4];   /* coordinates */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+        poly_p0[poly_u] = poly_c0;
+        poly_p1[poly_u] = poly_c1;
+        if (poly_c0 < poly_e0) {
+          poly_c1 += poly_d1;
+          if (poly_c1 >= poly_e1) {
+            poly_c1 -= poly_e1;
+            poly_c0++;
+          }
+          poly_c0 += poly_d0;
         }
       }
-      poly_c1 += poly_d1;
-      if (poly_c1 >= poly_e1) {
-        poly_c1 -= poly_e1;
-        poly_c0++;
-      }
-      poly_c0 += poly_d0;
+      int poly_h0[4];   /* img[y][x] */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+          const int y = poly_p0[poly_u];
+          const int x = poly_p1[poly_u];
+          poly_h0[poly_u] = img[(y * w) + x];
+        }
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+          {
+            int poly_v = poly_h0[poly_u];
+            if (poly_at_r == (-2147483647 - 1) || poly_v > poly_v_r || (poly_v == poly_v_r && (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u] > poly_at_r)) {
+              poly_v_r = poly_v;
+              poly_at_r = (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u];
+            }
+          }
+        }
     }
   }
   poly_red_v_r[threadIdx.x] = poly_v_r;

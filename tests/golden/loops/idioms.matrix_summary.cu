@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars sum, lo, hi, neg: private to each thread (no value crosses iterations of the parallel loops).
-//   matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c): each block combines its threads' partial results, then the last block to finish combines the blocks'.
+//   matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c), each thread loading m[r][c] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -17,7 +17,7 @@ __device__ float matrix_summary_reduce_out_partials_hi[1024];   /* one per block
 __device__ int matrix_summary_reduce_out_partials_neg[1024];   /* one per block */
 __device__ unsigned matrix_summary_reduce_out_ticket = 0u;   /* blocks done; the last one resets it */
 
-/* matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c): each block combines its threads' partial results, then the last block to finish combines the blocks'. */
+/* matrix_summary_reduce_out: a reduction (+=, min, max) over r, c as one flat range (consecutive threads, consecutive c), each thread loading m[r][c] at its next 4 points before it folds them: each block combines its threads' partial results, then the last block to finish combines the blocks'. */
 __global__ void matrix_summary_reduce_out(int rows, int cols, const float *m, float *out)
 {
   __shared__ double poly_red_sum[256];
@@ -42,20 +42,38 @@ __global__ void matrix_summary_reduce_out(int rows, int cols, const float *m, fl
     poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
     poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
     while (poly_c0 < poly_e0) {
-      const int r = poly_c0;
-      const int c = poly_c1;
-      sum += m[(r * cols) + c];
-      lo = fminf(lo, m[(r * cols) + c]);
-      if (m[(r * cols) + c] > hi)
-        hi = m[(r * cols) + c];
-      if (m[(r * cols) + c] < 0.0f)
-        neg++;
-      poly_c1 += poly_d1;
-      if (poly_c1 >= poly_e1) {
-        poly_c1 -= poly_e1;
-        poly_c0++;
+      int poly_p0[4], poly_p1[4];   /* coordinates */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+        poly_p0[poly_u] = poly_c0;
+        poly_p1[poly_u] = poly_c1;
+        if (poly_c0 < poly_e0) {
+          poly_c1 += poly_d1;
+          if (poly_c1 >= poly_e1) {
+            poly_c1 -= poly_e1;
+            poly_c0++;
+          }
+          poly_c0 += poly_d0;
+        }
       }
-      poly_c0 += poly_d0;
+      float poly_h0[4];   /* m[r][c] */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+          const int r = poly_p0[poly_u];
+          const int c = poly_p1[poly_u];
+          poly_h0[poly_u] = m[(r * cols) + c];
+        }
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+          sum += poly_h0[poly_u];
+          lo = fminf(lo, poly_h0[poly_u]);
+          if (poly_h0[poly_u] > hi)
+            hi = poly_h0[poly_u];
+          if (poly_h0[poly_u] < 0.0f)
+            neg++;
+        }
     }
   }
   poly_red_sum[threadIdx.x] = sum;
