@@ -319,16 +319,17 @@ class Printer:
                     f"{indent}  {cell} = {acc};", f"{indent}}}"]
         return printed
 
-    def accumulator_parts(self, loop: Loop, scalars=False):
+    def accumulator_parts(self, loop: Loop, scalars=False, index: str = ""):
         """(dtype, register name, the cell's C text, the loop body on the register) of the
-        register accumulator's form (above; accumulator_of), or None."""
+        register accumulator's form (above; accumulator_of), or None.  `index`: the subscripts
+        the body reads the register with (a tile's one register per point, `[tm][tn]`)."""
         found = accumulator_of(self, loop, scalars)
         if found is None:
             return None
         dtype, acc, target, st = found
         names = self.names_for(st.name)
         cell = self.r.statement(st.node.lvalue, names, "")[0].rstrip(";")
-        body = self.r.statement(replace_refs(copy.deepcopy(st.node), target, acc), names, "")
+        body = self.r.statement(replace_refs(copy.deepcopy(st.node), target, acc + index), names, "")
         return dtype, acc, cell, body
 
     # kernels ------------------------------------------------------------------------------
@@ -668,9 +669,8 @@ class Printer:
                     first.append([])
                 first[-1] += [f"if ({mine}) {{", *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
                 continue
-            dtype, acc, cell, body = self.accumulator_parts(node, scalars=True)
+            dtype, acc, cell, body = self.accumulator_parts(node, scalars=True, index=f"[{tm}][{tn}]")
             reg = f"{acc}[{tm}][{tn}]"
-            body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
             if first and launch.staged:     # a block with no point in the domain (a triangle's far side)
                 out += [*flush(first), "  bool poly_any = false;",
                         f"  for (int {tm} = 0; {tm} < {rows}; {tm}++)", f"    for (int {tn} = 0; {tn} < {cols}; {tn}++)",
@@ -751,39 +751,40 @@ class Printer:
         if pairs and s.ring:            # its tiles copied ahead asynchronously (forms: the ring fits)
             return tensor.async_loop(self, launch, loop, s, box, pairs, reg.split("[")[0])
         prefetch = self.opt.tiles.staging.prefetch
-        decl, fetch, store = [], [], []
+        # fetches: per operand (lines before, grid offset, k offset, lines after) of its loads of a
+        # tile, printed for a tile's first k (`fetch`)
+        decl, fetches, store = [], [], []
         for op in s.operands:
             g = y if op.kind == "row" else x
             lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
             n = stage.span(launch, op)
             kk, r = stage.slot(op, bk, n)
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
-            where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
             staged = (f"poly_g >= {min_expr(lows)} && poly_g <= {max_expr(highs)} && poly_k < {s.end}"
                       f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({op.dtype})0;")
             decl.append(f"  __shared__ {op.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
                         f"{cprint(op.node)} */")
             if not prefetch:
-                fetch += [f"for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < {bk * n}; "
-                          f"poly_e += {threads}) {{", f"  {where}", f"  {op.name}[{kk}][{r}] = {staged}", "}"]
+                fetches.append(([f"for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < {bk * n}; "
+                                 f"poly_e += {threads}) {{"], f"{g.var}_base + {r}", kk, [f"  {op.name}[{kk}][{r}] = {staged}", "}"]))
                 continue
             per = -(-bk * n // threads)                 # this thread's elements of a tile
             each = ["#pragma unroll", f"for (int poly_q = 0; poly_q < {per}; poly_q++) {{",
                     f"  const int poly_e = poly_t + poly_q * {threads};"]
             decl.append(f"  {op.dtype} {op.name}_next[{per}];")
-            fetch += [*each, f"  {where}", f"  {op.name}_next[poly_q] = poly_e < {bk * n} && {staged}", "}"]
+            fetches.append((each, f"{g.var}_base + {r}", kk, [f"  {op.name}_next[poly_q] = poly_e < {bk * n} && {staged}", "}"]))
             store += [*each, f"  if (poly_e < {bk * n})", f"    {op.name}[{kk}][{r}] = {op.name}_next[poly_q];", "}"]
         refs = {op.name: f"{op.name}[poly_kk][{tm if op.kind == 'row' else tn} * {by if op.kind == 'row' else bx}"
                          f" + (int)threadIdx.{'y' if op.kind == 'row' else 'x'}]" for op in s.operands}
-        body = self.r.statement(s.node, names, "")
         # a float partial sum per tile (stage.partial_type): the terms add up in `part`, which the
-        # accumulator adds once the tile is done
+        # accumulator adds once the tile is done; the statement reads its operands (IDs) from `refs`
         part = f"poly_part[{tm}][{tn}]" if s.partial else reg
-        body = [re.sub(r"\b(poly_stage\d+)\b", lambda m: refs[m[1]],
-                       re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", part, line)) for line in body]
+        body = self.r.statement(s.node, {**names, **refs, reg.split("[")[0]: part}, "")
         step = [f"{loop.var} = poly_k0 + poly_kk;"] if loop.var in WORD.findall(" ".join(body)) else []
         step += [line[2:] for line in points(body)]
         ind = lambda lines, pad: [pad + line for line in lines]
+        fetch = lambda k0: [line for before, g0, kk, after in fetches
+                            for line in [*before, f"  const int poly_g = {g0}, poly_k = {k0} + {kk};", *after]]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
         if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
             whole = tensor.tile(self, launch, s, pairs, reg.split("[")[0], bk)
@@ -793,7 +794,7 @@ class Printer:
             *["  " + line for line in points([f"{reg} += {part};"])]]
         if not prefetch:
             return [*decl, head, "    __syncthreads();   /* the last tile's values are read */",
-                    *ind(fetch, "    "), "    __syncthreads();",
+                    *ind(fetch("poly_k0"), "    "), "    __syncthreads();",
                     *(ind(whole, "    ") if pairs else summed(
                       [f"    for (int poly_kk = 0; poly_kk < poly_min({bk}, {s.end} - poly_k0); poly_kk++) {{",
                        *ind(step, "      "), "    }"])), "  }"]
@@ -803,10 +804,10 @@ class Printer:
             "    } else {", f"      for (int poly_kk = 0; poly_kk < {s.end} - poly_k0; poly_kk++) {{",
             *ind(step, "        "), "      }", "    }"])
         return ind(["{", *decl, "  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);",
-                    "  {", f"    const int poly_k0 = {s.low};", *ind(fetch, "    "), "  }", head,
+                    "  {", f"    const int poly_k0 = {s.low};", *ind(fetch("poly_k0"), "    "), "  }", head,
                     "    __syncthreads();   /* the last tile's values are read */", *ind(store, "    "),
                     "    __syncthreads();", "    {", f"      const int poly_k0_ = poly_k0 + {bk};",
-                    *ind([re.sub(r"\bpoly_k0\b", "poly_k0_", line) for line in fetch], "      "), "    }",
+                    *ind(fetch("poly_k0_"), "      "), "    }",
                     *tiles, "  }", "}"], "  ")
 
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
