@@ -3,7 +3,7 @@
 Names in a text (`WORD`, `names_used`, `identifiers`), the nested `poly_min`/`poly_max` of
 several bounds and a loop's trip count as folded text (`extent_text`), parentheses, and
 rewriting pycparser trees in place (`rewrite`, `substitute`, `replace_refs`, `array_refs`) and
-the value of an integer sum's tree (`int_value`).
+the value of an integer sum's tree (`int_value`); `at` substitutes a name in C text's tree.
 It imports no other poly module, so every one of them may import it.
 """
 from __future__ import annotations
@@ -13,7 +13,8 @@ import re
 
 from pycparser import c_ast
 
-from ...ir.csyntax import array_name, cprint
+from ...analysis.model import parse_expr
+from ...ir.csyntax import array_name, cprint, walk
 
 WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -104,6 +105,16 @@ def substitute(node, values: dict):
     """Replace every identifier in `values` under `node` (in place) by a copy of its value."""
     return rewrite(node, lambda n: copy.deepcopy(values[n.name])
                    if isinstance(n, c_ast.ID) and n.name in values else None)
+
+
+def at(text: str, var: str, value: str) -> str:
+    """C expression `text` (a loop bound as the plan keeps it) with the identifier `var`
+    replaced by the expression `value`: substituted in its syntax tree and printed; `text` as
+    it is where it does not read `var`."""
+    node = parse_expr(text)
+    if not any(isinstance(n, c_ast.ID) and n.name == var for n in walk(node)):
+        return text
+    return cprint(substitute(node, {var: parse_expr(value)}))
 
 
 def int_value(node, values: dict[str, int], default: int | None = None) -> int:

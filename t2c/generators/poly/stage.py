@@ -20,8 +20,8 @@ from pycparser import c_ast
 
 from ...analysis import Loop
 from ...analysis.model import base_and_subscripts, parse_expr
-from ...ir.csyntax import array_name, cprint, walk
-from .ctext import WORD, array_refs, int_value, max_expr, min_expr, replace_refs, substitute
+from ...ir.csyntax import array_name, cprint
+from .ctext import WORD, array_refs, at, int_value, max_expr, min_expr, replace_refs
 
 #: k values per shared tile, the first whose arrays fit (doubles: 32 x (36 + 132) x 8 bytes = 42 KiB;
 #: on the H200 32 against 16 took gemm, 2mm, 3mm and covariance 4-20% less time on the tensor cores)
@@ -123,15 +123,6 @@ def plan(p, launch) -> dict | None:
                 s.depth = d
             return out or None
     return None                        # more than a block's static shared memory: not staged
-
-
-def at(text: str, var: str, value: str) -> str:
-    """C expression `text` with the identifier `var` replaced by the expression `value`,
-    substituted in its syntax tree and printed; `text` as it is where it does not read `var`."""
-    node = parse_expr(text)
-    if not any(isinstance(n, c_ast.ID) and n.name == var for n in walk(node)):
-        return text
-    return cprint(substitute(node, {var: parse_expr(value)}))
 
 
 def in_extents(p, ref, here: dict) -> list[str]:
