@@ -197,7 +197,7 @@ class Printer:
         self.kernels: list[str] = []
         self.reduction_globals: list[str] = []
         self.at_locals: dict[str, list[str]] = {}   # launch -> `dev_X` its NAME_at takes as pointers
-        self.waiting: set[str] = set()              # kernels launched with poly_after: they wait first
+        self.waiting: set[str] = set()              # kernels printed waiting (begins_early)
         self.per_point: dict[str, str] = {}         # while a tiled body prints: web -> its point's copy
         self.block_loops = plan.block_loops()
 
@@ -363,7 +363,7 @@ class Printer:
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
-                              "{", text, "}"]), args
+                              "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.row or launch.sweep:
             start = min_expr(box[0][0]) if box else "0"
             start = "" if start == "0" else f"{start} + "
@@ -386,7 +386,8 @@ class Printer:
             threads = launch.threads if launch.sweep or launch.row.column else 0
             bounds = f"__launch_bounds__({threads}) " if threads else ""
             return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
+                              f"__global__ void {bounds}{launch.name}({params})", "{",
+                              *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         merged = bool(launch.merged_threads)     # a part of a merged launch: a device function
         at = launch.in_block or merged           # also run inside a one-block loop: the same
         if launch.tile:
@@ -396,21 +397,22 @@ class Printer:
             per_sm = self.opt.tiles.blocks_per_sm
             bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
+                              f"__global__ void {bounds}{launch.name}({params})", "{",
+                              *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.transposed:
             text = "\n".join(transposed.kernel_body(self, launch, box, locals_))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
-                              "{", text, "}"]), args
+                              "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.coarsen > 1:
             body = self.coarsened_body(launch, box, locals_)
             text = "\n".join(self.strided(launch, body))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
             return "\n".join([f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
-                              "{", text, "}"]), args
+                              "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.reduction:
             return self.reduction_kernels(launch)
         body = self.point_body(launch, box, inner_vars, locals_, at)
@@ -422,7 +424,9 @@ class Printer:
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({private.THREADS}) {launch.name}_private({params})",
-                              "{", own, "}", "", f"__global__ void {launch.name}({params})", "{", text, "}"]), args
+                              "{", *self.waits(f"{launch.name}_private", launch.host_loops, params), own, "}", "",
+                              f"__global__ void {launch.name}({params})", "{",
+                              *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         args = self.kernel_args(launch, names_used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if merged:
@@ -442,9 +446,9 @@ class Printer:
             if launch.block_sum:
                 src += "\n\n" + "\n".join(block(at_params))
             return src, args
-        src = [f"/* {self.describe(launch)} */",
-               f"__global__ void {launch.name}({', '.join([params] * bool(params) + self.cap_params(launch))})",
-               "{", text, "}"]
+        params = ", ".join([params] * bool(params) + self.cap_params(launch))
+        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
+               "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]
         return "\n".join(src), args
 
     def thread_variables(self, launch: Launch) -> tuple[list[str], dict[str, str]]:
@@ -815,7 +819,8 @@ class Printer:
         self.reduction_globals.append(decl)
         args = self.kernel_args(launch, names_used("\n".join(body)))
         params = ", ".join(self.param_decl(a, launch) for a in args)
-        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})", "{", *body, "}"]
+        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})", "{",
+               *self.waits(launch.name, launch.host_loops, params), *body, "}"]
         return "\n".join(src), args
 
     def kernel_args(self, launch, used) -> list[str]:
@@ -848,14 +853,27 @@ class Printer:
         return str(abi.Param(name, self.dtypes[name] if name in self.dtypes else self.web_type.get(name, "int")))
 
     # host code ------------------------------------------------------------------------------
-    def launch_line(self, name: str, config: tuple, call: str, loops) -> str:
-        """`name<<<config>>>(call);`; inside host loops (`loops`), with `launches.programmatic`, a
-        launch that may begin while the one before it ends (`poly_after`), its kernel waiting for
-        that one first (`poly_wait`, added to the kernel).  On the H200 1000 launches of jacobi-2d's
-        sweep took 7.59 us each, 6.38 this way (scripts/pdl_probe.cu)."""
-        if not (loops and call and self.opt.launches.programmatic):
-            return f"{name}<<<{', '.join(config)}>>>({call});"
+    def begins_early(self, loops, params) -> bool:
+        """Whether a kernel launched inside host loops (`loops`) with parameters (`params`: its
+        call passes as many) may begin while the launch before it ends, with
+        `launches.programmatic`: its launch is `poly_after`'s and its body first waits (`waits`).
+        On the H200 1000 launches of jacobi-2d's sweep took 7.59 us each, 6.38 this way
+        (scripts/pdl_probe.cu)."""
+        return bool(loops and params and self.opt.launches.programmatic)
+
+    def waits(self, name: str, loops, params) -> list[str]:
+        """The first lines of kernel `name`'s body: `poly_wait` where it begins early."""
+        if not self.begins_early(loops, params):
+            return []
         self.waiting.add(name)
+        return ["  poly_wait();   /* the launch before this one has finished */"]
+
+    def launch_line(self, name: str, config: tuple, call: str, loops) -> str:
+        """`name<<<config>>>(call);`, or a launch that begins early (begins_early: its kernel was
+        printed waiting)."""
+        if not self.begins_early(loops, call):
+            return f"{name}<<<{', '.join(config)}>>>({call});"
+        assert name in self.waiting, f"{name} begins early, but its kernel does not wait"
         return f"cudaLaunchKernelEx(poly_after({', '.join((*config, '0')[:3])}).at(), {name}, {call});"
 
     def launch_code(self, launch: Launch, args, indent) -> list[str]:
@@ -1045,9 +1063,6 @@ class Printer:
         out.append("")
         out += abi.dropin(k)
         text = "\n".join(out) + "\n"
-        for name in sorted(self.waiting):          # a launch that may begin early: wait first
-            text = re.sub(rf"(__global__ void [^\n]*\b{name}\([^\n]*\n\{{\n)",
-                          r"\1  poly_wait();   /* the launch before this one has finished */\n", text, count=1)
         used = "\n".join(x for x in (helpers(text), *(f + "\n" for f in own_helpers(k))) if x)
         return text.replace("<helpers>\n", used + "\n" if used else "")
 
