@@ -2,7 +2,8 @@
 
 Names in a text (`WORD`, `names_used`, `identifiers`), the nested `poly_min`/`poly_max` of
 several bounds and a loop's trip count as folded text (`extent_text`), parentheses, and
-rewriting pycparser trees in place (`rewrite`, `substitute`, `replace_refs`, `array_refs`).
+rewriting pycparser trees in place (`rewrite`, `substitute`, `replace_refs`, `array_refs`) and
+the value of an integer sum's tree (`int_value`); `at` substitutes a name in C text's tree.
 It imports no other poly module, so every one of them may import it.
 """
 from __future__ import annotations
@@ -12,7 +13,8 @@ import re
 
 from pycparser import c_ast
 
-from ...ir.csyntax import array_name, cprint
+from ...analysis.model import parse_expr
+from ...ir.csyntax import array_name, cprint, walk
 
 WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -103,6 +105,32 @@ def substitute(node, values: dict):
     """Replace every identifier in `values` under `node` (in place) by a copy of its value."""
     return rewrite(node, lambda n: copy.deepcopy(values[n.name])
                    if isinstance(n, c_ast.ID) and n.name in values else None)
+
+
+def at(text: str, var: str, value: str) -> str:
+    """C expression `text` (a loop bound as the plan keeps it) with the identifier `var`
+    replaced by the expression `value`: substituted in its syntax tree and printed; `text` as
+    it is where it does not read `var`."""
+    node = parse_expr(text)
+    if not any(isinstance(n, c_ast.ID) and n.name == var for n in walk(node)):
+        return text
+    return cprint(substitute(node, {var: parse_expr(value)}))
+
+
+def int_value(node, values: dict[str, int], default: int | None = None) -> int:
+    """The value of an integer C expression of + - * over integer literals and identifiers
+    (`values`, else `default`); ValueError for anything else."""
+    if isinstance(node, c_ast.Constant) and node.type == "int" and node.value.rstrip("uUlL").isdigit():
+        return int(node.value.rstrip("uUlL"))
+    if isinstance(node, c_ast.ID) and (node.name in values or default is not None):
+        return values.get(node.name, default)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        v = int_value(node.expr, values, default)
+        return -v if node.op == "-" else v
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        a, b = int_value(node.left, values, default), int_value(node.right, values, default)
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    raise ValueError(f"not an integer sum: {cprint(node)}")
 
 
 def array_refs(node, name: str | None = None) -> list:

@@ -197,7 +197,7 @@ class Printer:
         self.kernels: list[str] = []
         self.reduction_globals: list[str] = []
         self.at_locals: dict[str, list[str]] = {}   # launch -> `dev_X` its NAME_at takes as pointers
-        self.waiting: set[str] = set()              # kernels launched with poly_after: they wait first
+        self.waiting: set[str] = set()              # kernels printed waiting (begins_early)
         self.per_point: dict[str, str] = {}         # while a tiled body prints: web -> its point's copy
         self.block_loops = plan.block_loops()
 
@@ -319,16 +319,17 @@ class Printer:
                     f"{indent}  {cell} = {acc};", f"{indent}}}"]
         return printed
 
-    def accumulator_parts(self, loop: Loop, scalars=False):
+    def accumulator_parts(self, loop: Loop, scalars=False, index: str = ""):
         """(dtype, register name, the cell's C text, the loop body on the register) of the
-        register accumulator's form (above; accumulator_of), or None."""
+        register accumulator's form (above; accumulator_of), or None.  `index`: the subscripts
+        the body reads the register with (a tile's one register per point, `[tm][tn]`)."""
         found = accumulator_of(self, loop, scalars)
         if found is None:
             return None
         dtype, acc, target, st = found
         names = self.names_for(st.name)
         cell = self.r.statement(st.node.lvalue, names, "")[0].rstrip(";")
-        body = self.r.statement(replace_refs(copy.deepcopy(st.node), target, acc), names, "")
+        body = self.r.statement(replace_refs(copy.deepcopy(st.node), target, acc + index), names, "")
         return dtype, acc, cell, body
 
     # kernels ------------------------------------------------------------------------------
@@ -362,7 +363,7 @@ class Printer:
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
-                              "{", text, "}"]), args
+                              "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.row or launch.sweep:
             start = min_expr(box[0][0]) if box else "0"
             start = "" if start == "0" else f"{start} + "
@@ -385,7 +386,8 @@ class Printer:
             threads = launch.threads if launch.sweep or launch.row.column else 0
             bounds = f"__launch_bounds__({threads}) " if threads else ""
             return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
+                              f"__global__ void {bounds}{launch.name}({params})", "{",
+                              *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         merged = bool(launch.merged_threads)     # a part of a merged launch: a device function
         at = launch.in_block or merged           # also run inside a one-block loop: the same
         if launch.tile:
@@ -395,21 +397,22 @@ class Printer:
             per_sm = self.opt.tiles.blocks_per_sm
             bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void {bounds}{launch.name}({params})", "{", text, "}"]), args
+                              f"__global__ void {bounds}{launch.name}({params})", "{",
+                              *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.transposed:
             text = "\n".join(transposed.kernel_body(self, launch, box, locals_))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
-                              "{", text, "}"]), args
+                              "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.coarsen > 1:
             body = self.coarsened_body(launch, box, locals_)
             text = "\n".join(self.strided(launch, body))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join([self.param_decl(a, launch, restrict=True) for a in args] + self.cap_params(launch))
             return "\n".join([f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
-                              "{", text, "}"]), args
+                              "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         if launch.reduction:
             return self.reduction_kernels(launch)
         body = self.point_body(launch, box, inner_vars, locals_, at)
@@ -421,7 +424,9 @@ class Printer:
             params = ", ".join(self.param_decl(a, launch) for a in args)
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void __launch_bounds__({private.THREADS}) {launch.name}_private({params})",
-                              "{", own, "}", "", f"__global__ void {launch.name}({params})", "{", text, "}"]), args
+                              "{", *self.waits(f"{launch.name}_private", launch.host_loops, params), own, "}", "",
+                              f"__global__ void {launch.name}({params})", "{",
+                              *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
         args = self.kernel_args(launch, names_used(text))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if merged:
@@ -441,9 +446,9 @@ class Printer:
             if launch.block_sum:
                 src += "\n\n" + "\n".join(block(at_params))
             return src, args
-        src = [f"/* {self.describe(launch)} */",
-               f"__global__ void {launch.name}({', '.join([params] * bool(params) + self.cap_params(launch))})",
-               "{", text, "}"]
+        params = ", ".join([params] * bool(params) + self.cap_params(launch))
+        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
+               "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]
         return "\n".join(src), args
 
     def thread_variables(self, launch: Launch) -> tuple[list[str], dict[str, str]]:
@@ -668,9 +673,8 @@ class Printer:
                     first.append([])
                 first[-1] += [f"if ({mine}) {{", *self.r.statement(node.stmt.node, self.names_for(node.stmt.name), "  "), "}"]
                 continue
-            dtype, acc, cell, body = self.accumulator_parts(node, scalars=True)
+            dtype, acc, cell, body = self.accumulator_parts(node, scalars=True, index=f"[{tm}][{tn}]")
             reg = f"{acc}[{tm}][{tn}]"
-            body = [re.sub(rf"\b{acc}\b", reg, line) for line in body]
             if first and launch.staged:     # a block with no point in the domain (a triangle's far side)
                 out += [*flush(first), "  bool poly_any = false;",
                         f"  for (int {tm} = 0; {tm} < {rows}; {tm}++)", f"    for (int {tn} = 0; {tn} < {cols}; {tn}++)",
@@ -751,39 +755,40 @@ class Printer:
         if pairs and s.ring:            # its tiles copied ahead asynchronously (forms: the ring fits)
             return tensor.async_loop(self, launch, loop, s, box, pairs, reg.split("[")[0])
         prefetch = self.opt.tiles.staging.prefetch
-        decl, fetch, store = [], [], []
+        # fetches: per operand (lines before, grid offset, k offset, lines after) of its loads of a
+        # tile, printed for a tile's first k (`fetch`)
+        decl, fetches, store = [], [], []
         for op in s.operands:
             g = y if op.kind == "row" else x
             lows, highs = dict(zip((l.var for l in launch.grid), box))[g.var]
             n = stage.span(launch, op)
             kk, r = stage.slot(op, bk, n)
             value = cprint(self.r.node(op.node, {**names, g.var: "poly_g", loop.var: "poly_k"}))
-            where = f"const int poly_g = {g.var}_base + {r}, poly_k = poly_k0 + {kk};"
             staged = (f"poly_g >= {min_expr(lows)} && poly_g <= {max_expr(highs)} && poly_k < {s.end}"
                       f"{stage.mask(self, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})} ? {value} : ({op.dtype})0;")
             decl.append(f"  __shared__ {op.dtype} {op.name}[{bk}][{stage.pitch(n, bool(launch.mma))}];   /* {op.kind} operand "
                         f"{cprint(op.node)} */")
             if not prefetch:
-                fetch += [f"for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < {bk * n}; "
-                          f"poly_e += {threads}) {{", f"  {where}", f"  {op.name}[{kk}][{r}] = {staged}", "}"]
+                fetches.append(([f"for (int poly_e = (int)(threadIdx.y * blockDim.x + threadIdx.x); poly_e < {bk * n}; "
+                                 f"poly_e += {threads}) {{"], f"{g.var}_base + {r}", kk, [f"  {op.name}[{kk}][{r}] = {staged}", "}"]))
                 continue
             per = -(-bk * n // threads)                 # this thread's elements of a tile
             each = ["#pragma unroll", f"for (int poly_q = 0; poly_q < {per}; poly_q++) {{",
                     f"  const int poly_e = poly_t + poly_q * {threads};"]
             decl.append(f"  {op.dtype} {op.name}_next[{per}];")
-            fetch += [*each, f"  {where}", f"  {op.name}_next[poly_q] = poly_e < {bk * n} && {staged}", "}"]
+            fetches.append((each, f"{g.var}_base + {r}", kk, [f"  {op.name}_next[poly_q] = poly_e < {bk * n} && {staged}", "}"]))
             store += [*each, f"  if (poly_e < {bk * n})", f"    {op.name}[{kk}][{r}] = {op.name}_next[poly_q];", "}"]
         refs = {op.name: f"{op.name}[poly_kk][{tm if op.kind == 'row' else tn} * {by if op.kind == 'row' else bx}"
                          f" + (int)threadIdx.{'y' if op.kind == 'row' else 'x'}]" for op in s.operands}
-        body = self.r.statement(s.node, names, "")
         # a float partial sum per tile (stage.partial_type): the terms add up in `part`, which the
-        # accumulator adds once the tile is done
+        # accumulator adds once the tile is done; the statement reads its operands (IDs) from `refs`
         part = f"poly_part[{tm}][{tn}]" if s.partial else reg
-        body = [re.sub(r"\b(poly_stage\d+)\b", lambda m: refs[m[1]],
-                       re.sub(rf"\b{re.escape(reg.split('[')[0])}\b", part, line)) for line in body]
+        body = self.r.statement(s.node, {**names, **refs, reg.split("[")[0]: part}, "")
         step = [f"{loop.var} = poly_k0 + poly_kk;"] if loop.var in WORD.findall(" ".join(body)) else []
         step += [line[2:] for line in points(body)]
         ind = lambda lines, pad: [pad + line for line in lines]
+        fetch = lambda k0: [line for before, g0, kk, after in fetches
+                            for line in [*before, f"  const int poly_g = {g0}, poly_k = {k0} + {kk};", *after]]
         head = f"  for (int poly_k0 = {s.low}; poly_k0 < {s.end}; poly_k0 += {bk}) {{"
         if pairs:       # whole tiles, four k at a time: a tile's values past the loop's end are 0
             whole = tensor.tile(self, launch, s, pairs, reg.split("[")[0], bk)
@@ -793,7 +798,7 @@ class Printer:
             *["  " + line for line in points([f"{reg} += {part};"])]]
         if not prefetch:
             return [*decl, head, "    __syncthreads();   /* the last tile's values are read */",
-                    *ind(fetch, "    "), "    __syncthreads();",
+                    *ind(fetch("poly_k0"), "    "), "    __syncthreads();",
                     *(ind(whole, "    ") if pairs else summed(
                       [f"    for (int poly_kk = 0; poly_kk < poly_min({bk}, {s.end} - poly_k0); poly_kk++) {{",
                        *ind(step, "      "), "    }"])), "  }"]
@@ -803,10 +808,10 @@ class Printer:
             "    } else {", f"      for (int poly_kk = 0; poly_kk < {s.end} - poly_k0; poly_kk++) {{",
             *ind(step, "        "), "      }", "    }"])
         return ind(["{", *decl, "  const int poly_t = (int)(threadIdx.y * blockDim.x + threadIdx.x);",
-                    "  {", f"    const int poly_k0 = {s.low};", *ind(fetch, "    "), "  }", head,
+                    "  {", f"    const int poly_k0 = {s.low};", *ind(fetch("poly_k0"), "    "), "  }", head,
                     "    __syncthreads();   /* the last tile's values are read */", *ind(store, "    "),
                     "    __syncthreads();", "    {", f"      const int poly_k0_ = poly_k0 + {bk};",
-                    *ind([re.sub(r"\bpoly_k0\b", "poly_k0_", line) for line in fetch], "      "), "    }",
+                    *ind(fetch("poly_k0_"), "      "), "    }",
                     *tiles, "  }", "}"], "  ")
 
     def reduction_kernels(self, launch: Launch) -> tuple[str, list[str]]:
@@ -814,7 +819,8 @@ class Printer:
         self.reduction_globals.append(decl)
         args = self.kernel_args(launch, names_used("\n".join(body)))
         params = ", ".join(self.param_decl(a, launch) for a in args)
-        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})", "{", *body, "}"]
+        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})", "{",
+               *self.waits(launch.name, launch.host_loops, params), *body, "}"]
         return "\n".join(src), args
 
     def kernel_args(self, launch, used) -> list[str]:
@@ -847,14 +853,27 @@ class Printer:
         return str(abi.Param(name, self.dtypes[name] if name in self.dtypes else self.web_type.get(name, "int")))
 
     # host code ------------------------------------------------------------------------------
-    def launch_line(self, name: str, config: tuple, call: str, loops) -> str:
-        """`name<<<config>>>(call);`; inside host loops (`loops`), with `launches.programmatic`, a
-        launch that may begin while the one before it ends (`poly_after`), its kernel waiting for
-        that one first (`poly_wait`, added to the kernel).  On the H200 1000 launches of jacobi-2d's
-        sweep took 7.59 us each, 6.38 this way (scripts/pdl_probe.cu)."""
-        if not (loops and call and self.opt.launches.programmatic):
-            return f"{name}<<<{', '.join(config)}>>>({call});"
+    def begins_early(self, loops, params) -> bool:
+        """Whether a kernel launched inside host loops (`loops`) with parameters (`params`: its
+        call passes as many) may begin while the launch before it ends, with
+        `launches.programmatic`: its launch is `poly_after`'s and its body first waits (`waits`).
+        On the H200 1000 launches of jacobi-2d's sweep took 7.59 us each, 6.38 this way
+        (scripts/pdl_probe.cu)."""
+        return bool(loops and params and self.opt.launches.programmatic)
+
+    def waits(self, name: str, loops, params) -> list[str]:
+        """The first lines of kernel `name`'s body: `poly_wait` where it begins early."""
+        if not self.begins_early(loops, params):
+            return []
         self.waiting.add(name)
+        return ["  poly_wait();   /* the launch before this one has finished */"]
+
+    def launch_line(self, name: str, config: tuple, call: str, loops) -> str:
+        """`name<<<config>>>(call);`, or a launch that begins early (begins_early: its kernel was
+        printed waiting)."""
+        if not self.begins_early(loops, call):
+            return f"{name}<<<{', '.join(config)}>>>({call});"
+        assert name in self.waiting, f"{name} begins early, but its kernel does not wait"
         return f"cudaLaunchKernelEx(poly_after({', '.join((*config, '0')[:3])}).at(), {name}, {call});"
 
     def launch_code(self, launch: Launch, args, indent) -> list[str]:
@@ -982,13 +1001,14 @@ class Printer:
         out = [f"// t2c poly candidate for {k.name} (generated by `t2c gen`; do not edit).",
                "//"]
         out += ["// " + line for line in self.mapping_notes()]
-        out += ["", "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), "", "<helpers>"]
+        out += ["", "#include <cuda_runtime.h>", "#include <math.h>", *abi.headers(k), ""]
         if any(launch.vector for launch in self.plan.launches):
             out.insert(out.index("#include <math.h>") + 1, "#include <string.h>")
         if any("__pipeline_memcpy_async" in src for src in kernels):
             out.insert(out.index("#include <math.h>") + 1, "#include <cuda_pipeline.h>")
         if persistent.loops(self.plan):
             out.insert(out.index("#include <math.h>") + 1, "#include <cooperative_groups.h>")
+        head, out = out, []         # the helpers the candidate calls go between the two (below)
         globals_ = [f"__device__ {self.web_type[w]} dev_{w};   /* carried between launches */"
                     for w, s in self.plan.storage.items() if s == "global"]
         sized = {n: shape for n, shape in self.local_arrays.items() if _constant(shape)}
@@ -1049,12 +1069,9 @@ class Printer:
         out.append("}")
         out.append("")
         out += abi.dropin(k)
-        text = "\n".join(out) + "\n"
-        for name in sorted(self.waiting):          # a launch that may begin early: wait first
-            text = re.sub(rf"(__global__ void [^\n]*\b{name}\([^\n]*\n\{{\n)",
-                          r"\1  poly_wait();   /* the launch before this one has finished */\n", text, count=1)
-        used = "\n".join(x for x in (helpers(text), *(f + "\n" for f in own_helpers(k))) if x)
-        return text.replace("<helpers>\n", used + "\n" if used else "")
+        head, text = "\n".join(head) + "\n", "\n".join(out) + "\n"
+        used = "\n".join(x for x in (helpers(head + text), *(f + "\n" for f in own_helpers(k))) if x)
+        return head + (used + "\n" if used else "") + text
 
     def describe(self, launch: Launch) -> str:
         """One sentence: what each thread of a launch does."""

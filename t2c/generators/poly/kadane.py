@@ -196,8 +196,9 @@ def kernels(p, launch, rm: RunningMax) -> tuple[str, list[str], str]:
     args = p.kernel_args(launch, names_used("\n".join(part + final)))
     params = "".join(p.param_decl(x, launch) + ", " for x in args)
     head = f"__global__ void __launch_bounds__({THREADS}) {name}"
-    src = [f"/* {describe(p, launch)} */", f"{head}_part({params}int poly_count, int poly_seg)", "{", *part, "}", "",
-           f"{head}_final({params}int poly_parts)", "{", *final, "}"]
+    own = {"part": f"{params}int poly_count, int poly_seg", "final": f"{params}int poly_parts"}
+    fn = lambda k, body: [f"{head}_{k}({own[k]})", "{", *p.waits(f"{name}_{k}", launch.host_loops, own[k]), *body, "}"]
+    src = [f"/* {describe(p, launch)} */", *fn("part", part), "", *fn("final", final)]
     cap = p.opt.scans.parts
     decls = "\n".join(f"__device__ {t} {a}[{cap}];   /* each block's {x} */"
                       for a, x in zip(parts, ("sum", "best prefix", "best suffix", "best")))

@@ -139,7 +139,8 @@ def kernel(p, run, calls) -> tuple[str, list[str]]:
             f"own launch (the parts' blocks in turn): no cell one of them writes is touched by another in "
             f"the same host iteration (isl). */")
     bounds = f"__launch_bounds__({run[0].merged_threads}) " if rows else ""
-    return "\n".join([head, f"__global__ void {bounds}{name(p, run)}({', '.join(params)})", "{", *body, "}"]), \
+    return "\n".join([head, f"__global__ void {bounds}{name(p, run)}({', '.join(params)})", "{",
+                      *p.waits(name(p, run), run[0].host_loops, params), *body, "}"]), \
         args + shape + counts
 
 

@@ -57,7 +57,7 @@ def device_and_kernel(p, launch: Launch, text: str, args: list[str], params: str
     kernel calling it (with `args`)."""
     threads = [f"(int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax})" for ax in launch_axes(launch)]
     return "\n".join([at_function(p, launch, text, at_params), "",
-                      f"__global__ void {launch.name}({params})", "{",
+                      f"__global__ void {launch.name}({params})", "{", *p.waits(launch.name, launch.host_loops, params),
                       f"  {launch.name}_at({', '.join(args + threads)});", "}"])
 
 

@@ -26,7 +26,7 @@ from ...analysis import Analysis, Loop, Stmt, analyze_program
 from ...analysis.isl_bridge import always_within, constant_value
 from ...analysis.model import parse_expr
 from ...ir.csyntax import cprint, walk as _walk
-from .ctext import WORD, substitute
+from .ctext import WORD, at as ctext_at, substitute
 
 _PLAIN = re.compile(r"[\w\s+\-*()]*")        # bounds that read the same in C and in isl
 #: (acc's type, Y's type) where Y's cells can carry the sum: the same type, or a double sum of
@@ -127,15 +127,18 @@ def _running(an: Analysis, loop: Loop, outer: tuple) -> tuple | None:
     return _statements(an, loop, init, add.stmt, store, cell, term, offset, first)
 
 
-def _statements(an, loop, init, add, store, cell, term, offset: int, first: int) -> tuple:
+def _statements(an, loop, init, add, store, cell, term, offset: int, first: int) -> tuple | None:
     """`Y[.., L] = INIT (+ T(K0))` (guarded) and `Y[.., i] = Y[.., i - 1] + T(i + c - 1)`, their
-    accesses in isl text, and the statement the rewrite drops (the store of acc)."""
+    accesses in isl text (substituted in their syntax trees: ctext.at), and the statement the
+    rewrite drops (the store of acc); None where a subscript is not plain C."""
     prog, i, lower, inner = an.program, loop.var, loop.lower, loop.body[1]
     k, start = inner.var, inner.lower
     at = lambda e, v, val: substitute(copy.deepcopy(e), {v: parse_expr(val)})
-    isl_at = lambda a, v, val, **kw: replace(a, index=tuple(re.sub(rf"\b{v}\b", f"({val})", x) for x in a.index), **kw)
+    isl_at = lambda a, v, val, **kw: replace(a, index=tuple(ctext_at(x, v, val) for x in a.index), **kw)
     wcell = next(a for a in (store or init).writes() if a.index)
     terms = [a for a in add.reads() if a.index and a.name != wcell.name]
+    if not all(_PLAIN.fullmatch(x) for a in (wcell, *terms) for x in a.index):
+        return None                   # a subscript in isl's own syntax (mod): not substituted as C
     # before the loop
     value = copy.deepcopy(init.node.rvalue)
     if first:

@@ -329,10 +329,10 @@ def kernels(p, launch, sc: Scan) -> tuple[str, list[str], str]:
     args = p.kernel_args(launch, names_used("\n".join(up + across + down)))
     params = "".join(p.param_decl(x, launch) + ", " for x in args)
     head = f"__global__ void __launch_bounds__({threads}) {name}"
-    src = [f"/* {describe(p, launch)} */",
-           f"{head}_up({params}int poly_count, int poly_seg)", "{", *up, "}", "",
-           f"{head}_across({params}int poly_count, int poly_parts)", "{", *across, "}", "",
-           f"{head}_down({params}int poly_count, int poly_seg)", "{", *down, "}"]
+    own = {"up": f"{params}int poly_count, int poly_seg", "across": f"{params}int poly_count, int poly_parts",
+           "down": f"{params}int poly_count, int poly_seg"}
+    fn = lambda k, body: [f"{head}_{k}({own[k]})", "{", *p.waits(f"{name}_{k}", launch.host_loops, own[k]), *body, "}"]
+    src = [f"/* {describe(p, launch)} */", *fn("up", up), "", *fn("across", across), "", *fn("down", down)]
     cap = p.opt.scans.parts
     decls = [f"__device__ {v} {name}_parts_{x[-1]}[{cap}];   /* each block's composition */" for x in g]
     decls.append(f"__device__ {v} {name}_carries[{cap}];   /* x before each block */")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from ...analysis import Loop
-from ...analysis.model import base_and_subscripts
+from ...analysis.model import base_and_subscripts, parse_expr
 from ...ir.csyntax import array_name, cprint
-from .ctext import WORD, array_refs, max_expr, min_expr, replace_refs
+from .ctext import WORD, array_refs, at, int_value, max_expr, min_expr, replace_refs
 
 #: k values per shared tile, the first whose arrays fit (doubles: 32 x (36 + 132) x 8 bytes = 42 KiB;
 #: on the H200 32 against 16 took gemm, 2mm, 3mm and covariance 4-20% less time on the tensor cores)
@@ -50,8 +50,9 @@ class Staged:
     node: c_ast.Node           # the statement with the accumulator in place and operands replaced
     operands: list[Operand] = field(default_factory=list)
     depth: int = 0             # k values per shared tile (DEPTHS, or the stage_depth option)
-    moving: tuple | None = None   # (kind, grid index, first k, end, the index's own bounds) of a
-                                  # loop whose bounds move with that kind's grid index: C text (`plan`)
+    moving: tuple | None = None   # (kind, grid index, first k, end, the index's own (lower, upper)
+                                  # or None) of a loop whose bounds move with that kind's grid
+                                  # index: C text (`plan`)
     ring: tuple | None = None     # (tiles, depth) of its ring copied ahead asynchronously (tensor.ring)
     raws: dict | None = None      # ... operand -> the element it scales (raw_read)
     partial: str | None = None    # the type each tile's terms are first summed in (partial_type)
@@ -81,7 +82,7 @@ def plan(p, launch) -> dict | None:
                 return None
             g = y if moves == {y.var} else x
             s.moving = ("row" if g is y else "col", g.var, s.low, s.end,
-                        f"{g.var} >= {g.lower} && {g.var} <= {g.upper}" if _SUMS.fullmatch(f"{g.lower} {g.upper}") else "")
+                        (g.lower, g.upper) if _SUMS.fullmatch(f"{g.lower} {g.upper}") else None)
             s.low, s.end = "poly_lo", "poly_hi"      # the block's hull (cuda.Printer.staged_loop)
         bad = []
 
@@ -124,11 +125,6 @@ def plan(p, launch) -> dict | None:
     return None                        # more than a block's static shared memory: not staged
 
 
-def at(text: str, var: str, value: str) -> str:
-    """C text `text` with the name `var` replaced by `value` (parenthesized unless a name)."""
-    return re.sub(rf"\b{re.escape(var)}\b", value if WORD.fullmatch(value) else f"({value})", text)
-
-
 def in_extents(p, ref, here: dict) -> list[str]:
     """C conditions that every subscript of `ref` (its names as in `here`) lies within its
     array's extent."""
@@ -165,11 +161,11 @@ def heavier(launch) -> set[str]:
     for s in (launch.staged or {}).values():
         if s.moving:
             _, g, low, end, _ = s.moving
-            length = lambda v: eval(WORD.sub("1000", at(f"({end}) - ({low})", g, str(v))), {"__builtins__": {}})
+            length = parse_expr(f"({end}) - ({low})")       # the loop's length, the other names at 1000
             try:
-                if length(1) > length(0):     # affine (plan's _SUMS): the slope at any point
-                    out.add(g)
-            except (SyntaxError, NameError, TypeError):      # a literal with a suffix: keep the order
+                if int_value(length, {g: 1}, 1000) > int_value(length, {g: 0}, 1000):   # affine (plan's
+                    out.add(g)                                                      # _SUMS): its slope
+            except ValueError:      # not a sum of integers and names: keep the order
                 pass
     return out
 
@@ -183,8 +179,11 @@ def mask(p, s: Staged, op: Operand, here: dict) -> str:
     if not s.moving:
         return ""
     kind, g, low, end, own = s.moving
-    out = [f"poly_k >= {at(low, g, here[g])}", f"poly_k < {at(end, g, here[g])}",
-           *([at(own, g, here[g])] if own else [])] if op.kind == kind else []
+    out = []
+    if op.kind == kind:
+        v = here[g] if WORD.fullmatch(here[g]) else f"({here[g]})"
+        out = [f"poly_k >= {at(low, g, here[g])}", f"poly_k < {at(end, g, here[g])}",
+               *([f"{v} >= {own[0]} && {v} <= {own[1]}"] if own else [])]
     for ref in array_refs(op.node):
         out += in_extents(p, ref, here)
     return "".join(f" && {c}" for c in dict.fromkeys(out))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ...analysis import Loop, Stmt
 from ...ir.csyntax import array_name, cprint, names
-from .ctext import WORD, array_refs, replace_refs
+from .ctext import WORD, array_refs, at, replace_refs
 from .reduce import OPS, Accumulator, accumulator_of, combine, fold_step, fresh_name, join, parse_target
 from .mapping import subscript_counts
 from .transform import depth_of
@@ -154,7 +154,7 @@ def _chunks(p, launch, sw: Sweep, lane: str, live: str, fresh, lanes: int, start
     staged = _staged(p, launch, sw, lanes, fresh, start, guard, (base, row, part), names) if sw.staged else None
     decls, sums = staged or ([], [f"    if ({row})", f"      for ({inner.init}; {inner.cond}; {inner.next})",
                                   *p.r.statement(fold_step(a, part), names, "        ")])
-    return [*decls, f"  for (int {base} = {lo}; {stage.at(loop.cond, loop.var, base)}; {base} += {lanes}) {{   "
+    return [*decls, f"  for (int {base} = {lo}; {at(loop.cond, loop.var, base)}; {base} += {lanes}) {{   "
             f"/* {lanes} iterations of {loop.var} at a time */",
             f"    {loop.var} = {base} + {lane};",
             f"    const bool {row} = {live} && ({loop.cond});",
@@ -187,8 +187,8 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
     t, e, k0, kk, klo, kend = (fresh(x) for x in ("t", "e", "k0", "kk", "klo", "kend"))
     last = f"{base} + {lanes - 1}"
     decls = [f"  const int {t} = (int)(threadIdx.y * {width} + threadIdx.x);"]
-    lines = [f"    const int {klo} = poly_min({stage.at(low, i, base)}, {stage.at(low, i, last)});   /* {k} over the chunk's rows */",
-             f"    const int {kend} = poly_max({stage.at(end, i, base)}, {stage.at(end, i, last)});",
+    lines = [f"    const int {klo} = poly_min({at(low, i, base)}, {at(low, i, last)});   /* {k} over the chunk's rows */",
+             f"    const int {kend} = poly_max({at(end, i, base)}, {at(end, i, last)});",
              f"    for (int {k0} = {klo}; {k0} < {kend}; {k0} += {STAGE_DEPTH}) {{",
              "      __syncthreads();   /* the tiles before are read */"]
     body = copy.deepcopy(a.part)
@@ -196,7 +196,7 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
         n = lanes if kind == "row" else width
         g, value = (i, f"{base} + {e} % {n}") if kind == "row" else (j, f"{start}(int)(blockIdx.x * {width}) + {e} % {n}")
         here = {**names, g: f"poly_{g}", k: f"poly_{k}"}
-        valid = [f"poly_{k} < {kend}", stage.at(loop.cond if kind == "row" else guard, g, f"poly_{g}")]
+        valid = [f"poly_{k} < {kend}", at(loop.cond if kind == "row" else guard, g, f"poly_{g}")]
         valid += stage.in_extents(p, ref, here)
         decls.append(f"  __shared__ {a.dtype} {name}[{STAGE_DEPTH}][{n + 1}];   /* {kind} values {cprint(ref)}, "
                      f"{STAGE_DEPTH} of {k} at a time */")

@@ -13,16 +13,16 @@ docs/poly.md, "Tensor cores".
 from __future__ import annotations
 
 import copy
-import re
+
+from pycparser import c_ast
 
 from ...analysis import Loop
 from ...ir.csyntax import cprint
 from ...runtime.target import M16N8K8
-from .ctext import max_expr, min_expr, replace_refs
+from .ctext import max_expr, min_expr, replace_refs, substitute
 from .mapping import Launch
 from . import stage
 
-_RAW = re.compile(r"\bpoly_raw\b")      # the staged element in an operand's expression
 
 
 def plan(p, launch: Launch) -> dict | None:
@@ -108,14 +108,15 @@ def async_loop(p, launch: Launch, loop: Loop, s, box, pairs, acc) -> list[str]:
                           f"{stage.mask(p, s, op, {**names, g.var: 'poly_g', loop.var: 'poly_k'})};"]
         issue += [*each("poly_k1"), f"  __pipeline_memcpy_async(&{op.name}[poly_next]{at}, "
                                     f"&{cprint(ref)}, 8, poly_in ? 0 : 8);", "}"]
-        scaled = replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw")
-        text = cprint(p.r.node(scaled, names))
-        if text != "poly_raw" and not ac.scale_in_place:      # factors applied as fragments load
-            values[op.name] = lambda read, k, text=text: f"poly_k0 + {k} < {s.end} ? {_RAW.sub(lambda _: read, text)} : 0.0"
-            whole[op.name] = lambda read, k, text=text: _RAW.sub(lambda _: read, text)
-        elif text != "poly_raw":        # this thread's copied elements times their factors, in place
+        # the operand's expression of its staged element (`poly_raw`), printed with the element read as `read`
+        scaled = p.r.node(replace_refs(copy.deepcopy(op.node), cprint(raws[op.name]), "poly_raw"), names)
+        times = lambda read, scaled=scaled: cprint(substitute(copy.deepcopy(scaled), {"poly_raw": c_ast.ID(read)}))
+        if cprint(scaled) != "poly_raw" and not ac.scale_in_place:      # factors applied as fragments load
+            values[op.name] = lambda read, k, times=times: f"poly_k0 + {k} < {s.end} ? {times(read)} : 0.0"
+            whole[op.name] = lambda read, k, times=times: times(read)
+        elif cprint(scaled) != "poly_raw":        # this thread's copied elements times their factors, in place
             scale += [*each("poly_k0"), "  if (poly_in) {", f"    double &poly_v = {op.name}[poly_b]{at};",
-                      f"    poly_v = {_RAW.sub('poly_v', text)};", "  }", "}"]
+                      f"    poly_v = {times('poly_v')};", "  }", "}"]
     ind = lambda lines, pad: [pad + line for line in lines]
     ahead = f"{(ring - 1) * bk}"
     return ["  {", *decl,

@@ -132,7 +132,8 @@ def kernel(p, launch: Launch) -> tuple[str, list[str]]:
     args = p.kernel_args(launch, names_used(text))
     params = ", ".join(p.param_decl(x, launch) for x in args)
     return "\n".join([f"/* {describe(launch)} */",
-                      f"__global__ void __launch_bounds__({t}) {launch.name}({params})", "{", text, "}"]), args
+                      f"__global__ void __launch_bounds__({t}) {launch.name}({params})", "{",
+                      *p.waits(launch.name, launch.host_loops, params), text, "}"]), args
 
 
 def launch_code(p, launch: Launch, args: list[str], indent: str) -> list[str]:
