@@ -82,3 +82,23 @@ def bfloat16_nearest(f: np.ndarray) -> np.ndarray:
     dl, du = x - _magnitude(low), _magnitude(up) - x
     pick_up = (du < dl) | ((du == dl) & (low % 2 == 1))
     return np.where(pick_up, up, low).astype(np.uint16)
+
+
+# A spec whose one reduction runs over a 2-d nest (the flat-range form): a Frobenius norm.
+FROB_NORM_SPEC = """\
+---
+name: frob_norm
+sizes:
+  n: {MINI: 20, SMALL: 300, MEDIUM: 2000, LARGE: 4096, EXTRALARGE: 8192}
+  m: {MINI: 30, SMALL: 250, MEDIUM: 2000, LARGE: 4096, EXTRALARGE: 8192}
+arrays:
+  a: float[n, m] in
+  norm: float[] out
+tolerance: {rtol: 1e-3, atol: 1e-5}
+---
+# Frobenius norm
+
+```t2c
+norm = sqrt(sum(i, j: a[i, j] * a[i, j]))
+```
+"""

@@ -19,27 +19,10 @@ from t2c.generators.poly.lower import planned
 from t2c.generators.poly.options import DEFAULT
 from t2c.generators.poly.reduce import AHEAD, reduction_of
 from t2c.verify.ladder import ladder
-from t2ctest import ROOT
+from t2ctest import FROB_NORM_SPEC, ROOT
 
 IDIOMS = ROOT / "corpora" / "loops" / "idioms"
 
-SPEC = """\
----
-name: frob_norm
-sizes:
-  n: {MINI: 20, SMALL: 300, MEDIUM: 2000, LARGE: 4096, EXTRALARGE: 8192}
-  m: {MINI: 30, SMALL: 250, MEDIUM: 2000, LARGE: 4096, EXTRALARGE: 8192}
-arrays:
-  a: float[n, m] in
-  norm: float[] out
-tolerance: {rtol: 1e-3, atol: 1e-5}
----
-# Frobenius norm
-
-```t2c
-norm = sqrt(sum(i, j: a[i, j] * a[i, j]))
-```
-"""
 
 # rises along rows: a[i][j - 1] is read only where j > 0 (outside the row at j = 0), a[i][j] everywhere;
 # b[i][j + 1] is inside at every point of the nest (j < m - 1), so it loads first
@@ -99,7 +82,7 @@ def test_the_plan_loads_a_nest_reductions_reads_first(name, reads):
 
 def test_a_spec_sum_over_a_nest_loads_first(tmp_path):
     """The spec form `sum(i, j: ...)` takes the same flat reduction and loads its read first."""
-    red = _reduction(_kernel(tmp_path, "frob.md", SPEC))
+    red = _reduction(_kernel(tmp_path, "frob.md", FROB_NORM_SPEC))
     assert red.flat and red.ahead == (AHEAD, (("a[i][j]", "float"),))
 
 

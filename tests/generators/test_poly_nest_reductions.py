@@ -18,7 +18,7 @@ from t2c.generators.poly.lower import planned
 from t2c.generators.poly.options import DEFAULT
 from t2c.generators.poly.reduce import reduction_of
 from t2c.verify.ladder import ladder
-from t2ctest import ROOT
+from t2ctest import FROB_NORM_SPEC, ROOT
 
 IDIOMS = ROOT / "corpora" / "loops" / "idioms"
 
@@ -73,23 +73,6 @@ void stats2(int n, int m, const double a[n][m], double *res)
 }
 """
 
-SPEC = """\
----
-name: frob_norm
-sizes:
-  n: {MINI: 20, SMALL: 300, MEDIUM: 2000, LARGE: 4096, EXTRALARGE: 8192}
-  m: {MINI: 30, SMALL: 250, MEDIUM: 2000, LARGE: 4096, EXTRALARGE: 8192}
-arrays:
-  a: float[n, m] in
-  norm: float[] out
-tolerance: {rtol: 1e-3, atol: 1e-5}
----
-# Frobenius norm
-
-```t2c
-norm = sqrt(sum(i, j: a[i, j] * a[i, j]))
-```
-"""
 
 COLUMNS = """\
 /* t2c: size n MINI=20 SMALL=300 MEDIUM=1000 LARGE=4000 EXTRALARGE=8000
@@ -139,7 +122,7 @@ def _reductions(k):
     ("frob.c", FROB, (("i", "0", "n"), ("j", "0", "m")), [("op", "+=")]),
     ("max3.c", MAX3, (("a", "1", "p - 1"), ("b", "0", "q"), ("c", "0", "r - 1")), [("op", "max")]),
     ("stats2.c", STATS, (("i", "0", "n"), ("j", "0", "m")), [("op", "+="), ("op", "min"), ("op", "+=")]),
-    ("frob.md", SPEC, (("i", "0", "n"), ("j", "0", "m")), [("op", "+=")]),
+    ("frob.md", FROB_NORM_SPEC, (("i", "0", "n"), ("j", "0", "m")), [("op", "+=")]),
     ("colwise.c", COLUMNS, (("i", "0", "n"), ("j", "0", "m")), [("op", "+="), ("op", "max")]),
 ], ids=["sum_2d", "max_by_if_3d", "statistics_2d", "spec_sum_2d", "down_columns_2d"])
 def test_a_rectangular_nest_folding_into_scalars_is_one_flat_grid_reduction(tmp_path, name, text, flat, folds):
