@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Two versions of some PolyBench kernels' candidates timed side by side in one run on a GPU: for
+# Two versions of some kernels' candidates timed side by side in one run on a GPU: for
 # each kernel, A then B (then A and B again with ROUNDS=2), each through the whole ladder with its
 # bench rung, one seed for both.  A is a folder of candidates (KERNEL.cu; tests/golden holds the
 # committed generator's); B is what
 # this checkout's poly generator writes now.  Prints a line per verification as it ends (each takes
 # 10-40 s at LARGE: it also times the CPU reference), then a table: medians, p20-p80, B/A.
 #   A=tests/golden KERNELS="gemm syrk" OUT=/tmp/ab bash scripts/gpu_ab.sh
+# CORPUS (corpora/polybench) names another C corpus; its kernels are found by file name (KERNEL.c).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/t2c-ab}; mkdir -p "$OUT"
@@ -14,7 +15,9 @@ export T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-ab-cache} PYTHONUNBUFFERED=1
 SEED=${SEED:-20261130}
 [ "${T2C_BACKEND:-gpu}" = gpu ] && python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> /dev/null
 for k in ${KERNELS:-gemm 2mm 3mm syrk syr2k}; do
-  src=corpora/polybench/$(grep -E "(^|/)$k/$k\.c$" corpora/polybench/utilities/benchmark_list) || continue
+  C=${CORPUS:-corpora/polybench}
+  if [ -f "$C/utilities/benchmark_list" ]; then src=$C/$(grep -E "(^|/)$k/$k\.c$" "$C/utilities/benchmark_list") || continue
+  else src=$(find "$C" -name "$k.c" -not -path '*/utilities/*' | head -1); [ -n "$src" ] || { echo "$k: not in $C"; continue; }; fi
   python3 -m t2c.cli gen "$src" -o "$OUT/$k.B.cu" > /dev/null 2>&1 || { echo "$k: gen failed"; continue; }
   for r in $(seq "${ROUNDS:-1}"); do
     for v in A B; do
