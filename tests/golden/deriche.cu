@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host scalars k, a1, a2, a3, a4, a5, a6, a7, a8, b1, b2, c1, c2: computed once on the host, passed by value.
 //   thread-local scalars xm1, tm1, ym1, ym1_2, ym2, ym2_2, xp1, xp2, tp1, tp2, yp1, yp1_2, yp2, yp2_2: private to each thread (no value crosses iterations of the parallel loops).
-//   deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), which those loops read.
 //   deriche_update_imgOut_1: one thread per (i, j): i -> y, j -> x.
 //   deriche_update_y1_y2_2: one thread per (j): j -> x; loop i runs in order inside each thread.
 //   deriche_update_imgOut_2: one thread per (i, j): i -> y, j -> x.
@@ -16,10 +16,22 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
-/* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread. */
-__global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *y1, float *y2, float a1, float a2, float a3, float a4, float b1, float b2)
+/* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), which those loops read. */
+__global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *y1, float *y2, float a1, float a2, float a3, float a4, float b1, float b2, int poly_staged)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  extern __shared__ double poly_slab[];   /* the block's rows (8-byte aligned) */
+  float *const poly_rows0 = (float *)((char *)poly_slab + 0);   /* imgIn: rows h | 1 apart */
+  if (poly_staged) {   /* the block's rows, coalesced */
+    const int poly_first = (int)(blockIdx.x * blockDim.x);
+    for (int poly_e = (int)threadIdx.x; poly_e < (int)blockDim.x * h; poly_e += (int)blockDim.x) {
+      const int poly_r = poly_e / h, poly_c = poly_e % h;
+      const int i = poly_first + poly_r;
+      if (i >= 0 && i < w)
+        poly_rows0[poly_r * (h | 1) + poly_c] = imgIn[(i * h) + poly_c];
+    }
+    __syncthreads();
+  }
   if (!(i >= 0 && i < w))
     return;
   int j;
@@ -35,8 +47,8 @@ __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *
   xm1 = 0.0f;
   for (j = 0; j < h; j++)
   {
-    y1[(i * h) + j] = (((a1 * imgIn[(i * h) + j]) + (a2 * xm1)) + (b1 * ym1)) + (b2 * ym2);
-    xm1 = imgIn[(i * h) + j];
+    y1[(i * h) + j] = (((a1 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (h | 1) + (j)]) : (imgIn[(i * h) + j]))) + (a2 * xm1)) + (b1 * ym1)) + (b2 * ym2);
+    xm1 = (poly_staged) ? (poly_rows0[(int)threadIdx.x * (h | 1) + (j)]) : (imgIn[(i * h) + j]);
     ym2 = ym1;
     ym1 = y1[(i * h) + j];
   }
@@ -48,7 +60,7 @@ __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *
   {
     y2[(i * h) + j] = (((a3 * xp1) + (a4 * xp2)) + (b1 * yp1)) + (b2 * yp2);
     xp2 = xp1;
-    xp1 = imgIn[(i * h) + j];
+    xp1 = (poly_staged) ? (poly_rows0[(int)threadIdx.x * (h | 1) + (j)]) : (imgIn[(i * h) + j]);
     yp2 = yp1;
     yp1 = y2[(i * h) + j];
   }
@@ -194,7 +206,9 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
     if (extent_x > 0) {
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
-      deriche_update_y1_y2_1<<<grid, block>>>(w, h, imgIn, y1, y2, a1, a2, a3, a4, b1, b2);
+      const size_t poly_slab = ((size_t)256 * (h | 1) * sizeof(float) + 7) / 8 * 8;   /* the block's rows of imgIn */
+      const int poly_staged = poly_slab <= 49152;
+      deriche_update_y1_y2_1<<<grid, block, poly_staged ? poly_slab : 0>>>(w, h, imgIn, y1, y2, a1, a2, a3, a4, b1, b2, poly_staged);
     }
   }
   {

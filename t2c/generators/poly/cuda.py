@@ -22,7 +22,7 @@ from ...analysis.model import parse_expr
 from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, clone, cprint, kernel_definition, reference_helpers
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import (banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep,
+from . import (banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, sweep,
                tensor, transposed, vector, wavetiles)
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
@@ -210,11 +210,13 @@ class Printer:
                 out[scalar] = f"dev_{web}" if self.plan.storage[web] == "global" else self.per_point.get(web, web)
         return out
 
-    def render_nodes(self, nodes, indent) -> list[str]:
+    def render_nodes(self, nodes, indent, reads=None) -> list[str]:
+        """Statements and loops as C; `reads` (node -> node) rewrites each plain statement first
+        (slabs.read: a read from a shared copy)."""
         out = []
         for n in nodes:
             if isinstance(n, Stmt):
-                out += self.r.statement(n.stmt.node, self.names_for(n.stmt.name), indent)
+                out += self.r.statement(reads(n.stmt.node) if reads else n.stmt.node, self.names_for(n.stmt.name), indent)
             elif (reg := self.register_accumulator(n)) is not None:
                 out += reg(indent)
             elif (rec := self.recurrences(n)) is not None:
@@ -226,10 +228,10 @@ class Printer:
                 one = len(n.body) == 1 and isinstance(n.body[0], Loop) and \
                     (self.recurrences(n.body[0]) is None or _declares(n.body[0]))
                 if one:
-                    out += self.render_nodes(n.body, indent + "  ")
+                    out += self.render_nodes(n.body, indent + "  ", reads)
                 else:
                     out.append(indent + "{")
-                    out += self.render_nodes(n.body, indent + "  ")
+                    out += self.render_nodes(n.body, indent + "  ", reads)
                     out.append(indent + "}")
         return out
 
@@ -446,7 +448,7 @@ class Printer:
             if launch.block_sum:
                 src += "\n\n" + "\n".join(block(at_params))
             return src, args
-        params = ", ".join([params] * bool(params) + self.cap_params(launch))
+        params = ", ".join([params] * bool(params) + self.cap_params(launch) + ["int poly_staged"] * bool(launch.slab))
         src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
                "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]
         return "\n".join(src), args
@@ -472,6 +474,11 @@ class Printer:
             index = f"idx_{ax}" if at else f"(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax})"
             body.append(f"  const int {l.var} = {start}{index};")
         leave = "continue;" if launch.grid_cap and not at else "return;"    # a capped launch: the block's next index
+        slab = launch.slab if not at else None
+        if slab:                                          # before the guard: every thread meets its barrier
+            (l, (lows, _)), = zip(launch.grid, box)
+            start = min_expr(lows)
+            body += slabs.staging(self, launch, "" if start == "0" else f"{start} + ", _guard(l))
         if launch.grid:
             guard = " && ".join(_guard(l) for l in launch.grid)
             body.append(f"  if (!({guard}))")
@@ -481,7 +488,7 @@ class Printer:
                 body.append(f"  if (!({cond}))")
                 body.append(f"    {leave}")
         body += [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
-        return body + self.render_nodes(launch.body, "  ")
+        return body + self.render_nodes(launch.body, "  ", (lambda node: slabs.read(node, slab)) if slab else None)
 
     def coarsened_body(self, launch: Launch, box, locals_) -> list[str]:
         """A loop-free launch whose threads each take `launch.coarsen` x indices blockDim.x apart
@@ -936,6 +943,12 @@ class Printer:
             blocks[ax] = f"poly_cap(poly_blocks_{ax}, {most})"
         out.append(f"{indent}    dim3 grid({', '.join(blocks.values())});")
         call = ", ".join([call] * bool(call) + [f"poly_blocks_{ax}" for ax in launch.grid_cap])
+        if launch.slab:                               # its rows' bytes are known here, at run time
+            rows, shared, flag = slabs.host(launch, indent)
+            out += rows
+            call = ", ".join([call] * bool(call) + [flag])
+            out.append(f"{indent}    {self.launch_line(launch.name, ('grid', 'block', shared), call, launch.host_loops)}")
+            return out + [f"{indent}  }}", f"{indent}}}"]
         if launch.shared_bytes > self.target.shared_static:
             out.append(f"{indent}    cudaFuncSetAttribute({launch.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                        f"{launch.shared_bytes});")
@@ -1156,6 +1169,7 @@ class Printer:
             return (f"{launch.name}: each thread a {rows} x {cols} tile of ({', '.join(l.var for l in launch.grid)}) "
                     f"points ({axes}; {spread}){tail}, its loops jammed "
                     f"with a register per point.{staged}{where}")
+        tail += slabs.describe(launch) if launch.slab else ""
         return f"{launch.name}: one thread per ({', '.join(l.var for l in launch.grid)}): {axes}{tail}.{where}"
 
     def mapping_notes(self) -> list[str]:

@@ -22,8 +22,8 @@ from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, stage, sweep, tensor, vector, \
-    transposed
+from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, sweep, tensor, \
+    transposed, vector
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import HostLoop, Launch, Plan, launch_box
@@ -107,6 +107,9 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     if options.launches.persistent:      # last: its refusals name the launches
         for h in (it for it in plan.items if isinstance(it, HostLoop)):
             h.persistent, h.not_persistent = persistent.persistent_of(p, h)
+    resident = [l for h in plan.items if isinstance(h, HostLoop) and h.persistent for l in oneblock.launches(h)]
+    for launch in plan.launches:         # a plain kernel's own rows: a persistent loop calls its body instead
+        launch.slab = None if any(l is launch for l in resident) else slabs.slab_of(p, launch)
     return plan
 
 

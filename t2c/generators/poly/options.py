@@ -46,6 +46,7 @@ class Grid:
     narrow: bool = option(True, {"block": [False]})    # coarsen counts 4-byte elements: 16-bit arrays twice as many (forms.coarsened)
     vector: bool = option(True, {"block": [False]})    # a coarsened elementwise thread's indices consecutive, in 16-byte chunks (vector.py)
     transpose: bool = True                           # reads in the other order through shared tiles (transposed.py)
+    rows: bool = option(True, {"memory": [False]})   # a thread's own row of an input, read in its loops, through shared memory (slabs.py)
 
 
 @dataclass(frozen=True)

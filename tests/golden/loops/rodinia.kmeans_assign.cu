@@ -4,17 +4,29 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars best, bd, s: private to each thread (no value crosses iterations of the parallel loops).
-//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread.
+//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), which those loops read.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread. */
-__global__ void kmeans_assign_update_label(int np, int nc, int d, const double *pts, const double *ctr, int *label)
+/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), which those loops read. */
+__global__ void kmeans_assign_update_label(int np, int nc, int d, const double *pts, const double *ctr, int *label, int poly_staged)
 {
   const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  extern __shared__ double poly_slab[];   /* the block's rows (8-byte aligned) */
+  double *const poly_rows0 = (double *)((char *)poly_slab + 0);   /* pts: rows d | 1 apart */
+  if (poly_staged) {   /* the block's rows, coalesced */
+    const int poly_first = (int)(blockIdx.x * blockDim.x);
+    for (int poly_e = (int)threadIdx.x; poly_e < (int)blockDim.x * d; poly_e += (int)blockDim.x) {
+      const int poly_r = poly_e / d, poly_c = poly_e % d;
+      const int p = poly_first + poly_r;
+      if (p >= 0 && p < np)
+        poly_rows0[poly_r * (d | 1) + poly_c] = pts[(p * d) + poly_c];
+    }
+    __syncthreads();
+  }
   if (!(p >= 0 && p < np))
     return;
   int c;
@@ -29,7 +41,7 @@ __global__ void kmeans_assign_update_label(int np, int nc, int d, const double *
     s = 0.0;
     for (int k = 0; k < d; k++)
     {
-      s += (pts[(p * d) + k] - ctr[(c * d) + k]) * (pts[(p * d) + k] - ctr[(c * d) + k]);
+      s += (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ctr[(c * d) + k]) * (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ctr[(c * d) + k]);
     }
     if ((c == 0) || (s < bd))
     {
@@ -47,7 +59,9 @@ extern "C" void kmeans_assign_device(int np, int nc, int d, double *pts, double 
     if (extent_x > 0) {
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
-      kmeans_assign_update_label<<<grid, block>>>(np, nc, d, pts, ctr, label);
+      const size_t poly_slab = ((size_t)256 * (d | 1) * sizeof(double) + 7) / 8 * 8;   /* the block's rows of pts */
+      const int poly_staged = poly_slab <= 49152;
+      kmeans_assign_update_label<<<grid, block, poly_staged ? poly_slab : 0>>>(np, nc, d, pts, ctr, label, poly_staged);
     }
   }
 }

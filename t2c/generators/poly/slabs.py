@@ -1,0 +1,162 @@
+"""A thread's own row of an input array, read in its loops, through shared memory.
+
+    slab_of(context, launch) -> Slab | None;  staging(printer, launch) -> kernel lines;
+    read(node, slab) -> node;  host(printer, launch, indent) -> (lines, bytes, flag)
+
+Takes a plain launch over one grid index p (a thread per point, no other form) whose statements
+read `A[p][E]`: A a 2-d array the launch never writes, E naming a loop the thread runs, and, isl
+says, 0 <= E < A's row length wherever the statement runs and 0 <= p < A's rows over the grid
+loop (k-means' `pts[p][k]`, a per-point feature or coefficient row). Such a read strides by a
+row across a warp: each load touches 32 cache lines, and a row read again (per centre) misses
+again. Gives the block's rows of each such A, copied once with consecutive threads on consecutive
+elements (coalesced) into dynamic shared memory, rows an odd number of elements apart (a warp's
+reads at one E fall in distinct banks), and those reads from the copy. Exact: nothing in the
+launch writes A, so the copy holds what each read would have read. The rows' size is known at run
+time: where the block's rows pass `SLAB` bytes, the kernel reads global memory as before (its
+`poly_staged` argument is 0). Refuses (None) every other form, more than one grid index, a capped
+or coarsened grid, and reads whose row or column isl cannot bound. docs/poly.md, "Rows in shared memory".
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ...analysis import Stmt
+from ...analysis.isl_bridge import always_within
+from ...analysis.model import NotAffine, affine, base_and_subscripts
+from ...ir.csyntax import cprint, names
+from ...ir.kernel import DTYPES
+from .ctext import array_refs, identifiers, rewrite
+
+#: The most shared memory the block's rows take (a block's without opting in: 48 KiB); larger
+#: rows read global memory (decided per launch at run time).
+SLAB = 48 * 1024
+
+
+@dataclass(frozen=True)
+class Rows:
+    array: str                 # A
+    dtype: str                 # its element type
+    length: str                # C extent of a row: A's last dimension
+    buffer: str                # the shared copy's pointer, poly_rows<K>
+
+
+@dataclass(frozen=True)
+class Slab:
+    rows: tuple[Rows, ...]     # largest element type first (each buffer stays aligned)
+    reads: frozenset           # C text of the references read from the copies (`pts[p][k]`)
+
+
+def slab_of(p, launch) -> Slab | None:
+    """The launch's rows in shared memory (see the module doc), or None."""
+    if not p.opt.grid.rows or len(launch.grid) != 1 or launch.grid[0].derived or launch.grid[0].step != 1 \
+            or launch.in_block or launch.merged_threads or launch.grid_cap or launch.coarsen > 1 or launch.tile \
+            or any((launch.reduction, launch.scan, launch.banded, launch.running_max, launch.row_scan, launch.row,
+                    launch.phases, launch.sweep, launch.private, launch.tiles, launch.transposed, launch.block_sum)):
+        return None
+    prog, grid = p.an.program, launch.grid[0]
+    if not identifiers(f"{grid.lower} {grid.upper}") <= set(prog.sizes):
+        return None                                   # rows that move with a host loop: not a box
+    stmts = [n for n in launch.body if isinstance(n, Stmt)] + \
+            [s for n in launch.body if not isinstance(n, Stmt) for s in n.statements()]
+    if any(s.stmt.atomic for s in stmts):
+        return None
+    arrays = {a.name: a for a in prog.kernel.arrays}
+    written = {w.name for s in stmts for w in s.stmt.writes()}
+    inner = {v for s in stmts for v in s.stmt.loops} - {grid.var} - {l.var for l in launch.host_loops}
+    known = set(prog.sizes) | {v for s in stmts for v in s.stmt.loops}
+    rows_in = lambda a: always_within(prog.sizes, prog.context, [grid.var],
+                                      [f"{grid.lower} <= {grid.var}", f"{grid.var} <= {grid.upper}"],
+                                      grid.var, "0", f"({a.shape[0]}) - 1")
+    found, reads, refused = {}, set(), set()
+    for s in stmts:
+        for ref in array_refs(s.stmt.node):
+            base, subs = base_and_subscripts(ref)
+            a = arrays.get(base.name) if isinstance(base, c_ast.ID) else None
+            if a is None or len(a.shape) != 2 or len(subs) != 2 or a.name in written or a.name in prog.locals \
+                    or a.name in refused or not (isinstance(subs[0], c_ast.ID) and subs[0].name == grid.var) \
+                    or not names(subs[1]) & inner:
+                continue
+            try:
+                col = affine(subs[1], known, "subscript")
+            except NotAffine:
+                continue
+            if not always_within(prog.sizes, prog.context, list(s.stmt.loops), list(s.stmt.domain), col, "0",
+                                 f"({a.shape[1]}) - 1"):
+                continue
+            if a.name not in found:
+                if not rows_in(a):
+                    refused.add(a.name)
+                    continue
+                found[a.name] = a
+            reads.add(cprint(ref))
+    if not found:
+        return None
+    order = sorted(found.values(), key=lambda a: -DTYPES[a.dtype][0])
+    return Slab(tuple(Rows(a.name, a.dtype, a.shape[1], f"poly_rows{i}") for i, a in enumerate(order)),
+                frozenset(reads))
+
+
+def _extent(text: str) -> str:
+    return text if text.isidentifier() or text.isdigit() else f"({text})"
+
+
+def staging(pr, launch, start: str, guard: str) -> list[str]:
+    """The kernel's first lines (two spaces in), before its guard: the shared buffers, and with
+    `poly_staged` the block's rows copied (consecutive threads, consecutive elements of the
+    rows, which lie end to end in A) and a barrier every thread of the block meets."""
+    slab: Slab = launch.slab
+    grid = launch.grid[0]
+    out = ["  extern __shared__ double poly_slab[];   /* the block's rows (8-byte aligned) */"]
+    offset = "0"
+    for r in slab.rows:
+        n = _extent(r.length)
+        out.append(f"  {r.dtype} *const {r.buffer} = ({r.dtype} *)((char *)poly_slab + {offset});   "
+                   f"/* {r.array}: rows {n} | 1 apart */")
+        offset = f"{offset} + ((size_t)blockDim.x * ({n} | 1) * sizeof({r.dtype}) + 7) / 8 * 8"
+        if offset.startswith("0 + "):
+            offset = offset[4:]
+    out += ["  if (poly_staged) {   /* the block's rows, coalesced */",
+            f"    const int poly_first = {start}(int)(blockIdx.x * blockDim.x);"]
+    for r in slab.rows:
+        n = _extent(r.length)
+        cell = c_ast.ArrayRef(c_ast.ArrayRef(c_ast.ID(r.array), c_ast.ID(grid.var)), c_ast.ID("poly_c"))
+        load = pr.r.statement(c_ast.Assignment("=", c_ast.ID(f"{r.buffer}[poly_r * ({n} | 1) + poly_c]"), cell), {},
+                              "        ")
+        out += [f"    for (int poly_e = (int)threadIdx.x; poly_e < (int)blockDim.x * {n}; poly_e += (int)blockDim.x) {{",
+                f"      const int poly_r = poly_e / {n}, poly_c = poly_e % {n};",
+                f"      const int {grid.var} = poly_first + poly_r;",
+                f"      if ({guard})", *load, "    }"]
+    return out + ["    __syncthreads();", "  }"]
+
+
+def read(node, slab: Slab):
+    """`node` with each staged read `A[p][E]` as `(poly_staged ? poly_rowsK[threadIdx.x * (n | 1) + (E)] : A[p][E])`."""
+    rows = {r.array: r for r in slab.rows}
+
+    def pick(n):
+        if isinstance(n, c_ast.ArrayRef) and cprint(n) in slab.reads:
+            base, subs = base_and_subscripts(n)
+            r = rows[base.name]
+            mine = c_ast.ID(f"{r.buffer}[(int)threadIdx.x * ({_extent(r.length)} | 1) + ({cprint(subs[1])})]")
+            return c_ast.TernaryOp(c_ast.ID("poly_staged"), mine, copy.deepcopy(n))
+        return None
+    return rewrite(node, pick)
+
+
+def host(launch, indent: str) -> tuple[list[str], str, str]:
+    """Host lines before the launch: the rows' bytes per block and whether they fit; the launch's
+    dynamic shared memory and its last argument."""
+    terms = " + ".join(f"((size_t){launch.threads} * ({_extent(r.length)} | 1) * sizeof({r.dtype}) + 7) / 8 * 8"
+                       for r in launch.slab.rows)
+    return ([f"{indent}    const size_t poly_slab = {terms};   /* the block's rows of "
+             f"{', '.join(r.array for r in launch.slab.rows)} */",
+             f"{indent}    const int poly_staged = poly_slab <= {SLAB};"],
+            "poly_staged ? poly_slab : 0", "poly_staged")
+
+
+def describe(launch) -> str:
+    return (f"; each block first copies its {launch.grid[0].var}'s rows of "
+            f"{', '.join(r.array for r in launch.slab.rows)} into shared memory (coalesced), which those loops read")
