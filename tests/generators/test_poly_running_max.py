@@ -1,9 +1,12 @@
 """A maximum of running sums (Kadane) as an ordered reduction of tuples (issue #35; poly/kadane.py).
 
-max_running_sum ran on one GPU thread; it becomes blocks that fold contiguous chunks into
-(sum, best prefix, best suffix, best) tuples and one block that combines them in order.  Read
-from the plan (`running_max_of`), accepted by the emu ladder at MINI, on several blocks, in a
-mirror form, and refused where the form does not hold: those stay one thread and correct."""
+max_running_sum ran on one GPU thread; it becomes blocks that fold their ranges into (sum, best
+prefix, best suffix, best) tuples and one block that combines them in order.  A block walks its
+range in tiles: E's values loaded coalesced into shared memory, each thread folding its
+consecutive run, warps joining adjacent runs by shuffles, the warps' tuples in order.  Read from
+the plan (`running_max_of`), checked in the printed part kernel, accepted by the emu ladder at
+MINI, SMALL and MEDIUM, on several blocks and several tiles a block with a tail, in a mirror form
+and over float, and refused where the form does not hold: those stay one thread and correct."""
 import pytest
 
 from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel, plan_records
@@ -11,13 +14,25 @@ from t2c.frontends.c import read_c
 from t2c.ir.csyntax import cprint
 from t2c.generators.poly import generate
 from t2c.generators.poly.kadane import running_max_of
+from t2c.generators.poly.options import DEFAULT
+from t2c.verify.ladder import ladder
 
 ONE_THREAD = "nothing here is parallel"
 KADANE = "a maximum of running sums (Kadane)"
 
 
-def _records(k):
-    return plan_records(k, running_max_of)
+def _records(k, shape=DEFAULT.scans.running_tile):
+    return plan_records(k, lambda an, storage, launch: running_max_of(an, storage, launch, shape))
+
+
+def _part(text: str) -> str:
+    """The part kernel's source in a candidate."""
+    return text[text.index("_part("):text.index("_final(")]
+
+
+def _accepted_at(k, text: str, dataset: str) -> None:
+    card = ladder(k, text, backend="emu", dataset=dataset, seed=5)
+    assert card.accepted, card.summary()
 
 
 def _record(rm):
@@ -86,3 +101,87 @@ def test_other_forms_stay_one_thread(tmp_path, step, keep, extra):
     text = generate(k)
     assert KADANE not in text
     _accepted(k, text)
+
+
+MAX_RUNNING_SUM = ROOT / "corpora" / "loops" / "vectorizer" / "max_running_sum.c"
+
+
+def test_the_part_kernel_folds_coalesced_tiles_in_order():
+    """The block's range in tiles of 256 x 8: each load instruction reads consecutive i across the
+    threads into a padded shared tile; each thread then folds its 8 consecutive slots; the warp's
+    lanes join only adjacent runs, left then right; two barriers a tile; no thread walks global
+    memory by itself (the chunk per thread of before)."""
+    k = read_c(MAX_RUNNING_SUM)
+    (rm,) = _records(k)
+    assert (rm.threads, rm.items) == (256, 8)
+    part = _part(generate(k))
+    assert "__launch_bounds__(256)" in generate(k).split("_part(")[0].splitlines()[-1]
+    assert "__shared__ double poly_v[2176];" in part                    # 2048 + a slot per 16
+    assert part.count("const int poly_j = poly_k * 256 + (int)threadIdx.x, poly_o = poly_t0 + poly_j;") == 2
+    load = part.index("poly_r[poly_k] = (double)(a[i]);")               # all of a thread's loads, then
+    store = part.index("poly_v[poly_j + (poly_j >> 4)] = poly_r[poly_k];")   # its stores into the tile
+    fold = part.index("const int poly_j = (int)threadIdx.x * 8 + poly_k, poly_o = poly_t0 + poly_j;")
+    shuffle = part.index("__shfl_down_sync(0xffffffffu, poly_ts, poly_d)")
+    assert load < store < fold < shuffle
+    assert part.count("a[i]") == 1 and "poly_chunk" not in part           # global memory: the tile loads only
+    assert "if (!(poly_o < poly_end && (i < n)))" in part                 # past the end: not folded
+    assert "if ((poly_lane & (2 * poly_d - 1)) == 0)" in part
+    assert "poly_s = poly_ts + poly_us, poly_p = fmax(poly_tp, poly_ts + poly_up);" in part   # lane l, then l + d
+    assert "poly_s = poly_sum + poly_sums[poly_w], poly_p = fmax(poly_pre, poly_sum + poly_pres[poly_w]);" in part
+    assert part.count("__syncthreads();") == 2
+
+
+@pytest.mark.parametrize("dataset", ["SMALL", "MEDIUM"])
+def test_max_running_sum_on_emu_at(dataset):
+    """MINI is test_max_running_sum_is_a_running_max; MEDIUM: 1024 blocks of 391 elements."""
+    k = read_c(MAX_RUNNING_SUM)
+    _accepted_at(k, generate(k), dataset)
+
+
+_FLOAT = """/* class: affine
+ * t2c: size n MINI=5003 SMALL=9001
+ * t2c: constraint n >= 3
+ * t2c: array a[n] in
+ * t2c: array w[n] in
+ * t2c: array out[2] out
+ * t2c: domain a uniform(-1, 1)
+ * t2c: domain w uniform(0.5, 1.5)
+ */
+void k(int n, const float *a, const float *w, float *out)
+{
+  float run = a[2] * w[2], m = run;
+  for (int i = 3; i <= n - 2; i++) {
+    run = fmaxf(run + a[i] * w[i], a[i] * w[i]);
+    m = fmaxf(m, run);
+  }
+  out[0] = m;
+  out[1] = run;
+}
+"""
+
+
+@pytest.mark.parametrize("changes", [
+    {},                                                            # a block per 256 i, part of one tile
+    {"scans.running_tile": (64, 4), "scans.parts": 3},             # 7 tiles of 256 a block, the last short
+    {"scans.running_tile": (96, 3), "scans.parts": 5},             # 3 warps of 3 each: 288, 4 tiles and a tail
+])
+def test_float_products_from_3_in_tiles_with_a_tail(tmp_path, changes):
+    """E = a[i] * w[i] over float (fmaxf), i from 3 to n - 2: a count (n - 4) no tile divides."""
+    k = _kernel(tmp_path, _FLOAT)
+    shape = changes.get("scans.running_tile", (256, 8))
+    assert [_record(r) if r else None for r in _records(k, shape)] == [("run", "m", "i", "a[i] * w[i]", "float", 2, 2)]
+    text = generate(k, DEFAULT.replace(changes))
+    part = _part(text)
+    threads, items = shape
+    assert f"__shared__ float poly_v[{threads * items + (threads * items >> 5)}];" in part
+    assert "poly_r[poly_k] = (float)(a[i] * w[i]);" in part and "poly_v[poly_j + (poly_j >> 5)] = poly_r[poly_k];" in part
+    assert "fmaxf(" in part and "fmax(" not in part
+    assert "const int i = 3 + poly_o;" in part and "(i <= (n - 2))" in part
+    for dataset in ("MINI", "SMALL"):
+        _accepted_at(k, text, dataset)
+
+
+@pytest.mark.parametrize("shape", [(100, 4), (16, 4), (1024, 8), (256, 0)])
+def test_a_tile_that_is_not_whole_warps_or_does_not_fit_is_refused(shape):
+    """(1024, 8) doubles: 8192 values, 69 KB of shared memory past a block's static 48 KB."""
+    assert _records(read_c(MAX_RUNNING_SUM), shape) == [None]

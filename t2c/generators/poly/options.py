@@ -103,6 +103,7 @@ class Scans:
     rows: tuple[int, int] | None = (256, 4)          # that recurrence per grid index (along rows): a block each,
                                                      # (threads: whole warps, elements per thread); None: off
     running_max: bool = True                         # a maximum of running sums (Kadane): ordered block tuples
+    running_tile: tuple[int, int] = (256, 8)         # its blocks' tile (threads: whole warps, elements per thread)
     compaction: bool = True                          # a top-level `if (P) X[k++] = E` loop: a scan of counts, a scatter
     banded: Banded | None = option(Banded())
 

@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars run, m: private to each thread (no value crosses iterations of the parallel loops).
-//   max_running_sum_reduce_best: a maximum of running sums (Kadane) over i as an ordered reduction of (sum, best prefix, best suffix, best) tuples: blocks of 256 threads fold contiguous chunks and combine adjacent ones in order, then one block combines the blocks' and folds in run and m's values before the loop.
+//   max_running_sum_reduce_best: a maximum of running sums (Kadane) over i as an ordered reduction of (sum, best prefix, best suffix, best) tuples: blocks of 256 threads walk their range in tiles of 2048 elements loaded coalesced, each thread folds 8 consecutive ones, adjacent threads and warps combine in order, then one block combines the blocks' and folds in run and m's values before the loop.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -14,49 +14,84 @@ __device__ double max_running_sum_reduce_best_parts_pre[1024];   /* each block's
 __device__ double max_running_sum_reduce_best_parts_suf[1024];   /* each block's best suffix */
 __device__ double max_running_sum_reduce_best_parts_best[1024];   /* each block's best */
 
-/* max_running_sum_reduce_best: a maximum of running sums (Kadane) over i as an ordered reduction of (sum, best prefix, best suffix, best) tuples: blocks of 256 threads fold contiguous chunks and combine adjacent ones in order, then one block combines the blocks' and folds in run and m's values before the loop. */
+/* max_running_sum_reduce_best: a maximum of running sums (Kadane) over i as an ordered reduction of (sum, best prefix, best suffix, best) tuples: blocks of 256 threads walk their range in tiles of 2048 elements loaded coalesced, each thread folds 8 consecutive ones, adjacent threads and warps combine in order, then one block combines the blocks' and folds in run and m's values before the loop. */
 __global__ void __launch_bounds__(256) max_running_sum_reduce_best_part(int n, const double *a, double *best, int poly_count, int poly_seg)
 {
-  __shared__ double poly_sums[256], poly_pres[256], poly_sufs[256], poly_bests[256];
-  double poly_sum = 0, poly_pre = -INFINITY, poly_suf = -INFINITY, poly_best = -INFINITY;
+  __shared__ double poly_v[2176];   /* a tile of E's values, a slot skipped after every 128 bytes */
+  __shared__ double poly_sums[8], poly_pres[8], poly_sufs[8], poly_bests[8];   /* each warp's tuple of the tile */
+  const int poly_lane = (int)threadIdx.x & 31, poly_warp = (int)threadIdx.x >> 5;
+  double poly_sum = 0, poly_pre = -INFINITY, poly_suf = -INFINITY, poly_best = -INFINITY;   /* the block's tuple, in every thread alike */
   const int poly_first = (int)blockIdx.x * poly_seg;
   const int poly_end = poly_count - poly_first < poly_seg ? poly_count : poly_first + poly_seg;
-  const int poly_len = poly_end - poly_first;
-  const int poly_chunk = (poly_len + 255) / 256;
-  const int poly_lo = poly_first + (int)threadIdx.x * poly_chunk;
-  const int poly_hi = poly_lo + poly_chunk < poly_end ? poly_lo + poly_chunk : poly_end;
-  for (int poly_o = poly_lo; poly_o < poly_hi; poly_o++) {   /* Kadane's loop, and the sums */
-    const int i = 1 + poly_o;
-    if (!(i < n))
-      break;
-    const double poly_e = (double)(a[i]);
-    poly_sum += poly_e;
-    poly_pre = fmax(poly_pre, poly_sum);
-    poly_suf = fmax(poly_suf + poly_e, poly_e);
-    poly_best = fmax(poly_best, poly_suf);
-  }
-  poly_sums[threadIdx.x] = poly_sum;
-  poly_pres[threadIdx.x] = poly_pre;
-  poly_sufs[threadIdx.x] = poly_suf;
-  poly_bests[threadIdx.x] = poly_best;
-  __syncthreads();
-  for (int poly_w = 1; poly_w < 256; poly_w <<= 1) {   /* adjacent segments, in order */
-    if (threadIdx.x % (2 * poly_w) == 0)
-      {
-        const double poly_s = poly_sums[threadIdx.x] + poly_sums[threadIdx.x + poly_w], poly_p = fmax(poly_pres[threadIdx.x], poly_sums[threadIdx.x] + poly_pres[threadIdx.x + poly_w]);
-        const double poly_f = fmax(poly_sufs[threadIdx.x + poly_w], poly_sums[threadIdx.x + poly_w] + poly_sufs[threadIdx.x]), poly_b = fmax(fmax(poly_bests[threadIdx.x], poly_bests[threadIdx.x + poly_w]), poly_sufs[threadIdx.x] + poly_pres[threadIdx.x + poly_w]);
-        poly_sums[threadIdx.x] = poly_s;
-        poly_pres[threadIdx.x] = poly_p;
-        poly_sufs[threadIdx.x] = poly_f;
-        poly_bests[threadIdx.x] = poly_b;
-      }
-    __syncthreads();
+  for (int poly_t0 = poly_first; poly_t0 < poly_end; poly_t0 += 2048) {
+    {
+      const int i = 1 + poly_t0;
+      if (!(i < n))
+        break;                 /* the loop ended before this tile: every thread alike */
+    }
+    double poly_r[8];
+#pragma unroll
+    for (int poly_k = 0; poly_k < 8; poly_k++) {   /* the tile's values, coalesced, all loads first */
+      const int poly_j = poly_k * 256 + (int)threadIdx.x, poly_o = poly_t0 + poly_j;
+      const int i = 1 + poly_o;
+      if (poly_o < poly_end && (i < n))
+        poly_r[poly_k] = (double)(a[i]);
+    }
+#pragma unroll
+    for (int poly_k = 0; poly_k < 8; poly_k++) {   /* into the tile */
+      const int poly_j = poly_k * 256 + (int)threadIdx.x, poly_o = poly_t0 + poly_j;
+      const int i = 1 + poly_o;
+      if (poly_o < poly_end && (i < n))
+        poly_v[poly_j + (poly_j >> 4)] = poly_r[poly_k];
+    }
+    __syncthreads();   /* the tile loaded */
+    double poly_ts = 0, poly_tp = -INFINITY, poly_tf = -INFINITY, poly_tb = -INFINITY;
+#pragma unroll
+    for (int poly_k = 0; poly_k < 8; poly_k++) {   /* this thread's consecutive values, in order */
+      const int poly_j = (int)threadIdx.x * 8 + poly_k, poly_o = poly_t0 + poly_j;
+      const int i = 1 + poly_o;
+      if (!(poly_o < poly_end && (i < n)))
+        break;                 /* past the range or the loop's end: not folded */
+      const double poly_x = poly_v[poly_j + (poly_j >> 4)];
+      poly_ts += poly_x;
+      poly_tp = fmax(poly_tp, poly_ts);
+      poly_tf = fmax(poly_tf + poly_x, poly_x);
+      poly_tb = fmax(poly_tb, poly_tf);
+    }
+    for (int poly_d = 1; poly_d < 32; poly_d <<= 1) {   /* the warp's runs: lane l then lane l + d */
+      const double poly_us = __shfl_down_sync(0xffffffffu, poly_ts, poly_d), poly_up = __shfl_down_sync(0xffffffffu, poly_tp, poly_d), poly_uf = __shfl_down_sync(0xffffffffu, poly_tf, poly_d), poly_ub = __shfl_down_sync(0xffffffffu, poly_tb, poly_d);
+      if ((poly_lane & (2 * poly_d - 1)) == 0)
+        {
+          const double poly_s = poly_ts + poly_us, poly_p = fmax(poly_tp, poly_ts + poly_up);
+          const double poly_f = fmax(poly_uf, poly_us + poly_tf), poly_b = fmax(fmax(poly_tb, poly_ub), poly_tf + poly_up);
+          poly_ts = poly_s;
+          poly_tp = poly_p;
+          poly_tf = poly_f;
+          poly_tb = poly_b;
+        }
+    }
+    if (poly_lane == 0) {
+      poly_sums[poly_warp] = poly_ts;
+      poly_pres[poly_warp] = poly_tp;
+      poly_sufs[poly_warp] = poly_tf;
+      poly_bests[poly_warp] = poly_tb;
+    }
+    __syncthreads();   /* the tile read, the warps' tuples written: the next tile may load */
+    for (int poly_w = 0; poly_w < 8; poly_w++)   /* the block's tuple then each warp's, in order */
+    {
+      const double poly_s = poly_sum + poly_sums[poly_w], poly_p = fmax(poly_pre, poly_sum + poly_pres[poly_w]);
+      const double poly_f = fmax(poly_sufs[poly_w], poly_sums[poly_w] + poly_suf), poly_b = fmax(fmax(poly_best, poly_bests[poly_w]), poly_suf + poly_pres[poly_w]);
+      poly_sum = poly_s;
+      poly_pre = poly_p;
+      poly_suf = poly_f;
+      poly_best = poly_b;
+    }
   }
   if (threadIdx.x == 0) {
-    max_running_sum_reduce_best_parts_sum[blockIdx.x] = poly_sums[0];
-    max_running_sum_reduce_best_parts_pre[blockIdx.x] = poly_pres[0];
-    max_running_sum_reduce_best_parts_suf[blockIdx.x] = poly_sufs[0];
-    max_running_sum_reduce_best_parts_best[blockIdx.x] = poly_bests[0];
+    max_running_sum_reduce_best_parts_sum[blockIdx.x] = poly_sum;
+    max_running_sum_reduce_best_parts_pre[blockIdx.x] = poly_pre;
+    max_running_sum_reduce_best_parts_suf[blockIdx.x] = poly_suf;
+    max_running_sum_reduce_best_parts_best[blockIdx.x] = poly_best;
   }
 }
 
