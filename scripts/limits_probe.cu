@@ -34,6 +34,17 @@ __global__ void histogram_shared(int n, int nbins, const int *__restrict__ key, 
   __syncthreads();
   for (int b = threadIdx.x; b < nbins; b += blockDim.x) atomicAdd(&bins[b], own[b]);
 }
+__global__ void row_column(int rows, const double *__restrict__ a, double *b)   // rows of 13 doubles: read 10, write 1
+{                                                       // (Livermore 9's layout), a block's rows staged whole
+  __shared__ double t[256 * 13];
+  const int first = blockIdx.x * 256, count = min(256, rows - first);
+  for (int e = threadIdx.x; e < count * 13; e += 256) t[e] = a[(size_t)first * 13 + e];
+  __syncthreads();
+  if ((int)threadIdx.x < count) {
+    const double *r = t + threadIdx.x * 13;
+    b[(size_t)(first + threadIdx.x) * 13] = r[12] + r[11] + r[10] + r[9] + r[8] + r[7] + r[6] + r[5] + r[4] + r[2];
+  }
+}
 __global__ void empty() {}
 __global__ void barriers(int steps, float *out)   // one block, a barrier per step (a one-block host loop)
 {
@@ -98,6 +109,14 @@ int main()
     run(name, 4.0 * n, 1, [&] { histogram<<<grid, 256>>>(n, keys, bins); });
     snprintf(name, sizeof name, "histogram, %d bins, per block", nbins);
     run(name, 4.0 * n, 1, [&] { histogram_shared<<<grid, 256, nbins * 4>>>(n, nbins, keys, bins); });
+  }
+  {   // Livermore 9's rows: 4M rows of 13 doubles, read whole (every 32-byte sector holds a read column), column 0
+      // written; GB/s count the 11 columns as the loops report does
+    const int prow = 1 << 22;
+    double *pa; cudaMalloc(&pa, (size_t)prow * 13 * 8); cudaMemset(pa, 0, (size_t)prow * 13 * 8);
+    run("rows of 13 doubles: read 10, write 1", 11.0 * 8 * prow, 1,
+        [&] { row_column<<<(prow + 255) / 256, 256>>>(prow, pa, pa); });
+    cudaFree(pa);
   }
   run("one empty launch, 1 block", 0, 1, [&] { empty<<<1, 32>>>(); });
   run("1000 empty launches, 1 block", 0, steps, [&] { for (int i = 0; i < steps; i++) empty<<<1, 32>>>(); });
