@@ -1,7 +1,8 @@
 """Rows in shared memory (slabs.py, `grid.rows`): a plain launch over one grid index whose threads
-read their own row of an input array in a loop (`pts[p][k]`) copies the block's rows into shared
-memory first, coalesced, and reads them from there.  The class on the loops corpus (k-means), on
-PolyBench (deriche's row pass), on a spec (with no sweep to take it) and on C kernels written here;
+read their own row of an array in a loop (`pts[p][k]`), or most of a short row's columns (an array
+of structures), copies the block's rows into shared memory first, coalesced, and reads them from
+there.  The class on the loops corpus (k-means, Livermore 9), on PolyBench (deriche's row pass), on
+a spec (with no sweep to take it) and on C kernels written here;
 refusals; the kernels on the emu, with rows that fit and rows that do not (global reads)."""
 import numpy as np
 import pytest
@@ -69,6 +70,24 @@ void column(int n, int m, const double a[m][n], double y[n])
 }
 """
 
+AOS = """/* t2c: size n MINI=300 SMALL=3000 MEDIUM=30000 LARGE=1000000 EXTRALARGE=4000000 */
+void aos(int n, float a[n][4], float b[n])
+{
+  for (int p = 0; p < n; p++) {
+    b[p] = a[p][1] * a[p][2] - a[p][3];
+    a[p][0] = a[p][1] + a[p][2] + a[p][3];
+  }
+}
+"""
+
+ONE_FIELD = """/* t2c: size n MINI=300 SMALL=3000 MEDIUM=30000 LARGE=1000000 EXTRALARGE=4000000 */
+void field(int n, const float a[n][4], float b[n])
+{
+  for (int p = 0; p < n; p++)
+    b[p] = 2.0f * a[p][1];
+}
+"""
+
 #: rows of 40 doubles: 256 x 41 x 8 bytes, past the 48 KiB a block's rows may take
 LONG_ROWS = HORNER.replace("MINI=5 SMALL=9", "MINI=40 SMALL=41")
 
@@ -78,6 +97,8 @@ def _kernel(which, tmp_path):
         path = tmp_path / "nearest_dist.md"
         path.write_text(SPEC)
         return read_kernel(path)
+    if which == "aos":
+        return c_kernel(tmp_path, AOS, "aos")
     if which in ("horner", "long rows"):
         return c_kernel(tmp_path, HORNER if which == "horner" else LONG_ROWS, "horner")
     return read_kernel(ROOT / which)
@@ -96,6 +117,9 @@ def _slabs(k, options=DEFAULT):
     ("corpora/polybench/medley/deriche/deriche.c", DEFAULT, ["imgIn"], {"imgIn[i][j]"}),
     ("spec", NO_SWEEPS, ["P"], {"P[p][k]"}),
     ("horner", DEFAULT, ["d2", "coef"], {"coef[p][k + 1]", "coef[p][k]", "d2[p][k]"}),   # doubles first
+    # loop-free: most of a short row's columns (an array of structures); a written column is not staged
+    ("corpora/loops/livermore/integrate_predictors.c", DEFAULT, ["px"], {f"px[i][{c}]" for c in (2, *range(4, 13))}),
+    ("aos", DEFAULT, ["a"], {"a[p][1]", "a[p][2]", "a[p][3]"}),
 ])
 def test_a_threads_own_row_read_in_its_loop_goes_through_shared_memory(which, options, arrays, reads, tmp_path):
     slabs = _slabs(_kernel(which, tmp_path), options)
@@ -105,9 +129,23 @@ def test_a_threads_own_row_read_in_its_loop_goes_through_shared_memory(which, op
     assert [r.buffer for r in slab.rows] == [f"poly_rows{i}" for i in range(len(arrays))]
 
 
-@pytest.mark.parametrize("text", [WRITTEN, COLUMN], ids=["written in the launch", "a column"])
+@pytest.mark.parametrize("text", [WRITTEN, COLUMN, ONE_FIELD], ids=["written in the launch", "a column", "one field of four"])
 def test_reads_outside_the_class_stay_global(text, tmp_path):
     assert _slabs(c_kernel(tmp_path, text)) == {}
+
+
+def test_a_constant_column_read_in_a_loop_stays_global():
+    """nbody's own position `p[i][0]` inside its loop over j: read once and kept in a register."""
+    assert _slabs(read_kernel(ROOT / "corpora/loops/rodinia/nbody.c")) == {}
+
+
+def test_a_staged_launch_takes_one_index_per_thread():
+    k = read_kernel(ROOT / "corpora/loops/livermore/integrate_predictors.c")
+    _, plan = final_plan(analyze(k), DEFAULT)
+    launch, = plan.launches
+    assert launch.slab is not None and launch.coarsen == 1
+    _, plan = final_plan(analyze(k), DEFAULT.replace({"grid.rows": False}))
+    assert plan.launches[0].coarsen == DEFAULT.grid.coarsen
 
 
 def test_off_no_launch_has_rows_in_shared_memory():
@@ -123,7 +161,8 @@ def test_the_rows_are_copied_before_the_guard_and_the_barrier_is_met_by_every_th
     assert "poly_staged ? poly_slab : 0" in text and "poly_slab <= 49152" in text
 
 
-@pytest.mark.parametrize("which", ["corpora/loops/rodinia/kmeans_assign.c", "horner", "long rows"])
+@pytest.mark.parametrize("which", ["corpora/loops/rodinia/kmeans_assign.c", "horner", "long rows", "aos",
+                                   "corpora/loops/livermore/integrate_predictors.c"])
 def test_the_kernel_is_accepted_on_emu(which, tmp_path):
     k = _kernel(which, tmp_path)
     accepted_on_emu(k, generate(k, DEFAULT))

@@ -5,7 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host scalars k, a1, a2, a3, a4, a5, a6, a7, a8, b1, b2, c1, c2: computed once on the host, passed by value.
 //   thread-local scalars xm1, tm1, ym1, ym1_2, ym2, ym2_2, xp1, xp2, tp1, tp2, yp1, yp1_2, yp2, yp2_2: private to each thread (no value crosses iterations of the parallel loops).
-//   deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), which those loops read.
+//   deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), and its threads read them there.
 //   deriche_update_imgOut_1: one thread per (i, j): i -> y, j -> x.
 //   deriche_update_y1_y2_2: one thread per (j): j -> x; loop i runs in order inside each thread.
 //   deriche_update_imgOut_2: one thread per (i, j): i -> y, j -> x.
@@ -16,7 +16,7 @@
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
-/* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), which those loops read. */
+/* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), and its threads read them there. */
 __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *y1, float *y2, float a1, float a2, float a3, float a4, float b1, float b2, int poly_staged)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);

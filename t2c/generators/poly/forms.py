@@ -100,6 +100,7 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
             launch.merged_threads = merge.threads(p, run)
     for launch in plan.launches:
         launch.grid_cap = capped(p, launch)
+        launch.slab = slabs.slab_of(p, launch)          # a thread's own rows, staged: one index per thread
         launch.coarsen = coarsened(p, launch)
         launch.preload = preloaded(p, launch)
         launch.vector = vector.vectorized(p, launch)
@@ -107,9 +108,6 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     if options.launches.persistent:      # last: its refusals name the launches
         for h in (it for it in plan.items if isinstance(it, HostLoop)):
             h.persistent, h.not_persistent = persistent.persistent_of(p, h)
-    resident = [l for h in plan.items if isinstance(h, HostLoop) and h.persistent for l in oneblock.launches(h)]
-    for launch in plan.launches:         # a plain kernel's own rows: a persistent loop calls its body instead
-        launch.slab = None if any(l is launch for l in resident) else slabs.slab_of(p, launch)
     return plan
 
 
@@ -215,7 +213,7 @@ def coarsened(p: Context, launch: Launch) -> int:
     2 (4) times as many, so its threads keep as many bytes of loads in flight as a float's."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
         or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private \
-        or launch.transposed or launch.row_scan
+        or launch.transposed or launch.row_scan or launch.slab
     if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or launch.host_loops or \
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):

@@ -1,20 +1,19 @@
-"""A thread's own row of an input array, read in its loops, through shared memory.
+"""A thread's own row of an array, read along its loop or field by field, through shared memory.
 
-    slab_of(context, launch) -> Slab | None;  staging(printer, launch) -> kernel lines;
-    read(node, slab) -> node;  host(printer, launch, indent) -> (lines, bytes, flag)
+    slab_of(context, launch) -> Slab | None;  staging(printer, launch, start, guard) -> kernel lines;
+    read(node, slab) -> node;  host(launch, indent) -> (lines, bytes, flag)
 
 Takes a plain launch over one grid index p (a thread per point, no other form) whose statements
-read `A[p][E]`: A a 2-d array the launch never writes, E naming a loop the thread runs, and, isl
-says, 0 <= E < A's row length wherever the statement runs and 0 <= p < A's rows over the grid
-loop (k-means' `pts[p][k]`, a per-point feature or coefficient row). Such a read strides by a
-row across a warp: each load touches 32 cache lines, and a row read again (per centre) misses
-again. Gives the block's rows of each such A, copied once with consecutive threads on consecutive
-elements (coalesced) into dynamic shared memory, rows an odd number of elements apart (a warp's
-reads at one E fall in distinct banks), and those reads from the copy. Exact: nothing in the
-launch writes A, so the copy holds what each read would have read. The rows' size is known at run
-time: where the block's rows pass `SLAB` bytes, the kernel reads global memory as before (its
-`poly_staged` argument is 0). Refuses (None) every other form, more than one grid index, a capped
-or coarsened grid, and reads whose row or column isl cannot bound. docs/poly.md, "Rows in shared memory".
+read `A[p][E]` of a 2-d A: E naming a loop the thread runs (k-means' `pts[p][k]`), or constant
+columns outside loops covering at least half of a constant row (an array of structures,
+Livermore 9's `px[i][2..12]`); isl bounds p and E inside A. Such reads stride by a row across a
+warp. Gives the block's rows of each such A copied once into dynamic shared memory, consecutive
+threads on consecutive elements (coalesced), rows an odd number of elements apart (distinct banks),
+and those reads from the copy. Exact: the launch never writes A, or writes only constant columns of
+the thread's own row that no staged read names, so the copy holds what each read would have read.
+Where the block's rows pass `SLAB` bytes (known at run time) the kernel reads global memory as
+before (`poly_staged` 0). Refuses (None) other forms, several grid indices, a capped grid.
+docs/poly.md, "Rows in shared memory".
 """
 from __future__ import annotations
 
@@ -52,7 +51,7 @@ class Slab:
 def slab_of(p, launch) -> Slab | None:
     """The launch's rows in shared memory (see the module doc), or None."""
     if not p.opt.grid.rows or len(launch.grid) != 1 or launch.grid[0].derived or launch.grid[0].step != 1 \
-            or launch.in_block or launch.merged_threads or launch.grid_cap or launch.coarsen > 1 or launch.tile \
+            or launch.in_block or launch.merged_threads or launch.grid_cap or launch.tile \
             or any((launch.reduction, launch.scan, launch.banded, launch.running_max, launch.row_scan, launch.row,
                     launch.phases, launch.sweep, launch.private, launch.tiles, launch.transposed, launch.block_sum)):
         return None
@@ -64,39 +63,47 @@ def slab_of(p, launch) -> Slab | None:
     if any(s.stmt.atomic for s in stmts):
         return None
     arrays = {a.name: a for a in prog.kernel.arrays}
-    written = {w.name for s in stmts for w in s.stmt.writes()}
     inner = {v for s in stmts for v in s.stmt.loops} - {grid.var} - {l.var for l in launch.host_loops}
     known = set(prog.sizes) | {v for s in stmts for v in s.stmt.loops}
+    cells = {}                     # a written array -> the columns written at the thread's own row; None: others
+    for s in stmts:
+        for w in s.stmt.writes():
+            own = len(w.index) == 2 and w.index[0] == grid.var and w.index[1].isdigit()
+            cells[w.name] = cells.get(w.name, set()) | {int(w.index[1])} if own and cells.get(w.name, ()) is not None \
+                else None
     rows_in = lambda a: always_within(prog.sizes, prog.context, [grid.var],
                                       [f"{grid.lower} <= {grid.var}", f"{grid.var} <= {grid.upper}"],
                                       grid.var, "0", f"({a.shape[0]}) - 1")
-    found, reads, refused = {}, set(), set()
+    walked, fixed, reads = {}, {}, {}  # array -> its staged reads along a thread's loop / at constant columns
     for s in stmts:
         for ref in array_refs(s.stmt.node):
             base, subs = base_and_subscripts(ref)
             a = arrays.get(base.name) if isinstance(base, c_ast.ID) else None
-            if a is None or len(a.shape) != 2 or len(subs) != 2 or a.name in written or a.name in prog.locals \
-                    or a.name in refused or not (isinstance(subs[0], c_ast.ID) and subs[0].name == grid.var) \
-                    or not names(subs[1]) & inner:
+            if a is None or len(a.shape) != 2 or len(subs) != 2 or a.name in prog.locals or \
+                    not (isinstance(subs[0], c_ast.ID) and subs[0].name == grid.var):
                 continue
             try:
                 col = affine(subs[1], known, "subscript")
             except NotAffine:
                 continue
+            if a.name in cells:        # written: only columns it never writes, read at constants
+                if cells[a.name] is None or not col.isdigit() or int(col) in cells[a.name] or set(s.stmt.loops) & inner:
+                    continue
+            elif not (names(subs[1]) & inner or col.isdigit() and not set(s.stmt.loops) & inner):
+                continue               # a constant column inside a loop: read once, kept in a register
             if not always_within(prog.sizes, prog.context, list(s.stmt.loops), list(s.stmt.domain), col, "0",
                                  f"({a.shape[1]}) - 1"):
                 continue
-            if a.name not in found:
-                if not rows_in(a):
-                    refused.add(a.name)
-                    continue
-                found[a.name] = a
-            reads.add(cprint(ref))
+            (fixed if col.isdigit() else walked).setdefault(a.name, set()).add(col)
+            reads.setdefault(a.name, set()).add(cprint(ref))
+    # a row walked by a loop is read whole; constant columns, where they are at least half the row
+    worth = lambda a: a.name in walked or a.shape[1].isdigit() and 2 * len(fixed.get(a.name, ())) >= int(a.shape[1])
+    found = {n: arrays[n] for n in reads if worth(arrays[n]) and rows_in(arrays[n])}
     if not found:
         return None
     order = sorted(found.values(), key=lambda a: -DTYPES[a.dtype][0])
     return Slab(tuple(Rows(a.name, a.dtype, a.shape[1], f"poly_rows{i}") for i, a in enumerate(order)),
-                frozenset(reads))
+                frozenset(r for n in found for r in reads[n]))
 
 
 def _extent(text: str) -> str:
@@ -159,4 +166,4 @@ def host(launch, indent: str) -> tuple[list[str], str, str]:
 
 def describe(launch) -> str:
     return (f"; each block first copies its {launch.grid[0].var}'s rows of "
-            f"{', '.join(r.array for r in launch.slab.rows)} into shared memory (coalesced), which those loops read")
+            f"{', '.join(r.array for r in launch.slab.rows)} into shared memory (coalesced), and its threads read them there")

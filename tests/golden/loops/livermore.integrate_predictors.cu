@@ -3,61 +3,32 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   integrate_predictors_update_px: one thread per (i): i -> x.
+//   integrate_predictors_update_px: one thread per (i): i -> x; each block first copies its i's rows of px into shared memory (coalesced), and its threads read them there.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* integrate_predictors_update_px: one thread per (i): i -> x. */
-__global__ void integrate_predictors_update_px(int n, double dm22, double dm23, double dm24, double dm25, double dm26, double dm27, double dm28, double c0, double *__restrict__ px)
+/* integrate_predictors_update_px: one thread per (i): i -> x; each block first copies its i's rows of px into shared memory (coalesced), and its threads read them there. */
+__global__ void integrate_predictors_update_px(int n, double dm22, double dm23, double dm24, double dm25, double dm26, double dm27, double dm28, double c0, double *px, int poly_staged)
 {
-  const int poly_x = (int)(blockIdx.x * blockDim.x * 4 + threadIdx.x);
-  bool poly_full = true;
-#pragma unroll
-  for (int poly_u = 0; poly_u < 4; poly_u++) {
-    const int i = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= 0 && i < n);
+  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  extern __shared__ double poly_slab[];   /* the block's rows (8-byte aligned) */
+  double *const poly_rows0 = (double *)((char *)poly_slab + 0);   /* px: rows 13 | 1 apart */
+  if (poly_staged) {   /* the block's rows, coalesced */
+    const int poly_first = (int)(blockIdx.x * blockDim.x);
+    for (int poly_e = (int)threadIdx.x; poly_e < (int)blockDim.x * 13; poly_e += (int)blockDim.x) {
+      const int poly_r = poly_e / 13, poly_c = poly_e % 13;
+      const int i = poly_first + poly_r;
+      if (i >= 0 && i < n)
+        poly_rows0[poly_r * (13 | 1) + poly_c] = px[(i * 13) + poly_c];
+    }
+    __syncthreads();
   }
-  if (poly_full) {
-    double poly_v0[4];
-    double poly_v1[4];
-    double poly_v2[4];
-    double poly_v3[4];
-    double poly_v4[4];
-    double poly_v5[4];
-    double poly_v6[4];
-    double poly_v7[4];
-    double poly_v8[4];
-    double poly_v9[4];
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      poly_v0[poly_u] = px[(i * 13) + 12];
-      poly_v1[poly_u] = px[(i * 13) + 11];
-      poly_v2[poly_u] = px[(i * 13) + 10];
-      poly_v3[poly_u] = px[(i * 13) + 9];
-      poly_v4[poly_u] = px[(i * 13) + 8];
-      poly_v5[poly_u] = px[(i * 13) + 7];
-      poly_v6[poly_u] = px[(i * 13) + 6];
-      poly_v7[poly_u] = px[(i * 13) + 4];
-      poly_v8[poly_u] = px[(i * 13) + 5];
-      poly_v9[poly_u] = px[(i * 13) + 2];
-    }
-#pragma unroll
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      px[(i * 13) + 0] = ((((((((dm28 * poly_v0[poly_u]) + (dm27 * poly_v1[poly_u])) + (dm26 * poly_v2[poly_u])) + (dm25 * poly_v3[poly_u])) + (dm24 * poly_v4[poly_u])) + (dm23 * poly_v5[poly_u])) + (dm22 * poly_v6[poly_u])) + (c0 * (poly_v7[poly_u] + poly_v8[poly_u]))) + poly_v9[poly_u];
-    }
-  } else {
-    for (int poly_u = 0; poly_u < 4; poly_u++) {
-      const int i = poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= 0 && i < n))
-        continue;
-      px[(i * 13) + 0] = ((((((((dm28 * px[(i * 13) + 12]) + (dm27 * px[(i * 13) + 11])) + (dm26 * px[(i * 13) + 10])) + (dm25 * px[(i * 13) + 9])) + (dm24 * px[(i * 13) + 8])) + (dm23 * px[(i * 13) + 7])) + (dm22 * px[(i * 13) + 6])) + (c0 * (px[(i * 13) + 4] + px[(i * 13) + 5]))) + px[(i * 13) + 2];
-    }
-  }
+  if (!(i >= 0 && i < n))
+    return;
+  px[(i * 13) + 0] = ((((((((dm28 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (12)]) : (px[(i * 13) + 12]))) + (dm27 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (11)]) : (px[(i * 13) + 11])))) + (dm26 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (10)]) : (px[(i * 13) + 10])))) + (dm25 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (9)]) : (px[(i * 13) + 9])))) + (dm24 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (8)]) : (px[(i * 13) + 8])))) + (dm23 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (7)]) : (px[(i * 13) + 7])))) + (dm22 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (6)]) : (px[(i * 13) + 6])))) + (c0 * (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (4)]) : (px[(i * 13) + 4])) + ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (5)]) : (px[(i * 13) + 5]))))) + ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (13 | 1) + (2)]) : (px[(i * 13) + 2]));
 }
 
 extern "C" void integrate_predictors_device(int n, double dm22, double dm23, double dm24, double dm25, double dm26, double dm27, double dm28, double c0, double *px)
@@ -66,8 +37,10 @@ extern "C" void integrate_predictors_device(int n, double dm22, double dm23, dou
     const int extent_x = n;   /* i */
     if (extent_x > 0) {
       dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 1024));
-      integrate_predictors_update_px<<<grid, block>>>(n, dm22, dm23, dm24, dm25, dm26, dm27, dm28, c0, px);
+      dim3 grid(poly_blocks(extent_x, 256));
+      const size_t poly_slab = ((size_t)256 * (13 | 1) * sizeof(double) + 7) / 8 * 8;   /* the block's rows of px */
+      const int poly_staged = poly_slab <= 49152;
+      integrate_predictors_update_px<<<grid, block, poly_staged ? poly_slab : 0>>>(n, dm22, dm23, dm24, dm25, dm26, dm27, dm28, c0, px, poly_staged);
     }
   }
 }

@@ -4,14 +4,14 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars best, bd, s: private to each thread (no value crosses iterations of the parallel loops).
-//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), which those loops read.
+//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), which those loops read. */
+/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there. */
 __global__ void kmeans_assign_update_label(int np, int nc, int d, const double *pts, const double *ctr, int *label, int poly_staged)
 {
   const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
