@@ -8,7 +8,9 @@ The operators, each a known way to "pass" without the work: `zeros`, `constant` 
 `copy_input`, `truncated_loop` (a top-level loop's first half), `off_by_one` (an innermost loop
 one short), `swapped_subscripts` (the last two of a read, wrapped by the extents),
 `float_precision`. Mutants stay in bounds by construction, so they are told apart by values,
-not crashes; operators that do not apply are left out. gate.py judges the suite against them.
+not crashes; operators that do not apply are left out. Local arrays start poisoned (`_poisoned`),
+so a mutant that reads what it skipped writing behaves alike everywhere. gate.py judges the suite
+against them.
 """
 from __future__ import annotations
 
@@ -283,9 +285,29 @@ def _float(k: Kernel, fn) -> str:
 
 # -- all of them ---------------------------------------------------------------------------
 
+def _poisoned(fn: c_ast.FuncDef) -> c_ast.FuncDef:
+    """fn with every local array filled with 0xff bytes where it is declared (NaN for floating
+    point, -1 for integers). A mutant that reads cells the reference writes first (a temporary's
+    rows a truncated loop skipped) then reads the same values on every machine, not the stack's
+    leftovers, as a candidate's `out` arrays start poisoned."""
+    def visit(node):
+        for _, child in node.children():
+            visit(child)
+        if isinstance(node, c_ast.Compound) and node.block_items:
+            items = []
+            for item in node.block_items:
+                items.append(item)
+                if isinstance(item, c_ast.Decl) and isinstance(item.type, c_ast.ArrayDecl) and item.init is None:
+                    items.append(_expr(f"__builtin_memset({item.name}, 0xff, sizeof({item.name}))"))
+            node.block_items = items
+    fn = copy.deepcopy(fn)
+    visit(fn.body)
+    return fn
+
+
 def mutants(k: Kernel) -> list[Mutant]:
     ast = relined(clone(k.tree), k.origin)    # its own copy (mutants edit it); lines: the user's
-    fn = _function(ast, k.name)
+    fn = _poisoned(_function(ast, k.name))
     out = [
         Mutant("zeros", "zeros", "every output 0", _whole(k, fn, _fill_body(k, lambda a: "0"))),
         Mutant("constant", "constant", "every output 1", _whole(k, fn, _fill_body(k, lambda a: "1"))),

@@ -191,3 +191,19 @@ def test_the_mutants_are_compiled_together_once_and_alone_when_one_does_not_buil
     g = gate(suite)
     assert "does not build" in g.mutants[1].how
     assert verdicts(g)[2:] == verdicts(together)[2:] and g.mutants[0].by == together.mutants[0].by
+
+
+def test_a_temporary_a_mutant_skips_reads_poison_not_the_stack():
+    """softmax_let's max over the first half of the rows only: the other rows' `mx` were the
+    stack's leftovers (a difference on one machine, none on another); now NaN on every machine."""
+    from t2c.frontends import read_kernel
+    import numpy as np
+    k = read_kernel(ROOT / "corpora/text2cuda/softmax_let.md")
+    m = next(m for m in mutants(k) if m.name == "truncated_loop:0")
+    assert "__builtin_memset(mx, 0xff, sizeof(mx));" in m.reference
+    sizes = {"b": 5, "c": 11}
+    from t2c.verify.inputs import synthesize
+    base = run_reference(k, sizes, synthesize(k, sizes, 5))
+    y = run_reference(k.replace(reference=m.reference), sizes, base.inputs).outputs["Y"]
+    assert np.isnan(y[2:]).all() and np.array_equal(y[:2], base.outputs["Y"][:2])
+    assert "memset" not in k.reference                  # the reference itself is unchanged

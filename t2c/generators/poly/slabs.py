@@ -25,6 +25,7 @@ from pycparser import c_ast
 from ...analysis import Stmt
 from ...analysis.isl_bridge import always_within
 from ...analysis.model import NotAffine, affine, base_and_subscripts
+from ...ir import abi
 from ...ir.csyntax import cprint, names
 from ...ir.kernel import DTYPES
 from .ctext import array_refs, identifiers, rewrite
@@ -122,7 +123,7 @@ def staging(pr, launch, start: str, guard: str) -> list[str]:
         n = _extent(r.length)
         out.append(f"  {r.dtype} *const {r.buffer} = ({r.dtype} *)((char *)poly_slab + {offset});   "
                    f"/* {r.array}: rows {n} | 1 apart */")
-        offset = f"{offset} + ((size_t)blockDim.x * ({n} | 1) * sizeof({r.dtype}) + 7) / 8 * 8"
+        offset = f"{offset} + ({abi.nbytes(r.dtype, f'(size_t)blockDim.x * ({n} | 1)')} + 7) / 8 * 8"
         if offset.startswith("0 + "):
             offset = offset[4:]
     out += ["  if (poly_staged) {   /* the block's rows, coalesced */",
@@ -156,7 +157,7 @@ def read(node, slab: Slab):
 def host(launch, indent: str) -> tuple[list[str], str, str]:
     """Host lines before the launch: the rows' bytes per block and whether they fit; the launch's
     dynamic shared memory and its last argument."""
-    terms = " + ".join(f"((size_t){launch.threads} * ({_extent(r.length)} | 1) * sizeof({r.dtype}) + 7) / 8 * 8"
+    terms = " + ".join(f"({abi.nbytes(r.dtype, f'(size_t){launch.threads} * ({_extent(r.length)} | 1)')} + 7) / 8 * 8"
                        for r in launch.slab.rows)
     return ([f"{indent}    const size_t poly_slab = {terms};   /* the block's rows of "
              f"{', '.join(r.array for r in launch.slab.rows)} */",
