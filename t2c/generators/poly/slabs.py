@@ -66,12 +66,14 @@ def slab_of(p, launch) -> Slab | None:
     arrays = {a.name: a for a in prog.kernel.arrays}
     inner = {v for s in stmts for v in s.stmt.loops} - {grid.var} - {l.var for l in launch.host_loops}
     known = set(prog.sizes) | {v for s in stmts for v in s.stmt.loops}
-    cells = {}                     # a written array -> the columns written at the thread's own row; None: others
+    cells = {}        # a written name -> the constant columns of the thread's own row it writes; None: others
     for s in stmts:
         for w in s.stmt.writes():
             own = len(w.index) == 2 and w.index[0] == grid.var and w.index[1].isdigit()
-            cells[w.name] = cells.get(w.name, set()) | {int(w.index[1])} if own and cells.get(w.name, ()) is not None \
-                else None
+            if own and cells.get(w.name, set()) is not None:
+                cells[w.name] = cells.get(w.name, set()) | {int(w.index[1])}
+            else:
+                cells[w.name] = None
     rows_in = lambda a: always_within(prog.sizes, prog.context, [grid.var],
                                       [f"{grid.lower} <= {grid.var}", f"{grid.var} <= {grid.upper}"],
                                       grid.var, "0", f"({a.shape[0]}) - 1")
