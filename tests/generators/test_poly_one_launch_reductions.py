@@ -3,9 +3,9 @@
 Each block writes its partial and draws a ticket; the block drawing the last one combines the
 partials in index order and resets the ticket.  A search (the least index where a condition
 holds, or the greatest of a descending loop) also keeps the grid's best index so far in a
-`__device__` int that every thread reads before each step.  The emu ladder calls a candidate
-several times in one process under shuffled block orders, so a reset that is missing or a stop
-that skips the answer shows as a wrong result."""
+`__device__` int that every thread reads before each turn of 4 indices (reduce.search_turns).
+The emu ladder calls a candidate several times in one process under shuffled block orders, so a
+reset that is missing or a stop that skips the answer shows as a wrong result."""
 import re
 
 import pytest
@@ -54,13 +54,14 @@ def _search(tmp_path, cond: str, t: tuple[float, float], down: bool = False):
 
 def test_first_index_runs_in_one_launch_and_stops_past_the_grids_first_hit():
     """first_index: one kernel; a hit lowers the grid's best (atomicMin) and every thread reads it
-    before each step, so no thread goes on past the first hit found; the last block resets both."""
+    before each turn, so no thread goes on past the first hit found; the last block resets both."""
     k = read_c(LOOPS / "vectorizer" / "first_index.c")
     text = generate(k)
     assert re.findall(r"(\w+)<<<", text) == ["first_index_reduce_found"]
     assert "_partial<<<" not in text and "_final" not in text
     assert "__device__ int first_index_reduce_found_best = 2147483647;" in text
-    assert "i < n && i < found_at && i < *poly_best; i += (int)(gridDim.x * blockDim.x))" in text
+    assert "while (poly_next < n && poly_next < found_at && poly_next < *poly_best) {" in text
+    assert "poly_next += (int)(gridDim.x * blockDim.x);" in text
     assert "atomicMin(&first_index_reduce_found_best, i);" in text
     assert "atomicExch(&first_index_reduce_found_ticket, 0u);" in text
     assert "atomicExch(&first_index_reduce_found_best, 2147483647);" in text
@@ -101,7 +102,8 @@ def test_a_descending_search_finds_exactly_the_greatest_index(tmp_path, cond, t,
         sizes = {"n": n}
         assert list(run_reference(k, sizes, synthesize(k, sizes, 1)).outputs["found"]) == [last(n)]
     text = generate(k, DEFAULT.replace({"reductions.partials": blocks}))
-    assert "i >= 0 && i > found_at && i > *poly_best; i -= (int)(gridDim.x * blockDim.x))" in text
+    assert "while (poly_next >= 0 && poly_next > found_at && poly_next > *poly_best) {" in text
+    assert "poly_next -= (int)(gridDim.x * blockDim.x);" in text
     assert "atomicMax(&search_reduce_found_best, i);" in text
     accepted_on_emu(k, text)
 
@@ -144,8 +146,9 @@ void two(int n, double t, double u, const double *a, int *found)
 }
 """, "two")
     text = generate(k, DEFAULT.replace({"reductions.partials": 1}))
-    assert re.search(r"i < n && \(\(i < r && i < \*poly_best_\w+\) \|\| \(i < s && i < \*poly_best_\w+\)\);", text), \
-        re.findall(r"for \(i = .*", text)
+    assert re.search(r"while \(poly_next < n && \(\(poly_next < r && poly_next < \*poly_best_\w+\) \|\| "
+                     r"\(poly_next < s && poly_next < \*poly_best_\w+\)\)\) \{", text), re.findall(r"while \(.*", text)
+    assert "if (i < n && ((i < r) || (i < s))) {" in text        # each index of a turn, while either may improve
     build, sizes = build_candidate(k, text, "emu"), k.dataset_sizes("MINI")
     for seed in range(4):
         ref = run_reference(k, sizes, synthesize(k, sizes, seed))

@@ -137,9 +137,11 @@ def test_a_search_that_exits_early_is_the_index_it_finds(tmp_path):
     text = generate(k)
     card = ladder(k, text, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()
-    # descending, each thread walks down and stops at its first hit or past the grid's greatest so far
-    assert "i = n - 1 - (int)(blockIdx.x * blockDim.x + threadIdx.x); i >= 0 && i > found_at && " \
-        "i > *poly_best; i -= (int)(gridDim.x * blockDim.x))" in text
+    # descending, each thread walks down and stops at its first hit or past the grid's greatest so
+    # far, which it reads once a turn of 4 indices (reduce.search_turns)
+    assert "int poly_next = n - 1 - (int)(blockIdx.x * blockDim.x + threadIdx.x);" in text
+    assert "while (poly_next >= 0 && poly_next > found_at && poly_next > *poly_best) {" in text
+    assert "poly_next -= (int)(gridDim.x * blockDim.x);" in text
     assert "atomicMax(&search_reduce_where_val_best, i);" in text
     busy = tmp_path / "busy.c"
     busy.write_text(SEARCH.replace("    if (a[i] > t) {", "  {\n    v += a[i];\n    if (a[i] > t) {").replace(

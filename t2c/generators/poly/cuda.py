@@ -1137,7 +1137,8 @@ class Printer:
                 f"{r.flat[-1][0]})")
             if r.ahead:
                 over += (f", each thread loading {', '.join(t for t, _ in r.ahead[1])} at its next {r.ahead[0]} "
-                         "points before it folds them")
+                         + ("points before it folds them" if r.flat else
+                            "indices before it tests them, and reading the grid's best once for them"))
             return (f"{launch.name}: a reduction ({r.op}) over {over}: each block combines its "
                     f"threads' partial results, then the last block to finish combines the blocks'"
                     f"{stop.get(reduce.search_order(r), '')}.{where}")

@@ -5,10 +5,12 @@
     block_sum_of(an, storage, launch) -> BlockSum | None       a one-block loop's shared sum
 
 Takes a launch whose loops (or rectangular nests, over their flat range) fold into accumulators
-(sums, products, max, min, counts, arg-bests, least-index searches) and write no array. Gives per-block partials that the last block combines
-in index order (a search also shares its best index, so threads stop early). Sums are reordered
-(the tolerance's business) but fixed: the same bits every run. Refuses (None) a fold reading
-another accumulator. docs/poly.md, "Reductions on a grid", "Lanes per row".
+(sums, products, max, min, counts, arg-bests, least-index searches) and write no array. Gives
+per-block partials that the last block combines in index order (a search also shares its best
+index, so threads stop early, and walks in turns of several indices whose loads are issued
+together). Sums are reordered (the tolerance's business) but fixed: the same bits every run.
+Refuses (None) a fold reading another accumulator. docs/poly.md, "Reductions on a grid", "Lanes
+per row".
 """
 from __future__ import annotations
 
@@ -100,8 +102,9 @@ class Reduction:
     flat: tuple = ()            # a nest: (var, first value, extent) per loop, outermost first (`_flat_nest`);
                                 # `loops` are then its innermost loops. Empty: one loop.
     nest: tuple = ()            # a nest's variables in the loops' order, which an arg-best's ties follow
-    ahead: tuple = ()           # a nest's reads loaded first (`loads_first`): (U, ((ref's C text, C type), ...));
-                                # empty: one point per step of the walk, its loads where the body reads them
+    ahead: tuple = ()           # a nest's or a search's reads loaded first (`loads_first`): (U, ((ref's C text,
+                                # C type), ...)), U points a turn; empty: one point per step of the walk, its
+                                # loads where the body reads them
 
     @property
     def loop(self) -> Loop:
@@ -120,7 +123,8 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     read no other local (a thread's accumulator is a partial, the statements before the loop run
     after it).  The loops may be perfect nests of one header over a rectangle (`_flat_nest`): the
     reduction then runs over the nest's flat range (`flat`), without searches; an arg-best there
-    needs ascending loops (its ties follow the nest's order, `Fold`)."""
+    needs ascending loops (its ties follow the nest's order, `Fold`).  A nest and a one-loop search
+    load their inbound reads first (`ahead`)."""
     body = launch.body
     tops = [n for n in body if isinstance(n, Loop)]
     if launch.grid or not tops or not all(isinstance(n, (Stmt, Loop)) for n in body):
@@ -192,27 +196,35 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     red = Reduction(inits, loops, folds, fins, webs, dtypes, others, temps, flat, nest)
     if flat and search_order(red):
         return None             # (a search stops at its loop's index)
-    return replace(red, ahead=loads_first(an, launch, red)) if flat else red
+    return replace(red, ahead=loads_first(an, launch, red)) if flat or search_order(red) else red
 
 
-AHEAD = 4                       # points per step of a nest's walk whose loads are issued together
+AHEAD = 4                       # points per turn of a thread's walk whose loads are issued together
 
 
 def loads_first(an: Analysis, launch, red: Reduction) -> tuple:
     """(AHEAD, reads) for a whole-loop reduction over a rectangular nest's flat range
-    (`Reduction.flat`): each thread loads its next AHEAD points' `reads` before the first of
-    their bodies runs, so that many loads are in flight at once rather than one load, its wait
-    and its compare per point.  A read qualifies when its array is one the launch never writes
-    and each subscript is affine over the nest's variables and the sizes and, isl says, within
-    the array's extent at every point of the rectangle: loading it first makes it unconditional
-    (`if (j > 0 && a[i][j - 1] ...)` reads a[i][-1] nowhere; loaded first it would).  () when
-    no read qualifies."""
+    (`Reduction.flat`) or a one-loop search (`search_order`): each thread loads its next AHEAD
+    points' `reads` before the first of their bodies runs, so that many loads are in flight at
+    once rather than one load, its wait and its compare per point (a search's compare also
+    decides whether its next point runs).  A read qualifies when its array is one the launch
+    never writes and each subscript is affine over the loop variables and the sizes and, isl
+    says, within the array's extent at every point of the range (the rectangle; the search
+    loop's bounds, which must name only sizes): loading it first makes it unconditional (`if
+    (j > 0 && a[i][j - 1] ...)` reads a[i][-1] nowhere; loaded first it would; a search loads
+    points past its hit).  () when no read qualifies."""
     prog = an.program
     arrays = {a.name: a for a in prog.kernel.arrays}
     written = {w.name for n in launch.body for s in ([n] if isinstance(n, Stmt) else n.statements())
                for w in s.stmt.writes()}
-    nest = [v for v, _, _ in red.flat]
-    box = [c for v, low, e in red.flat for c in (f"{low} <= {v}", f"{v} <= ({low}) + ({e}) - 1")]
+    if red.flat:
+        nest = [v for v, _, _ in red.flat]
+        box = [c for v, low, e in red.flat for c in (f"{low} <= {v}", f"{v} <= ({low}) + ({e}) - 1")]
+    else:
+        l = red.loop
+        if identifiers(f"{l.lower} {l.upper}") - set(prog.sizes) or l.time or l.derived or l.geometric:
+            return ()           # (a bound naming a host loop or a scalar: no range to prove reads inside)
+        nest, box = [l.var], [f"{l.lower} <= {l.var}", f"{l.var} <= {l.upper}"]
     names = set(nest) | set(prog.sizes)
 
     def inside(ref) -> bool:
@@ -493,6 +505,9 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     if red.flat and red.ahead:
         loop_ = flat_loop(red.flat, _point(p, red, bests, search, _registers(red), _rank(red, _COORD)),
                           red.ahead[0], _loads(p, red))
+    elif red.ahead:             # a search in turns of AHEAD indices
+        loop_ = search_turns(red, _point(p, red, bests, search, _registers(red), ""), _loads(p, red, "    "),
+                             start, walk, {r: _watch(b, name) for r, b in bests.items()}, search)
     elif red.flat:
         loop_ = flat_loop(red.flat, body)
     gather = []
@@ -649,6 +664,38 @@ def flat_loop(flat: tuple, body: list[str], ahead: int = 0, loads: tuple = ((), 
 _COORD = "poly_p{}[poly_u]"     # coordinate k of a turn's point poly_u (`flat_loop` with `ahead`)
 
 
+def search_turns(red: Reduction, body: list[str], loads: tuple, start: str, walk: str, watch: dict,
+                 search: str) -> list[str]:
+    """A one-loop search's grid-stride loop in turns (`Reduction.ahead` without `flat`): the
+    thread's indices are the one-index loop's (`start` + its thread index, then `walk` by the
+    grid, while the loop's own condition holds), in its order (ascending for "least", descending
+    for "greatest").  Each turn reads the grid's best (`watch`: a search's register -> its
+    volatile view) once and runs only when its first index is not past the thread's own hit nor
+    that best; it takes the next U indices into `_COORD` (one past the loop's end stays there),
+    issues `loads` (`_loads`) at those within the loop, then runs `body` (`_point` over
+    `_registers`) at each in order while it is not past the thread's own hit, as the one-index
+    loop would have stopped.  At most U - 1 indices past a hit are loaded; the hit is the same."""
+    U, loop, at = red.ahead[0], red.loop, "poly_next"
+    past = "<" if search == "least" else ">"
+    cond = lambda var: cprint(renamed(parse_expr(loop.cond), loop.var, var))
+    either = lambda terms: terms[0] if len(terms) == 1 else "(" + " || ".join(f"({t})" for t in terms) + ")"
+    turn = either([f"{at} {past} {r} && {at} {past} *{w}" for r, w in watch.items()])
+    mine = either([f"{loop.var} {past} {r}" for r in watch])
+    index = _coords(((loop.var, "0", ""),), _COORD, "      ")
+    unrolled = lambda what: ["#pragma unroll", f"    for (int poly_u = 0; poly_u < {U}; poly_u++) {{   /* {what} */",
+                             *index]
+    return [f"  int {at} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x);   /* the thread's next {loop.var} */",
+            f"  while ({cond(at)} && {turn}) {{   /* the grid's best: one read a turn */",
+            f"    int {_COORD.format(0).replace('[poly_u]', f'[{U}]')};   /* the turn's indices */",
+            "#pragma unroll", f"    for (int poly_u = 0; poly_u < {U}; poly_u++) {{   /* the loop's next {U} */",
+            f"      {_COORD.format(0)} = {at};", f"      if ({cond(at)})",
+            f"        {at} {walk} (int)(gridDim.x * blockDim.x);", "    }",
+            *loads[0], *unrolled("their loads first, all in flight together"), f"      if ({loop.cond}) {{",
+            *loads[1], "      }", "    }",
+            *unrolled("then each index's body in order, up to the thread's own hit"),
+            f"      if ({loop.cond} && {mine}) {{", *("    " + x for x in body), "      }", "    }", "  }"]
+
+
 def _coords(flat: tuple, coord: str, indent: str, used=None) -> list[str]:
     """The point's loop variables from its coordinates (`coord`: C text of coordinate k, {} for k),
     those in `used` (None: all)."""
@@ -668,13 +715,14 @@ def _registers(red: Reduction):
     return lambda node: node if node is None else rewrite(copy.deepcopy(node), register)
 
 
-def _loads(p, red: Reduction) -> list[str]:
-    """The declarations of the loaded reads' registers (`Reduction.ahead`) and their loads at a point."""
+def _loads(p, red: Reduction, pad: str = "      ") -> tuple[list[str], list[str]]:
+    """The declarations of the loaded reads' registers (`Reduction.ahead`), at `pad`, and their
+    loads at a point, a level deeper."""
     U, reads = red.ahead
-    return ([f"      {t} poly_h{n}[{U}];   /* {text} */" for n, (text, t) in enumerate(reads)],
+    return ([f"{pad}{t} poly_h{n}[{U}];   /* {text} */" for n, (text, t) in enumerate(reads)],
             [x for n, (text, _) in enumerate(reads) for x in p.r.statement(
                 c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(f"poly_h{n}"), c_ast.ID("poly_u")), parse_expr(text)),
-                {}, "          ")])
+                {}, pad + "    ")])
 
 
 def _pair(red: Reduction, f: Fold) -> tuple[str, str]:

@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars r, found_at: private to each thread (no value crosses iterations of the parallel loops).
-//   first_index_reduce_found: a reduction (imin) over i: each block combines its threads' partial results, then the last block to finish combines the blocks'; a thread stops past the least index any thread has found.
+//   first_index_reduce_found: a reduction (imin) over i, each thread loading a[i] at its next 4 indices before it tests them, and reading the grid's best once for them: each block combines its threads' partial results, then the last block to finish combines the blocks'; a thread stops past the least index any thread has found.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ int first_index_reduce_found_partials[1024];   /* one per block */
 __device__ unsigned first_index_reduce_found_ticket = 0u;   /* blocks done; the last one resets it */
 __device__ int first_index_reduce_found_best = 2147483647;   /* the least index found so far; the last block resets it */
 
-/* first_index_reduce_found: a reduction (imin) over i: each block combines its threads' partial results, then the last block to finish combines the blocks'; a thread stops past the least index any thread has found. */
+/* first_index_reduce_found: a reduction (imin) over i, each thread loading a[i] at its next 4 indices before it tests them, and reading the grid's best once for them: each block combines its threads' partial results, then the last block to finish combines the blocks'; a thread stops past the least index any thread has found. */
 __global__ void first_index_reduce_found(int n, double t, const double *a, int *found)
 {
   __shared__ int poly_red[256];
@@ -23,13 +23,33 @@ __global__ void first_index_reduce_found(int n, double t, const double *a, int *
   int found_at = 2147483647;
   const volatile int *poly_best = &first_index_reduce_found_best;   /* another thread's hit may stop this one */
   int r;
-  int i;
-  for (i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < n && i < found_at && i < *poly_best; i += (int)(gridDim.x * blockDim.x))
-  {
-    if ((a[i] > t) && (i < found_at))
-    {
-      found_at = i;
-      atomicMin(&first_index_reduce_found_best, i);
+  int poly_next = (int)(blockIdx.x * blockDim.x + threadIdx.x);   /* the thread's next i */
+  while (poly_next < n && poly_next < found_at && poly_next < *poly_best) {   /* the grid's best: one read a turn */
+    int poly_p0[4];   /* the turn's indices */
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the loop's next 4 */
+      poly_p0[poly_u] = poly_next;
+      if (poly_next < n)
+        poly_next += (int)(gridDim.x * blockDim.x);
+    }
+    double poly_h0[4];   /* a[i] */
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {   /* their loads first, all in flight together */
+      const int i = poly_p0[poly_u];
+      if (i < n) {
+        poly_h0[poly_u] = a[i];
+      }
+    }
+#pragma unroll
+    for (int poly_u = 0; poly_u < 4; poly_u++) {   /* then each index's body in order, up to the thread's own hit */
+      const int i = poly_p0[poly_u];
+      if (i < n && i < found_at) {
+        if ((poly_h0[poly_u] > t) && (i < found_at))
+        {
+          found_at = i;
+          atomicMin(&first_index_reduce_found_best, i);
+        }
+      }
     }
   }
   poly_red[threadIdx.x] = found_at;
