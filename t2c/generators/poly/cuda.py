@@ -722,9 +722,9 @@ class Printer:
         holds back) is that register; the arrays it reads otherwise are returned, for their held
         stores to go first.  With `registers.forward_stores.constants`, in a tile over a rectangle (`rect`), also a
         store of a value that reads nothing (2mm's `tmp[i][j] = 0.0`), which the tile then holds
-        (forward_stores) and its accumulator loop starts from (on the H200 at LARGE: doitgen
-        1.16x, 3mm 1.07x, 2mm 1.04x; covariance's and correlation's triangles took 1.16x and
-        1.08x longer: not there).  None for any other statement."""
+        (forward_stores) and its accumulator loop starts from (faster for doitgen, 3mm and 2mm,
+        slower for covariance's and correlation's triangles: not there; docs/poly-options.md,
+        `forward_stores.constants`).  None for any other statement."""
         st = node.stmt.node
         if not (self.opt.registers.loads_first and isinstance(st, c_ast.Assignment) and isinstance(st.lvalue, c_ast.ArrayRef)):
             return None
@@ -747,8 +747,8 @@ class Printer:
         """An accumulator loop of a tiled launch, its operands staged through shared memory
         BK values of the loop at a time (stage.py says what is staged and why it is exact).
         With `tiles.staging.prefetch` each thread loads its share of the next tile into registers
-        while the block computes on this one, and a whole tile's loop is unrolled (measured on
-        the H200: 3mm 0.66 -> 0.56 ms, gemm 0.33 -> 0.48 ms; off by default).  A loop whose
+        while the block computes on this one, and a whole tile's loop is unrolled (off by default:
+        it helps 3mm and hurts gemm, docs/poly.md "Staged tiles").  A loop whose
         products run on the tensor cores (tensor.py) multiplies whole tiles four k at a time,
         its tiles copied ahead asynchronously where its operands allow (tensor.async_loop)."""
         if s.moving and not hulled:      # the block's hull of the loop's bounds, then the loop over it
@@ -863,9 +863,8 @@ class Printer:
     def begins_early(self, loops, params) -> bool:
         """Whether a kernel launched inside host loops (`loops`) with parameters (`params`: its
         call passes as many) may begin while the launch before it ends, with
-        `launches.programmatic`: its launch is `poly_after`'s and its body first waits (`waits`).
-        On the H200 1000 launches of jacobi-2d's sweep took 7.59 us each, 6.38 this way
-        (scripts/pdl_probe.cu)."""
+        `launches.programmatic`: its launch is `poly_after`'s and its body first waits (`waits`),
+        so the launch's own latency overlaps the previous kernel's end (docs/poly-options.md)."""
         return bool(loops and params and self.opt.launches.programmatic)
 
     def waits(self, name: str, loops, params) -> list[str]:

@@ -76,9 +76,8 @@ def _block(p, h: HostLoop, calls) -> tuple[list[str], list[str]]:
 
 def threads(p, h: HostLoop) -> int:
     """The one-block kernel's threads: `one_block.threads`, or where that is None (the default)
-    1024, and 512 for a loop with a block sum.  On the H200 at LARGE durbin (a block sum per
-    row) took 1.94 ms with 1024 threads, 1.63 with 512 and 1.87 with 256; jacobi-1d and trisolv
-    (none) were fastest with 1024 (0.343 ms against 0.396 with 512; 2.42 against 2.50)."""
+    1024, and 512 for a loop with a block sum: the fastest measured for each (durbin; jacobi-1d,
+    trisolv: docs/poly-options.md, `one_block.threads`)."""
     if p.opt.one_block.threads:
         return p.opt.one_block.threads
     return 512 if any(l.block_sum for l in launches(h)) else p.target.max_threads

@@ -24,7 +24,7 @@ from ...ir.csyntax import array_name, cprint
 from .ctext import WORD, array_refs, at, int_value, max_expr, min_expr, replace_refs
 
 #: k values per shared tile, the first whose arrays fit (doubles: 32 x (36 + 132) x 8 bytes = 42 KiB;
-#: on the H200 32 against 16 took gemm, 2mm, 3mm and covariance 4-20% less time on the tensor cores)
+#: the deeper tile was the faster on the tensor cores: reports/h200-polybench-large-5/)
 DEPTHS = (32, 16)
 SIZE = {"double": 8, "float": 4}
 #: loop bounds whose extremes over a block's rows are at its first and last row: sums of
