@@ -16,13 +16,14 @@ from t2c.generators.poly import generate
 from t2c.generators.poly.kadane import running_max_of
 from t2c.generators.poly.options import DEFAULT
 from t2c.verify.ladder import ladder
+from t2c.runtime.target import SM90
 
 ONE_THREAD = "nothing here is parallel"
 KADANE = "a maximum of running sums (Kadane)"
 
 
 def _records(k, shape=DEFAULT.scans.running_tile):
-    return plan_records(k, lambda an, storage, launch: running_max_of(an, storage, launch, shape))
+    return plan_records(k, lambda an, storage, launch: running_max_of(an, storage, launch, shape, SM90.shared_static))
 
 
 def _part(text: str) -> str:

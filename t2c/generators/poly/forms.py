@@ -121,7 +121,8 @@ def _recognized(p: Context, launch: Launch) -> None:
     if opt.scans.banded and not (launch.reduction or launch.scan):
         launch.banded = banded.banded_of(an, storage, launch)
     if opt.scans.running_max and not (launch.reduction or launch.scan or launch.banded):
-        launch.running_max = kadane.running_max_of(an, storage, launch, opt.scans.running_tile)
+        launch.running_max = kadane.running_max_of(an, storage, launch, opt.scans.running_tile,
+                                                       p.target.shared_static)
     if opt.scans.rows and not (launch.reduction or launch.scan or launch.banded or launch.running_max):
         launch.row_scan = rowscan.row_scan_of(an, launch, opt.scans.rows)
     if opt.reductions.rows and not (launch.banded or launch.row_scan):

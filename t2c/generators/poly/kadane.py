@@ -1,6 +1,6 @@
 """A maximum of running sums (Kadane's scan) as an ordered reduction of 4-tuples.
 
-    running_max_of(analysis, storage, launch, shape) -> RunningMax | None
+    running_max_of(analysis, storage, launch, shape, shared) -> RunningMax | None
 
 Takes a one-thread launch `INITS; for (i = lo; cond; i++) { run = max(run + E, E); m = max(m,
 run); } FINS` (ternaries, `fmax` or an `if`), run and m floating-point locals that FINS only
@@ -12,7 +12,7 @@ shuffles, the warps' in order) and `NAME_final` (one block combines the tuples i
 INITS, joins the loop's start values, runs FINS). Elements past the range or failing cond are
 never folded. The combine is associative, not commutative, and in a fixed order; sums are
 reassociated within a sum's tolerance. Refuses (None) any other shape, or a tile that does not
-fit a block's static shared memory. docs/poly.md, "Running maxima".
+fit `shared` bytes (the target's static shared memory). docs/poly.md, "Running maxima".
 """
 from __future__ import annotations
 
@@ -22,12 +22,11 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...ir.csyntax import cprint, names
+from ...ir.kernel import DTYPES
 from .ctext import WORD, extent_text, max_expr, min_expr, names_used
 
 THREADS = 256                   # NAME_final's block (and the host's elements per part at least)
-SHARED = 48 * 1024              # a block's static shared memory
 _REAL = ("float", "double")
-_SIZE = {"float": 4, "double": 8}
 _BIG = {">": True, ">=": True, "<": False, "<=": False}
 _FIELDS = ("sum", "pre", "suf", "best")
 
@@ -50,7 +49,7 @@ class RunningMax:
     items: int                  # consecutive elements per thread in a tile
 
 
-def running_max_of(an: Analysis, storage: dict, launch, shape: tuple[int, int]) -> RunningMax | None:
+def running_max_of(an: Analysis, storage: dict, launch, shape: tuple[int, int], shared: int) -> RunningMax | None:
     """The launch as a maximum of running sums, its part kernel in tiles of `shape` (threads,
     elements per thread), or None when it is not exactly that form or the tile does not fit."""
     body, prog = launch.body, an.program
@@ -107,7 +106,7 @@ def running_max_of(an: Analysis, storage: dict, launch, shape: tuple[int, int]) 
     threads, items = shape
     dtype = dtypes.pop()
     if threads % 32 or not 32 <= threads <= 1024 or items < 1 or \
-            (_slots(dtype, threads * items) + 4 * threads // 32) * _SIZE[dtype] > SHARED:
+            (_slots(dtype, threads * items) + 4 * threads // 32) * DTYPES[dtype][0] > shared:
         return None
     return RunningMax(inits, loop, step, keep, fins, run, m, value, dtype, tuple(webs),
                       tuple(others.items()), threads, items)
@@ -163,7 +162,7 @@ def _keep(node, run: str) -> str | None:
 def _shift(dtype: str) -> int:
     """A slot skipped after every 128 bytes of a tile in shared memory, so that a thread's
     consecutive elements (the fold's reads, a warp at a time) fall on other banks."""
-    return 4 if _SIZE[dtype] == 8 else 5
+    return 4 if DTYPES[dtype][0] == 8 else 5
 
 
 def _slots(dtype: str, tile: int) -> int:

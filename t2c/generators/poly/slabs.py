@@ -11,7 +11,7 @@ warp. Gives the block's rows of each such A copied once into dynamic shared memo
 threads on consecutive elements (coalesced), rows an odd number of elements apart (distinct banks),
 and those reads from the copy. Exact: the launch never writes A, or writes only constant columns of
 the thread's own row that no staged read names, so the copy holds what each read would have read.
-Where the block's rows pass `SLAB` bytes (known at run time) the kernel reads global memory as
+Where the block's rows pass the target's static shared memory (known at run time) the kernel reads global memory as
 before (`poly_staged` 0). Refuses (None) other forms, several grid indices, a capped grid.
 docs/poly.md, "Rows in shared memory".
 """
@@ -30,11 +30,6 @@ from ...ir.csyntax import cprint, names
 from ...ir.kernel import DTYPES
 from .ctext import array_refs, identifiers, rewrite
 
-#: The most shared memory the block's rows take (a block's without opting in: 48 KiB); larger
-#: rows read global memory (decided per launch at run time).
-SLAB = 48 * 1024
-
-
 @dataclass(frozen=True)
 class Rows:
     array: str                 # A
@@ -47,6 +42,7 @@ class Rows:
 class Slab:
     rows: tuple[Rows, ...]     # largest element type first (each buffer stays aligned)
     reads: frozenset           # C text of the references read from the copies (`pts[p][k]`)
+    limit: int                 # the most bytes the block's rows take (Target.shared_static); past it, global reads
 
 
 def slab_of(p, launch) -> Slab | None:
@@ -106,7 +102,7 @@ def slab_of(p, launch) -> Slab | None:
         return None
     order = sorted(found.values(), key=lambda a: -DTYPES[a.dtype][0])
     return Slab(tuple(Rows(a.name, a.dtype, a.shape[1], f"poly_rows{i}") for i, a in enumerate(order)),
-                frozenset(r for n in found for r in reads[n]))
+                frozenset(r for n in found for r in reads[n]), p.target.shared_static)
 
 
 def _extent(text: str) -> str:
@@ -163,7 +159,7 @@ def host(launch, indent: str) -> tuple[list[str], str, str]:
                        for r in launch.slab.rows)
     return ([f"{indent}    const size_t poly_slab = {terms};   /* the block's rows of "
              f"{', '.join(r.array for r in launch.slab.rows)} */",
-             f"{indent}    const int poly_staged = poly_slab <= {SLAB};"],
+             f"{indent}    const int poly_staged = poly_slab <= {launch.slab.limit};"],
             "poly_staged ? poly_slab : 0", "poly_staged")
 
 
