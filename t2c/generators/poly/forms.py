@@ -128,7 +128,7 @@ def _recognized(p: Context, launch: Launch) -> None:
     if opt.reductions.rows and not (launch.banded or launch.row_scan):
         launch.row = reduce.row_reduction_of(an, storage, launch, opt.reductions.rows.data_lanes)
     if opt.reductions.row_blocks and not (launch.row or launch.banded or launch.row_scan):
-        launch.phases = phases.phases_of(an, storage, launch, opt.reductions.row_held)
+        launch.phases = phases.phases_of(an, storage, launch, opt.reductions.row_held, opt.reductions.row_registers)
     launch.private = private.private_of(p, launch)
 
 
@@ -183,7 +183,7 @@ def block(p: Context, launch: Launch) -> tuple | None:
     if launch.row_scan:
         return (launch.row_scan.threads,)
     if launch.phases:
-        return (phases.THREADS,)
+        return (launch.phases.threads,)
     if launch.transposed:
         return (transposed.TILE, transposed.ROWS, 1)[:len(launch.grid)]
     if launch.sweep:

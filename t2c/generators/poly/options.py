@@ -130,6 +130,7 @@ class Reductions:
     row_blocks: bool = True                          # a thread's folds then maps along a row: a block per row (phases.py)
     row_joins: bool = option(True, {"pass": [False]})    # a row's folds and the row nest after them that reads them: one nest (lower.row_joined)
     row_held: int | None = option(4096, {"memory": [None, 2048]})   # a row's elements a block keeps in shared memory per array (rows.held_rows)
+    row_registers: int | None = option(8, {"memory": [None, 4]})   # a row's elements a thread keeps in registers per array (rows.kept_rows)
     private: Private | None = option(Private(), {"memory": [None]})   # atomic updates into a block's copy (private.py)
 
 

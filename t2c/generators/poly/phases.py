@@ -18,7 +18,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...ir.csyntax import cprint
-from .rows import LANES, WIDE, held_rows, row_cells, swapped, wide_phases
+from .rows import LANES, REG_THREADS, WIDE, held_rows, kept_rows, row_cells, swapped, wide_phases
 from .ctext import array_refs, extent_text, identifiers, max_expr, min_expr, parens
 from .transform import depth_of
 from .reduce import OPS, combine, fold_of, join, temporaries, typed
@@ -40,11 +40,15 @@ class RowPhases:
     cells: tuple = ()           # (array, stored): row cells every thread keeps in a register (rows.row_cells)
     held: tuple = ()            # rows.Held: arrays whose row the block keeps in shared memory
     wide: tuple = ()            # rows.Wide: loop phases taking 4 elements a thread by 16-byte accesses on a fit row
+    kept: tuple = ()            # rows.Kept: arrays whose row's elements each thread keeps in registers
+    threads: int = THREADS      # per row (block): REG_THREADS when rows are kept in registers
 
 
-def phases_of(an: Analysis, storage: dict, launch, held: int | None = None) -> RowPhases | None:
+def phases_of(an: Analysis, storage: dict, launch, held: int | None = None,
+              registers: int | None = None) -> RowPhases | None:
     """The launch as row phases (module docstring), or None; `held`: the elements of a row a
-    block may keep in shared memory per array (rows.held_rows; None: none)."""
+    block may keep in shared memory per array (rows.held_rows; None: none); `registers`: the
+    elements of a row a thread may keep in registers per array (rows.kept_rows; None: none)."""
     grid = {l.var for l in launch.grid}
     if not launch.grid or launch.host_loops and any(l.derived for l in launch.grid) or len(launch.grid) > 1 and (
             any(l.derived for l in launch.grid) or any((grid - {l.var}) & identifiers(f"{l.init} {l.cond}") for l in launch.grid)):
@@ -90,8 +94,10 @@ def phases_of(an: Analysis, storage: dict, launch, held: int | None = None) -> R
                 if local(a.name) and (web is None or storage.get(web) != "local" or not grid <= set(an.webs[web].private)):
                     return None
     held_ = held_rows(an, launch, phases, held)
-    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_,
-                     wide_phases(an, launch, phases, held_))
+    wide = wide_phases(an, launch, phases, held_)
+    kept = kept_rows(an, launch, phases, held_, wide, registers)
+    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_, wide, kept,
+                     REG_THREADS if kept else THREADS)
 
 
 def kernel_body(p, launch, rp: RowPhases) -> list[str]:
@@ -113,6 +119,7 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
     units = {v: _fresh(f"poly_{v}u", taken) for v in dict.fromkeys(rp.phases[w.phase].node.var for w in rp.wide)}
     shared += [f"  __shared__ {'__align__(16) ' if a in quads else ''}{h.dtype} {name}[{h.elements}];"
                f"   /* the row's first {h.elements} elements of {a} */" for a, (h, name, _) in rows_.items()]
+    kept_ = {r.array: (r, _fresh(f"poly_r_{r.array}", taken)) for r in rp.kept}
 
     def lines(s: Stmt, indent: str, names: dict | None = None, cells: dict | None = None, node=None) -> list[str]:
         node = swapped(node or s.stmt.node, {**regs, **(cells or {})})
@@ -191,6 +198,30 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
             return out
         return unit
 
+    def loader(r, name: str) -> list[str]:
+        """The thread's elements of a kept row (rows.Kept), loaded together at the row's start."""
+        loop = rp.phases[r.readers[0]].node
+        return ["#pragma unroll", f"for (int poly_u = 0; poly_u < {r.count}; poly_u++) {{",
+                f"  {loop.var} = (int)threadIdx.x + poly_u * (int)blockDim.x;",
+                f"  if ({r.guard})", f"    {name}[poly_u] = {cell_of(loop, r.array)};", "}"]
+
+    def registered(k: int, loop, indent: str, unit) -> list[str] | None:
+        """A phase reading kept rows: its elements of the kept part from the registers (unit(indent,
+        cells) prints one element's statements), then the rest of the row from memory; None for
+        a phase reading none."""
+        mine = [(r, name) for r, name in kept_.values() if k in r.readers]
+        if not mine:
+            return None
+        v, K, lo = loop.var, mine[0][0].count, loop.init.split("=", 1)[1].strip()
+        inside = loop.cond if lo == "0" else f"{v} >= {parens(lo)} && {loop.cond}"
+        rest = unit(indent + "  ", {}) if lo == "0" else \
+            [f"{indent}  if ({v} >= {parens(lo)}) {{", *unit(indent + "    ", {}), f"{indent}  }}"]
+        return [f"{indent}#pragma unroll", f"{indent}for (int poly_u = 0; poly_u < {K}; poly_u++) {{   /* the kept elements */",
+                f"{indent}  {v} = (int)threadIdx.x + poly_u * (int)blockDim.x;", f"{indent}  if ({inside}) {{",
+                *unit(indent + "    ", {r.array: f"{name}[poly_u]" for r, name in mine}), f"{indent}  }}", f"{indent}}}",
+                f"{indent}for ({v} = (int)threadIdx.x + {K} * (int)blockDim.x; {loop.cond}; {v} += (int)blockDim.x)",
+                f"{indent}{{", *rest, f"{indent}}}"]
+
     def either(k: int, loop, indent: str, unit, scalar: list[str]) -> list[str]:
         """The 16-byte path on a fit row, else the scalar loop `scalar` (printed at `indent`)."""
         if k not in wide:
@@ -199,7 +230,7 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
                 *wide_loop(k, loop, wide[k], indent + "  ", unit), f"{indent}}} else {{",
                 *("  " + x for x in scalar), f"{indent}}}"]
 
-    body = []
+    body = [f"    {x}" for r, name in kept_.values() for x in loader(r, name)]
     for k, ph in enumerate(rp.phases):
         if ph.kind == "stmt":
             w = ph.node.stmt.writes()
@@ -217,9 +248,12 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
         lo = loop.init.split("=", 1)[1].strip()
         head = f"    for ({loop.var} = {'' if lo == '0' else lo + ' + '}(int)threadIdx.x; {loop.cond}; {loop.var} += (int)blockDim.x)"
         if ph.kind == "map":
-            loads, cells = kept(k, loop, "      ")
-            scalar = [head, "    {", *loads, *(x for s in loop.body for x in lines(s, "      ", cells=cells)), "    }"]
-            body += [*either(k, loop, "    ", map_unit(loop, wide.get(k)), scalar), "    __syncthreads();"]
+            def elements(indent, regs_, loop=loop, k=k):
+                loads, cells = kept(k, loop, indent)
+                return [*loads, *(x for s in loop.body for x in lines(s, indent, cells={**cells, **regs_}))]
+            scalar = [head, "    {", *elements("      ", {}), "    }"]
+            body += [*(registered(k, loop, "    ", elements) or either(k, loop, "    ", map_unit(loop, wide.get(k)), scalar)),
+                     "    __syncthreads();"]
             continue
         parts = []
         for stmt, op, acc in ph.folds:
@@ -227,18 +261,20 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
             reg, t = names.get(acc, acc), p.web_type[p.an.web_of[(stmt.stmt.name, acc)]]
             part = _fresh(f"poly_part_{reg.removeprefix('poly_')}", taken)
             warps = _fresh(f"poly_warps_{reg.removeprefix('poly_')}", taken)
-            shared.append(f"  __shared__ {t} {warps}[{THREADS // 32}];")
+            shared.append(f"  __shared__ {t} {warps}[{rp.threads // 32}];")
             parts.append((stmt, op, reg, part, warps, t, names, acc))
 
         def unit(indent, rename, cells, lane=None):
             return [*(x for s in ph.temps for x in lines(s, indent, {**p.names_for(s.stmt.name), **rename}, cells)),
                     *(x for stmt, _, reg, part, _, _, names, acc in parts
                       for x in lines(stmt, indent, {**names, acc: part, **rename}, cells))]
-        loads, cells = kept(k, loop, "        ")
-        scalar = ["  " + head, "      {", *loads, *unit("        ", {}, cells), "      }"]
+        def elements(indent, regs_, loop=loop, k=k, unit=unit):
+            loads, cells = kept(k, loop, indent)
+            return [*loads, *unit(indent, {}, {**cells, **regs_})]
+        scalar = ["  " + head, "      {", *elements("        ", {}), "      }"]
         body += [f"    {{   /* phase {k + 1}: each thread folds its elements, then the block combines them */",
                  *(f"      {t} {part} = {OPS[op][0]};" for _, op, _, part, _, t, _, _ in parts),
-                 *either(k, loop, "      ", unit, scalar)]
+                 *(registered(k, loop, "      ", elements) or either(k, loop, "      ", unit, scalar))]
         for _, op, reg, part, warps, t, _, _ in parts:
             body += [f"      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)",
                      f"        {part} = {combine(op, part, f'__shfl_down_sync(0xffffffffu, {part}, poly_o)')};",
@@ -252,6 +288,8 @@ def kernel_body(p, launch, rp: RowPhases) -> list[str]:
         body += ["      __syncthreads();", "    }"]
     shared += [f"  {types[a]} {reg};   /* {a}[{', '.join(l.var for l in launch.grid)}]: every thread's copy */"
                for a, reg in regs.items()]
+    shared += [f"  {r.dtype} {name}[{r.count}];   /* {r.array}: the thread's elements of the row, kept */"
+               for r, name in kept_.values()]
     locals_ = {}
     for n in launch.body:
         for s in ([n] if isinstance(n, Stmt) else n.body):
@@ -294,9 +332,10 @@ def _fresh(name: str, taken: set) -> str:
     return out
 
 
-def launch_code(p, launch, args: list[str], indent: str, threads: int = THREADS) -> list[str]:
-    """A block per row, at most 1048576 along x and 65535 along y and z (the rows' loops stride)."""
-    box = p.launch_box(launch)
+def launch_code(p, launch, args: list[str], indent: str, threads: int | None = None) -> list[str]:
+    """A block per row, at most 1048576 along x and 65535 along y and z (the rows' loops stride);
+    `threads` a block (default: the launch's RowPhases')."""
+    box, threads = p.launch_box(launch), threads or launch.phases.threads
     if any(not lows or not highs for lows, highs in box):
         return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
     call = ", ".join(args)
@@ -324,12 +363,14 @@ def describe(launch, rp: RowPhases) -> str:
     rows = ", ".join(l.var for l in launch.grid)
     regs = ", ".join(f"{a}[{rows}]{' (thread 0 stores it)' if stored else ''}" for a, stored in rp.cells)
     held = ", ".join(f"{h.array} (its first {h.elements} elements)" for h in rp.held)
-    return (f"{launch.name}: a block of {THREADS} threads per {rows if len(launch.grid) == 1 else f'({rows})'} runs its phases in turn: "
+    return (f"{launch.name}: a block of {rp.threads} threads per {rows if len(launch.grid) == 1 else f'({rows})'} runs its phases in turn: "
             f"{steps}; statements of the row between them"
             + (f"; {regs} in every thread's registers" if regs else "")
             + (f"; the row of {held} kept in shared memory by the phase that reads it first" if held else "")
             + (f"; on a row whose extent is a multiple of {LANES} and whose pointers are 16-byte aligned, a thread "
-               f"takes {LANES} consecutive elements ({wide})" if (wide := _wide_text(rp)) else "") + ".")
+               f"takes {LANES} consecutive elements ({wide})" if (wide := _wide_text(rp)) else "")
+            + "".join(f"; each thread keeps its elements j = t + u * {rp.threads} (u < {r.count}) of {r.array}'s row in "
+                      f"registers, read from memory once" for r in rp.kept) + ".")
 
 
 def _wide_text(rp: RowPhases) -> str:

@@ -36,6 +36,14 @@ Four plan decisions, all for the launches of phases.py (a block per row):
   its own statement only, at its cell; a fold's per-thread order changes, the association
   freedom its block combine already takes (max and min are order-free); held rows keep their
   first `elements` (a multiple of LANES, so a chunk is all held or all not).
+- `kept_rows` (Kept records): an array that several loop phases read at `A[row, j]` but that
+  `held_rows` does not take (the phases' loops start at different indices: a cross-entropy's
+  max from 1 and its sum from 0) is read into registers once per row: thread t keeps elements
+  j = t + u * blockDim.x for u < `reductions.row_registers`, loaded together at the row's start,
+  and each reading phase takes its elements from them (the rest of a longer row from global
+  memory). The launch then runs REG_THREADS threads a row, so a row of up to REG_THREADS times
+  that count is read once. Exact as the held rows are: the same element values; a fold's
+  per-thread grouping changes within the association freedom its block combine already takes.
 """
 from __future__ import annotations
 
@@ -47,7 +55,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis
 from ...ir.csyntax import array_name
-from .ctext import identifiers, rewrite
+from .ctext import identifiers, parens, rewrite
 
 #: the static shared memory all held rows of one block may take (of the 48 KB a block has without opting in)
 HELD_BYTES = 40 * 1024
@@ -55,6 +63,8 @@ HELD_BYTES = 40 * 1024
 LANES = 4
 WIDE = {"float": "float4", "int": "int4", "unsigned": "uint4"}
 _ARITH = re.compile(r"[\w\s+\-*/%()]+")
+#: threads per row of a launch keeping rows in registers (kept_rows)
+REG_THREADS = 128
 _SIZE = {"float": 4, "double": 8, "int": 4, "long": 8, "__half": 2, "__nv_bfloat16": 2}
 
 
@@ -66,6 +76,59 @@ class Held:
     elements: int               # the row's first elements held; the rest re-read from global memory
     loader: int                 # the phase (index) that loads and keeps them
     readers: tuple = ()         # the later phases (indices) that read them back
+
+
+@dataclass(frozen=True)
+class Kept:
+    """An array whose row's elements j = t + u * blockDim.x (u < count) thread t keeps in registers."""
+    array: str
+    dtype: str
+    count: int
+    readers: tuple              # the loop phases (indices) that read it, all over one loop variable
+    guard: str                  # C text: whether element j (that variable) is one some reader reads
+
+
+def kept_rows(an: Analysis, launch, phases: list, held: tuple, wide: tuple, count: int | None) -> tuple:
+    """The Kept records of the launch (module docstring): arrays the launch never writes, read
+    by two or more loop phases over one variable at the row's cell `A[row, j]` only, none of them
+    a 16-byte phase or a held row; a read under a condition only where every reading loop stays
+    within the array's last extent (`j < extent` from a constant start), so its load is in bounds."""
+    if not count:
+        return ()
+    grid = tuple(l.var for l in launch.grid)
+    written = {w.name for s in launch.statements() for w in an.program.statement(s).writes()}
+    types = {a.name: a.dtype for a in an.program.kernel.arrays}
+    extent = {a.name: a.shape[-1] for a in an.program.kernel.arrays if a.shape}
+    taken, wide_ = {h.array for h in held}, {w.phase for w in wide}
+    out = []
+    for name in dict.fromkeys(a.name for p in phases if p.kind != "stmt" for s in _stmts(p) for a in s.stmt.reads()):
+        readers = tuple(k for k, p in enumerate(phases) if p.kind != "stmt" and any(s.stmt.reads(name) for s in _stmts(p)))
+        loops = [phases[k].node for k in readers]
+        stmts = [s for k in readers for s in _stmts(phases[k])]
+        if name in written or name in taken or types.get(name) not in _SIZE or len(readers) < 2 or \
+                wide_ & set(readers) or len({l.var for l in loops}) != 1 or any(l.step != 1 for l in loops) or \
+                any(s.stmt.conditional for s in stmts if s.stmt.reads(name)) and \
+                not all(_within(l, extent.get(name)) for l in loops) or \
+                any(s.bind for p in phases for s in _stmts(p)) or \
+                any(a.atomic or a.index[:-1] != grid or a.index[-1] != loops[0].var
+                    for s in stmts for a in s.stmt.accesses if a.name == name):
+            continue
+        ranges = dict.fromkeys(_range(l) for l in loops)
+        out.append(Kept(name, types[name], count, readers, " || ".join(f"({r})" for r in ranges)))
+    return tuple(out)
+
+
+def _within(loop, extent: str | None) -> bool:
+    """Whether the loop's range lies within [0, extent): a start that is an integer literal at
+    least 0 and the condition `var < extent`, spelled as the array's declaration spells it."""
+    lo = loop.init.split("=", 1)[1].strip()
+    return extent is not None and lo.isdigit() and "".join(loop.cond.split()) == f"{loop.var}<{''.join(extent.split())}"
+
+
+def _range(loop) -> str:
+    """C text: whether the loop's variable is in its range (its start to its condition)."""
+    lo = loop.init.split("=", 1)[1].strip()
+    return loop.cond if lo == "0" else f"{loop.var} >= {parens(lo)} && {loop.cond}"
 
 
 def row_cells(an: Analysis, launch, phases: list) -> dict[str, bool]:

@@ -4,26 +4,42 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them.
+//   cross_entropy_update_loss: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them. */
-__global__ void __launch_bounds__(256) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
+/* cross_entropy_update_loss: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once. */
+__global__ void __launch_bounds__(128) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
 {
-  __shared__ double poly_warps_m[8];
-  __shared__ double poly_warps_s[8];
+  __shared__ double poly_warps_m[4];
+  __shared__ double poly_warps_s[4];
+  double poly_r_x[8];   /* x: the thread's elements of the row, kept */
   double m;
   double s;
   int j;
   for (int i = (int)blockIdx.x; i < n; i += (int)gridDim.x) {
+    #pragma unroll
+    for (int poly_u = 0; poly_u < 8; poly_u++) {
+      j = (int)threadIdx.x + poly_u * (int)blockDim.x;
+      if ((j >= 1 && j < c) || (j < c))
+        poly_r_x[poly_u] = x[(i * c) + j];
+    }
     m = x[(i * c) + 0];
     {   /* phase 2: each thread folds its elements, then the block combines them */
       double poly_part_m = -INFINITY;
-      for (j = 1 + (int)threadIdx.x; j < c; j += (int)blockDim.x)
+      #pragma unroll
+      for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+        j = (int)threadIdx.x + poly_u * (int)blockDim.x;
+        if (j >= 1 && j < c) {
+          poly_part_m = fmax(poly_part_m, poly_r_x[poly_u]);
+        }
+      }
+      for (j = (int)threadIdx.x + 8 * (int)blockDim.x; j < c; j += (int)blockDim.x)
       {
-        poly_part_m = fmax(poly_part_m, x[(i * c) + j]);
+        if (j >= 1) {
+          poly_part_m = fmax(poly_part_m, x[(i * c) + j]);
+        }
       }
       for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
         poly_part_m = fmax(poly_part_m, __shfl_down_sync(0xffffffffu, poly_part_m, poly_o));
@@ -39,7 +55,14 @@ __global__ void __launch_bounds__(256) cross_entropy_update_loss(int n, int c, c
     s = 0.0;
     {   /* phase 4: each thread folds its elements, then the block combines them */
       double poly_part_s = 0;
-      for (j = (int)threadIdx.x; j < c; j += (int)blockDim.x)
+      #pragma unroll
+      for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+        j = (int)threadIdx.x + poly_u * (int)blockDim.x;
+        if (j < c) {
+          poly_part_s += exp(poly_r_x[poly_u] - m);
+        }
+      }
+      for (j = (int)threadIdx.x + 8 * (int)blockDim.x; j < c; j += (int)blockDim.x)
       {
         poly_part_s += exp(x[(i * c) + j] - m);
       }
@@ -66,7 +89,7 @@ extern "C" void cross_entropy_device(int n, int c, double *x, int *label, double
   {
     const int extent = n;   /* i: a block each */
     if (extent > 0)
-      cross_entropy_update_loss<<<extent < 1048576 ? extent : 1048576, 256>>>(n, c, x, label, loss);
+      cross_entropy_update_loss<<<extent < 1048576 ? extent : 1048576, 128>>>(n, c, x, label, loss);
   }
 }
 

@@ -4,27 +4,44 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them.
+//   softmax_update_y: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them. */
-__global__ void __launch_bounds__(256) softmax_update_y(int rows, int cols, const double *x, double *y)
+/* softmax_update_y: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once. */
+__global__ void __launch_bounds__(128) softmax_update_y(int rows, int cols, const double *x, double *y)
 {
-  __shared__ double poly_warps_m[8];
-  __shared__ double poly_warps_s[8];
+  __shared__ double poly_warps_m[4];
+  __shared__ double poly_warps_s[4];
+  double poly_r_x[8];   /* x: the thread's elements of the row, kept */
   double m;
   double s;
   int j;
   for (int i = (int)blockIdx.x; i < rows; i += (int)gridDim.x) {
+    #pragma unroll
+    for (int poly_u = 0; poly_u < 8; poly_u++) {
+      j = (int)threadIdx.x + poly_u * (int)blockDim.x;
+      if ((j >= 1 && j < cols) || (j < cols))
+        poly_r_x[poly_u] = x[(i * cols) + j];
+    }
     m = x[(i * cols) + 0];
     {   /* phase 2: each thread folds its elements, then the block combines them */
       double poly_part_m = -INFINITY;
-      for (j = 1 + (int)threadIdx.x; j < cols; j += (int)blockDim.x)
+      #pragma unroll
+      for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+        j = (int)threadIdx.x + poly_u * (int)blockDim.x;
+        if (j >= 1 && j < cols) {
+          if (poly_r_x[poly_u] > poly_part_m)
+            poly_part_m = poly_r_x[poly_u];
+        }
+      }
+      for (j = (int)threadIdx.x + 8 * (int)blockDim.x; j < cols; j += (int)blockDim.x)
       {
-        if (x[(i * cols) + j] > poly_part_m)
-          poly_part_m = x[(i * cols) + j];
+        if (j >= 1) {
+          if (x[(i * cols) + j] > poly_part_m)
+            poly_part_m = x[(i * cols) + j];
+        }
       }
       for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
         poly_part_m = fmax(poly_part_m, __shfl_down_sync(0xffffffffu, poly_part_m, poly_o));
@@ -38,7 +55,14 @@ __global__ void __launch_bounds__(256) softmax_update_y(int rows, int cols, cons
       __syncthreads();
     }
     s = 0.0;
-    for (j = (int)threadIdx.x; j < cols; j += (int)blockDim.x)
+    #pragma unroll
+    for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+      j = (int)threadIdx.x + poly_u * (int)blockDim.x;
+      if (j < cols) {
+        y[(i * cols) + j] = exp(poly_r_x[poly_u] - m);
+      }
+    }
+    for (j = (int)threadIdx.x + 8 * (int)blockDim.x; j < cols; j += (int)blockDim.x)
     {
       y[(i * cols) + j] = exp(x[(i * cols) + j] - m);
     }
@@ -73,7 +97,7 @@ extern "C" void softmax_device(int rows, int cols, double *x, double *y)
   {
     const int extent = rows;   /* i: a block each */
     if (extent > 0)
-      softmax_update_y<<<extent < 1048576 ? extent : 1048576, 256>>>(rows, cols, x, y);
+      softmax_update_y<<<extent < 1048576 ? extent : 1048576, 128>>>(rows, cols, x, y);
   }
 }
 
