@@ -4,19 +4,20 @@
 source texts, the compiler, its version and the exact command line; a second call
 with the same inputs is a cache hit.  Writes are atomic (build into a temporary
 name, then rename), so a killed build never leaves a half-written binary.  A
-failing compile raises `BuildError` with the compiler's log.
+failing compile raises `BuildError` with the compiler's log; one that runs past
+`COMPILE_TIMEOUT` is killed with its processes and raises `BuildTimedOut`.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__, config
-from .process import clean_env
+from ..errors import UserError
+from .process import COMPILE_TIMEOUT, QUERY_TIMEOUT, clean_env, run_process
 
 
 class BuildError(Exception):
@@ -25,11 +26,27 @@ class BuildError(Exception):
         self.log, self.command = log, command
 
 
+class BuildTimedOut(BuildError, UserError):
+    """A compile killed at its time limit.  The code keeps the compiler busy (or the machine is
+    starved), which no compiler log explains: the message says what to look for.  A BuildError to
+    the ladder (a candidate or mutant that does not build); a UserError to a command or a batch,
+    which print its line, never "internal error"."""
+
+    def __init__(self, message: str, log: str = "", command: list[str] = (), *, hint: str | None = None):
+        UserError.__init__(self, message, hint=hint)
+        self.log, self.command = log, command
+
+
+#: What a timed-out compile's message tells the user to look for.
+BUSY_COMPILER = ("look in the code for what keeps a compiler busy (a macro or initializer that expands "
+                 "without bound, a huge unrolled body)")
+
+
 @lru_cache(maxsize=8)
 def compiler_version(cc: str) -> str:
     try:
-        return subprocess.run([cc, "--version"], capture_output=True, text=True,
-                              env=clean_env()).stdout.splitlines()[0]
+        r = run_process([cc, "--version"], env=clean_env(), timeout=QUERY_TIMEOUT)
+        return r.stdout.splitlines()[0] if r.ok else "unknown"
     except (OSError, IndexError):
         return "unknown"
 
@@ -91,9 +108,14 @@ def build(sources: dict[str, str], flags: list[str], *, cc: str | None = None,
         out = Path(tmp) / "prog"
         cmd = [cc, *flags, *[p for p in paths if not p.endswith(".h")], "-o", str(out), *libs]
         # the reference may be the model's code: its build sees no secret of the caller's
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=clean_env())
+        proc = run_process(cmd, cwd=tmp, env=clean_env(), timeout=COMPILE_TIMEOUT)
+        if proc.timed_out:
+            what = ", ".join(n for n in sorted(sources) if not n.endswith(".h"))
+            message = f"{Path(cc).name} did not finish compiling {what} within {COMPILE_TIMEOUT:.0f} s (stopped)"
+            raise BuildTimedOut(message, f"{proc.stdout}{proc.stderr}\n{message}; {BUSY_COMPILER}\n", cmd,
+                                hint=BUSY_COMPILER)
         if proc.returncode != 0:
-            raise BuildError(f"{cc} failed (exit {proc.returncode})", proc.stderr, cmd)
+            raise BuildError(f"{cc} failed ({proc.describe()})", proc.stderr, cmd)
         seal(out, exe)
         os.replace(out, exe)
     return exe

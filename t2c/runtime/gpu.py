@@ -7,11 +7,11 @@ reports; `toolchain(backend)` names the compilers a verify result depends on.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from functools import lru_cache
 
 from .. import config
 from .build import compiler_version
+from .process import QUERY_TIMEOUT, run_process
 
 
 @lru_cache(maxsize=1)
@@ -20,11 +20,11 @@ def gpus() -> tuple[dict, ...]:
     if not smi:
         return ()
     try:
-        out = subprocess.run([smi, "--query-gpu=index,name,driver_version,memory.total,clocks.max.sm",
-                              "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
+        out = run_process([smi, "--query-gpu=index,name,driver_version,memory.total,clocks.max.sm",
+                           "--format=csv,noheader"], timeout=QUERY_TIMEOUT)
+    except OSError:
         return ()
-    if out.returncode != 0:
+    if not out.ok:
         return ()
     rows = []
     for line in out.stdout.strip().splitlines():
@@ -49,7 +49,7 @@ def toolchain(backend: str) -> str:
     if backend == "gpu":
         nvcc = config.load().nvcc
         try:
-            ver = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+            ver = run_process([nvcc, "--version"], timeout=QUERY_TIMEOUT).stdout.strip().splitlines()[-1]
         except (OSError, TypeError, IndexError):
             ver = "no nvcc"
         return f"{ver}; {fingerprint()}"

@@ -5,6 +5,10 @@ A program that hangs is killed with its whole process group, so a crashing or
 hanging candidate costs one candidate and never the caller.  Output beyond
 `max_output` bytes is cut (and flagged) rather than held in memory.
 
+Every program t2c starts goes through `run_process`, compilers and tool queries included: each has
+a time limit (`COMPILE_TIMEOUT`, `QUERY_TIMEOUT`, or its caller's) and dies with t2c, since an
+exception that unwinds the wait (Ctrl-C, or SIGTERM, which the CLI turns into one) kills its group.
+
 `clean_env(extra)` is the environment for anything that builds or runs code t2c did not
 write (a model's or a user's candidate, a model-written reference): the `KEPT` variables
 and HOME set to an empty scratch folder of this process, never the caller's secrets (an
@@ -24,6 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_OUTPUT = 16 * 1024 * 1024
+
+#: The longest one compile may run (gcc, g++, cpp or nvcc on one program).  Not a setting: the
+#: programs t2c compiles build in seconds; the limit is there for one that never would (code that a
+#: model or a user wrote can keep a compiler busy without end: a macro or initializer that expands
+#: exponentially, a huge unrolled body), so that it costs one kernel and not a hung batch.
+COMPILE_TIMEOUT = 300.0
+
+#: The longest a tool asked about itself (`--version`, nvidia-smi's device list) may take: it answers
+#: at once, or within seconds where a GPU driver has to load first.
+QUERY_TIMEOUT = 30.0
 
 #: What compilers (gcc, g++, nvcc, clang) and candidates need of the caller's environment:
 #: where the tools and libraries are, the locale, the temporary folder, which GPUs to use.

@@ -15,11 +15,10 @@ import functools
 import platform
 import re
 import shutil
-import subprocess
 
 from .. import config
 from ..errors import UserError
-from ..runtime.process import clean_env, run_process
+from ..runtime.process import QUERY_TIMEOUT, clean_env, run_process
 
 SMI_FIELDS = ("name", "uuid", "driver_version", "pci.bus_id", "clocks.sm", "clocks.max.sm",
               "clocks.mem", "clocks.max.mem", "power.limit", "temperature.gpu", "persistence_mode",
@@ -120,9 +119,8 @@ def _cpu_model() -> str:
 
 def _version(tool: str, marker: str = "") -> str:
     try:
-        lines = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30,
-                               env=clean_env()).stdout.splitlines()
-    except (OSError, subprocess.TimeoutExpired):
+        lines = run_process([tool, "--version"], timeout=QUERY_TIMEOUT, env=clean_env()).stdout.splitlines()
+    except OSError:
         return "unknown"
     hit = [l for l in lines if marker in l] if marker else lines
     return (hit or lines or ["unknown"])[0].strip()

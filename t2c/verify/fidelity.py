@@ -11,7 +11,6 @@ built with the same flags, so they must agree exactly.
 from __future__ import annotations
 
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,8 @@ from pathlib import Path
 from .. import config
 from ..frontends.c.preprocess import include_dirs
 from ..ir import FLOAT_DTYPES, Kernel
-from ..runtime.process import run_process
+from ..runtime.build import BUSY_COMPILER
+from ..runtime.process import COMPILE_TIMEOUT, run_process
 from .reference import run_reference
 
 DUMP = re.compile(r"begin dump: (\S+)(.*?)end   dump: \1", re.S)
@@ -39,7 +39,10 @@ def original_dump(source: Path, dataset: str, timeout: float) -> dict[str, list[
         exe = Path(tmp) / "orig"
         cmd = [cfg.cc, *cfg.ref_cflags, *[f"-I{d}" for d in dirs], f"-D{dataset}_DATASET",
                "-DPOLYBENCH_DUMP_ARRAYS", str(source), *polybench_c, "-o", str(exe), "-lm"]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        proc = run_process(cmd, timeout=COMPILE_TIMEOUT)
+        if proc.timed_out:
+            raise RuntimeError(f"the original program {source} did not build within {COMPILE_TIMEOUT:.0f} s "
+                               f"(stopped); {BUSY_COMPILER}")
         if proc.returncode != 0:
             raise RuntimeError(f"the original program does not build: {proc.stderr[:400]}")
         r = run_process([exe], timeout=timeout)

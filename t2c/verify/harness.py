@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +24,8 @@ import numpy as np
 
 from .. import config
 from ..ir import Kernel, abi, cgen
-from ..runtime.build import BuildError, intact, seal
-from ..runtime.process import ProcessResult, clean_env, run_process
+from ..runtime.build import BUSY_COMPILER, BuildError, BuildTimedOut, intact, seal
+from ..runtime.process import COMPILE_TIMEOUT, ProcessResult, clean_env, run_process
 from .reference import check_constraints, read_arrays, write_array
 
 DRIVER_PRELUDE = r"""
@@ -305,6 +304,11 @@ def candidate_driver(k: Kernel) -> str:
 
 # -- building ------------------------------------------------------------------------------
 
+#: A candidate's nvcc build may take twice `COMPILE_TIMEOUT`: nvcc runs several compilers in turn
+#: (front end, cicc, ptxas per architecture), and a candidate's fully unrolled loops lengthen each.
+NVCC_TIMEOUT = 2 * COMPILE_TIMEOUT
+
+
 @dataclass(frozen=True)
 class CandidateBuild:
     exe: Path
@@ -345,11 +349,11 @@ def build_candidate(k: Kernel, cu_source: str, backend: str, *, sanitize: bool =
         (tmp / "candidate.cu").write_text(cu_source)
         if backend == "gpu":
             cmd = [cfg.nvcc, *flags, str(tmp / "driver.cu"), str(tmp / "candidate.cu"), "-o", str(tmp / "prog")]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=clean_env())
-            except subprocess.TimeoutExpired:
-                raise BuildError("nvcc did not finish within 600 s", "", cmd) from None
+            proc = run_process(cmd, timeout=NVCC_TIMEOUT, env=clean_env())
             log = proc.stdout + proc.stderr
+            if proc.timed_out:
+                raise BuildTimedOut(f"nvcc did not finish within {NVCC_TIMEOUT:.0f} s (stopped)", log, cmd,
+                                    hint=BUSY_COMPILER)
             if proc.returncode != 0:
                 raise BuildError("nvcc failed", log, cmd)
         else:

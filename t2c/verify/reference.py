@@ -267,19 +267,19 @@ def run_reference(k: Kernel, sizes: dict[str, int], inputs: dict | None = None, 
                     [*(flags or config.load().ref_cflags), *checked.CHECK_FLAGS])
     else:
         exe = build_reference(k, flags)
-    timeout = timeout or config.load().timeout
+    configured, timeout = not timeout, timeout or config.load().timeout
     size_args = [str(sizes[s.name]) for s in k.sizes]
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         d = Path(tmp)
         if inputs is None:
-            inputs = _init(k, exe, d, sizes, timeout, nice)
+            inputs = _init(k, exe, d, sizes, timeout, nice, configured)
         for name, value in {**(checked.out_poison(k, sizes) if checked_run else {}), **inputs}.items():
             write_array(d / f"{name}.bin", value)
         r = run_process(_big_stack([exe, "run", d, *size_args]), timeout=timeout, nice=nice, env=env)
         if not r.ok:
             if checked_run and (found := checked.fault(k, r.stderr, driver, sites, sizes)):
                 raise found
-            raise ReferenceFailed(f"reference failed: {r.describe()}: {r.stderr.strip()[:300]}")
+            raise ReferenceFailed(f"reference failed: {_ended(r, configured)}")
         outputs = read_arrays(k, sizes, d, "out_", inputs_only=False)
         if checked_run and (found := checked.unwritten(k, outputs, sizes)):
             raise found
@@ -293,7 +293,7 @@ def original_inputs(k: Kernel, sizes: dict[str, int], *, timeout: float | None =
     before its candidate runs; the expected outputs can come later."""
     check_constraints(k, sizes)
     with tempfile.TemporaryDirectory() as tmp:
-        return _init(k, build_reference(k), Path(tmp), sizes, timeout or config.load().timeout, nice)
+        return _init(k, build_reference(k), Path(tmp), sizes, timeout or config.load().timeout, nice, not timeout)
 
 
 def _big_stack(argv: list) -> list:
@@ -303,12 +303,20 @@ def _big_stack(argv: list) -> list:
     return [prlimit, "--stack=unlimited", "--", *argv] if prlimit else argv
 
 
-def _init(k: Kernel, exe: Path, d: Path, sizes: dict, timeout: float, nice: int) -> dict:
+def _init(k: Kernel, exe: Path, d: Path, sizes: dict, timeout: float, nice: int, configured: bool) -> dict:
     r = run_process(_big_stack([exe, "init", d, *(str(sizes[s.name]) for s in k.sizes)]), timeout=timeout, nice=nice,
                     env=clean_env())
     if not r.ok:
-        raise ReferenceFailed(f"original init failed: {r.describe()}: {r.stderr.strip()[:300]}")
+        raise ReferenceFailed(f"original init failed: {_ended(r, configured)}")
     return read_arrays(k, sizes, d, "", inputs_only=True)
+
+
+def _ended(r, configured: bool) -> str:
+    """How a failed reference run ended and its error output; past `config.timeout` (`configured`:
+    the caller set no limit of its own), what to do about it."""
+    err = r.stderr.strip()[:300]
+    limit = " (the limit is T2C_TIMEOUT: give smaller sizes, or raise it)" if r.timed_out and configured else ""
+    return f"{r.describe()}{limit}" + (f": {err}" if err else "")
 
 
 def read_arrays(k: Kernel, sizes, d: Path, prefix: str, inputs_only: bool) -> dict[str, np.ndarray]:

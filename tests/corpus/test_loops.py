@@ -1,5 +1,7 @@
 """corpora/loops: kernels written from other loop suites (corpora/loops/README.md).  make test
-reads every file and runs the defects they found; the nightly tier verifies the whole corpus."""
+reads every file and runs the defects they found; the nightly tier verifies the whole corpus.
+The plan check (no loop in one thread where a parallel form exists) covers corpora/text2cuda's
+formal specs too."""
 import os
 import re
 import subprocess
@@ -9,10 +11,12 @@ import numpy as np
 import pytest
 
 from t2ctest import ROOT
+from t2c.analysis.model import Loop
 from t2c.errors import UserError
 from t2c.frontends.c import read_c
 from t2c.generators.poly import generate
 from t2c.ir import ISError, from_yaml, to_yaml
+from t2c.runtime.target import SM90
 from t2c.verify.inputs import synthesize
 
 LOOPS = ROOT / "corpora" / "loops"
@@ -158,25 +162,56 @@ void scatter_read(int n, const int *idx, const double *w, double *acc, double *s
 # Affine and gather kernels with no parallel form yet, and why (the issue tracker has them).
 NO_PARALLEL_FORM: dict[str, str] = {}
 
+SPECS = ROOT / "corpora" / "text2cuda"
 
-def _one_thread_loops(k) -> list[str]:
-    """Launches of k's poly plan that run a loop in one GPU thread (read from the plan: no grid,
-    not a reduction, scan, order-W recurrence, running max, block per row, sweep, or host loop run in one
-    block); or the reason the model refuses k, unless its host control runs exchange loops (network.py)."""
-    from t2c.analysis import NotAffine, analyze
-    from t2c.analysis.model import Loop
-    from t2c.generators.poly.lower import final_plan
+#: The launch records' forms (forms.py): a launch holding one runs on more than one thread.
+FORMS = ("reduction", "scan", "banded", "running_max", "row_scan", "row", "phases", "sweep", "tiles")
+
+
+def _one_thread_loops(k, options=None) -> list[str]:
+    """Launches of k's poly plan that run its work in one GPU thread, read from the plan the way
+    lower.lower routes k: a launch with no grid and no form (FORMS), not inside a one-block host
+    loop, that runs a loop (a loop in one thread) or sits inside host loops (a host loop of
+    one-thread launches); or why k runs in one thread altogether (outside the model with no
+    compaction loop and no exchange loops, past the analysis budget or the nest depth, a
+    misplaced geometric loop).  Outside the model, a compaction loop (compact.py: a scan) and
+    exchange loops (network.py: a launch each) are parallel forms, as is the exchange network
+    lower takes for a geometric level loop."""
+    from t2c import config
+    from t2c.analysis import NotAffine, analyze_program, build_program
+    from t2c.analysis.isl_bridge import BudgetExceeded, budget
+    from t2c.generators.poly import compact, geometric
+    from t2c.generators.poly.lower import MAX_NEST_DEPTH, final_plan
     from t2c.generators.poly.network import network_of
     from t2c.generators.poly.options import DEFAULT
+    options = options or DEFAULT
     try:
-        an = analyze(k)
-    except NotAffine as e:
-        return [] if network_of(k) else [f"outside the model: {e}"]
-    an, plan = final_plan(an, DEFAULT)
-    return [launch.name or "one thread" for launch in plan.launches
-            if any(isinstance(n, Loop) for n in launch.body) and not launch.grid
-            and not (launch.reduction or launch.scan or launch.banded or launch.running_max or launch.phases or launch.sweep)
-            and not launch.in_block]
+        with budget(config.load().isl_budget):
+            try:
+                program = build_program(k)
+                if _depth(program.body) > MAX_NEST_DEPTH:
+                    return [f"one thread: a nest deeper than {MAX_NEST_DEPTH} loops"]
+                an = analyze_program(program)
+            except NotAffine as e:
+                if (options.scans.compaction and compact.compaction_of(k)) or (options.networks and network_of(k)):
+                    return []
+                return [f"outside the model: {e}"]
+            if options.networks and geometric.networked(k, program, SM90):
+                return []
+            an, plan = final_plan(an, options)
+            if why := geometric.misplaced(plan):
+                return [f"one thread: {why}"]
+    except BudgetExceeded as e:
+        return [f"one thread: the analysis ran past its budget ({e})"]
+    return [launch.name + (f" (in host loop {', '.join(h.var for h in launch.host_loops)})" if launch.host_loops else "")
+            for launch in plan.launches
+            if not launch.grid and not any(getattr(launch, f) for f in FORMS) and not launch.in_block
+            and (launch.host_loops or any(isinstance(n, Loop) for n in launch.body))]
+
+
+def _depth(items) -> int:
+    """The number of loops of the deepest nest among `items`."""
+    return max((1 + _depth(it.body) for it in items if isinstance(it, Loop)), default=0)
 
 
 def test_no_affine_or_gather_kernel_runs_a_loop_in_one_thread():
@@ -191,6 +226,46 @@ def test_no_affine_or_gather_kernel_runs_a_loop_in_one_thread():
             seen[p.stem] = got
     assert set(seen) == set(NO_PARALLEL_FORM), seen
     assert all(seen.values()), seen
+
+
+def test_no_formal_spec_runs_a_loop_in_one_thread():
+    """The same check on every formal spec of corpora/text2cuda (a prose-only spec has no
+    reference until a model writes one): the compactions run as scans, the sorts and pairwise
+    trees as exchange networks, everything else on a grid or in a parallel form."""
+    from t2c.frontends.prose import NeedsLLM, read_spec
+    seen, formal = {}, 0
+    for p in sorted(SPECS.glob("*.md")):
+        if p.name == "README.md":
+            continue
+        try:
+            k = read_spec(p)
+        except NeedsLLM:
+            continue
+        formal += 1
+        if got := _one_thread_loops(k):
+            seen[p.stem] = got
+    assert formal >= 60 and seen == {}, seen
+
+
+def test_the_check_sees_a_host_loop_of_one_thread_launches(tmp_path):
+    """The predicate's reach: a one-thread launch with no loop of its own, launched once per
+    iteration of a host loop, is flagged (the loop runs on the host, each step on one thread);
+    inside a one-block host loop (the default options here) its steps run in one block instead."""
+    from t2c.generators.poly.options import DEFAULT
+    path = tmp_path / "chain.c"
+    path.write_text("""\
+void chain(int n, int m, double s[1], const double y[n], const double w[m], double z[m])
+{
+  for (int t = 0; t < n; t++) {
+    s[0] = cos(s[0]) + y[t];
+    for (int i = 0; i < m; i++)
+      z[i] += s[0] * w[i];
+  }
+}
+""")
+    k = read_c(path)
+    assert _one_thread_loops(k) == []
+    assert _one_thread_loops(k, DEFAULT.replace(one_block=None)) == ["chain_seq_s (in host loop t)"]
 
 
 def test_csr_row_pointers_never_decrease():

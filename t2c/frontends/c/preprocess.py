@@ -13,13 +13,12 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from ...errors import UserError
-from ...runtime.process import clean_env
+from ...runtime.process import COMPILE_TIMEOUT, MAX_OUTPUT, clean_env, run_process
 
 FAKE_INCLUDE = Path(__file__).parent / "include"
 POLYBENCH_DEFINES = ("POLYBENCH_USE_C99_PROTO",)
@@ -56,14 +55,29 @@ def _cpp_error(path: Path, stderr: str) -> UserError:
     return UserError(f"the C preprocessor failed: {stderr.strip()[:300]}", file=str(path))
 
 
+def _run_cpp(path: Path, argv: list[str]) -> str:
+    """The preprocessor's output on the file; a UserError naming it when cpp fails, runs past
+    `COMPILE_TIMEOUT` (killed with its processes) or prints more than t2c reads of a program."""
+    r = run_process(argv, env=clean_env(), timeout=COMPILE_TIMEOUT)
+    if r.timed_out:
+        raise UserError(f"the C preprocessor did not finish within {COMPILE_TIMEOUT:.0f} s", file=str(path),
+                        hint="look for a macro that expands without bound or an #include of a very large file")
+    if r.returncode != 0:
+        raise _cpp_error(path, r.stderr)
+    if r.output_cut:
+        raise UserError(f"the preprocessed file is larger than t2c reads ({MAX_OUTPUT >> 20} MiB)", file=str(path),
+                        hint="include only the headers the kernel needs")
+    return r.stdout
+
+
 def compiler_error(path: Path, defines: tuple = (), cc: str = "gcc") -> tuple[int, int, str] | None:
     """The C compiler's first error in the file, (line, col, message), for a parse error that
     pycparser reports without a place; None when the compiler accepts the file."""
     argv = _cpp_argv(path, None, defines, cc)
     argv[1] = "-fsyntax-only"
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
+        proc = run_process(argv, env=clean_env(), timeout=COMPILE_TIMEOUT)
+    except OSError:
         return None
     m = re.search(rf"^{re.escape(str(path))}:(\d+):(\d+): (?:fatal )?error: (.*)$", proc.stderr, re.M)
     return (int(m.group(1)), int(m.group(2)), m.group(3)) if m else None
@@ -91,12 +105,9 @@ def digest(path: Path, memo: Path) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         dep = Path(tmp, "deps")
         argv = _cpp_argv(path, None, (), "gcc")
-        proc = subprocess.run(argv[:2] + ["-MD", "-MF", str(dep)] + argv[2:], capture_output=True,
-                              text=True, env=clean_env())
-        if proc.returncode != 0:
-            raise _cpp_error(path, proc.stderr)
+        text = _run_cpp(path, argv[:2] + ["-MD", "-MF", str(dep)] + argv[2:])
         files = re.sub(r"\\\n", " ", dep.read_text()).split(":", 1)[1].split()
-    got = hashlib.sha256(proc.stdout.encode()).hexdigest()[:20]
+    got = hashlib.sha256(text.encode()).hexdigest()[:20]
     memo.mkdir(parents=True, exist_ok=True)
     part = entry.with_suffix(f".{os.getpid()}")
     part.write_text(json.dumps({"deps": {f: list(_stamp(Path(f))) for f in files}, "digest": got}))
@@ -111,21 +122,15 @@ def macros(path: Path, dataset: str | None, defines: tuple = (), cc: str = "gcc"
 
 @lru_cache(maxsize=256)
 def _preprocess(path: Path, stamp, dataset, defines, cc) -> str:
-    proc = subprocess.run(_cpp_argv(path, dataset, defines, cc), capture_output=True, text=True, env=clean_env())
-    if proc.returncode != 0:
-        raise _cpp_error(path, proc.stderr)
-    return proc.stdout
+    return _run_cpp(path, _cpp_argv(path, dataset, defines, cc))
 
 
 @lru_cache(maxsize=256)
 def _macros(path: Path, stamp, dataset, defines, cc) -> dict[str, str]:
     argv = _cpp_argv(path, dataset, defines, cc)
     argv.insert(2, "-dM")
-    proc = subprocess.run(argv, capture_output=True, text=True, env=clean_env())
-    if proc.returncode != 0:
-        raise _cpp_error(path, proc.stderr)
     out = {}
-    for line in proc.stdout.splitlines():
+    for line in _run_cpp(path, argv).splitlines():
         m = re.match(r"#define (\w+) (.*)$", line)
         if m:
             out[m.group(1)] = m.group(2).strip()

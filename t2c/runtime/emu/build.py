@@ -17,20 +17,17 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..process import clean_env
+from ..process import COMPILE_TIMEOUT, QUERY_TIMEOUT, clean_env, run_process
 from . import settings
 from ..build import intact, seal
 from .kernels import walk
 from .rewrite import EmuUnsupported, parse, rewrite_cuda
-
-BUILD_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True)
@@ -189,8 +186,7 @@ def _flags(program_flags, include_dirs, defines) -> list[str]:
 @lru_cache(maxsize=None)
 def _compiler_version(compiler: str) -> str:
     try:
-        return subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30,
-                              env=clean_env()).stdout
+        return run_process([compiler, "--version"], timeout=QUERY_TIMEOUT, env=clean_env()).stdout
     except OSError:
         return compiler
 
@@ -275,12 +271,12 @@ def _object(cache: Path, cmd: list[str], rel: str, units: dict, tus: set, top_di
 
 def _run(cmd: list[str]) -> tuple[bool, str]:
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT, env=clean_env())
-    except subprocess.TimeoutExpired:
-        return False, f"{cmd[0]} timed out after {BUILD_TIMEOUT:.0f} s\n"
+        p = run_process(cmd, timeout=COMPILE_TIMEOUT, env=clean_env())
     except OSError as e:
         return False, f"cannot run {cmd[0]}: {e}\n"
-    return p.returncode == 0, p.stdout + p.stderr
+    if p.timed_out:
+        return False, f"{p.stdout}{p.stderr}{cmd[0]} timed out after {COMPILE_TIMEOUT:.0f} s (stopped)\n"
+    return p.ok, p.stdout + p.stderr
 
 
 _UNSUPPORTED_ERROR = re.compile(r'^(.*?):(\d+):\d+: error: #error "t2c-emu unsupported: (.*)"', re.M)

@@ -11,7 +11,6 @@ EXIT_STATUS below (a failing program's own exit code where it has one).
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,7 +19,8 @@ import click
 
 from ... import config
 
-from ..process import run_process
+from ..build import BUSY_COMPILER
+from ..process import COMPILE_TIMEOUT, run_process
 from . import settings
 from .emulate import emulate
 
@@ -79,11 +79,12 @@ def _run_gpu(file: Path, args, timeout: float) -> int:
     if not exe.exists():
         with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
             tmp_exe = Path(tmp) / "program"
-            p = subprocess.run([nvcc, "-O2", "-arch=native", str(file), "-o", str(tmp_exe)],
-                               capture_output=True, text=True)
-            if p.returncode != 0:
+            p = run_process([nvcc, "-O2", "-arch=native", str(file), "-o", str(tmp_exe)], timeout=COMPILE_TIMEOUT)
+            if not p.ok:
                 sys.stderr.write(p.stdout + p.stderr)
-                click.echo(f"t2c run (gpu): build_error: nvcc failed for {file}", err=True)
+                why = (f"did not finish compiling {file} within {COMPILE_TIMEOUT:.0f} s (stopped); {BUSY_COMPILER}"
+                       if p.timed_out else f"failed for {file}")
+                click.echo(f"t2c run (gpu): build_error: nvcc {why}", err=True)
                 return EXIT_STATUS["build_error"]
             tmp_exe.replace(exe)
     result = run_process([str(exe), *args], timeout=timeout)
