@@ -16,7 +16,7 @@ from ..ir import DATASETS, Count, Facts, Kernel
 from ..ir.csyntax import walk
 from .cost import counts
 from .dependences import Analysis, LoopFacts, Web, analyze_program, isl_model, loop_paths
-from .model import Access, Loop, NotAffine, Program, Statement, Stmt, counter_values
+from .model import Access, Loop, NotAffine, Program, Statement, Stmt, calls_with_arrays, counter_values
 from .untiling import build_program
 
 
@@ -88,5 +88,5 @@ def facts(kernel: Kernel, dataset: str) -> Facts:
 
 
 __all__ = ["Access", "Analysis", "Loop", "LoopFacts", "NotAffine", "Program", "Statement",
-           "Stmt", "Web", "analyze", "build_program", "facts", "fully_written", "loop_paths",
-           "out_of_bounds"]
+           "Stmt", "Web", "analyze", "build_program", "calls_with_arrays", "facts", "fully_written",
+           "loop_paths", "out_of_bounds"]

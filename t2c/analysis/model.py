@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 from pycparser import c_ast
 
 from ..ir import Kernel
-from ..ir.csyntax import clone, conjuncts, cprint, is_name, kernel_definition, parse_c, reference_helpers, relined
+from ..ir.csyntax import (clone, conjuncts, cprint, is_name, kernel_definition, parse_c, reference_helpers, relined,
+                          takes_arrays)
 from ..ir.csyntax import walk as _walk
 from ..ir.extents import NotPolynomial, to_poly
 from .commas import normalize_commas
@@ -253,16 +254,28 @@ def _count_flops(node) -> int:
     return n
 
 
-def _pure_helpers_only(ast, fn) -> None:
-    """A call to one of the reference's own functions is an expression, like a math call, when the
-    function takes scalars only (what the C frontend carries); one taking a pointer has accesses
-    the model cannot see."""
-    impure = {h.decl.name for h in reference_helpers(ast) if h.decl.type.args and any(
-        isinstance(p, c_ast.Decl) and not isinstance(p.type, c_ast.TypeDecl) for p in h.decl.type.args.params)}
+def array_call(ast, fn) -> str | None:
+    """Where `fn` calls one of the reference's own functions that takes a pointer or an array (its
+    accesses, the helper's own, are outside the model), as `line N: ...`; None where every call is
+    an expression like a math call (the helpers take scalars)."""
+    takes = {h.decl.name for h in reference_helpers(ast) if takes_arrays(h)}
     for n in _walk(fn.body):
-        if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in impure:
-            raise NotAffine(f"line {n.coord.line}: calls its own function '{n.name.name}', which takes a "
-                            "pointer (its accesses are outside the model)")
+        if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in takes:
+            return (f"line {n.coord.line}: calls its own function '{n.name.name}', which takes a pointer or an "
+                    "array (its accesses are outside the model)")
+    return None
+
+
+def calls_with_arrays(k: Kernel) -> str | None:
+    """`array_call` of a kernel's reference, its lines the user's: the forms that read a body as
+    written (compaction, exchange networks) cannot see such a call's accesses either."""
+    ast = relined(clone(k.tree), k.origin)
+    return array_call(ast, kernel_definition(ast))
+
+
+def _pure_helpers_only(ast, fn) -> None:
+    if why := array_call(ast, fn):
+        raise NotAffine(why)
 
 
 class _Builder:

@@ -92,6 +92,7 @@ def gen_command(file, function, output, sequential, generator, backend, keep_rej
         k = read_kernel(file, function)
         source = generate(k, DEFAULT.replace(sequential=sequential))
         _check_compiles(k, source, output)
+        _say_unmodelled(k, file, DEFAULT.replace(sequential=sequential))
     else:
         k, source = _with_model(file, function, generator, backend, config.load_llm(llm_flags(llm)),
                                 output, keep_rejected)
@@ -112,6 +113,17 @@ def prompt_text(file, function) -> str:
     except NeedsLLM:
         messages = is_messages(load_spec(file))
     return "".join(f"--- {m['role']} ---\n{m['content'].rstrip()}\n" for m in messages)
+
+
+def _say_unmodelled(k, file, options):
+    """A kernel outside poly's model gets a correct candidate in one thread (exit 0); the note on
+    stderr names the construct, its file and line, and the generators that can parallelize it."""
+    from .poly import unmodelled
+    if why := unmodelled(k, options):
+        where = k.origin.file if k.origin else file
+        click.echo(f"t2c gen: {where}: {k.name} runs in one GPU thread: outside poly's model, {why}; "
+                   "`t2c gen --generator llm` or `--generator hybrid` can write a parallel candidate, "
+                   "verified against the same reference", err=True)
 
 
 def _check_compiles(k, source, output):

@@ -119,6 +119,13 @@ def reference_helpers(ast: c_ast.FileAST) -> list[c_ast.FuncDef]:
     return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][:-1]
 
 
+def takes_arrays(f: c_ast.FuncDef) -> bool:
+    """Whether a function has a pointer or array parameter (a helper that reads or writes the
+    caller's arrays, not a pure function of scalars)."""
+    return bool(f.decl.type.args) and any(isinstance(p, c_ast.Decl) and not isinstance(p.type, c_ast.TypeDecl)
+                                          for p in f.decl.type.args.params)
+
+
 def block_items(s) -> list:
     """The statements of a `{ ... }` (an empty one: none), or [s] for any other statement."""
     return (s.block_items or []) if isinstance(s, c_ast.Compound) else [s]

@@ -337,7 +337,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     helpers = carried(ast, fn, typedefs, enums)          # the file's functions it calls, checked
     names = {h.name for h in helpers}
     params, size_names, scalars, arrays, reference = normalize(fn, typedefs, enums, shapes, intents,
-                                                               set(size_notes), names)
+                                                               set(size_notes), {h.name: h for h in helpers})
     reference = "".join(h.text for h in helpers) + reference
     lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [fn],
                             str(path.resolve()), shown, site.name)

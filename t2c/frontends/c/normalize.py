@@ -5,8 +5,8 @@ parameters (sizes, scalars, arrays with symbolic shapes and intents) and the
 reference: the same function printed as C99 over VLA-typed array parameters and
 runtime sizes, without pragmas.  Refuses, with `file:line:col`, what t2c cannot
 run as a reference: goto, I/O, calls other than math functions and the file's own helpers
-(helpers.py carries those), function pointers, globals, pointer arithmetic, structs, and
-modified size parameters; a local pointer at a fixed offset into an array parameter
+(helpers.py carries those), function pointers, globals, a written `static` local (state kept
+from one call to the next), pointer arithmetic, structs, and modified size parameters; a local pointer at a fixed offset into an array parameter
 (`T *row = a + i*n`) is read as that array first (pointers.py).  Writes through data-dependent subscripts are read; the analysis
 decides what poly makes of them.
 """
@@ -159,12 +159,14 @@ def simplify_dim(node) -> str:
 
 
 class BodyCheck(c_ast.NodeVisitor):
-    """Refuses unsupported constructs; records names used in loop bounds and extents."""
+    """Refuses unsupported constructs; records names used in loop bounds and extents.  `helpers`:
+    the functions it may call (a helper itself where helpers.py bounded its recursion)."""
 
     def __init__(self, fn_name, params: dict[str, Param], local_names: set[str], globals_ok: set[str],
-                 helpers: set[str] = frozenset(), unsigned: dict[str, str] | None = None):
+                 helpers=frozenset(), unsigned: dict[str, str] | None = None):
         self.fn_name, self.params, self.locals, self.globals_ok = fn_name, params, local_names, globals_ok
         self.helpers = helpers
+        self.statics: set[str] = set()                      # its `static` locals
         self.unsigned = unsigned or {}                      # unsigned name -> its type as written
         self.bound_names: set[str] = set()
         self.written_ints: dict[str, c_ast.Node] = {}      # int parameter -> its first write
@@ -177,7 +179,7 @@ class BodyCheck(c_ast.NodeVisitor):
 
     def visit_FuncCall(self, node):
         name = node.name.name if isinstance(node.name, c_ast.ID) else None
-        if name == self.fn_name:
+        if name == self.fn_name and name not in self.helpers:
             fail(node, f"recursive call to '{name}'", "write the recursion as a loop")
         if name in ("__asm__", "__asm", "asm"):
             fail(node, "inline assembly is not supported in a kernel", "write the computation in C")
@@ -194,6 +196,11 @@ class BodyCheck(c_ast.NodeVisitor):
 
     def visit_StructRef(self, node):
         fail(node, "struct member access is not supported", "pass each field as its own parameter")
+
+    def visit_Decl(self, node):
+        if "static" in (node.storage or ()):
+            self.statics.add(node.name)
+        self.generic_visit(node)
 
     def _never_ends(self, loop):
         """A loop whose test is `u >= 0` on an unsigned u (alone or under `||`): always true in C,
@@ -249,6 +256,10 @@ class BodyCheck(c_ast.NodeVisitor):
             fail(node, f"'{n}' is a global variable", "pass it to the kernel as a parameter")
 
     def _write(self, target):
+        if (name := array_name(target)) in self.statics:
+            fail(target, f"'{self.fn_name}' writes its static local '{name}': it keeps its value from one call "
+                 "to the next, so the result would depend on the calls before this one, as with a written global",
+                 "make it an ordinary local, or a table it only reads (static const)")
         if isinstance(target, c_ast.ID):
             p = self.params.get(target.name)
             if p is None and target.name not in self.locals:
@@ -285,8 +296,9 @@ class Intents:
     block and its nested blocks only.  An array whose every read is covered is `out`
     (its initial contents cannot matter), one with an uncovered read is `inout`."""
 
-    def __init__(self, arrays: set[str]):
+    def __init__(self, arrays: set[str], helpers: dict = None):
         self.arrays = arrays
+        self.helpers = helpers or {}                       # name -> helpers.Helper: what it does through its pointers
         self.read, self.written, self.uncovered = set(), set(), set()
 
     def run(self, body):
@@ -332,6 +344,17 @@ class Intents:
             self._subscripts(node, covered)
             self._read(node, covered)
             return
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in self.helpers:
+            for arg, p in zip(node.args.exprs if node.args else (), self.helpers[node.name.name].params):
+                if p.rank and isinstance(arg, c_ast.ID) and arg.name in self.arrays:
+                    if p.reads:                            # which elements, t2c does not follow: none covered
+                        self.read.add(arg.name)
+                        self.uncovered.add(arg.name)
+                    if p.writes:
+                        self.written.add(arg.name)
+                else:
+                    self.expr(arg, covered)
+            return
         for _, child in node.children():
             self.expr(child, covered)
 
@@ -362,8 +385,10 @@ class Intents:
 class Accesses(c_ast.NodeVisitor):
     """Largest and smallest subscript of each pointer parameter, as Polys in the sizes."""
 
-    def __init__(self, pointers: set[str], sizes: set[str]):
+    def __init__(self, pointers: set[str], sizes: set[str], helpers: dict = None):
         self.pointers, self.sizes = pointers, sizes
+        self.helpers = helpers or {}
+        self.passed: dict[str, c_ast.FuncCall] = {}        # pointer -> a call passing it to a helper
         self.bounds = Bounds()
         self.max: dict[str, list] = {p: [] for p in pointers}
         self.subscripts: dict[str, list[Poly]] = {p: [] for p in pointers}
@@ -380,6 +405,13 @@ class Accesses(c_ast.NodeVisitor):
         self.visit(node.stmt)
         if r:
             self.bounds.pop()
+
+    def visit_FuncCall(self, node):
+        callee = node.name.name if isinstance(node.name, c_ast.ID) else None
+        for arg in node.args.exprs if node.args and callee in self.helpers else ():
+            if isinstance(arg, c_ast.ID) and arg.name in self.pointers:
+                self.passed.setdefault(arg.name, node)
+        self.generic_visit(node)
 
     def visit_ArrayRef(self, node):
         name = array_name(node)
@@ -406,6 +438,12 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=()) -> tuple[
               f"C expressions in the integer parameters{': ' + ', '.join(ints) if ints else ''})"
     if name in annotated:
         return annotated[name]
+    if name in acc.passed:                   # the helper's subscripts are its own
+        call = acc.passed[name]
+        raise UserError(f"cannot tell the extent of pointer parameter '{name}': it is passed to the helper "
+                        f"'{call.name.name}', whose subscripts t2c does not follow",
+                        file=call.coord.file, line=call.coord.line, col=call.coord.column,
+                        hint=f"declare it with a comment such as {example}")
     if acc.scalar_only[name] and name not in acc.unknown:
         return ()                            # used as *p or p[0]: one element
     if name in acc.unknown or not acc.max[name]:
@@ -487,9 +525,9 @@ def strip_pragmas(node):
 
 
 def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated_shapes: dict,
-              annotated_intents: dict, annotated_sizes=(), helpers=frozenset()):
+              annotated_intents: dict, annotated_sizes=(), helpers: dict | None = None):
     """Gives (params in order, size names, scalars, arrays, reference text); `helpers`: the
-    names of the file's functions it may call (helpers.py)."""
+    file's functions it may call, by name (helpers.Helper: what each does through its pointers)."""
     args = fn.decl.type.args.params if fn.decl.type.args else []
     params = {}
     for d in args:
@@ -504,7 +542,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
-    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers,
+    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers or {},
                       unsigned_names(fn, typedefs))
     check.visit(fn.body)
 
@@ -527,10 +565,10 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
                  "copy it into a local variable and modify the copy")
 
     pointers = {p.name for p in params.values() if p.kind == "pointer"}
-    acc = Accesses(pointers, set(sizes))
+    acc = Accesses(pointers, set(sizes), helpers)
     acc.visit(fn.body)
     arrays, scalars = {}, []
-    intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}).run(fn.body)
+    intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}, helpers).run(fn.body)
     for p in params.values():
         if p.kind in ("array", "pointer"):
             shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \

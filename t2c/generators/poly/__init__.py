@@ -3,6 +3,8 @@
     generate(kernel, options=DEFAULT, target=SM90) -> str   the candidate .cu text
     explanation(kernel, options, target) -> str        its mapping notes and why each loop
                                                        is parallel or in order
+    unmodelled(kernel, options, target) -> str | None  why it runs in one thread, outside the
+                                                       model (the construct and its line)
 
 Passes (lower.py): analysis, loop passes (transform.py), mapping (mapping.py), isl's schedule
 (schedule.py), tiled wavefronts, the forms of each launch (forms.py and the form modules; with
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
-from .lower import LoweringError, lower
+from .lower import LoweringError, lower, unmodelled
 from .options import DEFAULT, PolyOptions
 
 
@@ -41,4 +43,4 @@ def explanation(kernel: Kernel, options: PolyOptions = DEFAULT, target: Target =
     return "\n".join(head) + "\n\n" + reasons
 
 
-__all__ = ["DEFAULT", "LoweringError", "PolyOptions", "explanation", "generate", "lower"]
+__all__ = ["DEFAULT", "LoweringError", "PolyOptions", "explanation", "generate", "lower", "unmodelled"]

@@ -8,7 +8,7 @@ the candidate is the whole reference in one thread, which is always correct.
 from __future__ import annotations
 
 from ... import config
-from ...analysis import Loop, NotAffine, analyze_program, build_program
+from ...analysis import Loop, NotAffine, analyze_program, build_program, calls_with_arrays
 from ...analysis.isl_bridge import BudgetExceeded, budget
 from ...ir import Kernel
 from ...runtime.target import SM90, Target
@@ -52,20 +52,55 @@ def _lower(kernel: Kernel, options: PolyOptions, target: Target) -> str:
                                                 f"{len(deep)} loops deep, past poly's {MAX_NEST_DEPTH}")
         an = analyze_program(program)                    # exact dependences and loop facts
     except NotAffine as e:
-        if options.scans.compaction and (c := compact.compaction_of(kernel)):
-            return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
-        if options.networks and (net := network.network_of(kernel, target)):
-            return network.candidate(kernel, net, options, f"The polyhedral model does not apply: {e}")   # host
-                                                                                  # control, a launch per exchange loop
-        return sequential_candidate(kernel, f"not affine: {e}. A model can write a parallel candidate "
-                                            f"from this kernel: `t2c gen --generator llm` or `hybrid` "
-                                            f"(verified against the same reference)")   # outside the model
+        return _outside(kernel, options, target, e)
     if options.networks and (net := geometric.networked(kernel, program, target)):
         return network.candidate(kernel, net, options, geometric.NETWORK)   # level loops: as the networks ran them
     an, plan = final_plan(an, options, target)           # what runs where
     if why := geometric.misplaced(plan):                 # a geometric counter only as its header runs it
         return sequential_candidate(kernel, why)
     return Printer(kernel, an, plan, options, target).candidate()   # kernels, NAME_device, the drop-in NAME
+
+
+#: What the one-thread candidate of a kernel outside the model adds to its reason.
+TO_A_MODEL = ("A model can write a parallel candidate from this kernel: `t2c gen --generator llm` or "
+              "`hybrid` (verified against the same reference)")
+
+
+def _outside(kernel: Kernel, options: PolyOptions, target: Target, e: NotAffine) -> str:
+    """The candidate for a kernel the model refused: a form that takes it, else the reference in
+    one thread, whose header names the construct and the generators that can parallelize it."""
+    return _formed_outside(kernel, options, target, e) or \
+        sequential_candidate(kernel, f"not affine: {e}. {TO_A_MODEL}")
+
+
+def _formed_outside(kernel: Kernel, options: PolyOptions, target: Target, e: NotAffine) -> str | None:
+    """Its compaction loop as a scan, or host control around exchange loops; None: neither. Both
+    read the body as written, so neither takes a call that passes an array (the helper's accesses
+    are unseen)."""
+    if calls_with_arrays(kernel):
+        return None
+    if options.scans.compaction and (c := compact.compaction_of(kernel)):
+        return compact.candidate(kernel, c, options, f"not affine: {e}")   # its compaction loop: a scan
+    if options.networks and (net := network.network_of(kernel, target)):
+        return network.candidate(kernel, net, options, f"The polyhedral model does not apply: {e}")   # host
+                                                                              # control, a launch per exchange loop
+    return None
+
+
+def unmodelled(kernel: Kernel, options: PolyOptions = DEFAULT, target: Target = SM90) -> str | None:
+    """Why poly's candidate for `kernel` is the reference in one thread because the kernel leaves
+    the polyhedral model (the `NotAffine` reason: the construct and its line) and no form takes
+    it; None otherwise. `t2c gen` says it, with the generators that can take such a kernel."""
+    if options.sequential:
+        return None
+    try:
+        with budget(config.load().isl_budget):
+            build_program(kernel)
+    except BudgetExceeded:
+        return None
+    except NotAffine as e:
+        return None if _formed_outside(kernel, options, target, e) else str(e)
+    return None
 
 
 def final_plan(an, options: PolyOptions, target: Target = SM90):
