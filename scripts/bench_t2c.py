@@ -170,6 +170,19 @@ def torch_impls(torch):
     def count(mask):
         return mask.sum().int()
 
+    def max_running_sum(t, s):
+        """the best run sum as prefix sums less the least prefix sum before them (0 included), in double"""
+        c = torch.cumsum(t["x"].double(), 0)
+        before = torch.cummin(torch.cat([c.new_zeros(1), c[:-1]]), 0).values
+        return {"best": (c - before).max().float()}
+
+    def blur_replicate(t, s):
+        """edge pixels repeated kk // 2 before and kk - 1 - kk // 2 after, then a correlation"""
+        kk = s["kk"]
+        p, q = kk // 2, kk - 1 - kk // 2
+        img = F.pad(t["img"][None, None], (p, q, p, q), mode="replicate")
+        return {"out": F.conv2d(img, t["g"][None, None])[0, 0]}
+
     def threshold_select(t, s):
         mask = t["x"] > float(t["t"])
         return {"vals": compacted(t["vals"], t["x"][mask]),
@@ -180,6 +193,9 @@ def torch_impls(torch):
         "nonzero": lambda t, s: {"idx": compacted(t["idx"], torch.nonzero(t["x"]).flatten().int()),
                                  "count": count(t["x"] != 0)},
         "threshold_select": threshold_select,
+        "max_running_sum": max_running_sum,
+        "gaussian_blur": blur_replicate,
+        "maxpool3d": lambda t, s: {"out": F.max_pool3d(t["inp"][None], 5, stride=2)[0]},
         "softmax_let": lambda t, s: {"Y": torch.softmax(t["X"], dim=1)},
         "layer_norm_let": lambda t, s: {"Y": F.layer_norm(t["X"], (s["c"],), t["gamma"], t["beta"], 1e-5)},
         "trmv_upper": lambda t, s: {"y": torch.mv(torch.triu(t["A"]), t["x"])},

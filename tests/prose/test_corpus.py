@@ -152,6 +152,27 @@ def _threshold_select(a):
             "count": keep.sum()}
 
 
+def _max_running_sum(x):
+    """The best run sum as a difference of prefix sums: the sum up to j less the least sum
+    before it (the empty prefix, 0, included)."""
+    c = np.cumsum(x)
+    before = np.minimum.accumulate(np.concatenate([[0.0], c[:-1]]))
+    return {"best": np.max(c - before)}
+
+
+def _blur_replicate(img, g):
+    """A correlation over the image padded by its edge pixels, kk // 2 before and the rest after."""
+    kk, (h, w) = g.shape[0], img.shape
+    p = kk // 2
+    padded = np.pad(img, ((p, kk - 1 - p), (p, kk - 1 - p)), mode="edge")
+    return {"out": sum(g[di, dj] * padded[di:di + h, dj:dj + w] for di in range(kk) for dj in range(kk))}
+
+
+def _maxpool3d(inp, win=5, stride=2):
+    v = np.lib.stride_tricks.sliding_window_view(inp, (win, win, win), axis=(1, 2, 3))
+    return {"out": v[:, ::stride, ::stride, ::stride].max(axis=(-3, -2, -1))}
+
+
 #: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
 NUMPY = {
     "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
@@ -234,6 +255,9 @@ NUMPY = {
     "keep_positive": lambda a, s: {"y": _compacted(a["y"], a["x"][a["x"] > 0]), "count": (a["x"] > 0).sum()},
     "nonzero": lambda a, s: {"idx": _compacted(a["idx"], np.flatnonzero(a["x"])), "count": np.count_nonzero(a["x"])},
     "threshold_select": lambda a, s: _threshold_select(a),
+    "max_running_sum": lambda a, s: _max_running_sum(a["x"]),
+    "gaussian_blur": lambda a, s: _blur_replicate(a["img"], a["g"]),
+    "maxpool3d": lambda a, s: _maxpool3d(a["inp"]),
 }
 
 

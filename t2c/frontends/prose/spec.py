@@ -1,7 +1,7 @@
 """A prose kernel spec file: YAML front matter, Markdown prose, optional ```t2c blocks.
 
 `load_spec(path)` gives a `Spec`: the checked front matter (name, sizes with presets,
-constraints, scalars, arrays, domains, tolerance), the prose description and the
+constraints, scalars, arrays, domains, tolerance, class), the prose description and the
 formal blocks with the spec line each starts on, and the text a model may read.
 `<!-- comments -->` are notes for the spec's authors, anywhere (also before the front
 matter): they are blanked out first, and lines keep their numbers.  Every mistake is a
@@ -31,8 +31,12 @@ DTYPE_NAMES = {
     "float16": "__half", "f16": "__half", "half": "__half",
     "bfloat16": "__nv_bfloat16", "bf16": "__nv_bfloat16",
 }
-FRONT_KEYS = ("name", "description", "sizes", "constraints", "scalars", "arrays", "domains",
-              "tolerance")
+FRONT_KEYS = ("name", "class", "description", "sizes", "constraints", "scalars", "arrays",
+              "domains", "tolerance")
+#: The classes of loop nests, as corpora/loops/README.md names them: `affine` (loops and
+#: subscripts the polyhedral model reads), `gather` (reads through data, or a division or modulo
+#: by a constant of an index) and `data-dependent` (writes, orders or exits chosen by the data).
+NEST_CLASSES = ("affine", "gather", "data-dependent")
 C_RESERVED = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
@@ -98,6 +102,7 @@ class Spec:
     text: str = ""                   # the file without its <!-- comments -->: what a model reads
     name_line: int = 1
     lines: dict = field(default_factory=dict)    # declared name -> spec line, for errors
+    nest_class: str | None = None    # `class:`, one of NEST_CLASSES; None: not declared (a user's spec)
 
 
 class _Where:
@@ -338,10 +343,20 @@ def _read_front(root, first, where, prose, blocks) -> Spec:
             where.fail("tolerance must be a number or {rtol: X, atol: Y}", *_line(tnode, first))
         tolerance = {k2: float(x) for k2, x in val.items()}
 
+    nest_class = None
+    if "class" in top:
+        cnode = top["class"][1]
+        nest_class = _value(cnode)
+        if nest_class not in NEST_CLASSES:
+            where.fail(f"class {nest_class!r} is not one of {', '.join(NEST_CLASSES)}", *_line(cnode, first),
+                       "affine: loops and subscripts the polyhedral model reads; gather: reads through an "
+                       "index array, or an index divided by a constant (i / 2, i % 2); data-dependent: "
+                       "writes through data, sorts, compactions, while loops (corpora/loops/README.md)")
+
     description = _value(top["description"][1]) if "description" in top else first_paragraph(prose)
     description = " ".join(str(description or "").replace("*/", "* /").split())
     return Spec(where.path, name, description, sizes, tuple(constraints), scalars, arrays,
-                domains, tolerance, blocks, _line(nv, first)[0], lines)
+                domains, tolerance, blocks, name_line=_line(nv, first)[0], lines=lines, nest_class=nest_class)
 
 
 def _number(x):
