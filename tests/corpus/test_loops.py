@@ -2,6 +2,7 @@
 reads every file and runs the defects they found; the nightly tier verifies the whole corpus.
 The plan check (no loop in one thread where a parallel form exists) covers corpora/text2cuda's
 formal specs too."""
+import math
 import os
 import re
 import subprocess
@@ -30,6 +31,26 @@ def test_every_kernel_reads_and_names_its_class():
         assert CLASS.search(p.read_text()), f"{p.name}: the header names no class"
         k = read_c(p)
         assert {s.name for s in k.sizes} and all(s.preset("LARGE") for s in k.sizes), p.name
+
+
+def test_large_presets_fit_in_memory_and_in_int_indices():
+    """LARGE is where reports time a kernel against its sequential C (0.05 to 5 s on one core,
+    README), EXTRALARGE the largest preset; raising them to reach that time is bounded by memory
+    and by the C code's int subscripts.  At LARGE all arrays of a kernel together hold at most
+    2 GiB and at EXTRALARGE 8 GiB (so that several kernels verify at once on one host); each
+    array has fewer than 2^31 elements, so a flat int subscript such as i * n + j cannot
+    overflow; and EXTRALARGE is at least LARGE in every size."""
+    from t2c.ir import DTYPES
+    from t2c.ir.kernel import eval_extent
+    for p in FILES:
+        k = read_c(p)
+        large, extra = k.dataset_sizes("LARGE"), k.dataset_sizes("EXTRALARGE")
+        assert all(extra[s] >= large[s] for s in large), (p.name, large, extra)
+        for sizes, limit in ((large, 2 << 30), (extra, 8 << 30)):
+            counts = {a.name: math.prod(eval_extent(e, sizes) for e in a.shape) for a in k.arrays}
+            assert max(counts.values()) < 2 ** 31, (p.name, sizes, counts)
+            total = sum(counts[a.name] * DTYPES[a.dtype][0] for a in k.arrays)
+            assert total <= limit, (p.name, sizes, total)
 
 
 def test_generated_locals_do_not_shadow_the_kernels_names():

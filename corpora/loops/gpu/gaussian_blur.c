@@ -1,8 +1,8 @@
 /* class: affine — a horizontal blur with a centred window: the offset of tap t is t - taps / 2
  * (a division of a size by a constant), edges clamped.
  * t2c: description out[i][j] = sum over t < taps of g[t] * in[i][clamp(j + t - taps / 2, 0, w - 1)]
- * t2c: size h MINI=8 SMALL=128 MEDIUM=1024 LARGE=2048 EXTRALARGE=4096
- * t2c: size w MINI=12 SMALL=160 MEDIUM=1024 LARGE=2048 EXTRALARGE=4096
+ * t2c: size h MINI=8 SMALL=128 MEDIUM=1024 LARGE=5200 EXTRALARGE=10400
+ * t2c: size w MINI=12 SMALL=160 MEDIUM=1024 LARGE=5200 EXTRALARGE=10400
  * t2c: size taps MINI=5 SMALL=7 MEDIUM=9 LARGE=9 EXTRALARGE=9
  * t2c: constraint h >= 1 && w >= 1 && taps >= 1 && taps <= 33
  * t2c: domain g uniform(0, 0.2)

@@ -2,7 +2,7 @@
  * log-probability is picked by a comparison loop over the classes (a one-hot mask) rather than
  * by a subscript, as code written for hardware without gathers does.
  * t2c: description loss = -(1/n) * sum over i of logp[i][label[i]]
- * t2c: size n MINI=8 SMALL=512 MEDIUM=4096 LARGE=16384 EXTRALARGE=65536
+ * t2c: size n MINI=8 SMALL=512 MEDIUM=4096 LARGE=262144 EXTRALARGE=1048576
  * t2c: size c MINI=10 SMALL=100 MEDIUM=1000 LARGE=1000 EXTRALARGE=1000
  * t2c: array label[n] in
  * t2c: array loss[1] out

@@ -1,7 +1,7 @@
 /* class: affine — a scaled copy written as a do-while loop, behind the size test that keeps it
  * from running once on empty input (model: the test every valid size passes is its branch, the
  * do-while, whose first test then passes, its for loop).
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=8000000 EXTRALARGE=32000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=110000000 EXTRALARGE=440000000
  * t2c: array x[n] in
  * t2c: array y[n] out
  */

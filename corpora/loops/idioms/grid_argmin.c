@@ -2,9 +2,9 @@
  * the first in the loops' order on ties, written as the plain `if` that keeps the value and all
  * three coordinates (poly: one grid reduction over the nest's flat range whose threads keep a
  * value and a flat rank; the coordinates are decoded from the winning rank).
- * t2c: size nz MINI=5 SMALL=40 MEDIUM=128 LARGE=256 EXTRALARGE=512
- * t2c: size ny MINI=6 SMALL=30 MEDIUM=128 LARGE=256 EXTRALARGE=512
- * t2c: size nx MINI=7 SMALL=50 MEDIUM=128 LARGE=256 EXTRALARGE=512
+ * t2c: size nz MINI=5 SMALL=40 MEDIUM=128 LARGE=590 EXTRALARGE=1180
+ * t2c: size ny MINI=6 SMALL=30 MEDIUM=128 LARGE=590 EXTRALARGE=1180
+ * t2c: size nx MINI=7 SMALL=50 MEDIUM=128 LARGE=590 EXTRALARGE=1180
  * t2c: array f[nz][ny][nx] in
  * t2c: array cell[3] out
  * t2c: array low[1] out

@@ -2,9 +2,9 @@
  * over a flat pointer, as multigrid codes check their residual: a sum and a maximum written with
  * `if`, through a temporary, over the whole nest (poly: one grid reduction over the nest's
  * flat range), results through pointers.
- * t2c: size n1 MINI=6 SMALL=34 MEDIUM=66 LARGE=258 EXTRALARGE=514
- * t2c: size n2 MINI=7 SMALL=34 MEDIUM=66 LARGE=258 EXTRALARGE=514
- * t2c: size n3 MINI=5 SMALL=34 MEDIUM=66 LARGE=258 EXTRALARGE=514
+ * t2c: size n1 MINI=6 SMALL=34 MEDIUM=66 LARGE=514 EXTRALARGE=770
+ * t2c: size n2 MINI=7 SMALL=34 MEDIUM=66 LARGE=514 EXTRALARGE=770
+ * t2c: size n3 MINI=5 SMALL=34 MEDIUM=66 LARGE=514 EXTRALARGE=770
  * t2c: constraint n1 >= 3
  * t2c: constraint n2 >= 3
  * t2c: constraint n3 >= 3

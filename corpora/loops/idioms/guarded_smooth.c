@@ -1,7 +1,7 @@
 /* class: affine — a 3-point smoothing with its end points copied, behind the early return on
  * empty input library code writes, over restrict pointers and long counters (model: a guard no
  * valid size takes is dropped).
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=8000000 EXTRALARGE=32000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=58000000 EXTRALARGE=232000000
  * t2c: constraint n >= 2
  */
 void guarded_smooth(long n, const double *restrict x, double *restrict y)

@@ -2,8 +2,8 @@
  * values add the w after them (a geometric counter, w = w / 2: poly runs it as a host loop, a 2-d
  * launch per width).
  * t2c: description a[i][0] = the sum of row i's first 2^floor(log2 m) values
- * t2c: size n MINI=8 SMALL=100 MEDIUM=1000 LARGE=4000 EXTRALARGE=8000
- * t2c: size m MINI=20 SMALL=200 MEDIUM=1000 LARGE=2000 EXTRALARGE=4000
+ * t2c: size n MINI=8 SMALL=100 MEDIUM=1000 LARGE=20000 EXTRALARGE=40000
+ * t2c: size m MINI=20 SMALL=200 MEDIUM=1000 LARGE=10000 EXTRALARGE=20000
  * t2c: array a[n][m] inout
  */
 void row_tree_sums(int n, int m, double *a)

@@ -1,6 +1,6 @@
 /* class: affine — clamping with size_t counters and a typedef'd element type, as library code
  * writes them (frontend: typedefs are spelled out; size_t is unsigned long).
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=8000000 EXTRALARGE=32000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=57000000 EXTRALARGE=228000000
  * t2c: array x[n] in
  * t2c: array y[n] out
  */

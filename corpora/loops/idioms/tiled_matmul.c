@@ -2,9 +2,9 @@
  * around point loops bounded by `MIN(tile + size, extent)`, the k tiles narrower than the others
  * (model: the untiled i, j, k nest; legal since the only dependence, the sum over k, keeps its
  * order in both).
- * t2c: size ni MINI=40 SMALL=120 MEDIUM=1000 LARGE=2000 EXTRALARGE=4000
- * t2c: size nj MINI=36 SMALL=110 MEDIUM=1100 LARGE=2200 EXTRALARGE=4400
- * t2c: size nk MINI=44 SMALL=130 MEDIUM=1200 LARGE=2400 EXTRALARGE=4800
+ * t2c: size ni MINI=40 SMALL=120 MEDIUM=1000 LARGE=1000 EXTRALARGE=4000
+ * t2c: size nj MINI=36 SMALL=110 MEDIUM=1100 LARGE=1100 EXTRALARGE=4400
+ * t2c: size nk MINI=44 SMALL=130 MEDIUM=1200 LARGE=1200 EXTRALARGE=4800
  * t2c: array A[ni][nk] in
  * t2c: array B[nk][nj] in
  * t2c: array C[ni][nj] inout

@@ -1,7 +1,7 @@
 /* class: affine — a banded lower-triangular solve (Livermore loop 4's kind): each x[i] needs the
  * w elements before it.
  * t2c: description x[i] = (y[i] - sum over 1 <= d <= w, d <= i of band[i][d-1] * x[i-d]) for i in order
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=100000 LARGE=2000000 EXTRALARGE=8000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=100000 LARGE=14000000 EXTRALARGE=56000000
  * t2c: size w MINI=3 SMALL=5 MEDIUM=5 LARGE=5 EXTRALARGE=5
  * t2c: constraint w >= 1 && n > w
  * t2c: array band[n][w] in

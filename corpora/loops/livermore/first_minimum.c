@@ -1,6 +1,6 @@
 /* class: affine — Livermore loop 24, the location of the first minimum.
  * t2c: description the first index m with x[m] minimal
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=16000000 EXTRALARGE=64000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=140000000 EXTRALARGE=560000000
  * t2c: array x[n] in
  * t2c: array where[1] out
  */

@@ -1,6 +1,6 @@
 /* class: affine — Livermore loop 3, the inner product, returned.
  * t2c: description the sum of z[k] * x[k]
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=16000000 EXTRALARGE=64000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=130000000 EXTRALARGE=520000000
  * t2c: array x[n] in
  * t2c: array z[n] in
  */

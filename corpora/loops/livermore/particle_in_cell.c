@@ -1,7 +1,7 @@
 /* class: data-dependent — Livermore loop 13's kind, particle in cell: each particle reads the
  * field at its cell and deposits a charge there (a scatter-add through computed indices).
  * t2c: description particles move by the field at their cell; each adds 1 to its new cell's count
- * t2c: size np MINI=40 SMALL=4000 MEDIUM=100000 LARGE=4000000 EXTRALARGE=16000000
+ * t2c: size np MINI=40 SMALL=4000 MEDIUM=100000 LARGE=65000000 EXTRALARGE=260000000
  * t2c: size nc MINI=16 SMALL=256 MEDIUM=4096 LARGE=65536 EXTRALARGE=262144
  * t2c: array pos[np] inout
  * t2c: array field[nc] in

@@ -1,6 +1,6 @@
 /* class: affine — distances from a query to every record (Rodinia nn's kind).
  * t2c: description dist[i] = Euclidean distance from (qx, qy) to record i
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=8000000 EXTRALARGE=32000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=49000000 EXTRALARGE=196000000
  * t2c: array lat[n] in
  * t2c: array lng[n] in
  * t2c: array dist[n] out

@@ -1,7 +1,7 @@
 /* class: affine — global sequence alignment scores (Needleman-Wunsch's kind): a 2-D dynamic
  * program whose cell needs its left, upper and upper-left neighbours (anti-diagonal wavefronts).
  * t2c: description score[i][j] = max(score[i-1][j-1] + sim[i][j], score[i-1][j] - gap, score[i][j-1] - gap)
- * t2c: size n MINI=16 SMALL=200 MEDIUM=1000 LARGE=4000 EXTRALARGE=8000
+ * t2c: size n MINI=16 SMALL=200 MEDIUM=1000 LARGE=13000 EXTRALARGE=26000
  * t2c: domain sim integers(-4, 4)
  * t2c: domain gap integers(1, 3)
  */

@@ -1,6 +1,6 @@
 /* class: affine — a maximum with its index (ties: the first index, as the loop finds it).
  * t2c: description the largest a[i] and the first i where it occurs
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=16000000 EXTRALARGE=64000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=150000000 EXTRALARGE=600000000
  * t2c: array a[n] in
  * t2c: array best[1] out
  * t2c: array where[1] out

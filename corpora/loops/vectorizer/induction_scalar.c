@@ -1,6 +1,6 @@
 /* class: affine — an induction scalar beside the loop index (vectorizer loops: k += 2).
  * t2c: description a[2i+1] = b[i] + c[i], written through a scalar that steps by 2
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=8000000 EXTRALARGE=32000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=67000000 EXTRALARGE=268000000
  * t2c: array a[2*n] inout
  * t2c: array b[n] in
  * t2c: array c[n] in

@@ -1,8 +1,9 @@
 /* class: data-dependent — a search per row with an early exit: the first column where a row
- * reaches a threshold, or -1.
+ * reaches a threshold, or -1.  A row's search stops after about 1 / (1 - t) columns (m at most),
+ * so the work grows with the number of rows far more than with m: LARGE has many short rows.
  * t2c: description first[i] = the least j with a[i][j] >= t, or -1
- * t2c: size n MINI=8 SMALL=400 MEDIUM=4000 LARGE=8000 EXTRALARGE=16000
- * t2c: size m MINI=10 SMALL=500 MEDIUM=2000 LARGE=4000 EXTRALARGE=8000
+ * t2c: size n MINI=8 SMALL=400 MEDIUM=4000 LARGE=1000000 EXTRALARGE=2000000
+ * t2c: size m MINI=10 SMALL=500 MEDIUM=2000 LARGE=250 EXTRALARGE=500
  * t2c: domain a uniform(0, 1)
  * t2c: domain t uniform(0.9, 0.999)
  */

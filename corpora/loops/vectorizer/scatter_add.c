@@ -1,6 +1,6 @@
 /* class: data-dependent — a scatter-add: several iterations may add into one cell.
  * t2c: description acc[idx[i]] += w[i]
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=16000000 EXTRALARGE=32000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=140000000 EXTRALARGE=280000000
  * t2c: size m MINI=10 SMALL=500 MEDIUM=10000 LARGE=100000 EXTRALARGE=1000000
  * t2c: array w[n] in
  * t2c: array idx[n] in

@@ -1,6 +1,6 @@
 /* class: affine — several statistics in one pass: a sum, a sum of squares and a count.
  * t2c: description the sum, the sum of squares and the number of positive elements of a
- * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=16000000 EXTRALARGE=64000000
+ * t2c: size n MINI=40 SMALL=4000 MEDIUM=400000 LARGE=150000000 EXTRALARGE=600000000
  * t2c: array a[n] in
  * t2c: array stats[2] out
  * t2c: array positive[1] out
