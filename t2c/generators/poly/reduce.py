@@ -105,6 +105,9 @@ class Reduction:
     ahead: tuple = ()           # a nest's or a search's reads loaded first (`loads_first`): (U, ((ref's C text,
                                 # C type), ...)), U points a turn; empty: one point per step of the walk, its
                                 # loads where the body reads them
+    quads: tuple = ()           # a nest's loaded reads by 16-byte accesses (`quad_reads`): (array, its
+                                # last extent) per read of `ahead`, in order; empty: one load per point
+
 
     @property
     def loop(self) -> Loop:
@@ -196,7 +199,10 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
     red = Reduction(inits, loops, folds, fins, webs, dtypes, others, temps, flat, nest)
     if flat and search_order(red):
         return None             # (a search stops at its loop's index)
-    return replace(red, ahead=loads_first(an, launch, red)) if flat or search_order(red) else red
+    if not (flat or search_order(red)):
+        return red
+    red = replace(red, ahead=loads_first(an, launch, red))
+    return replace(red, quads=quad_reads(an, red))
 
 
 AHEAD = 4                       # points per turn of a thread's walk whose loads are issued together
@@ -246,6 +252,32 @@ def loads_first(an: Analysis, launch, red: Reduction) -> tuple:
             if text not in reads and inside(ref):
                 reads[text] = arrays[array_name(ref)].dtype
     return (AHEAD, tuple(reads.items())) if reads else ()
+
+
+#: element types a 16-byte access moves QUAD of (quad_reads), as the vector type and its loads per quad
+QUAD = 4
+_QUAD_TYPES = {"float": ("float4", 1), "int": ("int4", 1), "unsigned": ("uint4", 1), "double": ("double2", 2)}
+
+
+def quad_reads(an: Analysis, red: Reduction) -> tuple:
+    """((array, last extent), ...) for a nest loading first (`Reduction.ahead`, a flat range of
+    two or more loops, no search) whose every loaded read indexes its array's last dimension by
+    the walk's fastest variable alone (`A[..][x]`, x in no other subscript, over the whole row:
+    the array's last extent is the loop's) in a 4- or 8-byte type: such a nest may walk QUAD consecutive points at a time, each read moved by 16-byte
+    accesses, where a run-time test finds the rows fit (`quad_loop`).  () otherwise."""
+    if not red.flat or len(red.flat) < 2 or not red.ahead or search_order(red):
+        return ()
+    arrays = {a.name: a for a in an.program.kernel.arrays}
+    x = red.flat[-1][0]
+    out = []
+    for text, dtype in red.ahead[1]:
+        base, subs = base_and_subscripts(parse_expr(text))
+        last = cprint(subs[-1]) if subs else ""
+        if dtype not in _QUAD_TYPES or last != x or any(x in identifiers(cprint(s)) for s in subs[:-1]) or \
+                "".join(arrays[base.name].shape[-1].split()) != "".join(red.flat[-1][2].split()):
+            return ()           # (a part of the rows: its quads would need its start and the row to agree)
+        out.append((base.name, arrays[base.name].shape[-1]))
+    return tuple(out)
 
 
 def _chain(loop: Loop) -> list[Loop]:
@@ -503,8 +535,12 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
              f"  for ({loop.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x); {cond}; "
              f"{loop.var} {walk} (int)(gridDim.x * blockDim.x))", "  {", *body, "  }"]
     if red.flat and red.ahead:
-        loop_ = flat_loop(red.flat, _point(p, red, bests, search, _registers(red), _rank(red, _COORD)),
-                          red.ahead[0], _loads(p, red))
+        body_ = _point(p, red, bests, search, _registers(red), _rank(red, _COORD))
+        loop_ = flat_loop(red.flat, body_, red.ahead[0], _loads(p, red))
+        if red.quads:           # (the extents, declared first, are the last block's too)
+            d = len(red.flat)
+            loop_ = [*loop_[:d], f"  if ({_fit(p, red)}) {{   /* rows of whole quads, 16-byte aligned: {QUAD} points a load */",
+                     *("    " + x for x in quad_loop(p, red, body_)), "  } else {", *("  " + x for x in loop_[d:]), "  }"]
     elif red.ahead:             # a search in turns of AHEAD indices
         loop_ = search_turns(red, _point(p, red, bests, search, _registers(red), ""), _loads(p, red, "    "),
                              start, walk, {r: _watch(b, name) for r, b in bests.items()}, search)
@@ -662,6 +698,74 @@ def flat_loop(flat: tuple, body: list[str], ahead: int = 0, loads: tuple = ((), 
 
 
 _COORD = "poly_p{}[poly_u]"     # coordinate k of a turn's point poly_u (`flat_loop` with `ahead`)
+
+
+def _fit(p, red: Reduction) -> str:
+    """C text: whether this call's rows take `quad_loop`: the walk's fastest extent a multiple of
+    QUAD, each quad-read array's rows a multiple of QUAD elements, its first point 16-byte aligned."""
+    origin = {v: low for v, low, _ in red.flat}
+    tests = [f"({red.flat[-1][2]}) % {QUAD} == 0"]
+    for (text, _), (array, extent) in zip(red.ahead[1], red.quads):
+        node = parse_expr(text)
+        for v, low in origin.items():
+            node = renamed(node, v, f"({low})")
+        tests += [f"({extent}) % {QUAD} == 0", f"((unsigned long long)&{cprint(p.r.node(node, {}))} & 15u) == 0"]
+    return " && ".join(dict.fromkeys(tests))
+
+
+def quad_loop(p, red: Reduction, body: list[str]) -> list[str]:
+    """`flat_loop` with `ahead` over quads (`Reduction.quads`), after flat_loop's extents (`poly_eK`),
+    which it does not declare: the walk's fastest extent counted
+    in QUADs of consecutive points; each turn takes the thread's next two quads, loads each
+    loaded read of a quad by 16-byte accesses into the registers of its QUAD points, then runs
+    `body` at each of the 2 * QUAD points in order.  A thread's points stay in increasing order
+    of the walk (quad by quad, each in order), so its folds see them as `flat_loop`'s do."""
+    flat, d, U = red.flat, len(red.flat), 2 * QUAD
+    ext = [f"poly_e{k}" for k in range(d)]
+    inner = [*ext[:-1], "poly_w"]               # the walk's extents, the fastest in quads
+    lines = [f"const int poly_w = {ext[-1]} / {QUAD};   /* {flat[-1][0]}: quads of {QUAD} */",
+              "long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat quad */",
+              "long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */",
+              f"int {', '.join(f'poly_c{k} = 0, poly_d{k} = 0' for k in range(d))};",
+              f"if ({' && '.join(f'{e} > 0' for e in inner)}) {{"]
+    for k in range(d - 1, 0, -1):
+        lines += [f"  poly_c{k} = (int)(poly_t % {inner[k]});", f"  poly_t /= {inner[k]};",
+                  f"  poly_d{k} = (int)(poly_g % {inner[k]});", f"  poly_g /= {inner[k]};"]
+    lines += [f"  poly_c0 = (int)(poly_t < {ext[0]} ? poly_t : {ext[0]});",
+              f"  poly_d0 = (int)(poly_g < {ext[0]} ? poly_g : {ext[0]});", f"  while (poly_c0 < {ext[0]}) {{"]
+    step = []
+    for k in range(d - 1, 0, -1):
+        step += [f"poly_c{k} += poly_d{k};", f"if (poly_c{k} >= {inner[k]}) {{", f"  poly_c{k} -= {inner[k]};",
+                 f"  poly_c{k - 1}++;", "}"]
+    step.append("poly_c0 += poly_d0;")
+    at = lambda k, u: _COORD.format(k).replace("poly_u", u)
+    lines += [f"    int {', '.join(_COORD.format(k).replace('[poly_u]', f'[{U}]') for k in range(d))};   /* coordinates */",
+              "#pragma unroll", "    for (int poly_q = 0; poly_q < 2; poly_q++) {   /* the next 2 quads */",
+              "#pragma unroll", f"      for (int poly_l = 0; poly_l < {QUAD}; poly_l++) {{",
+              *(f"        {at(k, f'{QUAD} * poly_q + poly_l')} = poly_c{k};" for k in range(d - 1)),
+              f"        {at(d - 1, f'{QUAD} * poly_q + poly_l')} = {QUAD} * poly_c{d - 1} + poly_l;", "      }",
+              f"      if (poly_c0 < {ext[0]}) {{", *("        " + x for x in step), "      }", "    }"]
+    regs = {text: f"poly_h{n}" for n, (text, _) in enumerate(red.ahead[1])}
+    lines += [f"    {t} {regs[text]}[{U}];   /* {text} */" for text, t in red.ahead[1]]
+    loads = []
+    for text, t in red.ahead[1]:
+        vec, n = _QUAD_TYPES[t]
+        per = QUAD // n
+        ref = cprint(p.r.node(parse_expr(text), {}))
+        for m in range(n):
+            v = f"poly_v{m}"
+            loads += [f"const {vec} {v} = *((const {vec} *)&{ref}{f' + {m}' if m else ''});",
+                      *(f"{regs[text]}[poly_u + {m * per + i}] = {v}.{'xyzw'[i]};" for i in range(per))]
+    used = names_used("\n".join(loads))
+    lines += ["#pragma unroll", "    for (int poly_q = 0; poly_q < 2; poly_q++)",
+              f"      if ({at(0, f'{QUAD} * poly_q')} < {ext[0]}) {{   /* each quad's reads: 16-byte loads, all in flight */",
+              f"        const int poly_u = {QUAD} * poly_q;",
+              *_coords(flat, _COORD, "        ", used), "        {", *("          " + x for x in loads), "        }", "      }",
+              "#pragma unroll", f"    for (int poly_u = 0; poly_u < {U}; poly_u++)",
+              f"      if ({_COORD.format(0)} < {ext[0]}) {{   /* then each point's folds, in order */",
+              *_coords(flat, _COORD, "        ", names_used("\n".join(body))), *("    " + x for x in body), "      }",
+              "  }", "}"]
+    return lines
 
 
 def search_turns(red: Reduction, body: list[str], loads: tuple, start: str, walk: str, watch: dict,

@@ -29,58 +29,126 @@ __global__ void grid_argmin_reduce_cell_low(int nz, int ny, int nx, const float 
   const int poly_e0 = nz;   /* k */
   const int poly_e1 = ny;   /* j */
   const int poly_e2 = nx;   /* i */
-  long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */
-  long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
-  int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0, poly_c2 = 0, poly_d2 = 0;
-  if (poly_e0 > 0 && poly_e1 > 0 && poly_e2 > 0) {
-    poly_c2 = (int)(poly_t % poly_e2);
-    poly_t /= poly_e2;
-    poly_d2 = (int)(poly_g % poly_e2);
-    poly_g /= poly_e2;
-    poly_c1 = (int)(poly_t % poly_e1);
-    poly_t /= poly_e1;
-    poly_d1 = (int)(poly_g % poly_e1);
-    poly_g /= poly_e1;
-    poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
-    poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
-    while (poly_c0 < poly_e0) {
-      int poly_p0[4], poly_p1[4], poly_p2[4];   /* coordinates */
-#pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
-        poly_p0[poly_u] = poly_c0;
-        poly_p1[poly_u] = poly_c1;
-        poly_p2[poly_u] = poly_c2;
-        if (poly_c0 < poly_e0) {
-          poly_c2 += poly_d2;
-          if (poly_c2 >= poly_e2) {
-            poly_c2 -= poly_e2;
-            poly_c1++;
+  if ((nx) % 4 == 0 && ((unsigned long long)&f[((((0) * ny) + (0)) * nx) + (0)] & 15u) == 0) {   /* rows of whole quads, 16-byte aligned: 4 points a load */
+    const int poly_w = poly_e2 / 4;   /* i: quads of 4 */
+    long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat quad */
+    long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
+    int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0, poly_c2 = 0, poly_d2 = 0;
+    if (poly_e0 > 0 && poly_e1 > 0 && poly_w > 0) {
+      poly_c2 = (int)(poly_t % poly_w);
+      poly_t /= poly_w;
+      poly_d2 = (int)(poly_g % poly_w);
+      poly_g /= poly_w;
+      poly_c1 = (int)(poly_t % poly_e1);
+      poly_t /= poly_e1;
+      poly_d1 = (int)(poly_g % poly_e1);
+      poly_g /= poly_e1;
+      poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
+      poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
+      while (poly_c0 < poly_e0) {
+        int poly_p0[8], poly_p1[8], poly_p2[8];   /* coordinates */
+    #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++) {   /* the next 2 quads */
+    #pragma unroll
+          for (int poly_l = 0; poly_l < 4; poly_l++) {
+            poly_p0[4 * poly_q + poly_l] = poly_c0;
+            poly_p1[4 * poly_q + poly_l] = poly_c1;
+            poly_p2[4 * poly_q + poly_l] = 4 * poly_c2 + poly_l;
           }
-          poly_c1 += poly_d1;
-          if (poly_c1 >= poly_e1) {
-            poly_c1 -= poly_e1;
-            poly_c0++;
+          if (poly_c0 < poly_e0) {
+            poly_c2 += poly_d2;
+            if (poly_c2 >= poly_w) {
+              poly_c2 -= poly_w;
+              poly_c1++;
+            }
+            poly_c1 += poly_d1;
+            if (poly_c1 >= poly_e1) {
+              poly_c1 -= poly_e1;
+              poly_c0++;
+            }
+            poly_c0 += poly_d0;
           }
-          poly_c0 += poly_d0;
         }
+        float poly_h0[8];   /* f[k][j][i] */
+    #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++)
+          if (poly_p0[4 * poly_q] < poly_e0) {   /* each quad's reads: 16-byte loads, all in flight */
+            const int poly_u = 4 * poly_q;
+            const int k = poly_p0[poly_u];
+            const int j = poly_p1[poly_u];
+            const int i = poly_p2[poly_u];
+            {
+              const float4 poly_v0 = *((const float4 *)&f[(((k * ny) + j) * nx) + i]);
+              poly_h0[poly_u + 0] = poly_v0.x;
+              poly_h0[poly_u + 1] = poly_v0.y;
+              poly_h0[poly_u + 2] = poly_v0.z;
+              poly_h0[poly_u + 3] = poly_v0.w;
+            }
+          }
+    #pragma unroll
+        for (int poly_u = 0; poly_u < 8; poly_u++)
+          if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+            if (poly_at_bk == (-2147483647 - 1) || poly_h0[poly_u] < best) {
+              best = poly_h0[poly_u];
+              poly_at_bk = ((long long)poly_p0[poly_u] * poly_e1 + poly_p1[poly_u]) * poly_e2 + poly_p2[poly_u];
+            }
+          }
       }
-      float poly_h0[4];   /* f[k][j][i] */
-#pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++)
-        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
-          const int k = poly_p0[poly_u];
-          const int j = poly_p1[poly_u];
-          const int i = poly_p2[poly_u];
-          poly_h0[poly_u] = f[(((k * ny) + j) * nx) + i];
-        }
-#pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++)
-        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
-          if (poly_at_bk == (-2147483647 - 1) || poly_h0[poly_u] < best) {
-            best = poly_h0[poly_u];
-            poly_at_bk = ((long long)poly_p0[poly_u] * poly_e1 + poly_p1[poly_u]) * poly_e2 + poly_p2[poly_u];
+    }
+  } else {
+    long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */
+    long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
+    int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0, poly_c2 = 0, poly_d2 = 0;
+    if (poly_e0 > 0 && poly_e1 > 0 && poly_e2 > 0) {
+      poly_c2 = (int)(poly_t % poly_e2);
+      poly_t /= poly_e2;
+      poly_d2 = (int)(poly_g % poly_e2);
+      poly_g /= poly_e2;
+      poly_c1 = (int)(poly_t % poly_e1);
+      poly_t /= poly_e1;
+      poly_d1 = (int)(poly_g % poly_e1);
+      poly_g /= poly_e1;
+      poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
+      poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
+      while (poly_c0 < poly_e0) {
+        int poly_p0[4], poly_p1[4], poly_p2[4];   /* coordinates */
+  #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+          poly_p0[poly_u] = poly_c0;
+          poly_p1[poly_u] = poly_c1;
+          poly_p2[poly_u] = poly_c2;
+          if (poly_c0 < poly_e0) {
+            poly_c2 += poly_d2;
+            if (poly_c2 >= poly_e2) {
+              poly_c2 -= poly_e2;
+              poly_c1++;
+            }
+            poly_c1 += poly_d1;
+            if (poly_c1 >= poly_e1) {
+              poly_c1 -= poly_e1;
+              poly_c0++;
+            }
+            poly_c0 += poly_d0;
           }
         }
+        float poly_h0[4];   /* f[k][j][i] */
+  #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++)
+          if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+            const int k = poly_p0[poly_u];
+            const int j = poly_p1[poly_u];
+            const int i = poly_p2[poly_u];
+            poly_h0[poly_u] = f[(((k * ny) + j) * nx) + i];
+          }
+  #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++)
+          if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+            if (poly_at_bk == (-2147483647 - 1) || poly_h0[poly_u] < best) {
+              best = poly_h0[poly_u];
+              poly_at_bk = ((long long)poly_p0[poly_u] * poly_e1 + poly_p1[poly_u]) * poly_e2 + poly_p2[poly_u];
+            }
+          }
+      }
     }
   }
   poly_red_best[threadIdx.x] = best;

@@ -31,49 +31,108 @@ __global__ void matrix_summary_reduce_out(int rows, int cols, const float *m, fl
   int neg = 0;
   const int poly_e0 = rows;   /* r */
   const int poly_e1 = cols;   /* c */
-  long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */
-  long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
-  int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0;
-  if (poly_e0 > 0 && poly_e1 > 0) {
-    poly_c1 = (int)(poly_t % poly_e1);
-    poly_t /= poly_e1;
-    poly_d1 = (int)(poly_g % poly_e1);
-    poly_g /= poly_e1;
-    poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
-    poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
-    while (poly_c0 < poly_e0) {
-      int poly_p0[4], poly_p1[4];   /* coordinates */
-#pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
-        poly_p0[poly_u] = poly_c0;
-        poly_p1[poly_u] = poly_c1;
-        if (poly_c0 < poly_e0) {
-          poly_c1 += poly_d1;
-          if (poly_c1 >= poly_e1) {
-            poly_c1 -= poly_e1;
-            poly_c0++;
+  if ((cols) % 4 == 0 && ((unsigned long long)&m[((0) * cols) + (0)] & 15u) == 0) {   /* rows of whole quads, 16-byte aligned: 4 points a load */
+    const int poly_w = poly_e1 / 4;   /* c: quads of 4 */
+    long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat quad */
+    long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
+    int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0;
+    if (poly_e0 > 0 && poly_w > 0) {
+      poly_c1 = (int)(poly_t % poly_w);
+      poly_t /= poly_w;
+      poly_d1 = (int)(poly_g % poly_w);
+      poly_g /= poly_w;
+      poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
+      poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
+      while (poly_c0 < poly_e0) {
+        int poly_p0[8], poly_p1[8];   /* coordinates */
+    #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++) {   /* the next 2 quads */
+    #pragma unroll
+          for (int poly_l = 0; poly_l < 4; poly_l++) {
+            poly_p0[4 * poly_q + poly_l] = poly_c0;
+            poly_p1[4 * poly_q + poly_l] = 4 * poly_c1 + poly_l;
           }
-          poly_c0 += poly_d0;
+          if (poly_c0 < poly_e0) {
+            poly_c1 += poly_d1;
+            if (poly_c1 >= poly_w) {
+              poly_c1 -= poly_w;
+              poly_c0++;
+            }
+            poly_c0 += poly_d0;
+          }
         }
+        float poly_h0[8];   /* m[r][c] */
+    #pragma unroll
+        for (int poly_q = 0; poly_q < 2; poly_q++)
+          if (poly_p0[4 * poly_q] < poly_e0) {   /* each quad's reads: 16-byte loads, all in flight */
+            const int poly_u = 4 * poly_q;
+            const int r = poly_p0[poly_u];
+            const int c = poly_p1[poly_u];
+            {
+              const float4 poly_v0 = *((const float4 *)&m[(r * cols) + c]);
+              poly_h0[poly_u + 0] = poly_v0.x;
+              poly_h0[poly_u + 1] = poly_v0.y;
+              poly_h0[poly_u + 2] = poly_v0.z;
+              poly_h0[poly_u + 3] = poly_v0.w;
+            }
+          }
+    #pragma unroll
+        for (int poly_u = 0; poly_u < 8; poly_u++)
+          if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+            sum += poly_h0[poly_u];
+            lo = fminf(lo, poly_h0[poly_u]);
+            if (poly_h0[poly_u] > hi)
+              hi = poly_h0[poly_u];
+            if (poly_h0[poly_u] < 0.0f)
+              neg++;
+          }
       }
-      float poly_h0[4];   /* m[r][c] */
-#pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++)
-        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
-          const int r = poly_p0[poly_u];
-          const int c = poly_p1[poly_u];
-          poly_h0[poly_u] = m[(r * cols) + c];
+    }
+  } else {
+    long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */
+    long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
+    int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0;
+    if (poly_e0 > 0 && poly_e1 > 0) {
+      poly_c1 = (int)(poly_t % poly_e1);
+      poly_t /= poly_e1;
+      poly_d1 = (int)(poly_g % poly_e1);
+      poly_g /= poly_e1;
+      poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
+      poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
+      while (poly_c0 < poly_e0) {
+        int poly_p0[4], poly_p1[4];   /* coordinates */
+  #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+          poly_p0[poly_u] = poly_c0;
+          poly_p1[poly_u] = poly_c1;
+          if (poly_c0 < poly_e0) {
+            poly_c1 += poly_d1;
+            if (poly_c1 >= poly_e1) {
+              poly_c1 -= poly_e1;
+              poly_c0++;
+            }
+            poly_c0 += poly_d0;
+          }
         }
-#pragma unroll
-      for (int poly_u = 0; poly_u < 4; poly_u++)
-        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
-          sum += poly_h0[poly_u];
-          lo = fminf(lo, poly_h0[poly_u]);
-          if (poly_h0[poly_u] > hi)
-            hi = poly_h0[poly_u];
-          if (poly_h0[poly_u] < 0.0f)
-            neg++;
-        }
+        float poly_h0[4];   /* m[r][c] */
+  #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++)
+          if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+            const int r = poly_p0[poly_u];
+            const int c = poly_p1[poly_u];
+            poly_h0[poly_u] = m[(r * cols) + c];
+          }
+  #pragma unroll
+        for (int poly_u = 0; poly_u < 4; poly_u++)
+          if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+            sum += poly_h0[poly_u];
+            lo = fminf(lo, poly_h0[poly_u]);
+            if (poly_h0[poly_u] > hi)
+              hi = poly_h0[poly_u];
+            if (poly_h0[poly_u] < 0.0f)
+              neg++;
+          }
+      }
     }
   }
   poly_red_sum[threadIdx.x] = sum;
