@@ -152,6 +152,32 @@ def _threshold_select(a):
             "count": keep.sum()}
 
 
+def _max_subarray(x):
+    """The best x[i] + ... + x[j] as prefix sums: P[j] less the least prefix before j (or 0)."""
+    p = np.cumsum(x.astype(np.int64))
+    before = np.minimum(0, np.concatenate([[0], np.minimum.accumulate(p)[:-1]]))
+    return {"best": (p - before).max()}
+
+
+def _angle_stats(theta, valid):
+    """In float32, as the spec computes (fmod is exact there, so the wrap lands where the reference's does)."""
+    turn, half = np.float32(2 * np.pi), np.float32(np.pi)
+    r = np.fmod(theta.astype(np.float32), turn)
+    w = np.where(np.abs(r) > half, r - np.copysign(turn, r), r)
+    keep = valid != 0
+    count = keep.sum(axis=1)
+    top = np.where(keep, w, -np.inf).max(axis=1)
+    total = np.where(keep, w.astype(np.float64), 0.0).sum(axis=1)
+    return {"wrapped": w, "peak": np.where(count > 0, top, 0.0),
+            "mean": np.where(count > 0, total / np.maximum(count, 1), 0.0)}
+
+
+def _knn(Q, R, k):
+    d2 = ((Q[:, None, :].astype(np.int64) - R[None, :, :]) ** 2).sum(axis=2)
+    order = np.argsort(d2, axis=1, kind="stable")[:, :k]
+    return {"nbr": order, "dist": np.take_along_axis(d2, order, axis=1)}
+
+
 #: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
 NUMPY = {
     "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
@@ -234,6 +260,9 @@ NUMPY = {
     "keep_positive": lambda a, s: {"y": _compacted(a["y"], a["x"][a["x"] > 0]), "count": (a["x"] > 0).sum()},
     "nonzero": lambda a, s: {"idx": _compacted(a["idx"], np.flatnonzero(a["x"])), "count": np.count_nonzero(a["x"])},
     "threshold_select": lambda a, s: _threshold_select(a),
+    "max_subarray": lambda a, s: _max_subarray(a["x"]),
+    "angle_stats": lambda a, s: _angle_stats(a["theta"], a["valid"]),
+    "knn": lambda a, s: _knn(a["Q"], a["R"], s["k"]),
 }
 
 
