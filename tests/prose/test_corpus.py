@@ -328,6 +328,18 @@ def test_prose_only_needs_llm(path):
     assert str(e.value).startswith(f"{path}:1:1: ") and "LLM" in str(e.value)
 
 
+@pytest.mark.parametrize("path", PROSE, ids=_ids(PROSE))
+def test_the_model_reads_the_task_and_no_claim_about_the_language(path):
+    """The prose is the model's prompt: it said the formal language could not express the task,
+    untrue once `+=` through data and `compact` came; why the spec is prose only is a comment,
+    which the model does not read."""
+    from t2c.generators.llm.prompts import is_messages
+    ask = is_messages(load_spec(path))[1]["content"]
+    assert "formal language" not in ask and "prose only" not in ask.lower() and "<!--" not in ask
+    assert "positive elements" in ask or "bin" in ask
+    assert "Prose only on purpose" in path.read_text()
+
+
 def test_presets_realistic():
     """MINI is tiny (CPU emulator), LARGE is realistic (>= 10^6 elements of output or
     input, most >= 10^7) for every spec."""
