@@ -188,7 +188,32 @@ def torch_impls(torch):
         return {"vals": compacted(t["vals"], t["x"][mask]),
                 "idx": compacted(t["idx"], torch.nonzero(mask).flatten().int()), "count": count(mask)}
 
+    def max_subarray(t, s):          # prefix sums: P[j] less the least prefix before j (or 0)
+        p = torch.cumsum(t["x"].long(), dim=0)
+        least = torch.cummin(p, dim=0).values
+        before = torch.cat([torch.zeros_like(p[:1]), least[:-1]]).clamp(max=0)
+        return {"best": (p - before).max()}
+
+    def angle_stats(t, s):
+        turn, half = 2 * math.pi, math.pi
+        r = torch.fmod(t["theta"], turn)
+        w = torch.where(r.abs() > half, r - torch.copysign(torch.full_like(r, turn), r), r)
+        keep = t["valid"] != 0
+        top = torch.where(keep, w, -math.inf).amax(dim=1)
+        avg = torch.where(keep, w, 0.0).sum(dim=1) / keep.sum(dim=1)
+        return {"wrapped": w, "peak": torch.where(torch.isinf(top), 0.0, top),
+                "mean": torch.nan_to_num(avg, nan=0.0)}
+
+    def knn(t, s):                   # exact squared distances (small integers in float32), ties by index
+        Q, R = t["Q"].float(), t["R"].float()
+        d2 = ((Q * Q).sum(dim=1)[:, None] + (R * R).sum(dim=1)[None, :] - 2.0 * (Q @ R.T)).round().int()
+        vals, idx = torch.sort(d2, dim=1, stable=True)
+        return {"nbr": idx[:, :s["k"]].int(), "dist": vals[:, :s["k"]]}
+
     return {
+        "max_subarray": max_subarray,
+        "angle_stats": angle_stats,
+        "knn": knn,
         "keep_positive": lambda t, s: {"y": compacted(t["y"], t["x"][t["x"] > 0]), "count": count(t["x"] > 0)},
         "nonzero": lambda t, s: {"idx": compacted(t["idx"], torch.nonzero(t["x"]).flatten().int()),
                                  "count": count(t["x"] != 0)},

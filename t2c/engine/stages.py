@@ -264,7 +264,9 @@ def suite_run(ctx, work: Path) -> dict:
     g = plan["gate"]
     cases = plan["suite"]["cases"]
     full = [c["sizes"] for c in cases if c["rung"] == "full"]
-    return {"status": "ok", "summary": f"{len(cases)} cases ({len(full)} at {plan['suite']['full_dataset']}), "
+    step = (plan["suite"].get("full_step") or {}).get("line")
+    return {"status": "ok", "summary": f"{len(cases)} cases ({len(full)} at {plan['suite']['full_dataset']}"
+            + (f"; {step}" if step else "") + "), "
             f"{g['killed']}/{g['total']} mutants rejected" + ("" if g["passed"] else " (weakly tested)")
             + (f", {len(g['equivalent'])} equivalent left out" if g.get("equivalent") else "")}
 

@@ -64,9 +64,10 @@ class Evidence:
 
     def summary(self) -> str:
         """One line for a batch table."""
+        step = (self.suite.get("full_step") or {}).get("line", "")
         if self.accepted:
             worst = f", max error {self.max_error:.2g} of the bound" if self.max_error is not None else ""
-            return f"accepted on {self.backend} (seed {self.seed}{worst})"
+            return f"accepted on {self.backend} (seed {self.seed}{worst})" + (f"; {step}" if step else "")
         return f"rejected at {self.rung}: {self.reason}: {self.feedback}"[:300]
 
     def figures(self) -> dict:
@@ -89,6 +90,8 @@ class Evidence:
             lines.append(f"  {r['name']:7} {state:8} {r['seconds']:7.2f} s  {note}".rstrip())
         if self.max_error is not None:
             lines.append(f"max error: {self.max_error:.3g} of the bound ({self.tolerance['rtol']})")
+        if self.suite.get("full_step"):
+            lines.append(f"full: {self.suite['full']}")
         if self.feedback:
             lines.append(f"feedback: {self.feedback}")
         return "\n".join(lines)
@@ -107,7 +110,7 @@ def _note(r: dict) -> str:
         return (f"kernel {k['median']:.4f} ms (p20 {k['p20']:.4f}, p80 {k['p80']:.4f})"
                 + (f", {sp:.1f}x the -O3 reference" if sp else ""))
     if r["name"] == "full" and d.get("dataset"):
-        return f"{d['dataset']} {d.get('sizes')}"
+        return f"{d['dataset']} {d.get('sizes')}" + (f"; {d['step']}" if d.get("step") else "")
     if r["name"] == "races" and d.get("race_check"):      # gpu: which check ran (racecheck.py)
         return d["race_check"][:100]
     if r["name"] == "races" and d.get("emu_seeds"):

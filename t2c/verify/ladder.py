@@ -134,7 +134,8 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
     ev.mutant_gate = g.summary()
     ev.suite = {"cases": len(suite.cases), "discarded": len(suite.discarded), "origin": origin,
                 "discard_reasons": sorted({d["why"].split(":")[0] for d in suite.discarded}),
-                "full": suite.full_note, "case_list": [c.summary() for c in suite.cases]}
+                "full": suite.full_note, "full_step": suite.full_step,
+                "case_list": [c.summary() for c in suite.cases]}
     ev.sizes = {r: [c.sizes for c in suite.of(r)] for r in ("smoke", "random", "full")}
     gate_detail = {k_: v for k_, v in ev.mutant_gate.items() if k_ != "mutants"}
     if not record(RungResult("gate", g.passed, "" if g.passed else "weakly tested",
@@ -192,7 +193,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
 
 
 #: Suites drawn in this process with their gates, the newest last: (kernel key, seed, dataset,
-#: backend) -> (Suite, GateResult); as many as fit in _KEPT_BYTES of inputs (LARGE suites are big).
+#: backend, the sizing settings) -> (Suite, GateResult); as many as fit in _KEPT_BYTES of inputs (LARGE suites are big).
 _SUITES: OrderedDict = OrderedDict()
 _KEPT_BYTES = 256 << 20
 
@@ -215,8 +216,8 @@ def _plan(key: tuple, suite, g) -> dict:
 def _planned(k: Kernel, key: tuple, planned: dict, rungs: tuple[str, ...] | None = None):
     """(suite, origin) of a plan: from memory when this process drew it, else replayed; `rungs`:
     only the cases of these."""
-    if key in _SUITES:
-        suite = _SUITES[key][0]
+    if (*key, sizing()) in _SUITES:
+        suite = _SUITES[(*key, sizing())][0]
         return (replace(suite, cases=[c for c in suite.cases if c.rung in rungs]) if rungs else suite,
                 "planned, in memory")
     return replay_suite(k, planned["suite"], rungs), "planned, replayed"
@@ -239,9 +240,10 @@ def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: boo
             return suite, GateResult.from_summary(planned["gate"]), origin
         except ReferenceFailed:
             pass                         # not expected (the reference is deterministic): draw it again
-    if reuse and key in _SUITES:
-        _SUITES.move_to_end(key)
-        return (*_SUITES[key], "drawn")
+    memo = (*key, sizing())          # a suite drawn under other budgets (T2C_VERIFY_EMU_WORK) is another suite
+    if reuse and memo in _SUITES:
+        _SUITES.move_to_end(memo)
+        return (*_SUITES[memo], "drawn")
     stored = _stored_plan(k, key) if reuse else None
     if stored is not None:
         try:
@@ -254,7 +256,7 @@ def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: boo
         if not reuse:
             return suite, g, origin
         _store_plan(k, key, suite, g)
-    _SUITES[key] = (suite, g)
+    _SUITES[memo] = (suite, g)
     while len(_SUITES) > 1 and sum(_suite_bytes(s_) for s_, _ in _SUITES.values()) > _KEPT_BYTES:
         _SUITES.popitem(last=False)
     return suite, g, origin

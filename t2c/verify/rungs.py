@@ -231,7 +231,7 @@ def full(run: Run) -> RungResult:
     start = time.monotonic()
     cases = run.suite.of("full")
     detail = {"dataset": run.suite.full_dataset, "note": run.suite.full_note,
-              "sizes": cases[0].sizes if cases else None}
+              "sizes": cases[0].sizes if cases else None, "step": run.suite.full_step_line}
     if not cases:
         return RungResult("full", True, skipped=True, detail=detail, feedback=run.suite.full_note,
                           seconds=time.monotonic() - start)

@@ -114,6 +114,12 @@ class Suite:
     discarded: list[dict] = field(default_factory=list)
     full_dataset: str | None = None
     full_note: str = ""
+    full_step: dict | None = None      # FullDataset.summary() when the emu verified at a smaller dataset
+
+    @property
+    def full_step_line(self) -> str:
+        """A few words for one-line summaries where the full rung ran at a smaller dataset, else ""."""
+        return FullDataset.line_of(self.full_step)
 
     def of(self, rung: str) -> list[Case]:
         return [c for c in self.cases if c.rung == rung]
@@ -121,7 +127,7 @@ class Suite:
     def summary(self) -> dict:
         return {"seed": self.seed, "cases": [c.summary() for c in self.cases],
                 "discarded": self.discarded, "full_dataset": self.full_dataset,
-                "full_note": self.full_note}
+                "full_note": self.full_note, "full_step": self.full_step}
 
 
 # -- size points ---------------------------------------------------------------------------
@@ -346,7 +352,7 @@ def replay_suite(k: Kernel, summary: dict, rungs: tuple[str, ...] | None = None)
     finally:
         pool.shutdown(wait=False)            # the references go on; a Pending waits for its own
     return Suite(k, int(summary["seed"]), [done[i] for i in range(len(wanted))], list(summary["discarded"]),
-                 summary["full_dataset"], summary["full_note"])
+                 summary["full_dataset"], summary["full_note"], summary.get("full_step"))
 
 
 def _point_cases(k, seed, rung, point, sizes, dists, discarded, budget, want) -> list[Case]:
@@ -373,11 +379,66 @@ def _point_cases(k, seed, rung, point, sizes, dists, discarded, budget, want) ->
     return cases
 
 
-def full_dataset(k: Kernel, target: str, backend: str) -> tuple[str | None, str]:
-    """The dataset of the full rung, and why (the emu backend may step down)."""
+@dataclass(frozen=True)
+class FullDataset:
+    """The full rung's dataset, decided before any case is drawn: the target, or on the emu the
+    largest preset up to it whose reference run stays within the work budget
+    (`T2C_VERIFY_EMU_WORK`, loop iterations of the checked reference). A step down is a smaller
+    check than asked for, so it is spelled out wherever the verdict is: what ran, what the target
+    would need, and the setting that allows it."""
+    target: str
+    ran: str | None                 # None: the kernel has no presets
+    budget: int | None = None       # the emu work budget it was decided under (None off the emu)
+    past: str | None = None         # the first preset past the budget (the target, or one before it)
+    needs: int | None = None        # its reference's loop iterations
+    failed: str = ""                # why the reference could not run at the preset after `ran`, if that stopped it
+
+    @property
+    def stepped_down(self) -> bool:
+        return self.ran is not None and self.ran != self.target
+
+    def needs_text(self) -> str:
+        """The budget the target needs: exact when the target itself was measured."""
+        if self.needs is None:
+            return ""
+        return f"{self.needs:,}" if self.past == self.target else f"more than {self.needs:,} ({self.past} alone needs that)"
+
+    def note(self) -> str:
+        if self.ran is None:
+            return "the kernel has no dataset presets; the full rung uses the largest random point"
+        if not self.stepped_down:
+            return f"target dataset {self.target}"
+        if self.failed:
+            return (f"verified at {self.ran}, not {self.target}: the reference fails at the next preset "
+                    f"({self.failed})")
+        return (f"verified at {self.ran}, not {self.target}: the emulator is a correctness tier and "
+                f"{self.past}'s reference runs {self.needs:,} loop iterations, past its work budget of "
+                f"{self.budget:,}; {self.target} needs a budget of {self.needs_text()}: set "
+                f"T2C_VERIFY_EMU_WORK={self.needs if self.past == self.target else 'N'} or more to verify at {self.target}")
+
+    def summary(self) -> dict:
+        return {"target": self.target, "ran": self.ran, "budget": self.budget, "past": self.past,
+                "needs": self.needs, "failed": self.failed, "line": self.line()}
+
+    def line(self) -> str:
+        """A few words for a batch line and a card's one-line summary ("" when the target ran)."""
+        if not self.stepped_down:
+            return ""
+        if self.failed:
+            return f"verified at {self.ran}, not {self.target} (the reference fails past {self.ran})"
+        return (f"verified at {self.ran}, not {self.target} ({self.target} needs an emu work budget of "
+                f"{self.needs_text()}; set T2C_VERIFY_EMU_WORK)")
+
+    @staticmethod
+    def line_of(summary: dict | None) -> str:
+        return (summary or {}).get("line", "")
+
+
+def full_dataset(k: Kernel, target: str, backend: str) -> FullDataset:
+    """The dataset of the full rung (the emu backend may step down: `FullDataset`)."""
     presets = [d for d in DATASETS if all(s.preset(d) is not None for s in k.sizes)]
     if not presets:
-        return None, "the kernel has no dataset presets; the full rung uses the largest random point"
+        return FullDataset(target, None)
     if target not in presets:
         lacking = [s.name for s in k.sizes if s.preset(target) is None]
         where = dict(file=k.origin.file, line=k.origin.line, col=k.origin.col) if k.origin else {}
@@ -387,22 +448,19 @@ def full_dataset(k: Kernel, target: str, backend: str) -> tuple[str | None, str]
                         hint=f"verify at {presets[-1]} (--dataset {presets[-1]}), or give "
                              f"{', '.join(lacking)} a {target} value where the sizes are declared")
     if backend != "emu":
-        return target, f"target dataset {target}"
+        return FullDataset(target, target)
     budget = config.load().verify_emu_work
     chosen = presets[0]
     for d in presets[: presets.index(target) + 1]:
         try:
             work = run_reference(k, k.dataset_sizes(d), None if k.init else synthesize(k, k.dataset_sizes(d), 0),
                                  timeout=60, checked_run=True).work
-        except ReferenceFailed:
-            break
+        except ReferenceFailed as e:
+            return FullDataset(target, chosen, budget, d, None, f"{d}: {str(e)[:160]}")
         if work > budget and d != presets[0]:
-            break
+            return FullDataset(target, chosen, budget, d, work)
         chosen = d
-    note = (f"target dataset {target}" if chosen == target else
-            f"{chosen} instead of {target}: the emulator is a correctness tier and the target "
-            f"dataset exceeds its budget ({budget:,} loop iterations of the reference)")
-    return chosen, note
+    return FullDataset(target, chosen, budget)
 
 
 # -- the suite -----------------------------------------------------------------------------
@@ -438,8 +496,10 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
             cases += [extra] if extra else []
         suite.cases += cases
     # full: the target dataset with the original init (when there is one) and a domain draw
-    name, note = full_dataset(k, dataset, backend)
-    suite.full_dataset, suite.full_note = name, note
+    decided = full_dataset(k, dataset, backend)
+    name = decided.ran
+    suite.full_dataset, suite.full_note = name, decided.note()
+    suite.full_step = decided.summary() if decided.stepped_down else None
     if name:
         sizes = k.dataset_sizes(name)
         order = (["original"] if k.init else []) + ["domain"] + dists[1:]

@@ -173,6 +173,32 @@ def _maxpool3d(inp, win=5, stride=2):
     return {"out": v[:, ::stride, ::stride, ::stride].max(axis=(-3, -2, -1))}
 
 
+def _max_subarray(x):
+    """The best x[i] + ... + x[j] as prefix sums: P[j] less the least prefix before j (or 0)."""
+    p = np.cumsum(x.astype(np.int64))
+    before = np.minimum(0, np.concatenate([[0], np.minimum.accumulate(p)[:-1]]))
+    return {"best": (p - before).max()}
+
+
+def _angle_stats(theta, valid):
+    """In float32, as the spec computes (fmod is exact there, so the wrap lands where the reference's does)."""
+    turn, half = np.float32(2 * np.pi), np.float32(np.pi)
+    r = np.fmod(theta.astype(np.float32), turn)
+    w = np.where(np.abs(r) > half, r - np.copysign(turn, r), r)
+    keep = valid != 0
+    count = keep.sum(axis=1)
+    top = np.where(keep, w, -np.inf).max(axis=1)
+    total = np.where(keep, w.astype(np.float64), 0.0).sum(axis=1)
+    return {"wrapped": w, "peak": np.where(count > 0, top, 0.0),
+            "mean": np.where(count > 0, total / np.maximum(count, 1), 0.0)}
+
+
+def _knn(Q, R, k):
+    d2 = ((Q[:, None, :].astype(np.int64) - R[None, :, :]) ** 2).sum(axis=2)
+    order = np.argsort(d2, axis=1, kind="stable")[:, :k]
+    return {"nbr": order, "dist": np.take_along_axis(d2, order, axis=1)}
+
+
 #: spec name -> f(inputs as float64 arrays, sizes) -> expected outputs
 NUMPY = {
     "relu": lambda a, s: {"y": np.maximum(a["x"], 0)},
@@ -258,6 +284,9 @@ NUMPY = {
     "max_running_sum": lambda a, s: _max_running_sum(a["x"]),
     "gaussian_blur": lambda a, s: _blur_replicate(a["img"], a["g"]),
     "maxpool3d": lambda a, s: _maxpool3d(a["inp"]),
+    "max_subarray": lambda a, s: _max_subarray(a["x"]),
+    "angle_stats": lambda a, s: _angle_stats(a["theta"], a["valid"]),
+    "knn": lambda a, s: _knn(a["Q"], a["R"], s["k"]),
 }
 
 
@@ -321,6 +350,18 @@ def test_prose_only_needs_llm(path):
     with pytest.raises(NeedsLLM) as e:
         read_spec(path)
     assert str(e.value).startswith(f"{path}:1:1: ") and "LLM" in str(e.value)
+
+
+@pytest.mark.parametrize("path", PROSE, ids=_ids(PROSE))
+def test_the_model_reads_the_task_and_no_claim_about_the_language(path):
+    """The prose is the model's prompt: it said the formal language could not express the task,
+    untrue once `+=` through data and `compact` came; why the spec is prose only is a comment,
+    which the model does not read."""
+    from t2c.generators.llm.prompts import is_messages
+    ask = is_messages(load_spec(path))[1]["content"]
+    assert "formal language" not in ask and "prose only" not in ask.lower() and "<!--" not in ask
+    assert "positive elements" in ask or "bin" in ask
+    assert "Prose only on purpose" in path.read_text()
 
 
 def test_presets_realistic():

@@ -85,3 +85,63 @@ def test_a_computed_target_subscript_names_the_form_that_works(tmp_path):
         read_spec(spec)
     text = str(e.value)
     assert "target 'b'" in text and "statement's own indices" in text and "b[j, i] = ..." in text
+
+
+CSR = """\
+---
+name: spmv
+sizes:
+  n: {MINI: 8}
+  nnz: {MINI: 20}
+arrays:
+  ptr: int[n + 1] in
+  col: int[nnz] in
+  val: float[nnz] in
+  x: float[n] in
+  y: float[n] out
+domains:
+  ptr: offsets(0, nnz)
+  col: integers(0, n - 1)
+---
+CSR sparse matrix times vector.
+
+```t2c
+"""
+
+
+def _refusal(tmp_path, statements: str) -> UserError:
+    spec = write(tmp_path / "spmv.md", CSR + statements + "```\n")
+    with pytest.raises(UserError) as e:
+        read_spec(spec)
+    return e.value
+
+
+def test_a_range_bounded_by_data_names_its_place_and_the_forms_that_work(tmp_path):
+    """A CSR row (`ptr[i]..ptr[i+1]`) said only "data-dependent subscript"; now file:line:col, the
+    range as written, and what works: the masked sum (which the message spells for this
+    statement), the masked loop, or the prose with --generator llm."""
+    e = _refusal(tmp_path, "y[i] = sum(j in ptr[i]..ptr[i+1]: val[j] * x[col[j]])\n")
+    text = str(e)
+    assert text.startswith(f"{tmp_path / 'spmv.md'}:19:17: data-dependent range: 'j' runs over ptr[i]..ptr[i + 1]")
+    assert "a range bounded by data (a CSR row's `ptr[i]..ptr[i+1]`) is not expressible" in text
+    masked = "sum(j in 0..nnz: where(j >= ptr[i] && j < ptr[i + 1], val[j] * x[col[j]], 0))"
+    assert masked in text and "`--generator llm`" in text and '"Ranges bounded by data"' in text
+    loop = _refusal(tmp_path, "for i in 0..n:\n    y[i] = 0.0\n    for j in ptr[i]..ptr[i+1]:\n"
+                              "        y[i] += val[j] * x[col[j]]\n")
+    assert (loop.line, loop.col) == (21, 14)
+    assert "`for j in 0..N:`" in str(loop) and "where(j >= ptr[i] && j < ptr[i + 1], ..., 0)" in str(loop)
+    assert "`--generator llm`" in str(loop)
+
+
+def test_the_masked_sum_the_message_names_computes_the_csr_product(tmp_path):
+    import numpy as np
+    from t2c.verify.inputs import synthesize
+    from t2c.verify.reference import run_reference
+    spec = write(tmp_path / "spmv.md", CSR + "y[i] = sum(j in 0..nnz: where(j >= ptr[i] && j < ptr[i + 1], "
+                                              "val[j] * x[col[j]], 0))\n```\n")
+    k = read_spec(spec)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=2))
+    a = run.inputs
+    want = [sum(a["val"][j] * a["x"][a["col"][j]] for j in range(a["ptr"][i], a["ptr"][i + 1])) for i in range(8)]
+    np.testing.assert_allclose(run.outputs["y"], want, rtol=1e-5, atol=1e-6)

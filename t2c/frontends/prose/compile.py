@@ -8,7 +8,8 @@ constraints, domains, description). Statements run in order, each over its whole
 reductions are accumulators from their identity, float sums in double; literals and math follow
 the kernel's real type. Refuses, as a UserError at spec.md:LINE:COL, what has no single meaning:
 undeclared names, unbound indices, mismatched ranks, uninferable reduction ranges, writes to
-`in` arrays, unwritten outputs, reads of an array it writes at another element.
+`in` arrays, unwritten outputs, reads of an array it writes at another element, ranges bounded
+by data (naming the masked range and `--generator llm`, which work).
 docs/specs.md, "Semantics", "Errors".
 """
 from __future__ import annotations
@@ -163,7 +164,7 @@ class Compiler:
 
     def for_loop(self, s: For):
         self.fresh(s, s.var, "the loop variable")
-        lo, hi = self.int_expr(s.lo), self.int_expr(s.hi)
+        lo, hi = self.range_bounds(s.var, s.lo, s.hi, "for")
         if s.step is None:
             self.open_loop(s.var, lo, hi)
         else:
@@ -256,7 +257,7 @@ class Compiler:
                     self.fail(ix, f"index '{e.id}' appears twice on the left side",
                               "a diagonal is written with a loop: `for i in 0..n: D[i, i] = ...`")
                 if ix.lo is not None:
-                    lo, hi = self.int_expr(ix.lo), self.int_expr(ix.hi)
+                    lo, hi = self.range_bounds(e.id, ix.lo, ix.hi)
                 else:
                     lo, hi = "0", _paren(arr.shape[d])
                 self.scope[e.id] = "index"
@@ -364,7 +365,7 @@ class Compiler:
                       f"new indices, {shape}", f"write {shape}; the sorted positions are the last index")
         b = r.binders[0]
         self.fresh(b, b.name, "the sorted index")
-        lo, hi = (self.int_expr(b.lo), self.int_expr(b.hi)) if b.lo is not None else ("0", self.infer_range(b, r.body))
+        lo, hi = self.range_bounds(b.name, b.lo, b.hi) if b.lo is not None else ("0", self.infer_range(b, r.body))
         q, qlo, n = loops[-1]
         if (lo, hi) != (qlo, n) or qlo != "0":
             self.fail(b, f"'{b.name}' ranges over 0..{n}, the target's last extent, the positions it sorts into",
@@ -471,7 +472,7 @@ class Compiler:
             self.fail(b, f"'{b.name}' names both the positions of the targets and the compacted index",
                       f"name the positions with another index: {form}")
         every = Call(s.line, s.col, "compact", s.values + (s.cond,))
-        lo, hi = (self.int_expr(b.lo), self.int_expr(b.hi)) if b.lo is not None else ("0", self.infer_range(b, every))
+        lo, hi = self.range_bounds(b.name, b.lo, b.hi) if b.lo is not None else ("0", self.infer_range(b, every))
         extents = {_bare(self.spec.arrays[t.array].shape[0]) for t in arrays}
         start = 0 if b.lo is None else _literal(b.lo)
         if len(extents) > 1 or _bare(hi) not in extents or start is None or start < 0:
@@ -604,6 +605,40 @@ class Compiler:
                   f"{s.array}[{plain}] = ...), or bind it with a loop first: "
                   f"`for {unbound[0].id} in 0..N: {s.array}[...] = ...`")
 
+    def range_bounds(self, var: str, lo, hi, form: str = "", reduction: Reduce | None = None) -> tuple[str, str]:
+        """C text of the bounds of `var in lo..hi`. A bound that reads an array (a CSR row's
+        `ptr[i]..ptr[i+1]`) is refused, saying what works: the whole range under a mask (for a
+        reduction, `form` its operator, or a `for`), or the prose with `--generator llm`."""
+        for bound in (lo, hi):
+            data = next((n for n in walk(bound) if isinstance(n, (Ref, Reduce)) or
+                         (isinstance(n, Name) and self.array(n.id) is not None)), None)
+            if data is None:
+                continue
+            name = data.array if isinstance(data, Ref) else getattr(data, "id", None) or data.op
+            whole = "N"
+            if reduction is not None:
+                try:                       # the extent the body indexes with var, when it says one
+                    whole = _bare(self.infer_range(Binder(reduction.line, reduction.col, var), reduction.body))
+                except UserError:
+                    pass
+            mask = f"where({var} >= {_spelled(lo)} && {var} < {_spelled(hi)}, "
+            if form in REDUCERS:
+                identity = {"sum": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[form]
+                instead = (f"the {form} over the whole range under a mask, "
+                           f"`{form}({var} in 0..{whole}: {mask}{_spelled(reduction.body)}, {identity}))` "
+                           f"(every element is visited, the others add nothing), ")
+            elif form == "for":
+                instead = (f"the loop over the whole range with each step masked, `for {var} in 0..N:` (N the "
+                           f"extent that {var} indexes) and `{mask}..., 0)` in what it adds, ")
+            else:
+                instead = ""
+            self.fail(data, f"data-dependent range: '{var}' runs over {_spelled(lo)}..{_spelled(hi)}, and "
+                      f"'{name}' is an array: a range bounded by data (a CSR row's `ptr[i]..ptr[i+1]`) is not "
+                      f"expressible; range bounds use sizes, enclosing indices and integers",
+                      f"write {instead}or keep the task in prose and generate with `--generator llm` "
+                      f"(docs/specs.md, \"Ranges bounded by data\")")
+        return self.int_expr(lo), self.int_expr(hi)
+
     def int_expr(self, e, data=False) -> str:
         """C text of an index expression (bounds, fixed subscripts; with data, a scatter's cell,
         which may read arrays): integers only."""
@@ -691,7 +726,7 @@ class Compiler:
                 for b in e.binders:
                     self.fresh(b, b.name, "the reduction index")
                     if b.lo is not None:
-                        lo, hi = self.int_expr(b.lo), self.int_expr(b.hi)
+                        lo, hi = self.range_bounds(b.name, b.lo, b.hi, e.op, e)
                     else:
                         lo, hi = "0", self.infer_range(b, e.body)
                     self.ranges[id(b)] = (lo, hi)
@@ -1091,3 +1126,24 @@ def _disjoint(a, b, fixed) -> bool:
         return False
     diff = {k: la.get(k, 0) - lb.get(k, 0) for k in set(la) | set(lb)}
     return all(v == 0 for k, v in diff.items() if k) and diff.get("", 0) != 0
+
+
+def _spelled(e) -> str:
+    """A statement's expression as a spec writes it, for messages (operands of an operator in
+    parentheses when they are operators themselves)."""
+    if isinstance(e, Num):
+        return e.text
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Ref):
+        return f"{e.array}[{', '.join(_spelled(x) for x in e.subs)}]"
+    if isinstance(e, Call):
+        return f"{e.func}({', '.join(_spelled(x) for x in e.args)})"
+    if isinstance(e, Reduce):
+        return e.text or f"{e.op}(...)"
+    if isinstance(e, BinOp):
+        side = lambda x: f"({_spelled(x)})" if isinstance(x, BinOp) else _spelled(x)
+        return f"{side(e.left)} {e.op} {side(e.right)}"
+    if isinstance(e, UnOp):
+        return f"{e.op}{'(' + _spelled(e.operand) + ')' if isinstance(e.operand, BinOp) else _spelled(e.operand)}"
+    return "..."

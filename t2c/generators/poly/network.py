@@ -13,7 +13,7 @@ one thread) anything else. docs/poly.md, "Outside the model: exchange networks".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
@@ -45,6 +45,7 @@ class Exchange:
     bounded: bool = False              # the guard keeps j in the loop's range (`j > i && j < hi`)
     writes: tuple = ()                 # (array, the loop's position of each subscript) of each array it writes
     tiling: int | None = None          # its Network.tilings entry, when its steps may run on shared tiles
+    private: tuple[tuple[str, str], ...] = ()   # (name, C type) of host scalars each point writes before reading (`_private`)
 
     @property
     def var(self) -> str:
@@ -96,7 +97,12 @@ def network_of(k: Kernel, target: Target = SM90) -> Network | None:
     local_arrays = {d.name: (" ".join(t.names), _extents(d)) for d in fn.body.block_items or []
                     if (t := _array_decl(d, values)) is not None}
     loops: list[Exchange] = []
-    names = _Names(frozenset(arrays | set(local_arrays)), _loop_only(fn.body))
+    uses: dict[str, set] = {}
+    for x in _walk(fn.body):
+        if isinstance(x, c_ast.ID):
+            uses.setdefault(x.name, set()).add(id(x))
+    names = _Names(frozenset(arrays | set(local_arrays)), _loop_only(fn.body), frozenset(k.params),
+                   {n: frozenset(u) for n, u in uses.items()})
     if not _host(fn.body.block_items or [], dict(values), names, loops, top=True) or not loops:
         return None
     own = lambda ex: tuple((v, t) for v, t in ex.host if v not in values)   # parameters are passed anyway
@@ -123,8 +129,8 @@ def tiled(net: Network, k: Kernel, target: Target) -> Network:
     groups: dict = {}
     sorted_ = {n for s in net.sorts for n in (s.init, *s.steps)}   # no launches: the radix sort's
     for n, ex in enumerate(net.loops):
-        if ex.single is None and ex.writes and n not in sorted_:
-            groups.setdefault((len(ex.vars), ex.writes), []).append(n)
+        if ex.single is None and ex.writes and n not in sorted_ and not ex.private:
+            groups.setdefault((len(ex.vars), ex.writes), []).append(n)   # tiles print no private scalars
     loops, tilings = list(net.loops), []
     for (depth, writes), members in groups.items():
         if all(net.loops[m].partner is None for m in members):
@@ -150,6 +156,8 @@ def _bytes(ctype: str) -> int:
 class _Names:
     arrays: frozenset           # the kernel's arrays (device pointers on the host)
     loop_only: frozenset        # host ints that only serve as loop variables (`_loop_only`)
+    params: frozenset = frozenset()     # the kernel's parameters
+    uses: dict = field(default_factory=dict)   # name -> ids of its ID nodes in the function body
 
 
 def _loop_only(body) -> frozenset:
@@ -258,11 +266,13 @@ def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | 
     if not ids <= set(scope) | own | names.arrays | called | set(nest) or own & set(nest) or any(
             isinstance(x, (c_ast.Return, c_ast.Goto, c_ast.Break)) for x in _walk(stmt)):
         return None
-    written = set()
+    written, private = set(), {}
     for x in _walk(stmt):
         if isinstance(x, (c_ast.Assignment, c_ast.UnaryOp)) and (t := _target(x)) is not None:
             if t in names.arrays:
                 written.add(t)
+            elif t in scope and t not in nest and t != partner and _private(t, stmt, body, names):
+                private[t] = scope[t]                      # each point's own (a fold's accumulator, a loop variable)
             elif t not in own or t == partner:
                 return None                                # writes a host scalar, a loop variable or the partner
         elif isinstance(x, (c_ast.Assignment, c_ast.UnaryOp)) and _writes(x):
@@ -289,8 +299,28 @@ def _exchange(f: c_ast.For, scope: dict[str, str], names: _Names) -> Exchange | 
     distance = _distance(body, var, partner)
     bounded = guard is not None and _bounds(body, var, partner, f.cond)
     return Exchange(top, stmt, tuple(nest), tuple(los), tuple(counts),
-                    tuple((n, scope[n]) for n in sorted(reads & set(scope) - set(nest))), partner,
-                    distance=distance, bounded=bounded, writes=writes)
+                    tuple((n, scope[n]) for n in sorted(reads & set(scope) - set(nest) - set(private))), partner,
+                    distance=distance, bounded=bounded, writes=writes, private=tuple(sorted(private.items())))
+
+
+def _private(t: str, stmt, body: list, names: _Names) -> bool:
+    """Whether host scalar t (no parameter) is each point's own in a nest whose innermost body is
+    `body` (the items of `stmt`): every item of it that names t starts by writing t, from values
+    that are not t (`t = E`, or a `for` whose init is that), and either every use of t in the
+    function lies in stmt (a reduction's accumulator, which the host never reads) or t only ever
+    serves as a loop variable (`_loop_only`, an inner loop's counter). Then no point reads a value
+    another point or the host left in t, and the host reads none a point leaves: a thread's own
+    copy computes what the reference computes."""
+    if t in names.params:
+        return False
+    def first_writes(item) -> bool:
+        w = item.init if isinstance(item, c_ast.For) else item
+        return isinstance(w, c_ast.Assignment) and w.op == "=" and is_name(w.lvalue, t) and not _touches(w.rvalue, t)
+    naming = [x for x in body if _touches(x, t)]
+    inside = {id(x) for x in _walk(stmt)}
+    if t in names.loop_only:
+        return all(isinstance(x, c_ast.For) and first_writes(x) for x in naming)
+    return bool(naming) and first_writes(naming[0]) and names.uses.get(t, frozenset()) <= inside
 
 
 def _single(it, scope: dict[str, str], names: _Names) -> Exchange | None:
@@ -498,7 +528,8 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
             decode.append(f"    const int {ex.vars[d]} = poly_lo{d} + (int)({at});")
             if d:
                 decode.append(f"    poly_q /= poly_n{d};")
-        body = [line for it in block_items(ex.body) for line in r.statement(it, {}, "    ")]
+        body = [f"    {t} {v};   /* this thread's own */" for v, t in ex.private] + \
+            [line for it in block_items(ex.body) for line in r.statement(it, {}, "    ")]
         kernels += [f"/* {kname}: {_describe(ex)} */",
                     f"__global__ void __launch_bounds__({threads}) {kname}({params}{extra}{extents}, long long poly_count)",
                     "{",
@@ -576,7 +607,8 @@ def _describe(ex: Exchange, traded: tuple | None = None) -> str:
     if ex.partner:
         return (f"{head}; {ex.var} and its partner {ex.partner} = {ex.var} ^ ... pair the cells, and only one of "
                 f"each pair touches them (its guard), so no two threads share a cell.")
-    return f"{head}; each writes only its own cells."
+    own = f" ({', '.join(v for v, _ in ex.private)}: each thread's own)" if ex.private else ""
+    return f"{head}; each writes only its own cells{own}."
 
 
 def _host_lines(it, launch: dict, ind: str) -> list[str]:
