@@ -1,8 +1,8 @@
 """Rows kept in registers (rows.kept_rows, `reductions.row_registers`): in a block-per-row launch
 (phases.py), an input array that several loop phases read at the row's cell `A[row, j]`, whose
 loops start at different indices so that shared memory does not hold it (held_rows), is read once
-per row into each thread's registers (elements j = t + u * 128, u < 8) and the phases take their
-elements from there.  The class on the loops corpus (cross-entropy) and on C kernels written here;
+per row into each thread's registers (elements j = t + u * blockDim.x, u < 8) and the phases take
+their elements from there, 128 threads a row where the rows fit (else 256).  The class on the loops corpus (cross-entropy) and on C kernels written here;
 refusals; the emu with rows shorter than a block, and longer than the kept part."""
 import numpy as np
 import pytest
@@ -56,22 +56,22 @@ def test_a_row_that_two_phases_read_from_different_starts_is_kept_in_registers(s
     rp = _phases(k)
     (kept,) = rp.kept
     assert (kept.array, kept.count, len(kept.readers)) == (("a" if source == "spread" else "x"), 8, 2)
-    assert rp.threads == 128 and not rp.held
+    assert rp.narrow.endswith("<= 1024 ? 128 : 256") and not rp.held
     text = generate(k)
-    assert f"double poly_r_{kept.array}[8];" in text and "__launch_bounds__(128)" in text
+    assert f"double poly_r_{kept.array}[8];" in text and "<= 1024 ? 128 : 256>>>" in text
     assert "j >= 1 && j < " in text          # the first phase keeps to its own range
 
 
 def test_off_the_rows_are_read_by_each_phase(tmp_path):
     rp = _phases(c_kernel(tmp_path, SPREAD), DEFAULT.replace({"reductions.row_registers": None}))
-    assert rp.kept == () and rp.threads == 256
+    assert rp.kept == () and rp.narrow == ""
     assert "poly_r_" not in generate(c_kernel(tmp_path, SPREAD), DEFAULT.replace({"reductions.row_registers": None}))
 
 
 def test_a_conditional_read_and_a_held_row_are_not_kept(tmp_path):
     assert _phases(c_kernel(tmp_path, GUARDED)).kept == ()
     rp = _phases(read_kernel(ROOT / "corpora/loops/gpu/layernorm.c"))
-    assert rp.held and not rp.kept and rp.threads == 256
+    assert rp.held and not rp.kept and rp.narrow == ""
 
 
 @pytest.mark.parametrize("path", ["corpora/loops/gpu/cross_entropy.c", "corpora/loops/gpu/softmax.c", None])
@@ -80,7 +80,8 @@ def test_the_kernels_are_accepted_on_emu(path, tmp_path):
     accepted_on_emu(k, generate(k))
 
 
-@pytest.mark.parametrize("m", [5, 1100], ids=["a row shorter than the block", "a row past the kept part"])
+@pytest.mark.parametrize("m", [5, 1100, 2100], ids=["a row shorter than the block", "a row past 128 threads' registers",
+                                                     "a row past 256 threads' registers"])
 def test_outputs_match_the_reference(m, tmp_path):
     """The minimum is exact; the sums are regrouped per thread as any block fold regroups them."""
     k = c_kernel(tmp_path, SPREAD)

@@ -41,7 +41,10 @@ class RowPhases:
     held: tuple = ()            # rows.Held: arrays whose row the block keeps in shared memory
     wide: tuple = ()            # rows.Wide: loop phases taking 4 elements a thread by 16-byte accesses on a fit row
     kept: tuple = ()            # rows.Kept: arrays whose row's elements each thread keeps in registers
-    threads: int = THREADS      # per row (block): REG_THREADS when rows are kept in registers
+    narrow: str = ""            # C text of a call's threads a row when rows are kept (rows.Kept): REG_THREADS
+                                # where every kept row fits their registers, else THREADS
+
+    threads = THREADS           # a block's most (launch bounds, shared arrays)
 
 
 def phases_of(an: Analysis, storage: dict, launch, held: int | None = None,
@@ -96,8 +99,9 @@ def phases_of(an: Analysis, storage: dict, launch, held: int | None = None,
     held_ = held_rows(an, launch, phases, held)
     wide = wide_phases(an, launch, phases, held_)
     kept = kept_rows(an, launch, phases, held_, wide, registers)
+    fits = " && ".join(dict.fromkeys(f"({r.extent}) <= {REG_THREADS * r.count}" for r in kept))
     return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_, wide, kept,
-                     REG_THREADS if kept else THREADS)
+                     f"{fits} ? {REG_THREADS} : {THREADS}" if kept else "")
 
 
 def kernel_body(p, launch, rp: RowPhases) -> list[str]:
@@ -335,7 +339,7 @@ def _fresh(name: str, taken: set) -> str:
 def launch_code(p, launch, args: list[str], indent: str, threads: int | None = None) -> list[str]:
     """A block per row, at most 1048576 along x and 65535 along y and z (the rows' loops stride);
     `threads` a block (default: the launch's RowPhases')."""
-    box, threads = p.launch_box(launch), threads or launch.phases.threads
+    box, threads = p.launch_box(launch), threads or launch.phases.narrow or launch.phases.threads
     if any(not lows or not highs for lows, highs in box):
         return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
     call = ", ".join(args)
@@ -369,8 +373,9 @@ def describe(launch, rp: RowPhases) -> str:
             + (f"; the row of {held} kept in shared memory by the phase that reads it first" if held else "")
             + (f"; on a row whose extent is a multiple of {LANES} and whose pointers are 16-byte aligned, a thread "
                f"takes {LANES} consecutive elements ({wide})" if (wide := _wide_text(rp)) else "")
-            + "".join(f"; each thread keeps its elements j = t + u * {rp.threads} (u < {r.count}) of {r.array}'s row in "
-                      f"registers, read from memory once" for r in rp.kept) + ".")
+            + "".join(f"; each thread keeps its elements j = t + u * blockDim.x (u < {r.count}) of {r.array}'s row in "
+                      f"registers, read from memory once" for r in rp.kept)
+            + (f" ({REG_THREADS} threads a row where {rp.narrow.split(' ?')[0]})" if rp.narrow else "") + ".")
 
 
 def _wide_text(rp: RowPhases) -> str:

@@ -263,10 +263,12 @@ def quad_reads(an: Analysis, red: Reduction) -> tuple:
     """((array, last extent), ...) for a nest loading first (`Reduction.ahead`, a flat range of
     two or more loops, no search) whose every loaded read indexes its array's last dimension by
     the walk's fastest variable alone (`A[..][x]`, x in no other subscript, over the whole row:
-    the array's last extent is the loop's) in a 4- or 8-byte type: such a nest may walk QUAD consecutive points at a time, each read moved by 16-byte
+    the array's last extent is the loop's) in a 4- or 8-byte type, walked in the nest's own order:
+    such a nest may walk QUAD consecutive points at a time, each read moved by 16-byte
     accesses, where a run-time test finds the rows fit (`quad_loop`).  () otherwise."""
-    if not red.flat or len(red.flat) < 2 or not red.ahead or search_order(red):
-        return ()
+    if not red.flat or len(red.flat) < 2 or not red.ahead or search_order(red) or \
+            tuple(v for v, _, _ in red.flat) != red.nest:
+        return ()               # (a walk across the nest's order ranks each point for its ties: no gain measured)
     arrays = {a.name: a for a in an.program.kernel.arrays}
     x = red.flat[-1][0]
     out = []

@@ -41,8 +41,9 @@ Four plan decisions, all for the launches of phases.py (a block per row):
   max from 1 and its sum from 0) is read into registers once per row: thread t keeps elements
   j = t + u * blockDim.x for u < `reductions.row_registers`, loaded together at the row's start,
   and each reading phase takes its elements from them (the rest of a longer row from global
-  memory). The launch then runs REG_THREADS threads a row, so a row of up to REG_THREADS times
-  that count is read once. Exact as the held rows are: the same element values; a fold's
+  memory). A call whose rows fit the registers of REG_THREADS threads (the array's last extent
+  at most REG_THREADS times that count) launches REG_THREADS threads a row, so each row is read
+  once; a longer row keeps the block of 256 (its tail read by every reading phase, as before). Exact as the held rows are: the same element values; a fold's
   per-thread grouping changes within the association freedom its block combine already takes.
 """
 from __future__ import annotations
@@ -86,6 +87,7 @@ class Kept:
     count: int
     readers: tuple              # the loop phases (indices) that read it, all over one loop variable
     guard: str                  # C text: whether element j (that variable) is one some reader reads
+    extent: str                 # C text: the array's last extent (a row's length)
 
 
 def kept_rows(an: Analysis, launch, phases: list, held: tuple, wide: tuple, count: int | None) -> tuple:
@@ -114,7 +116,7 @@ def kept_rows(an: Analysis, launch, phases: list, held: tuple, wide: tuple, coun
                     for s in stmts for a in s.stmt.accesses if a.name == name):
             continue
         ranges = dict.fromkeys(_range(l) for l in loops)
-        out.append(Kept(name, types[name], count, readers, " || ".join(f"({r})" for r in ranges)))
+        out.append(Kept(name, types[name], count, readers, " || ".join(f"({r})" for r in ranges), extent[name]))
     return tuple(out)
 
 

@@ -4,16 +4,16 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   cross_entropy_update_loss: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once.
+//   cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024).
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* cross_entropy_update_loss: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once. */
-__global__ void __launch_bounds__(128) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
+/* cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024). */
+__global__ void __launch_bounds__(256) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
 {
-  __shared__ double poly_warps_m[4];
-  __shared__ double poly_warps_s[4];
+  __shared__ double poly_warps_m[8];
+  __shared__ double poly_warps_s[8];
   double poly_r_x[8];   /* x: the thread's elements of the row, kept */
   double m;
   double s;
@@ -89,7 +89,7 @@ extern "C" void cross_entropy_device(int n, int c, double *x, int *label, double
   {
     const int extent = n;   /* i: a block each */
     if (extent > 0)
-      cross_entropy_update_loss<<<extent < 1048576 ? extent : 1048576, 128>>>(n, c, x, label, loss);
+      cross_entropy_update_loss<<<extent < 1048576 ? extent : 1048576, (c) <= 1024 ? 128 : 256>>>(n, c, x, label, loss);
   }
 }
 

@@ -4,16 +4,16 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   softmax_update_y: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once.
+//   softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024).
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* softmax_update_y: a block of 128 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * 128 (u < 8) of x's row in registers, read from memory once. */
-__global__ void __launch_bounds__(128) softmax_update_y(int rows, int cols, const double *x, double *y)
+/* softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024). */
+__global__ void __launch_bounds__(256) softmax_update_y(int rows, int cols, const double *x, double *y)
 {
-  __shared__ double poly_warps_m[4];
-  __shared__ double poly_warps_s[4];
+  __shared__ double poly_warps_m[8];
+  __shared__ double poly_warps_s[8];
   double poly_r_x[8];   /* x: the thread's elements of the row, kept */
   double m;
   double s;
@@ -97,7 +97,7 @@ extern "C" void softmax_device(int rows, int cols, double *x, double *y)
   {
     const int extent = rows;   /* i: a block each */
     if (extent > 0)
-      softmax_update_y<<<extent < 1048576 ? extent : 1048576, 128>>>(rows, cols, x, y);
+      softmax_update_y<<<extent < 1048576 ? extent : 1048576, (cols) <= 1024 ? 128 : 256>>>(rows, cols, x, y);
   }
 }
 

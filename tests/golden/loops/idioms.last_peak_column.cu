@@ -27,110 +27,50 @@ __global__ void last_peak_column_reduce_at(int h, int w, const int *img, int *at
   int c;
   const int poly_e0 = h;   /* y */
   const int poly_e1 = w;   /* x */
-  if ((w) % 4 == 0 && ((unsigned long long)&img[((0) * w) + (0)] & 15u) == 0) {   /* rows of whole quads, 16-byte aligned: 4 points a load */
-    const int poly_w = poly_e1 / 4;   /* x: quads of 4 */
-    long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat quad */
-    long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
-    int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0;
-    if (poly_e0 > 0 && poly_w > 0) {
-      poly_c1 = (int)(poly_t % poly_w);
-      poly_t /= poly_w;
-      poly_d1 = (int)(poly_g % poly_w);
-      poly_g /= poly_w;
-      poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
-      poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
-      while (poly_c0 < poly_e0) {
-        int poly_p0[8], poly_p1[8];   /* coordinates */
-    #pragma unroll
-        for (int poly_q = 0; poly_q < 2; poly_q++) {   /* the next 2 quads */
-    #pragma unroll
-          for (int poly_l = 0; poly_l < 4; poly_l++) {
-            poly_p0[4 * poly_q + poly_l] = poly_c0;
-            poly_p1[4 * poly_q + poly_l] = 4 * poly_c1 + poly_l;
+  long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */
+  long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
+  int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0;
+  if (poly_e0 > 0 && poly_e1 > 0) {
+    poly_c1 = (int)(poly_t % poly_e1);
+    poly_t /= poly_e1;
+    poly_d1 = (int)(poly_g % poly_e1);
+    poly_g /= poly_e1;
+    poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
+    poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
+    while (poly_c0 < poly_e0) {
+      int poly_p0[4], poly_p1[4];   /* coordinates */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
+        poly_p0[poly_u] = poly_c0;
+        poly_p1[poly_u] = poly_c1;
+        if (poly_c0 < poly_e0) {
+          poly_c1 += poly_d1;
+          if (poly_c1 >= poly_e1) {
+            poly_c1 -= poly_e1;
+            poly_c0++;
           }
-          if (poly_c0 < poly_e0) {
-            poly_c1 += poly_d1;
-            if (poly_c1 >= poly_w) {
-              poly_c1 -= poly_w;
-              poly_c0++;
+          poly_c0 += poly_d0;
+        }
+      }
+      int poly_h0[4];   /* img[y][x] */
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
+          const int y = poly_p0[poly_u];
+          const int x = poly_p1[poly_u];
+          poly_h0[poly_u] = img[(y * w) + x];
+        }
+#pragma unroll
+      for (int poly_u = 0; poly_u < 4; poly_u++)
+        if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
+          {
+            int poly_v = poly_h0[poly_u];
+            if (poly_at_r == (-2147483647 - 1) || poly_v > poly_v_r || (poly_v == poly_v_r && (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u] > poly_at_r)) {
+              poly_v_r = poly_v;
+              poly_at_r = (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u];
             }
-            poly_c0 += poly_d0;
           }
         }
-        int poly_h0[8];   /* img[y][x] */
-    #pragma unroll
-        for (int poly_q = 0; poly_q < 2; poly_q++)
-          if (poly_p0[4 * poly_q] < poly_e0) {   /* each quad's reads: 16-byte loads, all in flight */
-            const int poly_u = 4 * poly_q;
-            const int y = poly_p0[poly_u];
-            const int x = poly_p1[poly_u];
-            {
-              const int4 poly_v0 = *((const int4 *)&img[(y * w) + x]);
-              poly_h0[poly_u + 0] = poly_v0.x;
-              poly_h0[poly_u + 1] = poly_v0.y;
-              poly_h0[poly_u + 2] = poly_v0.z;
-              poly_h0[poly_u + 3] = poly_v0.w;
-            }
-          }
-    #pragma unroll
-        for (int poly_u = 0; poly_u < 8; poly_u++)
-          if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
-            {
-              int poly_v = poly_h0[poly_u];
-              if (poly_at_r == (-2147483647 - 1) || poly_v > poly_v_r || (poly_v == poly_v_r && (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u] > poly_at_r)) {
-                poly_v_r = poly_v;
-                poly_at_r = (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u];
-              }
-            }
-          }
-      }
-    }
-  } else {
-    long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */
-    long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */
-    int poly_c0 = 0, poly_d0 = 0, poly_c1 = 0, poly_d1 = 0;
-    if (poly_e0 > 0 && poly_e1 > 0) {
-      poly_c1 = (int)(poly_t % poly_e1);
-      poly_t /= poly_e1;
-      poly_d1 = (int)(poly_g % poly_e1);
-      poly_g /= poly_e1;
-      poly_c0 = (int)(poly_t < poly_e0 ? poly_t : poly_e0);
-      poly_d0 = (int)(poly_g < poly_e0 ? poly_g : poly_e0);
-      while (poly_c0 < poly_e0) {
-        int poly_p0[4], poly_p1[4];   /* coordinates */
-  #pragma unroll
-        for (int poly_u = 0; poly_u < 4; poly_u++) {   /* the next 4 points */
-          poly_p0[poly_u] = poly_c0;
-          poly_p1[poly_u] = poly_c1;
-          if (poly_c0 < poly_e0) {
-            poly_c1 += poly_d1;
-            if (poly_c1 >= poly_e1) {
-              poly_c1 -= poly_e1;
-              poly_c0++;
-            }
-            poly_c0 += poly_d0;
-          }
-        }
-        int poly_h0[4];   /* img[y][x] */
-  #pragma unroll
-        for (int poly_u = 0; poly_u < 4; poly_u++)
-          if (poly_p0[poly_u] < poly_e0) {   /* their loads first, all in flight together */
-            const int y = poly_p0[poly_u];
-            const int x = poly_p1[poly_u];
-            poly_h0[poly_u] = img[(y * w) + x];
-          }
-  #pragma unroll
-        for (int poly_u = 0; poly_u < 4; poly_u++)
-          if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
-            {
-              int poly_v = poly_h0[poly_u];
-              if (poly_at_r == (-2147483647 - 1) || poly_v > poly_v_r || (poly_v == poly_v_r && (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u] > poly_at_r)) {
-                poly_v_r = poly_v;
-                poly_at_r = (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u];
-              }
-            }
-          }
-      }
     }
   }
   poly_red_v_r[threadIdx.x] = poly_v_r;
