@@ -210,13 +210,16 @@ class Printer:
                 out[scalar] = f"dev_{web}" if self.plan.storage[web] == "global" else self.per_point.get(web, web)
         return out
 
-    def render_nodes(self, nodes, indent, reads=None) -> list[str]:
+    def render_nodes(self, nodes, indent, reads=None, loops=None) -> list[str]:
         """Statements and loops as C; `reads` (node -> node) rewrites each plain statement first
-        (slabs.read: a read from a shared copy)."""
+        (slabs.read: a read from a shared copy); `loops` ((loop, indent) -> lines or None) prints
+        the loops it takes (slabs.split: a row in registers)."""
         out = []
         for n in nodes:
             if isinstance(n, Stmt):
                 out += self.r.statement(reads(n.stmt.node) if reads else n.stmt.node, self.names_for(n.stmt.name), indent)
+            elif loops is not None and (lines := loops(n, indent)) is not None:
+                out += lines
             elif (reg := self.register_accumulator(n)) is not None:
                 out += reg(indent)
             elif (rec := self.recurrences(n)) is not None:
@@ -226,12 +229,13 @@ class Printer:
                 # unbraced only around one statement: a recurrence's register form is several
                 # unless its header's declaration gave it a block of its own
                 one = len(n.body) == 1 and isinstance(n.body[0], Loop) and \
-                    (self.recurrences(n.body[0]) is None or _declares(n.body[0]))
+                    (self.recurrences(n.body[0]) is None or _declares(n.body[0])) and \
+                    (loops is None or loops(n.body[0], indent) is None)       # a split loop is two
                 if one:
-                    out += self.render_nodes(n.body, indent + "  ", reads)
+                    out += self.render_nodes(n.body, indent + "  ", reads, loops)
                 else:
                     out.append(indent + "{")
-                    out += self.render_nodes(n.body, indent + "  ", reads)
+                    out += self.render_nodes(n.body, indent + "  ", reads, loops)
                     out.append(indent + "}")
         return out
 
@@ -321,17 +325,19 @@ class Printer:
                     f"{indent}  {cell} = {acc};", f"{indent}}}"]
         return printed
 
-    def accumulator_parts(self, loop: Loop, scalars=False, index: str = ""):
+    def accumulator_parts(self, loop: Loop, scalars=False, index: str = "", reads=None):
         """(dtype, register name, the cell's C text, the loop body on the register) of the
         register accumulator's form (above; accumulator_of), or None.  `index`: the subscripts
-        the body reads the register with (a tile's one register per point, `[tm][tn]`)."""
+        the body reads the register with (a tile's one register per point, `[tm][tn]`); `reads`:
+        as render_nodes', applied to the body's statement."""
         found = accumulator_of(self, loop, scalars)
         if found is None:
             return None
         dtype, acc, target, st = found
         names = self.names_for(st.name)
         cell = self.r.statement(st.node.lvalue, names, "")[0].rstrip(";")
-        body = self.r.statement(replace_refs(copy.deepcopy(st.node), target, acc + index), names, "")
+        node = replace_refs(copy.deepcopy(st.node), target, acc + index)
+        body = self.r.statement(reads(node) if reads else node, names, "")
         return dtype, acc, cell, body
 
     # kernels ------------------------------------------------------------------------------
@@ -488,7 +494,10 @@ class Printer:
                 body.append(f"  if (!({cond}))")
                 body.append(f"    {leave}")
         body += [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
-        return body + self.render_nodes(launch.body, "  ", (lambda node: slabs.read(node, slab)) if slab else None)
+        if not slab:
+            return body + self.render_nodes(launch.body, "  ")
+        split = (lambda loop, indent: slabs.split(self, launch, loop, indent)) if slab.registers else None
+        return body + slabs.kept(self, launch) + self.render_nodes(launch.body, "  ", lambda node: slabs.read(node, slab), split)
 
     def coarsened_body(self, launch: Launch, box, locals_) -> list[str]:
         """A loop-free launch whose threads each take `launch.coarsen` x indices blockDim.x apart

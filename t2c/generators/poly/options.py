@@ -47,6 +47,7 @@ class Grid:
     vector: bool = option(True, {"block": [False]})    # a coarsened elementwise thread's indices consecutive, in 16-byte chunks (vector.py)
     transpose: bool = True                           # reads in the other order through shared tiles (transposed.py)
     rows: bool = option(True, {"memory": [False]})   # a thread's own row of an input, read in its loops, through shared memory (slabs.py)
+    row_registers: int | None = option(16, {"memory": [None, 32]})   # a staged row's first elements in registers, for loops over the whole row (slabs.Registers)
 
 
 @dataclass(frozen=True)

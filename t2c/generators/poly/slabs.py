@@ -1,7 +1,8 @@
 """A thread's own row of an array, read along its loop or field by field, through shared memory.
 
     slab_of(context, launch) -> Slab | None;  staging(printer, launch, start, guard) -> kernel lines;
-    read(node, slab) -> node;  host(launch, indent) -> (lines, bytes, flag)
+    read(node, slab) -> node;  host(launch, indent) -> (lines, bytes, flag);
+    kept(printer, launch) -> kernel lines;  split(printer, launch, loop, indent) -> lines | None
 
 Takes a plain launch over one grid index p (a thread per point, no other form) whose statements
 read `A[p][E]` of a 2-d A: E naming a loop the thread runs (k-means' `pts[p][k]`), or constant
@@ -13,6 +14,9 @@ and those reads from the copy. Exact: the launch never writes A, or writes only 
 the thread's own row that no staged read names, so the copy holds what each read would have read.
 Where the block's rows pass the target's static shared memory (known at run time) the kernel reads global memory as
 before (`poly_staged` 0). Refuses (None) other forms, several grid indices, a capped grid.
+A staged row read only at `A[p][k]` by loops `for (k = 0; k < E; k++)` over its whole length E
+also goes to registers (`grid.row_registers`, `Registers`): its first R elements copied once, each
+such loop printed as an unrolled loop over those (compile-time indices) and a loop over the rest.
 docs/poly.md, "Rows in shared memory".
 """
 from __future__ import annotations
@@ -22,13 +26,13 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ...analysis import Stmt
+from ...analysis import Loop, Stmt
 from ...analysis.isl_bridge import always_within
 from ...analysis.model import NotAffine, affine, base_and_subscripts
 from ...ir import abi
-from ...ir.csyntax import cprint, names
+from ...ir.csyntax import array_name, cprint, names
 from ...ir.kernel import DTYPES
-from .ctext import array_refs, identifiers, rewrite
+from .ctext import WORD, array_refs, identifiers, rewrite
 
 @dataclass(frozen=True)
 class Rows:
@@ -39,10 +43,24 @@ class Rows:
 
 
 @dataclass(frozen=True)
+class Registers:
+    """A staged row also kept in registers: the thread's first `count` elements of it, read by
+    loops `for (k = 0; k < length; k++)` (`loops`), each printed as an unrolled loop over the
+    registers and a loop over the rest of the row (split)."""
+    array: str                 # A
+    dtype: str
+    length: str                # the row's C extent E, the loops' extent too
+    count: int                 # R: grid.row_registers, or E where E is a smaller constant
+    name: str                  # the register array, poly_reg<K> beside poly_rows<K>
+    loops: frozenset           # the split loops' keys (loop_key): (variable, their statements' names)
+
+
+@dataclass(frozen=True)
 class Slab:
     rows: tuple[Rows, ...]     # largest element type first (each buffer stays aligned)
     reads: frozenset           # C text of the references read from the copies (`pts[p][k]`)
     limit: int                 # the most bytes the block's rows take (Target.shared_static); past it, global reads
+    registers: tuple[Registers, ...] = ()   # rows also in registers (grid.row_registers)
 
 
 def slab_of(p, launch) -> Slab | None:
@@ -101,8 +119,101 @@ def slab_of(p, launch) -> Slab | None:
     if not found:
         return None
     order = sorted(found.values(), key=lambda a: -DTYPES[a.dtype][0])
-    return Slab(tuple(Rows(a.name, a.dtype, a.shape[1], f"poly_rows{i}") for i, a in enumerate(order)),
-                frozenset(r for n in found for r in reads[n]), p.target.shared_static)
+    rows = tuple(Rows(a.name, a.dtype, a.shape[1], f"poly_rows{i}") for i, a in enumerate(order))
+    staged = frozenset(r for n in found for r in reads[n])
+    return Slab(rows, staged, p.target.shared_static, _registers(p, launch, rows, staged))
+
+
+def loop_key(loop: Loop) -> tuple:
+    """A loop of a launch's body by its variable and its statements' names (which are unique)."""
+    return loop.var, tuple(s.stmt.name for s in loop.statements())
+
+
+def _all_refs(node) -> list:
+    """Every ArrayRef chain under `node`, those inside subscripts too (`x[A[p][k]]` gives both)."""
+    out = []
+    for ref in array_refs(node):
+        out.append(ref)
+        for sub in base_and_subscripts(ref)[1]:
+            out += _all_refs(sub)
+    return out
+
+
+def _registers(p, launch, rows: tuple[Rows, ...], staged: frozenset) -> tuple[Registers, ...]:
+    """The staged rows kept in registers too (see Registers): a row A every one of whose reads
+    in the launch is a staged `A[p][k]` with k the variable of a loop of the launch's body that
+    runs from 0 to A's row length by 1, whose variable no statement outside such a loop names, that holds
+    no other such loop nor sits in one, that names no array it writes at two cells (the printer's
+    recurrences keep those) and holds no break, goto or return (the second loop would still run);
+    the launch never writes A (a walked row: slab_of)."""
+    count = p.opt.grid.row_registers
+    if not count:
+        return ()
+    prog, grid = p.an.program, launch.grid[0]
+    lengths = {r.array: r.length for r in rows}
+    every = [n for n in launch.body if isinstance(n, Stmt)] + \
+            [s for n in launch.body if not isinstance(n, Stmt) for s in n.statements()]
+    written = {w.name for s in every for w in s.stmt.writes()}
+
+    def whole(loop: Loop, length: str) -> bool:          # for (k = 0; k < length; k++)
+        moved = any(s.at is not None or s.bind is not None for s in loop.statements())
+        return loop.step == 1 and not loop.geometric and loop.time is None and not loop.derived and not moved \
+            and loop.lower.strip("() ") == "0" and identifiers(loop.upper) <= set(prog.sizes) \
+            and always_within(prog.sizes, prog.context, [], [], loop.upper, f"({length}) - 1", f"({length}) - 1") \
+            and not any(loop.var in identifiers(cprint(s.stmt.node)) and loop.var not in s.stmt.loops for s in every) \
+            and not _rereads(loop) and not any(_exits(s.stmt.node) for s in loop.statements())
+
+    uses: dict[str, set | None] = {}    # A -> the loops reading it; None: a read outside the class
+    parents: dict[tuple, set] = {}      # a loop's key -> its enclosing loops' keys
+    def walk(nodes, enclosing: tuple):
+        for n in nodes:
+            if not isinstance(n, Stmt):
+                parents[loop_key(n)] = {loop_key(l) for l in enclosing}
+                walk(n.body, enclosing + (n,))
+                continue
+            text = cprint(n.stmt.node)
+            for a in lengths:
+                refs = [r for r in _all_refs(n.stmt.node) if array_name(r) == a]
+                if len(refs) != WORD.findall(text).count(a):
+                    uses[a] = None                        # named other than as an element
+                for ref in refs:
+                    subs = base_and_subscripts(ref)[1]
+                    loop = next((l for l in reversed(enclosing) if isinstance(subs[1], c_ast.ID)
+                                 and l.var == subs[1].name), None)
+                    if uses.get(a, set()) is None:
+                        continue
+                    if cprint(ref) in staged and cprint(subs[0]) == grid.var and loop is not None \
+                            and whole(loop, lengths[a]):
+                        uses.setdefault(a, set()).add(loop_key(loop))
+                    else:
+                        uses[a] = None
+    walk(launch.body, ())
+    split = {key for keys in uses.values() if keys for key in keys}
+    out = []
+    for i, r in enumerate(rows):
+        keys = uses.get(r.array)
+        if not keys or r.array in written or any(parents[key] & split for key in keys):
+            continue
+        n = min(count, int(r.length)) if r.length.isdigit() else count
+        out.append(Registers(r.array, r.dtype, r.length, n, f"poly_reg{i}", frozenset(keys)))
+    return tuple(out)
+
+
+def _rereads(loop: Loop) -> bool:
+    """Whether the loop names an array it writes at more than one cell (adi's `p[i][j]` and
+    `p[i][j - 1]`): the printer may keep such a loop's values in registers (Printer.recurrences),
+    which a split loop would not."""
+    written = {w.name for s in loop.statements() for w in s.stmt.writes() if w.index}
+    texts = {}
+    for s in loop.statements():
+        for ref in _all_refs(s.stmt.node):
+            if array_name(ref) in written:
+                texts.setdefault(array_name(ref), set()).add(cprint(ref))
+    return any(len(t) > 1 for t in texts.values())
+
+
+def _exits(node) -> bool:
+    return isinstance(node, (c_ast.Break, c_ast.Goto, c_ast.Return)) or any(_exits(kid) for _, kid in node.children())
 
 
 def _extent(text: str) -> str:
@@ -139,17 +250,76 @@ def staging(pr, launch, start: str, guard: str) -> list[str]:
 
 
 def read(node, slab: Slab):
-    """`node` with each staged read `A[p][E]` as `(poly_staged ? poly_rowsK[threadIdx.x * (n | 1) + (E)] : A[p][E])`."""
+    """A copy of `node` with each staged read `A[p][E]` as `(poly_staged ? poly_rowsK[threadIdx.x * (n | 1) + (E)] : A[p][E])`."""
     rows = {r.array: r for r in slab.rows}
 
     def pick(n):
         if isinstance(n, c_ast.ArrayRef) and cprint(n) in slab.reads:
             base, subs = base_and_subscripts(n)
-            r = rows[base.name]
-            mine = c_ast.ID(f"{r.buffer}[(int)threadIdx.x * ({_extent(r.length)} | 1) + ({cprint(subs[1])})]")
-            return c_ast.TernaryOp(c_ast.ID("poly_staged"), mine, copy.deepcopy(n))
+            return _staged(copy.deepcopy(n), rows[base.name], cprint(subs[1]))
         return None
-    return rewrite(node, pick)
+    return rewrite(copy.deepcopy(node), pick)
+
+
+def _staged(ref, r: Rows, column: str):
+    """`ref` (`A[p][column]`) read from the block's copy where it was made, else from A."""
+    mine = c_ast.ID(f"{r.buffer}[(int)threadIdx.x * ({_extent(r.length)} | 1) + ({column})]")
+    return c_ast.TernaryOp(c_ast.ID("poly_staged"), mine, ref)
+
+
+def kept(pr, launch) -> list[str]:
+    """The kernel's lines (two spaces in) after its guard: each register row (Registers) filled
+    from the thread's staged row, at compile-time indices so that it stays in registers."""
+    slab: Slab = launch.slab
+    rows, p = {r.array: r for r in slab.rows}, launch.grid[0].var
+    out = []
+    for g in slab.registers:
+        ref = c_ast.ArrayRef(c_ast.ArrayRef(c_ast.ID(g.array), c_ast.ID(p)), c_ast.ID("poly_u"))
+        guarded = not (g.length.isdigit() and int(g.length) >= g.count)
+        load = pr.r.statement(c_ast.Assignment("=", c_ast.ID(f"{g.name}[poly_u]"), _staged(ref, rows[g.array], "poly_u")),
+                              {}, "      " if guarded else "    ")
+        out += [f"  {g.dtype} {g.name}[{g.count}];   /* {g.array}: the thread's row, its first {g.count} elements */",
+                "#pragma unroll", f"  for (int poly_u = 0; poly_u < {g.count}; poly_u++)",
+                *[f"    if (poly_u < {_extent(g.length)})"] * guarded, *load]
+    return out
+
+
+def split(pr, launch, loop: Loop, indent: str) -> list[str] | None:
+    """A loop of Registers.loops as an unrolled loop over the registers (`k` a compile-time index,
+    guarded by the row's length) and a loop over the rest of the row reading the staged copy: the
+    same statements in the same order on the same values. A register accumulator's cell
+    (Printer.register_accumulator) stays in its register across both. None for other loops."""
+    slab: Slab = launch.slab
+    regs = {g.array: g for g in slab.registers if loop_key(loop) in g.loops}
+    if not regs:
+        return None
+    k, p, first = loop.var, launch.grid[0].var, next(iter(regs.values()))
+    count, length = first.count, _extent(first.length)
+
+    def registered(node):                 # A[p][k] from poly_regK[k], other staged reads as before
+        node = rewrite(copy.deepcopy(node), lambda n: c_ast.ID(f"{regs[array_name(n)].name}[{k}]")
+                       if isinstance(n, c_ast.ArrayRef) and array_name(n) in regs and
+                       cprint(n) == f"{array_name(n)}[{p}][{k}]" else None)
+        return read(node, slab)
+
+    staged = lambda node: read(node, slab)
+    hook = lambda inner, at: split(pr, launch, inner, at)
+    parts = pr.accumulator_parts(loop, reads=registered)
+    inner = indent + "  " if parts else indent
+    body = lambda reads, at: ([f"{at}{line}" for line in pr.accumulator_parts(loop, reads=reads)[3]] if parts
+                              else pr.render_nodes(loop.body, at, reads, hook))
+    guarded = not (first.length.isdigit() and int(first.length) >= count)
+    at = inner + "  " * guarded
+    out = [f"{inner}#pragma unroll", f"{inner}for (int {k} = 0; {k} < {count}; {k}++)   /* {', '.join(regs)} in registers */",
+           *[f"{inner}  if ({k} < {length})"] * guarded, f"{at}{{", *body(registered, at + "  "), f"{at}}}"]
+    if not (first.length.isdigit() and int(first.length) <= count):
+        out += [f"{inner}for (int {k} = {count}; {k} < {length}; {k}++)", f"{inner}{{",
+                *body(staged, inner + "  "), f"{inner}}}"]
+    if parts:
+        dtype, acc, cell, _ = parts
+        out = [f"{indent}{{", f"{inner}{dtype} {acc} = {cell};   /* the cell stays in a register */", *out,
+               f"{inner}{cell} = {acc};", f"{indent}}}"]
+    return out
 
 
 def host(launch, indent: str) -> tuple[list[str], str, str]:
@@ -164,5 +334,8 @@ def host(launch, indent: str) -> tuple[list[str], str, str]:
 
 
 def describe(launch) -> str:
+    kept = "".join(f"; each thread keeps the first {g.count} elements of its row of {g.array} in registers"
+                   for g in launch.slab.registers)
     return (f"; each block first copies its {launch.grid[0].var}'s rows of "
-            f"{', '.join(r.array for r in launch.slab.rows)} into shared memory (coalesced), and its threads read them there")
+            f"{', '.join(r.array for r in launch.slab.rows)} into shared memory (coalesced), and its threads read them there"
+            + kept)

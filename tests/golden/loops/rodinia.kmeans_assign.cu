@@ -4,14 +4,14 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars best, bd, s: private to each thread (no value crosses iterations of the parallel loops).
-//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there.
+//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there. */
+/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers. */
 __global__ void kmeans_assign_update_label(int np, int nc, int d, const double *pts, const double *ctr, int *label, int poly_staged)
 {
   const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -34,12 +34,23 @@ __global__ void kmeans_assign_update_label(int np, int nc, int d, const double *
   int best;
   double bd;
   double s;
+  double poly_reg0[16];   /* pts: the thread's row, its first 16 elements */
+#pragma unroll
+  for (int poly_u = 0; poly_u < 16; poly_u++)
+    if (poly_u < d)
+      poly_reg0[poly_u] = (poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (poly_u)]) : (pts[(p * d) + poly_u]);
   best = 0;
   bd = 0.0;
   for (int c = 0; c < nc; c++)
   {
     s = 0.0;
-    for (int k = 0; k < d; k++)
+    #pragma unroll
+    for (int k = 0; k < 16; k++)   /* pts in registers */
+      if (k < d)
+      {
+        s += (poly_reg0[k] - ctr[(c * d) + k]) * (poly_reg0[k] - ctr[(c * d) + k]);
+      }
+    for (int k = 16; k < d; k++)
     {
       s += (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ctr[(c * d) + k]) * (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ctr[(c * d) + k]);
     }
