@@ -7,15 +7,20 @@ consecutive run, warps joining adjacent runs by shuffles, the warps' tuples in o
 the plan (`running_max_of`), checked in the printed part kernel, accepted by the emu ladder at
 MINI, SMALL and MEDIUM, on several blocks and several tiles a block with a tail, in a mirror form
 and over float, and refused where the form does not hold: those stay one thread and correct."""
+import numpy as np
 import pytest
 
 from t2ctest import ROOT, accepted_on_emu as _accepted, c_kernel as _kernel, plan_records
+from t2c.frontends import read_kernel
 from t2c.frontends.c import read_c
 from t2c.ir.csyntax import cprint
 from t2c.generators.poly import generate
 from t2c.generators.poly.kadane import running_max_of
 from t2c.generators.poly.options import DEFAULT
+from t2c.verify.harness import build_candidate, run_candidate
+from t2c.verify.inputs import synthesize
 from t2c.verify.ladder import ladder
+from t2c.verify.reference import run_reference
 from t2c.runtime.target import SM90
 
 ONE_THREAD = "nothing here is parallel"
@@ -186,3 +191,136 @@ def test_float_products_from_3_in_tiles_with_a_tail(tmp_path, changes):
 def test_a_tile_that_is_not_whole_warps_or_does_not_fit_is_refused(shape):
     """(1024, 8) doubles: 8192 values, 69 KB of shared memory past a block's static 48 KB."""
     assert _records(read_c(MAX_RUNNING_SUM), shape) == [None]
+
+
+# -- integers (issue: max_subarray ran on one thread) -----------------------------------------
+# Integer tuples carry a flag for the empty segment instead of -INFINITY (no integer sentinel is
+# safe: INT64_MIN could be data, and overflows when added); their sums are exact, so outputs must
+# be the reference's bits.
+
+MAX_SUBARRAY = ROOT / "corpora" / "text2cuda" / "max_subarray.md"
+SMALL_TILES = [{"scans.running_tile": (64, 4), "scans.parts": 3},    # 3 blocks of 1000: 4 tiles, the last short
+               {"scans.running_tile": (96, 3), "scans.parts": 5}]    # 5 blocks of 600: 3 warps, 3 tiles
+
+
+def _long_long(e: str = "a[i]", run: str = "long long") -> str:
+    """Kadane over E with `run` locals (long long as written); out[1] reads the loop's final run."""
+    return f"""/* class: affine
+ * t2c: size n MINI=3001 SMALL=9001
+ * t2c: array a[n] in
+ * t2c: array b[n] in
+ * t2c: array c[n] in
+ * t2c: array u[n] in
+ * t2c: array out[2] out
+ * t2c: domain a integers(-1000000000, 1000000000)
+ * t2c: domain b integers(-500000000, 500000000)
+ * t2c: domain c integers(-500000000, 500000000)
+ * t2c: domain u integers(0, 1000)
+ */
+void k(int n, const long *a, const int *b, const int *c, const unsigned *u, long *out)
+{{
+  {run} run = {e.replace("[i]", "[0]")}, m = run;
+  for (int i = 1; i < n; i++) {{
+    run = run + ({e}) > ({e}) ? run + ({e}) : ({e});
+    if (run > m) m = run;
+  }}
+  out[0] = m;
+  out[1] = run;
+}}
+"""
+
+
+def test_max_subarray_is_a_running_max_of_long_tuples():
+    k = read_kernel(MAX_SUBARRAY)
+    (rm,) = _records(k)
+    assert _record(rm) == ("run", "m", "i", "x[i]", "long", 2, 1) and rm.flagged
+    text = generate(k)
+    assert ONE_THREAD not in text and KADANE in text and "-INFINITY" not in text
+    assert "__device__ int max_subarray_reduce_best_parts_n[1024];" in text
+    part = _part(text)
+    assert "__shared__ long poly_v[2176];" in part and "__shared__ int poly_ns[8];" in part
+    assert "long poly_ts = 0, poly_tp = 0, poly_tf = 0, poly_tb = 0; int poly_tn = 0;" in part
+    assert "if (poly_k == 0) {" in part and "poly_ts = poly_tp = poly_tf = poly_tb = poly_x;" in part
+    assert "poly_tp = max(poly_tp, poly_ts);" in part and "fmax" not in text
+    assert "const int poly_un = __shfl_down_sync(0xffffffffu, poly_tn, poly_d);" in part
+    assert "if (poly_un) {" in part and "if (poly_ns[poly_w]) {" in part    # a join with an empty side keeps the other
+    assert "if (poly_ns[0]) {" in text[text.index("_final("):]               # an empty loop: m and run as they were
+
+
+@pytest.mark.parametrize("dataset", ["MINI", "SMALL"])
+def test_max_subarray_on_emu_at(dataset):
+    k = read_kernel(MAX_SUBARRAY)
+    text = generate(k)
+    assert KADANE in text
+    _accepted_at(k, text, dataset)
+
+
+@pytest.mark.parametrize("e, run, dtype", [
+    ("a[i]", "long long", "long long"),                    # int64 values into int64 runs
+    ("b[i] - c[i]", "long long int", "long long int"),     # int values, widened: sums past 32 bits
+    ("a[i]", "long", "long"),
+    ("b[i]", "int", "int"),
+    ("u[i]", "unsigned", "unsigned"),                      # unsigned values and runs: exact too
+    ("u[i]", "long long", "long long"),                    # long long + unsigned is long long
+])
+def test_integer_runs_are_running_maxima(tmp_path, e, run, dtype):
+    k = _kernel(tmp_path, _long_long(e, run))
+    (rm,) = _records(k)
+    assert _record(rm) == ("run", "m", "i", e, dtype, 2, 2) and rm.flagged
+
+
+@pytest.mark.parametrize("e, run", [
+    ("u[i]", "int"),             # int + unsigned is unsigned: `run + E > E` compares wrapped values
+    ("a[i] * 0.5", "long"),      # a double E: each step truncates
+    ("b[i]", "short"),           # the reference adds in int, then narrows
+])
+def test_integer_runs_whose_arithmetic_is_not_their_type_stay_one_thread(tmp_path, e, run):
+    k = _kernel(tmp_path, _long_long(e, run))
+    assert _records(k) == [None]
+    assert KADANE not in generate(k)
+
+
+@pytest.mark.parametrize("e, run", [("b[i] - c[i]", "long long"), ("u[i]", "unsigned")])
+def test_integer_kernels_on_emu(tmp_path, e, run):
+    """An int E widened into long long runs, and unsigned runs, in small tiles (5 blocks, 3 tiles)."""
+    k = _kernel(tmp_path, _long_long(e, run))
+    text = generate(k, DEFAULT.replace(SMALL_TILES[1]))
+    assert KADANE in text and f"{run} poly_ts = 0" in text and f"__device__ {run} k_" in text
+    for dataset in ("MINI", "SMALL"):
+        _accepted_at(k, text, dataset)
+
+
+def _kadane(x) -> tuple[int, int]:
+    """(best, final run) in Python's unbounded integers: the answer, independent of any C."""
+    run = best = int(x[0])
+    for v in x[1:]:
+        run = max(run + int(v), int(v))
+        best = max(best, run)
+    return best, run
+
+
+@pytest.mark.parametrize("changes", SMALL_TILES)
+@pytest.mark.parametrize("which", ["spec", "long long"])
+def test_exact_outputs_past_32_bits_and_all_negative(tmp_path, which, changes):
+    """Several blocks of several tiles on emu; outputs equal to the bit to Kadane in Python and to
+    the reference: values near 1e9 mostly positive (the best sum ~1e12, past 2^32), and values all
+    negative (the best is the largest single value; no -inf or INT64_MIN stands in for it)."""
+    k = read_kernel(MAX_SUBARRAY) if which == "spec" else _kernel(tmp_path, _long_long())
+    name, out = ("x", "best") if which == "spec" else ("a", "out")
+    text = generate(k, DEFAULT.replace(changes))
+    assert KADANE in text
+    build = build_candidate(k, text, "emu")
+    rng, n = np.random.default_rng(7), 3001
+    cases = {"past 32 bits": rng.integers(-300_000_000, 1_000_000_001, n),
+             "all negative": rng.integers(-1_000_000_000, 0, n)}
+    for case, x in cases.items():
+        sizes = {"n": n}
+        inputs = {**synthesize(k, sizes, 1), name: x.astype(np.int64)}
+        best, run = _kadane(x)
+        assert best > 2 ** 32 if case == "past 32 bits" else best == x.max()
+        ref = run_reference(k, sizes, inputs)
+        got = run_candidate(k, build, sizes, ref.inputs, mode="device", timeout=120)
+        assert got.process.ok, got.process.stderr[-2000:]
+        want = [best] if which == "spec" else [best, run]
+        assert np.ravel(ref.outputs[out]).tolist() == want, case
+        assert np.ravel(got.outputs[out]).tolist() == want, case
