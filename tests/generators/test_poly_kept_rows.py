@@ -56,22 +56,22 @@ def test_a_row_that_two_phases_read_from_different_starts_is_kept_in_registers(s
     rp = _phases(k)
     (kept,) = rp.kept
     assert (kept.array, kept.count, len(kept.readers)) == (("a" if source == "spread" else "x"), 8, 2)
-    assert rp.narrow.endswith("<= 1024 ? 128 : 256") and not rp.held
+    assert rp.fits.endswith("<= 1024") and not rp.held
     text = generate(k)
-    assert f"double poly_r_{kept.array}[8];" in text and "<= 1024 ? 128 : 256>>>" in text
+    assert f"double poly_r_{kept.array}[8];" in text and "_rows<<<" in text and "__launch_bounds__(128)" in text
     assert "j >= 1 && j < " in text          # the first phase keeps to its own range
 
 
 def test_off_the_rows_are_read_by_each_phase(tmp_path):
     rp = _phases(c_kernel(tmp_path, SPREAD), DEFAULT.replace({"reductions.row_registers": None}))
-    assert rp.kept == () and rp.narrow == ""
+    assert rp.kept == () and rp.fits == ""
     assert "poly_r_" not in generate(c_kernel(tmp_path, SPREAD), DEFAULT.replace({"reductions.row_registers": None}))
 
 
 def test_a_conditional_read_and_a_held_row_are_not_kept(tmp_path):
     assert _phases(c_kernel(tmp_path, GUARDED)).kept == ()
     rp = _phases(read_kernel(ROOT / "corpora/loops/gpu/layernorm.c"))
-    assert rp.held and not rp.kept and rp.narrow == ""
+    assert rp.held and not rp.kept and rp.fits == ""
 
 
 @pytest.mark.parametrize("path", ["corpora/loops/gpu/cross_entropy.c", "corpora/loops/gpu/softmax.c", None])

@@ -365,13 +365,20 @@ class Printer:
         inner_vars, locals_ = self.thread_variables(launch)
         box = self.launch_box(launch) if launch.grid else []
         part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
-        if launch.phases:
-            text = "\n".join(phases.kernel_body(self, launch, launch.phases))
-            args = self.kernel_args(launch, names_used(text))
+        if launch.phases:       # with rows kept in registers, also the kernel for calls whose rows do not fit
+            rp = launch.phases
+            kinds = [(launch.name, rp, phases.REG_THREADS if rp.kept else launch.threads)]
+            if rp.kept:
+                kinds.append((phases.plain_name(launch), phases.plain(rp), launch.threads))
+            texts = ["\n".join(phases.kernel_body(self, launch, r)) for _, r, _ in kinds]
+            args = self.kernel_args(launch, names_used("\n".join(texts)))
             params = ", ".join(self.param_decl(a, launch) for a in args)
-            return "\n".join([f"/* {self.describe(launch)} */",
-                              f"__global__ void __launch_bounds__({launch.threads}) {launch.name}({params})",
-                              "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
+            src = []
+            for (name, _, threads), text in zip(kinds, texts):
+                src += [*([""] if src else [f"/* {self.describe(launch)} */"]),
+                        f"__global__ void __launch_bounds__({threads}) {name}({params})",
+                        "{", *self.waits(name, launch.host_loops, params), text, "}"]
+            return "\n".join(src), args
         if launch.row or launch.sweep:
             start = min_expr(box[0][0]) if box else "0"
             start = "" if start == "0" else f"{start} + "

@@ -12,7 +12,7 @@ anything else. Why: a thread per row coalesced no load. docs/poly.md, "A block p
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
@@ -41,8 +41,8 @@ class RowPhases:
     held: tuple = ()            # rows.Held: arrays whose row the block keeps in shared memory
     wide: tuple = ()            # rows.Wide: loop phases taking 4 elements a thread by 16-byte accesses on a fit row
     kept: tuple = ()            # rows.Kept: arrays whose row's elements each thread keeps in registers
-    narrow: str = ""            # C text of a call's threads a row when rows are kept (rows.Kept): REG_THREADS
-                                # where every kept row fits their registers, else THREADS
+    fits: str = ""              # rows kept (rows.Kept): C text of whether a call's rows fit the registers of
+                                # REG_THREADS threads, which then run the kernel; else `plain_name`'s kernel
 
     threads = THREADS           # a block's most (launch bounds, shared arrays)
 
@@ -100,8 +100,16 @@ def phases_of(an: Analysis, storage: dict, launch, held: int | None = None,
     wide = wide_phases(an, launch, phases, held_)
     kept = kept_rows(an, launch, phases, held_, wide, registers)
     fits = " && ".join(dict.fromkeys(f"({r.extent}) <= {REG_THREADS * r.count}" for r in kept))
-    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_, wide, kept,
-                     f"{fits} ? {REG_THREADS} : {THREADS}" if kept else "")
+    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_, wide, kept, fits)
+
+
+def plain(rp: RowPhases) -> RowPhases:
+    """The record without its kept rows: the kernel of calls whose rows do not fit them."""
+    return replace(rp, kept=(), fits="")
+
+
+def plain_name(launch) -> str:
+    return f"{launch.name}_rows"
 
 
 def kernel_body(p, launch, rp: RowPhases) -> list[str]:
@@ -339,16 +347,26 @@ def _fresh(name: str, taken: set) -> str:
 def launch_code(p, launch, args: list[str], indent: str, threads: int | None = None) -> list[str]:
     """A block per row, at most 1048576 along x and 65535 along y and z (the rows' loops stride);
     `threads` a block (default: the launch's RowPhases')."""
-    box, threads = p.launch_box(launch), threads or launch.phases.narrow or launch.phases.threads
+    box, threads = p.launch_box(launch), threads or launch.phases.threads
+    fits = launch.phases.fits if launch.phases else ""      # (a row scan's launch has no phases)
     if any(not lows or not highs for lows, highs in box):
         return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
     call = ", ".join(args)
+
+    def either(grid: str) -> list[str]:
+        """The launch, or where rows are kept: the kept kernel where the call's rows fit, else the plain one."""
+        line = lambda name, t: p.launch_line(name, (grid, str(t)), call, launch.host_loops)
+        if not fits:
+            return [f"{indent}    {line(launch.name, threads)}"]
+        return [f"{indent}    if ({fits})   /* rows that fit the registers of {REG_THREADS} threads */",
+                f"{indent}      {line(launch.name, REG_THREADS)}", f"{indent}    else",
+                f"{indent}      {line(plain_name(launch), threads)}"]
+
     if len(box) == 1:
         (lows, highs), = box
         return [f"{indent}{{",
                 f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: a block each */",
-                f"{indent}  if (extent > 0)",
-                f"{indent}    {p.launch_line(launch.name, ('extent < 1048576 ? extent : 1048576', str(threads)), call, launch.host_loops)}",
+                f"{indent}  if (extent > 0)", *either('extent < 1048576 ? extent : 1048576'),
                 f"{indent}}}"]
     axes = sorted(zip(launch.grid, box), key=lambda g: launch.axes[g[0].var])
     dims = [f"extent_{launch.axes[l.var]} < {cap} ? extent_{launch.axes[l.var]} : {cap}"
@@ -357,8 +375,7 @@ def launch_code(p, launch, args: list[str], indent: str, threads: int | None = N
             *(f"{indent}  const int extent_{launch.axes[l.var]} = {extent_text(max_expr(highs), min_expr(lows))};   /* {l.var} */"
               for l, (lows, highs) in axes),
             f"{indent}  if ({' && '.join(f'extent_{launch.axes[l.var]} > 0' for l, _ in axes)})",
-            f"{indent}    {p.launch_line(launch.name, ('dim3(' + ', '.join(dims) + ')', str(threads)), call, launch.host_loops)}",
-            f"{indent}}}"]
+            *either('dim3(' + ', '.join(dims) + ')'), f"{indent}}}"]
 
 
 def describe(launch, rp: RowPhases) -> str:
@@ -375,7 +392,8 @@ def describe(launch, rp: RowPhases) -> str:
                f"takes {LANES} consecutive elements ({wide})" if (wide := _wide_text(rp)) else "")
             + "".join(f"; each thread keeps its elements j = t + u * blockDim.x (u < {r.count}) of {r.array}'s row in "
                       f"registers, read from memory once" for r in rp.kept)
-            + (f" ({REG_THREADS} threads a row where {rp.narrow.split(' ?')[0]})" if rp.narrow else "") + ".")
+            + (f" ({REG_THREADS} threads a row where {rp.fits}; any other call runs {launch.name}_rows, the same "
+               f"phases without registers, {rp.threads} threads a row)" if rp.fits else "") + ".")
 
 
 def _wide_text(rp: RowPhases) -> str:

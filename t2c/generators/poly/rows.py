@@ -41,9 +41,9 @@ Four plan decisions, all for the launches of phases.py (a block per row):
   max from 1 and its sum from 0) is read into registers once per row: thread t keeps elements
   j = t + u * blockDim.x for u < `reductions.row_registers`, loaded together at the row's start,
   and each reading phase takes its elements from them (the rest of a longer row from global
-  memory). A call whose rows fit the registers of REG_THREADS threads (the array's last extent
-  at most REG_THREADS times that count) launches REG_THREADS threads a row, so each row is read
-  once; a longer row keeps the block of 256 (its tail read by every reading phase, as before). Exact as the held rows are: the same element values; a fold's
+  memory). Only a call whose rows fit the registers of REG_THREADS threads (the array's last
+  extent at most REG_THREADS times that count) runs that kernel, REG_THREADS threads a row, so
+  each row is read once; any other call runs the same phases without registers (phases.plain). Exact as the held rows are: the same element values; a fold's
   per-thread grouping changes within the association freedom its block combine already takes.
 """
 from __future__ import annotations

@@ -4,13 +4,13 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024).
+//   cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024; any other call runs cross_entropy_update_loss_rows, the same phases without registers, 256 threads a row).
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024). */
-__global__ void __launch_bounds__(256) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
+/* cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024; any other call runs cross_entropy_update_loss_rows, the same phases without registers, 256 threads a row). */
+__global__ void __launch_bounds__(128) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
 {
   __shared__ double poly_warps_m[8];
   __shared__ double poly_warps_s[8];
@@ -84,12 +84,66 @@ __global__ void __launch_bounds__(256) cross_entropy_update_loss(int n, int c, c
   }
 }
 
+__global__ void __launch_bounds__(256) cross_entropy_update_loss_rows(int n, int c, const double *x, const int *label, double *loss)
+{
+  __shared__ double poly_warps_m[8];
+  __shared__ double poly_warps_s[8];
+  double m;
+  double s;
+  int j;
+  for (int i = (int)blockIdx.x; i < n; i += (int)gridDim.x) {
+    m = x[(i * c) + 0];
+    {   /* phase 2: each thread folds its elements, then the block combines them */
+      double poly_part_m = -INFINITY;
+      for (j = 1 + (int)threadIdx.x; j < c; j += (int)blockDim.x)
+      {
+        poly_part_m = fmax(poly_part_m, x[(i * c) + j]);
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
+        poly_part_m = fmax(poly_part_m, __shfl_down_sync(0xffffffffu, poly_part_m, poly_o));
+      if (threadIdx.x % 32 == 0)
+        poly_warps_m[threadIdx.x / 32] = poly_part_m;
+      __syncthreads();
+      poly_part_m = poly_warps_m[0];   /* every thread: the same total, in a fixed order */
+      for (int poly_w = 1; poly_w < (int)(blockDim.x / 32); poly_w++)
+        poly_part_m = fmax(poly_part_m, poly_warps_m[poly_w]);
+      m = fmax(m, poly_part_m);
+      __syncthreads();
+    }
+    s = 0.0;
+    {   /* phase 4: each thread folds its elements, then the block combines them */
+      double poly_part_s = 0;
+      for (j = (int)threadIdx.x; j < c; j += (int)blockDim.x)
+      {
+        poly_part_s += exp(x[(i * c) + j] - m);
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
+        poly_part_s = poly_part_s + __shfl_down_sync(0xffffffffu, poly_part_s, poly_o);
+      if (threadIdx.x % 32 == 0)
+        poly_warps_s[threadIdx.x / 32] = poly_part_s;
+      __syncthreads();
+      poly_part_s = poly_warps_s[0];   /* every thread: the same total, in a fixed order */
+      for (int poly_w = 1; poly_w < (int)(blockDim.x / 32); poly_w++)
+        poly_part_s = poly_part_s + poly_warps_s[poly_w];
+      s = s + poly_part_s;
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      loss[i] = (log(s) + m) - x[(i * c) + label[i]];
+    }
+    __syncthreads();
+  }
+}
+
 extern "C" void cross_entropy_device(int n, int c, double *x, int *label, double *loss)
 {
   {
     const int extent = n;   /* i: a block each */
     if (extent > 0)
-      cross_entropy_update_loss<<<extent < 1048576 ? extent : 1048576, (c) <= 1024 ? 128 : 256>>>(n, c, x, label, loss);
+      if ((c) <= 1024)   /* rows that fit the registers of 128 threads */
+        cross_entropy_update_loss<<<extent < 1048576 ? extent : 1048576, 128>>>(n, c, x, label, loss);
+      else
+        cross_entropy_update_loss_rows<<<extent < 1048576 ? extent : 1048576, 256>>>(n, c, x, label, loss);
   }
 }
 

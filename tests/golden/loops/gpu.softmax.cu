@@ -4,13 +4,13 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024).
+//   softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024; any other call runs softmax_update_y_rows, the same phases without registers, 256 threads a row).
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024). */
-__global__ void __launch_bounds__(256) softmax_update_y(int rows, int cols, const double *x, double *y)
+/* softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024; any other call runs softmax_update_y_rows, the same phases without registers, 256 threads a row). */
+__global__ void __launch_bounds__(128) softmax_update_y(int rows, int cols, const double *x, double *y)
 {
   __shared__ double poly_warps_m[8];
   __shared__ double poly_warps_s[8];
@@ -92,12 +92,73 @@ __global__ void __launch_bounds__(256) softmax_update_y(int rows, int cols, cons
   }
 }
 
+__global__ void __launch_bounds__(256) softmax_update_y_rows(int rows, int cols, const double *x, double *y)
+{
+  __shared__ double poly_warps_m[8];
+  __shared__ double poly_warps_s[8];
+  double m;
+  double s;
+  int j;
+  for (int i = (int)blockIdx.x; i < rows; i += (int)gridDim.x) {
+    m = x[(i * cols) + 0];
+    {   /* phase 2: each thread folds its elements, then the block combines them */
+      double poly_part_m = -INFINITY;
+      for (j = 1 + (int)threadIdx.x; j < cols; j += (int)blockDim.x)
+      {
+        if (x[(i * cols) + j] > poly_part_m)
+          poly_part_m = x[(i * cols) + j];
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
+        poly_part_m = fmax(poly_part_m, __shfl_down_sync(0xffffffffu, poly_part_m, poly_o));
+      if (threadIdx.x % 32 == 0)
+        poly_warps_m[threadIdx.x / 32] = poly_part_m;
+      __syncthreads();
+      poly_part_m = poly_warps_m[0];   /* every thread: the same total, in a fixed order */
+      for (int poly_w = 1; poly_w < (int)(blockDim.x / 32); poly_w++)
+        poly_part_m = fmax(poly_part_m, poly_warps_m[poly_w]);
+      m = fmax(m, poly_part_m);
+      __syncthreads();
+    }
+    s = 0.0;
+    for (j = (int)threadIdx.x; j < cols; j += (int)blockDim.x)
+    {
+      y[(i * cols) + j] = exp(x[(i * cols) + j] - m);
+    }
+    __syncthreads();
+    {   /* phase 5: each thread folds its elements, then the block combines them */
+      double poly_part_s = 0;
+      for (j = (int)threadIdx.x; j < cols; j += (int)blockDim.x)
+      {
+        poly_part_s += y[(i * cols) + j];
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1)
+        poly_part_s = poly_part_s + __shfl_down_sync(0xffffffffu, poly_part_s, poly_o);
+      if (threadIdx.x % 32 == 0)
+        poly_warps_s[threadIdx.x / 32] = poly_part_s;
+      __syncthreads();
+      poly_part_s = poly_warps_s[0];   /* every thread: the same total, in a fixed order */
+      for (int poly_w = 1; poly_w < (int)(blockDim.x / 32); poly_w++)
+        poly_part_s = poly_part_s + poly_warps_s[poly_w];
+      s = s + poly_part_s;
+      __syncthreads();
+    }
+    for (j = (int)threadIdx.x; j < cols; j += (int)blockDim.x)
+    {
+      y[(i * cols) + j] = y[(i * cols) + j] / s;
+    }
+    __syncthreads();
+  }
+}
+
 extern "C" void softmax_device(int rows, int cols, double *x, double *y)
 {
   {
     const int extent = rows;   /* i: a block each */
     if (extent > 0)
-      softmax_update_y<<<extent < 1048576 ? extent : 1048576, (cols) <= 1024 ? 128 : 256>>>(rows, cols, x, y);
+      if ((cols) <= 1024)   /* rows that fit the registers of 128 threads */
+        softmax_update_y<<<extent < 1048576 ? extent : 1048576, 128>>>(rows, cols, x, y);
+      else
+        softmax_update_y_rows<<<extent < 1048576 ? extent : 1048576, 256>>>(rows, cols, x, y);
   }
 }
 
