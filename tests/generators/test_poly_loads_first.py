@@ -76,7 +76,7 @@ def test_the_plan_loads_a_nest_reductions_reads_first(name, reads):
     assert red is not None and red.flat
     assert red.ahead == (AHEAD, reads) and AHEAD == 4
     text = generate(k)
-    assert text.index("their loads first") < text.index("then each point's folds")
+    assert text.rindex("their loads first") < text.rindex("then each point's folds")   # (the point walk: after any quad walk)
     assert re.search(r"poly_h0\[poly_u\] = \w+\[", text)
 
 

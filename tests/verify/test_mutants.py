@@ -111,7 +111,7 @@ def test_the_gate_strengthens_at_the_constraints_boundary():
     from t2c.frontends import read_kernel
     k = read_kernel(ROOT / "corpora/text2cuda/cross_entropy.md")
     g = gate(build_suite(k, 155355694522743, dataset="MINI"))
-    cut = next(m for m in g.mutants if m.where.startswith("loop 'j' (line 32)"))   # the loss statement's
+    cut = next(m for m in g.mutants if m.where.startswith("loop 'j' (line 33)"))   # the loss statement's
     assert g.passed and cut.killed and "+1" in cut.by and "'c': 10" in cut.by
 
 
