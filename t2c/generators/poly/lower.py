@@ -16,7 +16,7 @@ from . import compact, geometric, network, wavetiles
 from .cuda import Printer, sequential_candidate
 from .expand import expand
 from .forms import formed
-from .mapping import Plan, map_to_grid, serial_depth
+from .mapping import Plan, contiguous_on_grid, map_to_grid, serial_depth
 from .options import DEFAULT, PolyOptions
 from .phases import phases_of
 from .running import running_sums
@@ -144,6 +144,8 @@ def planned(an, options: PolyOptions) -> Plan:
         tree = permute(an, tree)                         # parallel loops outward: they become the grid
     if options.loops.fuse:
         tree = fuse(an, tree)                            # re-join nests sharing a grid: fewer launches
+    if options.loops.contiguous:
+        tree = contiguous_on_grid(an, tree, options.grid.max_dims)   # a band past the grid's reach: x stays on it
     if options.wavefront:
         tree = wavefront(an, tree)                       # skew fully carried 2-d bands: parallel diagonals
     if not an.legal(tree):                               # every pass checked itself; this is the last guard

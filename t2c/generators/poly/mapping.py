@@ -18,7 +18,7 @@ from math import prod
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.explain import carried
 from .options import PolyOptions
-from .transform import band_of, parallel
+from .transform import _reordered, _replace, _webs_ok, band_of, grid_depth, parallel
 from .transposed import ROWS, TILE
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -218,6 +218,35 @@ def serial_depth(plan: Plan) -> int:
 def _has_parallel(an, tree, loop) -> bool:
     return any(isinstance(n, Loop) and (parallel(an, tree, n) or _has_parallel(an, tree, n))
                for n in loop.body)
+
+
+def contiguous_on_grid(an: Analysis, tree: list, dims: int = 3) -> list:
+    """Each top-level band of more than `dims` parallel loops whose contiguous loop (`grid_axes`'
+    x over all of them) lies past the first `dims` -- the grid's reach -- nested with its last
+    `dims` parallel loops outermost and the others inside them, so each thread runs those (a
+    pooling over (channel, z, y, x): x on the grid, coalesced, the channels in each thread,
+    instead of x in each thread and no read coalesced).  Checked like every loop pass (legal,
+    the webs' rule, still `dims` parallel loops first); a band it cannot reorder stays."""
+    out = tree
+    for loop in [n for n in tree if isinstance(n, Loop)]:
+        band = band_of(loop)
+        par = []
+        for l in band:
+            if not parallel(an, out, l):
+                break
+            par.append(l)
+        if len(par) <= dims:
+            continue
+        x = next(v for v, axis in grid_axes(an, par).items() if axis == "x")
+        if x in {l.var for l in par[:dims]}:
+            continue
+        new = _reordered(an, out, loop, par[-dims:] + par[:-dims] + band[len(par):], band[-1].body)
+        if new is None:
+            continue
+        trial = _replace(out, loop, [new])
+        if an.legal(trial) and _webs_ok(an, trial) and grid_depth(an, trial, new, dims) == dims:
+            out = trial
+    return out
 
 
 def grid_axes(an: Analysis, grid: list[Loop]) -> dict[str, str]:

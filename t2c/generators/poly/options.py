@@ -62,6 +62,7 @@ class Loops:
     distribute: Distribution | None = option(Distribution())
     permute: bool = True                             # parallel loops outward in a band
     fuse: bool = option(True, {"pass": [False]})     # nests that share a grid joined again
+    contiguous: bool = option(True, {"pass": [False]})      # a band of more parallel loops than grid.max_dims: its contiguous one on the grid (mapping.contiguous_on_grid)
     copy_inputs: bool = option(True, {"pass": [False]})     # input-only reads from a copy, when fewer loops run in order
     expand_private: bool = True                      # an array each host iteration fills: a copy per iteration (expand.py)
     isl_schedule: bool = option(True, {"pass": [False]})    # isl's schedule tree, when fewer loops run in order
