@@ -13,6 +13,7 @@ at its line.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,8 @@ from t2c.generators.poly import generate
 from t2c.generators.poly.cuda import sequential_candidate
 from t2c.ir.yaml_form import from_yaml, to_yaml
 from t2c.verify.mutants import mutants
+
+SAMPLES = Path(__file__).parent / "samples"
 
 COLLATZ = """\
 /* t2c: size n MINI=40 SMALL=400 MEDIUM=4000 LARGE=40000 EXTRALARGE=400000
@@ -46,24 +49,7 @@ void lengths(int n, double *x, double *y, double *r)
 
 # A helper reading an input array through a pointer, one writing rows of a 2-d array, and a
 # static table: the reference is well defined; poly runs it in one thread.
-SMOOTH = """\
-/* t2c: size n MINI=40 SMALL=400 MEDIUM=4000 LARGE=40000 EXTRALARGE=400000
- * t2c: array x[n]
- * t2c: array y[n]
- */
-static double around(const double *v, int i, int n)
-{
-  double s = v[i];
-  if (i > 0) s += v[i - 1];
-  if (i + 1 < n) s += v[i + 1];
-  return s;
-}
-void smooth(int n, const double *x, double *y)
-{
-  for (int i = 0; i < n; i++)
-    y[i] = around(x, i, n) / 3.0;
-}
-"""
+SMOOTH = (SAMPLES / "smooth_helper.c").read_text()
 
 ROWS = """\
 /* t2c: size n MINI=8 SMALL=40 MEDIUM=400 LARGE=4000 EXTRALARGE=40000

@@ -17,24 +17,7 @@ from fakellm import FakeLLM
 from scripted import fenced
 from t2ctest import ROOT
 
-SMOOTH = """\
-/* t2c: size n MINI=40 SMALL=400 MEDIUM=4000 LARGE=40000 EXTRALARGE=400000
- * t2c: array x[n]
- * t2c: array y[n]
- */
-static double around(const double *v, int i, int n)
-{
-  double s = v[i];
-  if (i > 0) s += v[i - 1];
-  if (i + 1 < n) s += v[i + 1];
-  return s;
-}
-void smooth(int n, const double *x, double *y)
-{
-  for (int i = 0; i < n; i++)
-    y[i] = around(x, i, n) / 3.0;
-}
-"""
+SMOOTH = (ROOT / "tests/frontend/samples/smooth_helper.c").read_text()   # a helper reading through a pointer
 
 HALVE = """\
 /* t2c: size n MINI=40 SMALL=400 MEDIUM=4000 LARGE=40000 EXTRALARGE=400000

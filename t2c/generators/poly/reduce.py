@@ -663,24 +663,10 @@ def flat_loop(flat: tuple, body: list[str], ahead: int = 0, loads: tuple = ((), 
     `Reduction.ahead`), each turn takes the next U points' coordinates (`_COORD`), then `loads`
     (`_loads`: registers, loads) at each of them in range, then `body` at each in turn: the same
     points in the same order."""
-    d, lines = len(flat), []
+    d = len(flat)
     ext = [f"poly_e{k}" for k in range(d)]
-    lines += [f"  const int {ext[k]} = {e};   /* {v} */" for k, (v, _, e) in enumerate(flat)]
-    lines += ["  long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat index */",
-              "  long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */",
-              f"  int {', '.join(f'poly_c{k} = 0, poly_d{k} = 0' for k in range(d))};",
-              f"  if ({' && '.join(f'{e} > 0' for e in ext)}) {{"]
-    for k in range(d - 1, 0, -1):
-        lines += [f"    poly_c{k} = (int)(poly_t % {ext[k]});", f"    poly_t /= {ext[k]};",
-                  f"    poly_d{k} = (int)(poly_g % {ext[k]});", f"    poly_g /= {ext[k]};"]
-    lines += [f"    poly_c0 = (int)(poly_t < {ext[0]} ? poly_t : {ext[0]});",
-              f"    poly_d0 = (int)(poly_g < {ext[0]} ? poly_g : {ext[0]});",
-              f"    while (poly_c0 < {ext[0]}) {{"]
-    step = []
-    for k in range(d - 1, 0, -1):
-        step += [f"poly_c{k} += poly_d{k};",
-                 f"if (poly_c{k} >= {ext[k]}) {{", f"  poly_c{k} -= {ext[k]};", f"  poly_c{k - 1}++;", "}"]
-    step.append("poly_c0 += poly_d0;")
+    head, step = _walk_lines(ext, "index")
+    lines = [f"  const int {ext[k]} = {e};   /* {v} */" for k, (v, _, e) in enumerate(flat)] + ["  " + x for x in head]
     if not ahead:
         return lines + [*_coords(flat, "poly_c{}", "      "), *("  " + line for line in body),
                         *("      " + x for x in step), "    }", "  }"]
@@ -700,6 +686,27 @@ def flat_loop(flat: tuple, body: list[str], ahead: int = 0, loads: tuple = ((), 
 
 
 _COORD = "poly_p{}[poly_u]"     # coordinate k of a turn's point poly_u (`flat_loop` with `ahead`)
+
+
+def _walk_lines(ext: list[str], unit: str) -> tuple[list[str], list[str]]:
+    """A thread's walk over a flat range of extents `ext` (C names, slowest first): the lines that
+    split its first flat `unit` and the grid's stride into coordinates and open the walk's loop
+    (`if (...) { ... while (...) {`, two braces for the caller to close), and the step's lines."""
+    d = len(ext)
+    head = [f"long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat {unit} */",
+            "long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */",
+            f"int {', '.join(f'poly_c{k} = 0, poly_d{k} = 0' for k in range(d))};",
+            f"if ({' && '.join(f'{e} > 0' for e in ext)}) {{"]
+    for k in range(d - 1, 0, -1):
+        head += [f"  poly_c{k} = (int)(poly_t % {ext[k]});", f"  poly_t /= {ext[k]};",
+                 f"  poly_d{k} = (int)(poly_g % {ext[k]});", f"  poly_g /= {ext[k]};"]
+    head += [f"  poly_c0 = (int)(poly_t < {ext[0]} ? poly_t : {ext[0]});",
+             f"  poly_d0 = (int)(poly_g < {ext[0]} ? poly_g : {ext[0]});", f"  while (poly_c0 < {ext[0]}) {{"]
+    step = []
+    for k in range(d - 1, 0, -1):
+        step += [f"poly_c{k} += poly_d{k};", f"if (poly_c{k} >= {ext[k]}) {{", f"  poly_c{k} -= {ext[k]};",
+                 f"  poly_c{k - 1}++;", "}"]
+    return head, step + ["poly_c0 += poly_d0;"]
 
 
 def _fit(p, red: Reduction) -> str:
@@ -725,21 +732,8 @@ def quad_loop(p, red: Reduction, body: list[str]) -> list[str]:
     flat, d, U = red.flat, len(red.flat), 2 * QUAD
     ext = [f"poly_e{k}" for k in range(d)]
     inner = [*ext[:-1], "poly_w"]               # the walk's extents, the fastest in quads
-    lines = [f"const int poly_w = {ext[-1]} / {QUAD};   /* {flat[-1][0]}: quads of {QUAD} */",
-              "long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;   /* the first flat quad */",
-              "long long poly_g = (long long)gridDim.x * blockDim.x;   /* the grid's stride */",
-              f"int {', '.join(f'poly_c{k} = 0, poly_d{k} = 0' for k in range(d))};",
-              f"if ({' && '.join(f'{e} > 0' for e in inner)}) {{"]
-    for k in range(d - 1, 0, -1):
-        lines += [f"  poly_c{k} = (int)(poly_t % {inner[k]});", f"  poly_t /= {inner[k]};",
-                  f"  poly_d{k} = (int)(poly_g % {inner[k]});", f"  poly_g /= {inner[k]};"]
-    lines += [f"  poly_c0 = (int)(poly_t < {ext[0]} ? poly_t : {ext[0]});",
-              f"  poly_d0 = (int)(poly_g < {ext[0]} ? poly_g : {ext[0]});", f"  while (poly_c0 < {ext[0]}) {{"]
-    step = []
-    for k in range(d - 1, 0, -1):
-        step += [f"poly_c{k} += poly_d{k};", f"if (poly_c{k} >= {inner[k]}) {{", f"  poly_c{k} -= {inner[k]};",
-                 f"  poly_c{k - 1}++;", "}"]
-    step.append("poly_c0 += poly_d0;")
+    head, step = _walk_lines(inner, "quad")
+    lines = [f"const int poly_w = {ext[-1]} / {QUAD};   /* {flat[-1][0]}: quads of {QUAD} */", *head]
     at = lambda k, u: _COORD.format(k).replace("poly_u", u)
     lines += [f"    int {', '.join(_COORD.format(k).replace('[poly_u]', f'[{U}]') for k in range(d))};   /* coordinates */",
               "#pragma unroll", "    for (int poly_q = 0; poly_q < 2; poly_q++) {   /* the next 2 quads */",
