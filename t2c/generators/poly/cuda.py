@@ -1434,10 +1434,10 @@ def helper_note(k: Kernel) -> list[str]:
 
 
 def _sequential_locals(k: Kernel, body) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """name -> (C element type, extents) of the reference's local arrays whose extents read only
-    the kernel's parameters: device memory of the candidate (a `__device__` array for literal
-    extents, else a pointer the host sets to pool memory for the call's sizes), since a thread's
-    stack holds no array sized at run time and the kernel indexes them flat."""
+    """name -> (C element type, extents) of the reference's local arrays whose extents read the
+    kernel's parameters (and nothing else): device memory of the candidate (a pointer the host
+    sets to pool memory for the call's sizes), since a thread's stack holds no array sized at run
+    time. Arrays of literal extents stay the thread's own, declared flat (`_flat_local`)."""
     out = {}
     for d in _walk(body):
         if not (isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.ArrayDecl) and d.init is None):
@@ -1447,7 +1447,8 @@ def _sequential_locals(k: Kernel, body) -> dict[str, tuple[str, tuple[str, ...]]
             shape.append(t.dim)
             t = t.type
         if all(x is not None and {i.name for i in _walk(x) if isinstance(i, c_ast.ID)} <= set(k.params)
-               for x in shape) and isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType):
+               for x in shape) and not _constant(tuple(cprint(x) for x in shape)) and \
+                isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType):
             out[d.name] = (" ".join(t.type.names), tuple(cprint(x) for x in shape))
     return out
 
@@ -1483,10 +1484,7 @@ def sequential_candidate(k: Kernel, reason: str) -> str:
     out += [line for f in own_helpers(k) for line in (f, "")]
     if k.returns:
         out += [f"__device__ {k.returns.dtype} dev_return;", ""]
-    sized = {n: (t, shape) for n, (t, shape) in moved.items() if _constant(shape)}
-    runtime = {n: (t, shape) for n, (t, shape) in moved.items() if n not in sized}
-    out += [f"__device__ {t} poly_buf_{n}[{' * '.join(shape)}];   /* the reference's local array */"
-            for n, (t, shape) in sized.items()]
+    runtime = moved                     # (sized at run time: pool memory for the call's sizes)
     out += [line for n, (t, _) in runtime.items() for line in device_pointer(t, f"poly_buf_{n}")]
     out += [""] if moved else []
     out.append(f"__global__ void {short}_sequential({abi.param_list(k)})")
@@ -1551,6 +1549,9 @@ def _thread_decls(body: c_ast.Compound, moved: dict, kept: dict) -> c_ast.Compou
     """body (a rendered copy) without the declarations of the arrays `moved` to device memory, and
     with each array in `kept` declared in one dimension, the product of its extents, as the
     renderer indexes it (`_flat_local`); at any depth."""
+    for n in _walk(body):               # an array passed whole (`fill(t, 0.5)`) by its device name too
+        if isinstance(n, c_ast.ID) and n.name in moved:
+            n.name = f"poly_buf_{n.name}"
     for block in _walk(body):
         if not isinstance(block, c_ast.Compound):
             continue
