@@ -25,7 +25,6 @@ from t2c.generators.poly.cuda import sequential_candidate
 from t2c.ir.yaml_form import from_yaml, to_yaml
 from t2c.verify.mutants import mutants
 
-SAMPLES = Path(__file__).parent / "samples"
 
 COLLATZ = """\
 /* t2c: size n MINI=40 SMALL=400 MEDIUM=4000 LARGE=40000 EXTRALARGE=400000
@@ -49,7 +48,7 @@ void lengths(int n, double *x, double *y, double *r)
 
 # A helper reading an input array through a pointer, one writing rows of a 2-d array, and a
 # static table: the reference is well defined; poly runs it in one thread.
-SMOOTH = (SAMPLES / "smooth_helper.c").read_text()
+SMOOTH = (Path(__file__).parent / "kernels" / "smooth_helper.c").read_text()   # (tests/llm/test_outside_poly.py too)
 
 ROWS = """\
 /* t2c: size n MINI=8 SMALL=40 MEDIUM=400 LARGE=4000 EXTRALARGE=40000

@@ -53,11 +53,13 @@ def test_a_blur_offset_by_half_the_window_is_a_thread_per_pixel():
 
 def test_a_3d_pool_with_quotient_extents_is_a_grid():
     """Extents `(d - 5) / 2 + 1` bound the output loops: three of the four are the grid (the
-    grid has three axes), the guard compares with the quotient, and each thread runs the window."""
+    grid has three axes: the inner three, so that x, the contiguous one, stays on it,
+    mapping.contiguous_on_grid), the guard compares with the quotient, and each thread runs the
+    channels and the window."""
     k = read_spec(SPECS / "maxpool3d.md")
-    assert _launches(k) == [("maxpool3d_update_out", ["ch", "z", "y"], {"ch": "z", "z": "y", "y": "x"}, [], False)]
+    assert _launches(k) == [("maxpool3d_update_out", ["z", "y", "x"], {"z": "z", "y": "y", "x": "x"}, [], False)]
     text = generate(k)
-    assert "one thread per (ch, z, y)" in text
+    assert "one thread per (z, y, x)" in text
     assert "z < (((d - 5) / 2) + 1) && y >= 0 && y < (((h - 5) / 2) + 1)" in text
     accepted_on_emu(k, text)
 

@@ -17,7 +17,7 @@ from fakellm import FakeLLM
 from scripted import fenced
 from t2ctest import ROOT
 
-SMOOTH = (ROOT / "tests/frontend/samples/smooth_helper.c").read_text()   # a helper reading through a pointer
+SMOOTH = (ROOT / "tests/frontend/kernels/smooth_helper.c").read_text()   # a helper reading through a pointer
 
 HALVE = """\
 /* t2c: size n MINI=40 SMALL=400 MEDIUM=4000 LARGE=40000 EXTRALARGE=400000

@@ -18,7 +18,7 @@ from math import prod
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.explain import carried
 from .options import PolyOptions
-from .transform import _reordered, _replace, _webs_ok, band_of, grid_depth, parallel
+from .transform import band_of, grid_depth, parallel, reordered, replaced, webs_ok
 from .transposed import ROWS, TILE
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -240,11 +240,11 @@ def contiguous_on_grid(an: Analysis, tree: list, dims: int = 3) -> list:
         x = next(v for v, axis in grid_axes(an, par).items() if axis == "x")
         if x in {l.var for l in par[:dims]}:
             continue
-        new = _reordered(an, out, loop, par[-dims:] + par[:-dims] + band[len(par):], band[-1].body)
+        new = reordered(an, out, loop, par[-dims:] + par[:-dims] + band[len(par):], band[-1].body)
         if new is None:
             continue
-        trial = _replace(out, loop, [new])
-        if an.legal(trial) and _webs_ok(an, trial) and grid_depth(an, trial, new, dims) == dims:
+        trial = replaced(out, loop, [new])
+        if an.legal(trial) and webs_ok(an, trial) and grid_depth(an, trial, new, dims) == dims:
             out = trial
     return out
 

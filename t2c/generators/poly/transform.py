@@ -25,7 +25,7 @@ def _stmts(nodes) -> list[str]:
     return out
 
 
-def _replace(tree, old, new_nodes, moved: dict | None = None) -> list:
+def replaced(tree, old, new_nodes, moved: dict | None = None) -> list:
     """The tree with node `old` replaced by the list `new_nodes` (identity match).
 
     Ancestors of `old` are rebuilt; `moved` (when given) records id(ancestor) -> rebuilt."""
@@ -34,7 +34,7 @@ def _replace(tree, old, new_nodes, moved: dict | None = None) -> list:
         if n is old:
             out.extend(new_nodes)
         elif isinstance(n, Loop):
-            body = _replace(n.body, old, new_nodes, moved)
+            body = replaced(n.body, old, new_nodes, moved)
             if all(a is b for a, b in zip(body, n.body)) and len(body) == len(n.body):
                 out.append(n)
             else:
@@ -102,7 +102,7 @@ def _split(an, tree, loop: Loop, moved, sink=True) -> list:
             continue
         a = dataclasses.replace(loop, body=list(left))
         b = dataclasses.replace(loop, body=list(right))
-        trial = _replace(tree, current, [a, b], moved)
+        trial = replaced(tree, current, [a, b], moved)
         if an.legal(trial):
             parts.append(a)
             tree, current, start = trial, b, cut
@@ -123,9 +123,9 @@ def _sink(an, tree, loop: Loop, moved) -> tuple[list, Loop]:
             continue
         rest = [x for x in loop.body if x is not item]
         new = dataclasses.replace(loop, body=rest + [item])
-        trial = _replace(tree, loop, [new], moved)
+        trial = replaced(tree, loop, [new], moved)
         split = [dataclasses.replace(loop, body=rest), dataclasses.replace(loop, body=[item])]
-        if an.legal(trial) and an.legal(_replace(tree, loop, split)):    # only where it then splits off
+        if an.legal(trial) and an.legal(replaced(tree, loop, split)):    # only where it then splits off
             tree, loop = trial, new
     return tree, loop
 
@@ -150,7 +150,7 @@ def _bound_names(loop: Loop) -> set[str]:
     return set(_WORD.findall(loop.lower + " " + loop.upper + " " + loop.init + " " + loop.cond))
 
 
-def _webs_ok(an: Analysis, tree) -> bool:
+def webs_ok(an: Analysis, tree) -> bool:
     """Privatized webs keep their private loops outermost among their statements' loops."""
     paths = {}
 
@@ -202,11 +202,11 @@ def _permute_band(an, tree, loop):
         fallback = None
         for cand in remaining:
             order = placed + [cand] + [l for l in remaining if l is not cand]
-            new = _reordered(an, tree, loop, order, inner)
+            new = reordered(an, tree, loop, order, inner)
             if new is None:
                 continue
-            trial = _replace(current_tree, current, [new])
-            if not (an.legal(trial) and _webs_ok(an, trial)):
+            trial = replaced(current_tree, current, [new])
+            if not (an.legal(trial) and webs_ok(an, trial)):
                 continue
             if fallback is None:
                 fallback = (cand, trial, new)
@@ -224,7 +224,7 @@ def _permute_band(an, tree, loop):
     return current_tree, current
 
 
-def _reordered(an, tree, band: Loop, order: list[Loop], inner: list) -> Loop | None:
+def reordered(an, tree, band: Loop, order: list[Loop], inner: list) -> Loop | None:
     """The band's loops nested in `order` around `inner`; a loop whose bounds name a loop
     now inside it gets bounds from the statements' domains (isl: symm's `for i; for k < i`
     becomes `for k; for i > k`).  None when that does not give one affine bound per side."""
@@ -300,8 +300,8 @@ def _fuse_in(an, tree, parent):
             da, db = grid_depth(an, tree, a), grid_depth(an, tree, b)
             if da and db and not (da == db == 1 and _crossing(a, b)):
                 fused = dataclasses.replace(a, body=_fuse_bodies(a.body + b.body))
-                trial = _replace(_replace(tree, b, []), a, [fused])
-                if an.legal(trial) and _webs_ok(an, trial) and \
+                trial = replaced(replaced(tree, b, []), a, [fused])
+                if an.legal(trial) and webs_ok(an, trial) and \
                         grid_depth(an, trial, fused) >= max(da, db):
                     tree = trial
                     nodes = tree if parent is None else _find_parent_body(tree, fused, nodes)
@@ -321,8 +321,8 @@ def fused_pair(an: Analysis, tree: list, a: Loop, b: Loop) -> tuple[list, Loop] 
     if not _same_header(a, b):
         return None
     fused = dataclasses.replace(a, body=a.body + b.body)
-    trial = _replace(_replace(tree, b, []), a, [fused])
-    return (trial, fused) if an.legal(trial) and _webs_ok(an, trial) else None
+    trial = replaced(replaced(tree, b, []), a, [fused])
+    return (trial, fused) if an.legal(trial) and webs_ok(an, trial) else None
 
 
 def _crossing(a: Loop, b: Loop) -> bool:
@@ -412,8 +412,8 @@ def wavefront(an: Analysis, tree: list) -> list:
             hi = f"{c} * {parens(a.upper)} + {parens(b.upper)}" if c > 1 else f"{parens(a.upper)} + {parens(b.upper)}"
             wave = Loop(WAVE, lo, hi, 1, [inner], f"{WAVE} = {lo}", f"{WAVE} <= {hi}", f"{WAVE}++",
                         time=f"{c} * {a.var} + {b.var}" if c > 1 else f"{a.var} + {b.var}")
-            trial = _replace(tree, a, [wave])
-            if an.legal(trial) and _webs_ok(an, trial) and parallel(an, trial, inner):
+            trial = replaced(tree, a, [wave])
+            if an.legal(trial) and webs_ok(an, trial) and parallel(an, trial, inner):
                 tree = trial
                 break
     return tree
