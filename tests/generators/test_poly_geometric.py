@@ -266,7 +266,7 @@ void two_counters(int n, double *x, double *y)
 def test_a_growing_counter_bounding_its_inner_loop_keeps_its_header(tmp_path):
     """`for (i = 0; i < s; i++)` inside: moving the parallel i outward rebuilt both loops' bounds from
     the model's (`s++`, every s), which ran values s never takes; a geometric counter's header is not
-    rebuilt (transform._reordered), and the plan check names one that is (geometric.misplaced)."""
+    rebuilt (transform.reordered), and the plan check names one that is (geometric.misplaced)."""
     k = c_kernel(tmp_path, """\
 /* t2c: size n MINI=40 SMALL=4000
  * t2c: array x[n] in
