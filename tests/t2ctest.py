@@ -102,3 +102,15 @@ tolerance: {rtol: 1e-3, atol: 1e-5}
 norm = sqrt(sum(i, j: a[i, j] * a[i, j]))
 ```
 """
+
+
+def t2c_cli(args, cwd, cache_dir):
+    """`python -m t2c.cli ARGS` in `cwd` as a user runs it, with no model endpoint or CI setting from
+    this environment and the build cache `cache_dir`: the finished process."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "T2C_LLM_", "CI"))}
+    env |= {"PYTHONPATH": str(ROOT), "T2C_CACHE_DIR": str(cache_dir)}
+    return subprocess.run([sys.executable, "-m", "t2c.cli", *map(str, args)], capture_output=True,
+                          text=True, env=env, cwd=cwd, timeout=600)

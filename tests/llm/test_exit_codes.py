@@ -3,16 +3,13 @@ issue #38 (scripted.SCENARIOS): each run exits with the code cli.py documents (0
 1 no candidate passed the ladder, 6 the model endpoint failed), `gen` writes a file only
 when the ladder accepted it, and a failing endpoint costs 1 + retries requests."""
 import json
-import os
 import socket
-import subprocess
-import sys
 
 import pytest
 
 from fakellm import FakeLLM
 from scripted import SCENARIOS
-from t2ctest import ROOT
+from t2ctest import ROOT, t2c_cli
 
 AXPY = ROOT / "corpora" / "text2cuda" / "axpy.md"
 #: One request and one retry, no waiting to speak of; the slow scenario answers after 4 s.
@@ -26,11 +23,7 @@ def cache_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("t2c-cache")
 
 
-def t2c(args, cwd, cache_dir):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "T2C_LLM_", "CI"))}
-    env |= {"PYTHONPATH": str(ROOT), "T2C_CACHE_DIR": str(cache_dir)}
-    return subprocess.run([sys.executable, "-m", "t2c.cli", *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=600)
+t2c = t2c_cli
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))

@@ -7,15 +7,12 @@ against that reference, and `t2c verify` accepts it on emu. The fake answers as 
 a kernel per element that calls the helper, and, for the while loop, the index where it stops
 found as a parallel minimum before the elements before it are halved in parallel.
 """
-import os
-import subprocess
-import sys
 
 import pytest
 
 from fakellm import FakeLLM
 from scripted import fenced
-from t2ctest import ROOT
+from t2ctest import ROOT, t2c_cli
 
 SMOOTH = (ROOT / "tests/frontend/kernels/smooth_helper.c").read_text()   # a helper reading through a pointer
 
@@ -114,11 +111,7 @@ def cache_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("t2c-cache")
 
 
-def t2c(args, cwd, cache_dir):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "T2C_LLM_", "CI"))}
-    env |= {"PYTHONPATH": str(ROOT), "T2C_CACHE_DIR": str(cache_dir)}
-    return subprocess.run([sys.executable, "-m", "t2c.cli", *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=600)
+t2c = t2c_cli
 
 
 @pytest.mark.parametrize("name, source, construct", [
