@@ -4,13 +4,14 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   atax_update_y_1: one thread per (i): i -> x.
-//   atax_update_tmp: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
+//   atax_update_tmp: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run atax_update_tmp_warps, a warp per i.
 //   atax_update_y_2: 64 lanes per j (consecutive j, consecutive elements) split loop i; lane 0 adds their parts (+=) in a fixed order and finishes.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_warp_rows() { int d = 0, sms = 0; cudaGetDevice(&d); cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d); return (sms > 0 ? sms : 1) * 32; }
 
 /* atax_update_y_1: one thread per (i): i -> x. */
 __global__ void atax_update_y_1(int n, double *__restrict__ y)
@@ -38,7 +39,7 @@ __global__ void atax_update_y_1(int n, double *__restrict__ y)
   }
 }
 
-/* atax_update_tmp: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
+/* atax_update_tmp: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run atax_update_tmp_warps, a warp per i. */
 __global__ void atax_update_tmp(int m, int n, const double *A, const double *x, double *tmp)
 {
   const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
@@ -60,6 +61,26 @@ __global__ void atax_update_tmp(int m, int n, const double *A, const double *x, 
   if (live && lane == 0) {
     for (int other = 1; other < 4; other++)
       part = part + warps[threadIdx.x / 32 + other];
+    tmp[i] = 0.0;
+    tmp[i] = tmp[i] + part;
+  }
+}
+
+__global__ void atax_update_tmp_warps(int m, int n, const double *A, const double *x, double *tmp)
+{
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (!(i >= 0 && i < m))
+    return;                        /* the whole warp: same row */
+  int j;
+  double part = 0;
+  for (j = lane; j < n; j += 32)
+  {
+    part += A[(i * n) + j] * x[j];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (lane == 0) {
     tmp[i] = 0.0;
     tmp[i] = tmp[i] + part;
   }
@@ -100,7 +121,9 @@ extern "C" void kernel_atax_device(int m, int n, double *A, double *x, double *y
   }
   {
     const int extent = m;   /* i: 128 lanes each */
-    if (extent > 0)
+    if (extent >= poly_warp_rows())   /* rows enough for a warp each to fill the device */
+      atax_update_tmp_warps<<<poly_blocks(extent, 8), 256>>>(m, n, A, x, tmp);
+    else if (extent > 0)
       atax_update_tmp<<<poly_blocks(extent, 2), 256>>>(m, n, A, x, tmp);
   }
   {

@@ -5,13 +5,14 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   gemver_update_A: one thread per (i, j): i -> y, j -> x.
 //   gemver_update_x: 64 lanes per i (consecutive i, consecutive elements) split loop j; lane 0 adds their parts (+=) in a fixed order and finishes.
-//   gemver_update_w: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
+//   gemver_update_w: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run gemver_update_w_warps, a warp per i.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
+static inline int poly_warp_rows() { int d = 0, sms = 0; cudaGetDevice(&d); cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d); return (sms > 0 ? sms : 1) * 32; }
 
 /* gemver_update_A: one thread per (i, j): i -> y, j -> x. */
 __global__ void gemver_update_A(int n, double *__restrict__ A, const double *__restrict__ u1, const double *__restrict__ v1, const double *__restrict__ u2, const double *__restrict__ v2, const double *__restrict__ y, unsigned poly_blocks_y)
@@ -80,7 +81,7 @@ __global__ void __launch_bounds__(1024) gemver_update_x(int n, double beta, cons
   }
 }
 
-/* gemver_update_w: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
+/* gemver_update_w: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run gemver_update_w_warps, a warp per i. */
 __global__ void gemver_update_w(int n, double alpha, const double *A, double *w, const double *x)
 {
   const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
@@ -106,6 +107,25 @@ __global__ void gemver_update_w(int n, double alpha, const double *A, double *w,
   }
 }
 
+__global__ void gemver_update_w_warps(int n, double alpha, const double *A, double *w, const double *x)
+{
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (!(i >= 0 && i < n))
+    return;                        /* the whole warp: same row */
+  int j;
+  double part = 0;
+  for (j = lane; j < n; j += 32)
+  {
+    part += (alpha * A[(i * n) + j]) * x[j];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (lane == 0) {
+    w[i] = w[i] + part;
+  }
+}
+
 extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z)
 {
   {
@@ -125,7 +145,9 @@ extern "C" void kernel_gemver_device(int n, double alpha, double beta, double *A
   }
   {
     const int extent = n;   /* i: 128 lanes each */
-    if (extent > 0)
+    if (extent >= poly_warp_rows())   /* rows enough for a warp each to fill the device */
+      gemver_update_w_warps<<<poly_blocks(extent, 8), 256>>>(n, alpha, A, w, x);
+    else if (extent > 0)
       gemver_update_w<<<poly_blocks(extent, 2), 256>>>(n, alpha, A, w, x);
   }
 }

@@ -3,14 +3,15 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   gesummv_update_tmp_y: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
+//   gesummv_update_tmp_y: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run gesummv_update_tmp_y_warps, a warp per i.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_warp_rows() { int d = 0, sms = 0; cudaGetDevice(&d); cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d); return (sms > 0 ? sms : 1) * 32; }
 
-/* gesummv_update_tmp_y: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
+/* gesummv_update_tmp_y: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run gesummv_update_tmp_y_warps, a warp per i. */
 __global__ void gesummv_update_tmp_y(int n, double alpha, double beta, const double *A, const double *B, double *tmp, const double *x, double *y)
 {
   const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 128);
@@ -52,11 +53,41 @@ __global__ void gesummv_update_tmp_y(int n, double alpha, double beta, const dou
   }
 }
 
+__global__ void gesummv_update_tmp_y_warps(int n, double alpha, double beta, const double *A, const double *B, double *tmp, const double *x, double *y)
+{
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (!(i >= 0 && i < n))
+    return;                        /* the whole warp: same row */
+  int j;
+  double part_1 = 0;
+  double part_2 = 0;
+  for (j = lane; j < n; j += 32)
+  {
+    part_1 += A[(i * n) + j] * x[j];
+    part_2 += B[(i * n) + j] * x[j];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+  {
+    part_1 = part_1 + __shfl_down_sync(0xffffffffu, part_1, offset);
+    part_2 = part_2 + __shfl_down_sync(0xffffffffu, part_2, offset);
+  }
+  if (lane == 0) {
+    tmp[i] = 0.0;
+    y[i] = 0.0;
+    tmp[i] = tmp[i] + part_1;
+    y[i] = y[i] + part_2;
+    y[i] = (alpha * tmp[i]) + (beta * y[i]);
+  }
+}
+
 extern "C" void kernel_gesummv_device(int n, double alpha, double beta, double *A, double *B, double *tmp, double *x, double *y)
 {
   {
     const int extent = n;   /* i: 128 lanes each */
-    if (extent > 0)
+    if (extent >= poly_warp_rows())   /* rows enough for a warp each to fill the device */
+      gesummv_update_tmp_y_warps<<<poly_blocks(extent, 8), 256>>>(n, alpha, beta, A, B, tmp, x, y);
+    else if (extent > 0)
       gesummv_update_tmp_y<<<poly_blocks(extent, 2), 256>>>(n, alpha, beta, A, B, tmp, x, y);
   }
 }

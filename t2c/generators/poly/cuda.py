@@ -36,7 +36,9 @@ static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
-""".splitlines()] + ["""\
+""".splitlines()] + [
+    "static inline int poly_warp_rows() { int d = 0, sms = 0; cudaGetDevice(&d); cudaDeviceGetAttribute(&sms, "
+    f"cudaDevAttrMultiProcessorCount, d); return (sms > 0 ? sms : 1) * {reduce.WARP_ROWS_PER_SM}; }}\n"] + ["""\
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -388,8 +390,18 @@ class Printer:
                 body = sweep.kernel_body(self, launch, launch.sweep, start, guard, body)
             else:
                 form = reduce.column_kernel if launch.row.column else reduce.row_kernel
+                warps = body + reduce.row_kernel(self, launch, launch.row, start, _guard(launch.grid[0]), width=32)
                 body += form(self, launch, launch.row, start, _guard(launch.grid[0]), *(("poly_b", part) if part else ()))
             text = "\n".join(body)
+            if launch.row and launch.row.warps:         # and the kernel of a warp per row (reduce.warp_rows)
+                wtext = "\n".join(warps)
+                args = self.kernel_args(launch, names_used(text + "\n" + wtext))
+                params = ", ".join(self.param_decl(a, launch) for a in args)
+                return "\n".join([f"/* {self.describe(launch)} */",
+                                   f"__global__ void {launch.name}({params})", "{",
+                                   *self.waits(launch.name, launch.host_loops, params), text, "}", "",
+                                   f"__global__ void {reduce.warps_name(launch)}({params})", "{",
+                                   *self.waits(reduce.warps_name(launch), launch.host_loops, params), wtext, "}"]), args
             args = self.kernel_args(launch, names_used(text))
             # a data row's gathers (`x[col[k]]`) read `in` arrays only: read-only loads
             restrict = bool(launch.row and launch.row.data)
@@ -933,12 +945,16 @@ class Printer:
                 width = launch.threads // lanes         # grid indices per block
             shape = (f"poly_blocks(extent, {width})", f"dim3({launch.block[0]}, {launch.block[1]})" if column
                      else str(launch.threads))
-            return [f"{indent}{{",
+            head = [f"{indent}{{",
                     f"{indent}  const int extent = {extent_text(max_expr(highs), min_expr(lows))};   /* {launch.grid[0].var}: "
-                    f"{f'{lanes} lanes' if column or lanes != 32 else 'a warp'} each */",
-                    f"{indent}  if (extent > 0)",
-                    f"{indent}    {self.launch_line(launch.name, shape, call, launch.host_loops)}",
-                    f"{indent}}}"]
+                    f"{f'{lanes} lanes' if column or lanes != 32 else 'a warp'} each */"]
+            line = self.launch_line(launch.name, shape, call, launch.host_loops)
+            if not column and launch.row.warps:        # many rows: a warp each (reduce.warp_rows)
+                warps = (f"poly_blocks(extent, {launch.threads // 32})", str(launch.threads))
+                return [*head, f"{indent}  if (extent >= poly_warp_rows())   /* rows enough for a warp each to fill the device */",
+                        f"{indent}    {self.launch_line(reduce.warps_name(launch), warps, call, launch.host_loops)}",
+                        f"{indent}  else if (extent > 0)", f"{indent}    {line}", f"{indent}}}"]
+            return [*head, f"{indent}  if (extent > 0)", f"{indent}    {line}", f"{indent}}}"]
         if not launch.grid:
             return [indent + self.launch_line(launch.name, ("1", "1"), call, launch.host_loops)]
         ext = self.extents(launch)
@@ -1140,6 +1156,9 @@ class Printer:
                 return (f"{launch.name}: one warp per {launch.grid[0].var}: its lanes stride loop {r.loop.var} "
                         f"(consecutive lanes, consecutive elements), a shuffle tree adds their parts ({r.op}), "
                         f"lane 0 finishes the row.{where}")
+            if r.warps:
+                where = (f" Calls with at least {reduce.WARP_ROWS_PER_SM} rows a multiprocessor run "
+                         f"{reduce.warps_name(launch)}, a warp per {launch.grid[0].var}.") + where
             return (f"{launch.name}: {rows} lanes ({rows // 32} warps) per {launch.grid[0].var} stride loop "
                     f"{r.loop.var} (consecutive lanes, consecutive elements), a shuffle tree per warp and the "
                     f"warps' parts in a fixed order add them ({r.op}), lane 0 finishes the row.{where}")

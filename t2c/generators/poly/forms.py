@@ -99,6 +99,8 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         for launch in run:
             launch.merged_threads = merge.threads(p, run)
     for launch in plan.launches:
+        if launch.row and options.reductions.rows.warp_rows:
+            launch.row.warps = reduce.warp_rows(p, launch)
         launch.grid_cap = capped(p, launch)
         launch.slab = slabs.slab_of(p, launch)          # a thread's own rows, staged: one index per thread
         launch.coarsen = coarsened(p, launch)

@@ -122,6 +122,7 @@ class Rows:
     lanes: int = option(128, {"memory": [32, 256]})  # a row's lanes (whole warps dividing the block)
     column_block: tuple[int, int] = option((16, 64), {"memory": [(8, 128), (32, 32), (32, 8)]})   # (indices, lanes)
     data_lanes: int = option(8, {"memory": [4, 32]})  # a row read from arrays (CSR): lanes, a power of 2 up to a warp
+    warp_rows: bool = True                           # calls with many rows: a warp per row instead (reduce.warp_rows)
 
 
 @dataclass(frozen=True)

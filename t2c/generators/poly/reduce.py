@@ -986,6 +986,7 @@ class RowReduction:
     data: bool = False          # the loop's bounds are read from arrays (`data_row_of`): the one statement
                                 # of `loop.body` is the analysis' opaque `for`, its body the fold
     lead: tuple = ()            # Stmt: of the statements before the loop, those it reads, run by every lane first (`_lead`)
+    warps: bool = False         # also NAME_warps, a warp per row, for calls with rows enough to fill the device (`warp_rows`)
 
     @property
     def op(self) -> str:
@@ -1253,16 +1254,17 @@ def _decls(p, red: RowReduction, indent: str) -> list[str]:
 
 
 def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str = "blockIdx.x",
-               threads: int = 0) -> list[str]:
+               threads: int = 0, width: int = 0) -> list[str]:
     """The body of a row-reduction kernel (p: the Printer): `reductions.rows.lanes` lanes per row (whole
     warps of a 256-thread block) stride the loop, a shuffle tree per warp, and with more than
     one warp per row the warps' parts added from shared memory in a fixed order; lane 0 runs
     the statements around the loop with the totals folded in.  `block` and `threads`: the
-    block's index among the launch's and its threads (a merged launch's part: merge.py)."""
+    block's index among the launch's and its threads (a merged launch's part: merge.py);
+    `width`: lanes per row other than `row_lanes` (32: the NAME_warps kernel of `warp_rows`)."""
     i, loop = launch.grid[0].var, red.loop
     per = threads or "blockDim.x"
     threads = threads or ROW_BLOCK
-    width = row_lanes(p, launch)
+    width = width or row_lanes(p, launch)
     wide = width > 32                    # several warps per row: they meet at a barrier
     taken = set(p.k.params) | set(p.an.program.locals) | {i, loop.var}
     fresh = lambda name: fresh_name(name, taken)     # bicg has an array s
@@ -1314,6 +1316,23 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
 
 
 ROW_BLOCK = 256                 # threads per block of a row-reduction launch
+#: warps a multiprocessor holds of a call's rows, one each, before a warp per row beats `row_lanes` (`warp_rows`)
+WARP_ROWS_PER_SM = 32
+
+
+def warp_rows(p, launch) -> bool:
+    """Whether a row reduction of several warps per row (`row_lanes` > 32) also gets NAME_warps, a
+    warp per row, run by calls with at least WARP_ROWS_PER_SM rows per multiprocessor (the
+    launch compares at run time).  Why: lanes per row exist to put enough loads in flight when
+    rows are few (docs/poly.md, "Lanes per row"); with a warp's worth of rows for half of every
+    multiprocessor's warp slots, one warp per row already fills the device, and it drops the
+    shared-memory combine and the barrier that several warps per row pay on every row.  Exact
+    as the wider kernel: the same loop split among lanes, combined by the same shuffle tree.
+    Only a launch of its own at the top level (not merged, not under host loops or in a block):
+    the choice is a host-side `if` around one launch."""
+    r = launch.row
+    return bool(r and not (r.column or r.data or r.lanes) and not launch.merged_threads and not launch.host_loops
+                and not launch.in_block and row_lanes(p, launch) > 32)
 
 
 def row_lanes(p, launch) -> int:
@@ -1326,6 +1345,10 @@ def row_lanes(p, launch) -> int:
     w, loop = p.opt.reductions.rows.lanes, launch.row.loop
     whole = identifiers(f"{loop.lower} {loop.upper}") <= {s.name for s in p.k.sizes}
     return w if whole and w % 32 == 0 and 32 <= w <= ROW_BLOCK and ROW_BLOCK % w == 0 else 32
+
+
+def warps_name(launch) -> str:
+    return f"{launch.name}_warps"
 
 
 def parse_target(text: str):

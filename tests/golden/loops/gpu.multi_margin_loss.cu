@@ -4,14 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars picked, s: private to each thread (no value crosses iterations of the parallel loops).
-//   multi_margin_loss_update_loss: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
+//   multi_margin_loss_update_loss: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run multi_margin_loss_update_loss_warps, a warp per i.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_warp_rows() { int d = 0, sms = 0; cudaGetDevice(&d); cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d); return (sms > 0 ? sms : 1) * 32; }
 
-/* multi_margin_loss_update_loss: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
+/* multi_margin_loss_update_loss: 128 lanes (4 warps) per i stride loop j (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run multi_margin_loss_update_loss_warps, a warp per i. */
 __global__ void multi_margin_loss_update_loss(int n, int c, const float *x, const int *label, float *loss)
 {
   float picked;
@@ -46,11 +47,39 @@ __global__ void multi_margin_loss_update_loss(int n, int c, const float *x, cons
   }
 }
 
+__global__ void multi_margin_loss_update_loss_warps(int n, int c, const float *x, const int *label, float *loss)
+{
+  float picked;
+  float s;
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (!(i >= 0 && i < n))
+    return;                        /* the whole warp: same row */
+  int j;
+  float part = 0;
+  picked = 0.0f;
+  if ((0 <= label[i]) && (label[i] < c))
+    picked = x[(i * c) + label[i]];
+  for (j = lane; j < c; j += 32)
+  {
+    part += (j != label[i]) ? (fmaxf(0.0f, (1.0f - picked) + x[(i * c) + j])) : (0);
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (lane == 0) {
+    s = 0.0f;
+    s = s + part;
+    loss[i] = s / c;
+  }
+}
+
 extern "C" void multi_margin_loss_device(int n, int c, float *x, int *label, float *loss)
 {
   {
     const int extent = n;   /* i: 128 lanes each */
-    if (extent > 0)
+    if (extent >= poly_warp_rows())   /* rows enough for a warp each to fill the device */
+      multi_margin_loss_update_loss_warps<<<poly_blocks(extent, 8), 256>>>(n, c, x, label, loss);
+    else if (extent > 0)
       multi_margin_loss_update_loss<<<poly_blocks(extent, 2), 256>>>(n, c, x, label, loss);
   }
 }

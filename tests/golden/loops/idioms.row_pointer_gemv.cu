@@ -4,14 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars acc: private to each thread (no value crosses iterations of the parallel loops).
-//   row_pointer_gemv_update_y: 128 lanes (4 warps) per r stride loop c (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row.
+//   row_pointer_gemv_update_y: 128 lanes (4 warps) per r stride loop c (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run row_pointer_gemv_update_y_warps, a warp per r.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline int poly_warp_rows() { int d = 0, sms = 0; cudaGetDevice(&d); cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d); return (sms > 0 ? sms : 1) * 32; }
 
-/* row_pointer_gemv_update_y: 128 lanes (4 warps) per r stride loop c (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. */
+/* row_pointer_gemv_update_y: 128 lanes (4 warps) per r stride loop c (consecutive lanes, consecutive elements), a shuffle tree per warp and the warps' parts in a fixed order add them (+=), lane 0 finishes the row. Calls with at least 32 rows a multiprocessor run row_pointer_gemv_update_y_warps, a warp per r. */
 __global__ void row_pointer_gemv_update_y(int rows, int cols, const float *A, const float *x, float *y)
 {
   double acc;
@@ -40,11 +41,35 @@ __global__ void row_pointer_gemv_update_y(int rows, int cols, const float *A, co
   }
 }
 
+__global__ void row_pointer_gemv_update_y_warps(int rows, int cols, const float *A, const float *x, float *y)
+{
+  double acc;
+  const int r = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (!(r >= 0 && r < rows))
+    return;                        /* the whole warp: same row */
+  int c;
+  double part = 0;
+  for (c = lane; c < cols; c += 32)
+  {
+    part += A[(r * cols) + c] * x[c];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    part = part + __shfl_down_sync(0xffffffffu, part, offset);
+  if (lane == 0) {
+    acc = 0.0;
+    acc = acc + part;
+    y[r] = (float) acc;
+  }
+}
+
 extern "C" void row_pointer_gemv_device(int rows, int cols, float *A, float *x, float *y)
 {
   {
     const int extent = rows;   /* r: 128 lanes each */
-    if (extent > 0)
+    if (extent >= poly_warp_rows())   /* rows enough for a warp each to fill the device */
+      row_pointer_gemv_update_y_warps<<<poly_blocks(extent, 8), 256>>>(rows, cols, A, x, y);
+    else if (extent > 0)
       row_pointer_gemv_update_y<<<poly_blocks(extent, 2), 256>>>(rows, cols, A, x, y);
   }
 }
