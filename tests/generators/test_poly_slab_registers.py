@@ -187,3 +187,18 @@ def test_outputs_are_the_references_bits_past_a_partial_last_block(which, out, l
                         timeout=120)
     assert run.process.ok, run.process.stderr[-2000:]
     assert np.array_equal(run.outputs[out], ref.outputs[out])
+
+
+@pytest.mark.parametrize("which, whole", [(KMEANS, "d <= 16"), ("polyval", "d <= 16"), ("constant", "")])
+def test_a_call_whose_rows_fit_the_registers_stages_nothing(which, whole, tmp_path):
+    """The copy in shared memory only serves rows longer than the registers (Slab.whole_in_registers);
+    a constant row longer than them (constant's b, 20) is always staged."""
+    k = _kernel(which, tmp_path)
+    assert _slab(k).whole_in_registers == whole
+    line = "const int poly_staged = poly_slab <= 49152" + (f" && !({whole});" if whole else ";\n")
+    assert line in generate(k, DEFAULT)
+
+
+def test_a_row_without_registers_is_staged_as_before(tmp_path):
+    slab = _slab(c_kernel(tmp_path, OTHER_READ))
+    assert slab.whole_in_registers == "" and "&& !(" not in generate(c_kernel(tmp_path, OTHER_READ), DEFAULT)

@@ -62,6 +62,19 @@ class Slab:
     limit: int                 # the most bytes the block's rows take (Target.shared_static); past it, global reads
     registers: tuple[Registers, ...] = ()   # rows also in registers (grid.row_registers)
 
+    @property
+    def whole_in_registers(self) -> str:
+        """The C condition under which every staged row is read from registers only (each row has
+        Registers, whose loops are all its reads, and is no longer than them), '' where some row
+        has none. A call where it holds stages nothing: each thread loads its own row into its
+        registers once from global memory (its row's lines through L1), so the shared copy would
+        only add a barrier and its shared memory would cap the blocks per multiprocessor."""
+        regs = {g.array: g for g in self.registers}
+        if any(r.array not in regs or r.length.isdigit() and int(r.length) > regs[r.array].count for r in self.rows):
+            return ""
+        fits = [f"{_extent(g.length)} <= {g.count}" for g in self.registers if not (g.length.isdigit() and int(g.length) <= g.count)]
+        return " && ".join(fits) or "1"
+
 
 def slab_of(p, launch) -> Slab | None:
     """The launch's rows in shared memory (see the module doc), or None."""
@@ -329,13 +342,17 @@ def host(launch, indent: str) -> tuple[list[str], str, str]:
                        for r in launch.slab.rows)
     return ([f"{indent}    const size_t poly_slab = {terms};   /* the block's rows of "
              f"{', '.join(r.array for r in launch.slab.rows)} */",
-             f"{indent}    const int poly_staged = poly_slab <= {launch.slab.limit};"],
+             f"{indent}    const int poly_staged = poly_slab <= {launch.slab.limit}" + (
+                 f" && !({whole})" if (whole := launch.slab.whole_in_registers) else "") + ";" + (
+                 "   /* rows read from registers only are not staged */" if whole else "")],
             "poly_staged ? poly_slab : 0", "poly_staged")
 
 
 def describe(launch) -> str:
     kept = "".join(f"; each thread keeps the first {g.count} elements of its row of {g.array} in registers"
                    for g in launch.slab.registers)
+    if launch.slab.whole_in_registers:
+        kept += " (a call whose rows fit them copies nothing: each thread loads its own row)"
     return (f"; each block first copies its {launch.grid[0].var}'s rows of "
             f"{', '.join(r.array for r in launch.slab.rows)} into shared memory (coalesced), and its threads read them there"
             + kept)

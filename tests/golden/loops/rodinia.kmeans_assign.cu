@@ -4,14 +4,14 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars best, bd, s: private to each thread (no value crosses iterations of the parallel loops).
-//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers.
+//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers (a call whose rows fit them copies nothing: each thread loads its own row).
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers. */
+/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers (a call whose rows fit them copies nothing: each thread loads its own row). */
 __global__ void kmeans_assign_update_label(int np, int nc, int d, const double *pts, const double *ctr, int *label, int poly_staged)
 {
   const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -71,7 +71,7 @@ extern "C" void kmeans_assign_device(int np, int nc, int d, double *pts, double 
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
       const size_t poly_slab = ((size_t)256 * (d | 1) * sizeof(double) + 7) / 8 * 8;   /* the block's rows of pts */
-      const int poly_staged = poly_slab <= 49152;
+      const int poly_staged = poly_slab <= 49152 && !(d <= 16);   /* rows read from registers only are not staged */
       kmeans_assign_update_label<<<grid, block, poly_staged ? poly_slab : 0>>>(np, nc, d, pts, ctr, label, poly_staged);
     }
   }
