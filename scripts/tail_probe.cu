@@ -15,6 +15,12 @@ extern "C" void cross_entropy_device(int n, int c, double *x, int *label, double
 extern "C" void kmeans_assign_device(int np, int nc, int d, double *pts, double *ctr, int *label);
 extern "C" void max_running_sum_device(int n, double *a, double *best);
 extern "C" void first_index_device(int n, double t, double *a, int *found);
+// variants (tail_probe.sh): the goldens before this session's change, and one-change edits of cross_entropy's
+extern "C" void km_old_device(int np, int nc, int d, double *pts, double *ctr, int *label);
+extern "C" void mm_old_device(int n, int c, float *x, int *label, float *loss);
+extern "C" void xe_nosync_device(int n, int c, double *x, int *label, double *loss);
+extern "C" void xe_min10_device(int n, int c, double *x, int *label, double *loss);
+extern "C" void xe_const_device(int n, int c, double *x, int *label, double *loss);
 
 // ---- flat arg-min over n floats: float4 loads, AHEAD vectors in flight, 32-bit ranks when they fit
 __device__ float am_best[1024];
@@ -233,7 +239,8 @@ int main()
     fill<<<1024, 256>>>((size_t)n * c / 2, D, -2, 2, 2);
     printf("multi_margin_loss: 16384 rows of 1000 floats\n");
     show("  floor", B, floor_of(B));
-    show("  committed candidate (128 lanes per row)", B, time_it([&] { multi_margin_loss_device(n, c, (float *)D, I, (float *)O); }));
+    show("  committed candidate", B, time_it([&] { multi_margin_loss_device(n, c, (float *)D, I, (float *)O); }));
+    show("  the golden before (OLD: 128 lanes per row)", B, time_it([&] { mm_old_device(n, c, (float *)D, I, (float *)O); }));
     show("  128 lanes per row, reads unguarded", B, time_it([&] { margin_rows<128><<<n / 2, 256>>>(n, c, (float *)D, I, (float *)O); }));
     show("  64 lanes per row", B, time_it([&] { margin_rows<64><<<n / 4, 256>>>(n, c, (float *)D, I, (float *)O); }));
     show("  32 lanes per row", B, time_it([&] { margin_rows<32><<<n / 8, 256>>>(n, c, (float *)D, I, (float *)O); })); }
@@ -241,7 +248,10 @@ int main()
     fill<<<1024, 256>>>((size_t)n * c, D, -4, 4, 3);
     printf("cross_entropy: 16384 rows of 1000 doubles\n");
     show("  floor", B, floor_of(B));
-    show("  committed candidate (256 threads per row, two passes)", B, time_it([&] { cross_entropy_device(n, c, D, I, O); }));
+    show("  committed candidate (kept rows, 128 threads)", B, time_it([&] { cross_entropy_device(n, c, D, I, O); }));
+    show("  its edit: no barrier after a fold's combine", B, time_it([&] { xe_nosync_device(n, c, D, I, O); }));
+    show("  its edit: __launch_bounds__(128, 10)", B, time_it([&] { xe_min10_device(n, c, D, I, O); }));
+    show("  its edit: blockDim.x printed as 128", B, time_it([&] { xe_const_device(n, c, D, I, O); }));
     show("  one pass (max, sum) per thread, 256 per row", B, time_it([&] { xent_online<256><<<n, 256>>>(n, c, D, I, O); }));
     show("  one pass, 128 per row", B, time_it([&] { xent_online<128><<<n, 128>>>(n, c, D, I, O); }));
     show("  two passes, 128 per row, 8 values in registers", B, time_it([&] { xent_regs<128, 8><<<n, 128>>>(n, c, D, I, O); }));
@@ -251,7 +261,8 @@ int main()
     double *ctr = D + (size_t)np * d; const size_t cb = nc * d * 8;
     printf("kmeans_assign: 1M points of 16 doubles, 16 centres\n");
     show("  floor", B, floor_of(B));
-    show("  committed candidate (rows staged, centres from global)", B, time_it([&] { kmeans_assign_device(np, nc, d, D, ctr, I); }));
+    show("  committed candidate", B, time_it([&] { kmeans_assign_device(np, nc, d, D, ctr, I); }));
+    show("  the golden before (OLD: rows staged in shared memory)", B, time_it([&] { km_old_device(np, nc, d, D, ctr, I); }));
     show("  run-time d, centres in shared memory", B, time_it([&] { kmeans_v<0, 1><<<(np + 255) / 256, 256, cb>>>(np, nc, d, D, ctr, I); }));
     show("  d = 16 compiled in, the row in registers", B, time_it([&] { kmeans_v<16, 1><<<(np + 255) / 256, 256, cb>>>(np, nc, d, D, ctr, I); }));
     show("  d = 16 compiled in, 2 points per thread", B, time_it([&] { kmeans_v<16, 2><<<(np + 511) / 512, 256, cb>>>(np, nc, d, D, ctr, I); })); }

@@ -8,5 +8,25 @@ for g in idioms.grid_argmin idioms.last_peak_column gpu.multi_margin_loss gpu.cr
          rodinia.kmeans_assign vectorizer.max_running_sum vectorizer.first_index; do
   nvcc -O3 -arch=${ARCH:-sm_90} -w -c "tests/golden/loops/$g.cu" -o "$B/$g.o"; objs+=("$B/$g.o")
 done
+# Variants of committed candidates, renamed (PREFIX_device): the golden before the last change to it
+# (OLD: a git revision, or a folder of golden files by their names there) and edits of the kept-row cross_entropy kernel, each one change.
+OLD=${OLD:-HEAD}
+variant() {  # NAME WORD < SOURCE: SOURCE with WORD renamed NAME, compiled and linked
+  sed "s/$2/$1/g" > "$B/$1.cu" && nvcc -O3 -arch=${ARCH:-sm_90} -w -c "$B/$1.cu" -o "$B/$1.o" && objs+=("$B/$1.o")
+}
+old() { if [ -d "$OLD" ]; then cat "$OLD/$1"; else git show "$OLD:tests/golden/loops/$1"; fi; }
+variant km_old kmeans_assign < <(old rodinia.kmeans_assign.cu)
+variant mm_old multi_margin_loss < <(old gpu.multi_margin_loss.cu)
+X=tests/golden/loops/gpu.cross_entropy.cu
+# no barrier after a fold's combine (each fold has its own shared array; the row's last barrier stays)
+variant xe_nosync cross_entropy < <(python3 - "$X" <<'PY'
+import sys; s = open(sys.argv[1]).read()
+for a in ("m = fmax(m, poly_part_m);\n      __syncthreads();\n", "s = s + poly_part_s;\n      __syncthreads();\n"):
+    s = s.replace(a, a.replace("      __syncthreads();\n", ""), 1)
+print(s)
+PY
+)
+variant xe_min10 cross_entropy < <(sed 's/__launch_bounds__(128)/__launch_bounds__(128, 10)/' "$X")
+variant xe_const cross_entropy < <(sed 's/(int)blockDim.x/128/g; s/(int)(blockDim.x \/ 32)/4/g' "$X")
 nvcc -O3 -arch=${ARCH:-sm_90} -o "$B/tail_probe" scripts/tail_probe.cu "${objs[@]}"
-"$B/tail_probe"
+[ -n "${NORUN:-}" ] || "$B/tail_probe"
