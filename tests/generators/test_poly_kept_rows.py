@@ -58,13 +58,15 @@ def test_a_row_that_two_phases_read_from_different_starts_is_kept_in_registers(s
     assert (kept.array, kept.count, len(kept.readers)) == (("a" if source == "spread" else "x"), 8, 2)
     assert rp.fits.endswith("<= 1024") and not rp.held
     text = generate(k)
-    assert f"double poly_r_{kept.array}[8];" in text and "_rows<<<" in text and "__launch_bounds__(128)" in text
+    assert f"double poly_r_{kept.array}[8];" in text and "_rows<<<" in text
+    # the kept kernel asks for REG_BLOCKS blocks a multiprocessor; the kernel without registers does not
+    assert rp.per_sm == 10 and "__launch_bounds__(128, 10)" in text and "__launch_bounds__(256) " in text
     assert "j >= 1 && j < " in text          # the first phase keeps to its own range
 
 
 def test_off_the_rows_are_read_by_each_phase(tmp_path):
     rp = _phases(c_kernel(tmp_path, SPREAD), DEFAULT.replace({"reductions.row_registers": None}))
-    assert rp.kept == () and rp.fits == ""
+    assert rp.kept == () and rp.fits == "" and rp.per_sm == 0
     assert "poly_r_" not in generate(c_kernel(tmp_path, SPREAD), DEFAULT.replace({"reductions.row_registers": None}))
 
 

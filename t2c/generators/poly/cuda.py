@@ -376,9 +376,10 @@ class Printer:
             args = self.kernel_args(launch, names_used("\n".join(texts)))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             src = []
-            for (name, _, threads), text in zip(kinds, texts):
+            for (name, r, threads), text in zip(kinds, texts):
+                bounds = f"{threads}, {r.per_sm}" if r.per_sm else f"{threads}"
                 src += [*([""] if src else [f"/* {self.describe(launch)} */"]),
-                        f"__global__ void __launch_bounds__({threads}) {name}({params})",
+                        f"__global__ void __launch_bounds__({bounds}) {name}({params})",
                         "{", *self.waits(name, launch.host_loops, params), text, "}"]
             return "\n".join(src), args
         if launch.row or launch.sweep:

@@ -18,7 +18,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...ir.csyntax import cprint
-from .rows import LANES, REG_THREADS, WIDE, held_rows, kept_rows, row_cells, swapped, wide_phases
+from .rows import LANES, REG_BLOCKS, REG_THREADS, WIDE, held_rows, kept_rows, row_cells, swapped, wide_phases
 from .ctext import array_refs, extent_text, identifiers, max_expr, min_expr, parens
 from .transform import depth_of
 from .reduce import OPS, combine, fold_of, join, temporaries, typed
@@ -43,6 +43,7 @@ class RowPhases:
     kept: tuple = ()            # rows.Kept: arrays whose row's elements each thread keeps in registers
     fits: str = ""              # rows kept (rows.Kept): C text of whether a call's rows fit the registers of
                                 # REG_THREADS threads, which then run the kernel; else `plain_name`'s kernel
+    per_sm: int = 0             # rows kept: the launch bounds' blocks a multiprocessor (rows.REG_BLOCKS)
 
     threads = THREADS           # a block's most (launch bounds, shared arrays)
 
@@ -100,12 +101,13 @@ def phases_of(an: Analysis, storage: dict, launch, held: int | None = None,
     wide = wide_phases(an, launch, phases, held_)
     kept = kept_rows(an, launch, phases, held_, wide, registers)
     fits = " && ".join(dict.fromkeys(f"({r.extent}) <= {REG_THREADS * r.count}" for r in kept))
-    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_, wide, kept, fits)
+    return RowPhases(tuple(phases), tuple(row_cells(an, launch, phases).items()), held_, wide, kept, fits,
+                     REG_BLOCKS if kept else 0)
 
 
 def plain(rp: RowPhases) -> RowPhases:
     """The record without its kept rows: the kernel of calls whose rows do not fit them."""
-    return replace(rp, kept=(), fits="")
+    return replace(rp, kept=(), fits="", per_sm=0)
 
 
 def plain_name(launch) -> str:

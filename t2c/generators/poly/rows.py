@@ -66,6 +66,10 @@ WIDE = {"float": "float4", "int": "int4", "unsigned": "uint4"}
 _ARITH = re.compile(r"[\w\s+\-*/%()]+")
 #: threads per row of a launch keeping rows in registers (kept_rows)
 REG_THREADS = 128
+#: blocks of REG_THREADS a multiprocessor the kernel keeping rows asks ptxas for (its launch bounds'
+#: minimum): a row's phases wait on its loads and barriers, so rows in flight set the rate, and
+#: the kept values with the folds' temporaries (a double exp) otherwise take 64 registers, 8 blocks
+REG_BLOCKS = 10
 _SIZE = {"float": 4, "double": 8, "int": 4, "long": 8, "__half": 2, "__nv_bfloat16": 2}
 
 

@@ -10,7 +10,7 @@
 #include <math.h>
 
 /* cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024; any other call runs cross_entropy_update_loss_rows, the same phases without registers, 256 threads a row). */
-__global__ void __launch_bounds__(128) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
+__global__ void __launch_bounds__(128, 10) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
 {
   __shared__ double poly_warps_m[8];
   __shared__ double poly_warps_s[8];

@@ -10,7 +10,7 @@
 #include <math.h>
 
 /* softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024; any other call runs softmax_update_y_rows, the same phases without registers, 256 threads a row). */
-__global__ void __launch_bounds__(128) softmax_update_y(int rows, int cols, const double *x, double *y)
+__global__ void __launch_bounds__(128, 10) softmax_update_y(int rows, int cols, const double *x, double *y)
 {
   __shared__ double poly_warps_m[8];
   __shared__ double poly_warps_s[8];
