@@ -13,9 +13,11 @@ import fcntl
 import hashlib
 import json
 import os
+import re
+import threading
 import time
 import traceback
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,24 +71,103 @@ def why_run(prev: dict | None, parts: dict, cache_why: str, forced: bool) -> str
     return cache_why or "not in the cache"
 
 
+# -- GPU slots ------------------------------------------------------------------------------
+#
+# Slot i is the lock file `gpu<i>.lock` and runs on GPU i mod the number of GPUs; a GPU's
+# gate `gpu<g>.alone` is held by the one holder that wants that GPU alone (a bench's timed
+# run).  Lock order, the whole deadlock argument: a shared holder only ever *tries* locks
+# (non-blocking) and gives its slot back when it finds the gate of its GPU taken; an
+# exclusive holder holds no slot when it blocks on the gate, then blocks on the GPU's slots
+# in ascending order.  Exclusive holders of one GPU thus queue on its gate, those of two GPUs
+# take disjoint locks, and a shared holder never waits while it holds anything.
+
+_HELD = threading.local()          # the slot this thread holds, per lock folder: nested asks reuse it
+
+
+@dataclass
+class _Slot:
+    index: int
+    file: object                   # the open lock file whose flock is the hold
+    alone: bool = False            # its GPU's gate and every slot held too (`_alone`)
+
+
+def _gpu_count() -> int:
+    from ..runtime.gpu import gpus
+    return max(1, len(gpus()))
+
+
+def _gate_taken(lock_dir: Path, gpu: int) -> bool:
+    """Whether an exclusive holder holds or waits for GPU `gpu`'s gate (a shared probe; no
+    gate file yet: none ever did, and one that makes it now waits for the slot just taken)."""
+    try:
+        gate = open(lock_dir / f"gpu{gpu}.alone")
+    except FileNotFoundError:
+        return False
+    with gate:
+        try:
+            fcntl.flock(gate, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(gate, fcntl.LOCK_UN)
+        return False
+
+
+def _slots_of(lock_dir: Path, gpu: int, n_gpus: int, slots: int) -> list[int]:
+    """GPU `gpu`'s slots, ascending: this run's and any another run made (a second batch with
+    more --gpu-jobs in the same project); one made after this look checks the gate first."""
+    made = {int(m.group(1)) for p in lock_dir.glob("gpu*.lock") if (m := re.fullmatch(r"gpu(\d+)\.lock", p.name))}
+    return sorted(i for i in made | set(range(max(1, slots))) if i % n_gpus == gpu)
+
+
 @contextmanager
-def gpu_slot(lock_dir: Path, slots: int):
-    """Hold one GPU (a lock file per GPU); sets CUDA_VISIBLE_DEVICES for the stage."""
-    lock_dir.mkdir(parents=True, exist_ok=True)
+def _alone(lock_dir: Path, own: _Slot, n_gpus: int, slots: int):
+    """Upgrade the held slot `own` to its whole GPU: release it, take the gate, then every slot
+    of the GPU in ascending order, `own` among them on its own file (a second open of it would
+    wait for itself).  Released and re-taken rather than kept: an exclusive holder waiting on
+    the gate while it keeps a slot could wait for one that waits for that slot.  On leaving,
+    `own` stays held (its shared hold goes on); the others and the gate are given back."""
+    fcntl.flock(own.file, fcntl.LOCK_UN)
+    gate = open(lock_dir / f"gpu{own.index % n_gpus}.alone", "a")
+    others = []
+    try:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        for i in _slots_of(lock_dir, own.index % n_gpus, n_gpus, slots):
+            f = own.file if i == own.index else open(lock_dir / f"gpu{i}.lock", "a")
+            if f is not own.file:
+                others.append(f)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        own.alone = True
+        yield
+    finally:
+        own.alone = False
+        for f in reversed(others):
+            fcntl.flock(f, fcntl.LOCK_UN)
+            f.close()
+        fcntl.flock(gate, fcntl.LOCK_UN)
+        gate.close()
+        fcntl.flock(own.file, fcntl.LOCK_EX)     # held already unless the wait above was cut short
+
+
+@contextmanager
+def _shared(lock_dir: Path, slots: int, n_gpus: int):
+    """The first free slot whose GPU no exclusive holder holds or waits for; polls while none is."""
     while True:
         for i in range(max(1, slots)):
-            f = open(lock_dir / f"gpu{i}.lock", "w")
+            f = open(lock_dir / f"gpu{i}.lock", "a")
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 f.close()
                 continue
+            if _gate_taken(lock_dir, i % n_gpus):    # checked after the slot: see _alone
+                fcntl.flock(f, fcntl.LOCK_UN)
+                f.close()
+                continue
             old = os.environ.get("CUDA_VISIBLE_DEVICES")
             # More slots than GPUs share them round-robin (several jobs on one GPU).
-            from ..runtime.gpu import gpus
-            os.environ["CUDA_VISIBLE_DEVICES"] = str(i % max(1, len(gpus())))
+            os.environ["CUDA_VISIBLE_DEVICES"] = str(i % n_gpus)
             try:
-                yield i
+                yield _Slot(i, f)
             finally:
                 if old is None:
                     os.environ.pop("CUDA_VISIBLE_DEVICES", None)
@@ -99,14 +180,46 @@ def gpu_slot(lock_dir: Path, slots: int):
 
 
 @contextmanager
-def _held(slot, held: dict):
+def gpu_slot(lock_dir: Path, slots: int, exclusive: bool = False, n_gpus: int | None = None):
+    """Hold a GPU slot (one of `slots` lock files; slot i runs on GPU i mod `n_gpus`, by default
+    the GPUs nvidia-smi lists) and set CUDA_VISIBLE_DEVICES to its GPU; yields the slot.
+
+    Shared (verification, builds' runs): other slots of the same GPU run beside it.
+    `exclusive` (a bench's timed process): first a shared slot as above, which picks the GPU,
+    then every slot of that GPU (`_alone`), so that nothing else of t2c runs on it meanwhile;
+    shared holders of that GPU finish first, new ones go to other GPUs or wait.  Asked while
+    this thread already holds a slot of `lock_dir`, it uses that slot (shared) or upgrades it."""
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    n_gpus = n_gpus or _gpu_count()
+    held = getattr(_HELD, "slots", {})
+    _HELD.slots = held
+    own = held.get(lock_dir)
+    if own is not None:
+        with _alone(lock_dir, own, n_gpus, slots) if exclusive and not own.alone else nullcontext():
+            yield own.index
+        return
+    with _shared(lock_dir, slots, n_gpus) as own:
+        held[lock_dir] = own
+        try:
+            with _alone(lock_dir, own, n_gpus, slots) if exclusive else nullcontext():
+                yield own.index
+        finally:
+            del held[lock_dir]
+
+
+@contextmanager
+def _held(slot, held: dict, exclusive: bool = False):
     """A GPU slot that notes which GPU it was and the seconds spent waiting for it and
-    holding it (a stage takes it only around its GPU work: `ctx["gpu_slot"]`)."""
+    holding it (a stage takes it only around its GPU work: `ctx["gpu_slot"]`); an
+    `exclusive` hold (the GPU alone: a timed run) notes that, and its wait apart too."""
     asked = time.monotonic()
     with slot as gpu:
         got = time.monotonic()
         held["gpu"] = gpu
         held["gpu_wait_s"] = held.get("gpu_wait_s", 0.0) + got - asked
+        if exclusive:
+            held["gpu_exclusive"] = True
+            held["gpu_exclusive_wait_s"] = held.get("gpu_exclusive_wait_s", 0.0) + got - asked
         held.setdefault("gpu_from", time.time())
         try:
             yield gpu
@@ -154,7 +267,8 @@ def run_kernel(source: str, kid: str, settings: dict, opts: Options, events=None
                 try:
                     held = {}
                     if uses_gpu and settings["backend"] == "gpu":
-                        ctx["gpu_slot"] = lambda: _held(gpu_slot(opts.state_dir / "locks", opts.gpu_jobs), held)
+                        ctx["gpu_slot"] = lambda exclusive=False: _held(
+                            gpu_slot(opts.state_dir / "locks", opts.gpu_jobs, exclusive), held, exclusive)
                     result = run_fn(ctx, work)
                     ctx.pop("gpu_slot", None)
                     result.update(held)

@@ -289,7 +289,7 @@ def gpu_summary(results: dict, n_gpus: int = 0) -> str:
 
     A stage's result holds its slot and the seconds it held it (`gpu_s`: its runs on the
     device, not its CPU work or its wait); slot i ran on GPU i mod n_gpus (gpu_slot in
-    batch.py), so with more slots than GPUs several slots add up to one GPU."""
+    chain.py), so with more slots than GPUs several slots add up to one GPU."""
     per: dict[int, list] = {}
     span = []
     for outcomes in results.values():

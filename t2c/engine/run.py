@@ -147,12 +147,14 @@ def rows_from(results: dict, picked, settings, missing: str = "not started (--fa
 
 def _gpu_use(o) -> dict:
     """A GPU stage that ran this time: its GPU, the seconds it held its slot and waited for it,
-    and when (epoch seconds: the batch's GPU timeline)."""
+    whether a timed run held the GPU alone and the seconds it waited for that (part of the
+    wait), and when (epoch seconds: the batch's GPU timeline)."""
     r = o.result or {}
     if not o.ran or r.get("gpu") is None:
         return {}
     return {k: round(r[k], 3) if isinstance(r[k], float) else r[k]
-            for k in ("gpu", "gpu_s", "gpu_wait_s", "gpu_from", "gpu_to") if k in r}
+            for k in ("gpu", "gpu_s", "gpu_wait_s", "gpu_exclusive", "gpu_exclusive_wait_s", "gpu_from", "gpu_to")
+            if k in r}
 
 
 def batch(paths, *, dataset=None, backend="auto", generator="poly", jobs=0, gpu_jobs=None,

@@ -219,7 +219,8 @@ def _options_search(ctx, k, work: Path) -> dict:
     from ..verify.synth import derive
     s, budget = ctx["settings"], ctx["settings"]["evolve"]
     got = search(k, backend=s["backend"], dataset=s["dataset"], seed=derive(s["seed"], "poly-evolution"),
-                 budget=Budget(budget["candidates"], budget["seconds"]), timeout=s["timeout"], device=_slot(ctx))
+                 budget=Budget(budget["candidates"], budget["seconds"]), timeout=s["timeout"], device=_slot(ctx),
+                 timed_device=_slot(ctx, exclusive=True))
     (work / "evolve.json").write_text(json.dumps(got.summary(), indent=2, default=str))
     for step in got.lineage:
         (work / f"step{step.step}.cu").write_text(step.source)
@@ -281,10 +282,14 @@ def planned_suite(ctx) -> dict | None:
 
 # -- verify -------------------------------------------------------------------------------
 
-def _slot(ctx):
+def _slot(ctx, exclusive: bool = False):
     """The GPU slot a GPU stage takes around its runs on the device (the engine's lock per
-    GPU); the CPU work before them (suite, mutant gate, nvcc) leaves the GPU to others."""
-    return ctx.get("gpu_slot") or nullcontext
+    GPU); the CPU work before them (suite, mutant gate, nvcc) leaves the GPU to others.
+    `exclusive`: the whole GPU, for the bench's timed process (chain.gpu_slot)."""
+    slot = ctx.get("gpu_slot")
+    if slot is None:
+        return nullcontext
+    return (lambda: slot(exclusive=True)) if exclusive else slot
 
 
 def verify_parts(ctx) -> dict:
@@ -323,12 +328,13 @@ def bench_run(ctx, work: Path) -> dict:
     s = ctx["settings"]
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu").read_text()
     timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"], device=_slot(ctx),
-                   planned=planned_suite(ctx))
+                   timed_device=_slot(ctx, exclusive=True), planned=planned_suite(ctx))
     (work / "timing.json").write_text(timing.to_json())
     return {"status": "ok", "summary": timing.summary(), **timing.figures()}
 
 
-# Pipeline order; `gpu` marks stages that hold a GPU slot while they run.
+# Pipeline order; `gpu` marks stages that hold a GPU slot while they run (the whole GPU while
+# a bench times a candidate).
 STAGES = (
     ("parse", parse_parts, parse_run, False),
     ("reference", reference_parts, reference_run, False),

@@ -79,9 +79,11 @@ def _candidate(candidate: str | Path, source: str | None) -> tuple[Path, str]:
 def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: str | None = None,
            seed: int | None = None, source: str | None = None, bench: bool = True,
            timeout: float | None = None, device=nullcontext, reuse_suite: bool = False,
-           planned: dict | None = None, slower_than: float | None = None) -> Evidence:
+           planned: dict | None = None, slower_than: float | None = None, timed_device=None) -> Evidence:
     """`device()` is entered around the rungs that run the candidate (the engine's GPU
     slot); static, build, the suite and the mutant gate need no GPU and run before it.
+    `timed_device()` (default: `device`) around the bench's timed process alone (the engine
+    holds the whole GPU there; verification's runs share it).
     `planned`: the suite and gate verdict drawn earlier with this seed and dataset
     (`plan_suite`, the batch's suite stage), replayed instead of drawn again.
     `slower_than` (ms): the bench stops timing a candidate whose first repetitions all take
@@ -176,6 +178,7 @@ def ladder(k: Kernel, candidate: str | Path, *, backend: str = "auto", dataset: 
             rungs.run_ahead(run)
         ok = climb(RUNTIME_RUNGS[:-1])
     run.device = device                # a run on the device from here on takes the slot again
+    run.timed_device = timed_device
     ok = ok and climb(RUNTIME_RUNGS[-1:])
     # What the ladder measured: the passing cases' worst, and a failing comparison's error too
     # (a rejected kernel is not shown as error-free); None when no bound measures that failure.
@@ -306,8 +309,9 @@ def _first_error(log: str) -> str:
 
 def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed: int | None = None,
           timeout: float | None = None, source: str | None = None, device=nullcontext,
-          planned: dict | None = None) -> Timing:
-    """The bench rung alone, for a candidate the ladder already accepted (gpu only).  `planned`:
+          planned: dict | None = None, timed_device=None) -> Timing:
+    """The bench rung alone, for a candidate the ladder already accepted (gpu only); `device()`
+    and `timed_device()` as in `ladder` (only the timed run is on the device).  `planned`:
     the suite the ladder judged it on (`plan_suite`), whose full cases come from memory or a replay
     (one reference run each) instead of synthesizing the full rung anew."""
     path, source = _candidate(candidate, source)
@@ -328,6 +332,6 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
         suite = build_suite(k, seed, dataset=dataset, backend=backend, points=0)
         suite.cases = suite.of("full")
     run = Run(k, backend, suite, b, _limits(k, suite, backend), path.name, timeout=timeout, source=source,
-              device=device)
+              device=device, timed_device=timed_device)
     r = rungs.cpu_timing(run, rungs.bench(run))
     return Timing(k.name, r.ok and not r.skipped, r.detail, r.reason or r.feedback)

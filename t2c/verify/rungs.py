@@ -255,7 +255,7 @@ def bench(run: Run) -> RungResult:
     env = {"T2C_BENCH_STOP_MS": repr(run.slower_than)} if run.slower_than else {}
     env["T2C_BENCH_RESTORE"] = cfg.verify_bench_restore
     env["T2C_BENCH_START"] = cfg.verify_bench_start
-    with run.device():                 # the GPU for the timed process only; judged after
+    with (run.timed_device or run.device)():   # the GPU, alone, for the timed process only; judged after
         r = run_candidate(k, run.build, case.sizes, case.inputs, mode="bench", reps=cfg.verify_bench_reps,
                           poison=poisoned_outputs(k, case.sizes), timeout=max(cfg.timeout, 400 * case.ref_seconds),
                           limits=run.limits, env=env)

@@ -49,9 +49,13 @@ class Run:
     timeout: float | None = None          # wall-clock floor of one run (config default)
     source: str | None = None             # the candidate's text (None: unknown)
     ahead: dict = field(default_factory=dict)   # rung -> (outputs, failed process) run in advance
-    # Entered around a run on the device outside the ladder's slot (the bench's timed run, a
-    # racecheck diagnosis after the full rung); nothing while the ladder holds the slot.
+    # Entered around a run on the device outside the ladder's slot (a racecheck diagnosis after
+    # the full rung; the bench's timed run without `timed_device`); nothing while the ladder
+    # holds the slot.
     device: object = nullcontext
+    # Entered around the bench's timed process instead of `device`: the engine's hold of the
+    # whole GPU, so that no other run shares it while it is timed.
+    timed_device: object = None
     # The bench stops timing after harness.EARLY_REPS repetitions when the fastest took longer
     # (an options search's bar: a clearly slower candidate cannot win)
     slower_than: float | None = None

@@ -127,18 +127,20 @@ def evolve(kernel, check, budget: Budget = Budget(), key: str | None = None,
 
 
 def search(kernel, *, backend: str, dataset: str, seed: int, budget: Budget, timeout: float | None = None,
-           device=None) -> Evolution:
+           device=None, timed_device=None) -> Evolution:
     """`evolve` with the ladder as its check (`t2c gen --evolve`, `t2c batch --evolve`): on `backend`
     at `dataset`, the search's own test data from `seed` (never the seed that judges the winner),
     one suite for every candidate, `device` entered around each candidate's device runs (the
-    batch's GPU slot); the winner cached per IS + GPU + t2c version under the cache folder."""
+    batch's GPU slot) and `timed_device` around its timed run (the whole GPU); the winner
+    cached per IS + GPU + t2c version under the cache folder."""
     from contextlib import nullcontext
     from ... import __version__, config
     from ...runtime.gpu import fingerprint
     from ...verify.ladder import ladder
     check = lambda source, slower_than=None: ladder(
         kernel, f"{kernel.name}.cu", source=source, backend=backend, dataset=dataset, seed=seed,
-        timeout=timeout, reuse_suite=True, device=device or nullcontext, slower_than=slower_than)
+        timeout=timeout, reuse_suite=True, device=device or nullcontext,
+        timed_device=timed_device, slower_than=slower_than)
     key = cache_key(kernel, fingerprint() if backend == "gpu" else "emu", __version__)
     return evolve(kernel, check, budget, key=key, cache_dir=config.load().cache_dir / "evolve")
 
