@@ -18,6 +18,9 @@ extern "C" void first_index_device(int n, double t, double *a, int *found);
 // variants (tail_probe.sh): the goldens before this session's change, and one-change edits of cross_entropy's
 extern "C" void km_old_device(int np, int nc, int d, double *pts, double *ctr, int *label);
 extern "C" void mm_old_device(int n, int c, float *x, int *label, float *loss);
+extern "C" void km_assume_device(int np, int nc, int d, double *pts, double *ctr, int *label);
+extern "C" void km_centres_device(int np, int nc, int d, double *pts, double *ctr, int *label);
+extern "C" void km_both_device(int np, int nc, int d, double *pts, double *ctr, int *label);
 extern "C" void xe_nosync_device(int n, int c, double *x, int *label, double *loss);
 extern "C" void xe_min10_device(int n, int c, double *x, int *label, double *loss);
 extern "C" void xe_const_device(int n, int c, double *x, int *label, double *loss);
@@ -263,6 +266,9 @@ int main()
     show("  floor", B, floor_of(B));
     show("  committed candidate", B, time_it([&] { kmeans_assign_device(np, nc, d, D, ctr, I); }));
     show("  the golden before (OLD: rows staged in shared memory)", B, time_it([&] { km_old_device(np, nc, d, D, ctr, I); }));
+    show("  its edit: __builtin_assume(d == 16)", B, time_it([&] { km_assume_device(np, nc, d, D, ctr, I); }));
+    show("  its edit: centres in shared memory", B, time_it([&] { km_centres_device(np, nc, d, D, ctr, I); }));
+    show("  its edit: both", B, time_it([&] { km_both_device(np, nc, d, D, ctr, I); }));
     show("  run-time d, centres in shared memory", B, time_it([&] { kmeans_v<0, 1><<<(np + 255) / 256, 256, cb>>>(np, nc, d, D, ctr, I); }));
     show("  d = 16 compiled in, the row in registers", B, time_it([&] { kmeans_v<16, 1><<<(np + 255) / 256, 256, cb>>>(np, nc, d, D, ctr, I); }));
     show("  d = 16 compiled in, 2 points per thread", B, time_it([&] { kmeans_v<16, 2><<<(np + 511) / 512, 256, cb>>>(np, nc, d, D, ctr, I); })); }

@@ -28,5 +28,12 @@ PY
 )
 variant xe_min10 cross_entropy < <(sed 's/__launch_bounds__(128)/__launch_bounds__(128, 10)/' "$X")
 variant xe_const cross_entropy < <(sed 's/(int)blockDim.x/128/g; s/(int)(blockDim.x \/ 32)/4/g' "$X")
+K=tests/golden/loops/rodinia.kmeans_assign.cu
+# kmeans_assign: the compiler told d == 16; the centres copied to shared memory once per block; both
+assume='s/^  const int p = (int)(blockIdx.x \* blockDim.x + threadIdx.x);/&\n  __builtin_assume(d == 16);/'
+centres='s/^  const int p = (int)(blockIdx.x \* blockDim.x + threadIdx.x);/&\n  __shared__ double poly_ctr[1024];\n  for (int e = threadIdx.x; e < nc * d \&\& e < 1024; e += blockDim.x) poly_ctr[e] = ctr[e];\n  __syncthreads();/; s/ ctr\[(c \* d) + k\]/ poly_ctr[(c * d) + k]/g'
+variant km_assume kmeans_assign < <(sed "$assume" "$K")
+variant km_centres kmeans_assign < <(sed "$centres" "$K")
+variant km_both kmeans_assign < <(sed "$assume; $centres" "$K")
 nvcc -O3 -arch=${ARCH:-sm_90} -o "$B/tail_probe" scripts/tail_probe.cu "${objs[@]}"
 [ -n "${NORUN:-}" ] || "$B/tail_probe"
