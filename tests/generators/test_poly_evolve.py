@@ -119,7 +119,8 @@ def test_the_search_space_comes_from_the_option_records():
     assert moves["reductions.row_joins off"][0] == "pass" and moves["reductions.row_held 2048"][0] == "memory"
     assert moves["grid.rows off"][0] == "memory"
     assert moves["grid.row_registers off"][0] == "memory" and moves["grid.row_registers 32"][0] == "memory"
-    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 82
+    assert moves["reductions.row_warps off"][0] == "launch" and moves["reductions.row_warps 1024"][0] == "launch"
+    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 84
     off = {name for _, name, _ in space(DEFAULT.replace({"tiles.staging": None}))}
     assert not any("staging" in name for name in off) and "tiles.registers 2x2" in off
 

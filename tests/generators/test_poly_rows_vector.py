@@ -49,8 +49,9 @@ def test_both_paths_are_printed(path):
     text = generate(read_kernel(ROOT / path))
     v = {"c": "j", "cols": "c"}[CLASS[path][0].bound]          # the loop's variable
     assert f"for ({v} = 4 * (int)threadIdx.x;" in text and f"for ({v} = (int)threadIdx.x;" in text
-    assert text.count("*(const float4 *)&") == 3 and "*(float4 *)&poly_row_" in text
-    assert text.count("% 4 == 0 && ((unsigned long long)&") == 2
+    assert f"for ({v} = 4 * poly_lane;" in text and f"for ({v} = poly_lane;" in text      # the warp kernel's
+    assert text.count("*(const float4 *)&") == 2 * 3 and "*(float4 *)&poly_row_" in text  # 3 a kernel
+    assert text.count("% 4 == 0 && ((unsigned long long)&") == 2 * 2
 
 
 @pytest.mark.parametrize("path", list(CLASS))

@@ -367,17 +367,19 @@ class Printer:
         inner_vars, locals_ = self.thread_variables(launch)
         box = self.launch_box(launch) if launch.grid else []
         part = launch.merged_threads if launch.row else 0    # a part of merged reductions: its block's threads
-        if launch.phases:       # with rows kept in registers, also the kernel for calls whose rows do not fit
-            rp = launch.phases
-            kinds = [(launch.name, rp, phases.REG_THREADS if rp.kept else launch.threads)]
+        if launch.phases:       # with rows kept in registers, also the kernel for calls whose rows do not fit;
+            rp = launch.phases  # with a warp kernel (rows.WarpRows), also the kernel for short rows
+            kinds = [(launch.name, rp, phases.REG_THREADS if rp.kept else launch.threads, False)]
             if rp.kept:
-                kinds.append((phases.plain_name(launch), phases.plain(rp), launch.threads))
-            texts = ["\n".join(phases.kernel_body(self, launch, r)) for _, r, _ in kinds]
+                kinds.append((phases.plain_name(launch), phases.plain(rp), launch.threads, False))
+            if rp.warp:
+                kinds.append((phases.warps_name(launch), rp, rp.warp.warps * 32, True))
+            texts = ["\n".join(phases.kernel_body(self, launch, r, warp)) for _, r, _, warp in kinds]
             args = self.kernel_args(launch, names_used("\n".join(texts)))
             params = ", ".join(self.param_decl(a, launch) for a in args)
             src = []
-            for (name, r, threads), text in zip(kinds, texts):
-                bounds = f"{threads}, {r.per_sm}" if r.per_sm else f"{threads}"
+            for (name, r, threads, warp), text in zip(kinds, texts):
+                bounds = f"{threads}, {r.per_sm}" if r.per_sm and not warp else f"{threads}"   # the kept kernel's
                 src += [*([""] if src else [f"/* {self.describe(launch)} */"]),
                         f"__global__ void __launch_bounds__({bounds}) {name}({params})",
                         "{", *self.waits(name, launch.host_loops, params), text, "}"]

@@ -130,7 +130,8 @@ def _recognized(p: Context, launch: Launch) -> None:
     if opt.reductions.rows and not (launch.banded or launch.row_scan):
         launch.row = reduce.row_reduction_of(an, storage, launch, opt.reductions.rows.data_lanes)
     if opt.reductions.row_blocks and not (launch.row or launch.banded or launch.row_scan):
-        launch.phases = phases.phases_of(an, storage, launch, opt.reductions.row_held, opt.reductions.row_registers)
+        launch.phases = phases.phases_of(an, storage, launch, opt.reductions.row_held, opt.reductions.row_registers,
+                                         opt.reductions.row_warps)
     launch.private = private.private_of(p, launch)
 
 

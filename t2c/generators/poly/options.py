@@ -134,6 +134,7 @@ class Reductions:
     row_joins: bool = option(True, {"pass": [False]})    # a row's folds and the row nest after them that reads them: one nest (lower.row_joined)
     row_held: int | None = option(4096, {"memory": [None, 2048]})   # a row's elements a block keeps in shared memory per array (rows.held_rows)
     row_registers: int | None = option(8, {"memory": [None, 4]})   # a row's elements a thread keeps in registers per array (rows.kept_rows)
+    row_warps: int | None = option(256, {"launch": [None, 1024]})   # rows whose loops run at most this many iterations: a warp each (rows.warp_rows)
     private: Private | None = option(Private(), {"memory": [None]})   # atomic updates into a block's copy (private.py)
 
 

@@ -45,6 +45,13 @@ Four plan decisions, all for the launches of phases.py (a block per row):
   extent at most REG_THREADS times that count) runs that kernel, REG_THREADS threads a row, so
   each row is read once; any other call runs the same phases without registers (phases.plain). Exact as the held rows are: the same element values; a fold's
   per-thread grouping changes within the association freedom its block combine already takes.
+- `warp_rows` (a WarpRows record): short rows, a warp each.  The launch also gets a second
+  kernel of the same phases in which each warp takes a row (WARPS rows a block): lanes stride
+  the loops by 32, folds combine by a butterfly of shuffles that leaves the total in every lane,
+  warp barriers instead of block barriers, held rows in each warp's slice of shared memory,
+  "thread 0" statements in lane 0; the 16-byte and kept-register paths run in it as in the
+  block (their thread index and count are the lane's and 32).  A call runs it where every loop
+  phase of a row runs at most `reductions.row_warps` iterations (tested on the host).
 """
 from __future__ import annotations
 
@@ -56,7 +63,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis
 from ...ir.csyntax import array_name
-from .ctext import identifiers, parens, rewrite
+from .ctext import extent_text, identifiers, max_expr, min_expr, parens, rewrite, split_const
 
 #: the static shared memory all held rows of one block may take (of the 48 KB a block has without opting in)
 HELD_BYTES = 40 * 1024
@@ -71,6 +78,12 @@ REG_THREADS = 128
 #: the kept values with the folds' temporaries (a double exp) otherwise take 64 registers, 8 blocks
 REG_BLOCKS = 10
 _SIZE = {"float": 4, "double": 8, "int": 4, "long": 8, "__half": 2, "__nv_bfloat16": 2}
+#: rows at a time (warps) in a block of a launch's warp kernel (warp_rows): 256 threads, as a block per row
+WARPS = 8
+#: the shared memory one warp's held rows may take in the warp kernel: 64 warps fill an SM's 2048
+#: threads, and 64 x 2 KB (with each block's reserved 1 KB) fit an A100 SM's 164 KB as well as an
+#: H100's 227 KB, so held rows never cap the blocks an SM runs below the threads' own limit
+WARP_HELD_BYTES = 2048
 
 
 @dataclass(frozen=True)
@@ -252,3 +265,55 @@ def swapped(node, cells: dict):
     name of the value: a row register, a held element) replaced by that name."""
     return rewrite(copy.deepcopy(node), lambda n: c_ast.ID(cells[array_name(n)])
                    if isinstance(n, c_ast.ArrayRef) and array_name(n) in cells else None)
+
+
+@dataclass(frozen=True)
+class WarpRows:
+    """The launch's warp kernel (`NAME_warps`, module docstring): a warp per row for calls whose
+    rows are short."""
+    bound: int                  # the most iterations of a row's loop phase that run it
+    short: str                  # C text (host, at the launch): whether each loop phase of the call is that short
+    held: int                   # each held array's first elements a warp keeps in its slice of shared memory
+    warps: int = WARPS          # rows (warps) a block
+
+
+def warp_rows(an: Analysis, launch, phases: list, held: tuple, bound: int | None) -> WarpRows | None:
+    """The WarpRows record of a block-per-row launch, or None (`bound` None: off; a loop phase
+    whose iterations over all rows isl bounds by nothing the host knows).
+
+    The class: rows much shorter than a block.  A block of 256 threads per row of n < 256
+    elements leaves 256 - n threads idle in every phase and pays a block barrier per phase; its
+    SM runs 8 such blocks, so 8 rows' loads are in flight.  A warp per row runs 64 rows an SM,
+    every lane busy while n >= 32, with warp barriers only.  Why `bound` = 256 (32 lanes x 8
+    elements): up to it a lane issues at most 8 loads per phase, few enough that its loop keeps
+    them in flight together, and the kept rows' 8 registers a thread (`row_registers`) hold the
+    whole row; past it every thread of the block form has an element (no lane idles), and a
+    block puts 8 warps on each row, which a short row count needs to keep loads in flight.
+    The condition bounds each loop phase's trip count over all rows (isl's box of its
+    statements), so any row it lets through is at most `bound` long; the warp kernel is exact
+    for any row (held rows re-read their tail, kept rows run their rest from memory)."""
+    if not bound:
+        return None
+    host = tuple(l.var for l in launch.host_loops)
+    extents = []
+    for ph in phases:
+        if ph.kind == "stmt":
+            continue
+        stmts = ph.node.statements()
+        at = {s.stmt.name: s.at for s in stmts if s.at is not None}
+        (lows, highs), = an.model.box([s.stmt.name for s in stmts], (ph.node.var,), host, at)
+        if not lows or not highs:
+            return None
+        extents.append(extent_text(max_expr(highs), min_expr(lows)))
+    per = sum(_SIZE[h.dtype] for h in held)
+    elements = min([bound, *(h.elements for h in held), *([WARP_HELD_BYTES // per] if per else [])])
+    elements -= elements % LANES             # a 16-byte chunk all held or all not, as in the block
+    if held and not elements:
+        return None
+    longest = {}                             # per text apart from a constant, the largest (`c - 1`, `c`: `c`)
+    for e in extents:
+        base, c = split_const(e)
+        longest[base] = max(longest.get(base, c), c)
+    text = lambda b, c: b if not c else str(c) if not b else f"{b} {'+' if c > 0 else '-'} {abs(c)}"
+    short = " && ".join(f"({text(b, c)}) <= {bound}" for b, c in longest.items())
+    return WarpRows(bound, short, elements)

@@ -4,12 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024; any other call runs cross_entropy_update_loss_rows, the same phases without registers, 256 threads a row).
+//   cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024; any other call runs cross_entropy_update_loss_rows, the same phases without registers, 256 threads a row); a call whose rows are short ((c) <= 256) runs cross_entropy_update_loss_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024; any other call runs cross_entropy_update_loss_rows, the same phases without registers, 256 threads a row). */
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
+
+/* cross_entropy_update_loss: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (c) <= 1024; any other call runs cross_entropy_update_loss_rows, the same phases without registers, 256 threads a row); a call whose rows are short ((c) <= 256) runs cross_entropy_update_loss_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers. */
 __global__ void __launch_bounds__(128, 10) cross_entropy_update_loss(int n, int c, const double *x, const int *label, double *loss)
 {
   __shared__ double poly_warps_m[8];
@@ -135,12 +138,79 @@ __global__ void __launch_bounds__(256) cross_entropy_update_loss_rows(int n, int
   }
 }
 
+__global__ void __launch_bounds__(256) cross_entropy_update_loss_warps(int n, int c, const double *x, const int *label, double *loss)
+{
+  const int poly_lane = (int)threadIdx.x % 32, poly_warp = (int)threadIdx.x / 32;   /* a warp per row */
+  double poly_r_x[8];   /* x: the thread's elements of the row, kept */
+  double m;
+  double s;
+  int j;
+  for (int i = (int)blockIdx.x * 8 + poly_warp; i < n; i += (int)gridDim.x * 8) {
+    #pragma unroll
+    for (int poly_u = 0; poly_u < 8; poly_u++) {
+      j = poly_lane + poly_u * 32;
+      if ((j >= 1 && j < c) || (j < c))
+        poly_r_x[poly_u] = x[(i * c) + j];
+    }
+    m = x[(i * c) + 0];
+    {   /* phase 2: each lane folds its elements, then the warp combines them */
+      double poly_part_m = -INFINITY;
+      #pragma unroll
+      for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+        j = poly_lane + poly_u * 32;
+        if (j >= 1 && j < c) {
+          poly_part_m = fmax(poly_part_m, poly_r_x[poly_u]);
+        }
+      }
+      for (j = poly_lane + 8 * 32; j < c; j += 32)
+      {
+        if (j >= 1) {
+          poly_part_m = fmax(poly_part_m, x[(i * c) + j]);
+        }
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1) {   /* every lane: the same pairs, in lane order */
+        const double poly_x = __shfl_xor_sync(0xffffffffu, poly_part_m, poly_o);
+        poly_part_m = (poly_lane & poly_o) ? fmax(poly_x, poly_part_m) : fmax(poly_part_m, poly_x);
+      }
+      m = fmax(m, poly_part_m);
+      __syncwarp();
+    }
+    s = 0.0;
+    {   /* phase 4: each lane folds its elements, then the warp combines them */
+      double poly_part_s = 0;
+      #pragma unroll
+      for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+        j = poly_lane + poly_u * 32;
+        if (j < c) {
+          poly_part_s += exp(poly_r_x[poly_u] - m);
+        }
+      }
+      for (j = poly_lane + 8 * 32; j < c; j += 32)
+      {
+        poly_part_s += exp(x[(i * c) + j] - m);
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1) {   /* every lane: the same pairs, in lane order */
+        const double poly_x = __shfl_xor_sync(0xffffffffu, poly_part_s, poly_o);
+        poly_part_s = (poly_lane & poly_o) ? poly_x + poly_part_s : poly_part_s + poly_x;
+      }
+      s = s + poly_part_s;
+      __syncwarp();
+    }
+    if (poly_lane == 0) {
+      loss[i] = (log(s) + m) - x[(i * c) + label[i]];
+    }
+    __syncwarp();
+  }
+}
+
 extern "C" void cross_entropy_device(int n, int c, double *x, int *label, double *loss)
 {
   {
     const int extent = n;   /* i: a block each */
     if (extent > 0)
-      if ((c) <= 1024)   /* rows that fit the registers of 128 threads */
+      if ((c) <= 256)   /* rows of at most 256 elements: a warp each, 8 a block */
+        cross_entropy_update_loss_warps<<<poly_cap(poly_blocks(extent, 8), 1048576), 256>>>(n, c, x, label, loss);
+      else if ((c) <= 1024)   /* rows that fit the registers of 128 threads */
         cross_entropy_update_loss<<<extent < 1048576 ? extent : 1048576, 128>>>(n, c, x, label, loss);
       else
         cross_entropy_update_loss_rows<<<extent < 1048576 ? extent : 1048576, 256>>>(n, c, x, label, loss);

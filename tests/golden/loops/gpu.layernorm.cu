@@ -4,12 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars mean, var: private to each thread (no value crosses iterations of the parallel loops).
-//   layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; the row of x (its first 4096 elements) kept in shared memory by the phase that reads it first.
+//   layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; the row of x (its first 4096 elements) kept in shared memory by the phase that reads it first; a call whose rows are short ((cols) <= 256) runs layernorm_update_y_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers, each warp's held rows (their first 256 elements) in its slice of shared memory.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; the row of x (its first 4096 elements) kept in shared memory by the phase that reads it first. */
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
+
+/* layernorm_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; the row of x (its first 4096 elements) kept in shared memory by the phase that reads it first; a call whose rows are short ((cols) <= 256) runs layernorm_update_y_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers, each warp's held rows (their first 256 elements) in its slice of shared memory. */
 __global__ void __launch_bounds__(256) layernorm_update_y(int rows, int cols, double eps, const double *x, const double *g, const double *b, double *y)
 {
   __shared__ double poly_row_x[4096];   /* the row's first 4096 elements of x */
@@ -70,12 +73,67 @@ __global__ void __launch_bounds__(256) layernorm_update_y(int rows, int cols, do
   }
 }
 
+__global__ void __launch_bounds__(256) layernorm_update_y_warps(int rows, int cols, double eps, const double *x, const double *g, const double *b, double *y)
+{
+  const int poly_lane = (int)threadIdx.x % 32, poly_warp = (int)threadIdx.x / 32;   /* a warp per row */
+  __shared__ double poly_rows_x[8 * 256];   /* each warp's row: its first 256 elements of x */
+  double *const poly_row_x = poly_rows_x + 256 * poly_warp;
+  double mean;
+  double var;
+  int j;
+  for (int i = (int)blockIdx.x * 8 + poly_warp; i < rows; i += (int)gridDim.x * 8) {
+    mean = 0.0;
+    var = 0.0;
+    {   /* phase 3: each lane folds its elements, then the warp combines them */
+      double poly_part_mean = 0;
+      for (j = poly_lane; j < cols; j += 32)
+      {
+        const double poly_v_x = x[(i * cols) + j];
+        if (j < 256)
+          poly_row_x[j] = poly_v_x;   /* kept for the phases after */
+        poly_part_mean += poly_v_x;
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1) {   /* every lane: the same pairs, in lane order */
+        const double poly_x = __shfl_xor_sync(0xffffffffu, poly_part_mean, poly_o);
+        poly_part_mean = (poly_lane & poly_o) ? poly_x + poly_part_mean : poly_part_mean + poly_x;
+      }
+      mean = mean + poly_part_mean;
+      __syncwarp();
+    }
+    mean = mean / cols;
+    {   /* phase 5: each lane folds its elements, then the warp combines them */
+      double poly_part_var = 0;
+      for (j = poly_lane; j < cols; j += 32)
+      {
+        const double poly_v_x = j < 256 ? poly_row_x[j] : x[(i * cols) + j];
+        poly_part_var += (poly_v_x - mean) * (poly_v_x - mean);
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1) {   /* every lane: the same pairs, in lane order */
+        const double poly_x = __shfl_xor_sync(0xffffffffu, poly_part_var, poly_o);
+        poly_part_var = (poly_lane & poly_o) ? poly_x + poly_part_var : poly_part_var + poly_x;
+      }
+      var = var + poly_part_var;
+      __syncwarp();
+    }
+    var = var / cols;
+    for (j = poly_lane; j < cols; j += 32)
+    {
+      const double poly_v_x = j < 256 ? poly_row_x[j] : x[(i * cols) + j];
+      y[(i * cols) + j] = (((poly_v_x - mean) / sqrt(var + eps)) * g[j]) + b[j];
+    }
+    __syncwarp();
+  }
+}
+
 extern "C" void layernorm_device(int rows, int cols, double eps, double *x, double *g, double *b, double *y)
 {
   {
     const int extent = rows;   /* i: a block each */
     if (extent > 0)
-      layernorm_update_y<<<extent < 1048576 ? extent : 1048576, 256>>>(rows, cols, eps, x, g, b, y);
+      if ((cols) <= 256)   /* rows of at most 256 elements: a warp each, 8 a block */
+        layernorm_update_y_warps<<<poly_cap(poly_blocks(extent, 8), 1048576), 256>>>(rows, cols, eps, x, g, b, y);
+      else
+        layernorm_update_y<<<extent < 1048576 ? extent : 1048576, 256>>>(rows, cols, eps, x, g, b, y);
   }
 }
 

@@ -4,12 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars m, s: private to each thread (no value crosses iterations of the parallel loops).
-//   softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024; any other call runs softmax_update_y_rows, the same phases without registers, 256 threads a row).
+//   softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024; any other call runs softmax_update_y_rows, the same phases without registers, 256 threads a row); a call whose rows are short ((cols) <= 256) runs softmax_update_y_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024; any other call runs softmax_update_y_rows, the same phases without registers, 256 threads a row). */
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
+
+/* softmax_update_y: a block of 256 threads per i runs its phases in turn: a fold combined by the block over j, a loop split among the threads over j, a fold combined by the block over j, a loop split among the threads over j; statements of the row between them; each thread keeps its elements j = t + u * blockDim.x (u < 8) of x's row in registers, read from memory once (128 threads a row where (cols) <= 1024; any other call runs softmax_update_y_rows, the same phases without registers, 256 threads a row); a call whose rows are short ((cols) <= 256) runs softmax_update_y_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers. */
 __global__ void __launch_bounds__(128, 10) softmax_update_y(int rows, int cols, const double *x, double *y)
 {
   __shared__ double poly_warps_m[8];
@@ -150,12 +153,87 @@ __global__ void __launch_bounds__(256) softmax_update_y_rows(int rows, int cols,
   }
 }
 
+__global__ void __launch_bounds__(256) softmax_update_y_warps(int rows, int cols, const double *x, double *y)
+{
+  const int poly_lane = (int)threadIdx.x % 32, poly_warp = (int)threadIdx.x / 32;   /* a warp per row */
+  double poly_r_x[8];   /* x: the thread's elements of the row, kept */
+  double m;
+  double s;
+  int j;
+  for (int i = (int)blockIdx.x * 8 + poly_warp; i < rows; i += (int)gridDim.x * 8) {
+    #pragma unroll
+    for (int poly_u = 0; poly_u < 8; poly_u++) {
+      j = poly_lane + poly_u * 32;
+      if ((j >= 1 && j < cols) || (j < cols))
+        poly_r_x[poly_u] = x[(i * cols) + j];
+    }
+    m = x[(i * cols) + 0];
+    {   /* phase 2: each lane folds its elements, then the warp combines them */
+      double poly_part_m = -INFINITY;
+      #pragma unroll
+      for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+        j = poly_lane + poly_u * 32;
+        if (j >= 1 && j < cols) {
+          if (poly_r_x[poly_u] > poly_part_m)
+            poly_part_m = poly_r_x[poly_u];
+        }
+      }
+      for (j = poly_lane + 8 * 32; j < cols; j += 32)
+      {
+        if (j >= 1) {
+          if (x[(i * cols) + j] > poly_part_m)
+            poly_part_m = x[(i * cols) + j];
+        }
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1) {   /* every lane: the same pairs, in lane order */
+        const double poly_x = __shfl_xor_sync(0xffffffffu, poly_part_m, poly_o);
+        poly_part_m = (poly_lane & poly_o) ? fmax(poly_x, poly_part_m) : fmax(poly_part_m, poly_x);
+      }
+      m = fmax(m, poly_part_m);
+      __syncwarp();
+    }
+    s = 0.0;
+    #pragma unroll
+    for (int poly_u = 0; poly_u < 8; poly_u++) {   /* the kept elements */
+      j = poly_lane + poly_u * 32;
+      if (j < cols) {
+        y[(i * cols) + j] = exp(poly_r_x[poly_u] - m);
+      }
+    }
+    for (j = poly_lane + 8 * 32; j < cols; j += 32)
+    {
+      y[(i * cols) + j] = exp(x[(i * cols) + j] - m);
+    }
+    __syncwarp();
+    {   /* phase 5: each lane folds its elements, then the warp combines them */
+      double poly_part_s = 0;
+      for (j = poly_lane; j < cols; j += 32)
+      {
+        poly_part_s += y[(i * cols) + j];
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1) {   /* every lane: the same pairs, in lane order */
+        const double poly_x = __shfl_xor_sync(0xffffffffu, poly_part_s, poly_o);
+        poly_part_s = (poly_lane & poly_o) ? poly_x + poly_part_s : poly_part_s + poly_x;
+      }
+      s = s + poly_part_s;
+      __syncwarp();
+    }
+    for (j = poly_lane; j < cols; j += 32)
+    {
+      y[(i * cols) + j] = y[(i * cols) + j] / s;
+    }
+    __syncwarp();
+  }
+}
+
 extern "C" void softmax_device(int rows, int cols, double *x, double *y)
 {
   {
     const int extent = rows;   /* i: a block each */
     if (extent > 0)
-      if ((cols) <= 1024)   /* rows that fit the registers of 128 threads */
+      if ((cols) <= 256)   /* rows of at most 256 elements: a warp each, 8 a block */
+        softmax_update_y_warps<<<poly_cap(poly_blocks(extent, 8), 1048576), 256>>>(rows, cols, x, y);
+      else if ((cols) <= 1024)   /* rows that fit the registers of 128 threads */
         softmax_update_y<<<extent < 1048576 ? extent : 1048576, 128>>>(rows, cols, x, y);
       else
         softmax_update_y_rows<<<extent < 1048576 ? extent : 1048576, 256>>>(rows, cols, x, y);

@@ -4,12 +4,15 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars ss, inv: private to each thread (no value crosses iterations of the parallel loops).
-//   flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first; on a row whose extent is a multiple of 4 and whose pointers are 16-byte aligned, a thread takes 4 consecutive elements (16-byte loads of in, 16-byte stores of out).
+//   flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first; on a row whose extent is a multiple of 4 and whose pointers are 16-byte aligned, a thread takes 4 consecutive elements (16-byte loads of in, 16-byte stores of out); a call whose rows are short ((cols) <= 256) runs flat_row_normalize_update_out_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers, each warp's held rows (their first 256 elements) in its slice of shared memory.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-/* flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first; on a row whose extent is a multiple of 4 and whose pointers are 16-byte aligned, a thread takes 4 consecutive elements (16-byte loads of in, 16-byte stores of out). */
+static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
+
+/* flat_row_normalize_update_out: a block of 256 threads per r runs its phases in turn: a fold combined by the block over c, a loop split among the threads over c; statements of the row between them; the row of in (its first 4096 elements) kept in shared memory by the phase that reads it first; on a row whose extent is a multiple of 4 and whose pointers are 16-byte aligned, a thread takes 4 consecutive elements (16-byte loads of in, 16-byte stores of out); a call whose rows are short ((cols) <= 256) runs flat_row_normalize_update_out_warps instead: a warp per row, 8 rows a block, lanes striding the loops, folds combined by a butterfly of shuffles (every lane the same total), warp barriers, each warp's held rows (their first 256 elements) in its slice of shared memory. */
 __global__ void __launch_bounds__(256) flat_row_normalize_update_out(int rows, int cols, const float *in, float *out)
 {
   __shared__ __align__(16) float poly_row_in[4096];   /* the row's first 4096 elements of in */
@@ -75,12 +78,77 @@ __global__ void __launch_bounds__(256) flat_row_normalize_update_out(int rows, i
   }
 }
 
+__global__ void __launch_bounds__(256) flat_row_normalize_update_out_warps(int rows, int cols, const float *in, float *out)
+{
+  const int poly_lane = (int)threadIdx.x % 32, poly_warp = (int)threadIdx.x / 32;   /* a warp per row */
+  __shared__ __align__(16) float poly_rows_in[8 * 256];   /* each warp's row: its first 256 elements of in */
+  float *const poly_row_in = poly_rows_in + 256 * poly_warp;
+  double ss;
+  float inv;
+  int c;
+  for (int r = (int)blockIdx.x * 8 + poly_warp; r < rows; r += (int)gridDim.x * 8) {
+    ss = 0.0;
+    {   /* phase 2: each lane folds its elements, then the warp combines them */
+      double poly_part_ss = 0;
+      if (cols % 4 == 0 && ((unsigned long long)&in[(r * cols) + 0] & 15u) == 0) {   /* 4 consecutive elements a thread, 16-byte accesses */
+        for (c = 4 * poly_lane; c < cols; c += 4 * 32)
+        {
+          const float4 poly_q_in = *(const float4 *)&in[(r * cols) + c];
+          if (c < 256)
+            *(float4 *)&poly_row_in[c] = poly_q_in;   /* kept for the phases after */
+          poly_part_ss += ((double) poly_q_in.x) * poly_q_in.x;
+          poly_part_ss += ((double) poly_q_in.y) * poly_q_in.y;
+          poly_part_ss += ((double) poly_q_in.z) * poly_q_in.z;
+          poly_part_ss += ((double) poly_q_in.w) * poly_q_in.w;
+        }
+      } else {
+        for (c = poly_lane; c < cols; c += 32)
+        {
+          const float poly_v_in = in[(r * cols) + c];
+          if (c < 256)
+            poly_row_in[c] = poly_v_in;   /* kept for the phases after */
+          poly_part_ss += ((double) poly_v_in) * poly_v_in;
+        }
+      }
+      for (int poly_o = 16; poly_o > 0; poly_o >>= 1) {   /* every lane: the same pairs, in lane order */
+        const double poly_x = __shfl_xor_sync(0xffffffffu, poly_part_ss, poly_o);
+        poly_part_ss = (poly_lane & poly_o) ? poly_x + poly_part_ss : poly_part_ss + poly_x;
+      }
+      ss = ss + poly_part_ss;
+      __syncwarp();
+    }
+    inv = (float) (1.0 / sqrt(ss + 1e-12));
+    if (cols % 4 == 0 && ((unsigned long long)&in[(r * cols) + 0] & 15u) == 0 && ((unsigned long long)&out[(r * cols) + 0] & 15u) == 0) {   /* 4 consecutive elements a thread, 16-byte accesses */
+      for (c = 4 * poly_lane; c < cols; c += 4 * 32)
+      {
+        const float4 poly_q_in = c < 256 ? *(const float4 *)&poly_row_in[c] : *(const float4 *)&in[(r * cols) + c];
+        float4 poly_o_out;
+        poly_o_out.x = poly_q_in.x * inv;
+        poly_o_out.y = poly_q_in.y * inv;
+        poly_o_out.z = poly_q_in.z * inv;
+        poly_o_out.w = poly_q_in.w * inv;
+        *(float4 *)&out[(r * cols) + c] = poly_o_out;
+      }
+    } else {
+      for (c = poly_lane; c < cols; c += 32)
+      {
+        const float poly_v_in = c < 256 ? poly_row_in[c] : in[(r * cols) + c];
+        out[(r * cols) + c] = poly_v_in * inv;
+      }
+    }
+    __syncwarp();
+  }
+}
+
 extern "C" void flat_row_normalize_device(int rows, int cols, float *in, float *out)
 {
   {
     const int extent = rows;   /* r: a block each */
     if (extent > 0)
-      flat_row_normalize_update_out<<<extent < 1048576 ? extent : 1048576, 256>>>(rows, cols, in, out);
+      if ((cols) <= 256)   /* rows of at most 256 elements: a warp each, 8 a block */
+        flat_row_normalize_update_out_warps<<<poly_cap(poly_blocks(extent, 8), 1048576), 256>>>(rows, cols, in, out);
+      else
+        flat_row_normalize_update_out<<<extent < 1048576 ? extent : 1048576, 256>>>(rows, cols, in, out);
   }
 }
 
