@@ -70,6 +70,12 @@ class Analysis:
         stmts = [s.stmt.name for s in loop.statements()]
         return self.model.carries(self.all_deps, self.schedule(tree), stmts, 2 * depth + 1)
 
+    def pointwise(self, tree, array: str, depth: int) -> bool:
+        """Whether local array `array` lives within single iterations of the `depth` outermost
+        loops around its statements in `tree` (Model.pointwise: one cell an iteration, every
+        value read written in the same iteration)."""
+        return self.model.pointwise(array, self.schedule(tree), 2 * depth)
+
     def deps_apart_from(self, webs):
         """`all_deps` but for those through the scalar webs `webs` (held apart, a copy per thread)."""
         skip = {"t2c_" + w for w in webs}

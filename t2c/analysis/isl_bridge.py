@@ -5,10 +5,10 @@
 Takes statements as `StmtSpec`s (name, loop variables, affine constraints, accesses: text over C
 names) and schedules as a time vector per statement; answers dependences under a schedule,
 legality, carried dimensions and distances, value-based flow for scalars, covering writes,
-per-iteration copies, bounding boxes and instance counts. C names are prefixed `v_` on the way
-in (isl's words may be C names) and stripped on the way out. Nothing else in t2c imports islpy
-(tests/test_layers.py holds that); `budget` bounds isl's work per kernel. docs/poly.md, "The
-model and its normalizations".
+per-iteration copies, arrays living within one iteration, bounding boxes and instance counts. C
+names are prefixed `v_` on the way in (isl's words may be C names) and stripped on the way out.
+Nothing else in t2c imports islpy (tests/test_layers.py holds that); `budget` bounds isl's work
+per kernel. docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 
@@ -405,6 +405,32 @@ class Model:
             if writes.apply_range(read.reverse()).intersect(before).intersect_params(self.context).is_empty():
                 out.add((stmt, name, index))
         return out
+
+    def pointwise(self, name: str, schedule: isl.UnionMap, dims: int) -> bool:
+        """Whether array `name` lives within single iterations of the loops that the first `dims`
+        dimensions of `schedule` hold: every access in one such iteration touches one cell, and
+        every read takes its value (exact last writer, value-based) from a write of the same
+        iteration, none from before the kernel or from another iteration.  Then one scalar per
+        iteration holds everything the array carries (array contraction)."""
+        cells = self._array_universe(name)
+        touched = self.reads.union(self.writes).intersect_range(cells)
+        if touched.is_empty():
+            return False
+        to_point = self._empty_map()           # statement instance -> its iteration of those loops
+        for m in _maps(schedule.intersect_domain(touched.domain())):
+            m = m.project_out(isl.dim_type.out, dims, m.dim(isl.dim_type.out) - dims)
+            to_point = to_point.union(isl.UnionMap.from_map(m))
+        if not touched.apply_domain(to_point).intersect_params(self.context).is_single_valued():
+            return False                       # one iteration touches two cells
+        pairs, exposed = self.value_flow(schedule, [name])
+        if exposed:
+            return False                       # some read may see a value no write of the kernel put there
+        for _, _, m in pairs:
+            points = isl.UnionMap.from_map(m).apply_domain(to_point).apply_range(to_point)
+            for p in _maps(points.intersect_params(self.context)):
+                if not p.is_subset(isl.Map.identity(p.get_space())):
+                    return False               # a value written in one iteration, read in another
+        return True
 
     def touches(self, stmt: str, index: tuple[str, ...], cell: tuple[str, ...]) -> bool:
         """Whether some instance of `stmt` has subscripts `index` equal to `cell` (both

@@ -1130,10 +1130,13 @@ def test_a_value_the_tile_stores_and_reads_back_stays_in_its_register():
     local = Path(tempfile.mkdtemp()) / "local.c"       # a local array (dev_T) read back as T[i][j + 0]
     local.write_text(_LOCAL)
     loc = read_c(local)
-    text = generate(loc)
+    in_memory = DEFAULT.replace({"registers.contraction": False})     # else T is each point's register (contract.py)
+    text = generate(loc, in_memory)
     assert text.index("dev_T[(i * 64) + j] = poly_v1[tm][tn];") < text.index("= dev_T[(i * 64) + (j + 0)] * 3.0;")
+    assert "dev_T" not in generate(loc) and "double poly_cell_T[8][4];" in generate(loc)
     for k, options in sweep(((trmm, PolyOptions()), (trmm, DEFAULT.replace({"registers.forward_stores": None})), (cov, PolyOptions()),
-                             (syrk, PolyOptions()), (loc, PolyOptions()), (mm2, PolyOptions())), key=lambda c: c[1]):
+                             (syrk, PolyOptions()), (loc, PolyOptions()), (loc, in_memory), (mm2, PolyOptions())),
+                            key=lambda c: c[1]):
         card = ladder(k, generate(k, options), backend="emu", dataset="SMALL", seed=11)
         assert card.accepted and card.max_error < 0.125, (k.name, options, card.summary())
 

@@ -7,8 +7,9 @@
                                                        model (the construct and its line)
 
 Passes (lower.py): analysis, loop passes (transform.py), mapping (mapping.py), isl's schedule
-(schedule.py), tiled wavefronts, the forms of each launch (forms.py and the form modules; with
-`launches.persistent`, host loops as one cooperative launch: persistent.py), then printing
+(schedule.py), tiled wavefronts, the forms of each launch (forms.py and the form modules; local
+arrays that live in one iteration as registers: contract.py; with `launches.persistent`, host
+loops as one cooperative launch: persistent.py), then printing
 (cuda.py). Options are frozen records, one per pass (options.py); the GPU's limits a
 `runtime.target.Target`. Every transformation is checked against the exact dependences; outside
 the model the candidate is the reference in one thread. docs/poly.md describes each pass.

@@ -22,8 +22,8 @@ from ...analysis.model import parse_expr
 from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, clone, cprint, kernel_definition, reference_helpers, takes_arrays
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import (banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, sweep,
-               tensor, transposed, vector, wavetiles)
+from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
+               sweep, tensor, transposed, vector, wavetiles)
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -122,14 +122,16 @@ class Renderer:
     """C text of reference statements, with flat subscripts and renamed scalars; a statement the
     model marks atomic (`Statement.atomic`, given as its node) adds through atomicAdd. `return E`
     stores E in `dev_return`; with `exits` (the whole body in one thread) it also leaves the kernel,
-    as an early return leaves the reference, and a bare `return` stays one."""
+    as an early return leaves the reference, and a bare `return` stays one.  A cell of a contracted
+    array (`registers`: array -> register, contract.py) is that register, renamed as a scalar is."""
 
-    def __init__(self, k: Kernel, local_arrays: dict[str, tuple[str, ...]], atomic=(), exits=False):
+    def __init__(self, k: Kernel, local_arrays: dict[str, tuple[str, ...]], atomic=(), exits=False, registers=None):
         self.shapes = {a.name: a.shape for a in k.arrays}
         self.rename_arrays = {n: f"dev_{n}" for n in local_arrays}
         self.shapes.update({f"dev_{n}": s for n, s in local_arrays.items()})
         self.atomic = {id(n) for n in atomic}
         self.exits = exits
+        self.registers = registers or {}
 
     def node(self, node, names: dict[str, str]) -> c_ast.Node:
         atomic = id(node) in self.atomic
@@ -143,6 +145,8 @@ class Renderer:
                 subs.append(self._go(base.subscript, names))
                 base = base.name
             subs.reverse()
+            if isinstance(base, c_ast.ID) and base.name in self.registers:
+                return self._go(c_ast.ID(self.registers[base.name]), names)
             name = self.rename_arrays.get(base.name, base.name) if isinstance(base, c_ast.ID) else None
             shape = self.shapes.get(name, ())
             if name is None:
@@ -190,8 +194,11 @@ class Printer:
         self.an, self.plan, self.opt, self.target = an, plan, options, target
         prog = an.program
         scratch = {a for l in plan.launches if l.phases for a, stored in l.phases.cells if not stored}
-        self.local_arrays = {n: v.shape for n, v in prog.locals.items() if v.shape and n not in scratch}   # rows.row_cells: registers
-        self.r = Renderer(k, self.local_arrays, [s.node for s in prog.statements if s.atomic])
+        self.contracted = contract.arrays(plan)    # contract.py: a register of each thread, no buffer either
+        self.local_arrays = {n: v.shape for n, v in prog.locals.items()      # rows.row_cells: registers
+                             if v.shape and n not in scratch and n not in self.contracted}
+        self.r = Renderer(k, self.local_arrays, [s.node for s in prog.statements if s.atomic],
+                          registers={n: c.register for n, c in self.contracted.items()})
         self.short = short_name(k)
         self.dtypes = {s.name: s.dtype for s in k.scalars}
         self.dtypes.update({a.name: a.dtype for a in k.arrays})
@@ -210,7 +217,16 @@ class Printer:
         for (s, scalar), web in self.an.web_of.items():
             if s == stmt_name:
                 out[scalar] = f"dev_{web}" if self.plan.storage[web] == "global" else self.per_point.get(web, web)
+        for c in self.contracted.values():       # a tile's point copy of a contracted array's register
+            if c.register in self.per_point:
+                out[c.register] = self.per_point[c.register]
         return out
+
+    def registers_of(self, launch: Launch) -> dict[str, str]:
+        """The registers (name -> C type) of the contracted arrays the launch's statements touch
+        (contract.py): declared with its thread-local scalars."""
+        mine = {a.name for s in launch.statements() for a in self.an.program.statement(s).accesses}
+        return {c.register: c.dtype for c in self.contracted.values() if c.array in mine}
 
     def render_nodes(self, nodes, indent, reads=None, loops=None) -> list[str]:
         """Statements and loops as C; `reads` (node -> node) rewrites each plain statement first
@@ -488,7 +504,7 @@ class Printer:
             for (st, scalar), web in self.an.web_of.items():
                 if st == s and self.plan.storage[web] == "local":
                     locals_[web] = self.web_type[web]
-        return _inner_loops(launch.body), locals_
+        return _inner_loops(launch.body), locals_ | self.registers_of(launch)
 
     def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool) -> list[str]:
         """A plain launch's body for one grid point: its indices from the thread's (`at`: from the
@@ -663,8 +679,10 @@ class Printer:
             out += [f"  const int {l.var}_first = {l.var}_base + (int)threadIdx.{launch.axes[l.var]};" for l in (y, x)]
             at = {"y": f"{tm} * (int)blockDim.y", "x": f"{tn} * (int)blockDim.x"}
         out += [f"  int {v};" for v in inner_vars] + [f"  bool {ok}[{rows}][{cols}];"]
-        webs = {w for (st, _), w in self.an.web_of.items() if st in launch.statements() and self.plan.storage[w] == "local"}
-        out += [f"  {self.web_type[w]} {w}[{rows}][{cols}];   /* a thread-private scalar: one per point */" for w in sorted(webs)]
+        webs = {w: self.web_type[w] for (st, _), w in self.an.web_of.items()
+                if st in launch.statements() and self.plan.storage[w] == "local"} | self.registers_of(launch)
+        out += [f"  {webs[w]} {w}[{rows}][{cols}];   /* a thread-private scalar: one per point */"
+                for w in sorted(webs)]
         self.per_point = {w: f"{w}[{tm}][{tn}]" for w in webs}
 
         def points(lines, indent="  "):
@@ -736,7 +754,10 @@ class Printer:
                         f"  for ({node.init}; {node.cond}; {node.next})", "  {",
                         *points([f"if ({mine}) {{", *[f"  {line}" for line in body], "}"], "    "), "  }"]
             lvalue = node.body[0].stmt.node.lvalue
-            array = array_name(lvalue) if isinstance(lvalue, c_ast.ArrayRef) else None
+            # a contracted array's cell is a register already (contract.py): set at once, never held,
+            # since the readers that forwarding rewrites are memory references
+            array = array_name(lvalue) if isinstance(lvalue, c_ast.ArrayRef) and \
+                array_name(lvalue) not in self.contracted else None
             out += flush(store(cell, array and self.r.rename_arrays.get(array, array), reg))
         out += flush(first + release())
         self.per_point = {}
@@ -1278,7 +1299,7 @@ def accumulator_of(p, loop: Loop, scalars=False) -> tuple | None:
     elif isinstance(node.lvalue, c_ast.ArrayRef):
         name = array_name(node.lvalue)
         dtype = next((a.dtype for a in p.k.arrays if a.name == name), None) or \
-            (p.an.program.locals[name].dtype if name in p.local_arrays else None)
+            (p.an.program.locals[name].dtype if name in p.local_arrays or name in contract.arrays(p.plan) else None)
     else:
         return None
     if dtype is None or loop.var in WORD.findall(target) or \

@@ -6,15 +6,15 @@ Takes the final program's `Analysis`, its `Plan` (mapping.py) and the options; f
 records in place: each launch's form (the first its recognizer finds: a grid reduction, a scan,
 an order-W recurrence, a running maximum, a row scan, lanes per row, a block per row, private
 copies), one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
-per block and shared memory, merged runs, grid caps, coarsening, names, and (`launches.persistent`) host loops as one
-cooperative launch. Helpers get a
-`Context`, never the printer, so cuda.Printer only prints. Refuses nothing: a launch no form
-takes stays a grid of threads. docs/poly.md, "Forms".
+per block and shared memory, pointwise temporaries kept in registers (contract.py), merged
+runs, grid caps, coarsening, names, and (`launches.persistent`) host loops as one cooperative
+launch. Helpers get a `Context`, never the printer, so cuda.Printer only prints. Refuses
+nothing: a launch no form takes stays a grid of threads. docs/poly.md, "Forms".
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
@@ -22,8 +22,8 @@ from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint
 from ...runtime.target import SM90, Target
-from . import banded, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, sweep, tensor, \
-    transposed, vector
+from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, \
+    sweep, tensor, transposed, vector
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import HostLoop, Launch, Plan, launch_box
@@ -92,6 +92,10 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         launch.block = block(p, launch)
         if launch.sweep and launch.sweep.rows is not None and options.sweeps.rows.staged:
             launch.sweep.staged = sweep.stageable(p, launch, launch.sweep) is not None
+    plan.contracted = contract.contracted(an, plan, options)   # pointwise temporaries: registers, no buffer
+    if plan.contracted:
+        p = replace(p, local_arrays={n: s for n, s in p.local_arrays.items() if n not in contract.arrays(plan)})
+        plan.notes.append(contract.note(plan.contracted))
     for h in block_loops:
         _one_block(p, h)
     plan.merged = merge.runs(p) if options.launches.merge else []     # runs of launches as one
@@ -342,12 +346,13 @@ def _name(p: Context) -> None:
     """Each launch's kernel name: the kernel's short name, the form, the arrays it writes; a
     name several launches would share numbered from 1 in plan order."""
     short, prog, seen = short_name(p.k), p.an.program, {}
+    registers = contract.arrays(p.plan)          # written to registers only
     for launch in p.plan.launches:
         written = []
         for s in launch.statements():
             for a in prog.statement(s).writes():
                 local = prog.locals.get(a.name)
-                if (local is None or local.shape) and a.name not in written:
+                if (local is None or local.shape) and a.name not in written and a.name not in registers:
                     written.append(a.name)
         form = 'reduce' if launch.reduction or launch.running_max else 'scan' if launch.scan or launch.banded or launch.row_scan \
             else 'tiles' if launch.tiles else 'seq' if not launch.grid else 'update'

@@ -112,6 +112,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     tree: list = field(default_factory=list)                  # the loop tree it maps
     merged: list[list[Launch]] = field(default_factory=list)  # runs of launches printed as one (merge.py)
+    contracted: tuple = ()                                    # contract.Contraction: local arrays held in registers
 
     def block_loops(self) -> list[HostLoop]:
         """The top-level host loops that also run in one block (forms.formed decides)."""

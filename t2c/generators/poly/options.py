@@ -163,6 +163,7 @@ class Registers:
     """Values kept in registers inside a thread (cuda.Printer)."""
     accumulators: bool = option(True, {"memory": [False]})   # a loop's one updated cell
     scalar_replacement: bool = True                  # a cell one iteration writes and the next reads
+    contraction: bool = True                         # a local array read only at the cell its iteration wrote
     loads_first: bool = True                         # a tiled thread loads every point's value, then stores
     forward_stores: Forwarding | None = option(Forwarding())
 

@@ -351,6 +351,7 @@ def kernel_body(p, launch, rp: RowPhases, warp: bool = False) -> list[str]:
             for (st, scalar), web in p.an.web_of.items():
                 if st == s.stmt.name and p.plan.storage[web] == "local":
                     locals_[web] = p.web_type[web]
+    locals_ |= p.registers_of(launch)          # contracted arrays (contract.py): registers too
     return [*shared, *(f"  {t} {w};" for w, t in locals_.items()), *(f"  int {v};" for v in declared),
             *row_heads(p, launch, "  ", wr.warps if wr else 0), *body, "  }"]
 
