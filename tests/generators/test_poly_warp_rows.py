@@ -80,7 +80,7 @@ def test_the_warp_kernel_is_a_warp_per_row():
     assert "poly_warps_" not in warps and "__syncthreads();" in block and "int poly_row_valid[4096];" in block
     launch_text = re.search(r"if \(\(c\) <= 256\).*?\n.*?<<<(.*?)>>>.*?\n\s*else\n\s*(\w+)<<<", text).groups()
     assert launch_text == ("poly_cap(poly_blocks(extent, 8), 1048576), 256", launch.name)
-    assert "runs angle_stats_update_r_wrapped_top_peak_avg_mean_warps instead: a warp per row" in text.splitlines()[6]
+    assert "runs angle_stats_update_wrapped_top_peak_avg_mean_warps instead: a warp per row" in text.splitlines()[6]
 
 
 def test_a_box_of_rows_puts_its_x_rows_on_warps():
