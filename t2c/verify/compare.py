@@ -9,7 +9,8 @@ unwritten count. Integers are exact (but outputs rounded from floating point, by
 when |c - r| / max(|r|, s) <= RTOL_FACTOR * eps * K (s the array's RMS, K the sum of the sizes,
 or of the literal extents of a kernel without sizes),
 16-bit types with one ulp more. Refuses nothing: a missing or mis-shaped output is a failed
-comparison. docs/verification.md, "The tolerance model".
+comparison. Arrays are walked in blocks of `BLOCK` elements (`blocks`, which the draws use too),
+never copied whole. docs/verification.md, "The tolerance model".
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir import FLOAT_DTYPES, HALF_DTYPES, Kernel
-from .halfs import np_dtype, ulp, values
+from .halfs import BFLOAT16, np_dtype, ulp, values
 
 #: C in rtol = C * eps * K: FMA and reordering differences stay below it with room to
 #: spare, while a result computed in float instead of double (error ~ 1e-8) is ~1e4 over.
@@ -37,12 +38,54 @@ POISON_BITS = {
 POISON_INT = 0x5A5A5A5A
 
 
+#: Elements per block of the element-wise passes over a case's arrays (a comparison, a draw, a
+#: perturbation): a block's float64 working copies stay in cache, so an array of hundreds of
+#: millions of elements (a full rung) costs a few passes over its own storage and no temporary
+#: of its size.
+BLOCK = 1 << 14
 
-def _norm(x) -> float:
-    """The L2 norm of finite values without overflow (values near 1e300 square to inf)."""
-    x = np.asarray(x, dtype=np.float64).ravel()
-    big = float(np.abs(x).max(initial=0.0))
-    return big * float(np.sqrt(np.dot(x / big, x / big))) if big > 0 and np.isfinite(big) else float(np.sqrt(np.dot(x, x)))
+
+def blocks(n: int):
+    """(start, slice) of each block of a flat array of n elements, in order."""
+    return ((s, slice(s, s + BLOCK)) for s in range(0, n, BLOCK))
+
+
+def _largest(x: np.ndarray) -> float:
+    """max |x| (NaN where x holds a NaN, inf where an inf), without an |x| array."""
+    return float(np.maximum(x.max(), -x.min())) if x.size else 0.0
+
+
+class _Norm:
+    """The L2 norm of finite values without overflow (values near 1e300 square to inf), summed
+    block by block: each block scaled by its own largest magnitude, the blocks' sums brought to
+    the largest of them at the end.  numpy's own sums, in a fixed blocking: the result does not
+    depend on how many threads a BLAS would split a long dot product into."""
+
+    def __init__(self):
+        self.bigs: list[float] = []
+        self.sums: list[float] = []
+
+    def add(self, x) -> None:
+        x = np.asarray(x, dtype=np.float64).ravel()
+        for _, b in blocks(x.size):
+            self.take(x[b], _largest(x[b]))
+
+    def take(self, part: np.ndarray, big: float) -> None:
+        """One block whose largest magnitude (`_largest`) is known already."""
+        self.bigs.append(big)
+        if big > 0 and np.isfinite(big):
+            scaled = part / big
+            self.sums.append(float(np.square(scaled, out=scaled).sum()))
+        else:
+            self.sums.append(0.0)                 # zeros, or a non-finite value: the norm is that
+
+    def value(self) -> float:
+        bigs = np.array(self.bigs)
+        top = float(bigs.max(initial=0.0))
+        if not (top > 0 and np.isfinite(top)):
+            return abs(top)                       # zero, or inf/NaN where a value is
+        return top * float(np.sqrt(np.dot((bigs / top) ** 2, np.array(self.sums))))
+
 
 def reduction_length(sizes: dict[str, int]) -> int:
     """K of the model: an upper estimate of the rounding steps feeding one element."""
@@ -174,47 +217,115 @@ def compare_array(name: str, dtype: str, expected: np.ndarray, got, sizes: dict[
                                        f"{expected.shape} {expected.dtype}")
     e = expected.reshape(-1)
     g = got.reshape(-1)
-    unwritten_mask = is_poison(g, dtype) if e.size else np.zeros(0, bool)
-    if dtype not in FLOAT_DTYPES:
-        diff = np.abs(e.astype(np.float64) - g.astype(np.float64))
-        bad = diff > units
-        norm = float(_norm(e.astype(np.float64)))
-        rel_l2 = float(_norm(diff)) / norm if norm else float(_norm(diff))
-        max_error = float(diff.max(initial=0.0))
-        bound, nonfinite = float(units), 0
-    else:
-        e64, g64 = values(e, dtype), values(g, dtype)
-        finite_ref = np.isfinite(e64)
-        nonfinite_mask = finite_ref & ~np.isfinite(g64)
-        scale = _norm(e64[finite_ref]) / np.sqrt(finite_ref.sum()) if finite_ref.any() else 0.0   # RMS
-        denom = np.maximum(np.abs(e64), scale if scale > 0 else np.finfo(np.float64).tiny)
-        with np.errstate(invalid="ignore", over="ignore"):
-            err = np.abs(g64 - e64)
-            if dtype in HALF_DTYPES:
-                err = np.maximum(err - ulp(np.maximum(np.abs(e64), np.abs(g64)), dtype), 0.0)
-            err = err / denom
-        err = np.where(nonfinite_mask, np.inf, err)
-        # The reference is finite on every kept case (synth discards the rest); a
-        # non-finite reference element then needs the identical non-finite value.
-        same_nonfinite = ~finite_ref & ((g64 == e64) | (np.isnan(g64) & np.isnan(e64)))
-        err = np.where(~finite_ref, np.where(same_nonfinite, 0.0, np.inf), err)
-        bound = rtol_for(dtype, sizes)
-        bad = err > bound
-        fin = finite_ref & np.isfinite(g64)
-        num = float(_norm(g64[fin] - e64[fin]))
-        den = float(_norm(e64[finite_ref]))
-        rel_l2 = (num / den if den else num) if not nonfinite_mask.any() else float("inf")
-        max_error = float(err.max(initial=0.0))
-        nonfinite = int((nonfinite_mask & ~unwritten_mask).sum())
-    nbad = int(bad.sum())
     integer = dtype not in FLOAT_DTYPES
-    if not nbad:
-        return ArrayComparison(name, True, max_error, bound, rel_l2, integer=integer)
-    first = int(np.flatnonzero(bad)[0])
+    scan = _integer_scan(e, g, dtype, units) if integer else _float_scan(e, g, dtype, rtol_for(dtype, sizes))
+    if not scan.bad:
+        return ArrayComparison(name, True, scan.max_error, scan.bound, scan.rel_l2, integer=integer)
+    first = scan.first
     idx = tuple(int(i) for i in np.unravel_index(first, expected.shape)) if expected.shape else ()
-    shown = (e64[first].item(), g64[first].item()) if dtype in HALF_DTYPES else (e[first].item(), g[first].item())
-    return ArrayComparison(name, False, max_error, bound, rel_l2, idx, *shown,
-                           nbad, int(unwritten_mask.sum()), nonfinite, integer=integer)
+    shown = (e[first].item(), g[first].item())
+    if dtype in HALF_DTYPES:
+        shown = tuple(values(x[first:first + 1], dtype)[0].item() for x in (e, g))
+    return ArrayComparison(name, False, scan.max_error, scan.bound, scan.rel_l2, idx, *shown,
+                           scan.bad, scan.unwritten, scan.nonfinite, integer=integer)
+
+
+@dataclass
+class _Scan:
+    """What a comparison finds over the blocks of one array."""
+    bound: float
+    max_error: float = 0.0
+    rel_l2: float = 0.0
+    bad: int = 0                      # failing elements
+    first: int | None = None          # the first of them (flat index)
+    unwritten: int = 0
+    nonfinite: int = 0
+
+    def errors(self, start: int, err: np.ndarray) -> None:
+        """Take one block's element errors (max propagating NaN, as the whole array's would)."""
+        top = err.max(initial=0.0)
+        self.max_error = float(np.maximum(self.max_error, top))
+        if top <= self.bound:
+            return                        # no element of the block fails
+        bad = err > self.bound
+        count = int(np.count_nonzero(bad))
+        if count and self.first is None:
+            self.first = start + int(np.flatnonzero(bad)[0])
+        self.bad += count
+
+
+def _f64(a: np.ndarray, dtype: str) -> np.ndarray:
+    """A block's values as float64, to be read only (a double block is itself)."""
+    return values(a, dtype) if dtype == BFLOAT16 else a.astype(np.float64, copy=False)
+
+
+def _integer_scan(e: np.ndarray, g: np.ndarray, dtype: str, units: int) -> _Scan:
+    """Integers: |c - r| in units; relative L2 over the whole arrays."""
+    scan, ref, dev = _Scan(float(units)), _Norm(), _Norm()
+    for start, b in blocks(e.size):
+        eb, gb = e[b].astype(np.float64), g[b].astype(np.float64)
+        diff = np.abs(eb - gb)
+        ref.add(eb)
+        dev.add(diff)
+        scan.errors(start, diff)
+        scan.unwritten += int(np.count_nonzero(is_poison(g[b], dtype)))
+    norm, d = ref.value(), dev.value()
+    scan.rel_l2 = d / norm if norm else d
+    return scan
+
+
+def _float_scan(e: np.ndarray, g: np.ndarray, dtype: str, bound: float) -> _Scan:
+    """Reals, in two passes over the blocks: the norms first (the RMS s is the scale of every
+    element's error), then each element's |c - r| / max(|r|, s).  A block whose values are all
+    finite on both sides (the largest magnitudes of r and c - r say so) needs no mask; the
+    others (`irregular`) are masked as the model says, in both passes."""
+    scan, ref, dev = _Scan(bound), _Norm(), _Norm()
+    finite_ref, irregular, nonfinite_any = 0, set(), False
+    for start, b in blocks(e.size):
+        eb, gb = _f64(e[b], dtype), _f64(g[b], dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = gb - eb
+            big_ref, big_diff = _largest(eb), _largest(diff)
+            if np.isfinite(big_ref) and np.isfinite(big_diff):
+                ref.take(eb, big_ref)
+                dev.take(diff, big_diff)
+                finite_ref += eb.size
+                continue
+            irregular.add(start)
+            fr, fg = np.isfinite(eb), np.isfinite(gb)
+            fin = fr & fg
+            ref.add(eb[fr])
+            dev.add(diff[fin])
+        finite_ref += int(np.count_nonzero(fr))
+        nonfinite_any = nonfinite_any or bool((fr & ~fg).any())
+    den, num = ref.value(), dev.value()
+    scale = den / np.sqrt(finite_ref) if finite_ref else 0.0                      # RMS
+    floor = scale if scale > 0 else np.finfo(np.float64).tiny
+    scan.rel_l2 = (num / den if den else num) if not nonfinite_any else float("inf")
+    for start, b in blocks(e.size):
+        eb, gb = _f64(e[b], dtype), _f64(g[b], dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.subtract(gb, eb)
+            np.abs(err, out=err)
+            if dtype in HALF_DTYPES:
+                err = np.maximum(err - ulp(np.maximum(np.abs(eb), np.abs(gb)), dtype), 0.0)
+            denom = np.abs(eb)
+            np.maximum(denom, floor, out=denom)
+            err /= denom
+        if start in irregular:
+            fr, fg = np.isfinite(eb), np.isfinite(gb)
+            nonfinite = fr & ~fg
+            err[nonfinite] = np.inf
+            # The reference is finite on every kept case (synth discards the rest); a
+            # non-finite reference element then needs the identical non-finite value.
+            other = ~fr
+            same = (gb == eb) | (np.isnan(gb) & np.isnan(eb))
+            err[other] = np.where(same[other], 0.0, np.inf)
+            unwritten = is_poison(g[b], dtype)            # the poison is a NaN: only here
+            scan.unwritten += int(np.count_nonzero(unwritten))
+            scan.nonfinite += int(np.count_nonzero(nonfinite & ~unwritten))
+        scan.errors(start, err)
+    return scan
 
 
 def compare(k: Kernel, expected: dict[str, np.ndarray], got: dict[str, np.ndarray],

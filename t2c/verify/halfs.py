@@ -6,6 +6,7 @@ nearest even, as CUDA's `__float2bfloat16_rn` rounds; a NaN stays a NaN (0x7fff)
 
     values(a, dtype)   an array of the IS dtype `dtype` -> its float64 values
     stored(x, dtype)   float values -> the array of that dtype (rounded once, to nearest even)
+    finite(a, dtype)   whether every element of such an array is finite
     ulp(x, dtype)      one unit in the last place of `dtype` at each |x|
 """
 from __future__ import annotations
@@ -40,7 +41,13 @@ def values(a, dtype: str) -> np.ndarray:
 
 
 def stored(x, dtype: str) -> np.ndarray:
-    return bfloat16_bits(x) if dtype == BFLOAT16 else np.asarray(x).astype(DTYPES[dtype][1])
+    """(x itself when it already has the type: no copy.)"""
+    return bfloat16_bits(x) if dtype == BFLOAT16 else np.asarray(x).astype(DTYPES[dtype][1], copy=False)
+
+
+def finite(a, dtype: str) -> bool:
+    """Whether every element is finite (no float64 copy: widening keeps finiteness)."""
+    return bool(np.isfinite(bfloat16_values(a) if dtype == BFLOAT16 else np.asarray(a)).all())
 
 
 #: IS dtype -> (significand bits with the implicit one, the smallest normal value)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import FLOAT_DTYPES, Kernel
+from .compare import blocks
 from .halfs import stored
 from .reference import array_shape, np_dtype
 
@@ -40,7 +41,21 @@ def _draw(rng, kind, low, high, shape, dtype):
         return out.astype(dtype)
     if kind in ("spd", "diagonally_dominant") and len(shape) == 2 and shape[0] == shape[1]:
         return _structured(rng, kind, low, high, shape).astype(dtype)
-    return rng.uniform(low, high, size=shape).astype(dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype, copy=False)
+
+
+def _uniform(rng, low, high, shape, dtype: str) -> np.ndarray:
+    """uniform(low, high) values stored as the IS type `dtype`, drawn and stored block by block:
+    the values one draw of the whole shape gives (the generator's stream is sequential), without
+    its float64 array (at a full rung, hundreds of millions of elements)."""
+    low = -1.0 if low is None else low
+    high = 1.0 if high is None else high
+    work = np.float64 if dtype in FLOAT_DTYPES else np_dtype(dtype)
+    out = np.empty(shape, dtype=np_dtype(dtype))
+    flat = out.reshape(-1)
+    for _, b in blocks(flat.size):
+        flat[b] = stored(rng.uniform(low, high, size=flat[b].size).astype(work, copy=False), dtype)
+    return out
 
 
 def _square(x) -> bool:
@@ -88,7 +103,10 @@ def synthesize(k: Kernel, sizes: dict[str, int], seed, distribution: str = "doma
         elif distribution in ("spd", "diagonally_dominant") and floating and _square(x) \
                 and kind == "uniform":
             kind = distribution
-        value = stored(_draw(rng, kind, low, high, shape, np.float64 if floating else np_dtype(x.dtype)),
-                       x.dtype)
+        if kind == "uniform":
+            value = _uniform(rng, low, high, shape, x.dtype)
+        else:
+            value = stored(_draw(rng, kind, low, high, shape, np.float64 if floating else np_dtype(x.dtype)),
+                           x.dtype)
         out[x.name] = value if shape else value[()]
     return out

@@ -24,8 +24,8 @@ import numpy as np
 from .. import config
 from ..errors import UserError
 from ..ir import DATASETS, FLOAT_DTYPES, Kernel
-from .compare import Comparison, compare
-from .halfs import values
+from .compare import Comparison, blocks, compare
+from .halfs import finite
 from .inputs import distributions, synthesize
 from .reference import ReferenceFailed, check_constraints, np_dtype, original_inputs, run_reference
 
@@ -195,7 +195,7 @@ def _shrink(sizes: dict) -> dict:
 # -- drawing one case ----------------------------------------------------------------------
 
 def _finite(k: Kernel, outputs: dict) -> bool:
-    return all(np.all(np.isfinite(values(outputs[x.name], x.dtype))) for x in k.outputs if x.dtype in FLOAT_DTYPES)
+    return all(finite(outputs[x.name], x.dtype) for x in k.outputs if x.dtype in FLOAT_DTYPES)
 
 
 def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
@@ -211,7 +211,17 @@ def _perturbed(k: Kernel, inputs: dict, seed: int) -> dict:
         v = np.asarray(v)
         if v.dtype.kind == "f" and v.dtype.itemsize > 2:   # 16-bit inputs: exact, the candidate's own
             eps = min(np.finfo(v.dtype).eps, finest)
-            v = (v * (1 + 4 * eps * rng.uniform(-1, 1, size=v.shape))).astype(v.dtype)
+            # v * (1 + 4 eps u) in float64, rounded to v's type, block by block: the same
+            # values as over the whole array at once (the generator's stream is sequential)
+            moved = np.empty(v.shape, v.dtype)
+            src, dst = v.reshape(-1), moved.reshape(-1)
+            for _, b in blocks(src.size):
+                u = rng.uniform(-1, 1, size=src[b].size)
+                u *= 4 * eps
+                u += 1
+                u *= src[b]
+                dst[b] = u
+            v = moved
         out[name] = v if v.shape else v[()]
     return out
 
