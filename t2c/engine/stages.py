@@ -294,10 +294,13 @@ def _slot(ctx, exclusive: bool = False):
 
 def verify_parts(ctx) -> dict:
     s = ctx["settings"]
+    # the suite it is judged on too: a suite drawn again (other emu budgets: a full rung at SMALL
+    # where it stepped down to MINI) is judged again, not taken from the cache
     return {"is": ctx["upstream"]["parse"]["is_key"],
             "candidate": ctx["upstream"]["generate"].get("candidate", ""),
             "backend": s["backend"], "dataset": s["dataset"], "seed": s["seed"],
-            "toolchain": s["toolchain"], "timeout": s["timeout"], "code": code_version("verify", "runtime")}
+            "toolchain": s["toolchain"], "timeout": s["timeout"], "code": code_version("verify", "runtime"),
+            "suite": suite_parts(ctx)}
 
 
 def verify_run(ctx, work: Path) -> dict:

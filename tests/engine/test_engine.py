@@ -97,6 +97,16 @@ def test_a_setting_reruns_the_affected_stage_only(corpus):
     assert t2c("explain", "gemm:verify", check=0).stdout.startswith("gemm:verify: ok — changed: dataset")
 
 
+def test_a_suite_drawn_again_is_judged_again(corpus, monkeypatch):
+    """Other emu budgets draw the suite again (a full rung at SMALL where it had stepped down):
+    the verdict on the old suite is no answer for the new one."""
+    t2c("batch", "corpus", "--only", "gemm", check=0)
+    monkeypatch.setenv("T2C_VERIFY_EMU_WORK", "6000000")
+    r = t2c("batch", "corpus", "--only", "gemm", check=0)
+    assert {t.split(":")[1] for t in ran(r.stderr)} >= {"suite", "verify"}
+    assert t2c("explain", "gemm:verify", check=0).stdout.startswith("gemm:verify: ok — changed: suite")
+
+
 def test_a_new_candidate_is_judged_on_the_kept_suite(corpus, tmp_path):
     """The suite stage draws and gates the test suite once per kernel, dataset and seed and keeps
     it as sizes and seeds only; verifying again (here forced; also a new generator's candidate)
