@@ -157,7 +157,8 @@ def test_an_accumulated_cell_stays_in_its_register_across_both_loops(tmp_path):
     start = body.index("float acc = y[p];")
     assert start < body.index("for (int k = 0; k < 16; k++)") < body.index("for (int k = 16; k < d; k++)") \
         < body.index("y[p] = acc;")
-    assert "acc = (0.5f * acc) + (poly_reg0[k] * basis[(j * d) + k]);" in body
+    assert "acc = (0.5f * acc) + (poly_reg0[k] * ((poly_tables) ? (poly_table0[(j * d) + k]) : (basis[(j * d) + k])));" \
+        in body                            # basis: a table (test_poly_slab_tables.py)
 
 
 def test_a_constant_row_needs_no_guard_and_no_rest_when_the_registers_hold_it(tmp_path):

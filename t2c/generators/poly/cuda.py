@@ -238,9 +238,9 @@ class Printer:
                 out += self.r.statement(reads(n.stmt.node) if reads else n.stmt.node, self.names_for(n.stmt.name), indent)
             elif loops is not None and (lines := loops(n, indent)) is not None:
                 out += lines
-            elif (reg := self.register_accumulator(n)) is not None:
+            elif (reg := self.register_accumulator(n, reads)) is not None:
                 out += reg(indent)
-            elif (rec := self.recurrences(n)) is not None:
+            elif (rec := self.recurrences(n, reads)) is not None:
                 out += rec(indent)
             else:
                 out.append(f"{indent}for ({n.init}; {n.cond}; {n.next})")
@@ -257,12 +257,13 @@ class Printer:
                     out.append(indent + "}")
         return out
 
-    def recurrences(self, loop: Loop):
+    def recurrences(self, loop: Loop, reads=None):
         """A loop of statements in which an array cell written in one iteration is read in the next
         (adi's `p[i][j] = -c / (a * p[i][j - 1] + b)`): the value also stays in a register, which
         the next iteration reads instead of memory (scalar replacement).  The cell is still stored;
         the write is the array's only one in the loop, unconditional, a plain `=`; the first
-        iteration's value is loaded before the loop.  A printer, or None when nothing qualifies."""
+        iteration's value is loaded before the loop.  `reads`: as render_nodes'.  A printer, or
+        None when nothing qualifies."""
         if not self.opt.registers.scalar_replacement or loop.step not in (1, -1) or loop.geometric or not loop.body or \
                 not all(isinstance(n, Stmt) and n.at is None for n in loop.body):
             return None
@@ -311,6 +312,7 @@ class Printer:
                 node = copy.deepcopy(m.stmt.node)
                 for x, (st, prev) in chains.items():
                     node = replace_refs(node, prev, regs[x][0])
+                node = reads(node) if reads else node
                 names = self.names_for(m.stmt.name)
                 mine = [x for x, (st, _) in chains.items() if st is m]
                 if mine:
@@ -324,14 +326,14 @@ class Printer:
             return out + [f"{indent}  }}", f"{indent}}}"]
         return printed
 
-    def register_accumulator(self, loop: Loop):
+    def register_accumulator(self, loop: Loop, reads=None):
         """A loop whose one statement updates one array cell that does not move with the loop
         (gemm's `C[i][j] += alpha * A[i][k] * B[k][j]` for k) keeps that cell in a register:
         loaded before the loop, stored after it.  The same operations in the same order, so
         the same bits; only the loads and stores of C in every iteration go (the compiler
         may not do it itself: C could alias A or B as far as it knows, not as the model
-        knows).  A printer for the loop, or None when the form does not apply."""
-        parts = self.accumulator_parts(loop)
+        knows).  `reads`: as render_nodes'.  A printer for the loop, or None when the form does not apply."""
+        parts = self.accumulator_parts(loop, reads=reads)
         if parts is None:
             return None
         dtype, acc, cell, body = parts
@@ -492,7 +494,7 @@ class Printer:
             if launch.block_sum:
                 src += "\n\n" + "\n".join(block(at_params))
             return src, args
-        params = ", ".join([params] * bool(params) + self.cap_params(launch) + ["int poly_staged"] * bool(launch.slab))
+        params = ", ".join([params] * bool(params) + self.cap_params(launch) + (slabs.params(launch) if launch.slab else []))
         src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
                "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]
         return "\n".join(src), args

@@ -106,7 +106,7 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         if launch.row and options.reductions.rows.warp_rows:
             launch.row.warps = reduce.warp_rows(p, launch)
         launch.grid_cap = capped(p, launch)
-        launch.slab = slabs.slab_of(p, launch)          # a thread's own rows, staged: one index per thread
+        launch.slab = slabs.slab_of(p, launch)          # a thread's own rows and the tables, staged: one index per thread
         launch.coarsen = coarsened(p, launch)
         launch.preload = preloaded(p, launch)
         launch.vector = vector.vectorized(p, launch)

@@ -62,7 +62,7 @@ class Launch:
     preload: tuple = ()              # (C text, statements): reads a coarsened thread loads first (forms.preloaded)
     vector: object = None            # vector.Vector: its coarsened indices consecutive, moved in 4-16 byte chunks
     transposed: object = None        # transposed.Transposed: reads in the other order through shared tiles
-    slab: object = None              # slabs.Slab: each thread's own rows of inputs through shared memory
+    slab: object = None              # slabs.Slab: each thread's own rows of inputs, and tables, through shared memory
 
     def per_thread(self) -> tuple[int, int]:
         """(rows, columns) of grid points each thread takes: its register tile, a transposed

@@ -48,6 +48,7 @@ class Grid:
     transpose: bool = True                           # reads in the other order through shared tiles (transposed.py)
     rows: bool = option(True, {"memory": [False]})   # a thread's own row of an input, read in its loops, through shared memory (slabs.py)
     row_registers: int | None = option(16, {"memory": [None, 32]})   # a staged row's first elements in registers, for loops over the whole row (slabs.Registers)
+    tables: bool = option(True, {"memory": [False]})   # an input every thread reads in its loops at cells free of the grid index, copied whole per block to shared memory (slabs.Table)
 
 
 @dataclass(frozen=True)

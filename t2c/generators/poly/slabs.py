@@ -1,7 +1,8 @@
-"""A thread's own row of an array, read along its loop or field by field, through shared memory.
+"""A thread's own row of an array, read along its loop or field by field, and the tables that every
+thread reads, through shared memory.
 
     slab_of(context, launch) -> Slab | None;  staging(printer, launch, start, guard) -> kernel lines;
-    read(node, slab) -> node;  host(launch, indent) -> (lines, bytes, flag);
+    read(node, slab) -> node;  params(launch) -> kernel parameters;  host(launch, indent) -> (lines, bytes, flags);
     kept(printer, launch) -> kernel lines;  split(printer, launch, loop, indent) -> lines | None
 
 Takes a plain launch over one grid index p (a thread per point, no other form) whose statements
@@ -14,6 +15,10 @@ and those reads from the copy. Exact: the launch never writes A, or writes only 
 the thread's own row that no staged read names, so the copy holds what each read would have read.
 Where the block's rows pass the target's static shared memory (known at run time) the kernel reads global memory as
 before (`poly_staged` 0). Refuses (None) other forms, several grid indices, a capped grid.
+A table (`grid.tables`, `Table`): an array the launch never writes, every read of which names no
+grid index and sits in a loop of the thread (k-means' centres `ctr[c][k]`), is copied whole once
+per block into the same dynamic shared memory after the rows, where rows and tables fit
+(`poly_tables`, at run time), and read there; a Slab may hold tables and no rows.
 A staged row read only at `A[p][k]` by loops `for (k = 0; k < E; k++)` over its whole length E
 also goes to registers (`grid.row_registers`, `Registers`): its first R elements copied once, each
 such loop printed as an unrolled loop over those (compile-time indices) and a loop over the rest.
@@ -56,11 +61,26 @@ class Registers:
 
 
 @dataclass(frozen=True)
+class Table:
+    """An array every thread of the block reads at the same cells, many times (see _tables):
+    copied whole, in its own layout, so a read's flat subscript is the same in the copy."""
+    array: str                 # A
+    dtype: str
+    shape: tuple[str, ...]     # A's C extents, as the kernel's flat subscripts use them
+    extent: str                # its elements, the product of its extents (`nc * d`)
+    buffer: str                # the shared copy's pointer, poly_table<K>
+
+
+@dataclass(frozen=True)
 class Slab:
+    """A launch's dynamic shared memory: the block's rows, then the tables. Rows and tables share
+    the buffer, the barrier before the guard and the limit, so one record holds the layout and the
+    run-time fit of both; either may be empty (not both)."""
     rows: tuple[Rows, ...]     # largest element type first (each buffer stays aligned)
     reads: frozenset           # C text of the references read from the copies (`pts[p][k]`)
-    limit: int                 # the most bytes the block's rows take (Target.shared_static); past it, global reads
+    limit: int                 # the most bytes the block's rows and tables take (Target.shared_static); past it, global reads
     registers: tuple[Registers, ...] = ()   # rows also in registers (grid.row_registers)
+    tables: tuple[Table, ...] = ()          # arrays copied whole after the rows (grid.tables), where both fit
 
     @property
     def whole_in_registers(self) -> str:
@@ -70,26 +90,39 @@ class Slab:
         registers once from global memory (its row's lines through L1), so the shared copy would
         only add a barrier and its shared memory would cap the blocks per multiprocessor."""
         regs = {g.array: g for g in self.registers}
-        if any(r.array not in regs or r.length.isdigit() and int(r.length) > regs[r.array].count for r in self.rows):
+        if not self.rows or any(r.array not in regs or r.length.isdigit() and int(r.length) > regs[r.array].count for r in self.rows):
             return ""
         fits = [f"{_extent(g.length)} <= {g.count}" for g in self.registers if not (g.length.isdigit() and int(g.length) <= g.count)]
         return " && ".join(fits) or "1"
 
 
 def slab_of(p, launch) -> Slab | None:
-    """The launch's rows in shared memory (see the module doc), or None."""
-    if not p.opt.grid.rows or len(launch.grid) != 1 or launch.grid[0].derived or launch.grid[0].step != 1 \
-            or launch.in_block or launch.merged_threads or launch.grid_cap or launch.tile \
+    """The launch's rows and tables in shared memory (see the module doc), or None."""
+    if not (p.opt.grid.rows or p.opt.grid.tables) or len(launch.grid) != 1 or launch.grid[0].derived \
+            or launch.grid[0].step != 1 or launch.in_block or launch.merged_threads or launch.grid_cap or launch.tile \
             or any((launch.reduction, launch.scan, launch.banded, launch.running_max, launch.row_scan, launch.row,
                     launch.phases, launch.sweep, launch.private, launch.tiles, launch.transposed, launch.block_sum)):
         return None
+    if any(s.stmt.atomic for s in _statements(launch)):
+        return None
+    rows, staged = _rows(p, launch) if p.opt.grid.rows else ((), frozenset())
+    tables = _tables(p, launch) if p.opt.grid.tables else ()
+    if not rows and not tables:
+        return None
+    return Slab(rows, staged, p.target.shared_static, _registers(p, launch, rows, staged) if rows else (), tables)
+
+
+def _statements(launch) -> list[Stmt]:
+    return [n for n in launch.body if isinstance(n, Stmt)] + \
+        [s for n in launch.body if not isinstance(n, Stmt) for s in n.statements()]
+
+
+def _rows(p, launch) -> tuple[tuple[Rows, ...], frozenset]:
+    """The rows to stage and the C text of their reads; ((), frozenset()) where none."""
     prog, grid = p.an.program, launch.grid[0]
     if not identifiers(f"{grid.lower} {grid.upper}") <= set(prog.sizes):
-        return None                                   # rows that move with a host loop: not a box
-    stmts = [n for n in launch.body if isinstance(n, Stmt)] + \
-            [s for n in launch.body if not isinstance(n, Stmt) for s in n.statements()]
-    if any(s.stmt.atomic for s in stmts):
-        return None
+        return (), frozenset()                        # rows that move with a host loop: not a box
+    stmts = _statements(launch)
     arrays = {a.name: a for a in prog.kernel.arrays}
     inner = {v for s in stmts for v in s.stmt.loops} - {grid.var} - {l.var for l in launch.host_loops}
     known = set(prog.sizes) | {v for s in stmts for v in s.stmt.loops}
@@ -129,12 +162,51 @@ def slab_of(p, launch) -> Slab | None:
     # a row walked by a loop is read whole; constant columns, where they are at least half the row
     worth = lambda a: a.name in walked or a.shape[1].isdigit() and 2 * len(fixed.get(a.name, ())) >= int(a.shape[1])
     found = {n: arrays[n] for n in reads if worth(arrays[n]) and rows_in(arrays[n])}
-    if not found:
-        return None
     order = sorted(found.values(), key=lambda a: -DTYPES[a.dtype][0])
     rows = tuple(Rows(a.name, a.dtype, a.shape[1], f"poly_rows{i}") for i, a in enumerate(order))
-    staged = frozenset(r for n in found for r in reads[n])
-    return Slab(rows, staged, p.target.shared_static, _registers(p, launch, rows, staged))
+    return rows, frozenset(r for n in found for r in reads[n])
+
+
+def _tables(p, launch) -> tuple[Table, ...]:
+    """The arrays of the launch that every thread of a block reads at the same cells (Table):
+    one that no statement of the launch writes (so the copy holds what each read would read,
+    the launch being the only kernel running between its copy and its reads), named only as
+    whole elements, every subscript free of the grid index, each read in a statement under a loop
+    of the thread (read many times by each thread: a read outside loops would gain nothing
+    from the copy), of known extents (a buffer, not a pointwise register: contract.py) and not,
+    at a constant extent, larger than the limit alone."""
+    prog, grid = p.an.program, launch.grid[0]
+    stmts = _statements(launch)
+    written = {w.name for s in stmts for w in s.stmt.writes()}
+    inner = {v for s in stmts for v in s.stmt.loops} - {grid.var} - {l.var for l in launch.host_loops}
+    arrays = {a.name: (a.dtype, tuple(a.shape)) for a in prog.kernel.arrays if a.name not in prog.locals}
+    arrays |= {n: (prog.locals[n].dtype, tuple(shape)) for n, shape in p.local_arrays.items()}
+    found: dict[str, bool] = {}                 # A -> every read so far in the class
+    for s in stmts:
+        text = cprint(s.stmt.node)
+        for a, (_, shape) in arrays.items():
+            refs = [r for r in _all_refs(s.stmt.node) if array_name(r) == a]
+            if a in written or not refs or found.get(a) is False:
+                continue
+            subs = [base_and_subscripts(r)[1] for r in refs]
+            found[a] = bool(shape) and len(refs) == WORD.findall(text).count(a) \
+                and all(len(sub) == len(shape) and not any(grid.var in names(x) for x in sub) for sub in subs) \
+                and bool(set(s.stmt.loops) & inner)
+    out = []
+    for a in sorted((a for a, ok in found.items() if ok), key=lambda a: (-DTYPES[arrays[a][0]][0], a)):
+        dtype, shape = arrays[a]
+        extent = " * ".join(_extent(e) for e in shape)
+        if all(e.isdigit() for e in shape) and _const_bytes(dtype, shape) > p.target.shared_static:
+            continue                                  # never fits: the copy would never run
+        out.append(Table(a, dtype, shape, extent, f"poly_table{len(out)}"))
+    return tuple(out)
+
+
+def _const_bytes(dtype: str, shape) -> int:
+    n = DTYPES[dtype][0]
+    for e in shape:
+        n *= int(e)
+    return n
 
 
 def loop_key(loop: Loop) -> tuple:
@@ -236,10 +308,13 @@ def _extent(text: str) -> str:
 def staging(pr, launch, start: str, guard: str) -> list[str]:
     """The kernel's first lines (two spaces in), before its guard: the shared buffers, and with
     `poly_staged` the block's rows copied (consecutive threads, consecutive elements of the
-    rows, which lie end to end in A) and a barrier every thread of the block meets."""
+    rows, which lie end to end in A), with `poly_tables` each table copied whole (consecutive
+    threads, consecutive elements), and a barrier every thread of the block meets. The tables
+    lie after the rows where the rows are staged, else from the start."""
     slab: Slab = launch.slab
     grid = launch.grid[0]
-    out = ["  extern __shared__ double poly_slab[];   /* the block's rows (8-byte aligned) */"]
+    what = " and ".join(["the block's rows"] * bool(slab.rows) + ["the tables"] * bool(slab.tables))
+    out = [f"  extern __shared__ double poly_slab[];   /* {what} (8-byte aligned) */"]
     offset = "0"
     for r in slab.rows:
         n = _extent(r.length)
@@ -248,8 +323,16 @@ def staging(pr, launch, start: str, guard: str) -> list[str]:
         offset = f"{offset} + ({abi.nbytes(r.dtype, f'(size_t)blockDim.x * ({n} | 1)')} + 7) / 8 * 8"
         if offset.startswith("0 + "):
             offset = offset[4:]
-    out += ["  if (poly_staged) {   /* the block's rows, coalesced */",
-            f"    const int poly_first = {start}(int)(blockIdx.x * blockDim.x);"]
+    offset = f"(poly_staged ? {offset} : 0)" if slab.rows else "0"
+    for t in slab.tables:
+        out.append(f"  {t.dtype} *const {t.buffer} = ({t.dtype} *)((char *)poly_slab + {offset});   "
+                   f"/* {t.array}: {t.extent} elements */")
+        offset = f"{offset} + ({abi.nbytes(t.dtype, f'(size_t)({t.extent})')} + 7) / 8 * 8"
+        if offset.startswith("0 + "):
+            offset = offset[4:]
+    if slab.rows:
+        out += ["  if (poly_staged) {   /* the block's rows, coalesced */",
+                f"    const int poly_first = {start}(int)(blockIdx.x * blockDim.x);"]
     for r in slab.rows:
         n = _extent(r.length)
         cell = c_ast.ArrayRef(c_ast.ArrayRef(c_ast.ID(r.array), c_ast.ID(grid.var)), c_ast.ID("poly_c"))
@@ -259,19 +342,56 @@ def staging(pr, launch, start: str, guard: str) -> list[str]:
                 f"      const int poly_r = poly_e / {n}, poly_c = poly_e % {n};",
                 f"      const int {grid.var} = poly_first + poly_r;",
                 f"      if ({guard})", *load, "    }"]
-    return out + ["    __syncthreads();", "  }"]
+    if not slab.tables:
+        return out + ["    __syncthreads();", "  }"]
+    out += ["  }"] * bool(slab.rows) + ["  if (poly_tables) {   /* the tables, whole, coalesced */"]
+    for t in slab.tables:
+        cell = c_ast.ArrayRef(c_ast.ID(t.array), c_ast.ID("poly_e"))     # flat: the copy keeps A's layout
+        load = pr.r.statement(c_ast.Assignment("=", c_ast.ID(f"{t.buffer}[poly_e]"), cell), {}, "      ")
+        out += [f"    for (int poly_e = (int)threadIdx.x; poly_e < {t.extent}; poly_e += (int)blockDim.x)", *load]
+    return out + ["  }", f"  if ({'poly_staged || ' * bool(slab.rows)}poly_tables)", "    __syncthreads();"]
 
 
 def read(node, slab: Slab):
-    """A copy of `node` with each staged read `A[p][E]` as `(poly_staged ? poly_rowsK[threadIdx.x * (n | 1) + (E)] : A[p][E])`."""
+    """A copy of `node` with each staged read `A[p][E]` as `(poly_staged ? poly_rowsK[threadIdx.x * (n | 1) + (E)] : A[p][E])`
+    and each read of a table `T[E1]...[Ek]` as `(poly_tables ? poly_tableK[flat] : T[E1]...[Ek])`, flat
+    as the kernel flattens T (the copy keeps T's layout)."""
     rows = {r.array: r for r in slab.rows}
+    tables = {t.array: t for t in slab.tables}
 
     def pick(n):
         if isinstance(n, c_ast.ArrayRef) and cprint(n) in slab.reads:
             base, subs = base_and_subscripts(n)
             return _staged(copy.deepcopy(n), rows[base.name], cprint(subs[1]))
+        if isinstance(n, c_ast.ArrayRef) and array_name(n) in tables:
+            t = tables[array_name(n)]
+            ref = copy.deepcopy(n)
+            subs = [rewrite(sub, pick) for sub in base_and_subscripts(ref)[1]]   # a table read in a subscript too
+            if len(subs) != len(t.shape):
+                return None
+            for sub, at in zip(reversed(subs), _chain(ref)):
+                at.subscript = sub
+            return c_ast.TernaryOp(c_ast.ID("poly_tables"), c_ast.ArrayRef(c_ast.ID(t.buffer), _flat(subs, t.shape)),
+                                   ref)
         return None
     return rewrite(copy.deepcopy(node), pick)
+
+
+def _chain(ref) -> list:
+    """The ArrayRef nodes of a chain `A[i][j]`, outermost (last subscript) first."""
+    out = []
+    while isinstance(ref, c_ast.ArrayRef):
+        out.append(ref)
+        ref = ref.name
+    return out
+
+
+def _flat(subs: list, shape: tuple[str, ...]):
+    """Row-major flat subscript of `subs` in an array of `shape`, as cuda.Renderer flattens."""
+    flat = copy.deepcopy(subs[0])
+    for ext, sub in zip(shape[1:], subs[1:]):
+        flat = c_ast.BinaryOp("+", c_ast.BinaryOp("*", flat, c_ast.ID(_extent(ext))), copy.deepcopy(sub))
+    return flat
 
 
 def _staged(ref, r: Rows, column: str):
@@ -335,17 +455,40 @@ def split(pr, launch, loop: Loop, indent: str) -> list[str] | None:
     return out
 
 
+def _flags(slab: Slab) -> list[str]:
+    """The run-time flags of the launch: its rows staged, its tables copied."""
+    return ["poly_staged"] * bool(slab.rows) + ["poly_tables"] * bool(slab.tables)
+
+
+def params(launch) -> list[str]:
+    """The kernel's last parameters: its flags."""
+    return [f"int {flag}" for flag in _flags(launch.slab)]
+
+
 def host(launch, indent: str) -> tuple[list[str], str, str]:
-    """Host lines before the launch: the rows' bytes per block and whether they fit; the launch's
-    dynamic shared memory and its last argument."""
-    terms = " + ".join(f"({abi.nbytes(r.dtype, f'(size_t){launch.threads} * ({_extent(r.length)} | 1)')} + 7) / 8 * 8"
-                       for r in launch.slab.rows)
-    return ([f"{indent}    const size_t poly_slab = {terms};   /* the block's rows of "
-             f"{', '.join(r.array for r in launch.slab.rows)} */",
-             f"{indent}    const int poly_staged = poly_slab <= {launch.slab.limit}" + (
-                 f" && !({whole})" if (whole := launch.slab.whole_in_registers) else "") + ";" + (
-                 "   /* rows read from registers only are not staged */" if whole else "")],
-            "poly_staged ? poly_slab : 0", "poly_staged")
+    """Host lines before the launch: the rows' bytes per block and whether they fit, then the
+    tables' bytes and whether they fit after the rows staged; the launch's dynamic shared memory
+    and its last arguments."""
+    slab: Slab = launch.slab
+    lines, shared = [], []
+    if slab.rows:
+        terms = " + ".join(f"({abi.nbytes(r.dtype, f'(size_t){launch.threads} * ({_extent(r.length)} | 1)')} + 7) / 8 * 8"
+                           for r in slab.rows)
+        lines += [f"{indent}    const size_t poly_slab = {terms};   /* the block's rows of "
+                  f"{', '.join(r.array for r in slab.rows)} */",
+                  f"{indent}    const int poly_staged = poly_slab <= {slab.limit}" + (
+                      f" && !({whole})" if (whole := slab.whole_in_registers) else "") + ";" + (
+                      "   /* rows read from registers only are not staged */" if whole else "")]
+        shared.append("poly_staged ? poly_slab : 0")
+    if slab.tables:
+        terms = " + ".join(f"({abi.nbytes(t.dtype, abi.count(t.shape))} + 7) / 8 * 8" for t in slab.tables)
+        rows = "(poly_staged ? poly_slab : 0) + " if slab.rows else ""
+        lines += [f"{indent}    const size_t poly_table = {terms};   /* the tables "
+                  f"{', '.join(t.array for t in slab.tables)}, whole */",
+                  f"{indent}    const int poly_tables = {rows}poly_table <= {slab.limit};   /* else read from global memory */"]
+        shared.append("poly_tables ? poly_table : 0")
+    shared_text = shared[0] if len(shared) == 1 else " + ".join(f"({x})" for x in shared)
+    return lines, shared_text, ", ".join(_flags(slab))
 
 
 def describe(launch) -> str:
@@ -353,6 +496,10 @@ def describe(launch) -> str:
                    for g in launch.slab.registers)
     if launch.slab.whole_in_registers:
         kept += " (a call whose rows fit them copies nothing: each thread loads its own row)"
-    return (f"; each block first copies its {launch.grid[0].var}'s rows of "
+    rows = (f"; each block first copies its {launch.grid[0].var}'s rows of "
             f"{', '.join(r.array for r in launch.slab.rows)} into shared memory (coalesced), and its threads read them there"
-            + kept)
+            + kept) if launch.slab.rows else ""
+    tables = (f"; each block first copies the whole of {', '.join(t.array for t in launch.slab.tables)}, which every "
+              f"thread reads in its loops, into shared memory where it fits, and its threads read it there"
+              if launch.slab.tables else "")
+    return rows + tables

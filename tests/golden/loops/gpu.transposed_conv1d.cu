@@ -4,17 +4,25 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars s: private to each thread (no value crosses iterations of the parallel loops).
-//   transposed_conv1d_update_out: one thread per (o): o -> x; loop k runs in order inside each thread.
+//   transposed_conv1d_update_out: one thread per (o): o -> x; loop k runs in order inside each thread; each block first copies the whole of w, which every thread reads in its loops, into shared memory where it fits, and its threads read it there.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* transposed_conv1d_update_out: one thread per (o): o -> x; loop k runs in order inside each thread. */
-__global__ void transposed_conv1d_update_out(int n, int kw, const double *in, const double *w, double *out)
+/* transposed_conv1d_update_out: one thread per (o): o -> x; loop k runs in order inside each thread; each block first copies the whole of w, which every thread reads in its loops, into shared memory where it fits, and its threads read it there. */
+__global__ void transposed_conv1d_update_out(int n, int kw, const double *in, const double *w, double *out, int poly_tables)
 {
   const int o = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  extern __shared__ double poly_slab[];   /* the tables (8-byte aligned) */
+  double *const poly_table0 = (double *)((char *)poly_slab + 0);   /* w: kw elements */
+  if (poly_tables) {   /* the tables, whole, coalesced */
+    for (int poly_e = (int)threadIdx.x; poly_e < kw; poly_e += (int)blockDim.x)
+      poly_table0[poly_e] = w[poly_e];
+  }
+  if (poly_tables)
+    __syncthreads();
   if (!(o >= 0 && o < (((2 * n) + kw) - 2)))
     return;
   int k;
@@ -23,7 +31,7 @@ __global__ void transposed_conv1d_update_out(int n, int kw, const double *in, co
   for (int k = 0; k < kw; k++)
   {
     if (((o >= k) && (((o - k) % 2) == 0)) && (((o - k) / 2) < n))
-      s += in[(o - k) / 2] * w[k];
+      s += in[(o - k) / 2] * ((poly_tables) ? (poly_table0[k]) : (w[k]));
   }
   out[o] = s;
 }
@@ -35,7 +43,9 @@ extern "C" void transposed_conv1d_device(int n, int kw, double *in, double *w, d
     if (extent_x > 0) {
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
-      transposed_conv1d_update_out<<<grid, block>>>(n, kw, in, w, out);
+      const size_t poly_table = ((size_t)(kw) * sizeof(double) + 7) / 8 * 8;   /* the tables w, whole */
+      const int poly_tables = poly_table <= 49152;   /* else read from global memory */
+      transposed_conv1d_update_out<<<grid, block, poly_tables ? poly_table : 0>>>(n, kw, in, w, out, poly_tables);
     }
   }
 }

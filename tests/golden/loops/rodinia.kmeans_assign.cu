@@ -4,19 +4,20 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars best, bd, s: private to each thread (no value crosses iterations of the parallel loops).
-//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers (a call whose rows fit them copies nothing: each thread loads its own row).
+//   kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers (a call whose rows fit them copies nothing: each thread loads its own row); each block first copies the whole of ctr, which every thread reads in its loops, into shared memory where it fits, and its threads read it there.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers (a call whose rows fit them copies nothing: each thread loads its own row). */
-__global__ void kmeans_assign_update_label(int np, int nc, int d, const double *pts, const double *ctr, int *label, int poly_staged)
+/* kmeans_assign_update_label: one thread per (p): p -> x; loops c, k run in order inside each thread; each block first copies its p's rows of pts into shared memory (coalesced), and its threads read them there; each thread keeps the first 16 elements of its row of pts in registers (a call whose rows fit them copies nothing: each thread loads its own row); each block first copies the whole of ctr, which every thread reads in its loops, into shared memory where it fits, and its threads read it there. */
+__global__ void kmeans_assign_update_label(int np, int nc, int d, const double *pts, const double *ctr, int *label, int poly_staged, int poly_tables)
 {
   const int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  extern __shared__ double poly_slab[];   /* the block's rows (8-byte aligned) */
+  extern __shared__ double poly_slab[];   /* the block's rows and the tables (8-byte aligned) */
   double *const poly_rows0 = (double *)((char *)poly_slab + 0);   /* pts: rows d | 1 apart */
+  double *const poly_table0 = (double *)((char *)poly_slab + (poly_staged ? ((size_t)blockDim.x * (d | 1) * sizeof(double) + 7) / 8 * 8 : 0));   /* ctr: nc * d elements */
   if (poly_staged) {   /* the block's rows, coalesced */
     const int poly_first = (int)(blockIdx.x * blockDim.x);
     for (int poly_e = (int)threadIdx.x; poly_e < (int)blockDim.x * d; poly_e += (int)blockDim.x) {
@@ -25,8 +26,13 @@ __global__ void kmeans_assign_update_label(int np, int nc, int d, const double *
       if (p >= 0 && p < np)
         poly_rows0[poly_r * (d | 1) + poly_c] = pts[(p * d) + poly_c];
     }
-    __syncthreads();
   }
+  if (poly_tables) {   /* the tables, whole, coalesced */
+    for (int poly_e = (int)threadIdx.x; poly_e < nc * d; poly_e += (int)blockDim.x)
+      poly_table0[poly_e] = ctr[poly_e];
+  }
+  if (poly_staged || poly_tables)
+    __syncthreads();
   if (!(p >= 0 && p < np))
     return;
   int c;
@@ -48,11 +54,11 @@ __global__ void kmeans_assign_update_label(int np, int nc, int d, const double *
     for (int k = 0; k < 16; k++)   /* pts in registers */
       if (k < d)
       {
-        s += (poly_reg0[k] - ctr[(c * d) + k]) * (poly_reg0[k] - ctr[(c * d) + k]);
+        s += (poly_reg0[k] - ((poly_tables) ? (poly_table0[(c * d) + k]) : (ctr[(c * d) + k]))) * (poly_reg0[k] - ((poly_tables) ? (poly_table0[(c * d) + k]) : (ctr[(c * d) + k])));
       }
     for (int k = 16; k < d; k++)
     {
-      s += (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ctr[(c * d) + k]) * (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ctr[(c * d) + k]);
+      s += (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ((poly_tables) ? (poly_table0[(c * d) + k]) : (ctr[(c * d) + k]))) * (((poly_staged) ? (poly_rows0[(int)threadIdx.x * (d | 1) + (k)]) : (pts[(p * d) + k])) - ((poly_tables) ? (poly_table0[(c * d) + k]) : (ctr[(c * d) + k])));
     }
     if ((c == 0) || (s < bd))
     {
@@ -72,7 +78,9 @@ extern "C" void kmeans_assign_device(int np, int nc, int d, double *pts, double 
       dim3 grid(poly_blocks(extent_x, 256));
       const size_t poly_slab = ((size_t)256 * (d | 1) * sizeof(double) + 7) / 8 * 8;   /* the block's rows of pts */
       const int poly_staged = poly_slab <= 49152 && !(d <= 16);   /* rows read from registers only are not staged */
-      kmeans_assign_update_label<<<grid, block, poly_staged ? poly_slab : 0>>>(np, nc, d, pts, ctr, label, poly_staged);
+      const size_t poly_table = ((size_t)(nc) * (size_t)(d) * sizeof(double) + 7) / 8 * 8;   /* the tables ctr, whole */
+      const int poly_tables = (poly_staged ? poly_slab : 0) + poly_table <= 49152;   /* else read from global memory */
+      kmeans_assign_update_label<<<grid, block, (poly_staged ? poly_slab : 0) + (poly_tables ? poly_table : 0)>>>(np, nc, d, pts, ctr, label, poly_staged, poly_tables);
     }
   }
 }

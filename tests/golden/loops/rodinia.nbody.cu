@@ -4,17 +4,25 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   thread-local scalars ax, ay, az, dx, dy, dz, r2, inv: private to each thread (no value crosses iterations of the parallel loops).
-//   nbody_update_acc: one thread per (i): i -> x; loop j runs in order inside each thread.
+//   nbody_update_acc: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies the whole of m, which every thread reads in its loops, into shared memory where it fits, and its threads read it there.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* nbody_update_acc: one thread per (i): i -> x; loop j runs in order inside each thread. */
-__global__ void nbody_update_acc(int n, double eps, const double *p, const double *m, double *acc)
+/* nbody_update_acc: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies the whole of m, which every thread reads in its loops, into shared memory where it fits, and its threads read it there. */
+__global__ void nbody_update_acc(int n, double eps, const double *p, const double *m, double *acc, int poly_tables)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  extern __shared__ double poly_slab[];   /* the tables (8-byte aligned) */
+  double *const poly_table0 = (double *)((char *)poly_slab + 0);   /* m: n elements */
+  if (poly_tables) {   /* the tables, whole, coalesced */
+    for (int poly_e = (int)threadIdx.x; poly_e < n; poly_e += (int)blockDim.x)
+      poly_table0[poly_e] = m[poly_e];
+  }
+  if (poly_tables)
+    __syncthreads();
   if (!(i >= 0 && i < n))
     return;
   int j;
@@ -35,7 +43,7 @@ __global__ void nbody_update_acc(int n, double eps, const double *p, const doubl
     dy = p[(j * 3) + 1] - p[(i * 3) + 1];
     dz = p[(j * 3) + 2] - p[(i * 3) + 2];
     r2 = (((dx * dx) + (dy * dy)) + (dz * dz)) + eps;
-    inv = m[j] / (r2 * sqrt(r2));
+    inv = ((poly_tables) ? (poly_table0[j]) : (m[j])) / (r2 * sqrt(r2));
     ax += dx * inv;
     ay += dy * inv;
     az += dz * inv;
@@ -52,7 +60,9 @@ extern "C" void nbody_device(int n, double eps, double *p, double *m, double *ac
     if (extent_x > 0) {
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
-      nbody_update_acc<<<grid, block>>>(n, eps, p, m, acc);
+      const size_t poly_table = ((size_t)(n) * sizeof(double) + 7) / 8 * 8;   /* the tables m, whole */
+      const int poly_tables = poly_table <= 49152;   /* else read from global memory */
+      nbody_update_acc<<<grid, block, poly_tables ? poly_table : 0>>>(n, eps, p, m, acc, poly_tables);
     }
   }
 }
