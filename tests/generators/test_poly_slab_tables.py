@@ -131,7 +131,7 @@ def test_the_table_is_copied_before_the_guard_and_read_from_shared_memory():
     assert after.count(shared) == 4 and after.count("ctr[") == 4
     # the host: the tables' bytes after the rows', within the rows' limit
     assert "const size_t poly_table = ((size_t)(nc) * (size_t)(d) * sizeof(double) + 7) / 8 * 8;" in text
-    assert "const int poly_tables = (poly_staged ? poly_slab : 0) + poly_table <= 49152;" in text
+    assert "const int poly_tables = (size_t)(nc) * (size_t)(d) >= 16 && (poly_staged ? poly_slab : 0) + poly_table <= 49152;" in text
     assert "<<<grid, block, (poly_staged ? poly_slab : 0) + (poly_tables ? poly_table : 0)>>>" \
            "(np, nc, d, pts, ctr, label, poly_staged, poly_tables);" in text
 
@@ -144,7 +144,7 @@ def test_a_launch_of_tables_only_has_one_flag(tmp_path):
     assert body.index("poly_table0[poly_e] = w[poly_e];") < body.index("if (poly_tables)\n    __syncthreads();") \
         < body.index("return;")
     assert "((poly_tables) ? (poly_table0[j]) : (w[j]))" in body
-    assert "const int poly_tables = poly_table <= 49152;" in text
+    assert "const int poly_tables = (size_t)(m) >= 16 && poly_table <= 49152;" in text
     assert "<<<grid, block, poly_tables ? poly_table : 0>>>" in text
 
 
@@ -167,15 +167,16 @@ def test_the_kernel_is_accepted_on_emu(which, tmp_path):
 
 
 @pytest.mark.parametrize("which, out, sizes", [
-    (KMEANS, "label", {"np": 1000, "nc": 5, "d": 3}),     # rows in registers, not staged; the table staged
+    (KMEANS, "label", {"np": 1000, "nc": 6, "d": 3}),     # rows in registers, not staged; the table staged
     (KMEANS, "label", {"np": 1000, "nc": 5, "d": 21}),    # rows and table staged: 43008 + 840 bytes
     (KMEANS, "label", {"np": 1000, "nc": 40, "d": 21}),   # rows staged, the table past the rest: 43008 + 6720
     (KMEANS, "label", {"np": 1000, "nc": 5, "d": 51}),    # rows past the limit, the table alone staged
     (KMEANS, "label", {"np": 1000, "nc": 200, "d": 40}),  # neither: 83968 and 64000 bytes
-    ("filter", "y", {"n": 1000, "m": 9}),                 # the table staged
+    ("filter", "y", {"n": 1000, "m": 40}),                # the table staged
+    ("filter", "y", {"n": 1000, "m": 9}),                 # fewer than TABLE_MIN elements: read from global memory
     ("filter", "y", {"n": 1000, "m": 12300}),             # the table past the limit: 49200 bytes
 ], ids=["kmeans table", "kmeans rows and table", "kmeans rows, table global", "kmeans table, rows global",
-        "kmeans all global", "filter table", "filter table global"])
+        "kmeans all global", "filter table", "filter table too small", "filter table global"])
 def test_outputs_are_the_references_bits_where_the_tables_fit_and_where_they_do_not(which, out, sizes, tmp_path):
     """1000 points: the last block holds 232; the same values read, so the same bits."""
     k = _kernel(which, tmp_path)

@@ -39,6 +39,12 @@ from ...ir.csyntax import array_name, cprint, names
 from ...ir.kernel import DTYPES
 from .ctext import WORD, array_refs, identifiers, rewrite
 
+#: the fewest table elements a launch copies: every block waits for its copy (a global round trip
+#: and a barrier) before any work, which a few reads per thread (a short filter's taps) do not
+#: repay, while L1 serves a table that small to every warp anyway (docs/poly.md, "Tables")
+TABLE_MIN = 16
+
+
 @dataclass(frozen=True)
 class Rows:
     array: str                 # A
@@ -483,9 +489,11 @@ def host(launch, indent: str) -> tuple[list[str], str, str]:
     if slab.tables:
         terms = " + ".join(f"({abi.nbytes(t.dtype, abi.count(t.shape))} + 7) / 8 * 8" for t in slab.tables)
         rows = "(poly_staged ? poly_slab : 0) + " if slab.rows else ""
+        count = " + ".join(abi.count(t.shape) for t in slab.tables)
         lines += [f"{indent}    const size_t poly_table = {terms};   /* the tables "
                   f"{', '.join(t.array for t in slab.tables)}, whole */",
-                  f"{indent}    const int poly_tables = {rows}poly_table <= {slab.limit};   /* else read from global memory */"]
+                  f"{indent}    const int poly_tables = {count} >= {TABLE_MIN} && {rows}poly_table <= {slab.limit};"
+                  "   /* else read from global memory */"]
         shared.append("poly_tables ? poly_table : 0")
     shared_text = shared[0] if len(shared) == 1 else " + ".join(f"({x})" for x in shared)
     return lines, shared_text, ", ".join(_flags(slab))

@@ -44,7 +44,7 @@ extern "C" void transposed_conv1d_device(int n, int kw, double *in, double *w, d
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
       const size_t poly_table = ((size_t)(kw) * sizeof(double) + 7) / 8 * 8;   /* the tables w, whole */
-      const int poly_tables = poly_table <= 49152;   /* else read from global memory */
+      const int poly_tables = (size_t)(kw) >= 16 && poly_table <= 49152;   /* else read from global memory */
       transposed_conv1d_update_out<<<grid, block, poly_tables ? poly_table : 0>>>(n, kw, in, w, out, poly_tables);
     }
   }

@@ -79,7 +79,7 @@ extern "C" void kmeans_assign_device(int np, int nc, int d, double *pts, double 
       const size_t poly_slab = ((size_t)256 * (d | 1) * sizeof(double) + 7) / 8 * 8;   /* the block's rows of pts */
       const int poly_staged = poly_slab <= 49152 && !(d <= 16);   /* rows read from registers only are not staged */
       const size_t poly_table = ((size_t)(nc) * (size_t)(d) * sizeof(double) + 7) / 8 * 8;   /* the tables ctr, whole */
-      const int poly_tables = (poly_staged ? poly_slab : 0) + poly_table <= 49152;   /* else read from global memory */
+      const int poly_tables = (size_t)(nc) * (size_t)(d) >= 16 && (poly_staged ? poly_slab : 0) + poly_table <= 49152;   /* else read from global memory */
       kmeans_assign_update_label<<<grid, block, (poly_staged ? poly_slab : 0) + (poly_tables ? poly_table : 0)>>>(np, nc, d, pts, ctr, label, poly_staged, poly_tables);
     }
   }

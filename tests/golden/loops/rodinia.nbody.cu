@@ -61,7 +61,7 @@ extern "C" void nbody_device(int n, double eps, double *p, double *m, double *ac
       dim3 block(256);
       dim3 grid(poly_blocks(extent_x, 256));
       const size_t poly_table = ((size_t)(n) * sizeof(double) + 7) / 8 * 8;   /* the tables m, whole */
-      const int poly_tables = poly_table <= 49152;   /* else read from global memory */
+      const int poly_tables = (size_t)(n) >= 16 && poly_table <= 49152;   /* else read from global memory */
       nbody_update_acc<<<grid, block, poly_tables ? poly_table : 0>>>(n, eps, p, m, acc, poly_tables);
     }
   }
