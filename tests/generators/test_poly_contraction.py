@@ -15,6 +15,8 @@ from t2c.generators.poly.contract import Contraction
 from t2c.generators.poly.lower import final_plan
 from t2c.generators.poly.options import DEFAULT
 
+from test_poly_generator import _LOCAL
+
 
 def _spec(tmp_path, name: str, sizes: str, arrays: str, body: str):
     path = tmp_path / f"{name}.md"
@@ -147,22 +149,8 @@ def test_a_tiled_product_through_a_temporary_keeps_a_register_per_point(tmp_path
 
 
 #: C: a local array summed into by a loop and read right after it, in a tile of points
-SUM_THEN_READ = """#define N 64
-/* t2c: constraint n >= 1 */
-/* t2c: constraint n <= 64 */
-void sum_then_read(int n, double A[N][N], double B[N][N])
-{
-  int i, j, k;
-  double T[N][N];
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++) {
-      T[i][j] = 0.0;
-      for (k = 0; k < n; k++)
-        T[i][j] += A[i][k] * A[k][j];
-      B[i][j] = T[i][j] * 3.0;
-    }
-}
-"""
+SUM_THEN_READ = _LOCAL.replace("kernel_loc", "sum_then_read").replace(
+    "      T[i][j] = T[i][j] * 2.0;\n      B[i][j] = T[i][j + 0] * 3.0;", "      B[i][j] = T[i][j] * 3.0;")
 
 
 def test_a_tile_sets_a_contracted_sum_before_the_statement_reading_it(tmp_path):
