@@ -333,7 +333,7 @@ def staging(pr, launch, start: str, guard: str) -> list[str]:
     for t in slab.tables:
         out.append(f"  {t.dtype} *const {t.buffer} = ({t.dtype} *)((char *)poly_slab + {offset});   "
                    f"/* {t.array}: {t.extent} elements */")
-        offset = f"{offset} + ({abi.nbytes(t.dtype, f'(size_t)({t.extent})')} + 7) / 8 * 8"
+        offset = f"{offset} + ({abi.nbytes(t.dtype, abi.count(t.shape))} + 7) / 8 * 8"
         if offset.startswith("0 + "):
             offset = offset[4:]
     if slab.rows:
