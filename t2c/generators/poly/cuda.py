@@ -411,10 +411,11 @@ class Printer:
                 body = sweep.kernel_body(self, launch, launch.sweep, start, guard, body)
             else:
                 form = reduce.column_kernel if launch.row.column else reduce.row_kernel
-                warps = body + reduce.row_kernel(self, launch, launch.row, start, _guard(launch.grid[0]), width=32)
+                if launch.row.warps:                    # and the kernel of a warp per row (reduce.warp_rows)
+                    warps = body + reduce.row_kernel(self, launch, launch.row, start, _guard(launch.grid[0]), width=32)
                 body += form(self, launch, launch.row, start, _guard(launch.grid[0]), *(("poly_b", part) if part else ()))
             text = "\n".join(body)
-            if launch.row and launch.row.warps:         # and the kernel of a warp per row (reduce.warp_rows)
+            if launch.row and launch.row.warps:
                 wtext = "\n".join(warps)
                 args = self.kernel_args(launch, names_used(text + "\n" + wtext))
                 params = ", ".join(self.param_decl(a, launch) for a in args)

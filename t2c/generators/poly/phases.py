@@ -24,7 +24,7 @@ from .rows import LANES, REG_BLOCKS, REG_THREADS, WIDE, WarpRows, held_rows, kep
     wide_phases
 from .ctext import array_refs, extent_text, identifiers, max_expr, min_expr, parens
 from .transform import depth_of
-from .reduce import OPS, combine, fold_of, join, temporaries, typed
+from .reduce import OPS, combine, warps_name, fold_of, join, temporaries, typed
 
 THREADS = 256
 
@@ -117,10 +117,6 @@ def plain(rp: RowPhases) -> RowPhases:
 
 def plain_name(launch) -> str:
     return f"{launch.name}_rows"
-
-
-def warps_name(launch) -> str:
-    return f"{launch.name}_warps"
 
 
 @dataclass(frozen=True)

@@ -1348,6 +1348,7 @@ def row_lanes(p, launch) -> int:
 
 
 def warps_name(launch) -> str:
+    """The kernel of a warp per row beside a launch's wider one (`warp_rows`; phases.py's `RowPhases.warp`)."""
     return f"{launch.name}_warps"
 
 
