@@ -24,6 +24,15 @@ extern "C" void km_both_device(int np, int nc, int d, double *pts, double *ctr, 
 extern "C" void xe_nosync_device(int n, int c, double *x, int *label, double *loss);
 extern "C" void xe_min10_device(int n, int c, double *x, int *label, double *loss);
 extern "C" void xe_const_device(int n, int c, double *x, int *label, double *loss);
+extern "C" void row_tree_sums_device(int n, int m, double *a);
+#define LP(name, file) extern "C" void name##_device(int h, int w, int *img, int *at);
+#include "lp_variants.h"     // tail_probe.sh: LP's files
+#undef LP
+extern "C" void rts_1x1024_device(int n, int m, double *a);
+extern "C" void rts_1x512_device(int n, int m, double *a);
+extern "C" void rts_1x256_device(int n, int m, double *a);
+extern "C" void rts_2x512_device(int n, int m, double *a);
+extern "C" void rts_4x256_device(int n, int m, double *a);
 
 // ---- flat arg-min over n floats: float4 loads, AHEAD vectors in flight, 32-bit ranks when they fit
 __device__ float am_best[1024];
@@ -87,6 +96,112 @@ template <int AHEAD, bool V4> __global__ void __launch_bounds__(256) argmin_v4(i
     for (int w = 1; w < 8; w++) if (wa[w] >= 0) am_fold(b, at, wb[w], wa[w]);
     low[0] = b; cell[0] = at; am_ticket = 0;
   }
+}
+
+// ---- last cell holding the image's largest value, ties to the greatest column-first rank x * h + y:
+// the flat index y * w + x as the address, V4: int4 loads (w % 4 == 0), R: the rank's type
+__device__ int lp_best[1024];
+__device__ long long lp_at[1024];
+__device__ unsigned lp_ticket;
+template <typename R> __device__ __forceinline__ void lp_fold(int &b, R &at, int v, R r) {
+  if (at < 0 || v > b || (v == b && r > at)) { b = v; at = r; }
+}
+template <int AHEAD, bool V4, typename R, bool SHUFFLE = true> __global__ void __launch_bounds__(256) last_peak(int h, int w, const int *img, int *out)
+{
+  int b = 0; R at = -1;
+  const long long n = (long long)h * w;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x, g = gridDim.x * blockDim.x;
+  if (V4) {
+    const int nv = (int)(n / 4);
+    const int4 *i4 = (const int4 *)img;
+    for (int q = t; q < nv; q += AHEAD * g) {
+      int4 v[AHEAD];
+#pragma unroll
+      for (int u = 0; u < AHEAD; u++) if (q + u * g < nv) v[u] = i4[q + u * g];
+#pragma unroll
+      for (int u = 0; u < AHEAD; u++) if (q + u * g < nv) {
+        const int f = 4 * (q + u * g), y = f / w, x = f - y * w;
+        const R r = (R)x * h + y;
+        lp_fold<R>(b, at, v[u].x, r); lp_fold<R>(b, at, v[u].y, r + h); lp_fold<R>(b, at, v[u].z, r + 2 * h); lp_fold<R>(b, at, v[u].w, r + 3 * h);
+      }
+    }
+  } else {
+    for (int q = t; q < n; q += AHEAD * g) {
+      int v[AHEAD];
+#pragma unroll
+      for (int u = 0; u < AHEAD; u++) if (q + u * g < n) v[u] = img[q + u * g];
+#pragma unroll
+      for (int u = 0; u < AHEAD; u++) if (q + u * g < n) {
+        const int f = q + u * g, y = f / w, x = f - y * w;
+        lp_fold<R>(b, at, v[u], (R)x * h + y);
+      }
+    }
+  }
+  __shared__ int wb[256]; __shared__ R wa[256]; __shared__ bool last;
+  if (SHUFFLE) {
+    for (int o = 16; o > 0; o >>= 1) {
+      int ob = __shfl_down_sync(~0u, b, o); R oa = __shfl_down_sync(~0u, at, o);
+      if (oa >= 0) lp_fold<R>(b, at, ob, oa);
+    }
+    if (threadIdx.x % 32 == 0) { wb[threadIdx.x / 32] = b; wa[threadIdx.x / 32] = at; }
+    __syncthreads();
+  } else {                       // the generated form's tree: 256 values in shared memory, halving
+    wb[threadIdx.x] = b; wa[threadIdx.x] = at;
+    __syncthreads();
+    for (int s = 128; s > 0; s >>= 1) {
+      if (threadIdx.x < s && wa[threadIdx.x + s] >= 0) {
+        int bb = wb[threadIdx.x]; R aa = wa[threadIdx.x];
+        lp_fold<R>(bb, aa, wb[threadIdx.x + s], wa[threadIdx.x + s]); wb[threadIdx.x] = bb; wa[threadIdx.x] = aa;
+      }
+      __syncthreads();
+    }
+    b = wb[0]; at = wa[0];
+  }
+  if (threadIdx.x == 0) {
+    if (SHUFFLE) for (int k = 1; k < 8; k++) if (wa[k] >= 0) lp_fold<R>(b, at, wb[k], wa[k]);
+    lp_best[blockIdx.x] = b; lp_at[blockIdx.x] = at;
+    __threadfence();
+    last = atomicAdd(&lp_ticket, 1u) == gridDim.x - 1;
+    __threadfence();
+  }
+  __syncthreads();
+  if (!last) return;
+  b = 0; at = -1;
+  for (int p = threadIdx.x; p < gridDim.x; p += blockDim.x) {
+    const int pb = ((volatile int *)lp_best)[p]; const R pa = (R)((volatile long long *)lp_at)[p];
+    if (pa >= 0) lp_fold<R>(b, at, pb, pa);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    int ob = __shfl_down_sync(~0u, b, o); R oa = __shfl_down_sync(~0u, at, o);
+    if (oa >= 0) lp_fold<R>(b, at, ob, oa);
+  }
+  if (threadIdx.x % 32 == 0) { wb[threadIdx.x / 32] = b; wa[threadIdx.x / 32] = at; }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int k = 1; k < 8; k++) if (wa[k] >= 0) lp_fold<R>(b, at, wb[k], wa[k]);
+    out[0] = (int)(at % h); out[1] = (int)(at / h); lp_ticket = 0;
+  }
+}
+
+// ---- row tree sums: a block per row, the row in shared memory. WHOLE: every element loaded, each
+// level in shared memory; else the first level's sums from global memory into m / 2 shared values
+template <int T, bool WHOLE> __global__ void __launch_bounds__(T) rts_held(int n, int m, double *a)
+{
+  extern __shared__ double s[];
+  double *row = a + (size_t)blockIdx.x * m;
+  int w = m / 2;
+  if (WHOLE) {
+    for (int e = threadIdx.x; e < m; e += T) s[e] = row[e];
+  } else {
+    for (int j = threadIdx.x; j < w; j += T) s[j] = row[j] + row[j + w];
+    w /= 2;
+  }
+  __syncthreads();
+  for (; w > 0; w /= 2) {
+    for (int j = threadIdx.x; j < w; j += T) s[j] += s[j + w];
+    __syncthreads();
+  }
+  for (int j = threadIdx.x; j < m / 2; j += T) row[j] = s[j];
 }
 
 // ---- row losses: G lanes per row; the row's reads issued before the label's gather is needed
@@ -237,7 +352,42 @@ int main()
     cudaMemset(D, 0, (size_t)B);
     printf("last_peak_column: 4000 x 4000 ints\n");
     show("  floor", B, floor_of(B));
-    show("  committed candidate", B, time_it([&] { last_peak_column_device(h, w, (int *)D, I); })); }
+    show("  committed candidate, all ties (zeros)", B, time_it([&] { last_peak_column_device(h, w, (int *)D, I); }));
+    int *img = (int *)D;
+    { std::vector<int> hv((size_t)h * w); unsigned z = 7;
+      for (auto &v : hv) { z = z * 1664525u + 1013904223u; v = (z >> 16) % 10; }
+      cudaMemcpy(img, hv.data(), hv.size() * 4, cudaMemcpyHostToDevice); }
+    show("  committed candidate, integers 0..9", B, time_it([&] { last_peak_column_device(h, w, img, I); }));
+    show("  scalar, 4 ahead, flat address, 64-bit rank", B, time_it([&] { last_peak<4, false, long long><<<1024, 256>>>(h, w, img, I); }));
+    show("  scalar, 4 ahead, flat address, 32-bit rank", B, time_it([&] { last_peak<4, false, int><<<1024, 256>>>(h, w, img, I); }));
+    show("  int4, 2 ahead, 64-bit rank", B, time_it([&] { last_peak<2, true, long long><<<1024, 256>>>(h, w, img, I); }));
+    show("  int4, 2 ahead, 32-bit rank", B, time_it([&] { last_peak<2, true, int><<<1024, 256>>>(h, w, img, I); }));
+    show("  int4, 4 ahead, 32-bit rank", B, time_it([&] { last_peak<4, true, int><<<1024, 256>>>(h, w, img, I); }));
+    show("  int4, 2 ahead, 64-bit rank, shared-memory tree", B, time_it([&] { last_peak<2, true, long long, false><<<1024, 256>>>(h, w, img, I); }));
+    show("  scalar, 4 ahead, 64-bit rank, shared-memory tree", B, time_it([&] { last_peak<4, false, long long, false><<<1024, 256>>>(h, w, img, I); }));
+#define LP(name, file) show("  " file, B, time_it([&] { name##_device(h, w, img, I); }));
+#include "lp_variants.h"
+#undef LP
+  }
+  { const int n = 20000, m = 10000; const double B = 8.0 * n * m * 1.5;  // row_tree_sums
+    double *A; cudaMalloc(&A, 8ull * n * m);
+    fill<<<1024, 256>>>((size_t)n * m, A, -1, 1, 6);
+    printf("row_tree_sums: 20000 rows of 10000 doubles (minimal traffic: read all, write half)\n");
+    show("  committed candidate (16 rows x 64 lanes)", B, time_it([&] { row_tree_sums_device(n, m, A); }));
+    show("  1 row x 1024 lanes", B, time_it([&] { rts_1x1024_device(n, m, A); }));
+    show("  1 row x 512 lanes", B, time_it([&] { rts_1x512_device(n, m, A); }));
+    show("  1 row x 256 lanes", B, time_it([&] { rts_1x256_device(n, m, A); }));
+    show("  2 rows x 512 lanes", B, time_it([&] { rts_2x512_device(n, m, A); }));
+    show("  4 rows x 256 lanes", B, time_it([&] { rts_4x256_device(n, m, A); }));
+    cudaFuncSetAttribute(rts_held<256, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * m);
+    cudaFuncSetAttribute(rts_held<512, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * m);
+    cudaFuncSetAttribute(rts_held<1024, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * m);
+    show("  row in shared memory, 256 threads", B, time_it([&] { rts_held<256, true><<<n, 256, 8 * m>>>(n, m, A); }));
+    show("  row in shared memory, 512 threads", B, time_it([&] { rts_held<512, true><<<n, 512, 8 * m>>>(n, m, A); }));
+    show("  row in shared memory, 1024 threads", B, time_it([&] { rts_held<1024, true><<<n, 1024, 8 * m>>>(n, m, A); }));
+    show("  first level from global, 256 threads", B, time_it([&] { rts_held<256, false><<<n, 256, 4 * m>>>(n, m, A); }));
+    show("  first level from global, 512 threads", B, time_it([&] { rts_held<512, false><<<n, 512, 4 * m>>>(n, m, A); }));
+    cudaFree(A); }
   { const int n = 16384, c = 1000; const double B = 4.0 * n * c + 8.0 * n;  // multi_margin_loss
     fill<<<1024, 256>>>((size_t)n * c / 2, D, -2, 2, 2);
     printf("multi_margin_loss: 16384 rows of 1000 floats\n");

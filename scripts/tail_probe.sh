@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 B=${TMPDIR:-/tmp}/tail_probe; mkdir -p "$B"
 objs=()
 for g in idioms.grid_argmin idioms.last_peak_column gpu.multi_margin_loss gpu.cross_entropy \
-         rodinia.kmeans_assign vectorizer.max_running_sum vectorizer.first_index; do
+         rodinia.kmeans_assign vectorizer.max_running_sum vectorizer.first_index idioms.row_tree_sums; do
   nvcc -O3 -arch=${ARCH:-sm_90} -w -c "tests/golden/loops/$g.cu" -o "$B/$g.o"; objs+=("$B/$g.o")
 done
 # Variants of committed candidates, renamed (PREFIX_device): the golden before the last change to it
@@ -35,5 +35,14 @@ centres='s/^  const int p = (int)(blockIdx.x \* blockDim.x + threadIdx.x);/&\n  
 variant km_assume kmeans_assign < <(sed "$assume" "$K")
 variant km_centres kmeans_assign < <(sed "$centres" "$K")
 variant km_both kmeans_assign < <(sed "$assume; $centres" "$K")
-nvcc -O3 -arch=${ARCH:-sm_90} -o "$B/tail_probe" scripts/tail_probe.cu "${objs[@]}"
+R=tests/golden/loops/idioms.row_tree_sums.cu
+# row_tree_sums: the sweep's block (rows x lanes) other than the default 16 x 64
+sweep() { sed "s/blockIdx.x \* 16 + threadIdx.y/blockIdx.x * $1 + threadIdx.y/; s/j += 64)/j += $2)/; s/64 lanes per i/$2 lanes per i/; s/poly_blocks(extent, 16), dim3(64, 16)/poly_blocks(extent, $1), dim3($2, $1)/" "$R"; }
+# LP: candidate files of last_peak_column (hand edits of a form), each timed under its file name
+: > "$B/lp_variants.h"
+for f in ${LP:-}; do
+  n=lp_$(basename "$f" .cu); variant "$n" last_peak_column < "$f"; echo "LP($n, \"$f\")" >> "$B/lp_variants.h"
+done
+for v in 1x1024 1x512 1x256 2x512 4x256; do variant "rts_$v" row_tree_sums < <(sweep "${v%x*}" "${v#*x}"); done
+nvcc -O3 -arch=${ARCH:-sm_90} -I"$B" -o "$B/tail_probe" scripts/tail_probe.cu "${objs[@]}"
 [ -n "${NORUN:-}" ] || "$B/tail_probe"

@@ -150,6 +150,7 @@ class Chunks:
 class Sweeps:
     """A thread's carried loop around parallel ones: blocks of (indices, lanes) (sweep.py)."""
     block: tuple[int, int] = option((16, 64), {"launch": [(8, 128), (8, 64), (4, 64)]})
+    along: tuple[int, int] = option((1, 1024), {"launch": [(1, 512), (4, 256), (16, 64)]})   # lanes on x (Sweep.lanes_x)
     rows: Chunks | None = option(Chunks(), {"launch": [None]})
 
 

@@ -36,11 +36,15 @@ class Sweep:
     lanes_x: bool = False                            # the lanes on threadIdx.x, the grid index on y (_lanes_on_x)
 
 
-def shape(p, launch) -> tuple[int, int]:
-    """(indices, lanes) of a sweep's block: `sweeps.block` (`sweeps.rows.block` for rows in chunks), or
-    one index with all its threads for a one-thread launch."""
-    sw = launch.sweep
-    width, lanes = p.opt.sweeps.rows.block if sw is not None and sw.rows is not None else p.opt.sweeps.block
+def shape(p, launch, sw: Sweep | None = None) -> tuple[int, int]:
+    """(indices, lanes) of a sweep's block: `sweeps.block`, `sweeps.rows.block` for rows in chunks,
+    `sweeps.along` for lanes on x, or one index with all its threads for a one-thread launch.
+    Lanes on x walk along each index's row level after level, so the block's rows are the data its
+    levels read again: `along` gives a block few rows (one: its levels hit L1, not DRAM)."""
+    sw = sw or launch.sweep
+    o = p.opt.sweeps
+    width, lanes = o.rows.block if sw is not None and sw.rows is not None else \
+        o.along if sw is not None and sw.lanes_x else o.block
     return (width, lanes) if launch.grid else (1, width * lanes)
 
 
@@ -93,7 +97,8 @@ def sweep_of(p, launch) -> Sweep | None:
     if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
         return None
     sw.rows = _rows(p, launch, sw) if p.opt.sweeps.rows and _whole_warps(*p.opt.sweeps.rows.block, p.target.max_threads) else None
-    sw.lanes_x = sw.rows is None and bool(launch.grid) and lanes % 32 == 0 and _lanes_on_x(launch, sw)
+    sw.lanes_x = sw.rows is None and bool(launch.grid) and p.opt.sweeps.along[1] % 32 == 0 and \
+        _whole_warps(*p.opt.sweeps.along, p.target.max_threads) and _lanes_on_x(launch, sw)
     return sw
 
 
@@ -281,7 +286,8 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
     per_warp = 32 // width                            # lanes of one index in a warp (lanes on y): a shuffle tree's
     step = 1 if sw.lanes_x else width                 # ... neighbouring lanes this many threads apart
     loops = [f"  int {v};" for v in dict.fromkeys(l.var for l in _loops(launch.body))]
-    index = [f"  const int {j} = {start}(int)(blockIdx.x * {width} + {at});"] if j else []
+    first = "blockIdx.x" if width == 1 else f"blockIdx.x * {width}"
+    index = [f"  const int {j} = {start}(int)({first} + {at});"] if j else []
     head = [*index, f"  const int {lane} = {across};                /* {lanes} lanes{f' per {j}' if j else ''} */",
             f"  const bool {live} = {guard or 'true'};   /* no early return: the block meets at barriers */",
             *loops, *locals_]
@@ -384,7 +390,9 @@ def _loops(nodes) -> list[Loop]:
 def describe(p, launch, sw: Sweep) -> str:
     width, lanes = shape(p, launch)
     x = " (the lanes on x)" if sw.lanes_x else ""
-    block = f"blocks of {width} consecutive {launch.grid[0].var} x {lanes} lanes{x}" if launch.grid else \
+    rows = f"one {launch.grid[0].var}" if launch.grid and width == 1 else f"{width} consecutive {launch.grid[0].var}" \
+        if launch.grid else ""
+    block = f"blocks of {rows} x {lanes} lanes{x}" if launch.grid else \
         f"one block of {lanes} lanes"
     if sw.rows is not None:
         staged = f" (its reads through shared memory, {STAGE_DEPTH} values of the loop at a time)" if sw.staged else ""

@@ -3,25 +3,25 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   row_tree_sums_update_a: blocks of 16 consecutive i x 64 lanes (the lanes on x): loop w in order in every thread, loop j split among the lanes, the rest in lane 0, __syncthreads() between.
+//   row_tree_sums_update_a: blocks of one i x 1024 lanes (the lanes on x): loop w in order in every thread, loop j split among the lanes, the rest in lane 0, __syncthreads() between.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 
-/* row_tree_sums_update_a: blocks of 16 consecutive i x 64 lanes (the lanes on x): loop w in order in every thread, loop j split among the lanes, the rest in lane 0, __syncthreads() between. */
+/* row_tree_sums_update_a: blocks of one i x 1024 lanes (the lanes on x): loop w in order in every thread, loop j split among the lanes, the rest in lane 0, __syncthreads() between. */
 __global__ void __launch_bounds__(1024) row_tree_sums_update_a(int n, int m, double *a)
 {
-  const int i = (int)(blockIdx.x * 16 + threadIdx.y);
-  const int lane = threadIdx.x;                /* 64 lanes per i */
+  const int i = (int)(blockIdx.x + threadIdx.y);
+  const int lane = threadIdx.x;                /* 1024 lanes per i */
   const bool live = i >= 0 && i < n;   /* no early return: the block meets at barriers */
   int w;
   int j;
   for (int w = m / 2; w > 0; w = w / 2)
   {
     if (live)
-      for (j = lane; j < w; j += 64)
+      for (j = lane; j < w; j += 1024)
       {
         a[(i * m) + j] += a[(i * m) + (j + w)];
       }
@@ -32,9 +32,9 @@ __global__ void __launch_bounds__(1024) row_tree_sums_update_a(int n, int m, dou
 extern "C" void row_tree_sums_device(int n, int m, double *a)
 {
   {
-    const int extent = n;   /* i: 64 lanes each */
+    const int extent = n;   /* i: 1024 lanes each */
     if (extent > 0)
-      row_tree_sums_update_a<<<poly_blocks(extent, 16), dim3(64, 16)>>>(n, m, a);
+      row_tree_sums_update_a<<<poly_blocks(extent, 1), dim3(1024, 1)>>>(n, m, a);
   }
 }
 
