@@ -231,3 +231,20 @@ def test_an_arg_best_over_a_descending_nest_keeps_its_form(tmp_path):
     k = _kernel(tmp_path, "argmax_down.c", DESCENDING)
     assert _reductions(k) == [None]
     assert "as one flat range" not in generate(k)
+
+
+def test_a_best_in_a_register_takes_its_point_by_selects():
+    """The recomputed form's value is a register, so the pair takes a point by two selects of one
+    condition instead of a branch a point; the condition keeps the tie rule.  With one block (many
+    points a thread), the candidate whose selects take the other tie is rejected by the emu."""
+    k = read_kernel(IDIOMS / "last_peak_column.c")
+    text = generate(k)
+    assert ("const bool poly_take = (poly_at_r == (-2147483647 - 1)) | (poly_v > poly_v_r) | "
+            "((poly_v == poly_v_r) & (poly_k > poly_at_r));") in text
+    assert "poly_v_r = poly_take ? poly_v : poly_v_r;" in text and "poly_at_r = poly_take ? poly_k : poly_at_r;" in text
+    one, n = re.subn(r"int poly_parts = extent > .*;", "int poly_parts = 1;", text)
+    assert n == 1
+    assert ladder(k, one, backend="emu", dataset="SMALL", seed=3).accepted
+    wrong = one.replace("(poly_k > poly_at_r)", "(poly_k < poly_at_r)")
+    card = ladder(k, wrong, backend="emu", dataset="SMALL", seed=3)
+    assert not card.accepted and "at[" in card.summary()

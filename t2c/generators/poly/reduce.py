@@ -848,9 +848,17 @@ def _nest_step(p, red: Reduction, f: Fold, names: dict, v: str, k: str, read, ra
     else:
         value, left, op, right = "poly_v", "poly_v", f.op, v
         head, tail, pad = ["{", f"  {_value_type(p, f)} poly_v = {cprint(p.r.node(read(f.value), names))};"], ["}"], "  "
+    across = tuple(x for x, _, _ in red.flat) != red.nest
+    tie = "<" if f.op in (">", "<") else ">"
+    if not f.acc:                # the value in a register: both taken by selects, no branch a point
+        kt = red.dtypes.get(f.index, "long long") if f.index else "long long"
+        take = f"({left} {_STRICT[op]} {right}) | (({left} == {right}) & (poly_k {tie} {k}))" if across else \
+            f"({left} {op} {right})"
+        return [*head, f"{pad}const {kt} poly_k = {rank};",
+                f"{pad}const bool poly_take = ({k} == {SENTINEL}) | {take};",
+                f"{pad}{v} = poly_take ? {value} : {v};", f"{pad}{k} = poly_take ? poly_k : {k};", *tail]
     take = f"{left} {op} {right}"
-    if tuple(x for x, _, _ in red.flat) != red.nest:
-        tie = "<" if f.op in (">", "<") else ">"
+    if across:
         take = f"{left} {_STRICT[op]} {right} || ({left} == {right} && {rank} {tie} {k})"
     return [*head, f"{pad}if ({k} == {SENTINEL} || {take}) {{", f"{pad}  {v} = {value};", f"{pad}  {k} = {rank};",
             f"{pad}}}", *tail]

@@ -65,10 +65,10 @@ __global__ void last_peak_column_reduce_at(int h, int w, const int *img, int *at
         if (poly_p0[poly_u] < poly_e0) {   /* then each point's folds, in order */
           {
             int poly_v = poly_h0[poly_u];
-            if (poly_at_r == (-2147483647 - 1) || poly_v > poly_v_r || (poly_v == poly_v_r && (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u] > poly_at_r)) {
-              poly_v_r = poly_v;
-              poly_at_r = (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u];
-            }
+            const long long poly_k = (long long)poly_p1[poly_u] * poly_e0 + poly_p0[poly_u];
+            const bool poly_take = (poly_at_r == (-2147483647 - 1)) | (poly_v > poly_v_r) | ((poly_v == poly_v_r) & (poly_k > poly_at_r));
+            poly_v_r = poly_take ? poly_v : poly_v_r;
+            poly_at_r = poly_take ? poly_k : poly_at_r;
           }
         }
     }
