@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from t2c.engine.batch import discover  # noqa: E402
 from t2c.frontends.c import locate, read_c  # noqa: E402
 from t2c.frontends.c.preprocess import include_dirs  # noqa: E402
-from t2c.generators.poly.cuda import param_list  # noqa: E402
+from t2c.ir.abi import param_list  # noqa: E402
 
 DUMP = re.compile(r"begin dump: (\S+)(.*?)end   dump: \1", re.S)
 
@@ -48,7 +48,7 @@ def relinked(src: Path, k) -> str:
     ret = k.returns.dtype if k.returns else "void"
     text = head + tail
     main = re.search(r"^int\s+main\s*\(", text, re.M)
-    return text[:main.start()] + f"extern {ret} {k.name}({param_list(k)});\n\n" + text[main.start():]
+    return text[:main.start()] + f"extern {ret} {k.name}({param_list(k, '')});\n\n" + text[main.start():]
 
 
 def dumps(text: str) -> dict[str, list[float]]:

@@ -104,15 +104,19 @@ def array_bytes(a: Array) -> str:
 
 
 def dropin(k: Kernel) -> list[str]:
-    """The lines of the drop-in NAME: allocate, copy in, call NAME_device, copy back what is
-    written, free (and return NAME_device's result)."""
+    """The lines of the drop-in NAME: allocate, copy in what the kernel reads, call NAME_device,
+    copy back what is written, free (and return NAME_device's result).  An `out` array is written
+    whole before any read (the frontend proves it, or the user declares it), so its contents on
+    entry cannot matter and are not copied: its cells start as all-ones bytes (NaN, or -1), so a
+    cell a candidate fails to write shows, never the values of an earlier call."""
     ret = result_type(k)
     out = [head(k), "{"]
     for a in k.arrays:
+        fill = f"  cudaMemset(dev_{a.name}, 0xff, bytes_{a.name});   /* written whole: nothing to copy in */" \
+            if a.intent == "out" else f"  cudaMemcpy(dev_{a.name}, {a.name}, bytes_{a.name}, cudaMemcpyHostToDevice);"
         out += [f"  const size_t bytes_{a.name} = {array_bytes(a)};",
                 f"  {a.dtype} *dev_{a.name} = NULL;",
-                f"  cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} ? bytes_{a.name} : 1);",
-                f"  cudaMemcpy(dev_{a.name}, {a.name}, bytes_{a.name}, cudaMemcpyHostToDevice);"]
+                f"  cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} ? bytes_{a.name} : 1);", fill]
     entry = call(k, "_device", lambda a: f"dev_{a.name}")
     out.append(f"  const {ret} result = {entry};" if k.returns else f"  {entry};")
     out += [f"  cudaMemcpy({a.name}, dev_{a.name}, bytes_{a.name}, cudaMemcpyDeviceToHost);"

@@ -506,7 +506,7 @@ extern "C" void kernel_3mm(int ni, int nj, int nk, int nl, int nm, double *E, do
   const size_t bytes_G = (size_t)(ni) * (size_t)(nl) * sizeof(double);
   double *dev_G = NULL;
   cudaMalloc((void **)&dev_G, bytes_G ? bytes_G : 1);
-  cudaMemcpy(dev_G, G, bytes_G, cudaMemcpyHostToDevice);
+  cudaMemset(dev_G, 0xff, bytes_G);   /* written whole: nothing to copy in */
   kernel_3mm_device(ni, nj, nk, nl, nm, dev_E, dev_A, dev_B, dev_F, dev_C, dev_D, dev_G);
   cudaMemcpy(E, dev_E, bytes_E, cudaMemcpyDeviceToHost);
   cudaMemcpy(F, dev_F, bytes_F, cudaMemcpyDeviceToHost);

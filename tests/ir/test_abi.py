@@ -47,6 +47,16 @@ def test_dropin_copies_back_only_what_is_written():
     assert sum("cudaFree(" in line for line in lines) == 3
 
 
+def test_dropin_copies_in_only_what_is_read():
+    """An `out` array (written whole before any read) is not copied in: its cells start as
+    all-ones bytes, so a cell left unwritten is NaN or -1, not an earlier call's value."""
+    lines = abi.dropin(dot())
+    into = [line for line in lines if "cudaMemcpyHostToDevice" in line]
+    assert into == ["  cudaMemcpy(dev_x, x, bytes_x, cudaMemcpyHostToDevice);",
+                    "  cudaMemcpy(dev_y, y, bytes_y, cudaMemcpyHostToDevice);"]
+    assert any(line.startswith("  cudaMemset(dev_s, 0xff, bytes_s);") for line in lines)
+
+
 def abi_prints(package: Path) -> list[str]:
     """`file:line: text` for each f-string outside ir/abi.py that prints part of the ABI itself: an
     `extern "C"` declaration over the kernel's types, a call or definition of `{NAME}_device`, an
@@ -139,3 +149,27 @@ def test_a_size_t_that_bounds_nothing_is_refused_by_name(tmp_path):
     with pytest.raises(UserError) as e:
         read_c(src)
     assert (e.value.line, "'seed'") == (3, e.value.message[:6]) and "for a parameter that bounds" in e.value.hint
+
+
+def test_a_cell_the_device_code_leaves_unwritten_shows_through_the_dropin(tmp_path):
+    """Through the drop-in on the emu: an `out` array's cell that NAME_device never writes comes
+    back NaN, not the caller's value (nothing is copied in), and an `inout` array keeps it."""
+    import math
+    import numpy as np
+    from t2c.frontends.c import read_c
+    from t2c.verify.harness import build_candidate, run_candidate
+    src = tmp_path / "twice.c"
+    src.write_text("void twice(int n, const double x[n], double y[n], double z[n])\n{\n"
+                   "  for (int i = 0; i < n; i++) {\n    y[i] = 2 * x[i];\n    z[i] += x[i];\n  }\n}\n")
+    k = read_c(src)
+    assert [a.intent for a in k.arrays] == ["in", "out", "inout"]
+    text = "\n".join(["#include <cuda_runtime.h>",
+                      "__global__ void skip_first(int n, double *x, double *y, double *z)",
+                      "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= 1 && i < n) { y[i] = 2 * x[i]; z[i] += x[i]; } }",
+                      abi.head(k, "_device"), "{ skip_first<<<1, 64>>>(n, x, y, z); }", *abi.dropin(k)])
+    x = np.arange(8, dtype=np.float64)
+    run = run_candidate(k, build_candidate(k, text, "emu"), {"n": 8},
+                        {"x": x, "y": np.full(8, 5.0), "z": np.full(8, 7.0)}, mode="host", timeout=120)
+    assert run.process.ok, run.process.stderr[-2000:]
+    assert math.isnan(run.outputs["y"][0]) and run.outputs["y"][1:].tolist() == (2 * x[1:]).tolist()
+    assert run.outputs["z"].tolist() == [7.0, *(7.0 + x[1:]).tolist()]

@@ -61,7 +61,7 @@ extern "C" void conv5x5(int h, int w, const double *in, const double *k, double 
   const size_t bytes_out = (size_t)(h) * (size_t)(w) * sizeof(double);
   double *dev_out = NULL;
   cudaMalloc((void **)&dev_out, bytes_out ? bytes_out : 1);
-  cudaMemcpy(dev_out, out, bytes_out, cudaMemcpyHostToDevice);
+  cudaMemset(dev_out, 0xff, bytes_out);   /* written whole: nothing to copy in */
   conv5x5_device(h, w, dev_in, dev_k, dev_out);
   cudaMemcpy(out, dev_out, bytes_out, cudaMemcpyDeviceToHost);
   cudaFree(dev_in);

@@ -61,7 +61,7 @@ extern "C" void gaussian_blur(int h, int w, int taps, const float *g, const floa
   const size_t bytes_out = (size_t)(h) * (size_t)(w) * sizeof(float);
   float *dev_out = NULL;
   cudaMalloc((void **)&dev_out, bytes_out ? bytes_out : 1);
-  cudaMemcpy(dev_out, out, bytes_out, cudaMemcpyHostToDevice);
+  cudaMemset(dev_out, 0xff, bytes_out);   /* written whole: nothing to copy in */
   gaussian_blur_device(h, w, taps, dev_g, dev_in, dev_out);
   cudaMemcpy(out, dev_out, bytes_out, cudaMemcpyDeviceToHost);
   cudaFree(dev_g);

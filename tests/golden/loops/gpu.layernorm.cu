@@ -154,7 +154,7 @@ extern "C" void layernorm(int rows, int cols, double eps, const double *x, const
   const size_t bytes_y = (size_t)(rows) * (size_t)(cols) * sizeof(double);
   double *dev_y = NULL;
   cudaMalloc((void **)&dev_y, bytes_y ? bytes_y : 1);
-  cudaMemcpy(dev_y, y, bytes_y, cudaMemcpyHostToDevice);
+  cudaMemset(dev_y, 0xff, bytes_y);   /* written whole: nothing to copy in */
   layernorm_device(rows, cols, eps, dev_x, dev_g, dev_b, dev_y);
   cudaMemcpy(y, dev_y, bytes_y, cudaMemcpyDeviceToHost);
   cudaFree(dev_x);

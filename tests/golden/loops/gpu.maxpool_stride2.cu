@@ -57,7 +57,7 @@ extern "C" void maxpool_stride2(int h, int w, const float *in, float *out)
   const size_t bytes_out = (size_t)(((h - 3) / 2) + 1) * (size_t)(((w - 3) / 2) + 1) * sizeof(float);
   float *dev_out = NULL;
   cudaMalloc((void **)&dev_out, bytes_out ? bytes_out : 1);
-  cudaMemcpy(dev_out, out, bytes_out, cudaMemcpyHostToDevice);
+  cudaMemset(dev_out, 0xff, bytes_out);   /* written whole: nothing to copy in */
   maxpool_stride2_device(h, w, dev_in, dev_out);
   cudaMemcpy(out, dev_out, bytes_out, cudaMemcpyDeviceToHost);
   cudaFree(dev_in);

@@ -97,7 +97,7 @@ extern "C" void multi_margin_loss(int n, int c, const float *x, const int *label
   const size_t bytes_loss = (size_t)(n) * sizeof(float);
   float *dev_loss = NULL;
   cudaMalloc((void **)&dev_loss, bytes_loss ? bytes_loss : 1);
-  cudaMemcpy(dev_loss, loss, bytes_loss, cudaMemcpyHostToDevice);
+  cudaMemset(dev_loss, 0xff, bytes_loss);   /* written whole: nothing to copy in */
   multi_margin_loss_device(n, c, dev_x, dev_label, dev_loss);
   cudaMemcpy(loss, dev_loss, bytes_loss, cudaMemcpyDeviceToHost);
   cudaFree(dev_x);

@@ -87,7 +87,7 @@ extern "C" void nll_loss(int n, int c, const float *logp, const int *label, floa
   const size_t bytes_loss = (size_t)(1) * sizeof(float);
   float *dev_loss = NULL;
   cudaMalloc((void **)&dev_loss, bytes_loss ? bytes_loss : 1);
-  cudaMemcpy(dev_loss, loss, bytes_loss, cudaMemcpyHostToDevice);
+  cudaMemset(dev_loss, 0xff, bytes_loss);   /* written whole: nothing to copy in */
   nll_loss_device(n, c, dev_logp, dev_label, dev_loss);
   cudaMemcpy(loss, dev_loss, bytes_loss, cudaMemcpyDeviceToHost);
   cudaFree(dev_logp);

@@ -67,7 +67,7 @@ extern "C" void butterfly_pairs(int n, const double *a, double *y)
   const size_t bytes_y = (size_t)(2*n) * sizeof(double);
   double *dev_y = NULL;
   cudaMalloc((void **)&dev_y, bytes_y ? bytes_y : 1);
-  cudaMemcpy(dev_y, y, bytes_y, cudaMemcpyHostToDevice);
+  cudaMemset(dev_y, 0xff, bytes_y);   /* written whole: nothing to copy in */
   butterfly_pairs_device(n, dev_a, dev_y);
   cudaMemcpy(y, dev_y, bytes_y, cudaMemcpyDeviceToHost);
   cudaFree(dev_a);

@@ -235,11 +235,11 @@ extern "C" void grid_argmin(int nz, int ny, int nx, const float *f, int *cell, f
   const size_t bytes_cell = (size_t)(3) * sizeof(int);
   int *dev_cell = NULL;
   cudaMalloc((void **)&dev_cell, bytes_cell ? bytes_cell : 1);
-  cudaMemcpy(dev_cell, cell, bytes_cell, cudaMemcpyHostToDevice);
+  cudaMemset(dev_cell, 0xff, bytes_cell);   /* written whole: nothing to copy in */
   const size_t bytes_low = (size_t)(1) * sizeof(float);
   float *dev_low = NULL;
   cudaMalloc((void **)&dev_low, bytes_low ? bytes_low : 1);
-  cudaMemcpy(dev_low, low, bytes_low, cudaMemcpyHostToDevice);
+  cudaMemset(dev_low, 0xff, bytes_low);   /* written whole: nothing to copy in */
   grid_argmin_device(nz, ny, nx, dev_f, dev_cell, dev_low);
   cudaMemcpy(cell, dev_cell, bytes_cell, cudaMemcpyDeviceToHost);
   cudaMemcpy(low, dev_low, bytes_low, cudaMemcpyDeviceToHost);

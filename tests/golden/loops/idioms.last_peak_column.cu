@@ -156,7 +156,7 @@ extern "C" void last_peak_column(int h, int w, const int *img, int *at)
   const size_t bytes_at = (size_t)(2) * sizeof(int);
   int *dev_at = NULL;
   cudaMalloc((void **)&dev_at, bytes_at ? bytes_at : 1);
-  cudaMemcpy(dev_at, at, bytes_at, cudaMemcpyHostToDevice);
+  cudaMemset(dev_at, 0xff, bytes_at);   /* written whole: nothing to copy in */
   last_peak_column_device(h, w, dev_img, dev_at);
   cudaMemcpy(at, dev_at, bytes_at, cudaMemcpyDeviceToHost);
   cudaFree(dev_img);

@@ -110,7 +110,7 @@ extern "C" void first_minimum(int n, const double *x, int *where)
   const size_t bytes_where = (size_t)(1) * sizeof(int);
   int *dev_where = NULL;
   cudaMalloc((void **)&dev_where, bytes_where ? bytes_where : 1);
-  cudaMemcpy(dev_where, where, bytes_where, cudaMemcpyHostToDevice);
+  cudaMemset(dev_where, 0xff, bytes_where);   /* written whole: nothing to copy in */
   first_minimum_device(n, dev_x, dev_where);
   cudaMemcpy(where, dev_where, bytes_where, cudaMemcpyDeviceToHost);
   cudaFree(dev_x);

@@ -63,7 +63,7 @@ extern "C" void hydro_fragment(int n, double q, double r, double t, double *x, c
   const size_t bytes_x = (size_t)(n) * sizeof(double);
   double *dev_x = NULL;
   cudaMalloc((void **)&dev_x, bytes_x ? bytes_x : 1);
-  cudaMemcpy(dev_x, x, bytes_x, cudaMemcpyHostToDevice);
+  cudaMemset(dev_x, 0xff, bytes_x);   /* written whole: nothing to copy in */
   const size_t bytes_y = (size_t)(n) * sizeof(double);
   double *dev_y = NULL;
   cudaMalloc((void **)&dev_y, bytes_y ? bytes_y : 1);

@@ -77,11 +77,11 @@ extern "C" void planckian(int n, const double *u, const double *v, const double 
   const size_t bytes_y = (size_t)(n) * sizeof(double);
   double *dev_y = NULL;
   cudaMalloc((void **)&dev_y, bytes_y ? bytes_y : 1);
-  cudaMemcpy(dev_y, y, bytes_y, cudaMemcpyHostToDevice);
+  cudaMemset(dev_y, 0xff, bytes_y);   /* written whole: nothing to copy in */
   const size_t bytes_w = (size_t)(n) * sizeof(double);
   double *dev_w = NULL;
   cudaMalloc((void **)&dev_w, bytes_w ? bytes_w : 1);
-  cudaMemcpy(dev_w, w, bytes_w, cudaMemcpyHostToDevice);
+  cudaMemset(dev_w, 0xff, bytes_w);   /* written whole: nothing to copy in */
   planckian_device(n, dev_u, dev_v, dev_x, dev_y, dev_w);
   cudaMemcpy(y, dev_y, bytes_y, cudaMemcpyDeviceToHost);
   cudaMemcpy(w, dev_w, bytes_w, cudaMemcpyDeviceToHost);

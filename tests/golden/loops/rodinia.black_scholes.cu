@@ -102,11 +102,11 @@ extern "C" void black_scholes(int n, double r, double v, const double *s, const 
   const size_t bytes_call = (size_t)(n) * sizeof(double);
   double *dev_call = NULL;
   cudaMalloc((void **)&dev_call, bytes_call ? bytes_call : 1);
-  cudaMemcpy(dev_call, call, bytes_call, cudaMemcpyHostToDevice);
+  cudaMemset(dev_call, 0xff, bytes_call);   /* written whole: nothing to copy in */
   const size_t bytes_put = (size_t)(n) * sizeof(double);
   double *dev_put = NULL;
   cudaMalloc((void **)&dev_put, bytes_put ? bytes_put : 1);
-  cudaMemcpy(dev_put, put, bytes_put, cudaMemcpyHostToDevice);
+  cudaMemset(dev_put, 0xff, bytes_put);   /* written whole: nothing to copy in */
   black_scholes_device(n, r, v, dev_s, dev_k, dev_t, dev_call, dev_put);
   cudaMemcpy(call, dev_call, bytes_call, cudaMemcpyDeviceToHost);
   cudaMemcpy(put, dev_put, bytes_put, cudaMemcpyDeviceToHost);

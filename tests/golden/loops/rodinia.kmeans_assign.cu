@@ -98,7 +98,7 @@ extern "C" void kmeans_assign(int np, int nc, int d, const double *pts, const do
   const size_t bytes_label = (size_t)(np) * sizeof(int);
   int *dev_label = NULL;
   cudaMalloc((void **)&dev_label, bytes_label ? bytes_label : 1);
-  cudaMemcpy(dev_label, label, bytes_label, cudaMemcpyHostToDevice);
+  cudaMemset(dev_label, 0xff, bytes_label);   /* written whole: nothing to copy in */
   kmeans_assign_device(np, nc, d, dev_pts, dev_ctr, dev_label);
   cudaMemcpy(label, dev_label, bytes_label, cudaMemcpyDeviceToHost);
   cudaFree(dev_pts);

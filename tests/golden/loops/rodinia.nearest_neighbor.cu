@@ -69,7 +69,7 @@ extern "C" void nearest_neighbor(int n, double qx, double qy, const double *lat,
   const size_t bytes_dist = (size_t)(n) * sizeof(double);
   double *dev_dist = NULL;
   cudaMalloc((void **)&dev_dist, bytes_dist ? bytes_dist : 1);
-  cudaMemcpy(dev_dist, dist, bytes_dist, cudaMemcpyHostToDevice);
+  cudaMemset(dev_dist, 0xff, bytes_dist);   /* written whole: nothing to copy in */
   nearest_neighbor_device(n, qx, qy, dev_lat, dev_lng, dev_dist);
   cudaMemcpy(dist, dev_dist, bytes_dist, cudaMemcpyDeviceToHost);
   cudaFree(dev_lat);

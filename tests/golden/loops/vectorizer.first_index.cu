@@ -112,7 +112,7 @@ extern "C" void first_index(int n, double t, const double *a, int *found)
   const size_t bytes_found = (size_t)(1) * sizeof(int);
   int *dev_found = NULL;
   cudaMalloc((void **)&dev_found, bytes_found ? bytes_found : 1);
-  cudaMemcpy(dev_found, found, bytes_found, cudaMemcpyHostToDevice);
+  cudaMemset(dev_found, 0xff, bytes_found);   /* written whole: nothing to copy in */
   first_index_device(n, t, dev_a, dev_found);
   cudaMemcpy(found, dev_found, bytes_found, cudaMemcpyDeviceToHost);
   cudaFree(dev_a);

@@ -136,7 +136,7 @@ extern "C" void pack_positive(int n, const double *a, double *b, int *count)
   const size_t bytes_count = (size_t)(1) * sizeof(int);
   int *dev_count = NULL;
   cudaMalloc((void **)&dev_count, bytes_count ? bytes_count : 1);
-  cudaMemcpy(dev_count, count, bytes_count, cudaMemcpyHostToDevice);
+  cudaMemset(dev_count, 0xff, bytes_count);   /* written whole: nothing to copy in */
   pack_positive_device(n, dev_a, dev_b, dev_count);
   cudaMemcpy(b, dev_b, bytes_b, cudaMemcpyDeviceToHost);
   cudaMemcpy(count, dev_count, bytes_count, cudaMemcpyDeviceToHost);
