@@ -1,9 +1,10 @@
 """A sweep's orientation (poly/sweep.py, `Sweep.lanes_x`): where the lanes' loops index the
 contiguous dimension of their references and the grid index does not (a per-row pass over
 a[i][j] under grid index i), the lanes go on threadIdx.x and the grid index on y, so a warp
-touches 32 consecutive cells of one row, and the block is `sweeps.along` (one row of 1024
-lanes: its levels re-read one row, not 16); symm's columns keep the grid index on x and
-`sweeps.block`.  Read from the plan; the changed candidates verified on emu."""
+touches 32 consecutive cells of one row; where the lanes only split loops the block is
+`sweeps.along` (one row of 1024 lanes: its levels re-read one row, not 16), a row sweep with a
+sum keeps `sweeps.block`; symm's columns keep the grid index on x.  Read from the plan; the
+changed candidates verified on emu."""
 import pytest
 
 from t2ctest import ROOT
@@ -49,15 +50,15 @@ def _row_sweep(tmp_path):
 def test_row_sweeps_put_their_lanes_on_x(tmp_path):
     """row_tree_sums (lanes split j of a[i][j]) and a row sweep with a sum: lanes_x, the block
     (lanes, indices); symm's sweep (lanes split k of C[k][j] under grid j) keeps (indices, lanes)."""
-    width, lanes = DEFAULT.sweeps.along
-    assert (width, lanes) == (1, 1024)
-    for k in (read_c(ROW_TREE_SUMS), _row_sweep(tmp_path)):
+    along, block = DEFAULT.sweeps.along, DEFAULT.sweeps.block
+    assert along == (1, 1024) and block == (16, 64)
+    for k, (width, lanes) in ((read_c(ROW_TREE_SUMS), along), (_row_sweep(tmp_path), block)):
         (launch,) = _sweeps(k)
         assert launch.sweep.lanes_x and launch.sweep.rows is None, k.name
         assert launch.block == (lanes, width) and launch.threads == width * lanes
-        (other,) = _sweeps(k, DEFAULT.replace({"sweeps.along": (16, 64)}))
-        assert other.sweep.lanes_x and other.block == (64, 16)
-    width, lanes = DEFAULT.sweeps.block
+    (other,) = _sweeps(read_c(ROW_TREE_SUMS), DEFAULT.replace({"sweeps.along": (4, 256)}))
+    assert other.sweep.lanes_x and other.block == (256, 4)
+    width, lanes = block
     (symm,) = _sweeps(read_c(POLYBENCH / "linear-algebra/blas/symm/symm.c"), SWEEPS)
     assert not symm.sweep.lanes_x and symm.block == (width, lanes)
     (ludcmp,) = _sweeps(read_c(POLYBENCH / "linear-algebra/solvers/ludcmp/ludcmp.c"))
@@ -71,11 +72,9 @@ def test_row_sweep_candidates_index_lanes_by_threadIdx_x(tmp_path):
     text = generate(read_c(ROW_TREE_SUMS))
     assert "const int i = (int)(blockIdx.x + threadIdx.y);" in text and "const int lane = threadIdx.x;" in text
     assert "<<<poly_blocks(extent, 1), dim3(1024, 1)>>>" in text and "blocks of one i x 1024 lanes" in text
-    text = generate(_row_sweep(tmp_path), DEFAULT.replace({"sweeps.along": (16, 64)}))
+    text = generate(_row_sweep(tmp_path))
     assert "for (int off = 1; off >= 1; off >>= 1)" in text and "warps_1[lane / 2][threadIdx.y] = part;" in text
     assert "double part = warps_1[0][threadIdx.y];" in text and "dim3(64, 16)" in text
-    text = generate(_row_sweep(tmp_path))
-    assert "for (int off = 16; off >= 1; off >>= 1)" in text and "warps_1[lane / 32][threadIdx.y] = part;" in text
     symm = generate(read_c(POLYBENCH / "linear-algebra/blas/symm/symm.c"), SWEEPS)
     assert "for (int off = 16; off >= 16; off >>= 1)" in symm and "dim3(16, 64)" in symm
 

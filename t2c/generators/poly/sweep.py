@@ -38,13 +38,15 @@ class Sweep:
 
 def shape(p, launch, sw: Sweep | None = None) -> tuple[int, int]:
     """(indices, lanes) of a sweep's block: `sweeps.block`, `sweeps.rows.block` for rows in chunks,
-    `sweeps.along` for lanes on x, or one index with all its threads for a one-thread launch.
-    Lanes on x walk along each index's row level after level, so the block's rows are the data its
-    levels read again: `along` gives a block few rows (one: its levels hit L1, not DRAM)."""
+    `sweeps.along` for lanes on x that only split loops, or one index with all its threads for a
+    one-thread launch.  Such lanes walk along each index's row level after level, so the block's
+    rows are the data its levels read again: `along` gives a block few rows (one: its levels hit
+    L1, not DRAM).  A sum combines every lane's part at each step (a barrier, then lane 0 adds a
+    part per warp), so a sweep with sums keeps `block`."""
     sw = sw or launch.sweep
     o = p.opt.sweeps
     width, lanes = o.rows.block if sw is not None and sw.rows is not None else \
-        o.along if sw is not None and sw.lanes_x else o.block
+        o.along if sw is not None and sw.lanes_x and not sw.sums else o.block
     return (width, lanes) if launch.grid else (1, width * lanes)
 
 
