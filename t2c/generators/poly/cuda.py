@@ -964,7 +964,7 @@ class Printer:
                 return [f"{indent}/* {launch.name}: empty iteration domain, nothing to launch */"]
             column = launch.sweep or launch.row.column
             if launch.sweep:                            # (its block's x and y: launch.block)
-                width, lanes = sweep.shape(self, launch)
+                width, lanes = sweep.shape(launch)
             elif column:
                 width, lanes = launch.block
             else:

@@ -194,7 +194,7 @@ def block(p: Context, launch: Launch) -> tuple | None:
     if launch.transposed:
         return (transposed.TILE, transposed.ROWS, 1)[:len(launch.grid)]
     if launch.sweep:
-        return sweep.block(p, launch)
+        return sweep.block(launch)
     if launch.private:
         return (private.THREADS,)
     if launch.row:

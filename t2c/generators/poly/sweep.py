@@ -34,25 +34,30 @@ class Sweep:
     rows: Loop | None = None                         # the loop the lanes take in chunks (_rows)
     staged: bool = False                             # ... its sum's reads through shared memory (stageable)
     lanes_x: bool = False                            # the lanes on threadIdx.x, the grid index on y (_lanes_on_x)
+    shape: tuple[int, int] = (0, 0)                  # (indices, lanes) of its block (_shape), set once by sweep_of
 
 
-def shape(p, launch, sw: Sweep | None = None) -> tuple[int, int]:
+def _shape(p, launch, sw: Sweep | None) -> tuple[int, int]:
     """(indices, lanes) of a sweep's block: `sweeps.block`, `sweeps.rows.block` for rows in chunks,
     `sweeps.along` for lanes on x that only split loops, or one index with all its threads for a
     one-thread launch.  Such lanes walk along each index's row level after level, so the block's
     rows are the data its levels read again: `along` gives a block few rows (one: its levels hit
     L1, not DRAM).  A sum combines every lane's part at each step (a barrier, then lane 0 adds a
     part per warp), so a sweep with sums keeps `block`."""
-    sw = sw or launch.sweep
     o = p.opt.sweeps
     width, lanes = o.rows.block if sw is not None and sw.rows is not None else \
         o.along if sw is not None and sw.lanes_x and not sw.sums else o.block
     return (width, lanes) if launch.grid else (1, width * lanes)
 
 
-def block(p, launch) -> tuple[int, int]:
+def shape(launch) -> tuple[int, int]:
+    """(indices, lanes) of the planned sweep's block (`Sweep.shape`)."""
+    return launch.sweep.shape
+
+
+def block(launch) -> tuple[int, int]:
     """The block's threads (x, y): (indices, lanes), or (lanes, indices) with the lanes on x."""
-    width, lanes = shape(p, launch)
+    width, lanes = shape(launch)
     return (lanes, width) if launch.sweep.lanes_x else (width, lanes)
 
 
@@ -63,7 +68,7 @@ def _whole_warps(width: int, lanes: int, most: int) -> bool:
 
 def sweep_of(p, launch) -> Sweep | None:
     """The launch as a sweep (module docstring), or None when it is not one."""
-    width, lanes = shape(p, launch)
+    width, lanes = _shape(p, launch, None)
     if len(launch.grid) > 1 or launch.grid and launch.grid[0].derived or launch.reduction or launch.row or launch.phases \
             or launch.tile:
         return None
@@ -101,6 +106,7 @@ def sweep_of(p, launch) -> Sweep | None:
     sw.rows = _rows(p, launch, sw) if p.opt.sweeps.rows and _whole_warps(*p.opt.sweeps.rows.block, p.target.max_threads) else None
     sw.lanes_x = sw.rows is None and bool(launch.grid) and p.opt.sweeps.along[1] % 32 == 0 and \
         _whole_warps(*p.opt.sweeps.along, p.target.max_threads) and _lanes_on_x(launch, sw)
+    sw.shape = _shape(p, launch, sw)
     return sw
 
 
@@ -187,7 +193,7 @@ def _staged(p, launch, sw: Sweep, lanes: int, fresh, start: str, guard: str, chu
     before the chunk's barrier as before.  Only where the plan found the sum so (`stageable`)."""
     (base, row, part), (loop, inner) = chunk, (sw.rows, sw.rows.body[0])
     a = sw.sums[id(inner)]
-    width = shape(p, launch)[0]
+    width = shape(launch)[0]
     i, j, k = loop.var, launch.grid[0].var, inner.var
     low, end, reads = stageable(p, launch, sw)
     tiles = {text: (ref, kind, fresh(f"{kind}s_{n}")) for n, (text, (ref, kind)) in enumerate(reads.items(), 1)}
@@ -226,7 +232,7 @@ def stageable(p, launch, sw: Sweep) -> tuple[str, str, dict] | None:
     memory, or None: the sum has another form or its tiles pass 48 KiB."""
     loop, inner = sw.rows, sw.rows.body[0]
     a = sw.sums[id(inner)]
-    width, lanes = shape(p, launch)
+    width, lanes = shape(launch)
     i, j, k = loop.var, launch.grid[0].var, inner.var
     sizes = {x.name for x in p.k.sizes}
     affine = lambda text: set(WORD.findall(text)) <= {i} | sizes and not re.search(r"[^\w\s+\-*()]", text)
@@ -279,7 +285,7 @@ def kernel_body(p, launch, sw: Sweep, start: str, guard: str, locals_: list[str]
     barrier that the total waits for anyway.  With the lanes on x (`lanes_x`) the same lanes
     combine their parts in the same order, so the results are the same bit for bit."""
     j = launch.grid[0].var if launch.grid else ""
-    width, lanes = shape(p, launch)
+    width, lanes = shape(launch)
     at, across = ("threadIdx.y", "threadIdx.x") if sw.lanes_x else ("threadIdx.x", "threadIdx.y")   # index, lane
     arrays = {a.name for a in p.k.arrays} | set(p.local_arrays)
     taken = set(p.k.params) | set(p.an.program.locals) | {l.var for l in _loops(launch.body)} | {j}
@@ -390,7 +396,7 @@ def _loops(nodes) -> list[Loop]:
 
 
 def describe(p, launch, sw: Sweep) -> str:
-    width, lanes = shape(p, launch)
+    width, lanes = shape(launch)
     x = " (the lanes on x)" if sw.lanes_x else ""
     rows = f"one {launch.grid[0].var}" if launch.grid and width == 1 else f"{width} consecutive {launch.grid[0].var}" \
         if launch.grid else ""
