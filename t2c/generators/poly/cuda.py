@@ -968,7 +968,7 @@ class Printer:
             elif column:
                 width, lanes = launch.block
             else:
-                lanes = reduce.row_lanes(self, launch)
+                lanes = launch.row.lanes
                 width = launch.threads // lanes         # grid indices per block
             shape = (f"poly_blocks(extent, {width})", f"dim3({launch.block[0]}, {launch.block[1]})" if column
                      else str(launch.threads))
@@ -1171,7 +1171,7 @@ class Printer:
                     f"{launch.grid[0].var}, consecutive elements) split loop {r.loop.var}; lane 0 adds their "
                     f"parts ({r.op}) in a fixed order and finishes.{where}")
         if launch.row:
-            r, rows = launch.row, reduce.row_lanes(self, launch)
+            r, rows = launch.row, launch.row.lanes
             where = (" Each lane stops at its first hit (the least index is wanted)." if r.search else "") + where
             if r.data:
                 where = f" Its bounds are read from arrays: {r.loop.init}; {r.loop.cond}." + where

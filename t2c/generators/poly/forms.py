@@ -133,6 +133,8 @@ def _recognized(p: Context, launch: Launch) -> None:
         launch.row_scan = rowscan.row_scan_of(an, launch, opt.scans.rows)
     if opt.reductions.rows and not (launch.banded or launch.row_scan):
         launch.row = reduce.row_reduction_of(an, storage, launch, opt.reductions.rows.data_lanes)
+        if launch.row and not launch.row.column:
+            launch.row.lanes = reduce.row_lanes(p, launch)   # once: merging and printing read it
     if opt.reductions.row_blocks and not (launch.row or launch.banded or launch.row_scan):
         launch.phases = phases.phases_of(an, storage, launch, opt.reductions.row_held, opt.reductions.row_registers,
                                          opt.reductions.row_warps)

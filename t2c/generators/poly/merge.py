@@ -55,7 +55,7 @@ def _shaped(p, run) -> bool:
     t = threads(p, run)
     if not run[0].row:
         return all(prod(p.opt.block(len(l.grid))) == t for l in run)
-    return t % 32 == 0 and t <= p.target.max_threads and all(l.row.column or t % reduce.row_lanes(p, l) == 0 for l in run)
+    return t % 32 == 0 and t <= p.target.max_threads and all(l.row.column or t % l.row.lanes == 0 for l in run)
 
 
 def runs(p) -> list[list[Launch]]:
@@ -151,7 +151,7 @@ def launch_code(p, run, args, indent) -> list[str]:
     for n, l in enumerate(run, 1):
         ext, dims = p.extents(l), l.block
         if l.row:           # a reduction's blocks: column_block's indices, or rows of row_lanes lanes
-            dims = (l.block[0] if l.row.column else t // reduce.row_lanes(p, l),)
+            dims = (l.block[0] if l.row.column else t // l.row.lanes,)
         for ax, d in zip(ext, dims):
             out += [f"{indent}  const int extent_{n}_{ax} = {ext[ax][0]};   /* {ext[ax][1]} */",
                     f"{indent}  const unsigned poly_grid_{n}_{ax} = poly_blocks(extent_{n}_{ax}, {d});"]

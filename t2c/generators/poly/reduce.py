@@ -990,7 +990,7 @@ class RowReduction:
     column: bool = False        # the loop walks down columns: 8 lanes per index (see column_kernel)
     temps: tuple = ()           # Stmt: the loop's temporaries, run by each lane before its folds (`temporaries`)
     search: bool = False        # the least j where P, else the loop's end (`_first_hit`): a lane stops at its hit
-    lanes: int = 0              # lanes per row when the plan fixes them (a data row: options.reductions.rows.data_lanes)
+    lanes: int = 0              # lanes per row, set once by the plan (`row_lanes`; a data row's: options.reductions.rows.data_lanes)
     data: bool = False          # the loop's bounds are read from arrays (`data_row_of`): the one statement
                                 # of `loop.body` is the analysis' opaque `for`, its body the fold
     lead: tuple = ()            # Stmt: of the statements before the loop, those it reads, run by every lane first (`_lead`)
@@ -1272,7 +1272,7 @@ def row_kernel(p, launch, red: RowReduction, start: str, guard: str, block: str 
     i, loop = launch.grid[0].var, red.loop
     per = threads or "blockDim.x"
     threads = threads or ROW_BLOCK
-    width = width or row_lanes(p, launch)
+    width = width or red.lanes
     wide = width > 32                    # several warps per row: they meet at a barrier
     taken = set(p.k.params) | set(p.an.program.locals) | {i, loop.var}
     fresh = lambda name: fresh_name(name, taken)     # bicg has an array s
@@ -1339,12 +1339,13 @@ def warp_rows(p, launch) -> bool:
     Only a launch of its own at the top level (not merged, not under host loops or in a block):
     the choice is a host-side `if` around one launch."""
     r = launch.row
-    return bool(r and not (r.column or r.data or r.lanes) and not launch.merged_threads and not launch.host_loops
-                and not launch.in_block and row_lanes(p, launch) > 32)
+    return bool(r and not (r.column or r.data) and not launch.merged_threads and not launch.host_loops
+                and not launch.in_block and r.lanes > 32)
 
 
 def row_lanes(p, launch) -> int:
-    """Lanes per row: `reductions.rows.lanes` (whole warps that divide the block) for a loop over whole rows,
+    """Lanes per row, which the plan sets once on the record (`RowReduction.lanes`): a data row's
+    as found, `reductions.rows.lanes` (whole warps that divide the block) for a loop over whole rows,
     whose bounds name only sizes; a warp for a loop whose bounds move with the row or a host
     loop (nussinov's k from i + 1 to wave + i: short rows leave most of 128 lanes idle at
     the barrier; measured in docs/poly.md, "Lanes per row")."""
