@@ -1379,7 +1379,7 @@ def column_kernel(p, launch, red: RowReduction, start: str, guard: str, block: s
     `threads` (a merged launch's part: merge.py) the block is one-dimensional and its thread
     takes index threadIdx.x % width and lane threadIdx.x / width."""
     j, loop = launch.grid[0].var, red.loop
-    width, lanes_ = p.opt.reductions.rows.column_block
+    width, lanes_ = launch.block   # (indices, lanes): the plan's `reductions.rows.column_block`
     tx, ty = (f"threadIdx.x % {width}", f"threadIdx.x / {width}") if threads else ("threadIdx.x", "threadIdx.y")
     taken = set(p.k.params) | set(p.an.program.locals) | {j, loop.var}
     fresh = lambda name: fresh_name(name, taken)
