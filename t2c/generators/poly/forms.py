@@ -122,6 +122,8 @@ def _recognized(p: Context, launch: Launch) -> None:
     an, storage, opt = p.an, p.plan.storage, p.opt
     if opt.reductions.partials is not None:
         launch.reduction = reduce.reduction_of(an, storage, launch)
+        if launch.reduction:
+            launch.reduction.parts = opt.reductions.partials
     if opt.scans.linear and not launch.reduction:
         launch.scan = scan.scan_of(an, launch)
     if opt.scans.banded and not (launch.reduction or launch.scan):

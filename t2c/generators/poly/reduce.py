@@ -107,6 +107,7 @@ class Reduction:
                                 # loads where the body reads them
     quads: tuple = ()           # a nest's loaded reads by 16-byte accesses (`quad_reads`): (array, its
                                 # last extent) per read of `ahead`, in order; empty: one load per point
+    parts: int = 0              # the most blocks, each leaving a partial (`reductions.partials`), set by the plan
 
 
     @property
@@ -484,7 +485,7 @@ def kernels(p, launch, red: Reduction) -> tuple[list[str], str]:
     """The kernel's body (p: the Printer) and its `__device__` declarations (partials, ticket,
     a search's best).  Registers are the accumulators' webs; a recomputed best value gets
     `poly_v_<index>`."""
-    name, loop, blocks = launch.name, red.loop, p.opt.reductions.partials
+    name, loop, blocks = launch.name, red.loop, red.parts
     regs = []                   # (register, C type, identity)
     for f in red.folds:
         if f.kind == "op":
@@ -942,7 +943,7 @@ def launch_code(p, launch, red: Reduction, args: list[str], indent: str) -> list
     """Host code: as many blocks as the loop needs, at most `reductions.partials`, at least one (the
     last block still runs INIT and OUT when the loop is empty)."""
     outer = tuple(l.var for l in launch.host_loops)
-    call, most = ", ".join(args), p.opt.reductions.partials
+    call, most = ", ".join(args), red.parts
     if red.flat:                # a nest's flat range: as many blocks as it needs, at most `most`
         sizes = " * ".join(f"(long long)({e} > 0 ? {e} : 0)" for _, _, e in red.flat)
         head = [f"{indent}  const long long extent = {sizes};   /* {', '.join(v for v, _, _ in red.flat)} */",
