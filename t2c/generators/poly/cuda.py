@@ -443,8 +443,7 @@ class Printer:
             text = "\n".join(self.strided(launch, self.tiled_body(launch, box, inner_vars)))
             args = self.kernel_args(launch, names_used(text))
             params = ", ".join([self.param_decl(a, launch) for a in args] + self.cap_params(launch))
-            per_sm = self.opt.tiles.blocks_per_sm
-            bounds = f"__launch_bounds__({launch.threads}, {per_sm}) " if per_sm else ""
+            bounds = f"__launch_bounds__({launch.threads}, {launch.per_sm}) " if launch.per_sm else ""
             return "\n".join([f"/* {self.describe(launch)} */",
                               f"__global__ void {bounds}{launch.name}({params})", "{",
                               *self.waits(launch.name, launch.host_loops, params), text, "}"]), args

@@ -89,6 +89,7 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
             launch.transposed = transposed.transposed_of(p, launch)
         if not launch.transposed and tileable(p, launch):
             _tiled(p, launch)
+            launch.per_sm = options.tiles.blocks_per_sm if launch.tile else None
         launch.block = block(p, launch)
         if launch.sweep and launch.sweep.rows is not None and options.sweeps.rows.staged:
             launch.sweep.staged = sweep.stageable(p, launch, launch.sweep) is not None

@@ -43,6 +43,7 @@ class Launch:
     private: object = None           # private.Private: atomic updates into a copy per block in shared memory
     tiles: object = None             # wavetiles.TileWave: a block per tile of a band, a launch per tile diagonal
     tile: tuple | None = None        # (rows, columns) of grid points per thread (cuda.register_tile)
+    per_sm: int | None = None        # ... the blocks per SM its registers must fit (`tiles.blocks_per_sm`)
     staged: dict | None = None       # id(accumulator loop) -> stage.Staged: operands in shared memory
     mma: dict | None = None          # id(accumulator loop) -> its (row, column) operand products on
                                      # the tensor cores (stage.mma_pairs); the points follow their layout
