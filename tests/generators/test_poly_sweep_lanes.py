@@ -36,6 +36,20 @@ _ROW_SWEEP = """void k(int m, int n, double X[n][m], double Y[n][m]) {
 """
 
 
+#: each row relaxed T times in place: a carried loop t inside each row around two split loops (no
+#: sum), the other member of the row-sweep class beside row_tree_sums's tree of halving widths
+_ROW_RELAX = """void row_relax(int n, int m, int T, double a[n][m], double b[n][m]) {
+  for (int i = 0; i < n; i++)
+    for (int t = 0; t < T; t++) {
+      for (int j = 0; j < m - 1; j++)
+        b[i][j] = a[i][j] + a[i][j + 1];
+      for (int j = 0; j < m - 1; j++)
+        a[i][j] = 0.5 * b[i][j];
+    }
+}
+"""
+
+
 def _sweeps(k, options=DEFAULT):
     _, plan = final_plan(analyze(k), options)
     return [l for l in plan.launches if l.sweep]
@@ -85,3 +99,23 @@ def test_row_sweeps_verify_on_emu(tmp_path, dataset):
     for k in (read_c(ROW_TREE_SUMS), _row_sweep(tmp_path)):
         card = ladder(k, generate(k), backend="emu", dataset=dataset, seed=3)
         assert card.accepted, (k.name, card.summary())
+
+
+def test_a_row_relaxation_takes_one_row_a_block(tmp_path):
+    """Another row sweep whose lanes only split loops (a time loop inside each row): `sweeps.along`,
+    one row of 1024 lanes; the candidate gives the reference's values on the emu."""
+    import numpy as np
+    from t2c.verify.harness import build_candidate, run_candidate
+    from t2c.verify.reference import run_reference
+    src = tmp_path / "row_relax.c"
+    src.write_text(_ROW_RELAX)
+    k = read_c(src)
+    (launch,) = _sweeps(k)
+    assert launch.sweep.lanes_x and not launch.sweep.sums and launch.block == (1024, 1)
+    sizes = {"n": 5, "m": 40, "T": 3}
+    rng = np.random.default_rng(3)
+    ref = run_reference(k, sizes, {"a": rng.uniform(-1, 1, (5, 40)), "b": np.zeros((5, 40))})
+    run = run_candidate(k, build_candidate(k, generate(k), "emu"), sizes, ref.inputs, mode="device", timeout=120)
+    assert run.process.ok, run.process.stderr[-2000:]
+    for name in ("a", "b"):
+        assert np.array_equal(run.outputs[name], ref.outputs[name]), name
