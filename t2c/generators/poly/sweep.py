@@ -104,9 +104,11 @@ def sweep_of(p, launch) -> Sweep | None:
     if not visit(launch.body) or not (sw.split or sw.sums) or not sw.carried:
         return None
     sw.rows = _rows(p, launch, sw) if p.opt.sweeps.rows and _whole_warps(*p.opt.sweeps.rows.block, p.target.max_threads) else None
-    sw.lanes_x = sw.rows is None and bool(launch.grid) and p.opt.sweeps.along[1] % 32 == 0 and \
-        _whole_warps(*p.opt.sweeps.along, p.target.max_threads) and _lanes_on_x(launch, sw)
+    sw.lanes_x = sw.rows is None and bool(launch.grid) and _lanes_on_x(launch, sw)
     sw.shape = _shape(p, launch, sw)
+    if sw.lanes_x and not (sw.shape[1] % 32 == 0 and _whole_warps(*sw.shape, p.target.max_threads)):
+        sw.lanes_x = False                             # its block would split an index's lanes across warps
+        sw.shape = _shape(p, launch, sw)
     return sw
 
 
