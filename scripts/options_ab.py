@@ -132,6 +132,16 @@ VARIANTS = {
     "sweep 4x128": {"sweep_block": (4, 128)},
     "sweep 2x128": {"sweep_block": (2, 128)},
     "sweep 16x64": {"sweep_block": (16, 64)},
+    "no time tiles": {"launches.time_tiles": None},
+    "time tiles 256 cells": {"launches.time_tiles.window": 256},
+    "time tiles 1024 cells": {"launches.time_tiles.window": 1024},
+    "time tiles 2048 cells 512 threads": {"launches.time_tiles.window": 2048, "launches.time_tiles.threads": 512},
+    "time tiles 8 steps": {"launches.time_tiles.steps": 8},
+    "time tiles 128 steps": {"launches.time_tiles.steps": 128},
+    "time tiles 128 threads": {"launches.time_tiles.threads": 128},
+    "time tiles 512 threads": {"launches.time_tiles.threads": 512},
+    "time tiles 256 cells 128 threads": {"launches.time_tiles.window": 256, "launches.time_tiles.threads": 128},
+    "time tiles 1024 cells 128 steps": {"launches.time_tiles.window": 1024, "launches.time_tiles.steps": 128},
 }
 
 

@@ -107,6 +107,7 @@ def test_the_search_space_comes_from_the_option_records():
     assert moves["grid.block_1d 512"] == ("block", DEFAULT.replace({"grid.block_1d": (512,)}))
     assert moves["one_block off"] == ("launch", DEFAULT.replace(one_block=None))
     assert moves["wavefront.tile 64"][0] == "launch" and moves["wavefront.tile off"][0] == "pass"
+    assert moves["launches.time_tiles off"][0] == "launch" and moves["launches.time_tiles.window 1024"][0] == "block"
     first = [name for kind, name, _ in space(DEFAULT) if kind == "tile"][:2]     # the H200's winners first
     assert first == ["tiles: staging.tensor_cores.async_copies.ring 3, staging.block off", "tiles: blocks_per_sm 2"]
     assert moves[first[0]] == ("tile", DEFAULT.replace({"tiles.staging.tensor_cores.async_copies.ring": 3,
@@ -121,7 +122,7 @@ def test_the_search_space_comes_from_the_option_records():
     assert moves["grid.row_registers off"][0] == "memory" and moves["grid.row_registers 32"][0] == "memory"
     assert moves["reductions.row_warps off"][0] == "launch" and moves["reductions.row_warps 1024"][0] == "launch"
     assert moves["sweeps.along 16x64"] == ("launch", DEFAULT.replace({"sweeps.along": (16, 64)}))
-    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 88
+    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 95
     off = {name for _, name, _ in space(DEFAULT.replace({"tiles.staging": None}))}
     assert not any("staging" in name for name in off) and "tiles.registers 2x2" in off
 

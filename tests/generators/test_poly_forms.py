@@ -87,7 +87,9 @@ def test_durbin_runs_its_row_loop_in_one_block_with_a_block_sum():
 
 
 def test_jacobi_1d_and_a_private_array_per_iteration():
-    (h,) = _host_loops(_plan(POLYBENCH / "stencils/jacobi-1d/jacobi-1d.c"))
+    (h,) = _host_loops(_plan(POLYBENCH / "stencils/jacobi-1d/jacobi-1d.c"))     # time tiles (timetiles.py)
+    assert h.time_tile and not h.one_block
+    (h,) = _host_loops(_plan(POLYBENCH / "stencils/jacobi-1d/jacobi-1d.c", {"launches.time_tiles": None}))
     assert h.one_block and h.threads == 1024 and not h.thread_webs
     (h,) = _host_loops(_plan(POLYBENCH / "linear-algebra/kernels/doitgen/doitgen.c", {"loops.expand_private": False}))
     assert h.one_block and h.private == ["sum"]

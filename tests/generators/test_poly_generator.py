@@ -484,7 +484,8 @@ def test_small_host_loops_run_in_one_block():
     for name, loop, threads in (("jacobi-1d", "jacobi_1d_loop_t", 1024), ("durbin", "durbin_loop_k", 512),
                                 ("doitgen", "doitgen_loop_r", 1024)):   # doitgen: host loops r, q; a loop in each thread
         k = read_c(SOURCES[name])
-        base = DEFAULT.replace({"one_block.private_blocks": False, "loops.expand_private": False})   # doitgen's other forms: the next tests
+        base = DEFAULT.replace({"one_block.private_blocks": False, "loops.expand_private": False,   # doitgen's other forms: the next tests
+                                "launches.time_tiles": None})                                    # jacobi-1d's: test_poly_time_tiles.py
         text = generate(k, base)                            # durbin's block sum: 512 threads (oneblock.threads)
         assert f"{loop}<<<1, {threads}>>>" in text and "if (most <= 4096) {" in text
         assert f"{loop}<<<1, 256>>>" in generate(k, base.replace({"one_block.threads": 256}))
@@ -504,7 +505,7 @@ def test_small_host_loops_run_in_one_block():
     assert bad != text and not ladder(durbin, bad, backend="emu", seed=3).accepted
     # a launch whose threads run a loop takes the block only with one launch block's threads
     assert "most = poly_max_ll(most, 16 * (long long)poly_max(n - 2, 0));" in generate(read_c(SOURCES["adi"]))
-    jacobi = generate(read_c(SOURCES["jacobi-1d"]))           # both one-block kernels lose a barrier
+    jacobi = generate(read_c(SOURCES["jacobi-1d"]), DEFAULT.replace({"launches.time_tiles": None}))   # both one-block kernels lose a barrier
     bad = jacobi.replace("jacobi_1d_update_B_at(n, A, B, item);\n      __syncthreads();",
                          "jacobi_1d_update_B_at(n, A, B, item);")
     assert jacobi.count("__syncthreads();") - bad.count("__syncthreads();") == 2
@@ -570,11 +571,12 @@ def test_a_one_block_loop_keeps_its_arrays_in_shared_memory_where_they_fit():
     r, y and its local array z, trisolv's L at MEDIUM (1.3 MB: the global-memory form); all verified."""
     from t2c.verify.ladder import ladder
     k = read_c(SOURCES["jacobi-1d"])
-    text = generate(k)
+    untiled = DEFAULT.replace({"launches.time_tiles": None})      # jacobi-1d's default: time tiles
+    text = generate(k, untiled)
     assert "jacobi_1d_loop_t_resident<<<1, 1024, poly_bytes>>>(tsteps, n, A, B);" in text
     assert "double *A = (double *)((char *)poly_resident + poly_at);" in text
     assert "A_global[poly_e] = A[poly_e];" in text and "B_global[poly_e] = B[poly_e];" in text
-    assert "_resident" not in generate(k, DEFAULT.replace({"one_block.resident": None}))
+    assert "_resident" not in generate(k, untiled.replace({"one_block.resident": None}))
     assert ladder(k, text, backend="emu", dataset="SMALL", seed=3).accepted
     # the reference's local arrays too (durbin's z, a __device__ array): NAME_at takes them as pointers
     durbin = read_c(SOURCES["durbin"])

@@ -51,6 +51,7 @@ def test_the_target_bounds_one_block_loops():
     """A one-block loop's block takes the target's most threads per block (durbin: 512 with its
     block sum either way, jacobi-1d: the target's 1024, or 768 on a target with fewer)."""
     jacobi = read_c(POLYBENCH / "stencils/jacobi-1d/jacobi-1d.c")
-    assert "<<<1, 1024>>>" in generate(jacobi)
-    small = generate(jacobi, DEFAULT, Target(max_threads=768))
+    untiled = DEFAULT.replace({"launches.time_tiles": None})       # its time loop in one block
+    assert "<<<1, 1024>>>" in generate(jacobi, untiled)
+    small = generate(jacobi, untiled, Target(max_threads=768))
     assert "<<<1, 768>>>" in small and "<<<1, 1024>>>" not in small

@@ -52,7 +52,7 @@ def test_a_time_loop_of_grid_launches_becomes_one_cooperative_launch(path, group
 
 
 @pytest.mark.parametrize("path, var, reason", [
-    (f"{STENCILS}/jacobi-1d/jacobi-1d.c", "t", "it runs in one block (oneblock.py)"),
+    (f"{STENCILS}/jacobi-1d/jacobi-1d.c", "t", "it runs in time tiles (timetiles.py)"),
     (f"{STENCILS}/seidel-2d/seidel-2d.c", "wave", "a wavefront: many short diagonals, a barrier of the whole grid each"),
     ("corpora/polybench/linear-algebra/solvers/gramschmidt/gramschmidt.c", "k", "gramschmidt_reduce_R: a reduction"),
 ])
@@ -110,7 +110,7 @@ def test_the_kernel_runs_the_loop_with_a_grid_barrier_per_group_and_sizes_its_gr
 
 
 @pytest.mark.parametrize("path, changes", [
-    (f"{STENCILS}/jacobi-1d/jacobi-1d.c", {"one_block": None}),     # not in one block: persistent
+    (f"{STENCILS}/jacobi-1d/jacobi-1d.c", {"one_block": None, "launches.time_tiles": None}),   # not in one block
     (f"{STENCILS}/jacobi-2d/jacobi-2d.c", {}),
     (f"{STENCILS}/heat-3d/heat-3d.c", {}),
     (f"{STENCILS}/fdtd-2d/fdtd-2d.c", {}),

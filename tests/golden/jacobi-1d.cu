@@ -6,12 +6,11 @@
 //   host loop t: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   jacobi_1d_update_B: one thread per (i): i -> x. Launched once per host iteration of t.
 //   jacobi_1d_update_A: one thread per (i): i -> x. Launched once per host iteration of t.
+//   ... host loop t runs in overlapped time tiles (jacobi_1d_time_t): 32 iterations a launch, each block 512 cells of A, B in shared memory, its own 384 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
@@ -82,85 +81,82 @@ __global__ void jacobi_1d_update_A(int n, double *A, const double *B)
   jacobi_1d_update_A_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
-/* jacobi_1d_loop_t: host loop t in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void __launch_bounds__(1024) jacobi_1d_loop_t(int tsteps, int n, double *A, double *B)
+/* jacobi_1d_time_t: host loop t in overlapped time tiles: each block holds 512 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 384; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+__global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
-  int t;
-  for (t = 0; t < tsteps; t++)
-  {
-    {
-      const int extent_x = n - 2;   /* i */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        jacobi_1d_update_B_at(n, A, B, item);
-      __syncthreads();
-    }
-    {
-      const int extent_x = n - 2;   /* i */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        jacobi_1d_update_A_at(n, A, B, item);
-      __syncthreads();
-    }
+  __shared__ double poly_A[512];
+  __shared__ double poly_B[512];
+  const int poly_count = (int)((size_t)(n));
+  const int poly_own = (int)blockIdx.x * 384;   /* this block's cells: [poly_own, poly_end) */
+  const int poly_end = poly_own + 384 < poly_count ? poly_own + 384 : poly_count;
+  const int poly_lo = poly_own > 64 ? poly_own - 64 : 0;   /* the window: [poly_lo, poly_hi) */
+  const int poly_hi = poly_end + 64 < poly_count ? poly_end + 64 : poly_count;
+  for (int poly_c = poly_lo + (int)threadIdx.x; poly_c < poly_hi; poly_c += (int)blockDim.x) {
+    poly_A[poly_c - poly_lo] = A_in[poly_c];
+    poly_B[poly_c - poly_lo] = B_in[poly_c];
   }
-}
-
-/* jacobi_1d_loop_t_resident: jacobi_1d_loop_t with arrays A, B in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
-__global__ void __launch_bounds__(1024) jacobi_1d_loop_t_resident(int tsteps, int n, double *A_global, double *B_global)
-{
-  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
-  size_t poly_at = 0;
-  double *A = (double *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    A[poly_e] = A_global[poly_e];
-  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
-  double *B = (double *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    B[poly_e] = B_global[poly_e];
-  poly_at += ((size_t)(n) * sizeof(double) + 31) / 32 * 32;
+  double *A = poly_A - poly_lo;   /* A[c] for c in the window */
+  double *B = poly_B - poly_lo;   /* B[c] for c in the window */
   __syncthreads();
-  int t;
-  for (t = 0; t < tsteps; t++)
+  int poly_stale = 0;   /* cells at each inner end of the window no longer valid */
+  int t = poly_first;
+  for (int poly_s = 0; poly_s < poly_steps; poly_s++, t++)
   {
-    {
-      const int extent_x = n - 2;   /* i */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        jacobi_1d_update_B_at(n, A, B, item);
-      __syncthreads();
-    }
-    {
-      const int extent_x = n - 2;   /* i */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        jacobi_1d_update_A_at(n, A, B, item);
-      __syncthreads();
-    }
+    poly_stale += 1;   /* jacobi_1d_update_B */
+    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
+         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
+      jacobi_1d_update_B_at(n, A, B, poly_c - (1));
+    __syncthreads();
+    poly_stale += 1;   /* jacobi_1d_update_A */
+    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
+         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
+      jacobi_1d_update_A_at(n, A, B, poly_c - (1));
+    __syncthreads();
   }
-  __syncthreads();
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    A_global[poly_e] = A[poly_e];
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    B_global[poly_e] = B[poly_e];
+  for (int poly_c = poly_own + (int)threadIdx.x; poly_c < poly_end; poly_c += (int)blockDim.x) {
+    A_out[poly_c] = A[poly_c];
+    B_out[poly_c] = B[poly_c];
+  }
 }
 
 extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
 {
   int t;
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   {
-    long long most = 0;   /* the most threads a launch of loop t asks for */
-    for (t = 0; t < tsteps; t++)
-    {
-      most = poly_max_ll(most, (long long)poly_max(n - 2, 0));   /* jacobi_1d_update_B */
-      most = poly_max_ll(most, (long long)poly_max(n - 2, 0));   /* jacobi_1d_update_A */
-    }
-    if (most <= 4096) {
-      const size_t poly_bytes = ((size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* A, B in shared memory */
-      int poly_device = 0, poly_shared = 0;
-      cudaGetDevice(&poly_device);
-      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
-      if (poly_bytes <= (size_t)poly_shared &&
-          cudaFuncSetAttribute(jacobi_1d_loop_t_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
-        jacobi_1d_loop_t_resident<<<1, 1024, poly_bytes>>>(tsteps, n, A, B);
-      else
-        jacobi_1d_loop_t<<<1, 1024>>>(tsteps, n, A, B);
-    } else {
+    char *poly_other = NULL;   /* the other copy of A, B: a launch reads one, writes the other */
+    const long long poly_cells = (long long)((size_t)(n));
+    if (poly_cells < 1073741824LL && cudaMallocAsync((void **)&poly_other, ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) == cudaSuccess) {
+      double *poly_in_A = A, *poly_out_A = (double *)(poly_other + 0);
+      double *poly_in_B = B, *poly_out_B = (double *)(poly_other + ((size_t)(n) * sizeof(double) + 255) / 256 * 256);
+      const unsigned poly_blocks_time = (unsigned)((poly_cells + 383) / 384);
+      for (t = 0; t < tsteps; )
+      {
+        const int poly_first = t;
+        int poly_steps = 0;   /* up to 32 iterations, as the loop runs them */
+        for (; poly_steps < 32 && (t < tsteps); poly_steps++, t++)
+          ;
+        if (poly_blocks_time > 0) {
+          jacobi_1d_time_t<<<poly_blocks_time, 256>>>(n, poly_in_A, poly_out_A, poly_in_B, poly_out_B, poly_first, poly_steps);
+          { double *poly_x = poly_in_A; poly_in_A = poly_out_A; poly_out_A = poly_x; }
+          { double *poly_x = poly_in_B; poly_in_B = poly_out_B; poly_out_B = poly_x; }
+        }
+      }
+      if (poly_in_A != A)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(A, poly_in_A, (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
+      if (poly_in_B != B)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(B, poly_in_B, (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
+      cudaFreeAsync(poly_other, 0);
+    } else {   /* no scratch copy: a launch per iteration */
       for (t = 0; t < tsteps; t++)
       {
         {

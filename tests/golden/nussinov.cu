@@ -5,6 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop wave: a wavefront; the instances on one diagonal are independent, so each value of wave is one launch of parallel work.
 //   nussinov_update_table: one warp per i: its lanes stride loop k (consecutive lanes, consecutive elements), a shuffle tree adds their parts (imax), lane 0 finishes the row. Launched once per host iteration of wave.
+//   ... host loop wave keeps a launch per iteration (no time tiles): a wavefront.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>

@@ -63,6 +63,14 @@ def _jacobi(A, B, tsteps):
     return {"A": A, "B": B}
 
 
+def _heat1d(u, v, r, tsteps):
+    u, v = u.copy(), v.copy()
+    for _ in range(tsteps):
+        v[1:-1] = u[1:-1] + r * (u[:-2] - 2 * u[1:-1] + u[2:])
+        u[1:-1] = v[1:-1]
+    return {"u": u, "v": v}
+
+
 def _layer_norm(X, gamma, beta):
     mean = X.mean(axis=1)
     rstd = 1 / np.sqrt(X.var(axis=1) + 1e-5)
@@ -240,6 +248,7 @@ NUMPY = {
     "maxpool2d": lambda a, s: {"out": _pool(a["inp"], np.max)},
     "avgpool2d": lambda a, s: {"out": _pool(a["inp"], np.mean)},
     "jacobi2d": lambda a, s: _jacobi(a["A"], a["B"], s["tsteps"]),
+    "heat1d": lambda a, s: _heat1d(a["u"], a["v"], a["r"], s["tsteps"]),
     "cross_entropy": lambda a, s: _cross_entropy(a["X"], a["target"]),
     "mse": lambda a, s: {"loss": np.mean((a["pred"] - a["target"]) ** 2)},
     "cumsum_rows": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},

@@ -23,7 +23,7 @@ from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, clone, cprint, kernel_definition, reference_helpers, takes_arrays
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
-               sweep, tensor, transposed, vector, wavetiles)
+               sweep, tensor, timetiles, transposed, vector, wavetiles)
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -1030,6 +1030,8 @@ class Printer:
         for it in items:
             if isinstance(it, HostStmt):
                 out += self.r.statement(it.stmt.node, self.names_for(it.stmt.name), indent)
+            elif isinstance(it, HostLoop) and it.time_tile:
+                out += timetiles.host_code(self, it, indent, calls)
             elif isinstance(it, HostLoop) and it.private:
                 out += oneblock.blocks_host_code(self, it, calls, it.private, indent,
                                                  oneblock.host_code(self, it, indent + "    ", calls))
@@ -1064,6 +1066,7 @@ class Printer:
             calls[merge.name(self, run)] = args
         kernels += persistent.point_functions(self, calls)
         kernels += [persistent.kernel(self, h, calls) for h in persistent.loops(self.plan)]
+        kernels += [timetiles.kernel(self, h, calls) for h in timetiles.loops(self.plan)]
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
         kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
         kernels += [oneblock.blocks_kernel(self, h, calls, h.private) for h in self.block_loops if h.private]
@@ -1113,7 +1116,7 @@ class Printer:
             if s == "host":
                 out.append(f"  {self.web_type[w]} {w};")
         copies, expanded = self.an.program.copies, self.an.program.expanded
-        if copies or expanded or runtime_locals:
+        if copies or expanded or runtime_locals or timetiles.loops(self.plan):
             out += POOL_KEPT
         for c, a in copies.items():
             arr = self.k.array(c)
@@ -1275,7 +1278,7 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
-            ["  " + merge.describe(self, run) for run in self.plan.merged] + persistent.notes(self) + \
+            ["  " + merge.describe(self, run) for run in self.plan.merged] + persistent.notes(self) + timetiles.notes(self) + \
             self.plan.notes + helper_note(self.abi)
 
 

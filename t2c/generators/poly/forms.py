@@ -5,7 +5,7 @@
 Takes the final program's `Analysis`, its `Plan` (mapping.py) and the options; fills the plan's
 records in place: each launch's form (the first its recognizer finds: a grid reduction, a scan,
 an order-W recurrence, a running maximum, a row scan, lanes per row, a block per row, private
-copies), one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
+copies), host loops of 1-d stencils in time tiles, one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
 per block and shared memory, pointwise temporaries kept in registers (contract.py), merged
 runs, grid caps, coarsening, names, and (`launches.persistent`) host loops as one cooperative
 launch. Helpers get a `Context`, never the printer, so cuda.Printer only prints. Refuses
@@ -23,7 +23,7 @@ from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint
 from ...runtime.target import SM90, Target
 from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, \
-    sweep, tensor, transposed, vector
+    sweep, tensor, timetiles, transposed, vector
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import HostLoop, Launch, Plan, launch_box
@@ -66,7 +66,12 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     # mapping.why_in_order's notes name nests in order: one reduced over its flat range runs in none
     flat = {v for launch in plan.launches if launch.reduction for v, _, _ in launch.reduction.flat}
     plan.notes = [n for n in plan.notes if not any(n.startswith(f"In order: loop {v} ") for v in flat)]
-    block_loops = oneblock.loops_of(plan) if options.one_block else []
+    if options.launches.time_tiles:        # first: a loop in time tiles takes no one-block form
+        for h in _one_dimensional(plan):
+            h.time_tile, h.not_time_tile = timetiles.time_tile_of(p, h)
+            for launch in h.items if h.time_tile else []:
+                launch.in_block = True
+    block_loops = [h for h in oneblock.loops_of(plan) if not h.time_tile] if options.one_block else []
     for h in block_loops:
         h.one_block = True
         for launch in oneblock.launches(h):
@@ -112,10 +117,18 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         launch.preload = preloaded(p, launch)
         launch.vector = vector.vectorized(p, launch)
     _name(p)
+    for h in _one_dimensional(plan) if options.launches.time_tiles else []:   # the launch a refusal names
+        h.not_time_tile = h.not_time_tile.format(*(l.name for l in h.items))
     if options.launches.persistent:      # last: its refusals name the launches
         for h in (it for it in plan.items if isinstance(it, HostLoop)):
             h.persistent, h.not_persistent = persistent.persistent_of(p, h)
     return plan
+
+
+def _one_dimensional(plan: Plan) -> list[HostLoop]:
+    """The top-level host loops whose items are all launches of a 1-d grid (time tiles' candidates)."""
+    return [it for it in plan.items if isinstance(it, HostLoop) and it.items
+            and all(isinstance(l, Launch) and len(l.grid) == 1 for l in it.items)]
 
 
 def _recognized(p: Context, launch: Launch) -> None:

@@ -52,7 +52,7 @@ class Launch:
                                      # None where its form's module shapes its launches (scan, reduction ...)
     stages: int = 0                  # its ring of asynchronous tiles when not the options' (a rectangle's)
     rect: bool = False               # a staged tile over a rectangle (forms.rectangle: rect_* options)
-    in_block: bool = False           # also run inside a one-block host loop (oneblock.py)
+    in_block: bool = False           # also run inside a kernel of its whole host loop (oneblock.py, timetiles.py)
     own_scalars: frozenset = frozenset()   # ... the scalar webs each thread of that loop keeps
     every_thread: bool = False       # ... a one-thread launch every thread of that loop runs
     unsynced: bool = False           # ... no __syncthreads() after it there (oneblock.unsynced)
@@ -98,6 +98,8 @@ class HostLoop:
     thread_webs: frozenset = frozenset()   # ... scalar webs every thread keeps a copy of
     persistent: object = None        # persistent.Persistent: also one cooperative launch (launches.persistent)
     not_persistent: str = ""         # ... or why not, with that option on
+    time_tile: object = None         # timetiles.TimeTile: several iterations per launch (launches.time_tiles)
+    not_time_tile: str = ""          # ... or why not, for a loop of 1-d grid launches
 
 
 @dataclass

@@ -82,11 +82,20 @@ class Merge:
 
 
 @dataclass(frozen=True)
+class TimeTiles:
+    """A host loop of 1-d stencil launches as overlapped time tiles, several iterations a launch (timetiles.py)."""
+    steps: int = option(32, {"launch": [8, 128]})   # iterations a launch runs at most (fewer where the halo passes a quarter of the window)
+    window: int = option(512, {"block": [256, 1024]})   # cells of each written array a block holds in shared memory
+    threads: int = option(256, {"block": [128, 512]})   # threads per block
+
+
+@dataclass(frozen=True)
 class Launches:
-    """How launches are issued (merge.py, persistent.py, cuda.Printer's host code)."""
+    """How launches are issued (merge.py, persistent.py, timetiles.py, cuda.Printer's host code)."""
     merge: Merge | None = option(Merge(), {"pass": [None]})
     programmatic: bool = True                        # a launch in a host loop begins while the one before ends (sm_90)
     persistent: bool = option(False, {"launch": [True]})   # a host loop of grid launches: one cooperative launch (persistent.py)
+    time_tiles: TimeTiles | None = option(TimeTiles(), {"launch": [None]})   # a host loop of 1-d stencils: iterations per launch in tiles
 
 
 @dataclass(frozen=True)

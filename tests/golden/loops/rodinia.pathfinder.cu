@@ -9,12 +9,11 @@
 //   pathfinder_update_cost_1: one thread per (j): j -> x. Launched once per host iteration of i.
 //   pathfinder_update_prev_2: one thread per (j): j -> x. Launched once per host iteration of i.
 //   pathfinder_update_cost_2: one thread per (j): j -> x.
+//   ... host loop i runs in overlapped time tiles (pathfinder_time_i): 32 iterations a launch, each block 512 cells of cost, prev in shared memory, its own 448 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
-static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
@@ -155,71 +154,57 @@ __global__ void pathfinder_update_cost_2(int cols, int *__restrict__ cost, const
   }
 }
 
-/* pathfinder_loop_i: host loop i in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
-__global__ void __launch_bounds__(1024) pathfinder_loop_i(int rows, int cols, const int *wall, int *cost, int *prev)
+/* pathfinder_time_i: host loop i in overlapped time tiles: each block holds 512 cells of cost, prev in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 448; the 32 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+__global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wall, const int *__restrict__ cost_in, int *__restrict__ cost_out, const int *__restrict__ prev_in, int *__restrict__ prev_out, int poly_first, int poly_steps)
 {
-  int i;
-  for (int i = 1; i < rows; i++)
-  {
-    {
-      const int extent_x = cols;   /* j */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        pathfinder_update_cost_1_at(cols, wall, cost, prev, i, item);
-      __syncthreads();
-    }
-    {
-      const int extent_x = cols;   /* j */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        pathfinder_update_prev_2_at(cols, cost, prev, item);
-      __syncthreads();
-    }
+  __shared__ int poly_cost[512];
+  __shared__ int poly_prev[512];
+  const int poly_count = (int)((size_t)(cols));
+  const int poly_own = (int)blockIdx.x * 448;   /* this block's cells: [poly_own, poly_end) */
+  const int poly_end = poly_own + 448 < poly_count ? poly_own + 448 : poly_count;
+  const int poly_lo = poly_own > 32 ? poly_own - 32 : 0;   /* the window: [poly_lo, poly_hi) */
+  const int poly_hi = poly_end + 32 < poly_count ? poly_end + 32 : poly_count;
+  for (int poly_c = poly_lo + (int)threadIdx.x; poly_c < poly_hi; poly_c += (int)blockDim.x) {
+    poly_cost[poly_c - poly_lo] = cost_in[poly_c];
+    poly_prev[poly_c - poly_lo] = prev_in[poly_c];
   }
-}
-
-/* pathfinder_loop_i_resident: pathfinder_loop_i with arrays wall, cost, prev in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
-__global__ void __launch_bounds__(1024) pathfinder_loop_i_resident(int rows, int cols, const int *wall_global, int *cost_global, int *prev_global)
-{
-  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
-  size_t poly_at = 0;
-  int *wall = (int *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(rows) * (size_t)(cols); poly_e += blockDim.x)
-    wall[poly_e] = wall_global[poly_e];
-  poly_at += ((size_t)(rows) * (size_t)(cols) * sizeof(int) + 31) / 32 * 32;
-  int *cost = (int *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(cols); poly_e += blockDim.x)
-    cost[poly_e] = cost_global[poly_e];
-  poly_at += ((size_t)(cols) * sizeof(int) + 31) / 32 * 32;
-  int *prev = (int *)((char *)poly_resident + poly_at);
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(cols); poly_e += blockDim.x)
-    prev[poly_e] = prev_global[poly_e];
-  poly_at += ((size_t)(cols) * sizeof(int) + 31) / 32 * 32;
+  int *cost = poly_cost - poly_lo;   /* cost[c] for c in the window */
+  int *prev = poly_prev - poly_lo;   /* prev[c] for c in the window */
   __syncthreads();
-  int i;
-  for (int i = 1; i < rows; i++)
+  int poly_stale = 0;   /* cells at each inner end of the window no longer valid */
+  int i = poly_first;
+  for (int poly_s = 0; poly_s < poly_steps; poly_s++, i++)
   {
-    {
-      const int extent_x = cols;   /* j */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        pathfinder_update_cost_1_at(cols, wall, cost, prev, i, item);
-      __syncthreads();
-    }
-    {
-      const int extent_x = cols;   /* j */
-      for (int item = threadIdx.x; item < extent_x; item += blockDim.x)
-        pathfinder_update_prev_2_at(cols, cost, prev, item);
-      __syncthreads();
-    }
+    poly_stale += 1;   /* pathfinder_update_cost_1 */
+    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
+         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
+      pathfinder_update_cost_1_at(cols, wall, cost, prev, i, poly_c);
+    __syncthreads();
+    /* pathfinder_update_prev_2 */
+    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
+         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
+      pathfinder_update_prev_2_at(cols, cost, prev, poly_c);
+    __syncthreads();
   }
-  __syncthreads();
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(cols); poly_e += blockDim.x)
-    cost_global[poly_e] = cost[poly_e];
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(cols); poly_e += blockDim.x)
-    prev_global[poly_e] = prev[poly_e];
+  for (int poly_c = poly_own + (int)threadIdx.x; poly_c < poly_end; poly_c += (int)blockDim.x) {
+    cost_out[poly_c] = cost[poly_c];
+    prev_out[poly_c] = prev[poly_c];
+  }
 }
 
 extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int *prev)
 {
   int i;
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   {
     const int extent_x = cols;   /* j */
     if (extent_x > 0) {
@@ -229,23 +214,30 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
     }
   }
   {
-    long long most = 0;   /* the most threads a launch of loop i asks for */
-    for (int i = 1; i < rows; i++)
-    {
-      most = poly_max_ll(most, (long long)poly_max(cols, 0));   /* pathfinder_update_cost_1 */
-      most = poly_max_ll(most, (long long)poly_max(cols, 0));   /* pathfinder_update_prev_2 */
-    }
-    if (most <= 4096) {
-      const size_t poly_bytes = ((size_t)(rows) * (size_t)(cols) * sizeof(int) + 31) / 32 * 32 + ((size_t)(cols) * sizeof(int) + 31) / 32 * 32 + ((size_t)(cols) * sizeof(int) + 31) / 32 * 32;   /* wall, cost, prev in shared memory */
-      int poly_device = 0, poly_shared = 0;
-      cudaGetDevice(&poly_device);
-      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
-      if (poly_bytes <= (size_t)poly_shared &&
-          cudaFuncSetAttribute(pathfinder_loop_i_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
-        pathfinder_loop_i_resident<<<1, 1024, poly_bytes>>>(rows, cols, wall, cost, prev);
-      else
-        pathfinder_loop_i<<<1, 1024>>>(rows, cols, wall, cost, prev);
-    } else {
+    char *poly_other = NULL;   /* the other copy of cost, prev: a launch reads one, writes the other */
+    const long long poly_cells = (long long)((size_t)(cols));
+    if (poly_cells < 1073741824LL && cudaMallocAsync((void **)&poly_other, ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + 1, 0) == cudaSuccess) {
+      int *poly_in_cost = cost, *poly_out_cost = (int *)(poly_other + 0);
+      int *poly_in_prev = prev, *poly_out_prev = (int *)(poly_other + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256);
+      const unsigned poly_blocks_time = (unsigned)((poly_cells + 447) / 448);
+      for (int i = 1; i < rows; )
+      {
+        const int poly_first = i;
+        int poly_steps = 0;   /* up to 32 iterations, as the loop runs them */
+        for (; poly_steps < 32 && (i < rows); poly_steps++, i++)
+          ;
+        if (poly_blocks_time > 0) {
+          pathfinder_time_i<<<poly_blocks_time, 256>>>(cols, wall, poly_in_cost, poly_out_cost, poly_in_prev, poly_out_prev, poly_first, poly_steps);
+          { int *poly_x = poly_in_cost; poly_in_cost = poly_out_cost; poly_out_cost = poly_x; }
+          { int *poly_x = poly_in_prev; poly_in_prev = poly_out_prev; poly_out_prev = poly_x; }
+        }
+      }
+      if (poly_in_cost != cost)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(cost, poly_in_cost, (size_t)(cols) * sizeof(int), cudaMemcpyDeviceToDevice, 0);
+      if (poly_in_prev != prev)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(prev, poly_in_prev, (size_t)(cols) * sizeof(int), cudaMemcpyDeviceToDevice, 0);
+      cudaFreeAsync(poly_other, 0);
+    } else {   /* no scratch copy: a launch per iteration */
       for (int i = 1; i < rows; i++)
       {
         {

@@ -1,0 +1,111 @@
+"""Time tiles (timetiles.py, `launches.time_tiles`): a host loop of 1-d stencil launches runs
+several iterations per launch, each block on a window of the written arrays in shared memory
+with a halo as wide as the iterations' reads reach.  The plan's records on both C corpora and a
+spec; the loops it refuses and why; the candidates on the emu with windows small enough that
+many blocks and a short last launch meet, and a halo one cell short rejected there."""
+import re
+
+import pytest
+
+from t2ctest import ROOT, accepted_on_emu, c_kernel
+from t2c.analysis import analyze
+from t2c.frontends import read_kernel
+from t2c.generators.poly import generate
+from t2c.generators.poly.lower import final_plan
+from t2c.generators.poly.mapping import HostLoop
+from t2c.generators.poly.options import DEFAULT
+from t2c.verify.ladder import ladder
+
+#: windows of 16 cells: at MINI sizes (n about 30) several blocks, and up to 3 iterations a launch
+SMALL = DEFAULT.replace({"launches.time_tiles.window": 16, "launches.time_tiles.threads": 32,
+                         "launches.time_tiles.steps": 3})
+JACOBI_1D = "corpora/polybench/stencils/jacobi-1d/jacobi-1d.c"
+PATHFINDER = "corpora/loops/rodinia/pathfinder.c"
+HEAT_1D = "corpora/text2cuda/heat1d.md"
+
+
+def _loops(k, options=DEFAULT) -> dict[str, HostLoop]:
+    _, plan = final_plan(analyze(k), options)
+    return {it.loop.var: it for it in plan.items if isinstance(it, HostLoop)}
+
+
+@pytest.mark.parametrize("path, var, arrays, reach, own", [
+    # B from A, then A from B: each reads one cell either side of the one it writes
+    (JACOBI_1D, "t", ("A", "B"), (1, 1), 512 - 2 * 32 * 2),
+    # cost from the three cells of prev around it, then prev from cost in place
+    (PATHFINDER, "i", ("cost", "prev"), (1, 0), 512 - 2 * 32),
+    (HEAT_1D, "t", ("u", "v"), (1, 0), 512 - 2 * 32),
+])
+def test_a_time_loop_of_1d_stencils_runs_in_time_tiles(path, var, arrays, reach, own):
+    k = read_kernel(ROOT / path)
+    h = _loops(k)[var]
+    tt = h.time_tile
+    assert tt is not None and h.not_time_tile == "" and not h.one_block
+    assert tt.arrays == arrays and tuple(s.reach for s in tt.launches) == reach
+    assert (tt.steps, tt.window, tt.threads, tt.own) == (32, 512, 256, own)
+    assert all(l.in_block for l in h.items)          # their bodies as NAME_at, as the tile calls them
+    text = generate(k)
+    assert f"_time_{var}<<<" in text and "cudaMallocAsync((void **)&poly_other" in text
+
+
+def test_off_the_loop_keeps_its_one_block_form():
+    k = read_kernel(ROOT / JACOBI_1D)
+    (h,) = _loops(k, DEFAULT.replace({"launches.time_tiles": None})).values()
+    assert h.time_tile is None and h.not_time_tile == "" and h.one_block
+    assert "_time_" not in generate(k, DEFAULT.replace({"launches.time_tiles": None}))
+
+
+def test_the_halo_stays_within_a_quarter_of_the_window():
+    """Fewer iterations a launch where the asked-for ones would make the halo wider."""
+    k = read_kernel(ROOT / JACOBI_1D)
+    (h,) = _loops(k, SMALL).values()
+    assert (h.time_tile.steps, h.time_tile.halo, h.time_tile.own) == (2, 4, 8)
+
+
+@pytest.mark.parametrize("source, reason", [
+    # the reach grows with the host loop: no halo fits every iteration
+    ("corpora/loops/idioms/tree_halving.c", "tree_halving_update_x: x[(i + s)] is not at a constant offset from i"),
+    ("""
+void k(int ts, int n, double A[ts][n]) {
+  for (int t = 1; t < ts; t++)
+    for (int i = 1; i < n - 1; i++)
+      A[t][i] = A[t - 1][i - 1] + A[t - 1][i + 1];
+}""", "the arrays it writes (A) are not 1-d of one extent"),
+    ("""
+void k(int ts, int n, double x[n], double y[n]) {
+  for (int t = 0; t < ts; t++) {
+    for (int i = 0; i < n - 1; i++)
+      y[i] = x[i] + x[i + 1];
+    for (int i = 0; i < n - 1; i++)
+      x[i + 1] = y[i];
+  }
+}""", ""),
+])
+def test_loops_it_cannot_tile_keep_their_form_and_say_why(tmp_path, source, reason):
+    k = read_kernel(ROOT / source) if source.endswith(".c") else c_kernel(tmp_path, source)
+    (h,) = _loops(k).values()
+    if not reason:       # a copy that writes one cell past its index: a reach of 1, still tiled
+        assert h.time_tile and [s.reach for s in h.time_tile.launches] == [1, 1]
+        return
+    assert h.time_tile is None and h.not_time_tile == reason
+    assert f"keeps a launch per iteration (no time tiles): {reason}." in generate(k)
+
+
+@pytest.mark.parametrize("path", [JACOBI_1D, PATHFINDER, HEAT_1D])
+@pytest.mark.parametrize("options", [DEFAULT, SMALL], ids=["default", "small windows"])
+def test_time_tiles_are_accepted_on_the_emu(path, options):
+    k = read_kernel(ROOT / path)
+    accepted_on_emu(k, generate(k, options))
+
+
+@pytest.mark.parametrize("path", [JACOBI_1D, PATHFINDER])
+def test_a_halo_one_cell_short_is_rejected(path):
+    """The verifier sees what a halo too narrow computes: the tiles' own cells from stale ones."""
+    k = read_kernel(ROOT / path)
+    text = generate(k, SMALL)
+    h = int(re.search(r"poly_own > (\d+) \? poly_own - \1", text).group(1))
+    short = text.replace(f"poly_own > {h} ? poly_own - {h}", f"poly_own > {h - 1} ? poly_own - {h - 1}") \
+        .replace(f"poly_end + {h} < poly_count ? poly_end + {h}", f"poly_end + {h - 1} < poly_count ? poly_end + {h - 1}")
+    assert short != text
+    card = ladder(k, short, backend="emu", dataset="MINI", seed=3)
+    assert not card.accepted and "output mismatch" in card.summary()
