@@ -94,6 +94,8 @@ def _step(p, l: Launch, written: set[str]) -> tuple[Step | None, str]:
         return None, "not a 1-d grid of consecutive indices"
     if l.reduction or l.row or l.phases or l.scan or l.banded or l.running_max or l.row_scan or l.tiles or l.private:
         return None, "its form needs blocks of its own"
+    if any(n.at or n.bind for n in l.grid[-1].statements()):      # its iterators are not the loops' variables
+        return None, "a statement placed by a new schedule"
     if any(p.plan.storage[w] != "local" for (s, _), w in p.an.web_of.items() if s in l.statements()):
         return None, "a scalar carried between launches"
     var, at, reads = l.grid[0].var, set(), []
