@@ -12,7 +12,7 @@
 //   ludcmp_update_x: one thread per (i): i -> x.
 //   ludcmp_seq_x: one block of 1024 lanes: loop c0 in order in every thread, loop j split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
 //   ludcmp_update_A_2_merged: ludcmp_update_A_2, ludcmp_update_A_3 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
-//   ... host loop j keeps a launch per iteration (no time tiles): ludcmp_update_y_2: y[j] is not at a constant offset from i.
+//   ... host loop j keeps a launch per iteration (no time tiles): ludcmp_update_y_2: a statement placed by a new schedule.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (scalars folded into array cells): at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
