@@ -68,9 +68,11 @@ ALLOWED_INCLUDE_PREFIXES = ("cooperative_groups/", "cuda/std/", "cuda/barrier", 
                             "cuda/atomic", "cuda/annotated_ptr")
 ASM_FORBIDDEN = re.compile(r"globaltimer|%clock|syscall|sysenter|int\s+\$?0x80|rdtsc", re.I)
 #: Calls that put host memory or host computation into NAME_device.
-DEVICE_ENTRY_FORBIDDEN = {"cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc",
+DEVICE_ENTRY_FORBIDDEN = {"cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc",
                           "cudaMallocPitch", "malloc", "calloc", "realloc", "new"}
-#: scratch NAME_device may take: device memory from the stream-ordered pool, returned before it does
+#: scratch NAME_device may take (device memory for the call), and the call that must give it back
+#: in the same function
+SCRATCH = {"cudaMallocAsync": "cudaFreeAsync", "cudaMalloc": "cudaFree"}
 HOST_COPY_KINDS = {"cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost", "cudaMemcpyDefault",
                    "cudaMemcpyHostToHost"}
 
@@ -258,12 +260,12 @@ def _check_device_entry(k: Kernel, defs, add):
         if any(_text(c) == "__global__" or _text(c) == "__device__" for c in defn.children):
             continue
         calls = _calls(defn.child_by_field_name("body") or defn)
-        freed = {_pointer(c) for c in calls if _callee(c) == "cudaFreeAsync"}
         for call in calls:
-            if _callee(call) == "cudaMallocAsync" and (_pointer(call) is None or _pointer(call) not in freed):
-                add(call, "abi", f"{k.name}_device takes scratch with cudaMallocAsync but does not give it "
-                                 f"back with cudaFreeAsync({_pointer(call) or '...'}, ...) in the same function; "
-                                 f"scratch must not outlive the call")
+            if (back := SCRATCH.get(_callee(call))) is not None:
+                if _pointer(call) is None or _pointer(call) not in {_pointer(c) for c in calls if _callee(c) == back}:
+                    add(call, "abi", f"{k.name}_device takes scratch with {_callee(call)} but does not give it "
+                                     f"back with {back}({_pointer(call) or '...'}, ...) in the same function; "
+                                     f"scratch must not outlive the call")
                 continue
             if call.type == "new_expression":
                 add(call, "abi", f"{k.name}_device allocates host memory (new); it must only launch "
@@ -273,7 +275,8 @@ def _check_device_entry(k: Kernel, defs, add):
             if callee in DEVICE_ENTRY_FORBIDDEN:
                 add(call, "abi", f"{k.name}_device calls {callee}: it must not allocate; "
                                  f"{k.name} (the drop-in) does the allocation and copies (scratch for "
-                                 f"the call itself: cudaMallocAsync, then cudaFreeAsync before returning)")
+                                 f"the call itself: cudaMallocAsync or cudaMalloc, then cudaFreeAsync or "
+                                 f"cudaFree before returning)")
             elif callee.startswith("cudaMemcpy") and "Symbol" not in callee:
                 kinds = {_text(t) for t in _walk(call) if t.type == "identifier"}
                 if kinds & HOST_COPY_KINDS:

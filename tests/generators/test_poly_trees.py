@@ -4,7 +4,7 @@ import pytest
 
 from t2ctest import ROOT, accepted_on_emu, c_kernel
 from t2c.frontends import read_kernel
-from t2c.generators.poly import generate, tree
+from t2c.generators.poly import DEFAULT, generate, tree
 from t2c.generators.poly.network import network_of
 from t2c.ir.csyntax import cprint
 from t2c.verify.ladder import ladder
@@ -92,13 +92,16 @@ def test_a_fill_read_between_it_and_the_loop_is_no_leaf(tmp_path):
 
 
 @pytest.mark.parametrize("spec", ["sum_tree.md", "absmax_tree.md"])
-def test_a_networks_scratch_stays_in_the_pool_between_calls(spec):
-    """A network candidate's local arrays (sized by the call) come from the default pool, kept
-    between calls as the polyhedral printer's are, so a repeated call maps no new memory."""
-    from t2c.generators.poly.cuda import POOL_KEPT
-    text = generate(read_kernel(SPECS / spec))
-    first = text.index("cudaMallocAsync")
-    assert "\n".join(POOL_KEPT) in text[:first]
+def test_a_networks_scratch_is_taken_as_the_polyhedral_printers_is(spec):
+    """A network candidate's local arrays (sized by the call) are scratch as the polyhedral
+    printer's are (scratch.py): cudaMalloc and cudaFree in the call, or with `pool` the default
+    pool, kept between calls, so a repeated call maps no new memory."""
+    from t2c.generators.poly.scratch import POOL_KEPT
+    k = read_kernel(SPECS / spec)
+    text = generate(k)
+    assert "cudaMalloc((void **)&poly_local_" in text and "cudaFree(poly_local_" in text and "MemPool" not in text
+    pooled = generate(k, DEFAULT.replace(pool=True))
+    assert "\n".join(POOL_KEPT) in pooled[:pooled.index("cudaMallocAsync")]
 
 
 REPEATS = r"""

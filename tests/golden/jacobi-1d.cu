@@ -6,7 +6,7 @@
 //   host loop t: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   jacobi_1d_update_B: one thread per (i): i -> x. Launched once per host iteration of t.
 //   jacobi_1d_update_A: one thread per (i): i -> x. Launched once per host iteration of t.
-//   ... host loop t runs in overlapped time tiles (jacobi_1d_time_t): 32 iterations a launch, each block 512 cells of A, B in shared memory, its own 384 written back.
+//   ... host loop t runs in overlapped time tiles (jacobi_1d_time_t): 32 iterations a launch, each block 256 cells of A, B in shared memory, its own 128 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -81,14 +81,14 @@ __global__ void jacobi_1d_update_A(int n, double *A, const double *B)
   jacobi_1d_update_A_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
-/* jacobi_1d_time_t: host loop t in overlapped time tiles: each block holds 512 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 384; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+/* jacobi_1d_time_t: host loop t in overlapped time tiles: each block holds 256 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 128; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
-  __shared__ double poly_A[512];
-  __shared__ double poly_B[512];
+  __shared__ double poly_A[256];
+  __shared__ double poly_B[256];
   const int poly_count = (int)((size_t)(n));
-  const int poly_own = (int)blockIdx.x * 384;   /* this block's cells: [poly_own, poly_end) */
-  const int poly_end = poly_own + 384 < poly_count ? poly_own + 384 : poly_count;
+  const int poly_own = (int)blockIdx.x * 128;   /* this block's cells: [poly_own, poly_end) */
+  const int poly_end = poly_own + 128 < poly_count ? poly_own + 128 : poly_count;
   const int poly_lo = poly_own > 64 ? poly_own - 64 : 0;   /* the window: [poly_lo, poly_hi) */
   const int poly_hi = poly_end + 64 < poly_count ? poly_end + 64 : poly_count;
   for (int poly_c = poly_lo + (int)threadIdx.x; poly_c < poly_hi; poly_c += (int)blockDim.x) {
@@ -122,23 +122,13 @@ __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__r
 extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
 {
   int t;
-  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
-  cudaGetDevice(&poly_device);
-  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
-    unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
-    poly_pool_kept = true;
-  }
   {
     char *poly_other = NULL;   /* the other copy of A, B: a launch reads one, writes the other */
     const long long poly_cells = (long long)((size_t)(n));
-    if (poly_cells < 1073741824LL && cudaMallocAsync((void **)&poly_other, ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) == cudaSuccess) {
+    if (poly_cells < 1073741824LL && cudaMalloc((void **)&poly_other, ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1) == cudaSuccess) {
       double *poly_in_A = A, *poly_out_A = (double *)(poly_other + 0);
       double *poly_in_B = B, *poly_out_B = (double *)(poly_other + ((size_t)(n) * sizeof(double) + 255) / 256 * 256);
-      const unsigned poly_blocks_time = (unsigned)((poly_cells + 383) / 384);
+      const unsigned poly_blocks_time = (unsigned)((poly_cells + 127) / 128);
       for (t = 0; t < tsteps; )
       {
         const int poly_first = t;
@@ -155,7 +145,7 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
         cudaMemcpyAsync(A, poly_in_A, (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
       if (poly_in_B != B)   /* the last launch wrote the scratch copy */
         cudaMemcpyAsync(B, poly_in_B, (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
-      cudaFreeAsync(poly_other, 0);
+      cudaFree(poly_other);
     } else {   /* no scratch copy: a launch per iteration */
       for (t = 0; t < tsteps; t++)
       {

@@ -56,8 +56,9 @@ def test_abi_problems():
 
 
 def test_device_entry_scratch_must_be_given_back():
-    """NAME_device may take scratch from the stream-ordered pool for the call (t2c's copies of
-    input arrays), only if it gives it back with cudaFreeAsync in the same function."""
+    """NAME_device may take scratch for the call (t2c's copies of input arrays) from the
+    stream-ordered pool or by cudaMalloc, only if it gives it back (cudaFreeAsync, cudaFree) in
+    the same function."""
     take = "  double *tmp = NULL;\n  cudaMallocAsync((void **)&tmp, 64, 0);\n"
     src = GOOD.replace("  gemm_kernel<<<grid, block>>>", take + "  gemm_kernel<<<grid, block>>>", 1)
     r = check_static(GEMM, src)
@@ -65,6 +66,11 @@ def test_device_entry_scratch_must_be_given_back():
     given = src.replace("  gemm_kernel<<<grid, block>>>", "  cudaFreeAsync(tmp, 0);\n  gemm_kernel<<<grid, block>>>", 1)
     assert check_static(GEMM, given).ok, check_static(GEMM, given).summary()
     r = check_static(GEMM, given.replace("cudaMallocAsync((void **)&tmp, 64, 0)", "cudaMalloc((void **)&tmp, 64)"))
+    assert r.findings[0].rule == "abi" and "cudaFree(tmp" in r.reason, r.summary()   # not the pool's counterpart
+    synced = given.replace("cudaMallocAsync((void **)&tmp, 64, 0)", "cudaMalloc((void **)&tmp, 64)") \
+        .replace("cudaFreeAsync(tmp, 0)", "cudaFree(tmp)")
+    assert check_static(GEMM, synced).ok, check_static(GEMM, synced).summary()
+    r = check_static(GEMM, synced.replace("double *tmp = NULL;", "float *h = NULL;\n  cudaMallocHost((void **)&h, 8);\n  double *tmp = NULL;"))
     assert r.findings[0].rule == "abi" and "must not allocate" in r.reason
 
 

@@ -24,6 +24,7 @@ from ...ir.csyntax import array_name, clone, cprint, kernel_definition, referenc
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
                sweep, tensor, timetiles, transposed, vector, wavetiles)
+from .scratch import give_back, scratch_head, take
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -1115,29 +1116,29 @@ class Printer:
         for w, s in self.plan.storage.items():
             if s == "host":
                 out.append(f"  {self.web_type[w]} {w};")
-        copies, expanded = self.an.program.copies, self.an.program.expanded
+        copies, expanded, pool = self.an.program.copies, self.an.program.expanded, self.opt.pool
         if copies or expanded or runtime_locals or timetiles.loops(self.plan):
-            out += POOL_KEPT
+            out += scratch_head(pool, bool(runtime_locals))
         for c, a in copies.items():
             arr = self.k.array(c)
             out += [f"  {arr.dtype} *{c} = NULL;   /* {a} as the call passed it, for the reads that see only that */",
                     f"  const size_t bytes_{c} = {abi.array_bytes(arr)};",
-                    f"  cudaMallocAsync((void **)&{c}, bytes_{c}, 0);",
+                    f"  {take(c, f'bytes_{c}', pool)};",
                     f"  cudaMemcpyAsync({c}, {a}, bytes_{c}, cudaMemcpyDeviceToDevice, 0);"]
         for e, (x, extents) in expanded.items():
             arr, count = self.k.array(e), abi.count(self.k.array(x).shape)
             out += [f"  {arr.dtype} *{e} = NULL;   /* a copy of {x} per iteration of the loops around it */",
                     f"  const size_t poly_each_{e} = {' * '.join(f'(({d}) > 0 ? (size_t)({d}) : 0)' for d in extents)};   /* iterations */",
-                    f"  cudaMallocAsync((void **)&{e}, (poly_each_{e} ? poly_each_{e} : 1) * {abi.nbytes(arr.dtype, count)}, 0);"]
+                    f"  {take(e, f'(poly_each_{e} ? poly_each_{e} : 1) * {abi.nbytes(arr.dtype, count)}', pool)};"]
         for n, shape in runtime_locals.items():
-            out += local_buffer(self.an.program.locals[n].dtype, n, shape, f"dev_{n}")
+            out += local_buffer(self.an.program.locals[n].dtype, n, shape, f"dev_{n}", pool)
         out += self.host_items(self.plan.items, "  ", calls)
         for e, (x, _) in expanded.items():
             count = abi.count(self.k.array(x).shape)
             out += [f"  if (poly_each_{e} > 0)   /* {x}'s final value: the last iteration's copy */",
                     f"    cudaMemcpyAsync({x}, {e} + (poly_each_{e} - 1) * {count}, {abi.nbytes(self.k.array(e).dtype, count)}, "
                     "cudaMemcpyDeviceToDevice, 0);"]
-        out += [f"  cudaFreeAsync({c}, 0);" for c in [*copies, *expanded, *(f"poly_local_{n}" for n in runtime_locals)]]
+        out += [f"  {give_back(c, pool)}" for c in [*copies, *expanded, *(f"poly_local_{n}" for n in runtime_locals)]]
         out += device_result(k)
         out.append("}")
         out.append("")
@@ -1357,19 +1358,6 @@ def _constant(shape) -> bool:
 
 
 
-# A candidate's scratch (local arrays sized by the call, copies) comes from the device's default
-# pool with cudaMallocAsync; kept in the pool between calls, a repeated call maps no new memory.
-POOL_KEPT = ["  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */",
-             "  cudaGetDevice(&poly_device);",
-             "  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */",
-             "  if (!poly_pool_kept) {",
-             "    cudaMemPool_t poly_pool;",
-             "    unsigned long long poly_keep = ~0ULL;",
-             "    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);",
-             "    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);",
-             "    poly_pool_kept = true;", "  }"]
-
-
 def device_pointer(dtype: str, symbol: str) -> list[str]:
     """The `__device__` pointer `symbol` to a local array sized by the call, and the host's record
     of what it was last set to on which device (`point`)."""
@@ -1386,11 +1374,11 @@ def point(symbol: str, local: str, indent: str = "  ") -> list[str]:
             f"{indent}  {symbol}_held = {local};", f"{indent}  {symbol}_on = poly_device;", f"{indent}}}"]
 
 
-def local_buffer(dtype: str, name: str, shape, symbol: str) -> list[str]:
-    """Host lines that allocate the reference's local array `name` for the call's sizes and point
-    the device symbol `symbol` at it (freed by `cudaFreeAsync(poly_local_NAME, 0)`)."""
+def local_buffer(dtype: str, name: str, shape, symbol: str, pool: bool) -> list[str]:
+    """Host lines that take scratch for the reference's local array `name` at the call's sizes and
+    point the device symbol `symbol` at it (given back by `give_back("poly_local_NAME", pool)`)."""
     return [f"  {dtype} *poly_local_{name} = NULL;   /* {symbol} for these sizes */",
-            f"  cudaMallocAsync((void **)&poly_local_{name}, {abi.nbytes(dtype, abi.count(shape))} + 1, 0);",
+            f"  {take(f'poly_local_{name}', abi.nbytes(dtype, abi.count(shape)) + ' + 1', pool)};",
             *point(symbol, f"poly_local_{name}")]
 
 
@@ -1501,7 +1489,7 @@ def _sequential_locals(k: Kernel, body) -> dict[str, tuple[str, tuple[str, ...]]
     return out
 
 
-def sequential_candidate(k: Kernel, reason: str) -> str:
+def sequential_candidate(k: Kernel, reason: str, pool: bool = False) -> str:
     """The whole reference in one GPU thread: always correct, never fast. Its local arrays with
     extents over the parameters live in device memory (`_sequential_locals`), indexed flat; any
     other local array stays a declaration of the thread, flattened as it is indexed."""
@@ -1540,10 +1528,10 @@ def sequential_candidate(k: Kernel, reason: str) -> str:
     out.append("")
     out.append(abi.head(k, "_device"))
     out.append("{")
-    out += (POOL_KEPT if runtime else []) + \
-        [line for n, (t, shape) in runtime.items() for line in local_buffer(t, n, shape, f"poly_buf_{n}")]
+    out += (scratch_head(pool, True) if runtime else []) + \
+        [line for n, (t, shape) in runtime.items() for line in local_buffer(t, n, shape, f"poly_buf_{n}", pool)]
     out.append(f"  {short}_sequential<<<1, 1>>>({abi.call_args(k)});")
-    out += [f"  cudaFreeAsync(poly_local_{n}, 0);" for n in runtime]
+    out += [f"  {give_back(f'poly_local_{n}', pool)}" for n in runtime]
     out += device_result(k)
     out.append("}")
     out.append("")

@@ -35,7 +35,7 @@ MAX_NEST_DEPTH = 12
 
 def lower(kernel: Kernel, options: PolyOptions = DEFAULT, target: Target = SM90) -> str:
     if options.sequential:
-        return sequential_candidate(kernel, "the options ask for one thread")
+        return sequential_candidate(kernel, "the options ask for one thread", options.pool)
     try:
         with budget(config.load().isl_budget):
             return _lower(kernel, options, target)

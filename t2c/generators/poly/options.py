@@ -85,7 +85,7 @@ class Merge:
 class TimeTiles:
     """A host loop of 1-d stencil launches as overlapped time tiles, several iterations a launch (timetiles.py)."""
     steps: int = option(32, {"launch": [8, 128]})   # iterations a launch runs at most (fewer where the halo passes a quarter of the window)
-    window: int = option(512, {"block": [256, 1024]})   # cells of each written array a block holds in shared memory
+    window: int = option(256, {"block": [512, 1024]})   # cells of each written array a block holds in shared memory
     threads: int = option(256, {"block": [128, 512]})   # threads per block
 
 
@@ -264,6 +264,7 @@ class PolyOptions:
         {"staging.tile": (8, 4), "staging.block": (16, 8), "staging.tensor_cores.async_copies.ring": 3}]})
     one_block: OneBlock | None = option(OneBlock(), {"launch": [None]})
     networks: bool = True                            # host control around exchange loops (X[i], X[i ^ E]): a launch each
+    pool: bool = option(False, {"memory": [True]})   # NAME_device's scratch from the stream-ordered pool (kept between calls), else cudaMalloc
     sequential: bool = option(False, {"pass": [True]})          # one thread for everything (the safe baseline)
 
     def replace(self, changes: dict | None = None, **fields) -> "PolyOptions":

@@ -34,6 +34,7 @@ from pycparser import c_ast
 from ...ir import abi
 from ...ir.csyntax import cprint
 from . import select
+from .scratch import give_back, take
 
 THREADS = 256            # threads of every sort kernel: a thread per digit in the scans
 WARPS = THREADS // 32
@@ -291,7 +292,7 @@ def _value_function(fname: str, ty: str, flip: bool) -> list[str]:
     return [f"__device__ __forceinline__ {ty} {fname}(unsigned k)", "{", *body, "}", ""]
 
 
-def site(s: Sort, t: int, name: str, args: str, flush: list[str]) -> list[str]:
+def site(s: Sort, t: int, name: str, args: str, flush: list[str], pool: bool) -> list[str]:
     """Host lines in place of the network's loop: the row kernel when a row fits a block, else the
     passes over tiles with their scratch (from the kept pool)."""
     kn = f"{name}_sort{t}"
@@ -311,7 +312,7 @@ def site(s: Sort, t: int, name: str, args: str, flush: list[str]) -> list[str]:
             f"      const int poly_tiles = (poly_c + {MOST - 1}) / {MOST};",
             "      const size_t poly_cells = (size_t)poly_rows * poly_c;",
             *(f"      {ty} *{v} = NULL;" for v, ty, _ in scratch),
-            *(f"      cudaMallocAsync((void **)&{v}, {abi.nbytes(ty, f'({n})')}, 0);" for v, ty, n in scratch),
+            *(f"      {take(v, abi.nbytes(ty, f'({n})'), pool)};" for v, ty, n in scratch),
             "      cudaMemsetAsync(poly_vary, 0, poly_rows * sizeof(unsigned), 0);   /* the rows' OR of keys */",
             "      cudaMemsetAsync(poly_vary + poly_rows, 0xff, poly_rows * sizeof(unsigned), 0);   /* and AND */",
             f"      for (long long poly_row0 = 0; poly_row0 < poly_rows; poly_row0 += {_BLOCK_ROWS}) {{",
@@ -324,7 +325,7 @@ def site(s: Sort, t: int, name: str, args: str, flush: list[str]) -> list[str]:
             f"          {kn}_scatter<<<dim3((unsigned)poly_tiles, poly_some), {THREADS}>>>({common}, poly_gu{gi}, "
             "poly_hist, poly_total, poly_vary);",
             "        }", "      }",
-            *(f"      cudaFreeAsync({v}, 0);" for v, _, _ in scratch),
+            *(f"      {give_back(v, pool)}" for v, _, _ in scratch),
             "    }", "  }", "}"]
 
 

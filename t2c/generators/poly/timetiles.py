@@ -10,7 +10,7 @@ iterations per launch: each block copies a window of the written arrays into sha
 its own cells and `halo` more on each side, runs the iterations' launches as block-strided
 loops with __syncthreads() between, each over the cells still valid (a launch of reach r
 leaves r more at each end stale), and writes back its own cells. Blocks read one copy of the
-arrays and write the other (a scratch copy from the pool), so no block reads what another
+arrays and write the other (a scratch copy, scratch.py), so no block reads what another
 writes in the same launch. Why: a launch per iteration costs more than its work (jacobi-1d,
 pathfinder). Refuses anything else, with the reason. docs/poly.md, "Time tiles".
 """
@@ -24,6 +24,7 @@ from ...ir.dtypes import DTYPES
 from .ctext import WORD, min_expr
 from .mapping import HostLoop, Launch, launch_box
 from .oneblock import launches, param_decl
+from .scratch import give_back, take
 from .transform import WAVE
 from .wavetiles import TILE_WAVE
 
@@ -202,7 +203,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     return [f"{i}{{",
             f"{i}  char *poly_other = NULL;   /* the other copy of {', '.join(tt.arrays)}: a launch reads one, writes the other */",
             f"{i}  const long long poly_cells = (long long)({tt.count});",
-            f"{i}  if (poly_cells < 1073741824LL && cudaMallocAsync((void **)&poly_other, {at} + 1, 0) == cudaSuccess) {{",
+            f"{i}  if (poly_cells < 1073741824LL && {take('poly_other', f'{at} + 1', p.opt.pool)} == cudaSuccess) {{",
             *lines,
             f"{i}    const unsigned poly_blocks_time = (unsigned)((poly_cells + {tt.own - 1}) / {tt.own});",
             f"{i}    for ({l.init}; {l.cond}; )",
@@ -218,7 +219,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
             f"{i}      }}",
             f"{i}    }}",
             *back,
-            f"{i}    cudaFreeAsync(poly_other, 0);",
+            f"{i}    {give_back('poly_other', p.opt.pool)}",
             f"{i}  }} else {{   /* no scratch copy: a launch per iteration */",
             *p.host_loop(h, i + "    ", calls),
             f"{i}  }}",

@@ -9,7 +9,7 @@
 //   pathfinder_update_cost_1: one thread per (j): j -> x. Launched once per host iteration of i.
 //   pathfinder_update_prev_2: one thread per (j): j -> x. Launched once per host iteration of i.
 //   pathfinder_update_cost_2: one thread per (j): j -> x.
-//   ... host loop i runs in overlapped time tiles (pathfinder_time_i): 32 iterations a launch, each block 512 cells of cost, prev in shared memory, its own 448 written back.
+//   ... host loop i runs in overlapped time tiles (pathfinder_time_i): 32 iterations a launch, each block 256 cells of cost, prev in shared memory, its own 192 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -154,14 +154,14 @@ __global__ void pathfinder_update_cost_2(int cols, int *__restrict__ cost, const
   }
 }
 
-/* pathfinder_time_i: host loop i in overlapped time tiles: each block holds 512 cells of cost, prev in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 448; the 32 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+/* pathfinder_time_i: host loop i in overlapped time tiles: each block holds 256 cells of cost, prev in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 192; the 32 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wall, const int *__restrict__ cost_in, int *__restrict__ cost_out, const int *__restrict__ prev_in, int *__restrict__ prev_out, int poly_first, int poly_steps)
 {
-  __shared__ int poly_cost[512];
-  __shared__ int poly_prev[512];
+  __shared__ int poly_cost[256];
+  __shared__ int poly_prev[256];
   const int poly_count = (int)((size_t)(cols));
-  const int poly_own = (int)blockIdx.x * 448;   /* this block's cells: [poly_own, poly_end) */
-  const int poly_end = poly_own + 448 < poly_count ? poly_own + 448 : poly_count;
+  const int poly_own = (int)blockIdx.x * 192;   /* this block's cells: [poly_own, poly_end) */
+  const int poly_end = poly_own + 192 < poly_count ? poly_own + 192 : poly_count;
   const int poly_lo = poly_own > 32 ? poly_own - 32 : 0;   /* the window: [poly_lo, poly_hi) */
   const int poly_hi = poly_end + 32 < poly_count ? poly_end + 32 : poly_count;
   for (int poly_c = poly_lo + (int)threadIdx.x; poly_c < poly_hi; poly_c += (int)blockDim.x) {
@@ -195,16 +195,6 @@ __global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wa
 extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int *prev)
 {
   int i;
-  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
-  cudaGetDevice(&poly_device);
-  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
-    unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
-    poly_pool_kept = true;
-  }
   {
     const int extent_x = cols;   /* j */
     if (extent_x > 0) {
@@ -216,10 +206,10 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
   {
     char *poly_other = NULL;   /* the other copy of cost, prev: a launch reads one, writes the other */
     const long long poly_cells = (long long)((size_t)(cols));
-    if (poly_cells < 1073741824LL && cudaMallocAsync((void **)&poly_other, ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + 1, 0) == cudaSuccess) {
+    if (poly_cells < 1073741824LL && cudaMalloc((void **)&poly_other, ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + 1) == cudaSuccess) {
       int *poly_in_cost = cost, *poly_out_cost = (int *)(poly_other + 0);
       int *poly_in_prev = prev, *poly_out_prev = (int *)(poly_other + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256);
-      const unsigned poly_blocks_time = (unsigned)((poly_cells + 447) / 448);
+      const unsigned poly_blocks_time = (unsigned)((poly_cells + 191) / 192);
       for (int i = 1; i < rows; )
       {
         const int poly_first = i;
@@ -236,7 +226,7 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
         cudaMemcpyAsync(cost, poly_in_cost, (size_t)(cols) * sizeof(int), cudaMemcpyDeviceToDevice, 0);
       if (poly_in_prev != prev)   /* the last launch wrote the scratch copy */
         cudaMemcpyAsync(prev, poly_in_prev, (size_t)(cols) * sizeof(int), cudaMemcpyDeviceToDevice, 0);
-      cudaFreeAsync(poly_other, 0);
+      cudaFree(poly_other);
     } else {   /* no scratch copy: a launch per iteration */
       for (int i = 1; i < rows; i++)
       {
