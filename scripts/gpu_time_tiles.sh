@@ -19,6 +19,7 @@ KERNELS_AB=${KERNELS_AB:-"jacobi-1d corpora/loops/rodinia/pathfinder.c corpora/t
 VARIANTS=${VARIANTS:-"default,no time tiles,time tiles 512 cells,time tiles 1024 cells"}
 ROUNDS=${ROUNDS:-3} JOBS=6 VARIANTS="$VARIANTS" timeout ${AB_LIMIT:-300} python3 scripts/options_ab.py $KERNELS_AB \
   2>&1 | tee "$OUT/options_ab.txt" | grep -v "^verify"
+[ -n "${NO_BATCH:-}" ] && exit 0
 KERNELS="jacobi-1d" T2C_KERNEL_LIMIT=100 OUT=/tmp/tt-pb bash scripts/gpu_polybench.sh LARGE 2 > /dev/null 2>&1
 CORPUS=corpora/loops KERNELS="pathfinder" T2C_KERNEL_LIMIT=100 OUT=/tmp/tt-loops bash scripts/gpu_polybench.sh LARGE 2 > /dev/null 2>&1
 cat /tmp/tt-pb/table.md /tmp/tt-loops/table.md | grep -E "^\| (kernel|jacobi-1d|pathfinder) " | tee "$OUT/batch_table.md"

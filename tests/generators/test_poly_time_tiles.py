@@ -109,3 +109,22 @@ def test_a_halo_one_cell_short_is_rejected(path):
     assert short != text
     card = ladder(k, short, backend="emu", dataset="MINI", seed=3)
     assert not card.accepted and "output mismatch" in card.summary()
+
+
+def test_a_descending_time_loop_with_reaches_of_two_and_one(tmp_path):
+    """The host walks the loop's own header (`t--`), the kernel too; the reaches add (2 + 1 a
+    step), and a window of 16 cells takes one iteration a launch."""
+    k = c_kernel(tmp_path, """
+void k(int n, float x[n], float y[n]) {
+  for (int t = n - 1; t >= 0; t--) {
+    for (int i = 2; i < n - 1; i++)
+      y[i] = x[i - 2] * 0.25f + x[i + 1] * 0.5f + (float)t;
+    for (int i = 1; i < n - 1; i++)
+      x[i] = y[i] - 0.5f * y[i + 1];
+  }
+}""")
+    (h,) = _loops(k).values()
+    assert [s.reach for s in h.time_tile.launches] == [2, 1] and h.time_tile.steps == 256 // 12
+    assert _loops(k, SMALL)["t"].time_tile.steps == 1
+    for options in (DEFAULT, SMALL):
+        accepted_on_emu(k, generate(k, options))
