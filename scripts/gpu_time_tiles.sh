@@ -12,7 +12,7 @@ source scripts/gpu_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/env.txt"
 if [ -n "${DROPIN_VARIANTS:-}" ]; then
   timeout ${DROPIN_LIMIT:-150} python3 scripts/dropin_time.py corpora/polybench LARGE --only ${DROPIN_KERNELS:-jacobi-1d} \
-    $(for v in $DROPIN_VARIANTS; do echo --variant $v; done) --variant after=gen --rounds 5 --cpu-rounds 2 \
+    $(for v in $DROPIN_VARIANTS; do echo --variant $v; done) --variant after=gen --rounds ${DROPIN_ROUNDS:-5} --cpu-rounds ${CPU_ROUNDS:-2} \
     2>&1 | tail -14 | tee "$OUT/dropin.txt"
 fi
 KERNELS_AB=${KERNELS_AB:-"jacobi-1d corpora/loops/rodinia/pathfinder.c corpora/text2cuda/heat1d.md"}

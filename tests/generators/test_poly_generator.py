@@ -1183,7 +1183,10 @@ def test_reads_that_only_see_input_values_read_a_copy():
     trmm = read_c(SOURCES["trmm"])
     text = generate(trmm)
     assert "Copies: reads that only ever see the values the call passed read copies" in text
-    assert "cudaMalloc((void **)&B_in, bytes_B_in);" in text and "cudaFree(B_in);" in text
+    assert "cudaMallocAsync((void **)&B_in, bytes_B_in, 0);" in text and "cudaFreeAsync(B_in, 0);" in text
+    synced = generate(trmm, DEFAULT.replace(pool=False))          # scratch by cudaMalloc, given back by cudaFree
+    assert "cudaMalloc((void **)&B_in, bytes_B_in);" in synced and "cudaFree(B_in);" in synced
+    assert "MemPool" not in synced and ladder(trmm, synced, backend="emu", seed=3).accepted
     assert "cudaMemcpyAsync(B_in, B, bytes_B_in, cudaMemcpyDeviceToDevice, 0);" in text
     assert "each thread a 8 x 2 tile of (i, j) points" in text and "&B_in[(poly_k * n) + poly_g]" in text
     assert 'extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)' in text

@@ -45,7 +45,7 @@ def test_a_time_loop_of_1d_stencils_runs_in_time_tiles(path, var, arrays, reach,
     assert (tt.steps, tt.window, tt.threads, tt.own) == (32, 256, 256, own)
     assert all(l.in_block for l in h.items)          # their bodies as NAME_at, as the tile calls them
     text = generate(k)
-    assert f"_time_{var}<<<" in text and "cudaMalloc((void **)&poly_other" in text and "cudaFree(poly_other);" in text
+    assert f"_time_{var}<<<" in text and "cudaMallocAsync((void **)&poly_other" in text and "cudaFreeAsync(poly_other, 0);" in text
 
 
 def test_off_the_loop_keeps_its_one_block_form():
@@ -92,7 +92,8 @@ def test_loops_it_cannot_tile_keep_their_form_and_say_why(tmp_path, source, reas
 
 
 @pytest.mark.parametrize("path", [JACOBI_1D, PATHFINDER, HEAT_1D])
-@pytest.mark.parametrize("options", [DEFAULT, SMALL], ids=["default", "small windows"])
+@pytest.mark.parametrize("options", [DEFAULT, SMALL, SMALL.replace(pool=False)],
+                         ids=["default", "small windows", "small windows, scratch by cudaMalloc"])
 def test_time_tiles_are_accepted_on_the_emu(path, options):
     k = read_kernel(ROOT / path)
     accepted_on_emu(k, generate(k, options))

@@ -221,9 +221,19 @@ __global__ void doitgen_update_A(int nr, int nq, int np, double *__restrict__ A,
 
 extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
 {
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   double *sum_each = NULL;   /* a copy of sum per iteration of the loops around it */
   const size_t poly_each_sum_each = ((nr) > 0 ? (size_t)(nr) : 0) * ((nq) > 0 ? (size_t)(nq) : 0);   /* iterations */
-  cudaMalloc((void **)&sum_each, (poly_each_sum_each ? poly_each_sum_each : 1) * (size_t)(np) * sizeof(double));
+  cudaMallocAsync((void **)&sum_each, (poly_each_sum_each ? poly_each_sum_each : 1) * (size_t)(np) * sizeof(double), 0);
   {
     const int extent_x = np;   /* p */
     const int extent_y = nq;   /* q */
@@ -251,7 +261,7 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
   }
   if (poly_each_sum_each > 0)   /* sum's final value: the last iteration's copy */
     cudaMemcpyAsync(sum, sum_each + (poly_each_sum_each - 1) * (size_t)(np), (size_t)(np) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
-  cudaFree(sum_each);
+  cudaFreeAsync(sum_each, 0);
 }
 
 extern "C" void kernel_doitgen(int nr, int nq, int np, double *A, double *C4, double *sum)

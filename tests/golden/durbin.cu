@@ -244,8 +244,16 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
   int k;
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   double *poly_local_z = NULL;   /* dev_z for these sizes */
-  cudaMalloc((void **)&poly_local_z, (size_t)(n) * sizeof(double) + 1);
+  cudaMallocAsync((void **)&poly_local_z, (size_t)(n) * sizeof(double) + 1, 0);
   if (dev_z_held != poly_local_z || dev_z_on != poly_device) {
     cudaMemcpyToSymbolAsync(dev_z, &poly_local_z, sizeof(poly_local_z), 0, cudaMemcpyHostToDevice, 0);
     dev_z_held = poly_local_z;
@@ -293,7 +301,7 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       }
     }
   }
-  cudaFree(poly_local_z);
+  cudaFreeAsync(poly_local_z, 0);
 }
 
 extern "C" void kernel_durbin(int n, double *r, double *y)

@@ -185,9 +185,19 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
 
 extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)
 {
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   double *B_in = NULL;   /* B as the call passed it, for the reads that see only that */
   const size_t bytes_B_in = (size_t)(m) * (size_t)(n) * sizeof(double);
-  cudaMalloc((void **)&B_in, bytes_B_in);
+  cudaMallocAsync((void **)&B_in, bytes_B_in, 0);
   cudaMemcpyAsync(B_in, B, bytes_B_in, cudaMemcpyDeviceToDevice, 0);
   {
     const int extent_x = n;   /* j */
@@ -200,7 +210,7 @@ extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double
       trmm_update_B<<<grid, block, 53248>>>(m, n, alpha, A, B, B_in, poly_blocks_y);
     }
   }
-  cudaFree(B_in);
+  cudaFreeAsync(B_in, 0);
 }
 
 extern "C" void kernel_trmm(int m, int n, double alpha, double *A, double *B)

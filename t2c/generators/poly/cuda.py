@@ -1489,7 +1489,7 @@ def _sequential_locals(k: Kernel, body) -> dict[str, tuple[str, tuple[str, ...]]
     return out
 
 
-def sequential_candidate(k: Kernel, reason: str, pool: bool = False) -> str:
+def sequential_candidate(k: Kernel, reason: str, pool: bool = True) -> str:
     """The whole reference in one GPU thread: always correct, never fast. Its local arrays with
     extents over the parameters live in device memory (`_sequential_locals`), indexed flat; any
     other local array stays a declaration of the thread, flattened as it is indexed."""

@@ -264,7 +264,7 @@ class PolyOptions:
         {"staging.tile": (8, 4), "staging.block": (16, 8), "staging.tensor_cores.async_copies.ring": 3}]})
     one_block: OneBlock | None = option(OneBlock(), {"launch": [None]})
     networks: bool = True                            # host control around exchange loops (X[i], X[i ^ E]): a launch each
-    pool: bool = option(False, {"memory": [True]})   # NAME_device's scratch from the stream-ordered pool (kept between calls), else cudaMalloc
+    pool: bool = option(True, {"memory": [False]})   # NAME_device's scratch from the stream-ordered pool (kept between calls), else cudaMalloc
     sequential: bool = option(False, {"pass": [True]})          # one thread for everything (the safe baseline)
 
     def replace(self, changes: dict | None = None, **fields) -> "PolyOptions":

@@ -47,9 +47,19 @@ __global__ void forward_dependence_update_a(int n, double *__restrict__ a, const
 
 extern "C" void forward_dependence_device(int n, double *a, double *b)
 {
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (!poly_pool_kept) {
+    cudaMemPool_t poly_pool;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
+    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   double *a_in = NULL;   /* a as the call passed it, for the reads that see only that */
   const size_t bytes_a_in = (size_t)(n) * sizeof(double);
-  cudaMalloc((void **)&a_in, bytes_a_in);
+  cudaMallocAsync((void **)&a_in, bytes_a_in, 0);
   cudaMemcpyAsync(a_in, a, bytes_a_in, cudaMemcpyDeviceToDevice, 0);
   {
     const int extent_x = n - 1;   /* i */
@@ -59,7 +69,7 @@ extern "C" void forward_dependence_device(int n, double *a, double *b)
       forward_dependence_update_a<<<grid, block>>>(n, a, b, a_in);
     }
   }
-  cudaFree(a_in);
+  cudaFreeAsync(a_in, 0);
 }
 
 extern "C" void forward_dependence(int n, double *a, const double *b)
