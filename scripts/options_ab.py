@@ -135,7 +135,7 @@ VARIANTS = {
     "no time tiles": {"launches.time_tiles": None},
     "time tiles 256 cells": {"launches.time_tiles.window": 256},
     "time tiles 512 cells": {"launches.time_tiles.window": 512},
-    "scratch from the pool": {"pool": True},
+    "scratch by cudaMalloc": {"pool": False},
     "time tiles 1024 cells": {"launches.time_tiles.window": 1024},
     "time tiles 2048 cells 512 threads": {"launches.time_tiles.window": 2048, "launches.time_tiles.threads": 512},
     "time tiles 8 steps": {"launches.time_tiles.steps": 8},
