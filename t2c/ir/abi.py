@@ -103,9 +103,10 @@ def array_bytes(a: Array) -> str:
     return nbytes(a.dtype, count(a.shape))
 
 
-def dropin(k: Kernel) -> list[str]:
-    """The lines of the drop-in NAME: allocate, copy in what the kernel reads, call NAME_device,
-    copy back what is written, free (and return NAME_device's result).  An `out` array is written
+def dropin(k: Kernel, entry: str = "", extra: str = "") -> list[str]:
+    """The lines of the drop-in NAME: allocate, copy in what the kernel reads, call NAME_device
+    (or `entry`, `extra` after the ABI's arguments), copy back what is written, free (and return
+    NAME_device's result).  An `out` array is written
     whole before any read (the frontend proves it, or the user declares it), so its contents on
     entry cannot matter and are not copied: its cells start as all-ones bytes (NaN, or -1), so a
     cell a candidate fails to write shows, never the values of an earlier call."""
@@ -117,7 +118,7 @@ def dropin(k: Kernel) -> list[str]:
         out += [f"  const size_t bytes_{a.name} = {array_bytes(a)};",
                 f"  {a.dtype} *dev_{a.name} = NULL;",
                 f"  cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} ? bytes_{a.name} : 1);", fill]
-    entry = call(k, "_device", lambda a: f"dev_{a.name}")
+    entry = f"{entry or k.name + '_device'}({call_args(k, lambda a: f'dev_{a.name}')}{extra})"
     out.append(f"  const {ret} result = {entry};" if k.returns else f"  {entry};")
     out += [f"  cudaMemcpy({a.name}, dev_{a.name}, bytes_{a.name}, cudaMemcpyDeviceToHost);"
             for a in k.arrays if a.intent != "in"]

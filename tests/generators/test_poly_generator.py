@@ -1175,7 +1175,8 @@ _TRIANGLE = """void k(int m, int n, double A[m][m], double B[m][n], double C[m][
 def test_reads_that_only_see_input_values_read_a_copy():
     """loops.copy_inputs (default on): trmm's `B[i][j] += A[k][i] * B[k][j]` reads, for k > i, rows that
     later iterations of i overwrite; isl proves no write reaches those reads, so they read `B_in`,
-    a copy NAME_device takes from the stream-ordered pool (and gives back) before the first launch.
+    a copy NAME_device takes from the stream-ordered pool (and gives back) before the first launch;
+    the drop-in NAME, called once by a program, takes it by cudaMalloc (scratch.entries).
     Without the anti-dependences every (i, j) is independent: one tiled launch on the tensor cores
     instead of a sweep, its loop's bounds moving with i (the next test).  Reads that see values the
     kernel wrote (k < i) keep the reference's order; the ladder accepts every form on emu."""
@@ -1183,10 +1184,12 @@ def test_reads_that_only_see_input_values_read_a_copy():
     trmm = read_c(SOURCES["trmm"])
     text = generate(trmm)
     assert "Copies: reads that only ever see the values the call passed read copies" in text
-    assert "cudaMallocAsync((void **)&B_in, bytes_B_in, 0);" in text and "cudaFreeAsync(B_in, 0);" in text
+    assert "(poly_pool ? cudaMallocAsync((void **)&B_in, bytes_B_in, 0) : cudaMalloc((void **)&B_in, bytes_B_in))" in text
+    assert "if (poly_pool) cudaFreeAsync(B_in, 0); else cudaFree(B_in);" in text
+    assert "  poly_entry(m, n, alpha, A, B, true);" in text and "  poly_entry(m, n, alpha, dev_A, dev_B, false);" in text
     synced = generate(trmm, DEFAULT.replace(pool=False))          # scratch by cudaMalloc, given back by cudaFree
     assert "cudaMalloc((void **)&B_in, bytes_B_in);" in synced and "cudaFree(B_in);" in synced
-    assert "MemPool" not in synced and ladder(trmm, synced, backend="emu", seed=3).accepted
+    assert "MemPool" not in synced and "poly_entry" not in synced and ladder(trmm, synced, backend="emu", seed=3).accepted
     assert "cudaMemcpyAsync(B_in, B, bytes_B_in, cudaMemcpyDeviceToDevice, 0);" in text
     assert "each thread a 8 x 2 tile of (i, j) points" in text and "&B_in[(poly_k * n) + poly_g]" in text
     assert 'extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)' in text

@@ -219,21 +219,21 @@ __global__ void doitgen_update_A(int nr, int nq, int np, double *__restrict__ A,
   }
 }
 
-extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
+static void poly_entry(int nr, int nq, int np, double *A, double *C4, double *sum, bool poly_pool)
 {
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
     unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   double *sum_each = NULL;   /* a copy of sum per iteration of the loops around it */
   const size_t poly_each_sum_each = ((nr) > 0 ? (size_t)(nr) : 0) * ((nq) > 0 ? (size_t)(nq) : 0);   /* iterations */
-  cudaMallocAsync((void **)&sum_each, (poly_each_sum_each ? poly_each_sum_each : 1) * (size_t)(np) * sizeof(double), 0);
+  (poly_pool ? cudaMallocAsync((void **)&sum_each, (poly_each_sum_each ? poly_each_sum_each : 1) * (size_t)(np) * sizeof(double), 0) : cudaMalloc((void **)&sum_each, (poly_each_sum_each ? poly_each_sum_each : 1) * (size_t)(np) * sizeof(double)));
   {
     const int extent_x = np;   /* p */
     const int extent_y = nq;   /* q */
@@ -261,7 +261,12 @@ extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double 
   }
   if (poly_each_sum_each > 0)   /* sum's final value: the last iteration's copy */
     cudaMemcpyAsync(sum, sum_each + (poly_each_sum_each - 1) * (size_t)(np), (size_t)(np) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
-  cudaFreeAsync(sum_each, 0);
+  if (poly_pool) cudaFreeAsync(sum_each, 0); else cudaFree(sum_each);
+}
+
+extern "C" void kernel_doitgen_device(int nr, int nq, int np, double *A, double *C4, double *sum)
+{
+  poly_entry(nr, nq, np, A, C4, sum, true);
 }
 
 extern "C" void kernel_doitgen(int nr, int nq, int np, double *A, double *C4, double *sum)
@@ -278,7 +283,7 @@ extern "C" void kernel_doitgen(int nr, int nq, int np, double *A, double *C4, do
   double *dev_sum = NULL;
   cudaMalloc((void **)&dev_sum, bytes_sum ? bytes_sum : 1);
   cudaMemcpy(dev_sum, sum, bytes_sum, cudaMemcpyHostToDevice);
-  kernel_doitgen_device(nr, nq, np, dev_A, dev_C4, dev_sum);
+  poly_entry(nr, nq, np, dev_A, dev_C4, dev_sum, false);
   cudaMemcpy(A, dev_A, bytes_A, cudaMemcpyDeviceToHost);
   cudaMemcpy(sum, dev_sum, bytes_sum, cudaMemcpyDeviceToHost);
   cudaFree(dev_A);

@@ -239,21 +239,21 @@ __global__ void __launch_bounds__(512) durbin_loop_k_resident(int n, const doubl
     ::dev_z[poly_e] = dev_z[poly_e];
 }
 
-extern "C" void kernel_durbin_device(int n, double *r, double *y)
+static void poly_entry(int n, double *r, double *y, bool poly_pool)
 {
   int k;
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
     unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   double *poly_local_z = NULL;   /* dev_z for these sizes */
-  cudaMallocAsync((void **)&poly_local_z, (size_t)(n) * sizeof(double) + 1, 0);
+  (poly_pool ? cudaMallocAsync((void **)&poly_local_z, (size_t)(n) * sizeof(double) + 1, 0) : cudaMalloc((void **)&poly_local_z, (size_t)(n) * sizeof(double) + 1));
   if (dev_z_held != poly_local_z || dev_z_on != poly_device) {
     cudaMemcpyToSymbolAsync(dev_z, &poly_local_z, sizeof(poly_local_z), 0, cudaMemcpyHostToDevice, 0);
     dev_z_held = poly_local_z;
@@ -301,7 +301,12 @@ extern "C" void kernel_durbin_device(int n, double *r, double *y)
       }
     }
   }
-  cudaFreeAsync(poly_local_z, 0);
+  if (poly_pool) cudaFreeAsync(poly_local_z, 0); else cudaFree(poly_local_z);
+}
+
+extern "C" void kernel_durbin_device(int n, double *r, double *y)
+{
+  poly_entry(n, r, y, true);
 }
 
 extern "C" void kernel_durbin(int n, double *r, double *y)
@@ -314,7 +319,7 @@ extern "C" void kernel_durbin(int n, double *r, double *y)
   double *dev_y = NULL;
   cudaMalloc((void **)&dev_y, bytes_y ? bytes_y : 1);
   cudaMemcpy(dev_y, y, bytes_y, cudaMemcpyHostToDevice);
-  kernel_durbin_device(n, dev_r, dev_y);
+  poly_entry(n, dev_r, dev_y, false);
   cudaMemcpy(y, dev_y, bytes_y, cudaMemcpyDeviceToHost);
   cudaFree(dev_r);
   cudaFree(dev_y);

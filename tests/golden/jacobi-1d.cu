@@ -119,23 +119,23 @@ __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__r
   }
 }
 
-extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
+static void poly_entry(int tsteps, int n, double *A, double *B, bool poly_pool)
 {
   int t;
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
     unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   {
     char *poly_other = NULL;   /* the other copy of A, B: a launch reads one, writes the other */
     const long long poly_cells = (long long)((size_t)(n));
-    if (poly_cells < 1073741824LL && cudaMallocAsync((void **)&poly_other, ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) == cudaSuccess) {
+    if (poly_cells < 1073741824LL && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1)) == cudaSuccess) {
       double *poly_in_A = A, *poly_out_A = (double *)(poly_other + 0);
       double *poly_in_B = B, *poly_out_B = (double *)(poly_other + ((size_t)(n) * sizeof(double) + 255) / 256 * 256);
       const unsigned poly_blocks_time = (unsigned)((poly_cells + 127) / 128);
@@ -155,7 +155,7 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
         cudaMemcpyAsync(A, poly_in_A, (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
       if (poly_in_B != B)   /* the last launch wrote the scratch copy */
         cudaMemcpyAsync(B, poly_in_B, (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
-      cudaFreeAsync(poly_other, 0);
+      if (poly_pool) cudaFreeAsync(poly_other, 0); else cudaFree(poly_other);
     } else {   /* no scratch copy: a launch per iteration */
       for (t = 0; t < tsteps; t++)
       {
@@ -180,6 +180,11 @@ extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
   }
 }
 
+extern "C" void kernel_jacobi_1d_device(int tsteps, int n, double *A, double *B)
+{
+  poly_entry(tsteps, n, A, B, true);
+}
+
 extern "C" void kernel_jacobi_1d(int tsteps, int n, double *A, double *B)
 {
   const size_t bytes_A = (size_t)(n) * sizeof(double);
@@ -190,7 +195,7 @@ extern "C" void kernel_jacobi_1d(int tsteps, int n, double *A, double *B)
   double *dev_B = NULL;
   cudaMalloc((void **)&dev_B, bytes_B ? bytes_B : 1);
   cudaMemcpy(dev_B, B, bytes_B, cudaMemcpyHostToDevice);
-  kernel_jacobi_1d_device(tsteps, n, dev_A, dev_B);
+  poly_entry(tsteps, n, dev_A, dev_B, false);
   cudaMemcpy(A, dev_A, bytes_A, cudaMemcpyDeviceToHost);
   cudaMemcpy(B, dev_B, bytes_B, cudaMemcpyDeviceToHost);
   cudaFree(dev_A);

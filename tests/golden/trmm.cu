@@ -183,21 +183,21 @@ __global__ void trmm_update_B(int m, int n, double alpha, const double *A, doubl
   }
 }
 
-extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)
+static void poly_entry(int m, int n, double alpha, double *A, double *B, bool poly_pool)
 {
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
     unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   double *B_in = NULL;   /* B as the call passed it, for the reads that see only that */
   const size_t bytes_B_in = (size_t)(m) * (size_t)(n) * sizeof(double);
-  cudaMallocAsync((void **)&B_in, bytes_B_in, 0);
+  (poly_pool ? cudaMallocAsync((void **)&B_in, bytes_B_in, 0) : cudaMalloc((void **)&B_in, bytes_B_in));
   cudaMemcpyAsync(B_in, B, bytes_B_in, cudaMemcpyDeviceToDevice, 0);
   {
     const int extent_x = n;   /* j */
@@ -210,7 +210,12 @@ extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double
       trmm_update_B<<<grid, block, 53248>>>(m, n, alpha, A, B, B_in, poly_blocks_y);
     }
   }
-  cudaFreeAsync(B_in, 0);
+  if (poly_pool) cudaFreeAsync(B_in, 0); else cudaFree(B_in);
+}
+
+extern "C" void kernel_trmm_device(int m, int n, double alpha, double *A, double *B)
+{
+  poly_entry(m, n, alpha, A, B, true);
 }
 
 extern "C" void kernel_trmm(int m, int n, double alpha, double *A, double *B)
@@ -223,7 +228,7 @@ extern "C" void kernel_trmm(int m, int n, double alpha, double *A, double *B)
   double *dev_B = NULL;
   cudaMalloc((void **)&dev_B, bytes_B ? bytes_B : 1);
   cudaMemcpy(dev_B, B, bytes_B, cudaMemcpyHostToDevice);
-  kernel_trmm_device(m, n, alpha, dev_A, dev_B);
+  poly_entry(m, n, alpha, dev_A, dev_B, false);
   cudaMemcpy(B, dev_B, bytes_B, cudaMemcpyDeviceToHost);
   cudaFree(dev_A);
   cudaFree(dev_B);

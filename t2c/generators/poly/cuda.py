@@ -24,7 +24,7 @@ from ...ir.csyntax import array_name, clone, cprint, kernel_definition, referenc
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
                sweep, tensor, timetiles, transposed, vector, wavetiles)
-from .scratch import give_back, scratch_head, take
+from .scratch import entries, give_back, scratch_head, take
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
 from .options import PolyOptions
@@ -1100,8 +1100,7 @@ class Printer:
             out += globals_ + [""]
         for src in kernels:
             out += [src, ""]
-        out.append(abi.head(k, "_device"))
-        out.append("{")
+        top, out = out, []          # NAME_device's body
         host_vars = []
 
         def collect(items):
@@ -1117,7 +1116,8 @@ class Printer:
             if s == "host":
                 out.append(f"  {self.web_type[w]} {w};")
         copies, expanded, pool = self.an.program.copies, self.an.program.expanded, self.opt.pool
-        if copies or expanded or runtime_locals or timetiles.loops(self.plan):
+        takes = bool(copies or expanded or runtime_locals or timetiles.loops(self.plan))
+        if takes:
             out += scratch_head(pool, bool(runtime_locals))
         for c, a in copies.items():
             arr = self.k.array(c)
@@ -1139,10 +1139,7 @@ class Printer:
                     f"    cudaMemcpyAsync({x}, {e} + (poly_each_{e} - 1) * {count}, {abi.nbytes(self.k.array(e).dtype, count)}, "
                     "cudaMemcpyDeviceToDevice, 0);"]
         out += [f"  {give_back(c, pool)}" for c in [*copies, *expanded, *(f"poly_local_{n}" for n in runtime_locals)]]
-        out += device_result(k)
-        out.append("}")
-        out.append("")
-        out += abi.dropin(k)
+        out = top + entries(k, out + device_result(k), pool, takes)
         head, text = "\n".join(head) + "\n", "\n".join(out) + "\n"
         used = "\n".join(x for x in (helpers(head + text), *(f + "\n" for f in own_helpers(k))) if x)
         return head + (used + "\n" if used else "") + text
@@ -1526,16 +1523,11 @@ def sequential_candidate(k: Kernel, reason: str, pool: bool = True) -> str:
     out.append(f"__global__ void {short}_sequential({abi.param_list(k)})")
     out += body.splitlines()
     out.append("")
-    out.append(abi.head(k, "_device"))
-    out.append("{")
-    out += (scratch_head(pool, True) if runtime else []) + \
+    body = (scratch_head(pool, True) if runtime else []) + \
         [line for n, (t, shape) in runtime.items() for line in local_buffer(t, n, shape, f"poly_buf_{n}", pool)]
-    out.append(f"  {short}_sequential<<<1, 1>>>({abi.call_args(k)});")
-    out += [f"  {give_back(f'poly_local_{n}', pool)}" for n in runtime]
-    out += device_result(k)
-    out.append("}")
-    out.append("")
-    out += abi.dropin(k)
+    body.append(f"  {short}_sequential<<<1, 1>>>({abi.call_args(k)});")
+    body += [f"  {give_back(f'poly_local_{n}', pool)}" for n in runtime]
+    out += entries(k, body + device_result(k), pool, bool(runtime))
     return "\n".join(out) + "\n"
 
 

@@ -22,7 +22,7 @@ from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, block_items, cprint, is_name, kernel_definition, name_subscripts, walk as _walk
 from . import network_tiles, select as selects, sorts, tree as trees
 from .cuda import Renderer, device_pointer, helper_note, local_buffer, own_helpers, point, short_name
-from .scratch import give_back, scratch_head
+from .scratch import entries, give_back, scratch_head
 from ...runtime.target import SM90, Target
 from .options import PolyOptions
 
@@ -585,7 +585,7 @@ def candidate(k: Kernel, net: Network, opt: PolyOptions, reason: str) -> str:
     out += network_tiles.helpers(net)
     out += sorts.helpers(name) if net.sorts else []
     out += kernels
-    out += [abi.head(k, "_device"), "{", *host, "}", "", *abi.dropin(k)]
+    out += entries(k, host, pool, bool(local_arrays or net.sorts))
     return "\n".join(out) + "\n"
 
 

@@ -192,17 +192,17 @@ __global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wa
   }
 }
 
-extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int *prev)
+static void poly_entry(int rows, int cols, int *wall, int *cost, int *prev, bool poly_pool)
 {
   int i;
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
     unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   {
@@ -216,7 +216,7 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
   {
     char *poly_other = NULL;   /* the other copy of cost, prev: a launch reads one, writes the other */
     const long long poly_cells = (long long)((size_t)(cols));
-    if (poly_cells < 1073741824LL && cudaMallocAsync((void **)&poly_other, ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + 1, 0) == cudaSuccess) {
+    if (poly_cells < 1073741824LL && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256 + 1)) == cudaSuccess) {
       int *poly_in_cost = cost, *poly_out_cost = (int *)(poly_other + 0);
       int *poly_in_prev = prev, *poly_out_prev = (int *)(poly_other + ((size_t)(cols) * sizeof(int) + 255) / 256 * 256);
       const unsigned poly_blocks_time = (unsigned)((poly_cells + 191) / 192);
@@ -236,7 +236,7 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
         cudaMemcpyAsync(cost, poly_in_cost, (size_t)(cols) * sizeof(int), cudaMemcpyDeviceToDevice, 0);
       if (poly_in_prev != prev)   /* the last launch wrote the scratch copy */
         cudaMemcpyAsync(prev, poly_in_prev, (size_t)(cols) * sizeof(int), cudaMemcpyDeviceToDevice, 0);
-      cudaFreeAsync(poly_other, 0);
+      if (poly_pool) cudaFreeAsync(poly_other, 0); else cudaFree(poly_other);
     } else {   /* no scratch copy: a launch per iteration */
       for (int i = 1; i < rows; i++)
       {
@@ -269,6 +269,11 @@ extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int 
   }
 }
 
+extern "C" void pathfinder_device(int rows, int cols, int *wall, int *cost, int *prev)
+{
+  poly_entry(rows, cols, wall, cost, prev, true);
+}
+
 extern "C" void pathfinder(int rows, int cols, const int *wall, int *cost, int *prev)
 {
   const size_t bytes_wall = (size_t)(rows) * (size_t)(cols) * sizeof(int);
@@ -283,7 +288,7 @@ extern "C" void pathfinder(int rows, int cols, const int *wall, int *cost, int *
   int *dev_prev = NULL;
   cudaMalloc((void **)&dev_prev, bytes_prev ? bytes_prev : 1);
   cudaMemcpy(dev_prev, prev, bytes_prev, cudaMemcpyHostToDevice);
-  pathfinder_device(rows, cols, dev_wall, dev_cost, dev_prev);
+  poly_entry(rows, cols, dev_wall, dev_cost, dev_prev, false);
   cudaMemcpy(cost, dev_cost, bytes_cost, cudaMemcpyDeviceToHost);
   cudaMemcpy(prev, dev_prev, bytes_prev, cudaMemcpyDeviceToHost);
   cudaFree(dev_wall);

@@ -45,21 +45,21 @@ __global__ void forward_dependence_update_a(int n, double *__restrict__ a, const
   }
 }
 
-extern "C" void forward_dependence_device(int n, double *a, double *b)
+static void poly_entry(int n, double *a, double *b, bool poly_pool)
 {
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
     unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   double *a_in = NULL;   /* a as the call passed it, for the reads that see only that */
   const size_t bytes_a_in = (size_t)(n) * sizeof(double);
-  cudaMallocAsync((void **)&a_in, bytes_a_in, 0);
+  (poly_pool ? cudaMallocAsync((void **)&a_in, bytes_a_in, 0) : cudaMalloc((void **)&a_in, bytes_a_in));
   cudaMemcpyAsync(a_in, a, bytes_a_in, cudaMemcpyDeviceToDevice, 0);
   {
     const int extent_x = n - 1;   /* i */
@@ -69,7 +69,12 @@ extern "C" void forward_dependence_device(int n, double *a, double *b)
       forward_dependence_update_a<<<grid, block>>>(n, a, b, a_in);
     }
   }
-  cudaFreeAsync(a_in, 0);
+  if (poly_pool) cudaFreeAsync(a_in, 0); else cudaFree(a_in);
+}
+
+extern "C" void forward_dependence_device(int n, double *a, double *b)
+{
+  poly_entry(n, a, b, true);
 }
 
 extern "C" void forward_dependence(int n, double *a, const double *b)
@@ -82,7 +87,7 @@ extern "C" void forward_dependence(int n, double *a, const double *b)
   double *dev_b = NULL;
   cudaMalloc((void **)&dev_b, bytes_b ? bytes_b : 1);
   cudaMemcpy(dev_b, b, bytes_b, cudaMemcpyHostToDevice);
-  forward_dependence_device(n, dev_a, dev_b);
+  poly_entry(n, dev_a, dev_b, false);
   cudaMemcpy(a, dev_a, bytes_a, cudaMemcpyDeviceToHost);
   cudaFree(dev_a);
   cudaFree(dev_b);

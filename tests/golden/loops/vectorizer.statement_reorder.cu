@@ -49,21 +49,21 @@ __global__ void statement_reorder_update_a_d(int n, double *__restrict__ a, cons
   }
 }
 
-extern "C" void statement_reorder_device(int n, double *a, double *b, double *c, double *d)
+static void poly_entry(int n, double *a, double *b, double *c, double *d, bool poly_pool)
 {
   int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
   cudaGetDevice(&poly_device);
   static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
-  if (!poly_pool_kept) {
-    cudaMemPool_t poly_pool;
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
     unsigned long long poly_keep = ~0ULL;
-    cudaDeviceGetDefaultMemPool(&poly_pool, poly_device);
-    cudaMemPoolSetAttribute(poly_pool, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
     poly_pool_kept = true;
   }
   double *a_in = NULL;   /* a as the call passed it, for the reads that see only that */
   const size_t bytes_a_in = (size_t)(n + 1) * sizeof(double);
-  cudaMallocAsync((void **)&a_in, bytes_a_in, 0);
+  (poly_pool ? cudaMallocAsync((void **)&a_in, bytes_a_in, 0) : cudaMalloc((void **)&a_in, bytes_a_in));
   cudaMemcpyAsync(a_in, a, bytes_a_in, cudaMemcpyDeviceToDevice, 0);
   {
     const int extent_x = n;   /* i */
@@ -73,7 +73,12 @@ extern "C" void statement_reorder_device(int n, double *a, double *b, double *c,
       statement_reorder_update_a_d<<<grid, block>>>(n, a, b, c, d, a_in);
     }
   }
-  cudaFreeAsync(a_in, 0);
+  if (poly_pool) cudaFreeAsync(a_in, 0); else cudaFree(a_in);
+}
+
+extern "C" void statement_reorder_device(int n, double *a, double *b, double *c, double *d)
+{
+  poly_entry(n, a, b, c, d, true);
 }
 
 extern "C" void statement_reorder(int n, double *a, const double *b, const double *c, double *d)
@@ -94,7 +99,7 @@ extern "C" void statement_reorder(int n, double *a, const double *b, const doubl
   double *dev_d = NULL;
   cudaMalloc((void **)&dev_d, bytes_d ? bytes_d : 1);
   cudaMemset(dev_d, 0xff, bytes_d);   /* written whole: nothing to copy in */
-  statement_reorder_device(n, dev_a, dev_b, dev_c, dev_d);
+  poly_entry(n, dev_a, dev_b, dev_c, dev_d, false);
   cudaMemcpy(a, dev_a, bytes_a, cudaMemcpyDeviceToHost);
   cudaMemcpy(d, dev_d, bytes_d, cudaMemcpyDeviceToHost);
   cudaFree(dev_a);
