@@ -134,6 +134,13 @@ class Renderer:
         self.exits = exits
         self.registers = registers or {}
 
+    def reshaped(self, shapes: dict[str, tuple[str, ...]]) -> Renderer:
+        """This renderer with `shapes` in place of those arrays' own (their subscripts flattened
+        by another pitch: a 2-d time tile's window, timetiles.py)."""
+        other = copy.copy(self)
+        other.shapes = {**self.shapes, **shapes}
+        return other
+
     def node(self, node, names: dict[str, str]) -> c_ast.Node:
         atomic = id(node) in self.atomic
         node = copy.deepcopy(node)

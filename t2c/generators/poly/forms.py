@@ -67,9 +67,9 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     flat = {v for launch in plan.launches if launch.reduction for v, _, _ in launch.reduction.flat}
     plan.notes = [n for n in plan.notes if not any(n.startswith(f"In order: loop {v} ") for v in flat)]
     if options.launches.time_tiles:        # first: a loop in time tiles takes no one-block form
-        for h in _one_dimensional(plan):
+        for h in _stencil_loops(plan):
             h.time_tile, h.not_time_tile = timetiles.time_tile_of(p, h)
-            for launch in h.items if h.time_tile else []:
+            for launch in h.items if h.time_tile and h.time_tile.rank == 1 else []:   # 2-d: NAME_tile besides
                 launch.in_block = True
     block_loops = [h for h in oneblock.loops_of(plan) if not h.time_tile] if options.one_block else []
     for h in block_loops:
@@ -117,7 +117,7 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         launch.preload = preloaded(p, launch)
         launch.vector = vector.vectorized(p, launch)
     _name(p)
-    for h in _one_dimensional(plan) if options.launches.time_tiles else []:   # the launch a refusal names
+    for h in _stencil_loops(plan) if options.launches.time_tiles else []:   # the launch a refusal names
         h.not_time_tile = h.not_time_tile.format(*(l.name for l in h.items))
     if options.launches.persistent:      # last: its refusals name the launches
         for h in (it for it in plan.items if isinstance(it, HostLoop)):
@@ -125,10 +125,12 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
     return plan
 
 
-def _one_dimensional(plan: Plan) -> list[HostLoop]:
-    """The top-level host loops whose items are all launches of a 1-d grid (time tiles' candidates)."""
+def _stencil_loops(plan: Plan) -> list[HostLoop]:
+    """The top-level host loops whose items are all launches of 1-d grids, or all of 2-d grids
+    (time tiles' candidates)."""
     return [it for it in plan.items if isinstance(it, HostLoop) and it.items
-            and all(isinstance(l, Launch) and len(l.grid) == 1 for l in it.items)]
+            and all(isinstance(l, Launch) for l in it.items) and len({len(l.grid) for l in it.items}) == 1
+            and len(it.items[0].grid) in (1, 2)]
 
 
 def _recognized(p: Context, launch: Launch) -> None:

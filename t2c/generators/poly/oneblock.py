@@ -43,12 +43,12 @@ def launch_axes(launch: Launch) -> list[str]:
     return [ax for ax in ("x", "y", "z") if ax in launch.axes.values()]
 
 
-def at_function(p, launch: Launch, text: str, at_params: str) -> str:
+def at_function(p, launch: Launch, text: str, at_params: str, suffix: str = "_at") -> str:
     """A launch's body as `NAME_at(at_params, idx_x, ...)`: the thread's grid index as arguments
-    (a one-block loop's items and a merged launch's parts call it)."""
+    (a one-block loop's items and a merged launch's parts call it; a 2-d time tile, NAME_tile)."""
     index = ", ".join(f"int idx_{ax}" for ax in launch_axes(launch))
     return "\n".join([f"/* {p.describe(launch)} */",
-                      f"static __device__ void {launch.name}_at({', '.join(x for x in (at_params, index) if x)})",
+                      f"static __device__ void {launch.name}{suffix}({', '.join(x for x in (at_params, index) if x)})",
                       "{", text, "}"])
 
 

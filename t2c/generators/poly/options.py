@@ -83,9 +83,10 @@ class Merge:
 
 @dataclass(frozen=True)
 class TimeTiles:
-    """A host loop of 1-d stencil launches as overlapped time tiles, several iterations a launch (timetiles.py)."""
+    """A host loop of 1-d or 2-d stencil launches as overlapped time tiles, several iterations a launch (timetiles.py)."""
     steps: int = option(32, {"launch": [8, 128]})   # iterations a launch runs at most (fewer where the halo passes a quarter of the window)
-    window: int = option(256, {"block": [512, 1024]})   # cells of each written array a block holds in shared memory
+    window: int = option(256, {"block": [512, 1024]})   # cells of each written 1-d array a block holds in shared memory
+    plane: tuple[int, int] = option((48, 64), {"block": [(32, 64), (24, 128)]})   # rows x columns of each written 2-d array a block holds
     threads: int = option(256, {"block": [128, 512]})   # threads per block
 
 
@@ -95,7 +96,7 @@ class Launches:
     merge: Merge | None = option(Merge(), {"pass": [None]})
     programmatic: bool = True                        # a launch in a host loop begins while the one before ends (sm_90)
     persistent: bool = option(False, {"launch": [True]})   # a host loop of grid launches: one cooperative launch (persistent.py)
-    time_tiles: TimeTiles | None = option(TimeTiles(), {"launch": [None]})   # a host loop of 1-d stencils: iterations per launch in tiles
+    time_tiles: TimeTiles | None = option(TimeTiles(), {"launch": [None]})   # a host loop of 1-d or 2-d stencils: iterations per launch in tiles
 
 
 @dataclass(frozen=True)

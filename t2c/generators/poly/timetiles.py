@@ -1,29 +1,32 @@
-"""A host loop of 1-d stencil launches as overlapped time tiles: several iterations a launch.
+"""A host loop of stencil launches as overlapped time tiles: several iterations a launch.
 
     time_tile_of(p, host_loop) -> (TimeTile | None, why);  kernel, host_code, notes: printing
 
-Takes a top-level host loop (a time loop) whose items are all launches of a 1-d grid, where
-every array the loop writes is 1-d, all of one extent, and each launch writes cell `g + c0` of
-its grid index `g` and reads those arrays only at `g + c` (constants: a stencil's reach); other
-arrays are only read; scalars are each thread's own. Gives a kernel that runs `steps`
-iterations per launch: each block copies a window of the written arrays into shared memory,
-its own cells and `halo` more on each side, runs the iterations' launches as block-strided
-loops with __syncthreads() between, each over the cells still valid (a launch of reach r
-leaves r more at each end stale), and writes back its own cells. Blocks read one copy of the
-arrays and write the other (a scratch copy, scratch.py), so no block reads what another
-writes in the same launch. Why: a launch per iteration costs more than its work (jacobi-1d,
-pathfinder). Refuses anything else, with the reason. docs/poly.md, "Time tiles".
+Takes a top-level host loop (a time loop) whose items are all launches of one grid rank r,
+where every array the loop writes has rank r, all of one shape, and each launch writes cell
+`g + c0` of its grid index `g` (per dimension) and reads those arrays only at `g + c`
+(constants: a stencil's reach); other arrays are only read; scalars are each thread's own.
+Gives a kernel that runs `steps` iterations per launch: each block copies a window of the
+written arrays into shared memory, its own cells and `halo` more on each side of each
+dimension, runs the iterations' launches as block-strided loops with __syncthreads() between,
+each over the cells still valid (a launch of reach r leaves r more at each inner end stale),
+and writes back its own cells. Blocks read one copy of the arrays and write the other (a
+scratch copy, scratch.py), so no block reads what another writes in the same launch. A 1-d
+launch runs as its `NAME_at`; a 2-d one as `NAME_tile`, its body with the window's row pitch.
+Why: a launch per iteration costs more than its work (jacobi-1d, pathfinder, jacobi-2d,
+hotspot). Refuses anything else, with the reason. docs/poly.md, "Time tiles".
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from ...analysis.isl_bridge import constant_value
 from ...ir import abi
 from ...ir.dtypes import DTYPES
-from .ctext import WORD, min_expr
+from .ctext import WORD, min_expr, names_used
 from .mapping import HostLoop, Launch, launch_box
-from .oneblock import launches, param_decl
+from .oneblock import at_function, launch_axes, param_decl
 from .scratch import give_back, take
 from .transform import WAVE
 from .wavetiles import TILE_WAVE
@@ -32,8 +35,9 @@ from .wavetiles import TILE_WAVE
 @dataclass(frozen=True)
 class Step:
     """One launch of an iteration, as the tile runs it (the loop's items, in order)."""
-    reach: int                       # cells its reads of the tile's arrays reach past the cell it writes
-    offset: str                      # C: the cell it writes minus its grid index (`NAME_at`'s idx_x)
+    reach: tuple[int, ...]           # per dimension: cells its reads of the tile's arrays reach past the cell it writes
+    offset: tuple[str, ...]          # per dimension, C: the cell it writes minus its grid index (`NAME_at`'s idx_x, ...)
+    axes: tuple[str, ...]            # per dimension: the axis of the launch's grid index there (x, y)
 
 
 @dataclass(frozen=True)
@@ -41,20 +45,34 @@ class TimeTile:
     """A host loop as overlapped time tiles (decided by `time_tile_of`, printed by `kernel`)."""
     steps: int                       # host iterations a launch runs
     threads: int                     # threads per block
-    window: int                      # cells of each array a block holds
+    window: tuple[int, ...]          # per dimension: cells of each array a block holds
     arrays: tuple[str, ...]          # the arrays the loop writes: in shared memory, two copies in global
-    count: str                       # their cells, C (size_t)
+    extents: tuple[str, ...]         # their shape, C
     launches: tuple[Step, ...]       # an iteration's launches in order
 
     @property
-    def halo(self) -> int:
-        """Cells past a block's own on each side that its iterations' reads reach."""
-        return self.steps * sum(s.reach for s in self.launches)
+    def rank(self) -> int:
+        return len(self.window)
 
     @property
-    def own(self) -> int:
-        """Cells each block computes and writes back."""
-        return self.window - 2 * self.halo
+    def count(self) -> str:
+        """The arrays' cells, C (size_t)."""
+        return abi.count(self.extents)
+
+    @property
+    def halo(self) -> tuple[int, ...]:
+        """Cells past a block's own on each side of each dimension that its iterations' reads reach."""
+        return tuple(self.steps * sum(s.reach[d] for s in self.launches) for d in range(self.rank))
+
+    @property
+    def own(self) -> tuple[int, ...]:
+        """Cells along each dimension that each block computes and writes back."""
+        return tuple(w - 2 * h for w, h in zip(self.window, self.halo))
+
+    @property
+    def block(self) -> tuple[int, ...]:
+        """Threads along x, y: a 1-d tile's on x; a 2-d tile's warps across a row, stacked."""
+        return (self.threads,) if self.rank == 1 else (32, self.threads // 32)
 
 
 def time_tile_of(p, h: HostLoop) -> tuple[TimeTile | None, str]:
@@ -69,37 +87,39 @@ def time_tile_of(p, h: HostLoop) -> tuple[TimeTile | None, str]:
     written = {w.name for l in h.items for s in l.statements() for w in prog.statement(s).writes() if w.name in arrays}
     if not written:
         return None, "it writes no array"
-    shapes = {arrays[a].shape for a in written}
-    if len(shapes) != 1 or len(next(iter(shapes))) != 1:
-        return None, f"the arrays it writes ({', '.join(sorted(written))}) are not 1-d of one extent"
+    shapes, ranks = {arrays[a].shape for a in written}, {len(l.grid) for l in h.items}
+    if len(shapes) != 1 or len(ranks) != 1 or len(next(iter(shapes))) not in ranks:
+        return None, f"the arrays it writes ({', '.join(sorted(written))}) are not of one shape, of its launches' rank"
+    (shape,), (rank,) = shapes, ranks
     steps = []
     for l in h.items:
         step, why = _step(p, l, written)
         if why:
             return None, f"{{{h.items.index(l)}}}: {why}"
         steps.append(step)
-    reach = sum(s.reach for s in steps)
-    fits = opt.window // (4 * reach) if reach else opt.steps        # the halo at most a quarter of the window
-    tile = TimeTile(min(opt.steps, fits), opt.threads, opt.window, tuple(sorted(written)), abi.count(next(iter(shapes))),
-                    tuple(steps))
+    window = (opt.window,) if rank == 1 else opt.plane
+    reach = [sum(s.reach[d] for s in steps) for d in range(rank)]
+    fits = min((w // (4 * r) for w, r in zip(window, reach) if r), default=opt.steps)   # each halo at most a quarter
+    tile = TimeTile(min(opt.steps, fits), opt.threads, window, tuple(sorted(written)), shape, tuple(steps))
     if tile.steps < 1:
-        return None, f"an iteration's reads reach {reach} cells, past a quarter of the window ({opt.window})"
-    if opt.window * sum(_size(arrays[a].dtype) for a in tile.arrays) > p.target.shared_static:
-        return None, f"a window of {opt.window} cells of {', '.join(tile.arrays)} passes a block's shared memory"
+        return None, f"an iteration's reads reach {', '.join(map(str, reach))} cells, past a quarter of the window " \
+                     f"({' x '.join(map(str, window))})"
+    if prod(window) * sum(_size(arrays[a].dtype) for a in tile.arrays) > p.target.shared_static:
+        return None, f"a window of {' x '.join(map(str, window))} cells of {', '.join(tile.arrays)} passes a block's shared memory"
     return tile, ""
 
 
 def _step(p, l: Launch, written: set[str]) -> tuple[Step | None, str]:
-    """A launch's reach and offset, or why the tile cannot run it."""
-    if len(l.grid) != 1 or l.grid[0].derived or l.grid[0].step != 1:
-        return None, "not a 1-d grid of consecutive indices"
+    """A launch's reach and offset per dimension, or why the tile cannot run it."""
+    if any(g.derived or g.step != 1 for g in l.grid):
+        return None, "not a grid of consecutive indices"
     if l.reduction or l.row or l.phases or l.scan or l.banded or l.running_max or l.row_scan or l.tiles or l.private:
         return None, "its form needs blocks of its own"
     if any(n.at or n.bind for n in l.grid[-1].statements()):      # its iterators are not the loops' variables
         return None, "a statement placed by a new schedule"
     if any(p.plan.storage[w] != "local" for (s, _), w in p.an.web_of.items() if s in l.statements()):
         return None, "a scalar carried between launches"
-    var, at, reads = l.grid[0].var, set(), []
+    grid, at, reads = [g.var for g in l.grid], set(), []
     for s in l.statements():
         spec = p.an.model.specs[s]
         for name, idx, write in spec.accesses:
@@ -107,18 +127,35 @@ def _step(p, l: Launch, written: set[str]) -> tuple[Step | None, str]:
                 return None, f"the reference's local array {name}"
             if name not in written:
                 continue
-            c = constant_value(p.an.program.sizes, spec.loops, f"({idx[0]}) - {var}") if len(idx) == 1 else None
-            if c is None:
-                return None, f"{name}[{', '.join(idx)}] is not at a constant offset from {var}"
+            cell = _offsets(p, spec.loops, idx, grid)
+            if cell is None:
+                return None, f"{name}[{', '.join(idx)}] is not at a constant offset from {', '.join(grid)}"
             if write:
-                at.add(c)
+                at.add(cell)
             else:
-                reads.append(c)
+                reads.append(cell)
     if len(at) != 1:
         return None, "it writes the tile's arrays at more than one offset" if at else "it writes none of the tile's arrays"
-    (c0,) = at
-    first = min_expr(launch_box(p.an, l)[0][0])
-    return Step(max((abs(c - c0) for c in reads), default=0), f"{c0} + {first}" if c0 else first), ""
+    ((vars_, c0),) = at
+    if any(v != vars_ for v, _ in reads):
+        return None, "its reads and its write follow its grid indices in different orders"
+    firsts = dict(zip(grid, (min_expr(lows) for lows, _ in launch_box(p.an, l))))
+    return Step(tuple(max((abs(c[d] - c0[d]) for _, c in reads), default=0) for d in range(len(grid))),
+                tuple(f"{c} + {firsts[v]}" if c else firsts[v] for v, c in zip(vars_, c0)),
+                tuple(l.axes[v] for v in vars_)), ""
+
+
+def _offsets(p, loops, idx, grid: list[str]):
+    """((the grid index of each dimension), (its constant offset)) of a subscript, or None."""
+    vars_, offs = [], []
+    for e in idx:
+        found = [(v, c) for v in grid if v not in vars_
+                 for c in [constant_value(p.an.program.sizes, loops, f"({e}) - {v}")] if c is not None]
+        if len(found) != 1:
+            return None
+        vars_.append(found[0][0])
+        offs.append(found[0][1])
+    return (tuple(vars_), tuple(offs)) if len(vars_) == len(grid) else None
 
 
 def _size(dtype: str) -> int:
@@ -135,58 +172,112 @@ def name(p, h: HostLoop) -> str:
 
 # -- printing (p: cuda.Printer) ----------------------------------------------------------------
 
+def _entry(h: HostLoop, l: Launch) -> str:
+    """The device function a tile calls for launch `l`: its NAME_at (1-d) or NAME_tile (2-d)."""
+    return f"{l.name}_at" if h.time_tile.rank == 1 else f"{l.name}_tile"
+
+
+def _passed(h: HostLoop, l: Launch, calls) -> list[str]:
+    """The arguments the tile passes to launch `l`'s device function (its launch's, for NAME_at)."""
+    return calls[l.name if h.time_tile.rank == 1 else _entry(h, l)]
+
+
 def _arguments(p, h: HostLoop, calls) -> list[str]:
     """The kernel's arguments but the tile's arrays: the names the launches' calls pass (sizes,
     read-only arrays, host scalars) and the sizes the arrays' extent needs."""
-    used = {a for l in h.items for a in calls[l.name]} | set(WORD.findall(h.time_tile.count))
+    used = {a for l in h.items for a in _passed(h, l, calls)} | set(WORD.findall(h.time_tile.count))
     order = list(p.k.params) + [w for w, s in p.plan.storage.items() if s == "host"]
     return [a for a in order if a in used and a != h.loop.var and a not in h.time_tile.arrays]
 
 
+def _tile_function(p, h: HostLoop, l: Launch, calls) -> str:
+    """`NAME_tile`: a 2-d launch's body as `NAME_at` would be, its subscripts of the tile's arrays
+    flattened with the window's row pitch (the tile points the arrays' names into the window)."""
+    tt = h.time_tile
+    pitched = {a: (*p.k.array(a).shape[:-1], str(tt.window[-1])) for a in tt.arrays}
+    inner_vars, locals_ = p.thread_variables(l)
+    saved, p.r = p.r, p.r.reshaped(pitched)
+    try:
+        text = "\n".join(p.point_body(l, launch_box(p.an, l), inner_vars, locals_, True))
+    finally:
+        p.r = saved
+    calls[_entry(h, l)] = args = p.kernel_args(l, names_used(text))
+    return at_function(p, l, text, ", ".join(p.param_decl(a, l) for a in args), "_tile")
+
+
+def _nest(heads: list[str], indent: str, inner: list[str], braces: bool = True) -> list[str]:
+    """Loops `heads` (each one or more lines) nested from `indent`, `inner` in the innermost."""
+    out = []
+    for n, head in enumerate(heads):
+        lines = head.split("\n")
+        lines[-1] += " {" if braces and n == len(heads) - 1 else ""
+        out += [indent + "  " * n + x for x in lines]
+    out += [indent + "  " * len(heads) + x for x in inner]
+    return out + ([indent + "  " * (len(heads) - 1) + "}"] if braces else [])
+
+
 def kernel(p, h: HostLoop, calls) -> str:
-    """The tile kernel: copy the window in, the iterations on it, the block's own cells out."""
+    """The tile kernel (after the 2-d launches' NAME_tile): copy the window in, the iterations on
+    it, the block's own cells out."""
     tt, var = h.time_tile, h.loop.var
+    tiles = [_tile_function(p, h, l, calls) for l in h.items] if tt.rank > 1 else []
     args = _arguments(p, h, calls)
     dtype = {a: p.k.array(a).dtype for a in tt.arrays}
     params = [param_decl(p, h, a) for a in args] + \
         [f"const {dtype[a]} *__restrict__ {a}_in, {dtype[a]} *__restrict__ {a}_out" for a in tt.arrays] + \
         ["int poly_first", "int poly_steps"]
-    body = [f"  __shared__ {dtype[a]} poly_{a}[{tt.window}];" for a in tt.arrays] + [
-        f"  const int poly_count = (int)({tt.count});",
-        f"  const int poly_own = (int)blockIdx.x * {tt.own};   /* this block's cells: [poly_own, poly_end) */",
-        f"  const int poly_end = poly_own + {tt.own} < poly_count ? poly_own + {tt.own} : poly_count;",
-        f"  const int poly_lo = poly_own > {tt.halo} ? poly_own - {tt.halo} : 0;   /* the window: [poly_lo, poly_hi) */",
-        f"  const int poly_hi = poly_end + {tt.halo} < poly_count ? poly_end + {tt.halo} : poly_count;",
-        "  for (int poly_c = poly_lo + (int)threadIdx.x; poly_c < poly_hi; poly_c += (int)blockDim.x) {",
-        *[f"    poly_{a}[poly_c - poly_lo] = {a}_in[poly_c];" for a in tt.arrays], "  }",
-        *[f"  {dtype[a]} *{a} = poly_{a} - poly_lo;   /* {a}[c] for c in the window */" for a in tt.arrays],
+    dims, last = range(tt.rank), tt.rank - 1
+    sx = [""] if tt.rank == 1 else [str(d) for d in dims]          # a 1-d tile's names have no suffix
+    ax = ["x"] if tt.rank == 1 else ["y", "x"]
+    c, pitch = [f"poly_c{x}" for x in sx], tt.window[-1]
+    cell = "poly_c" if tt.rank == 1 else f"(size_t)poly_c0 * poly_count1 + poly_c1"          # in the arrays
+    there = "poly_c - poly_lo" if tt.rank == 1 else f"(poly_c0 - poly_lo0) * {pitch} + (poly_c1 - poly_lo1)"
+    base = "poly_lo" if tt.rank == 1 else f"(poly_lo0 * {pitch} + poly_lo1)"
+    mine = "poly_c" if tt.rank == 1 else f"poly_c0 * {pitch} + poly_c1"   # through the names pointed into the window
+    body = [f"  __shared__ {dtype[a]} poly_{a}[{prod(tt.window)}];" for a in tt.arrays]
+    for d, x in zip(dims, sx):
+        own, halo = tt.own[d], tt.halo[d]
+        body += [f"  const int poly_count{x} = (int)({abi.count((tt.extents[d],))});",
+                 f"  const int poly_own{x} = (int)blockIdx.{ax[d]} * {own};   /* this block's cells: [poly_own{x}, poly_end{x}) */",
+                 f"  const int poly_end{x} = poly_own{x} + {own} < poly_count{x} ? poly_own{x} + {own} : poly_count{x};",
+                 f"  const int poly_lo{x} = poly_own{x} > {halo} ? poly_own{x} - {halo} : 0;   /* the window: [poly_lo{x}, poly_hi{x}) */",
+                 f"  const int poly_hi{x} = poly_end{x} + {halo} < poly_count{x} ? poly_end{x} + {halo} : poly_count{x};"]
+    strided = lambda d, lo, hi: f"for (int {c[d]} = {lo} + (int)threadIdx.{ax[d]}; {c[d]} < {hi}; {c[d]} += (int)blockDim.{ax[d]})"
+    body += _nest([strided(d, f"poly_lo{sx[d]}", f"poly_hi{sx[d]}") for d in dims], "  ",
+                  [f"poly_{a}[{there}] = {a}_in[{cell}];" for a in tt.arrays])
+    body += [f"  {dtype[a]} *{a} = poly_{a} - {base};   /* {a}[c] for c in the window */" for a in tt.arrays] + [
         "  __syncthreads();",
-        "  int poly_stale = 0;   /* cells at each inner end of the window no longer valid */",
+        f"  int {', '.join(f'poly_stale{x} = 0' for x in sx)};   /* cells at each inner end of the window no longer valid */",
         f"  int {var} = poly_first;",
         f"  for (int poly_s = 0; poly_s < poly_steps; poly_s++, {h.loop.next})", "  {"]
+    valid = lambda d: (f"for (int {c[d]} = (poly_lo{sx[d]} > 0 ? poly_lo{sx[d]} + poly_stale{sx[d]} : 0) + (int)threadIdx.{ax[d]};\n"
+                       f"     {c[d]} < (poly_hi{sx[d]} < poly_count{sx[d]} ? poly_hi{sx[d]} - poly_stale{sx[d]} : poly_count{sx[d]}); "
+                       f"{c[d]} += (int)blockDim.{ax[d]})")
     for launch, step in zip(h.items, tt.launches):
-        call = ", ".join(calls[launch.name] + ["poly_c" if step.offset == "0" else f"poly_c - ({step.offset})"])
-        body += [f"    poly_stale += {step.reach};   /* {launch.name} */" if step.reach else f"    /* {launch.name} */",
-                 "    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;",
-                 "         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)",
-                 f"      {launch.name}_at({call});",
+        index = {a: c[d] if o == "0" else f"{c[d]} - ({o})" for d, (a, o) in enumerate(zip(step.axes, step.offset))}
+        call = ", ".join(_passed(h, launch, calls) + [index[a] for a in launch_axes(launch)])
+        grow = " ".join(f"poly_stale{sx[d]} += {r};" for d, r in enumerate(step.reach) if r)
+        body += [f"    {grow}   /* {launch.name} */" if grow else f"    /* {launch.name} */",
+                 *_nest([valid(d) for d in dims], "    ", [f"{_entry(h, launch)}({call});"], braces=False),
                  "    __syncthreads();"]
-    body += ["  }", "  for (int poly_c = poly_own + (int)threadIdx.x; poly_c < poly_end; poly_c += (int)blockDim.x) {",
-             *[f"    {a}_out[poly_c] = {a}[poly_c];" for a in tt.arrays], "  }"]
+    body += ["  }", *_nest([strided(d, f"poly_own{sx[d]}", f"poly_end{sx[d]}") for d in dims], "  ",
+                           [f"{a}_out[{cell}] = {a}[{mine}];" for a in tt.arrays])]
     calls[name(p, h)] = args
-    return "\n".join([f"/* {name(p, h)}: host loop {var} in overlapped time tiles: each block holds {tt.window} cells "
-                      f"of {', '.join(tt.arrays)} in shared memory, runs up to {tt.steps} iterations on them (each "
-                      "launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back "
-                      f"its own {tt.own}; the {tt.halo} cells past them on each side are those the iterations' reads "
-                      "reach. It reads one copy of the arrays and writes the other. */",
-                      f"__global__ void __launch_bounds__({tt.threads}) {name(p, h)}({', '.join(params)})",
-                      "{", *body, "}"])
+    cells = lambda t: " x ".join(map(str, t))
+    return "\n\n".join([*tiles, "\n".join([
+        f"/* {name(p, h)}: host loop {var} in overlapped time tiles: each block holds {cells(tt.window)} cells "
+        f"of {', '.join(tt.arrays)} in shared memory, runs up to {tt.steps} iterations on them (each "
+        "launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back "
+        f"its own {cells(tt.own)}; the {cells(tt.halo)} cells past them on each side are those the iterations' reads "
+        "reach. It reads one copy of the arrays and writes the other. */",
+        f"__global__ void __launch_bounds__({tt.threads}) {name(p, h)}({', '.join(params)})",
+        "{", *body, "}"])])
 
 
 def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     """The loop in launches of `steps` iterations, the two copies swapped after each, the last
     copy written back to the caller's arrays; the launches per iteration where the scratch
-    copy cannot be had."""
+    copy cannot be had (or a 2-d tile's rows of blocks pass CUDA's 65535)."""
     tt, l, i = h.time_tile, h.loop, indent
     dtype = {a: p.k.array(a).dtype for a in tt.arrays}
     at, lines = "0", []
@@ -200,20 +291,27 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
             f"{i}      cudaMemcpyAsync({a}, poly_in_{a}, {abi.nbytes(dtype[a], tt.count)}, cudaMemcpyDeviceToDevice, 0);"
             for a in tt.arrays]
     pointers = ", ".join(f"poly_in_{a}, poly_out_{a}" for a in tt.arrays)
+    if tt.rank == 1:
+        fits, threads, some = "", str(tt.threads), "poly_blocks_time > 0"
+        blocks = f"const unsigned poly_blocks_time = (unsigned)((poly_cells + {tt.own[0] - 1}) / {tt.own[0]});"
+    else:
+        fits, threads, some = f" && (long long)({tt.extents[0]}) / {tt.own[0]} < 65535", f"dim3{tt.block}", "poly_cells > 0"
+        blocks = (f"const dim3 poly_blocks_time((unsigned)(((long long)({tt.extents[1]}) + {tt.own[1] - 1}) / {tt.own[1]}), "
+                  f"(unsigned)(((long long)({tt.extents[0]}) + {tt.own[0] - 1}) / {tt.own[0]}));")
     return [f"{i}{{",
             f"{i}  char *poly_other = NULL;   /* the other copy of {', '.join(tt.arrays)}: a launch reads one, writes the other */",
             f"{i}  const long long poly_cells = (long long)({tt.count});",
-            f"{i}  if (poly_cells < 1073741824LL && {take('poly_other', f'{at} + 1', p.opt.pool)} == cudaSuccess) {{",
+            f"{i}  if (poly_cells < 1073741824LL{fits} && {take('poly_other', f'{at} + 1', p.opt.pool)} == cudaSuccess) {{",
             *lines,
-            f"{i}    const unsigned poly_blocks_time = (unsigned)((poly_cells + {tt.own - 1}) / {tt.own});",
+            f"{i}    {blocks}",
             f"{i}    for ({l.init}; {l.cond}; )",
             f"{i}    {{",
             f"{i}      const int poly_first = {l.var};",
             f"{i}      int poly_steps = 0;   /* up to {tt.steps} iterations, as the loop runs them */",
             f"{i}      for (; poly_steps < {tt.steps} && ({l.cond}); poly_steps++, {l.next})",
             f"{i}        ;",
-            f"{i}      if (poly_blocks_time > 0) {{",
-            f"{i}        {name(p, h)}<<<poly_blocks_time, {tt.threads}>>>"
+            f"{i}      if ({some}) {{",
+            f"{i}        {name(p, h)}<<<poly_blocks_time, {threads}>>>"
             f"({', '.join([*calls[name(p, h)], pointers, 'poly_first', 'poly_steps'])});",
             *swap,
             f"{i}      }}",
@@ -233,8 +331,8 @@ def notes(p) -> list[str]:
         if h.time_tile:
             tt = h.time_tile
             out.append(f"  ... host loop {h.loop.var} runs in overlapped time tiles ({name(p, h)}): {tt.steps} "
-                       f"iterations a launch, each block {tt.window} cells of {', '.join(tt.arrays)} in shared "
-                       f"memory, its own {tt.own} written back.")
+                       f"iterations a launch, each block {' x '.join(map(str, tt.window))} cells of "
+                       f"{', '.join(tt.arrays)} in shared memory, its own {' x '.join(map(str, tt.own))} written back.")
         elif h.not_time_tile:
             out.append(f"  ... host loop {h.loop.var} keeps a launch per iteration (no time tiles): {h.not_time_tile}.")
     return out
