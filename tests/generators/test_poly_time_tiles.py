@@ -1,8 +1,8 @@
-"""Time tiles (timetiles.py, `launches.time_tiles`): a host loop of 1-d stencil launches runs
-several iterations per launch, each block on a window of the written arrays in shared memory
-with a halo as wide as the iterations' reads reach.  The plan's records on both C corpora and a
-spec; the loops it refuses and why; the candidates on the emu with windows small enough that
-many blocks and a short last launch meet, and a halo one cell short rejected there."""
+"""Time tiles (timetiles.py, `launches.time_tiles`): a host loop of 1-d or 2-d stencil launches
+runs several iterations per launch, each block on a window of the written arrays in shared
+memory with a halo as wide as the iterations' reads reach.  The plan's records on both C
+corpora and specs; the loops it refuses and why; the candidates on the emu with windows small
+enough that many blocks and a short last launch meet, and a halo one cell short rejected there."""
 import re
 
 import pytest
@@ -19,7 +19,13 @@ from t2c.verify.ladder import ladder
 #: windows of 16 cells: at MINI sizes (n about 30) several blocks, and up to 3 iterations a launch
 SMALL = DEFAULT.replace({"launches.time_tiles.window": 16, "launches.time_tiles.threads": 32,
                          "launches.time_tiles.steps": 3})
+#: 2-d windows of 16 x 16 cells: several blocks on each axis at MINI sizes
+SMALL_2D = DEFAULT.replace({"launches.time_tiles.plane": (16, 16), "launches.time_tiles.threads": 64,
+                            "launches.time_tiles.steps": 3})
 JACOBI_1D = "corpora/polybench/stencils/jacobi-1d/jacobi-1d.c"
+JACOBI_2D = "corpora/polybench/stencils/jacobi-2d/jacobi-2d.c"
+HOTSPOT = "corpora/loops/rodinia/hotspot.c"
+JACOBI_2D_SPEC = "corpora/text2cuda/jacobi2d.md"
 PATHFINDER = "corpora/loops/rodinia/pathfinder.c"
 HEAT_1D = "corpora/text2cuda/heat1d.md"
 
@@ -41,8 +47,8 @@ def test_a_time_loop_of_1d_stencils_runs_in_time_tiles(path, var, arrays, reach,
     h = _loops(k)[var]
     tt = h.time_tile
     assert tt is not None and h.not_time_tile == "" and not h.one_block
-    assert tt.arrays == arrays and tuple(s.reach for s in tt.launches) == reach
-    assert (tt.steps, tt.window, tt.threads, tt.own) == (32, 256, 256, own)
+    assert tt.arrays == arrays and tuple(s.reach for s in tt.launches) == tuple((r,) for r in reach)
+    assert (tt.steps, tt.window, tt.threads, tt.own) == (32, (256,), 256, (own,))
     assert all(l.in_block for l in h.items)          # their bodies as NAME_at, as the tile calls them
     text = generate(k)
     assert f"_time_{var}<<<" in text and "cudaMallocAsync((void **)&poly_other" in text and "cudaFreeAsync(poly_other, 0);" in text
@@ -59,7 +65,7 @@ def test_the_halo_stays_within_a_quarter_of_the_window():
     """Fewer iterations a launch where the asked-for ones would make the halo wider."""
     k = read_kernel(ROOT / JACOBI_1D)
     (h,) = _loops(k, SMALL).values()
-    assert (h.time_tile.steps, h.time_tile.halo, h.time_tile.own) == (2, 4, 8)
+    assert (h.time_tile.steps, h.time_tile.halo, h.time_tile.own) == (2, (4,), (8,))
 
 
 @pytest.mark.parametrize("source, reason", [
@@ -70,7 +76,19 @@ void k(int ts, int n, double A[ts][n]) {
   for (int t = 1; t < ts; t++)
     for (int i = 1; i < n - 1; i++)
       A[t][i] = A[t - 1][i - 1] + A[t - 1][i + 1];
-}""", "the arrays it writes (A) are not 1-d of one extent"),
+}""", "the arrays it writes (A) are not of one shape, of its launches' rank"),
+    # a transposing update: the write follows (i, j), the read (j, i)
+    ("""
+void k(int ts, int n, double A[n][n], double B[n][n]) {
+  for (int t = 0; t < ts; t++) {
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        B[i][j] = A[j][i] * 0.5;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        A[i][j] = B[i][j];
+  }
+}""", "k_update_B: its reads and its write follow its grid indices in different orders"),
     ("""
 void k(int ts, int n, double x[n], double y[n]) {
   for (int t = 0; t < ts; t++) {
@@ -85,7 +103,7 @@ def test_loops_it_cannot_tile_keep_their_form_and_say_why(tmp_path, source, reas
     k = read_kernel(ROOT / source) if source.endswith(".c") else c_kernel(tmp_path, source)
     (h,) = _loops(k).values()
     if not reason:       # a copy that writes one cell past its index: a reach of 1, still tiled
-        assert h.time_tile and [s.reach for s in h.time_tile.launches] == [1, 1]
+        assert h.time_tile and [s.reach for s in h.time_tile.launches] == [(1,), (1,)]
         return
     assert h.time_tile is None and h.not_time_tile == reason
     assert f"keeps a launch per iteration (no time tiles): {reason}." in generate(k)
@@ -125,7 +143,61 @@ void k(int n, float x[n], float y[n]) {
   }
 }""")
     (h,) = _loops(k).values()
-    assert [s.reach for s in h.time_tile.launches] == [2, 1] and h.time_tile.steps == 256 // 12
+    assert [s.reach for s in h.time_tile.launches] == [(2,), (1,)] and h.time_tile.steps == 256 // 12
     assert _loops(k, SMALL)["t"].time_tile.steps == 1
     for options in (DEFAULT, SMALL):
         accepted_on_emu(k, generate(k, options))
+
+
+@pytest.mark.parametrize("path, arrays, reach, steps", [
+    # B from A's five points, then A from B's: one cell each way on both axes, twice an iteration
+    (JACOBI_2D, ("A", "B"), ((1, 1), (1, 1)), 48 // (4 * 2)),
+    (JACOBI_2D_SPEC, ("A", "B"), ((1, 1), (1, 1)), 48 // (4 * 2)),
+    # next from temp's neighbours (the edges' reads of the cell itself are guarded statements), then the copy back
+    (HOTSPOT, ("next", "temp"), ((1, 1), (0, 0)), 48 // 4),
+])
+def test_a_time_loop_of_2d_stencils_runs_in_time_tiles(path, arrays, reach, steps):
+    """A 2-d window of 48 x 64 cells; the steps cut so that each halo stays within a quarter of
+    the window's rows; the launches keep their own kernels for the fallback and run in the tile
+    as NAME_tile, their subscripts flattened with the window's pitch."""
+    k = read_kernel(ROOT / path)
+    (h,) = [h for h in _loops(k).values() if h.time_tile]
+    tt = h.time_tile
+    assert tt.arrays == arrays and tuple(s.reach for s in tt.launches) == reach
+    assert (tt.rank, tt.window, tt.steps, tt.block) == (2, (48, 64), steps, (32, 8))
+    assert tt.own == (48 - 2 * tt.halo[0], 64 - 2 * tt.halo[1]) and all(s.axes == ("y", "x") for s in tt.launches)
+    assert not any(l.in_block for l in h.items)
+    text = generate(k)
+    name = h.items[0].name
+    assert f"static __device__ void {name}_tile(" in text and f"__global__ void {name}(" in text
+    assert re.search(r"\[\(\w+ \* 64\) \+ \w+\]", text[text.index(f"{name}_tile("):])   # the window's pitch
+
+
+def test_3d_stencils_and_mixed_ranks_are_not_candidates():
+    """heat-3d's launches are 3-d (a window of 3-d cells fits no useful halo in a block's shared
+    memory); fdtd-2d's loop mixes a 1-d launch (row 0) with 2-d ones."""
+    for path in ("corpora/polybench/stencils/heat-3d/heat-3d.c", "corpora/polybench/stencils/fdtd-2d/fdtd-2d.c"):
+        (h,) = _loops(read_kernel(ROOT / path)).values()
+        assert h.time_tile is None and h.not_time_tile == ""
+
+
+@pytest.mark.parametrize("path", [JACOBI_2D, HOTSPOT, JACOBI_2D_SPEC])
+@pytest.mark.parametrize("options", [DEFAULT, SMALL_2D, SMALL_2D.replace(pool=False)],
+                         ids=["default", "small windows", "small windows, scratch by cudaMalloc"])
+def test_2d_time_tiles_are_accepted_on_the_emu(path, options):
+    k = read_kernel(ROOT / path)
+    text = generate(k, options)
+    assert "_time_t<<<" in text
+    accepted_on_emu(k, text)
+
+
+@pytest.mark.parametrize("path", [JACOBI_2D, HOTSPOT])
+def test_a_2d_halo_one_column_short_is_rejected(path):
+    k = read_kernel(ROOT / path)
+    text = generate(k, SMALL_2D)
+    h = int(re.search(r"poly_own1 > (\d+) \? poly_own1 - \1", text).group(1))
+    short = text.replace(f"poly_own1 > {h} ? poly_own1 - {h}", f"poly_own1 > {h - 1} ? poly_own1 - {h - 1}") \
+        .replace(f"poly_end1 + {h} < poly_count1 ? poly_end1 + {h}", f"poly_end1 + {h - 1} < poly_count1 ? poly_end1 + {h - 1}")
+    assert short != text
+    card = ladder(k, short, backend="emu", dataset="MINI", seed=3)
+    assert not card.accepted and "output mismatch" in card.summary()

@@ -7,7 +7,7 @@
 //   host scalars DX, DY, DT, B1, B2, mul1, mul2, a, b, c, d, e, f: computed once on the host, passed by value.
 //   adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t.
 //   adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t.
-//   ... host loop t keeps a launch per iteration (no time tiles): the arrays it writes (p, q, u, v) are not 1-d of one extent.
+//   ... host loop t keeps a launch per iteration (no time tiles): the arrays it writes (p, q, u, v) are not of one shape, of its launches' rank.
 
 #include <cuda_runtime.h>
 #include <math.h>

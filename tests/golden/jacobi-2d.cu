@@ -6,6 +6,7 @@
 //   host loop t: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   jacobi_2d_update_B: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
 //   jacobi_2d_update_A: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
+//   ... host loop t runs in overlapped time tiles (jacobi_2d_time_t): 6 iterations a launch, each block 48 x 64 cells of A, B in shared memory, its own 24 x 40 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -77,32 +78,143 @@ __global__ void jacobi_2d_update_A(int n, double *A, const double *B, unsigned p
   }
 }
 
-extern "C" void kernel_jacobi_2d_device(int tsteps, int n, double *A, double *B)
+/* jacobi_2d_update_B: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
+static __device__ void jacobi_2d_update_B_tile(int n, const double *A, double *B, int idx_x, int idx_y)
+{
+  const int i = 1 + idx_y;
+  const int j = 1 + idx_x;
+  if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1)))
+    return;
+  B[(i * 64) + j] = 0.2 * ((((A[(i * 64) + j] + A[(i * 64) + (j - 1)]) + A[(i * 64) + (1 + j)]) + A[((1 + i) * 64) + j]) + A[((i - 1) * 64) + j]);
+}
+
+/* jacobi_2d_update_A: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
+static __device__ void jacobi_2d_update_A_tile(int n, double *A, const double *B, int idx_x, int idx_y)
+{
+  const int i = 1 + idx_y;
+  const int j = 1 + idx_x;
+  if (!(i >= 1 && i < (n - 1) && j >= 1 && j < (n - 1)))
+    return;
+  A[(i * 64) + j] = 0.2 * ((((B[(i * 64) + j] + B[(i * 64) + (j - 1)]) + B[(i * 64) + (1 + j)]) + B[((1 + i) * 64) + j]) + B[((i - 1) * 64) + j]);
+}
+
+/* jacobi_2d_time_t: host loop t in overlapped time tiles: each block holds 48 x 64 cells of A, B in shared memory, runs up to 6 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 24 x 40; the 12 x 12 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+__global__ void __launch_bounds__(256) jacobi_2d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
+{
+  __shared__ double poly_A[3072];
+  __shared__ double poly_B[3072];
+  const int poly_count0 = (int)((size_t)(n));
+  const int poly_own0 = (int)blockIdx.y * 24;   /* this block's cells: [poly_own0, poly_end0) */
+  const int poly_end0 = poly_own0 + 24 < poly_count0 ? poly_own0 + 24 : poly_count0;
+  const int poly_lo0 = poly_own0 > 12 ? poly_own0 - 12 : 0;   /* the window: [poly_lo0, poly_hi0) */
+  const int poly_hi0 = poly_end0 + 12 < poly_count0 ? poly_end0 + 12 : poly_count0;
+  const int poly_count1 = (int)((size_t)(n));
+  const int poly_own1 = (int)blockIdx.x * 40;   /* this block's cells: [poly_own1, poly_end1) */
+  const int poly_end1 = poly_own1 + 40 < poly_count1 ? poly_own1 + 40 : poly_count1;
+  const int poly_lo1 = poly_own1 > 12 ? poly_own1 - 12 : 0;   /* the window: [poly_lo1, poly_hi1) */
+  const int poly_hi1 = poly_end1 + 12 < poly_count1 ? poly_end1 + 12 : poly_count1;
+  for (int poly_c0 = poly_lo0 + (int)threadIdx.y; poly_c0 < poly_hi0; poly_c0 += (int)blockDim.y)
+    for (int poly_c1 = poly_lo1 + (int)threadIdx.x; poly_c1 < poly_hi1; poly_c1 += (int)blockDim.x) {
+      poly_A[(poly_c0 - poly_lo0) * 64 + (poly_c1 - poly_lo1)] = A_in[(size_t)poly_c0 * poly_count1 + poly_c1];
+      poly_B[(poly_c0 - poly_lo0) * 64 + (poly_c1 - poly_lo1)] = B_in[(size_t)poly_c0 * poly_count1 + poly_c1];
+    }
+  double *A = poly_A - (poly_lo0 * 64 + poly_lo1);   /* A[c] for c in the window */
+  double *B = poly_B - (poly_lo0 * 64 + poly_lo1);   /* B[c] for c in the window */
+  __syncthreads();
+  int poly_stale0 = 0, poly_stale1 = 0;   /* cells at each inner end of the window no longer valid */
+  int t = poly_first;
+  for (int poly_s = 0; poly_s < poly_steps; poly_s++, t++)
+  {
+    poly_stale0 += 1; poly_stale1 += 1;   /* jacobi_2d_update_B */
+    for (int poly_c0 = (poly_lo0 > 0 ? poly_lo0 + poly_stale0 : 0) + (int)threadIdx.y;
+         poly_c0 < (poly_hi0 < poly_count0 ? poly_hi0 - poly_stale0 : poly_count0); poly_c0 += (int)blockDim.y)
+      for (int poly_c1 = (poly_lo1 > 0 ? poly_lo1 + poly_stale1 : 0) + (int)threadIdx.x;
+           poly_c1 < (poly_hi1 < poly_count1 ? poly_hi1 - poly_stale1 : poly_count1); poly_c1 += (int)blockDim.x)
+        jacobi_2d_update_B_tile(n, A, B, poly_c1 - (1), poly_c0 - (1));
+    __syncthreads();
+    poly_stale0 += 1; poly_stale1 += 1;   /* jacobi_2d_update_A */
+    for (int poly_c0 = (poly_lo0 > 0 ? poly_lo0 + poly_stale0 : 0) + (int)threadIdx.y;
+         poly_c0 < (poly_hi0 < poly_count0 ? poly_hi0 - poly_stale0 : poly_count0); poly_c0 += (int)blockDim.y)
+      for (int poly_c1 = (poly_lo1 > 0 ? poly_lo1 + poly_stale1 : 0) + (int)threadIdx.x;
+           poly_c1 < (poly_hi1 < poly_count1 ? poly_hi1 - poly_stale1 : poly_count1); poly_c1 += (int)blockDim.x)
+        jacobi_2d_update_A_tile(n, A, B, poly_c1 - (1), poly_c0 - (1));
+    __syncthreads();
+  }
+  for (int poly_c0 = poly_own0 + (int)threadIdx.y; poly_c0 < poly_end0; poly_c0 += (int)blockDim.y)
+    for (int poly_c1 = poly_own1 + (int)threadIdx.x; poly_c1 < poly_end1; poly_c1 += (int)blockDim.x) {
+      A_out[(size_t)poly_c0 * poly_count1 + poly_c1] = A[poly_c0 * 64 + poly_c1];
+      B_out[(size_t)poly_c0 * poly_count1 + poly_c1] = B[poly_c0 * 64 + poly_c1];
+    }
+}
+
+static void poly_entry(int tsteps, int n, double *A, double *B, bool poly_pool)
 {
   int t;
-  for (t = 0; t < tsteps; t++)
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   {
-    {
-      const int extent_x = n - 2;   /* j */
-      const int extent_y = n - 2;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B, poly_blocks_y);
+    char *poly_other = NULL;   /* the other copy of A, B: a launch reads one, writes the other */
+    const long long poly_cells = (long long)((size_t)(n) * (size_t)(n));
+    if (poly_cells < 1073741824LL && (long long)(n) / 24 < 65535 && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1)) == cudaSuccess) {
+      double *poly_in_A = A, *poly_out_A = (double *)(poly_other + 0);
+      double *poly_in_B = B, *poly_out_B = (double *)(poly_other + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256);
+      const dim3 poly_blocks_time((unsigned)(((long long)(n) + 39) / 40), (unsigned)(((long long)(n) + 23) / 24));
+      for (t = 0; t < tsteps; )
+      {
+        const int poly_first = t;
+        int poly_steps = 0;   /* up to 6 iterations, as the loop runs them */
+        for (; poly_steps < 6 && (t < tsteps); poly_steps++, t++)
+          ;
+        if (poly_cells > 0) {
+          jacobi_2d_time_t<<<poly_blocks_time, dim3(32, 8)>>>(n, poly_in_A, poly_out_A, poly_in_B, poly_out_B, poly_first, poly_steps);
+          { double *poly_x = poly_in_A; poly_in_A = poly_out_A; poly_out_A = poly_x; }
+          { double *poly_x = poly_in_B; poly_in_B = poly_out_B; poly_out_B = poly_x; }
+        }
       }
-    }
-    {
-      const int extent_x = n - 2;   /* j */
-      const int extent_y = n - 2;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_A, n, A, B, poly_blocks_y);
+      if (poly_in_A != A)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(A, poly_in_A, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
+      if (poly_in_B != B)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(B, poly_in_B, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
+      if (poly_pool) cudaFreeAsync(poly_other, 0); else cudaFree(poly_other);
+    } else {   /* no scratch copy: a launch per iteration */
+      for (t = 0; t < tsteps; t++)
+      {
+        {
+          const int extent_x = n - 2;   /* j */
+          const int extent_y = n - 2;   /* i */
+          if (extent_x > 0 && extent_y > 0) {
+            dim3 block(32, 8);
+            const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+            dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B, poly_blocks_y);
+          }
+        }
+        {
+          const int extent_x = n - 2;   /* j */
+          const int extent_y = n - 2;   /* i */
+          if (extent_x > 0 && extent_y > 0) {
+            dim3 block(32, 8);
+            const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+            dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_A, n, A, B, poly_blocks_y);
+          }
+        }
       }
     }
   }
+}
+
+extern "C" void kernel_jacobi_2d_device(int tsteps, int n, double *A, double *B)
+{
+  poly_entry(tsteps, n, A, B, true);
 }
 
 extern "C" void kernel_jacobi_2d(int tsteps, int n, double *A, double *B)
@@ -115,7 +227,7 @@ extern "C" void kernel_jacobi_2d(int tsteps, int n, double *A, double *B)
   double *dev_B = NULL;
   cudaMalloc((void **)&dev_B, bytes_B ? bytes_B : 1);
   cudaMemcpy(dev_B, B, bytes_B, cudaMemcpyHostToDevice);
-  kernel_jacobi_2d_device(tsteps, n, dev_A, dev_B);
+  poly_entry(tsteps, n, dev_A, dev_B, false);
   cudaMemcpy(A, dev_A, bytes_A, cudaMemcpyDeviceToHost);
   cudaMemcpy(B, dev_B, bytes_B, cudaMemcpyDeviceToHost);
   cudaFree(dev_A);

@@ -5,6 +5,7 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop wave: a wavefront; the instances on one diagonal are independent, so each value of wave is one launch of parallel work.
 //   seidel_2d_update_A: one thread per (t, i): t -> x, i -> y. Launched once per host iteration of wave.
+//   ... host loop wave keeps a launch per iteration (no time tiles): a wavefront.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>

@@ -7,6 +7,7 @@
 //   thread-local scalars up, down, left, right: private to each thread (no value crosses iterations of the parallel loops).
 //   hotspot_update_next: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
 //   hotspot_update_temp: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
+//   ... host loop t runs in overlapped time tiles (hotspot_time_t): 12 iterations a launch, each block 48 x 64 cells of next, temp in shared memory, its own 24 x 40 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -86,32 +87,151 @@ __global__ void hotspot_update_temp(int n, double *temp, const double *next, uns
   }
 }
 
-extern "C" void hotspot_device(int tsteps, int n, double step, double cap, double *power, double *temp, double *next)
+/* hotspot_update_next: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
+static __device__ void hotspot_update_next_tile(int n, double step, double cap, const double *power, const double *temp, double *next, int idx_x, int idx_y)
+{
+  const int i = idx_y;
+  const int j = idx_x;
+  if (!(i >= 0 && i < n && j >= 0 && j < n))
+    return;
+  double up;
+  double down;
+  double left;
+  double right;
+  up = temp[(((i > 0) ? (i - 1) : (i)) * 64) + j];
+  down = temp[(((i < (n - 1)) ? (i + 1) : (i)) * 64) + j];
+  left = temp[(i * 64) + ((j > 0) ? (j - 1) : (j))];
+  right = temp[(i * 64) + ((j < (n - 1)) ? (j + 1) : (j))];
+  next[(i * 64) + j] = temp[(i * 64) + j] + (step * ((power[(i * n) + j] + (((((up + down) + left) + right) - (4.0 * temp[(i * 64) + j])) * 0.1)) - (temp[(i * 64) + j] * cap)));
+}
+
+/* hotspot_update_temp: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t. */
+static __device__ void hotspot_update_temp_tile(int n, double *temp, const double *next, int idx_x, int idx_y)
+{
+  const int i = idx_y;
+  const int j = idx_x;
+  if (!(i >= 0 && i < n && j >= 0 && j < n))
+    return;
+  temp[(i * 64) + j] = next[(i * 64) + j];
+}
+
+/* hotspot_time_t: host loop t in overlapped time tiles: each block holds 48 x 64 cells of next, temp in shared memory, runs up to 12 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 24 x 40; the 12 x 12 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+__global__ void __launch_bounds__(256) hotspot_time_t(int n, double step, double cap, const double *power, const double *__restrict__ next_in, double *__restrict__ next_out, const double *__restrict__ temp_in, double *__restrict__ temp_out, int poly_first, int poly_steps)
+{
+  __shared__ double poly_next[3072];
+  __shared__ double poly_temp[3072];
+  const int poly_count0 = (int)((size_t)(n));
+  const int poly_own0 = (int)blockIdx.y * 24;   /* this block's cells: [poly_own0, poly_end0) */
+  const int poly_end0 = poly_own0 + 24 < poly_count0 ? poly_own0 + 24 : poly_count0;
+  const int poly_lo0 = poly_own0 > 12 ? poly_own0 - 12 : 0;   /* the window: [poly_lo0, poly_hi0) */
+  const int poly_hi0 = poly_end0 + 12 < poly_count0 ? poly_end0 + 12 : poly_count0;
+  const int poly_count1 = (int)((size_t)(n));
+  const int poly_own1 = (int)blockIdx.x * 40;   /* this block's cells: [poly_own1, poly_end1) */
+  const int poly_end1 = poly_own1 + 40 < poly_count1 ? poly_own1 + 40 : poly_count1;
+  const int poly_lo1 = poly_own1 > 12 ? poly_own1 - 12 : 0;   /* the window: [poly_lo1, poly_hi1) */
+  const int poly_hi1 = poly_end1 + 12 < poly_count1 ? poly_end1 + 12 : poly_count1;
+  for (int poly_c0 = poly_lo0 + (int)threadIdx.y; poly_c0 < poly_hi0; poly_c0 += (int)blockDim.y)
+    for (int poly_c1 = poly_lo1 + (int)threadIdx.x; poly_c1 < poly_hi1; poly_c1 += (int)blockDim.x) {
+      poly_next[(poly_c0 - poly_lo0) * 64 + (poly_c1 - poly_lo1)] = next_in[(size_t)poly_c0 * poly_count1 + poly_c1];
+      poly_temp[(poly_c0 - poly_lo0) * 64 + (poly_c1 - poly_lo1)] = temp_in[(size_t)poly_c0 * poly_count1 + poly_c1];
+    }
+  double *next = poly_next - (poly_lo0 * 64 + poly_lo1);   /* next[c] for c in the window */
+  double *temp = poly_temp - (poly_lo0 * 64 + poly_lo1);   /* temp[c] for c in the window */
+  __syncthreads();
+  int poly_stale0 = 0, poly_stale1 = 0;   /* cells at each inner end of the window no longer valid */
+  int t = poly_first;
+  for (int poly_s = 0; poly_s < poly_steps; poly_s++, t++)
+  {
+    poly_stale0 += 1; poly_stale1 += 1;   /* hotspot_update_next */
+    for (int poly_c0 = (poly_lo0 > 0 ? poly_lo0 + poly_stale0 : 0) + (int)threadIdx.y;
+         poly_c0 < (poly_hi0 < poly_count0 ? poly_hi0 - poly_stale0 : poly_count0); poly_c0 += (int)blockDim.y)
+      for (int poly_c1 = (poly_lo1 > 0 ? poly_lo1 + poly_stale1 : 0) + (int)threadIdx.x;
+           poly_c1 < (poly_hi1 < poly_count1 ? poly_hi1 - poly_stale1 : poly_count1); poly_c1 += (int)blockDim.x)
+        hotspot_update_next_tile(n, step, cap, power, temp, next, poly_c1, poly_c0);
+    __syncthreads();
+    /* hotspot_update_temp */
+    for (int poly_c0 = (poly_lo0 > 0 ? poly_lo0 + poly_stale0 : 0) + (int)threadIdx.y;
+         poly_c0 < (poly_hi0 < poly_count0 ? poly_hi0 - poly_stale0 : poly_count0); poly_c0 += (int)blockDim.y)
+      for (int poly_c1 = (poly_lo1 > 0 ? poly_lo1 + poly_stale1 : 0) + (int)threadIdx.x;
+           poly_c1 < (poly_hi1 < poly_count1 ? poly_hi1 - poly_stale1 : poly_count1); poly_c1 += (int)blockDim.x)
+        hotspot_update_temp_tile(n, temp, next, poly_c1, poly_c0);
+    __syncthreads();
+  }
+  for (int poly_c0 = poly_own0 + (int)threadIdx.y; poly_c0 < poly_end0; poly_c0 += (int)blockDim.y)
+    for (int poly_c1 = poly_own1 + (int)threadIdx.x; poly_c1 < poly_end1; poly_c1 += (int)blockDim.x) {
+      next_out[(size_t)poly_c0 * poly_count1 + poly_c1] = next[poly_c0 * 64 + poly_c1];
+      temp_out[(size_t)poly_c0 * poly_count1 + poly_c1] = temp[poly_c0 * 64 + poly_c1];
+    }
+}
+
+static void poly_entry(int tsteps, int n, double step, double cap, double *power, double *temp, double *next, bool poly_pool)
 {
   int t;
-  for (int t = 0; t < tsteps; t++)
+  int poly_device = 0;   /* the call's device: its pool, the symbols set on it */
+  cudaGetDevice(&poly_device);
+  static bool poly_pool_kept = false;   /* scratch stays in the pool between calls */
+  if (poly_pool && !poly_pool_kept) {
+    cudaMemPool_t poly_pool_of;
+    unsigned long long poly_keep = ~0ULL;
+    cudaDeviceGetDefaultMemPool(&poly_pool_of, poly_device);
+    cudaMemPoolSetAttribute(poly_pool_of, cudaMemPoolAttrReleaseThreshold, &poly_keep);
+    poly_pool_kept = true;
+  }
   {
-    {
-      const int extent_x = n;   /* j */
-      const int extent_y = n;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), hotspot_update_next, n, step, cap, power, temp, next, poly_blocks_y);
+    char *poly_other = NULL;   /* the other copy of next, temp: a launch reads one, writes the other */
+    const long long poly_cells = (long long)((size_t)(n) * (size_t)(n));
+    if (poly_cells < 1073741824LL && (long long)(n) / 24 < 65535 && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1)) == cudaSuccess) {
+      double *poly_in_next = next, *poly_out_next = (double *)(poly_other + 0);
+      double *poly_in_temp = temp, *poly_out_temp = (double *)(poly_other + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256);
+      const dim3 poly_blocks_time((unsigned)(((long long)(n) + 39) / 40), (unsigned)(((long long)(n) + 23) / 24));
+      for (int t = 0; t < tsteps; )
+      {
+        const int poly_first = t;
+        int poly_steps = 0;   /* up to 12 iterations, as the loop runs them */
+        for (; poly_steps < 12 && (t < tsteps); poly_steps++, t++)
+          ;
+        if (poly_cells > 0) {
+          hotspot_time_t<<<poly_blocks_time, dim3(32, 8)>>>(n, step, cap, power, poly_in_next, poly_out_next, poly_in_temp, poly_out_temp, poly_first, poly_steps);
+          { double *poly_x = poly_in_next; poly_in_next = poly_out_next; poly_out_next = poly_x; }
+          { double *poly_x = poly_in_temp; poly_in_temp = poly_out_temp; poly_out_temp = poly_x; }
+        }
       }
-    }
-    {
-      const int extent_x = n;   /* j */
-      const int extent_y = n;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), hotspot_update_temp, n, temp, next, poly_blocks_y);
+      if (poly_in_next != next)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(next, poly_in_next, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
+      if (poly_in_temp != temp)   /* the last launch wrote the scratch copy */
+        cudaMemcpyAsync(temp, poly_in_temp, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyDeviceToDevice, 0);
+      if (poly_pool) cudaFreeAsync(poly_other, 0); else cudaFree(poly_other);
+    } else {   /* no scratch copy: a launch per iteration */
+      for (int t = 0; t < tsteps; t++)
+      {
+        {
+          const int extent_x = n;   /* j */
+          const int extent_y = n;   /* i */
+          if (extent_x > 0 && extent_y > 0) {
+            dim3 block(32, 8);
+            const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+            dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), hotspot_update_next, n, step, cap, power, temp, next, poly_blocks_y);
+          }
+        }
+        {
+          const int extent_x = n;   /* j */
+          const int extent_y = n;   /* i */
+          if (extent_x > 0 && extent_y > 0) {
+            dim3 block(32, 8);
+            const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
+            dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
+            cudaLaunchKernelEx(poly_after(grid, block, 0).at(), hotspot_update_temp, n, temp, next, poly_blocks_y);
+          }
+        }
       }
     }
   }
+}
+
+extern "C" void hotspot_device(int tsteps, int n, double step, double cap, double *power, double *temp, double *next)
+{
+  poly_entry(tsteps, n, step, cap, power, temp, next, true);
 }
 
 extern "C" void hotspot(int tsteps, int n, double step, double cap, const double *power, double *temp, double *next)
@@ -128,7 +248,7 @@ extern "C" void hotspot(int tsteps, int n, double step, double cap, const double
   double *dev_next = NULL;
   cudaMalloc((void **)&dev_next, bytes_next ? bytes_next : 1);
   cudaMemcpy(dev_next, next, bytes_next, cudaMemcpyHostToDevice);
-  hotspot_device(tsteps, n, step, cap, dev_power, dev_temp, dev_next);
+  poly_entry(tsteps, n, step, cap, dev_power, dev_temp, dev_next, false);
   cudaMemcpy(temp, dev_temp, bytes_temp, cudaMemcpyDeviceToHost);
   cudaMemcpy(next, dev_next, bytes_next, cudaMemcpyDeviceToHost);
   cudaFree(dev_power);
