@@ -147,6 +147,7 @@ VARIANTS = {
     "time tiles 2 steps": {"launches.time_tiles.steps": 2},
     "time tiles 4 steps": {"launches.time_tiles.steps": 4},
     "time tiles 32x64 plane": {"launches.time_tiles.plane": (32, 64)},
+    "time tiles 48x64 plane": {"launches.time_tiles.plane": (48, 64)},
     "time tiles 24x128 plane": {"launches.time_tiles.plane": (24, 128)},
     "time tiles 24x128 plane 4 steps": {"launches.time_tiles.plane": (24, 128), "launches.time_tiles.steps": 4},
     "time tiles 512 threads 2-d": {"launches.time_tiles.threads": 512},

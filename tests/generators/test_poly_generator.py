@@ -87,7 +87,7 @@ def test_readable_mapping_comments(candidates, name):
     k = read_c(SOURCES[name])
     _, text = candidates[k.name]
     assert "// Mapping:" in text
-    for kernel in re.findall(r"__global__ void (\w+)", text):
+    for kernel in re.findall(r"__global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)", text):
         assert re.search(rf"/\* {kernel}: (one thread|each thread a)", text)   # what a thread does
     if name in ("gemm", "jacobi-2d", "lu"):
         assert re.search(r"\(\w+(, \w+)*\)(: | points \().*-> x", text)  # which loop goes to threadIdx.x

@@ -81,7 +81,7 @@ __global__ void jacobi_1d_update_A(int n, double *A, const double *B)
   jacobi_1d_update_A_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
-/* jacobi_1d_time_t: host loop t in overlapped time tiles: each block holds 256 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 128; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+/* jacobi_1d_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 256 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 128; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
   __shared__ double poly_A[256];

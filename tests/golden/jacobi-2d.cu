@@ -6,7 +6,7 @@
 //   host loop t: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   jacobi_2d_update_B: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
 //   jacobi_2d_update_A: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
-//   ... host loop t runs in overlapped time tiles (jacobi_2d_time_t): 6 iterations a launch, each block 48 x 64 cells of A, B in shared memory, its own 24 x 40 written back.
+//   ... host loop t runs in overlapped time tiles (jacobi_2d_time_t): 4 iterations a launch, each block 32 x 64 cells of A, B in shared memory, its own 16 x 48 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -98,21 +98,21 @@ static __device__ void jacobi_2d_update_A_tile(int n, double *A, const double *B
   A[(i * 64) + j] = 0.2 * ((((B[(i * 64) + j] + B[(i * 64) + (j - 1)]) + B[(i * 64) + (1 + j)]) + B[((1 + i) * 64) + j]) + B[((i - 1) * 64) + j]);
 }
 
-/* jacobi_2d_time_t: host loop t in overlapped time tiles: each block holds 48 x 64 cells of A, B in shared memory, runs up to 6 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 24 x 40; the 12 x 12 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+/* jacobi_2d_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 32 x 64 cells of A, B in shared memory, runs up to 4 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 16 x 48; the 8 x 8 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) jacobi_2d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
-  __shared__ double poly_A[3072];
-  __shared__ double poly_B[3072];
+  __shared__ double poly_A[2048];
+  __shared__ double poly_B[2048];
   const int poly_count0 = (int)((size_t)(n));
-  const int poly_own0 = (int)blockIdx.y * 24;   /* this block's cells: [poly_own0, poly_end0) */
-  const int poly_end0 = poly_own0 + 24 < poly_count0 ? poly_own0 + 24 : poly_count0;
-  const int poly_lo0 = poly_own0 > 12 ? poly_own0 - 12 : 0;   /* the window: [poly_lo0, poly_hi0) */
-  const int poly_hi0 = poly_end0 + 12 < poly_count0 ? poly_end0 + 12 : poly_count0;
+  const int poly_own0 = (int)blockIdx.y * 16;   /* this block's cells: [poly_own0, poly_end0) */
+  const int poly_end0 = poly_own0 + 16 < poly_count0 ? poly_own0 + 16 : poly_count0;
+  const int poly_lo0 = poly_own0 > 8 ? poly_own0 - 8 : 0;   /* the window: [poly_lo0, poly_hi0) */
+  const int poly_hi0 = poly_end0 + 8 < poly_count0 ? poly_end0 + 8 : poly_count0;
   const int poly_count1 = (int)((size_t)(n));
-  const int poly_own1 = (int)blockIdx.x * 40;   /* this block's cells: [poly_own1, poly_end1) */
-  const int poly_end1 = poly_own1 + 40 < poly_count1 ? poly_own1 + 40 : poly_count1;
-  const int poly_lo1 = poly_own1 > 12 ? poly_own1 - 12 : 0;   /* the window: [poly_lo1, poly_hi1) */
-  const int poly_hi1 = poly_end1 + 12 < poly_count1 ? poly_end1 + 12 : poly_count1;
+  const int poly_own1 = (int)blockIdx.x * 48;   /* this block's cells: [poly_own1, poly_end1) */
+  const int poly_end1 = poly_own1 + 48 < poly_count1 ? poly_own1 + 48 : poly_count1;
+  const int poly_lo1 = poly_own1 > 8 ? poly_own1 - 8 : 0;   /* the window: [poly_lo1, poly_hi1) */
+  const int poly_hi1 = poly_end1 + 8 < poly_count1 ? poly_end1 + 8 : poly_count1;
   for (int poly_c0 = poly_lo0 + (int)threadIdx.y; poly_c0 < poly_hi0; poly_c0 += (int)blockDim.y)
     for (int poly_c1 = poly_lo1 + (int)threadIdx.x; poly_c1 < poly_hi1; poly_c1 += (int)blockDim.x) {
       poly_A[(poly_c0 - poly_lo0) * 64 + (poly_c1 - poly_lo1)] = A_in[(size_t)poly_c0 * poly_count1 + poly_c1];
@@ -163,15 +163,15 @@ static void poly_entry(int tsteps, int n, double *A, double *B, bool poly_pool)
   {
     char *poly_other = NULL;   /* the other copy of A, B: a launch reads one, writes the other */
     const long long poly_cells = (long long)((size_t)(n) * (size_t)(n));
-    if (poly_cells < 1073741824LL && (long long)(n) / 24 < 65535 && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1)) == cudaSuccess) {
+    if (poly_cells < 1073741824LL && (long long)(n) / 16 < 65535 && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1)) == cudaSuccess) {
       double *poly_in_A = A, *poly_out_A = (double *)(poly_other + 0);
       double *poly_in_B = B, *poly_out_B = (double *)(poly_other + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256);
-      const dim3 poly_blocks_time((unsigned)(((long long)(n) + 39) / 40), (unsigned)(((long long)(n) + 23) / 24));
+      const dim3 poly_blocks_time((unsigned)(((long long)(n) + 47) / 48), (unsigned)(((long long)(n) + 15) / 16));
       for (t = 0; t < tsteps; )
       {
         const int poly_first = t;
-        int poly_steps = 0;   /* up to 6 iterations, as the loop runs them */
-        for (; poly_steps < 6 && (t < tsteps); poly_steps++, t++)
+        int poly_steps = 0;   /* up to 4 iterations, as the loop runs them */
+        for (; poly_steps < 4 && (t < tsteps); poly_steps++, t++)
           ;
         if (poly_cells > 0) {
           jacobi_2d_time_t<<<poly_blocks_time, dim3(32, 8)>>>(n, poly_in_A, poly_out_A, poly_in_B, poly_out_B, poly_first, poly_steps);

@@ -117,8 +117,6 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         launch.preload = preloaded(p, launch)
         launch.vector = vector.vectorized(p, launch)
     _name(p)
-    for h in _stencil_loops(plan) if options.launches.time_tiles else []:   # the launch a refusal names
-        h.not_time_tile = h.not_time_tile.format(*(l.name for l in h.items))
     if options.launches.persistent:      # last: its refusals name the launches
         for h in (it for it in plan.items if isinstance(it, HostLoop)):
             h.persistent, h.not_persistent = persistent.persistent_of(p, h)

@@ -99,7 +99,7 @@ class HostLoop:
     persistent: object = None        # persistent.Persistent: also one cooperative launch (launches.persistent)
     not_persistent: str = ""         # ... or why not, with that option on
     time_tile: object = None         # timetiles.TimeTile: several iterations per launch (launches.time_tiles)
-    not_time_tile: str = ""          # ... or why not, for a loop of 1-d grid launches
+    not_time_tile: object = None     # ... or why not (timetiles.Refused), for a loop of 1-d or 2-d grid launches
 
 
 @dataclass

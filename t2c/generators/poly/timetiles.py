@@ -41,6 +41,16 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Refused:
+    """Why a host loop keeps a launch per iteration: the launch that stops it (None: the loop)."""
+    launch: Launch | None
+    why: str
+
+    def __str__(self) -> str:              # printed once forms have named the launches
+        return f"{self.launch.name}: {self.why}" if self.launch else self.why
+
+
+@dataclass(frozen=True)
 class TimeTile:
     """A host loop as overlapped time tiles (decided by `time_tile_of`, printed by `kernel`)."""
     steps: int                       # host iterations a launch runs
@@ -75,38 +85,39 @@ class TimeTile:
         return (self.threads,) if self.rank == 1 else (32, self.threads // 32)
 
 
-def time_tile_of(p, h: HostLoop) -> tuple[TimeTile | None, str]:
-    """The loop's time tiles (p: forms.Context), or None and why not (naming the launch that
-    stops it by `{}`: the launches are named after forms decide this)."""
+def time_tile_of(p, h: HostLoop) -> tuple[TimeTile | None, Refused | None]:
+    """The loop's time tiles (p: forms.Context), or None and why not."""
     opt = p.opt.launches.time_tiles
     if h.loop.var in (WAVE, TILE_WAVE) or h.loop.time is not None:
-        return None, "a wavefront"
+        return None, Refused(None, "a wavefront")
     if not h.items or not all(isinstance(it, Launch) for it in h.items):
-        return None, "host loops or host statements inside it"
+        return None, Refused(None, "host loops or host statements inside it")
     prog, arrays = p.an.program, {a.name: a for a in p.k.arrays}
     written = {w.name for l in h.items for s in l.statements() for w in prog.statement(s).writes() if w.name in arrays}
     if not written:
-        return None, "it writes no array"
+        return None, Refused(None, "it writes no array")
     shapes, ranks = {arrays[a].shape for a in written}, {len(l.grid) for l in h.items}
     if len(shapes) != 1 or len(ranks) != 1 or len(next(iter(shapes))) not in ranks:
-        return None, f"the arrays it writes ({', '.join(sorted(written))}) are not of one shape, of its launches' rank"
+        return None, Refused(None, f"the arrays it writes ({', '.join(sorted(written))}) are not of one shape, "
+                                   "of its launches' rank")
     (shape,), (rank,) = shapes, ranks
     steps = []
     for l in h.items:
         step, why = _step(p, l, written)
         if why:
-            return None, f"{{{h.items.index(l)}}}: {why}"
+            return None, Refused(l, why)
         steps.append(step)
     window = (opt.window,) if rank == 1 else opt.plane
     reach = [sum(s.reach[d] for s in steps) for d in range(rank)]
     fits = min((w // (4 * r) for w, r in zip(window, reach) if r), default=opt.steps)   # each halo at most a quarter
     tile = TimeTile(min(opt.steps, fits), opt.threads, window, tuple(sorted(written)), shape, tuple(steps))
     if tile.steps < 1:
-        return None, f"an iteration's reads reach {', '.join(map(str, reach))} cells, past a quarter of the window " \
-                     f"({' x '.join(map(str, window))})"
+        return None, Refused(None, f"an iteration's reads reach {', '.join(map(str, reach))} cells, past a quarter "
+                                   f"of the window ({' x '.join(map(str, window))})")
     if prod(window) * sum(_size(arrays[a].dtype) for a in tile.arrays) > p.target.shared_static:
-        return None, f"a window of {' x '.join(map(str, window))} cells of {', '.join(tile.arrays)} passes a block's shared memory"
-    return tile, ""
+        return None, Refused(None, f"a window of {' x '.join(map(str, window))} cells of {', '.join(tile.arrays)} "
+                                   "passes a block's shared memory")
+    return tile, None
 
 
 def _step(p, l: Launch, written: set[str]) -> tuple[Step | None, str]:
@@ -265,7 +276,8 @@ def kernel(p, h: HostLoop, calls) -> str:
     calls[name(p, h)] = args
     cells = lambda t: " x ".join(map(str, t))
     return "\n\n".join([*tiles, "\n".join([
-        f"/* {name(p, h)}: host loop {var} in overlapped time tiles: each block holds {cells(tt.window)} cells "
+        f"/* {name(p, h)}: each thread a block-strided share of its block's window. Host loop {var} in overlapped "
+        f"time tiles: each block holds {cells(tt.window)} cells "
         f"of {', '.join(tt.arrays)} in shared memory, runs up to {tt.steps} iterations on them (each "
         "launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back "
         f"its own {cells(tt.own)}; the {cells(tt.halo)} cells past them on each side are those the iterations' reads "

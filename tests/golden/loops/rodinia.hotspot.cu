@@ -7,7 +7,7 @@
 //   thread-local scalars up, down, left, right: private to each thread (no value crosses iterations of the parallel loops).
 //   hotspot_update_next: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
 //   hotspot_update_temp: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of t.
-//   ... host loop t runs in overlapped time tiles (hotspot_time_t): 12 iterations a launch, each block 48 x 64 cells of next, temp in shared memory, its own 24 x 40 written back.
+//   ... host loop t runs in overlapped time tiles (hotspot_time_t): 8 iterations a launch, each block 32 x 64 cells of next, temp in shared memory, its own 16 x 48 written back.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -115,21 +115,21 @@ static __device__ void hotspot_update_temp_tile(int n, double *temp, const doubl
   temp[(i * 64) + j] = next[(i * 64) + j];
 }
 
-/* hotspot_time_t: host loop t in overlapped time tiles: each block holds 48 x 64 cells of next, temp in shared memory, runs up to 12 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 24 x 40; the 12 x 12 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+/* hotspot_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 32 x 64 cells of next, temp in shared memory, runs up to 8 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 16 x 48; the 8 x 8 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) hotspot_time_t(int n, double step, double cap, const double *power, const double *__restrict__ next_in, double *__restrict__ next_out, const double *__restrict__ temp_in, double *__restrict__ temp_out, int poly_first, int poly_steps)
 {
-  __shared__ double poly_next[3072];
-  __shared__ double poly_temp[3072];
+  __shared__ double poly_next[2048];
+  __shared__ double poly_temp[2048];
   const int poly_count0 = (int)((size_t)(n));
-  const int poly_own0 = (int)blockIdx.y * 24;   /* this block's cells: [poly_own0, poly_end0) */
-  const int poly_end0 = poly_own0 + 24 < poly_count0 ? poly_own0 + 24 : poly_count0;
-  const int poly_lo0 = poly_own0 > 12 ? poly_own0 - 12 : 0;   /* the window: [poly_lo0, poly_hi0) */
-  const int poly_hi0 = poly_end0 + 12 < poly_count0 ? poly_end0 + 12 : poly_count0;
+  const int poly_own0 = (int)blockIdx.y * 16;   /* this block's cells: [poly_own0, poly_end0) */
+  const int poly_end0 = poly_own0 + 16 < poly_count0 ? poly_own0 + 16 : poly_count0;
+  const int poly_lo0 = poly_own0 > 8 ? poly_own0 - 8 : 0;   /* the window: [poly_lo0, poly_hi0) */
+  const int poly_hi0 = poly_end0 + 8 < poly_count0 ? poly_end0 + 8 : poly_count0;
   const int poly_count1 = (int)((size_t)(n));
-  const int poly_own1 = (int)blockIdx.x * 40;   /* this block's cells: [poly_own1, poly_end1) */
-  const int poly_end1 = poly_own1 + 40 < poly_count1 ? poly_own1 + 40 : poly_count1;
-  const int poly_lo1 = poly_own1 > 12 ? poly_own1 - 12 : 0;   /* the window: [poly_lo1, poly_hi1) */
-  const int poly_hi1 = poly_end1 + 12 < poly_count1 ? poly_end1 + 12 : poly_count1;
+  const int poly_own1 = (int)blockIdx.x * 48;   /* this block's cells: [poly_own1, poly_end1) */
+  const int poly_end1 = poly_own1 + 48 < poly_count1 ? poly_own1 + 48 : poly_count1;
+  const int poly_lo1 = poly_own1 > 8 ? poly_own1 - 8 : 0;   /* the window: [poly_lo1, poly_hi1) */
+  const int poly_hi1 = poly_end1 + 8 < poly_count1 ? poly_end1 + 8 : poly_count1;
   for (int poly_c0 = poly_lo0 + (int)threadIdx.y; poly_c0 < poly_hi0; poly_c0 += (int)blockDim.y)
     for (int poly_c1 = poly_lo1 + (int)threadIdx.x; poly_c1 < poly_hi1; poly_c1 += (int)blockDim.x) {
       poly_next[(poly_c0 - poly_lo0) * 64 + (poly_c1 - poly_lo1)] = next_in[(size_t)poly_c0 * poly_count1 + poly_c1];
@@ -180,15 +180,15 @@ static void poly_entry(int tsteps, int n, double step, double cap, double *power
   {
     char *poly_other = NULL;   /* the other copy of next, temp: a launch reads one, writes the other */
     const long long poly_cells = (long long)((size_t)(n) * (size_t)(n));
-    if (poly_cells < 1073741824LL && (long long)(n) / 24 < 65535 && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1)) == cudaSuccess) {
+    if (poly_cells < 1073741824LL && (long long)(n) / 16 < 65535 && (poly_pool ? cudaMallocAsync((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1, 0) : cudaMalloc((void **)&poly_other, ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256 + 1)) == cudaSuccess) {
       double *poly_in_next = next, *poly_out_next = (double *)(poly_other + 0);
       double *poly_in_temp = temp, *poly_out_temp = (double *)(poly_other + ((size_t)(n) * (size_t)(n) * sizeof(double) + 255) / 256 * 256);
-      const dim3 poly_blocks_time((unsigned)(((long long)(n) + 39) / 40), (unsigned)(((long long)(n) + 23) / 24));
+      const dim3 poly_blocks_time((unsigned)(((long long)(n) + 47) / 48), (unsigned)(((long long)(n) + 15) / 16));
       for (int t = 0; t < tsteps; )
       {
         const int poly_first = t;
-        int poly_steps = 0;   /* up to 12 iterations, as the loop runs them */
-        for (; poly_steps < 12 && (t < tsteps); poly_steps++, t++)
+        int poly_steps = 0;   /* up to 8 iterations, as the loop runs them */
+        for (; poly_steps < 8 && (t < tsteps); poly_steps++, t++)
           ;
         if (poly_cells > 0) {
           hotspot_time_t<<<poly_blocks_time, dim3(32, 8)>>>(n, step, cap, power, poly_in_next, poly_out_next, poly_in_temp, poly_out_temp, poly_first, poly_steps);
