@@ -51,7 +51,8 @@ def test_a_time_loop_of_1d_stencils_runs_in_time_tiles(path, var, arrays, reach,
     assert (tt.steps, tt.window, tt.threads, tt.own) == (32, (256,), 256, (own,))
     assert all(l.in_block for l in h.items)          # their bodies as NAME_at, as the tile calls them
     text = generate(k)
-    assert f"_time_{var}<<<" in text and "cudaMallocAsync((void **)&poly_other" in text and "cudaFreeAsync(poly_other, 0);" in text
+    assert re.search(rf"cudaLaunchKernelEx\(poly_after\(poly_blocks_time, 256, 0\)\.at\(\), \w+_time_{var}, ", text)   # begins early
+    assert "cudaMallocAsync((void **)&poly_other" in text and "cudaFreeAsync(poly_other, 0);" in text
 
 
 def test_off_the_loop_keeps_its_one_block_form():
@@ -187,7 +188,7 @@ def test_3d_stencils_and_mixed_ranks_are_not_candidates():
 def test_2d_time_tiles_are_accepted_on_the_emu(path, options):
     k = read_kernel(ROOT / path)
     text = generate(k, options)
-    assert "_time_t<<<" in text
+    assert re.search(r"\.at\(\), \w+_time_t, ", text) and "poly_wait();" in text[text.index("_time_t("):]
     accepted_on_emu(k, text)
 
 

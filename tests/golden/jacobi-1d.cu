@@ -84,6 +84,7 @@ __global__ void jacobi_1d_update_A(int n, double *A, const double *B)
 /* jacobi_1d_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 256 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 128; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
+  poly_wait();   /* the launch before this one has finished */
   __shared__ double poly_A[256];
   __shared__ double poly_B[256];
   const int poly_count = (int)((size_t)(n));
@@ -146,7 +147,7 @@ static void poly_entry(int tsteps, int n, double *A, double *B, bool poly_pool)
         for (; poly_steps < 32 && (t < tsteps); poly_steps++, t++)
           ;
         if (poly_blocks_time > 0) {
-          jacobi_1d_time_t<<<poly_blocks_time, 256>>>(n, poly_in_A, poly_out_A, poly_in_B, poly_out_B, poly_first, poly_steps);
+          cudaLaunchKernelEx(poly_after(poly_blocks_time, 256, 0).at(), jacobi_1d_time_t, n, poly_in_A, poly_out_A, poly_in_B, poly_out_B, poly_first, poly_steps);
           { double *poly_x = poly_in_A; poly_in_A = poly_out_A; poly_out_A = poly_x; }
           { double *poly_x = poly_in_B; poly_in_B = poly_out_B; poly_out_B = poly_x; }
         }

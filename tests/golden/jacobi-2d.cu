@@ -101,6 +101,7 @@ static __device__ void jacobi_2d_update_A_tile(int n, double *A, const double *B
 /* jacobi_2d_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 32 x 64 cells of A, B in shared memory, runs up to 4 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 16 x 48; the 8 x 8 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) jacobi_2d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
+  poly_wait();   /* the launch before this one has finished */
   __shared__ double poly_A[2048];
   __shared__ double poly_B[2048];
   const int poly_count0 = (int)((size_t)(n));
@@ -174,7 +175,7 @@ static void poly_entry(int tsteps, int n, double *A, double *B, bool poly_pool)
         for (; poly_steps < 4 && (t < tsteps); poly_steps++, t++)
           ;
         if (poly_cells > 0) {
-          jacobi_2d_time_t<<<poly_blocks_time, dim3(32, 8)>>>(n, poly_in_A, poly_out_A, poly_in_B, poly_out_B, poly_first, poly_steps);
+          cudaLaunchKernelEx(poly_after(poly_blocks_time, dim3(32, 8), 0).at(), jacobi_2d_time_t, n, poly_in_A, poly_out_A, poly_in_B, poly_out_B, poly_first, poly_steps);
           { double *poly_x = poly_in_A; poly_in_A = poly_out_A; poly_out_A = poly_x; }
           { double *poly_x = poly_in_B; poly_in_B = poly_out_B; poly_out_B = poly_x; }
         }

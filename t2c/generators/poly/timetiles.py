@@ -283,7 +283,7 @@ def kernel(p, h: HostLoop, calls) -> str:
         f"its own {cells(tt.own)}; the {cells(tt.halo)} cells past them on each side are those the iterations' reads "
         "reach. It reads one copy of the arrays and writes the other. */",
         f"__global__ void __launch_bounds__({tt.threads}) {name(p, h)}({', '.join(params)})",
-        "{", *body, "}"])])
+        "{", *p.waits(name(p, h), [h], ", ".join(params)), *body, "}"])])
 
 
 def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
@@ -323,8 +323,8 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
             f"{i}      for (; poly_steps < {tt.steps} && ({l.cond}); poly_steps++, {l.next})",
             f"{i}        ;",
             f"{i}      if ({some}) {{",
-            f"{i}        {name(p, h)}<<<poly_blocks_time, {threads}>>>"
-            f"({', '.join([*calls[name(p, h)], pointers, 'poly_first', 'poly_steps'])});",
+            f"{i}        " + p.launch_line(name(p, h), ("poly_blocks_time", threads),
+                                       ", ".join([*calls[name(p, h)], pointers, "poly_first", "poly_steps"]), [h]),
             *swap,
             f"{i}      }}",
             f"{i}    }}",

@@ -118,6 +118,7 @@ static __device__ void hotspot_update_temp_tile(int n, double *temp, const doubl
 /* hotspot_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 32 x 64 cells of next, temp in shared memory, runs up to 8 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 16 x 48; the 8 x 8 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) hotspot_time_t(int n, double step, double cap, const double *power, const double *__restrict__ next_in, double *__restrict__ next_out, const double *__restrict__ temp_in, double *__restrict__ temp_out, int poly_first, int poly_steps)
 {
+  poly_wait();   /* the launch before this one has finished */
   __shared__ double poly_next[2048];
   __shared__ double poly_temp[2048];
   const int poly_count0 = (int)((size_t)(n));
@@ -191,7 +192,7 @@ static void poly_entry(int tsteps, int n, double step, double cap, double *power
         for (; poly_steps < 8 && (t < tsteps); poly_steps++, t++)
           ;
         if (poly_cells > 0) {
-          hotspot_time_t<<<poly_blocks_time, dim3(32, 8)>>>(n, step, cap, power, poly_in_next, poly_out_next, poly_in_temp, poly_out_temp, poly_first, poly_steps);
+          cudaLaunchKernelEx(poly_after(poly_blocks_time, dim3(32, 8), 0).at(), hotspot_time_t, n, step, cap, power, poly_in_next, poly_out_next, poly_in_temp, poly_out_temp, poly_first, poly_steps);
           { double *poly_x = poly_in_next; poly_in_next = poly_out_next; poly_out_next = poly_x; }
           { double *poly_x = poly_in_temp; poly_in_temp = poly_out_temp; poly_out_temp = poly_x; }
         }

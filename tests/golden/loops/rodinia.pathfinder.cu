@@ -157,6 +157,7 @@ __global__ void pathfinder_update_cost_2(int cols, int *__restrict__ cost, const
 /* pathfinder_time_i: each thread a block-strided share of its block's window. Host loop i in overlapped time tiles: each block holds 256 cells of cost, prev in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 192; the 32 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wall, const int *__restrict__ cost_in, int *__restrict__ cost_out, const int *__restrict__ prev_in, int *__restrict__ prev_out, int poly_first, int poly_steps)
 {
+  poly_wait();   /* the launch before this one has finished */
   __shared__ int poly_cost[256];
   __shared__ int poly_prev[256];
   const int poly_count = (int)((size_t)(cols));
@@ -227,7 +228,7 @@ static void poly_entry(int rows, int cols, int *wall, int *cost, int *prev, bool
         for (; poly_steps < 32 && (i < rows); poly_steps++, i++)
           ;
         if (poly_blocks_time > 0) {
-          pathfinder_time_i<<<poly_blocks_time, 256>>>(cols, wall, poly_in_cost, poly_out_cost, poly_in_prev, poly_out_prev, poly_first, poly_steps);
+          cudaLaunchKernelEx(poly_after(poly_blocks_time, 256, 0).at(), pathfinder_time_i, cols, wall, poly_in_cost, poly_out_cost, poly_in_prev, poly_out_prev, poly_first, poly_steps);
           { int *poly_x = poly_in_cost; poly_in_cost = poly_out_cost; poly_out_cost = poly_x; }
           { int *poly_x = poly_in_prev; poly_in_prev = poly_out_prev; poly_out_prev = poly_x; }
         }
