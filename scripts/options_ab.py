@@ -145,6 +145,7 @@ VARIANTS = {
     "time tiles 256 cells 128 threads": {"launches.time_tiles.window": 256, "launches.time_tiles.threads": 128},
     "time tiles 1024 cells 128 steps": {"launches.time_tiles.window": 1024, "launches.time_tiles.steps": 128},
     "time tiles 2 steps": {"launches.time_tiles.steps": 2},
+    "time tiles 128 cells 128 threads": {"launches.time_tiles.window": 128, "launches.time_tiles.threads": 128},
     "time tiles 4 steps": {"launches.time_tiles.steps": 4},
     "time tiles 32x64 plane": {"launches.time_tiles.plane": (32, 64)},
     "time tiles 48x64 plane": {"launches.time_tiles.plane": (48, 64)},
