@@ -5,7 +5,7 @@
 Takes the final program's `Analysis`, its `Plan` (mapping.py) and the options; fills the plan's
 records in place: each launch's form (the first its recognizer finds: a grid reduction, a scan,
 an order-W recurrence, a running maximum, a row scan, lanes per row, a block per row, private
-copies), host loops of 1-d stencils in time tiles, one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
+copies), host loops of 1-d or 2-d stencils in time tiles, one-block loops, sweeps, transposes, tiles (staged, tensor cores, registers), threads
 per block and shared memory, pointwise temporaries kept in registers (contract.py), merged
 runs, grid caps, coarsening, names, and (`launches.persistent`) host loops as one cooperative
 launch. Helpers get a `Context`, never the printer, so cuda.Printer only prints. Refuses
