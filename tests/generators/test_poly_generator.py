@@ -453,7 +453,9 @@ def test_launches_in_host_loops_may_begin_while_the_one_before_ends():
     k = read_c(SOURCES["jacobi-2d"])
     text = generate(k)
     assert "cudaLaunchKernelEx(poly_after(grid, block, 0).at(), jacobi_2d_update_B, n, A, B, poly_blocks_y);" in text
-    assert text.count("  poly_wait();   /* the launch before this one has finished */") == 2
+    # its two launches, and the kernel of their time tiles (timetiles.py), launched the same way
+    assert text.count("  poly_wait();   /* the launch before this one has finished */") == 3
+    assert "cudaLaunchKernelEx(poly_after(poly_blocks_time, dim3(32, 8), 0).at(), jacobi_2d_time_t, " in text
     assert "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n  cudaGridDependencySynchronize();" in text
     # only where the kernels were built for sm_90 or newer (where poly_wait waits): else a plain launch
     assert "a.ptxVersion >= 90" in text and "config.numAttrs = poly_programmatic() ? 1 : 0;" in text
