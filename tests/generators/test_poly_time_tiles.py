@@ -26,6 +26,7 @@ JACOBI_1D = "corpora/polybench/stencils/jacobi-1d/jacobi-1d.c"
 JACOBI_2D = "corpora/polybench/stencils/jacobi-2d/jacobi-2d.c"
 HOTSPOT = "corpora/loops/rodinia/hotspot.c"
 JACOBI_2D_SPEC = "corpora/text2cuda/jacobi2d.md"
+LIFE = "corpora/text2cuda/life.md"
 PATHFINDER = "corpora/loops/rodinia/pathfinder.c"
 HEAT_1D = "corpora/text2cuda/heat1d.md"
 
@@ -119,7 +120,7 @@ def test_time_tiles_are_accepted_on_the_emu(path, options):
 
 
 @pytest.mark.parametrize("path, options, x", [(JACOBI_1D, SMALL, ""), (PATHFINDER, SMALL, ""),
-                                           (JACOBI_2D, SMALL_2D, "1"), (HOTSPOT, SMALL_2D, "1")])
+                                           (JACOBI_2D, SMALL_2D, "1"), (HOTSPOT, SMALL_2D, "1"), (LIFE, SMALL_2D, "1")])
 def test_a_halo_one_cell_short_is_rejected(path, options, x):
     """The verifier sees what a halo too narrow computes: the tiles' own cells from stale ones
     (2-d: a halo one column short, `x` the suffix of the columns' names)."""
@@ -159,6 +160,8 @@ void k(int n, float x[n], float y[n]) {
     (JACOBI_2D_SPEC, ("A", "B"), ((1, 1), (1, 1)), 32 // (4 * 2)),
     # next from temp's neighbours (the edges' reads of the cell itself are guarded statements), then the copy back
     (HOTSPOT, ("next", "temp"), ((1, 1), (0, 0)), 32 // 4),
+    # int cells from their eight neighbours (diagonals too: a reach of one on both axes), then the copy back
+    (LIFE, ("cur", "nxt"), ((1, 1), (0, 0)), 32 // 4),
 ])
 def test_a_time_loop_of_2d_stencils_runs_in_time_tiles(path, arrays, reach, steps):
     """A 2-d window of 32 x 64 cells; the steps cut so that each halo stays within a quarter of
@@ -185,7 +188,7 @@ def test_3d_stencils_and_mixed_ranks_are_not_candidates():
         assert h.time_tile is None and h.not_time_tile is None
 
 
-@pytest.mark.parametrize("path", [JACOBI_2D, HOTSPOT, JACOBI_2D_SPEC])
+@pytest.mark.parametrize("path", [JACOBI_2D, HOTSPOT, JACOBI_2D_SPEC, LIFE])
 @pytest.mark.parametrize("options", [DEFAULT, SMALL_2D, SMALL_2D.replace(pool=False)],
                          ids=["default", "small windows", "small windows, scratch by cudaMalloc"])
 def test_2d_time_tiles_are_accepted_on_the_emu(path, options):

@@ -71,6 +71,16 @@ def _heat1d(u, v, r, tsteps):
     return {"u": u, "v": v}
 
 
+def _life(cur, nxt, tsteps):
+    cur, nxt = cur.copy(), nxt.copy()
+    for _ in range(tsteps):
+        s = sum(cur[1 + di:cur.shape[0] - 1 + di, 1 + dj:cur.shape[1] - 1 + dj]
+                for di in (-1, 0, 1) for dj in (-1, 0, 1) if di or dj)
+        nxt[1:-1, 1:-1] = ((s == 3) | ((cur[1:-1, 1:-1] != 0) & (s == 2))).astype(nxt.dtype)
+        cur[1:-1, 1:-1] = nxt[1:-1, 1:-1]
+    return {"cur": cur, "nxt": nxt}
+
+
 def _layer_norm(X, gamma, beta):
     mean = X.mean(axis=1)
     rstd = 1 / np.sqrt(X.var(axis=1) + 1e-5)
@@ -249,6 +259,7 @@ NUMPY = {
     "avgpool2d": lambda a, s: {"out": _pool(a["inp"], np.mean)},
     "jacobi2d": lambda a, s: _jacobi(a["A"], a["B"], s["tsteps"]),
     "heat1d": lambda a, s: _heat1d(a["u"], a["v"], a["r"], s["tsteps"]),
+    "life": lambda a, s: _life(a["cur"], a["nxt"], s["tsteps"]),
     "cross_entropy": lambda a, s: _cross_entropy(a["X"], a["target"]),
     "mse": lambda a, s: {"loss": np.mean((a["pred"] - a["target"]) ** 2)},
     "cumsum_rows": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
