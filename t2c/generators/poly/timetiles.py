@@ -307,7 +307,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
         fits, threads, some = "", str(tt.threads), "poly_blocks_time > 0"
         blocks = f"const unsigned poly_blocks_time = (unsigned)((poly_cells + {tt.own[0] - 1}) / {tt.own[0]});"
     else:
-        fits, threads, some = f" && (long long)({tt.extents[0]}) / {tt.own[0]} < 65535", f"dim3{tt.block}", "poly_cells > 0"
+        fits, threads, some = f" && (long long)({tt.extents[0]}) / {tt.own[0]} < 65535", f"dim3({', '.join(map(str, tt.block))})", "poly_cells > 0"
         blocks = (f"const dim3 poly_blocks_time((unsigned)(((long long)({tt.extents[1]}) + {tt.own[1] - 1}) / {tt.own[1]}), "
                   f"(unsigned)(((long long)({tt.extents[0]}) + {tt.own[0] - 1}) / {tt.own[0]}));")
     return [f"{i}{{",
