@@ -7,6 +7,7 @@
 //   trisolv_update_x_1: one thread per (i): i -> x.
 //   trisolv_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i.
 //   trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i.
+//   ... host loop i runs as blocked substitution (trisolv_loop_i_blocked) where x fits in shared memory: 32 iterations a step, warp 0 on the cells they finish, each thread on its own cells past them.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
@@ -131,6 +132,58 @@ __global__ void __launch_bounds__(1024) trisolv_loop_i(int n, const double *L, d
   }
 }
 
+/* trisolv_loop_i_blocked: host loop i as blocked substitution, x in shared memory: 32 iterations at a time, the block touching their diagonal block's reads first, warp 0 running them in order on the cells they finish, then each thread on its own cells past them; for sizes where x fits. */
+__global__ void __launch_bounds__(1024) trisolv_loop_i_blocked(int n, const double *L, double *x_global)
+{
+  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
+  double *x = (double *)poly_resident;   /* the cells the loop finishes, for the whole loop */
+  double *poly_shadow = x + ((size_t)(n) + 3) / 4 * 4;   /* 33 rows of 32: the touch's writes */
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    x[poly_e] = x_global[poly_e];
+  for (int poly_e = threadIdx.x; poly_e < 1056; poly_e += blockDim.x)
+    poly_shadow[poly_e] = 0;
+  __syncthreads();
+  int i;
+  for (i = 0; i < n; )
+  {
+    const int poly_first = i;
+    int poly_count = 0;   /* iterations in this diagonal block, at most 32 */
+    for (; poly_count < 32 && (i < n); poly_count++, i++)
+      ;
+    /* the block's reads touched at once, each (iteration, cell) by a thread writing a row of the shadow */
+    for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
+      const int poly_k = poly_t / 32, poly_m = poly_t % 32;
+      if (poly_k < poly_count && poly_m < poly_count) {
+        const int i = poly_first + poly_k;
+        if (poly_m == 0)
+          trisolv_seq_x_at(n, L, poly_shadow + 1024 - (poly_first), i);
+        trisolv_update_x_2_at(n, L, poly_shadow + poly_k * 32 - (poly_first), i, poly_first + poly_m - (i + 1));
+      }
+    }
+    if (threadIdx.x < 32) {   /* warp 0: the diagonal block in order, a lane per cell */
+      for (int poly_k = 0; poly_k < poly_count; poly_k++) {
+        const int i = poly_first + poly_k;
+        if (threadIdx.x == 0)
+          trisolv_seq_x_at(n, L, x, i);
+        __syncwarp();
+        if ((int)threadIdx.x < poly_count)
+          trisolv_update_x_2_at(n, L, x, i, poly_first + (int)threadIdx.x - (i + 1));
+        __syncwarp();
+      }
+    }
+    __syncthreads();
+    /* each thread its own cells past the block, the block's iterations in order */
+    for (int poly_c = poly_first + poly_count + (int)threadIdx.x; poly_c < (int)((size_t)(n)); poly_c += (int)blockDim.x)
+      for (int poly_k = 0; poly_k < poly_count; poly_k++) {
+        const int i = poly_first + poly_k;
+        trisolv_update_x_2_at(n, L, x, i, poly_c - (i + 1));
+      }
+    __syncthreads();
+  }
+  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
+    x_global[poly_e] = x[poly_e];
+}
+
 /* trisolv_loop_i_resident: trisolv_loop_i with arrays L, x in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
 __global__ void __launch_bounds__(1024) trisolv_loop_i_resident(int n, const double *L_global, double *x_global)
 {
@@ -180,11 +233,15 @@ extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
     {
       most = poly_max_ll(most, (long long)poly_max(n - i - 1, 0));   /* trisolv_update_x_2 */
     }
-    if (most <= 4096) {
+    const size_t poly_blocked = (((size_t)(n) + 3) / 4 * 4 + 1056) * sizeof(double);   /* x and a shadow in shared memory */
+    int poly_device = 0, poly_shared = 0;
+    cudaGetDevice(&poly_device);
+    cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
+    if (poly_blocked <= (size_t)poly_shared &&
+        cudaFuncSetAttribute(trisolv_loop_i_blocked, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_blocked) == cudaSuccess)
+      trisolv_loop_i_blocked<<<1, 1024, poly_blocked>>>(n, L, x);
+    else if (most <= 4096) {
       const size_t poly_bytes = ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* L, x in shared memory */
-      int poly_device = 0, poly_shared = 0;
-      cudaGetDevice(&poly_device);
-      cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
       if (poly_bytes <= (size_t)poly_shared &&
           cudaFuncSetAttribute(trisolv_loop_i_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_bytes) == cudaSuccess)
         trisolv_loop_i_resident<<<1, 1024, poly_bytes>>>(n, L, x);

@@ -272,6 +272,7 @@ NUMPY = {
     "softmax_let": lambda a, s: (lambda mx, den, e: {"Y": e / den[:, None]})(*_softmax_parts(a["X"])),
     "layer_norm_let": lambda a, s: {"Y": _layer_norm(a["X"], a["gamma"], a["beta"])["Y"]},
     "trmv_upper": lambda a, s: {"y": np.triu(a["A"]) @ a["x"]},
+    "trsv_lower": lambda a, s: {"x": np.linalg.solve(np.tril(a["L"]), a["x"])},
     "haar_wavelet": lambda a, s: _haar(a["x"]),
     "sum_tree": lambda a, s: {"s": a["x"].sum()},
     "absmax_tree": lambda a, s: {"m": np.abs(a["x"]).max()},

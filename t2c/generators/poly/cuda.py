@@ -23,7 +23,7 @@ from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, clone, cprint, kernel_definition, reference_helpers, takes_arrays
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
-               sweep, tensor, timetiles, transposed, vector, wavetiles)
+               substitution, sweep, tensor, timetiles, transposed, vector, wavetiles)
 from .scratch import entries, give_back, scratch_head, take
 from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
                     substitute)
@@ -1076,6 +1076,7 @@ class Printer:
         kernels += [persistent.kernel(self, h, calls) for h in persistent.loops(self.plan)]
         kernels += [timetiles.kernel(self, h, calls) for h in timetiles.loops(self.plan)]
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
+        kernels += [oneblock.substitution_kernel(self, h, calls) for h in self.block_loops if h.substitution]
         kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
         kernels += [oneblock.blocks_kernel(self, h, calls, h.private) for h in self.block_loops if h.private]
         ret = abi.result_type(k)
@@ -1284,6 +1285,7 @@ class Printer:
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
             ["  " + merge.describe(self, run) for run in self.plan.merged] + persistent.notes(self) + timetiles.notes(self) + \
+            substitution.notes(self) + \
             self.plan.notes + helper_note(self.abi)
 
 

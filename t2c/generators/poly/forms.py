@@ -23,7 +23,7 @@ from ...ir import Kernel
 from ...ir.csyntax import array_name, cprint
 from ...runtime.target import SM90, Target
 from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, \
-    sweep, tensor, timetiles, transposed, vector
+    substitution, sweep, tensor, timetiles, transposed, vector
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
 from .mapping import HostLoop, Launch, Plan, launch_box
@@ -198,6 +198,8 @@ def _one_block(p: Context, h) -> None:
     for launch in oneblock.launches(h):
         launch.own_scalars = frozenset(webs)
         launch.every_thread, launch.unsynced = id(launch) in every, id(launch) in unsynced
+    if opt.substitution and not h.private:
+        h.substitution = substitution.substitution_of(p, h)[0]
 
 
 def block(p: Context, launch: Launch) -> tuple | None:

@@ -18,6 +18,7 @@ from ...analysis import Loop
 from ...ir import abi
 from .ctext import WORD, balanced, extent_text, names_used, parens
 from .mapping import HostLoop, Launch
+from . import substitution
 from .reduce import fresh_name
 
 
@@ -124,10 +125,10 @@ def _resident_bytes(p, a: str) -> str:
     return f"({abi.nbytes(_dtype(p, a), _count(p, a))} + 31) / 32 * 32"
 
 
-def _resident_args(p, h: HostLoop, calls) -> list[str]:
-    """The one-block kernel's arguments and the sizes its arrays' counts need."""
+def _sized_args(p, h: HostLoop, calls, arrays: list[str]) -> list[str]:
+    """The one-block kernel's arguments and the sizes `arrays`' counts need."""
     args = _block(p, h, calls)[1]
-    words = set(WORD.findall(" ".join(_count(p, a) for a in _resident(p, h, calls))))
+    words = set(WORD.findall(" ".join(_count(p, a) for a in arrays)))
     return [a for a in p.k.params if a in args or (a in words and a not in args)] + \
         [a for a in args if a not in p.k.params]
 
@@ -141,7 +142,7 @@ def resident_kernel(p, h: HostLoop, calls) -> str | None:
         return None
     name = f"{p.short}_loop_{h.loop.var}"
     body, _ = _block(p, h, calls)
-    args = _resident_args(p, h, calls)
+    args = _sized_args(p, h, calls, arrays)
     decl = lambda a: param_decl(p, h, a).replace(f"*{a}", f"*{a}_global") if a in arrays else param_decl(p, h, a)
     written = [a for a in arrays if _is_local(p, a) or not param_decl(p, h, a).startswith("const")]
     home = lambda a: f"::{a}" if _is_local(p, a) else f"{a}_global"     # a local array's __device__ one
@@ -214,28 +215,51 @@ def _items(p, items, indent, calls, item) -> list[str]:
     return out
 
 
+def substitution_kernel(p, h: HostLoop, calls) -> str:
+    """The loop's blocked substitution kernel (substitution.py), with the one-block kernel's arguments."""
+    return substitution.kernel(p, h, calls, _sized_args(p, h, calls, [h.substitution.array]),
+                               lambda a: param_decl(p, h, a))
+
+
+def _shared_launch(p, h: HostLoop, indent: str, kernel: str, size: str, args: list[str], otherwise: list[str]) -> list[str]:
+    """`kernel` with `size` bytes of dynamic shared memory (a variable) where they fit, else `otherwise`."""
+    return [f"{indent}if ({size} <= (size_t)poly_shared &&",
+            f"{indent}    cudaFuncSetAttribute({kernel}, cudaFuncAttributeMaxDynamicSharedMemorySize, (int){size}) == cudaSuccess)",
+            f"{indent}  {kernel}<<<1, {h.threads}, {size}>>>({', '.join(args)});",
+            f"{indent}else", *otherwise]
+
+
+def _shared_limit(indent: str) -> list[str]:
+    return [f"{indent}int poly_device = 0, poly_shared = 0;",
+            f"{indent}cudaGetDevice(&poly_device);",
+            f"{indent}cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);"]
+
+
 def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
-    """The walk for the most threads a launch asks for, then one block or the launches."""
-    name = f"{p.short}_loop_{h.loop.var}"
-    one = [f"{indent}    {name}<<<1, {h.threads}>>>({', '.join(_block(p, h, calls)[1])});"]
+    """The walk for the most threads a launch asks for, then one block or the launches; before
+    both, blocked substitution wherever its array fits (its threads take any length of it)."""
+    name, i = f"{p.short}_loop_{h.loop.var}", indent + "    "
+    one = [f"{i}  {name}<<<1, {h.threads}>>>({', '.join(_block(p, h, calls)[1])});"]
     arrays = _resident(p, h, calls)
     if arrays:
-        sizes = " + ".join(_resident_bytes(p, a) for a in arrays)
-        one = [f"{indent}    const size_t poly_bytes = {sizes};   /* {', '.join(arrays)} in shared memory */",
-               f"{indent}    int poly_device = 0, poly_shared = 0;",
-               f"{indent}    cudaGetDevice(&poly_device);",
-               f"{indent}    cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);",
-               f"{indent}    if (poly_bytes <= (size_t)poly_shared &&",
-               f"{indent}        cudaFuncSetAttribute({name}_resident, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-               f"(int)poly_bytes) == cudaSuccess)",
-               f"{indent}      {name}_resident<<<1, {h.threads}, poly_bytes>>>"
-               f"({', '.join(_resident_args(p, h, calls))});",
-               f"{indent}    else", "  " + one[0]]
+        one = [f"{i}const size_t poly_bytes = {' + '.join(_resident_bytes(p, a) for a in arrays)};   "
+               f"/* {', '.join(arrays)} in shared memory */",
+               *([] if h.substitution else _shared_limit(i)),
+               *_shared_launch(p, h, i, f"{name}_resident", "poly_bytes", _sized_args(p, h, calls, arrays), one)]
+    else:
+        one = [x[2:] for x in one]
+    fits = f"if (most <= {p.opt.one_block.max_threads}) {{"
+    pick = [f"{indent}  {fits}", *one]
+    if h.substitution:
+        x = h.substitution.array
+        pick = [f"{indent}  const size_t poly_blocked = {substitution.shared_bytes(p, h)};   /* {x} and a shadow in shared memory */",
+                *_shared_limit(indent + "  "),
+                *_shared_launch(p, h, indent + "  ", substitution.name(p, h), "poly_blocked",
+                                _sized_args(p, h, calls, [x]), [])[:-1], f"{indent}  else {fits}", *one]
     return [f"{indent}{{",
             f"{indent}  long long most = 0;   /* the most threads a launch of loop {h.loop.var} asks for */",
             *_walk(p, [h], indent + "  "),
-            f"{indent}  if (most <= {p.opt.one_block.max_threads}) {{",
-            *one,
+            *pick,
             f"{indent}  }} else {{",
             *p.host_loop(h, indent + "    ", calls),
             f"{indent}  }}",

@@ -245,6 +245,7 @@ class OneBlock:
     fewer_barriers: bool = True                      # no barrier between two independent launches
     resident: Resident | None = option(Resident())
     private_blocks: bool = option(True, {"launch": [False]})    # carried only through a scratch array: a block per iteration
+    substitution: bool = option(True, {"launch": [False]})      # a cell finished per iteration, then the cells past it: blocked (substitution.py)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,174 @@
+"""A one-block host loop as blocked substitution: a warp solves each diagonal block, the block the rest.
+
+    substitution_of(p, h) -> (Substitution | None, why);  kernel, launch, notes: printing
+
+Takes a one-block host loop over `i`, stepping by one up or down, whose items are one-thread
+launches (pivots, maybe none) that touch one 1-d array X only at X[i], then one 1-d launch
+(the update) that writes X[c] at its grid index c, reads X only there and at X[i], and whose
+cells all lie past i (above it when i counts up, below when it counts down); the loop writes
+nothing else, and no statement's subscript or loop bound reads X. That is forward and back
+substitution by columns, as isl schedules them from rows too (trisolv, a unit or an upper
+triangular solve). Gives a kernel that keeps X in shared memory and takes the loop `BLOCK`
+iterations at a time: the block first touches that diagonal block's reads (into L1, writing
+a shadow of X), warp 0 runs the iterations in order on the cells they finish (__syncwarp()
+between), then each thread runs them in order on its own cells past them. Every cell sees
+the reference's updates in the reference's order. Why: the loop is a chain of pivots; a
+barrier of the whole block and a read from L2 for each costs several times a warp's step.
+docs/poly.md, "Blocked substitution".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...analysis import Loop, Stmt
+from ...analysis.isl_bridge import always_within, constant_value
+from ...ir import abi
+from .ctext import WORD, min_expr
+from .mapping import HostLoop, Launch, launch_box
+
+BLOCK = 32                     # iterations per diagonal block: one warp's lanes, a cell each
+
+
+@dataclass(frozen=True)
+class Substitution:
+    """A one-block loop as blocked substitution (decided by `substitution_of`, printed by `kernel`):
+    its items but the last are the pivots, the last the update."""
+    array: str                 # X: the cells the loop finishes, one an iteration
+    dtype: str
+    up: bool                   # i counts up: the cells past i are above it
+    first: str                 # C over i: the update's first grid value (its NAME_at index is c - first)
+
+
+def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
+    """The loop's blocked substitution (p: forms.Context), or None and why not."""
+    l = h.loop
+    if l.derived or l.geometric or l.time is not None or l.step not in (1, -1):
+        return None, "not a loop of consecutive values"
+    if not h.items or not all(isinstance(it, Launch) for it in h.items):
+        return None, "host loops inside it"
+    *pivots, update = h.items
+    if any(it.grid or it.block_sum or it.every_thread for it in pivots) or len(update.grid) != 1:
+        return None, "not one-thread launches followed by one 1-d launch"
+    if update.block_sum or update.reduction or any(isinstance(n, Loop) for it in h.items for n in it.body):
+        return None, "a loop inside a thread"
+    prog, arrays = p.an.program, {a.name: a for a in p.k.arrays}
+    nodes = [n for it in h.items for n in _stmts(it)]
+    written = {w.name for n in nodes for w in prog.statement(n.stmt.name).writes()}
+    if len(written) != 1 or next(iter(written)) not in arrays or len(arrays[next(iter(written))].shape) != 1:
+        return None, f"it writes {', '.join(sorted(written)) or 'nothing'}, not one 1-d array of the kernel"
+    (x,) = written
+    if any(p.plan.storage[w] != "local" for (s, _), w in p.an.web_of.items() if s in {n.stmt.name for n in nodes}):
+        return None, "a scalar carried between launches"
+    if p.empty(update):
+        return None, "the update's iteration domain is empty"
+    for n in nodes:
+        spec, pivot = p.an.model.specs[n.stmt.name], _at(n, l.var)
+        own = _at(n, update.grid[0].var) if any(n is m for m in _stmts(update)) else None
+        for name, idx, write in spec.accesses:
+            if name in p.local_arrays:
+                return None, f"the reference's local array {name}"
+            if any(x in WORD.findall(e) for e in (*idx, *spec.domain)):
+                return None, f"a subscript or bound that reads {x}"
+            # a pivot touches X[i] only; the update writes its own cell and reads it and X[i]
+            cells = [pivot] if own is None else [own] if write else [own, pivot]
+            if name == x and not any(_same(p, spec, idx[0], cell) for cell in cells):
+                return None, f"{x}[{idx[0]}] is not the cell an iteration finishes or the update's own"
+        if own is not None:
+            past, side = (f"({own}) - ({pivot})", "above") if l.step > 0 else (f"({pivot}) - ({own})", "below")
+            if not always_within(prog.sizes, prog.context, list(spec.loops), list(spec.domain), past, "1", past):
+                return None, f"the update's cells are not all {side} {l.var}"
+    return Substitution(x, arrays[x].dtype, l.step > 0, min_expr(launch_box(p.an, update)[0][0])), ""
+
+
+def _stmts(l: Launch) -> list[Stmt]:
+    return l.grid[-1].statements() if l.grid else [n for n in l.body if isinstance(n, Stmt)]
+
+
+def _at(n: Stmt, var: str) -> str:
+    """An enclosing loop's value at statement `n`, over the statement's own iterators."""
+    return n.at.get(var, var) if n.at else var
+
+
+def _same(p, spec, a: str, b: str) -> bool:
+    return constant_value(p.an.program.sizes, spec.loops, f"({a}) - ({b})") == 0
+
+
+# -- printing (p: cuda.Printer) ----------------------------------------------------------------
+
+def name(p, h: HostLoop) -> str:
+    return f"{p.short}_loop_{h.loop.var}_blocked"
+
+
+def _shadow_cells() -> int:
+    return (BLOCK + 1) * BLOCK
+
+
+def kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
+    """The blocked kernel: `args` the one-block kernel's arguments, `decl` their declarations."""
+    s, l, var = h.substitution, h.loop, h.loop.var
+    *pivots, update = h.items
+    x, t, step = s.array, s.dtype, "+" if s.up else "-"
+    count = abi.count(p.k.array(x).shape)
+    call = lambda it, xs=x: ", ".join(xs if a == x else a for a in calls[it.name] + p.at_locals.get(it.name, []))
+    solve = lambda it, xs, cell: f"{update.name}_at({call(it, xs)}, {cell} - ({s.first}));"
+    lo = "poly_first" if s.up else f"poly_first - {BLOCK - 1}"           # the block's cells: [lo, lo + BLOCK)
+    beyond = ("poly_first + poly_count", f"(int)({count})") if s.up else ("0", "poly_first - poly_count + 1")
+    params = [decl(a).replace(f"*{x}", f"*{x}_global") if a == x else decl(a) for a in args]
+    body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
+            f"  {t} *{x} = ({t} *)poly_resident;   /* the cells the loop finishes, for the whole loop */",
+            f"  {t} *poly_shadow = {x} + ({count} + 3) / 4 * 4;   /* {BLOCK + 1} rows of {BLOCK}: the touch's writes */",
+            f"  for (size_t poly_e = threadIdx.x; poly_e < {count}; poly_e += blockDim.x)",
+            f"    {x}[poly_e] = {x}_global[poly_e];",
+            f"  for (int poly_e = threadIdx.x; poly_e < {_shadow_cells()}; poly_e += blockDim.x)",
+            f"    poly_shadow[poly_e] = 0;",
+            "  __syncthreads();",
+            f"  int {var};",
+            f"  for ({l.init}; {l.cond}; )", "  {",
+            f"    const int poly_first = {var};",
+            f"    int poly_count = 0;   /* iterations in this diagonal block, at most {BLOCK} */",
+            f"    for (; poly_count < {BLOCK} && ({l.cond}); poly_count++, {l.next})", "      ;",
+            f"    /* the block's reads touched at once, each (iteration, cell) by a thread writing a row of the shadow */",
+            f"    for (int poly_t = threadIdx.x; poly_t < {BLOCK * BLOCK}; poly_t += blockDim.x) {{",
+            f"      const int poly_k = poly_t / {BLOCK}, poly_m = poly_t % {BLOCK};",
+            f"      if (poly_k < poly_count && poly_m < poly_count) {{",
+            f"        const int {var} = poly_first {step} poly_k;",
+            *[f"        if (poly_m == 0)\n          {it.name}_at({call(it, f'poly_shadow + {BLOCK * BLOCK} - ({lo})')});"
+              for it in pivots],
+            f"        {solve(update, f'poly_shadow + poly_k * {BLOCK} - ({lo})', f'poly_first {step} poly_m')}",
+            "      }", "    }",
+            f"    if (threadIdx.x < 32) {{   /* warp 0: the diagonal block in order, a lane per cell */",
+            f"      for (int poly_k = 0; poly_k < poly_count; poly_k++) {{",
+            f"        const int {var} = poly_first {step} poly_k;",
+            *[f"        if (threadIdx.x == 0)\n          {it.name}_at({call(it)});" for it in pivots],
+            *(["        __syncwarp();"] if pivots else []),
+            f"        if ((int)threadIdx.x < poly_count)",
+            f"          {solve(update, x, f'poly_first {step} (int)threadIdx.x')}",
+            "        __syncwarp();", "      }", "    }",
+            "    __syncthreads();",
+            "    /* each thread its own cells past the block, the block's iterations in order */",
+            f"    for (int poly_c = {beyond[0]} + (int)threadIdx.x; poly_c < {beyond[1]}; poly_c += (int)blockDim.x)",
+            f"      for (int poly_k = 0; poly_k < poly_count; poly_k++) {{",
+            f"        const int {var} = poly_first {step} poly_k;",
+            f"        {solve(update, x, 'poly_c')}", "      }",
+            "    __syncthreads();", "  }",
+            f"  for (size_t poly_e = threadIdx.x; poly_e < {count}; poly_e += blockDim.x)",
+            f"    {x}_global[poly_e] = {x}[poly_e];"]
+    return "\n".join([
+        f"/* {name(p, h)}: host loop {var} as blocked substitution, {x} in shared memory: {BLOCK} iterations at a "
+        f"time, the block touching their diagonal block's reads first, warp 0 running them in order on the cells "
+        f"they finish, then each thread on its own cells past them; for sizes where {x} fits. */",
+        f"__global__ void __launch_bounds__({h.threads}) {name(p, h)}({', '.join(params)})",
+        "{", *body, "}"])
+
+
+def shared_bytes(p, h: HostLoop) -> str:
+    """The kernel's dynamic shared memory, C (size_t): X, then the shadow."""
+    s = h.substitution
+    count = abi.count(p.k.array(s.array).shape)
+    return f"(({count} + 3) / 4 * 4 + {_shadow_cells()}) * sizeof({s.dtype})"
+
+
+def notes(p) -> list[str]:
+    return [f"  ... host loop {h.loop.var} runs as blocked substitution ({name(p, h)}) where {h.substitution.array} "
+            f"fits in shared memory: {BLOCK} iterations a step, warp 0 on the cells they finish, each thread on its "
+            "own cells past them." for h in p.block_loops if h.substitution]
