@@ -1,0 +1,127 @@
+"""Blocked substitution (substitution.py, `one_block.substitution`): a one-block host loop that
+finishes one cell of an array per iteration and then updates the cells past it runs 32
+iterations at a time, warp 0 on the diagonal block, every thread on its own cells past it.
+The plan's records on PolyBench, the loops corpus and a spec, counting up and down; the loops
+it refuses and why; the candidates on the emu; and the emu catching the kernel without its
+warp barrier or without the update past the block."""
+import re
+
+import pytest
+
+from t2ctest import ROOT, accepted_on_emu, c_kernel
+from t2c.frontends import read_kernel
+from t2c.generators.poly import generate
+from t2c.generators.poly.forms import Context
+from t2c.generators.poly.lower import final_plan
+from t2c.generators.poly.mapping import HostLoop
+from t2c.generators.poly.options import DEFAULT
+from t2c.generators.poly.substitution import Substitution, substitution_of
+from t2c.runtime.target import SM90
+from t2c.verify.ladder import ladder
+
+TRISOLV = "corpora/polybench/linear-algebra/solvers/trisolv/trisolv.c"
+LUDCMP = "corpora/polybench/linear-algebra/solvers/ludcmp/ludcmp.c"
+UNIT_LOWER = "corpora/loops/solvers/unit_lower_solve.c"
+UPPER_COLUMNS = "corpora/loops/solvers/upper_solve_columns.c"
+TRSV_SPEC = "corpora/text2cuda/trsv_lower.md"
+OFF = DEFAULT.replace({"one_block.substitution": False})
+
+
+def _final(k, options):
+    from t2c.analysis import analyze
+    return final_plan(analyze(k), options)
+
+
+def _loops(k, options=DEFAULT) -> dict[str, HostLoop]:
+    _, plan = _final(k, options)
+    return {it.loop.var: it for it in plan.items if isinstance(it, HostLoop)}
+
+
+def _why(k, var: str) -> str:
+    """Why the one-block loop `var` is not blocked substitution (asked again of the final plan)."""
+    an, plan = _final(k, DEFAULT)
+    h = next(it for it in plan.items if isinstance(it, HostLoop) and it.loop.var == var)
+    assert h.one_block and h.substitution is None
+    return substitution_of(Context.of(an, plan, DEFAULT, SM90), h)[1]
+
+
+@pytest.mark.parametrize("path, var, record", [
+    # isl's schedule of the rows: x[i] /= L[i][i], then x[c1] -= L[c1][i] * x[i] for c1 > i
+    (TRISOLV, "i", Substitution("x", "double", True, "i + 1")),
+    # its forward substitution into y (unit diagonal: no pivot launch)
+    (LUDCMP, "j", Substitution("y", "double", True, "j + 1")),
+    (UNIT_LOWER, "j", Substitution("x", "double", True, "j + 1")),
+    # from the last column back: the cells past j are below it
+    (UPPER_COLUMNS, "j", Substitution("x", "double", False, "0")),
+    (TRSV_SPEC, "j", Substitution("x", "float", True, "j + 1")),
+])
+def test_a_loop_that_finishes_a_cell_then_updates_those_past_it_is_blocked(path, var, record):
+    k = read_kernel(ROOT / path)
+    h = _loops(k)[var]
+    assert h.one_block and h.substitution == record
+    text = generate(k)
+    name = f"{k.name.removeprefix('kernel_').replace('-', '_')}_loop_{var}_blocked"
+    assert re.search(rf"__global__ void __launch_bounds__\(1024\) {name}\(", text)
+    # tried before the one-block kernels, whatever the loop's length
+    assert text.index(f"{name}<<<1, 1024, poly_blocked>>>") < text.index("else if (most <= 4096) {")
+    assert "runs as blocked substitution" in text.split("#include")[0]
+
+
+def test_off_the_loop_keeps_its_one_block_kernels():
+    k = read_kernel(ROOT / TRISOLV)
+    assert _loops(k, OFF)["i"].substitution is None
+    text = generate(k, OFF)
+    assert "_blocked" not in text and "if (most <= 4096) {" in text
+
+
+def test_a_loop_that_writes_more_than_one_array_is_refused():
+    # durbin: y, z and the scalars alpha, beta
+    assert _why(read_kernel(ROOT / "corpora/polybench/linear-algebra/solvers/durbin/durbin.c"), "k") == \
+        "not one-thread launches followed by one 1-d launch"
+
+
+def test_an_update_behind_the_loop_is_refused(tmp_path):
+    k = c_kernel(tmp_path, """
+void behind(int n, const double *A, const double *d, double *x)
+{
+  for (int j = 0; j < n; j++) {
+    x[j] = x[j] / d[j];
+    for (int i = 0; i < j; i++)
+      x[i] -= A[i * n + j] * x[j];
+  }
+}""")
+    assert _why(k, "j") == "the update's cells are not all above j"
+
+
+def test_an_update_reading_another_cell_is_refused(tmp_path):
+    k = c_kernel(tmp_path, """
+void other_cell(int n, const double *A, double *x)
+{
+  for (int j = 1; j < n; j++)
+    for (int i = j + 1; i < n; i++)
+      x[i] -= A[i * n + j] * x[j - 1];
+}""")
+    assert _why(k, "j") == "x[(j - 1)] is not the cell an iteration finishes or the update's own"
+
+
+@pytest.mark.parametrize("path", [TRISOLV, LUDCMP, UNIT_LOWER, UPPER_COLUMNS, TRSV_SPEC])
+def test_the_emu_accepts_blocked_substitution(path):
+    """MINI's 40 cells: one whole diagonal block and a short one (in each direction)."""
+    k = read_kernel(ROOT / path)
+    text = generate(k)
+    assert "_blocked<<<" in text
+    accepted_on_emu(k, text)
+
+
+@pytest.mark.parametrize("edit, stage", [
+    # warp 0's lanes read x[i] before lane 0 has divided it
+    (("          trisolv_seq_x_at(n, L, x, i);\n        __syncwarp();", "          trisolv_seq_x_at(n, L, x, i);"), "races"),
+    # the cells past the block never take the block's updates
+    (("poly_c < (int)((size_t)(n))", "poly_c < 0"), "random"),
+])
+def test_the_emu_rejects_a_blocked_kernel_missing_a_part(edit, stage):
+    k = read_kernel(ROOT / TRISOLV)
+    text = generate(k)
+    assert edit[0] in text
+    card = ladder(k, text.replace(*edit), backend="emu", dataset="MINI", seed=3)
+    assert not card.accepted and card.summary().startswith(f"rejected at {stage}")
