@@ -22,6 +22,7 @@ from t2c.verify.ladder import ladder
 TRISOLV = "corpora/polybench/linear-algebra/solvers/trisolv/trisolv.c"
 LUDCMP = "corpora/polybench/linear-algebra/solvers/ludcmp/ludcmp.c"
 UNIT_LOWER = "corpora/loops/solvers/unit_lower_solve.c"
+FORWARD_ROWS = "corpora/loops/solvers/forward_substitution.c"
 UPPER_COLUMNS = "corpora/loops/solvers/upper_solve_columns.c"
 TRSV_SPEC = "corpora/text2cuda/trsv_lower.md"
 OFF = DEFAULT.replace({"one_block.substitution": False})
@@ -51,6 +52,8 @@ def _why(k, var: str) -> str:
     # its forward substitution into y (unit diagonal: no pivot launch)
     (LUDCMP, "j", Substitution("y", "double", True, "j + 1")),
     (UNIT_LOWER, "j", Substitution("x", "double", True, "j + 1")),
+    # rows with a scalar sum: the scalar folded into x[i], then isl's columns
+    (FORWARD_ROWS, "i", Substitution("x", "double", True, "i + 1")),
     # from the last column back: the cells past j are below it
     (UPPER_COLUMNS, "j", Substitution("x", "double", False, "0")),
     (TRSV_SPEC, "j", Substitution("x", "float", True, "j + 1")),
@@ -104,7 +107,7 @@ void other_cell(int n, const double *A, double *x)
     assert _why(k, "j") == "x[(j - 1)] is not the cell an iteration finishes or the update's own"
 
 
-@pytest.mark.parametrize("path", [TRISOLV, LUDCMP, UNIT_LOWER, UPPER_COLUMNS, TRSV_SPEC])
+@pytest.mark.parametrize("path", [TRISOLV, LUDCMP, UNIT_LOWER, FORWARD_ROWS, UPPER_COLUMNS, TRSV_SPEC])
 def test_the_emu_accepts_blocked_substitution(path):
     """MINI's 40 cells: one whole diagonal block and a short one (in each direction)."""
     k = read_kernel(ROOT / path)
