@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(1024) ludcmp_loop_j(int n, const double *A, do
 }
 
 /* ludcmp_loop_j_blocked: host loop j as blocked substitution, y in shared memory: 32 iterations at a time, the block touching their diagonal block's reads first, warp 0 running them in order on the cells they finish, then each thread on its own cells past them; for sizes where y fits. */
-__global__ void __launch_bounds__(1024) ludcmp_loop_j_blocked(int n, const double *__restrict__ A, double *y_global)
+__global__ void __launch_bounds__(1024) ludcmp_loop_j_blocked(int n, const double *A, double *y_global)
 {
   extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
   double *y = (double *)poly_resident;   /* the cells the loop finishes, for the whole loop */

@@ -113,9 +113,7 @@ def kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
     solve = lambda it, xs, cell: f"{update.name}_at({call(it, xs)}, {cell} - ({s.first}));"
     lo = "poly_first" if s.up else f"poly_first - {BLOCK - 1}"           # the block's cells: [lo, lo + BLOCK)
     beyond = ("poly_first + poly_count", f"(int)({count})") if s.up else ("0", "poly_first - poly_count + 1")
-    # X lives in shared memory, so the global arrays left are only read: through the read-only path
-    readonly = lambda d, a: d.replace(f"*{a}", f"*__restrict__ {a}") if d.startswith("const ") else d
-    params = [decl(a).replace(f"*{x}", f"*{x}_global") if a == x else readonly(decl(a), a) for a in args]
+    params = [decl(a).replace(f"*{x}", f"*{x}_global") if a == x else decl(a) for a in args]
     body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
             f"  {t} *{x} = ({t} *)poly_resident;   /* the cells the loop finishes, for the whole loop */",
             f"  {t} *poly_shadow = {x} + ({count} + 3) / 4 * 4;   /* {BLOCK + 1} rows of {BLOCK}: the touch's writes */",

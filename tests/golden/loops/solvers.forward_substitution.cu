@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(1024) forward_substitution_loop_i(int n, const
 }
 
 /* forward_substitution_loop_i_blocked: host loop i as blocked substitution, x in shared memory: 32 iterations at a time, the block touching their diagonal block's reads first, warp 0 running them in order on the cells they finish, then each thread on its own cells past them; for sizes where x fits. */
-__global__ void __launch_bounds__(1024) forward_substitution_loop_i_blocked(int n, const double *__restrict__ L, double *x_global)
+__global__ void __launch_bounds__(1024) forward_substitution_loop_i_blocked(int n, const double *L, double *x_global)
 {
   extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
   double *x = (double *)poly_resident;   /* the cells the loop finishes, for the whole loop */

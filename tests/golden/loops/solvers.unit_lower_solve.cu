@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(1024) unit_lower_solve_loop_j(int n, const dou
 }
 
 /* unit_lower_solve_loop_j_blocked: host loop j as blocked substitution, x in shared memory: 32 iterations at a time, the block touching their diagonal block's reads first, warp 0 running them in order on the cells they finish, then each thread on its own cells past them; for sizes where x fits. */
-__global__ void __launch_bounds__(1024) unit_lower_solve_loop_j_blocked(int n, const double *__restrict__ L, double *x_global)
+__global__ void __launch_bounds__(1024) unit_lower_solve_loop_j_blocked(int n, const double *L, double *x_global)
 {
   extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
   double *x = (double *)poly_resident;   /* the cells the loop finishes, for the whole loop */
