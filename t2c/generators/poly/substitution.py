@@ -165,7 +165,7 @@ def shared_bytes(p, h: HostLoop) -> str:
     """The kernel's dynamic shared memory, C (size_t): X, then the shadow."""
     s = h.substitution
     count = abi.count(p.k.array(s.array).shape)
-    return f"(({count} + 3) / 4 * 4 + {_shadow_cells()}) * sizeof({s.dtype})"
+    return abi.nbytes(s.dtype, f"(({count} + 3) / 4 * 4 + {_shadow_cells()})")
 
 
 def notes(p) -> list[str]:

@@ -1,0 +1,93 @@
+"""trisolv's blocked substitution kernel (substitution.py) with one part cut or changed at a time:
+where the time of a diagonal block goes.  A probe, not a check: the cut variants compute wrong x.
+
+    .venv/bin/python scripts/substitution_probe.py [DIR]      (here: writes DIR, default gpu_tmp/subprobe)
+    bash DIR/run.sh                                          (on the GPU machine, from the repository root)
+
+Writes each variant of `t2c gen`'s trisolv candidate with a main that times
+kernel_trisolv_device at n = 2000 (LARGE; PolyBench's L, 20 timed calls after 5) and prints the
+median, the minimum and a checksum of x; run.sh builds them all at once and runs each twice.
+Variants: the candidate; the one-block kernel instead; without the touch of the diagonal block,
+phase 1 (warp 0) or phase 2 (the cells past the block); a barrier after the touch; the pivot in
+the lane that owns its cell; the read-only array through the read-only path (`__restrict__`);
+a small shared-memory carveout (more L1); the division made a product (its latency).
+"""
+import sys
+from pathlib import Path
+
+from t2c.frontends import read_kernel
+from t2c.generators.poly import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "gpu_tmp" / "subprobe")
+MAIN = r'''
+#include <cstdio>
+#include <vector>
+#include <algorithm>
+int main()
+{
+  const int n = 2000;
+  std::vector<double> L((size_t)n * n), x(n), b(n);
+  for (int i = 0; i < n; i++) {
+    b[i] = i;
+    for (int j = 0; j <= i; j++) L[(size_t)i * n + j] = (double)(i + n - j + 1) * 2 / n;
+  }
+  double *dL, *dx, *db;
+  cudaMalloc(&dL, sizeof(double) * n * n); cudaMalloc(&dx, sizeof(double) * n); cudaMalloc(&db, sizeof(double) * n);
+  cudaMemcpy(dL, L.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
+  BEFORE;
+  cudaEvent_t a, z; cudaEventCreate(&a); cudaEventCreate(&z);
+  std::vector<float> t;
+  for (int r = 0; r < 25; r++) {
+    cudaEventRecord(a); kernel_trisolv_device(n, dL, dx, db); cudaEventRecord(z); cudaEventSynchronize(z);
+    float ms; cudaEventElapsedTime(&ms, a, z);
+    if (r >= 5) t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  cudaMemcpy(x.data(), dx, sizeof(double) * n, cudaMemcpyDeviceToHost);
+  double s = 0;
+  for (int i = 0; i < n; i++) s += x[i];
+  printf("%-12s median %.4f ms  min %.4f  checksum %.12g  %s\n", VARIANT, t[t.size() / 2], t[0], s,
+         cudaGetErrorString(cudaGetLastError()));
+}
+'''
+WARP0 = "    if (threadIdx.x < 32) {   /* warp 0"
+PIVOT = "        if (threadIdx.x == 0)\n          trisolv_seq_x_at(n, L, x, i);"
+VARIANTS = {
+    "blocked": [],
+    "oneblock": [("if (poly_blocked <= (size_t)poly_shared &&", "if (false &&")],
+    "no_touch": [("if (poly_k < poly_count && poly_m < poly_count) {", "if (false) {")],
+    "no_phase1": [(WARP0, "    if (false) {   /* warp 0")],
+    "no_phase2": [("poly_c < (int)((size_t)(n))", "poly_c < 0")],
+    "only_touch": [(WARP0, "    if (false) {   /* warp 0"), ("poly_c < (int)((size_t)(n))", "poly_c < 0")],
+    "sync_touch": [(WARP0, "    __syncthreads();\n" + WARP0)],
+    "owner_pivot": [(PIVOT, PIVOT.replace("threadIdx.x == 0", "(int)threadIdx.x == poly_k"))],
+    "restrict": [("trisolv_loop_i_blocked(int n, const double *L,", "trisolv_loop_i_blocked(int n, const double *__restrict__ L,")],
+    "carveout": [],
+    "no_div": [("x[i] = x[i] / L[(i * n) + i];", "x[i] = x[i] * L[(i * n) + i];")],
+}
+
+
+def main() -> None:
+    k = read_kernel(ROOT / "corpora/polybench/linear-algebra/solvers/trisolv/trisolv.c")
+    text = generate(k)
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, edits in VARIANTS.items():
+        src = text
+        for old, new in edits:
+            assert old in src, f"{name}: the candidate no longer has {old!r}"
+            src = src.replace(old, new)
+        before = ("cudaFuncSetAttribute(trisolv_loop_i_blocked, cudaFuncAttributePreferredSharedMemoryCarveout, 25)"
+                  if name == "carveout" else "(void)0")
+        (OUT / f"{name}.cu").write_text(src + f'\n#define VARIANT "{name}"\n#define BEFORE {before}\n' + MAIN)
+    rel = OUT.relative_to(ROOT) if OUT.is_relative_to(ROOT) else OUT
+    (OUT / "run.sh").write_text(
+        f"cd {rel}\n"
+        "for f in *.cu; do nvcc -O3 -arch=sm_90 -w -o ${f%.cu} $f & done; wait\n"
+        "for round in 1 2; do for f in *.cu; do ./${f%.cu}; done; done\n")
+    print(f"{len(VARIANTS)} variants in {rel}; on the GPU machine: bash {rel}/run.sh")
+
+
+if __name__ == "__main__":
+    main()
