@@ -241,9 +241,27 @@ def test_triangular_range_and_explicit_range(tmp_path):
     np.testing.assert_allclose(run.outputs["z"], want, rtol=1e-6)
 
 
+def test_a_read_outside_the_written_range_is_not_a_recurrence(tmp_path):
+    """`z[i in j+1..n] = z[i] - x[i] * z[j]` in a loop over j (a column of a triangular solve)
+    writes only the elements past j, so its read of z[j] sees one value for the whole statement,
+    as the reference's order gives it; the range's end is excluded, so `z[n]` past it is too."""
+    p = write(tmp_path, textwrap.dedent("""\
+        for j in 0..n:
+            z[i in j+1..n] = z[i] - x[i] * z[j]
+    """) + "y[i] = x[i]\ns = 0.0\n")
+    k = read_spec(p)
+    sizes = k.dataset_sizes("MINI")
+    run = run_reference(k, sizes, synthesize(k, sizes, seed=3))
+    want, x = run.inputs["z"].astype(np.float64), run.inputs["x"]
+    for j in range(sizes["n"]):
+        want[j + 1:] -= x[j + 1:] * want[j]
+    np.testing.assert_allclose(run.outputs["z"], want, rtol=1e-4)
+
+
 BAD = {
     # name: (body, line, col, words)
     "in_place": ("z[i] = z[i-1] + x[i]\n", 18, 8, "reads it at another element"),
+    "in_place_inside_range": ("for j in 0..n:\n    z[i in j..n] = z[i] - z[j]\n", 19, 27, "reads it at another element"),
     "unbound": ("y[i] = x[k]\n", 18, 10, "'k' is bound nowhere"),
     "rank": ("y[i] = A[i]\n", 18, 8, "'A' has rank 2"),
     "writes_in": ("x[i] = 1.0\n", 18, 1, "declared in"),

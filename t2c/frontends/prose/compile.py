@@ -823,7 +823,7 @@ class Compiler:
                 if all(_same(a, b) for a, b in zip(lhs, n.subs)):
                     continue
                 fixed = {v for v, kind in self.scope.items() if kind == "for"} | set(self.spec.sizes)
-                if any(_disjoint(a, b, fixed) for a, b in zip(lhs, n.subs)):
+                if any(_disjoint(a, b, fixed) or _outside(ix, b, fixed) for ix, a, b in zip(s.subs, lhs, n.subs)):
                     continue
                 loop = (f"make the order explicit with a sequential loop, e.g. `for {free[0]} in 1..n: "
                         f"{s.array}[{free[0]}] = {s.array}[{free[0]}-1] + ...`")
@@ -1118,14 +1118,33 @@ def _linear(e):
 def _disjoint(a, b, fixed) -> bool:
     """a and b, made only of `fixed` names (sequential loop variables, sizes) and
     integers, differ by a nonzero constant: they never name the same element."""
-    names = {n.id for e in (a, b) for n in walk(e) if isinstance(n, Name)}
-    if not names <= fixed:
+    d = _difference(a, b, fixed)
+    return d is not None and all(v == 0 for k, v in d.items() if k) and d.get("", 0) != 0
+
+
+def _outside(ix, b, fixed) -> bool:
+    """b, made only of `fixed` names and integers, lies outside the explicit range `lo..hi` (hi
+    excluded) of a new index written as its own subscript (`x[i in j+1..n]` reading `x[j]`)."""
+    if not isinstance(ix.expr, Name) or ix.lo is None or ix.hi is None:
         return False
-    la, lb = _linear(a), _linear(b)
-    if la is None or lb is None:
-        return False
-    diff = {k: la.get(k, 0) - lb.get(k, 0) for k in set(la) | set(lb)}
-    return all(v == 0 for k, v in diff.items() if k) and diff.get("", 0) != 0
+    return _at_least(ix.lo, b, fixed, 1) or _at_least(b, ix.hi, fixed, 0)
+
+
+def _at_least(x, y, fixed, least: int) -> bool:
+    """x - y is a constant of at least `least`."""
+    d = _difference(x, y, fixed)
+    return d is not None and all(v == 0 for k, v in d.items() if k) and d.get("", 0) >= least
+
+
+def _difference(x, y, fixed) -> dict | None:
+    """{name: coefficient, "": constant} of x - y, both affine over `fixed` names and integers,
+    or None."""
+    if not {n.id for e in (x, y) for n in walk(e) if isinstance(n, Name)} <= fixed:
+        return None
+    lx, ly = _linear(x), _linear(y)
+    if lx is None or ly is None:
+        return None
+    return {k: lx.get(k, 0) - ly.get(k, 0) for k in set(lx) | set(ly)}
 
 
 def _spelled(e) -> str:
