@@ -1,20 +1,15 @@
 """A one-block host loop as blocked substitution: a warp solves each diagonal block, the block the rest.
 
-    substitution_of(p, h) -> (Substitution | None, why);  kernel, launch, notes: printing
+    substitution_of(p, h) -> (Substitution | None, why);  kernel, shared_bytes, notes: printing
 
-Takes a one-block host loop over `i`, stepping by one up or down, whose items are one-thread
-launches (pivots, maybe none) that touch one 1-d array X only at X[i], then one 1-d launch
-(the update) that writes X[c] at its grid index c, reads X only there and at X[i], and whose
-cells all lie past i (above it when i counts up, below when it counts down); the loop writes
-nothing else, and no statement's subscript or loop bound reads X. That is forward and back
-substitution by columns, as isl schedules them from rows too (trisolv, a unit or an upper
-triangular solve). Gives a kernel that keeps X in shared memory and takes the loop `BLOCK`
-iterations at a time: the block first touches that diagonal block's reads (into L1, writing
-a shadow of X), warp 0 runs the iterations in order on the cells they finish (__syncwarp()
-between), then each thread runs them in order on its own cells past them. Every cell sees
-the reference's updates in the reference's order. Why: the loop is a chain of pivots; a
-barrier of the whole block and a read from L2 for each costs several times a warp's step.
-docs/poly.md, "Blocked substitution".
+Takes a one-block loop over i, stepping by one, of one-thread launches touching one 1-d array X
+only at X[i] (pivots), then one 1-d launch writing X[c] at its grid index, reading X only there
+and at X[i], its cells all past i; nothing else written, no subscript or bound reading X:
+substitution by columns, up or down (trisolv). Gives a kernel with X in shared memory, 32
+iterations a step: the block touches the diagonal block's reads (writing a shadow of X), warp 0
+runs the iterations on their cells in order, then each thread on its own cells past them, each
+cell's updates in the reference's order. Why: a pivot chain pays a block barrier and an L2 read
+per iteration. Refuses the rest, with the reason. docs/poly.md, "Blocked substitution".
 """
 from __future__ import annotations
 
