@@ -199,7 +199,7 @@ def _one_block(p: Context, h) -> None:
         launch.own_scalars = frozenset(webs)
         launch.every_thread, launch.unsynced = id(launch) in every, id(launch) in unsynced
     if opt.substitution and not h.private:
-        h.substitution = substitution.substitution_of(p, h)[0]
+        h.substitution, h.not_substitution = substitution.substitution_of(p, h)
 
 
 def block(p: Context, launch: Launch) -> tuple | None:

@@ -34,16 +34,23 @@ class Substitution:
     first: str                 # C over i: the update's first grid value (its NAME_at index is c - first)
 
 
+def candidate(h: HostLoop) -> bool:
+    """Whether the loop has the class's shape: one-thread launches, then one 1-d launch."""
+    if not h.items or not all(isinstance(it, Launch) for it in h.items):
+        return False
+    *pivots, update = h.items
+    return not any(it.grid or it.block_sum or it.every_thread for it in pivots) and len(update.grid) == 1
+
+
 def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
-    """The loop's blocked substitution (p: forms.Context), or None and why not."""
+    """The loop's blocked substitution (p: forms.Context), or None and why not ("" where the
+    loop is not even of the class's shape: `candidate`)."""
     l = h.loop
+    if not candidate(h):
+        return None, ""
     if l.derived or l.geometric or l.time is not None or l.step not in (1, -1):
         return None, "not a loop of consecutive values"
-    if not h.items or not all(isinstance(it, Launch) for it in h.items):
-        return None, "host loops inside it"
     *pivots, update = h.items
-    if any(it.grid or it.block_sum or it.every_thread for it in pivots) or len(update.grid) != 1:
-        return None, "not one-thread launches followed by one 1-d launch"
     if update.block_sum or update.reduction or any(isinstance(n, Loop) for it in h.items for n in it.body):
         return None, "a loop inside a thread"
     prog, arrays = p.an.program, {a.name: a for a in p.k.arrays}
@@ -164,6 +171,10 @@ def shared_bytes(p, h: HostLoop) -> str:
 
 
 def notes(p) -> list[str]:
+    """The header's lines on the one-block loops taken as blocked substitution, and on those of
+    its shape refused."""
     return [f"  ... host loop {h.loop.var} runs as blocked substitution ({name(p, h)}) where {h.substitution.array} "
             f"fits in shared memory: {BLOCK} iterations a step, warp 0 on the cells they finish, each thread on its "
-            "own cells past them." for h in p.block_loops if h.substitution]
+            "own cells past them." if h.substitution else
+            f"  ... host loop {h.loop.var} keeps its one-block form (no blocked substitution): {h.not_substitution}."
+            for h in p.block_loops if h.substitution or h.not_substitution]
