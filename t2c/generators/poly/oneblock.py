@@ -221,12 +221,11 @@ def substitution_kernel(p, h: HostLoop, calls) -> str:
                                lambda a: param_decl(p, h, a))
 
 
-def _shared_launch(p, h: HostLoop, indent: str, kernel: str, size: str, args: list[str], otherwise: list[str]) -> list[str]:
-    """`kernel` with `size` bytes of dynamic shared memory (a variable) where they fit, else `otherwise`."""
+def _shared_launch(p, h: HostLoop, indent: str, kernel: str, size: str, args: list[str]) -> list[str]:
+    """`kernel` with `size` bytes of dynamic shared memory (a variable) where they fit; an `else` follows."""
     return [f"{indent}if ({size} <= (size_t)poly_shared &&",
             f"{indent}    cudaFuncSetAttribute({kernel}, cudaFuncAttributeMaxDynamicSharedMemorySize, (int){size}) == cudaSuccess)",
-            f"{indent}  {kernel}<<<1, {h.threads}, {size}>>>({', '.join(args)});",
-            f"{indent}else", *otherwise]
+            f"{indent}  {kernel}<<<1, {h.threads}, {size}>>>({', '.join(args)});"]
 
 
 def _shared_limit(indent: str) -> list[str]:
@@ -239,23 +238,23 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     """The walk for the most threads a launch asks for, then one block or the launches; before
     both, blocked substitution wherever its array fits (its threads take any length of it)."""
     name, i = f"{p.short}_loop_{h.loop.var}", indent + "    "
-    one = [f"{i}  {name}<<<1, {h.threads}>>>({', '.join(_block(p, h, calls)[1])});"]
+    plain = f"{name}<<<1, {h.threads}>>>({', '.join(_block(p, h, calls)[1])});"
+    one = [f"{i}{plain}"]
     arrays = _resident(p, h, calls)
     if arrays:
         one = [f"{i}const size_t poly_bytes = {' + '.join(_resident_bytes(p, a) for a in arrays)};   "
                f"/* {', '.join(arrays)} in shared memory */",
-               *([] if h.substitution else _shared_limit(i)),
-               *_shared_launch(p, h, i, f"{name}_resident", "poly_bytes", _sized_args(p, h, calls, arrays), one)]
-    else:
-        one = [x[2:] for x in one]
+               *([] if h.substitution else _shared_limit(i)),      # asked once, before blocked substitution
+               *_shared_launch(p, h, i, f"{name}_resident", "poly_bytes", _sized_args(p, h, calls, arrays)),
+               f"{i}else", f"{i}  {plain}"]
     fits = f"if (most <= {p.opt.one_block.max_threads}) {{"
     pick = [f"{indent}  {fits}", *one]
     if h.substitution:
         x = h.substitution.array
         pick = [f"{indent}  const size_t poly_blocked = {substitution.shared_bytes(p, h)};   /* {x} and a shadow in shared memory */",
                 *_shared_limit(indent + "  "),
-                *_shared_launch(p, h, indent + "  ", substitution.name(p, h), "poly_blocked",
-                                _sized_args(p, h, calls, [x]), [])[:-1], f"{indent}  else {fits}", *one]
+                *_shared_launch(p, h, indent + "  ", substitution.name(p, h), "poly_blocked", _sized_args(p, h, calls, [x])),
+                f"{indent}  else {fits}", *one]
     return [f"{indent}{{",
             f"{indent}  long long most = 0;   /* the most threads a launch of loop {h.loop.var} asks for */",
             *_walk(p, [h], indent + "  "),

@@ -22,6 +22,7 @@ from .ctext import WORD, min_expr
 from .mapping import HostLoop, Launch, launch_box
 
 BLOCK = 32                     # iterations per diagonal block: one warp's lanes, a cell each
+SHADOW = (BLOCK + 1) * BLOCK   # the touch's writes: a row of X's block per iteration, and the pivots'
 
 
 @dataclass(frozen=True)
@@ -101,16 +102,12 @@ def name(p, h: HostLoop) -> str:
     return f"{p.short}_loop_{h.loop.var}_blocked"
 
 
-def _shadow_cells() -> int:
-    return (BLOCK + 1) * BLOCK
-
-
 def kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
     """The blocked kernel: `args` the one-block kernel's arguments, `decl` their declarations."""
     s, l, var = h.substitution, h.loop, h.loop.var
     *pivots, update = h.items
     x, t, step = s.array, s.dtype, "+" if s.up else "-"
-    count = abi.count(p.k.array(x).shape)
+    count = _count(p, s)
     call = lambda it, xs=x: ", ".join(xs if a == x else a for a in calls[it.name] + p.at_locals.get(it.name, []))
     solve = lambda it, xs, cell: f"{update.name}_at({call(it, xs)}, {cell} - ({s.first}));"
     lo = "poly_first" if s.up else f"poly_first - {BLOCK - 1}"           # the block's cells: [lo, lo + BLOCK)
@@ -118,10 +115,10 @@ def kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
     params = [decl(a).replace(f"*{x}", f"*{x}_global") if a == x else decl(a) for a in args]
     body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
             f"  {t} *{x} = ({t} *)poly_resident;   /* the cells the loop finishes, for the whole loop */",
-            f"  {t} *poly_shadow = {x} + ({count} + 3) / 4 * 4;   /* {BLOCK + 1} rows of {BLOCK}: the touch's writes */",
+            f"  {t} *poly_shadow = {x} + {_padded(p, s)};   /* {BLOCK + 1} rows of {BLOCK}: the touch's writes */",
             f"  for (size_t poly_e = threadIdx.x; poly_e < {count}; poly_e += blockDim.x)",
             f"    {x}[poly_e] = {x}_global[poly_e];",
-            f"  for (int poly_e = threadIdx.x; poly_e < {_shadow_cells()}; poly_e += blockDim.x)",
+            f"  for (int poly_e = threadIdx.x; poly_e < {SHADOW}; poly_e += blockDim.x)",
             f"    poly_shadow[poly_e] = 0;",
             "  __syncthreads();",
             f"  int {var};",
@@ -166,8 +163,17 @@ def kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
 def shared_bytes(p, h: HostLoop) -> str:
     """The kernel's dynamic shared memory, C (size_t): X, then the shadow."""
     s = h.substitution
-    count = abi.count(p.k.array(s.array).shape)
-    return abi.nbytes(s.dtype, f"(({count} + 3) / 4 * 4 + {_shadow_cells()})")
+    return abi.nbytes(s.dtype, f"({_padded(p, s)} + {SHADOW})")
+
+
+def _count(p, s: Substitution) -> str:
+    """X's cells, C (size_t)."""
+    return abi.count(p.k.array(s.array).shape)
+
+
+def _padded(p, s: Substitution) -> str:
+    """X's cells rounded up to 4 (the shadow after them 32-byte aligned for doubles), C."""
+    return f"({_count(p, s)} + 3) / 4 * 4"
 
 
 def notes(p) -> list[str]:
