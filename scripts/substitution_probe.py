@@ -17,6 +17,7 @@ from pathlib import Path
 
 from t2c.frontends import read_kernel
 from t2c.generators.poly import generate
+from t2c.generators.poly.options import DEFAULT
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "gpu_tmp" / "subprobe")
@@ -66,18 +67,85 @@ VARIANTS = {
     "restrict": [("trisolv_loop_i_blocked(int n, const double *L,", "trisolv_loop_i_blocked(int n, const double *__restrict__ L,")],
     "carveout": [],
     "no_div": [("x[i] = x[i] / L[(i * n) + i];", "x[i] = x[i] * L[(i * n) + i];")],
+    "chain": [],
+    "chain_atomic": [],
+    "chain_pf": [],
 }
+# A hand-written sketch of a multi-block form: block b (in the order blocks start: a ticket)
+# owns the 32 cells of diagonal block b; it applies the finished blocks' updates to its cells
+# in order, waiting on each block's flag, then solves its own diagonal block and publishes.
+CHAIN = r'''
+__device__ int poly_chain_sync[1 + 8192];
+__global__ void __launch_bounds__(32) trisolv_loop_i_chain(int n, const double *L, double *x_global, int *poly_sync)
+{
+  extern __shared__ double4 poly_resident[];
+  double *x = (double *)poly_resident;
+  __shared__ int poly_ticket;
+  const int lane = threadIdx.x;
+  if (lane == 0) poly_ticket = atomicAdd(poly_sync, 1);
+  __syncwarp();
+  const int b = poly_ticket, first = b * 32, count = min(32, n - first);
+  int *flags = poly_sync + 1;
+  if (lane < count) x[first + lane] = x_global[first + lane];
+  for (int k = 0; k < b; k++) {
+    const int kf = k * 32;
+    PREFETCH
+    if (lane == 0) { while (WAIT == 0) ; __threadfence(); }
+    __syncwarp();
+    x[kf + lane] = __ldcg(&x_global[kf + lane]);
+    __syncwarp();
+    if (lane < count)
+      for (int kk = 0; kk < 32; kk++) { const int i = kf + kk; trisolv_update_x_2_at(n, L, x, i, first + lane - (i + 1)); }
+  }
+  __syncwarp();
+  for (int kk = 0; kk < count; kk++) {
+    const int i = first + kk;
+    if (lane == 0) trisolv_seq_x_at(n, L, x, i);
+    __syncwarp();
+    if (lane < count) trisolv_update_x_2_at(n, L, x, i, first + lane - (i + 1));
+    __syncwarp();
+  }
+  if (lane < count) x_global[first + lane] = x[first + lane];
+  __threadfence();
+  __syncwarp();
+  if (lane == 0) atomicExch(&flags[b], 1);
+}
+static bool chain_launch(int n, const double *L, double *x)
+{
+  static int *sync = NULL;
+  if (!sync) cudaGetSymbolAddress((void **)&sync, poly_chain_sync);
+  const int blocks = (n + 31) / 32;
+  const size_t smem = (size_t)n * sizeof(double);
+  cudaFuncSetAttribute(trisolv_loop_i_chain, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  cudaMemsetAsync(sync, 0, (1 + blocks) * sizeof(int));
+  trisolv_loop_i_chain<<<blocks, 32, smem>>>(n, L, x, sync);
+  return true;
+}
+'''
+CHAIN_SPIN = {"chain": ("((volatile int *)flags)[k]", ""),
+              "chain_atomic": ("atomicAdd(&flags[k], 0)", ""),
+              "chain_pf": ("((volatile int *)flags)[k]",
+                           "if (lane < count) { const double *r = L + (size_t)(first + lane) * n + kf; "
+                           "asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(r)); "
+                           "asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(r + 16)); }")}
 
 
 def main() -> None:
     k = read_kernel(ROOT / "corpora/polybench/linear-algebra/solvers/trisolv/trisolv.c")
-    text = generate(k)
+    text = generate(k, DEFAULT.replace({"one_block.substitution": "blocked"}))
     OUT.mkdir(parents=True, exist_ok=True)
     for name, edits in VARIANTS.items():
         src = text
         for old, new in edits:
             assert old in src, f"{name}: the candidate no longer has {old!r}"
             src = src.replace(old, new)
+        if name in CHAIN_SPIN:
+            wait, prefetch = CHAIN_SPIN[name]
+            host = "if (poly_blocked <= (size_t)poly_shared &&"
+            src = src.replace("extern \"C\" void kernel_trisolv_device",
+                              CHAIN.replace("WAIT", wait).replace("PREFETCH", prefetch)
+                              + "\nextern \"C\" void kernel_trisolv_device")
+            src = src.replace(host, "if (chain_launch(n, L, x))\n      ;\n    else " + host)
         before = ("cudaFuncSetAttribute(trisolv_loop_i_blocked, cudaFuncAttributePreferredSharedMemoryCarveout, 25)"
                   if name == "carveout" else "(void)0")
         (OUT / f"{name}.cu").write_text(src + f'\n#define VARIANT "{name}"\n#define BEFORE {before}\n' + MAIN)

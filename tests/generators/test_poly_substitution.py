@@ -1,10 +1,11 @@
-"""Blocked substitution (substitution.py, `one_block.substitution`): a one-block host loop that
-finishes one cell of an array per iteration and then updates the cells past it runs 32
-iterations at a time, warp 0 on the diagonal block, every thread on its own cells past it.
-The plan's records on PolyBench, the loops corpus and a spec, counting up and down; the loops
-it refuses and why; the candidates on the emu; and the emu catching the kernel without its
-warp barrier or without the update past the block."""
+"""Substitution (substitution.py, `one_block.substitution`): a one-block host loop that finishes
+one cell of an array per iteration and then updates the cells past it runs as warps chained by
+flags, a warp per 32 cells ("chained", the default), or 32 iterations at a time in one block
+("blocked"). The plan's records on PolyBench, the loops corpus and a spec, counting up and down;
+the loops it refuses and why; both kernels on the emu; and the emu catching a kernel without its
+warp barrier or without the updates a cell takes from the other cells' iterations."""
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -25,7 +26,8 @@ UNIT_LOWER = "corpora/loops/solvers/unit_lower_solve.c"
 FORWARD_ROWS = "corpora/loops/solvers/forward_substitution.c"
 UPPER_COLUMNS = "corpora/loops/solvers/upper_solve_columns.c"
 TRSV_SPEC = "corpora/text2cuda/trsv_lower.md"
-OFF = DEFAULT.replace({"one_block.substitution": False})
+OFF = DEFAULT.replace({"one_block.substitution": None})
+BLOCKED = DEFAULT.replace({"one_block.substitution": "blocked"})
 
 
 def _final(k, options):
@@ -39,7 +41,7 @@ def _loops(k, options=DEFAULT) -> dict[str, HostLoop]:
 
 
 def _why(k, var: str) -> str:
-    """Why the one-block loop `var` is not blocked substitution (asked again of the final plan)."""
+    """Why the one-block loop `var` is not substitution (asked again of the final plan)."""
     an, plan = _final(k, DEFAULT)
     h = next(it for it in plan.items if isinstance(it, HostLoop) and it.loop.var == var)
     assert h.one_block and h.substitution is None
@@ -58,29 +60,36 @@ def _why(k, var: str) -> str:
     (UPPER_COLUMNS, "j", Substitution("x", "double", False, "0")),
     (TRSV_SPEC, "j", Substitution("x", "float", True, "j + 1")),
 ])
-def test_a_loop_that_finishes_a_cell_then_updates_those_past_it_is_blocked(path, var, record):
+def test_a_loop_that_finishes_a_cell_then_updates_those_past_it_is_chained(path, var, record):
     k = read_kernel(ROOT / path)
     h = _loops(k)[var]
     assert h.one_block and h.substitution == record
     text = generate(k)
-    name = f"{k.name.removeprefix('kernel_').replace('-', '_')}_loop_{var}_blocked"
-    assert re.search(rf"__global__ void __launch_bounds__\(1024\) {name}\(", text)
-    # tried before the one-block kernels, whatever the loop's length
-    assert text.index(f"{name}<<<1, 1024, poly_blocked>>>") < text.index("else if (most <= 4096) {")
-    assert "runs as blocked substitution" in text.split("#include")[0]
+    name = f"{k.name.removeprefix('kernel_').replace('-', '_')}_loop_{var}"
+    assert re.search(rf"__global__ void __launch_bounds__\(32\) {name}_chained\(", text)
+    # tried before the one-block kernels, whatever the loop's length; the flags cleared first
+    launch = text.index(f"{name}_chained<<<(unsigned)poly_links, 32, poly_chained>>>")
+    assert text.index("cudaMemsetAsync(poly_sync, 0,") < launch < text.index("else if (most <= 4096) {")
+    assert "runs as chained substitution" in text.split("#include")[0] and "_blocked" not in text
+    # the other form: one block, 32 iterations a step
+    assert _loops(k, BLOCKED)[var].substitution == replace(record, chained=False)
+    text = generate(k, BLOCKED)
+    assert re.search(rf"__global__ void __launch_bounds__\(1024\) {name}_blocked\(", text)
+    assert text.index(f"{name}_blocked<<<1, 1024, poly_blocked>>>") < text.index("else if (most <= 4096) {")
+    assert "runs as blocked substitution" in text.split("#include")[0] and "_chained" not in text
 
 
 def test_off_the_loop_keeps_its_one_block_kernels():
     k = read_kernel(ROOT / TRISOLV)
     assert _loops(k, OFF)["i"].substitution is None
     text = generate(k, OFF)
-    assert "_blocked" not in text and "if (most <= 4096) {" in text
+    assert "_blocked" not in text and "_chained" not in text and "if (most <= 4096) {" in text
 
 
 def test_a_loop_of_other_launches_is_no_candidate():
     # durbin: a block sum, two 1-d launches, a one-thread launch: no reason printed
     k = read_kernel(ROOT / "corpora/polybench/linear-algebra/solvers/durbin/durbin.c")
-    assert _why(k, "k") == "" and "blocked substitution" not in generate(k)
+    assert _why(k, "k") == "" and "substitution" not in generate(k).split("#include")[0]
 
 
 def test_an_update_behind_the_loop_is_refused(tmp_path):
@@ -94,7 +103,7 @@ void behind(int n, const double *A, const double *d, double *x)
   }
 }""")
     assert _why(k, "j") == "the update's cells are not all above j"
-    assert "//   ... host loop j keeps its one-block form (no blocked substitution): the update's cells are not " \
+    assert "//   ... host loop j keeps its one-block form (no substitution kernel): the update's cells are not " \
            "all above j." in generate(k)
 
 
@@ -109,24 +118,33 @@ void other_cell(int n, const double *A, double *x)
     assert _why(k, "j") == "x[(j - 1)] is not the cell an iteration finishes or the update's own"
 
 
-@pytest.mark.parametrize("path", [TRISOLV, LUDCMP, UNIT_LOWER, FORWARD_ROWS, UPPER_COLUMNS, TRSV_SPEC])
-def test_the_emu_accepts_blocked_substitution(path):
-    """MINI's 40 cells: one whole diagonal block and a short one (in each direction)."""
+@pytest.mark.parametrize("path, options", [
+    *((path, DEFAULT) for path in (TRISOLV, LUDCMP, UNIT_LOWER, FORWARD_ROWS, UPPER_COLUMNS, TRSV_SPEC)),
+    (TRISOLV, BLOCKED), (UPPER_COLUMNS, BLOCKED)])
+def test_the_emu_accepts_substitution(path, options):
+    """MINI's 40 cells: one whole block of 32 and a short one (in each direction); the emu runs
+    the chained warps in a shuffled order of blockIdx, so in another order than their tickets."""
     k = read_kernel(ROOT / path)
-    text = generate(k)
-    assert "_blocked<<<" in text
+    text = generate(k, options)
+    assert ("_chained<<<" if options is DEFAULT else "_blocked<<<") in text
     accepted_on_emu(k, text)
 
 
-@pytest.mark.parametrize("edit, stage", [
+@pytest.mark.parametrize("options, edit, stage", [
     # warp 0's lanes read x[i] before lane 0 has divided it
-    (("          trisolv_seq_x_at(n, L, x, i);\n        __syncwarp();", "          trisolv_seq_x_at(n, L, x, i);"), "races"),
+    (BLOCKED, ("          trisolv_seq_x_at(n, L, x, i);\n        __syncwarp();", "          trisolv_seq_x_at(n, L, x, i);"),
+     "races"),
     # the cells past the block never take the block's updates
-    (("poly_c < (int)((size_t)(n))", "poly_c < 0"), "random"),
+    (BLOCKED, ("poly_c < (int)((size_t)(n))", "poly_c < 0"), "random"),
+    # the same two cuts in the chained kernel: the lanes read x[i] before lane 0 has divided it;
+    # a warp's cells never take the earlier warps' iterations
+    (DEFAULT, ("      trisolv_seq_x_at(n, L, x, i);\n    __syncwarp();", "      trisolv_seq_x_at(n, L, x, i);"), "races"),
+    (DEFAULT, ("for (int poly_m = 0; poly_m < poly_n; poly_m++)", "for (int poly_m = 0; poly_m < 0; poly_m++)"),
+     "random"),
 ])
-def test_the_emu_rejects_a_blocked_kernel_missing_a_part(edit, stage):
+def test_the_emu_rejects_a_kernel_missing_a_part(options, edit, stage):
     k = read_kernel(ROOT / TRISOLV)
-    text = generate(k)
+    text = generate(k, options)
     assert edit[0] in text
     card = ladder(k, text.replace(*edit), backend="emu", dataset="MINI", seed=3)
     assert not card.accepted and card.summary().startswith(f"rejected at {stage}")

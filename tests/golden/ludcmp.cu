@@ -13,7 +13,7 @@
 //   ludcmp_seq_x: one block of 1024 lanes: loop c0 in order in every thread, loop j split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
 //   ludcmp_update_A_2_merged: ludcmp_update_A_2, ludcmp_update_A_3 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 //   ... host loop j keeps a launch per iteration (no time tiles): ludcmp_update_y_2: a statement placed by a new schedule.
-//   ... host loop j runs as blocked substitution (ludcmp_loop_j_blocked) where y fits in shared memory: 32 iterations a step, warp 0 on the cells they finish, each thread on its own cells past them.
+//   ... host loop j runs as chained substitution (ludcmp_loop_j_chained) where y fits in shared memory: a warp per 32 cells, each applying the finished cells' iterations once their warp is done, then its own.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (scalars folded into array cells): at most 2 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
@@ -235,51 +235,57 @@ __global__ void __launch_bounds__(1024) ludcmp_loop_j(int n, const double *A, do
   }
 }
 
-/* ludcmp_loop_j_blocked: host loop j as blocked substitution, y in shared memory: 32 iterations at a time, the block touching their diagonal block's reads first, warp 0 running them in order on the cells they finish, then each thread on its own cells past them; for sizes where y fits. */
-__global__ void __launch_bounds__(1024) ludcmp_loop_j_blocked(int n, const double *A, double *y_global)
+__device__ int ludcmp_loop_j_chained_sync[1 + 4096];   /* ludcmp_loop_j_chained's ticket, then a flag per block */
+
+/* ludcmp_loop_j_chained: host loop j as chained substitution, a warp per 32 cells in the order warps start: each earlier block's iterations on its cells once that block is done, then its own; for sizes where y fits in shared memory. */
+__global__ void __launch_bounds__(32) ludcmp_loop_j_chained(int n, const double *A, double *y_global, int poly_start, int poly_iters, int poly_cells, int *poly_sync)
 {
   extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
-  double *y = (double *)poly_resident;   /* the cells the loop finishes, for the whole loop */
-  double *poly_shadow = y + ((size_t)(n) + 3) / 4 * 4;   /* 33 rows of 32: the touch's writes */
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    y[poly_e] = y_global[poly_e];
-  for (int poly_e = threadIdx.x; poly_e < 1056; poly_e += blockDim.x)
-    poly_shadow[poly_e] = 0;
-  __syncthreads();
-  int j;
-  for (j = 0; j < n - 1; )
-  {
-    const int poly_first = j;
-    int poly_count = 0;   /* iterations in this diagonal block, at most 32 */
-    for (; poly_count < 32 && (j < n - 1); poly_count++, j++)
-      ;
-    /* the block's reads touched at once, each (iteration, cell) by a thread writing a row of the shadow */
-    for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-      const int poly_k = poly_t / 32, poly_m = poly_t % 32;
-      if (poly_k < poly_count && poly_m < poly_count) {
-        const int j = poly_first + poly_k;
-        ludcmp_update_y_2_at(n, A, poly_shadow + poly_k * 32 - (poly_first), j, poly_first + poly_m - (j + 1));
-      }
+  double *y = (double *)poly_resident;   /* its cells and the finished ones it reads, at their own indices */
+  __shared__ int poly_ticket;
+  const int poly_lane = threadIdx.x;
+  if (poly_lane == 0)
+    poly_ticket = atomicAdd(poly_sync, 1);
+  __syncwarp();
+  const int poly_at = poly_ticket * 32, poly_own = min(32, poly_cells - poly_at);
+  const int poly_c = poly_start + (poly_at + poly_lane);   /* the lane's cell */
+  int *poly_done = poly_sync + 1;   /* a flag per block: its cells final in global memory */
+  if (poly_lane < poly_own)
+    y[poly_c] = y_global[poly_c];
+  const int poly_before = min(poly_ticket, (poly_iters + 31) / 32);
+  for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */
+    const int poly_n = min(32, poly_iters - poly_k * 32);
+    if (poly_lane == 0) {
+      while (((volatile int *)poly_done)[poly_k] == 0)
+        ;
+      __threadfence();
     }
-    if (threadIdx.x < 32) {   /* warp 0: the diagonal block in order, a lane per cell */
-      for (int poly_k = 0; poly_k < poly_count; poly_k++) {
-        const int j = poly_first + poly_k;
-        if ((int)threadIdx.x < poly_count)
-          ludcmp_update_y_2_at(n, A, y, j, poly_first + (int)threadIdx.x - (j + 1));
-        __syncwarp();
-      }
+    __syncwarp();
+    if (poly_lane < poly_n) {
+      const int poly_i = poly_start + (poly_k * 32 + poly_lane);
+      y[poly_i] = ((volatile double *)y_global)[poly_i];
     }
-    __syncthreads();
-    /* each thread its own cells past the block, the block's iterations in order */
-    for (int poly_c = poly_first + poly_count + (int)threadIdx.x; poly_c < (int)((size_t)(n)); poly_c += (int)blockDim.x)
-      for (int poly_k = 0; poly_k < poly_count; poly_k++) {
-        const int j = poly_first + poly_k;
+    __syncwarp();
+    if (poly_lane < poly_own)
+      for (int poly_m = 0; poly_m < poly_n; poly_m++) {
+        const int j = poly_start + (poly_k * 32 + poly_m);
         ludcmp_update_y_2_at(n, A, y, j, poly_c - (j + 1));
       }
-    __syncthreads();
   }
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    y_global[poly_e] = y[poly_e];
+  __syncwarp();
+  const int poly_mine = max(0, min(32, poly_iters - poly_at));
+  for (int poly_m = 0; poly_m < poly_mine; poly_m++) {   /* its own iterations, in order */
+    const int j = poly_start + (poly_at + poly_m);
+    if (poly_lane < poly_own)
+      ludcmp_update_y_2_at(n, A, y, j, poly_c - (j + 1));
+    __syncwarp();
+  }
+  if (poly_lane < poly_own)
+    y_global[poly_c] = y[poly_c];
+  __threadfence();
+  __syncwarp();
+  if (poly_lane == 0)
+    atomicExch(&poly_done[poly_ticket], 1);
 }
 
 /* ludcmp_loop_j_resident: ludcmp_loop_j with arrays A, y in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
@@ -354,13 +360,23 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
     {
       most = poly_max_ll(most, (long long)poly_max(n - j - 1, 0));   /* ludcmp_update_y_2 */
     }
-    const size_t poly_blocked = (((size_t)(n) + 3) / 4 * 4 + 1056) * sizeof(double);   /* y and a shadow in shared memory */
     int poly_device = 0, poly_shared = 0;
     cudaGetDevice(&poly_device);
     cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
-    if (poly_blocked <= (size_t)poly_shared &&
-        cudaFuncSetAttribute(ludcmp_loop_j_blocked, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_blocked) == cudaSuccess)
-      ludcmp_loop_j_blocked<<<1, 1024, poly_blocked>>>(n, A, y);
+    int poly_start = 0, poly_iters = 0;
+    for (j = 0; j < n - 1; j++)
+      if (poly_iters++ == 0)
+        poly_start = j;
+    const long long poly_cells = poly_iters > 0 ? poly_max_ll((long long)((size_t)(n)) - poly_start, 0) : 0;
+    const long long poly_links = (poly_cells + 31) / 32;
+    const size_t poly_chained = (size_t)(n) * sizeof(double);   /* y in shared memory */
+    int *poly_sync = NULL;   /* the current device's flags */
+    cudaGetSymbolAddress((void **)&poly_sync, ludcmp_loop_j_chained_sync);
+    if (poly_links > 0 && poly_links <= 4096 && poly_chained <= (size_t)poly_shared &&
+        cudaFuncSetAttribute(ludcmp_loop_j_chained, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_chained) == cudaSuccess) {
+      cudaMemsetAsync(poly_sync, 0, (size_t)(1 + poly_links) * sizeof(int));
+      ludcmp_loop_j_chained<<<(unsigned)poly_links, 32, poly_chained>>>(n, A, y, poly_start, poly_iters, (int)poly_cells, poly_sync);
+    }
     else if (most <= 4096) {
       const size_t poly_bytes = ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* A, y in shared memory */
       if (poly_bytes <= (size_t)poly_shared &&

@@ -7,7 +7,7 @@
 //   trisolv_update_x_1: one thread per (i): i -> x.
 //   trisolv_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i.
 //   trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i.
-//   ... host loop i runs as blocked substitution (trisolv_loop_i_blocked) where x fits in shared memory: 32 iterations a step, warp 0 on the cells they finish, each thread on its own cells past them.
+//   ... host loop i runs as chained substitution (trisolv_loop_i_chained) where x fits in shared memory: a warp per 32 cells, each applying the finished cells' iterations once their warp is done, then its own.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>
@@ -132,56 +132,60 @@ __global__ void __launch_bounds__(1024) trisolv_loop_i(int n, const double *L, d
   }
 }
 
-/* trisolv_loop_i_blocked: host loop i as blocked substitution, x in shared memory: 32 iterations at a time, the block touching their diagonal block's reads first, warp 0 running them in order on the cells they finish, then each thread on its own cells past them; for sizes where x fits. */
-__global__ void __launch_bounds__(1024) trisolv_loop_i_blocked(int n, const double *L, double *x_global)
+__device__ int trisolv_loop_i_chained_sync[1 + 4096];   /* trisolv_loop_i_chained's ticket, then a flag per block */
+
+/* trisolv_loop_i_chained: host loop i as chained substitution, a warp per 32 cells in the order warps start: each earlier block's iterations on its cells once that block is done, then its own; for sizes where x fits in shared memory. */
+__global__ void __launch_bounds__(32) trisolv_loop_i_chained(int n, const double *L, double *x_global, int poly_start, int poly_iters, int poly_cells, int *poly_sync)
 {
   extern __shared__ double4 poly_resident[];   /* 32-byte aligned */
-  double *x = (double *)poly_resident;   /* the cells the loop finishes, for the whole loop */
-  double *poly_shadow = x + ((size_t)(n) + 3) / 4 * 4;   /* 33 rows of 32: the touch's writes */
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    x[poly_e] = x_global[poly_e];
-  for (int poly_e = threadIdx.x; poly_e < 1056; poly_e += blockDim.x)
-    poly_shadow[poly_e] = 0;
-  __syncthreads();
-  int i;
-  for (i = 0; i < n; )
-  {
-    const int poly_first = i;
-    int poly_count = 0;   /* iterations in this diagonal block, at most 32 */
-    for (; poly_count < 32 && (i < n); poly_count++, i++)
-      ;
-    /* the block's reads touched at once, each (iteration, cell) by a thread writing a row of the shadow */
-    for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-      const int poly_k = poly_t / 32, poly_m = poly_t % 32;
-      if (poly_k < poly_count && poly_m < poly_count) {
-        const int i = poly_first + poly_k;
-        if (poly_m == 0)
-          trisolv_seq_x_at(n, L, poly_shadow + 1024 - (poly_first), i);
-        trisolv_update_x_2_at(n, L, poly_shadow + poly_k * 32 - (poly_first), i, poly_first + poly_m - (i + 1));
-      }
+  double *x = (double *)poly_resident;   /* its cells and the finished ones it reads, at their own indices */
+  __shared__ int poly_ticket;
+  const int poly_lane = threadIdx.x;
+  if (poly_lane == 0)
+    poly_ticket = atomicAdd(poly_sync, 1);
+  __syncwarp();
+  const int poly_at = poly_ticket * 32, poly_own = min(32, poly_cells - poly_at);
+  const int poly_c = poly_start + (poly_at + poly_lane);   /* the lane's cell */
+  int *poly_done = poly_sync + 1;   /* a flag per block: its cells final in global memory */
+  if (poly_lane < poly_own)
+    x[poly_c] = x_global[poly_c];
+  const int poly_before = min(poly_ticket, (poly_iters + 31) / 32);
+  for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */
+    const int poly_n = min(32, poly_iters - poly_k * 32);
+    if (poly_lane == 0) {
+      while (((volatile int *)poly_done)[poly_k] == 0)
+        ;
+      __threadfence();
     }
-    if (threadIdx.x < 32) {   /* warp 0: the diagonal block in order, a lane per cell */
-      for (int poly_k = 0; poly_k < poly_count; poly_k++) {
-        const int i = poly_first + poly_k;
-        if (threadIdx.x == 0)
-          trisolv_seq_x_at(n, L, x, i);
-        __syncwarp();
-        if ((int)threadIdx.x < poly_count)
-          trisolv_update_x_2_at(n, L, x, i, poly_first + (int)threadIdx.x - (i + 1));
-        __syncwarp();
-      }
+    __syncwarp();
+    if (poly_lane < poly_n) {
+      const int poly_i = poly_start + (poly_k * 32 + poly_lane);
+      x[poly_i] = ((volatile double *)x_global)[poly_i];
     }
-    __syncthreads();
-    /* each thread its own cells past the block, the block's iterations in order */
-    for (int poly_c = poly_first + poly_count + (int)threadIdx.x; poly_c < (int)((size_t)(n)); poly_c += (int)blockDim.x)
-      for (int poly_k = 0; poly_k < poly_count; poly_k++) {
-        const int i = poly_first + poly_k;
+    __syncwarp();
+    if (poly_lane < poly_own)
+      for (int poly_m = 0; poly_m < poly_n; poly_m++) {
+        const int i = poly_start + (poly_k * 32 + poly_m);
         trisolv_update_x_2_at(n, L, x, i, poly_c - (i + 1));
       }
-    __syncthreads();
   }
-  for (size_t poly_e = threadIdx.x; poly_e < (size_t)(n); poly_e += blockDim.x)
-    x_global[poly_e] = x[poly_e];
+  __syncwarp();
+  const int poly_mine = max(0, min(32, poly_iters - poly_at));
+  for (int poly_m = 0; poly_m < poly_mine; poly_m++) {   /* its own iterations, in order */
+    const int i = poly_start + (poly_at + poly_m);
+    if (poly_lane == 0)
+      trisolv_seq_x_at(n, L, x, i);
+    __syncwarp();
+    if (poly_lane < poly_own)
+      trisolv_update_x_2_at(n, L, x, i, poly_c - (i + 1));
+    __syncwarp();
+  }
+  if (poly_lane < poly_own)
+    x_global[poly_c] = x[poly_c];
+  __threadfence();
+  __syncwarp();
+  if (poly_lane == 0)
+    atomicExch(&poly_done[poly_ticket], 1);
 }
 
 /* trisolv_loop_i_resident: trisolv_loop_i with arrays L, x in shared memory for the whole loop (copied in first, the written ones back at the end), for sizes where they fit. */
@@ -233,13 +237,23 @@ extern "C" void kernel_trisolv_device(int n, double *L, double *x, double *b)
     {
       most = poly_max_ll(most, (long long)poly_max(n - i - 1, 0));   /* trisolv_update_x_2 */
     }
-    const size_t poly_blocked = (((size_t)(n) + 3) / 4 * 4 + 1056) * sizeof(double);   /* x and a shadow in shared memory */
     int poly_device = 0, poly_shared = 0;
     cudaGetDevice(&poly_device);
     cudaDeviceGetAttribute(&poly_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, poly_device);
-    if (poly_blocked <= (size_t)poly_shared &&
-        cudaFuncSetAttribute(trisolv_loop_i_blocked, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_blocked) == cudaSuccess)
-      trisolv_loop_i_blocked<<<1, 1024, poly_blocked>>>(n, L, x);
+    int poly_start = 0, poly_iters = 0;
+    for (i = 0; i < n; i++)
+      if (poly_iters++ == 0)
+        poly_start = i;
+    const long long poly_cells = poly_iters > 0 ? poly_max_ll((long long)((size_t)(n)) - poly_start, 0) : 0;
+    const long long poly_links = (poly_cells + 31) / 32;
+    const size_t poly_chained = (size_t)(n) * sizeof(double);   /* x in shared memory */
+    int *poly_sync = NULL;   /* the current device's flags */
+    cudaGetSymbolAddress((void **)&poly_sync, trisolv_loop_i_chained_sync);
+    if (poly_links > 0 && poly_links <= 4096 && poly_chained <= (size_t)poly_shared &&
+        cudaFuncSetAttribute(trisolv_loop_i_chained, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_chained) == cudaSuccess) {
+      cudaMemsetAsync(poly_sync, 0, (size_t)(1 + poly_links) * sizeof(int));
+      trisolv_loop_i_chained<<<(unsigned)poly_links, 32, poly_chained>>>(n, L, x, poly_start, poly_iters, (int)poly_cells, poly_sync);
+    }
     else if (most <= 4096) {
       const size_t poly_bytes = ((size_t)(n) * (size_t)(n) * sizeof(double) + 31) / 32 * 32 + ((size_t)(n) * sizeof(double) + 31) / 32 * 32;   /* L, x in shared memory */
       if (poly_bytes <= (size_t)poly_shared &&

@@ -96,7 +96,7 @@ class HostLoop:
     threads: int = 0                 # ... that block's threads
     private: list[str] = field(default_factory=list)   # ... arrays each iteration copies (a block each)
     thread_webs: frozenset = frozenset()   # ... scalar webs every thread keeps a copy of
-    substitution: object = None      # ... substitution.Substitution: also blocked substitution (one_block.substitution)
+    substitution: object = None      # ... substitution.Substitution: also chained or blocked substitution (one_block.substitution)
     not_substitution: str = ""       # ... or why not, for a loop of its shape
     persistent: object = None        # persistent.Persistent: also one cooperative launch (launches.persistent)
     not_persistent: str = ""         # ... or why not, with that option on

@@ -216,9 +216,9 @@ def _items(p, items, indent, calls, item) -> list[str]:
 
 
 def substitution_kernel(p, h: HostLoop, calls) -> str:
-    """The loop's blocked substitution kernel (substitution.py), with the one-block kernel's arguments."""
-    return substitution.kernel(p, h, calls, _sized_args(p, h, calls, [h.substitution.array]),
-                               lambda a: param_decl(p, h, a))
+    """The loop's chained or blocked substitution kernel (substitution.py), with the one-block kernel's arguments."""
+    kernel = substitution.chained_kernel if h.substitution.chained else substitution.kernel
+    return kernel(p, h, calls, _sized_args(p, h, calls, [h.substitution.array]), lambda a: param_decl(p, h, a))
 
 
 def _shared_launch(p, h: HostLoop, indent: str, kernel: str, size: str, args: list[str]) -> list[str]:
@@ -236,7 +236,7 @@ def _shared_limit(indent: str) -> list[str]:
 
 def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     """The walk for the most threads a launch asks for, then one block or the launches; before
-    both, blocked substitution wherever its array fits (its threads take any length of it)."""
+    both, substitution wherever its array fits (its threads take any length of it)."""
     name, i = f"{p.short}_loop_{h.loop.var}", indent + "    "
     plain = f"{name}<<<1, {h.threads}>>>({', '.join(_block(p, h, calls)[1])});"
     one = [f"{i}{plain}"]
@@ -244,12 +244,16 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
     if arrays:
         one = [f"{i}const size_t poly_bytes = {' + '.join(_resident_bytes(p, a) for a in arrays)};   "
                f"/* {', '.join(arrays)} in shared memory */",
-               *([] if h.substitution else _shared_limit(i)),      # asked once, before blocked substitution
+               *([] if h.substitution else _shared_limit(i)),      # asked once, before substitution
                *_shared_launch(p, h, i, f"{name}_resident", "poly_bytes", _sized_args(p, h, calls, arrays)),
                f"{i}else", f"{i}  {plain}"]
     fits = f"if (most <= {p.opt.one_block.max_threads}) {{"
     pick = [f"{indent}  {fits}", *one]
-    if h.substitution:
+    if h.substitution and h.substitution.chained:
+        pick = [*_shared_limit(indent + "  "),
+                *substitution.chained_host(p, h, indent + "  ", _sized_args(p, h, calls, [h.substitution.array])),
+                f"{indent}  else {fits}", *one]
+    elif h.substitution:
         x = h.substitution.array
         pick = [f"{indent}  const size_t poly_blocked = {substitution.shared_bytes(p, h)};   /* {x} and a shadow in shared memory */",
                 *_shared_limit(indent + "  "),

@@ -245,7 +245,7 @@ class OneBlock:
     fewer_barriers: bool = True                      # no barrier between two independent launches
     resident: Resident | None = option(Resident())
     private_blocks: bool = option(True, {"launch": [False]})    # carried only through a scratch array: a block per iteration
-    substitution: bool = option(True, {"launch": [False]})      # a cell finished per iteration, then the cells past it: blocked (substitution.py)
+    substitution: str | None = option("chained", {"launch": ["blocked", None]})   # a cell finished per iteration, then the cells past it (substitution.py): "chained" warps or "blocked" in one block
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,15 @@
-"""A one-block host loop as blocked substitution: a warp solves each diagonal block, the block the rest.
+"""A one-block host loop as substitution: warps chained by flags, or one block 32 iterations a step.
 
-    substitution_of(p, h) -> (Substitution | None, why);  kernel, shared_bytes, notes: printing
+    substitution_of(p, h) -> (Substitution | None, why);  chained_kernel, kernel, ...: printing
 
 Takes a one-block loop over i, stepping by one, of one-thread launches touching one 1-d array X
 only at X[i] (pivots), then one 1-d launch writing X[c] at its grid index, reading X only there
 and at X[i], its cells all past i; nothing else written, no subscript or bound reading X:
-substitution by columns, up or down (trisolv). Gives a kernel with X in shared memory, 32
-iterations a step: the block touches the diagonal block's reads (writing a shadow of X), warp 0
-runs the iterations on their cells in order, then each thread on its own cells past them, each
+substitution by columns, up or down (trisolv). Gives "chained": a warp per 32 cells, in ticket
+order, applying each earlier block's iterations once its flag is set, then its own; or
+"blocked": one block, warp 0 on each diagonal block, every thread on its cells past it. Each
 cell's updates in the reference's order. Why: a pivot chain pays a block barrier and an L2 read
-per iteration. Refuses the rest, with the reason. docs/poly.md, "Blocked substitution".
+per iteration on one SM. Refuses the rest, with the reason. docs/poly.md, "Substitution".
 """
 from __future__ import annotations
 
@@ -27,12 +27,13 @@ SHADOW = (BLOCK + 1) * BLOCK   # the touch's writes: a row of X's block per iter
 
 @dataclass(frozen=True)
 class Substitution:
-    """A one-block loop as blocked substitution (decided by `substitution_of`, printed by `kernel`):
+    """A one-block loop as substitution (decided by `substitution_of`, printed by `chained_kernel` or `kernel`):
     its items but the last are the pivots, the last the update."""
     array: str                 # X: the cells the loop finishes, one an iteration
     dtype: str
     up: bool                   # i counts up: the cells past i are above it
     first: str                 # C over i: the update's first grid value (its NAME_at index is c - first)
+    chained: bool = True       # warps chained by flags (chained_kernel), else one block (kernel)
 
 
 def candidate(h: HostLoop) -> bool:
@@ -44,7 +45,7 @@ def candidate(h: HostLoop) -> bool:
 
 
 def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
-    """The loop's blocked substitution (p: forms.Context), or None and why not ("" where the
+    """The loop's substitution (p: forms.Context), or None and why not ("" where the
     loop is not even of the class's shape: `candidate`)."""
     l = h.loop
     if not candidate(h):
@@ -80,7 +81,8 @@ def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
             past, side = (f"({own}) - ({pivot})", "above") if l.step > 0 else (f"({pivot}) - ({own})", "below")
             if not always_within(prog.sizes, prog.context, list(spec.loops), list(spec.domain), past, "1", past):
                 return None, f"the update's cells are not all {side} {l.var}"
-    return Substitution(x, arrays[x].dtype, l.step > 0, min_expr(launch_box(p.an, update)[0][0])), ""
+    return Substitution(x, arrays[x].dtype, l.step > 0, min_expr(launch_box(p.an, update)[0][0]),
+                        p.opt.one_block.substitution == "chained"), ""
 
 
 def _stmts(l: Launch) -> list[Stmt]:
@@ -160,10 +162,106 @@ def kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
         "{", *body, "}"])
 
 
-def shared_bytes(p, h: HostLoop) -> str:
-    """The kernel's dynamic shared memory, C (size_t): X, then the shadow."""
+CHAINS = 4096                  # the chained kernel's flags: thread blocks of BLOCK cells at most
+
+
+def chained_name(p, h: HostLoop) -> str:
+    return f"{p.short}_loop_{h.loop.var}_chained"
+
+
+def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
+    """The chained kernel: a warp per BLOCK cells (positions from the loop's first cell on), in
+    the order the warps start (a ticket), so that a warp waits only on warps already running.
+    Warp b applies each earlier block's iterations to its cells once that block's flag is set,
+    then runs its own iterations (lane 0 the pivots, each lane its cell's update) and sets its flag."""
+    s, var = h.substitution, h.loop.var
+    *pivots, update = h.items
+    x, t, step, name = s.array, s.dtype, "+" if s.up else "-", chained_name(p, h)
+    call = lambda it: ", ".join(calls[it.name] + p.at_locals.get(it.name, []))
+    solve = f"{update.name}_at({call(update)}, poly_c - ({s.first}));"
+    params = [decl(a).replace(f"*{x}", f"*{x}_global") if a == x else decl(a) for a in args]
+    params += ["int poly_start", "int poly_iters", "int poly_cells", "int *poly_sync"]
+    at = lambda pos: f"poly_start {step} ({pos})"
+    body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
+            f"  {t} *{x} = ({t} *)poly_resident;   /* its cells and the finished ones it reads, at their own indices */",
+            "  __shared__ int poly_ticket;",
+            "  const int poly_lane = threadIdx.x;",
+            "  if (poly_lane == 0)",
+            "    poly_ticket = atomicAdd(poly_sync, 1);",
+            "  __syncwarp();",
+            f"  const int poly_at = poly_ticket * {BLOCK}, poly_own = min({BLOCK}, poly_cells - poly_at);",
+            f"  const int poly_c = {at('poly_at + poly_lane')};   /* the lane's cell */",
+            "  int *poly_done = poly_sync + 1;   /* a flag per block: its cells final in global memory */",
+            "  if (poly_lane < poly_own)",
+            f"    {x}[poly_c] = {x}_global[poly_c];",
+            f"  const int poly_before = min(poly_ticket, (poly_iters + {BLOCK - 1}) / {BLOCK});",
+            "  for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */",
+            f"    const int poly_n = min({BLOCK}, poly_iters - poly_k * {BLOCK});",
+            "    if (poly_lane == 0) {",
+            "      while (((volatile int *)poly_done)[poly_k] == 0)",
+            "        ;",
+            "      __threadfence();",
+            "    }",
+            "    __syncwarp();",
+            "    if (poly_lane < poly_n) {",
+            f"      const int poly_i = {at(f'poly_k * {BLOCK} + poly_lane')};",
+            f"      {x}[poly_i] = ((volatile {t} *){x}_global)[poly_i];",
+            "    }",
+            "    __syncwarp();",
+            "    if (poly_lane < poly_own)",
+            "      for (int poly_m = 0; poly_m < poly_n; poly_m++) {",
+            f"        const int {var} = {at(f'poly_k * {BLOCK} + poly_m')};",
+            f"        {solve}", "      }",
+            "  }",
+            "  __syncwarp();",
+            f"  const int poly_mine = max(0, min({BLOCK}, poly_iters - poly_at));",
+            "  for (int poly_m = 0; poly_m < poly_mine; poly_m++) {   /* its own iterations, in order */",
+            f"    const int {var} = {at('poly_at + poly_m')};",
+            *[f"    if (poly_lane == 0)\n      {it.name}_at({call(it)});" for it in pivots],
+            *(["    __syncwarp();"] if pivots else []),
+            "    if (poly_lane < poly_own)",
+            f"      {solve}",
+            "    __syncwarp();", "  }",
+            "  if (poly_lane < poly_own)",
+            f"    {x}_global[poly_c] = {x}[poly_c];",
+            "  __threadfence();",
+            "  __syncwarp();",
+            "  if (poly_lane == 0)",
+            "    atomicExch(&poly_done[poly_ticket], 1);"]
+    return "\n".join([
+        f"__device__ int {name}_sync[1 + {CHAINS}];   /* {name}'s ticket, then a flag per block */", "",
+        f"/* {name}: host loop {var} as chained substitution, a warp per {BLOCK} cells in the order warps start: "
+        f"each earlier block's iterations on its cells once that block is done, then its own; for sizes where "
+        f"{x} fits in shared memory. */",
+        f"__global__ void __launch_bounds__({BLOCK}) {name}({', '.join(params)})",
+        "{", *body, "}"])
+
+
+def chained_host(p, h: HostLoop, indent: str, args: list[str]) -> list[str]:
+    """The chained kernel's launch where it fits (an `else` follows): the loop's first cell and
+    iterations counted on the host, the cells from the first on, the flags cleared."""
+    s, l, name, i = h.substitution, h.loop, chained_name(p, h), indent + "  "
+    cells = f"(long long)({_count(p, s)}) - poly_start" if s.up else "poly_start + 1LL"
+    return [f"{indent}int poly_start = 0, poly_iters = 0;",
+            f"{indent}for ({l.init}; {l.cond}; {l.next})",
+            f"{indent}  if (poly_iters++ == 0)", f"{indent}    poly_start = {l.var};",
+            f"{indent}const long long poly_cells = poly_iters > 0 ? poly_max_ll({cells}, 0) : 0;",
+            f"{indent}const long long poly_links = (poly_cells + {BLOCK - 1}) / {BLOCK};",
+            f"{indent}const size_t poly_chained = {shared_bytes(p, h, False)};   /* {s.array} in shared memory */",
+            f"{indent}int *poly_sync = NULL;   /* the current device's flags */",
+            f"{indent}cudaGetSymbolAddress((void **)&poly_sync, {name}_sync);",
+            f"{indent}if (poly_links > 0 && poly_links <= {CHAINS} && poly_chained <= (size_t)poly_shared &&",
+            f"{indent}    cudaFuncSetAttribute({name}, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)poly_chained) == cudaSuccess) {{",
+            f"{i}cudaMemsetAsync(poly_sync, 0, (size_t)(1 + poly_links) * sizeof(int));",
+            f"{i}{name}<<<(unsigned)poly_links, {BLOCK}, poly_chained>>>({', '.join(args)}, poly_start, poly_iters, "
+            "(int)poly_cells, poly_sync);",
+            f"{indent}}}"]
+
+
+def shared_bytes(p, h: HostLoop, shadow: bool = True) -> str:
+    """The kernel's dynamic shared memory, C (size_t): X, then the blocked kernel's shadow."""
     s = h.substitution
-    return abi.nbytes(s.dtype, f"({_padded(p, s)} + {SHADOW})")
+    return abi.nbytes(s.dtype, f"({_padded(p, s)} + {SHADOW})" if shadow else _count(p, s))
 
 
 def _count(p, s: Substitution) -> str:
@@ -177,10 +275,13 @@ def _padded(p, s: Substitution) -> str:
 
 
 def notes(p) -> list[str]:
-    """The header's lines on the one-block loops taken as blocked substitution, and on those of
+    """The header's lines on the one-block loops taken as substitution, and on those of
     its shape refused."""
-    return [f"  ... host loop {h.loop.var} runs as blocked substitution ({name(p, h)}) where {h.substitution.array} "
-            f"fits in shared memory: {BLOCK} iterations a step, warp 0 on the cells they finish, each thread on its "
-            "own cells past them." if h.substitution else
-            f"  ... host loop {h.loop.var} keeps its one-block form (no blocked substitution): {h.not_substitution}."
+    return [(f"  ... host loop {h.loop.var} runs as chained substitution ({chained_name(p, h)}) where "
+             f"{h.substitution.array} fits in shared memory: a warp per {BLOCK} cells, each applying the finished "
+             "cells' iterations once their warp is done, then its own." if h.substitution.chained else
+             f"  ... host loop {h.loop.var} runs as blocked substitution ({name(p, h)}) where {h.substitution.array} "
+             f"fits in shared memory: {BLOCK} iterations a step, warp 0 on the cells they finish, each thread on its "
+             "own cells past them.") if h.substitution else
+            f"  ... host loop {h.loop.var} keeps its one-block form (no substitution kernel): {h.not_substitution}."
             for h in p.block_loops if h.substitution or h.not_substitution]

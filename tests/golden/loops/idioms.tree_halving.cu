@@ -6,7 +6,7 @@
 //   host loop s: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   tree_halving_update_x: one thread per (i): i -> x. Launched once per host iteration of s.
 //   ... host loop s keeps a launch per iteration (no time tiles): tree_halving_update_x: x[(i + s)] is not at a constant offset from i.
-//   ... host loop s keeps its one-block form (no blocked substitution): not a loop of consecutive values.
+//   ... host loop s keeps its one-block form (no substitution kernel): not a loop of consecutive values.
 
 #include <cuda_runtime.h>
 #include <math.h>

@@ -4,8 +4,8 @@
 // a time); the threads of a block run as fibers on one OS thread.  __syncthreads() and the
 // warp operations suspend the calling fiber; the scheduler resumes a group when all its
 // members have arrived, and reports a divergent barrier when they never can.  T2C_EMU_SEED
-// (not 0) shuffles block order and the order of threads after every barrier, so that
-// order-dependent results differ between seeds.  Kernels the rewriter proved free of
+// (not 0) shuffles block order and the order of threads after every barrier and warp
+// operation, so that order-dependent results differ between seeds.  Kernels the rewriter proved free of
 // barriers run their threads as a plain loop.  A cooperative launch holds all its blocks at
 // once on the launching OS thread, so that grid.sync() can wait for every one of them.
 //
@@ -480,8 +480,14 @@ static void after_switch(Worker* w, CudaThread* t, Rng& rng) {
             wp.members[wp.gen & 1] = req;
             wp.arrived &= ~req;
             ++wp.gen;
+            size_t first = w->ready.size();
             for (unsigned l = 0; l < 32; ++l)
                 if ((req >> l) & 1u) release(w, (t->linear / 32) * 32 + l);
+            if (g_seed) {   // the lanes go on in a seeded order too: lane 0 first would hide its writes' races
+                if (w->head == 0) first = 0;
+                for (size_t i = w->ready.size(); i > first + 1; --i)
+                    std::swap(w->ready[i - 1], w->ready[first + rng.next() % (i - first)]);
+            }
         }
         return;
     }
