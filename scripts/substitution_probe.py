@@ -70,6 +70,7 @@ VARIANTS = {
     "chain": [],
     "chain_atomic": [],
     "chain_pf": [],
+    "chain_pre": [],
 }
 # A hand-written sketch of a multi-block form: block b (in the order blocks start: a ticket)
 # owns the 32 cells of diagonal block b; it applies the finished blocks' updates to its cells
@@ -127,7 +128,20 @@ CHAIN_SPIN = {"chain": ("((volatile int *)flags)[k]", ""),
               "chain_pf": ("((volatile int *)flags)[k]",
                            "if (lane < count) { const double *r = L + (size_t)(first + lane) * n + kf; "
                            "asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(r)); "
-                           "asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(r + 16)); }")}
+                           "asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(r + 16)); }"),
+              "chain_pre": ("((volatile int *)flags)[k]", "")}
+# chain_pre: the earlier block's reads of L loaded into registers first (by hand), then its updates
+PRE = ('''    if (lane < count)
+      for (int kk = 0; kk < 32; kk++) { const int i = kf + kk; trisolv_update_x_2_at(n, L, x, i, first + lane - (i + 1)); }''',
+       '''    if (lane < count) {
+      double v[32];
+#pragma unroll
+      for (int kk = 0; kk < 32; kk++) v[kk] = L[(size_t)(first + lane) * n + kf + kk];
+      double a = x[first + lane];
+#pragma unroll
+      for (int kk = 0; kk < 32; kk++) a -= v[kk] * x[kf + kk];
+      x[first + lane] = a;
+    }''')
 
 
 def main() -> None:
@@ -146,6 +160,9 @@ def main() -> None:
                               CHAIN.replace("WAIT", wait).replace("PREFETCH", prefetch)
                               + "\nextern \"C\" void kernel_trisolv_device")
             src = src.replace(host, "if (chain_launch(n, L, x))\n      ;\n    else " + host)
+            if name == "chain_pre":
+                assert PRE[0] in src
+                src = src.replace(*PRE)
         before = ("cudaFuncSetAttribute(trisolv_loop_i_blocked, cudaFuncAttributePreferredSharedMemoryCarveout, 25)"
                   if name == "carveout" else "(void)0")
         (OUT / f"{name}.cu").write_text(src + f'\n#define VARIANT "{name}"\n#define BEFORE {before}\n' + MAIN)

@@ -109,6 +109,19 @@ def array_name(ref) -> str | None:
     return ref.name if isinstance(ref, c_ast.ID) else None
 
 
+def eager_refs(node) -> list:
+    """The outermost array references that evaluating `node` always reads."""
+    if isinstance(node, c_ast.ArrayRef):
+        return [node]
+    if isinstance(node, c_ast.TernaryOp):
+        return eager_refs(node.cond)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+        return eager_refs(node.left)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("&", "sizeof"):
+        return []
+    return [r for _, kid in node.children() for r in eager_refs(kid)]
+
+
 def kernel_definition(ast: c_ast.FileAST) -> c_ast.FuncDef:
     """The kernel's function in a parsed reference: its last definition (helpers come first)."""
     return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][-1]

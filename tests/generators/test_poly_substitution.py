@@ -50,15 +50,15 @@ def _why(k, var: str) -> str:
 
 @pytest.mark.parametrize("path, var, record", [
     # isl's schedule of the rows: x[i] /= L[i][i], then x[c1] -= L[c1][i] * x[i] for c1 > i
-    (TRISOLV, "i", Substitution("x", "double", True, "i + 1")),
+    (TRISOLV, "i", Substitution("x", "double", True, "i + 1", reads=(("L[c1][i]", "double"),))),
     # its forward substitution into y (unit diagonal: no pivot launch)
-    (LUDCMP, "j", Substitution("y", "double", True, "j + 1")),
-    (UNIT_LOWER, "j", Substitution("x", "double", True, "j + 1")),
+    (LUDCMP, "j", Substitution("y", "double", True, "j + 1", reads=(("A[i][j]", "double"),))),
+    (UNIT_LOWER, "j", Substitution("x", "double", True, "j + 1", reads=(("L[i][j]", "double"),))),
     # rows with a scalar sum: the scalar folded into x[i], then isl's columns
-    (FORWARD_ROWS, "i", Substitution("x", "double", True, "i + 1")),
+    (FORWARD_ROWS, "i", Substitution("x", "double", True, "i + 1", reads=(("L[c1][i]", "double"),))),
     # from the last column back: the cells past j are below it
-    (UPPER_COLUMNS, "j", Substitution("x", "double", False, "0")),
-    (TRSV_SPEC, "j", Substitution("x", "float", True, "j + 1")),
+    (UPPER_COLUMNS, "j", Substitution("x", "double", False, "0", reads=(("U[i][j]", "double"),))),
+    (TRSV_SPEC, "j", Substitution("x", "float", True, "j + 1", reads=(("L[i][j]", "float"),))),
 ])
 def test_a_loop_that_finishes_a_cell_then_updates_those_past_it_is_chained(path, var, record):
     k = read_kernel(ROOT / path)
@@ -71,12 +71,33 @@ def test_a_loop_that_finishes_a_cell_then_updates_those_past_it_is_chained(path,
     launch = text.index(f"{name}_chained<<<(unsigned)poly_links, 32, poly_chained>>>")
     assert text.index("cudaMemsetAsync(poly_sync, 0,") < launch < text.index("else if (most <= 4096) {")
     assert "runs as chained substitution" in text.split("#include")[0] and "_blocked" not in text
+    # an earlier block's reads of the matrix loaded for its 32 iterations, then its 32 updates
+    update = re.search(rf"(\w+)_reads\(", text).group(1)
+    assert re.search(rf"static __device__ void {update}_pre\(.*, {record.dtype} poly_r0, int idx_x\)", text)
+    assert text.index(f"{update}_reads(") < text.index(f"{update}_pre(") < text.index(f"{name}_chained(")
     # the other form: one block, 32 iterations a step
-    assert _loops(k, BLOCKED)[var].substitution == replace(record, chained=False)
+    assert _loops(k, BLOCKED)[var].substitution == replace(record, chained=False, reads=())
     text = generate(k, BLOCKED)
     assert re.search(rf"__global__ void __launch_bounds__\(1024\) {name}_blocked\(", text)
     assert text.index(f"{name}_blocked<<<1, 1024, poly_blocked>>>") < text.index("else if (most <= 4096) {")
     assert "runs as blocked substitution" in text.split("#include")[0] and "_chained" not in text
+
+
+def test_an_update_reading_nothing_but_the_array_loads_nothing_first(tmp_path):
+    k = c_kernel(tmp_path, """
+void halves(int n, double *x)
+{
+  for (int j = 0; j < n; j++) {
+    x[j] = x[j] * 0.5;
+    for (int i = j + 1; i < n; i++)
+      x[i] -= 0.25 * x[j];
+  }
+}""")
+    h = _loops(k)["j"]
+    assert h.substitution == Substitution("x", "double", True, "j + 1")
+    text = generate(k)
+    assert "_chained<<<" in text and "_reads(" not in text
+    accepted_on_emu(k, text)
 
 
 def test_off_the_loop_keeps_its_one_block_kernels():
@@ -139,7 +160,7 @@ def test_the_emu_accepts_substitution(path, options):
     # the same two cuts in the chained kernel: the lanes read x[i] before lane 0 has divided it;
     # a warp's cells never take the earlier warps' iterations
     (DEFAULT, ("      trisolv_seq_x_at(n, L, x, i);\n    __syncwarp();", "      trisolv_seq_x_at(n, L, x, i);"), "races"),
-    (DEFAULT, ("for (int poly_m = 0; poly_m < poly_n; poly_m++)", "for (int poly_m = 0; poly_m < 0; poly_m++)"),
+    (DEFAULT, ("if (poly_m < poly_n)\n          trisolv_update_x_2_pre(", "if (poly_m < 0)\n          trisolv_update_x_2_pre("),
      "random"),
 ])
 def test_the_emu_rejects_a_kernel_missing_a_part(options, edit, stage):

@@ -235,6 +235,26 @@ __global__ void __launch_bounds__(1024) ludcmp_loop_j(int n, const double *A, do
   }
 }
 
+/* ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j. */
+static __device__ void ludcmp_update_y_2_reads(int n, const double *A, double *y, int j, double &poly_r0, int idx_x)
+{
+  const int i = j + 1 + idx_x;
+  if (!(i >= j + 1 && i < n))
+    return;
+  {
+    poly_r0 = A[(i * n) + j];
+  }
+}
+
+/* ludcmp_update_y_2: one thread per (i): i -> x. Launched once per host iteration of j. */
+static __device__ void ludcmp_update_y_2_pre(int n, const double *A, double *y, int j, double poly_r0, int idx_x)
+{
+  const int i = j + 1 + idx_x;
+  if (!(i >= j + 1 && i < n))
+    return;
+  y[i] -= poly_r0 * y[j];
+}
+
 __device__ int ludcmp_loop_j_chained_sync[1 + 4096];   /* ludcmp_loop_j_chained's ticket, then a flag per block */
 
 /* ludcmp_loop_j_chained: host loop j as chained substitution, a warp per 32 cells in the order warps start: each earlier block's iterations on its cells once that block is done, then its own; for sizes where y fits in shared memory. */
@@ -266,11 +286,21 @@ __global__ void __launch_bounds__(32) ludcmp_loop_j_chained(int n, const double 
       y[poly_i] = ((volatile double *)y_global)[poly_i];
     }
     __syncwarp();
-    if (poly_lane < poly_own)
-      for (int poly_m = 0; poly_m < poly_n; poly_m++) {
+    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */
+      double poly_r0[32];
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
         const int j = poly_start + (poly_k * 32 + poly_m);
-        ludcmp_update_y_2_at(n, A, y, j, poly_c - (j + 1));
+        if (poly_m < poly_n)
+          ludcmp_update_y_2_reads(n, A, y, j, poly_r0[poly_m], poly_c - (j + 1));
       }
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
+        const int j = poly_start + (poly_k * 32 + poly_m);
+        if (poly_m < poly_n)
+          ludcmp_update_y_2_pre(n, A, y, j, poly_r0[poly_m], poly_c - (j + 1));
+      }
+    }
   }
   __syncwarp();
   const int poly_mine = max(0, min(32, poly_iters - poly_at));

@@ -132,6 +132,26 @@ __global__ void __launch_bounds__(1024) trisolv_loop_i(int n, const double *L, d
   }
 }
 
+/* trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i. */
+static __device__ void trisolv_update_x_2_reads(int n, const double *L, double *x, int i, double &poly_r0, int idx_x)
+{
+  const int c1 = i + 1 + idx_x;
+  if (!(c1 >= i + 1 && c1 < n))
+    return;
+  {
+    poly_r0 = L[(c1 * n) + i];
+  }
+}
+
+/* trisolv_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i. */
+static __device__ void trisolv_update_x_2_pre(int n, const double *L, double *x, int i, double poly_r0, int idx_x)
+{
+  const int c1 = i + 1 + idx_x;
+  if (!(c1 >= i + 1 && c1 < n))
+    return;
+  x[c1] -= poly_r0 * x[i];
+}
+
 __device__ int trisolv_loop_i_chained_sync[1 + 4096];   /* trisolv_loop_i_chained's ticket, then a flag per block */
 
 /* trisolv_loop_i_chained: host loop i as chained substitution, a warp per 32 cells in the order warps start: each earlier block's iterations on its cells once that block is done, then its own; for sizes where x fits in shared memory. */
@@ -163,11 +183,21 @@ __global__ void __launch_bounds__(32) trisolv_loop_i_chained(int n, const double
       x[poly_i] = ((volatile double *)x_global)[poly_i];
     }
     __syncwarp();
-    if (poly_lane < poly_own)
-      for (int poly_m = 0; poly_m < poly_n; poly_m++) {
+    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */
+      double poly_r0[32];
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
         const int i = poly_start + (poly_k * 32 + poly_m);
-        trisolv_update_x_2_at(n, L, x, i, poly_c - (i + 1));
+        if (poly_m < poly_n)
+          trisolv_update_x_2_reads(n, L, x, i, poly_r0[poly_m], poly_c - (i + 1));
       }
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
+        const int i = poly_start + (poly_k * 32 + poly_m);
+        if (poly_m < poly_n)
+          trisolv_update_x_2_pre(n, L, x, i, poly_r0[poly_m], poly_c - (i + 1));
+      }
+    }
   }
   __syncwarp();
   const int poly_mine = max(0, min(32, poly_iters - poly_at));

@@ -214,6 +214,7 @@ class Printer:
         self.kernels: list[str] = []
         self.reduction_globals: list[str] = []
         self.at_locals: dict[str, list[str]] = {}   # launch -> `dev_X` its NAME_at takes as pointers
+        self.at_params: dict[str, str | None] = {}   # launch -> its NAME_at's parameters (None: it takes locals too)
         self.waiting: set[str] = set()              # kernels printed waiting (begins_early)
         self.per_point: dict[str, str] = {}         # while a tiled body prints: web -> its point's copy
         self.block_loops = plan.block_loops()
@@ -495,6 +496,7 @@ class Printer:
             ptrs = [f"dev_{n}" for n in self.local_arrays if f"dev_{n}" in used]
             refs = [f"dev_{w}" for w in sorted(launch.own_scalars) if f"dev_{w}" in used]
             self.at_locals[launch.name] = ptrs + refs      # a one-block kernel passes its own copies
+            self.at_params[launch.name] = None if ptrs or refs else params
             at_params = ", ".join([x for x in [params] if x] +
                                   [f"{self.an.program.locals[x[4:]].dtype} *{x}" for x in ptrs] +
                                   [f"{self.web_type[x[4:]]} &{x}" for x in refs])
@@ -516,10 +518,11 @@ class Printer:
                     locals_[web] = self.web_type[web]
         return _inner_loops(launch.body), locals_ | self.registers_of(launch)
 
-    def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool) -> list[str]:
+    def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool, reads=None) -> list[str]:
         """A plain launch's body for one grid point: its indices from the thread's (`at`: from the
         arguments `idx_x`, ..., as a one-block loop, a merged launch or a persistent loop calls
-        it), a point outside the domain leaving, the thread's variables, its statements."""
+        it), a point outside the domain leaving, the thread's variables, its statements (each
+        rewritten by `reads`, node -> node, where given)."""
         body = []
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
@@ -543,7 +546,7 @@ class Printer:
                 body.append(f"    {leave}")
         body += [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
         if not slab:
-            return body + self.render_nodes(launch.body, "  ")
+            return body + self.render_nodes(launch.body, "  ", reads)
         split = (lambda loop, indent: slabs.split(self, launch, loop, indent)) if slab.registers else None
         return body + slabs.kept(self, launch) + self.render_nodes(launch.body, "  ", lambda node: slabs.read(node, slab), split)
 

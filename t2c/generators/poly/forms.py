@@ -20,7 +20,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
-from ...ir.csyntax import array_name, cprint
+from ...ir.csyntax import array_name, cprint, eager_refs
 from ...runtime.target import SM90, Target
 from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, \
     substitution, sweep, tensor, timetiles, transposed, vector
@@ -274,8 +274,8 @@ def preloaded(p: Context, launch: Launch) -> tuple[tuple[str, tuple[str, ...]], 
         if isinstance(node, c_ast.Assignment) and node.op == "=" and not n.stmt.conditional:
             subs, ref = [], node.lvalue
             while isinstance(ref, c_ast.ArrayRef):
-                subs, ref = subs + _eager_refs(ref.subscript), ref.name
-            for ref in _eager_refs(node.rvalue) + subs:
+                subs, ref = subs + eager_refs(ref.subscript), ref.name
+            for ref in eager_refs(node.rvalue) + subs:
                 text = cprint(ref)
                 if array_name(ref) in arrays and not identifiers(text) & (local | written):
                     out.setdefault(text, [])
@@ -285,19 +285,6 @@ def preloaded(p: Context, launch: Launch) -> tuple[tuple[str, tuple[str, ...]], 
                     users.append(n.stmt.name)
         written |= {w.name for w in n.stmt.writes()}
     return tuple((text, tuple(users)) for text, users in out.items())
-
-
-def _eager_refs(node) -> list:
-    """The outermost array references that evaluating `node` always reads."""
-    if isinstance(node, c_ast.ArrayRef):
-        return [node]
-    if isinstance(node, c_ast.TernaryOp):
-        return _eager_refs(node.cond)
-    if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
-        return _eager_refs(node.left)
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("&", "sizeof"):
-        return []
-    return [r for _, kid in node.children() for r in _eager_refs(kid)]
 
 
 def capped(p: Context, launch: Launch) -> dict[str, int]:

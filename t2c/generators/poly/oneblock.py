@@ -218,7 +218,8 @@ def _items(p, items, indent, calls, item) -> list[str]:
 def substitution_kernel(p, h: HostLoop, calls) -> str:
     """The loop's chained or blocked substitution kernel (substitution.py), with the one-block kernel's arguments."""
     kernel = substitution.chained_kernel if h.substitution.chained else substitution.kernel
-    return kernel(p, h, calls, _sized_args(p, h, calls, [h.substitution.array]), lambda a: param_decl(p, h, a))
+    return "\n\n".join(substitution.read_functions(p, h, at_function) +
+                       [kernel(p, h, calls, _sized_args(p, h, calls, [h.substitution.array]), lambda a: param_decl(p, h, a))])
 
 
 def _shared_launch(p, h: HostLoop, indent: str, kernel: str, size: str, args: list[str]) -> list[str]:

@@ -13,12 +13,16 @@ per iteration on one SM. Refuses the rest, with the reason. docs/poly.md, "Subst
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
+
+from pycparser import c_ast
 
 from ...analysis import Loop, Stmt
 from ...analysis.isl_bridge import always_within, constant_value
 from ...ir import abi
-from .ctext import WORD, min_expr
+from ...ir.csyntax import array_name, cprint, eager_refs
+from .ctext import WORD, identifiers, min_expr, rewrite
 from .mapping import HostLoop, Launch, launch_box
 
 BLOCK = 32                     # iterations per diagonal block: one warp's lanes, a cell each
@@ -34,6 +38,8 @@ class Substitution:
     up: bool                   # i counts up: the cells past i are above it
     first: str                 # C over i: the update's first grid value (its NAME_at index is c - first)
     chained: bool = True       # warps chained by flags (chained_kernel), else one block (kernel)
+    reads: tuple = ()          # ((C text, dtype), ...): the update's reads of arrays the loop never writes,
+                               # which the chained kernel loads for a block's iterations before their updates
 
 
 def candidate(h: HostLoop) -> bool:
@@ -81,8 +87,29 @@ def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
             past, side = (f"({own}) - ({pivot})", "above") if l.step > 0 else (f"({pivot}) - ({own})", "below")
             if not always_within(prog.sizes, prog.context, list(spec.loops), list(spec.domain), past, "1", past):
                 return None, f"the update's cells are not all {side} {l.var}"
-    return Substitution(x, arrays[x].dtype, l.step > 0, min_expr(launch_box(p.an, update)[0][0]),
-                        p.opt.one_block.substitution == "chained"), ""
+    chained = p.opt.one_block.substitution == "chained"
+    return Substitution(x, arrays[x].dtype, l.step > 0, min_expr(launch_box(p.an, update)[0][0]), chained,
+                        _reads(p, update, x) if chained else ()), ""
+
+
+def _reads(p, update: Launch, x: str) -> tuple:
+    """The update's reads that its one statement always evaluates, of kernel arrays other than X
+    (the loop writes nothing else), their subscripts free of the reference's locals: loading them
+    for 32 iterations before the 32 updates gives the same values, and the loads no longer wait
+    one behind another's update (the compiler moves no load past the statement's guard)."""
+    stmts = _stmts(update)
+    node = stmts[0].stmt.node if len(stmts) == 1 else None
+    if not isinstance(node, c_ast.Assignment) or stmts[0].stmt.conditional:
+        return ()
+    subs, ref = [], node.lvalue
+    while isinstance(ref, c_ast.ArrayRef):
+        subs, ref = subs + eager_refs(ref.subscript), ref.name
+    arrays, local, out = {a.name: a for a in p.k.arrays}, set(p.an.program.locals), {}
+    for r in eager_refs(node.rvalue) + subs:
+        name, text = array_name(r), cprint(r)
+        if name in arrays and name != x and not identifiers(text) & local:
+            out.setdefault(text, arrays[name].dtype)
+    return tuple(out.items())
 
 
 def _stmts(l: Launch) -> list[Stmt]:
@@ -208,10 +235,11 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
             f"      {x}[poly_i] = ((volatile {t} *){x}_global)[poly_i];",
             "    }",
             "    __syncwarp();",
-            "    if (poly_lane < poly_own)",
-            "      for (int poly_m = 0; poly_m < poly_n; poly_m++) {",
-            f"        const int {var} = {at(f'poly_k * {BLOCK} + poly_m')};",
-            f"        {solve}", "      }",
+            *(_earlier_loaded(p, h, calls, at(f'poly_k * {BLOCK} + poly_m')) if _loaded(p, h) else [
+              "    if (poly_lane < poly_own)",
+              "      for (int poly_m = 0; poly_m < poly_n; poly_m++) {",
+              f"        const int {var} = {at(f'poly_k * {BLOCK} + poly_m')};",
+              f"        {solve}", "      }"]),
             "  }",
             "  __syncwarp();",
             f"  const int poly_mine = max(0, min({BLOCK}, poly_iters - poly_at));",
@@ -235,6 +263,59 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
         f"{x} fits in shared memory. */",
         f"__global__ void __launch_bounds__({BLOCK}) {name}({', '.join(params)})",
         "{", *body, "}"])
+
+
+def _loaded(p, h: HostLoop) -> dict[str, str]:
+    """The registers the chained kernel loads the update's reads into (C text -> name), where
+    its NAME_at takes no locals (empty: no loads first)."""
+    s, update = h.substitution, h.items[-1]
+    if not s.reads or p.at_params.get(update.name) is None:
+        return {}
+    return {t: f"poly_r{k}" for k, (t, _) in enumerate(s.reads)}
+
+
+def read_functions(p, h: HostLoop, at_function) -> list[str]:
+    """The update as `NAME_reads` (loads its reads into references) and `NAME_pre` (its statement
+    on them), both with NAME_at's parameters and then the registers (`at_function`: oneblock's)."""
+    regs, update = _loaded(p, h), h.items[-1]
+    if not regs:
+        return []
+    pick = lambda e: c_ast.ID(regs[t]) if isinstance(e, c_ast.ArrayRef) and (t := cprint(e)) in regs else None
+
+    def pre(node):
+        node = copy.deepcopy(node)
+        node.rvalue, ref = rewrite(node.rvalue, pick), node.lvalue
+        while isinstance(ref, c_ast.ArrayRef):
+            ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
+        return node
+
+    def loads(node):
+        refs = {}
+        rewrite(node, lambda e: refs.setdefault(cprint(e), e) and None if isinstance(e, c_ast.ArrayRef) else None)
+        return c_ast.Compound([c_ast.Assignment("=", c_ast.ID(r), copy.deepcopy(refs[t])) for t, r in regs.items()])
+    box, (inner, locals_) = launch_box(p.an, update), p.thread_variables(update)
+    types = dict(h.substitution.reads)
+    params = p.at_params[update.name]
+    out = []
+    for suffix, hook, decl in (("_reads", loads, "&"), ("_pre", pre, "")):
+        regs_decl = ", ".join(f"{types[t]} {decl}{r}" for t, r in regs.items())
+        text = "\n".join(p.point_body(update, box, inner, locals_, True, reads=hook))
+        out.append(at_function(p, update, text, ", ".join(x for x in (params, regs_decl) if x), suffix))
+    return out
+
+
+def _earlier_loaded(p, h: HostLoop, calls, value: str) -> list[str]:
+    """An earlier block's iterations on the lane's cell: their reads into registers, then the
+    updates on them (both unrolled: the loads issue at once)."""
+    s, update, var = h.substitution, h.items[-1], h.loop.var
+    regs, types = _loaded(p, h), dict(s.reads)
+    args = lambda m: ", ".join(calls[update.name] + [f"{r}[{m}]" for r in regs.values()]) + f", poly_c - ({s.first})"
+    loop = lambda fn: ["#pragma unroll", f"      for (int poly_m = 0; poly_m < {BLOCK}; poly_m++) {{",
+                       f"        const int {var} = {value};", "        if (poly_m < poly_n)",
+                       f"          {update.name}{fn}({args('poly_m')});", "      }"]
+    return ["    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */",
+            *[f"      {types[t]} {r}[{BLOCK}];" for t, r in regs.items()],
+            *loop("_reads"), *loop("_pre"), "    }"]
 
 
 def chained_host(p, h: HostLoop, indent: str, args: list[str]) -> list[str]:

@@ -116,6 +116,26 @@ __global__ void __launch_bounds__(1024) unit_lower_solve_loop_j(int n, const dou
   }
 }
 
+/* unit_lower_solve_update_x_2: one thread per (i): i -> x. Launched once per host iteration of j. */
+static __device__ void unit_lower_solve_update_x_2_reads(int n, const double *L, double *x, int j, double &poly_r0, int idx_x)
+{
+  const int i = j + 1 + idx_x;
+  if (!(i >= j + 1 && i < n))
+    return;
+  {
+    poly_r0 = L[(i * n) + j];
+  }
+}
+
+/* unit_lower_solve_update_x_2: one thread per (i): i -> x. Launched once per host iteration of j. */
+static __device__ void unit_lower_solve_update_x_2_pre(int n, const double *L, double *x, int j, double poly_r0, int idx_x)
+{
+  const int i = j + 1 + idx_x;
+  if (!(i >= j + 1 && i < n))
+    return;
+  x[i] -= poly_r0 * x[j];
+}
+
 __device__ int unit_lower_solve_loop_j_chained_sync[1 + 4096];   /* unit_lower_solve_loop_j_chained's ticket, then a flag per block */
 
 /* unit_lower_solve_loop_j_chained: host loop j as chained substitution, a warp per 32 cells in the order warps start: each earlier block's iterations on its cells once that block is done, then its own; for sizes where x fits in shared memory. */
@@ -147,11 +167,21 @@ __global__ void __launch_bounds__(32) unit_lower_solve_loop_j_chained(int n, con
       x[poly_i] = ((volatile double *)x_global)[poly_i];
     }
     __syncwarp();
-    if (poly_lane < poly_own)
-      for (int poly_m = 0; poly_m < poly_n; poly_m++) {
+    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */
+      double poly_r0[32];
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
         const int j = poly_start + (poly_k * 32 + poly_m);
-        unit_lower_solve_update_x_2_at(n, L, x, j, poly_c - (j + 1));
+        if (poly_m < poly_n)
+          unit_lower_solve_update_x_2_reads(n, L, x, j, poly_r0[poly_m], poly_c - (j + 1));
       }
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
+        const int j = poly_start + (poly_k * 32 + poly_m);
+        if (poly_m < poly_n)
+          unit_lower_solve_update_x_2_pre(n, L, x, j, poly_r0[poly_m], poly_c - (j + 1));
+      }
+    }
   }
   __syncwarp();
   const int poly_mine = max(0, min(32, poly_iters - poly_at));

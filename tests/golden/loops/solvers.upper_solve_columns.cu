@@ -98,6 +98,26 @@ __global__ void __launch_bounds__(1024) upper_solve_columns_loop_j(int n, const 
   }
 }
 
+/* upper_solve_columns_update_x: one thread per (i): i -> x. Launched once per host iteration of j. */
+static __device__ void upper_solve_columns_update_x_reads(int n, const double *U, double *x, int j, double &poly_r0, int idx_x)
+{
+  const int i = idx_x;
+  if (!(i >= 0 && i < j))
+    return;
+  {
+    poly_r0 = U[(i * n) + j];
+  }
+}
+
+/* upper_solve_columns_update_x: one thread per (i): i -> x. Launched once per host iteration of j. */
+static __device__ void upper_solve_columns_update_x_pre(int n, const double *U, double *x, int j, double poly_r0, int idx_x)
+{
+  const int i = idx_x;
+  if (!(i >= 0 && i < j))
+    return;
+  x[i] -= poly_r0 * x[j];
+}
+
 __device__ int upper_solve_columns_loop_j_chained_sync[1 + 4096];   /* upper_solve_columns_loop_j_chained's ticket, then a flag per block */
 
 /* upper_solve_columns_loop_j_chained: host loop j as chained substitution, a warp per 32 cells in the order warps start: each earlier block's iterations on its cells once that block is done, then its own; for sizes where x fits in shared memory. */
@@ -129,11 +149,21 @@ __global__ void __launch_bounds__(32) upper_solve_columns_loop_j_chained(int n, 
       x[poly_i] = ((volatile double *)x_global)[poly_i];
     }
     __syncwarp();
-    if (poly_lane < poly_own)
-      for (int poly_m = 0; poly_m < poly_n; poly_m++) {
+    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */
+      double poly_r0[32];
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
         const int j = poly_start - (poly_k * 32 + poly_m);
-        upper_solve_columns_update_x_at(n, U, x, j, poly_c - (0));
+        if (poly_m < poly_n)
+          upper_solve_columns_update_x_reads(n, U, x, j, poly_r0[poly_m], poly_c - (0));
       }
+#pragma unroll
+      for (int poly_m = 0; poly_m < 32; poly_m++) {
+        const int j = poly_start - (poly_k * 32 + poly_m);
+        if (poly_m < poly_n)
+          upper_solve_columns_update_x_pre(n, U, x, j, poly_r0[poly_m], poly_c - (0));
+      }
+    }
   }
   __syncwarp();
   const int poly_mine = max(0, min(32, poly_iters - poly_at));
