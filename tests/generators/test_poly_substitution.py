@@ -50,15 +50,15 @@ def _why(k, var: str) -> str:
 
 @pytest.mark.parametrize("path, var, record", [
     # isl's schedule of the rows: x[i] /= L[i][i], then x[c1] -= L[c1][i] * x[i] for c1 > i
-    (TRISOLV, "i", Substitution("x", "double", True, "i + 1", reads=(("L[c1][i]", "double"),))),
+    (TRISOLV, "i", Substitution("x", "double", True, "i + 1", reads=((("L[i][i]", "double"),), (("L[c1][i]", "double"),)))),
     # its forward substitution into y (unit diagonal: no pivot launch)
-    (LUDCMP, "j", Substitution("y", "double", True, "j + 1", reads=(("A[i][j]", "double"),))),
-    (UNIT_LOWER, "j", Substitution("x", "double", True, "j + 1", reads=(("L[i][j]", "double"),))),
+    (LUDCMP, "j", Substitution("y", "double", True, "j + 1", reads=((("A[i][j]", "double"),),))),
+    (UNIT_LOWER, "j", Substitution("x", "double", True, "j + 1", reads=((("L[i][j]", "double"),),))),
     # rows with a scalar sum: the scalar folded into x[i], then isl's columns
-    (FORWARD_ROWS, "i", Substitution("x", "double", True, "i + 1", reads=(("L[c1][i]", "double"),))),
+    (FORWARD_ROWS, "i", Substitution("x", "double", True, "i + 1", reads=((("L[i][i]", "double"),), (("L[c1][i]", "double"),)))),
     # from the last column back: the cells past j are below it
-    (UPPER_COLUMNS, "j", Substitution("x", "double", False, "0", reads=(("U[i][j]", "double"),))),
-    (TRSV_SPEC, "j", Substitution("x", "float", True, "j + 1", reads=(("L[i][j]", "float"),))),
+    (UPPER_COLUMNS, "j", Substitution("x", "double", False, "0", reads=((("U[j][j]", "double"),), (("U[i][j]", "double"),)))),
+    (TRSV_SPEC, "j", Substitution("x", "float", True, "j + 1", reads=((("L[j][j]", "float"),), (("L[i][j]", "float"),)))),
 ])
 def test_a_loop_that_finishes_a_cell_then_updates_those_past_it_is_chained(path, var, record):
     k = read_kernel(ROOT / path)
@@ -71,10 +71,12 @@ def test_a_loop_that_finishes_a_cell_then_updates_those_past_it_is_chained(path,
     launch = text.index(f"{name}_chained<<<(unsigned)poly_links, 32, poly_chained>>>")
     assert text.index("cudaMemsetAsync(poly_sync, 0,") < launch < text.index("else if (most <= 4096) {")
     assert "runs as chained substitution" in text.split("#include")[0] and "_blocked" not in text
-    # an earlier block's reads of the matrix loaded for its 32 iterations, then its 32 updates
-    update = re.search(rf"(\w+)_reads\(", text).group(1)
+    # the matrix's reads loaded for 32 iterations (its own, then each earlier block's), then run
+    update = re.findall(r"static __device__ void (\w+)_reads\(", text)[-1]
     assert re.search(rf"static __device__ void {update}_pre\(.*, {record.dtype} poly_r0, int idx_x\)", text)
-    assert text.index(f"{update}_reads(") < text.index(f"{update}_pre(") < text.index(f"{name}_chained(")
+    kernel = text[text.index(f"{name}_chained("):]
+    assert kernel.index(f"{update}_reads(") < kernel.index("while (((volatile int *)poly_done)[poly_k] == 0)") < \
+        kernel.index(f"{update}_pre(")
     # the other form: one block, 32 iterations a step
     assert _loops(k, BLOCKED)[var].substitution == replace(record, chained=False, reads=())
     text = generate(k, BLOCKED)
@@ -94,7 +96,7 @@ void halves(int n, double *x)
   }
 }""")
     h = _loops(k)["j"]
-    assert h.substitution == Substitution("x", "double", True, "j + 1")
+    assert h.substitution == Substitution("x", "double", True, "j + 1", reads=((), ()))
     text = generate(k)
     assert "_chained<<<" in text and "_reads(" not in text
     accepted_on_emu(k, text)
@@ -159,9 +161,10 @@ def test_the_emu_accepts_substitution(path, options):
     (BLOCKED, ("poly_c < (int)((size_t)(n))", "poly_c < 0"), "random"),
     # the same two cuts in the chained kernel: the lanes read x[i] before lane 0 has divided it;
     # a warp's cells never take the earlier warps' iterations
-    (DEFAULT, ("      trisolv_seq_x_at(n, L, x, i);\n    __syncwarp();", "      trisolv_seq_x_at(n, L, x, i);"), "races"),
-    (DEFAULT, ("if (poly_m < poly_n)\n          trisolv_update_x_2_pre(", "if (poly_m < 0)\n          trisolv_update_x_2_pre("),
-     "random"),
+    (DEFAULT, ("trisolv_seq_x_pre(n, L, x, i, poly_d0_0[poly_m]);\n      __syncwarp();",
+               "trisolv_seq_x_pre(n, L, x, i, poly_d0_0[poly_m]);"), "races"),
+    (DEFAULT, ("if (poly_lane < poly_own)\n          trisolv_update_x_2_pre(n, L, x, i, poly_e1_0",
+               "if (false)\n          trisolv_update_x_2_pre(n, L, x, i, poly_e1_0"), "random"),
 ])
 def test_the_emu_rejects_a_kernel_missing_a_part(options, edit, stage):
     k = read_kernel(ROOT / TRISOLV)

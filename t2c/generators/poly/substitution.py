@@ -38,8 +38,8 @@ class Substitution:
     up: bool                   # i counts up: the cells past i are above it
     first: str                 # C over i: the update's first grid value (its NAME_at index is c - first)
     chained: bool = True       # warps chained by flags (chained_kernel), else one block (kernel)
-    reads: tuple = ()          # ((C text, dtype), ...): the update's reads of arrays the loop never writes,
-                               # which the chained kernel loads for a block's iterations before their updates
+    reads: tuple = ()          # per item, ((C text, dtype), ...): its reads of arrays the loop never writes,
+                               # which the chained kernel loads for 32 iterations before it runs them
 
 
 def candidate(h: HostLoop) -> bool:
@@ -89,15 +89,16 @@ def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
                 return None, f"the update's cells are not all {side} {l.var}"
     chained = p.opt.one_block.substitution == "chained"
     return Substitution(x, arrays[x].dtype, l.step > 0, min_expr(launch_box(p.an, update)[0][0]), chained,
-                        _reads(p, update, x) if chained else ()), ""
+                        tuple(_reads(p, it, x) for it in h.items) if chained else ()), ""
 
 
-def _reads(p, update: Launch, x: str) -> tuple:
-    """The update's reads that its one statement always evaluates, of kernel arrays other than X
-    (the loop writes nothing else), their subscripts free of the reference's locals: loading them
-    for 32 iterations before the 32 updates gives the same values, and the loads no longer wait
-    one behind another's update (the compiler moves no load past the statement's guard)."""
-    stmts = _stmts(update)
+def _reads(p, launch: Launch, x: str) -> tuple:
+    """A pivot's or the update's reads that its one statement always evaluates, of kernel arrays
+    other than X (the loop writes nothing else), their subscripts free of the reference's locals;
+    two at most (registers for 32 iterations each). Loading them for 32 iterations before running
+    those gives the same values, and the loads no longer wait one behind another's statement (the
+    compiler moves no load past a statement's guard)."""
+    stmts = _stmts(launch)
     node = stmts[0].stmt.node if len(stmts) == 1 else None
     if not isinstance(node, c_ast.Assignment) or stmts[0].stmt.conditional:
         return ()
@@ -109,7 +110,7 @@ def _reads(p, update: Launch, x: str) -> tuple:
         name, text = array_name(r), cprint(r)
         if name in arrays and name != x and not identifiers(text) & local:
             out.setdefault(text, arrays[name].dtype)
-    return tuple(out.items())
+    return tuple(out.items()) if len(out) <= 2 else ()
 
 
 def _stmts(l: Launch) -> list[Stmt]:
@@ -199,16 +200,30 @@ def chained_name(p, h: HostLoop) -> str:
 def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
     """The chained kernel: a warp per BLOCK cells (positions from the loop's first cell on), in
     the order the warps start (a ticket), so that a warp waits only on warps already running.
-    Warp b applies each earlier block's iterations to its cells once that block's flag is set,
-    then runs its own iterations (lane 0 the pivots, each lane its cell's update) and sets its flag."""
+    Warp b loads its own iterations' reads; for each earlier block, loads that block's reads,
+    waits for its flag and runs its iterations on its cells; then runs its own iterations (lane 0
+    the pivots, each lane its cell's update), publishes its cells and sets its flag."""
     s, var = h.substitution, h.loop.var
     *pivots, update = h.items
     x, t, step, name = s.array, s.dtype, "+" if s.up else "-", chained_name(p, h)
-    call = lambda it: ", ".join(calls[it.name] + p.at_locals.get(it.name, []))
-    solve = f"{update.name}_at({call(update)}, poly_c - ({s.first}));"
+    regs = _registers(p, h)
     params = [decl(a).replace(f"*{x}", f"*{x}_global") if a == x else decl(a) for a in args]
     params += ["int poly_start", "int poly_iters", "int poly_cells", "int *poly_sync"]
     at = lambda pos: f"poly_start {step} ({pos})"
+    call = lambda it, fn, prefix: _call(h, calls, p.at_locals, regs, it, fn, prefix)
+    lanes = lambda items, fn, prefix, m: [f"      if (poly_lane {'== 0' if it is not update else '< poly_own'})\n"
+                                          f"        {call(it, fn, prefix)}" for it in items if fn != "_reads" or regs[it.name]]
+    loop = lambda value, n, inner, unroll: [*(["#pragma unroll"] if unroll else []),
+                                            f"  for (int poly_m = 0; poly_m < {BLOCK}; poly_m++) {{",
+                                            f"    const int {var} = {value};", f"    if (poly_m < {n}) {{", *inner, "    }", "  }"]
+    indent = lambda lines, k: [line if line.startswith("#") else " " * k + line.replace("\n", "\n" + " " * k)
+                               for line in lines]
+    types = dict(r for item in s.reads for r in item)
+    decls = lambda prefix, items: [f"  {types[t]} {prefix}{r}[{BLOCK}];" for it in items for t, r in regs[it.name].items()]
+    mine = at("poly_at + poly_m")
+    earlier = at(f"poly_k * {BLOCK} + poly_m")
+    own_loads = decls("poly_d", h.items) + loop(mine, "poly_mine", lanes(h.items, "_reads", "poly_d", None), True) \
+        if any(regs.values()) else []
     body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
             f"  {t} *{x} = ({t} *)poly_resident;   /* its cells and the finished ones it reads, at their own indices */",
             "  __shared__ int poly_ticket;",
@@ -221,9 +236,13 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
             "  int *poly_done = poly_sync + 1;   /* a flag per block: its cells final in global memory */",
             "  if (poly_lane < poly_own)",
             f"    {x}[poly_c] = {x}_global[poly_c];",
+            f"  const int poly_mine = max(0, min({BLOCK}, poly_iters - poly_at));   /* its own iterations */",
+            *own_loads,
             f"  const int poly_before = min(poly_ticket, (poly_iters + {BLOCK - 1}) / {BLOCK});",
             "  for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */",
             f"    const int poly_n = min({BLOCK}, poly_iters - poly_k * {BLOCK});",
+            *indent(decls("poly_e", [update]) + (loop(earlier, "poly_n", lanes([update], "_reads", "poly_e", None), True)
+                                                 if regs[update.name] else []), 2),
             "    if (poly_lane == 0) {",
             "      while (((volatile int *)poly_done)[poly_k] == 0)",
             "        ;",
@@ -235,21 +254,11 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
             f"      {x}[poly_i] = ((volatile {t} *){x}_global)[poly_i];",
             "    }",
             "    __syncwarp();",
-            *(_earlier_loaded(p, h, calls, at(f'poly_k * {BLOCK} + poly_m')) if _loaded(p, h) else [
-              "    if (poly_lane < poly_own)",
-              "      for (int poly_m = 0; poly_m < poly_n; poly_m++) {",
-              f"        const int {var} = {at(f'poly_k * {BLOCK} + poly_m')};",
-              f"        {solve}", "      }"]),
+            *indent(loop(earlier, "poly_n", lanes([update], "_pre", "poly_e", None), bool(regs[update.name])), 2),
             "  }",
             "  __syncwarp();",
-            f"  const int poly_mine = max(0, min({BLOCK}, poly_iters - poly_at));",
-            "  for (int poly_m = 0; poly_m < poly_mine; poly_m++) {   /* its own iterations, in order */",
-            f"    const int {var} = {at('poly_at + poly_m')};",
-            *[f"    if (poly_lane == 0)\n      {it.name}_at({call(it)});" for it in pivots],
-            *(["    __syncwarp();"] if pivots else []),
-            "    if (poly_lane < poly_own)",
-            f"      {solve}",
-            "    __syncwarp();", "  }",
+            *loop(mine, "poly_mine", [*lanes(pivots, "_pre", "poly_d", None), *(["      __syncwarp();"] if pivots else []),
+                                      *lanes([update], "_pre", "poly_d", None), "      __syncwarp();"], any(regs.values())),
             "  if (poly_lane < poly_own)",
             f"    {x}_global[poly_c] = {x}[poly_c];",
             "  __threadfence();",
@@ -265,57 +274,52 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
         "{", *body, "}"])
 
 
-def _loaded(p, h: HostLoop) -> dict[str, str]:
-    """The registers the chained kernel loads the update's reads into (C text -> name), where
-    its NAME_at takes no locals (empty: no loads first)."""
-    s, update = h.substitution, h.items[-1]
-    if not s.reads or p.at_params.get(update.name) is None:
-        return {}
-    return {t: f"poly_r{k}" for k, (t, _) in enumerate(s.reads)}
+def _registers(p, h: HostLoop) -> dict[str, dict[str, str]]:
+    """Per item, the registers the chained kernel loads its reads into (C text -> name suffix);
+    empty where it has none, or its NAME_at takes the reference's locals (then it runs NAME_at)."""
+    s = h.substitution
+    return {it.name: {t: f"{j}_{k}" for k, (t, _) in enumerate(r)} if r and p.at_params.get(it.name) is not None else {}
+            for j, (it, r) in enumerate(zip(h.items, s.reads or [()] * len(h.items)))}
+
+
+def _call(h: HostLoop, calls, at_locals, regs, it: Launch, fn: str, prefix: str) -> str:
+    """An item's call for iteration poly_m of a block: `fn` ("_reads", "_pre") with its registers,
+    or NAME_at where it has none; the update's at the lane's cell."""
+    mine = regs[it.name]
+    fn = fn if mine else "_at"
+    args = calls[it.name] + at_locals.get(it.name, []) + [f"{prefix}{r}[poly_m]" for r in mine.values()] * (fn != "_at")
+    cell = [f"poly_c - ({h.substitution.first})"] if it is h.items[-1] else []
+    return f"{it.name}{fn}({', '.join(args + cell)});"
 
 
 def read_functions(p, h: HostLoop, at_function) -> list[str]:
-    """The update as `NAME_reads` (loads its reads into references) and `NAME_pre` (its statement
-    on them), both with NAME_at's parameters and then the registers (`at_function`: oneblock's)."""
-    regs, update = _loaded(p, h), h.items[-1]
-    if not regs:
-        return []
-    pick = lambda e: c_ast.ID(regs[t]) if isinstance(e, c_ast.ArrayRef) and (t := cprint(e)) in regs else None
+    """Each item with registers as `NAME_reads` (loads its reads into references) and `NAME_pre`
+    (its statement on them), both with NAME_at's parameters and then the registers (`at_function`:
+    oneblock's)."""
+    out, types = [], dict(r for item in h.substitution.reads for r in item)
+    for it in h.items:
+        regs = {t: f"poly_r{k}" for k, t in enumerate(_registers(p, h)[it.name])}
+        if not regs:
+            continue
+        pick = lambda e, regs=regs: c_ast.ID(regs[t]) if isinstance(e, c_ast.ArrayRef) and (t := cprint(e)) in regs else None
 
-    def pre(node):
-        node = copy.deepcopy(node)
-        node.rvalue, ref = rewrite(node.rvalue, pick), node.lvalue
-        while isinstance(ref, c_ast.ArrayRef):
-            ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
-        return node
+        def pre(node, pick=pick):
+            node = copy.deepcopy(node)
+            node.rvalue, ref = rewrite(node.rvalue, pick), node.lvalue
+            while isinstance(ref, c_ast.ArrayRef):
+                ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
+            return node
 
-    def loads(node):
-        refs = {}
-        rewrite(node, lambda e: refs.setdefault(cprint(e), e) and None if isinstance(e, c_ast.ArrayRef) else None)
-        return c_ast.Compound([c_ast.Assignment("=", c_ast.ID(r), copy.deepcopy(refs[t])) for t, r in regs.items()])
-    box, (inner, locals_) = launch_box(p.an, update), p.thread_variables(update)
-    types = dict(h.substitution.reads)
-    params = p.at_params[update.name]
-    out = []
-    for suffix, hook, decl in (("_reads", loads, "&"), ("_pre", pre, "")):
-        regs_decl = ", ".join(f"{types[t]} {decl}{r}" for t, r in regs.items())
-        text = "\n".join(p.point_body(update, box, inner, locals_, True, reads=hook))
-        out.append(at_function(p, update, text, ", ".join(x for x in (params, regs_decl) if x), suffix))
+        def loads(node, regs=regs):
+            refs = {}
+            rewrite(node, lambda e: refs.setdefault(cprint(e), e) and None if isinstance(e, c_ast.ArrayRef) else None)
+            return c_ast.Compound([c_ast.Assignment("=", c_ast.ID(r), copy.deepcopy(refs[t])) for t, r in regs.items()])
+        box, (inner, locals_) = launch_box(p.an, it) if it.grid else [], p.thread_variables(it)
+        for suffix, hook, ref in (("_reads", loads, "&"), ("_pre", pre, "")):
+            decls = ", ".join(f"{types[t]} {ref}{r}" for t, r in regs.items())
+            text = "\n".join(p.point_body(it, box, inner, locals_, True, reads=hook))
+            out.append(at_function(p, it, text, ", ".join(x for x in (p.at_params[it.name], decls) if x), suffix))
     return out
-
-
-def _earlier_loaded(p, h: HostLoop, calls, value: str) -> list[str]:
-    """An earlier block's iterations on the lane's cell: their reads into registers, then the
-    updates on them (both unrolled: the loads issue at once)."""
-    s, update, var = h.substitution, h.items[-1], h.loop.var
-    regs, types = _loaded(p, h), dict(s.reads)
-    args = lambda m: ", ".join(calls[update.name] + [f"{r}[{m}]" for r in regs.values()]) + f", poly_c - ({s.first})"
-    loop = lambda fn: ["#pragma unroll", f"      for (int poly_m = 0; poly_m < {BLOCK}; poly_m++) {{",
-                       f"        const int {var} = {value};", "        if (poly_m < poly_n)",
-                       f"          {update.name}{fn}({args('poly_m')});", "      }"]
-    return ["    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */",
-            *[f"      {types[t]} {r}[{BLOCK}];" for t, r in regs.items()],
-            *loop("_reads"), *loop("_pre"), "    }"]
 
 
 def chained_host(p, h: HostLoop, indent: str, args: list[str]) -> list[str]:

@@ -132,6 +132,20 @@ __global__ void __launch_bounds__(1024) forward_substitution_loop_i(int n, const
   }
 }
 
+/* forward_substitution_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i. */
+static __device__ void forward_substitution_seq_x_reads(int n, const double *L, double *x, int i, double &poly_r0)
+{
+  {
+    poly_r0 = L[(i * n) + i];
+  }
+}
+
+/* forward_substitution_seq_x: one thread: nothing here is parallel. Launched once per host iteration of i. */
+static __device__ void forward_substitution_seq_x_pre(int n, const double *L, double *x, int i, double poly_r0)
+{
+  x[i] = x[i] / poly_r0;
+}
+
 /* forward_substitution_update_x_2: one thread per (c1): c1 -> x. Launched once per host iteration of i. */
 static __device__ void forward_substitution_update_x_2_reads(int n, const double *L, double *x, int i, double &poly_r0, int idx_x)
 {
@@ -169,9 +183,31 @@ __global__ void __launch_bounds__(32) forward_substitution_loop_i_chained(int n,
   int *poly_done = poly_sync + 1;   /* a flag per block: its cells final in global memory */
   if (poly_lane < poly_own)
     x[poly_c] = x_global[poly_c];
+  const int poly_mine = max(0, min(32, poly_iters - poly_at));   /* its own iterations */
+  double poly_d0_0[32];
+  double poly_d1_0[32];
+#pragma unroll
+  for (int poly_m = 0; poly_m < 32; poly_m++) {
+    const int i = poly_start + (poly_at + poly_m);
+    if (poly_m < poly_mine) {
+      if (poly_lane == 0)
+        forward_substitution_seq_x_reads(n, L, x, i, poly_d0_0[poly_m]);
+      if (poly_lane < poly_own)
+        forward_substitution_update_x_2_reads(n, L, x, i, poly_d1_0[poly_m], poly_c - (i + 1));
+    }
+  }
   const int poly_before = min(poly_ticket, (poly_iters + 31) / 32);
   for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */
     const int poly_n = min(32, poly_iters - poly_k * 32);
+    double poly_e1_0[32];
+#pragma unroll
+    for (int poly_m = 0; poly_m < 32; poly_m++) {
+      const int i = poly_start + (poly_k * 32 + poly_m);
+      if (poly_m < poly_n) {
+        if (poly_lane < poly_own)
+          forward_substitution_update_x_2_reads(n, L, x, i, poly_e1_0[poly_m], poly_c - (i + 1));
+      }
+    }
     if (poly_lane == 0) {
       while (((volatile int *)poly_done)[poly_k] == 0)
         ;
@@ -183,32 +219,27 @@ __global__ void __launch_bounds__(32) forward_substitution_loop_i_chained(int n,
       x[poly_i] = ((volatile double *)x_global)[poly_i];
     }
     __syncwarp();
-    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */
-      double poly_r0[32];
 #pragma unroll
-      for (int poly_m = 0; poly_m < 32; poly_m++) {
-        const int i = poly_start + (poly_k * 32 + poly_m);
-        if (poly_m < poly_n)
-          forward_substitution_update_x_2_reads(n, L, x, i, poly_r0[poly_m], poly_c - (i + 1));
-      }
-#pragma unroll
-      for (int poly_m = 0; poly_m < 32; poly_m++) {
-        const int i = poly_start + (poly_k * 32 + poly_m);
-        if (poly_m < poly_n)
-          forward_substitution_update_x_2_pre(n, L, x, i, poly_r0[poly_m], poly_c - (i + 1));
+    for (int poly_m = 0; poly_m < 32; poly_m++) {
+      const int i = poly_start + (poly_k * 32 + poly_m);
+      if (poly_m < poly_n) {
+        if (poly_lane < poly_own)
+          forward_substitution_update_x_2_pre(n, L, x, i, poly_e1_0[poly_m], poly_c - (i + 1));
       }
     }
   }
   __syncwarp();
-  const int poly_mine = max(0, min(32, poly_iters - poly_at));
-  for (int poly_m = 0; poly_m < poly_mine; poly_m++) {   /* its own iterations, in order */
+#pragma unroll
+  for (int poly_m = 0; poly_m < 32; poly_m++) {
     const int i = poly_start + (poly_at + poly_m);
-    if (poly_lane == 0)
-      forward_substitution_seq_x_at(n, L, x, i);
-    __syncwarp();
-    if (poly_lane < poly_own)
-      forward_substitution_update_x_2_at(n, L, x, i, poly_c - (i + 1));
-    __syncwarp();
+    if (poly_m < poly_mine) {
+      if (poly_lane == 0)
+        forward_substitution_seq_x_pre(n, L, x, i, poly_d0_0[poly_m]);
+      __syncwarp();
+      if (poly_lane < poly_own)
+        forward_substitution_update_x_2_pre(n, L, x, i, poly_d1_0[poly_m], poly_c - (i + 1));
+      __syncwarp();
+    }
   }
   if (poly_lane < poly_own)
     x_global[poly_c] = x[poly_c];

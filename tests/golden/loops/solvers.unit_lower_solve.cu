@@ -153,9 +153,28 @@ __global__ void __launch_bounds__(32) unit_lower_solve_loop_j_chained(int n, con
   int *poly_done = poly_sync + 1;   /* a flag per block: its cells final in global memory */
   if (poly_lane < poly_own)
     x[poly_c] = x_global[poly_c];
+  const int poly_mine = max(0, min(32, poly_iters - poly_at));   /* its own iterations */
+  double poly_d0_0[32];
+#pragma unroll
+  for (int poly_m = 0; poly_m < 32; poly_m++) {
+    const int j = poly_start + (poly_at + poly_m);
+    if (poly_m < poly_mine) {
+      if (poly_lane < poly_own)
+        unit_lower_solve_update_x_2_reads(n, L, x, j, poly_d0_0[poly_m], poly_c - (j + 1));
+    }
+  }
   const int poly_before = min(poly_ticket, (poly_iters + 31) / 32);
   for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */
     const int poly_n = min(32, poly_iters - poly_k * 32);
+    double poly_e0_0[32];
+#pragma unroll
+    for (int poly_m = 0; poly_m < 32; poly_m++) {
+      const int j = poly_start + (poly_k * 32 + poly_m);
+      if (poly_m < poly_n) {
+        if (poly_lane < poly_own)
+          unit_lower_solve_update_x_2_reads(n, L, x, j, poly_e0_0[poly_m], poly_c - (j + 1));
+      }
+    }
     if (poly_lane == 0) {
       while (((volatile int *)poly_done)[poly_k] == 0)
         ;
@@ -167,29 +186,24 @@ __global__ void __launch_bounds__(32) unit_lower_solve_loop_j_chained(int n, con
       x[poly_i] = ((volatile double *)x_global)[poly_i];
     }
     __syncwarp();
-    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */
-      double poly_r0[32];
 #pragma unroll
-      for (int poly_m = 0; poly_m < 32; poly_m++) {
-        const int j = poly_start + (poly_k * 32 + poly_m);
-        if (poly_m < poly_n)
-          unit_lower_solve_update_x_2_reads(n, L, x, j, poly_r0[poly_m], poly_c - (j + 1));
-      }
-#pragma unroll
-      for (int poly_m = 0; poly_m < 32; poly_m++) {
-        const int j = poly_start + (poly_k * 32 + poly_m);
-        if (poly_m < poly_n)
-          unit_lower_solve_update_x_2_pre(n, L, x, j, poly_r0[poly_m], poly_c - (j + 1));
+    for (int poly_m = 0; poly_m < 32; poly_m++) {
+      const int j = poly_start + (poly_k * 32 + poly_m);
+      if (poly_m < poly_n) {
+        if (poly_lane < poly_own)
+          unit_lower_solve_update_x_2_pre(n, L, x, j, poly_e0_0[poly_m], poly_c - (j + 1));
       }
     }
   }
   __syncwarp();
-  const int poly_mine = max(0, min(32, poly_iters - poly_at));
-  for (int poly_m = 0; poly_m < poly_mine; poly_m++) {   /* its own iterations, in order */
+#pragma unroll
+  for (int poly_m = 0; poly_m < 32; poly_m++) {
     const int j = poly_start + (poly_at + poly_m);
-    if (poly_lane < poly_own)
-      unit_lower_solve_update_x_2_at(n, L, x, j, poly_c - (j + 1));
-    __syncwarp();
+    if (poly_m < poly_mine) {
+      if (poly_lane < poly_own)
+        unit_lower_solve_update_x_2_pre(n, L, x, j, poly_d0_0[poly_m], poly_c - (j + 1));
+      __syncwarp();
+    }
   }
   if (poly_lane < poly_own)
     x_global[poly_c] = x[poly_c];

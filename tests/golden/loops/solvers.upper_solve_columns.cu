@@ -98,6 +98,20 @@ __global__ void __launch_bounds__(1024) upper_solve_columns_loop_j(int n, const 
   }
 }
 
+/* upper_solve_columns_seq_x: one thread: nothing here is parallel. Launched once per host iteration of j. */
+static __device__ void upper_solve_columns_seq_x_reads(int n, const double *U, double *x, int j, double &poly_r0)
+{
+  {
+    poly_r0 = U[(j * n) + j];
+  }
+}
+
+/* upper_solve_columns_seq_x: one thread: nothing here is parallel. Launched once per host iteration of j. */
+static __device__ void upper_solve_columns_seq_x_pre(int n, const double *U, double *x, int j, double poly_r0)
+{
+  x[j] = x[j] / poly_r0;
+}
+
 /* upper_solve_columns_update_x: one thread per (i): i -> x. Launched once per host iteration of j. */
 static __device__ void upper_solve_columns_update_x_reads(int n, const double *U, double *x, int j, double &poly_r0, int idx_x)
 {
@@ -135,9 +149,31 @@ __global__ void __launch_bounds__(32) upper_solve_columns_loop_j_chained(int n, 
   int *poly_done = poly_sync + 1;   /* a flag per block: its cells final in global memory */
   if (poly_lane < poly_own)
     x[poly_c] = x_global[poly_c];
+  const int poly_mine = max(0, min(32, poly_iters - poly_at));   /* its own iterations */
+  double poly_d0_0[32];
+  double poly_d1_0[32];
+#pragma unroll
+  for (int poly_m = 0; poly_m < 32; poly_m++) {
+    const int j = poly_start - (poly_at + poly_m);
+    if (poly_m < poly_mine) {
+      if (poly_lane == 0)
+        upper_solve_columns_seq_x_reads(n, U, x, j, poly_d0_0[poly_m]);
+      if (poly_lane < poly_own)
+        upper_solve_columns_update_x_reads(n, U, x, j, poly_d1_0[poly_m], poly_c - (0));
+    }
+  }
   const int poly_before = min(poly_ticket, (poly_iters + 31) / 32);
   for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */
     const int poly_n = min(32, poly_iters - poly_k * 32);
+    double poly_e1_0[32];
+#pragma unroll
+    for (int poly_m = 0; poly_m < 32; poly_m++) {
+      const int j = poly_start - (poly_k * 32 + poly_m);
+      if (poly_m < poly_n) {
+        if (poly_lane < poly_own)
+          upper_solve_columns_update_x_reads(n, U, x, j, poly_e1_0[poly_m], poly_c - (0));
+      }
+    }
     if (poly_lane == 0) {
       while (((volatile int *)poly_done)[poly_k] == 0)
         ;
@@ -149,32 +185,27 @@ __global__ void __launch_bounds__(32) upper_solve_columns_loop_j_chained(int n, 
       x[poly_i] = ((volatile double *)x_global)[poly_i];
     }
     __syncwarp();
-    if (poly_lane < poly_own) {   /* the block's reads first, then its updates */
-      double poly_r0[32];
 #pragma unroll
-      for (int poly_m = 0; poly_m < 32; poly_m++) {
-        const int j = poly_start - (poly_k * 32 + poly_m);
-        if (poly_m < poly_n)
-          upper_solve_columns_update_x_reads(n, U, x, j, poly_r0[poly_m], poly_c - (0));
-      }
-#pragma unroll
-      for (int poly_m = 0; poly_m < 32; poly_m++) {
-        const int j = poly_start - (poly_k * 32 + poly_m);
-        if (poly_m < poly_n)
-          upper_solve_columns_update_x_pre(n, U, x, j, poly_r0[poly_m], poly_c - (0));
+    for (int poly_m = 0; poly_m < 32; poly_m++) {
+      const int j = poly_start - (poly_k * 32 + poly_m);
+      if (poly_m < poly_n) {
+        if (poly_lane < poly_own)
+          upper_solve_columns_update_x_pre(n, U, x, j, poly_e1_0[poly_m], poly_c - (0));
       }
     }
   }
   __syncwarp();
-  const int poly_mine = max(0, min(32, poly_iters - poly_at));
-  for (int poly_m = 0; poly_m < poly_mine; poly_m++) {   /* its own iterations, in order */
+#pragma unroll
+  for (int poly_m = 0; poly_m < 32; poly_m++) {
     const int j = poly_start - (poly_at + poly_m);
-    if (poly_lane == 0)
-      upper_solve_columns_seq_x_at(n, U, x, j);
-    __syncwarp();
-    if (poly_lane < poly_own)
-      upper_solve_columns_update_x_at(n, U, x, j, poly_c - (0));
-    __syncwarp();
+    if (poly_m < poly_mine) {
+      if (poly_lane == 0)
+        upper_solve_columns_seq_x_pre(n, U, x, j, poly_d0_0[poly_m]);
+      __syncwarp();
+      if (poly_lane < poly_own)
+        upper_solve_columns_update_x_pre(n, U, x, j, poly_d1_0[poly_m], poly_c - (0));
+      __syncwarp();
+    }
   }
   if (poly_lane < poly_own)
     x_global[poly_c] = x[poly_c];
