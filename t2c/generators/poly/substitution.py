@@ -21,7 +21,7 @@ from pycparser import c_ast
 from ...analysis import Loop, Stmt
 from ...analysis.isl_bridge import always_within, constant_value
 from ...ir import abi
-from ...ir.csyntax import array_name, cprint, eager_refs
+from ...ir.csyntax import array_name, cprint, eager_refs, walk
 from .ctext import WORD, identifiers, min_expr, rewrite
 from .mapping import HostLoop, Launch, launch_box
 
@@ -211,18 +211,21 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
     params += ["int poly_start", "int poly_iters", "int poly_cells", "int *poly_sync"]
     at = lambda pos: f"poly_start {step} ({pos})"
     call = lambda it, fn, prefix: _call(h, calls, p.at_locals, regs, it, fn, prefix)
-    lanes = lambda items, fn, prefix, m: [f"      if (poly_lane {'== 0' if it is not update else '< poly_own'})\n"
-                                          f"        {call(it, fn, prefix)}" for it in items if fn != "_reads" or regs[it.name]]
+    # each item's call in iteration poly_m: the pivots in lane 0, the update in each lane with a cell
+    lanes = lambda items, fn, prefix: [f"      if (poly_lane {'== 0' if it is not update else '< poly_own'})\n"
+                                       f"        {call(it, fn, prefix)}" for it in items if fn != "_reads" or regs[it.name]]
+    # a block's iterations (unrolled where registers hold their reads), `value` the loop's value
     loop = lambda value, n, inner, unroll: [*(["#pragma unroll"] if unroll else []),
                                             f"  for (int poly_m = 0; poly_m < {BLOCK}; poly_m++) {{",
                                             f"    const int {var} = {value};", f"    if (poly_m < {n}) {{", *inner, "    }", "  }"]
     indent = lambda lines, k: [line if line.startswith("#") else " " * k + line.replace("\n", "\n" + " " * k)
                                for line in lines]
     types = dict(r for item in s.reads for r in item)
+    # registers for 32 iterations: poly_d<item>_<read> for its own, poly_e... for an earlier block's
     decls = lambda prefix, items: [f"  {types[t]} {prefix}{r}[{BLOCK}];" for it in items for t, r in regs[it.name].items()]
     mine = at("poly_at + poly_m")
     earlier = at(f"poly_k * {BLOCK} + poly_m")
-    own_loads = decls("poly_d", h.items) + loop(mine, "poly_mine", lanes(h.items, "_reads", "poly_d", None), True) \
+    own_loads = decls("poly_d", h.items) + loop(mine, "poly_mine", lanes(h.items, "_reads", "poly_d"), True) \
         if any(regs.values()) else []
     body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
             f"  {t} *{x} = ({t} *)poly_resident;   /* its cells and the finished ones it reads, at their own indices */",
@@ -241,7 +244,7 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
             f"  const int poly_before = min(poly_ticket, (poly_iters + {BLOCK - 1}) / {BLOCK});",
             "  for (int poly_k = 0; poly_k < poly_before; poly_k++) {   /* the earlier blocks' iterations */",
             f"    const int poly_n = min({BLOCK}, poly_iters - poly_k * {BLOCK});",
-            *indent(decls("poly_e", [update]) + (loop(earlier, "poly_n", lanes([update], "_reads", "poly_e", None), True)
+            *indent(decls("poly_e", [update]) + (loop(earlier, "poly_n", lanes([update], "_reads", "poly_e"), True)
                                                  if regs[update.name] else []), 2),
             "    if (poly_lane == 0) {",
             "      while (((volatile int *)poly_done)[poly_k] == 0)",
@@ -254,11 +257,11 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
             f"      {x}[poly_i] = ((volatile {t} *){x}_global)[poly_i];",
             "    }",
             "    __syncwarp();",
-            *indent(loop(earlier, "poly_n", lanes([update], "_pre", "poly_e", None), bool(regs[update.name])), 2),
+            *indent(loop(earlier, "poly_n", lanes([update], "_pre", "poly_e"), bool(regs[update.name])), 2),
             "  }",
             "  __syncwarp();",
-            *loop(mine, "poly_mine", [*lanes(pivots, "_pre", "poly_d", None), *(["      __syncwarp();"] if pivots else []),
-                                      *lanes([update], "_pre", "poly_d", None), "      __syncwarp();"], any(regs.values())),
+            *loop(mine, "poly_mine", [*lanes(pivots, "_pre", "poly_d"), *(["      __syncwarp();"] if pivots else []),
+                                      *lanes([update], "_pre", "poly_d"), "      __syncwarp();"], any(regs.values())),
             "  if (poly_lane < poly_own)",
             f"    {x}_global[poly_c] = {x}[poly_c];",
             "  __threadfence();",
@@ -311,8 +314,7 @@ def read_functions(p, h: HostLoop, at_function) -> list[str]:
             return node
 
         def loads(node, regs=regs):
-            refs = {}
-            rewrite(node, lambda e: refs.setdefault(cprint(e), e) and None if isinstance(e, c_ast.ArrayRef) else None)
+            refs = {cprint(e): e for e in walk(node) if isinstance(e, c_ast.ArrayRef)}
             return c_ast.Compound([c_ast.Assignment("=", c_ast.ID(r), copy.deepcopy(refs[t])) for t, r in regs.items()])
         box, (inner, locals_) = launch_box(p.an, it) if it.grid else [], p.thread_variables(it)
         for suffix, hook, ref in (("_reads", loads, "&"), ("_pre", pre, "")):
