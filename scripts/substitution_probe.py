@@ -10,7 +10,11 @@ median, the minimum and a checksum of x; run.sh builds them all at once and runs
 Variants: the candidate; the one-block kernel instead; without the touch of the diagonal block,
 phase 1 (warp 0) or phase 2 (the cells past the block); a barrier after the touch; the pivot in
 the lane that owns its cell; the read-only array through the read-only path (`__restrict__`);
-a small shared-memory carveout (more L1); the division made a product (its latency).
+a small shared-memory carveout (more L1); the division made a product (its latency). And three
+hand-written sketches of the chained form (substitution.chained_kernel's first shape): a warp per
+32 cells waiting on flags (`chain`: a volatile spin, `chain_atomic`: an atomic one, `chain_pf`:
+L1 prefetches of the next rows), `chain_pre` with an earlier block's reads loaded first.
+reports/h200-chained-substitution-19/ has blocked, chain and chain_pre measured.
 """
 import sys
 from pathlib import Path
