@@ -19,6 +19,7 @@ from .. import config
 from ..analysis import NotAffine, analyze
 from ..analysis.cost import counts
 from ..ir import Kernel
+from ..runtime.emu.settings import BLOCK_THREADS_ENV
 from .compare import Comparison, compare, is_poison
 from .harness import EARLY_REPS, Limits, run_calls, run_candidate
 from .racecheck import gpu_race_check, sanitize
@@ -27,6 +28,7 @@ from .runs import Run, RungResult, failure, poisoned_outputs
 from .synth import Case, derive
 
 BENCH_REF_FLAGS = ("-O3", "-march=native", "-std=c99")
+CONCURRENT_BLOCKS = 4          # the emu races rung's OS threads for blocks, every second seed
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -211,17 +213,21 @@ def races(run: Run) -> RungResult:
 
 def emu_races(run: Run, start: float) -> RungResult:
     """The emu races rung (also the gpu rung's fallback, racecheck.py): the race points under
-    several scheduling seeds; the first failure is the finding, named with its seed."""
+    several scheduling seeds, every second one with the blocks on CONCURRENT_BLOCKS OS threads at
+    once (a block reading what another block of the launch writes, without waiting for it, reads
+    it early only when both run at once); the first failure is the finding, named with its seed."""
     groups = _race_groups(run)
     cfg = config.load()
     seeds = [1 + derive(run.suite.seed, "race", i) % 1_000_000 for i in range(cfg.verify_race_seeds)]
-    for seed in seeds:
-        env = {**_asan_env(run.limits), **_emu_env(seed)}
+    for i, seed in enumerate(seeds):
+        concurrent = {BLOCK_THREADS_ENV: str(CONCURRENT_BLOCKS)} if i % 2 else {}
+        env = {**_asan_env(run.limits), **_emu_env(seed), **concurrent}
         bad = _calls(run, [(True, c) for g in groups for c in g], env, "races", start, {"emu_seed": seed})
         if bad:
             if bad.reason in MISMATCHES:
                 bad.reason = f"race (results change with the thread order): {bad.reason}"
-            bad.feedback = f"emu scheduling seed {seed}: {bad.feedback}"
+            blocks = f", blocks on {CONCURRENT_BLOCKS} OS threads at once" if concurrent else ""
+            bad.feedback = f"emu scheduling seed {seed}{blocks}: {bad.feedback}"
             return bad
     return RungResult("races", True, detail={"emu_seeds": seeds, "points": [g[0].sizes for g in groups]},
                       seconds=time.monotonic() - start)

@@ -122,3 +122,16 @@ def test_with_compute_sanitizer_its_tools_run_and_are_named(monkeypatch, tmp_pat
     plain = (ROOT / "tests/candidates/kernel_gemm.cu").read_text()
     r = rungs.races(_gpu_run(plain, "kernel_gemm.cu"))
     assert ran == ["memcheck"] and r.ok and r.detail["race_check"].startswith("compute-sanitizer memcheck")
+
+
+def test_every_second_emu_race_seed_runs_the_blocks_at_once(monkeypatch):
+    """A block reading another block's writes of the same launch without waiting for them reads
+    them early only when both run at once: the races rung's second seed runs blocks on several
+    OS threads (the chained substitution kernel without its flag wait fails there)."""
+    envs = []
+    monkeypatch.setattr(rungs, "_race_groups", lambda run: [[type("C", (), {"sizes": {"n": 1}})()]])
+    monkeypatch.setattr(rungs, "_calls", lambda run, calls, env, *rest: envs.append(env))
+    run = type("R", (), {"suite": type("S", (), {"seed": 7})(), "limits": None})()
+    assert rungs.emu_races(run, 0.0).ok
+    assert [e.get("T2C_EMU_BLOCK_THREADS") for e in envs] == [None, str(rungs.CONCURRENT_BLOCKS), None]
+    assert len({e["T2C_EMU_SEED"] for e in envs}) == 3
