@@ -122,6 +122,14 @@ def eager_refs(node) -> list:
     return [r for _, kid in node.children() for r in eager_refs(kid)]
 
 
+def assignment_reads(node: c_ast.Assignment) -> list:
+    """The array references an assignment always reads: its value's, then its target's subscripts'."""
+    subs, ref = [], node.lvalue
+    while isinstance(ref, c_ast.ArrayRef):
+        subs, ref = subs + eager_refs(ref.subscript), ref.name
+    return eager_refs(node.rvalue) + subs
+
+
 def kernel_definition(ast: c_ast.FileAST) -> c_ast.FuncDef:
     """The kernel's function in a parsed reference: its last definition (helpers come first)."""
     return [e for e in ast.ext if isinstance(e, c_ast.FuncDef)][-1]

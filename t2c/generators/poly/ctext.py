@@ -101,6 +101,16 @@ def rewrite(node, pick):
     return node
 
 
+def rewrite_reads(node: c_ast.Assignment, pick) -> c_ast.Assignment:
+    """A copy of an assignment with `rewrite` applied to what it reads: its value and its target's
+    subscripts (the target itself kept)."""
+    node = copy.deepcopy(node)
+    node.rvalue, ref = rewrite(node.rvalue, pick), node.lvalue
+    while isinstance(ref, c_ast.ArrayRef):
+        ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
+    return node
+
+
 def substitute(node, values: dict):
     """Replace every identifier in `values` under `node` (in place) by a copy of its value."""
     return rewrite(node, lambda n: copy.deepcopy(values[n.name])

@@ -25,7 +25,7 @@ from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
                substitution, sweep, tensor, timetiles, transposed, vector, wavetiles)
 from .scratch import entries, give_back, scratch_head, take
-from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite,
+from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite, rewrite_reads,
                     substitute)
 from .options import PolyOptions
 from ...runtime.target import M8N8K4, M16N8K8, SM90, Target
@@ -608,12 +608,8 @@ class Printer:
         for n in launch.body:
             node, mine = n.stmt.node, {t: regs[t] for t, users in launch.preload if n.stmt.name in users and t in regs}
             if (mine or n.stmt.name in stored) and isinstance(node, c_ast.Assignment):
-                node = copy.deepcopy(node)
                 pick = lambda e: c_ast.ID(f"{mine[t]}[poly_u]") if isinstance(e, c_ast.ArrayRef) and (t := cprint(e)) in mine else None
-                node.rvalue = rewrite(node.rvalue, pick)
-                ref = node.lvalue
-                while isinstance(ref, c_ast.ArrayRef):
-                    ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
+                node = rewrite_reads(node, pick)
                 if n.stmt.name in stored:            # into registers, stored by chunks after the loop
                     node.lvalue = c_ast.ID(f"{stored[n.stmt.name][1]}[poly_u]")
             body += self.r.statement(node, self.names_for(n.stmt.name), "      ")

@@ -20,7 +20,7 @@ from pycparser import c_ast
 
 from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
-from ...ir.csyntax import array_name, cprint, eager_refs
+from ...ir.csyntax import array_name, assignment_reads, cprint
 from ...runtime.target import SM90, Target
 from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, \
     substitution, sweep, tensor, timetiles, transposed, vector
@@ -272,10 +272,7 @@ def preloaded(p: Context, launch: Launch) -> tuple[tuple[str, tuple[str, ...]], 
     for n in launch.body:
         node = n.stmt.node
         if isinstance(node, c_ast.Assignment) and node.op == "=" and not n.stmt.conditional:
-            subs, ref = [], node.lvalue
-            while isinstance(ref, c_ast.ArrayRef):
-                subs, ref = subs + eager_refs(ref.subscript), ref.name
-            for ref in eager_refs(node.rvalue) + subs:
+            for ref in assignment_reads(node):
                 text = cprint(ref)
                 if array_name(ref) in arrays and not identifiers(text) & (local | written):
                     out.setdefault(text, [])

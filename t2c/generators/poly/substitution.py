@@ -21,8 +21,8 @@ from pycparser import c_ast
 from ...analysis import Loop, Stmt
 from ...analysis.isl_bridge import always_within, constant_value
 from ...ir import abi
-from ...ir.csyntax import array_name, cprint, eager_refs, walk
-from .ctext import WORD, identifiers, min_expr, rewrite
+from ...ir.csyntax import array_name, assignment_reads, cprint, walk
+from .ctext import WORD, identifiers, min_expr, rewrite_reads
 from .mapping import HostLoop, Launch, launch_box
 
 BLOCK = 32                     # iterations per diagonal block: one warp's lanes, a cell each
@@ -102,11 +102,8 @@ def _reads(p, launch: Launch, x: str) -> tuple:
     node = stmts[0].stmt.node if len(stmts) == 1 else None
     if not isinstance(node, c_ast.Assignment) or stmts[0].stmt.conditional:
         return ()
-    subs, ref = [], node.lvalue
-    while isinstance(ref, c_ast.ArrayRef):
-        subs, ref = subs + eager_refs(ref.subscript), ref.name
     arrays, local, out = {a.name: a for a in p.k.arrays}, set(p.an.program.locals), {}
-    for r in eager_refs(node.rvalue) + subs:
+    for r in assignment_reads(node):
         name, text = array_name(r), cprint(r)
         if name in arrays and name != x and not identifiers(text) & local:
             out.setdefault(text, arrays[name].dtype)
@@ -143,40 +140,40 @@ def kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
     lo = "poly_first" if s.up else f"poly_first - {BLOCK - 1}"           # the block's cells: [lo, lo + BLOCK)
     beyond = ("poly_first + poly_count", f"(int)({count})") if s.up else ("0", "poly_first - poly_count + 1")
     params = [decl(a).replace(f"*{x}", f"*{x}_global") if a == x else decl(a) for a in args]
-    body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
+    body = ["  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
             f"  {t} *{x} = ({t} *)poly_resident;   /* the cells the loop finishes, for the whole loop */",
             f"  {t} *poly_shadow = {x} + {_padded(p, s)};   /* {BLOCK + 1} rows of {BLOCK}: the touch's writes */",
             f"  for (size_t poly_e = threadIdx.x; poly_e < {count}; poly_e += blockDim.x)",
             f"    {x}[poly_e] = {x}_global[poly_e];",
             f"  for (int poly_e = threadIdx.x; poly_e < {SHADOW}; poly_e += blockDim.x)",
-            f"    poly_shadow[poly_e] = 0;",
+            "    poly_shadow[poly_e] = 0;",
             "  __syncthreads();",
             f"  int {var};",
             f"  for ({l.init}; {l.cond}; )", "  {",
             f"    const int poly_first = {var};",
             f"    int poly_count = 0;   /* iterations in this diagonal block, at most {BLOCK} */",
             f"    for (; poly_count < {BLOCK} && ({l.cond}); poly_count++, {l.next})", "      ;",
-            f"    /* the block's reads touched at once, each (iteration, cell) by a thread writing a row of the shadow */",
+            "    /* the block's reads touched at once, each (iteration, cell) by a thread writing a row of the shadow */",
             f"    for (int poly_t = threadIdx.x; poly_t < {BLOCK * BLOCK}; poly_t += blockDim.x) {{",
             f"      const int poly_k = poly_t / {BLOCK}, poly_m = poly_t % {BLOCK};",
-            f"      if (poly_k < poly_count && poly_m < poly_count) {{",
+            "      if (poly_k < poly_count && poly_m < poly_count) {",
             f"        const int {var} = poly_first {step} poly_k;",
             *[f"        if (poly_m == 0)\n          {it.name}_at({call(it, f'poly_shadow + {BLOCK * BLOCK} - ({lo})')});"
               for it in pivots],
             f"        {solve(update, f'poly_shadow + poly_k * {BLOCK} - ({lo})', f'poly_first {step} poly_m')}",
             "      }", "    }",
-            f"    if (threadIdx.x < 32) {{   /* warp 0: the diagonal block in order, a lane per cell */",
-            f"      for (int poly_k = 0; poly_k < poly_count; poly_k++) {{",
+            "    if (threadIdx.x < 32) {   /* warp 0: the diagonal block in order, a lane per cell */",
+            "      for (int poly_k = 0; poly_k < poly_count; poly_k++) {",
             f"        const int {var} = poly_first {step} poly_k;",
             *[f"        if (threadIdx.x == 0)\n          {it.name}_at({call(it)});" for it in pivots],
             *(["        __syncwarp();"] if pivots else []),
-            f"        if ((int)threadIdx.x < poly_count)",
+            "        if ((int)threadIdx.x < poly_count)",
             f"          {solve(update, x, f'poly_first {step} (int)threadIdx.x')}",
             "        __syncwarp();", "      }", "    }",
             "    __syncthreads();",
             "    /* each thread its own cells past the block, the block's iterations in order */",
             f"    for (int poly_c = {beyond[0]} + (int)threadIdx.x; poly_c < {beyond[1]}; poly_c += (int)blockDim.x)",
-            f"      for (int poly_k = 0; poly_k < poly_count; poly_k++) {{",
+            "      for (int poly_k = 0; poly_k < poly_count; poly_k++) {",
             f"        const int {var} = poly_first {step} poly_k;",
             f"        {solve(update, x, 'poly_c')}", "      }",
             "    __syncthreads();", "  }",
@@ -227,7 +224,7 @@ def chained_kernel(p, h: HostLoop, calls, args: list[str], decl) -> str:
     earlier = at(f"poly_k * {BLOCK} + poly_m")
     own_loads = decls("poly_d", h.items) + loop(mine, "poly_mine", lanes(h.items, "_reads", "poly_d"), True) \
         if any(regs.values()) else []
-    body = [f"  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
+    body = ["  extern __shared__ double4 poly_resident[];   /* 32-byte aligned */",
             f"  {t} *{x} = ({t} *)poly_resident;   /* its cells and the finished ones it reads, at their own indices */",
             "  __shared__ int poly_ticket;",
             "  const int poly_lane = threadIdx.x;",
@@ -305,13 +302,7 @@ def read_functions(p, h: HostLoop, at_function) -> list[str]:
         if not regs:
             continue
         pick = lambda e, regs=regs: c_ast.ID(regs[t]) if isinstance(e, c_ast.ArrayRef) and (t := cprint(e)) in regs else None
-
-        def pre(node, pick=pick):
-            node = copy.deepcopy(node)
-            node.rvalue, ref = rewrite(node.rvalue, pick), node.lvalue
-            while isinstance(ref, c_ast.ArrayRef):
-                ref.subscript, ref = rewrite(ref.subscript, pick), ref.name
-            return node
+        pre = lambda node, pick=pick: rewrite_reads(node, pick)
 
         def loads(node, regs=regs):
             refs = {cprint(e): e for e in walk(node) if isinstance(e, c_ast.ArrayRef)}
