@@ -5,12 +5,13 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop t: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   host scalars DX, DY, DT, B1, B2, mul1, mul2, a, b, c, d, e, f: computed once on the host, passed by value.
-//   adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t.
-//   adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t.
+//   adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of p, q, u through shared memory (coalesced). Launched once per host iteration of t.
+//   adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of p, q, u, v through shared memory (coalesced). Launched once per host iteration of t.
 //   ... host loop t keeps a launch per iteration (no time tiles): the arrays it writes (p, q, u, v) are not of one shape, of its launches' rank.
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <cuda_pipeline.h>
 
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline long long poly_max_ll(long long a, long long b) { return a > b ? a : b; }
@@ -54,7 +55,7 @@ static __device__ __forceinline__ void poly_wait()
 #endif
 }
 
-/* adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t. */
+/* adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of p, q, u through shared memory (coalesced). Launched once per host iteration of t. */
 static __device__ void adi_update_v_p_q_at(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f, int idx_x)
 {
   const int i = 1 + idx_x;
@@ -91,13 +92,152 @@ static __device__ void adi_update_v_p_q_at(int n, const double *u, double *v, do
   }
 }
 
-__global__ void adi_update_v_p_q(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f)
+/* adi_update_v_p_q: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of p, q, u through shared memory (coalesced). Launched once per host iteration of t. */
+__global__ void __launch_bounds__(32) adi_update_v_p_q(int n, const double *u, double *v, double *p, double *q, double a, double b, double c, double d, double f)
 {
   poly_wait();   /* the launch before this one has finished */
-  adi_update_v_p_q_at(n, u, v, p, q, a, b, c, d, f, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+  const int i = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const bool poly_in = i >= 1 && i < (n - 1);   /* past the grid's end: barriers only */
+  const int poly_g0 = i - (int)threadIdx.x;   /* the block's first index */
+  __shared__ double4 poly_strip[1072];   /* a walk's copies (32-byte aligned) */
+  int j;
+  if (poly_in) {
+    v[(0 * n) + i] = 1.0;
+    p[(i * n) + 0] = 0.0;
+    q[(i * n) + 0] = v[(0 * n) + i];
+  }
+  {   /* loop j in strips of 32 through shared memory */
+    double *const poly_strip_p = (double *)((char *)poly_strip + 0);
+    double *const poly_strip_q = (double *)((char *)poly_strip + 8448);
+    double *const poly_strip_u = (double *)((char *)poly_strip + 16896);
+    j = 1;
+    double p_prev = 0;
+    double q_prev = 0;
+    if (poly_in && (j < (n - 1))) {
+      p_prev = p[(i * n) + (j - 1)];
+      q_prev = q[(i * n) + (j - 1)];
+    }
+    for (int poly_s = 1, poly_k = 0; ; poly_s += 32, poly_k++) {
+      j = poly_s;
+      if (!(j < (n - 1)))
+        break;
+      const int poly_lo = poly_s;   /* the strip's least j */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1088; poly_e += (int)blockDim.x) {   /* u, coalesced */
+          const int poly_row = poly_lo + poly_e / 34, poly_col = poly_g0 - 1 + poly_e % 34;
+          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+            __pipeline_memcpy_async(&poly_strip_u[(poly_e / 34) * 34 + poly_e % 34], &u[(poly_row * n) + poly_col], sizeof(double));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int j = poly_s + 32;
+        if (j < (n - 1)) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1088; poly_e += (int)blockDim.x) {   /* u, coalesced */
+            const int poly_row = poly_s + 32 + poly_e / 34, poly_col = poly_g0 - 1 + poly_e % 34;
+            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+              __pipeline_memcpy_async(&(poly_strip_u + ((poly_k + 1) & 1) * 1088)[(poly_e / 34) * 34 + poly_e % 34], &u[(poly_row * n) + poly_col], sizeof(double));
+          }
+        }
+        __pipeline_commit();
+      }
+      double *const poly_now_u = poly_strip_u + (poly_k & 1) * 1088;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, j++) {
+        if (!(j < (n - 1)))
+          break;
+        if (poly_in) {
+          const double p_now = (-c) / ((a * p_prev) + b);
+          poly_strip_p[((int)threadIdx.x) * 33 + j - poly_lo] = p_now;
+          const double q_now = (((((-d) * poly_now_u[(j - poly_lo) * 34 + (int)threadIdx.x]) + ((1.0 + (2.0 * d)) * poly_now_u[(j - poly_lo) * 34 + (int)threadIdx.x + 1])) - (f * poly_now_u[(j - poly_lo) * 34 + (int)threadIdx.x + 2])) - (a * q_prev)) / ((a * p_prev) + b);
+          poly_strip_q[((int)threadIdx.x) * 33 + j - poly_lo] = q_now;
+          p_prev = p_now;
+          q_prev = q_now;
+        }
+      }
+      __syncthreads();
+      for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* p, coalesced */
+        const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+        const int i = poly_row, j = poly_col;
+        if ((i >= 1 && i < (n - 1)) && (j < (n - 1)))
+          p[(poly_row * n) + poly_col] = poly_strip_p[(poly_e / 32) * 33 + poly_e % 32];
+      }
+      for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* q, coalesced */
+        const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+        const int i = poly_row, j = poly_col;
+        if ((i >= 1 && i < (n - 1)) && (j < (n - 1)))
+          q[(poly_row * n) + poly_col] = poly_strip_q[(poly_e / 32) * 33 + poly_e % 32];
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
+  }
+  if (poly_in) {
+    v[((n - 1) * n) + i] = 1.0;
+  }
+  {   /* loop j in strips of 32 through shared memory */
+    double *const poly_strip_p = (double *)((char *)poly_strip + 0);
+    double *const poly_strip_q = (double *)((char *)poly_strip + 16896);
+    j = n - 2;
+    double v_prev = 0;
+    if (poly_in && (j >= 1)) {
+      v_prev = v[((j + 1) * n) + i];
+    }
+    for (int poly_s = n - 2, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      j = poly_s;
+      if (!(j >= 1))
+        break;
+      const int poly_lo = poly_s - 31;   /* the strip's least j */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* p, coalesced */
+          const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+            __pipeline_memcpy_async(&poly_strip_p[(poly_e / 32) * 33 + poly_e % 32], &p[(poly_row * n) + poly_col], sizeof(double));
+        }
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* q, coalesced */
+          const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+            __pipeline_memcpy_async(&poly_strip_q[(poly_e / 32) * 33 + poly_e % 32], &q[(poly_row * n) + poly_col], sizeof(double));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int j = poly_s - 32;
+        if (j >= 1) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* p, coalesced */
+            const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_s - 32 - 31 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+              __pipeline_memcpy_async(&(poly_strip_p + ((poly_k + 1) & 1) * 1056)[(poly_e / 32) * 33 + poly_e % 32], &p[(poly_row * n) + poly_col], sizeof(double));
+          }
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* q, coalesced */
+            const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_s - 32 - 31 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+              __pipeline_memcpy_async(&(poly_strip_q + ((poly_k + 1) & 1) * 1056)[(poly_e / 32) * 33 + poly_e % 32], &q[(poly_row * n) + poly_col], sizeof(double));
+          }
+        }
+        __pipeline_commit();
+      }
+      double *const poly_now_p = poly_strip_p + (poly_k & 1) * 1056;
+      double *const poly_now_q = poly_strip_q + (poly_k & 1) * 1056;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, j--) {
+        if (!(j >= 1))
+          break;
+        if (poly_in) {
+          const double v_now = (poly_now_p[((int)threadIdx.x) * 33 + j - poly_lo] * v_prev) + poly_now_q[((int)threadIdx.x) * 33 + j - poly_lo];
+          v[(j * n) + i] = v_now;
+          v_prev = v_now;
+        }
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
+  }
 }
 
-/* adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread. Launched once per host iteration of t. */
+/* adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of p, q, u, v through shared memory (coalesced). Launched once per host iteration of t. */
 static __device__ void adi_update_u_p_q_at(int n, double *u, const double *v, double *p, double *q, double a, double c, double d, double e, double f, int idx_x)
 {
   const int i = 1 + idx_x;
@@ -134,10 +274,157 @@ static __device__ void adi_update_u_p_q_at(int n, double *u, const double *v, do
   }
 }
 
-__global__ void adi_update_u_p_q(int n, double *u, const double *v, double *p, double *q, double a, double c, double d, double e, double f)
+/* adi_update_u_p_q: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of p, q, u, v through shared memory (coalesced). Launched once per host iteration of t. */
+__global__ void __launch_bounds__(32) adi_update_u_p_q(int n, double *u, const double *v, double *p, double *q, double a, double c, double d, double e, double f)
 {
   poly_wait();   /* the launch before this one has finished */
-  adi_update_u_p_q_at(n, u, v, p, q, a, c, d, e, f, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+  const int i = 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const bool poly_in = i >= 1 && i < (n - 1);   /* past the grid's end: barriers only */
+  const int poly_g0 = i - (int)threadIdx.x;   /* the block's first index */
+  __shared__ double4 poly_strip[1320];   /* a walk's copies (32-byte aligned) */
+  int j;
+  if (poly_in) {
+    u[(i * n) + 0] = 1.0;
+    p[(i * n) + 0] = 0.0;
+    q[(i * n) + 0] = u[(i * n) + 0];
+  }
+  {   /* loop j in strips of 32 through shared memory */
+    double *const poly_strip_p = (double *)((char *)poly_strip + 0);
+    double *const poly_strip_q = (double *)((char *)poly_strip + 8448);
+    double *const poly_strip_v = (double *)((char *)poly_strip + 16896);
+    j = 1;
+    double p_prev = 0;
+    double q_prev = 0;
+    if (poly_in && (j < (n - 1))) {
+      p_prev = p[(i * n) + (j - 1)];
+      q_prev = q[(i * n) + (j - 1)];
+    }
+    for (int poly_s = 1, poly_k = 0; ; poly_s += 32, poly_k++) {
+      j = poly_s;
+      if (!(j < (n - 1)))
+        break;
+      const int poly_lo = poly_s;   /* the strip's least j */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1088; poly_e += (int)blockDim.x) {   /* v, coalesced */
+          const int poly_row = poly_g0 - 1 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+            __pipeline_memcpy_async(&poly_strip_v[(poly_e / 32) * 33 + poly_e % 32], &v[(poly_row * n) + poly_col], sizeof(double));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int j = poly_s + 32;
+        if (j < (n - 1)) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1088; poly_e += (int)blockDim.x) {   /* v, coalesced */
+            const int poly_row = poly_g0 - 1 + poly_e / 32, poly_col = poly_s + 32 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+              __pipeline_memcpy_async(&(poly_strip_v + ((poly_k + 1) & 1) * 1122)[(poly_e / 32) * 33 + poly_e % 32], &v[(poly_row * n) + poly_col], sizeof(double));
+          }
+        }
+        __pipeline_commit();
+      }
+      double *const poly_now_v = poly_strip_v + (poly_k & 1) * 1122;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, j++) {
+        if (!(j < (n - 1)))
+          break;
+        if (poly_in) {
+          const double p_now = (-f) / ((d * p_prev) + e);
+          poly_strip_p[((int)threadIdx.x) * 33 + j - poly_lo] = p_now;
+          const double q_now = (((((-a) * poly_now_v[((int)threadIdx.x) * 33 + j - poly_lo]) + ((1.0 + (2.0 * a)) * poly_now_v[((int)threadIdx.x + 1) * 33 + j - poly_lo])) - (c * poly_now_v[((int)threadIdx.x + 2) * 33 + j - poly_lo])) - (d * q_prev)) / ((d * p_prev) + e);
+          poly_strip_q[((int)threadIdx.x) * 33 + j - poly_lo] = q_now;
+          p_prev = p_now;
+          q_prev = q_now;
+        }
+      }
+      __syncthreads();
+      for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* p, coalesced */
+        const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+        const int i = poly_row, j = poly_col;
+        if ((i >= 1 && i < (n - 1)) && (j < (n - 1)))
+          p[(poly_row * n) + poly_col] = poly_strip_p[(poly_e / 32) * 33 + poly_e % 32];
+      }
+      for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* q, coalesced */
+        const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+        const int i = poly_row, j = poly_col;
+        if ((i >= 1 && i < (n - 1)) && (j < (n - 1)))
+          q[(poly_row * n) + poly_col] = poly_strip_q[(poly_e / 32) * 33 + poly_e % 32];
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
+  }
+  if (poly_in) {
+    u[(i * n) + (n - 1)] = 1.0;
+  }
+  {   /* loop j in strips of 32 through shared memory */
+    double *const poly_strip_p = (double *)((char *)poly_strip + 0);
+    double *const poly_strip_q = (double *)((char *)poly_strip + 16896);
+    double *const poly_strip_u = (double *)((char *)poly_strip + 33792);
+    j = n - 2;
+    double u_prev = 0;
+    if (poly_in && (j >= 1)) {
+      u_prev = u[(i * n) + (j + 1)];
+    }
+    for (int poly_s = n - 2, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      j = poly_s;
+      if (!(j >= 1))
+        break;
+      const int poly_lo = poly_s - 31;   /* the strip's least j */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* p, coalesced */
+          const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+            __pipeline_memcpy_async(&poly_strip_p[(poly_e / 32) * 33 + poly_e % 32], &p[(poly_row * n) + poly_col], sizeof(double));
+        }
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* q, coalesced */
+          const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+            __pipeline_memcpy_async(&poly_strip_q[(poly_e / 32) * 33 + poly_e % 32], &q[(poly_row * n) + poly_col], sizeof(double));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int j = poly_s - 32;
+        if (j >= 1) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* p, coalesced */
+            const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_s - 32 - 31 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+              __pipeline_memcpy_async(&(poly_strip_p + ((poly_k + 1) & 1) * 1056)[(poly_e / 32) * 33 + poly_e % 32], &p[(poly_row * n) + poly_col], sizeof(double));
+          }
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* q, coalesced */
+            const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_s - 32 - 31 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (n))
+              __pipeline_memcpy_async(&(poly_strip_q + ((poly_k + 1) & 1) * 1056)[(poly_e / 32) * 33 + poly_e % 32], &q[(poly_row * n) + poly_col], sizeof(double));
+          }
+        }
+        __pipeline_commit();
+      }
+      double *const poly_now_p = poly_strip_p + (poly_k & 1) * 1056;
+      double *const poly_now_q = poly_strip_q + (poly_k & 1) * 1056;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, j--) {
+        if (!(j >= 1))
+          break;
+        if (poly_in) {
+          const double u_now = (poly_now_p[((int)threadIdx.x) * 33 + j - poly_lo] * u_prev) + poly_now_q[((int)threadIdx.x) * 33 + j - poly_lo];
+          poly_strip_u[((int)threadIdx.x) * 33 + j - poly_lo] = u_now;
+          u_prev = u_now;
+        }
+      }
+      __syncthreads();
+      for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* u, coalesced */
+        const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+        const int i = poly_row, j = poly_col;
+        if ((i >= 1 && i < (n - 1)) && (j >= 1))
+          u[(poly_row * n) + poly_col] = poly_strip_u[(poly_e / 32) * 33 + poly_e % 32];
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
+  }
 }
 
 /* adi_loop_t: host loop t in one block of threads, for sizes where no launch in it needs more than 4096 threads: each launch a block-strided loop, then __syncthreads(). */
@@ -262,16 +549,16 @@ extern "C" void kernel_adi_device(int tsteps, int n, double *u, double *v, doubl
         {
           const int extent_x = n - 2;   /* i */
           if (extent_x > 0) {
-            dim3 block(256);
-            dim3 grid(poly_blocks(extent_x, 256));
+            dim3 block(32);
+            dim3 grid(poly_blocks(extent_x, 32));
             cudaLaunchKernelEx(poly_after(grid, block, 0).at(), adi_update_v_p_q, n, u, v, p, q, a, b, c, d, f);
           }
         }
         {
           const int extent_x = n - 2;   /* i */
           if (extent_x > 0) {
-            dim3 block(256);
-            dim3 grid(poly_blocks(extent_x, 256));
+            dim3 block(32);
+            dim3 grid(poly_blocks(extent_x, 32));
             cudaLaunchKernelEx(poly_after(grid, block, 0).at(), adi_update_u_p_q, n, u, v, p, q, a, c, d, e, f);
           }
         }

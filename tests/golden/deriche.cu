@@ -5,35 +5,25 @@
 // stay on the host around the launches, or run in order inside a thread.
 //   host scalars k, a1, a2, a3, a4, a5, a6, a7, a8, b1, b2, c1, c2: computed once on the host, passed by value.
 //   thread-local scalars xm1, tm1, ym1, ym1_2, ym2, ym2_2, xp1, xp2, tp1, tp2, yp1, yp1_2, yp2, yp2_2: private to each thread (no value crosses iterations of the parallel loops).
-//   deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), and its threads read them there.
+//   deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of imgIn, y1, y2 through shared memory (coalesced).
 //   deriche_update_imgOut_1: one thread per (i, j): i -> y, j -> x.
-//   deriche_update_y1_y2_2: one thread per (j): j -> x; loop i runs in order inside each thread.
+//   deriche_update_y1_y2_2: one thread per (j): j -> x; loop i runs in order inside each thread; blocks of 32 threads walk loop i in strips of 32 iterations, the block's cells of imgOut through shared memory (coalesced).
 //   deriche_update_imgOut_2: one thread per (i, j): i -> y, j -> x.
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <cuda_pipeline.h>
 
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 
-/* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; each block first copies its i's rows of imgIn into shared memory (coalesced), and its threads read them there. */
-__global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *y1, float *y2, float a1, float a2, float a3, float a4, float b1, float b2, int poly_staged)
+/* deriche_update_y1_y2_1: one thread per (i): i -> x; loop j runs in order inside each thread; blocks of 32 threads walk loop j in strips of 32 iterations, the block's cells of imgIn, y1, y2 through shared memory (coalesced). */
+__global__ void __launch_bounds__(32) deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *y1, float *y2, float a1, float a2, float a3, float a4, float b1, float b2)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  extern __shared__ double poly_slab[];   /* the block's rows (8-byte aligned) */
-  float *const poly_rows0 = (float *)((char *)poly_slab + 0);   /* imgIn: rows h | 1 apart */
-  if (poly_staged) {   /* the block's rows, coalesced */
-    const int poly_first = (int)(blockIdx.x * blockDim.x);
-    for (int poly_e = (int)threadIdx.x; poly_e < (int)blockDim.x * h; poly_e += (int)blockDim.x) {
-      const int poly_r = poly_e / h, poly_c = poly_e % h;
-      const int i = poly_first + poly_r;
-      if (i >= 0 && i < w)
-        poly_rows0[poly_r * (h | 1) + poly_c] = imgIn[(i * h) + poly_c];
-    }
-    __syncthreads();
-  }
-  if (!(i >= 0 && i < w))
-    return;
+  const bool poly_in = i >= 0 && i < w;   /* past the grid's end: barriers only */
+  const int poly_g0 = i - (int)threadIdx.x;   /* the block's first index */
+  __shared__ double4 poly_strip[396];   /* a walk's copies (32-byte aligned) */
   int j;
   float ym1;
   float ym2;
@@ -42,27 +32,121 @@ __global__ void deriche_update_y1_y2_1(int w, int h, const float *imgIn, float *
   float yp2;
   float xp1;
   float xp2;
-  ym1 = 0.0f;
-  ym2 = 0.0f;
-  xm1 = 0.0f;
-  for (j = 0; j < h; j++)
-  {
-    y1[(i * h) + j] = (((a1 * ((poly_staged) ? (poly_rows0[(int)threadIdx.x * (h | 1) + (j)]) : (imgIn[(i * h) + j]))) + (a2 * xm1)) + (b1 * ym1)) + (b2 * ym2);
-    xm1 = (poly_staged) ? (poly_rows0[(int)threadIdx.x * (h | 1) + (j)]) : (imgIn[(i * h) + j]);
-    ym2 = ym1;
-    ym1 = y1[(i * h) + j];
+  if (poly_in) {
+    ym1 = 0.0f;
+    ym2 = 0.0f;
+    xm1 = 0.0f;
   }
-  yp1 = 0.0f;
-  yp2 = 0.0f;
-  xp1 = 0.0f;
-  xp2 = 0.0f;
-  for (j = h - 1; j >= 0; j--)
-  {
-    y2[(i * h) + j] = (((a3 * xp1) + (a4 * xp2)) + (b1 * yp1)) + (b2 * yp2);
-    xp2 = xp1;
-    xp1 = (poly_staged) ? (poly_rows0[(int)threadIdx.x * (h | 1) + (j)]) : (imgIn[(i * h) + j]);
-    yp2 = yp1;
-    yp1 = y2[(i * h) + j];
+  {   /* loop j in strips of 32 through shared memory */
+    float *const poly_strip_imgIn = (float *)((char *)poly_strip + 0);
+    float *const poly_strip_y1 = (float *)((char *)poly_strip + 8448);
+    j = 0;
+    for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
+      j = poly_s;
+      if (!(j < h))
+        break;
+      const int poly_lo = poly_s;   /* the strip's least j */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgIn, coalesced */
+          const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+            __pipeline_memcpy_async(&poly_strip_imgIn[(poly_e / 32) * 33 + poly_e % 32], &imgIn[(poly_row * h) + poly_col], sizeof(float));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int j = poly_s + 32;
+        if (j < h) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgIn, coalesced */
+            const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_s + 32 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+              __pipeline_memcpy_async(&(poly_strip_imgIn + ((poly_k + 1) & 1) * 1056)[(poly_e / 32) * 33 + poly_e % 32], &imgIn[(poly_row * h) + poly_col], sizeof(float));
+          }
+        }
+        __pipeline_commit();
+      }
+      float *const poly_now_imgIn = poly_strip_imgIn + (poly_k & 1) * 1056;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, j++) {
+        if (!(j < h))
+          break;
+        if (poly_in) {
+          poly_strip_y1[((int)threadIdx.x) * 33 + j - poly_lo] = (((a1 * poly_now_imgIn[((int)threadIdx.x) * 33 + j - poly_lo]) + (a2 * xm1)) + (b1 * ym1)) + (b2 * ym2);
+          xm1 = poly_now_imgIn[((int)threadIdx.x) * 33 + j - poly_lo];
+          ym2 = ym1;
+          ym1 = poly_strip_y1[((int)threadIdx.x) * 33 + j - poly_lo];
+        }
+      }
+      __syncthreads();
+      for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* y1, coalesced */
+        const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+        const int i = poly_row, j = poly_col;
+        if ((i >= 0 && i < w) && (j < h))
+          y1[(poly_row * h) + poly_col] = poly_strip_y1[(poly_e / 32) * 33 + poly_e % 32];
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
+  }
+  if (poly_in) {
+    yp1 = 0.0f;
+    yp2 = 0.0f;
+    xp1 = 0.0f;
+    xp2 = 0.0f;
+  }
+  {   /* loop j in strips of 32 through shared memory */
+    float *const poly_strip_imgIn = (float *)((char *)poly_strip + 0);
+    float *const poly_strip_y2 = (float *)((char *)poly_strip + 8448);
+    j = h - 1;
+    for (int poly_s = h - 1, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      j = poly_s;
+      if (!(j >= 0))
+        break;
+      const int poly_lo = poly_s - 31;   /* the strip's least j */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgIn, coalesced */
+          const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+            __pipeline_memcpy_async(&poly_strip_imgIn[(poly_e / 32) * 33 + poly_e % 32], &imgIn[(poly_row * h) + poly_col], sizeof(float));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int j = poly_s - 32;
+        if (j >= 0) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgIn, coalesced */
+            const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_s - 32 - 31 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+              __pipeline_memcpy_async(&(poly_strip_imgIn + ((poly_k + 1) & 1) * 1056)[(poly_e / 32) * 33 + poly_e % 32], &imgIn[(poly_row * h) + poly_col], sizeof(float));
+          }
+        }
+        __pipeline_commit();
+      }
+      float *const poly_now_imgIn = poly_strip_imgIn + (poly_k & 1) * 1056;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, j--) {
+        if (!(j >= 0))
+          break;
+        if (poly_in) {
+          poly_strip_y2[((int)threadIdx.x) * 33 + j - poly_lo] = (((a3 * xp1) + (a4 * xp2)) + (b1 * yp1)) + (b2 * yp2);
+          xp2 = xp1;
+          xp1 = poly_now_imgIn[((int)threadIdx.x) * 33 + j - poly_lo];
+          yp2 = yp1;
+          yp1 = poly_strip_y2[((int)threadIdx.x) * 33 + j - poly_lo];
+        }
+      }
+      __syncthreads();
+      for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* y2, coalesced */
+        const int poly_row = poly_g0 + poly_e / 32, poly_col = poly_lo + poly_e % 32;
+        const int i = poly_row, j = poly_col;
+        if ((i >= 0 && i < w) && (j >= 0))
+          y2[(poly_row * h) + poly_col] = poly_strip_y2[(poly_e / 32) * 33 + poly_e % 32];
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
   }
 }
 
@@ -103,12 +187,13 @@ __global__ void deriche_update_imgOut_1(int w, int h, float *__restrict__ imgOut
   }
 }
 
-/* deriche_update_y1_y2_2: one thread per (j): j -> x; loop i runs in order inside each thread. */
-__global__ void deriche_update_y1_y2_2(int w, int h, const float *imgOut, float *y1, float *y2, float a5, float a6, float a7, float a8, float b1, float b2)
+/* deriche_update_y1_y2_2: one thread per (j): j -> x; loop i runs in order inside each thread; blocks of 32 threads walk loop i in strips of 32 iterations, the block's cells of imgOut through shared memory (coalesced). */
+__global__ void __launch_bounds__(32) deriche_update_y1_y2_2(int w, int h, const float *imgOut, float *y1, float *y2, float a5, float a6, float a7, float a8, float b1, float b2)
 {
   const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (!(j >= 0 && j < h))
-    return;
+  const bool poly_in = j >= 0 && j < h;   /* past the grid's end: barriers only */
+  const int poly_g0 = j - (int)threadIdx.x;   /* the block's first index */
+  __shared__ double4 poly_strip[256];   /* a walk's copies (32-byte aligned) */
   int i;
   float tm1;
   float ym1_2;
@@ -117,27 +202,105 @@ __global__ void deriche_update_y1_y2_2(int w, int h, const float *imgOut, float 
   float tp2;
   float yp1_2;
   float yp2_2;
-  tm1 = 0.0f;
-  ym1_2 = 0.0f;
-  ym2_2 = 0.0f;
-  for (i = 0; i < w; i++)
-  {
-    y1[(i * h) + j] = (((a5 * imgOut[(i * h) + j]) + (a6 * tm1)) + (b1 * ym1_2)) + (b2 * ym2_2);
-    tm1 = imgOut[(i * h) + j];
-    ym2_2 = ym1_2;
-    ym1_2 = y1[(i * h) + j];
+  if (poly_in) {
+    tm1 = 0.0f;
+    ym1_2 = 0.0f;
+    ym2_2 = 0.0f;
   }
-  tp1 = 0.0f;
-  tp2 = 0.0f;
-  yp1_2 = 0.0f;
-  yp2_2 = 0.0f;
-  for (i = w - 1; i >= 0; i--)
-  {
-    y2[(i * h) + j] = (((a7 * tp1) + (a8 * tp2)) + (b1 * yp1_2)) + (b2 * yp2_2);
-    tp2 = tp1;
-    tp1 = imgOut[(i * h) + j];
-    yp2_2 = yp1_2;
-    yp1_2 = y2[(i * h) + j];
+  {   /* loop i in strips of 32 through shared memory */
+    float *const poly_strip_imgOut = (float *)((char *)poly_strip + 0);
+    i = 0;
+    for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
+      i = poly_s;
+      if (!(i < w))
+        break;
+      const int poly_lo = poly_s;   /* the strip's least i */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgOut, coalesced */
+          const int poly_row = poly_lo + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+            __pipeline_memcpy_async(&poly_strip_imgOut[(poly_e / 32) * 32 + poly_e % 32], &imgOut[(poly_row * h) + poly_col], sizeof(float));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int i = poly_s + 32;
+        if (i < w) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgOut, coalesced */
+            const int poly_row = poly_s + 32 + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+              __pipeline_memcpy_async(&(poly_strip_imgOut + ((poly_k + 1) & 1) * 1024)[(poly_e / 32) * 32 + poly_e % 32], &imgOut[(poly_row * h) + poly_col], sizeof(float));
+          }
+        }
+        __pipeline_commit();
+      }
+      float *const poly_now_imgOut = poly_strip_imgOut + (poly_k & 1) * 1024;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, i++) {
+        if (!(i < w))
+          break;
+        if (poly_in) {
+          y1[(i * h) + j] = (((a5 * poly_now_imgOut[(i - poly_lo) * 32 + (int)threadIdx.x]) + (a6 * tm1)) + (b1 * ym1_2)) + (b2 * ym2_2);
+          tm1 = poly_now_imgOut[(i - poly_lo) * 32 + (int)threadIdx.x];
+          ym2_2 = ym1_2;
+          ym1_2 = y1[(i * h) + j];
+        }
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
+  }
+  if (poly_in) {
+    tp1 = 0.0f;
+    tp2 = 0.0f;
+    yp1_2 = 0.0f;
+    yp2_2 = 0.0f;
+  }
+  {   /* loop i in strips of 32 through shared memory */
+    float *const poly_strip_imgOut = (float *)((char *)poly_strip + 0);
+    i = w - 1;
+    for (int poly_s = w - 1, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      i = poly_s;
+      if (!(i >= 0))
+        break;
+      const int poly_lo = poly_s - 31;   /* the strip's least i */
+      __syncthreads();   /* the copies are free; what the block wrote before is visible */
+      if (poly_k == 0) {   /* the first strip's inputs */
+        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgOut, coalesced */
+          const int poly_row = poly_lo + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
+          if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+            __pipeline_memcpy_async(&poly_strip_imgOut[(poly_e / 32) * 32 + poly_e % 32], &imgOut[(poly_row * h) + poly_col], sizeof(float));
+        }
+        __pipeline_commit();
+      }
+      {   /* the next strip's inputs, while this one runs */
+        const int i = poly_s - 32;
+        if (i >= 0) {
+          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* imgOut, coalesced */
+            const int poly_row = poly_s - 32 - 31 + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
+            if (poly_row >= 0 && poly_row < (w) && poly_col >= 0 && poly_col < (h))
+              __pipeline_memcpy_async(&(poly_strip_imgOut + ((poly_k + 1) & 1) * 1024)[(poly_e / 32) * 32 + poly_e % 32], &imgOut[(poly_row * h) + poly_col], sizeof(float));
+          }
+        }
+        __pipeline_commit();
+      }
+      float *const poly_now_imgOut = poly_strip_imgOut + (poly_k & 1) * 1024;
+      __pipeline_wait_prior(1);   /* this strip's inputs are in */
+      __syncthreads();
+      for (int poly_u = 0; poly_u < 32; poly_u++, i--) {
+        if (!(i >= 0))
+          break;
+        if (poly_in) {
+          y2[(i * h) + j] = (((a7 * tp1) + (a8 * tp2)) + (b1 * yp1_2)) + (b2 * yp2_2);
+          tp2 = tp1;
+          tp1 = poly_now_imgOut[(i - poly_lo) * 32 + (int)threadIdx.x];
+          yp2_2 = yp1_2;
+          yp1_2 = y2[(i * h) + j];
+        }
+      }
+    }
+    __syncthreads();   /* the stored copies are visible */
   }
 }
 
@@ -204,11 +367,9 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
   {
     const int extent_x = w;   /* i */
     if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
-      const size_t poly_slab = ((size_t)256 * (h | 1) * sizeof(float) + 7) / 8 * 8;   /* the block's rows of imgIn */
-      const int poly_staged = poly_slab <= 49152;
-      deriche_update_y1_y2_1<<<grid, block, poly_staged ? poly_slab : 0>>>(w, h, imgIn, y1, y2, a1, a2, a3, a4, b1, b2, poly_staged);
+      dim3 block(32);
+      dim3 grid(poly_blocks(extent_x, 32));
+      deriche_update_y1_y2_1<<<grid, block>>>(w, h, imgIn, y1, y2, a1, a2, a3, a4, b1, b2);
     }
   }
   {
@@ -224,8 +385,8 @@ extern "C" void kernel_deriche_device(int w, int h, float alpha, float *imgIn, f
   {
     const int extent_x = h;   /* j */
     if (extent_x > 0) {
-      dim3 block(256);
-      dim3 grid(poly_blocks(extent_x, 256));
+      dim3 block(32);
+      dim3 grid(poly_blocks(extent_x, 32));
       deriche_update_y1_y2_2<<<grid, block>>>(w, h, imgOut, y1, y2, a5, a6, a7, a8, b1, b2);
     }
   }

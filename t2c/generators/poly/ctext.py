@@ -28,6 +28,17 @@ def names_used(text: str) -> set[str]:
     return set(WORD.findall(re.sub(r"\.[xyz]\b", "", text)))
 
 
+def loop_guard(l) -> str:
+    """C: the loop's variable within its bounds (its start by its header, its condition)."""
+    start = l.init.split("=", 1)[1].strip()
+    return f"{l.var} {'>=' if l.step > 0 else '<='} {start} && {l.cond}"
+
+
+def offset_text(base: str, k: int) -> str:
+    """`base + k` as C, nothing added for 0."""
+    return base if k == 0 else f"{base} {'+' if k > 0 else '-'} {abs(k)}"
+
+
 def min_expr(exprs) -> str:
     text = exprs[0]
     for e in exprs[1:]:

@@ -23,10 +23,10 @@ from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, clone, cprint, kernel_definition, reference_helpers, takes_arrays
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
 from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
-               substitution, sweep, tensor, timetiles, transposed, vector, wavetiles)
+               strips, substitution, sweep, tensor, timetiles, transposed, vector, wavetiles)
 from .scratch import entries, give_back, scratch_head, take
-from .ctext import (WORD, array_refs, extent_text, max_expr, min_expr, names_used, replace_refs, rewrite, rewrite_reads,
-                    substitute)
+from .ctext import (WORD, array_refs, extent_text, loop_guard, max_expr, min_expr, names_used, replace_refs, rewrite,
+                    rewrite_reads, substitute)
 from .options import PolyOptions
 from ...runtime.target import M8N8K4, M16N8K8, SM90, Target
 
@@ -269,38 +269,13 @@ class Printer:
     def recurrences(self, loop: Loop, reads=None):
         """A loop of statements in which an array cell written in one iteration is read in the next
         (adi's `p[i][j] = -c / (a * p[i][j - 1] + b)`): the value also stays in a register, which
-        the next iteration reads instead of memory (scalar replacement).  The cell is still stored;
-        the write is the array's only one in the loop, unconditional, a plain `=`; the first
-        iteration's value is loaded before the loop.  `reads`: as render_nodes'.  A printer, or
-        None when nothing qualifies."""
-        if not self.opt.registers.scalar_replacement or loop.step not in (1, -1) or loop.geometric or not loop.body or \
-                not all(isinstance(n, Stmt) and n.at is None for n in loop.body):
+        the next iteration reads instead of memory (scalar replacement; strips.chains finds them).
+        The cell is still stored; the first iteration's value is loaded before the loop.  `reads`:
+        as render_nodes'.  A printer, or None when nothing qualifies."""
+        parts = self.recurrence_parts(loop, reads)
+        if parts is None:
             return None
-        j = loop.var
-        before = parse_expr(f"{j} - 1" if loop.step > 0 else f"{j} + 1")
-        arrays = {a.name: a.dtype for a in self.k.arrays}
-        writers = {}
-        for n in loop.body:
-            for w in n.stmt.writes():
-                writers.setdefault(w.name, []).append(n)
-        chains = {}                                   # array -> (statement, C text of the previous cell)
-        for name, ws in writers.items():
-            if name not in arrays or len(ws) != 1:
-                continue
-            node = ws[0].stmt.node
-            if ws[0].stmt.conditional or not isinstance(node, c_ast.Assignment) or node.op != "=" or \
-                    not isinstance(node.lvalue, c_ast.ArrayRef):
-                continue
-            prev = cprint(substitute(copy.deepcopy(node.lvalue), {j: before}))
-            readers = [m for m in loop.body if any(cprint(r) == prev for r in array_refs(m.stmt.node, name))]
-            # read unconditionally: the reference reads the first iteration's cell too (in bounds)
-            if prev != cprint(node.lvalue) and readers and not any(m.stmt.conditional for m in readers):
-                chains[name] = (ws[0], prev)
-        if not chains:
-            return None
-        taken = set(self.k.params) | set(self.an.program.locals) | set(WORD.findall(
-            " ".join(cprint(m.stmt.node) for m in loop.body)))
-        regs = {x: (reduce.fresh_name(f"{x}_prev", taken), reduce.fresh_name(f"{x}_now", taken)) for x in chains}
+        firsts, body = parts
 
         # A header that declares its variable (`int i = 1`) leaves the `for`: it gets a block of
         # its own, so it cannot redeclare the kernel's `int i;` (nor leak into what follows).
@@ -312,11 +287,30 @@ class Printer:
             return printed_in(indent)
 
         def printed_in(indent):
-            out = [f"{indent}{loop.init};", f"{indent}if ({loop.cond}) {{"]
-            for x, (st, prev) in chains.items():
-                out += [f"{indent}  {arrays[x]} {regs[x][0]} = " +
-                        self.r.statement(parse_expr(prev), self.names_for(st.stmt.name), "")[0].rstrip(";") + ";"]
-            out += [f"{indent}  for (; {loop.cond}; {loop.next})", f"{indent}  {{"]
+            return [f"{indent}{loop.init};", f"{indent}if ({loop.cond}) {{",
+                    *[f"{indent}  {t} {reg} = {load};" for t, reg, load in firsts],
+                    f"{indent}  for (; {loop.cond}; {loop.next})", f"{indent}  {{",
+                    *body(indent + "    "), f"{indent}  }}", f"{indent}}}"]
+        return printed
+
+    def recurrence_parts(self, loop: Loop, reads=None):
+        """The scalar-replaced form of `loop` (recurrences) as parts: its registers as (C type,
+        register, the first iteration's load) and its body (indent -> lines: the statements on
+        the registers, then each register moved on); None where no chain qualifies."""
+        if not self.opt.registers.scalar_replacement:
+            return None
+        arrays = {a.name: a.dtype for a in self.k.arrays}
+        chains = strips.chains(loop, set(arrays))
+        if not chains:
+            return None
+        taken = set(self.k.params) | set(self.an.program.locals) | set(WORD.findall(
+            " ".join(cprint(m.stmt.node) for m in loop.body)))
+        regs = {x: (reduce.fresh_name(f"{x}_prev", taken), reduce.fresh_name(f"{x}_now", taken)) for x in chains}
+        firsts = [(arrays[x], regs[x][0], self.r.statement(parse_expr(prev), self.names_for(st.stmt.name), "")[0].rstrip(";"))
+                  for x, (st, prev) in chains.items()]
+
+        def body(indent):
+            out = []
             for m in loop.body:
                 node = copy.deepcopy(m.stmt.node)
                 for x, (st, prev) in chains.items():
@@ -328,12 +322,11 @@ class Printer:
                     x = mine[0]
                     value = self.r.statement(node.rvalue, names, "")[0].rstrip(";")
                     cell = self.r.statement(node.lvalue, names, "")[0].rstrip(";")
-                    out += [f"{indent}    const {arrays[x]} {regs[x][1]} = {value};", f"{indent}    {cell} = {regs[x][1]};"]
+                    out += [f"{indent}const {arrays[x]} {regs[x][1]} = {value};", f"{indent}{cell} = {regs[x][1]};"]
                 else:
-                    out += self.r.statement(node, names, indent + "    ")
-            out += [f"{indent}    {regs[x][0]} = {regs[x][1]};" for x in chains]
-            return out + [f"{indent}  }}", f"{indent}}}"]
-        return printed
+                    out += self.r.statement(node, names, indent)
+            return out + [f"{indent}{regs[x][0]} = {regs[x][1]};" for x in chains]
+        return firsts, body
 
     def register_accumulator(self, loop: Loop, reads=None):
         """A loop whose one statement updates one array cell that does not move with the loop
@@ -484,7 +477,8 @@ class Printer:
                               "{", *self.waits(f"{launch.name}_private", launch.host_loops, params), own, "}", "",
                               f"__global__ void {launch.name}({params})", "{",
                               *self.waits(launch.name, launch.host_loops, params), text, "}"]), args
-        args = self.kernel_args(launch, names_used(text))
+        walked = "\n".join(self.strips_body(launch, box, inner_vars, locals_)) if launch.strips else ""
+        args = self.kernel_args(launch, names_used(text + walked))
         params = ", ".join(self.param_decl(a, launch) for a in args)
         if merged:
             return oneblock.at_function(self, launch, text, params), args
@@ -500,14 +494,30 @@ class Printer:
             at_params = ", ".join([x for x in [params] if x] +
                                   [f"{self.an.program.locals[x[4:]].dtype} *{x}" for x in ptrs] +
                                   [f"{self.web_type[x[4:]]} &{x}" for x in refs])
-            src = oneblock.device_and_kernel(self, launch, text, args + ptrs + refs, params, at_params)
+            if walked:           # the one-block loop's NAME_at, and the grid kernel walking in strips
+                src = "\n".join([oneblock.at_function(self, launch, text, at_params), "",
+                                  *self.plain_kernel(launch, params, walked)])
+            else:
+                src = oneblock.device_and_kernel(self, launch, text, args + ptrs + refs, params, at_params)
             if launch.block_sum:
                 src += "\n\n" + "\n".join(block(at_params))
             return src, args
         params = ", ".join([params] * bool(params) + self.cap_params(launch) + (slabs.params(launch) if launch.slab else []))
-        src = [f"/* {self.describe(launch)} */", f"__global__ void {launch.name}({params})",
-               "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]
-        return "\n".join(src), args
+        return "\n".join(self.plain_kernel(launch, params, walked or text)), args
+
+    def plain_kernel(self, launch: Launch, params: str, text: str) -> list[str]:
+        bounds = f"__launch_bounds__({launch.strips.threads}) " if launch.strips else ""
+        return [f"/* {self.describe(launch)} */", f"__global__ void {bounds}{launch.name}({params})",
+                "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]
+
+    def strips_body(self, launch: Launch, box, inner_vars, locals_) -> list[str]:
+        """A launch walking its loops in strips (strips.py): the grid kernel's body."""
+        (l, (lows, _)), = zip(launch.grid, box)
+        start = min_expr(lows)
+        start = "" if start == "0" else f"{start} + "
+        index = f"  const int {l.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x);"
+        declared = [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
+        return strips.kernel_body(self, launch, index, _guard(l), declared)
 
     def thread_variables(self, launch: Launch) -> tuple[list[str], dict[str, str]]:
         """The loop variables a launch's threads declare, and its thread-local scalars' types."""
@@ -1239,6 +1249,7 @@ class Printer:
                     f"points ({axes}; {spread}){tail}, its loops jammed "
                     f"with a register per point.{staged}{where}")
         tail += slabs.describe(launch) if launch.slab else ""
+        tail += strips.describe(launch) if launch.strips else ""
         return f"{launch.name}: one thread per ({', '.join(l.var for l in launch.grid)}): {axes}{tail}.{where}"
 
     def mapping_notes(self) -> list[str]:
@@ -1403,9 +1414,7 @@ def _inner_loops(nodes) -> list[str]:
     return out
 
 
-def _guard(l: Loop) -> str:
-    start = l.init.split("=", 1)[1].strip()
-    return f"{l.var} {'>=' if l.step > 0 else '<='} {start} && {l.cond}"
+_guard = loop_guard
 
 
 # -- around the ABI (ir/abi.py prints the ABI itself) ------------------------------------

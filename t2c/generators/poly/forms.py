@@ -22,7 +22,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...ir.csyntax import array_name, assignment_reads, cprint
 from ...runtime.target import SM90, Target
-from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, \
+from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, strips, \
     substitution, sweep, tensor, timetiles, transposed, vector
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
@@ -112,7 +112,10 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         if launch.row and options.reductions.rows.warp_rows:
             launch.row.warps = reduce.warp_rows(p, launch)
         launch.grid_cap = capped(p, launch)
-        launch.slab = slabs.slab_of(p, launch)          # a thread's own rows and the tables, staged: one index per thread
+        launch.strips = strips.strips_of(p, launch)     # a thread's own rows walked in strips through shared memory
+        if launch.strips:
+            launch.block = (launch.strips.threads,)
+        launch.slab = None if launch.strips else slabs.slab_of(p, launch)   # a thread's own rows and the tables, staged
         launch.coarsen = coarsened(p, launch)
         launch.preload = preloaded(p, launch)
         launch.vector = vector.vectorized(p, launch)
@@ -241,7 +244,7 @@ def coarsened(p: Context, launch: Launch) -> int:
     2 (4) times as many, so its threads keep as many bytes of loads in flight as a float's."""
     other = launch.tiles or launch.scan or launch.banded or launch.running_max or launch.reduction \
         or launch.row or launch.sweep or launch.phases or launch.tile or launch.block_sum or launch.private \
-        or launch.transposed or launch.row_scan or launch.slab
+        or launch.transposed or launch.row_scan or launch.slab or launch.strips
     if not p.opt.grid.coarsen or other or launch.merged_threads or launch.in_block or launch.host_loops or \
             "x" not in launch.axes.values() or launch.grid[-1].derived or \
             not all(isinstance(n, Stmt) for n in launch.body):

@@ -64,6 +64,7 @@ class Launch:
     vector: object = None            # vector.Vector: its coarsened indices consecutive, moved in 4-16 byte chunks
     transposed: object = None        # transposed.Transposed: reads in the other order through shared tiles
     slab: object = None              # slabs.Slab: each thread's own rows of inputs, and tables, through shared memory
+    strips: object = None            # strips.Strips: each thread's own rows walked in strips through shared memory
 
     def per_thread(self) -> tuple[int, int]:
         """(rows, columns) of grid points each thread takes: its register tile, a transposed

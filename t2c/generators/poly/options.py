@@ -35,6 +35,14 @@ def option(default, search: dict | None = None):
 
 
 @dataclass(frozen=True)
+class Strips:
+    """A thread's own rows, walked by its loops, through shared memory a strip at a time (strips.py)."""
+    threads: int = option(32, {"block": [64, 128]})   # threads per block
+    width: int = option(32, {"block": [16, 64]})      # iterations per strip (fewer where the copies pass the static shared memory)
+    ahead: bool = option(True, {"block": [False]})   # an input's next strip copied (cp.async) while this one runs
+
+
+@dataclass(frozen=True)
 class Grid:
     """A plain launch's block shape by grid dimensions (mapping.py, cuda.py)."""
     block_1d: tuple[int] = option((256,), {"block": [(128,), (512,)]})
@@ -49,6 +57,7 @@ class Grid:
     rows: bool = option(True, {"memory": [False]})   # a thread's own row of an input, read in its loops, through shared memory (slabs.py)
     row_registers: int | None = option(16, {"memory": [None, 32]})   # a staged row's first elements in registers, for loops over the whole row (slabs.Registers)
     tables: bool = option(True, {"memory": [False]})   # an input every thread reads in its loops at cells free of the grid index, copied whole per block to shared memory (slabs.Table)
+    strips: Strips | None = option(Strips(), {"memory": [None]})   # rows a thread's loops walk, a strip at a time through shared memory (strips.py)
 
 
 @dataclass(frozen=True)
