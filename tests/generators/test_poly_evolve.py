@@ -119,10 +119,11 @@ def test_the_search_space_comes_from_the_option_records():
     assert moves["reductions.private off"][0] == "memory" and moves["reductions.private.points 64"][0] == "launch"
     assert moves["reductions.row_joins off"][0] == "pass" and moves["reductions.row_held 2048"][0] == "memory"
     assert moves["grid.rows off"][0] == "memory" and moves["grid.tables off"][0] == "memory"
+    assert moves["grid.strips off"][0] == "memory" and moves["grid.strips.ahead off"][0] == "block"
     assert moves["grid.row_registers off"][0] == "memory" and moves["grid.row_registers 32"][0] == "memory"
     assert moves["reductions.row_warps off"][0] == "launch" and moves["reductions.row_warps 1024"][0] == "launch"
     assert moves["sweeps.along 16x64"] == ("launch", DEFAULT.replace({"sweeps.along": (16, 64)}))
-    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 100
+    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 106
     off = {name for _, name, _ in space(DEFAULT.replace({"tiles.staging": None}))}
     assert not any("staging" in name for name in off) and "tiles.registers 2x2" in off
 
