@@ -1,7 +1,7 @@
 /* class: affine — a batch of tridiagonal systems, one per row, each solved in place by the
  * Thomas algorithm (forward elimination, then back substitution), as line solvers write it.
  * t2c: description for each row s: c[0] /= b[0], d[0] /= b[0]; for i = 1..n-1, w = b[i] - a[i] * c[i-1], c[i] /= w, d[i] = (d[i] - a[i] * d[i-1]) / w; then x[n-1] = d[n-1] and x[i] = d[i] - c[i] * x[i+1] for i from n-2 down to 0
- * t2c: size m MINI=6 SMALL=70 MEDIUM=600 LARGE=4000 EXTRALARGE=12000
+ * t2c: size m MINI=6 SMALL=70 MEDIUM=600 LARGE=8000 EXTRALARGE=16000
  * t2c: size n MINI=10 SMALL=50 MEDIUM=400 LARGE=1000 EXTRALARGE=2000
  * t2c: array a[m][n] in
  * t2c: array b[m][n] in
