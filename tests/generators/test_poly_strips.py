@@ -84,19 +84,35 @@ void tri(int m, int n, const double x[m][n], double y[m][n])
       y[s][i] = 0.5 * y[s][i - 1] + x[s][i];
 }""")
     assert not _strips(k)
-    # y named at another row too (y[s + 1][0]): it stays in global memory, x is copied
+    # y named at a constant column too (y[s + 1][0]): it stays in global memory, x and z are copied
+    # (a recurrence no scan takes: it divides)
     k = c_kernel(tmp_path, """
-void other_row(int m, int n, const double x[m][n], double y[m][n])
+void other_row(int m, int n, const double x[m][n], const double y[m][n], double z[m][n])
 {
   for (int s = 0; s < m - 1; s++)
     for (int i = 1; i < n; i++)
-      y[s][i] = 0.5 * y[s][i - 1] + x[s][i] * y[s + 1][0];
+      z[s][i] = x[s][i] / (1.0 + z[s][i - 1] * z[s][i - 1]) + y[s + 1][0] * y[s][i];
 }""")
     st, = _strips(k).values()
-    assert _tiles(st) == [[("x", "ahead", False, False, (0, 0), (0, 0))]]
+    assert _tiles(st) == [[("x", "ahead", False, False, (0, 0), (0, 0)), ("z", "", True, False, (0, 0), (0, 0))]]
     text = generate(k, SMALL)
-    assert "y[((s + 1) * n) + 0]" in text
+    assert "y[((s + 1) * n) + 0]" in text and "y[(s * n) + i]" in text
     accepted_on_emu(k, text)
+
+
+def test_rows_only_read_stay_with_the_slab(tmp_path):
+    # rows the launch only reads, along its rows: the slab copies them whole, once
+    k = c_kernel(tmp_path, """
+void rows_read(int m, int n, const double x[m][n], double y[m])
+{
+  for (int s = 0; s < m; s++) {
+    y[s] = 0.0;
+    for (int i = 1; i < n; i++)
+      y[s] = 0.5 * y[s] + x[s][i] - x[s][i - 1];
+  }
+}""")
+    assert not _strips(k)
+    assert "poly_staged" in generate(k)
 
 
 @pytest.mark.parametrize("path", [ADI, DERICHE, CORRELATION, TRIDIAGONAL, IIR])

@@ -112,10 +112,13 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
         if launch.row and options.reductions.rows.warp_rows:
             launch.row.warps = reduce.warp_rows(p, launch)
         launch.grid_cap = capped(p, launch)
-        launch.strips = strips.strips_of(p, launch)     # a thread's own rows walked in strips through shared memory
+        launch.slab = slabs.slab_of(p, launch)          # a thread's own rows and the tables, staged: one index per thread
+        launch.strips = strips.strips_of(p, launch)     # ... or its rows and columns walked in strips
+        if launch.strips and launch.slab and launch.slab.rows and \
+                not any(t.stored or t.down for w in launch.strips.walks for t in w.tiles):
+            launch.strips = None          # the slab copies the same rows whole, once (its own test of fit)
         if launch.strips:
-            launch.block = (launch.strips.threads,)
-        launch.slab = None if launch.strips else slabs.slab_of(p, launch)   # a thread's own rows and the tables, staged
+            launch.slab, launch.block = None, (launch.strips.threads,)
         launch.coarsen = coarsened(p, launch)
         launch.preload = preloaded(p, launch)
         launch.vector = vector.vectorized(p, launch)
