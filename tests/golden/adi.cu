@@ -118,9 +118,12 @@ __global__ void __launch_bounds__(32) adi_update_v_p_q(int n, const double *u, d
       q_prev = q[(i * n) + (j - 1)];
     }
     for (int poly_s = 1, poly_k = 0; ; poly_s += 32, poly_k++) {
+      {   /* past the loop: j keeps the value the reference leaves */
+        const int j = poly_s;
+        if (!(j < (n - 1)))
+          break;
+      }
       j = poly_s;
-      if (!(j < (n - 1)))
-        break;
       const int poly_lo = poly_s;   /* the strip's least j */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -185,9 +188,12 @@ __global__ void __launch_bounds__(32) adi_update_v_p_q(int n, const double *u, d
       v_prev = v[((j + 1) * n) + i];
     }
     for (int poly_s = n - 2, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      {   /* past the loop: j keeps the value the reference leaves */
+        const int j = poly_s;
+        if (!(j >= 1))
+          break;
+      }
       j = poly_s;
-      if (!(j >= 1))
-        break;
       const int poly_lo = poly_s - 31;   /* the strip's least j */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -300,9 +306,12 @@ __global__ void __launch_bounds__(32) adi_update_u_p_q(int n, double *u, const d
       q_prev = q[(i * n) + (j - 1)];
     }
     for (int poly_s = 1, poly_k = 0; ; poly_s += 32, poly_k++) {
+      {   /* past the loop: j keeps the value the reference leaves */
+        const int j = poly_s;
+        if (!(j < (n - 1)))
+          break;
+      }
       j = poly_s;
-      if (!(j < (n - 1)))
-        break;
       const int poly_lo = poly_s;   /* the strip's least j */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -368,9 +377,12 @@ __global__ void __launch_bounds__(32) adi_update_u_p_q(int n, double *u, const d
       u_prev = u[(i * n) + (j + 1)];
     }
     for (int poly_s = n - 2, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      {   /* past the loop: j keeps the value the reference leaves */
+        const int j = poly_s;
+        if (!(j >= 1))
+          break;
+      }
       j = poly_s;
-      if (!(j >= 1))
-        break;
       const int poly_lo = poly_s - 31;   /* the strip's least j */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */

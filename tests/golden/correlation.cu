@@ -70,9 +70,12 @@ __global__ void __launch_bounds__(32) correlation_update_mean_stddev(int m, int 
       acc = mean[j];
     }
     for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
+      {   /* past the loop: i keeps the value the reference leaves */
+        const int i = poly_s;
+        if (!(i < n))
+          break;
+      }
       i = poly_s;
-      if (!(i < n))
-        break;
       const int poly_lo = poly_s;   /* the strip's least i */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -121,9 +124,12 @@ __global__ void __launch_bounds__(32) correlation_update_mean_stddev(int m, int 
       acc = stddev[j];
     }
     for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
+      {   /* past the loop: i keeps the value the reference leaves */
+        const int i = poly_s;
+        if (!(i < n))
+          break;
+      }
       i = poly_s;
-      if (!(i < n))
-        break;
       const int poly_lo = poly_s;   /* the strip's least i */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */

@@ -42,9 +42,12 @@ __global__ void __launch_bounds__(32) deriche_update_y1_y2_1(int w, int h, const
     float *const poly_strip_y1 = (float *)((char *)poly_strip + 8448);
     j = 0;
     for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
+      {   /* past the loop: j keeps the value the reference leaves */
+        const int j = poly_s;
+        if (!(j < h))
+          break;
+      }
       j = poly_s;
-      if (!(j < h))
-        break;
       const int poly_lo = poly_s;   /* the strip's least j */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -100,9 +103,12 @@ __global__ void __launch_bounds__(32) deriche_update_y1_y2_1(int w, int h, const
     float *const poly_strip_y2 = (float *)((char *)poly_strip + 8448);
     j = h - 1;
     for (int poly_s = h - 1, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      {   /* past the loop: j keeps the value the reference leaves */
+        const int j = poly_s;
+        if (!(j >= 0))
+          break;
+      }
       j = poly_s;
-      if (!(j >= 0))
-        break;
       const int poly_lo = poly_s - 31;   /* the strip's least j */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -211,9 +217,12 @@ __global__ void __launch_bounds__(32) deriche_update_y1_y2_2(int w, int h, const
     float *const poly_strip_imgOut = (float *)((char *)poly_strip + 0);
     i = 0;
     for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
+      {   /* past the loop: i keeps the value the reference leaves */
+        const int i = poly_s;
+        if (!(i < w))
+          break;
+      }
       i = poly_s;
-      if (!(i < w))
-        break;
       const int poly_lo = poly_s;   /* the strip's least i */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -261,9 +270,12 @@ __global__ void __launch_bounds__(32) deriche_update_y1_y2_2(int w, int h, const
     float *const poly_strip_imgOut = (float *)((char *)poly_strip + 0);
     i = w - 1;
     for (int poly_s = w - 1, poly_k = 0; ; poly_s -= 32, poly_k++) {
+      {   /* past the loop: i keeps the value the reference leaves */
+        const int i = poly_s;
+        if (!(i >= 0))
+          break;
+      }
       i = poly_s;
-      if (!(i >= 0))
-        break;
       const int poly_lo = poly_s - 31;   /* the strip's least i */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */

@@ -310,7 +310,9 @@ def _walk_lines(p, launch, loop: Loop, w: Walk, indent: str) -> list[str]:
     low = lambda s: s if step > 0 else f"{s} - {width - 1}"
     ahead = [t for t in w.tiles if t.ahead]
     out += [f"{i2}for (int poly_s = {start}, poly_k = 0; ; poly_s {sign}= {width}, poly_k++) {{",
-            f"{i3}{j} = poly_s;", f"{i3}if (!({loop.cond}))", f"{i3}  break;",
+            f"{i3}{{   /* past the loop: {j} keeps the value the reference leaves */",
+            f"{i4}const int {j} = poly_s;", f"{i4}if (!({loop.cond}))", f"{i4}  break;", f"{i3}}}",
+            f"{i3}{j} = poly_s;",
             f"{i3}const int poly_lo = {low('poly_s')};   /* the strip's least {j} */",
             f"{i3}__syncthreads();   /* the copies are free; what the block wrote before is visible */"]
     if ahead:

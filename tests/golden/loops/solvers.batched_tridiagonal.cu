@@ -39,9 +39,12 @@ __global__ void __launch_bounds__(32) batched_tridiagonal_update_c_d_x(int m, in
       d_prev = d[(s * n) + (i - 1)];
     }
     for (int poly_s = 1, poly_k = 0; ; poly_s += 16, poly_k++) {
+      {   /* past the loop: i keeps the value the reference leaves */
+        const int i = poly_s;
+        if (!(i < n))
+          break;
+      }
       i = poly_s;
-      if (!(i < n))
-        break;
       const int poly_lo = poly_s;   /* the strip's least i */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
@@ -130,9 +133,12 @@ __global__ void __launch_bounds__(32) batched_tridiagonal_update_c_d_x(int m, in
       x_prev = x[(s * n) + (i + 1)];
     }
     for (int poly_s = n - 2, poly_k = 0; ; poly_s -= 16, poly_k++) {
+      {   /* past the loop: i keeps the value the reference leaves */
+        const int i = poly_s;
+        if (!(i >= 0))
+          break;
+      }
       i = poly_s;
-      if (!(i >= 0))
-        break;
       const int poly_lo = poly_s - 15;   /* the strip's least i */
       __syncthreads();   /* the copies are free; what the block wrote before is visible */
       if (poly_k == 0) {   /* the first strip's inputs */
