@@ -116,6 +116,18 @@ def _haar(x):
     return {"y": y}
 
 
+def _iir2(x):
+    """The biquad along each row, a column at a time (samples before the first are zero)."""
+    y = np.zeros_like(x)
+    for j in range(x.shape[1]):
+        y[:, j] = 0.2 * x[:, j]
+        if j >= 1:
+            y[:, j] += 0.3 * x[:, j - 1] + 0.5 * y[:, j - 1]
+        if j >= 2:
+            y[:, j] -= 0.25 * y[:, j - 2]
+    return {"Y": y}
+
+
 def _mandelbrot(h, w, maxit):
     c = (-2 + 3 * np.arange(w) / w)[None, :] + 1j * (-1.5 + 3 * np.arange(h) / h)[:, None]
     z, count = np.zeros_like(c), np.zeros(c.shape, dtype=np.int64)
@@ -264,6 +276,7 @@ NUMPY = {
     "mse": lambda a, s: {"loss": np.mean((a["pred"] - a["target"]) ** 2)},
     "cumsum_rows": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
     "running_total": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
+    "iir2_rows": lambda a, s: _iir2(a["X"]),
     "attention": lambda a, s: _attention(a["Q"], a["K"], a["V"], s["d"]),
     "embedding_gather": lambda a, s: {"out": a["table"][a["ids"]]},
     "upsample_nearest": lambda a, s: {"y": a["x"].repeat(2, axis=1).repeat(2, axis=2)},
