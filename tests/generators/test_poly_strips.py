@@ -1,7 +1,7 @@
 """Strips (strips.py, `grid.strips`): a launch of one thread per grid index whose loops walk the
 thread's own row (`A[g][j]`, strided by a row across a warp) or column (`A[j][g]`) copies each
 strip of the loop's cells through shared memory, coalesced, the next strip's inputs ahead.
-The plan's records on PolyBench (adi, deriche, correlation), the loops corpus and a spec; the
+The plan's records on PolyBench (adi, deriche), the loops corpus and a spec; the
 loops and arrays it leaves alone; the candidates on the emu; and the emu catching each missing
 barrier or wait."""
 import re
@@ -51,7 +51,6 @@ def _tiles(strips) -> list:
     (DERICHE, "deriche_update_y1_y2_1", [[("imgIn", "ahead", False, False, (0, 0), (0, 0)), ("y1", "", True, False, (0, 0), (0, 0))],
                                          [("imgIn", "ahead", False, False, (0, 0), (0, 0)), ("y2", "", True, False, (0, 0), (0, 0))]]),
     (DERICHE, "deriche_update_y1_y2_2", [[("imgOut", "ahead", False, True, (0, 0), (0, 0))]] * 2),
-    (CORRELATION, "correlation_update_mean_stddev", [[("data", "ahead", False, True, (0, 0), (0, 0))]] * 2),
     # c and d updated in place: copied in and out each strip
     (TRIDIAGONAL, "batched_tridiagonal_update_c_d_x",
      [[("a", "ahead", False, False, (0, 0), (0, 0)), ("b", "ahead", False, False, (0, 0), (0, 0)),
@@ -100,6 +99,12 @@ void other_row(int m, int n, const double x[m][n], const double y[m][n], double 
     accepted_on_emu(k, text)
 
 
+def test_a_column_summed_into_a_register_stays_as_it_is():
+    # correlation's column statistics: coalesced loads in a loop that stores nothing, which the
+    # compiler issues ahead itself (copies measured 0.80x: reports/h100-strips-20)
+    assert not _strips(read_kernel(ROOT / CORRELATION))
+
+
 def test_rows_only_read_stay_with_the_slab(tmp_path):
     # rows the launch only reads, along its rows: the slab copies them whole, once
     k = c_kernel(tmp_path, """
@@ -115,7 +120,7 @@ void rows_read(int m, int n, const double x[m][n], double y[m])
     assert "poly_staged" in generate(k)
 
 
-@pytest.mark.parametrize("path", [ADI, DERICHE, CORRELATION, TRIDIAGONAL, IIR])
+@pytest.mark.parametrize("path", [ADI, DERICHE, TRIDIAGONAL, IIR])
 def test_candidates_on_the_emu(path):
     k = read_kernel(ROOT / path)
     text = generate(k, SMALL)

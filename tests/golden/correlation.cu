@@ -4,7 +4,7 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   host scalars eps: computed once on the host, passed by value.
-//   correlation_update_mean_stddev: one thread per (j): j -> x; loop i runs in order inside each thread; blocks of 32 threads walk loop i in strips of 32 iterations, the block's cells of data through shared memory (coalesced).
+//   correlation_update_mean_stddev: one thread per (j): j -> x; loop i runs in order inside each thread.
 //   correlation_update_data: one thread per (i, j): i -> y, j -> x.
 //   correlation_update_corr_1: one thread per (i): i -> x.
 //   correlation_update_corr_2: each thread a 8 x 2 tile of (i, j) points (i -> y, j -> x; as the lanes of 8 x 8 tensor-core fragments); loop k runs in order inside each thread, its loops jammed with a register per point. The operands that depend on one grid index and the loop index go through shared memory, a tile of the loop at a time. Their products run on the fp64 tensor cores (mma.sync m16n8k8), 8 values of the loop at a time.
@@ -51,126 +51,35 @@ static __device__ __forceinline__ void poly_dmma16(double &c0, double &c1, doubl
 #endif
 }
 
-/* correlation_update_mean_stddev: one thread per (j): j -> x; loop i runs in order inside each thread; blocks of 32 threads walk loop i in strips of 32 iterations, the block's cells of data through shared memory (coalesced). */
-__global__ void __launch_bounds__(32) correlation_update_mean_stddev(int m, int n, double float_n, const double *data, double *mean, double *stddev, double eps)
+/* correlation_update_mean_stddev: one thread per (j): j -> x; loop i runs in order inside each thread. */
+__global__ void correlation_update_mean_stddev(int m, int n, double float_n, const double *data, double *mean, double *stddev, double eps)
 {
   const int j = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const bool poly_in = j >= 0 && j < m;   /* past the grid's end: barriers only */
-  const int poly_g0 = j - (int)threadIdx.x;   /* the block's first index */
-  __shared__ double4 poly_strip[512];   /* a walk's copies (32-byte aligned) */
+  if (!(j >= 0 && j < m))
+    return;
   int i;
-  if (poly_in) {
-    mean[j] = 0.0;
-  }
-  {   /* loop i in strips of 32 through shared memory */
-    double *const poly_strip_data = (double *)((char *)poly_strip + 0);
-    i = 0;
-    double acc = 0;
-    if (poly_in) {
-      acc = mean[j];
+  mean[j] = 0.0;
+  {
+    double acc = mean[j];   /* the cell stays in a register */
+    for (i = 0; i < n; i++)
+    {
+      acc += data[(i * m) + j];
     }
-    for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
-      {   /* past the loop: i keeps the value the reference leaves */
-        const int i = poly_s;
-        if (!(i < n))
-          break;
-      }
-      i = poly_s;
-      const int poly_lo = poly_s;   /* the strip's least i */
-      __syncthreads();   /* the copies are free; what the block wrote before is visible */
-      if (poly_k == 0) {   /* the first strip's inputs */
-        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* data, coalesced */
-          const int poly_row = poly_lo + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
-          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (m))
-            __pipeline_memcpy_async(&poly_strip_data[(poly_e / 32) * 32 + poly_e % 32], &data[(poly_row * m) + poly_col], sizeof(double));
-        }
-        __pipeline_commit();
-      }
-      {   /* the next strip's inputs, while this one runs */
-        const int i = poly_s + 32;
-        if (i < n) {
-          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* data, coalesced */
-            const int poly_row = poly_s + 32 + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
-            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (m))
-              __pipeline_memcpy_async(&(poly_strip_data + ((poly_k + 1) & 1) * 1024)[(poly_e / 32) * 32 + poly_e % 32], &data[(poly_row * m) + poly_col], sizeof(double));
-          }
-        }
-        __pipeline_commit();
-      }
-      double *const poly_now_data = poly_strip_data + (poly_k & 1) * 1024;
-      __pipeline_wait_prior(1);   /* this strip's inputs are in */
-      __syncthreads();
-      for (int poly_u = 0; poly_u < 32; poly_u++, i++) {
-        if (!(i < n))
-          break;
-        if (poly_in) {
-          acc += poly_now_data[(i - poly_lo) * 32 + (int)threadIdx.x];
-        }
-      }
+    mean[j] = acc;
+  }
+  mean[j] /= float_n;
+  stddev[j] = 0.0;
+  {
+    double acc = stddev[j];   /* the cell stays in a register */
+    for (i = 0; i < n; i++)
+    {
+      acc += (data[(i * m) + j] - mean[j]) * (data[(i * m) + j] - mean[j]);
     }
-    __syncthreads();   /* the stored copies are visible */
-    if (poly_in)
-      mean[j] = acc;
+    stddev[j] = acc;
   }
-  if (poly_in) {
-    mean[j] /= float_n;
-    stddev[j] = 0.0;
-  }
-  {   /* loop i in strips of 32 through shared memory */
-    double *const poly_strip_data = (double *)((char *)poly_strip + 0);
-    i = 0;
-    double acc = 0;
-    if (poly_in) {
-      acc = stddev[j];
-    }
-    for (int poly_s = 0, poly_k = 0; ; poly_s += 32, poly_k++) {
-      {   /* past the loop: i keeps the value the reference leaves */
-        const int i = poly_s;
-        if (!(i < n))
-          break;
-      }
-      i = poly_s;
-      const int poly_lo = poly_s;   /* the strip's least i */
-      __syncthreads();   /* the copies are free; what the block wrote before is visible */
-      if (poly_k == 0) {   /* the first strip's inputs */
-        for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* data, coalesced */
-          const int poly_row = poly_lo + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
-          if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (m))
-            __pipeline_memcpy_async(&poly_strip_data[(poly_e / 32) * 32 + poly_e % 32], &data[(poly_row * m) + poly_col], sizeof(double));
-        }
-        __pipeline_commit();
-      }
-      {   /* the next strip's inputs, while this one runs */
-        const int i = poly_s + 32;
-        if (i < n) {
-          for (int poly_e = (int)threadIdx.x; poly_e < 1024; poly_e += (int)blockDim.x) {   /* data, coalesced */
-            const int poly_row = poly_s + 32 + poly_e / 32, poly_col = poly_g0 + poly_e % 32;
-            if (poly_row >= 0 && poly_row < (n) && poly_col >= 0 && poly_col < (m))
-              __pipeline_memcpy_async(&(poly_strip_data + ((poly_k + 1) & 1) * 1024)[(poly_e / 32) * 32 + poly_e % 32], &data[(poly_row * m) + poly_col], sizeof(double));
-          }
-        }
-        __pipeline_commit();
-      }
-      double *const poly_now_data = poly_strip_data + (poly_k & 1) * 1024;
-      __pipeline_wait_prior(1);   /* this strip's inputs are in */
-      __syncthreads();
-      for (int poly_u = 0; poly_u < 32; poly_u++, i++) {
-        if (!(i < n))
-          break;
-        if (poly_in) {
-          acc += (poly_now_data[(i - poly_lo) * 32 + (int)threadIdx.x] - mean[j]) * (poly_now_data[(i - poly_lo) * 32 + (int)threadIdx.x] - mean[j]);
-        }
-      }
-    }
-    __syncthreads();   /* the stored copies are visible */
-    if (poly_in)
-      stddev[j] = acc;
-  }
-  if (poly_in) {
-    stddev[j] /= float_n;
-    stddev[j] = sqrt(stddev[j]);
-    stddev[j] = (stddev[j] <= eps) ? (1.0) : (stddev[j]);
-  }
+  stddev[j] /= float_n;
+  stddev[j] = sqrt(stddev[j]);
+  stddev[j] = (stddev[j] <= eps) ? (1.0) : (stddev[j]);
 }
 
 /* correlation_update_data: one thread per (i, j): i -> y, j -> x. */
@@ -361,8 +270,8 @@ extern "C" void kernel_correlation_device(int m, int n, double float_n, double *
   {
     const int extent_x = m;   /* j */
     if (extent_x > 0) {
-      dim3 block(32);
-      dim3 grid(poly_blocks(extent_x, 32));
+      dim3 block(256);
+      dim3 grid(poly_blocks(extent_x, 256));
       correlation_update_mean_stddev<<<grid, block>>>(m, n, float_n, data, mean, stddev, eps);
     }
   }

@@ -151,7 +151,8 @@ def _walk(p, loop: Loop, g: str, arrays: dict, written: set, own: set, threads: 
           ahead: bool) -> Walk | None:
     """The loop's tiles: each array of `arrays` it names only at `A[g + d][j + e]` or only at
     `A[j + e][g + d]` (d = 0 for one the launch writes; the latter only where the loop reads
-    it: its stores are coalesced already), or None where there is none."""
+    it: its stores are coalesced already), or None where there is none, or where every tile is
+    down a column and the loop stores nothing (a register accumulator's)."""
     chained = chains(loop, set(arrays)) if p.opt.registers.scalar_replacement else {}
     refs = {}                                     # array -> [(d, e, read?)]
     downs = {}                                    # array -> {whether a ref is A[j + e][g + d]}
@@ -195,6 +196,10 @@ def _walk(p, loop: Loop, g: str, arrays: dict, written: set, own: set, threads: 
                  loaded, stored, at, ahead and loaded and not stored, down)
         tiles.append(t)
         at += _tile_bytes(t, threads, width) * (2 if t.ahead else 1)
+    # down a column the loads are coalesced already; a loop that stores nothing (its updated cell
+    # in a register) lets the compiler issue them ahead itself: copies would only add barriers
+    if all(t.down for t in tiles) and p.accumulator_parts(loop) is not None:
+        return None
     return Walk(loop_key(loop), tuple(tiles)) if tiles else None
 
 
