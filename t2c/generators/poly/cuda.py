@@ -26,7 +26,7 @@ from . import (banded, contract, kadane, merge, oneblock, persistent, phases, pr
                strips, substitution, sweep, tensor, timetiles, transposed, vector, wavetiles)
 from .scratch import entries, give_back, scratch_head, take
 from .ctext import (WORD, array_refs, extent_text, loop_guard, max_expr, min_expr, names_used, replace_refs, rewrite,
-                    rewrite_reads, substitute)
+                    rewrite_reads)
 from .options import PolyOptions
 from ...runtime.target import M8N8K4, M16N8K8, SM90, Target
 

@@ -1,19 +1,15 @@
-"""A thread's own rows walked in strips through shared memory.
+"""A thread's own rows or columns, walked by its loops, through shared memory a strip at a time.
 
-    strips_of(context, launch) -> Strips | None;  kernel_body(printer, launch, start, guard, declared) -> lines;
+    strips_of(context, launch) -> Strips | None;  kernel_body(printer, launch, index, guard, declared) -> lines;
     chains(loop, arrays) -> {array: (writer, previous cell)}
 
-Takes a plain launch over one grid index g (a thread per index, no other form) whose top-level
-loops of statements walk an index j (step +-1, bounds free of g and of what the launch writes)
-and name 2-d arrays at `A[g + d][j + e]` (d, e constants). Across a warp such a read or write
-strides by a row. Gives `Strips`: blocks of `grid.strips.threads` threads that run each such
-loop (a `Walk`) `width` iterations at a time. Per strip the block copies the strip's cells of
-the arrays the loop reads into shared memory, consecutive threads on consecutive cells, runs the
-strip on the copies, then copies the cells it wrote back the same way. Exact: an array the
-launch writes is named only in the thread's own row (d = 0), so a block's copies hold what
-its threads would read; barriers order each copy after the writes before it. The loop's
-bounds are the same in every thread, so every thread meets every barrier; threads past the
-grid's end run no statement. docs/poly.md, "Strips".
+Takes a plain launch over one grid index g whose top-level loops of statements walk an index j
+(step +-1, bounds free of g and of what the launch writes) and name 2-d arrays at
+`A[g + d][j + e]` or `A[j + e][g + d]` (d, e constants). Gives `Strips`: blocks of
+`grid.strips.threads` threads running each such loop (a `Walk`) `width` iterations at a time,
+each strip's cells copied in and out of shared memory coalesced (`Tile`), an input's next strip
+ahead. Exact: an array the launch writes is named in the thread's own row or column only, and
+barriers order each copy after the block's writes. docs/poly.md, "Strips".
 """
 from __future__ import annotations
 
@@ -109,7 +105,8 @@ def strips_of(p, launch) -> Strips | None:
     written = {w.name for s in stmts for w in s.stmt.writes()}
     # an array the launch writes: named in the thread's own row (column) only, wherever the launch names it
     own = {(a, down) for a in arrays if a in written for down in (False, True) if
-           all(_offset(base_and_subscripts(r)[1][down], g) == 0 for s in stmts for r in array_refs(s.stmt.node, a))}
+           all(len(subs) == 2 and _offset(subs[down], g) == 0
+               for s in stmts for subs in (base_and_subscripts(r)[1] for r in array_refs(s.stmt.node, a)))}
     fixed = set(p.k.params) | {l.var for l in launch.host_loops}
     loops = [n for n in launch.body if isinstance(n, Loop) and _walkable(n, g, fixed - written)]
     width = o.width
@@ -127,6 +124,8 @@ def strips_of(p, launch) -> Strips | None:
 
 def _walkable(loop: Loop, g: str, fixed: set) -> bool:
     """A loop of statements, step +-1, whose header names only its variable and `fixed` names."""
+    if "=" not in loop.init:
+        return False
     bounds = identifiers(loop.init.split("=", 1)[1] + " " + loop.cond) - {loop.var}
     return loop.step in (1, -1) and not loop.geometric and loop.time is None and not loop.derived and \
         bool(loop.body) and all(isinstance(n, Stmt) and n.at is None for n in loop.body) and \
