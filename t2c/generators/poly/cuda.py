@@ -409,13 +409,13 @@ class Printer:
             start = "" if start == "0" else f"{start} + "
             body = [f"  {t} {web};" for web, t in locals_.items()]
             if launch.sweep:
-                guard = _guard(launch.grid[0]) if launch.grid else ""
+                guard = loop_guard(launch.grid[0]) if launch.grid else ""
                 body = sweep.kernel_body(self, launch, launch.sweep, start, guard, body)
             else:
                 form = reduce.column_kernel if launch.row.column else reduce.row_kernel
                 if launch.row.warps:                    # and the kernel of a warp per row (reduce.warp_rows)
-                    warps = body + reduce.row_kernel(self, launch, launch.row, start, _guard(launch.grid[0]), width=32)
-                body += form(self, launch, launch.row, start, _guard(launch.grid[0]), *(("poly_b", part) if part else ()))
+                    warps = body + reduce.row_kernel(self, launch, launch.row, start, loop_guard(launch.grid[0]), width=32)
+                body += form(self, launch, launch.row, start, loop_guard(launch.grid[0]), *(("poly_b", part) if part else ()))
             text = "\n".join(body)
             if launch.row and launch.row.warps:
                 wtext = "\n".join(warps)
@@ -506,6 +506,7 @@ class Printer:
         return "\n".join(self.plain_kernel(launch, params, walked or text)), args
 
     def plain_kernel(self, launch: Launch, params: str, text: str) -> list[str]:
+        """A launch's `__global__` function around its body `text`."""
         bounds = f"__launch_bounds__({launch.strips.threads}) " if launch.strips else ""
         return [f"/* {self.describe(launch)} */", f"__global__ void {bounds}{launch.name}({params})",
                 "{", *self.waits(launch.name, launch.host_loops, params), text, "}"]
@@ -517,7 +518,7 @@ class Printer:
         start = "" if start == "0" else f"{start} + "
         index = f"  const int {l.var} = {start}(int)(blockIdx.x * blockDim.x + threadIdx.x);"
         declared = [f"  int {v};" for v in inner_vars] + [f"  {t} {web};" for web, t in locals_.items()]
-        return strips.kernel_body(self, launch, index, _guard(l), declared)
+        return strips.kernel_body(self, launch, index, loop_guard(l), declared)
 
     def thread_variables(self, launch: Launch) -> tuple[list[str], dict[str, str]]:
         """The loop variables a launch's threads declare, and its thread-local scalars' types."""
@@ -545,9 +546,9 @@ class Printer:
         if slab:                                          # before the guard: every thread meets its barrier
             (l, (lows, _)), = zip(launch.grid, box)
             start = min_expr(lows)
-            body += slabs.staging(self, launch, "" if start == "0" else f"{start} + ", _guard(l))
+            body += slabs.staging(self, launch, "" if start == "0" else f"{start} + ", loop_guard(l))
         if launch.grid:
-            guard = " && ".join(_guard(l) for l in launch.grid)
+            guard = " && ".join(loop_guard(l) for l in launch.grid)
             body.append(f"  if (!({guard}))")
             body.append(f"    {leave}")
             for var, expr, cond in launch.grid[-1].derived:   # a wavefront: the other index
@@ -577,7 +578,7 @@ class Printer:
                 lines.append(f"  const int poly_x = (int)({self.block_index(launch, ax)} * blockDim.x * {c} + threadIdx.x);")
             else:
                 lines.append(f"  const int {l.var} = {start}(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax});")
-        guard = " && ".join(_guard(l) for l in launch.grid)
+        guard = " && ".join(loop_guard(l) for l in launch.grid)
         decls = [f"      {t} {web};" for web, t in locals_.items()]
         each = decls + self.render_nodes(launch.body, "      ")
         return lines + [
@@ -713,7 +714,7 @@ class Printer:
         mine = f"{ok}[{tm}][{tn}]"
         # the statements around the loops, in order: lists of lines, each run for every point,
         # and lines that declare a stored value's registers (loads_first)
-        first, values = [[f"{mine} = {' && '.join(_guard(l) for l in launch.grid)};"]], []
+        first, values = [[f"{mine} = {' && '.join(loop_guard(l) for l in launch.grid)};"]], []
         flush = lambda items: [line for item in items for line in (points(item) if isinstance(item, list) else [item])]
         # stores held back (forward_stores): cell -> (its array, the register with its value)
         held: dict[str, tuple[str, str]] = {}
@@ -1414,7 +1415,6 @@ def _inner_loops(nodes) -> list[str]:
     return out
 
 
-_guard = loop_guard
 
 
 # -- around the ABI (ir/abi.py prints the ABI itself) ------------------------------------

@@ -109,7 +109,7 @@ def slab_of(p, launch) -> Slab | None:
             or any((launch.reduction, launch.scan, launch.banded, launch.running_max, launch.row_scan, launch.row,
                     launch.phases, launch.sweep, launch.private, launch.tiles, launch.transposed, launch.block_sum)):
         return None
-    if any(s.stmt.atomic for s in _statements(launch)):
+    if any(s.stmt.atomic for s in statements(launch)):
         return None
     rows, staged = _rows(p, launch) if p.opt.grid.rows else ((), frozenset())
     tables = _tables(p, launch) if p.opt.grid.tables else ()
@@ -118,7 +118,8 @@ def slab_of(p, launch) -> Slab | None:
     return Slab(rows, staged, p.target.shared_static, _registers(p, launch, rows, staged) if rows else (), tables)
 
 
-def _statements(launch) -> list[Stmt]:
+def statements(launch) -> list[Stmt]:
+    """The launch's statements, those of its loops too, in order."""
     return [n for n in launch.body if isinstance(n, Stmt)] + \
         [s for n in launch.body if not isinstance(n, Stmt) for s in n.statements()]
 
@@ -128,7 +129,7 @@ def _rows(p, launch) -> tuple[tuple[Rows, ...], frozenset]:
     prog, grid = p.an.program, launch.grid[0]
     if not identifiers(f"{grid.lower} {grid.upper}") <= set(prog.sizes):
         return (), frozenset()                        # rows that move with a host loop: not a box
-    stmts = _statements(launch)
+    stmts = statements(launch)
     arrays = {a.name: a for a in prog.kernel.arrays}
     inner = {v for s in stmts for v in s.stmt.loops} - {grid.var} - {l.var for l in launch.host_loops}
     known = set(prog.sizes) | {v for s in stmts for v in s.stmt.loops}
@@ -182,7 +183,7 @@ def _tables(p, launch) -> tuple[Table, ...]:
     from the copy), of known extents (a buffer, not a pointwise register: contract.py) and not,
     at a constant extent, larger than the limit alone."""
     prog, grid = p.an.program, launch.grid[0]
-    stmts = _statements(launch)
+    stmts = statements(launch)
     written = {w.name for s in stmts for w in s.stmt.writes()}
     inner = {v for s in stmts for v in s.stmt.loops} - {grid.var} - {l.var for l in launch.host_loops}
     arrays = {a.name: (a.dtype, tuple(a.shape)) for a in prog.kernel.arrays if a.name not in prog.locals}

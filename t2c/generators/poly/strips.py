@@ -23,7 +23,7 @@ from ...analysis.model import base_and_subscripts, parse_expr
 from ...ir.csyntax import cprint
 from ...ir.kernel import DTYPES
 from .ctext import array_refs, identifiers, loop_guard, offset_text, rewrite, substitute
-from .slabs import loop_key
+from .slabs import loop_key, statements
 
 #: the fewest iterations a strip runs where the shared memory limit shortens it
 LEAST_WIDTH = 8
@@ -95,8 +95,7 @@ def strips_of(p, launch) -> Strips | None:
             or any((launch.reduction, launch.scan, launch.banded, launch.running_max, launch.row_scan, launch.row,
                     launch.phases, launch.sweep, launch.private, launch.tiles, launch.transposed, launch.block_sum)):
         return None
-    stmts = [n for n in launch.body if isinstance(n, Stmt)] + \
-        [s for n in launch.body if isinstance(n, Loop) for s in n.statements()]
+    stmts = statements(launch)
     if any(s.stmt.atomic for s in stmts):
         return None
     g = launch.grid[0].var
@@ -112,8 +111,7 @@ def strips_of(p, launch) -> Strips | None:
     width = o.width
     while True:
         walks = tuple(w for w in (_walk(p, n, g, arrays, written, own, o.threads, width, o.ahead) for n in loops) if w)
-        size = max((sum(_tile_bytes(t, o.threads, width) * (2 if t.ahead else 1) for t in w.tiles) for w in walks),
-                   default=0)
+        size = max((sum(_tile_bytes(t, o.threads, width) for t in w.tiles) for w in walks), default=0)
         if size <= p.target.shared_static or width <= LEAST_WIDTH:
             break
         width //= 2
@@ -194,7 +192,7 @@ def _walk(p, loop: Loop, g: str, arrays: dict, written: set, own: set, threads: 
         t = Tile(name, arrays[name].dtype, (min(ds), max(ds)), (min(es + [0] * stored), max(es + [0] * stored)),
                  loaded, stored, at, ahead and loaded and not stored, down)
         tiles.append(t)
-        at += _tile_bytes(t, threads, width) * (2 if t.ahead else 1)
+        at += _tile_bytes(t, threads, width)
     # down a column the loads are coalesced already; a loop that stores nothing (its updated cell
     # in a register) lets the compiler issue them ahead itself: copies would only add barriers
     if all(t.down for t in tiles) and p.accumulator_parts(loop) is not None:
@@ -219,8 +217,9 @@ def _index(t: Tile, threads: int, width: int, d: str, e: str) -> str:
 
 
 def _tile_bytes(t: Tile, threads: int, width: int) -> int:
+    """The tile's bytes in the buffer (32-byte aligned), both copies of one copied ahead."""
     rows, _, stride = _shape(t, threads, width)
-    return (rows * stride * DTYPES[t.dtype][0] + 31) // 32 * 32
+    return (rows * stride * DTYPES[t.dtype][0] + 31) // 32 * 32 * (2 if t.ahead else 1)
 
 
 # -- the kernel -----------------------------------------------------------------------------
