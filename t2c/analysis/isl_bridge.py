@@ -12,6 +12,7 @@ per kernel. docs/poly.md, "The model and its normalizations".
 """
 from __future__ import annotations
 
+import itertools
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -367,26 +368,64 @@ class Model:
             return False
         return box.intersect_params(self.context).is_equal(isl.Set(self._set(s)).intersect_params(self.context))
 
-    def tile_order(self, deps: isl.UnionMap, order) -> bool:
+    def tile_order(self, deps: isl.UnionMap, order, skew=None) -> bool:
         """Whether the statements `order` (all with the same number of iterators) may run in
         tiles of their iterators, a tile's points by any order that grows in every iterator:
         each dependence among them goes to an instance no smaller in any iterator (distances
         componentwise >= 0: the band is fully permutable), and one between two instances of
-        the same iteration goes from the earlier statement of `order` to the later."""
+        the same iteration goes from the earlier statement of `order` to the later.  With
+        `skew` (rows of integers, one per iterator) the iterators are first mapped to
+        coordinate k = sum of skew[k][m] * iterator m, and the question is about those."""
+        k = self._band_depth(order)
+        if k is None:
+            return False
+        rows = skew or tuple(tuple(int(m == n) for m in range(k)) for n in range(k))
+        return self._none_back(deps, order, [self._row_back(r) for r in rows], True)
+
+    def tile_skew(self, deps: isl.UnionMap, order, most: int = 3) -> tuple | None:
+        """The least unit lower-triangular skew (entries 0..`most` below the diagonal, fewest in
+        sum first, row by row) under which `tile_order` holds; None where none does.  Coordinate
+        k of an instance is iterator k plus skew[k][m] times each iterator m before it."""
+        k = self._band_depth(order)
+        if k is None:
+            return None
+        rows = []
+        for n in range(k):
+            tail = (1,) + (0,) * (k - n - 1)
+            for head in sorted(itertools.product(range(most + 1), repeat=n), key=sum):
+                if self._none_back(deps, order, [self._row_back(head + tail)], False):
+                    rows.append(head + tail)
+                    break
+            else:
+                return None
+        return tuple(rows) if self.tile_order(deps, order, tuple(rows)) else None
+
+    def _band_depth(self, order) -> int | None:
+        """The statements' common number of iterators, None where they differ."""
+        depths = {len(self.specs[s].loops) for s in order}
+        return depths.pop() if len(depths) == 1 else None
+
+    @staticmethod
+    def _row_back(row) -> str:
+        """The isl condition that a dependence x -> y goes back along coordinate `row`."""
+        return " + ".join(f"{c} * (y{m} - x{m})" for m, c in enumerate(row) if c) + " < 0"
+
+    def _none_back(self, deps: isl.UnionMap, order, backs: list[str], same: bool) -> bool:
+        """Whether no dependence among `order` meets any of the conditions `backs` (over x, the
+        source's iterators, and y, the target's), nor, with `same`, goes from a statement to an
+        earlier one of `order` (or itself) in the same iteration."""
         for n, src in enumerate(order):
             for m, dst in enumerate(order):
                 d = self.between(deps, [src], [dst])
                 if d.is_empty():
                     continue
                 k = len(self.specs[src].loops)
-                if len(self.specs[dst].loops) != k:
-                    return False
                 xs, ys = [f"x{i}" for i in range(k)], [f"y{i}" for i in range(k)]
                 pair = f"{src}[{', '.join(xs)}] -> {dst}[{', '.join(ys)}]"
-                back = [" or ".join(f"{y} < {x}" for x, y in zip(xs, ys)) or "false"]
-                if n >= m:                             # the same iteration: only forward in `order`
-                    back.append(" and ".join(f"{y} = {x}" for x, y in zip(xs, ys)) or "true")
-                for cond in back:
+                conds = list(backs)
+                if same and n >= m:                    # the same iteration: only forward in `order`
+                    conds.append(" and ".join(f"{y} = {x}" for x, y in zip(xs, ys)) or "true")
+                for cond in conds:
                     if not d.intersect(isl.UnionMap(self.head + f"{{ {pair} : {cond} }}")).is_empty():
                         return False
         return True

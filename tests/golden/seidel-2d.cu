@@ -3,19 +3,16 @@
 // Mapping: parallel loops become grid dimensions (the one indexing the contiguous
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
-//   host loop wave: a wavefront; the instances on one diagonal are independent, so each value of wave is one launch of parallel work.
-//   seidel_2d_update_A: one thread per (t, i): t -> x, i -> y. Launched once per host iteration of wave.
-//   ... host loop wave keeps a launch per iteration (no time tiles): a wavefront.
+//   host loop tile_wave: a tiled wavefront; the tiles on one diagonal of tiles are independent, so each value of it is one launch of a block per tile.
+//   seidel_2d_tiles_A: a block of 32 threads per tile of 4 x 32 x 64 cells of (t, t + i, 2 * t + i + j) on one diagonal of tiles; thread l takes the tile's i coordinate l and walks its (t, j) coordinates, one step behind thread l - 1, with a barrier between two steps. Launched once per host iteration of tile_wave.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
+// Skewed tiles: the dependences of the (t, i, j) band point forward in every coordinate of (t, t + i, 2 * t + i + j), so it runs in tiles of 4 x 32 x 64 of those: a launch per diagonal of tiles instead of one per diagonal of cells.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
-static __host__ __device__ inline int poly_floord(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
-static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -55,36 +52,51 @@ static __device__ __forceinline__ void poly_wait()
 #endif
 }
 
-/* seidel_2d_update_A: one thread per (t, i): t -> x, i -> y. Launched once per host iteration of wave. */
-__global__ void seidel_2d_update_A(int tsteps, int n, double *A, int wave, unsigned poly_blocks_y)
+/* seidel_2d_tiles_A: a block of 32 threads per tile of 4 x 32 x 64 cells of (t, t + i, 2 * t + i + j) on one diagonal of tiles; thread l takes the tile's i coordinate l and walks its (t, j) coordinates, one step behind thread l - 1, with a barrier between two steps. Launched once per host iteration of tile_wave. */
+__global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, double *A, int tile_wave)
 {
   poly_wait();   /* the launch before this one has finished */
-  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int t = poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2) + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    const int i = poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2) + (int)(poly_by * blockDim.y + threadIdx.y);
-    if (!(t >= poly_max(0, -n + (n + wave + 1) / 4 + 2) && t < poly_min(tsteps, (wave + 1) / 4) && i >= poly_max(1, -n - 2 * t + (n + wave + 1) / 2 + 1) && i < poly_min(n - 1, -2 * t + (wave + 1) / 2)))
-      continue;
+  const int poly_x2 = poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1)) + (int)blockIdx.x;
+  const int poly_x1 = poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1)) + (int)blockIdx.y;
+  const int poly_x0 = tile_wave - poly_x1 - poly_x2;   /* the tile's first coordinate: its diagonal */
+  if (poly_x0 < 0 || poly_x0 > poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1)
+    return;
+  const int poly_o0 = poly_x0 * 4;
+  const int poly_o1 = 1 + poly_x1 * 32;
+  const int poly_o2 = 2 + poly_x2 * 64;
+  /* each loop's range over the tile (an interval around it): none, no cell */
+  const int poly_lo0 = poly_max(0, poly_o0), poly_hi0 = poly_min(tsteps - 1, poly_o0 + 3);
+  const int poly_lo1 = poly_max(1, poly_o1 - poly_hi0), poly_hi1 = poly_min(n - 2, poly_o1 + 31 - poly_lo0);
+  const int poly_lo2 = poly_max(1, poly_o2 - 2 * poly_hi0 - poly_hi1), poly_hi2 = poly_min(n - 2, poly_o2 + 63 - 2 * poly_lo0 - poly_lo1);
+  if (poly_lo0 > poly_hi0 || poly_lo1 > poly_hi1 || poly_lo2 > poly_hi2)
+    return;
+  for (int poly_step = 0; poly_step < 287; poly_step++)   /* lane l: its cell poly_step - l */
+  {
+    const int poly_r = poly_step - (int)threadIdx.x;
+    if (poly_r >= 0 && poly_r < 256)
     {
-      const int j = (wave - (4 * t)) - (2 * i);
-      A[(i * n) + j] = ((((((((A[((i - 1) * n) + (j - 1)] + A[((i - 1) * n) + j]) + A[((i - 1) * n) + (j + 1)]) + A[(i * n) + (j - 1)]) + A[(i * n) + j]) + A[(i * n) + (j + 1)]) + A[((i + 1) * n) + (j - 1)]) + A[((i + 1) * n) + j]) + A[((i + 1) * n) + (j + 1)]) / 9.0;
+      const int t = poly_o0 + poly_r / 64;
+      const int i = poly_o1 + (int)threadIdx.x - t;
+      const int j = poly_o2 + poly_r % 64 - 2 * t - i;
+      if (t >= 0 && t <= tsteps - 1 && i >= 1 && i <= n - 2 && j >= 1 && j <= n - 2)
+      {
+        A[(i * n) + j] = ((((((((A[((i - 1) * n) + (j - 1)] + A[((i - 1) * n) + j]) + A[((i - 1) * n) + (j + 1)]) + A[(i * n) + (j - 1)]) + A[(i * n) + j]) + A[(i * n) + (j + 1)]) + A[((i + 1) * n) + (j - 1)]) + A[((i + 1) * n) + j]) + A[((i + 1) * n) + (j + 1)]) / 9.0;
+      }
     }
+    __syncwarp();
   }
 }
 
 extern "C" void kernel_seidel_2d_device(int tsteps, int n, double *A)
 {
-  int wave;
-  for (wave = 3; wave < 4 * tsteps + 3 * n - 9; wave++)
+  int tile_wave;
+  for (tile_wave = 0; tile_wave <= poly_max(0, ((tsteps - 1) + 1 + 3) / 4) + poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) + poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 3; tile_wave++)
   {
     {
-      const int extent_x = poly_max(poly_floord(wave + 1, 4) - 1, tsteps - 1) - (poly_min(0, wave - poly_floord(3 * n + 3 * wave + 2, 4) + 2)) + 1;   /* t */
-      const int extent_y = poly_max(poly_max(n - 2, n - 3), poly_floord(wave + 1, 2) - 1) - (poly_min(poly_min(-2 * tsteps + wave - poly_floord(n + wave, 2) + 3, 1), 2)) + 1;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
-        dim3 block(32, 8);
-        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), seidel_2d_update_A, tsteps, n, A, wave, poly_blocks_y);
-      }
+      const int poly_blocks2 = poly_min(poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1)) + 1;   /* tiles along coordinate 2 on this diagonal */
+      const int poly_blocks1 = poly_min(poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1)) + 1;   /* tiles along coordinate 1 on this diagonal */
+      if (poly_blocks2 > 0 && poly_blocks1 > 0)
+        cudaLaunchKernelEx(poly_after(dim3(poly_blocks2, poly_blocks1), 32, 0).at(), seidel_2d_tiles_A, tsteps, n, A, tile_wave);
     }
   }
 }

@@ -79,9 +79,18 @@ class Loops:
 
 
 @dataclass(frozen=True)
+class Skewed:
+    """A band of in-place sweeps in skewed tiles, a block per tile walking it in lanes (wavetiles.SkewWave)."""
+    lanes: int = option(32, {"block": [64]})          # tile extent along the lanes' coordinate: threads per block
+    walk: int = option(64, {"launch": [32, 128]})     # tile extent along the innermost coordinate
+    outer: int = option(4, {"launch": [2, 8]})        # tile extent along the time coordinate of a 3-d band
+
+
+@dataclass(frozen=True)
 class Wavefront:
-    """Carried 2-d bands skewed into host waves of parallel work (transform.wavefront, wavetiles.py)."""
+    """Carried bands skewed into host waves of parallel work (transform.wavefront, wavetiles.py)."""
     tile: int | None = option(32, {"launch": [64, 16], "pass": [None]})   # T x T tiles; None: a launch per cell diagonal
+    skewed: Skewed | None = option(Skewed(), {"pass": [None]})   # bands whose tiles need a skew, or of 3 loops; None: a launch per cell diagonal
 
 
 @dataclass(frozen=True)

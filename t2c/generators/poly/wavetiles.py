@@ -1,24 +1,30 @@
-"""Tiled wavefronts: a 2-d dynamic program as a launch per diagonal of tiles, not of cells.
+"""Tiled wavefronts: a carried band as a launch per diagonal of tiles, not of cells.
 
     tiled(analysis, plan, options) -> Plan  (lower.final_plan)
 
 Takes a plan whose top-level `wave` host loop runs one launch over a diagonal of cells, or one
-thread running two nested loops; gives a `TileWave` record: a host loop over diagonals of T x T
-tiles (`wavefront.tile`), a block of T threads per tile, its cells by diagonals between
-barriers. Taken when each statement fills one rectangle bounded by the sizes, its scalars live
-on the host or in a cell's register, and every dependence points to a cell no smaller in either
-index (`Model.tile_order`); else the plan is unchanged. docs/poly.md, "Tiled wavefronts".
+thread running two nested loops. Each statement must fill one box bounded by the sizes, its
+scalars live on the host or in a cell's register. Gives, where the dependences allow:
+- `TileWave` (`wavefront.tile`): a 2-d band whose every dependence points to a cell no smaller
+  in either index (`Model.tile_order`): a host loop over diagonals of T x T tiles, a block of T
+  threads per tile, its cells by diagonals between barriers;
+- `SkewWave` (`wavefront.skewed`): a band of 2 or 3 loops (in-place sweeps inside a time loop:
+  Gauss-Seidel, SOR) whose dependences point forward in every coordinate once the loops are
+  skewed (`Model.tile_skew`): tiles of the skewed coordinates, a host loop over their diagonals,
+  a block per tile whose threads (lanes) walk the tile's other coordinates one step apart.
+Else the plan is unchanged. docs/poly.md, "Tiled wavefronts".
 """
 from __future__ import annotations
 
 import dataclasses
 import re
 from dataclasses import dataclass
+from math import prod
 
 from ...analysis import Analysis, Loop, Stmt
 from .ctext import WORD, extent_text, names_used
 from .mapping import HostLoop, Launch, Plan
-from .options import PolyOptions
+from .options import PolyOptions, Skewed
 from .transform import WAVE
 
 TILE_WAVE = "tile_wave"
@@ -37,23 +43,70 @@ class TileWave:
         return f"poly_max(0, ({extent_text(hi, lo)} + {self.size - 1}) / {self.size})"
 
 
+@dataclass(frozen=True)
+class SkewWave:
+    loops: tuple                     # (var, first, last) per loop of the band, outermost first: C text over the sizes
+    skew: tuple                      # rows of ints: coordinate k = sum of skew[k][m] * loop m (unit lower-triangular)
+    sizes: tuple                     # a tile's extent along each coordinate; sizes[-2]: lanes, the block's threads
+    body: tuple                      # Stmt: the program's statements (no isl placement), a cell's order
+
+    @property
+    def lanes(self) -> int:
+        return self.sizes[-2]
+
+    @property
+    def walk(self) -> int:
+        """The cells each lane walks in a tile: the product of the other coordinates' extents."""
+        return prod(self.sizes) // self.lanes
+
+    def low(self, k: int) -> str:
+        """C text: the least value of coordinate k over the band (the skew's entries are >= 0)."""
+        return _combination(self.skew[k], [lo for _, lo, _ in self.loops])
+
+    def count(self, k: int) -> str:
+        """C text: the number of tiles along coordinate k."""
+        high = _combination(self.skew[k], [hi for _, _, hi in self.loops])
+        return f"poly_max(0, ({extent_text(high, self.low(k))} + {self.sizes[k] - 1}) / {self.sizes[k]})"
+
+    def first(self, k: int) -> str:
+        """C text: the least tile index along coordinate k (k > 0) on diagonal TILE_WAVE."""
+        others = " - ".join(f"({self.count(m)} - 1)" for m in range(len(self.sizes)) if m != k)
+        return f"poly_max(0, {TILE_WAVE} - {others})"
+
+    def blocks(self, k: int) -> str:
+        """C text: the tiles along coordinate k (k > 0) on diagonal TILE_WAVE: a block each."""
+        return f"poly_min({self.count(k)} - 1, {TILE_WAVE}) - {self.first(k)} + 1"
+
+
 def tiled(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
     """The plan with each top-level band that allows it in tiles (module docstring)."""
-    if options.wavefront.tile is None:
+    wf = options.wavefront
+    if wf.tile is None and wf.skewed is None:
         return plan
     items, launches = list(plan.items), list(plan.launches)
     for pos, it in enumerate(items):
         old = _band_launch(it)
-        tw = old and tile_wave_of(an, plan, old, options.wavefront.tile)
-        if not tw:
+        tw = old and wf.tile and tile_wave_of(an, plan, old, wf.tile)
+        sw = not tw and old and wf.skewed and isinstance(it, HostLoop) and skew_wave_of(an, plan, old, wf.skewed)
+        if not (tw or sw):
             continue
-        ta, tb = tw.count(tw.rows), tw.count(tw.cols)
-        last = f"{ta} + {tb} - 2"
+        if tw:
+            ta, tb = tw.count(tw.rows), tw.count(tw.cols)
+            last = f"{ta} + {tb} - 2"
+        else:
+            last = " + ".join(sw.count(k) for k in range(len(sw.sizes))) + f" - {len(sw.sizes)}"
         loop = Loop(TILE_WAVE, "0", last, 1, [], init=f"{TILE_WAVE} = 0", cond=f"{TILE_WAVE} <= {last}",
                     next=f"{TILE_WAVE}++")
-        new = Launch([], {}, list(tw.body), [loop], tiles=tw)
+        new = Launch([], {}, list((tw or sw).body), [loop], tiles=tw or sw)
         items[pos] = HostLoop(loop, [new])
         launches[next(n for n, l in enumerate(launches) if l is old)] = new
+        if sw:
+            names = ", ".join(v for v, _, _ in sw.loops)
+            plan.notes.append(f"Skewed tiles: the dependences of the ({names}) band point forward in every "
+                              f"coordinate of ({_coordinates(sw)}), so it runs in tiles of "
+                              f"{' x '.join(map(str, sw.sizes))} of those: a launch per diagonal of tiles "
+                              f"instead of one per diagonal of cells.")
+            continue
         was = "diagonal of cells" if isinstance(it, HostLoop) else "thread running the whole band"
         plan.notes.append(f"Tiles: the dependences of the ({tw.rows[0]}, {tw.cols[0]}) band never point to "
                           f"a smaller {tw.rows[0]} or {tw.cols[0]}, so it runs in {tw.size} x {tw.size} tiles: "
@@ -62,13 +115,13 @@ def tiled(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
 
 
 def _band_launch(item) -> Launch | None:
-    """The launch of a top-level plan item that is a 2-d band of statements: a wavefront (a host
+    """The launch of a top-level plan item that is a band of statements: a wavefront (a host
     loop `wave` around one launch whose threads run statements) or one thread running two
     perfectly nested loops of statements (a band whose private scalars kept it from skewing)."""
     if isinstance(item, HostLoop) and item.loop.var == WAVE and len(item.items) == 1 \
             and isinstance(item.items[0], Launch):
         launch = item.items[0]
-        return launch if len(launch.grid) == 1 and launch.host_loops == [item.loop] else None
+        return launch if launch.grid and launch.host_loops == [item.loop] else None
     if isinstance(item, Launch) and not item.grid and not item.host_loops and len(item.body) == 1:
         outer = item.body[0]
         inner = outer.body[0] if isinstance(outer, Loop) and len(outer.body) == 1 else None
@@ -77,15 +130,17 @@ def _band_launch(item) -> Launch | None:
     return None
 
 
-def tile_wave_of(an: Analysis, plan: Plan, launch: Launch, size: int) -> TileWave | None:
-    """The launch's band as tiles of `size`, or None where the module's conditions fail."""
+def _band(an: Analysis, plan: Plan, launch: Launch):
+    """(statements, their names, their loops, each loop's (first, last)) of a launch whose
+    statements share their loops, fill a box over the sizes and keep their scalars on the host
+    or in one cell's thread; None otherwise."""
     nodes = launch.statements()
     if not nodes:
         return None
     stmts = [an.program.statement(n) for n in nodes]
     names = [s.name for s in stmts]
     loops = stmts[0].loops
-    if len(loops) != 2 or any(s.loops != loops for s in stmts):
+    if any(s.loops != loops for s in stmts):
         return None
     for (s, _), w in an.web_of.items():         # a scalar lives in one cell's thread, or on the host
         where = plan.storage.get(w)
@@ -95,20 +150,56 @@ def tile_wave_of(an: Analysis, plan: Plan, launch: Launch, size: int) -> TileWav
     if TILE_WAVE in taken or any(t.startswith("poly_") for t in taken):
         return None
     bounds = an.model.band_bounds(names, (), loops)
-    if bounds is None or loops[0] in WORD.findall(" ".join(bounds[1])):
-        return None                                  # not a rectangle: a triangle's rows move
+    if bounds is None or set(loops) & set(WORD.findall(" ".join(b for lh in bounds for b in lh))):
+        return None                                  # not a box: a triangle's rows move
     if not all(an.model.fills_box(s, bounds) for s in names):
         return None
-    if not an.model.tile_order(an.all_deps, names):
+    return stmts, names, loops, bounds
+
+
+def tile_wave_of(an: Analysis, plan: Plan, launch: Launch, size: int) -> TileWave | None:
+    """The launch's band as tiles of `size`, or None where the module's conditions fail."""
+    band = _band(an, plan, launch)
+    if not band or len(band[2]) != 2 or not an.model.tile_order(an.all_deps, band[1]):
         return None
-    (a, b), ((alo, ahi), (blo, bhi)) = loops, bounds
+    stmts, _, (a, b), ((alo, ahi), (blo, bhi)) = band
     return TileWave((a, alo, ahi), (b, blo, bhi), size, tuple(Stmt(s) for s in stmts))
+
+
+def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed) -> SkewWave | None:
+    """The launch's band of 2 or 3 loops as skewed tiles, or None (module docstring)."""
+    band = _band(an, plan, launch)
+    if not band or len(band[2]) not in (2, 3):
+        return None
+    stmts, names, loops, bounds = band
+    skew = an.model.tile_skew(an.all_deps, names)
+    if skew is None:
+        return None
+    sizes = (sk.lanes, sk.walk) if len(loops) == 2 else (sk.outer, sk.lanes, sk.walk)
+    return SkewWave(tuple((v, lo, hi) for v, (lo, hi) in zip(loops, bounds)), skew, sizes,
+                    tuple(Stmt(s) for s in stmts))
+
+
+def _combination(row, texts) -> str:
+    """C text: the sum of row[m] * texts[m]."""
+    const = sum(c * int(t) for c, t in zip(row, texts) if re.fullmatch(r"-?\d+", t.strip()))
+    terms = [(t if c == 1 else f"{c} * {t}") if re.fullmatch(r"\w+", t) else (f"({t})" if c == 1 else f"{c} * ({t})")
+             for c, t in zip(row, texts) if c and not re.fullmatch(r"-?\d+", t.strip())]
+    return " + ".join(terms + [str(const)] * bool(const or not terms))
+
+
+def _coordinates(sw: SkewWave) -> str:
+    """The skewed coordinates in words: `t, t + i, 2 * t + i + j`."""
+    names = [v for v, _, _ in sw.loops]
+    return ", ".join(" + ".join(v if c == 1 else f"{c} * {v}" for c, v in zip(row, names) if c) for row in sw.skew)
 
 
 # -- printing -------------------------------------------------------------------------------
 
 def kernel(p, launch: Launch) -> tuple[str, list[str]]:
     """The tile kernel (p: the cuda Printer) and its argument names."""
+    if isinstance(launch.tiles, SkewWave):
+        return _skew_kernel(p, launch, launch.tiles)
     tw: TileWave = launch.tiles
     (a, alo, ahi), (b, blo, bhi), t = tw.rows, tw.cols, tw.size
     names = {s.stmt.name for s in tw.body}
@@ -137,6 +228,8 @@ def kernel(p, launch: Launch) -> tuple[str, list[str]]:
 
 
 def launch_code(p, launch: Launch, args: list[str], indent: str) -> list[str]:
+    if isinstance(launch.tiles, SkewWave):
+        return _skew_launch_code(p, launch, launch.tiles, args, indent)
     tw: TileWave = launch.tiles
     first = f"poly_max(0, {TILE_WAVE} - ({tw.count(tw.cols)} - 1))"
     last = f"poly_min({tw.count(tw.rows)} - 1, {TILE_WAVE})"
@@ -148,6 +241,13 @@ def launch_code(p, launch: Launch, args: list[str], indent: str) -> list[str]:
 
 
 def describe(launch: Launch) -> str:
+    if isinstance(launch.tiles, SkewWave):
+        sw = launch.tiles
+        walked = ", ".join(v for k, (v, _, _) in enumerate(sw.loops) if k != len(sw.loops) - 2)
+        return (f"{launch.name}: a block of {sw.lanes} threads per tile of {' x '.join(map(str, sw.sizes))} cells "
+                f"of ({_coordinates(sw)}) on one diagonal of tiles; thread l takes the tile's "
+                f"{sw.loops[-2][0]} coordinate l and walks its ({walked}) coordinates, one step behind "
+                f"thread l - 1, with a barrier between two steps. Launched once per host iteration of {TILE_WAVE}.")
     tw: TileWave = launch.tiles
     a, b, t = tw.rows[0], tw.cols[0], tw.size
     return (f"{launch.name}: a block of {t} threads per {t} x {t} tile of ({a}, {b}) on one diagonal of tiles; "
@@ -159,3 +259,69 @@ def _plus(text: str) -> str:
     """`text + ` to prefix a sum with, nothing for 0."""
     t = text.strip()
     return "" if t == "0" else (f"{t} + " if re.fullmatch(r"\w+", t) else f"({t}) + ")
+
+
+def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
+    """The skewed tile kernel: the block's tile on this diagonal, its bounds test, the walk."""
+    d, lane = len(sw.sizes), len(sw.sizes) - 2
+    axes = {k: "xyz"[d - 1 - k] for k in range(1, d)}        # tile index k > 0 per grid axis
+    body = [f"  const int poly_x{k} = {sw.first(k)} + (int)blockIdx.{axes[k]};" for k in range(d - 1, 0, -1)]
+    rest = " - ".join(f"poly_x{k}" for k in range(1, d))
+    body += [f"  const int poly_x0 = {TILE_WAVE} - {rest};   /* the tile's first coordinate: its diagonal */",
+             f"  if (poly_x0 < 0 || poly_x0 > {sw.count(0)} - 1)",
+             "    return;"]
+    body += [f"  const int poly_o{k} = {_plus(sw.low(k))}poly_x{k} * {sw.sizes[k]};" for k in range(d)]
+    body.append("  /* each loop's range over the tile (an interval around it): none, no cell */")
+    empty = []
+    for k, (_, lo, hi) in enumerate(sw.loops):
+        below = [(c, m) for m, c in enumerate(sw.skew[k][:k]) if c]
+        least = "".join(f" - {_times(c, f'poly_hi{m}')}" for c, m in below)
+        most = "".join(f" - {_times(c, f'poly_lo{m}')}" for c, m in below)
+        body.append(f"  const int poly_lo{k} = poly_max({lo}, poly_o{k}{least}), "
+                    f"poly_hi{k} = poly_min({hi}, poly_o{k} + {sw.sizes[k] - 1}{most});")
+        empty.append(f"poly_lo{k} > poly_hi{k}")
+    body += [f"  if ({' || '.join(empty)})", "    return;"]
+    names = {s.stmt.name for s in sw.body}
+    body += [f"  {p.web_type[w]} {w};" for (s, _), w in p.an.web_of.items()
+             if s in names and p.plan.storage[w] == "local"]
+    walked = [k for k in range(d) if k != lane]
+    place, scale = {}, 1
+    for k in reversed(walked):                       # the walk's index: the last coordinate fastest
+        step = f"poly_r / {scale}" if scale > 1 else "poly_r"
+        place[k] = f"{step} % {sw.sizes[k]}" if k != walked[0] else step
+        scale *= sw.sizes[k]
+    place[lane] = "(int)threadIdx.x"
+    barrier = "__syncwarp();" if sw.lanes == 32 else "__syncthreads();"
+    inside = " && ".join(f"{v} >= {lo} && {v} <= {hi}" for v, lo, hi in sw.loops)
+    body += [f"  for (int poly_step = 0; poly_step < {sw.walk + sw.lanes - 1}; poly_step++)   /* lane l: its cell poly_step - l */",
+             "  {",
+             "    const int poly_r = poly_step - (int)threadIdx.x;",
+             f"    if (poly_r >= 0 && poly_r < {sw.walk})",
+             "    {"]
+    for k, (v, _, _) in enumerate(sw.loops):
+        back = "".join(f" - {_times(c, sw.loops[m][0])}" for m, c in enumerate(sw.skew[k][:k]) if c)
+        body.append(f"      const int {v} = poly_o{k} + {place[k]}{back};")
+    body += [f"      if ({inside})", "      {", *p.render_nodes(list(sw.body), "        "), "      }",
+             "    }", f"    {barrier}", "  }"]
+    text = "\n".join(body)
+    args = p.kernel_args(launch, names_used(text))
+    params = ", ".join(p.param_decl(x, launch) for x in args)
+    return "\n".join([f"/* {describe(launch)} */",
+                      f"__global__ void __launch_bounds__({sw.lanes}) {launch.name}({params})", "{",
+                      *p.waits(launch.name, launch.host_loops, params), text, "}"]), args
+
+
+def _skew_launch_code(p, launch: Launch, sw: SkewWave, args: list[str], indent: str) -> list[str]:
+    d = len(sw.sizes)
+    counts = [f"poly_blocks{k}" for k in range(d - 1, 0, -1)]     # x, then y
+    grid = counts[0] if d == 2 else f"dim3({', '.join(counts)})"
+    return [f"{indent}{{",
+            *(f"{indent}  const int poly_blocks{k} = {sw.blocks(k)};   /* tiles along coordinate {k} on this diagonal */"
+              for k in range(d - 1, 0, -1)),
+            f"{indent}  if ({' && '.join(f'{c} > 0' for c in counts)})",
+            f"{indent}    {p.launch_line(launch.name, (grid, str(sw.lanes)), ', '.join(args), launch.host_loops)}",
+            f"{indent}}}"]
+
+
+def _times(c: int, text: str) -> str:
+    return text if c == 1 else f"{c} * {text}"
