@@ -56,7 +56,7 @@ def test_a_time_loop_of_grid_launches_becomes_one_cooperative_launch(path, group
 
 @pytest.mark.parametrize("path, var, reason", [
     (f"{STENCILS}/jacobi-1d/jacobi-1d.c", "t", "it runs in time tiles (timetiles.py)"),
-    (f"{STENCILS}/seidel-2d/seidel-2d.c", "wave", "a wavefront: many short diagonals, a barrier of the whole grid each"),
+    (f"{STENCILS}/seidel-2d/seidel-2d.c", "tile_wave", "a wavefront: many short diagonals, a barrier of the whole grid each"),
     ("corpora/polybench/linear-algebra/solvers/gramschmidt/gramschmidt.c", "k", "gramschmidt_reduce_R: a reduction"),
 ])
 def test_refused_loops_keep_their_launches_and_say_why(path, var, reason):
