@@ -71,6 +71,16 @@ def _heat1d(u, v, r, tsteps):
     return {"u": u, "v": v}
 
 
+def _gauss_seidel2d(u, b, sweeps):
+    """In place, point by point in row order: north and west neighbours already of this sweep."""
+    u = u.copy()
+    for _ in range(sweeps):
+        for i in range(1, u.shape[0] - 1):
+            for j in range(1, u.shape[1] - 1):
+                u[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] + b[i, j])
+    return {"u": u}
+
+
 def _life(cur, nxt, tsteps):
     cur, nxt = cur.copy(), nxt.copy()
     for _ in range(tsteps):
@@ -277,6 +287,7 @@ NUMPY = {
     "cumsum_rows": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
     "running_total": lambda a, s: {"Y": np.cumsum(a["X"], axis=1)},
     "iir2_rows": lambda a, s: _iir2(a["X"]),
+    "gauss_seidel2d": lambda a, s: _gauss_seidel2d(a["u"], a["b"], s["sweeps"]),
     "attention": lambda a, s: _attention(a["Q"], a["K"], a["V"], s["d"]),
     "embedding_gather": lambda a, s: {"out": a["table"][a["ids"]]},
     "upsample_nearest": lambda a, s: {"y": a["x"].repeat(2, axis=1).repeat(2, axis=2)},
