@@ -143,6 +143,7 @@ VARIANTS = {
     "strips 16 wide": {"grid.strips.width": 16},
     "strips 64 wide": {"grid.strips.width": 64},
     "no skewed tiles": {"wavefront.skewed": None},
+    "skewed no window": {"wavefront.skewed.window": False},
     "skewed walk 32": {"wavefront.skewed.walk": 32},
     "skewed walk 128": {"wavefront.skewed.walk": 128},
     "skewed outer 2": {"wavefront.skewed.outer": 2},

@@ -70,6 +70,15 @@ __global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, doubl
   const int poly_lo2 = poly_max(1, poly_o2 - 2 * poly_hi0 - poly_hi1), poly_hi2 = poly_min(n - 2, poly_o2 + 63 - 2 * poly_lo0 - poly_lo1);
   if (poly_lo0 > poly_hi0 || poly_lo1 > poly_hi1 || poly_lo2 > poly_hi2)
     return;
+  double poly_w0_m1;
+  double poly_w0_p0;
+  double poly_w0_p1;
+  double poly_w1_m1;
+  double poly_w1_p0;
+  double poly_w1_p1;
+  double poly_w2_m1;
+  double poly_w2_p0;
+  double poly_w2_p1;
   for (int poly_step = 0; poly_step < 287; poly_step++)   /* lane l: its cell poly_step - l */
   {
     const int poly_r = poly_step - (int)threadIdx.x;
@@ -80,7 +89,28 @@ __global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, doubl
       const int j = poly_o2 + poly_r % 64 - 2 * t - i;
       if (t >= 0 && t <= tsteps - 1 && i >= 1 && i <= n - 2 && j >= 1 && j <= n - 2)
       {
-        A[(i * n) + j] = ((((((((A[((i - 1) * n) + (j - 1)] + A[((i - 1) * n) + j]) + A[((i - 1) * n) + (j + 1)]) + A[(i * n) + (j - 1)]) + A[(i * n) + j]) + A[(i * n) + (j + 1)]) + A[((i + 1) * n) + (j - 1)]) + A[((i + 1) * n) + j]) + A[((i + 1) * n) + (j + 1)]) / 9.0;
+        if (!(poly_r % 64 > 0 && j - 1 >= 1))   /* this lane's last cell was not the one before: fill the windows */
+        {
+          poly_w0_m1 = A[((i - 1) * n) + (j - 1)];
+          poly_w0_p0 = A[((i - 1) * n) + j];
+          poly_w1_m1 = A[(i * n) + (j - 1)];
+          poly_w1_p0 = A[(i * n) + j];
+          poly_w2_m1 = A[((i + 1) * n) + (j - 1)];
+          poly_w2_p0 = A[((i + 1) * n) + j];
+        }
+        poly_w0_p1 = A[((i - 1) * n) + (j + 1)];
+        poly_w1_p1 = A[(i * n) + (j + 1)];
+        poly_w2_p1 = A[((i + 1) * n) + (j + 1)];
+        {
+          double poly_v = ((((((((poly_w0_m1 + poly_w0_p0) + poly_w0_p1) + poly_w1_m1) + poly_w1_p0) + poly_w1_p1) + poly_w2_m1) + poly_w2_p0) + poly_w2_p1) / 9.0;
+          A[(i * n) + j] = poly_v;
+          poly_w0_m1 = poly_w0_p0;
+          poly_w0_p0 = poly_w0_p1;
+          poly_w1_m1 = poly_v;
+          poly_w1_p0 = poly_w1_p1;
+          poly_w2_m1 = poly_w2_p0;
+          poly_w2_p0 = poly_w2_p1;
+        }
       }
     }
     __syncwarp();

@@ -84,6 +84,7 @@ class Skewed:
     lanes: int = option(32, {"block": [64]})          # tile extent along the lanes' coordinate: threads per block
     walk: int = option(64, {"launch": [32, 128]})     # tile extent along the innermost coordinate
     outer: int = option(4, {"launch": [2, 8]})        # tile extent along the time coordinate of a 3-d band
+    window: bool = option(True, {"memory": [False]})  # a lane's reads along its walk kept in registers, one new cell a step per row
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,18 @@ Else the plan is unchanged. docs/poly.md, "Tiled wavefronts".
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 from dataclasses import dataclass
 from math import prod
 
+from pycparser import c_ast
+
 from ...analysis import Analysis, Loop, Stmt
-from .ctext import WORD, extent_text, names_used
+from ...analysis.model import base_and_subscripts, parse_expr
+from ...ir.csyntax import cprint
+from .ctext import WORD, array_refs, extent_text, names_used, offset_text, rewrite
 from .mapping import HostLoop, Launch, Plan
 from .options import PolyOptions, Skewed
 from .transform import WAVE
@@ -44,11 +49,25 @@ class TileWave:
 
 
 @dataclass(frozen=True)
+class Window:
+    """A lane's registers for the reads `A[rest][j + e]`, e = first..last, of one statement along its
+    walk (j: the band's last loop): a step loads only `A[rest][j + last]`, the others move down one;
+    the register that next holds the cell the statement writes takes the written value."""
+    array: str
+    dtype: str
+    rest: tuple                      # the subscripts before the last, C text
+    first: int
+    last: int
+    written: int | None              # e of the cell the statement writes in this row, None: another row or array
+
+
+@dataclass(frozen=True)
 class SkewWave:
     loops: tuple                     # (var, first, last) per loop of the band, outermost first: C text over the sizes
     skew: tuple                      # rows of ints: coordinate k = sum of skew[k][m] * loop m (unit lower-triangular)
     sizes: tuple                     # a tile's extent along each coordinate; sizes[-2]: lanes, the block's threads
     body: tuple                      # Stmt: the program's statements (no isl placement), a cell's order
+    windows: tuple = ()              # Window: the one statement's reads kept in registers along the walk
 
     @property
     def lanes(self) -> int:
@@ -176,8 +195,92 @@ def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed) -> SkewWa
     if skew is None:
         return None
     sizes = (sk.lanes, sk.walk) if len(loops) == 2 else (sk.outer, sk.lanes, sk.walk)
+    windows = _windows(an, stmts, loops[-1]) if sk.window else ()
     return SkewWave(tuple((v, lo, hi) for v, (lo, hi) in zip(loops, bounds)), skew, sizes,
-                    tuple(Stmt(s) for s in stmts))
+                    tuple(Stmt(s) for s in stmts), windows)
+
+
+#: the most registers a lane's windows take
+MOST_REGISTERS = 24
+
+
+def _windows(an: Analysis, stmts, j: str) -> tuple:
+    """The windows of a band of one assignment to an array cell (no scalars): its reads grouped by
+    array and subscripts before the last, each group's last subscripts `j + e` for consecutive e.
+    Sound because a lane's consecutive cells differ by 1 in j alone, two cells of one step are
+    independent (no other lane writes a cell this one reads between its steps), and the lane's
+    own write is forwarded.  Of the written array, rows named by other variables stay in memory."""
+    if len(stmts) != 1 or any(s == stmts[0].name for s, _ in an.web_of):
+        return ()
+    value, target = _value(stmts[0].node)
+    if target is None:
+        return ()
+    _, wsubs = base_and_subscripts(target)
+    wlast = _offset(wsubs[-1], j)
+    if wlast is None or any(j in WORD.findall(cprint(x)) for x in wsubs[:-1]):
+        return ()
+    groups: dict = {}
+    for ref in array_refs(value):
+        base, subs = base_and_subscripts(ref)
+        e = _offset(subs[-1], j)
+        rest = tuple(cprint(x) for x in subs[:-1])
+        if e is None or any(j in WORD.findall(x) or "[" in x for x in rest) or not isinstance(base, c_ast.ID):
+            continue
+        groups.setdefault((base.name, rest), set()).add(e)
+    dtypes = {a.name: a.dtype for a in an.program.kernel.arrays}
+    wname, wrest = _name(target), tuple(cprint(x) for x in wsubs[:-1])
+    out = []
+    for (name, rest), offsets in groups.items():
+        if (name, rest) == (wname, wrest) and min(offsets) < wlast < max(offsets):
+            offsets.add(wlast)                        # the written cell: no other lane's in between
+        if sorted(offsets) != list(range(min(offsets), max(offsets) + 1)) or name not in dtypes:
+            continue                                  # a hole: its cell may change under another lane
+        if name == wname and rest != wrest and not _apart(rest, wrest):
+            continue                                  # may name the written cell another way
+        out.append(Window(name, dtypes[name], rest, min(offsets), max(offsets),
+                          wlast if (name, rest) == (wname, wrest) else None))
+    if sum(w.last - w.first + 1 for w in out) > MOST_REGISTERS:
+        return ()
+    return tuple(out)
+
+
+def _value(node):
+    """(the value an assignment stores, its target): `x op= e` as `x op (e)`; (None, None) else."""
+    if not isinstance(node, c_ast.Assignment) or not isinstance(node.lvalue, c_ast.ArrayRef):
+        return None, None
+    if node.op == "=":
+        return node.rvalue, node.lvalue
+    if node.op in ("+=", "-=", "*=", "/="):
+        return c_ast.BinaryOp(node.op[0], copy.deepcopy(node.lvalue), node.rvalue), node.lvalue
+    return None, None
+
+
+def _name(ref) -> str:
+    base, _ = base_and_subscripts(ref)
+    return base.name if isinstance(base, c_ast.ID) else ""
+
+
+def _offset(sub, var: str) -> int | None:
+    """d of a subscript `var`, `var + d` or `var - d` (d an integer literal), else None."""
+    node = parse_expr(cprint(sub))
+    if isinstance(node, c_ast.ID):
+        return 0 if node.name == var else None
+    if isinstance(node, c_ast.BinaryOp) and node.op in "+-" and isinstance(node.left, c_ast.ID) \
+            and node.left.name == var and isinstance(node.right, c_ast.Constant) and node.right.value.isdigit():
+        return int(node.right.value) * (1 if node.op == "+" else -1)
+    return None
+
+
+def _apart(rest, wrest) -> bool:
+    """Whether subscripts `rest` name other cells than `wrest` always: in some place both are the
+    same variable plus different integers."""
+    for a, b in zip(rest, wrest):
+        var = WORD.findall(b)
+        if var and not var[0][0].isdigit():
+            da, db = _offset(parse_expr(a), var[0]), _offset(parse_expr(b), var[0])
+            if da is not None and db is not None and da != db:
+                return True
+    return False
 
 
 def _combination(row, texts) -> str:
@@ -301,7 +404,15 @@ def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
     for k, (v, _, _) in enumerate(sw.loops):
         back = "".join(f" - {_times(c, sw.loops[m][0])}" for m, c in enumerate(sw.skew[k][:k]) if c)
         body.append(f"      const int {v} = poly_o{k} + {place[k]}{back};")
-    body += [f"      if ({inside})", "      {", *p.render_nodes(list(sw.body), "        "), "      }",
+    if sw.windows:
+        warm = f"{place[d - 1]} > 0 && {sw.loops[-1][0]} - 1 >= {sw.loops[-1][1]}"
+        at = next(n for n, line in enumerate(body) if line.startswith("  for (int poly_step"))
+        body[at:at] = [f"  {w.dtype} {_register(n, e)};" for n, w in enumerate(sw.windows)
+                       for e in range(w.first, w.last + 1)]
+        cell = [*_window_lines(p, sw, warm, "        ")]
+    else:
+        cell = p.render_nodes(list(sw.body), "        ")
+    body += [f"      if ({inside})", "      {", *cell, "      }",
              "    }", f"    {barrier}", "  }"]
     text = "\n".join(body)
     args = p.kernel_args(launch, names_used(text))
@@ -325,3 +436,45 @@ def _skew_launch_code(p, launch: Launch, sw: SkewWave, args: list[str], indent: 
 
 def _times(c: int, text: str) -> str:
     return text if c == 1 else f"{c} * {text}"
+
+
+def _register(n: int, e: int) -> str:
+    return f"poly_w{n}_{'m' if e < 0 else 'p'}{abs(e)}"
+
+
+def _window_lines(p, sw: SkewWave, warm: str, indent: str) -> list[str]:
+    """A cell's statement on its windows: the cells a cold lane lacks, each row's new cell, the
+    value, its store, the registers moved down one (the written value into the one it reaches)."""
+    stmt, j = sw.body[0].stmt, sw.loops[-1][0]
+    names = p.names_for(stmt.name)
+    value, target = _value(stmt.node)
+    regs = {(w.array, w.rest, e): _register(n, e) for n, w in enumerate(sw.windows) for e in range(w.first, w.last + 1)}
+
+    def key(ref):
+        base, subs = base_and_subscripts(ref)
+        e = _offset(subs[-1], j)
+        return (base.name, tuple(cprint(x) for x in subs[:-1]), e) if isinstance(base, c_ast.ID) else None
+
+    def load(w: Window, e: int) -> list[str]:
+        ref = c_ast.ID(w.array)
+        for sub in (*w.rest, offset_text(j, e)):
+            ref = c_ast.ArrayRef(ref, parse_expr(sub))
+        return p.r.statement(c_ast.Assignment("=", c_ast.ID(regs[(w.array, w.rest, e)]), ref), names, indent + "  ")
+
+    cold = [line for w in sw.windows for e in range(w.first, w.last) for line in load(w, e)]
+    out = [f"{indent}if (!({warm}))   /* this lane's last cell was not the one before: fill the windows */",
+           f"{indent}{{", *cold, f"{indent}}}"] if cold else []
+    out += [line[2:] for w in sw.windows for line in load(w, w.last)]
+    dtype = next(a.dtype for a in p.k.arrays if a.name == _name(target))
+    read = rewrite(copy.deepcopy(value), lambda n: c_ast.ID(regs[key(n)])
+                   if isinstance(n, c_ast.ArrayRef) and key(n) in regs else None)
+    out += [f"{indent}{{",
+            *p.r.statement(c_ast.Decl("poly_v", [], [], [], [], c_ast.TypeDecl("poly_v", [], None,
+                                                                              c_ast.IdentifierType([dtype])), read, None),
+                           names, indent + "  "),
+            *p.r.statement(c_ast.Assignment("=", copy.deepcopy(target), c_ast.ID("poly_v")), names, indent + "  ")]
+    for n, w in enumerate(sw.windows):
+        for e in range(w.first, w.last):
+            src = "poly_v" if w.written == e + 1 else _register(n, e + 1)
+            out.append(f"{indent}  {_register(n, e)} = {src};")
+    return out + [f"{indent}}}"]

@@ -66,6 +66,13 @@ __global__ void __launch_bounds__(32) gauss_seidel_1d_tiles_x(int sweeps, int n,
   const int poly_lo1 = poly_max(1, poly_o1 - poly_hi0), poly_hi1 = poly_min(n - 2, poly_o1 + 63 - poly_lo0);
   if (poly_lo0 > poly_hi0 || poly_lo1 > poly_hi1)
     return;
+  double poly_w0_p0;
+  double poly_w1_p0;
+  double poly_w2_m1;
+  double poly_w2_p0;
+  double poly_w2_p1;
+  double poly_w3_p0;
+  double poly_w4_p0;
   for (int poly_step = 0; poly_step < 95; poly_step++)   /* lane l: its cell poly_step - l */
   {
     const int poly_r = poly_step - (int)threadIdx.x;
@@ -75,7 +82,22 @@ __global__ void __launch_bounds__(32) gauss_seidel_1d_tiles_x(int sweeps, int n,
       const int i = poly_o1 + poly_r - s;
       if (s >= 0 && s <= sweeps - 1 && i >= 1 && i <= n - 2)
       {
-        x[i] = ((r[i] - (lo[i] * x[i - 1])) - (up[i] * x[i + 1])) / d[i];
+        if (!(poly_r > 0 && i - 1 >= 1))   /* this lane's last cell was not the one before: fill the windows */
+        {
+          poly_w2_m1 = x[i - 1];
+          poly_w2_p0 = x[i];
+        }
+        poly_w0_p0 = r[i];
+        poly_w1_p0 = lo[i];
+        poly_w2_p1 = x[i + 1];
+        poly_w3_p0 = up[i];
+        poly_w4_p0 = d[i];
+        {
+          double poly_v = ((poly_w0_p0 - (poly_w1_p0 * poly_w2_m1)) - (poly_w3_p0 * poly_w2_p1)) / poly_w4_p0;
+          x[i] = poly_v;
+          poly_w2_m1 = poly_v;
+          poly_w2_p0 = poly_w2_p1;
+        }
       }
     }
     __syncwarp();

@@ -70,6 +70,12 @@ __global__ void __launch_bounds__(32) sor_2d_tiles_u(int iters, int n, double om
   const int poly_lo2 = poly_max(1, poly_o2 - poly_hi0), poly_hi2 = poly_min(n - 2, poly_o2 + 63 - poly_lo0);
   if (poly_lo0 > poly_hi0 || poly_lo1 > poly_hi1 || poly_lo2 > poly_hi2)
     return;
+  double poly_w0_m1;
+  double poly_w0_p0;
+  double poly_w0_p1;
+  double poly_w1_p0;
+  double poly_w2_p0;
+  double poly_w3_p0;
   for (int poly_step = 0; poly_step < 287; poly_step++)   /* lane l: its cell poly_step - l */
   {
     const int poly_r = poly_step - (int)threadIdx.x;
@@ -80,7 +86,21 @@ __global__ void __launch_bounds__(32) sor_2d_tiles_u(int iters, int n, double om
       const int j = poly_o2 + poly_r % 64 - it;
       if (it >= 0 && it <= iters - 1 && i >= 1 && i <= n - 2 && j >= 1 && j <= n - 2)
       {
-        u[(i * n) + j] += omega * ((((((u[((i - 1) * n) + j] + u[((i + 1) * n) + j]) + u[(i * n) + (j - 1)]) + u[(i * n) + (j + 1)]) - (h2 * f[(i * n) + j])) / 4.0) - u[(i * n) + j]);
+        if (!(poly_r % 64 > 0 && j - 1 >= 1))   /* this lane's last cell was not the one before: fill the windows */
+        {
+          poly_w0_m1 = u[(i * n) + (j - 1)];
+          poly_w0_p0 = u[(i * n) + j];
+        }
+        poly_w0_p1 = u[(i * n) + (j + 1)];
+        poly_w1_p0 = u[((i - 1) * n) + j];
+        poly_w2_p0 = u[((i + 1) * n) + j];
+        poly_w3_p0 = f[(i * n) + j];
+        {
+          double poly_v = poly_w0_p0 + (omega * ((((((poly_w1_p0 + poly_w2_p0) + poly_w0_m1) + poly_w0_p1) - (h2 * poly_w3_p0)) / 4.0) - poly_w0_p0));
+          u[(i * n) + j] = poly_v;
+          poly_w0_m1 = poly_v;
+          poly_w0_p0 = poly_w0_p1;
+        }
       }
     }
     __syncwarp();
