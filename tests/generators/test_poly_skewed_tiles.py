@@ -47,6 +47,39 @@ def test_skews(path, loops, skew, sizes):
     assert tuple(v for v, _, _ in sw.loops) == loops and sw.skew == skew and sw.sizes == sizes
 
 
+def _windows(k) -> list:
+    """Each window as (array, subscripts before the last, first, last, written)."""
+    sw, = _skewed(k)
+    return [(w.array, w.rest, w.first, w.last, w.written) for w in sw.windows]
+
+
+def test_windows():
+    # three rows of three cells: a step loads the column j + 1 of each, the middle row's j - 1
+    # takes the value just written
+    assert _windows(read_kernel(ROOT / SEIDEL)) == [
+        ("A", ("i - 1",), -1, 1, None), ("A", ("i",), -1, 1, 0), ("A", ("i + 1",), -1, 1, None)]
+    # `u[i][j] += ...` reads u[i][j] too; the rows i - 1, i + 1 and f one cell each
+    assert _windows(read_kernel(ROOT / SOR)) == [
+        ("u", ("i",), -1, 1, 0), ("u", ("i - 1",), 0, 0, None), ("u", ("i + 1",), 0, 0, None), ("f", ("i",), 0, 0, None)]
+    # x[i - 1] and x[i + 1] around the written x[i]
+    assert ("x", (), -1, 1, 0) in _windows(read_kernel(ROOT / GS1))
+
+
+def test_rows_named_another_way_stay_in_memory(tmp_path):
+    k = c_kernel(tmp_path, """
+void edge(int tsteps, int n, double u[n][n])
+{
+  for (int t = 0; t < tsteps; t++)
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        u[i][j] = 0.25 * (u[i - 1][j] + u[i][j - 1] + u[i][j + 1] + u[0][j]);
+}""")
+    assert _windows(k) == [("u", ("i - 1",), 0, 0, None), ("u", ("i",), -1, 1, 0)]
+    text = generate(k, SMALL)
+    assert "u[(0 * n) + j]" in text
+    accepted_on_emu(k, text)
+
+
 def test_the_candidate_and_its_options():
     k = read_kernel(ROOT / SEIDEL)
     text = generate(k)
@@ -58,6 +91,7 @@ def test_the_candidate_and_its_options():
     sw, = _skewed(k, DEFAULT.replace({"wavefront.skewed.lanes": 64}))
     assert sw.sizes == (4, 64, 64)
     assert "__syncthreads();" in generate(k, DEFAULT.replace({"wavefront.skewed.lanes": 64}))
+    assert "fill the windows" in text and "fill the windows" not in generate(k, DEFAULT.replace({"wavefront.skewed.window": False}))
     plain = generate(k, DEFAULT.replace({"wavefront.skewed": None}))
     assert "tile_wave" not in plain and "host loop wave: a wavefront" in plain
 
@@ -98,6 +132,8 @@ def test_64_lanes_on_the_emu():
 MUTANTS = {   # each breaks one ordering the walk needs: (old, new)
     "the barrier between two steps": ("    __syncwarp();\n", ""),
     "the lanes one step apart": ("const int poly_r = poly_step - (int)threadIdx.x;", "const int poly_r = poly_step;"),
+    "the written value forwarded": ("poly_w1_m1 = poly_v;", "poly_w1_m1 = poly_w1_p0;"),
+    "the windows filled on a new row": ("if (!(poly_r % 8 > 0 && j - 1 >= 1))", "if (poly_r == 0)"),
 }
 
 
