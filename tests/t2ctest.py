@@ -53,6 +53,17 @@ def accepted_on_emu(k, text: str, seed: int = 3) -> None:
     assert card.accepted, card.summary()
 
 
+def mutant_rejected_on_emu(k, text: str, change: tuple[str, str], dataset: str, why: str) -> None:
+    """The ladder on the emu rejects `text` with its first `change[0]` made `change[1]` (a
+    mutant of a candidate), for a reason matching the regex `why`."""
+    import re
+    from t2c.verify.ladder import ladder
+    old, new = change
+    assert old in text
+    card = ladder(k, text.replace(old, new, 1), backend="emu", dataset=dataset, seed=5)
+    assert not card.accepted and re.search(why, card.summary()), card.summary()
+
+
 def plan_records(k, record_of) -> list:
     """`record_of(analysis, storage, launch)` for each launch of k's poly plan (the reference's
     loops, transformed and mapped): what a form's recognizer finds there, None where it finds nothing."""
