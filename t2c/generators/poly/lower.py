@@ -121,7 +121,7 @@ def final_plan(an, options: PolyOptions, target: Target = SM90):
     if options.reductions.row_blocks and options.reductions.row_joins:
         plan = row_joined(an, plan, options)             # a row's folds and the nests reading them: one block per row
     if options.wavefront:
-        plan = wavetiles.tiled(an, plan, options)        # a 2-d band in tiles: a launch per tile diagonal
+        plan = wavetiles.tiled(an, plan, options, target)   # a band in tiles: a launch per tile diagonal
     return an, formed(an, plan, options, target)         # each launch's form, shapes and name: what prints
 
 

@@ -30,6 +30,7 @@ from ...ir.csyntax import cprint
 from .ctext import WORD, array_refs, extent_text, names_used, offset_text, rewrite
 from .mapping import HostLoop, Launch, Plan
 from .options import PolyOptions, Skewed
+from ...runtime.target import SM90, Target
 from .transform import WAVE
 
 TILE_WAVE = "tile_wave"
@@ -68,6 +69,7 @@ class SkewWave:
     sizes: tuple                     # a tile's extent along each coordinate; sizes[-2]: lanes, the block's threads
     body: tuple                      # Stmt: the program's statements (no isl placement), a cell's order
     windows: tuple = ()              # Window: the one statement's reads kept in registers along the walk
+    most_y: int = 65535              # the most blocks on grid.y (Target.max_grid_yz): a block strides over the rest
 
     @property
     def lanes(self) -> int:
@@ -97,7 +99,7 @@ class SkewWave:
         return f"poly_min({self.count(k)} - 1, {TILE_WAVE}) - {self.first(k)} + 1"
 
 
-def tiled(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
+def tiled(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90) -> Plan:
     """The plan with each top-level band that allows it in tiles (module docstring)."""
     wf = options.wavefront
     if wf.tile is None and wf.skewed is None:
@@ -106,7 +108,7 @@ def tiled(an: Analysis, plan: Plan, options: PolyOptions) -> Plan:
     for pos, it in enumerate(items):
         old = _band_launch(it)
         tw = old and wf.tile and tile_wave_of(an, plan, old, wf.tile)
-        sw = not tw and old and wf.skewed and isinstance(it, HostLoop) and skew_wave_of(an, plan, old, wf.skewed)
+        sw = not tw and old and wf.skewed and isinstance(it, HostLoop) and skew_wave_of(an, plan, old, wf.skewed, target)
         if not (tw or sw):
             continue
         if tw:
@@ -185,19 +187,19 @@ def tile_wave_of(an: Analysis, plan: Plan, launch: Launch, size: int) -> TileWav
     return TileWave((a, alo, ahi), (b, blo, bhi), size, tuple(Stmt(s) for s in stmts))
 
 
-def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed) -> SkewWave | None:
+def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed, target: Target = SM90) -> SkewWave | None:
     """The launch's band of 2 or 3 loops as skewed tiles, or None (module docstring)."""
     band = _band(an, plan, launch)
     if not band or len(band[2]) not in (2, 3):
         return None
     stmts, names, loops, bounds = band
     skew = an.model.tile_skew(an.all_deps, names)
-    if skew is None:
-        return None
+    if skew is None or (len(loops) == 2 and skew == ((1, 0), (0, 1))):
+        return None                                  # a 2-d band that needs no skew: TileWave's
     sizes = (sk.lanes, sk.walk) if len(loops) == 2 else (sk.outer, sk.lanes, sk.walk)
     windows = _windows(an, stmts, loops[-1]) if sk.window else ()
     return SkewWave(tuple((v, lo, hi) for v, (lo, hi) in zip(loops, bounds)), skew, sizes,
-                    tuple(Stmt(s) for s in stmts), windows)
+                    tuple(Stmt(s) for s in stmts), windows, target.max_grid_yz)
 
 
 #: the most registers a lane's windows take
@@ -367,12 +369,12 @@ def _plus(text: str) -> str:
 def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
     """The skewed tile kernel: the block's tile on this diagonal, its bounds test, the walk."""
     d, lane = len(sw.sizes), len(sw.sizes) - 2
-    axes = {k: "xyz"[d - 1 - k] for k in range(1, d)}        # tile index k > 0 per grid axis
-    body = [f"  const int poly_x{k} = {sw.first(k)} + (int)blockIdx.{axes[k]};" for k in range(d - 1, 0, -1)]
+    skip = "continue" if d == 3 else "return"             # 3 loops: a block strides over its tiles on y
+    body = [f"  const int poly_x{d - 1} = {sw.first(d - 1)} + (int)blockIdx.x;"]
     rest = " - ".join(f"poly_x{k}" for k in range(1, d))
     body += [f"  const int poly_x0 = {TILE_WAVE} - {rest};   /* the tile's first coordinate: its diagonal */",
              f"  if (poly_x0 < 0 || poly_x0 > {sw.count(0)} - 1)",
-             "    return;"]
+             f"    {skip};"]
     body += [f"  const int poly_o{k} = {_plus(sw.low(k))}poly_x{k} * {sw.sizes[k]};" for k in range(d)]
     body.append("  /* each loop's range over the tile (an interval around it): none, no cell */")
     empty = []
@@ -383,7 +385,7 @@ def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
         body.append(f"  const int poly_lo{k} = poly_max({lo}, poly_o{k}{least}), "
                     f"poly_hi{k} = poly_min({hi}, poly_o{k} + {sw.sizes[k] - 1}{most});")
         empty.append(f"poly_lo{k} > poly_hi{k}")
-    body += [f"  if ({' || '.join(empty)})", "    return;"]
+    body += [f"  if ({' || '.join(empty)})", f"    {skip};"]
     names = {s.stmt.name for s in sw.body}
     body += [f"  {p.web_type[w]} {w};" for (s, _), w in p.an.web_of.items()
              if s in names and p.plan.storage[w] == "local"]
@@ -414,6 +416,10 @@ def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
         cell = p.render_nodes(list(sw.body), "        ")
     body += [f"      if ({inside})", "      {", *cell, "      }",
              "    }", f"    {barrier}", "  }"]
+    if d == 3:
+        body = [f"  for (int poly_x1 = {sw.first(1)} + (int)blockIdx.y; poly_x1 <= poly_min({sw.count(1)} - 1, {TILE_WAVE}); "
+                f"poly_x1 += (int)gridDim.y)   /* at most {sw.most_y} blocks on y */",
+                "  {", *("  " + line for line in body), "  }"]
     text = "\n".join(body)
     args = p.kernel_args(launch, names_used(text))
     params = ", ".join(p.param_decl(x, launch) for x in args)
@@ -425,7 +431,7 @@ def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
 def _skew_launch_code(p, launch: Launch, sw: SkewWave, args: list[str], indent: str) -> list[str]:
     d = len(sw.sizes)
     counts = [f"poly_blocks{k}" for k in range(d - 1, 0, -1)]     # x, then y
-    grid = counts[0] if d == 2 else f"dim3({', '.join(counts)})"
+    grid = counts[0] if d == 2 else f"dim3({counts[0]}, poly_cap({counts[1]}, {sw.most_y}))"
     return [f"{indent}{{",
             *(f"{indent}  const int poly_blocks{k} = {sw.blocks(k)};   /* tiles along coordinate {k} on this diagonal */"
               for k in range(d - 1, 0, -1)),

@@ -13,6 +13,7 @@
 
 static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
+static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -56,54 +57,56 @@ static __device__ __forceinline__ void poly_wait()
 __global__ void __launch_bounds__(32) sor_2d_tiles_u(int iters, int n, double omega, double h2, const double *f, double *u, int tile_wave)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_x2 = poly_max(0, tile_wave - (poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((iters - 1) + (n - 2) + 31) / 32) - 1)) + (int)blockIdx.x;
-  const int poly_x1 = poly_max(0, tile_wave - (poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((iters - 1) + (n - 2) + 63) / 64) - 1)) + (int)blockIdx.y;
-  const int poly_x0 = tile_wave - poly_x1 - poly_x2;   /* the tile's first coordinate: its diagonal */
-  if (poly_x0 < 0 || poly_x0 > poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1)
-    return;
-  const int poly_o0 = poly_x0 * 4;
-  const int poly_o1 = 1 + poly_x1 * 32;
-  const int poly_o2 = 1 + poly_x2 * 64;
-  /* each loop's range over the tile (an interval around it): none, no cell */
-  const int poly_lo0 = poly_max(0, poly_o0), poly_hi0 = poly_min(iters - 1, poly_o0 + 3);
-  const int poly_lo1 = poly_max(1, poly_o1 - poly_hi0), poly_hi1 = poly_min(n - 2, poly_o1 + 31 - poly_lo0);
-  const int poly_lo2 = poly_max(1, poly_o2 - poly_hi0), poly_hi2 = poly_min(n - 2, poly_o2 + 63 - poly_lo0);
-  if (poly_lo0 > poly_hi0 || poly_lo1 > poly_hi1 || poly_lo2 > poly_hi2)
-    return;
-  double poly_w0_m1;
-  double poly_w0_p0;
-  double poly_w0_p1;
-  double poly_w1_p0;
-  double poly_w2_p0;
-  double poly_w3_p0;
-  for (int poly_step = 0; poly_step < 287; poly_step++)   /* lane l: its cell poly_step - l */
+  for (int poly_x1 = poly_max(0, tile_wave - (poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((iters - 1) + (n - 2) + 63) / 64) - 1)) + (int)blockIdx.y; poly_x1 <= poly_min(poly_max(0, ((iters - 1) + (n - 2) + 31) / 32) - 1, tile_wave); poly_x1 += (int)gridDim.y)   /* at most 65535 blocks on y */
   {
-    const int poly_r = poly_step - (int)threadIdx.x;
-    if (poly_r >= 0 && poly_r < 256)
+    const int poly_x2 = poly_max(0, tile_wave - (poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((iters - 1) + (n - 2) + 31) / 32) - 1)) + (int)blockIdx.x;
+    const int poly_x0 = tile_wave - poly_x1 - poly_x2;   /* the tile's first coordinate: its diagonal */
+    if (poly_x0 < 0 || poly_x0 > poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1)
+      continue;
+    const int poly_o0 = poly_x0 * 4;
+    const int poly_o1 = 1 + poly_x1 * 32;
+    const int poly_o2 = 1 + poly_x2 * 64;
+    /* each loop's range over the tile (an interval around it): none, no cell */
+    const int poly_lo0 = poly_max(0, poly_o0), poly_hi0 = poly_min(iters - 1, poly_o0 + 3);
+    const int poly_lo1 = poly_max(1, poly_o1 - poly_hi0), poly_hi1 = poly_min(n - 2, poly_o1 + 31 - poly_lo0);
+    const int poly_lo2 = poly_max(1, poly_o2 - poly_hi0), poly_hi2 = poly_min(n - 2, poly_o2 + 63 - poly_lo0);
+    if (poly_lo0 > poly_hi0 || poly_lo1 > poly_hi1 || poly_lo2 > poly_hi2)
+      continue;
+    double poly_w0_m1;
+    double poly_w0_p0;
+    double poly_w0_p1;
+    double poly_w1_p0;
+    double poly_w2_p0;
+    double poly_w3_p0;
+    for (int poly_step = 0; poly_step < 287; poly_step++)   /* lane l: its cell poly_step - l */
     {
-      const int it = poly_o0 + poly_r / 64;
-      const int i = poly_o1 + (int)threadIdx.x - it;
-      const int j = poly_o2 + poly_r % 64 - it;
-      if (it >= 0 && it <= iters - 1 && i >= 1 && i <= n - 2 && j >= 1 && j <= n - 2)
+      const int poly_r = poly_step - (int)threadIdx.x;
+      if (poly_r >= 0 && poly_r < 256)
       {
-        if (!(poly_r % 64 > 0 && j - 1 >= 1))   /* this lane's last cell was not the one before: fill the windows */
+        const int it = poly_o0 + poly_r / 64;
+        const int i = poly_o1 + (int)threadIdx.x - it;
+        const int j = poly_o2 + poly_r % 64 - it;
+        if (it >= 0 && it <= iters - 1 && i >= 1 && i <= n - 2 && j >= 1 && j <= n - 2)
         {
-          poly_w0_m1 = u[(i * n) + (j - 1)];
-          poly_w0_p0 = u[(i * n) + j];
-        }
-        poly_w0_p1 = u[(i * n) + (j + 1)];
-        poly_w1_p0 = u[((i - 1) * n) + j];
-        poly_w2_p0 = u[((i + 1) * n) + j];
-        poly_w3_p0 = f[(i * n) + j];
-        {
-          double poly_v = poly_w0_p0 + (omega * ((((((poly_w1_p0 + poly_w2_p0) + poly_w0_m1) + poly_w0_p1) - (h2 * poly_w3_p0)) / 4.0) - poly_w0_p0));
-          u[(i * n) + j] = poly_v;
-          poly_w0_m1 = poly_v;
-          poly_w0_p0 = poly_w0_p1;
+          if (!(poly_r % 64 > 0 && j - 1 >= 1))   /* this lane's last cell was not the one before: fill the windows */
+          {
+            poly_w0_m1 = u[(i * n) + (j - 1)];
+            poly_w0_p0 = u[(i * n) + j];
+          }
+          poly_w0_p1 = u[(i * n) + (j + 1)];
+          poly_w1_p0 = u[((i - 1) * n) + j];
+          poly_w2_p0 = u[((i + 1) * n) + j];
+          poly_w3_p0 = f[(i * n) + j];
+          {
+            double poly_v = poly_w0_p0 + (omega * ((((((poly_w1_p0 + poly_w2_p0) + poly_w0_m1) + poly_w0_p1) - (h2 * poly_w3_p0)) / 4.0) - poly_w0_p0));
+            u[(i * n) + j] = poly_v;
+            poly_w0_m1 = poly_v;
+            poly_w0_p0 = poly_w0_p1;
+          }
         }
       }
+      __syncwarp();
     }
-    __syncwarp();
   }
 }
 
@@ -116,7 +119,7 @@ extern "C" void sor_2d_device(int iters, int n, double omega, double h2, double 
       const int poly_blocks2 = poly_min(poly_max(0, ((iters - 1) + (n - 2) + 63) / 64) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((iters - 1) + (n - 2) + 31) / 32) - 1)) + 1;   /* tiles along coordinate 2 on this diagonal */
       const int poly_blocks1 = poly_min(poly_max(0, ((iters - 1) + (n - 2) + 31) / 32) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((iters - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((iters - 1) + (n - 2) + 63) / 64) - 1)) + 1;   /* tiles along coordinate 1 on this diagonal */
       if (poly_blocks2 > 0 && poly_blocks1 > 0)
-        cudaLaunchKernelEx(poly_after(dim3(poly_blocks2, poly_blocks1), 32, 0).at(), sor_2d_tiles_u, iters, n, omega, h2, f, u, tile_wave);
+        cudaLaunchKernelEx(poly_after(dim3(poly_blocks2, poly_cap(poly_blocks1, 65535)), 32, 0).at(), sor_2d_tiles_u, iters, n, omega, h2, f, u, tile_wave);
     }
   }
 }
