@@ -144,6 +144,8 @@ VARIANTS = {
     "strips 64 wide": {"grid.strips.width": 64},
     "no skewed tiles": {"wavefront.skewed": None},
     "skewed no window": {"wavefront.skewed.window": False},
+    "skewed no shuffle": {"wavefront.skewed.shuffle": False},
+    "skewed outer 2 walk 32": {"wavefront.skewed.outer": 2, "wavefront.skewed.walk": 32},
     "skewed walk 32": {"wavefront.skewed.walk": 32},
     "skewed walk 128": {"wavefront.skewed.walk": 128},
     "skewed outer 2": {"wavefront.skewed.outer": 2},

@@ -60,6 +60,7 @@ class Window:
     first: int
     last: int
     written: int | None              # e of the cell the statement writes in this row, None: another row or array
+    lane: bool = False               # A[rest][j + last] is the cell lane l - 1 wrote the step before: shuffled up
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,9 @@ def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed, target: T
     if skew is None or (len(loops) == 2 and skew == ((1, 0), (0, 1))):
         return None                                  # a 2-d band that needs no skew: TileWave's
     sizes = (sk.lanes, sk.walk) if len(loops) == 2 else (sk.outer, sk.lanes, sk.walk)
-    windows = _windows(an, stmts, loops[-1]) if sk.window else ()
+    windows = _windows(an, stmts, loops, skew[-1][-2]) if sk.window else ()
+    if not sk.shuffle:
+        windows = tuple(dataclasses.replace(w, lane=False) for w in windows)
     return SkewWave(tuple((v, lo, hi) for v, (lo, hi) in zip(loops, bounds)), skew, sizes,
                     tuple(Stmt(s) for s in stmts), windows, target.max_grid_yz)
 
@@ -206,12 +209,16 @@ def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed, target: T
 MOST_REGISTERS = 24
 
 
-def _windows(an: Analysis, stmts, j: str) -> tuple:
+def _windows(an: Analysis, stmts, loops, slant: int) -> tuple:
     """The windows of a band of one assignment to an array cell (no scalars): its reads grouped by
     array and subscripts before the last, each group's last subscripts `j + e` for consecutive e.
     Sound because a lane's consecutive cells differ by 1 in j alone, two cells of one step are
     independent (no other lane writes a cell this one reads between its steps), and the lane's
-    own write is forwarded.  Of the written array, rows named by other variables stay in memory."""
+    own write is forwarded.  Of the written array, rows named by other variables stay in memory.
+    Lane l - 1's cell of the step before is lane l's, one less in the lanes' loop and `slant`
+    (the skew's last entry before its diagonal) more in j: a group's new cell that is that cell
+    takes lane l - 1's value (`Window.lane`)."""
+    j, lanes = loops[-1], loops[-2]
     if len(stmts) != 1 or any(s == stmts[0].name for s, _ in an.web_of):
         return ()
     value, target = _value(stmts[0].node)
@@ -239,8 +246,9 @@ def _windows(an: Analysis, stmts, j: str) -> tuple:
             continue                                  # a hole: its cell may change under another lane
         if name == wname and rest != wrest and not _apart(rest, wrest):
             continue                                  # may name the written cell another way
+        lane = name == wname and max(offsets) == wlast + slant and _behind(rest, wrest, lanes)
         out.append(Window(name, dtypes[name], rest, min(offsets), max(offsets),
-                          wlast if (name, rest) == (wname, wrest) else None))
+                          wlast if (name, rest) == (wname, wrest) else None, lane))
     if sum(w.last - w.first + 1 for w in out) > MOST_REGISTERS:
         return ()
     return tuple(out)
@@ -271,6 +279,18 @@ def _offset(sub, var: str) -> int | None:
             and node.left.name == var and isinstance(node.right, c_ast.Constant) and node.right.value.isdigit():
         return int(node.right.value) * (1 if node.op == "+" else -1)
     return None
+
+
+def _behind(rest, wrest, var: str) -> bool:
+    """Whether subscripts `rest` are `wrest` with `var` one less: the same where `var` is not named."""
+    for a, b in zip(rest, wrest):
+        db = _offset(parse_expr(b), var)
+        if db is None:
+            if a != b or var in WORD.findall(b):
+                return False
+        elif _offset(parse_expr(a), var) != db - 1:
+            return False
+    return True
 
 
 def _apart(rest, wrest) -> bool:
@@ -409,8 +429,17 @@ def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
     if sw.windows:
         warm = f"{place[d - 1]} > 0 && {sw.loops[-1][0]} - 1 >= {sw.loops[-1][1]}"
         at = next(n for n, line in enumerate(body) if line.startswith("  for (int poly_step"))
-        body[at:at] = [f"  {w.dtype} {_register(n, e)};" for n, w in enumerate(sw.windows)
-                       for e in range(w.first, w.last + 1)]
+        dtype = _written_dtype(p, sw)
+        body[at:at] = [*(f"  {w.dtype} {_register(n, e)};" for n, w in enumerate(sw.windows)
+                         for e in range(w.first, w.last + 1)),
+                       f"  {dtype} poly_v = 0;   /* the value this lane wrote last */",
+                       *(["  int poly_did = 0;   /* ... at the step before */"] if _shuffled(sw) else [])]
+        if _shuffled(sw):
+            at = next(n for n, line in enumerate(body) if line.startswith("    const int poly_r"))
+            body[at + 1:at + 1] = [
+                f"    const {dtype} poly_up = __shfl_up_sync(0xffffffffu, poly_v, 1);   /* lane l - 1's value of the step before */",
+                "    const bool poly_up_ok = __shfl_up_sync(0xffffffffu, poly_did, 1) && (threadIdx.x & 31) != 0;",
+                "    poly_did = 0;"]
         cell = [*_window_lines(p, sw, warm, "        ")]
     else:
         cell = p.render_nodes(list(sw.body), "        ")
@@ -470,17 +499,27 @@ def _window_lines(p, sw: SkewWave, warm: str, indent: str) -> list[str]:
     cold = [line for w in sw.windows for e in range(w.first, w.last) for line in load(w, e)]
     out = [f"{indent}if (!({warm}))   /* this lane's last cell was not the one before: fill the windows */",
            f"{indent}{{", *cold, f"{indent}}}"] if cold else []
-    out += [line[2:] for w in sw.windows for line in load(w, w.last)]
-    dtype = next(a.dtype for a in p.k.arrays if a.name == _name(target))
+    for w in sw.windows:
+        lines = [line[2:] for line in load(w, w.last)]
+        if w.lane:                                    # lane l - 1 wrote it the step before
+            reg = regs[(w.array, w.rest, w.last)]
+            lines[0] = lines[0].replace(f"{reg} = ", f"{reg} = poly_up_ok ? poly_up : ", 1)
+        out += lines
     read = rewrite(copy.deepcopy(value), lambda n: c_ast.ID(regs[key(n)])
                    if isinstance(n, c_ast.ArrayRef) and key(n) in regs else None)
-    out += [f"{indent}{{",
-            *p.r.statement(c_ast.Decl("poly_v", [], [], [], [], c_ast.TypeDecl("poly_v", [], None,
-                                                                              c_ast.IdentifierType([dtype])), read, None),
-                           names, indent + "  "),
-            *p.r.statement(c_ast.Assignment("=", copy.deepcopy(target), c_ast.ID("poly_v")), names, indent + "  ")]
+    out += [*p.r.statement(c_ast.Assignment("=", c_ast.ID("poly_v"), read), names, indent),
+            *p.r.statement(c_ast.Assignment("=", copy.deepcopy(target), c_ast.ID("poly_v")), names, indent)]
+    out += [f"{indent}poly_did = 1;"] if _shuffled(sw) else []
     for n, w in enumerate(sw.windows):
         for e in range(w.first, w.last):
             src = "poly_v" if w.written == e + 1 else _register(n, e + 1)
-            out.append(f"{indent}  {_register(n, e)} = {src};")
-    return out + [f"{indent}}}"]
+            out.append(f"{indent}{_register(n, e)} = {src};")
+    return out
+
+
+def _shuffled(sw: SkewWave) -> bool:
+    return any(w.lane for w in sw.windows)
+
+
+def _written_dtype(p, sw: SkewWave) -> str:
+    return next(a.dtype for a in p.k.arrays if a.name == _name(_value(sw.body[0].stmt.node)[1]))
