@@ -83,9 +83,9 @@ class Skewed:
     """A band of in-place sweeps in skewed tiles, a block per tile walking it in lanes (wavetiles.SkewWave)."""
     lanes: int = option(32, {"block": [64]})          # tile extent along the lanes' coordinate: threads per block
     walk: int = option(64, {"launch": [32, 128]})     # tile extent along the innermost coordinate
-    outer: int = option(4, {"launch": [2, 8]})        # tile extent along the time coordinate of a 3-d band
+    outer: int = option(2, {"launch": [4, 8]})        # tile extent along the time coordinate of a 3-d band
     window: bool = option(True, {"memory": [False]})  # a lane's reads along its walk kept in registers, one new cell a step per row
-    shuffle: bool = option(True, {"memory": [False]})  # ... the cell lane l - 1 wrote the step before taken from it by a shuffle
+    shuffle: bool = option(False, {"memory": [True]})  # ... the cell lane l - 1 wrote the step before taken from it by a shuffle (not yet measured)
 
 
 @dataclass(frozen=True)
