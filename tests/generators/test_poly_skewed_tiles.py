@@ -34,10 +34,10 @@ def _skewed(k, options=DEFAULT) -> list:
 
 @pytest.mark.parametrize("path, loops, skew, sizes", [
     # t, t + i, 2t + i + j: the 9-point update reads (t, i-1, j+1) of this sweep, (t-1, i+1, j-1) of the last
-    (SEIDEL, ("t", "i", "j"), ((1, 0, 0), (1, 1, 0), (2, 1, 1)), (4, 32, 64)),
+    (SEIDEL, ("t", "i", "j"), ((1, 0, 0), (1, 1, 0), (2, 1, 1)), (2, 32, 64)),
     # the 5-point update: no diagonal neighbours, so j needs no i in its coordinate
-    (SOR, ("it", "i", "j"), ((1, 0, 0), (1, 1, 0), (1, 0, 1)), (4, 32, 64)),
-    (GS2, ("s", "i", "j"), ((1, 0, 0), (1, 1, 0), (1, 0, 1)), (4, 32, 64)),
+    (SOR, ("it", "i", "j"), ((1, 0, 0), (1, 1, 0), (1, 0, 1)), (2, 32, 64)),
+    (GS2, ("s", "i", "j"), ((1, 0, 0), (1, 1, 0), (1, 0, 1)), (2, 32, 64)),
     # 2 loops: the lanes take the sweeps, each walking i
     (GS1, ("s", "i"), ((1, 0), (1, 1)), (32, 64)),
 ])
@@ -89,7 +89,7 @@ def test_the_candidate_and_its_options():
     assert "for (tile_wave = 0; tile_wave <= " in device and "for (wave" not in device
     assert "__launch_bounds__(32)" in text and "__syncwarp();" in text
     sw, = _skewed(k, DEFAULT.replace({"wavefront.skewed.lanes": 64}))
-    assert sw.sizes == (4, 64, 64)
+    assert sw.sizes == (2, 64, 64)
     assert "__syncthreads();" in generate(k, DEFAULT.replace({"wavefront.skewed.lanes": 64}))
     assert "fill the windows" in text and "fill the windows" not in generate(k, DEFAULT.replace({"wavefront.skewed.window": False}))
     assert "__shfl_up_sync" not in text and "__shfl_up_sync" in generate(k, SHUFFLE)

@@ -4,9 +4,9 @@
 // dimension of most accesses goes to x, for coalescing); loops that carry a dependence
 // stay on the host around the launches, or run in order inside a thread.
 //   host loop tile_wave: a tiled wavefront; the tiles on one diagonal of tiles are independent, so each value of it is one launch of a block per tile.
-//   seidel_2d_tiles_A: a block of 32 threads per tile of 4 x 32 x 64 cells of (t, t + i, 2 * t + i + j) on one diagonal of tiles; thread l takes the tile's i coordinate l and walks its (t, j) coordinates, one step behind thread l - 1, with a barrier between two steps. Launched once per host iteration of tile_wave.
+//   seidel_2d_tiles_A: a block of 32 threads per tile of 2 x 32 x 64 cells of (t, t + i, 2 * t + i + j) on one diagonal of tiles; thread l takes the tile's i coordinate l and walks its (t, j) coordinates, one step behind thread l - 1, with a barrier between two steps. Launched once per host iteration of tile_wave.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 2.
-// Skewed tiles: the dependences of the (t, i, j) band point forward in every coordinate of (t, t + i, 2 * t + i + j), so it runs in tiles of 4 x 32 x 64 of those: a launch per diagonal of tiles instead of one per diagonal of cells.
+// Skewed tiles: the dependences of the (t, i, j) band point forward in every coordinate of (t, t + i, 2 * t + i + j), so it runs in tiles of 2 x 32 x 64 of those: a launch per diagonal of tiles instead of one per diagonal of cells.
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -53,21 +53,21 @@ static __device__ __forceinline__ void poly_wait()
 #endif
 }
 
-/* seidel_2d_tiles_A: a block of 32 threads per tile of 4 x 32 x 64 cells of (t, t + i, 2 * t + i + j) on one diagonal of tiles; thread l takes the tile's i coordinate l and walks its (t, j) coordinates, one step behind thread l - 1, with a barrier between two steps. Launched once per host iteration of tile_wave. */
+/* seidel_2d_tiles_A: a block of 32 threads per tile of 2 x 32 x 64 cells of (t, t + i, 2 * t + i + j) on one diagonal of tiles; thread l takes the tile's i coordinate l and walks its (t, j) coordinates, one step behind thread l - 1, with a barrier between two steps. Launched once per host iteration of tile_wave. */
 __global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, double *A, int tile_wave)
 {
   poly_wait();   /* the launch before this one has finished */
-  for (int poly_x1 = poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1)) + (int)blockIdx.y; poly_x1 <= poly_min(poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1, tile_wave); poly_x1 += (int)gridDim.y)   /* at most 65535 blocks on y */
+  for (int poly_x1 = poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 1) / 2) - 1) - (poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1)) + (int)blockIdx.y; poly_x1 <= poly_min(poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1, tile_wave); poly_x1 += (int)gridDim.y)   /* at most 65535 blocks on y */
   {
-    const int poly_x2 = poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1)) + (int)blockIdx.x;
+    const int poly_x2 = poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 1) / 2) - 1) - (poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1)) + (int)blockIdx.x;
     const int poly_x0 = tile_wave - poly_x1 - poly_x2;   /* the tile's first coordinate: its diagonal */
-    if (poly_x0 < 0 || poly_x0 > poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1)
+    if (poly_x0 < 0 || poly_x0 > poly_max(0, ((tsteps - 1) + 1 + 1) / 2) - 1)
       continue;
-    const int poly_o0 = poly_x0 * 4;
+    const int poly_o0 = poly_x0 * 2;
     const int poly_o1 = 1 + poly_x1 * 32;
     const int poly_o2 = 2 + poly_x2 * 64;
     /* each loop's range over the tile (an interval around it): none, no cell */
-    const int poly_lo0 = poly_max(0, poly_o0), poly_hi0 = poly_min(tsteps - 1, poly_o0 + 3);
+    const int poly_lo0 = poly_max(0, poly_o0), poly_hi0 = poly_min(tsteps - 1, poly_o0 + 1);
     const int poly_lo1 = poly_max(1, poly_o1 - poly_hi0), poly_hi1 = poly_min(n - 2, poly_o1 + 31 - poly_lo0);
     const int poly_lo2 = poly_max(1, poly_o2 - 2 * poly_hi0 - poly_hi1), poly_hi2 = poly_min(n - 2, poly_o2 + 63 - 2 * poly_lo0 - poly_lo1);
     if (poly_lo0 > poly_hi0 || poly_lo1 > poly_hi1 || poly_lo2 > poly_hi2)
@@ -82,10 +82,10 @@ __global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, doubl
     double poly_w2_p0;
     double poly_w2_p1;
     double poly_v = 0;   /* the value this lane wrote last */
-    for (int poly_step = 0; poly_step < 287; poly_step++)   /* lane l: its cell poly_step - l */
+    for (int poly_step = 0; poly_step < 159; poly_step++)   /* lane l: its cell poly_step - l */
     {
       const int poly_r = poly_step - (int)threadIdx.x;
-      if (poly_r >= 0 && poly_r < 256)
+      if (poly_r >= 0 && poly_r < 128)
       {
         const int t = poly_o0 + poly_r / 64;
         const int i = poly_o1 + (int)threadIdx.x - t;
@@ -122,11 +122,11 @@ __global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, doubl
 extern "C" void kernel_seidel_2d_device(int tsteps, int n, double *A)
 {
   int tile_wave;
-  for (tile_wave = 0; tile_wave <= poly_max(0, ((tsteps - 1) + 1 + 3) / 4) + poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) + poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 3; tile_wave++)
+  for (tile_wave = 0; tile_wave <= poly_max(0, ((tsteps - 1) + 1 + 1) / 2) + poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) + poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 3; tile_wave++)
   {
     {
-      const int poly_blocks2 = poly_min(poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1)) + 1;   /* tiles along coordinate 2 on this diagonal */
-      const int poly_blocks1 = poly_min(poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 3) / 4) - 1) - (poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1)) + 1;   /* tiles along coordinate 1 on this diagonal */
+      const int poly_blocks2 = poly_min(poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 1) / 2) - 1) - (poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1)) + 1;   /* tiles along coordinate 2 on this diagonal */
+      const int poly_blocks1 = poly_min(poly_max(0, ((tsteps - 1) + (n - 2) + 31) / 32) - 1, tile_wave) - poly_max(0, tile_wave - (poly_max(0, ((tsteps - 1) + 1 + 1) / 2) - 1) - (poly_max(0, (2 * (tsteps - 1) + (n - 2) + (n - 2) - 1 + 63) / 64) - 1)) + 1;   /* tiles along coordinate 1 on this diagonal */
       if (poly_blocks2 > 0 && poly_blocks1 > 0)
         cudaLaunchKernelEx(poly_after(dim3(poly_blocks2, poly_cap(poly_blocks1, 65535)), 32, 0).at(), seidel_2d_tiles_A, tsteps, n, A, tile_wave);
     }

@@ -61,6 +61,12 @@ class Window:
     last: int
     written: int | None              # e of the cell the statement writes in this row, None: another row or array
     lane: bool = False               # A[rest][j + last] is the cell lane l - 1 wrote the step before: shuffled up
+    hole: bool = False               # the written cell, first < e < last, is not read: no register
+
+    @property
+    def offsets(self) -> list[int]:
+        """The e a register holds."""
+        return [e for e in range(self.first, self.last + 1) if not (self.hole and e == self.written)]
 
 
 @dataclass(frozen=True)
@@ -240,7 +246,8 @@ def _windows(an: Analysis, stmts, loops, slant: int) -> tuple:
     wname, wrest = _name(target), tuple(cprint(x) for x in wsubs[:-1])
     out = []
     for (name, rest), offsets in groups.items():
-        if (name, rest) == (wname, wrest) and min(offsets) < wlast < max(offsets):
+        hole = (name, rest) == (wname, wrest) and min(offsets) < wlast < max(offsets) and wlast not in offsets
+        if hole:
             offsets.add(wlast)                        # the written cell: no other lane's in between
         if sorted(offsets) != list(range(min(offsets), max(offsets) + 1)) or name not in dtypes:
             continue                                  # a hole: its cell may change under another lane
@@ -248,8 +255,8 @@ def _windows(an: Analysis, stmts, loops, slant: int) -> tuple:
             continue                                  # may name the written cell another way
         lane = name == wname and max(offsets) == wlast + slant and _behind(rest, wrest, lanes)
         out.append(Window(name, dtypes[name], rest, min(offsets), max(offsets),
-                          wlast if (name, rest) == (wname, wrest) else None, lane))
-    if sum(w.last - w.first + 1 for w in out) > MOST_REGISTERS:
+                          wlast if (name, rest) == (wname, wrest) else None, lane, hole))
+    if sum(len(w.offsets) for w in out) > MOST_REGISTERS:
         return ()
     return tuple(out)
 
@@ -431,7 +438,7 @@ def _skew_kernel(p, launch: Launch, sw: SkewWave) -> tuple[str, list[str]]:
         at = next(n for n, line in enumerate(body) if line.startswith("  for (int poly_step"))
         dtype = _written_dtype(p, sw)
         body[at:at] = [*(f"  {w.dtype} {_register(n, e)};" for n, w in enumerate(sw.windows)
-                         for e in range(w.first, w.last + 1)),
+                         for e in w.offsets),
                        f"  {dtype} poly_v = 0;   /* the value this lane wrote last */",
                        *(["  int poly_did = 0;   /* ... at the step before */"] if _shuffled(sw) else [])]
         if _shuffled(sw):
@@ -483,7 +490,7 @@ def _window_lines(p, sw: SkewWave, warm: str, indent: str) -> list[str]:
     stmt, j = sw.body[0].stmt, sw.loops[-1][0]
     names = p.names_for(stmt.name)
     value, target = _value(stmt.node)
-    regs = {(w.array, w.rest, e): _register(n, e) for n, w in enumerate(sw.windows) for e in range(w.first, w.last + 1)}
+    regs = {(w.array, w.rest, e): _register(n, e) for n, w in enumerate(sw.windows) for e in w.offsets}
 
     def key(ref):
         base, subs = base_and_subscripts(ref)
@@ -496,7 +503,7 @@ def _window_lines(p, sw: SkewWave, warm: str, indent: str) -> list[str]:
             ref = c_ast.ArrayRef(ref, parse_expr(sub))
         return p.r.statement(c_ast.Assignment("=", c_ast.ID(regs[(w.array, w.rest, e)]), ref), names, indent + "  ")
 
-    cold = [line for w in sw.windows for e in range(w.first, w.last) for line in load(w, e)]
+    cold = [line for w in sw.windows for e in w.offsets[:-1] for line in load(w, e)]
     out = [f"{indent}if (!({warm}))   /* this lane's last cell was not the one before: fill the windows */",
            f"{indent}{{", *cold, f"{indent}}}"] if cold else []
     for w in sw.windows:
@@ -511,7 +518,7 @@ def _window_lines(p, sw: SkewWave, warm: str, indent: str) -> list[str]:
             *p.r.statement(c_ast.Assignment("=", copy.deepcopy(target), c_ast.ID("poly_v")), names, indent)]
     out += [f"{indent}poly_did = 1;"] if _shuffled(sw) else []
     for n, w in enumerate(sw.windows):
-        for e in range(w.first, w.last):
+        for e in w.offsets[:-1]:
             src = "poly_v" if w.written == e + 1 else _register(n, e + 1)
             out.append(f"{indent}{_register(n, e)} = {src};")
     return out

@@ -69,7 +69,6 @@ __global__ void __launch_bounds__(32) gauss_seidel_1d_tiles_x(int sweeps, int n,
   double poly_w0_p0;
   double poly_w1_p0;
   double poly_w2_m1;
-  double poly_w2_p0;
   double poly_w2_p1;
   double poly_w3_p0;
   double poly_w4_p0;
@@ -86,7 +85,6 @@ __global__ void __launch_bounds__(32) gauss_seidel_1d_tiles_x(int sweeps, int n,
         if (!(poly_r > 0 && i - 1 >= 1))   /* this lane's last cell was not the one before: fill the windows */
         {
           poly_w2_m1 = x[i - 1];
-          poly_w2_p0 = x[i];
         }
         poly_w0_p0 = r[i];
         poly_w1_p0 = lo[i];
@@ -96,7 +94,6 @@ __global__ void __launch_bounds__(32) gauss_seidel_1d_tiles_x(int sweeps, int n,
         poly_v = ((poly_w0_p0 - (poly_w1_p0 * poly_w2_m1)) - (poly_w3_p0 * poly_w2_p1)) / poly_w4_p0;
         x[i] = poly_v;
         poly_w2_m1 = poly_v;
-        poly_w2_p0 = poly_w2_p1;
       }
     }
     __syncwarp();
