@@ -100,6 +100,11 @@ def test_the_candidate_and_its_options():
 def test_what_stays(tmp_path):
     # a 2-d dynamic program needs no skew: T x T tiles as before (TileWave)
     assert not _skewed(read_kernel(ROOT / "corpora/loops/rodinia/needleman_wunsch.c"))
+    # nussinov's wavefront: its statements lie in loops of different depths; the plan says so
+    k = read_kernel(ROOT / "corpora/polybench/medley/nussinov/nussinov.c")
+    assert not _skewed(k)
+    assert "Skewed tiles: the wavefront's band keeps a launch per diagonal of cells: its statements lie " \
+           "in different loops." in generate(k)
     # Jacobi steps (a statement per array, no band of one box): time tiles, not skewed tiles
     assert not _skewed(read_kernel(ROOT / "corpora/polybench/stencils/jacobi-1d/jacobi-1d.c"))
     # a sweep over a triangle: its rows move with i, no box

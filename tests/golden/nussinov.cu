@@ -7,6 +7,7 @@
 //   nussinov_update_table: one warp per i: its lanes stride loop k (consecutive lanes, consecutive elements), a shuffle tree adds their parts (imax), lane 0 finishes the row. Launched once per host iteration of wave.
 //   ... host loop wave keeps a launch per iteration (no time tiles): a wavefront.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 2 loop(s) run in order around a statement instead of 3.
+// Skewed tiles: the wavefront's band keeps a launch per diagonal of cells: its statements lie in different loops.
 
 #include <cuda_runtime.h>
 #include <math.h>

@@ -116,6 +116,9 @@ def tiled(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90)
         old = _band_launch(it)
         tw = old and wf.tile and tile_wave_of(an, plan, old, wf.tile)
         sw = not tw and old and wf.skewed and isinstance(it, HostLoop) and skew_wave_of(an, plan, old, wf.skewed, target)
+        if isinstance(sw, str):
+            plan.notes.append(f"Skewed tiles: the wavefront's band keeps a launch per diagonal of cells: {sw}.")
+            sw = None
         if not (tw or sw):
             continue
         if tw:
@@ -158,51 +161,55 @@ def _band_launch(item) -> Launch | None:
     return None
 
 
-def _band(an: Analysis, plan: Plan, launch: Launch):
+def _band(an: Analysis, plan: Plan, launch: Launch) -> tuple | str:
     """(statements, their names, their loops, each loop's (first, last)) of a launch whose
     statements share their loops, fill a box over the sizes and keep their scalars on the host
-    or in one cell's thread; None otherwise."""
+    or in one cell's thread; else why not."""
     nodes = launch.statements()
     if not nodes:
-        return None
+        return "it runs no statement"
     stmts = [an.program.statement(n) for n in nodes]
     names = [s.name for s in stmts]
     loops = stmts[0].loops
     if any(s.loops != loops for s in stmts):
-        return None
+        return "its statements lie in different loops"
     for (s, _), w in an.web_of.items():         # a scalar lives in one cell's thread, or on the host
         where = plan.storage.get(w)
         if s in names and where != "host" and (where != "local" or not set(loops) <= set(an.webs[w].private)):
-            return None
+            return f"a scalar ({w}) lives across its cells"
     taken = set(an.program.kernel.params) | set(an.program.locals) | set(loops)
     if TILE_WAVE in taken or any(t.startswith("poly_") for t in taken):
-        return None
+        return f"the kernel names {TILE_WAVE} or poly_*"
     bounds = an.model.band_bounds(names, (), loops)
     if bounds is None or set(loops) & set(WORD.findall(" ".join(b for lh in bounds for b in lh))):
-        return None                                  # not a box: a triangle's rows move
+        return "its loops' bounds move with other loops (not a box)"
     if not all(an.model.fills_box(s, bounds) for s in names):
-        return None
+        return "a statement does not fill its loops' box"
     return stmts, names, loops, bounds
 
 
 def tile_wave_of(an: Analysis, plan: Plan, launch: Launch, size: int) -> TileWave | None:
     """The launch's band as tiles of `size`, or None where the module's conditions fail."""
     band = _band(an, plan, launch)
-    if not band or len(band[2]) != 2 or not an.model.tile_order(an.all_deps, band[1]):
+    if isinstance(band, str) or len(band[2]) != 2 or not an.model.tile_order(an.all_deps, band[1]):
         return None
     stmts, _, (a, b), ((alo, ahi), (blo, bhi)) = band
     return TileWave((a, alo, ahi), (b, blo, bhi), size, tuple(Stmt(s) for s in stmts))
 
 
-def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed, target: Target = SM90) -> SkewWave | None:
-    """The launch's band of 2 or 3 loops as skewed tiles, or None (module docstring)."""
+def skew_wave_of(an: Analysis, plan: Plan, launch: Launch, sk: Skewed, target: Target = SM90) -> SkewWave | str:
+    """The launch's band of 2 or 3 loops as skewed tiles, or why not (module docstring)."""
     band = _band(an, plan, launch)
-    if not band or len(band[2]) not in (2, 3):
-        return None
+    if isinstance(band, str):
+        return band
     stmts, names, loops, bounds = band
+    if len(loops) not in (2, 3):
+        return f"a band of {len(loops)} loops (2 or 3 are taken)"
     skew = an.model.tile_skew(an.all_deps, names)
-    if skew is None or (len(loops) == 2 and skew == ((1, 0), (0, 1))):
-        return None                                  # a 2-d band that needs no skew: TileWave's
+    if skew is None:
+        return "no skew (entries up to 3) points every dependence forward"
+    if len(loops) == 2 and skew == ((1, 0), (0, 1)):
+        return "a 2-loop band that needs no skew (T x T tiles, `wavefront.tile`, take it)"
     sizes = (sk.lanes, sk.walk) if len(loops) == 2 else (sk.outer, sk.lanes, sk.walk)
     windows = _windows(an, stmts, loops, skew[-1][-2]) if sk.window else ()
     if not sk.shuffle:
