@@ -39,6 +39,20 @@ def offset_text(base: str, k: int) -> str:
     return base if k == 0 else f"{base} {'+' if k > 0 else '-'} {abs(k)}"
 
 
+def var_offset(sub, var: str) -> int | None:
+    """d of a subscript node `var`, `var + d`, `var - d` or `d + var` (d an integer), else None."""
+    if isinstance(sub, c_ast.ID):
+        return 0 if sub.name == var else None
+    if isinstance(sub, c_ast.BinaryOp) and sub.op in "+-":
+        left, right = sub.left, sub.right
+        if sub.op == "+" and isinstance(left, c_ast.Constant):
+            left, right = right, left
+        if isinstance(left, c_ast.ID) and left.name == var and isinstance(right, c_ast.Constant) \
+                and right.type == "int" and right.value.isdigit():
+            return int(right.value) * (1 if sub.op == "+" else -1)
+    return None
+
+
 def min_expr(exprs) -> str:
     text = exprs[0]
     for e in exprs[1:]:

@@ -22,7 +22,7 @@ from ...analysis import Loop, Stmt
 from ...analysis.model import base_and_subscripts, parse_expr
 from ...ir.csyntax import cprint
 from ...ir.kernel import DTYPES
-from .ctext import array_refs, identifiers, loop_guard, offset_text, rewrite, substitute
+from .ctext import array_refs, identifiers, loop_guard, offset_text, rewrite, substitute, var_offset
 from .slabs import loop_key, statements
 
 #: the fewest iterations a strip runs where the shared memory limit shortens it
@@ -104,7 +104,7 @@ def strips_of(p, launch) -> Strips | None:
     written = {w.name for s in stmts for w in s.stmt.writes()}
     # an array the launch writes: named in the thread's own row (column) only, wherever the launch names it
     own = {(a, down) for a in arrays if a in written for down in (False, True) if
-           all(len(subs) == 2 and _offset(subs[down], g) == 0
+           all(len(subs) == 2 and var_offset(subs[down], g) == 0
                for s in stmts for subs in (base_and_subscripts(r)[1] for r in array_refs(s.stmt.node, a)))}
     fixed = set(p.k.params) | {l.var for l in launch.host_loops}
     loops = [n for n in launch.body if isinstance(n, Loop) and _walkable(n, g, fixed - written)]
@@ -130,20 +130,6 @@ def _walkable(loop: Loop, g: str, fixed: set) -> bool:
         g not in bounds and bounds <= fixed
 
 
-def _offset(sub, var: str) -> int | None:
-    """d of a subscript `var`, `var + d`, `var - d` or `d + var` (d an integer), else None."""
-    if isinstance(sub, c_ast.ID):
-        return 0 if sub.name == var else None
-    if isinstance(sub, c_ast.BinaryOp) and sub.op in "+-":
-        left, right = sub.left, sub.right
-        if sub.op == "+" and isinstance(left, c_ast.Constant):
-            left, right = right, left
-        if isinstance(left, c_ast.ID) and left.name == var and isinstance(right, c_ast.Constant) \
-                and right.type == "int" and right.value.isdigit():
-            return int(right.value) * (1 if sub.op == "+" else -1)
-    return None
-
-
 def _walk(p, loop: Loop, g: str, arrays: dict, written: set, own: set, threads: int, width: int,
           ahead: bool) -> Walk | None:
     """The loop's tiles: each array of `arrays` it names only at `A[g + d][j + e]` or only at
@@ -163,8 +149,8 @@ def _walk(p, loop: Loop, g: str, arrays: dict, written: set, own: set, threads: 
             name = base.name if isinstance(base, c_ast.ID) else None
             if name not in arrays:
                 continue
-            down = len(subs) == 2 and _offset(subs[0], g) is None
-            d, e = (_offset(subs[down], g), _offset(subs[1 - down], loop.var)) if len(subs) == 2 else (None, None)
+            down = len(subs) == 2 and var_offset(subs[0], g) is None
+            d, e = (var_offset(subs[down], g), var_offset(subs[1 - down], loop.var)) if len(subs) == 2 else (None, None)
             downs.setdefault(name, set()).add(down)
             if d is None or e is None or name in written and (name, down) not in own:
                 bad.add(name)
@@ -267,7 +253,7 @@ def _walk_lines(p, launch, loop: Loop, w: Walk, indent: str) -> list[str]:
             t = tiles.get(base.name) if isinstance(base, c_ast.ID) and len(subs) == 2 else None
             if t is None:
                 return None
-            d, e = _offset(subs[t.down], g.var), _offset(subs[1 - t.down], j)
+            d, e = var_offset(subs[t.down], g.var), var_offset(subs[1 - t.down], j)
             return c_ast.ArrayRef(c_ast.ID(_now(t)), c_ast.ID(_index(
                 t, st.threads, width, offset_text("(int)threadIdx.x", d - t.d[0]), offset_text(f"{j} - poly_lo", e - t.e[0]))))
         return rewrite(copy.deepcopy(node), pick)

@@ -27,7 +27,7 @@ from pycparser import c_ast
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import base_and_subscripts, parse_expr
 from ...ir.csyntax import cprint
-from .ctext import WORD, array_refs, extent_text, names_used, offset_text, rewrite
+from .ctext import WORD, array_refs, extent_text, names_used, offset_text, rewrite, var_offset
 from .mapping import HostLoop, Launch, Plan
 from .options import PolyOptions, Skewed
 from ...runtime.target import SM90, Target
@@ -238,13 +238,13 @@ def _windows(an: Analysis, stmts, loops, slant: int) -> tuple:
     if target is None:
         return ()
     _, wsubs = base_and_subscripts(target)
-    wlast = _offset(wsubs[-1], j)
+    wlast = var_offset(wsubs[-1], j)
     if wlast is None or any(j in WORD.findall(cprint(x)) for x in wsubs[:-1]):
         return ()
     groups: dict = {}
     for ref in array_refs(value):
         base, subs = base_and_subscripts(ref)
-        e = _offset(subs[-1], j)
+        e = var_offset(subs[-1], j)
         rest = tuple(cprint(x) for x in subs[:-1])
         if e is None or any(j in WORD.findall(x) or "[" in x for x in rest) or not isinstance(base, c_ast.ID):
             continue
@@ -284,25 +284,14 @@ def _name(ref) -> str:
     return base.name if isinstance(base, c_ast.ID) else ""
 
 
-def _offset(sub, var: str) -> int | None:
-    """d of a subscript `var`, `var + d` or `var - d` (d an integer literal), else None."""
-    node = parse_expr(cprint(sub))
-    if isinstance(node, c_ast.ID):
-        return 0 if node.name == var else None
-    if isinstance(node, c_ast.BinaryOp) and node.op in "+-" and isinstance(node.left, c_ast.ID) \
-            and node.left.name == var and isinstance(node.right, c_ast.Constant) and node.right.value.isdigit():
-        return int(node.right.value) * (1 if node.op == "+" else -1)
-    return None
-
-
 def _behind(rest, wrest, var: str) -> bool:
     """Whether subscripts `rest` are `wrest` with `var` one less: the same where `var` is not named."""
     for a, b in zip(rest, wrest):
-        db = _offset(parse_expr(b), var)
+        db = var_offset(parse_expr(b), var)
         if db is None:
             if a != b or var in WORD.findall(b):
                 return False
-        elif _offset(parse_expr(a), var) != db - 1:
+        elif var_offset(parse_expr(a), var) != db - 1:
             return False
     return True
 
@@ -313,7 +302,7 @@ def _apart(rest, wrest) -> bool:
     for a, b in zip(rest, wrest):
         var = WORD.findall(b)
         if var and not var[0][0].isdigit():
-            da, db = _offset(parse_expr(a), var[0]), _offset(parse_expr(b), var[0])
+            da, db = var_offset(parse_expr(a), var[0]), var_offset(parse_expr(b), var[0])
             if da is not None and db is not None and da != db:
                 return True
     return False
@@ -501,7 +490,7 @@ def _window_lines(p, sw: SkewWave, warm: str, indent: str) -> list[str]:
 
     def key(ref):
         base, subs = base_and_subscripts(ref)
-        e = _offset(subs[-1], j)
+        e = var_offset(subs[-1], j)
         return (base.name, tuple(cprint(x) for x in subs[:-1]), e) if isinstance(base, c_ast.ID) else None
 
     def load(w: Window, e: int) -> list[str]:
