@@ -174,6 +174,18 @@ VARIANTS = {
     "time tiles 24x128 plane": {"launches.time_tiles.plane": (24, 128)},
     "time tiles 24x128 plane 4 steps": {"launches.time_tiles.plane": (24, 128), "launches.time_tiles.steps": 4},
     "time tiles 512 threads 2-d": {"launches.time_tiles.threads": 512},
+    "time tiles unrolled": {"launches.time_tiles.unrolled": True},
+    "time tiles unrolled 32 threads": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32},
+    "time tiles unrolled 64 threads": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 64},
+    "time tiles unrolled 128 threads": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 128},
+    "time tiles unrolled 512 threads": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 512},
+    "time tiles unrolled 32 threads 512 cells": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32,
+                                                 "launches.time_tiles.window": 512},
+    "time tiles unrolled 32 threads 128 cells": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32,
+                                                 "launches.time_tiles.window": 128},
+    "time tiles 32 threads": {"launches.time_tiles.threads": 32},
+    "time tiles unrolled 32x128 plane": {"launches.time_tiles.unrolled": True, "launches.time_tiles.plane": (32, 128)},
+    "skewed shuffle": {"wavefront.skewed.shuffle": True},
 }
 
 

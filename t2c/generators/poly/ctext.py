@@ -126,6 +126,17 @@ def rewrite(node, pick):
     return node
 
 
+def stored_value(node):
+    """(the value an assignment stores, its target): `x op= e` as `x op (e)`; (None, None) else."""
+    if not isinstance(node, c_ast.Assignment) or not isinstance(node.lvalue, c_ast.ArrayRef):
+        return None, None
+    if node.op == "=":
+        return node.rvalue, node.lvalue
+    if node.op in ("+=", "-=", "*=", "/="):
+        return c_ast.BinaryOp(node.op[0], copy.deepcopy(node.lvalue), node.rvalue), node.lvalue
+    return None, None
+
+
 def rewrite_reads(node: c_ast.Assignment, pick) -> c_ast.Assignment:
     """A copy of an assignment with `rewrite` applied to what it reads: its value and its target's
     subscripts (the target itself kept)."""

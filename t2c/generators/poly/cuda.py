@@ -529,11 +529,12 @@ class Printer:
                     locals_[web] = self.web_type[web]
         return _inner_loops(launch.body), locals_ | self.registers_of(launch)
 
-    def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool, reads=None) -> list[str]:
+    def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool, reads=None,
+                   leave: str | None = None) -> list[str]:
         """A plain launch's body for one grid point: its indices from the thread's (`at`: from the
         arguments `idx_x`, ..., as a one-block loop, a merged launch or a persistent loop calls
-        it), a point outside the domain leaving, the thread's variables, its statements (each
-        rewritten by `reads`, node -> node, where given)."""
+        it), a point outside the domain leaving (by `leave` where given), the thread's variables,
+        its statements (each rewritten by `reads`, node -> node, where given)."""
         body = []
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
@@ -541,7 +542,7 @@ class Printer:
             start = "" if start == "0" else f"{start} + "
             index = f"idx_{ax}" if at else f"(int)({self.block_index(launch, ax)} * blockDim.{ax} + threadIdx.{ax})"
             body.append(f"  const int {l.var} = {start}{index};")
-        leave = "continue;" if launch.grid_cap and not at else "return;"    # a capped launch: the block's next index
+        leave = leave or ("continue;" if launch.grid_cap and not at else "return;")    # a capped launch: the block's next index
         slab = launch.slab if not at else None
         if slab:                                          # before the guard: every thread meets its barrier
             (l, (lows, _)), = zip(launch.grid, box)

@@ -107,7 +107,8 @@ class TimeTiles:
     steps: int = option(32, {"launch": [8, 128]})   # iterations a launch runs at most (fewer where the halo passes a quarter of the window)
     window: int = option(256, {"block": [512, 1024]})   # cells of each written 1-d array a block holds in shared memory
     plane: tuple[int, int] = option((32, 64), {"block": [(48, 64), (24, 128)]})   # rows x columns of each written 2-d array a block holds
-    threads: int = option(256, {"block": [128, 512]})   # threads per block
+    threads: int = option(256, {"block": [32, 128, 512]})   # threads per block (32: one warp, __syncwarp() between launches)
+    unrolled: bool = option(False, {"block": [True]})   # each thread's cells a fixed count, unrolled (their loads issued together)
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,18 @@ hotspot). Refuses anything else, with the reason. docs/poly.md, "Time tiles".
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from math import prod
 
+from pycparser import c_ast
+
+from ...analysis import Stmt
 from ...analysis.isl_bridge import constant_value
 from ...ir import abi
+from ...ir.csyntax import array_name
 from ...ir.dtypes import DTYPES
-from .ctext import WORD, min_expr, names_used
+from .ctext import WORD, min_expr, names_used, stored_value
 from .mapping import HostLoop, Launch, launch_box
 from .oneblock import at_function, launch_axes, param_decl
 from .scratch import give_back, take
@@ -38,6 +43,7 @@ class Step:
     reach: tuple[int, ...]           # per dimension: cells its reads of the tile's arrays reach past the cell it writes
     offset: tuple[str, ...]          # per dimension, C: the cell it writes minus its grid index (`NAME_at`'s idx_x, ...)
     axes: tuple[str, ...]            # per dimension: the axis of the launch's grid index there (x, y)
+    split: str | None = None         # one store, no scalar: its array's type (its cells' values taken first), else None
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,7 @@ class TimeTile:
     arrays: tuple[str, ...]          # the arrays the loop writes: in shared memory, two copies in global
     extents: tuple[str, ...]         # their shape, C
     launches: tuple[Step, ...]       # an iteration's launches in order
+    unrolled: bool = False           # each thread's cells a fixed count, unrolled
 
     @property
     def rank(self) -> int:
@@ -110,7 +117,7 @@ def time_tile_of(p, h: HostLoop) -> tuple[TimeTile | None, Refused | None]:
     window = (opt.window,) if rank == 1 else opt.plane
     reach = [sum(s.reach[d] for s in steps) for d in range(rank)]
     fits = min((w // (4 * r) for w, r in zip(window, reach) if r), default=opt.steps)   # each halo at most a quarter
-    tile = TimeTile(min(opt.steps, fits), opt.threads, window, tuple(sorted(written)), shape, tuple(steps))
+    tile = TimeTile(min(opt.steps, fits), opt.threads, window, tuple(sorted(written)), shape, tuple(steps), opt.unrolled)
     if tile.steps < 1:
         return None, Refused(None, f"an iteration's reads reach {', '.join(map(str, reach))} cells, past a quarter "
                                    f"of the window ({' x '.join(map(str, window))})")
@@ -151,9 +158,11 @@ def _step(p, l: Launch, written: set[str]) -> tuple[Step | None, str]:
     if any(v != vars_ for v, _ in reads):
         return None, "its reads and its write follow its grid indices in different orders"
     firsts = dict(zip(grid, (min_expr(lows) for lows, _ in launch_box(p.an, l))))
+    stored = stored_value(l.body[0].stmt.node)[1] if len(l.body) == 1 and isinstance(l.body[0], Stmt) \
+        and not any(s == l.body[0].stmt.name for s, _ in p.an.web_of) else None
     return Step(tuple(max((abs(c[d] - c0[d]) for _, c in reads), default=0) for d in range(len(grid))),
                 tuple(f"{c} + {firsts[v]}" if c else firsts[v] for v, c in zip(vars_, c0)),
-                tuple(l.axes[v] for v in vars_)), ""
+                tuple(l.axes[v] for v in vars_), p.k.array(array_name(stored)).dtype if stored is not None else None), ""
 
 
 def _offsets(p, loops, idx, grid: list[str]):
@@ -227,11 +236,73 @@ def _nest(heads: list[str], indent: str, inner: list[str], braces: bool = True) 
     return out + ([indent + "  " * (len(heads) - 1) + "}"] if braces else [])
 
 
+def _unrolled(tt: TimeTile, step: Step, c, sx, ax, first, past, call, entry: str) -> list[str]:
+    """A launch's cells as each thread's fixed share of the window, loops of compile-time counts
+    unrolled, each cell run where it is still valid.  A launch of one store (`Step.split`) takes
+    every cell's value first, then stores them: the loads of all a thread's cells issue together
+    (a launch's cells are independent: no cell reads what another writes)."""
+    width = dict(zip(("x", "y"), tt.block))
+    each = [-(-tt.window[d] // width[ax[d]]) for d in range(tt.rank)]
+    flat = " + ".join(f"poly_m{x}" + "".join(f" * {e}" for e in each[d + 1:]) for d, x in enumerate(sx))
+    inside = " && ".join(f"{c[d]} >= poly_from{x} && {c[d]} < poly_to{x}" for d, x in enumerate(sx))
+
+    def cells(inner: list[str]) -> list[str]:
+        out, indent = [], "      "
+        for d, x in enumerate(sx):
+            out += [f"{indent}#pragma unroll",
+                    f"{indent}for (int poly_m{x} = 0; poly_m{x} < {each[d]}; poly_m{x}++) {{",
+                    f"{indent}  const int {c[d]} = poly_lo{x} + (int)threadIdx.{ax[d]} + poly_m{x} * {width[ax[d]]};"]
+            indent += "  "
+        out += [indent + line for line in inner]
+        for _ in sx:
+            indent = indent[:-2]
+            out.append(f"{indent}}}")
+        return out
+
+    out = [f"    {{   /* still valid: [{', '.join(f'poly_from{x}' for x in sx)}, {', '.join(f'poly_to{x}' for x in sx)}) */",
+           *(f"      const int poly_from{x} = {first(d)}, poly_to{x} = {past(d)};" for d, x in enumerate(sx))]
+    if step.split:
+        out += [f"      {step.split} poly_v[{prod(each)}];   /* this thread's cells' values, stored after all are taken */",
+                f"      bool poly_ok[{prod(each)}];",
+                *cells([f"poly_ok[{flat}] = {inside} && {entry}_value({call}, poly_v[{flat}]);"]),
+                *cells([f"if (poly_ok[{flat}])", f"  {entry}_store({call}, poly_v[{flat}]);"])]
+    else:
+        out += cells([f"if ({inside})", f"  {entry}({call});"])
+    return out + ["    }"]
+
+
+def _split_functions(p, h: HostLoop, l: Launch, calls) -> str:
+    """`NAME_at_value` (false outside the launch's domain) and `NAME_at_store` (2-d: NAME_tile_...,
+    subscripts with the window's row pitch): a one-store launch's value at a cell, its store."""
+    tt, entry = h.time_tile, _entry(h, l)
+    value, target = stored_value(l.body[0].stmt.node)
+    saved = p.r
+    if tt.rank > 1:
+        p.r = p.r.reshaped({a: (*p.k.array(a).shape[:-1], str(tt.window[-1])) for a in tt.arrays})
+    try:
+        box, v = launch_box(p.an, l), c_ast.ID("poly_v")
+        taken = p.point_body(l, box, [], {}, True, lambda n: c_ast.Assignment("=", v, copy.deepcopy(value)),
+                             "return false;") + ["  return true;"]
+        stored = p.point_body(l, box, [], {}, True, lambda n: c_ast.Assignment("=", copy.deepcopy(target), v))
+    finally:
+        p.r = saved
+    args = p.kernel_args(l, names_used("\n".join(taken + stored)))
+    calls[f"{entry}_value"] = args
+    params = ", ".join([*(p.param_decl(a, l) for a in args), *(f"int idx_{x}" for x in launch_axes(l))])
+    ty = p.k.array(array_name(target)).dtype
+    return "\n".join([f"/* {l.name} at one cell as its value (false outside its domain), then its store */",
+                      f"static __device__ __forceinline__ bool {entry}_value({params}, {ty} &poly_v)",
+                      "{", *taken, "}", "",
+                      f"static __device__ __forceinline__ void {entry}_store({params}, {ty} poly_v)",
+                      "{", *stored, "}"])
+
+
 def kernel(p, h: HostLoop, calls) -> str:
     """The tile kernel (after the 2-d launches' NAME_tile): copy the window in, the iterations on
     it, the block's own cells out."""
     tt, var = h.time_tile, h.loop.var
     tiles = [_tile_function(p, h, l, calls) for l in h.items] if tt.rank > 1 else []
+    tiles += [_split_functions(p, h, l, calls) for l, s in zip(h.items, tt.launches) if tt.unrolled and s.split]
     args = _arguments(p, h, calls)
     dtype = {a: p.k.array(a).dtype for a in tt.arrays}
     params = [param_decl(p, h, a) for a in args] + \
@@ -261,16 +332,23 @@ def kernel(p, h: HostLoop, calls) -> str:
         f"  int {', '.join(f'poly_stale{x} = 0' for x in sx)};   /* cells at each inner end of the window no longer valid */",
         f"  int {var} = poly_first;",
         f"  for (int poly_s = 0; poly_s < poly_steps; poly_s++, {h.loop.next})", "  {"]
-    valid = lambda d: (f"for (int {c[d]} = (poly_lo{sx[d]} > 0 ? poly_lo{sx[d]} + poly_stale{sx[d]} : 0) + (int)threadIdx.{ax[d]};\n"
-                       f"     {c[d]} < (poly_hi{sx[d]} < poly_count{sx[d]} ? poly_hi{sx[d]} - poly_stale{sx[d]} : poly_count{sx[d]}); "
-                       f"{c[d]} += (int)blockDim.{ax[d]})")
+    first = lambda d: f"(poly_lo{sx[d]} > 0 ? poly_lo{sx[d]} + poly_stale{sx[d]} : 0)"
+    past = lambda d: f"(poly_hi{sx[d]} < poly_count{sx[d]} ? poly_hi{sx[d]} - poly_stale{sx[d]} : poly_count{sx[d]})"
+    valid = lambda d: (f"for (int {c[d]} = {first(d)} + (int)threadIdx.{ax[d]};\n"
+                       f"     {c[d]} < {past(d)}; {c[d]} += (int)blockDim.{ax[d]})")
+    barrier = "__syncwarp();" if prod(tt.block) == 32 else "__syncthreads();"
     for launch, step in zip(h.items, tt.launches):
         index = {a: c[d] if o == "0" else f"{c[d]} - ({o})" for d, (a, o) in enumerate(zip(step.axes, step.offset))}
-        call = ", ".join(_passed(h, launch, calls) + [index[a] for a in launch_axes(launch)])
+        at = [index[a] for a in launch_axes(launch)]
         grow = " ".join(f"poly_stale{sx[d]} += {r};" for d, r in enumerate(step.reach) if r)
-        body += [f"    {grow}   /* {launch.name} */" if grow else f"    /* {launch.name} */",
-                 *_nest([valid(d) for d in dims], "    ", [f"{_entry(h, launch)}({call});"], braces=False),
-                 "    __syncthreads();"]
+        body.append(f"    {grow}   /* {launch.name} */" if grow else f"    /* {launch.name} */")
+        if tt.unrolled:
+            passed = calls[f"{_entry(h, launch)}_value"] if step.split else _passed(h, launch, calls)
+            body += _unrolled(tt, step, c, sx, ax, first, past, ", ".join(passed + at), _entry(h, launch))
+        else:
+            call = f"{_entry(h, launch)}({', '.join(_passed(h, launch, calls) + at)});"
+            body += _nest([valid(d) for d in dims], "    ", [call], braces=False)
+        body.append(f"    {barrier}")
     body += ["  }", *_nest([strided(d, f"poly_own{sx[d]}", f"poly_end{sx[d]}") for d in dims], "  ",
                            [f"{a}_out[{cell}] = {a}[{mine}];" for a in tt.arrays])]
     calls[name(p, h)] = args
@@ -279,7 +357,7 @@ def kernel(p, h: HostLoop, calls) -> str:
         f"/* {name(p, h)}: each thread a block-strided share of its block's window. Host loop {var} in overlapped "
         f"time tiles: each block holds {cells(tt.window)} cells "
         f"of {', '.join(tt.arrays)} in shared memory, runs up to {tt.steps} iterations on them (each "
-        "launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back "
+        f"launch a block-strided loop over the cells still valid, then {barrier[:-1]}) and writes back "
         f"its own {cells(tt.own)}; the {cells(tt.halo)} cells past them on each side are those the iterations' reads "
         "reach. It reads one copy of the arrays and writes the other. */",
         f"__global__ void __launch_bounds__({tt.threads}) {name(p, h)}({', '.join(params)})",

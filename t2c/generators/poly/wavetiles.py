@@ -27,7 +27,7 @@ from pycparser import c_ast
 from ...analysis import Analysis, Loop, Stmt
 from ...analysis.model import base_and_subscripts, parse_expr
 from ...ir.csyntax import cprint
-from .ctext import WORD, array_refs, extent_text, names_used, offset_text, rewrite, var_offset
+from .ctext import WORD, array_refs, extent_text, names_used, offset_text, rewrite, stored_value, var_offset
 from .mapping import HostLoop, Launch, Plan
 from .options import PolyOptions, Skewed
 from ...runtime.target import SM90, Target
@@ -234,7 +234,7 @@ def _windows(an: Analysis, stmts, loops, slant: int) -> tuple:
     j, lanes = loops[-1], loops[-2]
     if len(stmts) != 1 or any(s == stmts[0].name for s, _ in an.web_of):
         return ()
-    value, target = _value(stmts[0].node)
+    value, target = stored_value(stmts[0].node)
     if target is None:
         return ()
     _, wsubs = base_and_subscripts(target)
@@ -266,17 +266,6 @@ def _windows(an: Analysis, stmts, loops, slant: int) -> tuple:
     if sum(len(w.offsets) for w in out) > MOST_REGISTERS:
         return ()
     return tuple(out)
-
-
-def _value(node):
-    """(the value an assignment stores, its target): `x op= e` as `x op (e)`; (None, None) else."""
-    if not isinstance(node, c_ast.Assignment) or not isinstance(node.lvalue, c_ast.ArrayRef):
-        return None, None
-    if node.op == "=":
-        return node.rvalue, node.lvalue
-    if node.op in ("+=", "-=", "*=", "/="):
-        return c_ast.BinaryOp(node.op[0], copy.deepcopy(node.lvalue), node.rvalue), node.lvalue
-    return None, None
 
 
 def _name(ref) -> str:
@@ -485,7 +474,7 @@ def _window_lines(p, sw: SkewWave, warm: str, indent: str) -> list[str]:
     value, its store, the registers moved down one (the written value into the one it reaches)."""
     stmt, j = sw.body[0].stmt, sw.loops[-1][0]
     names = p.names_for(stmt.name)
-    value, target = _value(stmt.node)
+    value, target = stored_value(stmt.node)
     regs = {(w.array, w.rest, e): _register(n, e) for n, w in enumerate(sw.windows) for e in w.offsets}
 
     def key(ref):
@@ -525,4 +514,4 @@ def _shuffled(sw: SkewWave) -> bool:
 
 
 def _written_dtype(p, sw: SkewWave) -> str:
-    return next(a.dtype for a in p.k.arrays if a.name == _name(_value(sw.body[0].stmt.node)[1]))
+    return next(a.dtype for a in p.k.arrays if a.name == _name(stored_value(sw.body[0].stmt.node)[1]))
