@@ -183,6 +183,8 @@ VARIANTS = {
                                                  "launches.time_tiles.window": 512},
     "time tiles unrolled 32 threads 128 cells": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32,
                                                  "launches.time_tiles.window": 128},
+    "time tiles unrolled 32 threads 512 cells 64 steps": {"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32,
+                                                          "launches.time_tiles.window": 512, "launches.time_tiles.steps": 64},
     "time tiles 32 threads": {"launches.time_tiles.threads": 32},
     "time tiles unrolled 32x128 plane": {"launches.time_tiles.unrolled": True, "launches.time_tiles.plane": (32, 128)},
     "skewed shuffle": {"wavefront.skewed.shuffle": True},

@@ -196,3 +196,53 @@ def test_2d_time_tiles_are_accepted_on_the_emu(path, options):
     text = generate(k, options)
     assert re.search(r"\.at\(\), \w+_time_t, ", text) and "poly_wait();" in text[text.index("_time_t("):]
     accepted_on_emu(k, text)
+
+
+#: each thread a fixed count of cells, unrolled; one warp a block (8 cells a thread), __syncwarp between launches
+UNROLLED = SMALL.replace({"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 8})
+UNROLLED_WARP = DEFAULT.replace({"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32})
+UNROLLED_2D = SMALL_2D.replace({"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32})
+
+
+@pytest.mark.parametrize("path, split", [
+    (JACOBI_1D, ("double", "double")),
+    (PATHFINDER, (None, "int")),           # a min of three cells in a scalar first, then the copy back
+    (HEAT_1D, ("float", "float")),
+    (HOTSPOT, (None, "double")),           # its edges: guarded statements, each cell run whole
+    (LIFE, ("int", "int")),                # one expression of the eight neighbours, then the copy back
+])
+def test_one_store_launches_take_their_values_first(path, split):
+    """A launch whose body is one store of a cell (no scalar of its own) is split into its value
+    and its store: each thread takes all its cells' values, then stores them."""
+    k = read_kernel(ROOT / path)
+    (h,) = [h for h in _loops(k, UNROLLED_WARP).values() if h.time_tile]
+    assert tuple(s.split for s in h.time_tile.launches) == split and h.time_tile.unrolled
+    text = generate(k, UNROLLED_WARP)
+    kernel = text[text.index("__global__ void __launch_bounds__(32) "):]
+    for l, s in zip(h.items, split):
+        entry = f"{l.name}_at" if h.time_tile.rank == 1 else f"{l.name}_tile"
+        assert (f"{entry}_value(" in kernel and f"{entry}_store(" in kernel) == bool(s)
+    per = 256 // 32 if h.time_tile.rank == 1 else 64 // 32
+    assert f"poly_m < {per}; poly_m++" in kernel or f"poly_m1 < {per}; poly_m1++" in kernel
+    assert "__syncwarp();" in kernel and "__syncthreads();" in kernel    # a barrier after the copies in only
+    assert kernel.count("__syncthreads();") == 1
+    assert "__syncwarp" not in generate(k, DEFAULT)
+
+
+@pytest.mark.parametrize("path", [JACOBI_1D, PATHFINDER, HEAT_1D, JACOBI_2D, HOTSPOT, JACOBI_2D_SPEC, LIFE])
+def test_unrolled_time_tiles_are_accepted_on_the_emu(path):
+    k = read_kernel(ROOT / path)
+    for options in ((UNROLLED, UNROLLED_WARP) if path in (JACOBI_1D, PATHFINDER, HEAT_1D) else (UNROLLED_2D,)):
+        accepted_on_emu(k, generate(k, options))
+
+
+@pytest.mark.parametrize("path", [JACOBI_1D, JACOBI_2D])
+def test_unrolled_cells_past_the_still_valid_ones_are_rejected(path):
+    """The verifier sees a tile that runs stale cells too: the tiles' own cells computed from
+    cells of the halo no iteration kept valid."""
+    k = read_kernel(ROOT / path)
+    text = generate(k, UNROLLED if path == JACOBI_1D else UNROLLED_2D)
+    stale = re.sub(r"poly_from(\d?) = \(poly_lo\1 > 0 \? poly_lo\1 \+ poly_stale\1 : 0\)", r"poly_from\1 = poly_lo\1", text)
+    assert stale != text
+    card = ladder(k, stale, backend="emu", dataset="MINI", seed=3)
+    assert not card.accepted and ("output mismatch" in card.summary() or "out-of-bounds" in card.summary())
