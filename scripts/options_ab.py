@@ -188,6 +188,9 @@ VARIANTS = {
     "time tiles 32 threads": {"launches.time_tiles.threads": 32},
     "time tiles unrolled 32x128 plane": {"launches.time_tiles.unrolled": True, "launches.time_tiles.plane": (32, 128)},
     "skewed shuffle": {"wavefront.skewed.shuffle": True},
+    "time tiles not unrolled": {"launches.time_tiles.unrolled": False},
+    "time tiles unrolled plane": {"launches.time_tiles.unrolled_plane": True},
+    "time tiles unrolled plane 32x128": {"launches.time_tiles.unrolled_plane": True, "launches.time_tiles.plane": (32, 128)},
 }
 
 

@@ -198,10 +198,10 @@ def test_2d_time_tiles_are_accepted_on_the_emu(path, options):
     accepted_on_emu(k, text)
 
 
-#: each thread a fixed count of cells, unrolled; one warp a block (8 cells a thread), __syncwarp between launches
+#: each thread a fixed count of cells, unrolled (the default in 1-d), 2-d too; one warp a block, __syncwarp between launches
 UNROLLED = SMALL.replace({"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 8})
-UNROLLED_WARP = DEFAULT.replace({"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32})
-UNROLLED_2D = SMALL_2D.replace({"launches.time_tiles.unrolled": True, "launches.time_tiles.threads": 32})
+UNROLLED_WARP = DEFAULT.replace({"launches.time_tiles.unrolled_plane": True, "launches.time_tiles.threads": 32})
+UNROLLED_2D = SMALL_2D.replace({"launches.time_tiles.unrolled_plane": True, "launches.time_tiles.threads": 32})
 
 
 @pytest.mark.parametrize("path, split", [

@@ -81,6 +81,42 @@ __global__ void jacobi_1d_update_A(int n, double *A, const double *B)
   jacobi_1d_update_A_at(n, A, B, (int)(blockIdx.x * blockDim.x + threadIdx.x));
 }
 
+/* jacobi_1d_update_B at one cell as its value (false outside its domain), then its store */
+static __device__ __forceinline__ bool jacobi_1d_update_B_at_value(int n, const double *A, double *B, int idx_x, double &poly_v)
+{
+  const int i = 1 + idx_x;
+  if (!(i >= 1 && i < (n - 1)))
+    return false;
+  poly_v = 0.33333 * ((A[i - 1] + A[i]) + A[i + 1]);
+  return true;
+}
+
+static __device__ __forceinline__ void jacobi_1d_update_B_at_store(int n, const double *A, double *B, int idx_x, double poly_v)
+{
+  const int i = 1 + idx_x;
+  if (!(i >= 1 && i < (n - 1)))
+    return;
+  B[i] = poly_v;
+}
+
+/* jacobi_1d_update_A at one cell as its value (false outside its domain), then its store */
+static __device__ __forceinline__ bool jacobi_1d_update_A_at_value(int n, double *A, const double *B, int idx_x, double &poly_v)
+{
+  const int i = 1 + idx_x;
+  if (!(i >= 1 && i < (n - 1)))
+    return false;
+  poly_v = 0.33333 * ((B[i - 1] + B[i]) + B[i + 1]);
+  return true;
+}
+
+static __device__ __forceinline__ void jacobi_1d_update_A_at_store(int n, double *A, const double *B, int idx_x, double poly_v)
+{
+  const int i = 1 + idx_x;
+  if (!(i >= 1 && i < (n - 1)))
+    return;
+  A[i] = poly_v;
+}
+
 /* jacobi_1d_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 256 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 128; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
@@ -104,14 +140,40 @@ __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__r
   for (int poly_s = 0; poly_s < poly_steps; poly_s++, t++)
   {
     poly_stale += 1;   /* jacobi_1d_update_B */
-    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
-         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
-      jacobi_1d_update_B_at(n, A, B, poly_c - (1));
+    {   /* still valid: [poly_from, poly_to) */
+      const int poly_from = (poly_lo > 0 ? poly_lo + poly_stale : 0), poly_to = (poly_hi < poly_count ? poly_hi - poly_stale : poly_count);
+      double poly_v[1];   /* this thread's cells' values, stored after all are taken */
+      bool poly_ok[1];
+      #pragma unroll
+      for (int poly_m = 0; poly_m < 1; poly_m++) {
+        const int poly_c = poly_lo + (int)threadIdx.x + poly_m * 256;
+        poly_ok[poly_m] = poly_c >= poly_from && poly_c < poly_to && jacobi_1d_update_B_at_value(n, A, B, poly_c - (1), poly_v[poly_m]);
+      }
+      #pragma unroll
+      for (int poly_m = 0; poly_m < 1; poly_m++) {
+        const int poly_c = poly_lo + (int)threadIdx.x + poly_m * 256;
+        if (poly_ok[poly_m])
+          jacobi_1d_update_B_at_store(n, A, B, poly_c - (1), poly_v[poly_m]);
+      }
+    }
     __syncthreads();
     poly_stale += 1;   /* jacobi_1d_update_A */
-    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
-         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
-      jacobi_1d_update_A_at(n, A, B, poly_c - (1));
+    {   /* still valid: [poly_from, poly_to) */
+      const int poly_from = (poly_lo > 0 ? poly_lo + poly_stale : 0), poly_to = (poly_hi < poly_count ? poly_hi - poly_stale : poly_count);
+      double poly_v[1];   /* this thread's cells' values, stored after all are taken */
+      bool poly_ok[1];
+      #pragma unroll
+      for (int poly_m = 0; poly_m < 1; poly_m++) {
+        const int poly_c = poly_lo + (int)threadIdx.x + poly_m * 256;
+        poly_ok[poly_m] = poly_c >= poly_from && poly_c < poly_to && jacobi_1d_update_A_at_value(n, A, B, poly_c - (1), poly_v[poly_m]);
+      }
+      #pragma unroll
+      for (int poly_m = 0; poly_m < 1; poly_m++) {
+        const int poly_c = poly_lo + (int)threadIdx.x + poly_m * 256;
+        if (poly_ok[poly_m])
+          jacobi_1d_update_A_at_store(n, A, B, poly_c - (1), poly_v[poly_m]);
+      }
+    }
     __syncthreads();
   }
   for (int poly_c = poly_own + (int)threadIdx.x; poly_c < poly_end; poly_c += (int)blockDim.x) {

@@ -85,7 +85,7 @@ class Skewed:
     walk: int = option(64, {"launch": [32, 128]})     # tile extent along the innermost coordinate
     outer: int = option(2, {"launch": [4, 8]})        # tile extent along the time coordinate of a 3-d band
     window: bool = option(True, {"memory": [False]})  # a lane's reads along its walk kept in registers, one new cell a step per row
-    shuffle: bool = option(False, {"memory": [True]})  # ... the cell lane l - 1 wrote the step before taken from it by a shuffle (not yet measured)
+    shuffle: bool = option(True, {"memory": [False]})  # ... the cell lane l - 1 wrote the step before taken from it by a shuffle
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,8 @@ class TimeTiles:
     window: int = option(256, {"block": [512, 1024]})   # cells of each written 1-d array a block holds in shared memory
     plane: tuple[int, int] = option((32, 64), {"block": [(48, 64), (24, 128)]})   # rows x columns of each written 2-d array a block holds
     threads: int = option(256, {"block": [32, 128, 512]})   # threads per block (32: one warp, __syncwarp() between launches)
-    unrolled: bool = option(False, {"block": [True]})   # each thread's cells a fixed count, unrolled (their loads issued together)
+    unrolled: bool = option(True, {"block": [False]})   # 1-d: each thread's cells a fixed count, unrolled (their loads issued together)
+    unrolled_plane: bool = option(False, {"block": [True]})   # ... 2-d too
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,8 @@ def time_tile_of(p, h: HostLoop) -> tuple[TimeTile | None, Refused | None]:
     window = (opt.window,) if rank == 1 else opt.plane
     reach = [sum(s.reach[d] for s in steps) for d in range(rank)]
     fits = min((w // (4 * r) for w, r in zip(window, reach) if r), default=opt.steps)   # each halo at most a quarter
-    tile = TimeTile(min(opt.steps, fits), opt.threads, window, tuple(sorted(written)), shape, tuple(steps), opt.unrolled)
+    tile = TimeTile(min(opt.steps, fits), opt.threads, window, tuple(sorted(written)), shape, tuple(steps),
+                    opt.unrolled_plane if rank > 1 else opt.unrolled)
     if tile.steps < 1:
         return None, Refused(None, f"an iteration's reads reach {', '.join(map(str, reach))} cells, past a quarter "
                                    f"of the window ({' x '.join(map(str, window))})")

@@ -154,6 +154,24 @@ __global__ void pathfinder_update_cost_2(int cols, int *__restrict__ cost, const
   }
 }
 
+/* pathfinder_update_prev_2 at one cell as its value (false outside its domain), then its store */
+static __device__ __forceinline__ bool pathfinder_update_prev_2_at_value(int cols, const int *cost, int *prev, int idx_x, int &poly_v)
+{
+  const int j = idx_x;
+  if (!(j >= 0 && j < cols))
+    return false;
+  poly_v = cost[j];
+  return true;
+}
+
+static __device__ __forceinline__ void pathfinder_update_prev_2_at_store(int cols, const int *cost, int *prev, int idx_x, int poly_v)
+{
+  const int j = idx_x;
+  if (!(j >= 0 && j < cols))
+    return;
+  prev[j] = poly_v;
+}
+
 /* pathfinder_time_i: each thread a block-strided share of its block's window. Host loop i in overlapped time tiles: each block holds 256 cells of cost, prev in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 192; the 32 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wall, const int *__restrict__ cost_in, int *__restrict__ cost_out, const int *__restrict__ prev_in, int *__restrict__ prev_out, int poly_first, int poly_steps)
 {
@@ -177,14 +195,33 @@ __global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wa
   for (int poly_s = 0; poly_s < poly_steps; poly_s++, i++)
   {
     poly_stale += 1;   /* pathfinder_update_cost_1 */
-    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
-         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
-      pathfinder_update_cost_1_at(cols, wall, cost, prev, i, poly_c);
+    {   /* still valid: [poly_from, poly_to) */
+      const int poly_from = (poly_lo > 0 ? poly_lo + poly_stale : 0), poly_to = (poly_hi < poly_count ? poly_hi - poly_stale : poly_count);
+      #pragma unroll
+      for (int poly_m = 0; poly_m < 1; poly_m++) {
+        const int poly_c = poly_lo + (int)threadIdx.x + poly_m * 256;
+        if (poly_c >= poly_from && poly_c < poly_to)
+          pathfinder_update_cost_1_at(cols, wall, cost, prev, i, poly_c);
+      }
+    }
     __syncthreads();
     /* pathfinder_update_prev_2 */
-    for (int poly_c = (poly_lo > 0 ? poly_lo + poly_stale : 0) + (int)threadIdx.x;
-         poly_c < (poly_hi < poly_count ? poly_hi - poly_stale : poly_count); poly_c += (int)blockDim.x)
-      pathfinder_update_prev_2_at(cols, cost, prev, poly_c);
+    {   /* still valid: [poly_from, poly_to) */
+      const int poly_from = (poly_lo > 0 ? poly_lo + poly_stale : 0), poly_to = (poly_hi < poly_count ? poly_hi - poly_stale : poly_count);
+      int poly_v[1];   /* this thread's cells' values, stored after all are taken */
+      bool poly_ok[1];
+      #pragma unroll
+      for (int poly_m = 0; poly_m < 1; poly_m++) {
+        const int poly_c = poly_lo + (int)threadIdx.x + poly_m * 256;
+        poly_ok[poly_m] = poly_c >= poly_from && poly_c < poly_to && pathfinder_update_prev_2_at_value(cols, cost, prev, poly_c, poly_v[poly_m]);
+      }
+      #pragma unroll
+      for (int poly_m = 0; poly_m < 1; poly_m++) {
+        const int poly_c = poly_lo + (int)threadIdx.x + poly_m * 256;
+        if (poly_ok[poly_m])
+          pathfinder_update_prev_2_at_store(cols, cost, prev, poly_c, poly_v[poly_m]);
+      }
+    }
     __syncthreads();
   }
   for (int poly_c = poly_own + (int)threadIdx.x; poly_c < poly_end; poly_c += (int)blockDim.x) {
