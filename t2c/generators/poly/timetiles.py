@@ -309,11 +309,11 @@ def kernel(p, h: HostLoop, calls) -> str:
     params = [param_decl(p, h, a) for a in args] + \
         [f"const {dtype[a]} *__restrict__ {a}_in, {dtype[a]} *__restrict__ {a}_out" for a in tt.arrays] + \
         ["int poly_first", "int poly_steps"]
-    dims, last = range(tt.rank), tt.rank - 1
+    dims = range(tt.rank)
     sx = [""] if tt.rank == 1 else [str(d) for d in dims]          # a 1-d tile's names have no suffix
     ax = ["x"] if tt.rank == 1 else ["y", "x"]
     c, pitch = [f"poly_c{x}" for x in sx], tt.window[-1]
-    cell = "poly_c" if tt.rank == 1 else f"(size_t)poly_c0 * poly_count1 + poly_c1"          # in the arrays
+    cell = "poly_c" if tt.rank == 1 else "(size_t)poly_c0 * poly_count1 + poly_c1"          # in the arrays
     there = "poly_c - poly_lo" if tt.rank == 1 else f"(poly_c0 - poly_lo0) * {pitch} + (poly_c1 - poly_lo1)"
     base = "poly_lo" if tt.rank == 1 else f"(poly_lo0 * {pitch} + poly_lo1)"
     mine = "poly_c" if tt.rank == 1 else f"poly_c0 * {pitch} + poly_c1"   # through the names pointed into the window
