@@ -24,7 +24,7 @@ GS1 = "corpora/loops/solvers/gauss_seidel_1d.c"
 GS2 = "corpora/text2cuda/gauss_seidel2d.md"
 #: tiles small enough for several along every coordinate at MINI, lane l - 1's cell by a shuffle
 SMALL = DEFAULT.replace({"wavefront.skewed.outer": 2, "wavefront.skewed.walk": 8, "wavefront.skewed.shuffle": True})
-APART_DEFAULT = DEFAULT.replace({"wavefront.skewed.shuffle": False})
+SHUFFLE = DEFAULT.replace({"wavefront.skewed.shuffle": True})
 
 
 def _skewed(k, options=DEFAULT) -> list:
@@ -48,7 +48,7 @@ def test_skews(path, loops, skew, sizes):
 
 def _windows(k) -> list:
     """Each window as (array, subscripts before the last, first, last, written, from lane l - 1)."""
-    sw, = _skewed(k)
+    sw, = _skewed(k, SHUFFLE)
     return [(w.array, w.rest, w.first, w.last, w.written, w.lane) for w in sw.windows]
 
 
@@ -92,7 +92,7 @@ def test_the_candidate_and_its_options():
     assert sw.sizes == (2, 64, 64)
     assert "__syncthreads();" in generate(k, DEFAULT.replace({"wavefront.skewed.lanes": 64}))
     assert "fill the windows" in text and "fill the windows" not in generate(k, DEFAULT.replace({"wavefront.skewed.window": False}))
-    assert "__shfl_up_sync" in text and "__shfl_up_sync" not in generate(k, APART_DEFAULT)
+    assert "__shfl_up_sync" not in text and "__shfl_up_sync" in generate(k, SHUFFLE)
     plain = generate(k, DEFAULT.replace({"wavefront.skewed": None}))
     assert "tile_wave" not in plain and "host loop wave: a wavefront" in plain
 

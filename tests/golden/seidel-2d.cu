@@ -82,13 +82,9 @@ __global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, doubl
     double poly_w2_p0;
     double poly_w2_p1;
     double poly_v = 0;   /* the value this lane wrote last */
-    int poly_did = 0;   /* ... at the step before */
     for (int poly_step = 0; poly_step < 159; poly_step++)   /* lane l: its cell poly_step - l */
     {
       const int poly_r = poly_step - (int)threadIdx.x;
-      const double poly_up = __shfl_up_sync(0xffffffffu, poly_v, 1);   /* lane l - 1's value of the step before */
-      const bool poly_up_ok = __shfl_up_sync(0xffffffffu, poly_did, 1) && (threadIdx.x & 31) != 0;
-      poly_did = 0;
       if (poly_r >= 0 && poly_r < 128)
       {
         const int t = poly_o0 + poly_r / 64;
@@ -105,12 +101,11 @@ __global__ void __launch_bounds__(32) seidel_2d_tiles_A(int tsteps, int n, doubl
             poly_w2_m1 = A[((i + 1) * n) + (j - 1)];
             poly_w2_p0 = A[((i + 1) * n) + j];
           }
-          poly_w0_p1 = poly_up_ok ? poly_up : A[((i - 1) * n) + (j + 1)];
+          poly_w0_p1 = A[((i - 1) * n) + (j + 1)];
           poly_w1_p1 = A[(i * n) + (j + 1)];
           poly_w2_p1 = A[((i + 1) * n) + (j + 1)];
           poly_v = ((((((((poly_w0_m1 + poly_w0_p0) + poly_w0_p1) + poly_w1_m1) + poly_w1_p0) + poly_w1_p1) + poly_w2_m1) + poly_w2_p0) + poly_w2_p1) / 9.0;
           A[(i * n) + j] = poly_v;
-          poly_did = 1;
           poly_w0_m1 = poly_w0_p0;
           poly_w0_p0 = poly_w0_p1;
           poly_w1_m1 = poly_v;

@@ -85,7 +85,7 @@ class Skewed:
     walk: int = option(64, {"launch": [32, 128]})     # tile extent along the innermost coordinate
     outer: int = option(2, {"launch": [4, 8]})        # tile extent along the time coordinate of a 3-d band
     window: bool = option(True, {"memory": [False]})  # a lane's reads along its walk kept in registers, one new cell a step per row
-    shuffle: bool = option(True, {"memory": [False]})  # ... the cell lane l - 1 wrote the step before taken from it by a shuffle
+    shuffle: bool = option(False, {"memory": [True]})  # ... the cell lane l - 1 wrote the step before taken from it by a shuffle (measured mixed)
 
 
 @dataclass(frozen=True)

@@ -73,13 +73,9 @@ __global__ void __launch_bounds__(32) gauss_seidel_1d_tiles_x(int sweeps, int n,
   double poly_w3_p0;
   double poly_w4_p0;
   double poly_v = 0;   /* the value this lane wrote last */
-  int poly_did = 0;   /* ... at the step before */
   for (int poly_step = 0; poly_step < 95; poly_step++)   /* lane l: its cell poly_step - l */
   {
     const int poly_r = poly_step - (int)threadIdx.x;
-    const double poly_up = __shfl_up_sync(0xffffffffu, poly_v, 1);   /* lane l - 1's value of the step before */
-    const bool poly_up_ok = __shfl_up_sync(0xffffffffu, poly_did, 1) && (threadIdx.x & 31) != 0;
-    poly_did = 0;
     if (poly_r >= 0 && poly_r < 64)
     {
       const int s = poly_o0 + (int)threadIdx.x;
@@ -92,12 +88,11 @@ __global__ void __launch_bounds__(32) gauss_seidel_1d_tiles_x(int sweeps, int n,
         }
         poly_w0_p0 = r[i];
         poly_w1_p0 = lo[i];
-        poly_w2_p1 = poly_up_ok ? poly_up : x[i + 1];
+        poly_w2_p1 = x[i + 1];
         poly_w3_p0 = up[i];
         poly_w4_p0 = d[i];
         poly_v = ((poly_w0_p0 - (poly_w1_p0 * poly_w2_m1)) - (poly_w3_p0 * poly_w2_p1)) / poly_w4_p0;
         x[i] = poly_v;
-        poly_did = 1;
         poly_w2_m1 = poly_v;
       }
     }

@@ -79,13 +79,9 @@ __global__ void __launch_bounds__(32) sor_2d_tiles_u(int iters, int n, double om
     double poly_w2_p0;
     double poly_w3_p0;
     double poly_v = 0;   /* the value this lane wrote last */
-    int poly_did = 0;   /* ... at the step before */
     for (int poly_step = 0; poly_step < 159; poly_step++)   /* lane l: its cell poly_step - l */
     {
       const int poly_r = poly_step - (int)threadIdx.x;
-      const double poly_up = __shfl_up_sync(0xffffffffu, poly_v, 1);   /* lane l - 1's value of the step before */
-      const bool poly_up_ok = __shfl_up_sync(0xffffffffu, poly_did, 1) && (threadIdx.x & 31) != 0;
-      poly_did = 0;
       if (poly_r >= 0 && poly_r < 128)
       {
         const int it = poly_o0 + poly_r / 64;
@@ -99,12 +95,11 @@ __global__ void __launch_bounds__(32) sor_2d_tiles_u(int iters, int n, double om
             poly_w0_p0 = u[(i * n) + j];
           }
           poly_w0_p1 = u[(i * n) + (j + 1)];
-          poly_w1_p0 = poly_up_ok ? poly_up : u[((i - 1) * n) + j];
+          poly_w1_p0 = u[((i - 1) * n) + j];
           poly_w2_p0 = u[((i + 1) * n) + j];
           poly_w3_p0 = f[(i * n) + j];
           poly_v = poly_w0_p0 + (omega * ((((((poly_w1_p0 + poly_w2_p0) + poly_w0_m1) + poly_w0_p1) - (h2 * poly_w3_p0)) / 4.0) - poly_w0_p0));
           u[(i * n) + j] = poly_v;
-          poly_did = 1;
           poly_w0_m1 = poly_v;
           poly_w0_p0 = poly_w0_p1;
         }
