@@ -167,6 +167,7 @@ VARIANTS = {
     "time tiles 128 cells 128 threads": {"launches.time_tiles.window": 128, "launches.time_tiles.threads": 128},
     "time tiles 4 steps": {"launches.time_tiles.steps": 4},
     "time tiles 512 cells 512 threads": {"launches.time_tiles.window": 512, "launches.time_tiles.threads": 512},
+    "time tiles 512 cells 64 steps": {"launches.time_tiles.window": 512, "launches.time_tiles.steps": 64},
     "time tiles 512 cells 512 threads 64 steps": {"launches.time_tiles.window": 512, "launches.time_tiles.threads": 512,
                                                   "launches.time_tiles.steps": 64},
     "time tiles 32x64 plane": {"launches.time_tiles.plane": (32, 64)},
