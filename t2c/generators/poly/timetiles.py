@@ -2,19 +2,14 @@
 
     time_tile_of(p, host_loop) -> (TimeTile | None, why);  kernel, host_code, notes: printing
 
-Takes a top-level host loop (a time loop) whose items are all launches of one grid rank r,
-where every array the loop writes has rank r, all of one shape, and each launch writes cell
-`g + c0` of its grid index `g` (per dimension) and reads those arrays only at `g + c`
-(constants: a stencil's reach); other arrays are only read; scalars are each thread's own.
-Gives a kernel that runs `steps` iterations per launch: each block copies a window of the
-written arrays into shared memory, its own cells and `halo` more on each side of each
-dimension, runs the iterations' launches as block-strided loops with __syncthreads() between,
-each over the cells still valid (a launch of reach r leaves r more at each inner end stale),
-and writes back its own cells. Blocks read one copy of the arrays and write the other (a
-scratch copy, scratch.py), so no block reads what another writes in the same launch. A 1-d
-launch runs as its `NAME_at`; a 2-d one as `NAME_tile`, its body with the window's row pitch.
-Why: a launch per iteration costs more than its work (jacobi-1d, pathfinder, jacobi-2d,
-hotspot). Refuses anything else, with the reason. docs/poly.md, "Time tiles".
+Takes a top-level host loop whose launches share one grid rank r, write arrays of rank r and
+one shape at `g + c0` of their grid index g, and read them only at constant offsets `g + c`.
+Gives a kernel running `steps` iterations a launch: each block copies a window (its cells and
+a halo as wide as the iterations reach) into shared memory, runs the launches over the cells
+still valid with a barrier between (unrolled: a fixed count of cells a thread, a one-store
+launch's values all taken before its stores), and writes back its own cells; blocks read one
+copy of the arrays and write the other. Refuses anything else, with the reason.
+docs/poly.md, "Time tiles".
 """
 from __future__ import annotations
 
