@@ -117,7 +117,7 @@ static __device__ __forceinline__ void jacobi_1d_update_A_at_store(int n, double
   A[i] = poly_v;
 }
 
-/* jacobi_1d_time_t: each thread a block-strided share of its block's window. Host loop t in overlapped time tiles: each block holds 256 cells of A, B in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 128; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+/* jacobi_1d_time_t: each thread a fixed share of its block's window. Host loop t in overlapped time tiles: each block holds 256 cells of A, B in shared memory, runs up to 32 iterations on them (each launch unrolled over the cells still valid, then __syncthreads()) and writes back its own 128; the 64 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) jacobi_1d_time_t(int n, const double *__restrict__ A_in, double *__restrict__ A_out, const double *__restrict__ B_in, double *__restrict__ B_out, int poly_first, int poly_steps)
 {
   poly_wait();   /* the launch before this one has finished */

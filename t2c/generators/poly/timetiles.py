@@ -14,6 +14,7 @@ docs/poly.md, "Time tiles".
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
 from dataclasses import dataclass
 from math import prod
 
@@ -80,6 +81,11 @@ class TimeTile:
     def own(self) -> tuple[int, ...]:
         """Cells along each dimension that each block computes and writes back."""
         return tuple(w - 2 * h for w, h in zip(self.window, self.halo))
+
+    @property
+    def barrier(self) -> str:
+        """Between an iteration's launches: a warp's where the block is one warp."""
+        return "__syncwarp()" if prod(self.block) == 32 else "__syncthreads()"
 
     @property
     def block(self) -> tuple[int, ...]:
@@ -154,11 +160,18 @@ def _step(p, l: Launch, written: set[str]) -> tuple[Step | None, str]:
     if any(v != vars_ for v, _ in reads):
         return None, "its reads and its write follow its grid indices in different orders"
     firsts = dict(zip(grid, (min_expr(lows) for lows, _ in launch_box(p.an, l))))
-    stored = stored_value(l.body[0].stmt.node)[1] if len(l.body) == 1 and isinstance(l.body[0], Stmt) \
-        and not any(s == l.body[0].stmt.name for s, _ in p.an.web_of) else None
     return Step(tuple(max((abs(c[d] - c0[d]) for _, c in reads), default=0) for d in range(len(grid))),
                 tuple(f"{c} + {firsts[v]}" if c else firsts[v] for v, c in zip(vars_, c0)),
-                tuple(l.axes[v] for v in vars_), p.k.array(array_name(stored)).dtype if stored is not None else None), ""
+                tuple(l.axes[v] for v in vars_), _one_store(p, l)), ""
+
+
+def _one_store(p, l: Launch) -> str | None:
+    """The stored array's type where a launch's body is one store of a cell and no scalar of its
+    own (its value can be taken apart from its store), else None."""
+    if len(l.body) != 1 or not isinstance(l.body[0], Stmt) or any(s == l.body[0].stmt.name for s, _ in p.an.web_of):
+        return None
+    target = stored_value(l.body[0].stmt.node)[1]
+    return p.k.array(array_name(target)).dtype if target is not None else None
 
 
 def _offsets(p, loops, idx, grid: list[str]):
@@ -206,17 +219,24 @@ def _arguments(p, h: HostLoop, calls) -> list[str]:
     return [a for a in order if a in used and a != h.loop.var and a not in h.time_tile.arrays]
 
 
-def _tile_function(p, h: HostLoop, l: Launch, calls) -> str:
-    """`NAME_tile`: a 2-d launch's body as `NAME_at` would be, its subscripts of the tile's arrays
-    flattened with the window's row pitch (the tile points the arrays' names into the window)."""
-    tt = h.time_tile
-    pitched = {a: (*p.k.array(a).shape[:-1], str(tt.window[-1])) for a in tt.arrays}
-    inner_vars, locals_ = p.thread_variables(l)
-    saved, p.r = p.r, p.r.reshaped(pitched)
+@contextmanager
+def _on_window(p, tt: TimeTile):
+    """While printing a launch's body in a tile: a 2-d tile's arrays flattened with the window's
+    row pitch (the tile points the arrays' names into the window); a 1-d tile's as they are."""
+    saved = p.r
+    if tt.rank > 1:
+        p.r = p.r.reshaped({a: (*p.k.array(a).shape[:-1], str(tt.window[-1])) for a in tt.arrays})
     try:
-        text = "\n".join(p.point_body(l, launch_box(p.an, l), inner_vars, locals_, True))
+        yield
     finally:
         p.r = saved
+
+
+def _tile_function(p, h: HostLoop, l: Launch, calls) -> str:
+    """`NAME_tile`: a 2-d launch's body as `NAME_at` would be, on the window (`_on_window`)."""
+    inner_vars, locals_ = p.thread_variables(l)
+    with _on_window(p, h.time_tile):
+        text = "\n".join(p.point_body(l, launch_box(p.an, l), inner_vars, locals_, True))
     calls[_entry(h, l)] = args = p.kernel_args(l, names_used(text))
     return at_function(p, l, text, ", ".join(p.param_decl(a, l) for a in args), "_tile")
 
@@ -270,22 +290,17 @@ def _unrolled(tt: TimeTile, step: Step, c, sx, ax, first, past, call, entry: str
 def _split_functions(p, h: HostLoop, l: Launch, calls) -> str:
     """`NAME_at_value` (false outside the launch's domain) and `NAME_at_store` (2-d: NAME_tile_...,
     subscripts with the window's row pitch): a one-store launch's value at a cell, its store."""
-    tt, entry = h.time_tile, _entry(h, l)
+    entry = _entry(h, l)
     value, target = stored_value(l.body[0].stmt.node)
-    saved = p.r
-    if tt.rank > 1:
-        p.r = p.r.reshaped({a: (*p.k.array(a).shape[:-1], str(tt.window[-1])) for a in tt.arrays})
-    try:
-        box, v = launch_box(p.an, l), c_ast.ID("poly_v")
+    box, v = launch_box(p.an, l), c_ast.ID("poly_v")
+    with _on_window(p, h.time_tile):
         taken = p.point_body(l, box, [], {}, True, lambda n: c_ast.Assignment("=", v, copy.deepcopy(value)),
                              "return false;") + ["  return true;"]
         stored = p.point_body(l, box, [], {}, True, lambda n: c_ast.Assignment("=", copy.deepcopy(target), v))
-    finally:
-        p.r = saved
     args = p.kernel_args(l, names_used("\n".join(taken + stored)))
     calls[f"{entry}_value"] = args
     params = ", ".join([*(p.param_decl(a, l) for a in args), *(f"int idx_{x}" for x in launch_axes(l))])
-    ty = p.k.array(array_name(target)).dtype
+    ty = next(s.split for x, s in zip(h.items, h.time_tile.launches) if x is l)
     return "\n".join([f"/* {l.name} at one cell as its value (false outside its domain), then its store */",
                       f"static __device__ __forceinline__ bool {entry}_value({params}, {ty} &poly_v)",
                       "{", *taken, "}", "",
@@ -332,7 +347,6 @@ def kernel(p, h: HostLoop, calls) -> str:
     past = lambda d: f"(poly_hi{sx[d]} < poly_count{sx[d]} ? poly_hi{sx[d]} - poly_stale{sx[d]} : poly_count{sx[d]})"
     valid = lambda d: (f"for (int {c[d]} = {first(d)} + (int)threadIdx.{ax[d]};\n"
                        f"     {c[d]} < {past(d)}; {c[d]} += (int)blockDim.{ax[d]})")
-    barrier = "__syncwarp();" if prod(tt.block) == 32 else "__syncthreads();"
     for launch, step in zip(h.items, tt.launches):
         index = {a: c[d] if o == "0" else f"{c[d]} - ({o})" for d, (a, o) in enumerate(zip(step.axes, step.offset))}
         at = [index[a] for a in launch_axes(launch)]
@@ -344,16 +358,17 @@ def kernel(p, h: HostLoop, calls) -> str:
         else:
             call = f"{_entry(h, launch)}({', '.join(_passed(h, launch, calls) + at)});"
             body += _nest([valid(d) for d in dims], "    ", [call], braces=False)
-        body.append(f"    {barrier}")
+        body.append(f"    {tt.barrier};")
     body += ["  }", *_nest([strided(d, f"poly_own{sx[d]}", f"poly_end{sx[d]}") for d in dims], "  ",
                            [f"{a}_out[{cell}] = {a}[{mine}];" for a in tt.arrays])]
     calls[name(p, h)] = args
     cells = lambda t: " x ".join(map(str, t))
+    share, walk = ("a fixed share", "unrolled") if tt.unrolled else ("a block-strided share", "a block-strided loop")
     return "\n\n".join([*tiles, "\n".join([
-        f"/* {name(p, h)}: each thread a block-strided share of its block's window. Host loop {var} in overlapped "
+        f"/* {name(p, h)}: each thread {share} of its block's window. Host loop {var} in overlapped "
         f"time tiles: each block holds {cells(tt.window)} cells "
         f"of {', '.join(tt.arrays)} in shared memory, runs up to {tt.steps} iterations on them (each "
-        f"launch a block-strided loop over the cells still valid, then {barrier[:-1]}) and writes back "
+        f"launch {walk} over the cells still valid, then {tt.barrier}) and writes back "
         f"its own {cells(tt.own)}; the {cells(tt.halo)} cells past them on each side are those the iterations' reads "
         "reach. It reads one copy of the arrays and writes the other. */",
         f"__global__ void __launch_bounds__({tt.threads}) {name(p, h)}({', '.join(params)})",

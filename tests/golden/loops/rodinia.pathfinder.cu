@@ -172,7 +172,7 @@ static __device__ __forceinline__ void pathfinder_update_prev_2_at_store(int col
   prev[j] = poly_v;
 }
 
-/* pathfinder_time_i: each thread a block-strided share of its block's window. Host loop i in overlapped time tiles: each block holds 256 cells of cost, prev in shared memory, runs up to 32 iterations on them (each launch a block-strided loop over the cells still valid, then __syncthreads()) and writes back its own 192; the 32 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
+/* pathfinder_time_i: each thread a fixed share of its block's window. Host loop i in overlapped time tiles: each block holds 256 cells of cost, prev in shared memory, runs up to 32 iterations on them (each launch unrolled over the cells still valid, then __syncthreads()) and writes back its own 192; the 32 cells past them on each side are those the iterations' reads reach. It reads one copy of the arrays and writes the other. */
 __global__ void __launch_bounds__(256) pathfinder_time_i(int cols, const int *wall, const int *__restrict__ cost_in, int *__restrict__ cost_out, const int *__restrict__ prev_in, int *__restrict__ prev_out, int poly_first, int poly_steps)
 {
   poly_wait();   /* the launch before this one has finished */
