@@ -6,12 +6,13 @@
 #      every .c file under it), T2C_BACKEND (gpu), T2C_KERNEL_LIMIT (s per kernel, 240),
 #      T2C_BATCH_FLAGS (more `t2c batch` flags, e.g. `--rerun bench` for a second, quieter timing pass),
 #      T2C_DEADLINE (s: then stop what still runs and report what finished; set it below the device
-#      call's limit so that a long run still leaves a merged report).
+#      call's limit so that a long run still leaves a merged report), T2C_CACHE_DIR (/tmp/t2c-cache;
+#      with .t2c/ the state a later call resumes from: finished stages are not run again).
 set -u
 cd "$(dirname "$0")/.."
 DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; CORPUS=${CORPUS:-corpora/polybench}; mkdir -p "$OUT"
 source scripts/gpu_env.sh
-export T2C_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
+export T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-cache} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
 # The GPU's ceilings (copy bandwidth, fp64/fp32 FMA rates) with nothing else on it, for the roofline column.
 python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log" || cat "$OUT/ceilings.log"

@@ -309,9 +309,12 @@ def verify_run(ctx, work: Path) -> dict:
     s = ctx["settings"]
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu")
     shutil.copy(cand, work / "candidate.cu")
-    card = ladder(k, cand.read_text(), backend=s["backend"], dataset=s["dataset"],
-                  seed=s["seed"], timeout=s["timeout"], bench=False, device=_slot(ctx),
-                  planned=planned_suite(ctx))
+    try:
+        card = ladder(k, cand.read_text(), backend=s["backend"], dataset=s["dataset"],
+                      seed=s["seed"], timeout=s["timeout"], bench=False, device=_slot(ctx),
+                      planned=planned_suite(ctx))
+    except UserError as e:              # the backend cannot run here (no GPU answers): the user's to fix
+        return {"status": "error", "summary": str(e)}
     (work / "evidence.json").write_text(card.to_json())
     return {"status": "ok" if card.accepted else "failed", "summary": card.summary(),
             **card.figures()}
@@ -330,8 +333,11 @@ def bench_run(ctx, work: Path) -> dict:
     k = _kernel(ctx)
     s = ctx["settings"]
     cand = Path(ctx["upstream"]["generate"]["_dir"], "candidate.cu").read_text()
-    timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"], device=_slot(ctx),
-                   timed_device=_slot(ctx, exclusive=True), planned=planned_suite(ctx))
+    try:
+        timing = bench(k, cand, dataset=s["dataset"], seed=s["seed"], timeout=s["timeout"], device=_slot(ctx),
+                       timed_device=_slot(ctx, exclusive=True), planned=planned_suite(ctx))
+    except UserError as e:
+        return {"status": "error", "summary": str(e)}
     (work / "timing.json").write_text(timing.to_json())
     return {"status": "ok", "summary": timing.summary(), **timing.figures()}
 

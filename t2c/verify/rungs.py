@@ -28,6 +28,9 @@ from .runs import Run, RungResult, failure, poisoned_outputs
 from .synth import Case, derive
 
 BENCH_REF_FLAGS = ("-O3", "-march=native", "-std=c99")
+#: The sequential reference is timed three times (median), once when one run takes this long:
+#: a run of seconds varies by far less than its length, and EXTRALARGE's take minutes.
+LONG_REFERENCE_S = 10.0
 CONCURRENT_BLOCKS = 4          # the emu races rung's OS threads for blocks, every second seed
 
 
@@ -296,7 +299,8 @@ def cpu_timing(run: Run, r: RungResult) -> RungResult:
     exact flops and bytes (`_counts`) and its roofline fraction, then the sequential reference's
     time on the bench case (gcc -O3, median of three) and the speedup.  The last case's
     reference time is kept for the next candidate on the same case (an options search times
-    many: syr2k's three reference runs take 13 s at LARGE)."""
+    many: syr2k's three reference runs take 13 s at LARGE); a first run of `LONG_REFERENCE_S` or
+    more is the time alone."""
     if not r.ok or r.skipped:
         return r
     start = time.monotonic()
@@ -312,13 +316,15 @@ def cpu_timing(run: Run, r: RungResult) -> RungResult:
     key = (run.kernel.key(), tuple(sorted(case.sizes.items())), case.distribution, case.seed)
     try:
         if key not in _LAST_REF_MS:
-            runs = sorted(run_reference(run.kernel, case.sizes, case.inputs, flags=BENCH_REF_FLAGS,
-                                         nice=0).seconds * 1e3
-                          for _ in range(3))
+            timed = lambda: run_reference(run.kernel, case.sizes, case.inputs, flags=BENCH_REF_FLAGS,
+                                          nice=0).seconds * 1e3
+            runs = [timed()]
+            if runs[0] < LONG_REFERENCE_S * 1e3:
+                runs += [timed(), timed()]
             _LAST_REF_MS.clear()
-            _LAST_REF_MS[key] = runs[1]
-        ref_ms = _LAST_REF_MS[key]
-        detail["reference_ms"] = {"median": ref_ms, "flags": " ".join(BENCH_REF_FLAGS)}
+            _LAST_REF_MS[key] = (statistics.median(runs), len(runs))
+        ref_ms, n = _LAST_REF_MS[key]
+        detail["reference_ms"] = {"median": ref_ms, "runs": n, "flags": " ".join(BENCH_REF_FLAGS)}
         detail["speedup"] = ref_ms / detail["kernel_ms"]["median"] if detail["kernel_ms"]["median"] > 0 else None
     except ReferenceFailed as e:
         detail["reference_ms"] = {"error": str(e)}

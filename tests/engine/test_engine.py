@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 
-from t2ctest import POLYBENCH, ROOT
+from t2ctest import POLYBENCH, ROOT, has_gpu
 
 KERNELS = ["linear-algebra/blas/gemm", "linear-algebra/kernels/atax", "stencils/jacobi-1d"]
 
@@ -174,6 +174,15 @@ def test_exit_codes(corpus):
     bad.write_text("void k(int n, double x[n])\n{\n  goto out;\n out:\n  x[0] = 1;\n}\n")
     r = t2c("batch", "corpus", str(bad))
     assert r.returncode == 1 and "bad.c:3:3: goto is not supported" in r.stdout
+
+
+@pytest.mark.skipif(has_gpu(), reason="needs a machine where no GPU answers")
+def test_gpu_backend_without_a_gpu_is_the_users_error(corpus):
+    """The CPU stages run; verify says what to do (an error, not a bug in t2c), nothing is internal."""
+    r = t2c("batch", "corpus", "--only", "gemm", "--backend", "gpu", "--dataset", "MINI")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "internal" not in r.stdout + r.stderr
+    assert re.search(r"error\s+gemm:verify .*no GPU answers.*use --backend emu", r.stderr), r.stderr
 
 
 def test_kill_at_random_points_loses_nothing(corpus):

@@ -306,6 +306,25 @@ def test_the_cpu_reference_is_timed_once_per_case(monkeypatch):
     assert len(timed) == 6 and speedups[0] == speedups[1] > 0
 
 
+def test_a_long_cpu_reference_is_timed_once(monkeypatch):
+    """Three timed runs give the median; a first run of LONG_REFERENCE_S or more is the time
+    alone (EXTRALARGE's references take minutes each), and the detail says how many ran."""
+    from types import SimpleNamespace
+    from t2c.verify import rungs
+    from t2c.verify.synth import build_suite
+    suite = build_suite(GEMM, 42, dataset="MINI", backend="emu")
+    suite.cases = suite.of("full")
+    for seconds, runs in ((rungs.LONG_REFERENCE_S + 2, 1), (0.25, 3)):
+        timed = []
+        monkeypatch.setattr(rungs, "run_reference",
+                            lambda *a, s=seconds, **kw: timed.append(kw["nice"]) or SimpleNamespace(seconds=s))
+        rungs._LAST_REF_MS.clear()
+        r = rungs.cpu_timing(rungs.Run(GEMM, "gpu", suite, None, None),
+                             rungs.RungResult("bench", True, detail={"kernel_ms": {"median": 0.5}}))
+        assert timed == [0] * runs and r.detail["reference_ms"]["runs"] == runs
+        assert r.detail["reference_ms"]["median"] == seconds * 1e3 and r.detail["speedup"] == seconds * 1e3 / 0.5
+
+
 def test_check_runs_open_one_cuda_queue_and_timed_runs_the_default(tmp_path, monkeypatch):
     """A candidate sees a scrubbed environment; the runs that only check results also get
     CUDA_DEVICE_MAX_CONNECTIONS=1 (a cheaper CUDA context: 243 instead of 354 ms per process on an

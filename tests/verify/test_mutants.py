@@ -40,6 +40,21 @@ def test_original_init_alone_proves_nothing_for_heat_3d():
     assert full.passed and "copy_input" in full.weak_inputs["original"]
 
 
+def test_the_original_init_alone_is_not_run_past_the_wide_budget(monkeypatch):
+    """The diagnostic runs every mutant on the original cases; where the original init is drawn
+    only at the full dataset, a case past the wide point's budget is left out (at EXTRALARGE that
+    was a minutes-long run per mutant), and the card says so. The verdict is the same."""
+    suite = build_suite(HEAT, 1, dataset="MINI")
+    suite.cases = [c for c in suite.cases if c.distribution != "original" or c.rung == "full"]
+    assert any(c.distribution == "original" for c in suite.cases)
+    checked = gate(suite)
+    assert checked.passed and "copy_input" in checked.weak_inputs["original"]
+    monkeypatch.setenv("T2C_VERIFY_POINT_WORK", "1")
+    skipped = gate(suite)
+    assert skipped.passed and skipped.weak_inputs["original"].startswith("not checked: the original init")
+    assert [m.killed for m in skipped.mutants] == [m.killed for m in checked.mutants]
+
+
 def _gate(source):
     k = read_c(source)
     g = gate(build_suite(k, 2024, dataset="MINI"), jobs=1)
