@@ -6,13 +6,19 @@
 #      every .c file under it), T2C_BACKEND (gpu), T2C_KERNEL_LIMIT (s per kernel, 240),
 #      T2C_BATCH_FLAGS (more `t2c batch` flags, e.g. `--rerun bench` for a second, quieter timing pass),
 #      T2C_DEADLINE (s: then stop what still runs and report what finished; set it below the device
-#      call's limit so that a long run still leaves a merged report), T2C_CACHE_DIR (/tmp/t2c-cache;
-#      with .t2c/ the state a later call resumes from: finished stages are not run again).
+#      call's limit so that a long run still leaves a merged report), T2C_CACHE_DIR (/tmp/t2c-cache),
+#      RESUME (a .tgz: where it exists, the finished stages it holds are not run again; at the end
+#      it holds this run's, for the next call: the cache's stage results and suites, and the
+#      project's secret seed that keys them; docs/ci.md, "A corpus longer than one job").
 set -u
 cd "$(dirname "$0")/.."
 DS=${1:-LARGE}; PAR=${2:-8}; OUT=${OUT:-/tmp/t2c-gpu}; CORPUS=${CORPUS:-corpora/polybench}; mkdir -p "$OUT"
 source scripts/gpu_env.sh
 export T2C_CACHE_DIR=${T2C_CACHE_DIR:-/tmp/t2c-cache} PYTHONUNBUFFERED=1
+if [ -n "${RESUME:-}" ] && [ -f "$RESUME" ]; then
+  mkdir -p "$T2C_CACHE_DIR" .t2c && tar xzf "$RESUME" -C "$T2C_CACHE_DIR" && cp "$T2C_CACHE_DIR/secret-seed" .t2c/ &&
+    echo "resumed from $RESUME: $(find "$T2C_CACHE_DIR/targets" -name result.json | wc -l) stage results" | tee "$OUT/resumed.txt"
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/env.txt"
 # The GPU's ceilings (copy bandwidth, fp64/fp32 FMA rates) with nothing else on it, for the roofline column.
 python3 -m t2c.runtime.ceilings > "$OUT/ceilings.json" 2> "$OUT/ceilings.log" || cat "$OUT/ceilings.log"
@@ -63,3 +69,6 @@ sp = [r["speedup"] for r in rows if r.get("speedup")]
 if sp:
     print(f"geometric mean speedup over {len(sp)} kernels: {math.exp(sum(map(math.log, sp)) / len(sp)):.3g}x")
 PY
+if [ -n "${RESUME:-}" ]; then
+  cp .t2c/secret-seed "$T2C_CACHE_DIR/" && tar czf "$RESUME" -C "$T2C_CACHE_DIR" targets suites secret-seed
+fi
