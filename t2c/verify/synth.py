@@ -254,10 +254,11 @@ def _reevaluations(pool, k: Kernel, sizes: dict, inputs: dict, seed: int) -> lis
 def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,
              attempt: int, budget: int | None) -> tuple[Case | None, dict | None, object]:
     """One draw: (the case, None, its run), or (None, its discard note, its run if it ran).  A
-    synthesized draw's reference run and its two re-evaluations start together when there is no
-    cost budget (the full rung: at LARGE each takes seconds); an `original` draw's inputs come
-    from its own run, so the re-evaluations wait for it.  A case over the budget (loop
-    iterations) has sensitivity NaN (the caller shrinks the sizes)."""
+    draw's reference run and its two re-evaluations start together when there is no cost budget
+    (the full rung: at LARGE each takes seconds, at EXTRALARGE minutes); an `original` draw's
+    re-evaluations take the init's inputs from a run of the init alone, and run again on the
+    checked run's own inputs if those differ (an init that draws anew each run).  A case over
+    the budget (loop iterations) has sensitivity NaN (the caller shrinks the sizes)."""
     s = 0 if distribution == "original" else derive(seed, rung, point, distribution, attempt)
     note = lambda why, run=None: (None, {"rung": rung, "point": point, "sizes": dict(sizes),
                                          "distribution": distribution, "seed": s, "why": why}, run)
@@ -265,7 +266,15 @@ def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribut
         early = []
         try:
             if distribution == "original":
+                if budget is None and any(x.dtype in FLOAT_DTYPES for x in k.outputs):
+                    try:
+                        init = original_inputs(k, sizes)
+                        early = _reevaluations(pool, k, sizes, init, s)
+                    except ReferenceFailed:
+                        pass                # the checked run says what is wrong with the init
                 run = run_reference(k, sizes, None, checked_run=True)
+                if early and not _same(init, run.inputs):
+                    early = []
             else:
                 inputs = synthesize(k, sizes, s, distribution)
                 if budget is None:
@@ -284,6 +293,11 @@ def _attempt(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribut
                     run.work), None, run
     return note("ill-conditioned: a legitimate re-evaluation of the reference differs by "
                 f"{sens:.2g} x the tolerance", run)
+
+
+def _same(a: dict, b: dict) -> bool:
+    """The same inputs, bit for bit."""
+    return a.keys() == b.keys() and all(np.asarray(a[n]).tobytes() == np.asarray(b[n]).tobytes() for n in a)
 
 
 def draw_case(k: Kernel, seed: int, rung: str, point: str, sizes: dict, distribution: str,

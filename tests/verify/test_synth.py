@@ -40,6 +40,24 @@ def test_a_loaded_machine_draws_the_same_suite(monkeypatch):
     assert max(c.work for c in a.of("random")) > 1000
 
 
+def test_the_original_draw_is_re_evaluated_on_the_inits_own_inputs(monkeypatch):
+    """At the full rung an `original` draw's two re-evaluations start with its checked run, on the
+    inputs of a run of the init alone; where those differ from the checked run's own (an init that
+    draws anew each run), the re-evaluations run again on the run's inputs. The case is the same."""
+    from t2c.verify import synth
+    sizes = GEMM.dataset_sizes("MINI")
+    first = synth.draw_case(GEMM, 7, "full", "MINI", sizes, "original", [])
+    seen = []
+    real = synth.original_inputs
+    monkeypatch.setattr(synth, "original_inputs", lambda *a, **kw: seen.append(1) or real(*a, **kw))
+    assert synth.draw_case(GEMM, 7, "full", "MINI", sizes, "original", []).summary() == first.summary()
+    assert seen == [1]
+    shifted = lambda *a, **kw: {n: v * 1.5 if n == "A" else v for n, v in real(*a, **kw).items()}
+    monkeypatch.setattr(synth, "original_inputs", shifted)
+    again = synth.draw_case(GEMM, 7, "full", "MINI", sizes, "original", [])
+    assert again.sensitivity == first.sensitivity and again.summary() == first.summary()
+
+
 def test_the_checked_reference_counts_loop_iterations():
     from t2c.verify.reference import run_reference
     sizes = {"ni": 5, "nj": 7, "nk": 3}
