@@ -216,14 +216,18 @@ def _plan(key: tuple, suite, g) -> dict:
     return {"seed": key[1], "dataset": key[2], "backend": key[3], "suite": suite.summary(), "gate": g.summary()}
 
 
-def _planned(k: Kernel, key: tuple, planned: dict, rungs: tuple[str, ...] | None = None):
+def _planned(k: Kernel, key: tuple, planned: dict, rungs: tuple[str, ...] | None = None, most: int | None = None):
     """(suite, origin) of a plan: from memory when this process drew it, else replayed; `rungs`:
-    only the cases of these."""
+    only the cases of these, and of those the first `most` (a replay runs the reference once for
+    each case it keeps)."""
     if (*key, sizing()) in _SUITES:
         suite = _SUITES[(*key, sizing())][0]
-        return (replace(suite, cases=[c for c in suite.cases if c.rung in rungs]) if rungs else suite,
+        return (replace(suite, cases=[c for c in suite.cases if c.rung in rungs][:most]) if rungs else suite,
                 "planned, in memory")
-    return replay_suite(k, planned["suite"], rungs), "planned, replayed"
+    summary = planned["suite"]
+    if rungs:
+        summary = {**summary, "cases": [c for c in summary["cases"] if c["rung"] in rungs][:most]}
+    return replay_suite(k, summary), "planned, replayed"
 
 
 def _suite_and_gate(k: Kernel, seed: int, dataset: str, backend: str, reuse: bool, planned: dict | None = None):
@@ -312,8 +316,8 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
           planned: dict | None = None, timed_device=None) -> Timing:
     """The bench rung alone, for a candidate the ladder already accepted (gpu only); `device()`
     and `timed_device()` as in `ladder` (only the timed run is on the device).  `planned`:
-    the suite the ladder judged it on (`plan_suite`), whose full cases come from memory or a replay
-    (one reference run each) instead of synthesizing the full rung anew."""
+    the suite the ladder judged it on (`plan_suite`), whose first full case (the one timed) comes
+    from memory or a replay (one reference run) instead of synthesizing the full rung anew."""
     path, source = _candidate(candidate, source)
     backend = resolve_backend("gpu")
     dataset = (dataset or default_dataset(backend)).upper()
@@ -325,7 +329,7 @@ def bench(k: Kernel, candidate: str | Path, *, dataset: str | None = None, seed:
     suite = None
     if planned is not None and (planned["seed"], planned["suite"]["full_dataset"]) == (seed, dataset):
         try:
-            suite, _ = _planned(k, (k.key(), seed, dataset, backend), planned, rungs=("full",))
+            suite, _ = _planned(k, (k.key(), seed, dataset, backend), planned, rungs=("full",), most=1)
         except ReferenceFailed:
             suite = None                 # synthesize it as below, which says why if it fails
     if suite is None:
