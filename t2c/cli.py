@@ -125,6 +125,7 @@ def ref_command(file, function, dataset, size_pairs, input_kind, seed, outdir):
     from .frontends import read_kernel
     from .verify.inputs import synthesize
     from .verify.reference import ReferenceFailed, run_reference
+    config.dataset_defaults(dataset)
     k = read_kernel(file, function)
     sizes = k.dataset_sizes((dataset or default_dataset()).upper()) if not size_pairs or dataset else {}
     sizes.update(parse_sizes(size_pairs))
@@ -180,6 +181,7 @@ def batch_command(paths, dataset, backend, generator, jobs, gpu_jobs, keep_going
                   fail_on_regression, evolve, evolve_candidates, evolve_seconds, **llm):
     """Run every kernel of a corpus through the pipeline, like make: incremental and parallel."""
     from .engine.run import batch
+    config.dataset_defaults(dataset)
     code = batch(paths, dataset=dataset, backend=backend, generator=generator, jobs=jobs,
                  gpu_jobs=gpu_jobs, fail_fast=not keep_going, dry_run=dry_run, force_all=force_all,
                  rerun=rerun, only=only, exclude=exclude, shard=shard, seed=seed, timeout=timeout,

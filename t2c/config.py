@@ -45,6 +45,18 @@ class Config:
     isl_budget: int = 50_000_000
 
 
+#: T2C_TIMEOUT's default at EXTRALARGE, where one reference run takes minutes (2.5 at most on an
+#: H100 host for PolyBench, reports/h100-polybench-extralarge-23), against 120 s below it.
+EXTRALARGE_TIMEOUT = 1800
+
+
+def dataset_defaults(dataset: str | None, env=os.environ) -> None:
+    """Set the defaults a dataset changes in this process's environment, which its workers
+    inherit, unless the user set them: T2C_TIMEOUT at EXTRALARGE (`dataset`, else T2C_DATASET)."""
+    if (dataset or env.get("T2C_DATASET") or "").upper() == "EXTRALARGE":
+        env.setdefault("T2C_TIMEOUT", str(EXTRALARGE_TIMEOUT))
+
+
 def load(env=os.environ) -> Config:
     xdg = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     if env.get("T2C_VERIFY_BENCH_RESTORE", "device") not in ("device", "host"):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from .. import config
 from ..errors import UserError
 from ..ir import DATASETS
 
@@ -38,6 +39,7 @@ def verify_command(kernel_source, candidate, function, backend, dataset, seed, n
         raise UserError("no such candidate file", file=candidate)
     backend = resolve_backend(backend)
     dataset = (dataset or default_dataset(backend)).upper()
+    config.dataset_defaults(dataset)
     k = read_kernel(kernel_source, function)
     ev = ladder(k, candidate, backend=backend, dataset=dataset, seed=seed, bench=not no_bench)
     click.echo(ev.to_json() if as_json else ev.render())

@@ -28,6 +28,26 @@ def test_ref_random_inputs_with_sizes(tmp_path):
     assert np.load(tmp_path / "outputs" / "C.npy").shape == (3, 4)
 
 
+def test_extralarge_gives_references_minutes_unless_the_user_says(monkeypatch, tmp_path):
+    """At EXTRALARGE one reference run takes minutes (report 23): T2C_TIMEOUT defaults to 1800 s
+    there, through the environment the workers inherit; a value the user set stays, and other
+    datasets keep 120 s."""
+    from t2c import config
+    env = {}
+    config.dataset_defaults("LARGE", env)
+    assert config.load(env).timeout == 120
+    config.dataset_defaults("extralarge", env)
+    assert config.load(env).timeout == config.EXTRALARGE_TIMEOUT == 1800
+    env = {"T2C_TIMEOUT": "600", "T2C_DATASET": "EXTRALARGE"}
+    config.dataset_defaults(None, env)
+    assert config.load(env).timeout == 600
+    seen = []                           # the commands that take a dataset set them
+    monkeypatch.setattr(config, "dataset_defaults", lambda d, env=None: seen.append(d))
+    r = CliRunner().invoke(main, ["ref", GEMM, "--dataset", "EXTRALARGE", "--size", "ni=2", "--size", "nj=2",
+                                  "--size", "nk=2", "-o", str(tmp_path)])
+    assert r.exit_code == 0 and seen == ["EXTRALARGE"], r.output
+
+
 def test_usage_errors_exit_2_without_traceback(tmp_path):
     runner = CliRunner()
     r = runner.invoke(main, ["is", str(tmp_path / "missing.c")])
