@@ -15,11 +15,13 @@ from __future__ import annotations
 import fnmatch
 import glob
 import os
+import time
 from pathlib import Path
 
 from ..errors import NoKernel, UserError
 from .chain import Options, Outcome, run_kernel
 from .executors import LocalExecutor
+from .stages import STAGE_NAMES
 
 
 # -- discovery and selection --------------------------------------------------------------
@@ -153,11 +155,26 @@ class Interrupted(Exception):
         self.results = results
 
 
+def running(kids: list[str], at: dict[str, tuple[str, float]], now: float) -> list[str]:
+    """`kernel stage 4m05s` for each running kernel: the stage it is in (where the executor streams
+    each stage's outcome as it ends) and how long that has taken, else how long the kernel has."""
+    def took(s: float) -> str:
+        return f"{int(s) // 60}m{int(s) % 60:02d}s" if s >= 60 else f"{s:.0f}s"
+    return [" ".join(x for x in (kid, at[kid][0], took(now - at[kid][1])) if x) if kid in at else kid
+            for kid in kids]
+
+
 def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=None,
               executor=None) -> dict[str, list[Outcome]]:
     """Run every picked kernel's chain on `executor` (executors.py; default: local processes)."""
     ex = executor or LocalExecutor(opts, settings)
-    emit = on_event or (lambda o: None)
+    at: dict[str, tuple[str, float]] = {}       # a running kernel's stage ("" unknown) and its start
+
+    def emit(o):
+        nxt = STAGE_NAMES.index(o.stage) + 1 if o.stage in STAGE_NAMES and o.status == "ok" else 0
+        if o.kernel in at and 0 < nxt < len(STAGE_NAMES):
+            at[o.kernel] = (STAGE_NAMES[nxt], time.monotonic())
+        (on_event or (lambda o: None))(o)
     if hasattr(ex, "live"):
         ex.live = emit
     results: dict[str, list[Outcome]] = {}
@@ -181,6 +198,7 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
             while todo and len(pending) < ex.width and not stop:
                 src, kid = todo.pop(0)
                 pending[ex.submit(str(src), kid, settings, opts)] = kid
+                at[kid] = (STAGE_NAMES[0] if ex.streams_events else "", time.monotonic())
             if not pending:
                 break
             done = ex.wait(pending, 0.2)
@@ -201,7 +219,7 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
                 if opts.fail_fast and _failed(results[kid]):
                     stop, todo = True, []
             if heartbeat:
-                heartbeat(len(results), len(picked), sorted(pending.values()))
+                heartbeat(len(results), len(picked), running(sorted(pending.values()), at, time.monotonic()))
         for o in ex.events():
             emit(o)
     except KeyboardInterrupt:

@@ -244,3 +244,14 @@ def test_dask_errors_name_the_problem(home, tmp_path):
         ex = make_executor("dask://127.0.0.1:9", gpu_opts(tmp_path, 1), {"backend": "emu"})
         with pytest.raises(UserError, match="cannot reach the Dask scheduler at 127.0.0.1:9"):
             ex.open(1)
+
+
+def test_the_heartbeat_names_each_running_kernels_stage_and_its_time():
+    """A long batch's heartbeat says where each running kernel is: the stage and how long it has
+    taken (an executor that reports only whole kernels: the kernel's time)."""
+    from t2c.engine.batch import running
+    at = {"adi": ("suite", 100.0), "gemm": ("", 170.0), "lu": ("bench", 175.5)}
+    assert running(["adi", "gemm", "lu", "new"], at, 352.0) == [
+        "adi suite 4m12s", "gemm 3m02s", "lu bench 2m56s", "new"]
+    assert running(["lu"], at, 180.0) == ["lu bench 4s"]
+
