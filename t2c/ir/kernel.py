@@ -314,14 +314,17 @@ def validate(k: Kernel) -> Kernel:
         for d, v in s.presets:
             if v < 1:
                 fail(f"size '{s.name}' has {d} = {v}; a size is at least 1")
-    known = {s.name for s in k.sizes} | {s.name for s in k.scalars}
+    sizes, scalars = {s.name for s in k.sizes}, {s.name for s in k.scalars}
     for c in k.constraints:
         try:
             names = _names_in(c)
         except ValueError:
             fail(f"the constraint '{c}' is not a C expression (e.g. `n >= 2`, `m <= n`)")
-        if unknown := sorted(names - known):
-            fail(f"the constraint '{c}' names {', '.join(unknown)}, which is no size or scalar of the kernel")
+        if given := sorted((names - sizes) & scalars):     # the verifier draws sizes, then inputs
+            fail(f"the constraint '{c}' names {', '.join(given)}, a scalar: a constraint is over the sizes; "
+                 f"say a scalar's valid values with a domain (`t2c: domain {given[0]} integers(1, 8)`)")
+        if unknown := sorted(names - sizes):
+            fail(f"the constraint '{c}' names {', '.join(unknown)}, which is no size of the kernel")
     return k
 
 

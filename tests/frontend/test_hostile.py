@@ -47,7 +47,7 @@ def test_read_or_refused_in_one_line(path, tmp_path, monkeypatch):
 def test_bounds_and_sizes_are_checked_when_the_is_is_built():
     out = {}
     for name in ("one_past_end.c", "negative_index.c", "zero_extent.c", "negative_extent.c",
-                 "annotation_negative_preset.c", "constraint_unknown_name.c"):
+                 "annotation_negative_preset.c", "constraint_unknown_name.c", "constraint_on_a_scalar.c"):
         r = CliRunner().invoke(main, ["is", str(HOSTILE / name)])
         out[name] = (r.exit_code, r.output)
     assert all(code == 2 for code, _ in out.values()), out
@@ -55,6 +55,9 @@ def test_bounds_and_sizes_are_checked_when_the_is_is_built():
     assert "a[-1]" in out["negative_index.c"][1]
     assert "MINI = -4; a size is at least 1" in out["annotation_negative_preset.c"][1]
     assert "names m, which is no size" in out["constraint_unknown_name.c"][1]
+    # a scalar's valid values are its domain: the verifier checks constraints on the sizes it draws
+    assert "names stride, a scalar" in out["constraint_on_a_scalar.c"][1] and "t2c: domain stride" in \
+        out["constraint_on_a_scalar.c"][1]
 
 
 def test_a_nest_too_deep_for_the_analysis_is_said_and_still_correct(tmp_path):

@@ -13,6 +13,7 @@ decides what poly makes of them.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -497,10 +498,14 @@ def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array], typedefs: di
     fn = resolve_typedefs(copy.deepcopy(fn), typedefs)
     fn.decl.storage = []
     fn.decl.funcspec = []
-    for i, p in enumerate(fn.decl.type.args.params if fn.decl.type.args else ()):
+    params = [p for p in (fn.decl.type.args.params if fn.decl.type.args else ()) if getattr(p, "name", None)]
+    for i, p in enumerate(params):
         a = arrays.get(p.name)
         if a is not None and a.rank > 1 and isinstance(p.type, c_ast.PtrDecl):
             continue          # a flat pointer with an annotated shape: its body indexes it flat
+        later = {q.name for q in params[i + 1:]}
+        if a is not None and isinstance(p.type, c_ast.PtrDecl) and later & set(re.findall(r"[A-Za-z_]\w*", " ".join(a.shape))):
+            continue          # a pointer before its size (`f(double *a, int n)`): C knows no n there yet
         if a is not None and a.shape:
             typ = p.type
             while not isinstance(typ, c_ast.TypeDecl):
