@@ -173,8 +173,7 @@ void local_offset(int rows, int cols, const float *A, float *y)
 
 WRITTEN_OFFSET = """/* t2c: size n MINI=10
  * t2c: array a[n] in
- * t2c: constraint o >= 0
- * t2c: constraint o < n
+ * t2c: domain o integers(0, n - 1)
  */
 void written_offset(int n, int o, const float *a, float *y)
 {

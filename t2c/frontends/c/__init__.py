@@ -21,6 +21,7 @@ from ...errors import UserError
 from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, preset_gap, validate
 from . import locate as _locate
 from ...ir.csyntax import cprint, parse_c, reference_tree, walk as _walk
+from .constants import inline_constants
 from .helpers import carried
 from .normalize import normalize, resolved
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
@@ -313,6 +314,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     if bound:                                            # again, each size macro its parameter
         text = preprocess(path.resolve(), defines=bound)
         ast = parse_c(text, shown)
+    inline_constants(ast)                                # `static const double EPS = 1e-9;`: its value
     typedefs, enums = {}, set()
     for e in ast.ext:
         if isinstance(e, c_ast.Typedef) and isinstance(e.type, c_ast.TypeDecl) \

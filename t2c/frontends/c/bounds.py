@@ -1,6 +1,7 @@
-"""Loop bounds written as a minimum (a maximum), as the conjunction they are.
+"""Loop bounds written as a minimum (a maximum), as the conjunction they are; and `!=` tests.
 
     split_min_bounds(body) -> None      (rewrites `body` in place)
+    unequal_bounds(body) -> None        (likewise)
 
 The class: a for loop whose condition compares its variable with a minimum spelled as the
 conditional expression a `MIN` macro gives, `v < ((a) < (b) ? (a) : (b))` (any of `<`, `<=` in
@@ -11,6 +12,12 @@ v < a and v < b, and a, b change nothing (no call, assignment or increment: they
 as often as the test is, where the reference evaluated one of them). The model reads a
 conjunction as the loop's bounds (docs/poly.md) and the extents its sizes-only bound
 (extents.loop_range). Anything else is left as written.
+
+`unequal_bounds`: a for loop that steps its variable by one and tests it with `!=` (`for (i = 0;
+i != n; ++i)`, as iterator-style code writes it) tests `i < n` (`i > n` stepping down) instead,
+when the body assigns neither the variable nor a name of the bound: from where the loop starts
+to its bound the two tests agree at every step, and past it the `!=` loop would wrap around,
+which no kernel means.
 """
 from __future__ import annotations
 
@@ -59,3 +66,36 @@ def _extreme(node, minimum: bool):
 def _pure(node) -> bool:
     return not any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(n, c_ast.UnaryOp)
                    and n.op in ("++", "--", "p++", "p--") for n in walk(node))
+
+
+_STEPS = {"p++": "<", "++": "<", "p--": ">", "--": ">"}
+
+
+def unequal_bounds(body: c_ast.Node) -> None:
+    for n in walk(body):
+        if isinstance(n, c_ast.For) and isinstance(n.cond, c_ast.BinaryOp) and n.cond.op == "!=":
+            var, bound = (n.cond.left, n.cond.right) if isinstance(n.cond.left, c_ast.ID) else \
+                (n.cond.right, n.cond.left)
+            op = _step(n.next, var.name) if isinstance(var, c_ast.ID) else None
+            written = {x.name for x in walk(n.stmt) for x in _targets(x)} if op else set()
+            if op and var.name not in written and _pure(bound) and not written & {
+                    x.name for x in walk(bound) if isinstance(x, c_ast.ID)}:
+                n.cond = c_ast.BinaryOp(op, var, bound, n.cond.coord)
+
+
+def _step(step, name: str) -> str | None:
+    """`<` for a step of +1 of `name`, `>` for -1, else None."""
+    if isinstance(step, c_ast.UnaryOp) and step.op in _STEPS and isinstance(step.expr, c_ast.ID) \
+            and step.expr.name == name:
+        return _STEPS[step.op]
+    if isinstance(step, c_ast.Assignment) and isinstance(step.lvalue, c_ast.ID) and step.lvalue.name == name \
+            and step.op in ("+=", "-=") and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.value == "1":
+        return "<" if step.op == "+=" else ">"
+    return None
+
+
+def _targets(n) -> list:
+    """The names `n` assigns or steps."""
+    target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+        n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") else None
+    return [target] if isinstance(target, c_ast.ID) else []

@@ -22,7 +22,8 @@ from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
 from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quotient, to_poly
-from .bounds import split_min_bounds
+from .bounds import split_min_bounds, unequal_bounds
+from .libcalls import memory_calls_as_loops
 from .pointers import fold_fixed_pointers
 
 MATH_FUNCTIONS = {
@@ -546,7 +547,9 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
+    memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
+    unequal_bounds(fn.body)                             # `i != n; ++i`: i < n
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers or {},
                       unsigned_names(fn, typedefs))
     check.visit(fn.body)

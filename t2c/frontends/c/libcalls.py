@@ -1,0 +1,104 @@
+"""`memset` and `memcpy` over whole elements of a kernel's arrays, as the loops they are.
+
+    memory_calls_as_loops(body, params, resolve) -> None      (rewrites `body` in place)
+
+The class: a statement `memset(P, 0, E)` or `memcpy(P, Q, E)` where P and Q point into pointer or
+array parameters (`a`, `a + e`, `&a[e]`) and E counts whole elements of P's type (`count *
+sizeof(T)`, either order, T the element type, `*a` or `a[0]`), as C code zeroes an accumulator
+or copies an input before its loops. Each becomes `for (int mem_iK = 0; mem_iK < count; mem_iK++)
+P[mem_iK] = 0;` (`= Q[mem_iK]`; K the first number no name of the function has): the same
+stores, since zero bytes are the value 0 of every integer and IEEE type and a copy between
+distinct arrays is element by element. A memset of another byte value is taken for byte arrays
+only (`char` types). Anything else stays a call, which the body check refuses at its line.
+"""
+from __future__ import annotations
+
+import copy
+
+from pycparser import c_ast
+
+from ...ir.csyntax import cprint, walk
+
+_BYTES = {"char", "signed char", "unsigned char"}
+
+
+def memory_calls_as_loops(body: c_ast.Compound, params: dict, resolve) -> None:
+    """`params`: name -> normalize.Param; `resolve`: a type's names -> the C type they mean
+    (typedefs followed)."""
+    taken = {x.name for x in walk(body) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name} | set(params)
+    count = (f"mem_i{i}" for i in range(10**6) if f"mem_i{i}" not in taken)
+    for n in walk(body):
+        for attr in ("block_items", "stmt", "iftrue", "iffalse"):
+            held = getattr(n, attr, None)
+            if isinstance(held, list):
+                setattr(n, attr, [_loop(s, params, resolve, count) or s for s in held])
+            elif held is not None:
+                setattr(n, attr, _loop(held, params, resolve, count) or held)
+
+
+def _loop(stmt, params: dict, resolve, count) -> c_ast.For | None:
+    if not (isinstance(stmt, c_ast.FuncCall) and isinstance(stmt.name, c_ast.ID)
+            and stmt.name.name in ("memset", "memcpy") and stmt.args and len(stmt.args.exprs) == 3):
+        return None
+    dst, value, size = stmt.args.exprs
+    target = _into(dst, params)
+    if target is None:
+        return None
+    name, offset = target
+    dtype = params[name].dtype
+    source = _into(value, params) if stmt.name.name == "memcpy" else None
+    elements = _elements(size, {name, source[0] if source else name}, dtype, resolve)
+    if elements is None:
+        return None
+    k = next(count)
+    at = lambda base, off: c_ast.ArrayRef(c_ast.ID(base), c_ast.ID(k) if off is None else
+                                          c_ast.BinaryOp("+", copy.deepcopy(off), c_ast.ID(k)))
+    if stmt.name.name == "memset":
+        if not (isinstance(value, c_ast.Constant) and value.value in ("0", "0x0", "'\\0'")) and dtype not in _BYTES:
+            return None
+        stored = c_ast.Assignment("=", at(name, offset), copy.deepcopy(value))
+    else:
+        if source is None or params[source[0]].dtype != dtype:
+            return None
+        stored = c_ast.Assignment("=", at(name, offset), at(*source))
+    init = c_ast.Decl(k, [], [], [], [], c_ast.TypeDecl(k, [], None, c_ast.IdentifierType(["int"])),
+                      c_ast.Constant("int", "0"), None)
+    return c_ast.For(c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(k), elements),
+                     c_ast.UnaryOp("p++", c_ast.ID(k)), stored, stmt.coord)
+
+
+def _into(e, params: dict) -> tuple[str, c_ast.Node | None] | None:
+    """(array parameter, element offset or None) of `a`, `a + e`, `e + a` or `&a[e]`."""
+    array = lambda x: isinstance(x, c_ast.ID) and x.name in params and params[x.name].kind in ("pointer", "array") \
+        and len(params[x.name].dims) <= 1
+    if array(e):
+        return e.name, None
+    if isinstance(e, c_ast.BinaryOp) and e.op == "+":
+        for a, off in ((e.left, e.right), (e.right, e.left)):
+            if array(a):
+                return a.name, off
+    if isinstance(e, c_ast.UnaryOp) and e.op == "&" and isinstance(e.expr, c_ast.ArrayRef) and array(e.expr.name):
+        return e.expr.name.name, e.expr.subscript
+    return None
+
+
+def _elements(size, names: set[str], dtype: str, resolve) -> c_ast.Node | None:
+    """`count` of `count * sizeof(T)` or `sizeof(T) * count` when T is the arrays' element."""
+    if not (isinstance(size, c_ast.BinaryOp) and size.op == "*"):
+        return None
+    for unit, count in ((size.right, size.left), (size.left, size.right)):
+        if _is_element_size(unit, names, dtype, resolve) and not any(
+                isinstance(x, c_ast.UnaryOp) and x.op == "sizeof" for x in walk(count)):
+            return copy.deepcopy(count)
+    return None
+
+
+def _is_element_size(unit, names: set[str], dtype: str, resolve) -> bool:
+    if not (isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof"):
+        return False
+    e = unit.expr
+    if isinstance(e, c_ast.Typename):
+        t = e.type
+        return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
+            " ".join(sorted(resolve(" ".join(t.type.names)).split())) == " ".join(sorted(dtype.split()))
+    return cprint(e) in {f for n in names for f in (f"*{n}", f"{n}[0]")}

@@ -1,0 +1,95 @@
+"""C as library code writes it: `memset`/`memcpy` over an array's elements, `!=` loop tests, and
+file-scope constants. Each is read as what it means (the reference shows it) and verified on the
+emu; what is not that stays refused at its line."""
+import pytest
+
+from t2ctest import accepted_on_emu, c_kernel
+from t2c.errors import UserError
+from t2c.generators.poly import generate
+
+COLSUM = """\
+#include <string.h>
+void colsum(const double *A, double *s, int n, int m)
+{
+  memset(s, 0, m * sizeof(double));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      s[j] += A[i * m + j];
+}
+"""
+
+HALVES = """\
+#include <string.h>
+typedef float real;
+void halves(real *dst, const real *src, int n)
+{
+  memcpy(dst, src, sizeof(*src) * n);
+  for (int i = 0; i < n; i++)
+    dst[i] *= 0.5f;
+  memset(&dst[n], 0, n * sizeof(real));
+}
+"""
+
+DOT = """\
+double dot_ne(const double *x, const double *y, long n)
+{
+  double s = 0.0;
+  for (long i = 0; i != n; ++i)
+    s += x[i] * y[i];
+  return s;
+}
+"""
+
+CONSTANTS = """\
+#include <math.h>
+static const int TILE = 4;
+static const float EPS = 1e-6f;
+static const double SCALE = 2.0 * TILE;
+static inline float safe_div(float a, float b) { return a / (fabsf(b) + EPS); }
+void ratios(const float *a, const float *b, float *r, int n)
+{
+  const int EPS_UNUSED = 0;
+  for (int i = 0; i < n; i++)
+    r[i] = safe_div(a[i], b[i]) * (float)SCALE + (i % TILE) + EPS_UNUSED;
+}
+"""
+
+
+@pytest.mark.parametrize("text, loops", [
+    (COLSUM, ["for (int mem_i0 = 0; mem_i0 < m; mem_i0++)\n    s[mem_i0] = 0;"]),
+    (HALVES, ["for (int mem_i0 = 0; mem_i0 < n; mem_i0++)\n    dst[mem_i0] = src[mem_i0];",
+              "for (int mem_i1 = 0; mem_i1 < n; mem_i1++)\n    dst[n + mem_i1] = 0;"])])
+def test_memory_calls_over_whole_elements_are_loops(tmp_path, text, loops):
+    k = c_kernel(tmp_path, text)
+    assert all(loop in k.reference for loop in loops) and "mem" + "set(" not in k.reference
+    source = generate(k)
+    assert "one GPU thread" not in source.split("#include")[0]
+    accepted_on_emu(k, source)
+
+
+@pytest.mark.parametrize("call", ["memset(s, 1, m * sizeof(double));",      # bytes of 1: no double's value
+                                  "memset(s, 0, m);",                         # bytes, not elements
+                                  "memmove(s, A, m * sizeof(double));"])
+def test_other_memory_calls_are_refused_at_their_line(tmp_path, call):
+    with pytest.raises(UserError, match=r"call to 'mem\w+' is not supported") as e:
+        c_kernel(tmp_path, COLSUM.replace("memset(s, 0, m * sizeof(double));", call))
+    assert e.value.line == 4
+
+
+def test_a_unit_step_tested_with_unequal_is_a_bound(tmp_path):
+    k = c_kernel(tmp_path, DOT)
+    assert "for (long i = 0; i < n; ++i)" in k.reference and [a.shape for a in k.arrays] == [("n",), ("n",)]
+    accepted_on_emu(k, generate(k))
+    # a body that moves the variable keeps its test (and says it cannot tell the extent)
+    with pytest.raises(UserError, match="cannot tell the extent"):
+        c_kernel(tmp_path, DOT.replace("s += x[i] * y[i];", "{ s += x[i] * y[i]; i += 0; }"), "moved")
+
+
+def test_file_scope_constants_are_their_values(tmp_path):
+    k = c_kernel(tmp_path, CONSTANTS)
+    assert "((float) 1e-6f)" in k.reference and "(i % ((int) 4))" in k.reference
+    assert "EPS_UNUSED" in k.reference                     # a local is no constant of the file
+    accepted_on_emu(k, generate(k))
+    with pytest.raises(UserError, match="'counter' is a global variable"):
+        c_kernel(tmp_path, "int counter = 0;\nvoid g(double *y, int n)\n{\n  for (int i = 0; i < n; i++)\n"
+                           "    y[i] = counter;\n}\n", "written")
