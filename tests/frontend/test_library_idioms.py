@@ -93,3 +93,30 @@ def test_file_scope_constants_are_their_values(tmp_path):
     with pytest.raises(UserError, match="'counter' is a global variable"):
         c_kernel(tmp_path, "int counter = 0;\nvoid g(double *y, int n)\n{\n  for (int i = 0; i < n; i++)\n"
                            "    y[i] = counter;\n}\n", "written")
+
+
+ROWS = """\
+#define M 8
+void rowmax8(const float a[][M], float *mx, int n)
+{
+  for (int i = 0; i < n; i++) {
+    float t = a[i][0];
+    for (int j = 1; j < M; j++)
+      t = a[i][j] > t ? a[i][j] : t;
+    mx[i] = t;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("text, shape, head", [
+    (ROWS, ("n", "8"), "void rowmax8(const float a[][8], float *mx, int n)"),
+    ("void rowsum(int n, int m, const double a[][m], double b[])\n{\n  for (int i = 0; i < n; i++)\n"
+     "    for (int j = 0; j < m; j++)\n      b[i] += a[i][j];\n}\n", ("n", "m"),
+     "void rowsum(int n, int m, const double a[n][m], double b[n])")], ids=["sizes-last", "sizes-first"])
+def test_an_array_parameter_without_its_row_count_gets_it_from_its_subscripts(tmp_path, text, shape, head):
+    """`a[][M]` (and `b[]`, a pointer) as C declares them: the rows are the extent of the first
+    subscript, as a pointer's; the reference declares them where C knows the size."""
+    k = c_kernel(tmp_path, text)
+    assert k.arrays[0].shape == shape and k.reference.startswith(head)
+    accepted_on_emu(k, generate(k))

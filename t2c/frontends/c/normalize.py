@@ -143,11 +143,13 @@ def read_param(decl: c_ast.Decl, typedefs) -> Param:
     if not dims and " ".join(sorted(resolved(" ".join(t.type.names), typedefs).split())) in SIZE_TYPES:
         return Param(decl.name, "long", "int", node=decl, size_only=True)
     dtype = base_type(t.type, typedefs, decl)
+    if dims == [None]:
+        return Param(decl.name, dtype, "pointer", node=decl)        # `double a[]` is `double *a`
     if dims:
-        if any(d is None for d in dims):
+        if any(d is None for d in dims[1:]):
             fail(decl, f"array parameter '{decl.name}' has an unsized dimension",
-                 "give every dimension, e.g. double a[n][m]")
-        return Param(decl.name, dtype, "array", tuple(dims), decl)
+                 "give every dimension but the first, e.g. double a[][m]")
+        return Param(decl.name, dtype, "array", tuple(dims), decl)   # `a[][M]`: rows from the subscripts
     is_int = " ".join(t.type.names) in INT_TYPES or dtype in ("int", "long", "unsigned")
     return Param(decl.name, dtype, "int" if is_int else "scalar", node=decl)
 
@@ -505,8 +507,9 @@ def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array], typedefs: di
         if a is not None and a.rank > 1 and isinstance(p.type, c_ast.PtrDecl):
             continue          # a flat pointer with an annotated shape: its body indexes it flat
         later = {q.name for q in params[i + 1:]}
-        if a is not None and isinstance(p.type, c_ast.PtrDecl) and later & set(re.findall(r"[A-Za-z_]\w*", " ".join(a.shape))):
-            continue          # a pointer before its size (`f(double *a, int n)`): C knows no n there yet
+        if a is not None and (isinstance(p.type, c_ast.PtrDecl) or isinstance(p.type, c_ast.ArrayDecl) and p.type.dim is None) \
+                and later & set(re.findall(r"[A-Za-z_]\w*", " ".join(a.shape))):
+            continue          # before its size (`f(double *a, int n)`, `a[][M]`): C knows no n there yet
         if a is not None and a.shape:
             typ = p.type
             while not isinstance(typ, c_ast.TypeDecl):
@@ -559,7 +562,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     extent_names = set()
     for p in params.values():
         for dim in p.dims:
-            BodyCheck._names_in(dim, extent_names)
+            if dim is not None:
+                BodyCheck._names_in(dim, extent_names)
     for shape in annotated_shapes.values():
         extent_names |= {w for e in shape for w in e.replace("*", " ").replace("+", " ").split()}
     sizes = [p.name for p in params.values() if p.kind == "int"
@@ -572,16 +576,22 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",
                  "copy it into a local variable and modify the copy")
 
-    pointers = {p.name for p in params.values() if p.kind == "pointer"}
+    rows = {p.name for p in params.values() if p.kind == "array" and p.dims[0] is None}    # `a[][M]`
+    pointers = {p.name for p in params.values() if p.kind == "pointer"} | rows
     acc = Accesses(pointers, set(sizes), helpers)
     acc.visit(fn.body)
     arrays, scalars = {}, []
     intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}, helpers).run(fn.body)
     for p in params.values():
         if p.kind in ("array", "pointer"):
-            shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
-                else pointer_extent(p.name, acc, annotated_shapes,
-                                    [q.name for q in params.values() if q.kind == "int"])
+            ints = [q.name for q in params.values() if q.kind == "int"]
+            if p.name in rows:          # its rows: the extent of its first subscript, as a pointer's
+                first = annotated_shapes[p.name][:1] if p.name in annotated_shapes else \
+                    pointer_extent(p.name, acc, {}, ints)[:1] or ("1",)
+                shape = (*first, *(simplify_dim(d) for d in p.dims[1:]))
+            else:
+                shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
+                    else pointer_extent(p.name, acc, annotated_shapes, ints)
             intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
             arrays[p.name] = Array(p.name, p.dtype, shape, intent, declared_const(p.node))
         elif p.kind == "scalar" or p.name not in sizes:
