@@ -120,3 +120,40 @@ def test_an_array_parameter_without_its_row_count_gets_it_from_its_subscripts(tm
     k = c_kernel(tmp_path, text)
     assert k.arrays[0].shape == shape and k.reference.startswith(head)
     accepted_on_emu(k, generate(k))
+
+
+UNROLLED = """\
+void saxpy_unrolled(int n, float a, const float *x, float *y)
+{
+  int i = 0;
+  for (; i + 3 < n; i += 4) {
+    y[i] = a * x[i] + y[i];
+    y[i + 1] = a * x[i + 1] + y[i + 1];
+    y[i + 2] = a * x[i + 2] + y[i + 2];
+    y[i + 3] = a * x[i + 3] + y[i + 3];
+  }
+  for (; i < n; i++)
+    y[i] = a * x[i] + y[i];
+}
+"""
+ROLLED = "  int i;\n  for (i = 0; i < n; i++)\n    y[i] = (a * x[i]) + y[i];\n"
+
+
+@pytest.mark.parametrize("change", [("", ""), ("i + 3 < n", "i < n - 3"), ("i + 3 < n", "i + 4 <= n")],
+                         ids=["plus", "minus", "at-most"])
+def test_a_loop_unrolled_by_hand_with_its_remainder_is_one_loop(tmp_path, change):
+    k = c_kernel(tmp_path, UNROLLED.replace(*change))
+    assert ROLLED in k.reference
+    source = generate(k)
+    assert "one thread per (i)" in source.split("#include")[0]
+    accepted_on_emu(k, source)
+
+
+@pytest.mark.parametrize("change", [("i + 3 < n", "i < n"),                     # the unrolled loop overruns
+                                    ("y[i + 2] = a * x[i + 2]", "y[i + 2] = a * x[i + 1]"),   # not copies
+                                    ("i += 4", "i += 2")],                      # a step other than the copies
+                         ids=["overrun", "other-body", "other-step"])
+def test_other_loop_pairs_stay_as_written(tmp_path, change):
+    """Only an exact unrolling is rolled: anything else keeps its loops (here: no extent to read)."""
+    with pytest.raises(UserError, match="cannot tell the extent"):
+        c_kernel(tmp_path, UNROLLED.replace(*change))

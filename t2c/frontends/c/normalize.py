@@ -25,6 +25,7 @@ from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quo
 from .bounds import split_min_bounds, unequal_bounds
 from .libcalls import memory_calls_as_loops
 from .pointers import fold_fixed_pointers
+from .unrolled import rolled_loops
 
 MATH_FUNCTIONS = {
     f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
@@ -551,6 +552,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
     memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
+    rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
     unequal_bounds(fn.body)                             # `i != n; ++i`: i < n
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers or {},

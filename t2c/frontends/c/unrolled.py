@@ -1,0 +1,124 @@
+"""Loops unrolled by hand, with their remainder loop, as the one loop they are.
+
+    rolled_loops(body) -> None      (rewrites `body` in place)
+
+The class: in one block, `v = E` (or `int v = E;`), then `for (; C1; v += U) B1` and
+`for (; C2; v++) B2` (or `v += 1`, `++v`), where B1 is B2 written U times for v, v + 1, ...,
+v + U - 1 (as the printed statements say), C1 holds exactly when C2 holds at v + U - 1 (both
+read as integer polynomials: `v + 3 < n`, `v < n - 3`, `v + 4 <= n` against `v < n`), and
+nothing else assigns v: C code unrolled for a CPU's pipelines. Both loops become
+`for (v = E; C2; v++) B2` (`v = E` moved into it, a declaration kept without it): the same
+statement instances in the same order, and v ends where it did. Anything else is left as written.
+"""
+from __future__ import annotations
+
+import copy
+
+from pycparser import c_ast
+
+from ...ir.csyntax import cprint, walk
+from ...ir.extents import NotPolynomial, Poly, to_poly
+
+
+def rolled_loops(body: c_ast.Node) -> None:
+    for n in list(walk(body)):
+        if isinstance(n, c_ast.Compound) and n.block_items:
+            n.block_items = _rolled(n.block_items)
+
+
+def _rolled(items: list) -> list:
+    out = list(items)
+    for i in range(len(out) - 2):
+        start, first, rest = out[i:i + 3]
+        v = _set(start) if first is not None else None
+        if v is None or not all(isinstance(f, c_ast.For) and f.init is None for f in (first, rest)):
+            continue
+        u = _step(first.next, v)
+        if u is None or u < 2 or _step(rest.next, v) != 1 or v in _assigned(first.stmt) | _assigned(rest.stmt):
+            continue
+        b1, b2 = _statements(first.stmt), _statements(rest.stmt)
+        copies = [cprint(_shifted(s, v, k)) for k in range(u) for s in b2]
+        if not b2 or [cprint(s) for s in b1] != copies or not _holds_exactly(first.cond, rest.cond, v, u):
+            continue
+        rest.init = c_ast.Assignment("=", c_ast.ID(v), copy.deepcopy(_start(start)))
+        out[i + 1] = None
+        if isinstance(start, c_ast.Decl):
+            start.init = None                   # the loop sets it, right after
+        else:
+            out[i] = None
+    return [s for s in out if s is not None]
+
+
+def _set(s) -> str | None:
+    """v of `v = E;` or `int v = E;`."""
+    if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(s.lvalue, c_ast.ID):
+        return s.lvalue.name
+    if isinstance(s, c_ast.Decl) and s.init is not None and isinstance(s.type, c_ast.TypeDecl):
+        return s.name
+    return None
+
+
+def _start(s):
+    return s.rvalue if isinstance(s, c_ast.Assignment) else s.init
+
+
+def _step(step, v: str) -> int | None:
+    if isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and isinstance(step.expr, c_ast.ID) \
+            and step.expr.name == v:
+        return 1
+    if isinstance(step, c_ast.Assignment) and step.op == "+=" and isinstance(step.lvalue, c_ast.ID) \
+            and step.lvalue.name == v and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.type == "int":
+        return int(step.rvalue.value.rstrip("uUlL"), 0)
+    return None
+
+
+def _assigned(node) -> set[str]:
+    out = set()
+    for n in walk(node):
+        t = n.lvalue if isinstance(n, c_ast.Assignment) else \
+            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") else None
+        if isinstance(t, c_ast.ID):
+            out.add(t.name)
+    return out
+
+
+def _statements(s) -> list:
+    return list(s.block_items or ()) if isinstance(s, c_ast.Compound) else [s]
+
+
+def _shifted(stmt, v: str, k: int):
+    """`stmt` with v read as v + k."""
+    stmt = copy.deepcopy(stmt)
+    if k == 0:
+        return stmt
+    for parent in list(walk(stmt)):
+        for name, child in parent.children():
+            if isinstance(child, c_ast.ID) and child.name == v:
+                value = c_ast.BinaryOp("+", c_ast.ID(v), c_ast.Constant("int", str(k)))
+                if "[" in name:
+                    attr, index = name[:-1].split("[")
+                    getattr(parent, attr)[int(index)] = value
+                else:
+                    setattr(parent, name, value)
+    return stmt
+
+
+def _holds_exactly(c1, c2, v: str, u: int) -> bool:
+    """C1 at v is C2 at v + u - 1, as `P >= 0` of integer polynomials."""
+    p1, p2 = _nonnegative(c1), _nonnegative(c2)
+    if p1 is None or p2 is None:
+        return False
+    return p1 == p2 - Poly.const(u - 1)
+
+
+def _nonnegative(cond) -> Poly | None:
+    """P with cond <=> P >= 0 (integers), for `a < b`, `a <= b`, `a > b`, `a >= b`."""
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")):
+        return None
+    names = {n.name for n in walk(cond) if isinstance(n, c_ast.ID)}
+    try:
+        left, right = to_poly(cond.left, names), to_poly(cond.right, names)
+    except NotPolynomial:
+        return None
+    diff = right - left if cond.op in ("<", "<=") else left - right
+    return diff - Poly.const(1) if cond.op in ("<", ">") else diff
