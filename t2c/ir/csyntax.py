@@ -172,6 +172,21 @@ def renamed(node, old: str, new: str):
     return node
 
 
+def substitute(node, values: dict, keep=lambda parent, child: False):
+    """`node` with each identifier that `values` names replaced, in place, by a copy of its value
+    (an expression node, not walked again), except where `keep(parent, child)`; gives `node`."""
+    for parent in list(walk(node)):
+        for name, child in parent.children():
+            if isinstance(child, c_ast.ID) and child.name in values and not keep(parent, child):
+                value = copy.deepcopy(values[child.name])
+                if "[" in name:                     # a list's element: `attr[i]`
+                    attr, index = name[:-1].split("[")
+                    getattr(parent, attr)[int(index)] = value
+                else:
+                    setattr(parent, name, value)
+    return node
+
+
 def conjuncts(cond) -> list:
     """The terms of a condition `a && b && ...` (the condition itself when not a conjunction)."""
     if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":

@@ -17,7 +17,7 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import walk
+from ...ir.csyntax import substitute, walk
 
 _PURE = (c_ast.Constant, c_ast.ID, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.Cast, c_ast.Typename, c_ast.TypeDecl,
          c_ast.IdentifierType, c_ast.TernaryOp)
@@ -29,14 +29,14 @@ def inline_constants(ast: c_ast.FileAST) -> None:
         if _constant(d, values):
             typ = copy.deepcopy(d.type)
             typ.declname, typ.quals = None, []
-            values[d.name] = c_ast.Cast(c_ast.Typename(None, [], None, typ), copy.deepcopy(d.init))
+            values[d.name] = substitute(c_ast.Cast(c_ast.Typename(None, [], None, typ), copy.deepcopy(d.init)), values)
     if not values:
         return
     for fn in (e for e in ast.ext if isinstance(e, c_ast.FuncDef)):
         hidden = {n.name for n in walk(fn) if isinstance(n, c_ast.Decl) and n.name}
         used = {k: v for k, v in values.items() if k not in hidden}
         if used:
-            _replace(fn.body, used)
+            substitute(fn.body, used, keep=_written)
 
 
 def _constant(d, values: dict) -> bool:
@@ -47,24 +47,7 @@ def _constant(d, values: dict) -> bool:
                 for n in walk(d.init))
 
 
-def _replace(node, values: dict) -> None:
-    """Each `c_ast.ID` naming a constant, except where it is assigned or its address taken
-    (the body check then says so), becomes a copy of its value."""
-    for parent in walk(node):
-        for name, child in parent.children():
-            if isinstance(child, c_ast.ID) and child.name in values and not _written(parent, child):
-                _set(parent, name, copy.deepcopy(values[child.name]))
-
-
 def _written(parent, child) -> bool:
+    """Assigned or its address taken: the body check says so, with the constant's name."""
     return isinstance(parent, c_ast.Assignment) and parent.lvalue is child or \
         isinstance(parent, c_ast.UnaryOp) and parent.op in ("++", "--", "p++", "p--", "&")
-
-
-def _set(parent, name: str, value) -> None:
-    """Set the child that `children()` names `name` (`attr` or `attr[i]`)."""
-    if "[" in name:
-        attr, index = name[:-1].split("[")
-        getattr(parent, attr)[int(index)] = value
-    else:
-        setattr(parent, name, value)

@@ -16,7 +16,7 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import cprint, walk
+from ...ir.csyntax import block_items, cprint, substitute, walk
 from ...ir.extents import NotPolynomial, Poly, to_poly
 
 
@@ -36,7 +36,7 @@ def _rolled(items: list) -> list:
         u = _step(first.next, v)
         if u is None or u < 2 or _step(rest.next, v) != 1 or v in _assigned(first.stmt) | _assigned(rest.stmt):
             continue
-        b1, b2 = _statements(first.stmt), _statements(rest.stmt)
+        b1, b2 = block_items(first.stmt), block_items(rest.stmt)
         copies = [cprint(_shifted(s, v, k)) for k in range(u) for s in b2]
         if not b2 or [cprint(s) for s in b1] != copies or not _holds_exactly(first.cond, rest.cond, v, u):
             continue
@@ -82,25 +82,10 @@ def _assigned(node) -> set[str]:
     return out
 
 
-def _statements(s) -> list:
-    return list(s.block_items or ()) if isinstance(s, c_ast.Compound) else [s]
-
-
 def _shifted(stmt, v: str, k: int):
-    """`stmt` with v read as v + k."""
-    stmt = copy.deepcopy(stmt)
-    if k == 0:
-        return stmt
-    for parent in list(walk(stmt)):
-        for name, child in parent.children():
-            if isinstance(child, c_ast.ID) and child.name == v:
-                value = c_ast.BinaryOp("+", c_ast.ID(v), c_ast.Constant("int", str(k)))
-                if "[" in name:
-                    attr, index = name[:-1].split("[")
-                    getattr(parent, attr)[int(index)] = value
-                else:
-                    setattr(parent, name, value)
-    return stmt
+    """A copy of `stmt` with v read as v + k."""
+    plus = c_ast.BinaryOp("+", c_ast.ID(v), c_ast.Constant("int", str(k)))
+    return substitute(copy.deepcopy(stmt), {v: plus} if k else {})
 
 
 def _holds_exactly(c1, c2, v: str, u: int) -> bool:
