@@ -121,7 +121,8 @@ def reference_parts(ctx) -> dict:
 
 
 def reference_run(ctx, work: Path) -> dict:
-    """The reference builds and runs at the smallest preset, and matches the original program.
+    """The reference builds and runs at the smallest preset (where the sizes share none, at the
+    smallest sizes), and matches the original program.
 
     Only a check: the ladder runs the reference at the target dataset itself (and the bench
     rung times it), so this stage does not depend on the dataset and never repeats that work."""
@@ -133,13 +134,11 @@ def reference_run(ctx, work: Path) -> dict:
     k = _kernel(ctx)
     s = ctx["settings"]
     smallest = next((d for d in DATASETS if all(z.preset(d) is not None for z in k.sizes)), None)
-    # a kernel whose sizes have no dataset in common runs at its smallest sizes (the verifier
-    # draws its sizes: synth.full_dataset)
-    points = [] if smallest or not k.sizes else smoke_points(k)
-    if not (smallest or not k.sizes or points):
+    points = smoke_points(k) if k.sizes and not smallest else [("", k.dataset_sizes(smallest or DATASETS[0]))]
+    if not points:
         return {"status": "error", "summary": f"no small sizes meet the constraints {', '.join(k.constraints)}"}
+    sizes = points[0][1]
     try:
-        sizes = k.dataset_sizes(smallest or DATASETS[0]) if not points else points[0][1]
         run_reference(k, sizes, None if k.init else synthesize(k, sizes, s["seed"]), checked_run=True)
         is_c = Path(ctx["source"]).suffix == ".c"
         fid = check_fidelity(k, Path(ctx["source"]), smallest) if is_c and k.init else None
