@@ -7,7 +7,7 @@ the same answers whatever order the batch's workers ask in:
     relu       first a kernel that does not compile, then (after the build error) a good one
     axpy       first a wrong result (y = a*x, the + y forgotten), then a good one
     gemv       first a cheat (only rows below 7, MINI's m, are computed), then a good one
-    histogram  its IS (prose only): first one calling memset, which t2c refuses, then a loop
+    histogram  its IS (prose only): first one calling bzero, which t2c refuses, then a loop
                nest it accepts; its kernel: atomics, right the first time
     stream_compaction: its IS (prose only), right the first time
     any other kernel: t2c's poly candidate for the reference in the prompt (`compiled`),
@@ -139,7 +139,7 @@ extern "C" void histogram(int n, int nbins, int *x, int *hist)
 """
 HISTOGRAM_IS_REFUSED = """void histogram(int n, int nbins, int x[n], int hist[nbins])
 {
-  memset(hist, 0, nbins * sizeof(int));
+  bzero(hist, nbins * sizeof(int));
   for (int i = 0; i < n; i++)
     if (x[i] >= 0 && x[i] < nbins) hist[x[i]] += 1;
 }

@@ -96,7 +96,7 @@ def test_the_model_writes_the_is_of_a_prose_only_spec_and_t2c_checks_it(fake, cf
     got = write_is(load_spec(SPECS / "histogram.md"), cfg, Client(cfg, env))
     assert len(fake.requests) == 2
     refusal = fake.requests[1]["body"]["messages"][-1]["content"]
-    assert "call to 'memset' is not supported" in refusal
+    assert "call to 'bzero' is not supported" in refusal
     assert "x[i] == v" in got.text and got.kernel.name == "histogram"
     assert [a.name for a in got.kernel.arrays] == ["x", "hist"] and "hist[v]" in to_yaml(got.kernel)
     assert "integers(0, 7)" in fake.requests[0]["body"]["messages"][-1]["content"]
