@@ -169,12 +169,13 @@ def run_batch(picked, settings: dict, opts: Options, on_event=None, heartbeat=No
     """Run every picked kernel's chain on `executor` (executors.py; default: local processes)."""
     ex = executor or LocalExecutor(opts, settings)
     at: dict[str, tuple[str, float]] = {}       # a running kernel's stage ("" unknown) and its start
+    send = on_event or (lambda o: None)
 
     def emit(o):
         nxt = STAGE_NAMES.index(o.stage) + 1 if o.stage in STAGE_NAMES and o.status == "ok" else 0
         if o.kernel in at and 0 < nxt < len(STAGE_NAMES):
             at[o.kernel] = (STAGE_NAMES[nxt], time.monotonic())
-        (on_event or (lambda o: None))(o)
+        send(o)
     if hasattr(ex, "live"):
         ex.live = emit
     results: dict[str, list[Outcome]] = {}

@@ -172,6 +172,17 @@ def renamed(node, old: str, new: str):
     return node
 
 
+def assigned(node) -> set[str]:
+    """Names assigned, incremented or decremented, or whose address is taken, under `node`."""
+    out = set()
+    for n in walk(node):
+        target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") else None
+        if isinstance(target, c_ast.ID):
+            out.add(target.name)
+    return out
+
+
 def substitute(node, values: dict, keep=lambda parent, child: False):
     """`node` with each identifier that `values` names replaced, in place, by a copy of its value
     (an expression node, not walked again), except where `keep(parent, child)`; gives `node`."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ...ir.csyntax import cprint, walk
+from ...ir.csyntax import assigned, cprint, walk
 
 _SMALLER = {"<": True, "<=": True, ">": False, ">=": False}   # test op -> `a OP b ? a : b` is min
 
@@ -68,34 +68,25 @@ def _pure(node) -> bool:
                    and n.op in ("++", "--", "p++", "p--") for n in walk(node))
 
 
-_STEPS = {"p++": "<", "++": "<", "p--": ">", "--": ">"}
-
-
 def unequal_bounds(body: c_ast.Node) -> None:
     for n in walk(body):
         if isinstance(n, c_ast.For) and isinstance(n.cond, c_ast.BinaryOp) and n.cond.op == "!=":
             var, bound = (n.cond.left, n.cond.right) if isinstance(n.cond.left, c_ast.ID) else \
                 (n.cond.right, n.cond.left)
-            op = _step(n.next, var.name) if isinstance(var, c_ast.ID) else None
-            written = {x.name for x in walk(n.stmt) for x in _targets(x)} if op else set()
+            op = {1: "<", -1: ">"}.get(step_of(n.next, var.name)) if isinstance(var, c_ast.ID) else None
+            written = assigned(n.stmt) if op else set()
             if op and var.name not in written and _pure(bound) and not written & {
                     x.name for x in walk(bound) if isinstance(x, c_ast.ID)}:
                 n.cond = c_ast.BinaryOp(op, var, bound, n.cond.coord)
 
 
-def _step(step, name: str) -> str | None:
-    """`<` for a step of +1 of `name`, `>` for -1, else None."""
-    if isinstance(step, c_ast.UnaryOp) and step.op in _STEPS and isinstance(step.expr, c_ast.ID) \
+def step_of(step, name: str) -> int | None:
+    """The constant a for loop's step adds to `name` (`i++`: 1, `--i`: -1, `i += 4`: 4), else None."""
+    if isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++", "--", "p--") and isinstance(step.expr, c_ast.ID) \
             and step.expr.name == name:
-        return _STEPS[step.op]
-    if isinstance(step, c_ast.Assignment) and isinstance(step.lvalue, c_ast.ID) and step.lvalue.name == name \
-            and step.op in ("+=", "-=") and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.value == "1":
-        return "<" if step.op == "+=" else ">"
+        return 1 if "+" in step.op else -1
+    if isinstance(step, c_ast.Assignment) and step.op in ("+=", "-=") and isinstance(step.lvalue, c_ast.ID) \
+            and step.lvalue.name == name and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.type == "int":
+        k = int(step.rvalue.value.rstrip("uUlL"), 0)
+        return k if step.op == "+=" else -k
     return None
-
-
-def _targets(n) -> list:
-    """The names `n` assigns or steps."""
-    target = n.lvalue if isinstance(n, c_ast.Assignment) else \
-        n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") else None
-    return [target] if isinstance(target, c_ast.ID) else []

@@ -19,25 +19,13 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import walk
+from ...ir.csyntax import assigned, walk
 
-_INCREMENTS = ("++", "--", "p++", "p--")
 
 
 def fold_fixed_pointers(body: c_ast.Compound, params: dict) -> None:
     """`params`: name -> normalize.Param."""
     _Folder(params, body).block(body, [])
-
-
-def _written(node) -> set[str]:
-    """Names assigned, incremented or whose address is taken under `node`."""
-    out = set()
-    for n in walk(node):
-        target = n.lvalue if isinstance(n, c_ast.Assignment) else \
-            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in (*_INCREMENTS, "&") else None
-        if isinstance(target, c_ast.ID):
-            out.add(target.name)
-    return out
 
 
 def _declared(nodes) -> set[str]:
@@ -68,7 +56,7 @@ def _deref_of(n, p: str) -> bool:
 
 class _Folder:
     def __init__(self, params, body):
-        self.params, self.written, self.locals = params, _written(body), _declared([body])
+        self.params, self.written, self.locals = params, assigned(body), _declared([body])
 
     def block(self, node, loops):
         """Fold the candidates of every block under `node`; `loops`: the enclosing `for`s."""
@@ -121,7 +109,7 @@ class _Folder:
         if name in self.params:
             return self.params[name].kind in ("int", "scalar") and name not in self.written | self.locals
         loop = next((f for f in reversed(loops) if name in _loop_vars(f)), None)
-        return loop is not None and name not in _written(loop.stmt) | _declared([loop.stmt])
+        return loop is not None and name not in assigned(loop.stmt) | _declared([loop.stmt])
 
     def base(self, decl: c_ast.Decl):
         """(X, [subscripts]) when `decl` is `T *p = X + e`, `&X[e]`, `X` or `&X[i][e]` with X an

@@ -16,8 +16,9 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import block_items, cprint, substitute, walk
+from ...ir.csyntax import assigned, block_items, cprint, substitute, walk
 from ...ir.extents import NotPolynomial, Poly, to_poly
+from .bounds import step_of
 
 
 def rolled_loops(body: c_ast.Node) -> None:
@@ -33,8 +34,8 @@ def _rolled(items: list) -> list:
         v = _set(start) if first is not None else None
         if v is None or not all(isinstance(f, c_ast.For) and f.init is None for f in (first, rest)):
             continue
-        u = _step(first.next, v)
-        if u is None or u < 2 or _step(rest.next, v) != 1 or v in _assigned(first.stmt) | _assigned(rest.stmt):
+        u = step_of(first.next, v)
+        if u is None or u < 2 or step_of(rest.next, v) != 1 or v in assigned(first.stmt) | assigned(rest.stmt):
             continue
         b1, b2 = block_items(first.stmt), block_items(rest.stmt)
         copies = [cprint(_shifted(s, v, k)) for k in range(u) for s in b2]
@@ -60,26 +61,6 @@ def _set(s) -> str | None:
 
 def _start(s):
     return s.rvalue if isinstance(s, c_ast.Assignment) else s.init
-
-
-def _step(step, v: str) -> int | None:
-    if isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and isinstance(step.expr, c_ast.ID) \
-            and step.expr.name == v:
-        return 1
-    if isinstance(step, c_ast.Assignment) and step.op == "+=" and isinstance(step.lvalue, c_ast.ID) \
-            and step.lvalue.name == v and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.type == "int":
-        return int(step.rvalue.value.rstrip("uUlL"), 0)
-    return None
-
-
-def _assigned(node) -> set[str]:
-    out = set()
-    for n in walk(node):
-        t = n.lvalue if isinstance(n, c_ast.Assignment) else \
-            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") else None
-        if isinstance(t, c_ast.ID):
-            out.add(t.name)
-    return out
 
 
 def _shifted(stmt, v: str, k: int):
