@@ -104,14 +104,30 @@ class Poly:
 
 def at_least(p: Poly, q: Poly) -> bool:
     """p >= q for all sizes >= 1: p - q, with every size v written 1 + v' (v' >= 0) and every
-    quotient as itself (>= 0), has no negative coefficient."""
+    quotient as itself (>= 0), has no negative coefficient; or, where a quotient (e / c) has a
+    negative constant coefficient, c * (p - q) with c * (e / c) at its largest, e, has none (a
+    subscript read from both ends, `x[n - 1 - i]` for i < n / 2, stays below n)."""
     d = Poly()
     for m, c in (p - q).terms.items():
         t = Poly.const(c)
         for v in m:
             t = t * (Poly.var(v) + Poly.const(0 if quotient(v) else 1))
         d = d + t
-    return d.sign() > 0
+    if d.sign() > 0:
+        return True
+    for v in (p - q).vars() & set(_QUOTIENTS):
+        try:
+            a, b = (p - q).split(v)
+        except NotPolynomial:
+            continue
+        if set(a.terms) == {()} and a.terms[()] < 0:
+            e, c = _QUOTIENTS[v]
+            if at_least(a * e + b * Poly.const(c), Poly()):
+                return True
+    return False
+
+
+_QUOTIENTS: dict[str, tuple[Poly, int]] = {}      # quotient variable -> (numerator, divisor): to_poly's
 
 
 def quotient(name: str) -> bool:
@@ -132,7 +148,10 @@ def to_poly(node, known: set[str], sizes: set[str] | None = None) -> Poly:
         if c < 1 or not left.vars() <= sizes or not at_least(left, Poly()):
             raise NotPolynomial("a quotient that is not of sizes by a positive constant")
         text = left.to_c() if len(left.terms) == 1 and len(next(iter(left.terms))) <= 1 else f"({left.to_c()})"
-        return Poly.var(f"({text} / {c})") if c > 1 else left
+        if c == 1:
+            return left
+        _QUOTIENTS[f"({text} / {c})"] = (left, c)
+        return Poly.var(f"({text} / {c})")
     if isinstance(node, c_ast.Constant) and node.type in ("int", "long", "unsigned int"):
         return Poly.const(int(node.value.rstrip("uUlL"), 0))
     if isinstance(node, c_ast.ID) and node.name in known:

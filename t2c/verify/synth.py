@@ -14,6 +14,7 @@ docs/verification.md, "Inputs: synthesized from a secret seed".
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,7 @@ import numpy as np
 from .. import config
 from ..errors import UserError
 from ..ir import DATASETS, FLOAT_DTYPES, Kernel
+from ..ir.kernel import eval_extent
 from .compare import Comparison, blocks, compare
 from .halfs import finite
 from .inputs import distributions, synthesize
@@ -141,7 +143,16 @@ def _valid(k: Kernel, sizes: dict) -> bool:
 
 
 def _lift(k: Kernel, sizes: dict) -> dict | None:
-    """Sizes raised as little as needed to meet the constraints (None if hopeless)."""
+    """Sizes raised as little as needed to meet the constraints (None if hopeless): a size that a
+    constraint `s >= E` bounds by others (a leading dimension, `lda >= m`) to E where it is below,
+    then every size alike."""
+    sizes = dict(sizes)
+    for c in k.constraints:
+        if (m := re.fullmatch(r"\s*(\w+)\s*>=\s*([^<>=!&|?]+)", c)) and m.group(1) in sizes:
+            try:
+                sizes[m.group(1)] = max(sizes[m.group(1)], eval_extent(m.group(2), sizes))
+            except UserError:
+                pass
     for extra in range(0, 16):
         cand = {n: v + extra for n, v in sizes.items()}
         if _valid(k, cand):

@@ -48,7 +48,7 @@ static const double SCALE = 2.0 * TILE;
 static inline float safe_div(float a, float b) { return a / (fabsf(b) + EPS); }
 void ratios(const float *a, const float *b, float *r, int n)
 {
-  const int EPS_UNUSED = 0;
+  const float EPS_UNUSED = 0.0f;
   for (int i = 0; i < n; i++)
     r[i] = safe_div(a[i], b[i]) * (float)SCALE + (i % TILE) + EPS_UNUSED;
 }

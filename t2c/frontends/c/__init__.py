@@ -19,6 +19,7 @@ from pycparser import c_ast
 from ...analysis import fully_written
 from ...errors import UserError
 from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, preset_gap, validate
+from ...ir.kernel import eval_extent
 from . import locate as _locate
 from ...ir.csyntax import cprint, parse_c, reference_tree, walk as _walk
 from .constants import inline_constants
@@ -142,6 +143,30 @@ def read_presets(path: Path, size_names, annotated, ctypes: dict | None = None) 
         site = _site(path, rf"t2c:\s*size\s+{size.name}\b", None) or \
             _site(path, rf"#\s*define\s+{size.macro}\b" if size.macro else r"(?!)")
         raise UserError(gap[1], **site, hint=gap[2])
+    return tuple(out)
+
+
+def stride_constraints(strides: dict) -> list[str]:
+    """What each leading dimension's rows must hold, as constraints: `lda >= m`, `incx >= 1`."""
+    return [f"{ld} >= {b.to_c()}" for ld, bounds in strides.items() for b in bounds]
+
+
+def stride_presets(sizes: tuple[Size, ...], strides: dict) -> tuple[Size, ...]:
+    """A leading dimension without presets of its own gets, per dataset, the least its rows may
+    hold there (`lda = m`: a matrix stored without padding); the verifier draws padded ones."""
+    out = []
+    for s in sizes:
+        if s.name in strides and not s.presets:
+            given = {x.name: dict(x.presets) for x in sizes}
+            presets = []
+            for d in DATASETS:
+                at = {n: p[d] for n, p in given.items() if d in p}
+                try:
+                    presets.append((d, max(eval_extent(b.to_c(), at) for b in strides[s.name])))
+                except UserError:
+                    continue                        # a bound's size without this dataset
+            s = Size(s.name, tuple(presets), s.macro, s.ctype)
+        out.append(s)
     return tuple(out)
 
 
@@ -338,15 +363,18 @@ def _read_c(path: Path, function: str | None) -> Kernel:
                         file=shown, line=site.line, hint="name an int parameter of the kernel")
     helpers = carried(ast, fn, typedefs, enums)          # the file's functions it calls, checked
     names = {h.name for h in helpers}
-    params, size_names, scalars, arrays, reference = normalize(fn, typedefs, enums, shapes, intents,
-                                                               set(size_notes), {h.name: h for h in helpers})
+    params, size_names, scalars, arrays, reference, strides = normalize(
+        fn, typedefs, enums, shapes, intents, set(size_notes), {h.name: h for h in helpers},
+        {d.target for d in dom_notes})
     reference = "".join(h.text for h in helpers) + reference
     lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [fn],
                             str(path.resolve()), shown, site.name)
-    sizes = read_presets(path.resolve(), size_names, size_notes, declared_types(fn, typedefs))
+    sizes = stride_presets(read_presets(path.resolve(), size_names, size_notes, declared_types(fn, typedefs)),
+                           strides)
     init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
     if not constraints:
-        constraints = [f"{s} >= 1" for s in size_names]
+        constraints = [f"{s} >= 1" for s in size_names if s not in strides]
+    constraints = [*constraints, *(c for c in stride_constraints(strides) if c not in constraints)]
     kernel = Kernel(
         name=site.name, params=tuple(params), sizes=sizes, scalars=tuple(scalars),
         arrays=tuple(arrays), reference=reference, constraints=tuple(constraints),

@@ -23,6 +23,8 @@ from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
 from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quotient, to_poly
 from .bounds import split_min_bounds, unequal_bounds
+from .counted import counted_loops
+from .indices import inline_index_names
 from .libcalls import memory_calls_as_loops
 from .pointers import fold_fixed_pointers
 from .unrolled import rolled_loops
@@ -103,16 +105,21 @@ def resolve_typedefs(node, typedefs: dict):
     return node
 
 
-def unsigned_names(fn: c_ast.FuncDef, typedefs: dict) -> dict[str, str]:
-    """The function's unsigned integer parameters and locals, each with its type as written."""
+def variable_types(fn: c_ast.FuncDef) -> dict[str, str]:
+    """The type of each of the function's integer or floating parameters and locals, as written
+    (`size_t`, `unsigned int`); "" for a name declared twice with different types."""
     out = {}
     for d in walk(fn):
         if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.TypeDecl) \
                 and isinstance(d.type.type, c_ast.IdentifierType):
             written = " ".join(d.type.type.names)
-            if "unsigned" in resolved(written, typedefs).split():
-                out[d.name] = written
+            out[d.name] = written if out.get(d.name, written) == written else ""
     return out
+
+
+def unsigned_names(fn: c_ast.FuncDef, typedefs: dict) -> dict[str, str]:
+    """The function's unsigned integer parameters and locals, each with its type as written."""
+    return {n: t for n, t in variable_types(fn).items() if "unsigned" in resolved(t, typedefs).split()}
 
 
 def declared_const(decl: c_ast.Decl) -> bool:
@@ -124,6 +131,8 @@ def declared_const(decl: c_ast.Decl) -> bool:
 
 
 def read_param(decl: c_ast.Decl, typedefs) -> Param:
+    if isinstance(decl.type, c_ast.PtrDecl) and isinstance(decl.type.type, c_ast.ArrayDecl):
+        decl.type = c_ast.ArrayDecl(decl.type.type, None, [], decl.type.coord)   # `T (*a)[M]` is `T a[][M]`
     t = decl.type
     dims = []
     while isinstance(t, c_ast.ArrayDecl):
@@ -390,9 +399,11 @@ class Intents:
 class Accesses(c_ast.NodeVisitor):
     """Largest and smallest subscript of each pointer parameter, as Polys in the sizes."""
 
-    def __init__(self, pointers: set[str], sizes: set[str], helpers: dict = None):
+    def __init__(self, pointers: set[str], sizes: set[str], helpers: dict = None, strides=frozenset()):
         self.pointers, self.sizes = pointers, sizes
         self.helpers = helpers or {}
+        self.strides = strides                              # int parameters tried as leading dimensions
+        self.rows_within: dict[str, list] = {p: [] for p in strides}   # stride -> what it must cover, or None
         self.passed: dict[str, c_ast.FuncCall] = {}        # pointer -> a call passing it to a helper
         self.bounds = Bounds()
         self.max: dict[str, list] = {p: [] for p in pointers}
@@ -431,14 +442,41 @@ class Accesses(c_ast.NodeVisitor):
                     raise NotPolynomial("may be negative")
                 self.max[name].append((self.bounds.extreme(p, want_max=True), node))
                 self.subscripts[name].append(p)
+                for ld in self.strides & p.vars():
+                    self.rows_within[ld].append(self._within(p, ld))
             except NotPolynomial:
                 self.unknown.setdefault(name, node)
         self.generic_visit(node)
 
 
-def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=()) -> tuple[str, ...]:
+    def _within(self, p: Poly, ld: str) -> Poly | None:
+        """b where subscript p is ld * a + r, a a loop variable's expression, r in [0, b) over the
+        loops (b in the sizes): p moves in rows of ld elements when ld >= b; else None."""
+        try:
+            a, r = p.split(ld)
+            lo, hi = self.bounds.extreme(r, want_max=False), self.bounds.extreme(r, want_max=True) + Poly.const(1)
+        except NotPolynomial:
+            return None
+        if not a.vars() - self.sizes or a.sign() <= 0 or ld in r.vars() or not at_least(lo, Poly()) \
+                or not hi.vars() <= self.sizes - self.strides:
+            return None
+        return hi
+
+
+def leading_dimensions(body, pointers: set[str], sizes: set[str], candidates: set[str], helpers) -> dict[str, tuple]:
+    """Integer parameters that subscripts step by as rows (`a[i + j*lda]`, `x[i*incx]`): each with
+    what its rows must hold, `lda >= m` (`incx >= 1`), as BLAS documents its leading dimensions
+    and increments. Only where every subscript that holds it does so."""
+    acc = Accesses(pointers, sizes | candidates, helpers, candidates)
+    acc.visit(body)
+    return {ld: tuple({b.to_c(): b for b in found}.values()) for ld, found in acc.rows_within.items()
+            if found and None not in found}
+
+
+def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=None) -> tuple[str, ...]:
     """The shape of pointer parameter `name`: annotated, or inferred from its subscripts; `ints`
-    (the kernel's integer parameters, in order) name the extent the error's example gives."""
+    (the kernel's integer parameters, in order) name the extent the error's example gives;
+    `strides`: the leading dimensions, each with what its rows hold (leading_dimensions)."""
     example = f"`// t2c: array {name}[{ints[0] if ints else 100}]` (one extent per dimension, " \
               f"C expressions in the integer parameters{': ' + ', '.join(ints) if ints else ''})"
     if name in annotated:
@@ -462,7 +500,7 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=()) -> tuple[
     for best, _ in maxes:
         if all(at_least(best, p) for p, _ in maxes):
             extent = best + Poly.const(1)
-            return row_major_shape(extent, acc.subscripts[name], acc.sizes) or (extent.to_c(),)
+            return row_major_shape(extent, acc.subscripts[name], acc.sizes, strides) or (extent.to_c(),)
     node = next((n2 for i, (p1, _) in enumerate(maxes) for p2, n2 in maxes[i + 1:]
                  if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
     raise UserError(f"the largest subscript of '{name}' depends on the sizes' values",
@@ -470,7 +508,7 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=()) -> tuple[
                     hint=f"declare it with a comment such as {example}")
 
 
-def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tuple[str, str] | None:
+def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strides=None) -> tuple[str, str] | None:
     """[rows][cols] of a pointer that the kernel indexes as rows of `cols` elements, as a
     `t2c: array a[rows][cols]` annotation would declare it: the one size that multiplies a loop
     variable in its subscripts is cols (`a[r*cols + c]`, `a[(r + 1)*cols + c]`), and its extent
@@ -478,11 +516,22 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tu
     constant where the last row is reached only in part (an interior written, `h*w - w - 1`: the
     h - 1 rows it touches, whole). None otherwise (the extent stays flat). The model then reads
     each subscript as a[r][c] where c provably stays in its row (analysis/delinearize.py), and
-    keeps the kernel's flat indexing where not."""
+    keeps the kernel's flat indexing where not. A leading dimension (`strides`: cols >= b) has its
+    last row reached to b: `lda*n - lda + m`, with lda >= m, is n rows."""
     inner = {v for p in subscripts for m in p.terms if len(m) == 2 and set(m) - sizes for v in set(m) & sizes}
     if len(inner) != 1:
         return None
     cols = inner.pop()
+    for b in (strides or {}).get(cols, ()):          # a leading dimension: its last row, to b, in part
+        rows = _rows(extent - b, cols, sizes)
+        if rows is not None and rows.vars():
+            return (rows + Poly.const(1)).to_c(), cols
+    rows = _rows(extent, cols, sizes)
+    return (rows.to_c(), cols) if rows is not None and rows.vars() else None
+
+
+def _rows(extent: Poly, cols: str, sizes: set[str]) -> Poly | None:
+    """R where `extent` is cols * R, less a constant (the last row in part), R over the sizes."""
     rows = {}
     for m, c in extent.terms.items():
         if m == () and c < 0:
@@ -492,8 +541,7 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tu
         rest = list(m)
         rest.remove(cols)
         rows[tuple(rest)] = c
-    rows = Poly(rows)
-    return (rows.to_c(), cols) if rows.vars() else None
+    return Poly(rows)
 
 
 def reference_function(fn: c_ast.FuncDef, arrays: dict[str, Array], typedefs: dict) -> str:
@@ -535,9 +583,11 @@ def strip_pragmas(node):
 
 
 def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated_shapes: dict,
-              annotated_intents: dict, annotated_sizes=(), helpers: dict | None = None):
-    """Gives (params in order, size names, scalars, arrays, reference text); `helpers`: the
-    file's functions it may call, by name (helpers.Helper: what each does through its pointers)."""
+              annotated_intents: dict, annotated_sizes=(), helpers: dict | None = None, given_domains=()):
+    """Gives (params in order, size names, scalars, arrays, reference text, leading dimensions:
+    each with what its rows must hold); `helpers`: the file's functions it may call, by name
+    (helpers.Helper: what each does through its pointers); `given_domains`: the names a `t2c:
+    domain` declares (scalars, never sizes)."""
     args = fn.decl.type.args.params if fn.decl.type.args else []
     params = {}
     for d in args:
@@ -550,6 +600,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
                  "write a prototype: void f(int n, double *a)")
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
+    counted_loops(fn.body)                              # `while (i < n) {...; i++;}`, `for (i = n; i-- > 0;)`
+    inline_index_names(fn.body, variable_types(fn))     # `int idx = i*m + j; a[idx]`: a[i*m + j]
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
     memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
     rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop
@@ -570,6 +622,12 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         extent_names |= {w for e in shape for w in e.replace("*", " ").replace("+", " ").split()}
     sizes = [p.name for p in params.values() if p.kind == "int"
              and (p.name in check.bound_names or p.name in extent_names or p.name in annotated_sizes)]
+    rows = {p.name for p in params.values() if p.kind == "array" and p.dims[0] is None}    # `a[][M]`
+    pointers = {p.name for p in params.values() if p.kind == "pointer"} | rows
+    strides = leading_dimensions(fn.body, pointers - set(annotated_shapes), set(sizes), {
+        p.name for p in params.values() if p.kind == "int" and p.name not in sizes
+        and p.name not in check.written_ints and p.name not in given_domains}, helpers)
+    sizes += [p for p in params if p in strides]
     for p in params.values():
         if p.size_only and p.name not in sizes:
             base_type(p.node.type.type, typedefs, p.node)    # its type's message: t2c takes it for sizes only
@@ -578,8 +636,6 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",
                  "copy it into a local variable and modify the copy")
 
-    rows = {p.name for p in params.values() if p.kind == "array" and p.dims[0] is None}    # `a[][M]`
-    pointers = {p.name for p in params.values() if p.kind == "pointer"} | rows
     acc = Accesses(pointers, set(sizes), helpers)
     acc.visit(fn.body)
     arrays, scalars = {}, []
@@ -589,11 +645,11 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             ints = [q.name for q in params.values() if q.kind == "int"]
             if p.name in rows:          # its rows: the extent of its first subscript, as a pointer's
                 first = annotated_shapes[p.name][:1] if p.name in annotated_shapes else \
-                    pointer_extent(p.name, acc, {}, ints)[:1] or ("1",)
+                    pointer_extent(p.name, acc, {}, ints, strides)[:1] or ("1",)
                 shape = (*first, *(simplify_dim(d) for d in p.dims[1:]))
             else:
                 shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
-                    else pointer_extent(p.name, acc, annotated_shapes, ints)
+                    else pointer_extent(p.name, acc, annotated_shapes, ints, strides)
             intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
             arrays[p.name] = Array(p.name, p.dtype, shape, intent, declared_const(p.node))
         elif p.kind == "scalar" or p.name not in sizes:
@@ -603,4 +659,4 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         if not isinstance(ret, c_ast.TypeDecl):
             fail(fn.decl, "the kernel returns a pointer", "return results through array parameters")
         scalars.append(Scalar("return", base_type(ret.type, typedefs, fn.decl), "out"))
-    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs)
+    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs), strides

@@ -19,6 +19,7 @@ from pycparser import c_ast
 from ...ir.csyntax import assigned, block_items, cprint, substitute, walk
 from ...ir.extents import NotPolynomial, Poly, to_poly
 from .bounds import step_of
+from .counted import initialized
 
 
 def rolled_loops(body: c_ast.Node) -> None:
@@ -31,7 +32,7 @@ def _rolled(items: list) -> list:
     out = list(items)
     for i in range(len(out) - 2):
         start, first, rest = out[i:i + 3]
-        v = _set(start) if first is not None else None
+        v, first_value = (initialized(start) if first is not None else None) or (None, None)
         if v is None or not all(isinstance(f, c_ast.For) and f.init is None for f in (first, rest)):
             continue
         u = step_of(first.next, v)
@@ -41,26 +42,13 @@ def _rolled(items: list) -> list:
         copies = [cprint(_shifted(s, v, k)) for k in range(u) for s in b2]
         if not b2 or [cprint(s) for s in b1] != copies or not _holds_exactly(first.cond, rest.cond, v, u):
             continue
-        rest.init = c_ast.Assignment("=", c_ast.ID(v), copy.deepcopy(_start(start)))
+        rest.init = c_ast.Assignment("=", c_ast.ID(v), copy.deepcopy(first_value))
         out[i + 1] = None
         if isinstance(start, c_ast.Decl):
             start.init = None                   # the loop sets it, right after
         else:
             out[i] = None
     return [s for s in out if s is not None]
-
-
-def _set(s) -> str | None:
-    """v of `v = E;` or `int v = E;`."""
-    if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(s.lvalue, c_ast.ID):
-        return s.lvalue.name
-    if isinstance(s, c_ast.Decl) and s.init is not None and isinstance(s.type, c_ast.TypeDecl):
-        return s.name
-    return None
-
-
-def _start(s):
-    return s.rvalue if isinstance(s, c_ast.Assignment) else s.init
 
 
 def _shifted(stmt, v: str, k: int):

@@ -4,7 +4,7 @@
 //   around exchange loops, one launch per instance, a thread per iteration:
 //   bitonic_sort_exchange0: loop i, a thread per i; i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   bitonic_sort_tiles0: the steps of bitonic_sort_exchange0 whose partner stays in its tile of up to 2048 cells, queued on the host, run in one launch, a block per tile with a in shared memory and a barrier between steps.
-// The polyhedral model does not apply: line 11: loop step of 'size' is not +1 or -1 (a geometric counter, `size *= 2`, but its loop bound 'n' depends on 'n', which is neither a loop variable nor a size; poly runs one from a start and to a bound affine in the sizes, never reaching 0, as a host loop)
+// The polyhedral model does not apply: line 3: loop step of 'size' is not +1 or -1 (a geometric counter, `size *= 2`, but its loop bound '1 << p' shifts by something other than a constant below 31; poly runs one from a start and to a bound affine in the sizes, never reaching 0, as a host loop)
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -31,7 +31,6 @@ static int poly_net_closed(int e, int lo, int hi)
 struct bitonic_sort_steps0 {   /* steps queued for bitonic_sort_tiles0 */
   int count, tile, lo[1], n[1];
   unsigned char kind[128];
-  int v0_n[128];
   int v0_size[128];
   int v0_stride[128];
 };
@@ -56,7 +55,6 @@ __global__ void __launch_bounds__(512) bitonic_sort_tiles0(int p, double *a, str
     __syncthreads();
     for (int poly_s = 0; poly_s < poly_b.count; poly_s++) {
       if (poly_b.kind[poly_s] == 0) {   /* bitonic_sort_exchange0's loops */
-        const int n = poly_b.v0_n[poly_s];
         const int size = poly_b.v0_size[poly_s];
         const int stride = poly_b.v0_stride[poly_s];
         for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
@@ -114,7 +112,7 @@ static int bitonic_sort_queue0(int p, double *a, struct bitonic_sort_steps0 *pol
 }
 
 /* bitonic_sort_exchange0: loop i, a thread per i; i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell. */
-__global__ void __launch_bounds__(256) bitonic_sort_exchange0(int p, double *a, int n, int size, int stride, int poly_lo0, int poly_n0, long long poly_count)
+__global__ void __launch_bounds__(256) bitonic_sort_exchange0(int p, double *a, int size, int stride, int poly_lo0, int poly_n0, long long poly_count)
 {
   for (long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; poly_t < poly_count; poly_t += (long long)gridDim.x * blockDim.x) {
     long long poly_q = poly_t;
@@ -137,11 +135,10 @@ extern "C" void bitonic_sort_device(int p, double *a)
 {
   struct bitonic_sort_steps0 poly_b0;   /* steps for bitonic_sort_tiles0, none yet */
   poly_b0.count = 0;
-  int n = 1 << p;
-  for (int size = 2; size <= n; size *= 2) {
+  for (int size = 2; size <= (1 << p); size *= 2) {
     for (int stride = size / 2; stride > 0; stride /= 2) {
       {
-        const int poly_n0 = n - 0;   /* i */
+        const int poly_n0 = (1 << p) - 0;   /* i */
         if (poly_n0 > 0) {
           const int poly_lo[1] = {0};
           const int poly_n[1] = {poly_n0};
@@ -150,13 +147,12 @@ extern "C" void bitonic_sort_device(int p, double *a)
           if (poly_lo[0] >= 0 && poly_e >= 0 && poly_e < poly_tile && poly_net_closed(poly_e, poly_lo[0], poly_lo[0] + poly_n0)) {
             const int poly_at = bitonic_sort_queue0(p, a, &poly_b0, poly_tile, poly_lo, poly_n);
             poly_b0.kind[poly_at] = 0;
-            poly_b0.v0_n[poly_at] = n;
             poly_b0.v0_size[poly_at] = size;
             poly_b0.v0_stride[poly_at] = stride;
           } else {
             bitonic_sort_flush0(p, a, &poly_b0);
             const long long poly_count = (long long)poly_n0;
-            bitonic_sort_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(p, a, n, size, stride, 0, poly_n0, poly_count);
+            bitonic_sort_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(p, a, size, stride, 0, poly_n0, poly_count);
           }
         }
       }

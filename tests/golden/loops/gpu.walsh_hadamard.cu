@@ -4,7 +4,7 @@
 //   around exchange loops, one launch per instance, a thread per iteration:
 //   walsh_hadamard_exchange0: loop i, a thread per i; i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   walsh_hadamard_tiles0: the steps of walsh_hadamard_exchange0 whose partner stays in its tile of up to 2048 cells, queued on the host, run in one launch, a block per tile with x in shared memory and a barrier between steps.
-// The polyhedral model does not apply: line 12: loop step of 'h' is not +1 or -1 (a geometric counter, `h *= 2`, but its loop bound 'n' depends on 'n', which is neither a loop variable nor a size; poly runs one from a start and to a bound affine in the sizes, never reaching 0, as a host loop)
+// The polyhedral model does not apply: line 3: loop step of 'h' is not +1 or -1 (a geometric counter, `h *= 2`, but its loop bound '1 << p' shifts by something other than a constant below 31; poly runs one from a start and to a bound affine in the sizes, never reaching 0, as a host loop)
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -32,7 +32,6 @@ struct walsh_hadamard_steps0 {   /* steps queued for walsh_hadamard_tiles0 */
   int count, tile, lo[1], n[1];
   unsigned char kind[128];
   int v0_h[128];
-  int v0_n[128];
 };
 
 /* walsh_hadamard_tiles0: the steps of walsh_hadamard_exchange0 whose partner stays in its tile of up to 2048 cells, queued on the host, run in one launch, a block per tile with x in shared memory and a barrier between steps. */
@@ -56,7 +55,6 @@ __global__ void __launch_bounds__(512) walsh_hadamard_tiles0(int p, double *x, s
     for (int poly_s = 0; poly_s < poly_b.count; poly_s++) {
       if (poly_b.kind[poly_s] == 0) {   /* walsh_hadamard_exchange0's loops */
         const int h = poly_b.v0_h[poly_s];
-        const int n = poly_b.v0_n[poly_s];
         for (int poly_i = poly_from + (int)threadIdx.x; poly_i < poly_to; poly_i += blockDim.x) {
           const int i = poly_i;
           int j = i ^ h;
@@ -109,7 +107,7 @@ static int walsh_hadamard_queue0(int p, double *x, struct walsh_hadamard_steps0 
 }
 
 /* walsh_hadamard_exchange0: loop i, a thread per i; i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell. */
-__global__ void __launch_bounds__(256) walsh_hadamard_exchange0(int p, double *x, int h, int n, int poly_lo0, int poly_n0, long long poly_count)
+__global__ void __launch_bounds__(256) walsh_hadamard_exchange0(int p, double *x, int h, int poly_lo0, int poly_n0, long long poly_count)
 {
   for (long long poly_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; poly_t < poly_count; poly_t += (long long)gridDim.x * blockDim.x) {
     long long poly_q = poly_t;
@@ -129,10 +127,9 @@ extern "C" void walsh_hadamard_device(int p, double *x)
 {
   struct walsh_hadamard_steps0 poly_b0;   /* steps for walsh_hadamard_tiles0, none yet */
   poly_b0.count = 0;
-  int n = 1 << p;
-  for (int h = 1; h < n; h *= 2) {
+  for (int h = 1; h < (1 << p); h *= 2) {
     {
-      const int poly_n0 = n - 0;   /* i */
+      const int poly_n0 = (1 << p) - 0;   /* i */
       if (poly_n0 > 0) {
         const int poly_lo[1] = {0};
         const int poly_n[1] = {poly_n0};
@@ -142,11 +139,10 @@ extern "C" void walsh_hadamard_device(int p, double *x)
           const int poly_at = walsh_hadamard_queue0(p, x, &poly_b0, poly_tile, poly_lo, poly_n);
           poly_b0.kind[poly_at] = 0;
           poly_b0.v0_h[poly_at] = h;
-          poly_b0.v0_n[poly_at] = n;
         } else {
           walsh_hadamard_flush0(p, x, &poly_b0);
           const long long poly_count = (long long)poly_n0;
-          walsh_hadamard_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(p, x, h, n, 0, poly_n0, poly_count);
+          walsh_hadamard_exchange0<<<poly_count < 256 * 65535LL ? (unsigned)((poly_count + 255) / 256) : 65535u, 256>>>(p, x, h, 0, poly_n0, poly_count);
         }
       }
     }
