@@ -14,3 +14,4 @@ cp .t2c/secret-seed $T2C_CACHE_DIR/ && tar czf $OUT/xl-state.tgz -C / tmp/t2c-ca
 ls -la $OUT/xl-state.tgz
 for f in table.md kernels.txt batch.log report.tgz ceilings.json env.txt; do cp /tmp/xl/$f $OUT/ 2>/dev/null; done
 cat /tmp/xl/table.md; tail -5 /tmp/xl/kernels.txt
+# Calls 4 and 5 (tree c1c520b) ran this same script with the state of call 3, then of call 4, in gpu_tmp/.
