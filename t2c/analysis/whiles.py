@@ -25,7 +25,7 @@ import copy
 
 from pycparser import c_ast
 
-from ..ir.csyntax import conjuncts, is_name, names, walk as _walk
+from ..ir.csyntax import conjuncts, initialized, is_name, names, walk as _walk
 from ..ir.extents import NotPolynomial, Poly, loop_range, to_poly
 from .scalars import constant_step, geometric_step, substitute, written_names
 
@@ -130,12 +130,7 @@ def _first_test_holds(start, conds, step, loops, within, sizes) -> bool:
 
 def _var(first) -> str | None:
     """v of `v = lo;` or of `int v = lo;` (a scalar of a plain type)."""
-    if isinstance(first, c_ast.Assignment) and first.op == "=" and isinstance(first.lvalue, c_ast.ID):
-        return first.lvalue.name
-    if isinstance(first, c_ast.Decl) and first.init is not None and not first.storage \
-            and isinstance(first.type, c_ast.TypeDecl) and isinstance(first.type.type, c_ast.IdentifierType):
-        return first.name
-    return None
+    return (initialized(first) or (None,))[0]
 
 
 def _integer(decl) -> bool:

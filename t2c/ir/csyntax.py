@@ -198,6 +198,16 @@ def substitute(node, values: dict, keep=lambda parent, child: False):
     return node
 
 
+def initialized(s) -> tuple[str, c_ast.Node] | None:
+    """(v, E) of `v = E;` or `T v = E;` (a scalar of a plain type), else None."""
+    if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(s.lvalue, c_ast.ID):
+        return s.lvalue.name, s.rvalue
+    if isinstance(s, c_ast.Decl) and s.init is not None and not s.storage \
+            and isinstance(s.type, c_ast.TypeDecl) and isinstance(s.type.type, c_ast.IdentifierType):
+        return s.name, s.init
+    return None
+
+
 def conjuncts(cond) -> list:
     """The terms of a condition `a && b && ...` (the condition itself when not a conjunction)."""
     if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":

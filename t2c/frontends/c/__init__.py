@@ -146,11 +146,6 @@ def read_presets(path: Path, size_names, annotated, ctypes: dict | None = None) 
     return tuple(out)
 
 
-def stride_constraints(strides: dict) -> list[str]:
-    """What each leading dimension's rows must hold, as constraints: `lda >= m`, `incx >= 1`."""
-    return [f"{ld} >= {b.to_c()}" for ld, bounds in strides.items() for b in bounds]
-
-
 def stride_presets(sizes: tuple[Size, ...], strides: dict) -> tuple[Size, ...]:
     """A leading dimension without presets of its own gets, per dataset, the least its rows may
     hold there (`lda = m`: a matrix stored without padding); the verifier draws padded ones."""
@@ -363,7 +358,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
                         file=shown, line=site.line, hint="name an int parameter of the kernel")
     helpers = carried(ast, fn, typedefs, enums)          # the file's functions it calls, checked
     names = {h.name for h in helpers}
-    params, size_names, scalars, arrays, reference, strides = normalize(
+    params, size_names, scalars, arrays, reference, strides, implied = normalize(
         fn, typedefs, enums, shapes, intents, set(size_notes), {h.name: h for h in helpers},
         {d.target for d in dom_notes})
     reference = "".join(h.text for h in helpers) + reference
@@ -374,7 +369,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
     if not constraints:
         constraints = [f"{s} >= 1" for s in size_names if s not in strides]
-    constraints = [*constraints, *(c for c in stride_constraints(strides) if c not in constraints)]
+    constraints = [*constraints, *(c for c in implied if c not in constraints)]
     kernel = Kernel(
         name=site.name, params=tuple(params), sizes=sizes, scalars=tuple(scalars),
         arrays=tuple(arrays), reference=reference, constraints=tuple(constraints),

@@ -2,6 +2,7 @@
 
     split_min_bounds(body) -> None      (rewrites `body` in place)
     unequal_bounds(body) -> None        (likewise)
+    offset_bounds(body) -> None         (likewise)
 
 The class: a for loop whose condition compares its variable with a minimum spelled as the
 conditional expression a `MIN` macro gives, `v < ((a) < (b) ? (a) : (b))` (any of `<`, `<=` in
@@ -18,12 +19,18 @@ i != n; ++i)`, as iterator-style code writes it) tests `i < n` (`i > n` stepping
 when the body assigns neither the variable nor a name of the bound: from where the loop starts
 to its bound the two tests agree at every step, and past it the `!=` loop would wrap around,
 which no kernel means.
+
+`offset_bounds`: a for loop tested with its variable plus or minus an offset, `i + k <= n` (a
+window of k that must fit, as convolutions and sliding sums write it), `i + 1 < n`, `i - 1 < m`,
+tests `i <= n - k` (`i < n - 1`, `i < m + 1`): over the integers the same test, where the offset
+names nothing the body assigns and no name of the test is unsigned (`n - k` would wrap); the
+model and the extents read a bound on the variable alone.
 """
 from __future__ import annotations
 
 from pycparser import c_ast
 
-from ...ir.csyntax import assigned, cprint, walk
+from ...ir.csyntax import assigned, cprint, is_name, names, walk
 
 _SMALLER = {"<": True, "<=": True, ">": False, ">=": False}   # test op -> `a OP b ? a : b` is min
 
@@ -89,4 +96,40 @@ def step_of(step, name: str) -> int | None:
             and step.lvalue.name == name and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.type == "int":
         k = int(step.rvalue.value.rstrip("uUlL"), 0)
         return k if step.op == "+=" else -k
+    return None
+
+
+def offset_bounds(body: c_ast.Node, unsigned=frozenset()) -> None:
+    """`unsigned`: the names declared unsigned (where `n - k` wraps, the test is no longer the same)."""
+    for n in walk(body):
+        if isinstance(n, c_ast.For) and n.cond is not None and (var := _loop_var(n.init)) \
+                and not names(n.cond) & set(unsigned):
+            n.cond = _moved(n.cond, var, assigned(n.stmt))
+
+
+def _moved(cond, var: str, written: set):
+    """`var + e OP b` as `var OP b - e` (and `e + var`, `var - e`); conjunctions term by term."""
+    if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
+        return c_ast.BinaryOp("&&", _moved(cond.left, var, written), _moved(cond.right, var, written), cond.coord)
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in _SMALLER and isinstance(cond.left, c_ast.BinaryOp)
+            and cond.left.op in ("+", "-")):
+        return cond
+    left = cond.left
+    if is_name(left.left, var):
+        offset, undo = left.right, "-" if left.op == "+" else "+"
+    elif left.op == "+" and is_name(left.right, var):
+        offset, undo = left.left, "-"
+    else:
+        return cond
+    if var in names(offset) or names(offset) & written or not _pure(offset) or not _pure(cond.right):
+        return cond
+    return c_ast.BinaryOp(cond.op, c_ast.ID(var), c_ast.BinaryOp(undo, cond.right, offset), cond.coord)
+
+
+def _loop_var(init) -> str | None:
+    """The variable a for header starts: `i = e` or `int i = e`."""
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1:
+        return init.decls[0].name
+    if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+        return init.lvalue.name
     return None

@@ -18,16 +18,19 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from ...analysis.commas import normalize_commas
+from ...analysis.whiles import normalize_whiles
 from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
 from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quotient, to_poly
-from .bounds import split_min_bounds, unequal_bounds
-from .counted import counted_loops
+from .bounds import offset_bounds, split_min_bounds, unequal_bounds
+from .countdown import count_down_loops
 from .indices import inline_index_names
 from .libcalls import memory_calls_as_loops
 from .pointers import fold_fixed_pointers
 from .unrolled import rolled_loops
+from .walks import walked_pointers
 
 MATH_FUNCTIONS = {
     f + s for f in ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tan", "tanh", "atan",
@@ -245,6 +248,9 @@ class BodyCheck(c_ast.NodeVisitor):
         self._never_ends(node)
         if node.cond is not None:
             self._names_in(node.cond, self.bound_names)
+            if node.init is not None and all(n.name == array_name(node.cond.left) for n in walk(node.cond)
+                                             if isinstance(n, c_ast.ID)) if isinstance(node.cond, c_ast.BinaryOp) else False:
+                self._names_in(node.init, self.bound_names)     # `for (i = n; i > 0; i--)`: its start bounds it
         self.generic_visit(node)
 
     def visit_UnaryOp(self, node):
@@ -473,10 +479,11 @@ def leading_dimensions(body, pointers: set[str], sizes: set[str], candidates: se
             if found and None not in found}
 
 
-def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=None) -> tuple[str, ...]:
+def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=None, floors=None) -> tuple[str, ...]:
     """The shape of pointer parameter `name`: annotated, or inferred from its subscripts; `ints`
     (the kernel's integer parameters, in order) name the extent the error's example gives;
-    `strides`: the leading dimensions, each with what its rows hold (leading_dimensions)."""
+    `strides`: the leading dimensions, each with what its rows hold (leading_dimensions); an
+    inferred extent that may be negative for some sizes (`n - k + 1`) goes into `floors`."""
     example = f"`// t2c: array {name}[{ints[0] if ints else 100}]` (one extent per dimension, " \
               f"C expressions in the integer parameters{': ' + ', '.join(ints) if ints else ''})"
     if name in annotated:
@@ -500,6 +507,8 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
     for best, _ in maxes:
         if all(at_least(best, p) for p, _ in maxes):
             extent = best + Poly.const(1)
+            if floors is not None and not at_least(extent, Poly()):
+                floors.append(extent)
             return row_major_shape(extent, acc.subscripts[name], acc.sizes, strides) or (extent.to_c(),)
     node = next((n2 for i, (p1, _) in enumerate(maxes) for p2, n2 in maxes[i + 1:]
                  if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
@@ -585,7 +594,8 @@ def strip_pragmas(node):
 def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated_shapes: dict,
               annotated_intents: dict, annotated_sizes=(), helpers: dict | None = None, given_domains=()):
     """Gives (params in order, size names, scalars, arrays, reference text, leading dimensions:
-    each with what its rows must hold); `helpers`: the file's functions it may call, by name
+    each with what its rows must hold, the constraints the reading implies: `lda >= m`, an
+    inferred extent's `n >= k - 1`); `helpers`: the file's functions it may call, by name
     (helpers.Helper: what each does through its pointers); `given_domains`: the names a `t2c:
     domain` declares (scalars, never sizes)."""
     args = fn.decl.type.args.params if fn.decl.type.args else []
@@ -600,13 +610,17 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
                  "write a prototype: void f(int n, double *a)")
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
-    counted_loops(fn.body)                              # `while (i < n) {...; i++;}`, `for (i = n; i-- > 0;)`
+    normalize_whiles(fn)                                # `i = 0; while (i < n) {...; i++;}`: its for loop
+    normalize_commas(fn)                                # `for (i = 0, j = n - 1; i < j; i++, j--)`: over i
+    count_down_loops(fn.body)                           # `for (i = n; i-- > 0;)`: i > 0, reading i - 1
     inline_index_names(fn.body, variable_types(fn))     # `int idx = i*m + j; a[idx]`: a[i*m + j]
+    walked_pointers(fn.body, {p.name for p in params.values() if p.kind == "pointer"})   # `*y++ = ...`: y[i]
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
     memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
     rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
     unequal_bounds(fn.body)                             # `i != n; ++i`: i < n
+    offset_bounds(fn.body, unsigned_names(fn, typedefs))   # `i + k <= n`: i <= n - k
     check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers or {},
                       unsigned_names(fn, typedefs))
     check.visit(fn.body)
@@ -638,6 +652,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
 
     acc = Accesses(pointers, set(sizes), helpers)
     acc.visit(fn.body)
+    floors = []
     arrays, scalars = {}, []
     intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}, helpers).run(fn.body)
     for p in params.values():
@@ -645,11 +660,11 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             ints = [q.name for q in params.values() if q.kind == "int"]
             if p.name in rows:          # its rows: the extent of its first subscript, as a pointer's
                 first = annotated_shapes[p.name][:1] if p.name in annotated_shapes else \
-                    pointer_extent(p.name, acc, {}, ints, strides)[:1] or ("1",)
+                    pointer_extent(p.name, acc, {}, ints, strides, floors)[:1] or ("1",)
                 shape = (*first, *(simplify_dim(d) for d in p.dims[1:]))
             else:
                 shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
-                    else pointer_extent(p.name, acc, annotated_shapes, ints, strides)
+                    else pointer_extent(p.name, acc, annotated_shapes, ints, strides, floors)
             intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
             arrays[p.name] = Array(p.name, p.dtype, shape, intent, declared_const(p.node))
         elif p.kind == "scalar" or p.name not in sizes:
@@ -659,4 +674,18 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         if not isinstance(ret, c_ast.TypeDecl):
             fail(fn.decl, "the kernel returns a pointer", "return results through array parameters")
         scalars.append(Scalar("return", base_type(ret.type, typedefs, fn.decl), "out"))
-    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs), strides
+    derived = [f"{ld} >= {b.to_c()}" for ld, bounds in strides.items() for b in bounds] + \
+        [never_negative(e) for e in floors]
+    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs), \
+        strides, list(dict.fromkeys(derived))
+
+
+def never_negative(extent: Poly) -> str:
+    """The constraint that an extent is no negative count, as a bound on one size where it reads
+    as one: `n - k + 1` gives `n >= k - 1` (the verifier raises n to meet it; at n = k - 1 the
+    array is empty and the loop runs no step)."""
+    for (v,), c in ((m, c) for m, c in extent.terms.items() if len(m) == 1):
+        rest = extent - Poly.var(v)
+        if c == 1 and v not in rest.vars() and not quotient(v):
+            return f"{v} >= {(-rest).to_c()}"
+    return f"{extent.to_c()} >= 0"

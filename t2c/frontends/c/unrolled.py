@@ -16,10 +16,9 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import assigned, block_items, cprint, substitute, walk
+from ...ir.csyntax import assigned, block_items, cprint, initialized, substitute, walk
 from ...ir.extents import NotPolynomial, Poly, to_poly
 from .bounds import step_of
-from .counted import initialized
 
 
 def rolled_loops(body: c_ast.Node) -> None:
