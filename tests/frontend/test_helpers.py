@@ -196,7 +196,7 @@ def test_helpers_that_make_the_reference_ill_defined_are_refused(tmp_path, helpe
 
 
 @pytest.mark.parametrize("helper, kernel, words", [
-    ("static void f(double *v, int i) { v[i] *= 2; }", "f(&y[i], 0);",
+    ("static void f(double *v, int i) { if (i < 0) return; v[i] *= 2; }", "f(&y[i], 0);",
      ["passes `&y[i]` to the pointer parameter 'v' of 'f'", "whole arrays, by name", "(y, i)"]),
     ("static double f(const double *v, int i) { return *(v + i); }", "y[i] = f(y, i);",
      ["helper 'f' uses its pointer parameter 'v' in `v + i`"]),
@@ -232,7 +232,7 @@ def test_calls_that_pass_arrays_badly_are_refused_at_the_call(tmp_path, helper, 
 def test_a_pointer_passed_to_a_helper_needs_its_extent(tmp_path):
     """t2c does not follow a helper's subscripts, so the kernel's pointer needs `t2c: array`."""
     path = tmp_path / "k.c"
-    path.write_text(HEAD + "static void f(double *v, int i) { v[i] *= 2; }\n"
+    path.write_text(HEAD + "static void f(double *v, int i) { if (i < 0) return; v[i] *= 2; }\n"
                     "void k(int n, double *y) { for (int i = 0; i < n; i++) f(y, i); }\n")
     with pytest.raises(UserError) as e:
         read_c(path)
@@ -273,7 +273,7 @@ def test_the_intents_count_what_helpers_do_through_the_arrays(tmp_path):
     k = _read(tmp_path, SMOOTH)
     assert {x.name: (x.intent, x.shape) for x in k.arrays} == {"x": ("in", ("n",)), "y": ("inout", ("n",))}
     writes = SMOOTH.replace("y[i] = around(x, i, n) / 3.0;", "put(y, i, around(x, i, n));").replace(
-        "void smooth", "static void put(double *v, int i, double s) { v[i] = s / 3.0; }\nvoid smooth")
+        "void smooth", "static void put(double *v, int i, double s) { if (i < 0) return; v[i] = s / 3.0; }\nvoid smooth")
     k = _read(tmp_path, writes, "put.c")
     assert k.array("y").intent in ("out", "inout") and k.array("x").intent == "in"
     assert "static void put(double *v, int i, double s)" in k.reference
@@ -294,10 +294,10 @@ def test_poly_runs_a_call_that_passes_arrays_in_one_thread_and_names_it(tmp_path
     from t2c.generators.poly import unmodelled
     k = _read(tmp_path, SMOOTH)
     why = unmodelled(k)
-    assert why and why.startswith("line 15:") and "'around'" in why
+    assert why and why.startswith("line 17:") and "'around'" in why
     cu = generate(k)
     assert "smooth_sequential<<<1, 1>>>" in cu and "exchange" not in cu
-    assert "line 15: calls its own function 'around'" in cu and "`t2c gen --generator llm` or `hybrid`" in cu
+    assert "line 17: calls its own function 'around'" in cu and "`t2c gen --generator llm` or `hybrid`" in cu
     assert "static __device__ double around(const double *v, int i, int n)" in cu
     assert "around takes arrays" in cu
     assert unmodelled(_read(tmp_path, PURE)) is None
@@ -319,7 +319,7 @@ def test_gen_names_the_construct_its_file_and_line_and_the_generators(tmp_path):
     src.write_text(SMOOTH)
     r = CliRunner().invoke(main, ["gen", str(src), "-o", str(tmp_path / "smooth.cu")])
     assert r.exit_code == 0, r.output + r.stderr
-    assert f"{src}: smooth runs in one GPU thread" in r.stderr and "line 15: calls its own function 'around'" in r.stderr
+    assert f"{src}: smooth runs in one GPU thread" in r.stderr and "line 17: calls its own function 'around'" in r.stderr
     assert "--generator llm" in r.stderr and "--generator hybrid" in r.stderr
 
 

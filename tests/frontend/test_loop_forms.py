@@ -136,6 +136,28 @@ void rowscale(int m, double (*A)[N], const double *s)
 }
 """
 
+HELPER_ROWS = """\
+static double dot(const double *a, const double *b, int n)
+{
+  double s = 0.0;
+  for (int k = 0; k < n; k++)
+    s += a[k] * b[k];
+  return s;
+}
+static void axpy(int n, double alpha, const double *x, double *y)
+{
+  for (int k = 0; k < n; k++)
+    y[k] += alpha * x[k];
+}
+void rows(int m, int n, const double *A, const double *x, double *y, double *B)
+{
+  for (int i = 0; i < m; i++) {
+    y[i] = dot(&A[i * n], x, n);
+    axpy(n, y[i], x, B + i * n);
+  }
+}
+"""
+
 BOTH_ENDS = """\
 void reverse(int n, double *x)
 {
@@ -147,11 +169,12 @@ void reverse(int n, double *x)
 }
 """
 
-READ = [WHILE, DO_WHILE, TWO_ENDS, COUNTDOWN, WHILE_COUNTDOWN, INDEX_NAMES, LEADING, BOTH_ENDS, WALKED, WINDOW]
+READ = [WHILE, DO_WHILE, TWO_ENDS, COUNTDOWN, WHILE_COUNTDOWN, INDEX_NAMES, LEADING, BOTH_ENDS, WALKED, WINDOW,
+        HELPER_ROWS]
 
 
 def _name(text):
-    return text.split("void ", 1)[1].split("(")[0]
+    return text.split("\nvoid ", 1)[-1].split("void ", 1)[-1].split("(")[0]
 
 
 def _sizes(k):
@@ -161,6 +184,8 @@ def _sizes(k):
         name, _, bound = c.partition(" >= ")
         if bound in sizes:
             sizes[name] = sizes[bound] + 3
+    if "n >= k - 1" in k.constraints:                    # a window: n past its k taps
+        sizes["n"] = sizes["k"] + 5
     return sizes
 
 
@@ -185,7 +210,8 @@ def test_the_reference_computes_what_the_users_function_computes(text, tmp_path)
 
 
 def test_loops_are_rewritten_to_the_counted_loops_they_are(tmp_path):
-    assert "for (int i = 0; i < n; i++)" in c_kernel(tmp_path, WHILE, "w").reference
+    k = c_kernel(tmp_path, WHILE, "w")                  # the model reads the while loop itself
+    assert "while (i < n)" in k.reference and [a.shape for a in k.arrays] == [("n",), ("n",)]
     k = c_kernel(tmp_path, COUNTDOWN, "c")
     assert "for (unsigned long i = n; i > 0; i--)" in k.reference and "y[i - 1] =" in k.reference
     assert "for (unsigned i = n; i > 0; i--)" in c_kernel(tmp_path, WHILE_COUNTDOWN, "wc").reference
@@ -240,3 +266,11 @@ def test_a_walk_that_may_skip_a_step_stays_refused(tmp_path):
     with pytest.raises(UserError, match="pointer dereference of an expression"):
         c_kernel(tmp_path, "void keep(int n, const double *x, double *y)\n{\n  for (int i = 0; i < n; i++)\n"
                            "    if (x[i] > 0) *y++ = x[i];\n}\n")
+
+
+def test_helpers_taking_rows_are_written_into_the_kernel(tmp_path):
+    k = c_kernel(tmp_path, HELPER_ROWS)
+    assert "dot_0_s += A[(i * n) + dot_0_k] * x[dot_0_k];" in k.reference
+    assert "B[(i * n) + axpy_1_k] += axpy_1_alpha * x[axpy_1_k];" in k.reference
+    assert "static" not in k.reference                   # no call left to carry
+    assert {a.name: (a.shape, a.intent) for a in k.arrays}["B"] == (("m", "n"), "inout")

@@ -115,7 +115,7 @@ t2c = t2c_cli
 
 
 @pytest.mark.parametrize("name, source, construct", [
-    ("smooth", SMOOTH, "line 15: calls its own function 'around'"),
+    ("smooth", SMOOTH, "line 17: calls its own function 'around'"),
     ("halve", HALVE, "line 8: while loops have no affine iteration domain"),
 ], ids=["helper_with_arrays", "while_loop"])
 def test_poly_names_the_construct_and_the_model_parallelizes_it(tmp_path, cache_dir, name, source, construct):

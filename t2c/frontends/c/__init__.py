@@ -23,7 +23,8 @@ from ...ir.kernel import eval_extent
 from . import locate as _locate
 from ...ir.csyntax import cprint, parse_c, reference_tree, walk as _walk
 from .constants import inline_constants
-from .helpers import carried
+from .helpers import carried, defined_functions
+from .inline import inline_array_helpers
 from .normalize import normalize, resolved
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
 
@@ -356,20 +357,21 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     if unknown:
         raise UserError(f"a `t2c: size` names '{unknown[0]}', which is no parameter of {site.name}",
                         file=shown, line=site.line, hint="name an int parameter of the kernel")
+    inline_array_helpers(fn, defined_functions(ast), lambda t: resolved(t, typedefs))   # `dot(&A[i * n], x, n)`
     helpers = carried(ast, fn, typedefs, enums)          # the file's functions it calls, checked
     names = {h.name for h in helpers}
-    params, size_names, scalars, arrays, reference, strides, implied = normalize(
-        fn, typedefs, enums, shapes, intents, set(size_notes), {h.name: h for h in helpers},
-        {d.target for d in dom_notes})
-    reference = "".join(h.text for h in helpers) + reference
-    lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [fn],
+    read = normalize(fn, typedefs, enums, shapes, intents, set(size_notes), {h.name: h for h in helpers},
+                     {d.target for d in dom_notes})
+    params, size_names, scalars, arrays, strides = read.params, read.sizes, read.scalars, read.arrays, read.strides
+    reference = "".join(h.text for h in helpers) + read.reference
+    lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [read.function],
                             str(path.resolve()), shown, site.name)
     sizes = stride_presets(read_presets(path.resolve(), size_names, size_notes, declared_types(fn, typedefs)),
                            strides)
     init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
     if not constraints:
         constraints = [f"{s} >= 1" for s in size_names if s not in strides]
-    constraints = [*constraints, *(c for c in implied if c not in constraints)]
+    constraints = [*constraints, *(c for c in read.implied if c not in constraints)]
     kernel = Kernel(
         name=site.name, params=tuple(params), sizes=sizes, scalars=tuple(scalars),
         arrays=tuple(arrays), reference=reference, constraints=tuple(constraints),

@@ -15,10 +15,12 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pycparser import c_ast
 
 from ...analysis.commas import normalize_commas
+from ...analysis.scalars import normalize_scalars
 from ...analysis.whiles import normalize_whiles
 from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
@@ -591,13 +593,22 @@ def strip_pragmas(node):
     return node
 
 
+class Normalized(NamedTuple):
+    params: list                  # the parameter names, in order
+    sizes: list                   # the size names
+    scalars: list
+    arrays: list
+    reference: str                # the function as the IS reference prints it
+    strides: dict                 # leading dimension -> what its rows hold (Polys)
+    implied: list                 # the constraints the reading implies (`lda >= m`, `n >= k - 1`)
+    function: c_ast.FuncDef       # the function the reference prints (its nodes keep the file's lines)
+
+
 def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated_shapes: dict,
               annotated_intents: dict, annotated_sizes=(), helpers: dict | None = None, given_domains=()):
-    """Gives (params in order, size names, scalars, arrays, reference text, leading dimensions:
-    each with what its rows must hold, the constraints the reading implies: `lda >= m`, an
-    inferred extent's `n >= k - 1`); `helpers`: the file's functions it may call, by name
-    (helpers.Helper: what each does through its pointers); `given_domains`: the names a `t2c:
-    domain` declares (scalars, never sizes)."""
+    """Gives the kernel's `Normalized` reading; `helpers`: the file's functions it may call, by
+    name (helpers.Helper: what each does through its pointers); `given_domains`: the names a
+    `t2c: domain` declares (scalars, never sizes)."""
     args = fn.decl.type.args.params if fn.decl.type.args else []
     params = {}
     for d in args:
@@ -610,8 +621,6 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
                  "write a prototype: void f(int n, double *a)")
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
-    normalize_whiles(fn)                                # `i = 0; while (i < n) {...; i++;}`: its for loop
-    normalize_commas(fn)                                # `for (i = 0, j = n - 1; i < j; i++, j--)`: over i
     count_down_loops(fn.body)                           # `for (i = n; i-- > 0;)`: i > 0, reading i - 1
     inline_index_names(fn.body, variable_types(fn))     # `int idx = i*m + j; a[idx]`: a[i*m + j]
     walked_pointers(fn.body, {p.name for p in params.values() if p.kind == "pointer"})   # `*y++ = ...`: y[i]
@@ -621,9 +630,16 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
     unequal_bounds(fn.body)                             # `i != n; ++i`: i < n
     offset_bounds(fn.body, unsigned_names(fn, typedefs))   # `i + k <= n`: i <= n - k
-    check = BodyCheck(fn.decl.name, params, local_names(fn.body), enum_names, helpers or {},
+    # The sizes, extents and intents are read as the model will read the loops: counted while
+    # and do-while loops, comma headers, inductions (its normalizations, on a copy: the model
+    # runs them on the reference itself, where it can prove more).
+    seen = copy.deepcopy(fn)
+    normalize_whiles(seen)                              # `i = 0; while (i < n) {...; i++;}`: its for loop
+    normalize_commas(seen)                              # `for (i = 0, j = n - 1; i < j; i++, j--)`: over i
+    normalize_scalars(seen, {p.name for p in params.values() if p.kind == "int"}, lambda *_: False)   # `k += 2`
+    check = BodyCheck(fn.decl.name, params, local_names(seen.body), enum_names, helpers or {},
                       unsigned_names(fn, typedefs))
-    check.visit(fn.body)
+    check.visit(seen.body)
 
     # Sizes: int parameters that bound loops or give extents, or that a `t2c: size` names (a band
     # width, an iteration cap), and are never assigned.
@@ -638,7 +654,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
              and (p.name in check.bound_names or p.name in extent_names or p.name in annotated_sizes)]
     rows = {p.name for p in params.values() if p.kind == "array" and p.dims[0] is None}    # `a[][M]`
     pointers = {p.name for p in params.values() if p.kind == "pointer"} | rows
-    strides = leading_dimensions(fn.body, pointers - set(annotated_shapes), set(sizes), {
+    strides = leading_dimensions(seen.body, pointers - set(annotated_shapes), set(sizes), {
         p.name for p in params.values() if p.kind == "int" and p.name not in sizes
         and p.name not in check.written_ints and p.name not in given_domains}, helpers)
     sizes += [p for p in params if p in strides]
@@ -651,10 +667,10 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
                  "copy it into a local variable and modify the copy")
 
     acc = Accesses(pointers, set(sizes), helpers)
-    acc.visit(fn.body)
+    acc.visit(seen.body)
     floors = []
     arrays, scalars = {}, []
-    intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}, helpers).run(fn.body)
+    intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}, helpers).run(seen.body)
     for p in params.values():
         if p.kind in ("array", "pointer"):
             ints = [q.name for q in params.values() if q.kind == "int"]
@@ -676,8 +692,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         scalars.append(Scalar("return", base_type(ret.type, typedefs, fn.decl), "out"))
     derived = [f"{ld} >= {b.to_c()}" for ld, bounds in strides.items() for b in bounds] + \
         [never_negative(e) for e in floors]
-    return list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs), \
-        strides, list(dict.fromkeys(derived))
+    return Normalized(list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs),
+                      strides, list(dict.fromkeys(derived)), fn)
 
 
 def never_negative(extent: Poly) -> str:

@@ -4,6 +4,8 @@
  */
 static double around(const double *v, int i, int n)
 {
+  if (n == 1)
+    return v[i];
   double s = v[i];
   if (i > 0) s += v[i - 1];
   if (i + 1 < n) s += v[i + 1];

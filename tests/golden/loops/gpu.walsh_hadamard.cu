@@ -4,7 +4,7 @@
 //   around exchange loops, one launch per instance, a thread per iteration:
 //   walsh_hadamard_exchange0: loop i, a thread per i; i and its partner j = i ^ ... pair the cells, and only one of each pair touches them (its guard), so no two threads share a cell.
 //   walsh_hadamard_tiles0: the steps of walsh_hadamard_exchange0 whose partner stays in its tile of up to 2048 cells, queued on the host, run in one launch, a block per tile with x in shared memory and a barrier between steps.
-// The polyhedral model does not apply: line 3: loop step of 'h' is not +1 or -1 (a geometric counter, `h *= 2`, but its loop bound '1 << p' shifts by something other than a constant below 31; poly runs one from a start and to a bound affine in the sizes, never reaching 0, as a host loop)
+// The polyhedral model does not apply: line 12: loop step of 'h' is not +1 or -1 (a geometric counter, `h *= 2`, but its loop bound '1 << p' shifts by something other than a constant below 31; poly runs one from a start and to a bound affine in the sizes, never reaching 0, as a host loop)
 
 #include <cuda_runtime.h>
 #include <math.h>
