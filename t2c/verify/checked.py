@@ -151,13 +151,18 @@ def fault(k: Kernel, stderr: str, driver: str, sites: tuple[Site, ...], sizes: d
         domains = {d.target: d for d in k.domains}
         named = [f"'{x}' ({domains[x].text()})" if x in domains else f"'{x}'" for x in site.inputs]
         whose = (f"the domain of {', '.join(named)} allows" if named else "the inputs' domains allow")
-        where, statement = _statement(k, site.statement)
+        where, statement = _statement(k, _unchecked(site.statement))
+        spec = k.origin is not None and str(k.origin.file).endswith(".md")
+        array = site.access.split("[", 1)[0]
         return ReferenceFault(
             f"{k.name}: the reference reads {site.access} out of bounds (dimension {dim} index {index}, "
             f"outside 0..{extent - 1}) in {statement} with inputs drawn at sizes {sizes}: "
-            f"{whose} values past the extent, so the spec's inputs are invalid there", **where,
-            hint="narrow the domain (`domains:`) or the sizes (`constraints:`) so that every drawn value "
-                 "indexes inside the array; this is no candidate's fault")
+            f"{whose} values past the extent, so the drawn inputs are invalid there", **where,
+            hint=("narrow the domain (`domains:`) or the sizes (`constraints:`) so that every drawn value "
+                  "indexes inside the array" if spec else
+                  f"give the values their range, `// t2c: domain {site.inputs[0] if site.inputs else 'idx'} "
+                  f"integers(0, n - 1)` (its bounds are inclusive, C expressions in the sizes), or '{array}' "
+                  f"its extent, `// t2c: array {array}[...]`") + "; this is no candidate's fault")
     if m := _UBSAN.search(stderr):
         lines = driver.splitlines()
         line = int(m.group(1))
@@ -174,6 +179,23 @@ def fault(k: Kernel, stderr: str, driver: str, sites: tuple[Site, ...], sizes: d
         return ReferenceFault(f"{k.name}: the reference has undefined behaviour: {what}, in {statement} "
                               f"with inputs drawn at sizes {sizes}", **where)
     return None
+
+
+def _unchecked(c_statement: str) -> str:
+    """The statement as written: each `t2c_ix(e, extent, site, dim)` of the checked driver as e."""
+    while (at := c_statement.find("t2c_ix(")) >= 0:
+        depth, i, first = 0, at + len("t2c_ix("), None
+        for j in range(i, len(c_statement)):
+            ch = c_statement[j]
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == "," and depth == 0 and first is None:
+                first = j
+            if depth < 0:
+                c_statement = c_statement[:at] + c_statement[i:first] + c_statement[j + 1:]
+                break
+        else:
+            break
+    return c_statement
 
 
 def _statement(k: Kernel, c_statement: str) -> tuple[dict, str]:

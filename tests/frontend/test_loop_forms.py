@@ -274,3 +274,33 @@ def test_helpers_taking_rows_are_written_into_the_kernel(tmp_path):
     assert "B[(i * n) + axpy_1_k] += axpy_1_alpha * x[axpy_1_k];" in k.reference
     assert "static" not in k.reference                   # no call left to carry
     assert {a.name: (a.shape, a.intent) for a in k.arrays}["B"] == (("m", "n"), "inout")
+
+
+HISTOGRAM = """\
+void histogram(int n, int nbins, const int *data, int *hist)
+{
+  for (int b = 0; b < nbins; b++)
+    hist[b] = 0;
+  for (int i = 0; i < n; i++) {
+    int v = data[i];
+    if (v >= 0 && v < nbins)
+      hist[v]++;
+  }
+}
+"""
+
+
+def test_subscripts_through_the_data_leave_the_extent_to_the_others(tmp_path):
+    """`hist[v]`, v read from an array, tells no extent; hist[b] does, and the checked reference
+    runs name a read past it, with the annotation that fixes it."""
+    k = c_kernel(tmp_path, HISTOGRAM)
+    assert {a.name: a.shape for a in k.arrays} == {"data": ("n",), "hist": ("nbins",)}
+    accepted_on_emu(k, generate(k))
+    k = c_kernel(tmp_path, "void gather(int n, const double *x, const int *idx, double *y)\n{\n"
+                           "  for (int i = 0; i < n; i++)\n    y[i] = x[i] + x[idx[i]];\n}\n", "gather")
+    with pytest.raises(UserError, match=r"reads x\[idx\[i\]\] out of bounds .* in `y\[i\] = x\[i\] \+ x\[idx\[i\]\]`"
+                                        r".*`// t2c: domain idx integers\(0, n - 1\)`"):
+        run_reference(k, {"n": 3}, synthesize(k, {"n": 3}, seed=1), checked_run=True)
+    with pytest.raises(UserError, match="cannot tell the extent of pointer parameter 'x'"):
+        c_kernel(tmp_path, "void gather(int n, const double *x, const int *idx, double *y)\n{\n"
+                           "  for (int i = 0; i < n; i++)\n    y[i] = x[idx[i]];\n}\n", "only")

@@ -407,8 +407,11 @@ class Intents:
 class Accesses(c_ast.NodeVisitor):
     """Largest and smallest subscript of each pointer parameter, as Polys in the sizes."""
 
-    def __init__(self, pointers: set[str], sizes: set[str], helpers: dict = None, strides=frozenset()):
+    def __init__(self, pointers: set[str], sizes: set[str], helpers: dict = None, strides=frozenset(),
+                 data_names=frozenset()):
         self.pointers, self.sizes = pointers, sizes
+        self.data_names = data_names                        # locals, which may hold values read from arrays
+        self.read_through: dict[str, c_ast.Node] = {}       # pointer -> a subscript read from the data
         self.helpers = helpers or {}
         self.strides = strides                              # int parameters tried as leading dimensions
         self.rows_within: dict[str, list] = {p: [] for p in strides}   # stride -> what it must cover, or None
@@ -453,7 +456,9 @@ class Accesses(c_ast.NodeVisitor):
                 for ld in self.strides & p.vars():
                     self.rows_within[ld].append(self._within(p, ld))
             except NotPolynomial:
-                self.unknown.setdefault(name, node)
+                data = any(isinstance(n, c_ast.ArrayRef) or isinstance(n, c_ast.ID) and n.name in self.data_names
+                           for n in walk(sub))
+                (self.read_through if data else self.unknown).setdefault(name, node)
         self.generic_visit(node)
 
 
@@ -482,8 +487,10 @@ def leading_dimensions(body, pointers: set[str], sizes: set[str], candidates: se
 
 
 def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=None, floors=None) -> tuple[str, ...]:
-    """The shape of pointer parameter `name`: annotated, or inferred from its subscripts; `ints`
-    (the kernel's integer parameters, in order) name the extent the error's example gives;
+    """The shape of pointer parameter `name`: annotated, or inferred from its subscripts (those
+    through the data, `hist[v]` with v read from an array, are left to the checked reference
+    runs, which name an access past the extent); `ints` (the kernel's integer parameters, in
+    order) name the extent the error's example gives;
     `strides`: the leading dimensions, each with what its rows hold (leading_dimensions); an
     inferred extent that may be negative for some sizes (`n - k + 1`) goes into `floors`."""
     example = f"`// t2c: array {name}[{ints[0] if ints else 100}]` (one extent per dimension, " \
@@ -498,8 +505,8 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
                         hint=f"declare it with a comment such as {example}")
     if acc.scalar_only[name] and name not in acc.unknown:
         return ()                            # used as *p or p[0]: one element
-    if name in acc.unknown or not acc.max[name]:
-        node = acc.unknown.get(name)
+    if name in acc.unknown or not acc.max[name]:         # (data subscripts alone tell no extent)
+        node = acc.unknown.get(name, acc.read_through.get(name))
         raise UserError(f"cannot tell the extent of pointer parameter '{name}' from its subscripts",
                         file=node.coord.file if node is not None else None,
                         line=node.coord.line if node is not None else None,
@@ -666,7 +673,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",
                  "copy it into a local variable and modify the copy")
 
-    acc = Accesses(pointers, set(sizes), helpers)
+    acc = Accesses(pointers, set(sizes), helpers, data_names=local_names(seen.body))
     acc.visit(seen.body)
     floors = []
     arrays, scalars = {}, []
