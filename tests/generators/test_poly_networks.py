@@ -15,7 +15,7 @@ def test_a_bitonic_sort_is_a_launch_per_stage_on_the_host():
     """It ran in one GPU thread: the doubling and halving loops left the model."""
     k = read_c(LOOPS / "bitonic_sort.c")
     text = generate(k)
-    assert "for (int size = 2; size <= n; size *= 2) {" in text
+    assert "for (int size = 2; size <= (1 << p); size *= 2) {" in text      # `int n = 1 << p;` read as its value
     assert "bitonic_sort_exchange0<<<" in text and "int size, int stride, int poly_lo0, int poly_n0, long long poly_count)" in text
     accepted_on_emu(k, text)
 
