@@ -154,6 +154,8 @@ def fault(k: Kernel, stderr: str, driver: str, sites: tuple[Site, ...], sizes: d
         where, statement = _statement(k, _unchecked(site.statement))
         spec = k.origin is not None and str(k.origin.file).endswith(".md")
         array = site.access.split("[", 1)[0]
+        shape = next((a.shape for a in k.arrays if a.name == array), ())
+        top = f"{shape[dim]} - 1" if dim < len(shape) else "n - 1"
         return ReferenceFault(
             f"{k.name}: the reference reads {site.access} out of bounds (dimension {dim} index {index}, "
             f"outside 0..{extent - 1}) in {statement} with inputs drawn at sizes {sizes}: "
@@ -161,7 +163,7 @@ def fault(k: Kernel, stderr: str, driver: str, sites: tuple[Site, ...], sizes: d
             hint=("narrow the domain (`domains:`) or the sizes (`constraints:`) so that every drawn value "
                   "indexes inside the array" if spec else
                   f"give the values their range, `// t2c: domain {site.inputs[0] if site.inputs else 'idx'} "
-                  f"integers(0, n - 1)` (its bounds are inclusive, C expressions in the sizes), or '{array}' "
+                  f"integers(0, {top})` (its bounds are inclusive, C expressions in the sizes), or '{array}' "
                   f"its extent, `// t2c: array {array}[...]`") + "; this is no candidate's fault")
     if m := _UBSAN.search(stderr):
         lines = driver.splitlines()
