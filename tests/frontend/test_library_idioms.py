@@ -157,3 +157,12 @@ def test_other_loop_pairs_stay_as_written(tmp_path, change):
     """Only an exact unrolling is rolled: anything else keeps its loops (here: no extent to read)."""
     with pytest.raises(UserError, match="cannot tell the extent"):
         c_kernel(tmp_path, UNROLLED.replace(*change))
+
+
+def test_an_assert_is_a_precondition(tmp_path):
+    """`assert` goes as with NDEBUG; on the sizes alone it is a constraint the verifier draws by."""
+    k = c_kernel(tmp_path, "#include <assert.h>\nvoid halves(int n, int m, double *x)\n{\n"
+                           "  assert(n > 1 && m % 2 == 0);\n  assert(x);\n  for (int i = 0; i < n * m; i++) {\n"
+                           "    assert(x[i] == x[i]);\n    x[i] *= 0.5;\n  }\n}\n")
+    assert "assert" not in k.reference and "(n > 1) && ((m % 2) == 0)" in k.constraints
+    accepted_on_emu(k, generate(k))

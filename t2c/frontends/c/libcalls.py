@@ -1,6 +1,8 @@
-"""`memset` and `memcpy` over whole elements of a kernel's arrays, as the loops they are.
+"""`memset` and `memcpy` over whole elements of a kernel's arrays, as the loops they are; and
+`assert`, as the precondition it states.
 
     memory_calls_as_loops(body, params, resolve) -> None      (rewrites `body` in place)
+    preconditions(body) -> [condition]                        (likewise)
 
 The class: a statement `memset(P, 0, E)` or `memcpy(P, Q, E)` where P and Q point into pointer or
 array parameters (`a`, `a + e`, `&a[e]`) and E counts whole elements of P's type (`count *
@@ -10,6 +12,11 @@ P[mem_iK] = 0;` (`= Q[mem_iK]`; K the first number no name of the function has):
 stores, since zero bytes are the value 0 of every integer and IEEE type and a copy between
 distinct arrays is element by element. A memset of another byte value is taken for byte arrays
 only (`char` types). Anything else stays a call, which the body check refuses at its line.
+
+`assert(E);` goes, as a build with NDEBUG has it, and E is returned: where it compares the sizes
+alone (`assert(n > 0 && lda >= m)`), the frontend keeps it as a constraint, so the verifier draws
+only sizes the function admits; an assertion on the data (`assert(x[i] >= 0)`) leaves the
+domains as they are.
 """
 from __future__ import annotations
 
@@ -102,3 +109,22 @@ def _is_element_size(unit, names: set[str], dtype: str, resolve) -> bool:
         return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
             " ".join(sorted(resolve(" ".join(t.type.names)).split())) == " ".join(sorted(dtype.split()))
     return cprint(e) in {f for n in names for f in (f"*{n}", f"{n}[0]")}
+
+
+def preconditions(body: c_ast.Node) -> list:
+    """The conditions of the `assert(E);` statements, each statement removed."""
+    found = []
+
+    def drop(stmt):
+        if isinstance(stmt, c_ast.FuncCall) and isinstance(stmt.name, c_ast.ID) and stmt.name.name == "assert" \
+                and stmt.args is not None and len(stmt.args.exprs) == 1:
+            found.append(stmt.args.exprs[0])
+            return True
+        return False
+    for n in walk(body):
+        if isinstance(n, c_ast.Compound) and n.block_items:
+            n.block_items = [s for s in n.block_items if not drop(s)] or None
+        for attr in ("stmt", "iftrue", "iffalse"):
+            if drop(getattr(n, attr, None)):
+                setattr(n, attr, c_ast.Compound(None))
+    return found

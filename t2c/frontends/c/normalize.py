@@ -29,7 +29,7 @@ from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quo
 from .bounds import offset_bounds, split_min_bounds, unequal_bounds
 from .countdown import count_down_loops
 from .indices import inline_index_names
-from .libcalls import memory_calls_as_loops
+from .libcalls import memory_calls_as_loops, preconditions
 from .pointers import fold_fixed_pointers
 from .unrolled import rolled_loops
 from .walks import walked_pointers
@@ -633,6 +633,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     walked_pointers(fn.body, {p.name for p in params.values() if p.kind == "pointer"})   # `*y++ = ...`: y[i]
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
     memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
+    asserted = preconditions(fn.body)                   # `assert(n > 0);`: a constraint, where on sizes
     rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
     unequal_bounds(fn.body)                             # `i != n; ++i`: i < n
@@ -698,9 +699,17 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(fn.decl, "the kernel returns a pointer", "return results through array parameters")
         scalars.append(Scalar("return", base_type(ret.type, typedefs, fn.decl), "out"))
     derived = [f"{ld} >= {b.to_c()}" for ld, bounds in strides.items() for b in bounds] + \
-        [never_negative(e) for e in floors]
+        [never_negative(e) for e in floors] + [cprint(c) for c in asserted if _on_sizes(c, set(sizes))]
     return Normalized(list(params), sizes, scalars, list(arrays.values()), reference_function(fn, arrays, typedefs),
                       strides, list(dict.fromkeys(derived)), fn)
+
+
+def _on_sizes(cond, sizes: set[str]) -> bool:
+    """Whether an asserted condition compares the sizes alone, with what a constraint may hold."""
+    return all(isinstance(n, (c_ast.ID, c_ast.Constant)) or isinstance(n, c_ast.BinaryOp) and n.op in (
+        "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||") for n in walk(cond)) \
+        and {n.name for n in walk(cond) if isinstance(n, c_ast.ID)} <= sizes and any(
+            isinstance(n, c_ast.ID) for n in walk(cond))
 
 
 def never_negative(extent: Poly) -> str:
