@@ -203,7 +203,8 @@ def _unchecked(c_statement: str) -> str:
 def _statement(k: Kernel, c_statement: str) -> tuple[dict, str]:
     """(file/line/col for the error, the statement as the message names it).  A spec's fault
     points at the spec's statement, with the reference's C beside it (the accumulators the
-    compiler made up are no names of the user's); a C source's at the kernel."""
+    compiler made up are no names of the user's); a C source's at the statement's line where the
+    reference's lines map to the file's, else at the kernel."""
     c_statement = c_statement.rstrip(";")
     if k.origin is None:
         return {}, f"`{c_statement}`"
@@ -213,6 +214,10 @@ def _statement(k: Kernel, c_statement: str) -> tuple[dict, str]:
         if found := statement_of(k.origin.file, c_statement):
             line, text = found
             return dict(where, line=line, col=1), f"the statement `{text}` (the reference's `{c_statement}`)"
+    lines = k.reference.splitlines()
+    at = next((i for i, text in enumerate(lines) if c_statement and c_statement in text), None)
+    if at is not None and at < len(k.origin.lines) and k.origin.lines[at]:
+        where = dict(where, line=k.origin.lines[at], col=1)     # the user's line of the statement
     return where, f"`{c_statement}`"
 
 

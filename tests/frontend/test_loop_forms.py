@@ -299,8 +299,9 @@ def test_subscripts_through_the_data_leave_the_extent_to_the_others(tmp_path):
     k = c_kernel(tmp_path, "void gather(int n, const double *x, const int *idx, double *y)\n{\n"
                            "  for (int i = 0; i < n; i++)\n    y[i] = x[i] + x[idx[i]];\n}\n", "gather")
     with pytest.raises(UserError, match=r"reads x\[idx\[i\]\] out of bounds .* in `y\[i\] = x\[i\] \+ x\[idx\[i\]\]`"
-                                        r".*`// t2c: domain idx integers\(0, n - 1\)`"):
+                                        r".*`// t2c: domain idx integers\(0, n - 1\)`") as e:
         run_reference(k, {"n": 3}, synthesize(k, {"n": 3}, seed=1), checked_run=True)
+    assert e.value.line == 4                              # the statement's line in the user's file
     with pytest.raises(UserError, match="cannot tell the extent of pointer parameter 'x'"):
         c_kernel(tmp_path, "void gather(int n, const double *x, const int *idx, double *y)\n{\n"
                            "  for (int i = 0; i < n; i++)\n    y[i] = x[idx[i]];\n}\n", "only")
