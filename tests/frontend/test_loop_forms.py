@@ -51,6 +51,18 @@ void reverse2(int n, double *x)
 }
 """
 
+PACK = """\
+void pack_pairs(int n, const double *x, double *y)
+{
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    y[k] = x[i];
+    y[k + 1] = -x[i];
+    k += 2;
+  }
+}
+"""
+
 COUNTDOWN = """\
 #include <stddef.h>
 void countdown(size_t n, const float *x, float *y)
@@ -169,7 +181,7 @@ void reverse(int n, double *x)
 }
 """
 
-READ = [WHILE, DO_WHILE, TWO_ENDS, COUNTDOWN, WHILE_COUNTDOWN, INDEX_NAMES, LEADING, BOTH_ENDS, WALKED, WINDOW,
+READ = [WHILE, DO_WHILE, TWO_ENDS, PACK, COUNTDOWN, WHILE_COUNTDOWN, INDEX_NAMES, LEADING, BOTH_ENDS, WALKED, WINDOW,
         HELPER_ROWS]
 
 
