@@ -13,6 +13,7 @@ decides what poly makes of them.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -535,7 +536,9 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
     h - 1 rows it touches, whole). None otherwise (the extent stays flat). The model then reads
     each subscript as a[r][c] where c provably stays in its row (analysis/delinearize.py), and
     keeps the kernel's flat indexing where not. A leading dimension (`strides`: cols >= b) has its
-    last row reached to b: `lda*n - lda + m`, with lda >= m, is n rows."""
+    last row reached to b: `lda*n - lda + m`, with lda >= m, is n rows. Where every loop
+    variable's term in every subscript has a common factor k > 1 (`out[2*(i*m + j) + u]`:
+    interleaved pairs), a row is k * cols elements."""
     inner = {v for p in subscripts for m in p.terms if len(m) == 2 and set(m) - sizes for v in set(m) & sizes}
     if len(inner) != 1:
         return None
@@ -544,21 +547,23 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
         rows = _rows(extent - b, cols, sizes)
         if rows is not None and rows.vars():
             return (rows + Poly.const(1)).to_c(), cols
-    rows = _rows(extent, cols, sizes)
-    return (rows.to_c(), cols) if rows is not None and rows.vars() else None
+    k = math.gcd(*(c for p in subscripts for m, c in p.terms.items() if set(m) - sizes))   # rows of k * cols
+    k = max(k, 1)                                                                         # (`2*(i*m + j) + u`)
+    rows = _rows(extent, cols, sizes, k)
+    return (rows.to_c(), f"{k} * {cols}" if k > 1 else cols) if rows is not None and rows.vars() else None
 
 
-def _rows(extent: Poly, cols: str, sizes: set[str]) -> Poly | None:
-    """R where `extent` is cols * R, less a constant (the last row in part), R over the sizes."""
+def _rows(extent: Poly, cols: str, sizes: set[str], k: int = 1) -> Poly | None:
+    """R where `extent` is k * cols * R, less a constant (the last row in part), R over the sizes."""
     rows = {}
     for m, c in extent.terms.items():
         if m == () and c < 0:
             continue                                 # the last row, in part
-        if m.count(cols) != 1 or len(m) > 2 or not all(v in sizes or quotient(v) for v in m):
+        if m.count(cols) != 1 or len(m) > 2 or c % k or not all(v in sizes or quotient(v) for v in m):
             return None
         rest = list(m)
         rest.remove(cols)
-        rows[tuple(rest)] = c
+        rows[tuple(rest)] = c // k
     return Poly(rows)
 
 
