@@ -5,6 +5,7 @@ and subscripts read from both ends. Each is read as what it means: the reference
 the user's function computes (run side by side), the model maps it to parallel threads, and the
 ladder accepts the candidate on the emu."""
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -148,27 +149,7 @@ void rowscale(int m, double (*A)[N], const double *s)
 }
 """
 
-HELPER_ROWS = """\
-static double dot(const double *a, const double *b, int n)
-{
-  double s = 0.0;
-  for (int k = 0; k < n; k++)
-    s += a[k] * b[k];
-  return s;
-}
-static void axpy(int n, double alpha, const double *x, double *y)
-{
-  for (int k = 0; k < n; k++)
-    y[k] += alpha * x[k];
-}
-void rows(int m, int n, const double *A, const double *x, double *y, double *B)
-{
-  for (int i = 0; i < m; i++) {
-    y[i] = dot(&A[i * n], x, n);
-    axpy(n, y[i], x, B + i * n);
-  }
-}
-"""
+HELPER_ROWS = (Path(__file__).parents[2] / "corpora/loops/idioms/helper_rows.c").read_text()   # dot(&A[i * n], x, n)
 
 BOTH_ENDS = """\
 void reverse(int n, double *x)
