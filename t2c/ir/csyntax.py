@@ -189,13 +189,17 @@ def substitute(node, values: dict, keep=lambda parent, child: False):
     for parent in list(walk(node)):
         for name, child in parent.children():
             if isinstance(child, c_ast.ID) and child.name in values and not keep(parent, child):
-                value = copy.deepcopy(values[child.name])
-                if "[" in name:                     # a list's element: `attr[i]`
-                    attr, index = name[:-1].split("[")
-                    getattr(parent, attr)[int(index)] = value
-                else:
-                    setattr(parent, name, value)
+                set_child(parent, name, copy.deepcopy(values[child.name]))
     return node
+
+
+def set_child(parent, name: str, value) -> None:
+    """Put `value` where `parent.children()` names a child `name` (`stmt`, or a list's `block_items[2]`)."""
+    if "[" in name:
+        attr, index = name[:-1].split("[")
+        getattr(parent, attr)[int(index)] = value
+    else:
+        setattr(parent, name, value)
 
 
 def initialized(s) -> tuple[str, c_ast.Node] | None:

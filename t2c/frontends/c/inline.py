@@ -21,7 +21,7 @@ import itertools
 
 from pycparser import c_ast
 
-from ...ir.csyntax import names, walk
+from ...ir.csyntax import set_child, walk
 
 
 def inline_array_helpers(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef], resolve=lambda t: t) -> None:
@@ -39,7 +39,7 @@ def inline_array_helpers(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef],
                  and isinstance(c.name, c_ast.ID) and c.name.name in inlinable]
         if len(calls) == 1 and (body := _inlined(stmt, calls[0], inlinable[calls[0].name.name], pointers, resolve,
                                                  f"{calls[0].name.name}_{next(counter)}_")) is not None:
-            _set(parent, attr, c_ast.Compound(body + ([] if stmt is calls[0] else [stmt]), stmt.coord))
+            set_child(parent, attr, c_ast.Compound(body + ([] if stmt is calls[0] else [stmt]), stmt.coord))
 
 
 def _inlinable(f: c_ast.FuncDef, functions: dict) -> bool:
@@ -102,14 +102,14 @@ def _inlined(stmt, call: c_ast.FuncCall, f: c_ast.FuncDef, kernel_pointers: dict
     for n in list(walk(body)):
         for attr, child in n.children():
             if (x := _reindexed(child, offsets)) is not None:
-                _set(n, attr, x)
+                set_child(n, attr, x)
     items = body.block_items or []
     if items and isinstance(items[-1], c_ast.Return):
         result = c_ast.Decl(prefix + "result", [], [], [], [], copy.deepcopy(f.decl.type.type), items[-1].expr, None)
         result.type.declname = prefix + "result"
         items = [*items[:-1], result]
         parent, attr = next((n, a) for n in walk(stmt) for a, child in n.children() if child is call)
-        _set(parent, attr, c_ast.ID(prefix + "result", call.coord))
+        set_child(parent, attr, c_ast.ID(prefix + "result", call.coord))
     return [*setup, *items]
 
 
@@ -148,8 +148,7 @@ def _offset(arg, pointers: set[str]) -> tuple[str, c_ast.Node | None] | None:
 
 
 def _pure(e) -> bool:
-    return all(isinstance(n, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp)) for n in walk(e)) \
-        and not names(e) & {"__builtin_expect"}
+    return all(isinstance(n, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp)) for n in walk(e))
 
 
 def _reindexed(node, offsets: dict):
@@ -163,11 +162,3 @@ def _reindexed(node, offsets: dict):
         x, e = offsets[node.expr.name]
         return c_ast.ArrayRef(c_ast.ID(x), copy.deepcopy(e) if e is not None else c_ast.Constant("int", "0"), node.coord)
     return None
-
-
-def _set(parent, attr: str, value) -> None:
-    if "[" in attr:
-        name, i = attr[:-1].split("[")
-        getattr(parent, name)[int(i)] = value
-    else:
-        setattr(parent, attr, value)

@@ -18,7 +18,7 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import assigned, block_items, names, walk
+from ...ir.csyntax import assigned, block_items, names, set_child, walk
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
@@ -135,9 +135,5 @@ def _replace(root, old, new) -> None:
     for parent in walk(root):
         for name, child in parent.children():
             if child is old:
-                if "[" in name:
-                    attr, i = name[:-1].split("[")
-                    getattr(parent, attr)[int(i)] = new
-                else:
-                    setattr(parent, name, new)
+                set_child(parent, name, new)
                 return
