@@ -59,7 +59,7 @@ def not_a_kernel(path: Path) -> str | None:
     try:
         locate.choose(locate.locate(path.read_bytes(), str(path)), str(path), None)
     except NoKernel as e:
-        return e.message
+        return f"{e.message}; {e.hint}" if e.hint else e.message
     return None
 
 

@@ -141,16 +141,16 @@ def reference_run(ctx, work: Path) -> dict:
     try:
         run_reference(k, sizes, None if k.init else synthesize(k, sizes, s["seed"]), checked_run=True)
         is_c = Path(ctx["source"]).suffix == ".c"
-        fid = check_fidelity(k, Path(ctx["source"]), smallest) if is_c and k.init else None
+        fid = check_fidelity(k, Path(ctx["source"]), smallest) if is_c and k.init and smallest else None
     except UserError as e:
         return {"status": "error", "summary": str(e)}
     except ReferenceFailed as e:
         return {"status": "failed", "summary": str(e)}
     result = {"sizes": sizes, "fidelity": None if fid is None else fid.ok}
-    if fid is not None and not fid.ok:
+    if fid is not None and fid.ok is False:
         return result | {"status": "failed", "summary": f"fidelity: {fid.detail}"}
     return result | {"status": "ok", "summary": f"reference runs at {smallest or sizes}" +
-                     ("" if fid is None else ", identical to the original program")}
+                     ("" if fid is None else ", identical to the original program" if fid.ok else f"; {fid.detail}")}
 
 
 # -- generate -----------------------------------------------------------------------------

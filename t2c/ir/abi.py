@@ -30,11 +30,13 @@ class Param:
     pointer: bool = False        # an array, passed as a pointer to its first element
     const: bool = False
     restrict: bool = False
+    rows: bool = False           # NAME's `T **name`: a table of row pointers (Array.rows)
 
     def __str__(self) -> str:
         if not self.pointer:
             return f"{self.ctype} {self.name}"
-        return f"{'const ' if self.const else ''}{self.ctype} *{'__restrict__ ' if self.restrict else ''}{self.name}"
+        return f"{'const ' if self.const else ''}{self.ctype} *{'*' if self.rows else ''}" \
+            f"{'__restrict__ ' if self.restrict else ''}{self.name}"
 
 
 def param(k: Kernel, name: str, suffix: str = "_device") -> Param:
@@ -43,7 +45,7 @@ def param(k: Kernel, name: str, suffix: str = "_device") -> Param:
     user's function did (`size_t n`, `const float *x`)."""
     arr = next((a for a in k.arrays if a.name == name), None)
     if arr:
-        return Param(name, arr.dtype, pointer=True, const=arr.const and not suffix)
+        return Param(name, arr.dtype, pointer=True, const=arr.const and not suffix, rows=arr.rows and not suffix)
     sc = next((s for s in k.scalars if s.name == name), None)
     size = next((s for s in k.sizes if s.name == name), None)
     return Param(name, sc.dtype if sc else size.ctype if size and not suffix else "int")
@@ -109,19 +111,27 @@ def dropin(k: Kernel, entry: str = "", extra: str = "") -> list[str]:
     NAME_device's result).  An `out` array is written
     whole before any read (the frontend proves it, or the user declares it), so its contents on
     entry cannot matter and are not copied: its cells start as all-ones bytes (NaN, or -1), so a
-    cell a candidate fails to write shows, never the values of an earlier call."""
+    cell a candidate fails to write shows, never the values of an earlier call.  A row table
+    (`T **a`) goes through contiguous host rows `flat_a`, gathered before and scattered after."""
     ret = result_type(k)
     out = [head(k), "{"]
+    host = {a.name: f"flat_{a.name}" if a.rows else a.name for a in k.arrays}
     for a in k.arrays:
         fill = f"  cudaMemset(dev_{a.name}, 0xff, bytes_{a.name});   /* written whole: nothing to copy in */" \
-            if a.intent == "out" else f"  cudaMemcpy(dev_{a.name}, {a.name}, bytes_{a.name}, cudaMemcpyHostToDevice);"
+            if a.intent == "out" else f"  cudaMemcpy(dev_{a.name}, {host[a.name]}, bytes_{a.name}, cudaMemcpyHostToDevice);"
         out += [f"  const size_t bytes_{a.name} = {array_bytes(a)};",
                 f"  {a.dtype} *dev_{a.name} = NULL;",
-                f"  cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} ? bytes_{a.name} : 1);", fill]
+                f"  cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} ? bytes_{a.name} : 1);"]
+        if a.rows:
+            out.append(f"  {a.dtype} *flat_{a.name} = ({a.dtype} *)malloc(bytes_{a.name} ? bytes_{a.name} : 1);")
+            out += _rows(a, "gather") if a.intent != "out" else []
+        out.append(fill)
     entry = f"{entry or k.name + '_device'}({call_args(k, lambda a: f'dev_{a.name}')}{extra})"
     out.append(f"  const {ret} result = {entry};" if k.returns else f"  {entry};")
-    out += [f"  cudaMemcpy({a.name}, dev_{a.name}, bytes_{a.name}, cudaMemcpyDeviceToHost);"
-            for a in k.arrays if a.intent != "in"]
+    for a in (a for a in k.arrays if a.intent != "in"):
+        out.append(f"  cudaMemcpy({host[a.name]}, dev_{a.name}, bytes_{a.name}, cudaMemcpyDeviceToHost);")
+        out += _rows(a, "scatter") if a.rows else []
+    out += [f"  free(flat_{a.name});" for a in k.arrays if a.rows]
     out += [f"  cudaFree(dev_{a.name});" for a in k.arrays]
     if k.returns:
         out.append("  return result;")
@@ -129,7 +139,38 @@ def dropin(k: Kernel, entry: str = "", extra: str = "") -> list[str]:
     return out
 
 
+def _rows(a: Array, way: str) -> list[str]:
+    """Copy a row table's rows into its contiguous `flat_a` (gather), or back (scatter)."""
+    rows, cols = (f"(size_t)({e})" for e in a.shape)
+    flat, row = f"flat_{a.name} + r * {cols}", f"(void *){a.name}[r]"
+    pair = (flat, row) if way == "gather" else (row, flat)
+    return [f"  for (size_t r = 0; r < {rows}; r++)",
+            f"    memcpy({pair[0]}, {pair[1]}, {nbytes(a.dtype, cols)});"]
+
+
+#: A host driver's table of row pointers over a contiguous array, for a `T **` parameter.
+ROWS_HELPER = r"""
+static void *t2c_rows(void *data, size_t rows, size_t row_bytes)
+{
+  char **t = (char **)malloc((rows ? rows : 1) * sizeof *t);
+  for (size_t r = 0; r < rows; r++) t[r] = (char *)data + r * row_bytes;
+  return t;
+}
+"""
+
+
+def host_pointer(a: Array, name: str) -> str:
+    """What a host caller of NAME (or of the reference) passes for array `a` held contiguously at
+    `name`: a table of its row pointers for a row table (ROWS_HELPER), else `name`."""
+    if not a.rows:
+        return name
+    rows, cols = (f"(size_t)({e})" for e in a.shape)
+    return f"({a.dtype} **)t2c_rows({name}, {rows}, {nbytes(a.dtype, cols)})"
+
+
 def headers(k: Kernel) -> list[str]:
     """The `#include` lines declaring the 16-bit storage types k uses, in its parameters or its
-    reference (cuda_fp16.h, cuda_bf16.h): CUDA text over them needs these first."""
-    return [f"#include <{HALF_HEADERS[t]}>" for t in k.half_dtypes]
+    reference (cuda_fp16.h, cuda_bf16.h): CUDA text over them needs these first; and the C
+    library's, where the drop-in copies a row table's rows."""
+    return [f"#include <{HALF_HEADERS[t]}>" for t in k.half_dtypes] + \
+        (["#include <stdlib.h>", "#include <string.h>"] if any(a.rows for a in k.arrays) else [])

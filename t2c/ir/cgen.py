@@ -23,7 +23,7 @@ from .kernel import HALF_DTYPES
 
 #: Type names the builders' texts may use besides C's own: pycparser must know a typedef name to
 #: parse a cast or a declaration over it.
-TYPE_NAMES = ("size_t", "FILE", "cudaError_t", "cudaEvent_t", "cudaStream_t", *HALF_DTYPES)
+TYPE_NAMES = ("size_t", "FILE", "cudaError_t", "cudaEvent_t", "cudaStream_t", "bool", *HALF_DTYPES)
 
 
 # -- the nodes C lacks ----------------------------------------------------------------------

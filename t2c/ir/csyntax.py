@@ -21,16 +21,17 @@ from ..errors import UserError
 from .dtypes import HALF_DTYPES
 
 
-#: Type names every reference may use without declaring them: the 16-bit storage types.  pycparser
+#: Type names every reference may use without declaring them: the 16-bit storage types and bool.  pycparser
 #: must know a typedef name to parse a declaration, so parse_c declares them ahead of the text
 #: (on its line 0) and drops those declarations from the tree.
-_KNOWN_TYPES = "".join(f"typedef int {t}; " for t in HALF_DTYPES)
+_NAMED = (*HALF_DTYPES, "bool")          # bool: the IS's name of C's _Bool (stdbool.h's, CUDA's)
+_KNOWN_TYPES = "".join(f"typedef int {t}; " for t in _NAMED)
 
 
 def parse_c(text: str, filename: str) -> c_ast.FileAST:
     try:
         ast = c_parser.CParser().parse(f'{_KNOWN_TYPES}\n# 1 "{filename}"\n{text}', filename)
-        ast.ext = ast.ext[len(HALF_DTYPES):]
+        ast.ext = ast.ext[len(_NAMED):]
         return ast
     except ParseError as e:
         m = re.match(r"(.*?):(\d+):(\d+): (.*)", str(e))

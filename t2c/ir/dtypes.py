@@ -11,6 +11,7 @@ DTYPES = {
     "long": (8, "int64"),
     "char": (1, "int8"),
     "unsigned char": (1, "uint8"),
+    "bool": (1, "bool"),                # C's _Bool (stdbool.h's bool), CUDA's bool: 0 or 1
     "__half": (2, "float16"),
     "__nv_bfloat16": (2, "uint16"),     # numpy has no bfloat16: its bit pattern (verify/halfs.py)
 }

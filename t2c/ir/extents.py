@@ -87,6 +87,23 @@ class Poly:
         a, b = self.split(v)
         return a * value + b
 
+    def powers(self, v: str) -> dict[int, "Poly"]:
+        """self == sum over k of out[k] * v**k."""
+        out: dict[int, dict] = {}
+        for m, c in self.terms.items():
+            rest = tuple(x for x in m if x != v)
+            out.setdefault(m.count(v), {})[rest] = c
+        return {k: Poly(t) for k, t in out.items()}
+
+    def replace(self, v: str, value: "Poly") -> "Poly":
+        """self with v replaced by value, at any power."""
+        out = Poly()
+        for k, a in self.powers(v).items():
+            for _ in range(k):
+                a = a * value
+            out = out + a
+        return out
+
     def to_c(self) -> str:
         if not self.terms:
             return "0"
@@ -135,23 +152,35 @@ def quotient(name: str) -> bool:
     return name.startswith("(")
 
 
+def quotient_numerator(name: str) -> Poly:
+    return _QUOTIENTS[name][0]
+
+
+def quotient_of(numerator: Poly, c: int) -> Poly:
+    """numerator / c (C's division of a value never negative) as one variable of its own."""
+    if c == 1:
+        return numerator
+    text = numerator.to_c() if len(numerator.terms) == 1 and len(next(iter(numerator.terms))) <= 1 \
+        else f"({numerator.to_c()})"
+    _QUOTIENTS[f"({text} / {c})"] = (numerator, c)
+    return Poly.var(f"({text} / {c})")
+
+
 def to_poly(node, known: set[str], sizes: set[str] | None = None) -> Poly:
     """A pycparser expression as a Poly over the names in `known`.  Given the `sizes`, a size
     expression divided by a positive constant or shifted right (`n / 2`, `(n - 1) >> 1`, never
     negative) is one variable of its own, its C text: a bound or an extent may hold it, and
-    loop ranges are substituted around it."""
+    loop ranges are substituted around it; so is a quotient of loop variables whose every
+    coefficient is positive (`i * (i + 1) / 2`, packed triangular storage), which Bounds.extreme
+    takes to its end of a loop's range, where a loop variable never goes below 0."""
     if sizes is not None and isinstance(node, c_ast.BinaryOp) and node.op in ("/", ">>") \
             and isinstance(node.right, c_ast.Constant) and node.right.type == "int":
         k = int(node.right.value.rstrip("uUlL"), 0)
         c = k if node.op == "/" else 1 << k if 0 <= k < 31 else 0
         left = to_poly(node.left, known, sizes)
-        if c < 1 or not left.vars() <= sizes or not at_least(left, Poly()):
+        if c < 1 or not (at_least(left, Poly()) if left.vars() <= sizes else left.sign() > 0):
             raise NotPolynomial("a quotient that is not of sizes by a positive constant")
-        text = left.to_c() if len(left.terms) == 1 and len(next(iter(left.terms))) <= 1 else f"({left.to_c()})"
-        if c == 1:
-            return left
-        _QUOTIENTS[f"({text} / {c})"] = (left, c)
-        return Poly.var(f"({text} / {c})")
+        return quotient_of(left, c)
     if isinstance(node, c_ast.Constant) and node.type in ("int", "long", "unsigned int"):
         return Poly.const(int(node.value.rstrip("uUlL"), 0))
     if isinstance(node, c_ast.ID) and node.name in known:
@@ -191,15 +220,24 @@ class Bounds:
             self.ranges[v] = outer
 
     def extreme(self, p: Poly, want_max: bool) -> Poly:
-        for v in reversed(self.order):          # innermost first: its bounds may use outer vars
-            if v not in p.vars():
+        """p's largest (smallest) value over the loops in scope: each loop variable, innermost
+        first (its bounds may use outer ones), goes to the end of its range p grows toward, where
+        p is monotone in it: one sign for every coefficient of it, at any power, and of each
+        quotient whose numerator holds it (a power or a quotient only where it is never below 0)."""
+        for v in reversed(self.order):
+            inner = [q for q in p.vars() if q in _QUOTIENTS and v in _QUOTIENTS[q][0].vars()]
+            if v not in p.vars() and not inner:
                 continue
-            a, _ = p.split(v)
-            s = a.sign()
-            if s == 0:
-                raise NotPolynomial(f"cannot tell the sign of the coefficient of {v}")
             lo, hi = self.ranges[v]
-            p = p.substitute(v, hi if (s > 0) == want_max else lo)
+            signs = {a.sign() for k, a in p.powers(v).items() if k} | \
+                {p.powers(q).get(1, Poly()).sign() if set(p.powers(q)) <= {0, 1} else 0 for q in inner}
+            if len(signs) != 1 or 0 in signs or (max(p.powers(v)) > 1 or inner) and not at_least(lo, Poly()):
+                raise NotPolynomial(f"cannot tell the sign of the coefficient of {v}")
+            end = hi if (signs.pop() > 0) == want_max else lo
+            for q in inner:
+                numerator, c = _QUOTIENTS[q]
+                p = p.replace(q, quotient_of(numerator.replace(v, end), c))
+            p = p.replace(v, end)
         return p
 
 

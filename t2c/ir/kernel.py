@@ -84,6 +84,9 @@ class Array:
     shape: tuple[str, ...]
     intent: str
     const: bool = False          # the user declared its elements const (the drop-in does too)
+    rows: bool = False           # the user's function takes it as a table of row pointers
+                                 # (`T **a`, rank 2): the drop-in and the host drivers pass one,
+                                 # over rows that are contiguous everywhere else (NAME_device)
 
     @property
     def rank(self) -> int:

@@ -34,6 +34,7 @@ POISON_BITS = {
     "float": np.uint32(0x7FC0DEAD),
     "__half": np.uint16(0x7E5A),
     "__nv_bfloat16": np.uint16(0x7FDA),
+    "bool": np.uint8(0x5A),                 # neither false nor true
 }
 POISON_INT = 0x5A5A5A5A
 

@@ -231,7 +231,7 @@ def candidate_driver(k: Kernel) -> str:
                                    *resize]),
                *load("t2c_sub"),
                cgen.if_("t2c_on_device", [*copies("", "d_", "cudaMemcpyHostToDevice"), dev_call, *from_device()],
-                     [keep(abi.call(k)), synced]),
+                     [keep(abi.call(k, "", lambda a: abi.host_pointer(a, a.name))), synced]),
                *store("t2c_sub")),
         "return 0;"])
     # bench: REPS timed calls after two warm-ups, fresh inputs and a cold L2 before each.  The
@@ -289,7 +289,7 @@ def candidate_driver(k: Kernel) -> str:
           for a in arrays),
         r"""T2C_CHECK(cudaDeviceSynchronize());
             T2C_CHECK(cudaEventRecord(t2c_e0));""",
-        cgen.expr(abi.call(k, "", lambda a: f"e_{a.name}")),
+        cgen.expr(abi.call(k, "", lambda a: abi.host_pointer(a, f"e_{a.name}"))),
         r"""T2C_CHECK(cudaEventRecord(t2c_e1));
             T2C_CHECK(cudaEventSynchronize(t2c_e1));
             float t2c_e2e = 0;
@@ -297,7 +297,8 @@ def candidate_driver(k: Kernel) -> str:
             printf("%s e2e_ms %.6f\n", t2c_tag, t2c_e2e);
             return 0;"""]
     main = cgen.function("int main(int argc, char **argv)", setup, checks, bench)
-    return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.declaration(k), abi.declaration(k, "_device"),
+    return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.ROWS_HELPER if any(a.rows for a in arrays) else "",
+                                    abi.declaration(k), abi.declaration(k, "_device"),
                                     "",
                               main))
 

@@ -31,6 +31,7 @@ from .halfs import np_dtype  # noqa: F401  (arrays below; re-exported)
 PRELUDE = r"""
 #define _POSIX_C_SOURCE 200112L
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,13 +185,15 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
     if checker:
         body.append(r'printf("%llu\n", t2c_work);')
     body.append("return 0;")
-    return cgen.render(cgen.program(PRELUDE, *(HALF_PRELUDE[t] for t in k.half_dtypes), checker, k.init or "",
+    return cgen.render(cgen.program(PRELUDE, *(HALF_PRELUDE[t] for t in k.half_dtypes),
+                                    abi.ROWS_HELPER if any(a.rows for a in k.arrays) else "", checker, k.init or "",
                                     reference or k.reference, cgen.function("int main(int argc, char **argv)", body)))
 
 
 def _pointer(a) -> str:
-    """An array passed to the reference, whose parameter is a VLA type (a 0-d array's is `T *`)."""
-    return f"(void *){a.name}" if a.shape else a.name
+    """An array passed to the reference, whose parameter is a VLA type (a 0-d array's is `T *`),
+    or a row table's `T **` (abi.host_pointer)."""
+    return abi.host_pointer(a, a.name) if a.rows else f"(void *){a.name}" if a.shape else a.name
 
 
 # -- sizes and shapes ----------------------------------------------------------------------

@@ -41,6 +41,8 @@ FULL_DRAWS = 3
 #: Sizes of the random points: odd, mostly prime, none a multiple of 32 or 128.
 PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43)
 AROUND_WARP = (31, 33, 35, 37)
+EVENS = (6, 10, 14, 22, 26, 34, 38)          # twice an odd prime: a loop that halves, pairs or swaps
+                                            # buffers each step ends otherwise on an even count
 LONG = (129, 131, 133)
 #: The probes' wider point (`probes`) may cost this many random points' reference budget.
 #: Budgets count the checked reference's loop iterations (`ReferenceRun.work`), not its seconds:
@@ -175,11 +177,13 @@ def smoke_points(k: Kernel) -> list[tuple[str, dict]]:
 
 
 def random_points(k: Kernel, seed: int, count: int, tag: str = "") -> list[tuple[str, dict]]:
-    """Odd/prime sizes, sizes around the warp width, one long dimension past 128, ...; a kernel
-    with no sizes (every extent a literal) gets `count` points of no sizes, each with its own data."""
+    """Odd/prime sizes, sizes around the warp width, one long dimension past 128, even sizes
+    (a ping-pong pair of buffers copied back after an even count of steps differs there alone),
+    ...; a kernel with no sizes (every extent a literal) gets `count` points of no sizes, each
+    with its own data."""
     rng = np.random.default_rng(derive(seed, "points", tag))
     names = [s.name for s in k.sizes]
-    kinds = ["primes", "warp", "long", "primes"]
+    kinds = ["primes", "warp", "long", "evens"]
     out = []
     for i in range(count):
         kind = kinds[i % len(kinds)]
@@ -189,7 +193,7 @@ def random_points(k: Kernel, seed: int, count: int, tag: str = "") -> list[tuple
                      for n in names}
             label = f"long:{longest}"
         else:
-            palette = PRIMES if kind == "primes" else AROUND_WARP
+            palette = {"primes": PRIMES, "evens": EVENS}.get(kind, AROUND_WARP)
             sizes = {n: int(rng.choice(palette)) for n in names}
             label = kind
         lifted = _lift(k, sizes)

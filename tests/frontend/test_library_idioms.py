@@ -85,9 +85,35 @@ def test_a_unit_step_tested_with_unequal_is_a_bound(tmp_path):
         c_kernel(tmp_path, DOT.replace("s += x[i] * y[i];", "{ s += x[i] * y[i]; i += 0; }"), "moved")
 
 
+ENUMS = """\
+enum { N = 6, M = N / 2 + 1, LAST };
+static const int K = M - 1;
+typedef enum { SUM, MAX } op_t;
+void colsum(const double A[N][M], double s[M], double t[K])
+{
+  for (int j = 0; j < M; j++) {
+    s[j] = 0;
+    for (int i = 0; i < N; i++)
+      s[j] += A[i][j] * (LAST - SUM);
+  }
+  for (int j = 0; j < K; j++)
+    t[j] = s[j] + s[j + 1];
+}
+"""
+
+
+def test_enumerators_and_int_constants_bound_arrays(tmp_path):
+    """An enumerator (`enum { N = 6, M = N / 2 + 1 }`) or a const int names a fixed bound: the
+    parameters' bounds and the body read its value."""
+    k = c_kernel(tmp_path, ENUMS)
+    assert [a.shape for a in k.arrays] == [("6", "4"), ("4",), ("3",)]
+    assert "A[i][j] * (5 - 0)" in k.reference and "j < 3" in k.reference
+    accepted_on_emu(k, generate(k))
+
+
 def test_file_scope_constants_are_their_values(tmp_path):
     k = c_kernel(tmp_path, CONSTANTS)
-    assert "((float) 1e-6f)" in k.reference and "(i % ((int) 4))" in k.reference
+    assert "((float) 1e-6f)" in k.reference and "(i % 4)" in k.reference       # an int: its value
     assert "EPS_UNUSED" in k.reference                     # a local is no constant of the file
     accepted_on_emu(k, generate(k))
     with pytest.raises(UserError, match="'counter' is a global variable"):

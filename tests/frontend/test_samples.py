@@ -458,3 +458,29 @@ void scale_rows(int n, int m, double s, double *a)   // in place, see t2c: docs
 }
 """, "scale_rows")
     assert k.dataset_sizes("MINI") == {"n": 5, "m": 6} and k.constraints == ("n >= 2",)
+
+
+PROGRAM = """\
+#include <stdio.h>
+#define N 100
+void init(int n, double *x) { for (int i = 0; i < n; i++) x[i] = i; }
+MARK
+void twice(int n, double *x) { for (int i = 0; i < n; i++) x[i] *= 2; }
+int main(void) { static double x[N]; init(N, x); twice(N, x); printf("%f\\n", x[1]); return 0; }
+"""
+
+
+def test_a_kernel_comment_picks_the_kernel_of_a_program(tmp_path):
+    """A whole program (main, an init, the kernel): `// t2c: kernel` above a function picks it,
+    in batch too (no --function there); unmarked, the error says to mark it."""
+    from t2c.engine.batch import discover
+    path = tmp_path / "program.c"
+    path.write_text(PROGRAM.replace("MARK", ""))
+    with pytest.raises(UserError, match="several candidate kernels: init, twice.*t2c: kernel"):
+        read_c(path)
+    notes = []
+    assert discover([tmp_path], notes.append) == [] and "`// t2c: kernel`" in notes[0]
+    path.write_text(PROGRAM.replace("MARK", "// t2c: kernel"))
+    assert read_c(path).name == "twice" and discover([tmp_path]) == [path]
+    path.write_text("// t2c: kernel\n" + PROGRAM.replace("MARK", ""))       # above the first function
+    assert read_c(path).name == "init"

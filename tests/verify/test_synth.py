@@ -68,8 +68,10 @@ def test_the_checked_reference_counts_loop_iterations():
 
 def test_size_points():
     assert [p[1] for p in smoke_points(GEMM)][:3] == [{"ni": v, "nj": v, "nk": v} for v in (1, 2, 3)]
-    for _, sizes in random_points(GEMM, 7, 8):
-        assert all(v % 32 and v % 2 for v in sizes.values())
+    points = random_points(GEMM, 7, 8)
+    for label, sizes in points:           # odd, or twice an odd number (never a multiple of 32)
+        assert all(v % 32 and (v % 4 == 2 if label.startswith("evens") else v % 2) for v in sizes.values())
+    assert sum(label.startswith("evens") for label, _ in points) == 2
     assert any(max(s.values()) > 128 for _, s in random_points(GEMM, 7, 4))
 
 

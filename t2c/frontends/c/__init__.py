@@ -12,20 +12,21 @@ reading C: docs/usage.md, "Reading C".
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from pycparser import c_ast
 
 from ...analysis import fully_written
 from ...errors import UserError
-from ...ir import DATASETS, FLOAT_DTYPES, Array, Domain, ISError, Kernel, Origin, Size, preset_gap, validate
+from ...ir import DATASETS, FLOAT_DTYPES, Domain, ISError, Kernel, Origin, Size, preset_gap, validate
 from ...ir.kernel import eval_extent
 from . import locate as _locate
 from ...ir.csyntax import cprint, parse_c, reference_tree, walk as _walk
 from .constants import inline_constants
 from .helpers import carried, defined_functions
 from .inline import inline_array_helpers
-from .normalize import normalize, resolved
+from .normalize import normalize, prototyped, resolved
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
 
 INIT_NAME = "t2c_init"
@@ -71,6 +72,8 @@ def parse_annotations(notes, filename, tolerances=None):
                 domains.append(Domain(m.group(1), m.group(2), *_bounds(m.group(3))))
             elif verb == "description":
                 description.append(rest.strip())
+            elif verb == "kernel" and not rest:
+                pass                                   # locate.choose reads it: this function is the kernel
             elif verb == "tolerance":
                 name, units = rest.split(None, 1)      # units: a number or a size expression
                 tolerances[name] = int(units) if units.strip().lstrip("-").isdigit() else units.strip()
@@ -209,8 +212,8 @@ def default_domains(scalars, arrays, annotated, has_init) -> tuple[Domain, ...]:
             out.append(given.pop(x.name))
         elif x.dtype in FLOAT_DTYPES:
             out.append(Domain(x.name, "uniform", -1.0, 1.0))
-        else:
-            out.append(Domain(x.name, "integers", 0.0, 16.0))
+        else:                                          # a bool: false or true
+            out.append(Domain(x.name, "integers", 0.0, 1.0 if x.dtype == "bool" else 16.0))
     out.extend(given.values())
     if has_init:
         out.append(Domain("*", "original"))
@@ -226,11 +229,14 @@ def _arg_var(node):
 
 
 def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dict,
-                  helpers=frozenset()) -> str | None:
+                  helpers=frozenset(), sizes=frozenset()) -> str | None:
     """`t2c_init(params...)`: main's own initialisation, callable with the kernel's parameters.
 
-    Scalars become pointers so that the init can set them.  None when main does not
-    initialise through functions whose arguments all map to the kernel's parameters."""
+    Scalars become pointers so that the init can set them.  An init argument written as the
+    kernel call's argument for a size (`init(N, x); saxpy(N, a, x)` with `#define N 1000`) is
+    that size, so the init follows the sizes it is called with.  None when main does not
+    initialise through functions whose arguments all map to the kernel's parameters, or when
+    one constant is the argument of two sizes (which one it means is unknown)."""
     funcs = {e.decl.name: e for e in ast.ext if isinstance(e, c_ast.FuncDef)}
     typedefs = "".join(cprint(e) + ";\n" for e in ast.ext if isinstance(e, c_ast.Typedef)
                        and e.coord and not e.coord.file.startswith(str(FAKE_INCLUDE)))
@@ -244,11 +250,13 @@ def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dic
     kcall = next((c for c in calls if c.name.name == kernel), None)
     if kcall is None or kcall.args is None:
         return None
-    var_to_param = {}
+    var_to_param, as_size = {}, {}
     for arg, p in zip(kcall.args.exprs, params):
         v = _arg_var(arg)
         if v:
             var_to_param[v] = p
+        elif p in sizes:
+            as_size.setdefault(cprint(arg), []).append(p)
     inits = [c for c in calls[:calls.index(kcall)]
              if c.name.name in funcs and c.name.name not in (kernel, "main")]
     if not inits:
@@ -258,7 +266,11 @@ def original_init(ast: c_ast.FileAST, kernel: str, params: list[str], types: dic
         args = []
         for a in (c.args.exprs if c.args else ()):
             v = _arg_var(a)
-            if isinstance(a, c_ast.Constant):
+            if len(as_size.get(cprint(a), ())) > 1:
+                return None
+            if cprint(a) in as_size:
+                args.append(as_size[cprint(a)][0])
+            elif isinstance(a, c_ast.Constant):
                 args.append(cprint(a))
             elif v in var_to_param:
                 args.append(var_to_param[v])
@@ -335,6 +347,9 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     if bound:                                            # again, each size macro its parameter
         text = preprocess(path.resolve(), defines=bound)
         ast = parse_c(text, shown)
+    for n in _walk(ast):                                 # C's _Bool as CUDA and stdbool.h spell it
+        if isinstance(n, c_ast.IdentifierType) and "_Bool" in n.names:
+            n.names = ["bool" if x == "_Bool" else x for x in n.names]
     inline_constants(ast)                                # `static const double EPS = 1e-9;`: its value
     typedefs, enums = {}, set()
     for e in ast.ext:
@@ -351,6 +366,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     if fn is None:
         raise UserError(f"function '{site.name}' disappears after preprocessing", file=shown,
                         line=site.line, hint="do not hide the kernel's definition behind macros")
+    prototyped(fn)                                       # K&R `f(n, a) int n; double *a;`: f(int n, double *a)
 
     unknown = sorted(set(size_notes) - {p.name for p in (fn.decl.type.args.params if fn.decl.type.args else ())
                                          if getattr(p, "name", None)})
@@ -368,7 +384,8 @@ def _read_c(path: Path, function: str | None) -> Kernel:
                             str(path.resolve()), shown, site.name)
     sizes = stride_presets(read_presets(path.resolve(), size_names, size_notes, declared_types(fn, typedefs)),
                            strides)
-    init = original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names)
+    init = None if any(a.rows for a in arrays) else \
+        original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names, set(size_names))   # (a row table: its init builds rows of its own)
     if not constraints:
         constraints = [f"{s} >= 1" for s in size_names if s not in strides]
     constraints = [*constraints, *(c for c in read.implied if c not in constraints)]
@@ -495,7 +512,7 @@ def _outs_fully_written(k: Kernel, annotated: dict) -> Kernel:
     except Exception:                                  # the model cannot tell: stay safe
         written = {}
     arrays = tuple(a if a.intent != "out" or a.name in annotated or written.get(a.name)
-                   else Array(a.name, a.dtype, a.shape, "inout") for a in k.arrays)
+                   else replace(a, intent="inout") for a in k.arrays)
     return k.replace(arrays=arrays)
 
 

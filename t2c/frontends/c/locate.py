@@ -28,6 +28,7 @@ class FunctionSite:
     has_scop: bool
     annotations: tuple[tuple[int, str], ...]   # (line, text after "t2c:")
     calls: frozenset[str] = frozenset()        # names of the functions it calls
+    marked: bool = False                       # a `t2c: kernel` comment above or inside it
 
 
 @lru_cache(maxsize=1)
@@ -96,15 +97,12 @@ def locate(source: bytes, filename: str) -> list[FunctionSite]:
                         for c in fn.children)
         text = fn.text.decode(errors="replace")
         has_scop = re.search(r"#\s*pragma\s+scop\b", text) is not None
-        notes = list(file_notes)
-        for cstart, cend, ctext in comments:
-            if prev_end < cend <= end:       # comments above (since the previous function) or inside
-                for k, line in enumerate(ctext.splitlines()):
-                    m = _ANNOT.search(line)
-                    if m and m.group(1):
-                        notes.append((cstart + k, m.group(1)))
+        own = [(cstart + k, m.group(1)) for cstart, cend, ctext in comments
+               if prev_end < cend <= end     # comments above (since the previous function) or inside
+               for k, line in enumerate(ctext.splitlines()) if (m := _ANNOT.search(line)) and m.group(1)]
+        marked = any(text.split() == ["kernel"] for _, text in own + (file_notes if fn is ordered[0] else []))
         sites.append(FunctionSite(name, start, fn.start_point[1] + 1, end, is_static, has_scop,
-                                  tuple(notes), frozenset(_calls(fn))))
+                                  tuple(file_notes + own), frozenset(_calls(fn)), marked))
         prev_end = end
     return sites
 
@@ -118,8 +116,9 @@ def _calls(node):
 
 
 def choose(sites: list[FunctionSite], filename: str, function: str | None) -> FunctionSite:
-    """The kernel to read: the named one, else the scop function, else kernel_*, else the only
-    one that no other function calls (a function called by another is its helper)."""
+    """The kernel to read: the named one, else the one a `t2c: kernel` comment marks, else the
+    scop function, else kernel_*, else the only one that no other function calls (a function
+    called by another is its helper)."""
     if function:
         for s in sites:
             if s.name == function:
@@ -133,7 +132,7 @@ def choose(sites: list[FunctionSite], filename: str, function: str | None) -> Fu
         raise NoKernel("no kernel function found: the #pragma scop region is in main", file=filename,
                         line=scop_main.line, hint="move the loop nest into a function that main calls")
     called = {c for s in functions if s.name != "t2c_init" for c in s.calls - {s.name}}
-    for rule in (lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"),
+    for rule in (lambda s: s.marked, lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"),
                  lambda s: s.name not in called, lambda s: True):
         picked = [s for s in functions if rule(s)]
         if len(picked) == 1:
@@ -141,6 +140,7 @@ def choose(sites: list[FunctionSite], filename: str, function: str | None) -> Fu
         if len(picked) > 1:
             raise NoKernel(f"several candidate kernels: {', '.join(s.name for s in picked)}",
                             file=filename, line=picked[1].line,
-                            hint="choose one with --function NAME")
+                            hint="mark the kernel with a `// t2c: kernel` comment above it "
+                                 "(or name it: t2c gen --function NAME)")
     raise NoKernel("no kernel function found", file=filename,
                     hint="write the kernel as a C function (t2c reads function definitions)")

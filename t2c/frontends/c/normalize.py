@@ -26,12 +26,13 @@ from ...analysis.whiles import normalize_whiles
 from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
-from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quotient, to_poly
+from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quotient, quotient_numerator, to_poly
 from .bounds import offset_bounds, split_min_bounds, unequal_bounds
 from .countdown import count_down_loops
 from .indices import inline_index_names
 from .libcalls import memory_calls_as_loops, preconditions
-from .pointers import fold_fixed_pointers
+from .pingpong import alternated_steps
+from .pointers import exchanged, fold_fixed_pointers
 from .unrolled import rolled_loops
 from .walks import walked_pointers
 
@@ -58,7 +59,7 @@ SIZE_TYPES = {" ".join(sorted(t.split())) for t in (
 TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
               "long int": "long", "char": "char", "signed char": "char",
-              "unsigned char": "unsigned char", **{t: t for t in HALF_DTYPES}}
+              "unsigned char": "unsigned char", "_Bool": "bool", "bool": "bool", **{t: t for t in HALF_DTYPES}}
 
 
 def fail(node, message, hint=None, cls=UnsupportedC):
@@ -75,6 +76,7 @@ class Param:
     dims: tuple = ()          # pycparser dim expressions for arrays
     node: c_ast.Decl = None
     size_only: bool = False   # an integer type t2c takes for a size only (SIZE_TYPES)
+    rows: bool = False        # `T **a`: a table of row pointers, the rows' extent from a[i][j]'s j
 
 
 def base_type(type_node, typedefs, where) -> str:
@@ -89,7 +91,7 @@ def base_type(type_node, typedefs, where) -> str:
     if names not in TYPE_NAMES:
         fail(where, f"'{where.name}' has the type '{written}'" + (f" ({names})" if names != written else "")
              + ", which t2c does not take for a parameter or a result",
-             "declare it double, float, int, long, unsigned or char (__half, __nv_bfloat16 for 16-bit "
+             "declare it double, float, int, long, unsigned, char or bool (__half, __nv_bfloat16 for 16-bit "
              "floats); a size or a count as int or long (size_t too, for a parameter that bounds a loop "
              "or an extent)")
     return TYPE_NAMES[names]
@@ -144,12 +146,15 @@ def read_param(decl: c_ast.Decl, typedefs) -> Param:
     while isinstance(t, c_ast.ArrayDecl):
         dims.append(t.dim)
         t = t.type
+    if isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.PtrDecl) and not dims \
+            and isinstance(t.type.type, c_ast.TypeDecl):               # `T **a`: a[i][j], row i's j
+        return Param(decl.name, base_type(t.type.type.type, typedefs, decl), "array", (None, None), decl, rows=True)
     if isinstance(t, c_ast.PtrDecl):
         if isinstance(t.type, c_ast.FuncDecl):
             fail(decl, f"parameter '{decl.name}' is a function pointer", "inline the function instead")
         if dims or not isinstance(t.type, c_ast.TypeDecl):
             fail(decl, f"parameter '{decl.name}' is a pointer to a pointer or to an array",
-                 "pass arrays as flat pointers (double *a) or C99 arrays (double a[n][m])")
+                 "pass arrays as flat pointers (double *a), row tables (double **a) or C99 arrays (double a[n][m])")
         return Param(decl.name, base_type(t.type.type, typedefs, decl), "pointer", node=decl)
     if isinstance(t, c_ast.FuncDecl):
         fail(decl, f"parameter '{decl.name}' is a function pointer", "inline the function instead")
@@ -168,6 +173,27 @@ def read_param(decl: c_ast.Decl, typedefs) -> Param:
         return Param(decl.name, dtype, "array", tuple(dims), decl)   # `a[][M]`: rows from the subscripts
     is_int = " ".join(t.type.names) in INT_TYPES or dtype in ("int", "long", "unsigned")
     return Param(decl.name, dtype, "int" if is_int else "scalar", node=decl)
+
+
+def prototyped(fn: c_ast.FuncDef) -> None:
+    """A K&R definition, `f(n, a) int n; double *a; {...}`, as its prototype `f(int n, double *a)`
+    (in place): the same function for a caller that declares that prototype. An undeclared
+    parameter is int, as K&R C takes it. A float, char or short parameter is refused: a caller
+    without a prototype passes it promoted, so no prototype states how the function is called."""
+    if not fn.param_decls:
+        return
+    declared = {d.name: d for d in fn.param_decls}
+    params = []
+    for p in fn.decl.type.args.params:
+        d = declared.get(p.name) or c_ast.Decl(p.name, [], [], [], [], c_ast.TypeDecl(
+            p.name, [], None, c_ast.IdentifierType(["int"])), None, None, coord=p.coord)
+        t = d.type
+        if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) \
+                and set(t.type.names) & {"float", "char", "short", "_Bool", "bool"}:
+            fail(d, f"K&R parameter '{d.name}' of type '{' '.join(t.type.names)}' is passed promoted (to "
+                    "double or int) by callers without a prototype", "write a prototype with the promoted type")
+        params.append(d)
+    fn.decl.type.args.params, fn.param_decls = params, None
 
 
 def simplify_dim(node) -> str:
@@ -443,16 +469,21 @@ class Accesses(c_ast.NodeVisitor):
 
     def visit_ArrayRef(self, node):
         name = array_name(node)
-        if name in self.pointers and isinstance(node.name, c_ast.ID):
+        if isinstance(node.name, c_ast.ArrayRef) and isinstance(node.name.name, c_ast.ID) \
+                and f"{name}[]" in self.pointers:
+            name = f"{name}[]"                             # `a[i][j]` of a row table: its rows' j
+        if name in self.pointers and (isinstance(node.name, c_ast.ID) or name.endswith("[]")):
             sub = node.subscript
             if not (isinstance(sub, c_ast.Constant) and sub.value == "0"):
                 self.scalar_only[name] = False
             try:
                 p = to_poly(sub, self.sizes | set(self.bounds.ranges), self.sizes)
-                lo = self.bounds.extreme(p, want_max=False)
+                lo, hi = self.bounds.extreme(p, want_max=False), self.bounds.extreme(p, want_max=True)
                 if {v for v in lo.vars() - self.sizes if not quotient(v)} or (lo.sign() < 0 and lo.terms):
                     raise NotPolynomial("may be negative")
-                self.max[name].append((self.bounds.extreme(p, want_max=True), node))
+                if any(quotient(v) and not quotient_numerator(v).vars() <= self.sizes for v in hi.vars()):
+                    raise NotPolynomial("a quotient of a variable no loop bounds")
+                self.max[name].append((hi, node))
                 self.subscripts[name].append(p)
                 for ld in self.strides & p.vars():
                     self.rows_within[ld].append(self._within(p, ld))
@@ -462,6 +493,16 @@ class Accesses(c_ast.NodeVisitor):
                 (self.read_through if data else self.unknown).setdefault(name, node)
         self.generic_visit(node)
 
+
+    def merge(self, classes: dict[str, frozenset[str]]) -> None:
+        """Each name of a class (pointers.exchanged) gets the subscripts of all its names."""
+        for name, members in classes.items():
+            self.max[name] = [m for x in sorted(members) for m in self.max[x]]
+            self.subscripts[name] = [p for x in sorted(members) for p in self.subscripts[x]]
+            self.scalar_only[name] = all(self.scalar_only[x] for x in members)
+            for seen in (self.unknown, self.read_through, self.passed):
+                if found := next((seen[x] for x in sorted(members) if x in seen), None):
+                    seen.setdefault(name, found)
 
     def _within(self, p: Poly, ld: str) -> Poly | None:
         """b where subscript p is ld * a + r, a a loop variable's expression, r in [0, b) over the
@@ -487,13 +528,16 @@ def leading_dimensions(body, pointers: set[str], sizes: set[str], candidates: se
             if found and None not in found}
 
 
-def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=None, floors=None) -> tuple[str, ...]:
+def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=None, floors=None,
+                   flat: bool = False) -> tuple[str, ...]:
     """The shape of pointer parameter `name`: annotated, or inferred from its subscripts (those
     through the data, `hist[v]` with v read from an array, are left to the checked reference
     runs, which name an access past the extent); `ints` (the kernel's integer parameters, in
     order) name the extent the error's example gives;
     `strides`: the leading dimensions, each with what its rows hold (leading_dimensions); an
-    inferred extent that may be negative for some sizes (`n - k + 1`) goes into `floors`."""
+    inferred extent that may be negative for some sizes (`n - k + 1`), or a largest subscript
+    that falls below a fixed one for small sizes (`u[n]` beside `u[2]`: n - 2), goes into
+    `floors`, each a Poly the sizes keep >= 0; `flat`: one extent (no rows read from the subscripts)."""
     example = f"`// t2c: array {name}[{ints[0] if ints else 100}]` (one extent per dimension, " \
               f"C expressions in the integer parameters{': ' + ', '.join(ints) if ints else ''})"
     if name in annotated:
@@ -514,12 +558,16 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
                         col=node.coord.column if node is not None else None,
                         hint=f"declare it with a comment such as {example}")
     maxes = acc.max[name]
-    for best, _ in maxes:
-        if all(at_least(best, p) for p, _ in maxes):
-            extent = best + Poly.const(1)
-            if floors is not None and not at_least(extent, Poly()):
-                floors.append(extent)
-            return row_major_shape(extent, acc.subscripts[name], acc.sizes, strides) or (extent.to_c(),)
+    for best, _ in sorted(maxes, key=lambda m: not m[0].vars()):
+        below = [p for p, _ in maxes if not at_least(best, p)]
+        if below and (floors is None or not best.vars() or any(p.vars() for p in below)):
+            continue
+        extent = best + Poly.const(1)       # fixed elements too (`r[1]`, `u[2]` beside `u[n]`): the
+        if below:                            # sizes that reach them, `n >= 2`, are a constraint
+            floors += [best - p for p in below]
+        if floors is not None and not at_least(extent, Poly()):
+            floors.append(extent)
+        return (not flat and row_major_shape(extent, acc.subscripts[name], acc.sizes, strides)) or (extent.to_c(),)
     node = next((n2 for i, (p1, _) in enumerate(maxes) for p2, n2 in maxes[i + 1:]
                  if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
     raise UserError(f"the largest subscript of '{name}' depends on the sizes' values",
@@ -640,6 +688,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
     asserted = preconditions(fn.body)                   # `assert(n > 0);`: a constraint, where on sizes
     rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop
+    alternated_steps(fn, {p.name for p in params.values() if p.kind == "pointer"})   # ping-pong: two steps
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
     unequal_bounds(fn.body)                             # `i != n; ++i`: i < n
     offset_bounds(fn.body, unsigned_names(fn, typedefs))   # `i + k <= n`: i <= n - k
@@ -666,7 +715,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     sizes = [p.name for p in params.values() if p.kind == "int"
              and (p.name in check.bound_names or p.name in extent_names or p.name in annotated_sizes)]
     rows = {p.name for p in params.values() if p.kind == "array" and p.dims[0] is None}    # `a[][M]`
-    pointers = {p.name for p in params.values() if p.kind == "pointer"} | rows
+    pointers = {p.name for p in params.values() if p.kind == "pointer"} | rows | \
+        {f"{p.name}[]" for p in params.values() if p.rows}          # a row table's rows: `a[i][j]`'s j
     strides = leading_dimensions(seen.body, pointers - set(annotated_shapes), set(sizes), {
         p.name for p in params.values() if p.kind == "int" and p.name not in sizes
         and p.name not in check.written_ints and p.name not in given_domains}, helpers)
@@ -679,15 +729,24 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
             fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",
                  "copy it into a local variable and modify the copy")
 
-    acc = Accesses(pointers, set(sizes), helpers, data_names=local_names(seen.body))
+    aliases = exchanged(seen.body, pointers)           # ping-pong buffers: one extent per class
+    acc = Accesses(pointers | set(aliases), set(sizes), helpers, data_names=local_names(seen.body) - set(aliases))
     acc.visit(seen.body)
+    acc.merge(aliases)
     floors = []
     arrays, scalars = {}, []
-    intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")}, helpers).run(seen.body)
+    intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")} | set(aliases),
+                      helpers).run(seen.body)
+    for name, members in aliases.items():              # each array of a class is read and written
+        if name in pointers and any(intents.get(m) in ("out", "inout") for m in members):
+            intents[name] = "inout"
     for p in params.values():
         if p.kind in ("array", "pointer"):
             ints = [q.name for q in params.values() if q.kind == "int"]
-            if p.name in rows:          # its rows: the extent of its first subscript, as a pointer's
+            if p.rows:                  # a row table: how many rows, how long each
+                shape = annotated_shapes.get(p.name) or tuple(
+                    pointer_extent(x, acc, {}, ints, None, floors, flat=True)[0] for x in (p.name, f"{p.name}[]"))
+            elif p.name in rows:        # its rows: the extent of its first subscript, as a pointer's
                 first = annotated_shapes[p.name][:1] if p.name in annotated_shapes else \
                     pointer_extent(p.name, acc, {}, ints, strides, floors)[:1] or ("1",)
                 shape = (*first, *(simplify_dim(d) for d in p.dims[1:]))
@@ -695,7 +754,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
                 shape = tuple(simplify_dim(d) for d in p.dims) if p.kind == "array" \
                     else pointer_extent(p.name, acc, annotated_shapes, ints, strides, floors)
             intent = annotated_intents.get(p.name, intents.get(p.name, "in"))
-            arrays[p.name] = Array(p.name, p.dtype, shape, intent, declared_const(p.node))
+            arrays[p.name] = Array(p.name, p.dtype, shape, intent, declared_const(p.node), p.rows)
         elif p.kind == "scalar" or p.name not in sizes:
             scalars.append(Scalar(p.name, p.dtype, "in"))
     ret = fn.decl.type.type

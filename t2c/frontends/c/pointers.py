@@ -162,3 +162,32 @@ def _rewrite(node, pick):
             getattr(node, name)[int(i)] = new
         else:
             setattr(node, slot, new)
+
+
+def exchanged(body: c_ast.Node, pointers: set[str]) -> dict[str, frozenset[str]]:
+    """Pointers the kernel assigns to one another, as ping-pong buffers are written (`T *t = a;
+    a = b; b = t;`, `T *src = work, *dst = u;`, `p = odd ? a : b`): each such name -> its class,
+    the names whose arrays it may point at, for each class that holds a pointer parameter of
+    `pointers`. Every array of a class is read and written through every name of it, so each
+    gets the extent of all the class's subscripts (normalize)."""
+    named = set(pointers) | {n.name for n in walk(body) if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.PtrDecl)}
+    root = {}
+
+    def find(x):
+        while root.get(x, x) != x:
+            x = root[x]
+        return x
+
+    for n in walk(body):
+        target, value = (n.name, n.init) if isinstance(n, c_ast.Decl) else \
+            (n.lvalue.name, n.rvalue) if isinstance(n, c_ast.Assignment) and n.op == "=" \
+            and isinstance(n.lvalue, c_ast.ID) else (None, None)
+        sources = [value] if isinstance(value, c_ast.ID) else \
+            [value.iftrue, value.iffalse] if isinstance(value, c_ast.TernaryOp) else []
+        for s in sources:
+            if target in named and isinstance(s, c_ast.ID) and s.name in named:
+                root[find(target)] = find(s.name)
+    classes: dict[str, set[str]] = {}
+    for x in named:
+        classes.setdefault(find(x), set()).add(x)
+    return {x: frozenset(c) for c in classes.values() if len(c) > 1 and c & pointers for x in c}

@@ -30,6 +30,7 @@ DTYPE_NAMES = {
     "char": "char", "int8": "char", "uint8": "unsigned char", "unsigned char": "unsigned char",
     "float16": "__half", "f16": "__half", "half": "__half",
     "bfloat16": "__nv_bfloat16", "bf16": "__nv_bfloat16",
+    "bool": "bool",
 }
 FRONT_KEYS = ("name", "class", "description", "sizes", "constraints", "scalars", "arrays",
               "domains", "tolerance")

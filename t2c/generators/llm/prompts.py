@@ -76,6 +76,10 @@ constraints and input domains):
 ```
 
 {ABI_RULES.format(host=abi.declaration(k), device=abi.declaration(k, '_device'), name=k.name)}"""
+    tables = "".join(f"- `{a.name}` is a table of row pointers in `{k.name}` ({a.shape[0]} rows of {a.shape[1]} "
+                     f"elements, each row contiguous, the rows anywhere); `{k.name}_device` receives the rows "
+                     f"contiguous, row i at `{a.name} + i * ({a.shape[1]})`.\n" for a in k.arrays if a.rows)
+    ask = ask.replace("Answer with one ```cuda", tables + "Answer with one ```cuda")
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": ask}]
 
 
