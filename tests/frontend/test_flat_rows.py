@@ -1,7 +1,7 @@
 """Flat row-major pointers without a `t2c: array` annotation (frontends/c/normalize.row_major_shape):
 a pointer whose extent is the product of two sizes, rows * cols, and whose subscripts multiply a
 loop variable by cols alone (`a[r*cols + c]`, through an `IDX(i, j)` macro too) gets the shape
-[rows][cols] the annotation would give: the model reads its subscripts as a[r][c] and the kernel
+[rows][cols] the annotation would give (a square's n * n too: n rows of n): the model reads its subscripts as a[r][c] and the kernel
 is planned in parallel instead of one GPU thread; the ABI stays the flat pointer. An output whose
 interior alone is written reaches its last row in part: its shape holds the rows it touches."""
 import pytest
@@ -55,9 +55,31 @@ void interior_laplace(int h, int w, const float *img, float *out)
                              + img[IDX(i, j + 1)] - 4.0f * img[IDX(i, j)];
 }
 """,
+    "square_matmul": """\
+void square_matmul(int n, const double *A, const double *B, double *C)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int k = 0; k < n; k++)
+                s += A[i * n + k] * B[k * n + j];
+            C[i * n + j] = s;
+        }
+}
+""",
+    "square_interior": """\
+void square_interior(int n, const double *u, double *v)
+{
+    for (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++)
+            v[i * n + j] = 0.25 * (u[(i - 1) * n + j] + u[(i + 1) * n + j] + u[i * n + j - 1] + u[i * n + j + 1]);
+}
+""",
 }
 
 SHAPES = {"row_scale": {"in": ("rows", "cols"), "out": ("rows", "cols")},
+          "square_matmul": {"A": ("n", "n"), "B": ("n", "n"), "C": ("n", "n")},     # n * n: n rows of n
+          "square_interior": {"u": ("n", "n"), "v": ("n - 1", "n")},
           "flat_transpose": {"a": ("n", "m"), "b": ("m", "n")},
           "vertical_diff": {"img": ("h", "w"), "d": ("h - 1", "w")},
           "interior_laplace": {"img": ("h", "w"), "out": ("h - 1", "w")}}   # the rows it writes

@@ -276,3 +276,10 @@ def test_a_k_and_r_definition_is_its_prototype(tmp_path):
     accepted_on_emu(k, generate(k))
     with pytest.raises(UserError, match="K&R parameter 'scale' of type 'float' is passed promoted"):
         c_kernel(tmp_path, KANDR.replace("double scale;", "float scale;"), "promoted")
+
+
+def test_a_step_that_may_end_early_keeps_its_swap(tmp_path):
+    """`continue` in a step would skip the other step of a pair: such a loop stays as written,
+    its buffers still one extent."""
+    k = c_kernel(tmp_path, SWAPPED.replace("    for (int i = 1;", "    if (t == 2) continue;\n    for (int i = 1;"))
+    assert "tmp" in k.reference and _shapes(k)["b"] == (("n",), "inout")

@@ -607,8 +607,8 @@ def _rows(extent: Poly, cols: str, sizes: set[str], k: int = 1) -> Poly | None:
     for m, c in extent.terms.items():
         if m == () and c < 0:
             continue                                 # the last row, in part
-        if m.count(cols) != 1 or len(m) > 2 or c % k or not all(v in sizes or quotient(v) for v in m):
-            return None
+        if cols not in m or len(m) > 2 or c % k or not all(v in sizes or quotient(v) for v in m):
+            return None                              # (`n * n`: a square's n rows of n)
         rest = list(m)
         rest.remove(cols)
         rows[tuple(rest)] = c // k

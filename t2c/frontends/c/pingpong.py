@@ -98,9 +98,18 @@ def _swap_loop(loop: c_ast.For, pointers: set[str]):
     rest = c_ast.Compound(items[:-3])
     names_hi = {n.name for n in walk(cond.right) if isinstance(n, c_ast.ID)}
     if assigned(rest) & ({t, x, y, tmp} | names_hi) or any(
-            isinstance(n, c_ast.Decl) and n.name in {t, x, y, tmp} for n in walk(rest)):
+            isinstance(n, c_ast.Decl) and n.name in {t, x, y, tmp} for n in walk(rest)) or _leaves(rest):
         return None
     return t, lo, cond.right, x, y, tmp
+
+
+def _leaves(node) -> bool:
+    """Whether a step may end early: a return, or a break or continue of the time loop itself."""
+    if isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Break, c_ast.Continue)):
+        return True
+    if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
+        return any(isinstance(n, (c_ast.Return, c_ast.Goto)) for n in walk(node))
+    return any(_leaves(kid) for _, kid in node.children())
 
 
 def _copy(s) -> tuple[str | None, str | None]:
