@@ -1,7 +1,8 @@
 """Flat row-major pointers without a `t2c: array` annotation (frontends/c/normalize.row_major_shape):
 a pointer whose extent is the product of two sizes, rows * cols, and whose subscripts multiply a
 loop variable by cols alone (`a[r*cols + c]`, through an `IDX(i, j)` macro too) gets the shape
-[rows][cols] the annotation would give (a square's n * n too: n rows of n): the model reads its subscripts as a[r][c] and the kernel
+[rows][cols] the annotation would give (a square's n * n too: n rows of n; and rows of rows,
+`a[(i*m + j)*p + l]` over n * m * p: [n][m][p]): the model reads its subscripts as a[r][c] and the kernel
 is planned in parallel instead of one GPU thread; the ABI stays the flat pointer. An output whose
 interior alone is written reaches its last row in part: its shape holds the rows it touches."""
 import pytest
@@ -75,9 +76,31 @@ void square_interior(int n, const double *u, double *v)
             v[i * n + j] = 0.25 * (u[(i - 1) * n + j] + u[(i + 1) * n + j] + u[i * n + j - 1] + u[i * n + j + 1]);
 }
 """,
+    "box3": """\
+void box3(int n, int m, int p, const double *a, double *b)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            for (int l = 0; l < p; l++)
+                b[(i * m + j) * p + l] = a[(i * m + j) * p + l] + 1.0;
+}
+""",
+    "heat3_flat": """\
+void heat3_flat(int n, const double *u, double *v)
+{
+    for (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++)
+            for (int k = 1; k < n - 1; k++)
+                v[(i * n + j) * n + k] = u[((i - 1) * n + j) * n + k] + u[((i + 1) * n + j) * n + k]
+                                       + u[(i * n + j - 1) * n + k] + u[(i * n + j + 1) * n + k]
+                                       + u[(i * n + j) * n + k - 1] + u[(i * n + j) * n + k + 1];
+}
+""",
 }
 
 SHAPES = {"row_scale": {"in": ("rows", "cols"), "out": ("rows", "cols")},
+          "box3": {"a": ("n", "m", "p"), "b": ("n", "m", "p")},                      # rows of rows
+          "heat3_flat": {"u": ("n", "n", "n"), "v": ("n - 1", "n", "n")},
           "square_matmul": {"A": ("n", "n"), "B": ("n", "n"), "C": ("n", "n")},     # n * n: n rows of n
           "square_interior": {"u": ("n", "n"), "v": ("n - 1", "n")},
           "flat_transpose": {"a": ("n", "m"), "b": ("m", "n")},

@@ -575,7 +575,7 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
                     hint=f"declare it with a comment such as {example}")
 
 
-def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strides=None) -> tuple[str, str] | None:
+def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strides=None) -> tuple[str, ...] | None:
     """[rows][cols] of a pointer that the kernel indexes as rows of `cols` elements, as a
     `t2c: array a[rows][cols]` annotation would declare it: the one size that multiplies a loop
     variable in its subscripts is cols (`a[r*cols + c]`, `a[(r + 1)*cols + c]`), and its extent
@@ -586,7 +586,8 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
     keeps the kernel's flat indexing where not. A leading dimension (`strides`: cols >= b) has its
     last row reached to b: `lda*n - lda + m`, with lda >= m, is n rows. Where every loop
     variable's term in every subscript has a common factor k > 1 (`out[2*(i*m + j) + u]`:
-    interleaved pairs), a row is k * cols elements."""
+    interleaved pairs), a row is k * cols elements. The rows split again where each subscript's row
+    part does (`a[(i*n + j)*n + k]` over n * n * n: [n][n][n])."""
     inner = {v for p in subscripts for m in p.terms if len(m) == 2 and set(m) - sizes for v in set(m) & sizes}
     if len(inner) != 1:
         return None
@@ -598,7 +599,21 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
     k = math.gcd(*(c for p in subscripts for m, c in p.terms.items() if set(m) - sizes))   # rows of k * cols
     k = max(k, 1)                                                                         # (`2*(i*m + j) + u`)
     rows = _rows(extent, cols, sizes, k)
-    return (rows.to_c(), f"{k} * {cols}" if k > 1 else cols) if rows is not None and rows.vars() else None
+    if rows is None or not rows.vars():
+        return None
+    if k == 1:                                       # each subscript's row part: its terms over cols
+        parts = [{e: a for e, a in p.powers(cols).items() if e} for p in subscripts]
+        outer = [sum((a * _power(cols, e - 1) for e, a in part.items()), Poly()) for part in parts]
+        if (split := row_major_shape(rows, outer, sizes)) is not None:
+            return (*split, cols)
+    return rows.to_c(), f"{k} * {cols}" if k > 1 else cols
+
+
+def _power(v: str, e: int) -> Poly:
+    out = Poly.const(1)
+    for _ in range(e):
+        out = out * Poly.var(v)
+    return out
 
 
 def _rows(extent: Poly, cols: str, sizes: set[str], k: int = 1) -> Poly | None:
@@ -607,7 +622,7 @@ def _rows(extent: Poly, cols: str, sizes: set[str], k: int = 1) -> Poly | None:
     for m, c in extent.terms.items():
         if m == () and c < 0:
             continue                                 # the last row, in part
-        if cols not in m or len(m) > 2 or c % k or not all(v in sizes or quotient(v) for v in m):
+        if cols not in m or c % k or not all(v in sizes or quotient(v) for v in m):
             return None                              # (`n * n`: a square's n rows of n)
         rest = list(m)
         rest.remove(cols)
