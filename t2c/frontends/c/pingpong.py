@@ -22,8 +22,8 @@ import copy
 
 from pycparser import c_ast
 
+from ...analysis.scalars import step_of as counted_header
 from ...ir.csyntax import assigned, block_items, substitute, walk
-from .bounds import step_of
 
 
 def alternated_steps(fn: c_ast.FuncDef, pointers: set[str]) -> None:
@@ -72,16 +72,13 @@ def _set_start(init, value) -> None:
 
 def _swap_loop(loop: c_ast.For, pointers: set[str]):
     """(t, LO, HI, X, Y, tmp) of a loop of the class, else None."""
-    init = loop.init
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
-        t, lo = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        t, lo = init.lvalue.name, init.rvalue
-    else:
+    header = counted_header(loop)
+    if header is None or header[2] != 1:
         return None
+    t, lo, _ = header
     cond = loop.cond
     if not (isinstance(cond, c_ast.BinaryOp) and cond.op == "<" and isinstance(cond.left, c_ast.ID)
-            and cond.left.name == t and step_of(loop.next, t) == 1):
+            and cond.left.name == t):
         return None
     items = block_items(loop.stmt)
     if len(items) < 4:
