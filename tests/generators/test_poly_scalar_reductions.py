@@ -222,3 +222,31 @@ def test_cross_entropy_loss_is_a_grid_reduction_reading_the_target_once_per_row(
     assert "acc_r4 += X[(r * c) + target[r]];" in text
     card = ladder(k, text, backend="emu", dataset=dataset, seed=3)
     assert card.accepted, card.summary()
+
+
+MAP_THEN_SUM = """\
+double scale_sum(int n, const double *x, double *y)
+{
+  double sum = 0;
+  for (int i = 0; i < n; i++) {
+    y[i] = 2.0 * x[i];
+    sum += y[i];
+  }
+  return sum;
+}
+"""
+
+
+@pytest.mark.parametrize("text", [MAP_THEN_SUM, MAP_THEN_SUM.replace("    sum += y[i];\n  }", "  }\n  for (int i = 0; i < n; i++)\n    sum += y[i];")],
+                         ids=["one_loop", "two_loops"])
+def test_an_accumulators_init_runs_beside_its_loop(text, tmp_path):
+    """`sum = 0` before a loop that does not touch it (or one distributed from the loop that also
+    writes y): it runs beside its reduction loop (transform.sink_inits), so the loop is the
+    reduction form, not one thread walking i."""
+    path = tmp_path / "scale_sum.c"
+    path.write_text(text)
+    k = read_c(path)
+    source = generate(k)
+    assert "scale_sum_reduce_scalars: a reduction (+=) over i" in source and "one thread runs loop i" not in source
+    card = ladder(k, source, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()

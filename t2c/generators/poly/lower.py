@@ -21,7 +21,7 @@ from .options import DEFAULT, PolyOptions
 from .phases import phases_of
 from .running import running_sums
 from .schedule import copy_inputs, isl_tree, variants
-from .transform import distribute, fuse, fused_pair, parallel, permute, wavefront
+from .transform import distribute, fuse, fused_pair, parallel, permute, sink_inits, wavefront
 
 
 class LoweringError(RuntimeError):
@@ -140,6 +140,7 @@ def planned(an, options: PolyOptions) -> Plan:
     tree = an.program.body                               # the reference's own loop tree
     if options.loops.distribute:
         tree = distribute(an, tree, options.loops.distribute.sink_updates)   # one nest per statement group: own mapping each
+        tree = sink_inits(an, tree)                      # a scalar's initial value beside its first use
     if options.loops.permute:
         tree = permute(an, tree)                         # parallel loops outward: they become the grid
     if options.loops.fuse:

@@ -419,3 +419,40 @@ def wavefront(an: Analysis, tree: list) -> list:
     return tree
 
 
+
+
+def sink_inits(an: Analysis, tree: list) -> list:
+    """Each run of top-level statements that set local scalars from no array (`sum = 0;`) moved
+    down past the loops that touch none of them, to just before the first item that does where
+    that is a loop accumulating into one of them, and where that is legal: a reduction's initial
+    values then run beside its loops (one launch, the
+    reduction form), not alone in a one-thread launch before the loops between (`sum = 0;
+    for (i) y[i] = ...; for (i) sum += y[i];`, or that loop distributed from one that also wrote y)."""
+    local = an.program.locals
+    setting = lambda n: isinstance(n, Stmt) and n.stmt.writes() and \
+        all(a.name in local and not a.index for a in n.stmt.accesses)
+    at = 0
+    while at < len(tree):
+        end = at
+        while end < len(tree) and setting(tree[end]):
+            end += 1
+        if end == at:
+            at += 1
+            continue
+        sets = {w.name for n in tree[at:end] for w in n.stmt.writes()}
+        use = end
+        while use < len(tree) and isinstance(tree[use], Loop) and not sets & _names(tree[use]):
+            use += 1
+        trial = tree[:at] + tree[end:use] + tree[at:end] + tree[use:]
+        accumulates = use < len(tree) and isinstance(tree[use], Loop) and \
+            sets & {w.name for s in tree[use].statements() for w in s.stmt.writes()}
+        if use > end and accumulates and an.legal(trial):
+            tree = trial
+        at = use
+    return tree
+
+
+def _names(node) -> set[str]:
+    """The arrays and locals a tree item's statements access."""
+    stmts = node.statements() if isinstance(node, Loop) else [node]
+    return {a.name for s in stmts for a in s.stmt.accesses}
