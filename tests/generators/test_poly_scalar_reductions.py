@@ -237,16 +237,64 @@ double scale_sum(int n, const double *x, double *y)
 """
 
 
-@pytest.mark.parametrize("text", [MAP_THEN_SUM, MAP_THEN_SUM.replace("    sum += y[i];\n  }", "  }\n  for (int i = 0; i < n; i++)\n    sum += y[i];")],
-                         ids=["one_loop", "two_loops"])
+STORED_THEN_SUMMED = """\
+double scale_sum(int n, const double *x, double *y)
+{
+  double sum = 0;
+  for (int i = 0; i < n; i++) {
+    double s = 2.0 * x[i];
+    y[i] = s;
+    sum += s * s;
+  }
+  return sum;
+}
+"""
+
+
+@pytest.mark.parametrize("text", [MAP_THEN_SUM, MAP_THEN_SUM.replace("    sum += y[i];\n  }", "  }\n  for (int i = 0; i < n; i++)\n    sum += y[i];"),
+                                  STORED_THEN_SUMMED], ids=["one_loop", "two_loops", "stored_then_summed"])
 def test_an_accumulators_init_runs_beside_its_loop(text, tmp_path):
     """`sum = 0` before a loop that does not touch it (or one distributed from the loop that also
     writes y): it runs beside its reduction loop (transform.sink_inits), so the loop is the
-    reduction form, not one thread walking i."""
+    reduction form, not one thread walking i. A local stored and then summed (`y[i] = s; sum +=
+    s * s`) is summed as the stored element (frontends/c/stored.py), so the loop splits there."""
     path = tmp_path / "scale_sum.c"
     path.write_text(text)
     k = read_c(path)
     source = generate(k)
     assert "scale_sum_reduce_scalars: a reduction (+=) over i" in source and "one thread runs loop i" not in source
+    card = ladder(k, source, backend="emu", dataset="MINI", seed=3)
+    assert card.accepted, card.summary()
+
+
+POWER_STEP = """\
+#include <math.h>
+void power_step(int n, int iters, const double *A, double *v, double *w)
+{
+  for (int it = 0; it < iters; it++) {
+    double nrm = 0;
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int j = 0; j < n; j++) s += A[i * n + j] * v[j];
+      w[i] = s;
+      nrm += s * s;
+    }
+    nrm = sqrt(nrm);
+    for (int i = 0; i < n; i++) v[i] = w[i] / nrm;
+  }
+}
+"""
+
+
+def test_a_product_and_its_norm_in_one_loop_split(tmp_path):
+    """Power iteration's `w[i] = s; nrm += s * s;`: the norm reads w[i], so the matrix-vector
+    product leaves the loop the norm keeps in order: its rows run in parallel (they ran in one
+    thread with the norm)."""
+    path = tmp_path / "power_step.c"
+    path.write_text(POWER_STEP)
+    k = read_c(path)
+    assert "nrm += w[i] * w[i];" in k.reference
+    source = generate(k)
+    assert "power_step_update_w" in source and "power_step_seq_w" not in source
     card = ladder(k, source, backend="emu", dataset="MINI", seed=3)
     assert card.accepted, card.summary()

@@ -33,6 +33,7 @@ from .indices import inline_index_names
 from .libcalls import memory_calls_as_loops, preconditions
 from .pingpong import alternated_steps
 from .pointers import exchanged, fold_fixed_pointers
+from .stored import read_stored
 from .unrolled import rolled_loops
 from .walks import walked_pointers
 
@@ -700,6 +701,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     inline_index_names(fn.body, variable_types(fn))     # `int idx = i*m + j; a[idx]`: a[i*m + j]
     walked_pointers(fn.body, {p.name for p in params.values() if p.kind == "pointer"})   # `*y++ = ...`: y[i]
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
+    read_stored(fn.body, {**{v: TYPE_NAMES.get(resolved(t, typedefs)) for v, t in variable_types(fn).items()},
+                          **{p.name: p.dtype for p in params.values() if p.kind in ("array", "pointer")}})   # `w[i] = s; ... s`: w[i]
     memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
     asserted = preconditions(fn.body)                   # `assert(n > 0);`: a constraint, where on sizes
     rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop

@@ -427,7 +427,8 @@ def sink_inits(an: Analysis, tree: list) -> list:
     that is a loop accumulating into one of them, and where that is legal: a reduction's initial
     values then run beside its loops (one launch, the
     reduction form), not alone in a one-thread launch before the loops between (`sum = 0;
-    for (i) y[i] = ...; for (i) sum += y[i];`, or that loop distributed from one that also wrote y)."""
+    for (i) y[i] = ...; for (i) sum += y[i];`, or that loop distributed from one that also wrote y).
+    Inside a loop (a time loop's sums) the forms that take a row's or a step's sums do so already."""
     local = an.program.locals
     setting = lambda n: isinstance(n, Stmt) and n.stmt.writes() and \
         all(a.name in local and not a.index for a in n.stmt.accesses)
