@@ -5,7 +5,8 @@
 The class: the function's last statement is a counted loop `for (int t = LO; t < HI; t++)` whose
 body ends by exchanging two pointer parameters X and Y (`T *tmp = X; X = Y; Y = tmp;`, tmp also
 declared before the loop and used nowhere else), where the rest of the body B assigns none of t,
-X, Y or HI's names: a stencil's time loop over two buffers. Step t computes B with X and Y
+X, Y or the names of LO and HI, and cannot end a step early (break, continue, return): a stencil's
+time loop over two buffers. Step t computes B with X and Y
 exchanged when t - LO is odd, so the loop becomes
 
     for (int t = LO; t < HI - 1; t += 2) { {B} {B'} }      B': X and Y exchanged, t read as t + 1
@@ -55,11 +56,9 @@ def alternated_steps(fn: c_ast.FuncDef, pointers: set[str]) -> None:
     zero = isinstance(lo, c_ast.Constant) and lo.value == "0"
     count = copy.deepcopy(hi) if zero else c_ast.BinaryOp("-", copy.deepcopy(hi), copy.deepcopy(lo))
     start = c_ast.BinaryOp("*", c_ast.Constant("int", "2"), c_ast.BinaryOp("/", count, c_ast.Constant("int", "2")))
-    last = copy.deepcopy(loop)
-    last.init = copy.deepcopy(loop.init)
+    last = c_ast.For(copy.deepcopy(loop.init), c_ast.BinaryOp("<", c_ast.ID(t), copy.deepcopy(hi)),
+                     c_ast.UnaryOp("p++", c_ast.ID(t)), c_ast.Compound(copy.deepcopy(body)), loop.coord)
     _set_start(last.init, start if zero else c_ast.BinaryOp("+", copy.deepcopy(lo), start))
-    last.cond = c_ast.BinaryOp("<", c_ast.ID(t), copy.deepcopy(hi))
-    last.next, last.stmt = c_ast.UnaryOp("p++", c_ast.ID(t)), c_ast.Compound(copy.deepcopy(body))
     fn.body.block_items = [s for s in items if not any(s is d for d in declared_before)] + [last]
 
 
@@ -93,8 +92,8 @@ def _swap_loop(loop: c_ast.For, pointers: set[str]):
             or not {x, y} <= pointers:
         return None
     rest = c_ast.Compound(items[:-3])
-    names_hi = {n.name for n in walk(cond.right) if isinstance(n, c_ast.ID)}
-    if assigned(rest) & ({t, x, y, tmp} | names_hi) or any(
+    bounds = {n.name for n in walk(c_ast.ExprList([lo, cond.right])) if isinstance(n, c_ast.ID)}
+    if assigned(rest) & ({t, x, y, tmp} | bounds) or any(
             isinstance(n, c_ast.Decl) and n.name in {t, x, y, tmp} for n in walk(rest)) or _leaves(rest):
         return None
     return t, lo, cond.right, x, y, tmp
