@@ -423,11 +423,12 @@ def wavefront(an: Analysis, tree: list) -> list:
 
 def sink_inits(an: Analysis, tree: list) -> list:
     """Each run of top-level statements that set local scalars from no array (`sum = 0;`) moved
-    down past the loops that touch none of them, to just before the first item that does where
-    that is a loop accumulating into one of them, and where that is legal: a reduction's initial
-    values then run beside its loops (one launch, the
-    reduction form), not alone in a one-thread launch before the loops between (`sum = 0;
-    for (i) y[i] = ...; for (i) sum += y[i];`, or that loop distributed from one that also wrote y).
+    down past the loops that touch none of its locals and no local of another item (maps over
+    arrays, their temporaries their own), to just before the loop accumulating into one of its
+    locals, where that is legal: the initial values then run beside their reduction loop (one
+    launch, the reduction form), not alone in a one-thread launch before the maps between
+    (`sum = 0; for (i) y[i] = ...; for (i) sum += y[i];`, or that loop distributed from one that
+    also wrote y). A group of reductions stays together, and a scalar only read (a constant) stays.
     Inside a loop (a time loop's sums) the forms that take a row's or a step's sums do so already."""
     local = an.program.locals
     setting = lambda n: isinstance(n, Stmt) and n.stmt.writes() and \
@@ -442,7 +443,8 @@ def sink_inits(an: Analysis, tree: list) -> list:
             continue
         sets = {w.name for n in tree[at:end] for w in n.stmt.writes()}
         use = end
-        while use < len(tree) and isinstance(tree[use], Loop) and not sets & _names(tree[use]):
+        while use < len(tree) and isinstance(tree[use], Loop) and not sets & _names(tree[use]) \
+                and not any(_names(tree[use]) & _names(n) & set(local) for n in tree if n is not tree[use]):
             use += 1
         trial = tree[:at] + tree[end:use] + tree[at:end] + tree[use:]
         accumulates = use < len(tree) and isinstance(tree[use], Loop) and \
