@@ -86,15 +86,16 @@ def test_a_unit_step_tested_with_unequal_is_a_bound(tmp_path):
 
 
 ENUMS = """\
-enum { N = 6, M = N / 2 + 1, LAST };
-static const int K = M - 1;
+enum { N = 6, M = N / 2 + 1, LAST, SAME = LAST };
+static const int K0 = M - 1;
+static const int K = K0;
 typedef enum { SUM, MAX } op_t;
 void colsum(const double A[N][M], double s[M], double t[K])
 {
   for (int j = 0; j < M; j++) {
     s[j] = 0;
     for (int i = 0; i < N; i++)
-      s[j] += A[i][j] * (LAST - SUM);
+      s[j] += A[i][j] * (SAME - SUM);
   }
   for (int j = 0; j < K; j++)
     t[j] = s[j] + s[j + 1];

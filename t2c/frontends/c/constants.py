@@ -33,10 +33,9 @@ def inline_constants(ast: c_ast.FileAST) -> None:
         if _constant(d, values):
             typ = copy.deepcopy(d.type)
             typ.declname, typ.quals = None, []
-            init = substitute(copy.deepcopy(d.init), values)
-            value = _int(init) if typ.type.names == ["int"] else None      # an int's value, as an enumerator's
-            values[d.name] = _constant_node(value) if value is not None else \
-                c_ast.Cast(c_ast.Typename(None, [], None, typ), init)
+            cast = substitute(c_ast.Cast(c_ast.Typename(None, [], None, typ), copy.deepcopy(d.init)), values)
+            value = _int(cast.expr) if typ.type.names == ["int"] else None  # an int's value, as an enumerator's
+            values[d.name] = _constant_node(value) if value is not None else cast
     if not values:
         return
     for fn in (e for e in ast.ext if isinstance(e, c_ast.FuncDef)):
@@ -55,7 +54,8 @@ def _enumerators(typ, values: dict) -> None:
         return
     last = -1
     for e in typ.values.enumerators:
-        value = _int(substitute(copy.deepcopy(e.value), values)) if e.value is not None else last + 1
+        value = _int(substitute(c_ast.UnaryOp("+", copy.deepcopy(e.value)), values)) if e.value is not None \
+            else last + 1                            # (+E: substitute replaces children, E may be a name)
         if value is None:
             return                                   # not a constant t2c reads: the body check names it
         values[e.name] = _constant_node(value)
