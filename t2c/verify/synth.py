@@ -176,14 +176,14 @@ def smoke_points(k: Kernel) -> list[tuple[str, dict]]:
     return out
 
 
-def random_points(k: Kernel, seed: int, count: int, tag: str = "") -> list[tuple[str, dict]]:
+def random_points(k: Kernel, seed: int, count: int, tag: str = "",
+                  kinds: tuple[str, ...] = ("primes", "warp", "long", "evens")) -> list[tuple[str, dict]]:
     """Odd/prime sizes, sizes around the warp width, one long dimension past 128, even sizes
     (a ping-pong pair of buffers copied back after an even count of steps differs there alone),
-    ...; a kernel with no sizes (every extent a literal) gets `count` points of no sizes, each
-    with its own data."""
+    ... (`kinds`, in turn); a kernel with no sizes (every extent a literal) gets `count` points of
+    no sizes, each with its own data."""
     rng = np.random.default_rng(derive(seed, "points", tag))
     names = [s.name for s in k.sizes]
-    kinds = ["primes", "warp", "long", "evens"]
     out = []
     for i in range(count):
         kind = kinds[i % len(kinds)]
@@ -561,13 +561,13 @@ def build_suite(k: Kernel, seed: int, *, dataset: str = "MINI", backend: str = "
 
 
 def strengthen(suite: Suite, round_: int) -> list[Case]:
-    """More cases for the mutant gate: new random points and fresh draws at the smallest sizes
+    """More cases for the mutant gate: new random points (odd and even sizes) and fresh draws at the smallest sizes
     the constraints allow (a mutant that moves a loop bound may differ only there: cross_entropy's
     class loop cut to c - 1 matters only when c = 10 and a target is 9), every distribution at each."""
     k = suite.kernel
     dists = list(distributions(k)) + (["original"] if k.init else [])
     added = []
-    points = random_points(k, suite.seed, 2, tag=f"+{round_}")
+    points = random_points(k, suite.seed, 3, tag=f"+{round_}", kinds=("primes", "warp", "evens"))   # odd and even
     points += [(f"{label}+{round_}", sizes) for label, sizes in smoke_points(k)]
     for label, sizes in points:
         added += _point_cases(k, suite.seed, "extra", label, sizes, dists, suite.discarded,
