@@ -139,9 +139,15 @@ def dropin(k: Kernel, entry: str = "", extra: str = "") -> list[str]:
     return out
 
 
+def _table(a: Array) -> tuple[str, str]:
+    """A row table's row count and row length, as C size_t expressions."""
+    rows, cols = (f"(size_t)({e})" for e in a.shape)
+    return rows, cols
+
+
 def _rows(a: Array, way: str) -> list[str]:
     """Copy a row table's rows into its contiguous `flat_a` (gather), or back (scatter)."""
-    rows, cols = (f"(size_t)({e})" for e in a.shape)
+    rows, cols = _table(a)
     flat, row = f"flat_{a.name} + r * {cols}", f"(void *){a.name}[r]"
     pair = (flat, row) if way == "gather" else (row, flat)
     return [f"  for (size_t r = 0; r < {rows}; r++)",
@@ -149,7 +155,7 @@ def _rows(a: Array, way: str) -> list[str]:
 
 
 #: A host driver's table of row pointers over a contiguous array, for a `T **` parameter.
-ROWS_HELPER = r"""
+_ROWS_HELPER = r"""
 static void *t2c_rows(void *data, size_t rows, size_t row_bytes)
 {
   char **t = (char **)malloc((rows ? rows : 1) * sizeof *t);
@@ -159,12 +165,17 @@ static void *t2c_rows(void *data, size_t rows, size_t row_bytes)
 """
 
 
+def rows_helper(k: Kernel) -> str:
+    """The C function host_pointer calls, for a driver of a kernel with row tables ("" without)."""
+    return _ROWS_HELPER if any(a.rows for a in k.arrays) else ""
+
+
 def host_pointer(a: Array, name: str) -> str:
     """What a host caller of NAME (or of the reference) passes for array `a` held contiguously at
-    `name`: a table of its row pointers for a row table (ROWS_HELPER), else `name`."""
+    `name`: a table of its row pointers for a row table (rows_helper), else `name`."""
     if not a.rows:
         return name
-    rows, cols = (f"(size_t)({e})" for e in a.shape)
+    rows, cols = _table(a)
     return f"({a.dtype} **)t2c_rows({name}, {rows}, {nbytes(a.dtype, cols)})"
 
 

