@@ -4,7 +4,11 @@
     RET NAME_device(params)    the same parameters, every array a device pointer
 
 The parameters are the kernel's `params` in order: a size is `int` (NAME: as the user declared it), an input scalar its type
-by value, an array a pointer to its element type (`Param`).  This module gives their records,
+by value, an array a pointer to its element type (`Param`).  An array the user's function reads
+as a file-scope variable (`Array.file_scope`: `float a[LEN]; void s000(void)`) is no parameter of
+NAME, which reaches the user's variable by its name (`extern "C"`); NAME_device and the
+reference take it as any other array, and a driver calls NAME through `NAME_all`, which holds
+the variables (`file_scope_shim`).  This module gives their records,
 the declarations of both entry points, the argument lists that call them, each array's element
 and byte counts as C expressions, and the drop-in body (allocate, copy in, call NAME_device,
 copy back what is written, free).  The candidate printers, the candidate and reference drivers,
@@ -52,7 +56,22 @@ def param(k: Kernel, name: str, suffix: str = "_device") -> Param:
 
 
 def params(k: Kernel, suffix: str = "_device") -> tuple[Param, ...]:
-    return tuple(param(k, p, suffix) for p in k.params)
+    outside = {a.name for a in file_scope(k)} if not suffix else set()
+    return tuple(param(k, p, suffix) for p in k.params if p not in outside)
+
+
+def file_scope(k: Kernel) -> list[Array]:
+    """The arrays NAME reads and writes as the user's file-scope variables."""
+    return [a for a in k.arrays if a.file_scope]
+
+
+def _variable(a: Array) -> str:
+    return f"{a.dtype} {a.name}" + "".join(f"[{e}]" for e in a.shape)
+
+
+def file_scope_declaration(a: Array) -> str:
+    """How a drop-in declares the user's file-scope array `a` (`extern "C" float a[32000];`)."""
+    return f'extern "C" {_variable(a)};'
 
 
 def param_list(k: Kernel, suffix: str = "_device") -> str:
@@ -114,7 +133,8 @@ def dropin(k: Kernel, entry: str = "", extra: str = "") -> list[str]:
     cell a candidate fails to write shows, never the values of an earlier call.  A row table
     (`T **a`) goes through contiguous host rows `flat_a`, gathered before and scattered after."""
     ret = result_type(k)
-    out = [head(k), "{"]
+    out = [f"{file_scope_declaration(a)}   /* the user's file-scope array */" for a in file_scope(k)]
+    out += [head(k), "{"]
     host = {a.name: f"flat_{a.name}" if a.rows else a.name for a in k.arrays}
     for a in k.arrays:
         fill = f"  cudaMemset(dev_{a.name}, 0xff, bytes_{a.name});   /* written whole: nothing to copy in */" \
@@ -137,6 +157,31 @@ def dropin(k: Kernel, entry: str = "", extra: str = "") -> list[str]:
         out.append("  return result;")
     out.append("}")
     return out
+
+
+def dropin_call(k: Kernel, pointer: Callable[[Array], str] = lambda a: a.name) -> str:
+    """A driver's call of the drop-in NAME with every array at `pointer(array)`: through
+    `NAME_all` (file_scope_shim) where NAME reads file-scope arrays."""
+    return call(k, "_all" if file_scope(k) else "", pointer)
+
+
+def file_scope_shim(k: Kernel) -> str:
+    """For a driver of a kernel over file-scope arrays ("" for others): the variables themselves
+    (the user's program defines them; here the driver does) and `NAME_all`, NAME with every
+    array as a parameter: it copies the arrays NAME reads into the variables, calls NAME, and
+    copies the variables it writes back."""
+    mine = {a.name: a for a in file_scope(k)}
+    if not mine:
+        return ""
+    ps = ", ".join(str(Param(f"t2c_{p}", mine[p].dtype, pointer=True)) if p in mine else str(param(k, p, ""))
+                   for p in k.params)
+    inner = f"{k.name}({', '.join(p.name for p in params(k, ''))})"
+    return "\n".join(["", 'extern "C" {', *(f"{_variable(a)};" for a in mine.values()), "}",
+                      f"static {result_type(k)} {k.name}_all({ps})", "{",
+                      *(f"  memcpy({a}, t2c_{a}, sizeof {a});" for a, x in mine.items() if x.intent != "out"),
+                      f"  const {result_type(k)} result = {inner};" if k.returns else f"  {inner};",
+                      *(f"  memcpy(t2c_{a}, {a}, sizeof {a});" for a, x in mine.items() if x.intent != "in"),
+                      *(["  return result;"] if k.returns else []), "}", ""])
 
 
 def _table(a: Array) -> tuple[str, str]:

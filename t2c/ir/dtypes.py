@@ -9,6 +9,9 @@ DTYPES = {
     "int": (4, "int32"),
     "unsigned": (4, "uint32"),
     "long": (8, "int64"),
+    "unsigned long": (8, "uint64"),
+    "short": (2, "int16"),
+    "unsigned short": (2, "uint16"),
     "char": (1, "int8"),
     "unsigned char": (1, "uint8"),
     "bool": (1, "bool"),                # C's _Bool (stdbool.h's bool), CUDA's bool: 0 or 1

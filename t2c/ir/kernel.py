@@ -87,6 +87,8 @@ class Array:
     rows: bool = False           # the user's function takes it as a table of row pointers
                                  # (`T **a`, rank 2): the drop-in and the host drivers pass one,
                                  # over rows that are contiguous everywhere else (NAME_device)
+    file_scope: bool = False     # the user's function reads it as a file-scope array: NAME takes no
+                                 # parameter for it (ir/abi.py); NAME_device and the reference do
 
     @property
     def rank(self) -> int:

@@ -38,7 +38,8 @@ def to_dict(k: Kernel) -> dict:
         d["constraints"] = list(k.constraints)
     d["scalars"] = {s.name: {"dtype": s.dtype, "intent": s.intent} for s in k.scalars}
     d["arrays"] = {a.name: {"dtype": a.dtype, "shape": list(a.shape), "intent": a.intent}
-                   | ({"const": True} if a.const else {}) | ({"rows": True} if a.rows else {}) for a in k.arrays}
+                   | ({"const": True} if a.const else {}) | ({"rows": True} if a.rows else {})
+                   | ({"file_scope": True} if a.file_scope else {}) for a in k.arrays}
     d["domains"] = [{"target": x.target, "kind": x.kind}
                     | ({"low": x.low} if x.low is not None else {})
                     | ({"high": x.high} if x.high is not None else {}) for x in k.domains]
@@ -68,7 +69,7 @@ def from_dict(d: dict) -> Kernel:
         scalars = tuple(Scalar(n, s["dtype"], s.get("intent", "in"))
                         for n, s in (d.get("scalars") or {}).items())
         arrays = tuple(Array(n, a["dtype"], tuple(str(e) for e in a.get("shape", ())), a["intent"],
-                             bool(a.get("const")), bool(a.get("rows")))
+                             bool(a.get("const")), bool(a.get("rows")), bool(a.get("file_scope")))
                        for n, a in (d.get("arrays") or {}).items())
         domains = tuple(Domain(x["target"], x["kind"], x.get("low"), x.get("high"))
                         for x in d.get("domains") or ())

@@ -231,7 +231,7 @@ def candidate_driver(k: Kernel) -> str:
                                    *resize]),
                *load("t2c_sub"),
                cgen.if_("t2c_on_device", [*copies("", "d_", "cudaMemcpyHostToDevice"), dev_call, *from_device()],
-                     [keep(abi.call(k, "", lambda a: abi.host_pointer(a, a.name))), synced]),
+                     [keep(abi.dropin_call(k, lambda a: abi.host_pointer(a, a.name))), synced]),
                *store("t2c_sub")),
         "return 0;"])
     # bench: REPS timed calls after two warm-ups, fresh inputs and a cold L2 before each.  The
@@ -290,7 +290,7 @@ def candidate_driver(k: Kernel) -> str:
         *(cgen.decl(f"{a.dtype} **t_{a.name}", abi.host_pointer(a, f"e_{a.name}")) for a in arrays if a.rows),
         r"""T2C_CHECK(cudaDeviceSynchronize());
             T2C_CHECK(cudaEventRecord(t2c_e0));""",     # (a row table is the caller's: built untimed)
-        cgen.expr(abi.call(k, "", lambda a: f"t_{a.name}" if a.rows else f"e_{a.name}")),
+        cgen.expr(abi.dropin_call(k, lambda a: f"t_{a.name}" if a.rows else f"e_{a.name}")),
         r"""T2C_CHECK(cudaEventRecord(t2c_e1));
             T2C_CHECK(cudaEventSynchronize(t2c_e1));
             float t2c_e2e = 0;
@@ -300,7 +300,7 @@ def candidate_driver(k: Kernel) -> str:
     main = cgen.function("int main(int argc, char **argv)", setup, checks, bench)
     return cgen.render(cgen.program(DRIVER_PRELUDE, *abi.headers(k), abi.rows_helper(k),
                                     abi.declaration(k), abi.declaration(k, "_device"),
-                                    "",
+                                    abi.file_scope_shim(k), "",
                               main))
 
 

@@ -472,11 +472,15 @@ int main(void) { static double x[N]; init(N, x); twice(N, x); printf("%f\\n", x[
 
 def test_a_kernel_comment_picks_the_kernel_of_a_program(tmp_path):
     """A whole program (main, an init, the kernel): `// t2c: kernel` above a function picks it,
-    in batch too (no --function there); unmarked, the error says to mark it."""
+    in batch too (no --function there); unmarked, the kernel is the function that reads arrays
+    (init only fills x), and with two such the error says to mark one."""
     from t2c.engine.batch import discover
     path = tmp_path / "program.c"
     path.write_text(PROGRAM.replace("MARK", ""))
-    with pytest.raises(UserError, match="several candidate kernels: init, twice.*t2c: kernel"):
+    assert read_c(path).name == "twice"
+    path.write_text(PROGRAM.replace("MARK", "void half(int n, double *x) { for (int i = 0; i < n; i++) x[i] /= 2; }")
+                    .replace("twice(N, x);", "twice(N, x); half(N, x);"))
+    with pytest.raises(UserError, match="several candidate kernels: half, twice.*t2c: kernel"):
         read_c(path)
     notes = []
     assert discover([tmp_path], notes.append) == [] and "`// t2c: kernel`" in notes[0]

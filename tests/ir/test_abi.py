@@ -137,18 +137,17 @@ def test_the_dropin_declares_sizes_as_the_user_does(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-def test_a_size_t_that_bounds_nothing_is_refused_by_name(tmp_path):
-    """size_t is taken for a size only; as a value (a seed, a scale) the error names it and says so."""
-    import pytest
-
-    from t2c.errors import UserError
+def test_a_size_t_that_bounds_nothing_is_a_value_of_its_own_type(tmp_path):
+    """size_t as a value (a seed, a scale), not a size: an unsigned long scalar, which both
+    entry points take as such (an unsigned 64-bit value, never narrowed to an int)."""
     from t2c.frontends.c import read_c
+    from t2c.ir import abi
     src = tmp_path / "seed.c"
     src.write_text("/* t2c: size n */\n#include <stddef.h>\nvoid f(int n, size_t seed, float *x)\n{\n"
                    "  for (int i = 0; i < n; i++)\n    x[i] = x[i] * seed;\n}\n")
-    with pytest.raises(UserError) as e:
-        read_c(src)
-    assert (e.value.line, "'seed'") == (3, e.value.message[:6]) and "for a parameter that bounds" in e.value.hint
+    k = read_c(src)
+    assert [(s.name, s.dtype) for s in k.scalars] == [("seed", "unsigned long")]
+    assert abi.declaration(k, "_device") == 'extern "C" void f_device(int n, unsigned long seed, float *x);'
 
 
 def test_a_cell_the_device_code_leaves_unwritten_shows_through_the_dropin(tmp_path):

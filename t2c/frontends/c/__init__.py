@@ -24,6 +24,8 @@ from ...ir.kernel import eval_extent
 from . import locate as _locate
 from ...ir.csyntax import cprint, parse_c, reference_tree, walk as _walk
 from .constants import inline_constants
+from .filescope import file_scope_arrays
+from .structs import flat_structs
 from .helpers import carried, defined_functions
 from .inline import inline_array_helpers
 from .normalize import normalize, prototyped, resolved
@@ -367,6 +369,8 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         raise UserError(f"function '{site.name}' disappears after preprocessing", file=shown,
                         line=site.line, hint="do not hide the kernel's definition behind macros")
     prototyped(fn)                                       # K&R `f(n, a) int n; double *a;`: f(int n, double *a)
+    scoped = file_scope_arrays(ast, fn)                  # `float a[LEN]; void s000(void)`: a as a parameter
+    flat = flat_structs(ast, fn, typedefs)               # `const body *b` (double x, y, z): b[i].y is b[i * 3 + 1]
 
     unknown = sorted(set(size_notes) - {p.name for p in (fn.decl.type.args.params if fn.decl.type.args else ())
                                          if getattr(p, "name", None)})
@@ -379,12 +383,13 @@ def _read_c(path: Path, function: str | None) -> Kernel:
     read = normalize(fn, typedefs, enums, shapes, intents, set(size_notes), {h.name: h for h in helpers},
                      {d.target for d in dom_notes})
     params, size_names, scalars, arrays, strides = read.params, read.sizes, read.scalars, read.arrays, read.strides
+    arrays = [replace(a, file_scope=True) if a.name in scoped else a for a in arrays]
     reference = "".join(h.text for h in helpers) + read.reference
     lines = reference_lines(reference, [_find_function(ast, h.name) for h in helpers] + [read.function],
                             str(path.resolve()), shown, site.name)
     sizes = stride_presets(read_presets(path.resolve(), size_names, size_notes, declared_types(fn, typedefs)),
                            strides)
-    init = None if any(a.rows for a in arrays) else \
+    init = None if flat or any(a.rows or a.file_scope for a in arrays) else \
         original_init(ast, site.name, params, _param_types(fn, scalars, arrays), names, set(size_names))   # (a row table: its init builds rows of its own)
     if not constraints:
         constraints = [f"{s} >= 1" for s in size_names if s not in strides]

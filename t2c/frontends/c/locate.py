@@ -16,6 +16,7 @@ import tree_sitter
 import tree_sitter_c
 
 from ...errors import NoKernel, UserError
+from .normalize import IO_FUNCTIONS
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class FunctionSite:
     annotations: tuple[tuple[int, str], ...]   # (line, text after "t2c:")
     calls: frozenset[str] = frozenset()        # names of the functions it calls
     marked: bool = False                       # a `t2c: kernel` comment above or inside it
+    reads: bool = True                         # it reads an element (`a[i]` not only assigned, `*p`)
 
 
 @lru_cache(maxsize=1)
@@ -102,9 +104,26 @@ def locate(source: bytes, filename: str) -> list[FunctionSite]:
                for k, line in enumerate(ctext.splitlines()) if (m := _ANNOT.search(line)) and m.group(1)]
         marked = any(text.split() == ["kernel"] for _, text in own + (file_notes if fn is ordered[0] else []))
         sites.append(FunctionSite(name, start, fn.start_point[1] + 1, end, is_static, has_scop,
-                                  tuple(file_notes + own), frozenset(_calls(fn)), marked))
+                                  tuple(file_notes + own), frozenset(_calls(fn)), marked, _reads(fn)))
         prev_end = end
     return sites
+
+
+def _reads(node) -> bool:
+    """Whether the function reads an array element or through a pointer: any `x[e]` or `*p`
+    but the left side of a plain `=` (whose subscripts may read: `a[idx[i]] = 0`)."""
+    if node.type == "subscript_expression" or node.type == "pointer_expression" and node.text[:1] == b"*":
+        parent = node.parent
+        if not (parent is not None and parent.type == "assignment_expression"
+                and parent.child_by_field_name("left") == node
+                and parent.child_by_field_name("operator").text == b"="):
+            return True
+        while node.type == "subscript_expression":          # a store: only its subscripts read
+            if _reads(node.child_by_field_name("index")):
+                return True
+            node = node.child_by_field_name("argument")
+        return node.type == "pointer_expression" and _reads(node.child_by_field_name("argument"))
+    return any(_reads(c) for c in node.children)
 
 
 def _calls(node):
@@ -132,8 +151,12 @@ def choose(sites: list[FunctionSite], filename: str, function: str | None) -> Fu
         raise NoKernel("no kernel function found: the #pragma scop region is in main", file=filename,
                         line=scop_main.line, hint="move the loop nest into a function that main calls")
     called = {c for s in functions if s.name != "t2c_init" for c in s.calls - {s.name}}
+    # A program's own set-up and output are no kernels: a function that prints, or that fills
+    # arrays without reading any (`init(void) { a[i] = 1.0 / (i + 1); }`).
+    setup = lambda s: bool(s.calls & IO_FUNCTIONS) or not s.reads
     for rule in (lambda s: s.marked, lambda s: s.has_scop, lambda s: s.name.startswith("kernel_"),
-                 lambda s: s.name not in called, lambda s: True):
+                 lambda s: s.name not in called and not setup(s), lambda s: s.name not in called,
+                 lambda s: True):
         picked = [s for s in functions if rule(s)]
         if len(picked) == 1:
             return picked[0]

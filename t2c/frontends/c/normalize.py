@@ -59,7 +59,11 @@ SIZE_TYPES = {" ".join(sorted(t.split())) for t in (
     "long long", "long long int", "unsigned long long", "unsigned long long int", "signed long")}
 TYPE_NAMES = {"double": "double", "float": "float", "int": "int", "signed int": "int",
               "unsigned": "unsigned", "unsigned int": "unsigned", "long": "long",
-              "long int": "long", "char": "char", "signed char": "char",
+              "long int": "long", "signed long": "long", "long long": "long", "long long int": "long",
+              "unsigned long": "unsigned long", "unsigned long int": "unsigned long",
+              "unsigned long long": "unsigned long", "unsigned long long int": "unsigned long",
+              "short": "short", "short int": "short", "signed short": "short", "unsigned short": "unsigned short",
+              "unsigned short int": "unsigned short", "char": "char", "signed char": "char",
               "unsigned char": "unsigned char", "_Bool": "bool", "bool": "bool", **{t: t for t in HALF_DTYPES}}
 
 
@@ -89,12 +93,12 @@ def base_type(type_node, typedefs, where) -> str:
     if names.split()[0] in ("struct", "union"):            # a typedef of one (_read_c)
         fail(where, f"'{where.name}' has the type '{written}', a {names.split()[0]}",
              "pass each field as its own scalar or array (an array of structs as one array per field)")
+    names = next((t for t in TYPE_NAMES if sorted(t.split()) == sorted(names.split())), names)   # `long unsigned`
     if names not in TYPE_NAMES:
         fail(where, f"'{where.name}' has the type '{written}'" + (f" ({names})" if names != written else "")
              + ", which t2c does not take for a parameter or a result",
-             "declare it double, float, int, long, unsigned, char or bool (__half, __nv_bfloat16 for 16-bit "
-             "floats); a size or a count as int or long (size_t too, for a parameter that bounds a loop "
-             "or an extent)")
+             "declare it double, float, an integer type (char to long, signed or unsigned) or bool "
+             "(__half, __nv_bfloat16 for 16-bit floats)")
     return TYPE_NAMES[names]
 
 
@@ -292,11 +296,11 @@ class BodyCheck(c_ast.NodeVisitor):
             fail(node, "taking an address is not supported in a kernel",
                  "index arrays directly instead of passing pointers around")
         if node.op in ("++", "--", "p++", "p--"):
-            self._write(node.expr)
+            self._write(node.expr, node)
         self.generic_visit(node)
 
     def visit_Assignment(self, node):
-        self._write(node.lvalue)
+        self._write(node.lvalue, node)
         self.generic_visit(node)
 
     def visit_ID(self, node):
@@ -305,7 +309,7 @@ class BodyCheck(c_ast.NodeVisitor):
                 and n not in self.globals_ok:
             fail(node, f"'{n}' is a global variable", "pass it to the kernel as a parameter")
 
-    def _write(self, target):
+    def _write(self, target, by=None):
         if (name := array_name(target)) in self.statics:
             fail(target, f"'{self.fn_name}' writes its static local '{name}': it keeps its value from one call "
                  "to the next, so the result would depend on the calls before this one, as with a written global",
@@ -317,6 +321,11 @@ class BodyCheck(c_ast.NodeVisitor):
                      "must compute from its parameters alone", "pass it as a parameter, or use a local")
             if p and p.kind == "int":
                 self.written_ints.setdefault(target.name, target)
+            if p and p.kind == "pointer" and self._moves(by):
+                fail(target, f"pointer parameter '{p.name}' is moved in a way t2c does not read as subscripts",
+                     f"index it from where it starts ({p.name}[i]), or move it once per iteration of a for "
+                     f"loop (`*{p.name}++` or `{p.name} += step` in the loop's body), with a size parameter "
+                     "for the count")
         elif isinstance(target, c_ast.ArrayRef):
             pass              # a data-dependent subscript is the analysis's to judge (analysis/model.py)
         elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
@@ -326,6 +335,13 @@ class BodyCheck(c_ast.NodeVisitor):
         else:
             fail(target, f"assignment to '{cprint(target)}' is not supported",
                  "assign to a local variable, an array element (a[i]) or *p of a pointer parameter")
+
+    @staticmethod
+    def _moves(by) -> bool:
+        """Whether write `by` of a pointer is arithmetic on it (`p++`, `p += k`), not one pointer
+        assigned another (ping-pong buffers, pointers.exchanged)."""
+        return isinstance(by, c_ast.UnaryOp) or isinstance(by, c_ast.Assignment) and (
+            by.op != "=" or not isinstance(by.rvalue, (c_ast.ID, c_ast.TernaryOp)))
 
     @staticmethod
     def _names_in(node, into):
@@ -585,7 +601,8 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
     h - 1 rows it touches, whole). None otherwise (the extent stays flat). The model then reads
     each subscript as a[r][c] where c provably stays in its row (analysis/delinearize.py), and
     keeps the kernel's flat indexing where not. A leading dimension (`strides`: cols >= b) has its
-    last row reached to b: `lda*n - lda + m`, with lda >= m, is n rows. Where every loop
+    last row reached to b: `lda*n - lda + m`, with lda >= m, is n rows (as BLAS sizes a matrix,
+    lda * n); an increment (b = 1) keeps the flat extent, as BLAS sizes a vector. Where every loop
     variable's term in every subscript has a common factor k > 1 (`out[2*(i*m + j) + u]`:
     interleaved pairs), a row is k * cols elements. The rows split again where each subscript's row
     part does (`a[(i*n + j)*n + k]` over n * n * n: [n][n][n])."""
@@ -594,6 +611,8 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
         return None
     cols = inner.pop()
     for b in (strides or {}).get(cols, ()):          # a leading dimension: its last row, to b, in part
+        if b.terms == {(): 1}:                        # an increment (`x[i*incx]`): BLAS sizes the vector
+            return None                              # 1 + (n - 1) * incx, its flat extent, not n rows
         rows = _rows(extent - b, cols, sizes)
         if rows is not None and rows.vars():
             return (rows + Poly.const(1)).to_c(), cols
@@ -740,8 +759,8 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
         and p.name not in check.written_ints and p.name not in given_domains}, helpers)
     sizes += [p for p in params if p in strides]
     for p in params.values():
-        if p.size_only and p.name not in sizes:
-            base_type(p.node.type.type, typedefs, p.node)    # its type's message: t2c takes it for sizes only
+        if p.size_only and p.name not in sizes:            # a scalar of its own type (`size_t k`: unsigned long)
+            p.dtype = base_type(p.node.type.type, typedefs, p.node)
     for s in sizes:
         if s in check.written_ints:
             fail(check.written_ints[s], f"size parameter '{s}' is modified in the kernel",

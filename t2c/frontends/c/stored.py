@@ -1,4 +1,5 @@
-"""A local stored into an array element, read after the store as that element.
+"""A local stored into an array element, read after the store as that element, or as its own
+definition where the store changes it.
 
     read_stored(body, types) -> None      (rewrites `body` in place)
 
@@ -10,6 +11,11 @@ and its norm in one loop). Each such read of v becomes `A[e]`, the same value (t
 the store rounds nothing). v's scalar web then ends at the store, so poly may split the loop there:
 the map in parallel, the sum a grid reduction. Anything else is left as written (a read elsewhere
 keeps its register).
+
+Where the store is not v itself (`d[i] = (short)v;`, `y[i] = 2 * v;`), a local defined in the
+block as `T v = E;`, E pure (names, constants, elements, casts and operators) and nothing it
+reads assigned or written after it in the block, is read in those folds as `(T)(E)`: the same
+value computed again, so the fold no longer waits on the map's statement either.
 """
 from __future__ import annotations
 
@@ -26,6 +32,42 @@ def read_stored(body: c_ast.Node, types: dict[str, str]) -> None:
     for n in list(walk(body)):
         if isinstance(n, c_ast.Compound) and n.block_items:
             _forwarded(n.block_items, types)
+            _recomputed(n.block_items)
+
+
+_PURE = (c_ast.ID, c_ast.Constant, c_ast.ArrayRef, c_ast.Cast, c_ast.Typename, c_ast.TypeDecl,
+         c_ast.IdentifierType, c_ast.BinaryOp, c_ast.TernaryOp)
+
+
+def _recomputed(items: list) -> None:
+    for k, s in enumerate(items):
+        if not (isinstance(s, c_ast.Decl) and s.init is not None and isinstance(s.type, c_ast.TypeDecl)
+                and isinstance(s.type.type, c_ast.IdentifierType)):
+            continue
+        v, e = s.name, s.init
+        if not all(isinstance(x, _PURE) or isinstance(x, c_ast.UnaryOp) and x.op in ("-", "+", "!", "~")
+                   for x in walk(e)):
+            continue
+        rest = c_ast.Compound(items[k + 1:])
+        read = names(e)
+        if v in assigned(rest) or read & assigned(rest) or any(_writes(rest, a) for a in read) \
+                or any(isinstance(x, c_ast.Decl) and x.name in read | {v} for x in walk(rest)):
+            continue
+        folds = [f for f in _folds(rest) if any(isinstance(x, c_ast.ID) and x.name == v for x in walk(f.rvalue))]
+        stored = any(isinstance(x, c_ast.Assignment) and x.op == "=" and array_name(x.lvalue) is not None
+                     and not isinstance(x.lvalue, c_ast.ID) and v in names(x.rvalue) for x in walk(rest))
+        if folds and stored:                          # a map beside the fold: the fold computes v again
+            value = c_ast.Cast(c_ast.Typename(None, [], None, copy.deepcopy(s.type)), copy.deepcopy(e))
+            value.to_type.type.declname = None
+            for f in folds:                           # (substitute replaces children: a holder for `t += v`)
+                holder = c_ast.ExprList([f.rvalue])
+                substitute(holder, {v: value})
+                f.rvalue = holder.exprs[0]
+
+
+def _folds(node) -> list:
+    return [n for n in walk(node) if isinstance(n, c_ast.Assignment) and n.op in ("+=", "-=", "*=")
+            and isinstance(n.lvalue, c_ast.ID)]
 
 
 def _forwarded(items: list, types: dict) -> None:
@@ -47,8 +89,7 @@ def _forwarded(items: list, types: dict) -> None:
 
 def _folded_only(node, v: str) -> bool:
     """Whether every read of v under `node` is in the value of a compound assignment to a scalar."""
-    folds = [n for n in walk(node) if isinstance(n, c_ast.Assignment) and n.op in ("+=", "-=", "*=")
-             and isinstance(n.lvalue, c_ast.ID)]
+    folds = _folds(node)
     inside = {id(x) for f in folds for x in walk(f.rvalue)}
     return all(id(x) in inside for x in walk(node) if isinstance(x, c_ast.ID) and x.name == v)
 

@@ -1,16 +1,19 @@
-"""Pointer parameters walked with `*p++` through a loop nest, read as the subscripts they reach.
+"""Pointer parameters walked through a loop nest (`*p++`, `p += s`), read as the subscripts they reach.
 
     walked_pointers(body, pointers) -> None      (rewrites `body` in place)
 
-The class: every use of pointer parameter p is `*p++`, each in its own statement of the innermost
-loop's body (not under `?:`, `&&` or `||`, nor in a nested block), in a nest of for loops
-`for (v = lo; v < hi; v++)` (or `<=`) that no loop encloses, each inner loop a statement of its
-parent's body, no bound reading a variable of the nest or a name the nest assigns, and no
-`continue`: `for (i...) for (j...) *y++ = a * *x++;` as C written for a CPU walks its arrays.
-With k uses per innermost iteration, the u-th use (from 0, in order) reads element
-k * (the iteration's position in the nest, row-major) + u, which is what p had advanced to:
-`*p++` becomes `p[k * ((i - lo_i) * (hi_j - lo_j) + (j - lo_j)) + u]`. p is not used after the
-nest, so where it ends does not matter. Anything else is left as written (refused as before).
+The class: pointer parameter p moves only in statements of one loop L's body (or in L's header
+after its counter, `for (i = 0; i < n; i++, p += s)`): `*p++` as an access, or `p++`, `++p`,
+`p += s`, `p = p + s` as a statement of its own, each such statement moving it once, not under
+`?:`, `&&`, `||` or a branch.  Its other uses are `*p` and `p[c]`, anywhere in L's body.  The
+loops enclosing L and L itself are for loops `for (v = lo; v < hi; v++)` (or `<=`), each a
+statement of its parent's body, no bound or step reading a variable of the nest or a name it
+assigns, and no `continue`: `for (i...) { *dst++ = *src; src += stride; }` or
+`for (i...) { for (j...) s += p[j] * x[j]; p += n; }` as C written for a CPU walks its arrays.
+With K the sum of one iteration's steps and P the iteration's position in the nest (row-major),
+a use after steps adding up to o reads `p[K * P + o (+ c)]`; the moving statements go.  p is not
+used after the nest, so where it ends does not matter.  Anything else is left as written
+(refused as before).
 """
 from __future__ import annotations
 
@@ -25,41 +28,122 @@ _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
 def walked_pointers(body: c_ast.Compound, pointers: set[str]) -> None:
     for p in sorted(pointers):
-        uses = [n for n in walk(body) if _walk_of(n, p)]
-        if uses and len(uses) == sum(isinstance(n, c_ast.ID) and n.name == p for n in walk(body)):
-            _rewrite(body, p, uses)
+        if not any(_moves(n, p) for n in walk(body)):
+            continue
+        trial = copy.deepcopy(body)                   # the header's steps move into the body first
+        _steps_into_bodies(trial, p)
+        if _rewrite(trial, p):
+            body.block_items = trial.block_items
 
 
 def _walk_of(n, p: str) -> bool:
     """`n` is `*p++`."""
     return isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.UnaryOp) \
-        and n.expr.op == "p++" and isinstance(n.expr.expr, c_ast.ID) and n.expr.expr.name == p
+        and n.expr.op == "p++" and _is_id(n.expr.expr, p)
 
 
-def _rewrite(body, p: str, uses: list) -> None:
-    nest = _nest(body, uses[0])
+def _step(n, p: str):
+    """The amount `n` moves p by as an expression of its own (`p++`, `++p`, `p += s`, `p = p + s`), else None."""
+    if isinstance(n, c_ast.UnaryOp) and n.op in ("p++", "++") and _is_id(n.expr, p):
+        return c_ast.Constant("int", "1")
+    if isinstance(n, c_ast.Assignment) and _is_id(n.lvalue, p):
+        if n.op == "+=":
+            return n.rvalue
+        r = n.rvalue
+        if n.op == "=" and isinstance(r, c_ast.BinaryOp) and r.op == "+" and (_is_id(r.left, p) or _is_id(r.right, p)):
+            return r.right if _is_id(r.left, p) else r.left
+    return None
+
+
+def _moves(n, p: str) -> bool:
+    return _walk_of(n, p) or _step(n, p) is not None
+
+
+def _movers(root, p: str) -> list:
+    """Each `*p++` and each step under `root` (a `*p++`'s own `p++` not again)."""
+    inner = {id(n.expr) for n in walk(root) if _walk_of(n, p)}
+    return [n for n in walk(root) if _moves(n, p) and id(n) not in inner]
+
+
+def _steps_into_bodies(root, p: str) -> None:
+    """`for (i = 0; i < n; i++, p += s) S` as `for (i = 0; i < n; i++) { S p += s; }` (no `continue` in S)."""
+    for f in walk(root):
+        if isinstance(f, c_ast.For) and isinstance(f.next, c_ast.ExprList) and len(f.next.exprs) > 1 \
+                and not any(isinstance(n, c_ast.Continue) for n in walk(f.stmt)):
+            moved = [e for e in f.next.exprs[1:] if _step(e, p) is not None]
+            if moved:
+                kept = [e for e in f.next.exprs if not any(e is m for m in moved)]
+                f.next = kept[0] if len(kept) == 1 else c_ast.ExprList(kept, f.next.coord)
+                f.stmt = c_ast.Compound([*block_items(f.stmt), *moved], f.stmt.coord)
+
+
+def _rewrite(body, p: str) -> bool:
+    movers = _movers(body, p)
+    nest = _nest(body, movers[0])
     if not nest:
-        return
-    stmts = block_items(nest[-1].stmt)
-    holders = [next((s for s in stmts if any(x is u for x in walk(s))), None) for u in uses]
-    if None in holders or len({id(h) for h in holders}) != len(uses) or any(_hidden(h, u) for h, u in zip(holders, uses)):
-        return
+        return False
+    loop = nest[-1]
+    stmts = block_items(loop.stmt)
     ranges = [_range(f) for f in nest]
-    written = assigned(nest[0])
+    written = assigned(nest[0]) - {p}
     loop_vars = {r[0] for r in ranges if r}
     if None in ranges or any(names(lo, hi) & (written | loop_vars) for _, lo, hi in ranges) \
-            or any(isinstance(n, c_ast.Continue) for f in nest for n in walk(f.stmt)):
-        return
+            or any(isinstance(n, c_ast.Continue) for f in nest for n in walk(f.stmt)) \
+            or _count(body, p) != _count(loop.stmt, p):
+        return False
     for outer, inner in zip(nest, nest[1:]):
         if not any(s is inner for s in block_items(outer.stmt)):
-            return
+            return False
+    offset, uses, gone, found = c_ast.Constant("int", "0"), [], [], 0
+    for s in stmts:                                   # in source order: where p stands at each use
+        if (amount := _step(s, p)) is not None:
+            if names(amount) & (written | loop_vars) or _count(s, p) != _count(amount, p) + (1 if s.op != "=" else 2):
+                return False
+            offset, found = _add(offset, amount), found + 1
+            gone.append(s)
+            continue
+        walks = [n for n in walk(s) if _walk_of(n, p)]
+        if walks:
+            if len(walks) > 1 or _count(s, p) != 1 or _hidden(s, walks[0]):
+                return False
+            uses.append((walks[0], offset, None))
+            offset, found = _add(offset, c_ast.Constant("int", "1")), found + 1
+            continue
+        reads = [(n, offset, None) for n in walk(s) if isinstance(n, c_ast.UnaryOp) and n.op == "*" and _is_id(n.expr, p)] \
+            + [(n, offset, n.subscript) for n in walk(s) if isinstance(n, c_ast.ArrayRef) and _is_id(n.name, p)]
+        if len(reads) != _count(s, p) or _movers(s, p):
+            return False
+        uses += reads
+    if found != len(movers) or gone and not isinstance(loop.stmt, c_ast.Compound):
+        return False
     position = None
     for v, lo, hi in ranges:                          # row-major: ((i - lo_i) * N_j + (j - lo_j)) ...
         here = _bin("-", c_ast.ID(v), lo)
         position = here if position is None else _bin("+", _bin("*", position, _span(lo, hi)), here)
-    for u, use in enumerate(uses):                    # in source order, one per statement
-        index = _bin("+", _bin("*", c_ast.Constant("int", str(len(uses))), position), c_ast.Constant("int", str(u)))
-        _replace(nest[-1], use, c_ast.ArrayRef(c_ast.ID(p), index, use.coord))
+    base = _bin("*", offset, position)
+    for use, at, extra in uses:
+        index = _add(_add(base, at), extra) if extra is not None else _add(base, at)
+        _replace(loop, use, c_ast.ArrayRef(c_ast.ID(p), index, use.coord))
+    if gone:
+        loop.stmt.block_items = [s for s in stmts if not any(s is g for g in gone)]
+    return True
+
+
+def _count(node, p: str) -> int:
+    return sum(_is_id(n, p) for n in walk(node))
+
+
+def _is_id(n, p: str) -> bool:
+    return isinstance(n, c_ast.ID) and n.name == p
+
+
+def _add(a, b):
+    """`a + b`, constants folded and `+ 0` left out."""
+    if isinstance(a, c_ast.Constant) and isinstance(b, c_ast.Constant) and a.type == b.type == "int":
+        return c_ast.Constant("int", str(int(a.value.rstrip("uUlL"), 0) + int(b.value.rstrip("uUlL"), 0)))
+    if _is(a, "0"):
+        return copy.deepcopy(b)
+    return _bin("+", a, b)
 
 
 def _nest(body, use) -> list | None:

@@ -79,6 +79,9 @@ constraints and input domains):
     tables = "".join(f"- `{a.name}` is a table of row pointers in `{k.name}` ({a.shape[0]} rows of {a.shape[1]} "
                      f"elements, each row contiguous, the rows anywhere); `{k.name}_device` receives the rows "
                      f"contiguous, row i at `{a.name} + i * ({a.shape[1]})`.\n" for a in k.arrays if a.rows)
+    tables += "".join(f"- `{a.name}` is the user's file-scope array: `{k.name}` takes no parameter for it and "
+                      f"reaches it by its name, declared `{abi.file_scope_declaration(a)}`; "
+                      f"`{k.name}_device` receives it as a device pointer.\n" for a in k.arrays if a.file_scope)
     ask = ask.replace("Answer with one ```cuda", tables + "Answer with one ```cuda")
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": ask}]
 

@@ -176,8 +176,9 @@ def reduction_of(an: Analysis, storage: dict, launch) -> Reduction | None:
             if f is None:
                 return None
             folds[k] = f
-        if f.kind == "op" and (dtypes[f.acc] not in ("float", "double", "int", "long") or
-                               dtypes[f.acc] in ("int", "long") and f.op not in ("+=", "-=", "imax", "imin")):
+        if f.kind == "op" and (dtypes[f.acc] not in ("float", "double", "int", "long", "unsigned", "unsigned long") or
+                               dtypes[f.acc] in ("int", "long") and f.op not in ("+=", "-=", "imax", "imin") or
+                               dtypes[f.acc] in ("unsigned", "unsigned long") and f.op not in ("+=", "-=")):
             return None
     for n in inits:
         w = n.stmt.writes()

@@ -25,7 +25,7 @@ __global__ void blas_dgemv_t_update_y(int m, int n, double alpha, const double *
   if (live)
     for (i = lane; i < m; i += 128)
     {
-      part += A[(j * lda) + i] * x[(i * incx) + 0];
+      part += A[(j * lda) + i] * x[i * incx];
     }
   for (int offset = 16; offset > 0; offset >>= 1)
     part = part + __shfl_down_sync(0xffffffffu, part, offset);
@@ -52,7 +52,7 @@ __global__ void blas_dgemv_t_update_y_warps(int m, int n, double alpha, const do
   double part = 0;
   for (i = lane; i < m; i += 32)
   {
-    part += A[(j * lda) + i] * x[(i * incx) + 0];
+    part += A[(j * lda) + i] * x[i * incx];
   }
   for (int offset = 16; offset > 0; offset >>= 1)
     part = part + __shfl_down_sync(0xffffffffu, part, offset);
@@ -80,7 +80,7 @@ extern "C" void blas_dgemv_t(int m, int n, double alpha, const double *A, int ld
   double *dev_A = NULL;
   cudaMalloc((void **)&dev_A, bytes_A ? bytes_A : 1);
   cudaMemcpy(dev_A, A, bytes_A, cudaMemcpyHostToDevice);
-  const size_t bytes_x = (size_t)(m) * (size_t)(incx) * sizeof(double);
+  const size_t bytes_x = (size_t)(incx * m - incx + 1) * sizeof(double);
   double *dev_x = NULL;
   cudaMalloc((void **)&dev_x, bytes_x ? bytes_x : 1);
   cudaMemcpy(dev_x, x, bytes_x, cudaMemcpyHostToDevice);

@@ -1,0 +1,178 @@
+"""C as loop suites and libraries write it: arrays at file scope (the vectorizer suites'
+`real_t a[LEN_1D]; void s000(void)`), pointers stepped through a loop (`*dst++ = *src; src +=
+stride;`, a row pointer advanced by `A += m`, a step in the loop's header), 16- and 64-bit
+integer elements (`uint16_t`, `int16_t`, `uint64_t` sums), and a program whose set-up function
+fills arrays beside its kernel. Each is read without annotations, and the ladder accepts poly's
+candidate on the emu through both entry points (NAME on the user's variables, NAME_device)."""
+import pytest
+
+from t2ctest import accepted_on_emu, c_kernel
+from t2c.errors import UserError
+from t2c.generators.poly import generate
+from t2c.ir import abi
+
+FILE_SCOPE = """\
+#define LEN_2D 16
+typedef double real_t;
+real_t aa[LEN_2D][LEN_2D], bb[LEN_2D][LEN_2D], cc[LEN_2D][LEN_2D];
+void s1115(void)
+{
+  for (int i = 0; i < LEN_2D; i++)
+    for (int j = 0; j < LEN_2D; j++)
+      aa[i][j] = aa[i][j] * cc[j][i] + bb[i][j];
+}
+"""
+
+PROGRAM = """\
+#include <stdio.h>
+#define LEN 100
+float a[LEN], b[LEN], c[LEN];
+void init(void)
+{
+  for (int i = 0; i < LEN; i++) { a[i] = 0; b[i] = 1.0f / (i + 1); c[i] = i % 7; }
+}
+void s251(void)
+{
+  float s;
+  for (int i = 0; i < LEN; i++) {
+    s = b[i] + c[i] * c[i];
+    a[i] = s * s;
+  }
+}
+int main(void)
+{
+  init();
+  s251();
+  printf("%f\\n", a[LEN - 1]);
+  return 0;
+}
+"""
+
+
+def test_file_scope_arrays_are_parameters_of_the_reference_and_names_of_the_dropin(tmp_path):
+    k = c_kernel(tmp_path, FILE_SCOPE)
+    assert k.params == ("aa", "bb", "cc") and all(a.file_scope for a in k.arrays)
+    assert {a.name: (a.shape, a.intent) for a in k.arrays} == {
+        "aa": (("16", "16"), "inout"), "bb": (("16", "16"), "in"), "cc": (("16", "16"), "in")}
+    assert k.reference.startswith("void s1115(double aa[16][16], double bb[16][16], double cc[16][16])")
+    assert abi.declaration(k) == 'extern "C" void s1115();'
+    source = generate(k)
+    assert 'extern "C" double aa[16][16];' in source and "s1115_device(double *aa, double *bb, double *cc)" in source
+    assert "s1115_all(t2c_aa, t2c_bb, t2c_cc)" in abi.dropin_call(k, lambda a: f"t2c_{a.name}")
+    accepted_on_emu(k, source)
+
+
+def test_a_dropin_that_forgets_to_copy_a_variable_back_is_rejected(tmp_path):
+    """The driver holds the user's variables: a drop-in that computes on the device but leaves
+    `aa` as it was is caught on NAME's results."""
+    k = c_kernel(tmp_path, FILE_SCOPE)
+    source = generate(k)
+    old = "cudaMemcpy(aa, dev_aa, bytes_aa, cudaMemcpyDeviceToHost);"
+    assert old in source
+    from t2c.verify.ladder import ladder
+    card = ladder(k, source.replace(old, ""), backend="emu", dataset="MINI", seed=5)
+    assert not card.accepted and "host entry point" in card.summary(), card.summary()
+
+
+def test_a_programs_set_up_function_is_not_its_kernel(tmp_path):
+    k = c_kernel(tmp_path, PROGRAM)
+    assert k.name == "s251" and {a.name: a.intent for a in k.arrays} == {"a": "out", "b": "in", "c": "in"}
+    accepted_on_emu(k, generate(k))
+
+
+@pytest.mark.parametrize("text, read, step", [
+    ("void strided_copy(int n, int stride, const float *src, float *dst)\n"
+     "{\n  for (int i = 0; i < n; i++) {\n    *dst++ = *src;\n    src += stride;\n  }\n}\n",
+     "dst[i] = src[stride * i];", "src +="),
+    ("void gemv_rows(int n, int m, const double *A, const double *x, double *y)\n"
+     "{\n  for (int i = 0; i < n; i++) {\n    double s = 0.0;\n    for (int j = 0; j < m; j++)\n"
+     "      s += A[j] * x[j];\n    y[i] = s;\n    A += m;\n  }\n}\n",
+     "s += A[(m * i) + j] * x[j];", "A +="),
+    ("void pairs(int n, int ld, const float *a, float *out)\n"
+     "{\n  int i;\n  for (i = 0; i < n; i++, a += ld)\n    out[i] = a[0] + 2.0f * a[1];\n}\n",
+     "out[i] = a[ld * i] + (2.0f * a[(ld * i) + 1]);", "a +="),
+], ids=["step", "row_step", "header_step"])
+def test_pointers_stepped_through_a_loop_read_as_subscripts(text, read, step, tmp_path):
+    k = c_kernel(tmp_path, text)
+    assert read in k.reference and step not in k.reference
+    accepted_on_emu(k, generate(k))
+
+
+def test_a_pointer_moved_otherwise_is_refused_with_what_to_write(tmp_path):
+    text = ("void scale_range(double *first, double *last, double s)\n"
+            "{\n  while (first != last) {\n    *first *= s;\n    ++first;\n  }\n}\n")
+    with pytest.raises(UserError, match=r"pointer parameter 'first' is moved.*first\[i\]") as e:
+        c_kernel(tmp_path, text)
+    assert e.value.line == 5
+
+
+def test_16_and_64_bit_integer_elements(tmp_path):
+    text = """\
+#include <stdint.h>
+void sad(int h, int w, const uint16_t *a, const uint16_t *b, int16_t *d, uint64_t *total)
+{
+  uint64_t t = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int v = (int)a[y * w + x] - (int)b[y * w + x];
+      d[y * w + x] = (int16_t)v;
+      t += (uint64_t)(v < 0 ? -v : v);
+    }
+  *total = t;
+}
+"""
+    k = c_kernel(tmp_path, text)
+    assert {a.name: a.dtype for a in k.arrays} == {"a": "unsigned short", "b": "unsigned short", "d": "short",
+                                                    "total": "unsigned long"}
+    accepted_on_emu(k, generate(k))
+    sums = text.replace("  d[y * w + x] = (int16_t)v;\n", "").replace("int16_t *d, ", "")
+    k = c_kernel(tmp_path, sums, "sums")
+    source = generate(k)
+    assert "sad_reduce_total" in source           # a grid reduction of the unsigned 64-bit sum
+    accepted_on_emu(k, source)
+
+
+STRUCTS = """\
+typedef struct { double pos[3]; double vel[3]; double m; } particle;
+struct cplx { float re, im; };
+void step(int n, double dt, particle *p, const struct cplx *a, struct cplx *c)
+{
+  for (int i = 0; i < n; i++) {
+    for (int d = 0; d < 3; d++)
+      p[i].pos[d] += dt * p[i].vel[d] / p[i].m;
+    struct cplx x = a[i], y;
+    y.re = x.re * x.re - x.im * x.im;
+    y.im = 2.0f * x.re * x.im;
+    c[i] = y;
+  }
+}
+"""
+
+
+def test_arrays_of_structs_of_one_type_are_flat_arrays(tmp_path):
+    """A struct of Ts (scalars or fixed arrays) is F Ts with no padding: the reference reads
+    field f of element i at i * F + offset, a struct local is one local per field, and the
+    drop-in takes the same pointer as a flat T * (the same symbol and argument to a linker)."""
+    k = c_kernel(tmp_path, STRUCTS)
+    assert {a.name: (a.dtype, a.shape, a.intent) for a in k.arrays} == {
+        "p": ("double", ("7 * n",), "inout"), "a": ("float", ("2 * n",), "in"), "c": ("float", ("2 * n",), "out")}
+    assert "p[(i * 7) + d] += (dt * p[((i * 7) + 3) + d]) / p[(i * 7) + 6];" in k.reference
+    assert "float x_re = a[i * 2];" in k.reference and "c[(i * 2) + 1] = y_im;" in k.reference
+    assert abi.declaration(k) == 'extern "C" void step(int n, double dt, double *p, const float *a, float *c);'
+    accepted_on_emu(k, generate(k))
+
+
+@pytest.mark.parametrize("text, why", [
+    ("typedef struct { int id; double w; } item;\n"
+     "void weights(int n, const item *it, double *w)\n{\n  for (int i = 0; i < n; i++) w[i] = it[i].w;\n}\n",
+     r"'it' points at the struct 'item', and its fields are of different types \(int, double\)"),
+    ("typedef struct {\n  float x, y, z;\n} __attribute__((aligned(16))) vec3;\n"
+     "void scale3(int n, float s, vec3 *v)\n{\n  for (int i = 0; i < n; i++) v[i].x *= s;\n}\n",
+     r"'v' points at the struct 'vec3', and its declaration sets an alignment"),
+    ("struct pt { double x, y; };\n"
+     "void f(int n, const struct pt *p, double *r)\n{\n  for (int i = 0; i < n; i++) r[i] = ((const double *)p)[2 * i];\n}\n",
+     r"'p' points at structs and is used here other than through a field"),
+], ids=["mixed_types", "aligned", "passed_on"])
+def test_structs_whose_layout_t2c_cannot_vouch_for_are_refused(text, why, tmp_path):
+    with pytest.raises(UserError, match=why):
+        c_kernel(tmp_path, text)
