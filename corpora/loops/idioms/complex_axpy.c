@@ -1,6 +1,6 @@
 /* class: affine — a complex y = a x + y over arrays of structs of two floats, through struct
  * locals (frontend: each struct local is one local per field, `y[i] = t` one store per field).
- * t2c: size n MINI=10 SMALL=1000 MEDIUM=100000 LARGE=4000000 EXTRALARGE=16000000
+ * t2c: size n MINI=10 SMALL=1000 MEDIUM=1000000 LARGE=32000000 EXTRALARGE=64000000
  */
 struct cplx { float re, im; };
 void complex_axpy(int n, float ar, float ai, const struct cplx *x, struct cplx *y)
