@@ -51,13 +51,40 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
     with an example.  Only statements whose every access happens (no `if`, no `?:`, `&&`, `||`
     around it) are judged, so a guarded access is never blamed; a cell computed from data (an
     atomic update's) is the reference check's to judge; outside the model, none."""
+    out = []
+    for model, st, a, ext in _judged_accesses(kernel, lambda name, shape: True):
+        if example := model.outside(st.name, a.name, a.index, ext):
+            out.append(f"`{st.text.strip()}` {'writes' if a.write else 'reads'} {a.name} "
+                       f"outside its extent [{']['.join(ext)}], e.g. {example}")
+    return out
+
+
+def implied_by_extents(kernel: Kernel) -> list[str]:
+    """The constraints on the sizes under which every access of an array of constant extents
+    (`float a[1000]` at file scope, `double b[64]`) stays inside it, for the accesses that always
+    happen (as out_of_bounds judges them): a loop to n over a[1000] gives `n <= 1000`. The
+    verifier then draws only sizes the arrays hold; outside the model, none."""
+    if not kernel.sizes:
+        return []
+    out, model = [], None
+    for model, st, a, ext in _judged_accesses(kernel, lambda name, shape: all(e.isdigit() for e in shape)):
+        out += [c for c in model.inside_when(st.name, a.name, a.index, ext) if c not in out]
+    return model.necessary(out) if out else []
+
+
+def _judged_accesses(kernel: Kernel, which):
+    """(model, statement, access, extents) of each access out_of_bounds judges: in a statement
+    whose every access happens, an array's (or local array's) whose shape `which(name, shape)`
+    takes, at a cell not computed from data."""
     try:
         prog = build_program(kernel)
     except NotAffine:
-        return []
+        return
     shapes = {a.name: a.shape for a in kernel.arrays} | {n: v.shape for n, v in prog.locals.items() if v.shape}
+    shapes = {n: e for n, e in shapes.items() if e and which(n, e)}
+    if not shapes:
+        return
     model = isl_model(counter_values(prog))   # a geometric counter at its values only
-    out = []
     for st in prog.statements:
         if st.conditional or any(isinstance(n, c_ast.TernaryOp) or isinstance(n, c_ast.BinaryOp)
                                  and n.op in ("&&", "||") for n in walk(st.node)):
@@ -65,11 +92,7 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
         for a in st.accesses:
             ext = shapes.get(a.name)
             if a.index and ext and not a.atomic and len(ext) == len(a.index):
-                example = model.outside(st.name, a.name, a.index, ext)
-                if example:
-                    out.append(f"`{st.text.strip()}` {'writes' if a.write else 'reads'} {a.name} "
-                               f"outside its extent [{']['.join(ext)}], e.g. {example}")
-    return out
+                yield model, st, a, ext
 
 
 def facts(kernel: Kernel, dataset: str) -> Facts:

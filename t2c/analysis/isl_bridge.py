@@ -42,6 +42,17 @@ def _unv(text: str) -> str:
     return re.sub(r"\bv_(\w+)", r"\1", text)
 
 
+def _inequality(terms: list[tuple[int, str]], const: int, equality: bool) -> str:
+    """`sum(a * p) + const >= 0` (`== 0`) as C with the negative terms on the left: `n <= 1000`."""
+    side = lambda ts: " + ".join(p if a == 1 else f"{a} * {p}" for a, p in ts)
+    pos, neg = [(a, p) for a, p in terms if a > 0], [(-a, p) for a, p in terms if a < 0]
+    op = "==" if equality else "<="
+    if not neg:
+        return f"{side(pos)} {'==' if equality else '>='} {-const}"
+    right = side(pos) + (f" + {const}" if const > 0 and pos else f" - {-const}" if const < 0 and pos else "")
+    return f"{side(neg)} {op} {right if pos else const}"
+
+
 class BudgetExceeded(Exception):
     """isl ran past the operations a budget() block allows."""
 
@@ -161,9 +172,9 @@ class Model:
         written = self.must_writes.intersect_domain(self.domain if stmts is None else self.stmt_set(stmts)).range()
         return full.is_subset(written)
 
-    def outside(self, stmt: str, name: str, idx: tuple[str, ...], extents: tuple[str, ...]) -> str | None:
-        """An example of `stmt`'s access `name[idx]` outside `0 <= e < extent` (None: always
-        inside), as `[sizes] -> cell`; extents isl cannot read (n*n) prove nothing."""
+    def _access_box(self, stmt: str, name: str, idx: tuple[str, ...], extents: tuple[str, ...]):
+        """(the map from `stmt`'s instances to the cells `name[idx]` they reach, the set of cells
+        `0 <= e < extent`), or None where isl cannot read an extent (n*n)."""
         s = self.specs[stmt]
         cells = [f"e{i}" for i in range(len(idx))]
         try:
@@ -173,12 +184,53 @@ class Model:
                 f"0 <= {c} < {_v(e)}" for c, e in zip(cells, extents)) + " }")
         except isl.Error:
             return None
+        return acc, box
+
+    def outside(self, stmt: str, name: str, idx: tuple[str, ...], extents: tuple[str, ...]) -> str | None:
+        """An example of `stmt`'s access `name[idx]` outside `0 <= e < extent` (None: always
+        inside), as `[sizes] -> cell`; extents isl cannot read (n*n) prove nothing."""
+        if (found := self._access_box(stmt, name, idx, extents)) is None:
+            return None
+        acc, box = found
         bad = acc.range().subtract(box)
         if bad.is_empty():
             return None
         text = _unv(str(bad.sample_point()).replace("a_", ""))     # [n = 1] -> { a[1] }
         m = re.fullmatch(r"\[(.*)\] -> \{ (.*) \}", text)
         return f"{m.group(2)} when {m.group(1)}" if m and m.group(1) else text.strip("{} ")
+
+    def inside_when(self, stmt: str, name: str, idx: tuple[str, ...], extents: tuple[str, ...]) -> list[str]:
+        """The constraints on the sizes, as C, beyond the context's, under which `stmt`'s access
+        `name[idx]` stays inside `0 <= e < extent` (constant extents: a fixed array indexed up
+        to the sizes gives `n <= 1000`); [] where it always does or no one convex set of sizes says when."""
+        if (found := self._access_box(stmt, name, idx, extents)) is None:
+            return []
+        acc, box = found
+        runs = self.context.intersect(acc.domain().params())     # the sizes where the statement runs
+        ok = runs.subtract(acc.range().subtract(box).params()).coalesce()
+        if ok.is_empty() or ok.n_basic_set() != 1 or ok.is_equal(runs):
+            return []
+        out = []
+        for c in ok.get_basic_sets()[0].get_constraints():
+            one = isl.BasicSet.universe(ok.get_space()).add_constraint(c)
+            if runs.is_subset(isl.Set(one)):
+                continue                                 # the context (or the loops running) holds it
+            terms = [(c.get_coefficient_val(isl.dim_type.param, i).to_python(), p) for i, p in enumerate(self.params)]
+            out.append(_inequality(terms, c.get_constant_val().to_python(), c.is_equality()))
+        return out
+
+    def necessary(self, constraints: list[str]) -> list[str]:
+        """`constraints` (C over the sizes) less each that the context and the others imply."""
+        out = list(constraints)
+        for c in sorted(constraints, key=len, reverse=True):
+            others = " and ".join(_v(x) for x in out if x != c)
+            try:
+                rest = self.context.intersect(isl.Set(self.head + "{ : " + (others or "true") + " }"))
+                if rest.is_subset(isl.Set(self.head + "{ : " + _v(c) + " }")):
+                    out.remove(c)
+            except isl.Error:
+                pass
+        return out
 
     def iteration_private(self, stmts, sched: isl.UnionMap, orig: isl.UnionMap, bounds, arrays) -> list[str]:
         """Of the `arrays` that `stmts` write, those each iteration of a loop chain may keep its

@@ -1,8 +1,9 @@
 """C as loop suites and libraries write it: arrays at file scope (the vectorizer suites'
 `real_t a[LEN_1D]; void s000(void)`), pointers stepped through a loop (`*dst++ = *src; src +=
 stride;`, a row pointer advanced by `A += m`, a step in the loop's header), 16- and 64-bit
-integer elements (`uint16_t`, `int16_t`, `uint64_t` sums), and a program whose set-up function
-fills arrays beside its kernel. Each is read without annotations, and the ladder accepts poly's
+integer elements (`uint16_t`, `int16_t`, `uint64_t` sums), a program whose set-up function
+fills arrays beside its kernel, arrays of structs of one type, sizes bounded by fixed extents,
+scratch from malloc and pointer typedefs. Each is read without annotations, and the ladder accepts poly's
 candidate on the emu through both entry points (NAME on the user's variables, NAME_device)."""
 import pytest
 
@@ -176,3 +177,101 @@ def test_arrays_of_structs_of_one_type_are_flat_arrays(tmp_path):
 def test_structs_whose_layout_t2c_cannot_vouch_for_are_refused(text, why, tmp_path):
     with pytest.raises(UserError, match=why):
         c_kernel(tmp_path, text)
+
+
+def test_a_size_over_a_fixed_array_is_bounded_by_its_extent(tmp_path):
+    """A loop to n over an array of constant extent (file scope or a declared dimension) adds the
+    constraint that keeps it inside, the tightest of its accesses' (a[i + 1] for i < n - 1 over
+    a[64]: n <= 64), so the verifier draws only sizes the array holds."""
+    k = c_kernel(tmp_path, """\
+#define N 64
+double grid[N][N];
+void relax(int n, int m, double w)
+{
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < m - 1; j++)
+      grid[i][j] = w * (grid[i - 1][j] + grid[i + 1][j] + grid[i][j - 1] + grid[i][j + 1]);
+}
+""")
+    assert k.constraints == ("n >= 1", "m >= 1", "n <= 64", "m <= 64")
+    accepted_on_emu(k, generate(k))
+
+
+def test_scratch_from_malloc_and_pointer_typedefs_read_as_arrays(tmp_path):
+    """`T *w = malloc(count * sizeof(T))` freed in the same block is the local array `T w[count]`
+    (calloc's zeros a loop, a NULL test gone), and a parameter of a pointer typedef (`typedef const
+    double *cvec;`) the pointer it names."""
+    k = c_kernel(tmp_path, """\
+#include <stdlib.h>
+typedef const double *cvec;
+void colmeans(int n, int m, cvec a, double *out)
+{
+  double *acc = calloc(m, sizeof *acc);
+  if (acc == NULL) return;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      acc[j] += a[i * m + j];
+  for (int j = 0; j < m; j++) out[j] = acc[j] / n;
+  free(acc);
+}
+""")
+    assert "double acc[m];" in k.reference and "acc[mem_z0] = 0;" in k.reference
+    assert "free" not in k.reference and "NULL" not in k.reference
+    assert {a.name: (a.dtype, a.const) for a in k.arrays} == {"a": ("double", True), "out": ("double", False)}
+    accepted_on_emu(k, generate(k))
+
+
+def test_c99_complex_is_refused_at_its_include_with_the_struct_to_write(tmp_path):
+    with pytest.raises(UserError, match="C99 complex types are not supported") as e:
+        c_kernel(tmp_path, "#include <complex.h>\nvoid f(int n, double complex *z)\n{\n"
+                           "  for (int i = 0; i < n; i++) z[i] *= 2;\n}\n")
+    assert e.value.line == 1 and "struct" in e.value.hint
+
+
+def test_a_struct_local_alone_is_one_local_per_field(tmp_path):
+    k = c_kernel(tmp_path, """\
+typedef struct { double re, im; } cplx;
+void magnitude(int n, const double *re, const double *im, double *out)
+{
+  for (int i = 0; i < n; i++) {
+    cplx z;
+    z.re = re[i];
+    z.im = im[i];
+    out[i] = z.re * z.re + z.im * z.im;
+  }
+}
+""")
+    assert "double z_re;" in k.reference and "out[i] = (z_re * z_re) + (z_im * z_im);" in k.reference
+    accepted_on_emu(k, generate(k))
+
+
+def test_a_file_scope_array_of_structs_is_a_flat_file_scope_array(tmp_path):
+    k = c_kernel(tmp_path, """\
+#define NB 16
+typedef struct { double x, y, m; } body;
+body bodies[NB];
+double pot[NB];
+void potential(void)
+{
+  for (int i = 0; i < NB; i++) {
+    double s = 0.0;
+    for (int j = 0; j < NB; j++)
+      s -= bodies[j].m / ((bodies[j].x - bodies[i].x) * (bodies[j].x - bodies[i].x) + bodies[j].y * bodies[i].y + 1.0);
+    pot[i] = s;
+  }
+}
+""")
+    assert {a.name: (a.shape, a.file_scope) for a in k.arrays} == {"bodies": (("48",), True), "pot": (("16",), True)}
+    source = generate(k)
+    assert 'extern "C" double bodies[48];' in source
+    accepted_on_emu(k, source)
+
+
+def test_a_static_counter_set_before_it_is_read_is_a_local(tmp_path):
+    """f2c and older C declare loop counters `static`; one that every call sets first (a for
+    loop's start) keeps nothing from the call before, so it reads as an ordinary local. A static
+    read before it is set stays refused (tests/frontend/test_helpers.py)."""
+    k = c_kernel(tmp_path, "void scal(int n, double a, double *x)\n{\n  static int i;\n"
+                           "  for (i = 0; i < n; i++) x[i] *= a;\n}\n")
+    assert "static" not in k.reference and "  int i;" in k.reference
+    accepted_on_emu(k, generate(k))

@@ -28,7 +28,7 @@ from .filescope import file_scope_arrays
 from .structs import flat_structs
 from .helpers import carried, defined_functions
 from .inline import inline_array_helpers
-from .normalize import normalize, prototyped, resolved
+from .normalize import normalize, pointer_typedefs, prototyped, resolved
 from .preprocess import FAKE_INCLUDE, compiler_error, int_value, macros, preprocess
 
 INIT_NAME = "t2c_init"
@@ -369,6 +369,7 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         raise UserError(f"function '{site.name}' disappears after preprocessing", file=shown,
                         line=site.line, hint="do not hide the kernel's definition behind macros")
     prototyped(fn)                                       # K&R `f(n, a) int n; double *a;`: f(int n, double *a)
+    pointer_typedefs(ast, fn)                            # `typedef double *vec; f(vec x)`: double *x
     scoped = file_scope_arrays(ast, fn)                  # `float a[LEN]; void s000(void)`: a as a parameter
     flat = flat_structs(ast, fn, typedefs)               # `const body *b` (double x, y, z): b[i].y is b[i * 3 + 1]
 
@@ -409,7 +410,9 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         validate(kernel.replace(origin=None))
     except ISError as e:                                 # e.g. nothing is written or returned
         raise UserError(str(e), file=shown, line=site.line, col=site.col) from None
-    from ...analysis import out_of_bounds
+    from ...analysis import implied_by_extents, out_of_bounds
+    if fixed := [c for c in implied_by_extents(kernel) if c not in kernel.constraints]:
+        kernel = kernel.replace(constraints=(*kernel.constraints, *fixed))   # `n <= 1000` over a[1000]
     if bad := out_of_bounds(kernel):
         raise UserError(f"{kernel.name}: {bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
                         file=shown, line=site.line, col=site.col,

@@ -13,6 +13,11 @@ stores, since zero bytes are the value 0 of every integer and IEEE type and a co
 distinct arrays is element by element. A memset of another byte value is taken for byte arrays
 only (`char` types). Anything else stays a call, which the body check refuses at its line.
 
+A scratch array allocated and freed in one block, `T *w = (T *)malloc(count * sizeof(T));` (or
+`calloc(count, sizeof(T))`, `sizeof *w`) with `free(w);` later in the block and w never assigned,
+is the local array it is used as, `T w[count];` (calloc's zeros stored by a loop); the free and
+any test of w against NULL go (a local array is never NULL): `scratch_as_arrays`.
+
 `assert(E);` goes, as a build with NDEBUG has it, and E is returned: where it compares the sizes
 alone (`assert(n > 0 && lda >= m)`), the frontend keeps it as a constraint, so the verifier draws
 only sizes the function admits; an assertion on the data (`assert(x[i] >= 0)`) leaves the
@@ -109,6 +114,73 @@ def _is_element_size(unit, names: set[str], dtype: str, resolve) -> bool:
         return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
             " ".join(sorted(resolve(" ".join(t.type.names)).split())) == " ".join(sorted(dtype.split()))
     return cprint(e) in {f for n in names for f in (f"*{n}", f"{n}[0]")}
+
+
+def scratch_as_arrays(body: c_ast.Node, resolve) -> None:
+    """`resolve`: a type's names -> the C type they mean (typedefs followed)."""
+    for block in [n for n in walk(body) if isinstance(n, c_ast.Compound) and n.block_items]:
+        for k, d in enumerate(list(block.block_items)):
+            found = _allocation(d, resolve)
+            if found is None:
+                continue
+            count, zero = found
+            rest = block.block_items[k + 1:]
+            frees = [s for s in rest if _call_on(s, "free", d.name)]
+            if len(frees) != 1 or any(isinstance(x, c_ast.Assignment) and isinstance(x.lvalue, c_ast.ID)
+                                      and x.lvalue.name == d.name for s in rest for x in walk(s)) \
+                    or sum(_call_on(x, "free", d.name) for s in rest for x in walk(s)) != 1:
+                continue
+            element = d.type.type
+            array = c_ast.Decl(d.name, [], [], [], [], c_ast.ArrayDecl(
+                c_ast.TypeDecl(d.name, [], None, copy.deepcopy(element.type)), count, []), None, None, coord=d.coord)
+            zeroes = [_zeroed(d.name, count, body)] if zero else []
+            kept = [s for s in rest if s is not frees[0] and not _null_test(s, d.name)]
+            block.block_items[k:] = [array, *zeroes, *kept]
+            return scratch_as_arrays(body, resolve)      # the block changed: again, for the next one
+
+
+def _allocation(d, resolve):
+    """(count, zeroed) of `T *w = [(T *)] malloc(count * sizeof(T))` or `calloc(count, sizeof(T))`."""
+    if not (isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.PtrDecl) and isinstance(d.type.type, c_ast.TypeDecl)
+            and isinstance(d.type.type.type, c_ast.IdentifierType) and d.init is not None):
+        return None
+    call = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+    if not (isinstance(call, c_ast.FuncCall) and isinstance(call.name, c_ast.ID) and call.args is not None):
+        return None
+    dtype = resolve(" ".join(d.type.type.type.names))
+    args = call.args.exprs
+    if call.name.name == "malloc" and len(args) == 1:
+        count = _elements(args[0], {d.name}, dtype, resolve)
+        return (count, False) if count is not None else None
+    if call.name.name == "calloc" and len(args) == 2:
+        for count, unit in (args, args[::-1]):
+            if _is_element_size(unit, {d.name}, dtype, resolve):
+                return copy.deepcopy(count), True
+    return None
+
+
+def _call_on(s, name: str, p: str) -> bool:
+    """`s` is the call `name(p)`."""
+    return isinstance(s, c_ast.FuncCall) and isinstance(s.name, c_ast.ID) and s.name.name == name \
+        and s.args is not None and [cprint(a) for a in s.args.exprs] == [p]
+
+
+def _null_test(s, p: str) -> bool:
+    """`if (!p) ...`, `if (p == NULL) ...` or `if (p == 0) ...`, without an else."""
+    if not isinstance(s, c_ast.If) or s.iffalse is not None:
+        return False
+    return cprint(s.cond) in {f"!{p}", f"{p} == NULL", f"NULL == {p}", f"{p} == 0", f"0 == {p}",
+                              f"{p} == ((void *) 0)", f"((void *) 0) == {p}", f"!({p})"}
+
+
+def _zeroed(p: str, count, body) -> c_ast.For:
+    taken = {x.name for x in walk(body) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name}
+    k = next(f"mem_z{i}" for i in range(10**6) if f"mem_z{i}" not in taken)
+    init = c_ast.Decl(k, [], [], [], [], c_ast.TypeDecl(k, [], None, c_ast.IdentifierType(["long"])),
+                      c_ast.Constant("int", "0"), None)
+    return c_ast.For(c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(k), copy.deepcopy(count)),
+                     c_ast.UnaryOp("p++", c_ast.ID(k)),
+                     c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(p), c_ast.ID(k)), c_ast.Constant("int", "0")))
 
 
 def preconditions(body: c_ast.Node) -> list:

@@ -30,7 +30,7 @@ from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quo
 from .bounds import offset_bounds, split_min_bounds, unequal_bounds
 from .countdown import count_down_loops
 from .indices import inline_index_names
-from .libcalls import memory_calls_as_loops, preconditions
+from .libcalls import memory_calls_as_loops, preconditions, scratch_as_arrays
 from .pingpong import alternated_steps
 from .pointers import exchanged, fold_fixed_pointers
 from .stored import read_stored
@@ -116,6 +116,42 @@ def resolve_typedefs(node, typedefs: dict):
         if isinstance(n, c_ast.IdentifierType):
             n.names = resolved(" ".join(n.names), typedefs).split()
     return node
+
+
+def pointer_typedefs(ast: c_ast.FileAST, fn: c_ast.FuncDef) -> None:
+    """Each parameter and local of `fn` declared through a typedef of a pointer (`typedef double
+    *vec; void f(vec x)`) declared as the pointer it names (`double *x`), in place; a qualifier on
+    the name (`const vec x`) qualifies the pointer itself, as in C."""
+    pointers = {e.name: e.type for e in ast.ext if isinstance(e, c_ast.Typedef) and isinstance(e.type, c_ast.PtrDecl)}
+    if not pointers:
+        return
+    for d in walk(fn):
+        t = d.type if isinstance(d, c_ast.Decl) else None
+        if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) \
+                and len(t.type.names) == 1 and t.type.names[0] in pointers:
+            new = copy.deepcopy(pointers[t.type.names[0]])
+            new.quals = [*new.quals, *t.quals]
+            inner = new
+            while not isinstance(inner, c_ast.TypeDecl):
+                inner = inner.type
+            inner.declname = d.name
+            d.type, d.quals = new, [q for q in d.quals if q not in t.quals]
+
+
+def reset_statics(body: c_ast.Compound) -> None:
+    """A `static` scalar local that every call sets before it reads it (f2c's `static integer i__;`
+    loop counters) is an ordinary local, in place: the first top-level statement naming it is
+    `x = E;` or a for loop starting `x = E`, E without x. Any other static stays, for the check."""
+    items = body.block_items or []
+    for d in [s for s in items if isinstance(s, c_ast.Decl) and "static" in (s.storage or [])
+              and isinstance(s.type, c_ast.TypeDecl) and "const" not in s.quals]:
+        first = next((s for s in items[items.index(d) + 1:]
+                      if any(isinstance(n, c_ast.ID) and n.name == d.name for n in walk(s))), None)
+        start = first.init if isinstance(first, c_ast.For) else first
+        if isinstance(start, c_ast.Assignment) and start.op == "=" and isinstance(start.lvalue, c_ast.ID) \
+                and start.lvalue.name == d.name \
+                and not any(isinstance(n, c_ast.ID) and n.name == d.name for n in walk(start.rvalue)):
+            d.storage = [x for x in d.storage if x != "static"]
 
 
 def variable_types(fn: c_ast.FuncDef) -> dict[str, str]:
@@ -716,12 +752,14 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
                  "write a prototype: void f(int n, double *a)")
         params[d.name] = read_param(d, typedefs)
     fn = c_ast.FuncDef(fn.decl, fn.param_decls, copy.deepcopy(fn.body), fn.coord)
+    reset_statics(fn.body)                              # `static int i;` set before read: a local
     count_down_loops(fn.body)                           # `for (i = n; i-- > 0;)`: i > 0, reading i - 1
     inline_index_names(fn.body, variable_types(fn))     # `int idx = i*m + j; a[idx]`: a[i*m + j]
     walked_pointers(fn.body, {p.name for p in params.values() if p.kind == "pointer"})   # `*y++ = ...`: y[i]
     fold_fixed_pointers(fn.body, params)                # `T *row = a + i*n`: row[j] is a[i*n + j]
     read_stored(fn.body, {**{v: TYPE_NAMES.get(resolved(t, typedefs)) for v, t in variable_types(fn).items()},
                           **{p.name: p.dtype for p in params.values() if p.kind in ("array", "pointer")}})   # `w[i] = s; ... s`: w[i]
+    scratch_as_arrays(fn.body, lambda names: resolved(names, typedefs))   # malloc'd and freed: T w[count]
     memory_calls_as_loops(fn.body, params, lambda names: resolved(names, typedefs))   # memset, memcpy
     asserted = preconditions(fn.body)                   # `assert(n > 0);`: a constraint, where on sizes
     rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop

@@ -47,6 +47,11 @@ def _cpp_argv(path: Path, dataset: str | None, defines, cc: str) -> list[str]:
 
 def _cpp_error(path: Path, stderr: str) -> UserError:
     m = re.search(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", stderr, re.M)
+    if m and m.group(1).startswith(str(FAKE_INCLUDE)) and m.group(4).startswith("#error"):
+        at = re.search(r"^In file included from (.*?):(\d+)", stderr, re.M)     # t2c's stand-in refuses a header
+        what, _, hint = m.group(4).removeprefix("#error").strip().strip('"').partition("; ")
+        return UserError(what, file=at.group(1) if at else str(path), line=int(at.group(2)) if at else None,
+                         hint=hint or None)
     if m:
         hint = ("put the header beside the file or in a utilities/ folder above it (t2c looks there)"
                 if "No such file" in m.group(4) else "fix the preprocessor error")

@@ -44,8 +44,6 @@ def flat_structs(ast: c_ast.FileAST, fn: c_ast.FuncDef, typedefs: dict) -> list[
         if isinstance(d, c_ast.Decl) and (layout := _pointee(d, layouts, typedefs)):
             _retype(d, layout)
             pointers[d.name] = layout
-    if not pointers:
-        return []
     params = list(pointers)
     values: dict[str, tuple[Layout, str]] = {}
     taken = {n.name for n in walk(fn) if isinstance(n, (c_ast.ID, c_ast.Decl)) and n.name}
@@ -59,7 +57,8 @@ def flat_structs(ast: c_ast.FileAST, fn: c_ast.FuncDef, typedefs: dict) -> list[
             while any(f"{stem}_{f}" in taken for f in layout.fields):
                 stem += "_"
             values[d.name] = (layout, stem)
-    fn.body = _Flatten(pointers, values).expr(fn.body)
+    if pointers or values:
+        fn.body = _Flatten(pointers, values).expr(fn.body)
     return params
 
 
@@ -122,11 +121,10 @@ def _aligned(s: c_ast.Struct) -> bool:
 
 
 def _pointee(d: c_ast.Decl, layouts, typedefs) -> Layout | None:
-    """The layout of the struct `d` points at (`T *p`, `T p[]`), None for any other declaration;
-    refuses a pointer to a struct that has none."""
+    """The layout of the struct `d` points at (`T *p`, `T p[]`, `T p[n]`), None for any other
+    declaration; refuses a pointer to a struct that has none."""
     t = d.type
-    if not (isinstance(t, c_ast.PtrDecl) or isinstance(t, c_ast.ArrayDecl) and t.dim is None) \
-            or not isinstance(t.type, c_ast.TypeDecl):
+    if not isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)) or not isinstance(t.type, c_ast.TypeDecl):
         return None
     key = _key(t.type.type, typedefs, layouts)
     layout = layouts.get(key)
@@ -139,9 +137,12 @@ def _pointee(d: c_ast.Decl, layouts, typedefs) -> Layout | None:
 
 
 def _retype(d: c_ast.Decl, layout: Layout) -> None:
-    """`const body *b` -> `const double *b` (`body b[]` too)."""
+    """`const body *b` -> `const double *b` (`body b[]` too); `body b[N]` -> `double b[N * F]`."""
     old = d.type.type
-    d.type = c_ast.PtrDecl([], c_ast.TypeDecl(d.name, list(old.quals), None, c_ast.IdentifierType(layout.dtype.split())))
+    element = c_ast.TypeDecl(d.name, list(old.quals), None, c_ast.IdentifierType(layout.dtype.split()))
+    dim = d.type.dim if isinstance(d.type, c_ast.ArrayDecl) else None
+    d.type = c_ast.PtrDecl([], element) if dim is None else c_ast.ArrayDecl(element, _int(
+        int(dim.value.rstrip("uUlL"), 0) * layout.width) if isinstance(dim, c_ast.Constant) else _times(dim, layout.width), [])
 
 
 def _int(v: int) -> c_ast.Constant:

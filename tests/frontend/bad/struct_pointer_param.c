@@ -1,5 +1,6 @@
 struct params {
   double alpha;
+  int n;
 };
 
 void affine_ptr(int n, struct params *p, double x[n], double y[n])

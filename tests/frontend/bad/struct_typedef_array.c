@@ -1,4 +1,4 @@
-typedef struct { float x, y, z; } vec3;
+typedef struct { float x, y, z; int tag; } vec3;
 
 void vec3_scale(int n, float s, const vec3 *in, vec3 *out)
 {
