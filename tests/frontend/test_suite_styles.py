@@ -275,3 +275,20 @@ def test_a_static_counter_set_before_it_is_read_is_a_local(tmp_path):
                            "  for (i = 0; i < n; i++) x[i] *= a;\n}\n")
     assert "static" not in k.reference and "  int i;" in k.reference
     accepted_on_emu(k, generate(k))
+
+
+@pytest.mark.parametrize("text, read", [
+    ("void axpy_w(int n, double a, const double *x, double *y)\n{\n  while (n--)\n    *y++ += a * *x++;\n}\n",
+     "for (int cnt0 = 0; cnt0 < n; cnt0++)\n    y[cnt0] += a * x[cnt0];"),
+    ("void scale_end(int n, double s, double *x)\n{\n  for (double *p = x; p < x + n; p++)\n    *p *= s;\n}\n",
+     "for (int cnt0 = 0; cnt0 < n; cnt0++)\n    x[cnt0] *= s;"),
+    ("void diffs(int n, const float *x, float *d)\n{\n  for (const float *p = x + 1; p != x + n; ++p)\n"
+     "    d[p - x - 1] = p[0] - p[-1];\n}\n",
+     "for (int cnt0 = 1; cnt0 < n; cnt0++)\n    d[cnt0 - 1] = x[cnt0] - x[cnt0 + (-1)];"),
+], ids=["while_count", "pointer_counter", "pointer_counter_offset"])
+def test_loops_counted_by_a_size_or_a_pointer_are_counted_loops(text, read, tmp_path):
+    """`while (n--) S` with S not naming n runs S n times; `for (T *p = x; p < x + n; p++)` counts
+    with a pointer: both read as a counted for loop over the elements they reach."""
+    k = c_kernel(tmp_path, text)
+    assert read in k.reference, k.reference
+    accepted_on_emu(k, generate(k))

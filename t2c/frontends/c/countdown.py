@@ -6,7 +6,10 @@ The class: `for (T v = E; v-- > 0;) S` (or `v--`, `v-- != 0`, `0 < v--`), v decl
 or `T v = E;` then at once `while (v-- > 0) S`, v unread after the loop: the idiom that walks an
 unsigned index down to 0 (`for (size_t i = n; i-- > 0;)`). Where S assigns no v, either becomes
 `for (T v = E; v > 0; v--) S'`, S' reading v - 1 where S read v: S runs for E-1 down to 0 in the
-same order, where the post-decrement test leaves no bound the analysis can read. Counted while
+same order, where the post-decrement test leaves no bound the analysis can read. A top-level
+`while (n-- > 0) S` (or `while (n--)`) on a name that S never names and nothing after the loop
+reads (`while (n--) *y++ += a * *x++;`) runs S n times whatever its order: `for (int c = 0; c < n;
+c++) S`, c a fresh name (walks.py then reads the pointers' steps). Counted while
 and do-while loops and comma headers are the analysis's (analysis/whiles.py, commas.py), which
 the frontend runs first. Anything else is left as written.
 """
@@ -18,6 +21,7 @@ from ...ir.csyntax import assigned, initialized, names, substitute, walk
 
 
 def count_down_loops(body: c_ast.Node) -> None:
+    _times_loops(body)
     for n in list(walk(body)):
         if isinstance(n, c_ast.For) and isinstance(n.init, c_ast.DeclList) and len(n.init.decls) == 1:
             _count_down(n, n.init.decls[0].name)
@@ -36,6 +40,27 @@ def _while_count_down(items: list) -> list:
             if _count_down(header, v) is not None:
                 out[i], out[i + 1] = None, header
     return [s for s in out if s is not None]
+
+
+def _times_loops(body: c_ast.Compound) -> None:
+    items = body.block_items or []
+    for k, loop in enumerate(items):
+        v = _decremented(loop.cond) if isinstance(loop, c_ast.While) else None
+        if v is None or v in names(loop.stmt, *items[k + 1:]):
+            continue
+        taken = {x.name for x in walk(body) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name}
+        c = next(f"cnt{i}" for i in range(10**6) if f"cnt{i}" not in taken)
+        init = c_ast.Decl(c, [], [], [], [], c_ast.TypeDecl(c, [], None, c_ast.IdentifierType(["int"])),
+                          c_ast.Constant("int", "0"), None)
+        items[k] = c_ast.For(c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(c), c_ast.ID(v)),
+                             c_ast.UnaryOp("p++", c_ast.ID(c)), loop.stmt, loop.coord)
+
+
+def _decremented(cond) -> str | None:
+    """v of a `v--`-style test (_post_decrement)."""
+    found = [n.expr.name for n in walk(cond) if isinstance(n, c_ast.UnaryOp) and n.op == "p--"
+             and isinstance(n.expr, c_ast.ID)] if cond is not None else []
+    return found[0] if len(found) == 1 and _post_decrement(cond, found[0]) else None
 
 
 def _count_down(loop: c_ast.For, v: str) -> c_ast.For | None:

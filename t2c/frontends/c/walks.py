@@ -27,6 +27,7 @@ _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
 
 def walked_pointers(body: c_ast.Compound, pointers: set[str]) -> None:
+    _pointer_loops(body, pointers)
     for p in sorted(pointers):
         if not any(_moves(n, p) for n in walk(body)):
             continue
@@ -34,6 +35,59 @@ def walked_pointers(body: c_ast.Compound, pointers: set[str]) -> None:
         _steps_into_bodies(trial, p)
         if _rewrite(trial, p):
             body.block_items = trial.block_items
+
+
+def _pointer_loops(body, pointers: set[str]) -> None:
+    """`for (T *q = X [+ e]; q < X + E; q++) S` (`!=`, `++q` too), X a pointer parameter and S
+    reading q only as `*q`, `q[j]` or `q - X`, never assigning it: `for (int c = e; c < E; c++) S`
+    with `*q` read as X[c], `q[j]` as X[c + j] and `q - X` as c (c a fresh name), the loop C for
+    a CPU writes with a pointer for its counter."""
+    for f in [n for n in walk(body) if isinstance(n, c_ast.For) and isinstance(n.init, c_ast.DeclList)
+              and len(n.init.decls) == 1 and isinstance(n.init.decls[0].type, c_ast.PtrDecl)]:
+        d = f.init.decls[0]
+        q, start = d.name, _offset(d.init, pointers)
+        end = _offset(f.cond.right, pointers) if isinstance(f.cond, c_ast.BinaryOp) and f.cond.op in ("<", "!=") \
+            and _is_id(f.cond.left, q) else None
+        if start is None or end is None or start[0] != end[0] or not (
+                isinstance(f.next, c_ast.UnaryOp) and f.next.op in ("p++", "++") and _is_id(f.next.expr, q)) \
+                or q in assigned(f.stmt) or _count(f.stmt, q) != sum(
+                    1 for n in walk(f.stmt) if isinstance(n, c_ast.UnaryOp) and n.op == "*" and _is_id(n.expr, q)
+                    or isinstance(n, c_ast.ArrayRef) and _is_id(n.name, q) or _distance(n, q, start[0])):
+            continue
+        taken = {x.name for x in walk(body) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name}
+        c = next(f"cnt{i}" for i in range(10**6) if f"cnt{i}" not in taken)
+        x = start[0]
+        for n in list(walk(f.stmt)):
+            for name, child in n.children():
+                if isinstance(child, c_ast.UnaryOp) and child.op == "*" and _is_id(child.expr, q):
+                    set_child(n, name, c_ast.ArrayRef(c_ast.ID(x), c_ast.ID(c), child.coord))
+                elif isinstance(child, c_ast.ArrayRef) and _is_id(child.name, q):
+                    set_child(n, name, c_ast.ArrayRef(c_ast.ID(x), _bin("+", c_ast.ID(c), child.subscript), child.coord))
+                elif _distance(child, q, x):
+                    set_child(n, name, c_ast.ID(c))
+        init = c_ast.Decl(c, [], [], [], [], c_ast.TypeDecl(c, [], None, c_ast.IdentifierType(["int"])),
+                          start[1] or c_ast.Constant("int", "0"), None)
+        f.init, f.cond = c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(c), end[1] or c_ast.Constant("int", "0"))
+        f.next = c_ast.UnaryOp("p++", c_ast.ID(c))
+
+
+def _distance(n, q: str, x: str) -> bool:
+    """`n` is `q - x`: the index q stands at."""
+    return isinstance(n, c_ast.BinaryOp) and n.op == "-" and _is_id(n.left, q) and _is_id(n.right, x)
+
+
+def _offset(e, pointers: set[str]):
+    """(X, e) of `X + e`, `e + X` or `&X[e]`, (X, None) of `X`, X one of `pointers`; else None."""
+    if isinstance(e, c_ast.ID) and e.name in pointers:
+        return e.name, None
+    if isinstance(e, c_ast.BinaryOp) and e.op == "+":
+        for a, b in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(a, c_ast.ID) and a.name in pointers:
+                return a.name, b
+    if isinstance(e, c_ast.UnaryOp) and e.op == "&" and isinstance(e.expr, c_ast.ArrayRef) \
+            and isinstance(e.expr.name, c_ast.ID) and e.expr.name.name in pointers:
+        return e.expr.name.name, e.expr.subscript
+    return None
 
 
 def _walk_of(n, p: str) -> bool:
