@@ -64,10 +64,11 @@ def implied_by_extents(kernel: Kernel) -> list[str]:
     (`float a[1000]` at file scope, `double b[64]`) stays inside it, for the accesses that always
     happen (as out_of_bounds judges them): a loop to n over a[1000] gives `n <= 1000`. The
     verifier then draws only sizes the arrays hold; outside the model, none."""
-    if not kernel.sizes:
-        return []
+    fixed = {a.name for a in kernel.arrays if a.shape and all(e.isdigit() for e in a.shape)}
+    if not kernel.sizes or not fixed:
+        return []                                   # (no model built for the others)
     out, model = [], None
-    for model, st, a, ext in _judged_accesses(kernel, lambda name, shape: all(e.isdigit() for e in shape)):
+    for model, st, a, ext in _judged_accesses(kernel, lambda name, shape: name in fixed):
         out += [c for c in model.inside_when(st.name, a.name, a.index, ext) if c not in out]
     return model.necessary(out) if out else []
 

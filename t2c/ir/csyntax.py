@@ -194,6 +194,19 @@ def substitute(node, values: dict, keep=lambda parent, child: False):
     return node
 
 
+def unused_name(root, stem: str) -> str:
+    """`stem` followed by the first number no identifier or declaration under `root` has."""
+    taken = {x.name for x in walk(root) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name}
+    return next(f"{stem}{i}" for i in range(len(taken) + 1) if f"{stem}{i}" not in taken)
+
+
+def counted_for(v: str, lo, hi, stmt, ctype: str = "int", coord=None) -> c_ast.For:
+    """`for (ctype v = lo; v < hi; v++) stmt`."""
+    init = c_ast.Decl(v, [], [], [], [], c_ast.TypeDecl(v, [], None, c_ast.IdentifierType([ctype])), lo, None)
+    return c_ast.For(c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(v), hi), c_ast.UnaryOp("p++", c_ast.ID(v)),
+                     stmt, coord)
+
+
 def set_child(parent, name: str, value) -> None:
     """Put `value` where `parent.children()` names a child `name` (`stmt`, or a list's `block_items[2]`)."""
     if "[" in name:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ...ir.csyntax import assigned, initialized, names, substitute, walk
+from ...ir.csyntax import assigned, counted_for, initialized, names, substitute, unused_name, walk
 
 
 def count_down_loops(body: c_ast.Node) -> None:
@@ -48,12 +48,8 @@ def _times_loops(body: c_ast.Compound) -> None:
         v = _decremented(loop.cond) if isinstance(loop, c_ast.While) else None
         if v is None or v in names(loop.stmt, *items[k + 1:]):
             continue
-        taken = {x.name for x in walk(body) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name}
-        c = next(f"cnt{i}" for i in range(10**6) if f"cnt{i}" not in taken)
-        init = c_ast.Decl(c, [], [], [], [], c_ast.TypeDecl(c, [], None, c_ast.IdentifierType(["int"])),
-                          c_ast.Constant("int", "0"), None)
-        items[k] = c_ast.For(c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(c), c_ast.ID(v)),
-                             c_ast.UnaryOp("p++", c_ast.ID(c)), loop.stmt, loop.coord)
+        items[k] = counted_for(unused_name(body, "cnt"), c_ast.Constant("int", "0"), c_ast.ID(v), loop.stmt,
+                               coord=loop.coord)
 
 
 def _decremented(cond) -> str | None:

@@ -29,7 +29,7 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import cprint, walk
+from ...ir.csyntax import counted_for, cprint, unused_name, walk
 
 _BYTES = {"char", "signed char", "unsigned char"}
 
@@ -73,10 +73,7 @@ def _loop(stmt, params: dict, resolve, count) -> c_ast.For | None:
         if source is None or params[source[0]].dtype != dtype:
             return None
         stored = c_ast.Assignment("=", at(name, offset), at(*source))
-    init = c_ast.Decl(k, [], [], [], [], c_ast.TypeDecl(k, [], None, c_ast.IdentifierType(["int"])),
-                      c_ast.Constant("int", "0"), None)
-    return c_ast.For(c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(k), elements),
-                     c_ast.UnaryOp("p++", c_ast.ID(k)), stored, stmt.coord)
+    return counted_for(k, c_ast.Constant("int", "0"), elements, stored, coord=stmt.coord)
 
 
 def _into(e, params: dict) -> tuple[str, c_ast.Node | None] | None:
@@ -133,7 +130,9 @@ def scratch_as_arrays(body: c_ast.Node, resolve) -> None:
             element = d.type.type
             array = c_ast.Decl(d.name, [], [], [], [], c_ast.ArrayDecl(
                 c_ast.TypeDecl(d.name, [], None, copy.deepcopy(element.type)), count, []), None, None, coord=d.coord)
-            zeroes = [_zeroed(d.name, count, body)] if zero else []
+            z = unused_name(body, "mem_z")
+            zero_all = c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(d.name), c_ast.ID(z)), c_ast.Constant("int", "0"))
+            zeroes = [counted_for(z, c_ast.Constant("int", "0"), copy.deepcopy(count), zero_all, "long")] if zero else []
             kept = [s for s in rest if s is not frees[0] and not _null_test(s, d.name)]
             block.block_items[k:] = [array, *zeroes, *kept]
             return scratch_as_arrays(body, resolve)      # the block changed: again, for the next one
@@ -171,16 +170,6 @@ def _null_test(s, p: str) -> bool:
         return False
     return cprint(s.cond) in {f"!{p}", f"{p} == NULL", f"NULL == {p}", f"{p} == 0", f"0 == {p}",
                               f"{p} == ((void *) 0)", f"((void *) 0) == {p}", f"!({p})"}
-
-
-def _zeroed(p: str, count, body) -> c_ast.For:
-    taken = {x.name for x in walk(body) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name}
-    k = next(f"mem_z{i}" for i in range(10**6) if f"mem_z{i}" not in taken)
-    init = c_ast.Decl(k, [], [], [], [], c_ast.TypeDecl(k, [], None, c_ast.IdentifierType(["long"])),
-                      c_ast.Constant("int", "0"), None)
-    return c_ast.For(c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(k), copy.deepcopy(count)),
-                     c_ast.UnaryOp("p++", c_ast.ID(k)),
-                     c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(p), c_ast.ID(k)), c_ast.Constant("int", "0")))
 
 
 def preconditions(body: c_ast.Node) -> list:

@@ -21,7 +21,7 @@ import copy
 
 from pycparser import c_ast
 
-from ...ir.csyntax import assigned, block_items, names, set_child, walk
+from ...ir.csyntax import assigned, block_items, counted_for, names, set_child, unused_name, walk
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
@@ -54,9 +54,7 @@ def _pointer_loops(body, pointers: set[str]) -> None:
                     1 for n in walk(f.stmt) if isinstance(n, c_ast.UnaryOp) and n.op == "*" and _is_id(n.expr, q)
                     or isinstance(n, c_ast.ArrayRef) and _is_id(n.name, q) or _distance(n, q, start[0])):
             continue
-        taken = {x.name for x in walk(body) if isinstance(x, (c_ast.ID, c_ast.Decl)) and x.name}
-        c = next(f"cnt{i}" for i in range(10**6) if f"cnt{i}" not in taken)
-        x = start[0]
+        c, x = unused_name(body, "cnt"), start[0]
         for n in list(walk(f.stmt)):
             for name, child in n.children():
                 if isinstance(child, c_ast.UnaryOp) and child.op == "*" and _is_id(child.expr, q):
@@ -65,10 +63,8 @@ def _pointer_loops(body, pointers: set[str]) -> None:
                     set_child(n, name, c_ast.ArrayRef(c_ast.ID(x), _bin("+", c_ast.ID(c), child.subscript), child.coord))
                 elif _distance(child, q, x):
                     set_child(n, name, c_ast.ID(c))
-        init = c_ast.Decl(c, [], [], [], [], c_ast.TypeDecl(c, [], None, c_ast.IdentifierType(["int"])),
-                          start[1] or c_ast.Constant("int", "0"), None)
-        f.init, f.cond = c_ast.DeclList([init]), c_ast.BinaryOp("<", c_ast.ID(c), end[1] or c_ast.Constant("int", "0"))
-        f.next = c_ast.UnaryOp("p++", c_ast.ID(c))
+        counted = counted_for(c, start[1] or c_ast.Constant("int", "0"), end[1] or c_ast.Constant("int", "0"), f.stmt)
+        f.init, f.cond, f.next = counted.init, counted.cond, counted.next
 
 
 def _distance(n, q: str, x: str) -> bool:
