@@ -367,6 +367,44 @@ class Model:
                 return True
         return False
 
+    def reaches(self, stmt: str, cons) -> bool:
+        """Whether some instance of `stmt` meets the constraints `cons` (affine text; floor allowed)
+        for some sizes in the context."""
+        s = self.specs[stmt]
+        where = " and ".join([self._cons(s), *(_v(c) for c in cons)])
+        return not isl.Set(self.head + f"{{ {self._tuple(s)} : {where} }}").intersect_params(self.context).is_empty()
+
+    def parallel_order(self, deps: isl.UnionMap, pieces, outer: int, par: int) -> bool:
+        """Whether a piecewise schedule runs `deps` forward with dimensions [outer, outer + par)
+        parallel: `pieces` are (statement, constraints, time vector) covering each statement's
+        domain once (affine text; floor allowed); every dependence's pair is in the vectors'
+        lexicographic order, and no pair equal on the first `outer` dimensions differs on the
+        next `par` (those run as different threads of one launch)."""
+        width = max(len(t) for _, _, t in pieces)
+        schedule = self._empty_map()
+        for name, cons, t in pieces:
+            s = self.specs[name]
+            vec = [_v(e) for e in t] + ["0"] * (width - len(t))
+            where = " and ".join([self._cons(s), *(_v(c) for c in cons)])
+            schedule = schedule.union(isl.UnionMap(self.head + f"{{ {self._tuple(s)} -> [{', '.join(vec)}] : {where} }}"))
+        if not self.respects(deps, schedule):
+            return False
+        for m in _maps(deps.apply_domain(schedule).apply_range(schedule)):
+            sp = m.get_space()
+            for dims in (outer, outer + par):
+                eq = isl.Map.universe(sp)
+                for i in range(dims):
+                    c = isl.Constraint.equality_alloc(sp)
+                    eq = eq.add_constraint(c.set_coefficient_val(isl.dim_type.in_, i, 1)
+                                           .set_coefficient_val(isl.dim_type.out, i, -1))
+                if dims == outer:
+                    apart = m.intersect(eq)
+                else:
+                    apart = apart.subtract(eq)
+            if not apart.is_empty():
+                return False
+        return True
+
     def same_cell(self, stmt: str, index: tuple[str, ...]) -> isl.UnionMap:
         """{S[x] -> S[y]} of instance pairs of one statement touching one element S[x] names."""
         s = self.specs[stmt]

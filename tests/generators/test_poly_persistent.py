@@ -19,9 +19,10 @@ from t2c.generators.poly.options import DEFAULT
 from t2c.verify.ladder import ladder
 
 ON = DEFAULT.replace({"launches.persistent": True})
-#: the stencils here take time tiles by default (timetiles.py), which the persistent form refuses
-PLAIN = DEFAULT.replace({"launches.time_tiles": None})
-ON_PLAIN = ON.replace({"launches.time_tiles": None})
+#: the stencils here take time tiles by default (timetiles.py), lu blocks of pivots (pivotblocks.py),
+#: which the persistent form refuses
+PLAIN = DEFAULT.replace({"launches.time_tiles": None, "launches.pivot_blocks": None})
+ON_PLAIN = ON.replace({"launches.time_tiles": None, "launches.pivot_blocks": None})
 STENCILS = "corpora/polybench/stencils"
 
 
@@ -58,6 +59,7 @@ def test_a_time_loop_of_grid_launches_becomes_one_cooperative_launch(path, group
     (f"{STENCILS}/jacobi-1d/jacobi-1d.c", "t", "it runs in time tiles (timetiles.py)"),
     (f"{STENCILS}/seidel-2d/seidel-2d.c", "tile_wave", "a wavefront: many short diagonals, a barrier of the whole grid each"),
     ("corpora/polybench/linear-algebra/solvers/gramschmidt/gramschmidt.c", "k", "gramschmidt_reduce_R: a reduction"),
+    ("corpora/polybench/linear-algebra/solvers/cholesky/cholesky.c", "k", "it runs in blocks of pivots (pivotblocks.py)"),
 ])
 def test_refused_loops_keep_their_launches_and_say_why(path, var, reason):
     """The loop keeps its plan; the candidate is the one without the option but for the

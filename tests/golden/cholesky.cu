@@ -7,13 +7,14 @@
 //   cholesky_seq_A: one thread: nothing here is parallel. Launched once per host iteration of k.
 //   cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k.
 //   cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   ... host loop k runs in blocks of 32 pivots: per block cholesky_pivots_k, cholesky_pivots_k_i, cholesky_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
-static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -54,17 +55,15 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* cholesky_seq_A: one thread: nothing here is parallel. Launched once per host iteration of k. */
-__global__ void cholesky_seq_A(int n, double *A, int k)
+static __device__ void cholesky_seq_A_at(int n, double *A, int k)
 {
-  poly_wait();   /* the launch before this one has finished */
   A[(k * n) + k] = sqrt(A[(k * n) + k]);
 }
 
 /* cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void cholesky_update_A_1(int n, double *A, int k)
+static __device__ void cholesky_update_A_1_at(int n, double *A, int k, int idx_x)
 {
-  poly_wait();   /* the launch before this one has finished */
-  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
   A[(i * n) + k] /= A[(k * n) + k];
@@ -72,40 +71,113 @@ __global__ void cholesky_update_A_1(int n, double *A, int k)
 }
 
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void cholesky_update_A_2(int n, double *A, int k, unsigned poly_blocks_y)
+static __device__ void cholesky_update_A_2_at(int n, double *A, int k, int idx_x, int idx_y)
+{
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+    return;
+  A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
+}
+
+/* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void cholesky_update_A_2_held(int n, double *A, int k, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+    return;
+  {
+    if (!poly_cell)
+    {
+      poly_cell = &A[(i * n) + j];
+      poly_acc = *poly_cell;
+    }
+    poly_acc -= A[(i * n) + k] * A[(j * n) + k];
+  }
+}
+
+/* cholesky_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
+__global__ void __launch_bounds__(1024) cholesky_pivots_k(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int i = k + 2 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
-      continue;
-    A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
+  int k;
+  const int poly_e = poly_b0 + 32;
+  for (k = poly_b0; k < poly_e && (k < n); k++) {
+    if (threadIdx.x == 0)
+      cholesky_seq_A_at(n, A, k);
+    __syncthreads();
+    {
+      const int poly_nx = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
+      if (poly_nx > 0)
+        for (int poly_t = threadIdx.x; poly_t < poly_nx; poly_t += blockDim.x)
+          cholesky_update_A_1_at(n, A, k, k + 1 + poly_t - (k + 1));
+    }
+    __syncthreads();
+    {
+      const int poly_nx = poly_min(n - k - 2, poly_e - (k + 1));   /* j before E */
+      const int poly_ny = poly_min(n - k - 2, poly_e - (k + 2));   /* i before E */
+      if (poly_nx > 0 && poly_ny > 0)
+        for (int poly_t = threadIdx.x; poly_t < poly_nx * poly_ny; poly_t += blockDim.x)
+          cholesky_update_A_2_at(n, A, k, k + 1 + poly_t % poly_nx - (k + 1), k + 2 + poly_t / poly_nx - (k + 2));
+    }
+    __syncthreads();
   }
+}
+
+/* cholesky_pivots_k_i: each thread a value of i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void cholesky_pivots_k_i(int n, double *A, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n); k++) {
+    cholesky_update_A_1_at(n, A, k, poly_i - (k + 1));
+    for (int poly_j = k + 1; poly_j < poly_e && poly_j <= n - 2; poly_j++)
+      cholesky_update_A_2_at(n, A, k, poly_j - (k + 1), poly_i - (k + 2));
+  }
+}
+
+/* cholesky_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void cholesky_pivots_k_j_i(int n, double *A, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int poly_i = poly_e + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  double poly_acc = 0;   /* the thread's one cell, from its first point to the block's end */
+  double *poly_cell = 0;
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n); k++) {
+    cholesky_update_A_2_held(n, A, k, poly_acc, poly_cell, poly_j - (k + 1), poly_i - (k + 2));
+  }
+  if (poly_cell)
+    *poly_cell = poly_acc;
 }
 
 extern "C" void kernel_cholesky_device(int n, double *A)
 {
   int k;
-  for (k = 0; k < n; k++)
+  for (k = 0; k < n; k += 32)
   {
-    cudaLaunchKernelEx(poly_after(1, 1, 0).at(), cholesky_seq_A, n, A, k);
+    const int poly_b0 = k;
+    cudaLaunchKernelEx(poly_after(1, 1024, 0).at(), cholesky_pivots_k, n, A, poly_b0);
     {
-      const int extent_x = n - k - 1;   /* i */
-      if (extent_x > 0) {
+      const int poly_nx = n - (poly_b0 + 32);   /* i from E */
+      if (poly_nx > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_1, n, A, k);
+        dim3 grid(poly_blocks(poly_nx, 256));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_pivots_k_i, n, A, poly_b0);
       }
     }
     {
-      const int extent_x = n - k - 2;   /* j */
-      const int extent_y = n - k - 2;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
+      const int poly_nx = n - (poly_b0 + 32) - 1;   /* j from E */
+      const int poly_ny = n - (poly_b0 + 32);   /* i from E */
+      if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
-        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_update_A_2, n, A, k, poly_blocks_y);
+        dim3 grid(poly_blocks(poly_nx, 32), poly_blocks(poly_ny, 8));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_pivots_k_j_i, n, A, poly_b0);
       }
     }
   }

@@ -15,6 +15,7 @@
 //   floyd_warshall_update_path_8: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
 //   floyd_warshall_update_path_2_merged: floyd_warshall_update_path_2, floyd_warshall_update_path_3 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
 //   floyd_warshall_update_path_5_merged: floyd_warshall_update_path_5, floyd_warshall_update_path_6 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
+//   ... host loop k keeps a launch per pivot (no blocks of pivots): floyd_warshall_update_path_1: a grid index whose last value moves with k.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (pivot rows and columns split off): at most 1 loop(s) run in order around a statement instead of 2.
 
 #include <cuda_runtime.h>

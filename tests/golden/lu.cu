@@ -7,12 +7,14 @@
 //   lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k.
 //   lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
 //   lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
-//   lu_update_A_2_merged: lu_update_A_2, lu_update_A_3 as one launch (no cell one writes is touched by another in the same host iteration; each part's blocks in turn).
+//   ... host loop k runs in blocks of 32 pivots: per block lu_pivots_k, lu_pivots_k_i, lu_pivots_k_j, lu_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
+static __host__ __device__ inline int poly_max(int a, int b) { return a > b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
@@ -54,10 +56,9 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void lu_update_A_1(int n, double *A, int k)
+static __device__ void lu_update_A_1_at(int n, double *A, int k, int idx_x)
 {
-  poly_wait();   /* the launch before this one has finished */
-  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
   A[(i * n) + k] /= A[(k * n) + k];
@@ -83,45 +84,149 @@ static __device__ void lu_update_A_3_at(int n, double *A, int k, int idx_x, int 
   A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
 }
 
-/* lu_update_A_2_merged: each thread a point of one of lu_update_A_2, lu_update_A_3, with the grid index it has in its own launch (the parts' blocks in turn): no cell one of them writes is touched by another in the same host iteration (isl). */
-__global__ void lu_update_A_2_merged(int n, double *A, int k, unsigned poly_grid_1_x, unsigned poly_grid_2_x, unsigned poly_count_1)
+/* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_2_held(int n, double *A, int k, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+    return;
+  {
+    if (!poly_cell)
+    {
+      poly_cell = &A[(i * n) + j];
+      poly_acc = *poly_cell;
+    }
+    poly_acc -= A[(i * n) + k] * A[(k * n) + j];
+  }
+}
+
+/* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_3_held(int n, double *A, int k, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 1 && i < n && j >= i && j < n))
+    return;
+  {
+    if (!poly_cell)
+    {
+      poly_cell = &A[(i * n) + j];
+      poly_acc = *poly_cell;
+    }
+    poly_acc -= A[(i * n) + k] * A[(k * n) + j];
+  }
+}
+
+/* lu_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
+__global__ void __launch_bounds__(1024) lu_pivots_k(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  unsigned poly_b = blockIdx.x;
-  if (poly_b < poly_count_1) {
-    lu_update_A_2_at(n, A, k, (int)((poly_b % poly_grid_1_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_1_x) * 8 + (threadIdx.x / 32)));
-    return;
+  int k;
+  const int poly_e = poly_b0 + 32;
+  for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
+    {
+      const int poly_nx = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
+      if (poly_nx > 0)
+        for (int poly_t = threadIdx.x; poly_t < poly_nx; poly_t += blockDim.x)
+          lu_update_A_1_at(n, A, k, k + 1 + poly_t - (k + 1));
+    }
+    __syncthreads();
+    {
+      const int poly_nx = poly_min(n - k - 2, poly_e - (k + 1));   /* j before E */
+      const int poly_ny = poly_min(n - k - 2, poly_e - (k + 2));   /* i before E */
+      if (poly_nx > 0 && poly_ny > 0)
+        for (int poly_t = threadIdx.x; poly_t < poly_nx * poly_ny; poly_t += blockDim.x)
+          lu_update_A_2_at(n, A, k, k + 1 + poly_t % poly_nx - (k + 1), k + 2 + poly_t / poly_nx - (k + 2));
+    }
+    __syncthreads();
+    {
+      const int poly_nx = poly_min(n - k - 1, poly_e - (k + 1));   /* j before E */
+      const int poly_ny = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
+      if (poly_nx > 0 && poly_ny > 0)
+        for (int poly_t = threadIdx.x; poly_t < poly_nx * poly_ny; poly_t += blockDim.x)
+          lu_update_A_3_at(n, A, k, k + 1 + poly_t % poly_nx - (k + 1), k + 1 + poly_t / poly_nx - (k + 1));
+    }
+    __syncthreads();
   }
-  poly_b -= poly_count_1;
-  lu_update_A_3_at(n, A, k, (int)((poly_b % poly_grid_2_x) * 32 + (threadIdx.x % 32)), (int)((poly_b / poly_grid_2_x) * 8 + (threadIdx.x / 32)));
+}
+
+/* lu_pivots_k_i: each thread a value of i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void lu_pivots_k_i(int n, double *A, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
+    lu_update_A_1_at(n, A, k, poly_i - (k + 1));
+    for (int poly_j = k + 1; poly_j < poly_e && poly_j <= n - 2; poly_j++)
+      lu_update_A_2_at(n, A, k, poly_j - (k + 1), poly_i - (k + 2));
+  }
+}
+
+/* lu_pivots_k_j: each thread a value of j from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void lu_pivots_k_j(int n, double *A, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
+    for (int poly_i = k + 1; poly_i < poly_e && poly_i <= n - 1; poly_i++)
+      lu_update_A_3_at(n, A, k, poly_j - (k + 1), poly_i - (k + 1));
+  }
+}
+
+/* lu_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void lu_pivots_k_j_i(int n, double *A, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int poly_i = poly_e + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  double poly_acc = 0;   /* the thread's one cell, from its first point to the block's end */
+  double *poly_cell = 0;
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
+    lu_update_A_2_held(n, A, k, poly_acc, poly_cell, poly_j - (k + 1), poly_i - (k + 2));
+    lu_update_A_3_held(n, A, k, poly_acc, poly_cell, poly_j - (k + 1), poly_i - (k + 1));
+  }
+  if (poly_cell)
+    *poly_cell = poly_acc;
 }
 
 extern "C" void kernel_lu_device(int n, double *A)
 {
   int k;
-  for (k = 0; k < n - 1; k++)
+  for (k = 0; k < n - 1; k += 32)
   {
+    const int poly_b0 = k;
+    cudaLaunchKernelEx(poly_after(1, 1024, 0).at(), lu_pivots_k, n, A, poly_b0);
     {
-      const int extent_x = n - k - 1;   /* i */
-      if (extent_x > 0) {
+      const int poly_nx = n - (poly_b0 + 32);   /* i from E */
+      if (poly_nx > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_update_A_1, n, A, k);
+        dim3 grid(poly_blocks(poly_nx, 256));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_pivots_k_i, n, A, poly_b0);
       }
     }
     {
-      const int extent_1_x = n - k - 2;   /* j */
-      const unsigned poly_grid_1_x = poly_blocks(extent_1_x, 32);
-      const int extent_1_y = n - k - 2;   /* i */
-      const unsigned poly_grid_1_y = poly_blocks(extent_1_y, 8);
-      const unsigned poly_count_1 = (extent_1_x > 0 && extent_1_y > 0) ? poly_grid_1_x * poly_grid_1_y : 0;   /* lu_update_A_2 */
-      const int extent_2_x = n - k - 1;   /* j */
-      const unsigned poly_grid_2_x = poly_blocks(extent_2_x, 32);
-      const int extent_2_y = n - k - 1;   /* i */
-      const unsigned poly_grid_2_y = poly_blocks(extent_2_y, 8);
-      const unsigned poly_count_2 = (extent_2_x > 0 && extent_2_y > 0) ? poly_grid_2_x * poly_grid_2_y : 0;   /* lu_update_A_3 */
-      if (poly_count_1 + poly_count_2 > 0)
-        cudaLaunchKernelEx(poly_after(poly_count_1 + poly_count_2, 256, 0).at(), lu_update_A_2_merged, n, A, k, poly_grid_1_x, poly_grid_2_x, poly_count_1);
+      const int poly_nx = n - (poly_b0 + 32);   /* j from E */
+      if (poly_nx > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(poly_nx, 256));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_pivots_k_j, n, A, poly_b0);
+      }
+    }
+    {
+      const int poly_nx = poly_max(n - 2, n - 1) - (poly_b0 + 32) + 1;   /* j from E */
+      const int poly_ny = n - (poly_b0 + 32);   /* i from E */
+      if (poly_nx > 0 && poly_ny > 0) {
+        dim3 block(32, 8);
+        dim3 grid(poly_blocks(poly_nx, 32), poly_blocks(poly_ny, 8));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_pivots_k_j_i, n, A, poly_b0);
+      }
     }
   }
 }

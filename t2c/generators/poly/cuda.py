@@ -22,7 +22,7 @@ from ...analysis.model import parse_expr
 from ...ir import Kernel, abi
 from ...ir.csyntax import array_name, clone, cprint, kernel_definition, reference_helpers, takes_arrays
 from .mapping import HostLoop, HostStmt, Launch, Plan, launch_box
-from . import (banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage,
+from . import (banded, contract, kadane, merge, oneblock, persistent, phases, pivotblocks, private, reduce, rowscan, scan, slabs, stage,
                strips, substitution, sweep, tensor, timetiles, transposed, vector, wavetiles)
 from .scratch import entries, give_back, scratch_head, take
 from .ctext import (WORD, array_refs, extent_text, loop_guard, max_expr, min_expr, names_used, replace_refs, rewrite,
@@ -497,6 +497,8 @@ class Printer:
             if walked:           # the one-block loop's NAME_at, and the grid kernel walking in strips
                 src = "\n".join([oneblock.at_function(self, launch, text, at_params), "",
                                   *self.plain_kernel(launch, params, walked)])
+            elif any(launch is l for h in pivotblocks.loops(self.plan) for l in h.items):   # only its blocks call it
+                src = oneblock.at_function(self, launch, text, at_params)
             else:
                 src = oneblock.device_and_kernel(self, launch, text, args + ptrs + refs, params, at_params)
             if launch.block_sum:
@@ -1051,6 +1053,8 @@ class Printer:
                 out += self.r.statement(it.stmt.node, self.names_for(it.stmt.name), indent)
             elif isinstance(it, HostLoop) and it.time_tile:
                 out += timetiles.host_code(self, it, indent, calls)
+            elif isinstance(it, HostLoop) and it.pivot_blocks:
+                out += pivotblocks.host_code(self, it, indent, calls)
             elif isinstance(it, HostLoop) and it.private:
                 out += oneblock.blocks_host_code(self, it, calls, it.private, indent,
                                                  oneblock.host_code(self, it, indent + "    ", calls))
@@ -1086,6 +1090,7 @@ class Printer:
         kernels += persistent.point_functions(self, calls)
         kernels += [persistent.kernel(self, h, calls) for h in persistent.loops(self.plan)]
         kernels += [timetiles.kernel(self, h, calls) for h in timetiles.loops(self.plan)]
+        kernels += [src for h in pivotblocks.loops(self.plan) for src in pivotblocks.kernels(self, h, calls)]
         kernels += [oneblock.block_kernel(self, h, calls) for h in self.block_loops]
         kernels += [oneblock.substitution_kernel(self, h, calls) for h in self.block_loops if h.substitution]
         kernels += [r for h in self.block_loops if (r := oneblock.resident_kernel(self, h, calls))]
@@ -1296,7 +1301,7 @@ class Printer:
             head.append(f"  thread-local scalars {', '.join(local)}: private to each thread (no value "
                         "crosses iterations of the parallel loops).")
         return head + ["  " + self.describe(l) for l in self.plan.launches] + \
-            ["  " + merge.describe(self, run) for run in self.plan.merged] + persistent.notes(self) + timetiles.notes(self) + \
+            ["  " + merge.describe(self, run) for run in self.plan.merged] + persistent.notes(self) + timetiles.notes(self) + pivotblocks.notes(self) + \
             substitution.notes(self) + \
             self.plan.notes + helper_note(self.abi)
 

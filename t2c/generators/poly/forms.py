@@ -22,7 +22,7 @@ from ...analysis import Analysis, Loop, Stmt
 from ...ir import Kernel
 from ...ir.csyntax import array_name, assignment_reads, cprint
 from ...runtime.target import SM90, Target
-from . import banded, contract, kadane, merge, oneblock, persistent, phases, private, reduce, rowscan, scan, slabs, stage, strips, \
+from . import banded, contract, kadane, merge, oneblock, persistent, phases, pivotblocks, private, reduce, rowscan, scan, slabs, stage, strips, \
     substitution, sweep, tensor, timetiles, transposed, vector
 from .ctext import WORD, extent_text, identifiers, max_expr, min_expr
 from .cuda import accumulator_of, short_name
@@ -71,7 +71,12 @@ def formed(an: Analysis, plan: Plan, options: PolyOptions, target: Target = SM90
             h.time_tile, h.not_time_tile = timetiles.time_tile_of(p, h)
             for launch in h.items if h.time_tile and h.time_tile.rank == 1 else []:   # 2-d: NAME_tile besides
                 launch.in_block = True
-    block_loops = [h for h in oneblock.loops_of(plan) if not h.time_tile] if options.one_block else []
+    if options.launches.pivot_blocks:      # before one block: a loop in blocks of pivots takes no other form
+        for h in (it for it in plan.items if isinstance(it, HostLoop) and not it.time_tile):
+            h.pivot_blocks, h.not_pivot_blocks = pivotblocks.pivot_blocks_of(p, h)
+            for launch in h.items if h.pivot_blocks else []:
+                launch.in_block = True
+    block_loops = [h for h in oneblock.loops_of(plan) if not h.time_tile and not h.pivot_blocks] if options.one_block else []
     for h in block_loops:
         h.one_block = True
         for launch in oneblock.launches(h):

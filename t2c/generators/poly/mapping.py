@@ -103,6 +103,8 @@ class HostLoop:
     not_persistent: str = ""         # ... or why not, with that option on
     time_tile: object = None         # timetiles.TimeTile: several iterations per launch (launches.time_tiles)
     not_time_tile: object = None     # ... or why not (timetiles.Refused), for a loop of 1-d or 2-d grid launches
+    pivot_blocks: object = None      # pivotblocks.PivotBlocks: in blocks of pivots (launches.pivot_blocks)
+    not_pivot_blocks: object = None  # ... or why not (timetiles.Refused), for a loop of launches, one a 2-d grid
 
 
 @dataclass

@@ -113,12 +113,20 @@ class TimeTiles:
 
 
 @dataclass(frozen=True)
+class Pivots:
+    """A host loop of elimination steps in blocks of pivots, a few launches a block (pivotblocks.py)."""
+    size: int = option(32, {"block": [16, 64]})     # pivots a block
+    threads: int = option(1024, {"block": [256]})   # the diagonal block's threads
+
+
+@dataclass(frozen=True)
 class Launches:
     """How launches are issued (merge.py, persistent.py, timetiles.py, cuda.Printer's host code)."""
     merge: Merge | None = option(Merge(), {"pass": [None]})
     programmatic: bool = True                        # a launch in a host loop begins while the one before ends (sm_90)
     persistent: bool = option(False, {"launch": [True]})   # a host loop of grid launches: one cooperative launch (persistent.py)
     time_tiles: TimeTiles | None = option(TimeTiles(), {"launch": [None]})   # a host loop of 1-d or 2-d stencils: iterations per launch in tiles
+    pivot_blocks: Pivots | None = option(Pivots(), {"launch": [None]})   # a host loop of eliminations: blocks of pivots
 
 
 @dataclass(frozen=True)

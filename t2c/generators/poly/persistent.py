@@ -54,6 +54,8 @@ def persistent_of(p, h: HostLoop) -> tuple[Persistent | None, str]:
         return None, "it runs in one block (oneblock.py)"
     if h.time_tile:
         return None, "it runs in time tiles (timetiles.py)"
+    if h.pivot_blocks:
+        return None, "it runs in blocks of pivots (pivotblocks.py)"
     if h.loop.var in (WAVE, TILE_WAVE) or any(l.grid and l.grid[-1].derived for l in launches(h)):
         return None, "a wavefront: many short diagonals, a barrier of the whole grid each"
     inner = [it.loop.var for it in h.items if isinstance(it, HostLoop)]

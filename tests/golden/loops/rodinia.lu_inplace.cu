@@ -6,12 +6,13 @@
 //   host loop k: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   lu_inplace_update_a_1: one thread per (i): i -> x. Launched once per host iteration of k.
 //   lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
+//   ... host loop k runs in blocks of 32 pivots: per block lu_inplace_pivots_k, lu_inplace_pivots_k_i, lu_inplace_pivots_k_j, lu_inplace_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
 
 #include <cuda_runtime.h>
 #include <math.h>
 
+static __host__ __device__ inline int poly_min(int a, int b) { return a < b ? a : b; }
 static inline unsigned poly_blocks(int extent, int block) { return (unsigned)((extent + block - 1) / block); }
-static inline unsigned poly_cap(unsigned blocks, unsigned most) { return blocks < most ? blocks : most; }
 /* A launch that may begin while the launch before it in the stream ends (programmatic dependent
    launch): its kernel waits for that one's results first (poly_wait), so nothing changes but the
    time between them.  Only where this file's kernels were built for sm_90 or newer (PTX version),
@@ -52,49 +53,140 @@ static __device__ __forceinline__ void poly_wait()
 }
 
 /* lu_inplace_update_a_1: one thread per (i): i -> x. Launched once per host iteration of k. */
-__global__ void lu_inplace_update_a_1(int n, double *a, int k)
+static __device__ void lu_inplace_update_a_1_at(int n, double *a, int k, int idx_x)
 {
-  poly_wait();   /* the launch before this one has finished */
-  const int i = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
   a[(i * n) + k] = a[(i * n) + k] / a[(k * n) + k];
 }
 
 /* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-__global__ void lu_inplace_update_a_2(int n, double *a, int k, unsigned poly_blocks_y)
+static __device__ void lu_inplace_update_a_2_at(int n, double *a, int k, int idx_x, int idx_y)
+{
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
+    return;
+  a[(i * n) + j] -= a[(i * n) + k] * a[(k * n) + j];
+}
+
+/* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_inplace_update_a_2_held(int n, double *a, int k, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
+    return;
+  {
+    if (!poly_cell)
+    {
+      poly_cell = &a[(i * n) + j];
+      poly_acc = *poly_cell;
+    }
+    poly_acc -= a[(i * n) + k] * a[(k * n) + j];
+  }
+}
+
+/* lu_inplace_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
+__global__ void __launch_bounds__(1024) lu_inplace_pivots_k(int n, double *a, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  for (unsigned poly_by = blockIdx.y; poly_by < poly_blocks_y; poly_by += gridDim.y) {   /* at most 65535 blocks on y */
-    const int i = k + 1 + (int)(poly_by * blockDim.y + threadIdx.y);
-    const int j = k + 1 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
-      continue;
-    a[(i * n) + j] -= a[(i * n) + k] * a[(k * n) + j];
+  int k;
+  const int poly_e = poly_b0 + 32;
+  for (k = poly_b0; k < poly_e && (k < n); k++) {
+    {
+      const int poly_nx = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
+      if (poly_nx > 0)
+        for (int poly_t = threadIdx.x; poly_t < poly_nx; poly_t += blockDim.x)
+          lu_inplace_update_a_1_at(n, a, k, k + 1 + poly_t - (k + 1));
+    }
+    __syncthreads();
+    {
+      const int poly_nx = poly_min(n - k - 1, poly_e - (k + 1));   /* j before E */
+      const int poly_ny = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
+      if (poly_nx > 0 && poly_ny > 0)
+        for (int poly_t = threadIdx.x; poly_t < poly_nx * poly_ny; poly_t += blockDim.x)
+          lu_inplace_update_a_2_at(n, a, k, k + 1 + poly_t % poly_nx - (k + 1), k + 1 + poly_t / poly_nx - (k + 1));
+    }
+    __syncthreads();
   }
+}
+
+/* lu_inplace_pivots_k_i: each thread a value of i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void lu_inplace_pivots_k_i(int n, double *a, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n); k++) {
+    lu_inplace_update_a_1_at(n, a, k, poly_i - (k + 1));
+    for (int poly_j = k + 1; poly_j < poly_e && poly_j <= n - 1; poly_j++)
+      lu_inplace_update_a_2_at(n, a, k, poly_j - (k + 1), poly_i - (k + 1));
+  }
+}
+
+/* lu_inplace_pivots_k_j: each thread a value of j from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void lu_inplace_pivots_k_j(int n, double *a, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n); k++) {
+    for (int poly_i = k + 1; poly_i < poly_e && poly_i <= n - 1; poly_i++)
+      lu_inplace_update_a_2_at(n, a, k, poly_j - (k + 1), poly_i - (k + 1));
+  }
+}
+
+/* lu_inplace_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+__global__ void lu_inplace_pivots_k_j_i(int n, double *a, int poly_b0)
+{
+  poly_wait();   /* the launch before this one has finished */
+  const int poly_e = poly_b0 + 32;
+  const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  const int poly_i = poly_e + (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  double poly_acc = 0;   /* the thread's one cell, from its first point to the block's end */
+  double *poly_cell = 0;
+  int k;
+  for (k = poly_b0; k < poly_e && (k < n); k++) {
+    lu_inplace_update_a_2_held(n, a, k, poly_acc, poly_cell, poly_j - (k + 1), poly_i - (k + 1));
+  }
+  if (poly_cell)
+    *poly_cell = poly_acc;
 }
 
 extern "C" void lu_inplace_device(int n, double *a)
 {
   int k;
-  for (int k = 0; k < n; k++)
+  for (int k = 0; k < n; k += 32)
   {
+    const int poly_b0 = k;
+    cudaLaunchKernelEx(poly_after(1, 1024, 0).at(), lu_inplace_pivots_k, n, a, poly_b0);
     {
-      const int extent_x = n - k - 1;   /* i */
-      if (extent_x > 0) {
+      const int poly_nx = n - (poly_b0 + 32);   /* i from E */
+      if (poly_nx > 0) {
         dim3 block(256);
-        dim3 grid(poly_blocks(extent_x, 256));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_inplace_update_a_1, n, a, k);
+        dim3 grid(poly_blocks(poly_nx, 256));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_inplace_pivots_k_i, n, a, poly_b0);
       }
     }
     {
-      const int extent_x = n - k - 1;   /* j */
-      const int extent_y = n - k - 1;   /* i */
-      if (extent_x > 0 && extent_y > 0) {
+      const int poly_nx = n - (poly_b0 + 32);   /* j from E */
+      if (poly_nx > 0) {
+        dim3 block(256);
+        dim3 grid(poly_blocks(poly_nx, 256));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_inplace_pivots_k_j, n, a, poly_b0);
+      }
+    }
+    {
+      const int poly_nx = n - (poly_b0 + 32);   /* j from E */
+      const int poly_ny = n - (poly_b0 + 32);   /* i from E */
+      if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
-        const unsigned poly_blocks_y = poly_blocks(extent_y, 8);
-        dim3 grid(poly_blocks(extent_x, 32), poly_cap(poly_blocks_y, 65535));
-        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_inplace_update_a_2, n, a, k, poly_blocks_y);
+        dim3 grid(poly_blocks(poly_nx, 32), poly_blocks(poly_ny, 8));
+        cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_inplace_pivots_k_j_i, n, a, poly_b0);
       }
     }
   }

@@ -1,0 +1,122 @@
+"""Pivot blocks (pivotblocks.py, `launches.pivot_blocks`): a host loop of elimination steps whose
+2-d update starts past the pivot runs in blocks of pivots: the diagonal block in one block of
+threads, then a launch per set of grid indices at the block's end or past it. The plan's records
+on PolyBench, the loops corpus and a spec; the loops it refuses and why; the candidates on the
+emu with several blocks and a short last one; the trailing matrix's cells held in registers;
+the emu catching the diagonal block without its barrier, a held cell never stored and a trailing
+launch run before the panel."""
+import pytest
+
+from t2ctest import ROOT, accepted_on_emu, c_kernel, mutant_rejected_on_emu
+from t2c.analysis import analyze
+from t2c.frontends import read_kernel
+from t2c.generators.poly import generate
+from t2c.generators.poly.lower import final_plan
+from t2c.generators.poly.mapping import HostLoop
+from t2c.generators.poly.options import DEFAULT
+
+LU = "corpora/polybench/linear-algebra/solvers/lu/lu.c"
+CHOLESKY = "corpora/polybench/linear-algebra/solvers/cholesky/cholesky.c"
+LUDCMP = "corpora/polybench/linear-algebra/solvers/ludcmp/ludcmp.c"
+LU_INPLACE = "corpora/loops/rodinia/lu_inplace.c"
+LU_SPEC = "corpora/text2cuda/lu_nopivot.md"
+SIXTEEN = DEFAULT.replace({"launches.pivot_blocks.size": 16})
+EIGHT = DEFAULT.replace({"launches.pivot_blocks.size": 8})
+
+
+def _loop(k, var: str = "k", options=DEFAULT) -> HostLoop:
+    _, plan = final_plan(analyze(k), options)
+    return next(it for it in plan.items if isinstance(it, HostLoop) and it.loop.var == var)
+
+
+@pytest.mark.parametrize("path, phases", [
+    # S1 scales the column, then the update's two parts (j < i, j >= i): the panel below the
+    # diagonal block, the rows to its right, the trailing matrix
+    (LU, [((), (0, 1, 2)), (("i",), (0, 1)), (("j",), (2,)), (("j", "i"), (1, 2))]),
+    # the pivot's square root (one thread) is only ever in the diagonal block; j <= i: no rows to the right
+    (CHOLESKY, [((), (0, 1, 2)), (("i",), (1, 2)), (("j", "i"), (2,))]),
+    (LUDCMP, [((), (0, 1, 2)), (("i",), (0, 2)), (("j",), (1,)), (("j", "i"), (1, 2))]),
+    (LU_INPLACE, [((), (0, 1)), (("i",), (0, 1)), (("j",), (1,)), (("j", "i"), (1,))]),
+    (LU_SPEC, [((), (0, 1)), (("i",), (0, 1)), (("j",), (1,)), (("j", "i"), (1,))]),
+])
+def test_an_elimination_runs_in_blocks_of_pivots(path, phases):
+    k = read_kernel(ROOT / path)
+    h = _loop(k)
+    assert h.pivot_blocks and h.pivot_blocks.size == 32 and h.pivot_blocks.threads == 1024
+    assert [(ph.past, ph.launches) for ph in h.pivot_blocks.phases] == phases
+    assert all(ph.axes == (("x", "y") if len(ph.past) == 2 else ("x",) * len(ph.past)) for ph in h.pivot_blocks.phases)
+    # the trailing matrix's threads each keep their cell in a register over the block's pivots
+    assert [ph.past for ph in h.pivot_blocks.phases if ph.held] == [("j", "i")]
+    assert not h.one_block and not h.persistent and all(l.in_block for l in h.items)
+    text = generate(k)
+    short = k.name.removeprefix("kernel_").replace("-", "_")
+    assert f"runs in blocks of 32 pivots: per block {short}_pivots_k," in text.split("#include")[0]
+    host = text[text.index("_device("):]
+    assert "k += 32)" in host and f"poly_after(1, 1024, 0).at(), {short}_pivots_k," in host
+    assert host.count("_pivots_k") == len(phases)           # a launch per phase and block, none per pivot
+
+
+def test_the_option_off_keeps_a_launch_per_pivot():
+    k = read_kernel(ROOT / LU)
+    h = _loop(k, options=DEFAULT.replace({"launches.pivot_blocks": None}))
+    assert h.pivot_blocks is None and "_pivots_" not in generate(k, DEFAULT.replace({"launches.pivot_blocks": None}))
+
+
+def test_loops_of_other_shapes_are_not_of_the_class_or_say_why(tmp_path):
+    # gramschmidt's update starts at row 0, fdtd-2d's time loop has no pivot: not of the class, no note
+    for path in ("corpora/polybench/linear-algebra/solvers/gramschmidt/gramschmidt.c",
+                 "corpora/polybench/stencils/fdtd-2d/fdtd-2d.c"):
+        h = _loop(read_kernel(ROOT / path), "k" if "gram" in path else "t")
+        assert h.pivot_blocks is None and h.not_pivot_blocks is None
+    # floyd-warshall's split pivot rows: a part's grid ends where k moves it
+    h = _loop(read_kernel(ROOT / "corpora/polybench/medley/floyd-warshall/floyd-warshall.c"))
+    assert h.pivot_blocks is None and str(h.not_pivot_blocks).endswith("a grid index whose last value moves with k")
+    # each step first copies the last row, which the trailing update of the step before changed:
+    # in blocks, the copies of a block would all run before its trailing updates
+    k = c_kernel(tmp_path, """
+void last_row(int n, double A[n][n], double B[n]) {
+  for (int k = 0; k < n; k++) {
+    for (int j = k + 1; j < n; j++)
+      B[j] = A[n - 1][j];
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * B[j];
+  }
+}""")
+    h = _loop(k)
+    assert h.pivot_blocks is None and "a dependence runs backward in blocks of pivots" in str(h.not_pivot_blocks)
+    assert "_pivots_" not in generate(k)
+
+
+@pytest.mark.parametrize("path, options", [
+    (LU, SIXTEEN), (CHOLESKY, SIXTEEN), (LUDCMP, SIXTEEN),   # n = 40: blocks of 16, 16 and 8 pivots
+    (CHOLESKY, DEFAULT), (LU_INPLACE, EIGHT), (LU_SPEC, SIXTEEN)])
+def test_pivot_blocks_are_accepted_on_the_emu(path, options):
+    k = read_kernel(ROOT / path)
+    text = generate(k, options)
+    assert "_pivots_k_j_i(" in text
+    accepted_on_emu(k, text)
+
+
+def test_a_held_cell_is_stored_once_a_block_and_the_emu_catches_it_kept():
+    k = read_kernel(ROOT / LU)
+    text = generate(k, SIXTEEN)
+    kernel = text[text.index("void lu_pivots_k_j_i("):]
+    assert kernel.count("lu_update_A_2_held(") == 1 and "  if (poly_cell)\n    *poly_cell = poly_acc;" in kernel
+    mutant_rejected_on_emu(k, text, ("    *poly_cell = poly_acc;", "    ;"), "MINI", r"output mismatch")
+
+
+def test_the_emu_catches_a_diagonal_block_without_its_barrier_and_a_phase_out_of_order():
+    k = read_kernel(ROOT / LU)
+    text = generate(k, SIXTEEN)
+    kernel = text.index("lu_pivots_k(int n")
+    barrier = text.index("    __syncthreads();\n", kernel)
+    mutant_rejected_on_emu(k, text[:barrier] + text[barrier:].replace("    __syncthreads();\n", "", 1),
+                           ("lu_pivots_k(int n", "lu_pivots_k(int n"), "MINI", r"output mismatch|race")
+    # the trailing matrix's launch before the panel's: it reads the panel's cells before they are final
+    host = text.index("extern \"C\" void kernel_lu_device")
+    i, t = text.index("lu_pivots_k_i, n", host), text.index("lu_pivots_k_j_i, n", host)
+    swapped = text[:host] + text[host:].replace("lu_pivots_k_i, n", "@@", 1).replace("lu_pivots_k_j_i, n", "lu_pivots_k_i, n", 1) \
+        .replace("@@", "lu_pivots_k_j_i, n", 1)
+    assert i < t and swapped != text
+    mutant_rejected_on_emu(k, swapped, ("kernel_lu_device", "kernel_lu_device"), "MINI", r"output mismatch")
