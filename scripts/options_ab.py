@@ -196,6 +196,7 @@ VARIANTS = {
     "pivot blocks of 16": {"launches.pivot_blocks.size": 16},
     "pivot blocks of 64": {"launches.pivot_blocks.size": 64},
     "pivot blocks 256 threads": {"launches.pivot_blocks.threads": 256},
+    "pivot blocks diagonal in global": {"launches.pivot_blocks.shared": False},
 }
 
 

@@ -45,8 +45,10 @@ def test_an_elimination_runs_in_blocks_of_pivots(path, phases):
     assert h.pivot_blocks and h.pivot_blocks.size == 32 and h.pivot_blocks.threads == 1024
     assert [(ph.past, ph.launches) for ph in h.pivot_blocks.phases] == phases
     assert all(ph.axes == (("x", "y") if len(ph.past) == 2 else ("x",) * len(ph.past)) for ph in h.pivot_blocks.phases)
-    # the trailing matrix's threads each keep their cell in a register over the block's pivots
+    # the trailing matrix's threads each keep their cell in a register over the block's pivots; the
+    # diagonal block works on its tile in shared memory
     assert [ph.past for ph in h.pivot_blocks.phases if ph.held] == [("j", "i")]
+    assert h.pivot_blocks.tile == (k.arrays[0].name,)
     assert not h.one_block and not h.persistent and all(l.in_block for l in h.items)
     text = generate(k)
     short = k.name.removeprefix("kernel_").replace("-", "_")
@@ -90,7 +92,8 @@ void last_row(int n, double A[n][n], double B[n]) {
 
 @pytest.mark.parametrize("path, options", [
     (LU, SIXTEEN), (CHOLESKY, SIXTEEN), (LUDCMP, SIXTEEN),   # n = 40: blocks of 16, 16 and 8 pivots
-    (CHOLESKY, DEFAULT), (LU_INPLACE, EIGHT), (LU_SPEC, SIXTEEN)])
+    (CHOLESKY, DEFAULT), (LU_INPLACE, EIGHT), (LU_SPEC, SIXTEEN),
+    (LU, SIXTEEN.replace({"launches.pivot_blocks.shared": False}))])   # the diagonal block in global memory
 def test_pivot_blocks_are_accepted_on_the_emu(path, options):
     k = read_kernel(ROOT / path)
     text = generate(k, options)

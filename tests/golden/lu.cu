@@ -118,18 +118,55 @@ static __device__ void lu_update_A_3_held(int n, double *A, int k, double &poly_
   }
 }
 
+/* lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_1_tile(int n, double *A, int k, int idx_x)
+{
+  const int i = k + 1 + idx_x;
+  if (!(i >= k + 1 && i < n))
+    return;
+  A[(i * 32) + k] /= A[(k * 32) + k];
+}
+
+/* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_2_tile(int n, double *A, int k, int idx_x, int idx_y)
+{
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+    return;
+  A[(i * 32) + j] -= A[(i * 32) + k] * A[(k * 32) + j];
+}
+
+/* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_3_tile(int n, double *A, int k, int idx_x, int idx_y)
+{
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 1 && i < n && j >= i && j < n))
+    return;
+  A[(i * 32) + j] -= A[(i * 32) + k] * A[(k * 32) + j];
+}
+
 /* lu_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
 __global__ void __launch_bounds__(1024) lu_pivots_k(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   int k;
   const int poly_e = poly_b0 + 32;
+  __shared__ double poly_tile_A[1024];
+  double *const poly_s_A = poly_tile_A - (poly_b0 * 32 + poly_b0);   /* A[r][c] for r, c in [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_tile_A[poly_t] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __syncthreads();
   for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
     {
       const int poly_nx = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
       if (poly_nx > 0)
         for (int poly_t = threadIdx.x; poly_t < poly_nx; poly_t += blockDim.x)
-          lu_update_A_1_at(n, A, k, k + 1 + poly_t - (k + 1));
+          lu_update_A_1_tile(n, poly_s_A, k, k + 1 + poly_t - (k + 1));
     }
     __syncthreads();
     {
@@ -137,7 +174,7 @@ __global__ void __launch_bounds__(1024) lu_pivots_k(int n, double *A, int poly_b
       const int poly_ny = poly_min(n - k - 2, poly_e - (k + 2));   /* i before E */
       if (poly_nx > 0 && poly_ny > 0)
         for (int poly_t = threadIdx.x; poly_t < poly_nx * poly_ny; poly_t += blockDim.x)
-          lu_update_A_2_at(n, A, k, k + 1 + poly_t % poly_nx - (k + 1), k + 2 + poly_t / poly_nx - (k + 2));
+          lu_update_A_2_tile(n, poly_s_A, k, k + 1 + poly_t % poly_nx - (k + 1), k + 2 + poly_t / poly_nx - (k + 2));
     }
     __syncthreads();
     {
@@ -145,9 +182,14 @@ __global__ void __launch_bounds__(1024) lu_pivots_k(int n, double *A, int poly_b
       const int poly_ny = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
       if (poly_nx > 0 && poly_ny > 0)
         for (int poly_t = threadIdx.x; poly_t < poly_nx * poly_ny; poly_t += blockDim.x)
-          lu_update_A_3_at(n, A, k, k + 1 + poly_t % poly_nx - (k + 1), k + 1 + poly_t / poly_nx - (k + 1));
+          lu_update_A_3_tile(n, poly_s_A, k, k + 1 + poly_t % poly_nx - (k + 1), k + 1 + poly_t / poly_nx - (k + 1));
     }
     __syncthreads();
+  }
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      A[(size_t)poly_r * (n) + poly_c] = poly_tile_A[poly_t];
   }
 }
 

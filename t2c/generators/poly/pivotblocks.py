@@ -25,6 +25,7 @@ from pycparser import c_ast
 
 from ...analysis import Loop, Stmt
 from ...ir.csyntax import cprint
+from ...ir.dtypes import DTYPES
 from .ctext import WORD, extent_text, max_expr, min_expr, names_used, rewrite
 from .mapping import HostLoop, Launch, launch_box
 from .oneblock import at_function, param_decl
@@ -49,6 +50,7 @@ class PivotBlocks:
     size: int                        # pivots a block
     threads: int                     # the diagonal block's threads
     phases: tuple[Phase, ...]        # the diagonal block first, then the launches in order
+    tile: tuple[str, ...] = ()       # the 2-d arrays whose diagonal tile the first phase holds in shared memory
 
 
 def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]:
@@ -82,7 +84,7 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
                     coords = [at.get(v, v) if v in o else "0" for v in names]
                     if p.an.model.reaches(n.stmt.name, cons):
                         present.add((m, tuple(sorted(o))))
-                        cells.setdefault(tuple(sorted(o)), {})[n.stmt.name] = cons
+                        cells.setdefault(tuple(sorted(o)), {})[n.stmt.name] = (cons, end)
                     pieces.append((n.stmt.name, cons, (block, str(sets[tuple(sorted(o))]), *coords,
                                                         *times[n.stmt.name])))
     inside = [n.stmt.name for it in h.items for n in _stmts(it)]
@@ -101,7 +103,30 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
             return None, Refused(None, f"its launches put {', '.join(o)} on one axis")
         phases.append(Phase(tuple(order), tuple(axis[v] for v in order) if len(order) > 1 else ("x",) * len(order),
                             members, bool(o) and _held(p, [h.items[m] for m in members], o, l.var, cells.get(o, {}))))
-    return PivotBlocks(opt.size, opt.threads, tuple(phases)), ""
+    return PivotBlocks(opt.size, opt.threads, tuple(phases), _tile(p, h, cells.get((), {}))), None
+
+
+def _tile(p, h: HostLoop, pieces: dict) -> tuple[str, ...]:
+    """The arrays the loop writes, where all are 2-d and the diagonal block's points (`pieces`:
+    statement -> their constraints) touch them only at [b0, E) in both dimensions (isl) and the
+    tiles fit a block's static shared memory; () else."""
+    opt, prog = p.opt.launches.pivot_blocks, p.an.program
+    if not opt.shared:
+        return ()
+    written = sorted({a.name for n in pieces for a in prog.statement(n).accesses if a.write})
+    arrays = {x.name for x in p.k.arrays}
+    if not written or any(a not in arrays or len(p.k.array(a).shape) != 2 for a in written):
+        return ()
+    if opt.size * opt.size * sum(DTYPES.get(p.k.array(a).dtype, (8,))[0] for a in written) > p.target.shared_static:
+        return ()
+    for n, (cons, end) in pieces.items():
+        for a in prog.statement(n).accesses:
+            if a.name not in written:
+                continue
+            for e in a.index:
+                if any(p.an.model.reaches(n, [*cons, c]) for c in (f"{e} <= {end} - {opt.size} - 1", f"{e} >= {end}")):
+                    return ()
+    return tuple(written)
 
 
 def _held(p, launches: list[Launch], past: tuple, var: str, pieces: dict) -> bool:
@@ -127,7 +152,7 @@ def _held(p, launches: list[Launch], past: tuple, var: str, pieces: dict) -> boo
             cell = mine
             for a in st.accesses:
                 if a.name == cell[0] and not a.write and a.index != writes[0].index and p.an.model.reaches(
-                        n.stmt.name, [*pieces[n.stmt.name], *(f"{x} = {y}" for x, y in zip(a.index, writes[0].index))]):
+                        n.stmt.name, [*pieces[n.stmt.name][0], *(f"{x} = {y}" for x, y in zip(a.index, writes[0].index))]):
                     return False
     return cell is not None
 
@@ -182,13 +207,40 @@ def _grid(p, launch: Launch) -> dict[str, tuple[str, str, str]]:
             for g, (lows, highs) in zip(launch.grid, p.launch_box(launch) if launch.grid else [])}
 
 
-def _call(p, launch: Launch, calls, index: dict[str, str], held: bool = False) -> str:
+def _call(p, launch: Launch, calls, index: dict[str, str], held: bool = False, tile: tuple = ()) -> str:
     """`NAME_at(arguments, idx_x, ...)`: `index` gives each grid variable's value; `held`: its
-    `NAME_held`, the thread's register and the cell's address after."""
+    `NAME_held`, the thread's register and the cell's address after; `tile`: its `NAME_tile`, those
+    arrays' names pointed into the shared tile."""
     grid = _grid(p, launch)
     idx = [f"{index[v]} - ({grid[v][1]})" for ax in ("x", "y") for v in grid if grid[v][0] == ax]
-    args = calls[launch.name] + p.at_locals.get(launch.name, []) + (["poly_acc", "poly_cell"] if held else []) + idx
-    return f"{launch.name}_{'held' if held else 'at'}({', '.join(args)});"
+    args = [f"poly_s_{a}" if a in tile else a for a in calls[launch.name]] + p.at_locals.get(launch.name, []) + \
+        (["poly_acc", "poly_cell"] if held else []) + idx
+    return f"{launch.name}_{'held' if held else 'tile' if tile else 'at'}({', '.join(args)});"
+
+
+def _tile_function(p, h: HostLoop, launch: Launch, calls) -> str:
+    """`NAME_tile`: a launch's point as `NAME_at`, the tile's arrays flattened with its row pitch."""
+    inner, locals_ = p.thread_variables(launch)
+    saved, pb = p.r, h.pivot_blocks
+    p.r = p.r.reshaped({a: (*p.k.array(a).shape[:-1], str(pb.size)) for a in pb.tile})
+    try:
+        text = "\n".join(p.point_body(launch, p.launch_box(launch) if launch.grid else [], inner, locals_, True))
+    finally:
+        p.r = saved
+    return at_function(p, launch, text, ", ".join(p.param_decl(a, launch) for a in calls[launch.name]), "_tile")
+
+
+def _tile_copy(p, pb: PivotBlocks, into: bool) -> list[str]:
+    """The diagonal tile of each array in (`into`) or out of shared memory, the rows and columns inside the array."""
+    b = pb.size
+    out = [f"  for (int poly_t = threadIdx.x; poly_t < {b * b}; poly_t += blockDim.x) {{",
+           f"    const int poly_r = poly_b0 + poly_t / {b}, poly_c = poly_b0 + poly_t % {b};"]
+    for a in pb.tile:
+        rows, cols = p.k.array(a).shape
+        cell = f"{a}[(size_t)poly_r * ({cols}) + poly_c]"
+        out += [f"    if (poly_r < ({rows}) && poly_c < ({cols}))",
+                f"      {f'poly_tile_{a}[poly_t] = {cell}' if into else f'{cell} = poly_tile_{a}[poly_t]'};"]
+    return out + ["  }"] + (["  __syncthreads();"] if into else [])
 
 
 def _held_node(node):
@@ -219,11 +271,17 @@ def _target(launch: Launch) -> str:
 def _diagonal(p, h: HostLoop, calls) -> list[str]:
     """A pivot at a time, each launch's points before E block-strided, __syncthreads() after each."""
     l, pb = h.loop, h.pivot_blocks
-    out = [f"  int {l.var};", f"  const int poly_e = poly_b0 + {pb.size};",
-           f"  for ({l.var} = poly_b0; {l.var} < poly_e && ({l.cond}); {l.var}++) {{"]
+    out = [f"  int {l.var};", f"  const int poly_e = poly_b0 + {pb.size};"]
+    for a in pb.tile:
+        dtype = p.k.array(a).dtype
+        out += [f"  __shared__ {dtype} poly_tile_{a}[{pb.size * pb.size}];",
+                f"  {dtype} *const poly_s_{a} = poly_tile_{a} - (poly_b0 * {pb.size} + poly_b0);   "
+                f"/* {a}[r][c] for r, c in [poly_b0, poly_e) */"]
+    out += _tile_copy(p, pb, True) if pb.tile else []
+    out += [f"  for ({l.var} = poly_b0; {l.var} < poly_e && ({l.cond}); {l.var}++) {{"]
     for launch in h.items:
         if not launch.grid:
-            out += ["    if (threadIdx.x == 0)", f"      {_call(p, launch, calls, {})}", "    __syncthreads();"]
+            out += ["    if (threadIdx.x == 0)", f"      {_call(p, launch, calls, {}, tile=pb.tile)}", "    __syncthreads();"]
             continue
         grid = _grid(p, launch)
         vars_ = sorted(grid, key=lambda v: grid[v][0])
@@ -235,9 +293,9 @@ def _diagonal(p, h: HostLoop, calls) -> list[str]:
         out += ["    {", *[f"      const int poly_n{grid[v][0]} = {counts[v]};   /* {v} before E */" for v in vars_],
                 f"      if ({' && '.join(f'poly_n{grid[v][0]} > 0' for v in vars_)})",
                 f"        for (int poly_t = threadIdx.x; poly_t < {total}; poly_t += blockDim.x)",
-                f"          {_call(p, launch, calls, index)}",
+                f"          {_call(p, launch, calls, index, tile=pb.tile)}",
                 "    }", "    __syncthreads();"]
-    return out + ["  }"]
+    return out + ["  }"] + (_tile_copy(p, pb, False) if pb.tile else [])
 
 
 def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
@@ -283,6 +341,7 @@ def _kernel(p, h: HostLoop, phase: Phase, body: list[str], calls, threads: int) 
 def kernels(p, h: HostLoop, calls) -> list[str]:
     """The diagonal block's kernel and a kernel per other phase (after the launches' NAME_at)."""
     out = [_held_function(p, h.items[m], calls) for ph in h.pivot_blocks.phases if ph.held for m in ph.launches]
+    out += [_tile_function(p, h, launch, calls) for launch in h.items] if h.pivot_blocks.tile else []
     for phase in h.pivot_blocks.phases:
         if not phase.past:
             out.append(_kernel(p, h, phase, _diagonal(p, h, calls), calls, h.pivot_blocks.threads))

@@ -88,18 +88,45 @@ static __device__ void lu_inplace_update_a_2_held(int n, double *a, int k, doubl
   }
 }
 
+/* lu_inplace_update_a_1: one thread per (i): i -> x. Launched once per host iteration of k. */
+static __device__ void lu_inplace_update_a_1_tile(int n, double *a, int k, int idx_x)
+{
+  const int i = k + 1 + idx_x;
+  if (!(i >= k + 1 && i < n))
+    return;
+  a[(i * 32) + k] = a[(i * 32) + k] / a[(k * 32) + k];
+}
+
+/* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_inplace_update_a_2_tile(int n, double *a, int k, int idx_x, int idx_y)
+{
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
+    return;
+  a[(i * 32) + j] -= a[(i * 32) + k] * a[(k * 32) + j];
+}
+
 /* lu_inplace_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
 __global__ void __launch_bounds__(1024) lu_inplace_pivots_k(int n, double *a, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   int k;
   const int poly_e = poly_b0 + 32;
+  __shared__ double poly_tile_a[1024];
+  double *const poly_s_a = poly_tile_a - (poly_b0 * 32 + poly_b0);   /* a[r][c] for r, c in [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_tile_a[poly_t] = a[(size_t)poly_r * (n) + poly_c];
+  }
+  __syncthreads();
   for (k = poly_b0; k < poly_e && (k < n); k++) {
     {
       const int poly_nx = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
       if (poly_nx > 0)
         for (int poly_t = threadIdx.x; poly_t < poly_nx; poly_t += blockDim.x)
-          lu_inplace_update_a_1_at(n, a, k, k + 1 + poly_t - (k + 1));
+          lu_inplace_update_a_1_tile(n, poly_s_a, k, k + 1 + poly_t - (k + 1));
     }
     __syncthreads();
     {
@@ -107,9 +134,14 @@ __global__ void __launch_bounds__(1024) lu_inplace_pivots_k(int n, double *a, in
       const int poly_ny = poly_min(n - k - 1, poly_e - (k + 1));   /* i before E */
       if (poly_nx > 0 && poly_ny > 0)
         for (int poly_t = threadIdx.x; poly_t < poly_nx * poly_ny; poly_t += blockDim.x)
-          lu_inplace_update_a_2_at(n, a, k, k + 1 + poly_t % poly_nx - (k + 1), k + 1 + poly_t / poly_nx - (k + 1));
+          lu_inplace_update_a_2_tile(n, poly_s_a, k, k + 1 + poly_t % poly_nx - (k + 1), k + 1 + poly_t / poly_nx - (k + 1));
     }
     __syncthreads();
+  }
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      a[(size_t)poly_r * (n) + poly_c] = poly_tile_a[poly_t];
   }
 }
 
