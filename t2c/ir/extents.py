@@ -104,6 +104,23 @@ class Poly:
             out = out + a
         return out
 
+    def divided(self, d: "Poly") -> tuple["Poly", "Poly"]:
+        """(q, r) with self == q * d + r, dividing by d's leading term (most factors first) while
+        r's leading term is a multiple of it: the exact quotient, r == 0, where d divides self."""
+        order = lambda m: (len(m), m)
+        lead = max(d.terms, key=order)
+        q, r = Poly(), Poly(self.terms)
+        while r.terms:
+            m = max(r.terms, key=order)
+            rest, c = list(m), r.terms[m]
+            if c % d.terms[lead] or any(rest.count(v) < lead.count(v) for v in set(lead)):
+                break
+            for v in lead:
+                rest.remove(v)
+            t = Poly({tuple(rest): c // d.terms[lead]})
+            q, r = q + t, r - t * d
+        return q, r
+
     def to_c(self) -> str:
         if not self.terms:
             return "0"
@@ -219,11 +236,13 @@ class Bounds:
         else:
             self.ranges[v] = outer
 
-    def extreme(self, p: Poly, want_max: bool) -> Poly:
+    def extreme(self, p: Poly, want_max: bool, assume: list | None = None) -> Poly:
         """p's largest (smallest) value over the loops in scope: each loop variable, innermost
         first (its bounds may use outer ones), goes to the end of its range p grows toward, where
         p is monotone in it: one sign for every coefficient of it, at any power, and of each
-        quotient whose numerator holds it (a power or a quotient only where it is never below 0)."""
+        quotient whose numerator holds it (a power or a quotient only where it is never below 0).
+        `assume`: a linear coefficient of no one sign (`r * (w - kw + 1)`, a derived row length)
+        is taken as >= 0 and appended there, for the caller to require of the sizes."""
         for v in reversed(self.order):
             inner = [q for q in p.vars() if q in _QUOTIENTS and v in _QUOTIENTS[q][0].vars()]
             if v not in p.vars() and not inner:
@@ -231,6 +250,9 @@ class Bounds:
             lo, hi = self.ranges[v]
             signs = {a.sign() for k, a in p.powers(v).items() if k} | \
                 {p.powers(q).get(1, Poly()).sign() if set(p.powers(q)) <= {0, 1} else 0 for q in inner}
+            if signs == {0} and assume is not None and not inner and set(p.powers(v)) <= {0, 1}:
+                assume.append(p.powers(v)[1])
+                signs = {1}
             if len(signs) != 1 or 0 in signs or (max(p.powers(v)) > 1 or inner) and not at_least(lo, Poly()):
                 raise NotPolynomial(f"cannot tell the sign of the coefficient of {v}")
             end = hi if (signs.pop() > 0) == want_max else lo

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from pycparser import c_ast
 
 from ...analysis.commas import normalize_commas
+from ...analysis.model import parse_expr
 from ...analysis.scalars import normalize_scalars
 from ...analysis.whiles import normalize_whiles
 from ...errors import UnsupportedC, UserError
@@ -501,6 +502,7 @@ class Accesses(c_ast.NodeVisitor):
         self.subscripts: dict[str, list[Poly]] = {p: [] for p in pointers}
         self.scalar_only = {p: True for p in pointers}
         self.unknown: dict[str, c_ast.Node] = {}
+        self.assumed: list[Poly] = []                       # row lengths of no one sign, taken as >= 0
 
     def visit_For(self, node):
         r = loop_range(node, self.sizes | set(self.bounds.ranges), self.sizes)
@@ -531,7 +533,7 @@ class Accesses(c_ast.NodeVisitor):
                 self.scalar_only[name] = False
             try:
                 p = to_poly(sub, self.sizes | set(self.bounds.ranges), self.sizes)
-                lo, hi = self.bounds.extreme(p, want_max=False), self.bounds.extreme(p, want_max=True)
+                lo, hi = (self.bounds.extreme(p, want_max=w, assume=self.assumed) for w in (False, True))
                 if {v for v in lo.vars() - self.sizes if not quotient(v)} or (lo.sign() < 0 and lo.terms):
                     raise NotPolynomial("may be negative")
                 if any(quotient(v) and not quotient_numerator(v).vars() <= self.sizes for v in hi.vars()):
@@ -593,8 +595,8 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
     `floors`, each a Poly the sizes keep >= 0; `flat`: one extent (no rows read from the subscripts)."""
     example = f"`// t2c: array {name}[{ints[0] if ints else 100}]` (one extent per dimension, " \
               f"C expressions in the integer parameters{': ' + ', '.join(ints) if ints else ''})"
-    if name in annotated:
-        return annotated[name]
+    if name in annotated:                   # a declared extent that may be negative is a floor too
+        return _floored(annotated[name], acc.sizes, floors)
     if name in acc.passed:                   # the helper's subscripts are its own
         call = acc.passed[name]
         raise UserError(f"cannot tell the extent of pointer parameter '{name}': it is passed to the helper "
@@ -618,14 +620,29 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
         extent = best + Poly.const(1)       # fixed elements too (`r[1]`, `u[2]` beside `u[n]`): the
         if below:                            # sizes that reach them, `n >= 2`, are a constraint
             floors += [best - p for p in below]
+        rows = not flat and row_major_shape(extent, acc.subscripts[name], acc.sizes, strides)
+        if rows:
+            return _floored(rows, acc.sizes, floors)
         if floors is not None and not at_least(extent, Poly()):
             floors.append(extent)
-        return (not flat and row_major_shape(extent, acc.subscripts[name], acc.sizes, strides)) or (extent.to_c(),)
+        return (extent.to_c(),)
     node = next((n2 for i, (p1, _) in enumerate(maxes) for p2, n2 in maxes[i + 1:]
                  if not at_least(p1, p2) and not at_least(p2, p1)), maxes[0][1])
     raise UserError(f"the largest subscript of '{name}' depends on the sizes' values",
                     file=node.coord.file, line=node.coord.line, col=node.coord.column,
                     hint=f"declare it with a comment such as {example}")
+
+
+def _floored(shape: tuple[str, ...], sizes: set[str], floors: list | None) -> tuple[str, ...]:
+    """`shape`, each extent that may be negative for some sizes (`h - kh + 1`) added to `floors`."""
+    for e in shape if floors is not None else ():
+        try:
+            extent = to_poly(parse_expr(e), sizes, sizes)
+        except (NotPolynomial, ValueError):
+            continue
+        if not at_least(extent, Poly()) and extent not in floors:
+            floors.append(extent)
+    return shape
 
 
 def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strides=None) -> tuple[str, ...] | None:
@@ -643,9 +660,14 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
     interleaved pairs), a row is k * cols elements. The rows split again where each subscript's row
     part does (`a[(i*n + j)*n + k]` over n * n * n: [n][n][n])."""
     inner = {v for p in subscripts for m in p.terms if len(m) == 2 and set(m) - sizes for v in set(m) & sizes}
-    if len(inner) != 1:
-        return None
-    cols = inner.pop()
+    if len(inner) != 1 or (shape := _one_size_rows(extent, subscripts, sizes, inner.pop(), strides)) is False:
+        return _derived_rows(extent, subscripts, sizes)      # a row length of several sizes (`r * (w - kw + 1)`)
+    return shape
+
+
+def _one_size_rows(extent: Poly, subscripts: list[Poly], sizes: set[str], cols: str, strides) -> tuple | None | bool:
+    """row_major_shape where one size multiplies the loop variables; False where the extent is no
+    multiple of it (then perhaps of an expression: `_derived_rows`)."""
     for b in (strides or {}).get(cols, ()):          # a leading dimension: its last row, to b, in part
         if b.terms == {(): 1}:                        # an increment (`x[i*incx]`): BLAS sizes the vector
             return None                              # 1 + (n - 1) * incx, its flat extent, not n rows
@@ -656,13 +678,34 @@ def row_major_shape(extent: Poly, subscripts: list[Poly], sizes: set[str], strid
     k = max(k, 1)                                                                         # (`2*(i*m + j) + u`)
     rows = _rows(extent, cols, sizes, k)
     if rows is None or not rows.vars():
-        return None
+        return False
     if k == 1:                                       # each subscript's row part: its terms over cols
         parts = [{e: a for e, a in p.powers(cols).items() if e} for p in subscripts]
         outer = [sum((a * _power(cols, e - 1) for e, a in part.items()), Poly()) for part in parts]
         if (split := row_major_shape(rows, outer, sizes)) is not None:
             return (*split, cols)
     return rows.to_c(), f"{k} * {cols}" if k > 1 else cols
+
+
+def _derived_rows(extent: Poly, subscripts: list[Poly], sizes: set[str]) -> tuple[str, ...] | None:
+    """[rows][cols] where the loop variables' coefficients in the subscripts are 1 and expressions
+    of the sizes that one of them, cols, divides (`(b * oh + r) * ow + c`, oh = h - kh + 1, ow =
+    w - kw + 1), and the extent is cols times rows over the sizes, less at most a constant (the
+    last row in part); the rows split again where the subscripts' quotients by cols do."""
+    if any(max(p.powers(v)) > 1 for p in subscripts for v in p.vars() - sizes):
+        return None
+    coefficients = {c.to_c(): c for p in subscripts for v in p.vars() - sizes
+                    for c in [p.powers(v).get(1, Poly())] if c.vars()}
+    cols = next((c for c in coefficients.values() if c.vars() <= sizes and all(
+        not o.divided(c)[1].terms for o in coefficients.values())), None)
+    if cols is None:
+        return None
+    rows, rest = extent.divided(cols)
+    if not rows.vars() or not rows.vars() <= sizes or rest.vars() or rest.sign() > 0 and rest.terms:
+        return None
+    outer = [p.divided(cols)[0] for p in subscripts]
+    split = _derived_rows(rows, outer, sizes) if len(coefficients) > 1 else None
+    return (*split, cols.to_c()) if split else (rows.to_c(), cols.to_c())
 
 
 def _power(v: str, e: int) -> Poly:
@@ -808,7 +851,7 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     acc = Accesses(pointers | set(aliases), set(sizes), helpers, data_names=local_names(seen.body) - set(aliases))
     acc.visit(seen.body)
     acc.merge(aliases)
-    floors = []
+    floors = list({e.to_c(): e for e in acc.assumed}.values())     # a derived row length: no negative count
     arrays, scalars = {}, []
     intents = Intents({p.name for p in params.values() if p.kind in ("array", "pointer")} | set(aliases),
                       helpers).run(seen.body)
