@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run: everything t2c claims about a GPU, logged under $OUT (default /tmp/t2c-gpu).
-#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe limits coarsen preload persistent cuda redteam race dropin roofline seeds batch loops torch tests
+#   bash scripts/gpu_check.sh [SECTION...]     sections: env probe limits coarsen preload persistent pivots cuda redteam race dropin roofline seeds batch loops torch tests
 # Expects the cp312 wheels in .whl/ (make wheels) when t2c's dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +40,15 @@ persistent)   # host loops as one cooperative launch (launches.persistent) again
   VARIANTS="default,persistent host loops" ROUNDS=3 python3 scripts/options_ab.py ${T2C_AB_PERSISTENT:-\
     jacobi-2d heat-3d fdtd-2d lu corpora/loops/rodinia/hotspot.c} > "$OUT/persistent_ab.txt" 2>&1
   summary "persistent A/B: $(grep -c 'persistent host loops' "$OUT/persistent_ab.txt") lines (persistent_ab.txt)"
+  ;;
+pivots)   # issue #37 item 4: blocks of pivots (launches.pivot_blocks) against a launch per pivot, side by
+          # side, then the factorizations against cuSOLVER at LARGE (scripts/solvers_vs_cusolver.py)
+  VARIANTS="default,no pivot blocks,pivot blocks diagonal in global,pivot blocks of 16,pivot blocks of 64" ROUNDS=3 \
+    python3 scripts/options_ab.py ${T2C_AB_PIVOTS:-lu cholesky ludcmp corpora/loops/rodinia/lu_inplace.c \
+    corpora/text2cuda/lu_nopivot.md} > "$OUT/pivots_ab.txt" 2>&1
+  summary "pivot blocks A/B: $(grep -c 'no pivot blocks' "$OUT/pivots_ab.txt") lines (pivots_ab.txt)"
+  ROUNDS=3 python3 scripts/solvers_vs_cusolver.py > "$OUT/solvers_vs_cusolver.txt" 2>&1
+  summary "solvers vs cuSOLVER: $(grep -c cuSOLVER "$OUT/solvers_vs_cusolver.txt") lines (solvers_vs_cusolver.txt)"
   ;;
 limits)   # the measured limits of gathers, atomics, launches and barriers (scripts/limits_probe.cu)
   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/limits_probe scripts/limits_probe.cu && /tmp/limits_probe | tee "$OUT/limits_probe.txt"

@@ -60,11 +60,11 @@ def out_of_bounds(kernel: Kernel) -> list[str]:
 
 
 def implied_by_extents(kernel: Kernel) -> list[str]:
-    """The constraints on the sizes under which every access of an array of constant extents
-    (`float a[1000]` at file scope, `double b[64]`) stays inside it, for the accesses that always
+    """The constraints on the sizes under which every access of an array with constant extents
+    (`float a[1000]` at file scope, `double b[64]`, `double (*A)[256]`) stays inside it, for the accesses that always
     happen (as out_of_bounds judges them): a loop to n over a[1000] gives `n <= 1000`. The
     verifier then draws only sizes the arrays hold; outside the model, none."""
-    fixed = {a.name for a in kernel.arrays if a.shape and all(e.isdigit() for e in a.shape)}
+    fixed = {a.name for a in kernel.arrays if a.shape and any(e.isdigit() for e in a.shape)}
     if not kernel.sizes or not fixed:
         return []                                   # (no model built for the others)
     out, model = [], None

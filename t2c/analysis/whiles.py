@@ -3,7 +3,7 @@
     normalize_whiles(fn, sizes, within) -> None   (rewrites fn in place, before the model)
 
 Takes a reference function; rewrites `v = lo; while (v < hi) { ...; v++; }` (or `int v = lo;`
-just before it; any constant step `v += s`, `v = v + s`, `v--`, or a geometric one `v *= 2`, `v >>= 1`
+before it, with nothing between naming v; any constant step `v += s`, `v = v + s`, `v--`, or a geometric one `v *= 2`, `v >>= 1`
 (scalars.geometric_step), last in the body, and a condition
 of comparisons of v, as a for header reads them) as `for (v = lo; v < hi; v++) { ...; }`, which
 the model reads as any for loop. Only where that is the same loop: v is an integer local written
@@ -36,8 +36,30 @@ def normalize_whiles(fn: c_ast.FuncDef, sizes=frozenset(), within=None) -> None:
     for block, loops in reversed(list(_blocks(fn.body, [], set(sizes)))):        # inner first
         items = block.block_items or []
         for p in range(len(items) - 1, 0, -1):
-            if (f := _counted(fn, items[p - 1], items[p], loops, within, set(sizes))) is not None:
-                items[p - 1:p + 1] = f
+            q = _start(items, p)
+            if (f := _counted(fn, items[q], items[p], loops, within, set(sizes))) is not None:
+                items[q if q == p - 1 else p:p + 1] = f
+                if q < p - 1:                     # the start moved into its loop's header
+                    del items[q]
+
+
+def _start(items: list, p: int) -> int:
+    """Where the statement setting loop p's counter is: `int v = lo; S...; while (v < hi)` with S
+    naming no v and writing nothing lo reads (an early `if (n <= 0) return;`) is the same program
+    with the start just before the loop; else p - 1."""
+    loop = items[p]
+    var = next((c.left.name for c in conjuncts(loop.cond) if isinstance(c, c_ast.BinaryOp)
+                and isinstance(c.left, c_ast.ID)), None) if isinstance(loop, (c_ast.While, c_ast.DoWhile)) else None
+    for q in range(p - 1, -1, -1) if var else ():
+        if _var(items[q]) == var:
+            start = items[q].init if isinstance(items[q], c_ast.Decl) else items[q].rvalue
+            between = items[q + 1:p]
+            if not any(var in names(s) for s in between) and not names(start) & written_names(between):
+                return q
+            break
+        if var in names(items[q]):
+            break
+    return p - 1
 
 
 def named_outside(root, skip, var: str) -> bool:

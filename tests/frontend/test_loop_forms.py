@@ -213,6 +213,15 @@ def test_loops_are_rewritten_to_the_counted_loops_they_are(tmp_path):
     assert [a.shape for a in k.arrays] == [("n", "m"), ("m", "n"), ("n", "m")]
 
 
+def test_a_counter_set_before_an_early_return_still_counts(tmp_path):
+    """`int i = 0; if (n <= 0) return; do { ...; i++; } while (i < n);`: the guard names no i, so
+    the counter's start moves to the loop, which reads as a counted loop (before: no extent)."""
+    k = c_kernel(tmp_path, "void scale_do(int n, float a, float *x)\n{\n  int i = 0;\n  if (n <= 0) return;\n"
+                           "  do {\n    x[i] *= a;\n    i++;\n  } while (i < n);\n}\n")
+    assert [a.shape for a in k.arrays] == [("n",)]
+    accepted_on_emu(k, generate(k))
+
+
 def test_a_while_loop_that_does_not_count_stays(tmp_path):
     """`while (v > 1.0) { v /= 2; c++; }`: c counts, but the test is the data's, not a bound."""
     k = c_kernel(tmp_path, "void halvings(int n, const double *a, int *b)\n{\n  for (int i = 0; i < n; i++) {\n"

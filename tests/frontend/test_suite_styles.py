@@ -186,6 +186,19 @@ void relax(int n, int m, double w)
 """)
     assert k.constraints == ("n >= 1", "m >= 1", "n <= 64", "m <= 64")
     accepted_on_emu(k, generate(k))
+    # a pointer to rows of a constant length (`double (*A)[N]`): its rows come from the loops,
+    # its row length bounds them
+    k = c_kernel(tmp_path, """\
+#define N 256
+void transpose(int n, double (*A)[N], double (*B)[N])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      B[j][i] = A[i][j];
+}
+""", "rows")
+    assert [a.shape for a in k.arrays] == [("n", "256"), ("n", "256")] and "n <= 256" in k.constraints
+    accepted_on_emu(k, generate(k))
 
 
 def test_scratch_from_malloc_and_pointer_typedefs_read_as_arrays(tmp_path):

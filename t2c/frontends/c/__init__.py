@@ -344,6 +344,8 @@ def _read_c(path: Path, function: str | None) -> Kernel:
         if "Illegal character" in e.message and e.line and e.line <= len(lines) \
                 and not lines[e.line - 1].isascii():
             e.message, e.hint = "a name with non-ASCII letters", "t2c reads C99 names: letters a-z, A-Z, digits, _"
+        elif e.line and e.line <= len(lines) and (t := _undeclared_type(lines[e.line - 1], text)):
+            e.hint = f"`{t[0]}` is not declared here: include {t[1]} (as a C compiler needs it)"
         raise
     bound = size_bindings(path.resolve(), _find_function(ast, site.name), size_notes)
     if bound:                                            # again, each size macro its parameter
@@ -465,6 +467,20 @@ def _line_of_text(reference: str, line, functions, resolved: str) -> int | None:
             if n.coord and n.coord.file == resolved and cprint(n).splitlines()[:1] == [want]:
                 return n.coord.line
     return functions[-1].coord.line if functions and functions[-1].coord else None
+
+
+#: the standard headers' type names a kernel may use without including them (a compiler refuses it too)
+_STANDARD_TYPES = {**dict.fromkeys(("size_t", "ptrdiff_t"), "<stddef.h>"),
+                   **{f"{u}int{b}_t": "<stdint.h>" for u in ("", "u") for b in (8, 16, 32, 64)},
+                   "bool": "<stdbool.h>"}
+
+
+def _undeclared_type(line: str, text: str) -> tuple[str, str] | None:
+    """(name, header) of a standard type name the error's line uses that the preprocessed file never declares."""
+    for name, header in _STANDARD_TYPES.items():
+        if re.search(rf"\b{name}\b", line) and not re.search(rf"\btypedef\b[^;]*\b{name}\s*;", text):
+            return name, header
+    return None
 
 
 def _find_function(ast: c_ast.FileAST, name: str) -> c_ast.FuncDef | None:

@@ -607,7 +607,9 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
         return ()                            # used as *p or p[0]: one element
     if name in acc.unknown or not acc.max[name]:         # (data subscripts alone tell no extent)
         node = acc.unknown.get(name, acc.read_through.get(name))
-        raise UserError(f"cannot tell the extent of pointer parameter '{name}' from its subscripts",
+        data = name not in acc.unknown and node is not None and isinstance(node, c_ast.ArrayRef)
+        raise UserError(f"cannot tell the extent of pointer parameter '{name}' from its subscripts"
+                        + (f": `{cprint(node.subscript)}` reads the data" if data else ""),
                         file=node.coord.file if node is not None else None,
                         line=node.coord.line if node is not None else None,
                         col=node.coord.column if node is not None else None,
