@@ -58,6 +58,25 @@ def test_an_elimination_runs_in_blocks_of_pivots(path, phases):
     assert host.count("_pivots_k") == len(phases)           # a launch per phase and block, none per pivot
 
 
+def test_a_triangular_update_whose_rows_start_at_its_column_is_of_the_class(tmp_path):
+    # right-looking Cholesky as users write it: the update's i starts at j, j at k + 1 (its box: k + 1)
+    k = c_kernel(tmp_path, """
+#include <math.h>
+void cholesky_right(int n, double A[n][n]) {
+  for (int k = 0; k < n; k++) {
+    A[k][k] = sqrt(A[k][k]);
+    for (int i = k + 1; i < n; i++)
+      A[i][k] /= A[k][k];
+    for (int j = k + 1; j < n; j++)
+      for (int i = j; i < n; i++)
+        A[i][j] -= A[i][k] * A[j][k];
+  }
+}""")
+    h = _loop(k)
+    assert h.pivot_blocks and [ph.past for ph in h.pivot_blocks.phases] == [(), ("i",), ("j", "i")]
+    accepted_on_emu(k, generate(k, EIGHT))
+
+
 def test_the_option_off_keeps_a_launch_per_pivot():
     k = read_kernel(ROOT / LU)
     h = _loop(k, options=DEFAULT.replace({"launches.pivot_blocks": None}))

@@ -57,7 +57,7 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
     """The loop's pivot blocks (p: forms.Context), or None and why not (None where the loop is not
     of the class's shape: launches only, one a 2-d grid)."""
     opt, l = p.opt.launches.pivot_blocks, h.loop
-    if not h.items or not all(isinstance(it, Launch) for it in h.items) or not any(map(_past_pivot, h.items)):
+    if not h.items or not all(isinstance(it, Launch) for it in h.items) or not any(_past_pivot(p, it) for it in h.items):
         return None, None
     if l.derived or l.geometric or l.time is not None or l.step != 1 or l.var not in l.init:
         return None, Refused(None, "not a loop of consecutive ascending values")
@@ -157,11 +157,12 @@ def _held(p, launches: list[Launch], past: tuple, var: str, pieces: dict) -> boo
     return cell is not None
 
 
-def _past_pivot(launch: Launch) -> bool:
-    """A 2-d grid whose every index starts past the host loop's value (the class's update)."""
+def _past_pivot(p, launch: Launch) -> bool:
+    """A 2-d grid whose every index starts past the host loop's value (the class's update): its
+    bounding box's lowest values name the host loop's variable (`i >= j >= k + 1`: k + 1)."""
     if len(launch.grid) != 2 or not launch.host_loops:
         return False
-    return all(launch.host_loops[-1].var in WORD.findall(g.lower) for g in launch.grid)
+    return all(launch.host_loops[-1].var in WORD.findall(" ".join(lows)) for lows, _ in launch_box(p.an, launch))
 
 
 def _refusal(p, launch: Launch, var: str) -> str:
