@@ -77,6 +77,53 @@ void cholesky_right(int n, double A[n][n]) {
     accepted_on_emu(k, generate(k, EIGHT))
 
 
+@pytest.mark.parametrize("text", [
+    # the textbook elimination with a right-hand side: the multiplier a scalar of its row
+    """void gauss_elim(int n, double A[n][n], double b[n]) {
+  for (int k = 0; k < n - 1; k++)
+    for (int i = k + 1; i < n; i++) {
+      double l = A[i][k] / A[k][k];
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= l * A[k][j];
+      b[i] -= l * b[k];
+    }
+}""",
+    # the pivot hoisted into a scalar of the step
+    """void lu_hoisted(int n, double *a) {
+  for (int k = 0; k < n; k++) {
+    double piv = a[k * n + k];
+    for (int i = k + 1; i < n; i++)
+      a[i * n + k] /= piv;
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        a[i * n + j] -= a[i * n + k] * a[k * n + j];
+  }
+}"""])
+def test_a_scalar_of_array_cells_is_recomputed_where_read_and_the_loop_blocked(text, tmp_path):
+    """The scalar's cells are written by nothing of its loops (isl): its expression where it is
+    read (schedule.rematerialized), so the update is a 2-d grid and no scalar crosses launches."""
+    k = c_kernel(tmp_path, text)
+    h = _loop(k)
+    assert h.pivot_blocks and ("j", "i") in [ph.past for ph in h.pivot_blocks.phases]
+    text = generate(k, EIGHT)
+    assert "(scalars recomputed where read)" in text and "_seq_scalars" not in text
+    accepted_on_emu(k, text)
+
+
+def test_a_scalar_whose_cell_changes_before_it_is_read_stays(tmp_path):
+    k = c_kernel(tmp_path, """
+void shift_out(int n, double *a, double *b) {
+  for (int i = 0; i < n; i++) {
+    double t = a[i];
+    a[i] = 0.0;
+    b[i] = t;
+  }
+}""")
+    from t2c.analysis import analyze
+    from t2c.generators.poly.schedule import rematerialized
+    assert rematerialized(analyze(k)) is None and "recomputed where read" not in generate(k)
+
+
 def test_the_option_off_keeps_a_launch_per_pivot():
     k = read_kernel(ROOT / LU)
     h = _loop(k, options=DEFAULT.replace({"launches.pivot_blocks": None}))

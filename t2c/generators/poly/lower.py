@@ -196,19 +196,16 @@ def rescheduled(an, plan: Plan, options: PolyOptions):
     if any(_quasi(" ".join((*st.domain, *(x for a in st.accesses for x in a.index))))
            for st in an.program.statements):
         return an, plan          # isl's trees print floor divisions the tree's passes cannot read back
-    for v in variants(an):
+    for v, how in variants(an):
         tree = isl_tree(v)
         if tree is None:
             continue
         if not v.legal(tree):
             raise LoweringError(f"{an.program.kernel.name}: isl's schedule breaks a dependence")
         other = map_to_grid(v, tree, options)
-        if serial_depth(other) < best[2]:
-            how = "; ".join(x for x in (
-                "scalars folded into array cells" if len(v.program.locals) != len(an.program.locals)
-                or set(v.program.locals) != set(an.program.locals) else "",
-                "pivot rows and columns split off" if len(v.program.statements) >
-                len(an.program.statements) else "") if x)
+        # at the same depth, a plan with fewer scalars carried between launches (each a
+        # one-thread launch an iteration, and no form takes a loop that carries one)
+        if (serial_depth(other), _carried(other)) < (best[2], _carried(best[1])):
             best = (v, other, serial_depth(other), how)
     v, p, depth, how = best
     if v is not an or p is not plan:
@@ -216,6 +213,10 @@ def rescheduled(an, plan: Plan, options: PolyOptions):
                        f"reference's loop order{f' ({how})' if how else ''}: at most {depth} "
                        f"loop(s) run in order around a statement instead of {serial_depth(plan)}.")
     return v, p
+
+
+def _carried(plan: Plan) -> int:
+    return sum(s == "global" for s in plan.storage.values())
 
 
 def row_joined(an, plan: Plan, options: PolyOptions) -> Plan:

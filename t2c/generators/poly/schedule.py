@@ -1,6 +1,6 @@
 """isl's own schedule as a loop tree, and the program variants that give it more freedom.
 
-    isl_tree(analysis) -> [Loop | Stmt] | None;  variants(analysis) -> [Analysis]
+    isl_tree(analysis) -> [Loop | Stmt] | None;  variants(analysis) -> [(Analysis, what changed)]
     copy_inputs(analysis) -> Analysis | None
 
 Takes the `Analysis`; gives isl's schedule (outer parallelism first: lu's pivot loop outermost,
@@ -21,7 +21,7 @@ from pycparser import c_ast
 
 from ...analysis import Access, Analysis, Loop, Stmt, analyze_program, loop_paths
 from ...analysis.model import NotAffine, affine, base_and_subscripts, parse_c, parse_expr
-from ...ir.csyntax import cprint
+from ...ir.csyntax import cprint, names
 from .ctext import rewrite, substitute
 from .reduce import fresh_name
 
@@ -160,15 +160,54 @@ def _declared(values: dict[str, str], node) -> c_ast.Compound:
 
 # -- program variants isl's scheduler may do better on -----------------------------------------
 
-def variants(an: Analysis) -> list[Analysis]:
-    """The program itself, then with private scalars folded into array cells, then each of
-    those with the pivot rows and columns split off.  Every variant runs the same
-    statement instances in the same original order, so its exact dependences are the
-    reference's; only what the scheduler can see differs."""
-    out = [an]
+def variants(an: Analysis) -> list[tuple[Analysis, str]]:
+    """(variant, what it changed): the program itself, then with private scalars folded into
+    array cells, or recomputed where read, then each of those with the pivot rows and columns
+    split off.  Every variant runs the same statement instances in the same original order, so
+    its exact dependences are the reference's; only what the scheduler can see differs."""
+    out = [(an, "")]
     if an.webs and (x := fold_scalars(an)) is not None:
-        out.append(x)
-    return out + [v for v in map(split_pivots, list(out)) if v is not None]
+        out.append((x, "scalars folded into array cells"))
+    if an.webs and (x := rematerialized(an)) is not None:
+        out.append((x, "scalars recomputed where read"))
+    return out + [(v, "; ".join(filter(None, (how, "pivot rows and columns split off"))))
+                  for v, how in [(split_pivots(x), how) for x, how in out] if v is not None]
+
+
+def rematerialized(an: Analysis) -> Analysis | None:
+    """Each scalar web whose one value is an expression of array cells (`l = A[i][k] / A[k][k]`),
+    that expression where it is read, where isl finds no statement of the web's loops writing
+    those cells in the same iteration: Gaussian elimination's multiplier, read by its row's
+    update, gives lu's `A[i][j] -= (A[i][k] / A[k][k]) * A[k][j]`, whose update is then a 2-d
+    grid. The same operations on the same values. None unless every web is of that kind."""
+    prog = an.program
+    paths, values = loop_paths(prog.body), {}
+    for name, w in an.webs.items():
+        first = prog.statement(w.statements[0])
+        node = first.node
+        value = node.rvalue if isinstance(node, c_ast.Assignment) and node.op == "=" and \
+            isinstance(node.lvalue, c_ast.ID) and node.lvalue.name == w.scalar else None
+        if not w.private or w.exposed or value is None or first.conditional or names(value) & set(prog.locals) \
+                or any(prog.statement(x).writes(w.scalar) for x in w.statements[1:]):
+            return None
+        inside = [n.stmt.name for n in _leaves(_body_of(prog.body, paths[first.name][:len(w.private)]))]
+        for a in (a for a in first.reads() if a.name != w.scalar):
+            if not a.index or any(an.model.touches(x, wr.index, a.index) for x in inside
+                                  for wr in prog.statement(x).writes(a.name)):
+                return None
+        values[name] = (first.name, value, tuple(a for a in first.reads() if a.name != w.scalar))
+    defs = {d for d, _, _ in values.values()}
+    statements = []
+    for st in prog.statements:
+        if st.name in defs:
+            continue
+        webs = {scalar: web for (s_, scalar), web in an.web_of.items() if s_ == st.name}
+        node = substitute(copy.deepcopy(st.node), {x: parse_expr(f"({cprint(values[w][1])})") for x, w in webs.items()})
+        accesses = [a for a in st.accesses if a.name not in webs]
+        accesses += [r for x, w in webs.items() for r in values[w][2] if r not in accesses]
+        statements.append(replace(st, node=node, accesses=tuple(accesses)))
+    scalars = {w.scalar for w in an.webs.values()}
+    return reanalyzed(an, statements, {n: v for n, v in prog.locals.items() if n not in scalars})
 
 
 def fold_scalars(an: Analysis) -> Analysis | None:
