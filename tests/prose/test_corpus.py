@@ -117,6 +117,15 @@ def _index_add(src, idx, m):
     return out
 
 
+def _lu_nopivot(a):
+    """A = L U in place, unit L below the diagonal, right-looking (float64)."""
+    a = np.array(a, dtype=np.float64)
+    for k in range(a.shape[0]):
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return a
+
+
 def _haar(x):
     y, s = x.copy(), len(x) // 2
     while s > 0:
@@ -297,6 +306,7 @@ NUMPY = {
     "layer_norm_let": lambda a, s: {"Y": _layer_norm(a["X"], a["gamma"], a["beta"])["Y"]},
     "trmv_upper": lambda a, s: {"y": np.triu(a["A"]) @ a["x"]},
     "trsv_lower": lambda a, s: {"x": np.linalg.solve(np.tril(a["L"]), a["x"])},
+    "lu_nopivot": lambda a, s: {"A": _lu_nopivot(a["A"])},
     "haar_wavelet": lambda a, s: _haar(a["x"]),
     "sum_tree": lambda a, s: {"s": a["x"].sum()},
     "absmax_tree": lambda a, s: {"m": np.abs(a["x"]).max()},

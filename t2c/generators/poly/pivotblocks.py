@@ -102,7 +102,7 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
         if len(set(axis.values())) != len(order):
             return None, Refused(None, f"its launches put {', '.join(o)} on one axis")
         phases.append(Phase(tuple(order), tuple(axis[v] for v in order) if len(order) > 1 else ("x",) * len(order),
-                            members, bool(o) and _held(p, [h.items[m] for m in members], o, l.var, cells.get(o, {}))))
+                            members, bool(o) and _held(p, [h.items[m] for m in members], o, cells.get(o, {}))))
     return PivotBlocks(opt.size, opt.threads, tuple(phases), _tile(p, h, cells.get((), {}))), None
 
 
@@ -129,7 +129,7 @@ def _tile(p, h: HostLoop, pieces: dict) -> tuple[str, ...]:
     return tuple(written)
 
 
-def _held(p, launches: list[Launch], past: tuple, var: str, pieces: dict) -> bool:
+def _held(p, launches: list[Launch], past: tuple, pieces: dict) -> bool:
     """Whether each thread of a phase writes one cell, the same in all its statements, and reads it
     only there: every launch's grid is the phase's indices (no loop over the rest), each statement
     one assignment to a cell of those indices alone, and isl finds no other read of the array
