@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import re
+from contextlib import contextmanager
 
 from pycparser import c_ast
 
@@ -363,6 +364,17 @@ class Printer:
         return dtype, acc, cell, body
 
     # kernels ------------------------------------------------------------------------------
+    @contextmanager
+    def row_pitch(self, arrays, pitch: int):
+        """While printing: `arrays` flattened with rows of `pitch` elements (a tile in shared memory
+        their names point into: timetiles.py's window, pivotblocks.py's diagonal tile)."""
+        saved = self.r
+        self.r = self.r.reshaped({a: (*self.k.array(a).shape[:-1], str(pitch)) for a in arrays})
+        try:
+            yield
+        finally:
+            self.r = saved
+
     def launch_box(self, launch: Launch):
         return launch_box(self.an, launch)
 

@@ -71,11 +71,15 @@ class Launch:
         launch's rows, or its coarsened x indices."""
         return self.tile or ((TILE // ROWS, 1) if self.transposed else (1, self.coarsen))
 
-    def statements(self) -> list[str]:
+    def nodes(self) -> list[Stmt]:
+        """Its statements' nodes, in order (those of the loops in its body too)."""
         out = []
         for n in self.body:
-            out.extend([n.stmt.name] if isinstance(n, Stmt) else [s.stmt.name for s in n.statements()])
+            out.extend([n] if isinstance(n, Stmt) else n.statements())
         return out
+
+    def statements(self) -> list[str]:
+        return [n.stmt.name for n in self.nodes()]
 
     def rows_cols(self) -> tuple[Loop, Loop]:
         """A 2-d launch's grid loops, the one on threadIdx.y (rows) first (a tiled launch's

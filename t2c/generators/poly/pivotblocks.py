@@ -23,8 +23,8 @@ from itertools import combinations
 
 from pycparser import c_ast
 
-from ...analysis import Loop, Stmt
-from ...ir.csyntax import cprint
+from ...analysis import Loop
+from ...ir.csyntax import array_name, cprint
 from ...ir.dtypes import DTYPES
 from .ctext import WORD, extent_text, max_expr, min_expr, names_used, rewrite
 from .mapping import HostLoop, Launch, launch_box
@@ -73,7 +73,7 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
     first = l.lower
     for m, launch in enumerate(h.items):
         grid = [g.var for g in launch.grid]
-        for n in _stmts(launch):
+        for n in launch.nodes():
             at = n.at or {}
             k = at.get(l.var, l.var)
             block = f"floor(({k} - ({first})) / {opt.size})"
@@ -87,7 +87,7 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
                         cells.setdefault(tuple(sorted(o)), {})[n.stmt.name] = (cons, end)
                     pieces.append((n.stmt.name, cons, (block, str(sets[tuple(sorted(o))]), *coords,
                                                         *times[n.stmt.name])))
-    inside = [n.stmt.name for it in h.items for n in _stmts(it)]
+    inside = [n.stmt.name for it in h.items for n in it.nodes()]
     deps = p.an.model.between(p.an.all_deps, inside, inside)
     if not p.an.model.parallel_order(deps, pieces, 2, len(names)):
         return None, Refused(None, "a dependence runs backward in blocks of pivots, or joins two threads of one of "
@@ -139,7 +139,7 @@ def _held(p, launches: list[Launch], past: tuple, pieces: dict) -> bool:
     for launch in launches:
         if {g.var for g in launch.grid} != set(past):
             return False
-        for n in _stmts(launch):
+        for n in launch.nodes():
             st, at = p.an.program.statement(n.stmt.name), n.at or {}
             names = {at.get(v, v): v for v in past}
             writes = [a for a in st.accesses if a.write]
@@ -183,15 +183,6 @@ def _refusal(p, launch: Launch, var: str) -> str:
     return ""
 
 
-def _stmts(launch: Launch) -> list[Stmt]:
-    if launch.grid:
-        return launch.grid[-1].statements()
-    out = []
-    for n in launch.body:
-        out += [n] if isinstance(n, Stmt) else n.statements()
-    return out
-
-
 def loops(plan) -> list[HostLoop]:
     return [it for it in plan.items if isinstance(it, HostLoop) and it.pivot_blocks]
 
@@ -222,12 +213,8 @@ def _call(p, launch: Launch, calls, index: dict[str, str], held: bool = False, t
 def _tile_function(p, h: HostLoop, launch: Launch, calls) -> str:
     """`NAME_tile`: a launch's point as `NAME_at`, the tile's arrays flattened with its row pitch."""
     inner, locals_ = p.thread_variables(launch)
-    saved, pb = p.r, h.pivot_blocks
-    p.r = p.r.reshaped({a: (*p.k.array(a).shape[:-1], str(pb.size)) for a in pb.tile})
-    try:
+    with p.row_pitch(h.pivot_blocks.tile, h.pivot_blocks.size):
         text = "\n".join(p.point_body(launch, p.launch_box(launch) if launch.grid else [], inner, locals_, True))
-    finally:
-        p.r = saved
     return at_function(p, launch, text, ", ".join(p.param_decl(a, launch) for a in calls[launch.name]), "_tile")
 
 
@@ -265,8 +252,7 @@ def _held_function(p, launch: Launch, calls) -> str:
 
 
 def _target(launch: Launch) -> str:
-    from ...ir.csyntax import array_name
-    return array_name(_stmts(launch)[0].stmt.node.lvalue)
+    return array_name(launch.nodes()[0].stmt.node.lvalue)
 
 
 def _diagonal(p, h: HostLoop, calls) -> list[str]:

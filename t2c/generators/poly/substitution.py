@@ -62,7 +62,7 @@ def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
     if update.block_sum or update.reduction or any(isinstance(n, Loop) for it in h.items for n in it.body):
         return None, "a loop inside a thread"
     prog, arrays = p.an.program, {a.name: a for a in p.k.arrays}
-    nodes = [n for it in h.items for n in _stmts(it)]
+    nodes = [n for it in h.items for n in it.nodes()]
     written = {w.name for n in nodes for w in prog.statement(n.stmt.name).writes()}
     if len(written) != 1 or next(iter(written)) not in arrays or len(arrays[next(iter(written))].shape) != 1:
         return None, f"it writes {', '.join(sorted(written)) or 'nothing'}, not one 1-d array of the kernel"
@@ -73,7 +73,7 @@ def substitution_of(p, h: HostLoop) -> tuple[Substitution | None, str]:
         return None, "the update's iteration domain is empty"
     for n in nodes:
         spec, pivot = p.an.model.specs[n.stmt.name], _at(n, l.var)
-        own = _at(n, update.grid[0].var) if any(n is m for m in _stmts(update)) else None
+        own = _at(n, update.grid[0].var) if any(n is m for m in update.nodes()) else None
         for name, idx, write in spec.accesses:
             if name in p.local_arrays:
                 return None, f"the reference's local array {name}"
@@ -98,7 +98,7 @@ def _reads(p, launch: Launch, x: str) -> tuple:
     two at most (registers for 32 iterations each). Loading them for 32 iterations before running
     those gives the same values, and the loads no longer wait one behind another's statement (the
     compiler moves no load past a statement's guard)."""
-    stmts = _stmts(launch)
+    stmts = launch.nodes()
     node = stmts[0].stmt.node if len(stmts) == 1 else None
     if not isinstance(node, c_ast.Assignment) or stmts[0].stmt.conditional:
         return ()
@@ -108,10 +108,6 @@ def _reads(p, launch: Launch, x: str) -> tuple:
         if name in arrays and name != x and not identifiers(text) & local:
             out.setdefault(text, arrays[name].dtype)
     return tuple(out.items()) if len(out) <= 2 else ()
-
-
-def _stmts(l: Launch) -> list[Stmt]:
-    return l.grid[-1].statements() if l.grid else [n for n in l.body if isinstance(n, Stmt)]
 
 
 def _at(n: Stmt, var: str) -> str:

@@ -14,7 +14,6 @@ docs/poly.md, "Time tiles".
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
 from dataclasses import dataclass
 from math import prod
 
@@ -219,17 +218,10 @@ def _arguments(p, h: HostLoop, calls) -> list[str]:
     return [a for a in order if a in used and a != h.loop.var and a not in h.time_tile.arrays]
 
 
-@contextmanager
 def _on_window(p, tt: TimeTile):
     """While printing a launch's body in a tile: a 2-d tile's arrays flattened with the window's
     row pitch (the tile points the arrays' names into the window); a 1-d tile's as they are."""
-    saved = p.r
-    if tt.rank > 1:
-        p.r = p.r.reshaped({a: (*p.k.array(a).shape[:-1], str(tt.window[-1])) for a in tt.arrays})
-    try:
-        yield
-    finally:
-        p.r = saved
+    return p.row_pitch(tt.arrays if tt.rank > 1 else (), tt.window[-1])
 
 
 def _tile_function(p, h: HostLoop, l: Launch, calls) -> str:
