@@ -197,6 +197,9 @@ VARIANTS = {
     "pivot blocks of 64": {"launches.pivot_blocks.size": 64},
     "pivot blocks 256 threads": {"launches.pivot_blocks.threads": 256},
     "pivot blocks diagonal in global": {"launches.pivot_blocks.shared": False},
+    "pivot blocks no panels": {"launches.pivot_blocks.panels": False, "launches.pivot_blocks.cells": (1, 1)},
+    "pivot blocks one cell": {"launches.pivot_blocks.cells": (1, 1)},
+    "pivot blocks 4x4 cells": {"launches.pivot_blocks.cells": (4, 4)},
 }
 
 

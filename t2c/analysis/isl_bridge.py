@@ -219,6 +219,16 @@ class Model:
             out.append(_inequality(terms, c.get_constant_val().to_python(), c.is_equality()))
         return out
 
+    def implies(self, names, where, cond: str) -> bool:
+        """Whether every point of the variables `names` (with sizes in the context) that meets all
+        of `where` meets `cond` (affine text)."""
+        t = "[" + ", ".join(_v(x) for x in names) + "]"
+        try:
+            s = isl.Set(self.head + f"{{ {t} : {' and '.join(_v(c) for c in where) or 'true'} }}")
+            return s.intersect_params(self.context).is_subset(isl.Set(self.head + f"{{ {t} : {_v(cond)} }}"))
+        except isl.Error:
+            return False
+
     def necessary(self, constraints: list[str]) -> list[str]:
         """`constraints` (C over the sizes) less each that the context and the others imply."""
         out = list(constraints)

@@ -71,6 +71,8 @@ CASES = {
     "returns_pointer.c": case(1, 9, "the kernel returns a pointer", unsupported=True),
     "long_double_param.c": case(2, 31, "'k' has the type 'long double'", "an integer type",
                                 unsupported=True),
+    "pool_divided_bound.c": case(6, 17, "cannot tell the extent of pointer parameter 'in'", "depends on 'r'",
+                                 "divides by a parameter", "// t2c: array in["),
     "undeclared_size_t.c": case(4, 30, "parse error", "`size_t` is not declared here: include <stddef.h>"),
     "unsigned_countdown.c": case(5, 28, "`i >= 0` is always true", "'i' is declared size_t",
                                  "for (long i = n - 1; i >= 0; i--)", unsupported=True),

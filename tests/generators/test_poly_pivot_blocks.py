@@ -3,8 +3,9 @@
 threads, then a launch per set of grid indices at the block's end or past it. The plan's records
 on PolyBench, the loops corpus and a spec; the loops it refuses and why; the candidates on the
 emu with several blocks and a short last one; the trailing matrix's cells held in registers;
-the emu catching the diagonal block without its barrier, a held cell never stored and a trailing
-launch run before the panel."""
+each phase's panels in shared memory; the emu catching the diagonal block without its barrier, a
+held cell never stored, a panel never stored or read before its barrier, and a trailing launch run
+before the panel."""
 import pytest
 
 from t2ctest import ROOT, accepted_on_emu, c_kernel, mutant_rejected_on_emu
@@ -119,9 +120,21 @@ void shift_out(int n, double *a, double *b) {
     b[i] = t;
   }
 }""")
-    from t2c.analysis import analyze
     from t2c.generators.poly.schedule import rematerialized
     assert rematerialized(analyze(k)) is None and "recomputed where read" not in generate(k)
+    # stored, then the cell scaled before the scalar's read: the cell no longer holds it
+    k = c_kernel(tmp_path, """
+void stored_then_scaled(int n, double A[n][n]) {
+  for (int k = 0; k < n - 1; k++)
+    for (int i = k + 1; i < n; i++) {
+      double m = A[i][k] / A[k][k];
+      A[i][k] = m;
+      A[i][k] *= 2.0;
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= m * A[k][j];
+    }
+}""")
+    assert rematerialized(analyze(k)) is None
 
 
 def test_the_option_off_keeps_a_launch_per_pivot():
@@ -159,7 +172,10 @@ void last_row(int n, double A[n][n], double B[n]) {
 @pytest.mark.parametrize("path, options", [
     (LU, SIXTEEN), (CHOLESKY, SIXTEEN), (LUDCMP, SIXTEEN),   # n = 40: blocks of 16, 16 and 8 pivots
     (CHOLESKY, DEFAULT), (LU_INPLACE, EIGHT), (LU_SPEC, SIXTEEN),
-    (LU, SIXTEEN.replace({"launches.pivot_blocks.shared": False}))])   # the diagonal block in global memory
+    (LU, SIXTEEN.replace({"launches.pivot_blocks.shared": False})),   # the diagonal block in global memory
+    (LU, SIXTEEN.replace({"launches.pivot_blocks.cells": (4, 4)})),   # a block of 128 x 32 trailing cells: past n
+    (CHOLESKY, SIXTEEN.replace({"launches.pivot_blocks.panels": False})),
+    (LUDCMP, EIGHT.replace({"launches.pivot_blocks.cells": (1, 1)}))])
 def test_pivot_blocks_are_accepted_on_the_emu(path, options):
     k = read_kernel(ROOT / path)
     text = generate(k, options)
@@ -171,8 +187,9 @@ def test_a_held_cell_is_stored_once_a_block_and_the_emu_catches_it_kept():
     k = read_kernel(ROOT / LU)
     text = generate(k, SIXTEEN)
     kernel = text[text.index("void lu_pivots_k_j_i("):]
-    assert kernel.count("lu_update_A_2_held(") == 1 and "  if (poly_cell)\n    *poly_cell = poly_acc;" in kernel
-    mutant_rejected_on_emu(k, text, ("    *poly_cell = poly_acc;", "    ;"), "MINI", r"output mismatch")
+    store = "*poly_cell[poly_cy][poly_cx] = poly_acc[poly_cy][poly_cx];"
+    assert kernel.count("lu_update_A_2_j_i(") == 1 and f"if (poly_cell[poly_cy][poly_cx])\n        {store}" in kernel
+    mutant_rejected_on_emu(k, text, (store, ";"), "MINI", r"output mismatch")
 
 
 def test_the_emu_catches_a_diagonal_block_without_its_barrier_and_a_phase_out_of_order():
@@ -188,4 +205,120 @@ def test_the_emu_catches_a_diagonal_block_without_its_barrier_and_a_phase_out_of
     swapped = text[:host] + text[host:].replace("lu_pivots_k_i, n", "@@", 1).replace("lu_pivots_k_j_i, n", "lu_pivots_k_i, n", 1) \
         .replace("@@", "lu_pivots_k_j_i, n", 1)
     assert i < t and swapped != text
-    mutant_rejected_on_emu(k, swapped, ("kernel_lu_device", "kernel_lu_device"), "MINI", r"output mismatch")
+    mutant_rejected_on_emu(k, swapped, ("kernel_lu_device", "kernel_lu_device"), "MINI", r"output mismatch|NaN")
+
+
+@pytest.mark.parametrize("path, panels", [
+    # the panel: its rows of the block's columns (written, stored back) and the diagonal block;
+    # the rows to the right: their columns of the block's rows and the diagonal block; the
+    # trailing matrix reads the panel's rows and the right rows' columns, never writing them
+    (LU, {("i",): [("i", None, True), (None, None, False)], ("j",): [(None, "j", True), (None, None, False)],
+          ("j", "i"): [("i", None, False), (None, "j", False)]}),
+    # A[i][k] * A[j][k]: both of the trailing matrix's reads are rows of the panel
+    (CHOLESKY, {("i",): [("i", None, True), (None, None, False)], ("j", "i"): [("i", None, False), ("j", None, False)]}),
+])
+def test_each_phase_reads_its_cells_with_one_index_in_the_block_through_shared_memory(path, panels):
+    k = read_kernel(ROOT / path)
+    phases = [ph for ph in _loop(k).pivot_blocks.phases if ph.past]
+    assert {ph.past: [(*x.dims, x.written) for x in ph.panels] for ph in phases} == panels
+    # a 1-d phase with panels: 64 threads a block (64 rows of 33 doubles); the trailing matrix's
+    # threads 2 x 4 cells each, a block's threads apart
+    assert [(ph.block, ph.cells) for ph in phases] == [((64,), ())] * (len(phases) - 1) + [((32, 8), (2, 4))]
+    text = generate(k)
+    trailing = text[text.index("_pivots_k_j_i(int n"):]
+    assert "__shared__ double poly_panel0[1056];" in trailing and "poly_acc[4][2] = {};" in trailing
+    assert "poly_p0[(i * 33) + k]" in text            # the panel's rows padded by one
+
+
+def test_a_phase_checks_only_what_its_calls_may_miss():
+    # lu's trailing update: i >= k + 2 and j >= k + 1 hold for every pivot of the block once i, j >= E
+    # (isl); each thread's cells keep their bounds and the triangle their statement takes
+    k = read_kernel(ROOT / LU)
+    trailing = _loop(k).pivot_blocks.phases[-1]
+    assert trailing.guards == ((1, "i < n && j < i"), (2, "j >= i && j < n"))
+    text = generate(k)
+    body = text[text.index("void lu_update_A_2_j_i("):]
+    assert body.index("  if (!(i < n && j < i))\n    return;") < body.index("}\n")
+
+
+def test_a_reference_outside_the_panels_keeps_the_array_in_global_memory(tmp_path):
+    # A[0][j]: row 0 is neither a thread's row nor in the block: A stays in global memory, blocked as before
+    k = c_kernel(tmp_path, """
+void ge_row0(int n, double A[n][n]) {
+  for (int k = 0; k < n - 1; k++) {
+    for (int i = k + 1; i < n; i++)
+      A[i][k] /= A[k][k];
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * A[k][j] + 1e-3 * A[0][j];
+  }
+}""")
+    h = _loop(k)
+    assert [ph.past for ph in h.pivot_blocks.phases] == [(), ("i",), ("j",), ("j", "i")]
+    assert not any(ph.panels for ph in h.pivot_blocks.phases) and h.pivot_blocks.phases[1].block == (256,)
+    text = generate(k, EIGHT)
+    assert "poly_panel" not in text
+    accepted_on_emu(k, text)
+
+
+def test_the_emu_catches_a_panel_not_stored_back_or_read_before_its_barrier():
+    k = read_kernel(ROOT / LU)
+    text = generate(k, SIXTEEN)
+    panel = text.index("void lu_pivots_k_i(int n")
+    store = text.index("  __syncthreads();\n  for (int poly_t", panel)
+    mutant_rejected_on_emu(k, text[:store] + text[store:].replace("      A[(size_t)poly_r * (n) + poly_c] = ", "      (void)", 1),
+                           ("lu_pivots_k_i(int n", "lu_pivots_k_i(int n"), "MINI", r"output mismatch|NaN")
+    trailing = text.index("void lu_pivots_k_j_i(int n")
+    load = text.index("  __syncthreads();\n  int k;", trailing)
+    mutant_rejected_on_emu(k, text[:load] + text[load:].replace("  __syncthreads();\n", "", 1),
+                           ("lu_pivots_k_j_i(int n", "lu_pivots_k_j_i(int n"), "MINI", r"race|output mismatch|NaN")
+
+
+@pytest.mark.parametrize("text", [
+    # row-oriented Doolittle (ikj): isl puts k outside (the triangle i > k once crashed the
+    # private-array check, whose box needs bounds in the sizes alone)
+    """void lu_ikj(int n, double A[n][n]) {
+  for (int i = 1; i < n; i++)
+    for (int k = 0; k < i; k++) {
+      A[i][k] /= A[k][k];
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * A[k][j];
+    }
+}""",
+    # float, flat storage, the pivot in a scalar and the multiplier stored, then read from its scalar
+    """void ge_flat(int n, float *a) {
+  for (int k = 0; k < n - 1; k++) {
+    float p = a[k * n + k];
+    for (int i = k + 1; i < n; i++) {
+      float m = a[i * n + k] / p;
+      a[i * n + k] = m;
+      for (int j = k + 1; j < n; j++)
+        a[i * n + j] -= m * a[k * n + j];
+    }
+  }
+}""",
+    # LDL^T, lower triangle in place
+    """void ldlt(int n, double A[n][n]) {
+  for (int k = 0; k < n; k++) {
+    for (int i = k + 1; i < n; i++)
+      A[i][k] /= A[k][k];
+    for (int j = k + 1; j < n; j++)
+      for (int i = j; i < n; i++)
+        A[i][j] -= A[i][k] * A[k][k] * A[j][k];
+  }
+}""",
+    # a tall m x n matrix
+    """void lu_rect(int m, int n, double A[m][n]) {
+  for (int k = 0; k < n; k++) {
+    for (int i = k + 1; i < m; i++)
+      A[i][k] /= A[k][k];
+    for (int i = k + 1; i < m; i++)
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * A[k][j];
+  }
+}"""])
+def test_eliminations_as_users_write_them_run_in_blocks_of_pivots(text, tmp_path):
+    k = c_kernel(tmp_path, text)
+    h = _loop(k)
+    assert h.pivot_blocks and h.pivot_blocks.phases[-1].past == ("j", "i") and h.pivot_blocks.phases[-1].panels
+    accepted_on_emu(k, generate(k, EIGHT))

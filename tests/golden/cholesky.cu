@@ -80,12 +80,32 @@ static __device__ void cholesky_update_A_2_at(int n, double *A, int k, int idx_x
   A[(i * n) + j] -= A[(i * n) + k] * A[(j * n) + k];
 }
 
+/* cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
+static __device__ void cholesky_update_A_1_i(int n, double *A, int k, double *poly_p0, double *poly_p1, int idx_x)
+{
+  const int i = k + 1 + idx_x;
+  if (!(i < n))
+    return;
+  poly_p0[(i * 33) + k] /= poly_p1[(k * 32) + k];
+  A[(i * n) + i] -= poly_p0[(i * 33) + k] * poly_p0[(i * 33) + k];
+}
+
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-static __device__ void cholesky_update_A_2_held(int n, double *A, int k, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+static __device__ void cholesky_update_A_2_i(int n, double *A, int k, double *poly_p0, double *poly_p1, int idx_x, int idx_y)
 {
   const int i = k + 2 + idx_y;
   const int j = k + 1 + idx_x;
-  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+  if (!(i < n))
+    return;
+  poly_p0[(i * 33) + j] -= poly_p0[(i * 33) + k] * poly_p1[(j * 32) + k];
+}
+
+/* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void cholesky_update_A_2_j_i(int n, double *A, int k, double *poly_p0, double *poly_p1, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i < n && j < i))
     return;
   {
     if (!poly_cell)
@@ -93,7 +113,7 @@ static __device__ void cholesky_update_A_2_held(int n, double *A, int k, double 
       poly_cell = &A[(i * n) + j];
       poly_acc = *poly_cell;
     }
-    poly_acc -= A[(i * n) + k] * A[(j * n) + k];
+    poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(j * 33) + k];
   }
 }
 
@@ -170,11 +190,32 @@ __global__ void cholesky_pivots_k_i(int n, double *A, int poly_b0)
   poly_wait();   /* the launch before this one has finished */
   const int poly_e = poly_b0 + 32;
   const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  __shared__ double poly_panel0[2112];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[1024];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __syncthreads();
   int k;
   for (k = poly_b0; k < poly_e && (k < n); k++) {
-    cholesky_update_A_1_at(n, A, k, poly_i - (k + 1));
+    cholesky_update_A_1_i(n, A, k, poly_p0, poly_p1, poly_i - (k + 1));
     for (int poly_j = k + 1; poly_j < poly_e && poly_j <= n - 2; poly_j++)
-      cholesky_update_A_2_at(n, A, k, poly_j - (k + 1), poly_i - (k + 2));
+      cholesky_update_A_2_i(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 2));
+  }
+  __syncthreads();
+  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 32 * 33 + poly_t % 32];
   }
 }
 
@@ -183,16 +224,41 @@ __global__ void cholesky_pivots_k_j_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   const int poly_e = poly_b0 + 32;
-  const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int poly_i = poly_e + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  double poly_acc = 0;   /* the thread's one cell, from its first point to the block's end */
-  double *poly_cell = 0;
+  const int poly_j = poly_e + (int)(blockIdx.x * 64 + threadIdx.x);   /* and + 32 c for c < 2 */
+  const int poly_i = poly_e + (int)(blockIdx.y * 32 + threadIdx.y);   /* and + 8 c for c < 4 */
+  double poly_acc[4][2] = {};   /* the thread's cells, from their first point to the block's end */
+  double *poly_cell[4][2] = {};
+  __shared__ double poly_panel0[1056];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[2112];
+  double *const poly_p1 = poly_panel1 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* A[r][c], r, c: j in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 2048; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __syncthreads();
   int k;
   for (k = poly_b0; k < poly_e && (k < n); k++) {
-    cholesky_update_A_2_held(n, A, k, poly_acc, poly_cell, poly_j - (k + 1), poly_i - (k + 2));
+#pragma unroll
+    for (int poly_cy = 0; poly_cy < 4; poly_cy++)
+#pragma unroll
+      for (int poly_cx = 0; poly_cx < 2; poly_cx++) {
+        cholesky_update_A_2_j_i(n, A, k, poly_p0, poly_p1, poly_acc[poly_cy][poly_cx], poly_cell[poly_cy][poly_cx], poly_j + 32 * poly_cx - (k + 1), poly_i + 8 * poly_cy - (k + 2));
+      }
   }
-  if (poly_cell)
-    *poly_cell = poly_acc;
+#pragma unroll
+  for (int poly_cy = 0; poly_cy < 4; poly_cy++)
+#pragma unroll
+    for (int poly_cx = 0; poly_cx < 2; poly_cx++) {
+      if (poly_cell[poly_cy][poly_cx])
+        *poly_cell[poly_cy][poly_cx] = poly_acc[poly_cy][poly_cx];
+    }
 }
 
 extern "C" void kernel_cholesky_device(int n, double *A)
@@ -205,8 +271,8 @@ extern "C" void kernel_cholesky_device(int n, double *A)
     {
       const int poly_nx = n - (poly_b0 + 32);   /* i from E */
       if (poly_nx > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(poly_nx, 256));
+        dim3 block(64);
+        dim3 grid(poly_blocks(poly_nx, 64));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_pivots_k_i, n, A, poly_b0);
       }
     }
@@ -215,7 +281,7 @@ extern "C" void kernel_cholesky_device(int n, double *A)
       const int poly_ny = n - (poly_b0 + 32);   /* i from E */
       if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(poly_nx, 32), poly_blocks(poly_ny, 8));
+        dim3 grid(poly_blocks(poly_nx, 64), poly_blocks(poly_ny, 32));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), cholesky_pivots_k_j_i, n, A, poly_b0);
       }
     }

@@ -84,12 +84,41 @@ static __device__ void lu_update_A_3_at(int n, double *A, int k, int idx_x, int 
   A[(i * n) + j] -= A[(i * n) + k] * A[(k * n) + j];
 }
 
+/* lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_1_i(int n, double *A, int k, double *poly_p0, double *poly_p1, int idx_x)
+{
+  const int i = k + 1 + idx_x;
+  if (!(i < n))
+    return;
+  poly_p0[(i * 33) + k] /= poly_p1[(k * 32) + k];
+}
+
 /* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-static __device__ void lu_update_A_2_held(int n, double *A, int k, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+static __device__ void lu_update_A_2_i(int n, double *A, int k, double *poly_p0, double *poly_p1, int idx_x, int idx_y)
 {
   const int i = k + 2 + idx_y;
   const int j = k + 1 + idx_x;
-  if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
+  if (!(i < n))
+    return;
+  poly_p0[(i * 33) + j] -= poly_p0[(i * 33) + k] * poly_p1[(k * 32) + j];
+}
+
+/* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_3_j(int n, double *A, int k, double *poly_p0, double *poly_p1, int idx_x, int idx_y)
+{
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(j < n))
+    return;
+  poly_p0[(i * 64) + j] -= poly_p1[(i * 32) + k] * poly_p0[(k * 64) + j];
+}
+
+/* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_update_A_2_j_i(int n, double *A, int k, double *poly_p0, double *poly_p1, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i < n && j < i))
     return;
   {
     if (!poly_cell)
@@ -97,16 +126,16 @@ static __device__ void lu_update_A_2_held(int n, double *A, int k, double &poly_
       poly_cell = &A[(i * n) + j];
       poly_acc = *poly_cell;
     }
-    poly_acc -= A[(i * n) + k] * A[(k * n) + j];
+    poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
   }
 }
 
 /* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
-static __device__ void lu_update_A_3_held(int n, double *A, int k, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+static __device__ void lu_update_A_3_j_i(int n, double *A, int k, double *poly_p0, double *poly_p1, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
 {
   const int i = k + 1 + idx_y;
   const int j = k + 1 + idx_x;
-  if (!(i >= k + 1 && i < n && j >= i && j < n))
+  if (!(j >= i && j < n))
     return;
   {
     if (!poly_cell)
@@ -114,7 +143,7 @@ static __device__ void lu_update_A_3_held(int n, double *A, int k, double &poly_
       poly_cell = &A[(i * n) + j];
       poly_acc = *poly_cell;
     }
-    poly_acc -= A[(i * n) + k] * A[(k * n) + j];
+    poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
   }
 }
 
@@ -199,11 +228,32 @@ __global__ void lu_pivots_k_i(int n, double *A, int poly_b0)
   poly_wait();   /* the launch before this one has finished */
   const int poly_e = poly_b0 + 32;
   const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  __shared__ double poly_panel0[2112];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[1024];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __syncthreads();
   int k;
   for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
-    lu_update_A_1_at(n, A, k, poly_i - (k + 1));
+    lu_update_A_1_i(n, A, k, poly_p0, poly_p1, poly_i - (k + 1));
     for (int poly_j = k + 1; poly_j < poly_e && poly_j <= n - 2; poly_j++)
-      lu_update_A_2_at(n, A, k, poly_j - (k + 1), poly_i - (k + 2));
+      lu_update_A_2_i(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 2));
+  }
+  __syncthreads();
+  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 32 * 33 + poly_t % 32];
   }
 }
 
@@ -213,10 +263,31 @@ __global__ void lu_pivots_k_j(int n, double *A, int poly_b0)
   poly_wait();   /* the launch before this one has finished */
   const int poly_e = poly_b0 + 32;
   const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  __shared__ double poly_panel0[2048];
+  double *const poly_p0 = poly_panel0 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* A[r][c], r, c: [poly_b0, poly_e), j in the block's */
+  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel0[poly_t / 64 * 64 + poly_t % 64] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[1024];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __syncthreads();
   int k;
   for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
     for (int poly_i = k + 1; poly_i < poly_e && poly_i <= n - 1; poly_i++)
-      lu_update_A_3_at(n, A, k, poly_j - (k + 1), poly_i - (k + 1));
+      lu_update_A_3_j(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 1));
+  }
+  __syncthreads();
+  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
+    if (poly_r < (n) && poly_c < (n))
+      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 64 * 64 + poly_t % 64];
   }
 }
 
@@ -225,17 +296,42 @@ __global__ void lu_pivots_k_j_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   const int poly_e = poly_b0 + 32;
-  const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  const int poly_i = poly_e + (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  double poly_acc = 0;   /* the thread's one cell, from its first point to the block's end */
-  double *poly_cell = 0;
+  const int poly_j = poly_e + (int)(blockIdx.x * 64 + threadIdx.x);   /* and + 32 c for c < 2 */
+  const int poly_i = poly_e + (int)(blockIdx.y * 32 + threadIdx.y);   /* and + 8 c for c < 4 */
+  double poly_acc[4][2] = {};   /* the thread's cells, from their first point to the block's end */
+  double *poly_cell[4][2] = {};
+  __shared__ double poly_panel0[1056];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[2048];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* A[r][c], r, c: [poly_b0, poly_e), j in the block's */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 2048; poly_t += 256) {
+    const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 64 * 64 + poly_t % 64] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __syncthreads();
   int k;
   for (k = poly_b0; k < poly_e && (k < n - 1); k++) {
-    lu_update_A_2_held(n, A, k, poly_acc, poly_cell, poly_j - (k + 1), poly_i - (k + 2));
-    lu_update_A_3_held(n, A, k, poly_acc, poly_cell, poly_j - (k + 1), poly_i - (k + 1));
+#pragma unroll
+    for (int poly_cy = 0; poly_cy < 4; poly_cy++)
+#pragma unroll
+      for (int poly_cx = 0; poly_cx < 2; poly_cx++) {
+        lu_update_A_2_j_i(n, A, k, poly_p0, poly_p1, poly_acc[poly_cy][poly_cx], poly_cell[poly_cy][poly_cx], poly_j + 32 * poly_cx - (k + 1), poly_i + 8 * poly_cy - (k + 2));
+        lu_update_A_3_j_i(n, A, k, poly_p0, poly_p1, poly_acc[poly_cy][poly_cx], poly_cell[poly_cy][poly_cx], poly_j + 32 * poly_cx - (k + 1), poly_i + 8 * poly_cy - (k + 1));
+      }
   }
-  if (poly_cell)
-    *poly_cell = poly_acc;
+#pragma unroll
+  for (int poly_cy = 0; poly_cy < 4; poly_cy++)
+#pragma unroll
+    for (int poly_cx = 0; poly_cx < 2; poly_cx++) {
+      if (poly_cell[poly_cy][poly_cx])
+        *poly_cell[poly_cy][poly_cx] = poly_acc[poly_cy][poly_cx];
+    }
 }
 
 extern "C" void kernel_lu_device(int n, double *A)
@@ -248,16 +344,16 @@ extern "C" void kernel_lu_device(int n, double *A)
     {
       const int poly_nx = n - (poly_b0 + 32);   /* i from E */
       if (poly_nx > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(poly_nx, 256));
+        dim3 block(64);
+        dim3 grid(poly_blocks(poly_nx, 64));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_pivots_k_i, n, A, poly_b0);
       }
     }
     {
       const int poly_nx = n - (poly_b0 + 32);   /* j from E */
       if (poly_nx > 0) {
-        dim3 block(256);
-        dim3 grid(poly_blocks(poly_nx, 256));
+        dim3 block(64);
+        dim3 grid(poly_blocks(poly_nx, 64));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_pivots_k_j, n, A, poly_b0);
       }
     }
@@ -266,7 +362,7 @@ extern "C" void kernel_lu_device(int n, double *A)
       const int poly_ny = n - (poly_b0 + 32);   /* i from E */
       if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
-        dim3 grid(poly_blocks(poly_nx, 32), poly_blocks(poly_ny, 8));
+        dim3 grid(poly_blocks(poly_nx, 64), poly_blocks(poly_ny, 32));
         cudaLaunchKernelEx(poly_after(grid, block, 0).at(), lu_pivots_k_j_i, n, A, poly_b0);
       }
     }

@@ -607,9 +607,15 @@ def pointer_extent(name: str, acc: Accesses, annotated: dict, ints=(), strides=N
         return ()                            # used as *p or p[0]: one element
     if name in acc.unknown or not acc.max[name]:         # (data subscripts alone tell no extent)
         node = acc.unknown.get(name, acc.read_through.get(name))
-        data = name not in acc.unknown and node is not None and isinstance(node, c_ast.ArrayRef)
-        raise UserError(f"cannot tell the extent of pointer parameter '{name}' from its subscripts"
-                        + (f": `{cprint(node.subscript)}` reads the data" if data else ""),
+        why = ""
+        if isinstance(node, c_ast.ArrayRef):
+            sub = node.subscript
+            loose = [n.name for n in walk(sub) if isinstance(n, c_ast.ID) and n.name not in acc.sizes]
+            why = f": `{cprint(sub)}` reads the data" if any(isinstance(n, c_ast.ArrayRef) for n in walk(sub)) \
+                else f": `{cprint(sub)}` depends on '{loose[0]}', which t2c cannot bound by the integer " \
+                     "parameters (a local, or a loop variable whose bound is no polynomial in them: one that " \
+                     "divides by a parameter is not)" if loose else ""
+        raise UserError(f"cannot tell the extent of pointer parameter '{name}' from its subscripts" + why,
                         file=node.coord.file if node is not None else None,
                         line=node.coord.line if node is not None else None,
                         col=node.coord.column if node is not None else None,

@@ -544,11 +544,12 @@ class Printer:
         return _inner_loops(launch.body), locals_ | self.registers_of(launch)
 
     def point_body(self, launch: Launch, box, inner_vars, locals_, at: bool, reads=None,
-                   leave: str | None = None) -> list[str]:
+                   leave: str | None = None, guard: str | None = None) -> list[str]:
         """A plain launch's body for one grid point: its indices from the thread's (`at`: from the
         arguments `idx_x`, ..., as a one-block loop, a merged launch or a persistent loop calls
-        it), a point outside the domain leaving (by `leave` where given), the thread's variables,
-        its statements (each rewritten by `reads`, node -> node, where given)."""
+        it), a point outside the domain leaving (by `leave` where given; `guard`: that condition
+        where the caller knows more, "" none), the thread's variables, its statements (each
+        rewritten by `reads`, node -> node, where given)."""
         body = []
         for l, (lows, _) in zip(launch.grid, box):
             ax = launch.axes[l.var]
@@ -562,8 +563,8 @@ class Printer:
             (l, (lows, _)), = zip(launch.grid, box)
             start = min_expr(lows)
             body += slabs.staging(self, launch, "" if start == "0" else f"{start} + ", loop_guard(l))
-        if launch.grid:
-            guard = " && ".join(loop_guard(l) for l in launch.grid)
+        if launch.grid and guard != "":
+            guard = guard or " && ".join(loop_guard(l) for l in launch.grid)
             body.append(f"  if (!({guard}))")
             body.append(f"    {leave}")
             for var, expr, cond in launch.grid[-1].derived:   # a wavefront: the other index

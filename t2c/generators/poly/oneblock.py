@@ -381,7 +381,9 @@ def private_arrays(p, h: HostLoop) -> list[str]:
     iteration, and each iteration writes the same cells of them, so the last iteration's copy
     is the array's final value.  Empty when that does not hold (or the chain is not a box)."""
     chain, items = chain_of(h)
-    if any(not isinstance(it, Launch) for it in items) or any(_box_text(l) is None for l in chain):
+    sizes = set(p.an.program.sizes)
+    if any(not isinstance(it, Launch) for it in items) or any(_box_text(l) is None for l in chain) \
+            or any(set(WORD.findall(l.lower + " " + l.upper)) - sizes for l in chain):   # a triangle: no box
         return []
     if any(l.block_sum for l in items):
         return []

@@ -118,6 +118,8 @@ class Pivots:
     size: int = option(32, {"block": [16, 64]})     # pivots a block
     threads: int = option(1024, {"block": [256]})   # the diagonal block's threads
     shared: bool = option(True, {"memory": [False]})   # ... its cells in shared memory, where it touches no others
+    panels: bool = option(True, {"memory": [False]})   # the other launches' cells with one index in the block through shared memory
+    cells: tuple[int, int] = option((2, 4), {"block": [(1, 1), (4, 4)]})   # (x, y): cells a thread holds in the trailing matrix
 
 
 @dataclass(frozen=True)

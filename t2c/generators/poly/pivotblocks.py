@@ -9,7 +9,8 @@ ludcmp, Gaussian elimination) updating the cells past its pivot. Gives the loop 
 end E (its first pivot + size): the points with none there run first, in one block of threads,
 a pivot at a time (the diagonal block); then a launch per set O of indices at E or past it, a
 thread per value of O running the block's pivots in order over the rest of its points (the
-panel, the rows to the right, the trailing matrix). Taken where isl finds every dependence
+panel, the rows to the right, the trailing matrix), its cells with one index in the block
+through shared memory (panels), a trailing thread holding several cells. Taken where isl finds every dependence
 forward in that order and none between two threads of one launch; each cell's updates keep the
 reference's order. Refuses the rest, with the reason. Why: a launch per pivot costs more than
 its work. docs/poly.md, "Pivot blocks".
@@ -17,16 +18,20 @@ its work. docs/poly.md, "Pivot blocks".
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 from dataclasses import dataclass
 from itertools import combinations
+from math import prod
 
 from pycparser import c_ast
 
 from ...analysis import Loop
+from ...analysis.model import NotAffine, affine, affine_condition, base_and_subscripts, parse_expr
 from ...ir.csyntax import array_name, cprint
 from ...ir.dtypes import DTYPES
-from .ctext import WORD, extent_text, max_expr, min_expr, names_used, rewrite
+from ...errors import UserError
+from .ctext import WORD, array_refs, extent_text, loop_guard, max_expr, min_expr, names_used, rewrite, substitute
 from .mapping import HostLoop, Launch, launch_box
 from .oneblock import at_function, param_decl
 from .timetiles import Refused
@@ -36,12 +41,26 @@ _TOKEN = re.compile(r"\w+|\S")
 
 
 @dataclass(frozen=True)
+class Panel:
+    """The cells of a 2-d array a phase's thread block touches with one index in the pivot block:
+    in shared memory from the phase's start to its end."""
+    array: str
+    dims: tuple[str | None, ...]     # each index: a grid variable of the phase (the block's values of it) or None ([b0, E))
+    written: bool                    # written in the phase (by the one thread its variable names), stored back at its end
+
+
+@dataclass(frozen=True)
 class Phase:
     """The points of a block whose grid indices `past` are at E or beyond: a launch, a thread per value of them."""
     past: tuple[str, ...]            # grid variables, x's first (); the diagonal block: every index before E
     axes: tuple[str, ...]            # ... the thread axis of each (x, y)
     launches: tuple[int, ...]        # the loop's launches (indices into its items) with points here, in order
     held: bool = False               # each thread writes one cell, kept in a register over the block's pivots
+    block: tuple[int, ...] = ()      # threads a block along each axis (x, y)
+    cells: tuple[int, ...] = ()      # held: cells a thread holds along each axis, a block's threads apart
+    panels: tuple[Panel, ...] = ()   # cells through shared memory
+    refs: tuple[tuple[str, int], ...] = ()   # (a reference's C text, its panel)
+    guards: tuple[tuple[int, str], ...] = ()   # (launch, its points' condition less what the phase implies)
 
 
 @dataclass(frozen=True)
@@ -101,8 +120,12 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
         order = sorted(o, key=lambda v: axis[v])
         if len(set(axis.values())) != len(order):
             return None, Refused(None, f"its launches put {', '.join(o)} on one axis")
-        phases.append(Phase(tuple(order), tuple(axis[v] for v in order) if len(order) > 1 else ("x",) * len(order),
-                            members, bool(o) and _held(p, [h.items[m] for m in members], o, cells.get(o, {}))))
+        held = bool(o) and _held(p, [h.items[m] for m in members], o, cells.get(o, {}))
+        block = (32, 8) if len(o) == 2 else (256,) if o else ()
+        phase = Phase(tuple(order), tuple(axis[v] for v in order) if len(order) > 1 else ("x",) * len(order),
+                      members, held, block, opt.cells[:len(block)] if held else ())
+        phase = _paneled(p, h, phase, cells.get(o, {})) if o and opt.panels else phase
+        phases.append(dataclasses.replace(phase, guards=_guards(p, h, phase)) if phase.held or phase.panels else phase)
     return PivotBlocks(opt.size, opt.threads, tuple(phases), _tile(p, h, cells.get((), {}))), None
 
 
@@ -127,6 +150,117 @@ def _tile(p, h: HostLoop, pieces: dict) -> tuple[str, ...]:
                 if any(p.an.model.reaches(n, [*cons, c]) for c in (f"{e} <= {end} - {opt.size} - 1", f"{e} >= {end}")):
                     return ()
     return tuple(written)
+
+
+def _paneled(p, h: HostLoop, phase: Phase, pieces: dict) -> Phase:
+    """The phase with its panels (a 1-d phase then 64 threads a block) where the loop's 2-d arrays
+    are read or written in it with one index a grid variable of the phase and the other in the
+    pivot block, or the pivot block in both (isl, `pieces`: statement -> the phase's constraints,
+    E); an array any of whose references is neither that nor all grid variables keeps every
+    reference in global memory, as does one whose panel a 2-d phase's threads would share and write.
+    Panels past the static shared memory: none."""
+    prog, size = p.an.program, p.opt.launches.pivot_blocks.size
+    written = {a.name for it in h.items for s in it.statements() for a in prog.statement(s).accesses if a.write}
+    arrays = {x.name for x in p.k.arrays}
+    found: dict[str, list] = {}                    # array -> [(statement, ref text, dims, write)] or None
+    for m in phase.launches:
+        for n in h.items[m].nodes():
+            st, (cons, end), at = prog.statement(n.stmt.name), pieces[n.stmt.name], n.at or {}
+            names = set(st.loops) | set(prog.sizes)
+            spec = {v: parse_expr(e) for v, e in at.items()}        # the launch's names -> the statement's
+            node = n.stmt.node
+            lvalue = cprint(node.lvalue) if isinstance(node, c_ast.Assignment) else None
+            for ref in array_refs(node):
+                a = array_name(ref)
+                if a not in written or a not in arrays or len(p.k.array(a).shape) != 2 or found.get(a, []) is None:
+                    continue
+                dims = [_dim(p, n.stmt.name, substitute(copy.deepcopy(sub), spec), names, phase.past, at, cons, end, size)
+                        for sub in base_and_subscripts(ref)[1]]
+                found[a] = None if False in dims else [*found.get(a, []), (cprint(ref), tuple(dims), cprint(ref) == lvalue)]
+    panels, refs = [], []
+    for a, uses in sorted(found.items()):
+        if uses is None or len({t for t, _, _ in uses}) != len({(t, d) for t, d, _ in uses}):
+            continue                                # a text in two statements with two shapes: left alone
+        mine = {d: any(w for _, dd, w in uses if dd == d) for _, d, _ in uses if None in d}
+        if any(w and (len(phase.past) != 1 or all(x is None for x in d)) for d, w in mine.items()):
+            continue
+        for d, w in mine.items():
+            refs += [(text, len(panels)) for text, dd, _ in uses if dd == d]
+            panels.append(Panel(a, d, w))
+    if not panels:
+        return phase
+    block = phase.block if len(phase.past) == 2 else (64,)
+    out = dataclasses.replace(phase, block=block, panels=tuple(panels), refs=tuple(dict.fromkeys(refs)))
+    if sum(_panel_shape(out, x, size)[0] * _panel_shape(out, x, size)[2] * DTYPES.get(p.k.array(x.array).dtype, (8,))[0]
+           for x in panels) > p.target.shared_static:
+        return phase
+    return out
+
+
+def _guards(p, h: HostLoop, phase: Phase) -> tuple[tuple[int, str], ...]:
+    """Each launch's condition on its points (its grid loops' bounds) less the parts the phase's
+    calls always meet (isl: the pivot in the block, the phase's indices at E or past it, the others
+    before E), so a trailing thread checks only its own cell's bounds, not a pivot's."""
+    l, size, sizes = h.loop, p.opt.launches.pivot_blocks.size, set(p.an.program.sizes)
+    where = [f"poly_e - {size} <= {l.var}", f"{l.var} <= poly_e - 1"] + [f"{v} >= poly_e" for v in phase.past]
+    names = [l.var, "poly_e", *phase.past]
+    where += [c for x in (l.init.split("=", 1)[1].strip() + f" <= {l.var}", l.cond) if (c := _isl(x, {*names, *sizes}))]
+    out = []
+    for m in phase.launches:
+        grid, launch = _grid(p, h.items[m]), h.items[m]
+        rest = [v for v in grid if v not in phase.past]
+        mine = names + rest
+        context = where + [c for v in rest for c in (_isl(f"{v} >= {grid[v][1]}", {*mine, *sizes}),
+                                                      f"{v} <= poly_e - 1", _isl(f"{v} <= {grid[v][2]}", {*mine, *sizes})) if c]
+        parts = [cprint(c) for g in launch.grid for c in _conjuncts(parse_expr(loop_guard(g)))]
+        kept = list(parts)
+        for c in sorted(parts, key=len, reverse=True):
+            others = [x for x in (_isl(o, {*mine, *sizes}) for o in kept if o != c) if x]
+            if (text := _isl(c, {*mine, *sizes})) and p.an.model.implies(mine, context + others, text):
+                kept.remove(c)
+        if kept != parts:
+            out.append((m, " && ".join(kept)))
+    return tuple(out)
+
+
+def _conjuncts(node) -> list:
+    return _conjuncts(node.left) + _conjuncts(node.right) if isinstance(node, c_ast.BinaryOp) and node.op == "&&" else [node]
+
+
+def _isl(text: str, names: set) -> str | None:
+    """isl text of a C condition over `names`, None where it is not affine."""
+    try:
+        return affine_condition(parse_expr(text), names, "condition")
+    except (NotAffine, UserError):
+        return None
+
+
+def _dim(p, stmt: str, sub, names, past, at, cons, end, size):
+    """A subscript as a panel's index: the phase's grid variable it always equals, None where it is
+    always in the pivot block [E - size, E), False else."""
+    try:
+        e = affine(sub, names, "subscript")
+    except NotAffine:
+        return False
+    never = lambda *cs: not any(p.an.model.reaches(stmt, [*cons, c]) for c in cs)
+    for v in past:
+        x = at.get(v, v)
+        if never(f"{e} <= {x} - 1", f"{e} >= {x} + 1"):
+            return v
+    return None if never(f"{e} <= {end} - {size} - 1", f"{e} >= {end}") else False
+
+
+def _panel_shape(phase: Phase, panel: Panel, size: int) -> tuple[int, int, int]:
+    """(rows, columns, row pitch) of a panel in shared memory: a grid variable's extent is the
+    block's threads along its axis; rows that threads own apart are padded by one (no bank conflicts)."""
+    ext = [size if d is None else _span(phase, phase.axes[phase.past.index(d)]) for d in panel.dims]
+    return ext[0], ext[1], ext[1] + (panel.dims[0] is not None and panel.dims[1] is None)
+
+
+def _span(phase: Phase, ax: str) -> int:
+    """The values of the grid index on axis `ax` a block of the phase takes."""
+    n = ax == "y"
+    return phase.block[n] * (phase.cells[n] if phase.cells else 1)
 
 
 def _held(p, launches: list[Launch], past: tuple, pieces: dict) -> bool:
@@ -196,18 +330,26 @@ def name(p, h: HostLoop, phase: Phase) -> str:
 def _grid(p, launch: Launch) -> dict[str, tuple[str, str, str]]:
     """Grid variable -> (axis, first value, last value) of a launch, C."""
     return {g.var: (launch.axes[g.var], min_expr(lows), max_expr(highs))
-            for g, (lows, highs) in zip(launch.grid, p.launch_box(launch) if launch.grid else [])}
+            for g, (lows, highs) in zip(launch.grid, launch_box(p.an, launch) if launch.grid else [])}
 
 
-def _call(p, launch: Launch, calls, index: dict[str, str], held: bool = False, tile: tuple = ()) -> str:
-    """`NAME_at(arguments, idx_x, ...)`: `index` gives each grid variable's value; `held`: its
-    `NAME_held`, the thread's register and the cell's address after; `tile`: its `NAME_tile`, those
-    arrays' names pointed into the shared tile."""
-    grid = _grid(p, launch)
+def _call(p, launch: Launch, calls, index: dict[str, str], phase: Phase | None = None, tile: tuple = (),
+          cell: str = "") -> str:
+    """`NAME_at(arguments, idx_x, ...)`: `index` gives each grid variable's value; in a phase with
+    panels, its `NAME_<phase>` with the panels' pointers after the arguments; in a held phase (or
+    its `NAME_held`), the thread's register and the cell's address after (`cell`: their subscript
+    among the thread's cells); `tile`: its `NAME_tile`, those arrays' names pointed into the shared tile."""
+    grid, held = _grid(p, launch), phase is not None and phase.held
     idx = [f"{index[v]} - ({grid[v][1]})" for ax in ("x", "y") for v in grid if grid[v][0] == ax]
     args = [f"poly_s_{a}" if a in tile else a for a in calls[launch.name]] + p.at_locals.get(launch.name, []) + \
-        (["poly_acc", "poly_cell"] if held else []) + idx
-    return f"{launch.name}_{'held' if held else 'tile' if tile else 'at'}({', '.join(args)});"
+        [f"poly_p{n}" for n in range(len(phase.panels) if phase else 0)] + ([f"poly_acc{cell}", f"poly_cell{cell}"] if held else []) + idx
+    return f"{launch.name}{_suffix(phase) if phase else '_tile' if tile else '_at'}({', '.join(args)});"
+
+
+def _suffix(phase: Phase) -> str:
+    """The name of a launch's point function in a phase: `_at` as the launches have it, `_held` on
+    the thread's register, `_<indices>` with the phase's panels."""
+    return "_" + "_".join(phase.past) if phase.panels else "_held" if phase.held else "_at"
 
 
 def _tile_function(p, h: HostLoop, launch: Launch, calls) -> str:
@@ -242,13 +384,28 @@ def _held_node(node):
     return c_ast.Compound([c_ast.If(c_ast.UnaryOp("!", c_ast.ID("poly_cell")), first, None), new])
 
 
-def _held_function(p, launch: Launch, calls) -> str:
-    """`NAME_held`: a launch's point as `NAME_at`, its cell on the caller's register."""
+def _phase_function(p, h: HostLoop, launch: Launch, phase: Phase, calls) -> str:
+    """A launch's point as `NAME_at`, in a phase: its panels' references on their shared copies
+    (pointers after the arguments), its cell on the caller's register where the phase holds it."""
     inner, locals_ = p.thread_variables(launch)
-    text = "\n".join(p.point_body(launch, p.launch_box(launch), inner, locals_, True, _held_node))
-    dtype = p.k.array(_target(launch)).dtype
-    params = [p.param_decl(a, launch) for a in calls[launch.name]] + [f"{dtype} &poly_acc", f"{dtype} *&poly_cell"]
-    return at_function(p, launch, text, ", ".join(params), "_held")
+    refs, size = dict(phase.refs), p.opt.launches.pivot_blocks.size
+
+    def on_panel(n):
+        if isinstance(n, c_ast.ArrayRef) and (k := refs.get(cprint(n))) is not None:
+            first, second = base_and_subscripts(n)[1]
+            flat = c_ast.BinaryOp("*", first, c_ast.Constant("int", str(_panel_shape(phase, phase.panels[k], size)[2])))
+            return c_ast.ArrayRef(c_ast.ID(f"poly_p{k}"), c_ast.BinaryOp("+", flat, second))
+        return None
+    node = lambda n: rewrite(copy.deepcopy(n), on_panel)
+    guard = dict(phase.guards).get(next(m for m, it in enumerate(h.items) if it is launch))
+    text = "\n".join(p.point_body(launch, p.launch_box(launch), inner, locals_, True,
+                                  (lambda n: _held_node(node(n))) if phase.held else node, guard=guard))
+    params = [p.param_decl(a, launch) for a in calls[launch.name]] + \
+        [f"{p.k.array(x.array).dtype} *poly_p{n}" for n, x in enumerate(phase.panels)]
+    if phase.held:
+        dtype = p.k.array(_target(launch)).dtype
+        params += [f"{dtype} &poly_acc", f"{dtype} *&poly_cell"]
+    return at_function(p, launch, text, ", ".join(params), _suffix(phase))
 
 
 def _target(launch: Launch) -> str:
@@ -290,24 +447,79 @@ def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
     points with those indices over the rest of its indices before E."""
     l, pb = h.loop, h.pivot_blocks
     out = [f"  const int poly_e = poly_b0 + {pb.size};"]
-    out += [f"  const int poly_{v} = poly_e + (int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax});"
-            for v, ax in zip(phase.past, phase.axes)]
+    many = [ax for ax, c in zip(("x", "y"), phase.cells) if c > 1]
+    out += [f"  const int poly_{v} = poly_e + (int)(blockIdx.{ax} * {_span(phase, ax)} + threadIdx.{ax});" +
+            (f"   /* and + {b} c for c < {c} */" if c > 1 else "") if ax in many else
+            f"  const int poly_{v} = poly_e + (int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax});"
+            for v, ax in zip(phase.past, phase.axes)
+            for b, c in [(phase.block[ax == "y"], phase.cells[ax == "y"] if phase.cells else 1)]]
+    shape = "".join(f"[{phase.cells[ax == 'y']}]" for ax in ("y", "x") if ax in many)
+    at = "".join(f"[poly_c{ax}]" for ax in ("y", "x") if ax in many)
     if phase.held:
         dtype = p.k.array(_target(h.items[phase.launches[0]])).dtype
-        out += [f"  {dtype} poly_acc = 0;   /* the thread's one cell, from its first point to the block's end */",
-                f"  {dtype} *poly_cell = 0;"]
+        out += [f"  {dtype} poly_acc{shape}{' = {}' if many else ' = 0'};   /* the thread's "
+                f"{'cells' if many else 'one cell'}, from {'their' if many else 'its'} first point to the block's end */",
+                f"  {dtype} *poly_cell{shape}{' = {}' if many else ' = 0'};"]
+    out += _panels(p, phase, True) if phase.panels else []
     out += [f"  int {l.var};", f"  for ({l.var} = poly_b0; {l.var} < poly_e && ({l.cond}); {l.var}++) {{"]
+    cells, indent = _cell_loops(phase, many, "    ")
     for m in phase.launches:
         launch = h.items[m]
         grid = _grid(p, launch)
         rest = [v for v in grid if v not in phase.past]
-        index = {v: f"poly_{v}" for v in grid}
-        body, indent = [], "    "
+        index = {v: f"poly_{v}" if phase.axes[phase.past.index(v)] not in many else
+                 f"poly_{v} + {phase.block[phase.axes[phase.past.index(v)] == 'y']} * poly_c{phase.axes[phase.past.index(v)]}"
+                 for v in grid if v in phase.past} | {v: f"poly_{v}" for v in rest}
+        body, inner = [], indent
         for v in rest:
-            body.append(f"{indent}for (int poly_{v} = {grid[v][1]}; poly_{v} < poly_e && poly_{v} <= {grid[v][2]}; poly_{v}++)")
-            indent += "  "
-        out += body + [f"{indent}{_call(p, launch, calls, index, phase.held)}"]
-    return out + ["  }"] + (["  if (poly_cell)", "    *poly_cell = poly_acc;"] if phase.held else [])
+            body.append(f"{inner}for (int poly_{v} = {grid[v][1]}; poly_{v} < poly_e && poly_{v} <= {grid[v][2]}; poly_{v}++)")
+            inner += "  "
+        cells += body + [f"{inner}{_call(p, launch, calls, index, phase, cell=at)}"]
+    out += cells + ([indent[:-2] + "}"] if many else []) + ["  }"]
+    out += _panels(p, phase, False) if any(x.written for x in phase.panels) else []
+    if not phase.held:
+        return out
+    store = ["if (poly_cell" + at + ")", "  *poly_cell" + at + " = poly_acc" + at + ";"]
+    loops, indent = _cell_loops(phase, many, "  ")
+    return out + loops + [indent + x for x in store] + ([indent[:-2] + "}"] if many else [])
+
+
+def _cell_loops(phase: Phase, many: list[str], indent: str) -> tuple[list[str], str]:
+    """Unrolled loops over a thread's cells (`many`: the axes of more than one), opening a brace;
+    and the indent inside."""
+    out = []
+    for n, ax in enumerate(a for a in ("y", "x") if a in many):
+        last = n == len(many) - 1
+        out += ["#pragma unroll", f"{indent}for (int poly_c{ax} = 0; poly_c{ax} < {phase.cells[ax == 'y']}; poly_c{ax}++)"
+                + (" {" if last else "")]
+        indent += "  "
+    return out, indent
+
+
+def _panels(p, phase: Phase, into: bool) -> list[str]:
+    """The phase's panels copied into shared memory (`into`: declared, then a barrier), or the
+    written ones stored back after a barrier; the cells inside their arrays."""
+    size, threads = p.opt.launches.pivot_blocks.size, prod(phase.block)
+    tid = "threadIdx.x" if len(phase.block) == 1 else "threadIdx.y * blockDim.x + threadIdx.x"
+    out = [] if into else ["  __syncthreads();"]
+    for n, x in enumerate(phase.panels):
+        if not into and not x.written:
+            continue
+        rows, cols, pitch = _panel_shape(phase, x, size)
+        dtype, (last_r, last_c) = p.k.array(x.array).dtype, p.k.array(x.array).shape
+        at = ["poly_b0" if d is None else
+              f"(poly_e + (int)blockIdx.{ax} * {_span(phase, ax)})" for d in x.dims
+              for ax in [phase.axes[phase.past.index(d)] if d is not None else "x"]]
+        what = ", ".join(f"{d} in the block's" if d else "[poly_b0, poly_e)" for d in x.dims)
+        if into:
+            out += [f"  __shared__ {dtype} poly_panel{n}[{rows * pitch}];",
+                    f"  {dtype} *const poly_p{n} = poly_panel{n} - ({at[0]} * {pitch} + {at[1]});   /* {x.array}[r][c], r, c: {what} */"]
+        cell, mine = f"{x.array}[(size_t)poly_r * ({last_c}) + poly_c]", f"poly_panel{n}[poly_t / {cols} * {pitch} + poly_t % {cols}]"
+        out += [f"  for (int poly_t = {tid}; poly_t < {rows * cols}; poly_t += {threads}) {{",
+                f"    const int poly_r = {at[0]} + poly_t / {cols}, poly_c = {at[1]} + poly_t % {cols};",
+                f"    if (poly_r < ({last_r}) && poly_c < ({last_c}))",
+                f"      {f'{mine} = {cell}' if into else f'{cell} = {mine}'};", "  }"]
+    return out + (["  __syncthreads();"] if into else [])
 
 
 def _kernel(p, h: HostLoop, phase: Phase, body: list[str], calls, threads: int) -> str:
@@ -327,7 +539,8 @@ def _kernel(p, h: HostLoop, phase: Phase, body: list[str], calls, threads: int) 
 
 def kernels(p, h: HostLoop, calls) -> list[str]:
     """The diagonal block's kernel and a kernel per other phase (after the launches' NAME_at)."""
-    out = [_held_function(p, h.items[m], calls) for ph in h.pivot_blocks.phases if ph.held for m in ph.launches]
+    out = [_phase_function(p, h, h.items[m], ph, calls) for ph in h.pivot_blocks.phases if ph.held or ph.panels
+           for m in ph.launches]
     out += [_tile_function(p, h, launch, calls) for launch in h.items] if h.pivot_blocks.tile else []
     for phase in h.pivot_blocks.phases:
         if not phase.past:
@@ -349,13 +562,14 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
             continue
         last = {v: max_expr(list(dict.fromkeys(_grid(p, h.items[m])[v][2] for m in phase.launches
                                                if v in _grid(p, h.items[m])))) for v in phase.past}
-        block = {"x": 32, "y": 8} if len(phase.past) == 2 else {"x": 256}
+        block = dict(zip(("x", "y"), phase.block))
+        span = {ax: _span(phase, ax) for ax in block}
         out += [f"{i}  {{",
                 *[f"{i}    const int poly_n{ax} = {extent_text(last[v], f'poly_b0 + {pb.size}')};   /* {v} from E */"
                   for v, ax in zip(phase.past, phase.axes)],
                 f"{i}    if ({' && '.join(f'poly_n{ax} > 0' for ax in phase.axes)}) {{",
                 f"{i}      dim3 block({', '.join(str(block[ax]) for ax in ('x', 'y') if ax in phase.axes)});",
-                f"{i}      dim3 grid({', '.join(f'poly_blocks(poly_n{ax}, {block[ax]})' for ax in ('x', 'y') if ax in phase.axes)});",
+                f"{i}      dim3 grid({', '.join(f'poly_blocks(poly_n{ax}, {span[ax]})' for ax in ('x', 'y') if ax in phase.axes)});",
                 f"{i}      {p.launch_line(kname, ('grid', 'block'), call, [l])}",
                 f"{i}    }}", f"{i}  }}"]
     return out + [f"{i}}}"]

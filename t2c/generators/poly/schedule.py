@@ -179,35 +179,72 @@ def rematerialized(an: Analysis) -> Analysis | None:
     that expression where it is read, where isl finds no statement of the web's loops writing
     those cells in the same iteration: Gaussian elimination's multiplier, read by its row's
     update, gives lu's `A[i][j] -= (A[i][k] / A[k][k]) * A[k][j]`, whose update is then a 2-d
-    grid. The same operations on the same values. None unless every web is of that kind."""
+    grid. Where the web's next statement stores the scalar into a cell (`A[i][k] = l`), that store
+    takes the expression and later reads the cell, which isl finds nothing else writes. The same
+    operations on the same values. None unless every web is of that kind."""
     prog = an.program
     paths, values = loop_paths(prog.body), {}
-    for name, w in an.webs.items():
+    order = [st.name for st in prog.statements]
+    for name, w in sorted(an.webs.items(), key=lambda nw: order.index(nw[1].statements[0])):
         first = prog.statement(w.statements[0])
         node = first.node
         value = node.rvalue if isinstance(node, c_ast.Assignment) and node.op == "=" and \
             isinstance(node.lvalue, c_ast.ID) and node.lvalue.name == w.scalar else None
-        if not w.private or w.exposed or value is None or first.conditional or names(value) & set(prog.locals) \
+        known = {an.webs[x].scalar: x for x in values}           # an earlier web's scalar: its expression
+        reads = tuple(a for a in first.reads() if a.name != w.scalar and a.name not in known)
+        if not w.private or w.exposed or value is None or first.conditional \
+                or names(value) & set(prog.locals) - set(known) \
                 or any(prog.statement(x).writes(w.scalar) for x in w.statements[1:]):
             return None
+        used = {x: known[x] for x in names(value) & set(known)}
+        if used:                                                  # `m = a[i][k] / p`, p = a[k][k]
+            value = substitute(copy.deepcopy(value), {x: parse_expr(f"({cprint(values[v][1])})") for x, v in used.items()})
+            reads += tuple(r for v in used.values() for r in values[v][2] if r not in reads)
         inside = [n.stmt.name for n in _leaves(_body_of(prog.body, paths[first.name][:len(w.private)]))]
-        for a in (a for a in first.reads() if a.name != w.scalar):
-            if not a.index or any(an.model.touches(x, wr.index, a.index) for x in inside
-                                  for wr in prog.statement(x).writes(a.name)):
+        written = lambda cell, but=None: any(an.model.touches(x, wr.index, cell.index) for x in inside if x != but
+                                             for wr in prog.statement(x).writes(cell.name))
+        store = _store_of(prog, w)
+        if any(not a.index for a in reads):
+            return None
+        if any(written(a) for a in reads):
+            # the scalar stored into a cell right after (`m = a[i][k] / p; a[i][k] = m`): the
+            # store takes the expression, later reads the cell, which nothing else writes
+            if store is None or any(written(a, store[0]) for a in (*reads, store[2])):
                 return None
-        values[name] = (first.name, value, tuple(a for a in first.reads() if a.name != w.scalar))
-    defs = {d for d, _, _ in values.values()}
+            values[name] = (first.name, value, reads, store)
+        else:
+            values[name] = (first.name, value, reads, None)
+    defs = {d for d, _, _, _ in values.values()}
     statements = []
     for st in prog.statements:
         if st.name in defs:
             continue
         webs = {scalar: web for (s_, scalar), web in an.web_of.items() if s_ == st.name}
-        node = substitute(copy.deepcopy(st.node), {x: parse_expr(f"({cprint(values[w][1])})") for x, w in webs.items()})
+        late = {x for x, w in webs.items() if values[w][3] and st.name != values[w][3][0]}   # after the store
+        node = substitute(copy.deepcopy(st.node), {x: copy.deepcopy(values[w][3][1]) if x in late
+                                                   else parse_expr(f"({cprint(values[w][1])})") for x, w in webs.items()})
         accesses = [a for a in st.accesses if a.name not in webs]
-        accesses += [r for x, w in webs.items() for r in values[w][2] if r not in accesses]
+        accesses += [r for x, w in webs.items() for r in ((values[w][3][2],) if x in late else values[w][2])
+                     if r not in accesses]
         statements.append(replace(st, node=node, accesses=tuple(accesses)))
     scalars = {w.scalar for w in an.webs.values()}
     return reanalyzed(an, statements, {n: v for n, v in prog.locals.items() if n not in scalars})
+
+
+def _store_of(prog, w):
+    """(statement, cell node, its read access) where the web's second statement stores the scalar
+    whole into one array cell (`A[c] = s`, unconditional); None else."""
+    if len(w.statements) < 2:
+        return None
+    st = prog.statement(w.statements[1])
+    node = st.node
+    if not isinstance(node, c_ast.Assignment) or node.op != "=" or st.conditional or \
+            not isinstance(node.lvalue, c_ast.ArrayRef) or not (isinstance(node.rvalue, c_ast.ID) and node.rvalue.name == w.scalar):
+        return None
+    cells = [a for a in st.writes() if a.name != w.scalar]
+    if len(cells) != 1 or not cells[0].index:
+        return None
+    return st.name, node.lvalue, replace(cells[0], write=False)
 
 
 def fold_scalars(an: Analysis) -> Analysis | None:
