@@ -239,6 +239,11 @@ def test_a_phase_checks_only_what_its_calls_may_miss():
     text = generate(k)
     body = text[text.index("void lu_update_A_2_j_i("):]
     assert body.index("  if (!(i < n && j < i))\n    return;") < body.index("}\n")
+    # no condition names the pivot: each cell is loaded before the pivots (NAME_load), and the
+    # update at a pivot is the statement alone
+    assert trailing.loaded and "if (!poly_cell)" not in body[:body.index("}\n")]
+    kernel = text[text.index("void lu_pivots_k_j_i("):]
+    assert kernel.index("lu_update_A_2_j_i_load(") < kernel.index("for (; k < poly_e") < kernel.index("lu_update_A_2_j_i(")
 
 
 def test_a_reference_outside_the_panels_keeps_the_array_in_global_memory(tmp_path):
@@ -269,7 +274,7 @@ def test_the_emu_catches_a_panel_not_stored_back_or_read_before_its_barrier():
     mutant_rejected_on_emu(k, text[:store] + text[store:].replace("      A[(size_t)poly_r * (n) + poly_c] = ", "      (void)", 1),
                            ("lu_pivots_k_i(int n", "lu_pivots_k_i(int n"), "MINI", r"output mismatch|NaN")
     trailing = text.index("void lu_pivots_k_j_i(int n")
-    load = text.index("  __syncthreads();\n  int k;", trailing)
+    load = text.index("  __syncthreads();\n  int k = poly_b0;", trailing)
     mutant_rejected_on_emu(k, text[:load] + text[load:].replace("  __syncthreads();\n", "", 1),
                            ("lu_pivots_k_j_i(int n", "lu_pivots_k_j_i(int n"), "MINI", r"race|output mismatch|NaN")
 
@@ -322,3 +327,21 @@ def test_eliminations_as_users_write_them_run_in_blocks_of_pivots(text, tmp_path
     h = _loop(k)
     assert h.pivot_blocks and h.pivot_blocks.phases[-1].past == ("j", "i") and h.pivot_blocks.phases[-1].panels
     accepted_on_emu(k, generate(k, EIGHT))
+
+
+def test_a_cell_whose_condition_names_the_pivot_is_loaded_at_its_first_point(tmp_path):
+    # rows from k + 2: at the block's last pivot, row E is not updated, so the condition keeps
+    # i >= k + 2 and each cell is loaded at its first point, as before
+    k = c_kernel(tmp_path, """
+void skip_one(int n, double A[n][n]) {
+  for (int k = 0; k < n - 2; k++) {
+    for (int i = k + 2; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= 0.5 * A[i][k] * A[k][j];
+  }
+}""")
+    trailing = _loop(k).pivot_blocks.phases[-1]
+    assert trailing.past == ("j", "i") and not trailing.loaded and dict(trailing.guards)[0].startswith("i >= (k + 2) && ")
+    text = generate(k, EIGHT)
+    assert "_load(" not in text and "if (!poly_cell)" in text
+    accepted_on_emu(k, text)

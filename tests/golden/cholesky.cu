@@ -107,13 +107,22 @@ static __device__ void cholesky_update_A_2_j_i(int n, double *A, int k, double *
   const int j = k + 1 + idx_x;
   if (!(i < n && j < i))
     return;
+  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(j * 33) + k];
+}
+
+/* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void cholesky_update_A_2_j_i_load(int n, double *A, int k, double *poly_p0, double *poly_p1, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 2 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i < n && j < i))
+    return;
   {
     if (!poly_cell)
     {
       poly_cell = &A[(i * n) + j];
       poly_acc = *poly_cell;
     }
-    poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(j * 33) + k];
   }
 }
 
@@ -205,8 +214,8 @@ __global__ void cholesky_pivots_k_i(int n, double *A, int poly_b0)
       poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
-  int k;
-  for (k = poly_b0; k < poly_e && (k < n); k++) {
+  int k = poly_b0;
+  for (; k < poly_e && (k < n); k++) {
     cholesky_update_A_1_i(n, A, k, poly_p0, poly_p1, poly_i - (k + 1));
     for (int poly_j = k + 1; poly_j < poly_e && poly_j <= n - 2; poly_j++)
       cholesky_update_A_2_i(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 2));
@@ -243,8 +252,14 @@ __global__ void cholesky_pivots_k_j_i(int n, double *A, int poly_b0)
       poly_panel1[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
-  int k;
-  for (k = poly_b0; k < poly_e && (k < n); k++) {
+  int k = poly_b0;
+#pragma unroll
+  for (int poly_cy = 0; poly_cy < 4; poly_cy++)
+#pragma unroll
+    for (int poly_cx = 0; poly_cx < 2; poly_cx++) {
+      cholesky_update_A_2_j_i_load(n, A, k, poly_p0, poly_p1, poly_acc[poly_cy][poly_cx], poly_cell[poly_cy][poly_cx], poly_j + 32 * poly_cx - (k + 1), poly_i + 8 * poly_cy - (k + 2));
+    }
+  for (; k < poly_e && (k < n); k++) {
 #pragma unroll
     for (int poly_cy = 0; poly_cy < 4; poly_cy++)
 #pragma unroll

@@ -61,6 +61,7 @@ class Phase:
     panels: tuple[Panel, ...] = ()   # cells through shared memory
     refs: tuple[tuple[str, int], ...] = ()   # (a reference's C text, its panel)
     guards: tuple[tuple[int, str], ...] = ()   # (launch, its points' condition less what the phase implies)
+    loaded: bool = False             # held cells loaded before the pivots (no condition names the pivot)
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,12 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
         phase = Phase(tuple(order), tuple(axis[v] for v in order) if len(order) > 1 else ("x",) * len(order),
                       members, held, block, opt.cells[:len(block)] if held else ())
         phase = _paneled(p, h, phase, cells.get(o, {})) if o and opt.panels else phase
-        phases.append(dataclasses.replace(phase, guards=_guards(p, h, phase)) if phase.held or phase.panels else phase)
+        if phase.held or phase.panels:
+            guards = _guards(p, h, phase)
+            text = [dict(guards).get(m) or " && ".join(loop_guard(g) for g in h.items[m].grid) for m in phase.launches]
+            phase = dataclasses.replace(phase, guards=guards,
+                                        loaded=phase.held and not any(l.var in WORD.findall(t) for t in text))
+        phases.append(phase)
     return PivotBlocks(opt.size, opt.threads, tuple(phases), _tile(p, h, cells.get((), {}))), None
 
 
@@ -334,16 +340,17 @@ def _grid(p, launch: Launch) -> dict[str, tuple[str, str, str]]:
 
 
 def _call(p, launch: Launch, calls, index: dict[str, str], phase: Phase | None = None, tile: tuple = (),
-          cell: str = "") -> str:
+          cell: str = "", load: bool = False) -> str:
     """`NAME_at(arguments, idx_x, ...)`: `index` gives each grid variable's value; in a phase with
     panels, its `NAME_<phase>` with the panels' pointers after the arguments; in a held phase (or
     its `NAME_held`), the thread's register and the cell's address after (`cell`: their subscript
-    among the thread's cells); `tile`: its `NAME_tile`, those arrays' names pointed into the shared tile."""
+    among the thread's cells; `load`: the function loading the cell); `tile`: its `NAME_tile`, those
+    arrays' names pointed into the shared tile."""
     grid, held = _grid(p, launch), phase is not None and phase.held
     idx = [f"{index[v]} - ({grid[v][1]})" for ax in ("x", "y") for v in grid if grid[v][0] == ax]
     args = [f"poly_s_{a}" if a in tile else a for a in calls[launch.name]] + p.at_locals.get(launch.name, []) + \
         [f"poly_p{n}" for n in range(len(phase.panels) if phase else 0)] + ([f"poly_acc{cell}", f"poly_cell{cell}"] if held else []) + idx
-    return f"{launch.name}{_suffix(phase) if phase else '_tile' if tile else '_at'}({', '.join(args)});"
+    return f"{launch.name}{_suffix(phase) if phase else '_tile' if tile else '_at'}{'_load' if load else ''}({', '.join(args)});"
 
 
 def _suffix(phase: Phase) -> str:
@@ -373,20 +380,23 @@ def _tile_copy(p, pb: PivotBlocks, into: bool) -> list[str]:
     return out + ["  }"] + (["  __syncthreads();"] if into else [])
 
 
-def _held_node(node):
+def _held_node(node, part: str = ""):
     """A statement on the thread's register `poly_acc` for its target cell, the cell loaded the first
-    time (its address kept in `poly_cell`)."""
+    time (its address kept in `poly_cell`); `part`: "load" only that load, "update" only the statement."""
     target = cprint(node.lvalue)
     new = rewrite(copy.deepcopy(node), lambda n: c_ast.ID("poly_acc")
                   if isinstance(n, c_ast.ArrayRef) and cprint(n) == target else None)
     first = c_ast.Compound([c_ast.Assignment("=", c_ast.ID("poly_cell"), c_ast.UnaryOp("&", copy.deepcopy(node.lvalue))),
                             c_ast.Assignment("=", c_ast.ID("poly_acc"), c_ast.UnaryOp("*", c_ast.ID("poly_cell")))])
-    return c_ast.Compound([c_ast.If(c_ast.UnaryOp("!", c_ast.ID("poly_cell")), first, None), new])
+    load = c_ast.If(c_ast.UnaryOp("!", c_ast.ID("poly_cell")), first, None)
+    return {"load": c_ast.Compound([load]), "update": new}.get(part) or c_ast.Compound([load, new])
 
 
-def _phase_function(p, h: HostLoop, launch: Launch, phase: Phase, calls) -> str:
+def _phase_function(p, h: HostLoop, launch: Launch, phase: Phase, calls, load: bool = False) -> str:
     """A launch's point as `NAME_at`, in a phase: its panels' references on their shared copies
-    (pointers after the arguments), its cell on the caller's register where the phase holds it."""
+    (pointers after the arguments), its cell on the caller's register where the phase holds it;
+    where the phase loads its cells first, the point's update alone, or with `load` its cell's
+    load alone (`NAME_<phase>_load`)."""
     inner, locals_ = p.thread_variables(launch)
     refs, size = dict(phase.refs), p.opt.launches.pivot_blocks.size
 
@@ -398,14 +408,15 @@ def _phase_function(p, h: HostLoop, launch: Launch, phase: Phase, calls) -> str:
         return None
     node = lambda n: rewrite(copy.deepcopy(n), on_panel)
     guard = dict(phase.guards).get(next(m for m, it in enumerate(h.items) if it is launch))
+    part = "load" if load else "update" if phase.loaded else ""
     text = "\n".join(p.point_body(launch, p.launch_box(launch), inner, locals_, True,
-                                  (lambda n: _held_node(node(n))) if phase.held else node, guard=guard))
+                                  (lambda n: _held_node(node(n), part)) if phase.held else node, guard=guard))
     params = [p.param_decl(a, launch) for a in calls[launch.name]] + \
         [f"{p.k.array(x.array).dtype} *poly_p{n}" for n, x in enumerate(phase.panels)]
     if phase.held:
         dtype = p.k.array(_target(launch)).dtype
         params += [f"{dtype} &poly_acc", f"{dtype} *&poly_cell"]
-    return at_function(p, launch, text, ", ".join(params), _suffix(phase))
+    return at_function(p, launch, text, ", ".join(params), _suffix(phase) + ("_load" if load else ""))
 
 
 def _target(launch: Launch) -> str:
@@ -461,15 +472,18 @@ def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
                 f"{'cells' if many else 'one cell'}, from {'their' if many else 'its'} first point to the block's end */",
                 f"  {dtype} *poly_cell{shape}{' = {}' if many else ' = 0'};"]
     out += _panels(p, phase, True) if phase.panels else []
-    out += [f"  int {l.var};", f"  for ({l.var} = poly_b0; {l.var} < poly_e && ({l.cond}); {l.var}++) {{"]
+    out += [f"  int {l.var} = poly_b0;"]
+    if phase.loaded:                                 # each cell's conditions hold at every pivot or none
+        loads, indent = _cell_loops(phase, many, "  ")
+        out += loads + [f"{indent}{_call(p, h.items[m], calls, _cell_index(phase, _grid(p, h.items[m]), many), phase, cell=at, load=True)}"
+                        for m in phase.launches] + ([indent[:-2] + "}"] if many else [])
+    out += [f"  for (; {l.var} < poly_e && ({l.cond}); {l.var}++) {{"]
     cells, indent = _cell_loops(phase, many, "    ")
     for m in phase.launches:
         launch = h.items[m]
         grid = _grid(p, launch)
         rest = [v for v in grid if v not in phase.past]
-        index = {v: f"poly_{v}" if phase.axes[phase.past.index(v)] not in many else
-                 f"poly_{v} + {phase.block[phase.axes[phase.past.index(v)] == 'y']} * poly_c{phase.axes[phase.past.index(v)]}"
-                 for v in grid if v in phase.past} | {v: f"poly_{v}" for v in rest}
+        index = _cell_index(phase, grid, many)
         body, inner = [], indent
         for v in rest:
             body.append(f"{inner}for (int poly_{v} = {grid[v][1]}; poly_{v} < poly_e && poly_{v} <= {grid[v][2]}; poly_{v}++)")
@@ -482,6 +496,13 @@ def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
     store = ["if (poly_cell" + at + ")", "  *poly_cell" + at + " = poly_acc" + at + ";"]
     loops, indent = _cell_loops(phase, many, "  ")
     return out + loops + [indent + x for x in store] + ([indent[:-2] + "}"] if many else [])
+
+
+def _cell_index(phase: Phase, grid, many: list[str]) -> dict[str, str]:
+    """Each grid variable's value at the thread's cell (poly_cx, poly_cy on the axes of `many`)."""
+    ax = {v: phase.axes[phase.past.index(v)] for v in grid if v in phase.past}
+    return {v: f"poly_{v}" if v not in ax or ax[v] not in many else
+            f"poly_{v} + {phase.block[ax[v] == 'y']} * poly_c{ax[v]}" for v in grid}
 
 
 def _cell_loops(phase: Phase, many: list[str], indent: str) -> tuple[list[str], str]:
@@ -539,8 +560,8 @@ def _kernel(p, h: HostLoop, phase: Phase, body: list[str], calls, threads: int) 
 
 def kernels(p, h: HostLoop, calls) -> list[str]:
     """The diagonal block's kernel and a kernel per other phase (after the launches' NAME_at)."""
-    out = [_phase_function(p, h, h.items[m], ph, calls) for ph in h.pivot_blocks.phases if ph.held or ph.panels
-           for m in ph.launches]
+    out = [_phase_function(p, h, h.items[m], ph, calls, load) for ph in h.pivot_blocks.phases if ph.held or ph.panels
+           for m in ph.launches for load in ((False, True) if ph.loaded else (False,))]
     out += [_tile_function(p, h, launch, calls) for launch in h.items] if h.pivot_blocks.tile else []
     for phase in h.pivot_blocks.phases:
         if not phase.past:

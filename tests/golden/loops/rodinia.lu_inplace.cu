@@ -107,13 +107,22 @@ static __device__ void lu_inplace_update_a_2_j_i(int n, double *a, int k, double
   const int j = k + 1 + idx_x;
   if (!(i < n && j < n))
     return;
+  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
+}
+
+/* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
+static __device__ void lu_inplace_update_a_2_j_i_load(int n, double *a, int k, double *poly_p0, double *poly_p1, double &poly_acc, double *&poly_cell, int idx_x, int idx_y)
+{
+  const int i = k + 1 + idx_y;
+  const int j = k + 1 + idx_x;
+  if (!(i < n && j < n))
+    return;
   {
     if (!poly_cell)
     {
       poly_cell = &a[(i * n) + j];
       poly_acc = *poly_cell;
     }
-    poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
   }
 }
 
@@ -195,8 +204,8 @@ __global__ void lu_inplace_pivots_k_i(int n, double *a, int poly_b0)
       poly_panel1[poly_t / 32 * 32 + poly_t % 32] = a[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
-  int k;
-  for (k = poly_b0; k < poly_e && (k < n); k++) {
+  int k = poly_b0;
+  for (; k < poly_e && (k < n); k++) {
     lu_inplace_update_a_1_i(n, a, k, poly_p0, poly_p1, poly_i - (k + 1));
     for (int poly_j = k + 1; poly_j < poly_e && poly_j <= n - 1; poly_j++)
       lu_inplace_update_a_2_i(n, a, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 1));
@@ -230,8 +239,8 @@ __global__ void lu_inplace_pivots_k_j(int n, double *a, int poly_b0)
       poly_panel1[poly_t / 32 * 32 + poly_t % 32] = a[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
-  int k;
-  for (k = poly_b0; k < poly_e && (k < n); k++) {
+  int k = poly_b0;
+  for (; k < poly_e && (k < n); k++) {
     for (int poly_i = k + 1; poly_i < poly_e && poly_i <= n - 1; poly_i++)
       lu_inplace_update_a_2_j(n, a, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 1));
   }
@@ -267,8 +276,14 @@ __global__ void lu_inplace_pivots_k_j_i(int n, double *a, int poly_b0)
       poly_panel1[poly_t / 64 * 64 + poly_t % 64] = a[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
-  int k;
-  for (k = poly_b0; k < poly_e && (k < n); k++) {
+  int k = poly_b0;
+#pragma unroll
+  for (int poly_cy = 0; poly_cy < 4; poly_cy++)
+#pragma unroll
+    for (int poly_cx = 0; poly_cx < 2; poly_cx++) {
+      lu_inplace_update_a_2_j_i_load(n, a, k, poly_p0, poly_p1, poly_acc[poly_cy][poly_cx], poly_cell[poly_cy][poly_cx], poly_j + 32 * poly_cx - (k + 1), poly_i + 8 * poly_cy - (k + 1));
+    }
+  for (; k < poly_e && (k < n); k++) {
 #pragma unroll
     for (int poly_cy = 0; poly_cy < 4; poly_cy++)
 #pragma unroll
