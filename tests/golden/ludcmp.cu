@@ -439,6 +439,10 @@ __global__ void ludcmp_pivots_k_j_i(int n, double *A, int poly_b0)
   const int poly_e = poly_b0 + 32;
   const int poly_j = poly_e + (int)(blockIdx.x * 64 + threadIdx.x);   /* and + 32 c for c < 2 */
   const int poly_i = poly_e + (int)(blockIdx.y * 32 + threadIdx.y);   /* and + 8 c for c < 4 */
+  const int poly_j0 = poly_e + (int)(blockIdx.x * 64);
+  const int poly_i0 = poly_e + (int)(blockIdx.y * 32);
+  if (!(((poly_j0 + 63) >= poly_i0 && poly_j0 < n) || (poly_i0 < n && poly_j0 < (poly_i0 + 31))))
+    return;   /* no cell of this block is updated */
   double poly_acc[4][2] = {};   /* the thread's cells, from their first point to the block's end */
   double *poly_cell[4][2] = {};
   __shared__ double poly_panel0[1056];

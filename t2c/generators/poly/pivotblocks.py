@@ -30,8 +30,9 @@ from ...analysis import Loop
 from ...analysis.model import NotAffine, affine, affine_condition, base_and_subscripts, parse_expr
 from ...ir.csyntax import array_name, cprint
 from ...ir.dtypes import DTYPES
+from ...ir.extents import NotPolynomial, to_poly
 from ...errors import UserError
-from .ctext import WORD, array_refs, extent_text, loop_guard, max_expr, min_expr, names_used, rewrite, substitute
+from .ctext import WORD, array_refs, at, extent_text, loop_guard, max_expr, min_expr, names_used, rewrite, substitute
 from .mapping import HostLoop, Launch, launch_box
 from .oneblock import at_function, param_decl
 from .timetiles import Refused
@@ -62,6 +63,7 @@ class Phase:
     refs: tuple[tuple[str, int], ...] = ()   # (a reference's C text, its panel)
     guards: tuple[tuple[int, str], ...] = ()   # (launch, its points' condition less what the phase implies)
     loaded: bool = False             # held cells loaded before the pivots (no condition names the pivot)
+    live: str = ""                   # ... C: a block may hold a cell some statement takes ("": any block)
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,9 @@ def pivot_blocks_of(p, h: HostLoop) -> tuple[PivotBlocks | None, Refused | None]
         if phase.held or phase.panels:
             guards = _guards(p, h, phase)
             text = [dict(guards).get(m) or " && ".join(loop_guard(g) for g in h.items[m].grid) for m in phase.launches]
-            phase = dataclasses.replace(phase, guards=guards,
-                                        loaded=phase.held and not any(l.var in WORD.findall(t) for t in text))
+            loaded = phase.held and not any(l.var in WORD.findall(t) for t in text)
+            phase = dataclasses.replace(phase, guards=guards, loaded=loaded,
+                                        live=_live(p, phase, text) if loaded and len(phase.past) == 2 else "")
         phases.append(phase)
     return PivotBlocks(opt.size, opt.threads, tuple(phases), _tile(p, h, cells.get((), {}))), None
 
@@ -227,6 +230,36 @@ def _guards(p, h: HostLoop, phase: Phase) -> tuple[tuple[int, str], ...]:
         if kept != parts:
             out.append((m, " && ".join(kept)))
     return tuple(out)
+
+
+def _live(p, phase: Phase, conditions: list[str]) -> str:
+    """C over the block's first indices `poly_<v>0`: whether some cell of its box meets one of the
+    launches' `conditions` (each a conjunction of affine comparisons of the cell's indices and the
+    sizes), each comparison at the box's corner that favours it: true for every block with a cell,
+    false for many without (the upper triangle of a lower-triangular update). "" where a
+    comparison's direction is not plain."""
+    known = {*phase.past, *p.an.program.sizes}
+    ends = {v: (f"poly_{v}0", f"poly_{v}0 + {_span(phase, ax) - 1}") for v, ax in zip(phase.past, phase.axes)}
+    out = []
+    for text in conditions:
+        parts = []
+        for c in _conjuncts(parse_expr(text)):
+            if not isinstance(c, c_ast.BinaryOp) or c.op not in ("<", "<=", ">", ">="):
+                return ""
+            try:
+                e = to_poly(c.left, known) - to_poly(c.right, known)      # c: e < 0 (<=), or e > 0 (>=)
+            except NotPolynomial:
+                return ""
+            corner = cprint(c)
+            for v in sorted(e.vars() & set(phase.past)):
+                coeff, _ = e.split(v)
+                if coeff.vars() or coeff.sign() == 0:
+                    return ""
+                low = (coeff.sign() > 0) == (c.op in ("<", "<="))           # the end that makes e smallest
+                corner = at(corner, v, ends[v][0 if low else 1])
+            parts.append(corner)
+        out.append(" && ".join(parts) or "1")
+    return "" if "1" in out else " || ".join(f"({x})" for x in out)
 
 
 def _conjuncts(node) -> list:
@@ -464,6 +497,9 @@ def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
             f"  const int poly_{v} = poly_e + (int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax});"
             for v, ax in zip(phase.past, phase.axes)
             for b, c in [(phase.block[ax == "y"], phase.cells[ax == "y"] if phase.cells else 1)]]
+    if phase.live:                                   # the whole block leaves, before any barrier
+        out += [f"  const int poly_{v}0 = poly_e + (int)(blockIdx.{ax} * {_span(phase, ax)});" for v, ax in zip(phase.past, phase.axes)]
+        out += [f"  if (!({phase.live}))", "    return;   /* no cell of this block is updated */"]
     shape = "".join(f"[{phase.cells[ax == 'y']}]" for ax in ("y", "x") if ax in many)
     at = "".join(f"[poly_c{ax}]" for ax in ("y", "x") if ax in many)
     if phase.held:
