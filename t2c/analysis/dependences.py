@@ -92,17 +92,19 @@ class Analysis:
 def tree_times(tree: list, before: dict | None = None) -> dict[str, tuple[str, ...]]:
     """Each statement's schedule vector in `tree`: per enclosing loop its position and its time
     (negated for a descending loop), then the statement's position.  `before`: id(loop) -> extra
-    time dimensions placed ahead of that loop's own, each at position 0 after the first (the tile
-    loops a hand-tiled nest had above it: untiling.py)."""
+    time dimensions placed ahead of that loop's own, each at position 0 after the first, as
+    (the loop variable it reads, its text): the tile loops a hand-tiled nest had above it
+    (untiling.py); 0, the first tile, for a statement outside that variable's loop (a declaration
+    hoisted above it, which the tiled nest runs again in each tile, alike)."""
     out = {}
 
     def go(nodes, path):
         for pos, n in enumerate(nodes):
             if isinstance(n, Stmt):
-                vec = []
+                vec, mine = [], {loop.var for _, loop in path}
                 for p, loop in path:
-                    for dim in (before or {}).get(id(loop), ()):
-                        vec += [str(p), dim]
+                    for var, dim in (before or {}).get(id(loop), ()):
+                        vec += [str(p), dim if var in mine else "0"]
                         p = 0
                     value = n.at[loop.var] if n.at is not None else (loop.time or loop.var)
                     vec += [str(p), value if loop.step > 0 else f"-({value})"]

@@ -8,8 +8,10 @@ frontend's bounds.py has made the minimum, whether a macro, a `?:` or a conjunct
 && i < U`, either order; `i < ii + T` alone where L and U are literals T divides the span of).
 Tile and point loops form one perfect chain, each loop's body exactly the next loop, until every
 tile loop met its point loop (`ii, jj, i, j` of a tiled transpose, `ii, jj, kk, i, j, k` of a tiled
-matrix product, `ii, i, jj, j` too); what lies inside the last point loop is anything without a
-break, return or goto that writes no point variable. A tile variable is named nowhere but in its
+matrix product, `ii, i, jj, j` too), a point loop's body maybe declarations first (`double a =
+A[i][k];` that read nothing the nest writes and call nothing: the same value in every tile); what
+lies inside the last point loop is anything without a break, return or goto that writes no point
+variable. A tile variable is named nowhere but in its
 header and its point loop's (in the chain or after it), and L, U are written nowhere in the chain.
 
 The rewrite drops the tile loops and gives each point loop the full range `for (i = L; i < U; i++)`,
@@ -63,6 +65,7 @@ class _Tile:
     size: int
     loop: c_ast.For
     point: c_ast.For | None = None
+    prefix: tuple = ()               # declarations in the point loop's body before the chain's next loop
 
 
 def _visit(fn, node, found, lines) -> None:
@@ -85,7 +88,7 @@ def _visit(fn, node, found, lines) -> None:
 def _chain(fn, f: c_ast.For) -> list | None:
     """The chain's loops as `_Tile`s and point For nodes, outermost first, where f heads one."""
     tiles: dict[str, _Tile] = {}
-    chain, node = [], f
+    chain, node, declared = [], f, []
     while True:
         if (t := _tile(node)) is not None and t.var not in tiles:
             tiles[t.var] = t
@@ -97,14 +100,22 @@ def _chain(fn, f: c_ast.For) -> list | None:
             return None
         if all(t.point is not None for t in tiles.values()):
             break
-        node = _only_loop(node.stmt)
-        if node is None:
-            return None
+        inside, prefix = _loop_after(node.stmt)
+        if inside is None or prefix and not isinstance(chain[-1], c_ast.For):
+            return None                            # declarations only before a point loop's next loop
+        if prefix:
+            t.prefix = tuple(prefix)
+            declared += prefix
+        node = inside
     inner = chain[-1].stmt
     if inner is None or any(isinstance(n, (c_ast.Break, c_ast.Return, c_ast.Goto, c_ast.Label))
                             for n in _walk(inner)) \
             or {_var(x.init) for x in chain if isinstance(x, c_ast.For)} & written_names([inner]):
         return None
+    loops = {x.var if isinstance(x, _Tile) else _var(x.init) for x in chain}
+    if declared and (_names(*declared) & written_names([f]) - {d.name for d in declared} - loops
+                     or any(isinstance(n, c_ast.FuncCall) for d in declared for n in _walk(d))):
+        return None                                # a declaration whose value the nest may change
     for t in tiles.values():
         allowed = {id(x) for x in _walk(t.loop.init)} | {id(x) for x in _walk(t.loop.cond)} | \
             {id(x) for x in _walk(t.loop.next)} | {id(x) for x in _walk(t.point.init)} | \
@@ -130,7 +141,7 @@ def _rewrite(chain: list, found: list) -> c_ast.For:
             p.init.decls[0].init = start
         p.cond = c_ast.BinaryOp("<", c_ast.ID(var, p.cond.coord), copy.deepcopy(t.end), p.cond.coord)
         if nxt is not None:
-            p.stmt = nxt
+            p.stmt = c_ast.Compound([*t.prefix, nxt], p.stmt.coord) if t.prefix else nxt
     order = tuple(x.var if isinstance(x, _Tile) else _var(x.init) for x in chain)
     found.append(Tiling(order, tuple((t.var, _var(t.point.init), t.size) for t in tiles), tuple(points),
                         chain[0].loop.coord.line))
@@ -182,10 +193,15 @@ def _ends_tile(node, t: _Tile) -> bool:
                for a, b in (pair, pair[::-1]))
 
 
-def _only_loop(stmt):
-    if isinstance(stmt, c_ast.Compound) and len(stmt.block_items or []) == 1:
-        stmt = stmt.block_items[0]
-    return stmt if isinstance(stmt, c_ast.For) else None
+def _loop_after(stmt) -> tuple[c_ast.For | None, list]:
+    """The loop a body is, after declarations with initializers (`double a = A[i][k];` hoisted
+    out of the next loop): (that loop, the declarations); (None, []) for any other body."""
+    items = stmt.block_items or [] if isinstance(stmt, c_ast.Compound) else [stmt]
+    *prefix, last = items or [None]
+    if not isinstance(last, c_ast.For) or not all(isinstance(d, c_ast.Decl) and d.init is not None
+                                                   and not isinstance(d.type, c_ast.ArrayDecl) for d in prefix):
+        return None, []
+    return last, prefix
 
 
 def _var(init) -> str | None:

@@ -79,5 +79,5 @@ def _tiled_times(prog: Program, t: Untiled) -> dict[str, tuple[str, ...]]:
             waiting.append(tile_of[v])
         else:
             above[v], waiting = waiting, []
-    dims = {id(loop): [f"floor(({p} - ({lower[p]})) / {size[p]})" for p in above[loop.var]] for loop in t.points}
+    dims = {id(loop): [(p, f"floor(({p} - ({lower[p]})) / {size[p]})") for p in above[loop.var]] for loop in t.points}
     return tree_times(prog.body, dims)

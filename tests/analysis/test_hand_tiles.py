@@ -200,3 +200,49 @@ def test_the_corpus_tiled_nests_map_untiled(name):
     for dataset in ("MINI", "SMALL"):
         card = ladder(k, generate(k), backend="emu", dataset=dataset, seed=5)
         assert card.accepted, card.summary()
+
+
+#: ikj with the A element hoisted above the innermost point loop, as CPU code holds it in a register
+HOISTED = """\
+/* t2c: size n MINI=40 SMALL=100 */
+#define TS 32
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+void mm(int n, const double *A, const double *B, double *C) {
+  for (int ii = 0; ii < n; ii += TS)
+    for (int kk = 0; kk < n; kk += TS)
+      for (int jj = 0; jj < n; jj += TS)
+        for (int i = ii; i < MIN(ii + TS, n); i++)
+          for (int k = kk; k < MIN(kk + TS, n); k++) {
+            double a = A[i * n + k];
+            for (int j = jj; j < MIN(jj + TS, n); j++)
+              C[i * n + j] += a * B[k * n + j];
+          }
+}
+"""
+
+
+def test_a_declaration_hoisted_between_point_loops_is_untiled_with_them(tmp_path):
+    # the tiled nest computes `a` again in each jj tile, from A, which the nest never writes: once
+    # per (i, k) is the same value; the untiled nest is the matrix product, on the tensor cores
+    k = c_kernel(tmp_path, HOISTED, "mm")
+    an = analyze(k)
+    assert _loops(an) == {"i", "j", "k"} and any("read untiled" in n for n in an.program.notes)
+    _, plan = final_plan(an, DEFAULT)
+    assert any(launch.tile and launch.staged for launch in plan.launches)
+    for dataset in ("MINI", "SMALL"):
+        card = ladder(k, generate(k), backend="emu", dataset=dataset, seed=3)
+        assert card.accepted, card.summary()
+
+
+@pytest.mark.parametrize("change", [
+    # the declaration reads C, which the nest writes: another tile may see another value
+    ("double a = A[i * n + k];", "double a = A[i * n + k] + C[k];"),
+    # a declaration between a tile loop and the next loop: the tile loop goes
+    ("      for (int jj = 0; jj < n; jj += TS)\n", "      for (int jj = 0; jj < n; jj += TS) {\n        double z = 1.0;\n"),
+])
+def test_a_hoisted_declaration_the_tiles_could_change_keeps_the_nest(tmp_path, change):
+    text = HOISTED.replace(*change)
+    if "double z" in text:
+        text = text.replace("C[i * n + j] += a * B[k * n + j];\n          }\n}", "C[i * n + j] += a * z * B[k * n + j];\n          }\n        }\n}")
+    k = c_kernel(tmp_path, text, "mm")
+    assert {"ii", "kk", "jj"} <= _loops(analyze(k))
