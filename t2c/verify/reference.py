@@ -12,6 +12,7 @@ docs/verification.md, "Drivers and their files".
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -207,8 +208,8 @@ def check_constraints(k: Kernel, sizes: dict[str, int]) -> None:
     if missing:
         raise UserError(f"{k.name}: no value for size(s) {', '.join(missing)}",
                         hint="give every size, or choose a dataset")
-    for c in k.constraints:
-        expr = c.replace("&&", " and ").replace("||", " or ")
+    for c in k.constraints:             # C's integer division on the (non-negative) sizes: //
+        expr = re.sub(r"(?<!/)/(?!/)", "//", c.replace("&&", " and ").replace("||", " or "))
         if not eval(compile(ast.parse(expr, mode="eval"), "<c>", "eval"), {"__builtins__": {}},
                     dict(sizes)):
             raise UserError(f"{k.name}: sizes {sizes} break the constraint '{c}'")

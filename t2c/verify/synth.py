@@ -147,7 +147,8 @@ def _valid(k: Kernel, sizes: dict) -> bool:
 def _lift(k: Kernel, sizes: dict) -> dict | None:
     """Sizes raised as little as needed to meet the constraints (None if hopeless): a size that a
     constraint `s >= E` bounds by others (a leading dimension, `lda >= m`) to E where it is below,
-    then every size alike."""
+    one that `(s - E) % T == 0` asks whole tiles of to the next such value past E, then every
+    size alike."""
     sizes = dict(sizes)
     for c in k.constraints:
         if (m := re.fullmatch(r"\s*(\w+)\s*>=\s*([^<>=!&|?]+)", c)) and m.group(1) in sizes:
@@ -155,6 +156,15 @@ def _lift(k: Kernel, sizes: dict) -> dict | None:
                 sizes[m.group(1)] = max(sizes[m.group(1)], eval_extent(m.group(2), sizes))
             except UserError:
                 pass
+    for c in k.constraints:        # `(n % 16) == 0`, `((n - 1) % 16) == 0`: whole tiles, n rounded up
+        if (m := re.fullmatch(r"\s*\(*\s*(\w+)\s*(?:-\s*([^%()]+?))?\s*\)?\s*%\s*(\d+)\s*\)?\s*==\s*0\s*", c)) \
+                and m.group(1) in sizes and int(m.group(3)) > 0:
+            try:
+                low = eval_extent(m.group(2), sizes) if m.group(2) else 0
+            except UserError:
+                continue
+            t = int(m.group(3))
+            sizes[m.group(1)] = low + max(1, -(-(sizes[m.group(1)] - low) // t)) * t
     for extra in range(0, 16):
         cand = {n: v + extra for n, v in sizes.items()}
         if _valid(k, cand):

@@ -75,3 +75,48 @@ void odd_bound(int n, const float *x, float *y)
 }
 """, "odd_bound")
     assert "?" in k.reference
+
+
+WHOLE = """\
+#define TS 16
+void tiled_t(int n, int m, const float *in, float *out) {
+  for (int ii = 0; ii < n; ii += TS)
+    for (int jj = 1; jj < m; jj += TS)
+      for (int i = ii; i < ii + TS; i++)
+        for (int j = jj; j < jj + TS; j++)
+          out[j * n + i] = in[i * m + j];
+}
+"""
+
+
+def test_tiles_without_a_last_tile_guard_assume_whole_tiles(tmp_path):
+    # `i < ii + TS` alone: the code is right only where TS divides n (and m - 1); t2c reads the
+    # bound as `i < ii + TS && i < n` under that constraint, so the extents are n x m, not
+    # n x m + 15 more, the verifier draws sizes that meet it, and the nest is read untiled
+    from t2c.analysis import analyze
+    from t2c.verify.synth import random_points
+    k = c_kernel(tmp_path, WHOLE)
+    assert {a.name: a.shape for a in k.arrays} == {"in": ("n * m",), "out": ("m * n",)} or \
+        {a.name: a.shape for a in k.arrays} == {"in": ("n", "m"), "out": ("m", "n")}
+    assert "(n % 16) == 0" in k.constraints and "((m - 1) % 16) == 0" in k.constraints
+    assert all(s["n"] % 16 == 0 and (s["m"] - 1) % 16 == 0 for _, s in random_points(k, 7, 8))
+    assert not {"ii", "jj"} & {v for s in analyze(k).program.statements for v in s.loops}
+    accepted_on_emu(k, generate(k))
+
+
+def test_whole_tiles_of_a_bound_the_sizes_give_are_a_constraint_in_c_arithmetic(tmp_path):
+    # h = n / 2 (integer division, as C): the tiles fill [0, h) where 8 divides n / 2, so n = 17
+    # is as valid as n = 16; the verifier judges the constraint with C's division
+    from t2c.verify.reference import check_constraints
+    k = c_kernel(tmp_path, """
+void half(int n, float *x) {
+  int h = n / 2;
+  for (int ii = 0; ii < h; ii += 8)
+    for (int i = ii; i < ii + 8; i++)
+      x[i] = 0.0f;
+}""")
+    assert "((n / 2) % 8) == 0" in k.constraints
+    check_constraints(k, {"n": 17})
+    with pytest.raises(Exception, match="break the constraint"):
+        check_constraints(k, {"n": 18})
+    accepted_on_emu(k, generate(k))

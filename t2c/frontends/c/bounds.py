@@ -3,6 +3,7 @@
     split_min_bounds(body) -> None      (rewrites `body` in place)
     unequal_bounds(body) -> None        (likewise)
     offset_bounds(body) -> None         (likewise)
+    whole_tiles(fn, ints) -> [condition]   (likewise; the conditions it assumes)
 
 The class: a for loop whose condition compares its variable with a minimum spelled as the
 conditional expression a `MIN` macro gives, `v < ((a) < (b) ? (a) : (b))` (any of `<`, `<=` in
@@ -27,6 +28,8 @@ names nothing the body assigns and no name of the test is unsigned (`n - k` woul
 model and the extents read a bound on the variable alone.
 """
 from __future__ import annotations
+
+import copy
 
 from pycparser import c_ast
 
@@ -124,6 +127,54 @@ def _moved(cond, var: str, written: set):
     if var in names(offset) or names(offset) & written or not _pure(offset) or not _pure(cond.right):
         return cond
     return c_ast.BinaryOp(cond.op, c_ast.ID(var), c_ast.BinaryOp(undo, cond.right, offset), cond.coord)
+
+
+def whole_tiles(fn: c_ast.FuncDef, ints: set[str]) -> list:
+    """Point loops `for (i = ii; i < ii + T; i++)` of a tile loop `for (ii = L; ii < U; ii += T)`
+    with no guard for a last, partial tile: such code assumes the tiles fill [L, U). Where L and U
+    read only the integer parameters `ints` that nothing assigns, each such test becomes `i < ii + T
+    && i < U`, the same test wherever T divides U - L, and that condition, `(U - L) % T == 0`, is
+    returned for the kernel's constraints (the verifier draws sizes that meet it). A bound that
+    stops before a partial tile (`ii < n - (T - 1)`, a remainder loop after) assumes nothing."""
+    fixed = ints - assigned(fn.body)
+    out = []
+    for tile in walk(fn.body):
+        if not isinstance(tile, c_ast.For) or not (var := _loop_var(tile.init)) or tile.stmt is None:
+            continue
+        size, c = step_of(tile.next, var), tile.cond
+        if size is None or size < 2 or not (isinstance(c, c_ast.BinaryOp) and c.op == "<" and is_name(c.left, var)):
+            continue
+        start = tile.init.rvalue if isinstance(tile.init, c_ast.Assignment) else tile.init.decls[0].init
+        if not names(start) | names(c.right) <= fixed or not _pure(start) or not _pure(c.right) \
+                or _whole_by_bound(c.right, size):
+            continue
+        taken = False
+        for point in walk(tile.stmt):
+            if not isinstance(point, c_ast.For) or not (i := _loop_var(point.init)) or step_of(point.next, i) != 1:
+                continue
+            first = point.init.rvalue if isinstance(point.init, c_ast.Assignment) else point.init.decls[0].init
+            t = point.cond
+            if is_name(first, var) and isinstance(t, c_ast.BinaryOp) and t.op == "<" and is_name(t.left, i) \
+                    and isinstance(t.right, c_ast.BinaryOp) and t.right.op == "+" and any(
+                        is_name(a, var) and isinstance(b, c_ast.Constant) and b.value == str(size)
+                        for a, b in ((t.right.left, t.right.right), (t.right.right, t.right.left))):
+                point.cond = c_ast.BinaryOp("&&", t, c_ast.BinaryOp("<", c_ast.ID(i), copy.deepcopy(c.right)), t.coord)
+                taken = True
+        if taken:
+            span = c.right if isinstance(start, c_ast.Constant) and start.value == "0" else \
+                c_ast.BinaryOp("-", copy.deepcopy(c.right), copy.deepcopy(start))
+            out.append(c_ast.BinaryOp("==", c_ast.BinaryOp("%", copy.deepcopy(span), c_ast.Constant("int", str(size))),
+                                      c_ast.Constant("int", "0")))
+    return out
+
+
+def _whole_by_bound(bound, size: int) -> bool:
+    """Whether a tile loop's bound already stops before a partial tile: `n - (T - 1)`, `n - T + 1`
+    (the whole tiles, a remainder loop after them)."""
+    const = lambda n, v: isinstance(n, c_ast.Constant) and n.value == str(v)
+    b = bound
+    return isinstance(b, c_ast.BinaryOp) and (b.op == "-" and const(b.right, size - 1) or b.op == "+" and const(
+        b.right, 1) and isinstance(b.left, c_ast.BinaryOp) and b.left.op == "-" and const(b.left.right, size))
 
 
 def _loop_var(init) -> str | None:
