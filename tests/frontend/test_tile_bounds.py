@@ -120,3 +120,57 @@ void half(int n, float *x) {
     with pytest.raises(Exception, match="break the constraint"):
         check_constraints(k, {"n": 18})
     accepted_on_emu(k, generate(k))
+
+
+@pytest.mark.parametrize("text, constraint, extents", [
+    # two rows a step, no remainder: right only for even n, which becomes a constraint; A has n rows
+    ("""void mv2(int n, const double *A, const double *x, double *y) {
+  for (int i = 0; i < n; i += 2) {
+    double s0 = 0, s1 = 0;
+    for (int j = 0; j < n; j++) {
+      s0 += A[i * n + j] * x[j];
+      s1 += A[(i + 1) * n + j] * x[j];
+    }
+    y[i] = s0; y[i + 1] = s1;
+  }
+}""", "(n % 2) == 0", {"A": ("n", "n"), "y": ("n",)}),
+    # pairs over 2 * n: always whole, no constraint; the extents are 2 n, not 2 n + 1
+    ("""void pairs(int n, const double *a, double *y) {
+  for (int i = 0; i < 2 * n; i += 2) {
+    y[i] = a[i] + a[i + 1];
+    y[i + 1] = a[i] - a[i + 1];
+  }
+}""", None, {"a": ("2 * n",), "y": ("2 * n",)}),
+    # every other element: right for any n, nothing assumed
+    ("""void evens(int n, const float *x, float *y) {
+  for (int i = 0; i < n; i += 2)
+    y[i] = 2.0f * x[i];
+}""", None, {"x": ("n",), "y": ("n",)}),
+])
+def test_steps_indexed_up_to_their_width_assume_whole_steps(tmp_path, text, constraint, extents):
+    k = c_kernel(tmp_path, text)
+    assert [c for c in k.constraints if "%" in c] == ([constraint] if constraint else [])
+    assert {a.name: a.shape for a in k.arrays if a.name in extents} == extents
+    accepted_on_emu(k, generate(k))
+
+
+def test_a_tile_end_kept_in_a_local_is_the_minimum_it_holds(tmp_path):
+    # `int iend = MIN(ii + B, n); for (i = ii; i < iend; i++)`: the bound is the minimum, as inline
+    from t2c.analysis import analyze
+    k = c_kernel(tmp_path, """
+#define B 64
+#define MIN(a,b) ((a)<(b)?(a):(b))
+void scale_tiled(int n, int m, const double *x, double *y) {
+  for (int ii = 0; ii < n; ii += B) {
+    int iend = MIN(ii + B, n);
+    for (int jj = 0; jj < m; jj += B) {
+      int jend = MIN(jj + B, m);
+      for (int i = ii; i < iend; i++)
+        for (int j = jj; j < jend; j++)
+          y[j * n + i] = 2.0 * x[i * m + j];
+    }
+  }
+}""")
+    assert {a.name: a.shape for a in k.arrays} == {"x": ("n", "m"), "y": ("m", "n")}
+    assert {v for s in analyze(k).program.statements for v in s.loops} == {"i", "j"}
+    accepted_on_emu(k, generate(k))

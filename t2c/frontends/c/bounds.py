@@ -4,6 +4,7 @@
     unequal_bounds(body) -> None        (likewise)
     offset_bounds(body) -> None         (likewise)
     whole_tiles(fn, ints) -> [condition]   (likewise; the conditions it assumes)
+    whole_steps(fn, ints) -> [condition]   (likewise)
 
 The class: a for loop whose condition compares its variable with a minimum spelled as the
 conditional expression a `MIN` macro gives, `v < ((a) < (b) ? (a) : (b))` (any of `<`, `<=` in
@@ -30,6 +31,8 @@ model and the extents read a bound on the variable alone.
 from __future__ import annotations
 
 import copy
+import itertools
+import re
 
 from pycparser import c_ast
 
@@ -166,6 +169,61 @@ def whole_tiles(fn: c_ast.FuncDef, ints: set[str]) -> list:
             out.append(c_ast.BinaryOp("==", c_ast.BinaryOp("%", copy.deepcopy(span), c_ast.Constant("int", str(size))),
                                       c_ast.Constant("int", "0")))
     return out
+
+
+def whole_steps(fn: c_ast.FuncDef, ints: set[str]) -> list:
+    """A loop `for (i = L; i < U; i += S)` whose body indexes arrays at i + 1 .. i + (S - 1) and no
+    further (unrolled or register-blocked by hand, no remainder loop): such code is right only
+    where S divides U - L (else its last step reaches past U). Where L and U read only the integer
+    parameters `ints` that nothing assigns, the test becomes `i < U - (S - 1)`, the same steps
+    there, and `(U - L) % S == 0` is returned for the kernel's constraints; so the extents are U,
+    not U + S - 1. A step whose offsets stop short of S - 1 assumes nothing (`x[i]` of even i)."""
+    fixed = ints - assigned(fn.body)
+    out = []
+    for loop in walk(fn.body):
+        if not isinstance(loop, c_ast.For) or not (var := _loop_var(loop.init)) or loop.stmt is None:
+            continue
+        size, c = step_of(loop.next, var), loop.cond
+        if size is None or size < 2 or not (isinstance(c, c_ast.BinaryOp) and c.op == "<" and is_name(c.left, var)):
+            continue
+        start = loop.init.rvalue if isinstance(loop.init, c_ast.Assignment) else loop.init.decls[0].init
+        if not names(start) | names(c.right) <= fixed or not _pure(start) or not _pure(c.right) \
+                or _whole_by_bound(c.right, size) or var in assigned(loop.stmt):
+            continue
+        offsets = {_offset(x, var) for ref in walk(loop.stmt) if isinstance(ref, c_ast.ArrayRef)
+                   for x in walk(ref.subscript)} - {None}
+        if not offsets or max(offsets) != size - 1:
+            continue
+        loop.cond = c_ast.BinaryOp("<", c.left, c_ast.BinaryOp("-", copy.deepcopy(c.right),
+                                                                c_ast.Constant("int", str(size - 1))), c.coord)
+        span = c.right if isinstance(start, c_ast.Constant) and start.value == "0" else \
+            c_ast.BinaryOp("-", copy.deepcopy(c.right), copy.deepcopy(start))
+        if not _always_divides(span, size):
+            out.append(c_ast.BinaryOp("==", c_ast.BinaryOp("%", copy.deepcopy(span), c_ast.Constant("int", str(size))),
+                                      c_ast.Constant("int", "0")))
+    return out
+
+
+def _always_divides(span, size: int) -> bool:
+    """Whether `size` divides the span at every value of its names (`2 * n` by 2): tried at each
+    value 1 to 7 of up to three names."""
+    text, free = re.sub(r"(?<!/)/(?!/)", "//", cprint(span)), sorted(names(span))
+    if len(free) > 3:
+        return False
+    try:
+        return all(eval(text, {"__builtins__": {}}, dict(zip(free, vs))) % size == 0
+                   for vs in itertools.product(range(1, 8), repeat=len(free)))
+    except (ArithmeticError, NameError, SyntaxError, TypeError):
+        return False
+
+
+def _offset(node, var: str) -> int | None:
+    """c of `var + c` (`c + var`), c a positive literal; None for anything else."""
+    if isinstance(node, c_ast.BinaryOp) and node.op == "+":
+        for a, b in ((node.left, node.right), (node.right, node.left)):
+            if is_name(a, var) and isinstance(b, c_ast.Constant) and b.type == "int" and b.value.isdigit():
+                return int(b.value)
+    return None
 
 
 def _whole_by_bound(bound, size: int) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ...ir.csyntax import assigned, names, substitute, walk
+from ...ir.csyntax import assigned, cprint, names, substitute, walk
 
 _INTEGER = {"int", "long", "unsigned", "short", "char", "signed", "size_t", "ptrdiff_t"}
 
@@ -49,8 +49,18 @@ def _inlined(items: list, types: dict) -> list:
 
 
 def _arithmetic(e) -> bool:
-    """Names, integer constants and integer arithmetic on them: nothing read, called or written."""
+    """Names, integer constants and integer arithmetic on them, and the minimum or maximum of two
+    such (`MIN(ii + B, n)`, a tile's end): nothing read, called or written."""
+    minmax = {id(n.cond) for n in walk(e) if isinstance(n, c_ast.TernaryOp) and _min_or_max(n)}
     return all(isinstance(n, (c_ast.ID, c_ast.Cast, c_ast.Typename, c_ast.TypeDecl, c_ast.IdentifierType))
                or isinstance(n, c_ast.Constant) and n.type in ("int", "long", "unsigned int")
                or isinstance(n, c_ast.BinaryOp) and n.op in ("+", "-", "*", "/", "%", "<<", ">>")
-               or isinstance(n, c_ast.UnaryOp) and n.op in ("-", "+") for n in walk(e))
+               or isinstance(n, c_ast.UnaryOp) and n.op in ("-", "+")
+               or isinstance(n, c_ast.TernaryOp) and _min_or_max(n) or id(n) in minmax for n in walk(e))
+
+
+def _min_or_max(t: c_ast.TernaryOp) -> bool:
+    """`a < b ? a : b` and its kin: the branches are the two sides of the comparison."""
+    c = t.cond
+    return isinstance(c, c_ast.BinaryOp) and c.op in ("<", "<=", ">", ">=") and \
+        {cprint(t.iftrue), cprint(t.iffalse)} == {cprint(c.left), cprint(c.right)}

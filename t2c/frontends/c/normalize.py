@@ -28,7 +28,7 @@ from ...errors import UnsupportedC, UserError
 from ...ir import HALF_DTYPES, Array, Scalar
 from ...ir.csyntax import array_name, cprint, walk
 from ...ir.extents import Bounds, NotPolynomial, Poly, at_least, loop_range, quotient, quotient_numerator, to_poly
-from .bounds import offset_bounds, split_min_bounds, unequal_bounds, whole_tiles
+from .bounds import offset_bounds, split_min_bounds, unequal_bounds, whole_steps, whole_tiles
 from .countdown import count_down_loops
 from .indices import inline_index_names
 from .libcalls import memory_calls_as_loops, preconditions, scratch_as_arrays
@@ -816,7 +816,9 @@ def normalize(fn: c_ast.FuncDef, typedefs: dict, enum_names: set[str], annotated
     rolled_loops(fn.body)                               # unrolled by hand, and its remainder: one loop
     alternated_steps(fn, {p.name for p in params.values() if p.kind == "pointer"})   # ping-pong: two steps
     split_min_bounds(fn.body)                           # `i < MIN(ii + T, n)`: i < ii + T && i < n
-    asserted += whole_tiles(fn, {p.name for p in params.values() if p.kind == "int"})   # `i < ii + T`: && i < n, n % T == 0
+    ints = {p.name for p in params.values() if p.kind == "int"}
+    asserted += whole_tiles(fn, ints)                   # `i < ii + T`: && i < n, n % T == 0
+    asserted += whole_steps(fn, ints)                   # `i += 2` reading i + 1: i < n - 1, n % 2 == 0
     unequal_bounds(fn.body)                             # `i != n; ++i`: i < n
     offset_bounds(fn.body, unsigned_names(fn, typedefs))   # `i + k <= n`: i <= n - k
     # The sizes, extents and intents are read as the model will read the loops: counted while

@@ -18,7 +18,7 @@ __global__ void butterfly_pairs_update_y(int n, const double *__restrict__ a, do
 #pragma unroll
   for (int poly_u = 0; poly_u < 4; poly_u++) {
     const int i = poly_x + poly_u * (int)blockDim.x;
-    poly_full = poly_full && (i >= 0 && i < (((2 * n) + 1) / 2));
+    poly_full = poly_full && (i >= 0 && i < ((((2 * n) - 1) + 1) / 2));
   }
   if (poly_full) {
     double poly_v0[4];
@@ -38,7 +38,7 @@ __global__ void butterfly_pairs_update_y(int n, const double *__restrict__ a, do
   } else {
     for (int poly_u = 0; poly_u < 4; poly_u++) {
       const int i = poly_x + poly_u * (int)blockDim.x;
-      if (!(i >= 0 && i < (((2 * n) + 1) / 2)))
+      if (!(i >= 0 && i < ((((2 * n) - 1) + 1) / 2)))
         continue;
       y[2 * i] = a[2 * i] + a[(2 * i) + 1];
       y[(2 * i) + 1] = a[2 * i] - a[(2 * i) + 1];
