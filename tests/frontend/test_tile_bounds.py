@@ -174,3 +174,12 @@ void scale_tiled(int n, int m, const double *x, double *y) {
     assert {a.name: a.shape for a in k.arrays} == {"x": ("n", "m"), "y": ("m", "n")}
     assert {v for s in analyze(k).program.statements for v in s.loops} == {"i", "j"}
     accepted_on_emu(k, generate(k))
+
+
+def test_a_step_whose_body_minds_the_edge_assumes_nothing(tmp_path):
+    k = c_kernel(tmp_path, """
+void pairs_clamped(int n, const float *a, float *y) {
+  for (int i = 0; i < n; i += 2)
+    y[i] = a[i] + a[i + 1 < n ? i + 1 : i];
+}""")
+    assert not any("%" in c for c in k.constraints)

@@ -177,7 +177,8 @@ def whole_steps(fn: c_ast.FuncDef, ints: set[str]) -> list:
     where S divides U - L (else its last step reaches past U). Where L and U read only the integer
     parameters `ints` that nothing assigns, the test becomes `i < U - (S - 1)`, the same steps
     there, and `(U - L) % S == 0` is returned for the kernel's constraints; so the extents are U,
-    not U + S - 1. A step whose offsets stop short of S - 1 assumes nothing (`x[i]` of even i)."""
+    not U + S - 1. A step whose offsets stop short of S - 1 assumes nothing (`x[i]` of even i),
+    nor one whose body tests the variable (`i + 1 < n ? i + 1 : i`: the code minds the edge)."""
     fixed = ints - assigned(fn.body)
     out = []
     for loop in walk(fn.body):
@@ -192,8 +193,9 @@ def whole_steps(fn: c_ast.FuncDef, ints: set[str]) -> list:
             continue
         offsets = {_offset(x, var) for ref in walk(loop.stmt) if isinstance(ref, c_ast.ArrayRef)
                    for x in walk(ref.subscript)} - {None}
-        if not offsets or max(offsets) != size - 1:
-            continue
+        guarded = any(isinstance(x, (c_ast.If, c_ast.TernaryOp)) and var in names(x.cond) for x in walk(loop.stmt))
+        if not offsets or max(offsets) != size - 1 or guarded:
+            continue                               # (a test on the variable: the code minds the edge)
         loop.cond = c_ast.BinaryOp("<", c.left, c_ast.BinaryOp("-", copy.deepcopy(c.right),
                                                                 c_ast.Constant("int", str(size - 1))), c.coord)
         span = c.right if isinstance(start, c_ast.Constant) and start.value == "0" else \
