@@ -172,6 +172,7 @@ void last_row(int n, double A[n][n], double B[n]) {
 @pytest.mark.parametrize("path, options", [
     (LU, SIXTEEN), (CHOLESKY, SIXTEEN), (LUDCMP, SIXTEEN),   # n = 40: blocks of 16, 16 and 8 pivots
     (CHOLESKY, DEFAULT), (LU_INPLACE, EIGHT), (LU_SPEC, SIXTEEN),
+    ("corpora/text2cuda/cholesky_right.md", SIXTEEN),       # float, the trailing lower triangle
     (LU, SIXTEEN.replace({"launches.pivot_blocks.shared": False})),   # the diagonal block in global memory
     (LU, SIXTEEN.replace({"launches.pivot_blocks.cells": (4, 4)})),   # a block of 128 x 32 trailing cells: past n
     (CHOLESKY, SIXTEEN.replace({"launches.pivot_blocks.panels": False})),

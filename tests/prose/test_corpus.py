@@ -126,6 +126,16 @@ def _lu_nopivot(a):
     return a
 
 
+def _cholesky_right(a):
+    """A = L L^T in place, L on and below the diagonal, right-looking (float64)."""
+    a = np.array(a, dtype=np.float64)
+    for k in range(a.shape[0]):
+        a[k, k] = np.sqrt(a[k, k])
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.tril(np.outer(a[k + 1:, k], a[k + 1:, k]))
+    return a
+
+
 def _haar(x):
     y, s = x.copy(), len(x) // 2
     while s > 0:
@@ -307,6 +317,7 @@ NUMPY = {
     "trmv_upper": lambda a, s: {"y": np.triu(a["A"]) @ a["x"]},
     "trsv_lower": lambda a, s: {"x": np.linalg.solve(np.tril(a["L"]), a["x"])},
     "lu_nopivot": lambda a, s: {"A": _lu_nopivot(a["A"])},
+    "cholesky_right": lambda a, s: {"A": _cholesky_right(a["A"])},
     "haar_wavelet": lambda a, s: _haar(a["x"]),
     "sum_tree": lambda a, s: {"s": a["x"].sum()},
     "absmax_tree": lambda a, s: {"m": np.abs(a["x"]).max()},
