@@ -194,6 +194,7 @@ VARIANTS = {
     "time tiles unrolled plane 32x128": {"launches.time_tiles.unrolled_plane": True, "launches.time_tiles.plane": (32, 128)},
     "no pivot blocks": {"launches.pivot_blocks": None},
     "pivot blocks of 16": {"launches.pivot_blocks.size": 16},
+    "pivot blocks of 32": {"launches.pivot_blocks.size": 32},
     "pivot blocks of 64": {"launches.pivot_blocks.size": 64},
     "pivot blocks 256 threads": {"launches.pivot_blocks.threads": 256},
     "pivot blocks diagonal in global": {"launches.pivot_blocks.shared": False},

@@ -43,7 +43,7 @@ def _loop(k, var: str = "k", options=DEFAULT) -> HostLoop:
 def test_an_elimination_runs_in_blocks_of_pivots(path, phases):
     k = read_kernel(ROOT / path)
     h = _loop(k)
-    assert h.pivot_blocks and h.pivot_blocks.size == 32 and h.pivot_blocks.threads == 1024
+    assert h.pivot_blocks and h.pivot_blocks.size == 16 and h.pivot_blocks.threads == 1024
     assert [(ph.past, ph.launches) for ph in h.pivot_blocks.phases] == phases
     assert all(ph.axes == (("x", "y") if len(ph.past) == 2 else ("x",) * len(ph.past)) for ph in h.pivot_blocks.phases)
     # the trailing matrix's threads each keep their cell in a register over the block's pivots; the
@@ -53,9 +53,9 @@ def test_an_elimination_runs_in_blocks_of_pivots(path, phases):
     assert not h.one_block and not h.persistent and all(l.in_block for l in h.items)
     text = generate(k)
     short = k.name.removeprefix("kernel_").replace("-", "_")
-    assert f"runs in blocks of 32 pivots: per block {short}_pivots_k," in text.split("#include")[0]
+    assert f"runs in blocks of 16 pivots: per block {short}_pivots_k," in text.split("#include")[0]
     host = text[text.index("_device("):]
-    assert "k += 32)" in host and f"poly_after(1, 1024, 0).at(), {short}_pivots_k," in host
+    assert "k += 16)" in host and f"poly_after(1, 1024, 0).at(), {short}_pivots_k," in host
     assert host.count("_pivots_k") == len(phases)           # a launch per phase and block, none per pivot
 
 
@@ -172,6 +172,7 @@ void last_row(int n, double A[n][n], double B[n]) {
 @pytest.mark.parametrize("path, options", [
     (LU, SIXTEEN), (CHOLESKY, SIXTEEN), (LUDCMP, SIXTEEN),   # n = 40: blocks of 16, 16 and 8 pivots
     (CHOLESKY, DEFAULT), (LU_INPLACE, EIGHT), (LU_SPEC, SIXTEEN),
+    (LU, DEFAULT.replace({"launches.pivot_blocks.size": 32})),   # n = 40: a block of 32 and one of 7
     ("corpora/text2cuda/cholesky_right.md", SIXTEEN),       # float, the trailing lower triangle
     (LU, SIXTEEN.replace({"launches.pivot_blocks.shared": False})),   # the diagonal block in global memory
     (LU, SIXTEEN.replace({"launches.pivot_blocks.cells": (4, 4)})),   # a block of 128 x 32 trailing cells: past n
@@ -222,13 +223,13 @@ def test_each_phase_reads_its_cells_with_one_index_in_the_block_through_shared_m
     k = read_kernel(ROOT / path)
     phases = [ph for ph in _loop(k).pivot_blocks.phases if ph.past]
     assert {ph.past: [(*x.dims, x.written) for x in ph.panels] for ph in phases} == panels
-    # a 1-d phase with panels: 64 threads a block (64 rows of 33 doubles); the trailing matrix's
+    # a 1-d phase with panels: 64 threads a block (64 rows of 17 doubles); the trailing matrix's
     # threads 2 x 4 cells each, a block's threads apart
     assert [(ph.block, ph.cells) for ph in phases] == [((64,), ())] * (len(phases) - 1) + [((32, 8), (2, 4))]
     text = generate(k)
     trailing = text[text.index("_pivots_k_j_i(int n"):]
-    assert "__shared__ double poly_panel0[1056];" in trailing and "poly_acc[4][2] = {};" in trailing
-    assert "poly_p0[(i * 33) + k]" in text            # the panel's rows padded by one
+    assert "__shared__ double poly_panel0[544];" in trailing and "poly_acc[4][2] = {};" in trailing
+    assert "poly_p0[(i * 17) + k]" in text            # the panel's rows padded by one
 
 
 def test_a_phase_checks_only_what_its_calls_may_miss():

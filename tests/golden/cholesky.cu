@@ -7,7 +7,7 @@
 //   cholesky_seq_A: one thread: nothing here is parallel. Launched once per host iteration of k.
 //   cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k.
 //   cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
-//   ... host loop k runs in blocks of 32 pivots: per block cholesky_pivots_k, cholesky_pivots_k_i, cholesky_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
+//   ... host loop k runs in blocks of 16 pivots: per block cholesky_pivots_k, cholesky_pivots_k_i, cholesky_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
@@ -86,8 +86,8 @@ static __device__ void cholesky_update_A_1_i(int n, double *A, int k, double *po
   const int i = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + k] /= poly_p1[(k * 32) + k];
-  A[(i * n) + i] -= poly_p0[(i * 33) + k] * poly_p0[(i * 33) + k];
+  poly_p0[(i * 17) + k] /= poly_p1[(k * 16) + k];
+  A[(i * n) + i] -= poly_p0[(i * 17) + k] * poly_p0[(i * 17) + k];
 }
 
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -97,7 +97,7 @@ static __device__ void cholesky_update_A_2_i(int n, double *A, int k, double *po
   const int j = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + j] -= poly_p0[(i * 33) + k] * poly_p1[(j * 32) + k];
+  poly_p0[(i * 17) + j] -= poly_p0[(i * 17) + k] * poly_p1[(j * 16) + k];
 }
 
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -107,7 +107,7 @@ static __device__ void cholesky_update_A_2_j_i(int n, double *A, int k, double *
   const int j = k + 1 + idx_x;
   if (!(i < n && j < i))
     return;
-  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(j * 33) + k];
+  poly_acc -= poly_p0[(i * 17) + k] * poly_p1[(j * 17) + k];
 }
 
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -129,7 +129,7 @@ static __device__ void cholesky_update_A_2_j_i_load(int n, double *A, int k, dou
 /* cholesky_seq_A: one thread: nothing here is parallel. Launched once per host iteration of k. */
 static __device__ void cholesky_seq_A_tile(int n, double *A, int k)
 {
-  A[(k * 32) + k] = sqrt(A[(k * 32) + k]);
+  A[(k * 16) + k] = sqrt(A[(k * 16) + k]);
 }
 
 /* cholesky_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k. */
@@ -138,8 +138,8 @@ static __device__ void cholesky_update_A_1_tile(int n, double *A, int k, int idx
   const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
-  A[(i * 32) + k] /= A[(k * 32) + k];
-  A[(i * 32) + i] -= A[(i * 32) + k] * A[(i * 32) + k];
+  A[(i * 16) + k] /= A[(k * 16) + k];
+  A[(i * 16) + i] -= A[(i * 16) + k] * A[(i * 16) + k];
 }
 
 /* cholesky_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -149,19 +149,19 @@ static __device__ void cholesky_update_A_2_tile(int n, double *A, int k, int idx
   const int j = k + 1 + idx_x;
   if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
     return;
-  A[(i * 32) + j] -= A[(i * 32) + k] * A[(j * 32) + k];
+  A[(i * 16) + j] -= A[(i * 16) + k] * A[(j * 16) + k];
 }
 
-/* cholesky_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
+/* cholesky_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 16, __syncthreads() after each launch's (host loop k in blocks of 16 pivots) */
 __global__ void __launch_bounds__(1024) cholesky_pivots_k(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   int k;
-  const int poly_e = poly_b0 + 32;
-  __shared__ double poly_tile_A[1024];
-  double *const poly_s_A = poly_tile_A - (poly_b0 * 32 + poly_b0);   /* A[r][c] for r, c in [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  const int poly_e = poly_b0 + 16;
+  __shared__ double poly_tile_A[256];
+  double *const poly_s_A = poly_tile_A - (poly_b0 * 16 + poly_b0);   /* A[r][c] for r, c in [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       poly_tile_A[poly_t] = A[(size_t)poly_r * (n) + poly_c];
   }
@@ -186,32 +186,32 @@ __global__ void __launch_bounds__(1024) cholesky_pivots_k(int n, double *A, int 
     }
     __syncthreads();
   }
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       A[(size_t)poly_r * (n) + poly_c] = poly_tile_A[poly_t];
   }
 }
 
-/* cholesky_pivots_k_i: each thread a value of i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* cholesky_pivots_k_i: each thread a value of i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void cholesky_pivots_k_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  __shared__ double poly_panel0[2112];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
-    if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
-  }
-  __shared__ double poly_panel1[1024];
-  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  __shared__ double poly_panel0[1088];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 17 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
   for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[256];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 16 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 16 * 16 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -221,18 +221,18 @@ __global__ void cholesky_pivots_k_i(int n, double *A, int poly_b0)
       cholesky_update_A_2_i(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 2));
   }
   __syncthreads();
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 32 * 33 + poly_t % 32];
+      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 16 * 17 + poly_t % 16];
   }
 }
 
-/* cholesky_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* cholesky_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void cholesky_pivots_k_j_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_j = poly_e + (int)(blockIdx.x * 64 + threadIdx.x);   /* and + 32 c for c < 2 */
   const int poly_i = poly_e + (int)(blockIdx.y * 32 + threadIdx.y);   /* and + 8 c for c < 4 */
   const int poly_j0 = poly_e + (int)(blockIdx.x * 64);
@@ -241,19 +241,19 @@ __global__ void cholesky_pivots_k_j_i(int n, double *A, int poly_b0)
     return;   /* no cell of this block is updated */
   double poly_acc[4][2] = {};   /* the thread's cells, from their first point to the block's end */
   double *poly_cell[4][2] = {};
-  __shared__ double poly_panel0[1056];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
-    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel0[544];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 17 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 512; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
-  __shared__ double poly_panel1[2112];
-  double *const poly_p1 = poly_panel1 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* A[r][c], r, c: j in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 2048; poly_t += 256) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel1[1088];
+  double *const poly_p1 = poly_panel1 - ((poly_e + (int)blockIdx.x * 64) * 17 + poly_b0);   /* A[r][c], r, c: j in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel1[poly_t / 16 * 17 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -283,12 +283,12 @@ __global__ void cholesky_pivots_k_j_i(int n, double *A, int poly_b0)
 extern "C" void kernel_cholesky_device(int n, double *A)
 {
   int k;
-  for (k = 0; k < n; k += 32)
+  for (k = 0; k < n; k += 16)
   {
     const int poly_b0 = k;
     cudaLaunchKernelEx(poly_after(1, 1024, 0).at(), cholesky_pivots_k, n, A, poly_b0);
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0) {
         dim3 block(64);
         dim3 grid(poly_blocks(poly_nx, 64));
@@ -296,8 +296,8 @@ extern "C" void kernel_cholesky_device(int n, double *A)
       }
     }
     {
-      const int poly_nx = n - (poly_b0 + 32) - 1;   /* j from E */
-      const int poly_ny = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = n - (poly_b0 + 16) - 1;   /* j from E */
+      const int poly_ny = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(poly_nx, 64), poly_blocks(poly_ny, 32));

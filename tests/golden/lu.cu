@@ -7,7 +7,7 @@
 //   lu_update_A_1: one thread per (i): i -> x. Launched once per host iteration of k.
 //   lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
 //   lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
-//   ... host loop k runs in blocks of 32 pivots: per block lu_pivots_k, lu_pivots_k_i, lu_pivots_k_j, lu_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
+//   ... host loop k runs in blocks of 16 pivots: per block lu_pivots_k, lu_pivots_k_i, lu_pivots_k_j, lu_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order: at most 1 loop(s) run in order around a statement instead of 3.
 
 #include <cuda_runtime.h>
@@ -90,7 +90,7 @@ static __device__ void lu_update_A_1_i(int n, double *A, int k, double *poly_p0,
   const int i = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + k] /= poly_p1[(k * 32) + k];
+  poly_p0[(i * 17) + k] /= poly_p1[(k * 16) + k];
 }
 
 /* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -100,7 +100,7 @@ static __device__ void lu_update_A_2_i(int n, double *A, int k, double *poly_p0,
   const int j = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + j] -= poly_p0[(i * 33) + k] * poly_p1[(k * 32) + j];
+  poly_p0[(i * 17) + j] -= poly_p0[(i * 17) + k] * poly_p1[(k * 16) + j];
 }
 
 /* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -110,7 +110,7 @@ static __device__ void lu_update_A_3_j(int n, double *A, int k, double *poly_p0,
   const int j = k + 1 + idx_x;
   if (!(j < n))
     return;
-  poly_p0[(i * 64) + j] -= poly_p1[(i * 32) + k] * poly_p0[(k * 64) + j];
+  poly_p0[(i * 64) + j] -= poly_p1[(i * 16) + k] * poly_p0[(k * 64) + j];
 }
 
 /* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -120,7 +120,7 @@ static __device__ void lu_update_A_2_j_i(int n, double *A, int k, double *poly_p
   const int j = k + 1 + idx_x;
   if (!(i < n && j < i))
     return;
-  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
+  poly_acc -= poly_p0[(i * 17) + k] * poly_p1[(k * 64) + j];
 }
 
 /* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -146,7 +146,7 @@ static __device__ void lu_update_A_3_j_i(int n, double *A, int k, double *poly_p
   const int j = k + 1 + idx_x;
   if (!(j >= i && j < n))
     return;
-  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
+  poly_acc -= poly_p0[(i * 17) + k] * poly_p1[(k * 64) + j];
 }
 
 /* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -171,7 +171,7 @@ static __device__ void lu_update_A_1_tile(int n, double *A, int k, int idx_x)
   const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
-  A[(i * 32) + k] /= A[(k * 32) + k];
+  A[(i * 16) + k] /= A[(k * 16) + k];
 }
 
 /* lu_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -181,7 +181,7 @@ static __device__ void lu_update_A_2_tile(int n, double *A, int k, int idx_x, in
   const int j = k + 1 + idx_x;
   if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
     return;
-  A[(i * 32) + j] -= A[(i * 32) + k] * A[(k * 32) + j];
+  A[(i * 16) + j] -= A[(i * 16) + k] * A[(k * 16) + j];
 }
 
 /* lu_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -191,19 +191,19 @@ static __device__ void lu_update_A_3_tile(int n, double *A, int k, int idx_x, in
   const int j = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n && j >= i && j < n))
     return;
-  A[(i * 32) + j] -= A[(i * 32) + k] * A[(k * 32) + j];
+  A[(i * 16) + j] -= A[(i * 16) + k] * A[(k * 16) + j];
 }
 
-/* lu_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
+/* lu_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 16, __syncthreads() after each launch's (host loop k in blocks of 16 pivots) */
 __global__ void __launch_bounds__(1024) lu_pivots_k(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   int k;
-  const int poly_e = poly_b0 + 32;
-  __shared__ double poly_tile_A[1024];
-  double *const poly_s_A = poly_tile_A - (poly_b0 * 32 + poly_b0);   /* A[r][c] for r, c in [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  const int poly_e = poly_b0 + 16;
+  __shared__ double poly_tile_A[256];
+  double *const poly_s_A = poly_tile_A - (poly_b0 * 16 + poly_b0);   /* A[r][c] for r, c in [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       poly_tile_A[poly_t] = A[(size_t)poly_r * (n) + poly_c];
   }
@@ -233,32 +233,32 @@ __global__ void __launch_bounds__(1024) lu_pivots_k(int n, double *A, int poly_b
     }
     __syncthreads();
   }
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       A[(size_t)poly_r * (n) + poly_c] = poly_tile_A[poly_t];
   }
 }
 
-/* lu_pivots_k_i: each thread a value of i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* lu_pivots_k_i: each thread a value of i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void lu_pivots_k_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  __shared__ double poly_panel0[2112];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
-    if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
-  }
-  __shared__ double poly_panel1[1024];
-  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  __shared__ double poly_panel0[1088];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 17 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
   for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[256];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 16 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 16 * 16 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -268,32 +268,32 @@ __global__ void lu_pivots_k_i(int n, double *A, int poly_b0)
       lu_update_A_2_i(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 2));
   }
   __syncthreads();
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 32 * 33 + poly_t % 32];
+      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 16 * 17 + poly_t % 16];
   }
 }
 
-/* lu_pivots_k_j: each thread a value of j from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* lu_pivots_k_j: each thread a value of j from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void lu_pivots_k_j(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  __shared__ double poly_panel0[2048];
+  __shared__ double poly_panel0[1024];
   double *const poly_p0 = poly_panel0 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* A[r][c], r, c: [poly_b0, poly_e), j in the block's */
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       poly_panel0[poly_t / 64 * 64 + poly_t % 64] = A[(size_t)poly_r * (n) + poly_c];
   }
-  __shared__ double poly_panel1[1024];
-  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel1[256];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 16 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel1[poly_t / 16 * 16 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -302,18 +302,18 @@ __global__ void lu_pivots_k_j(int n, double *A, int poly_b0)
       lu_update_A_3_j(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 1));
   }
   __syncthreads();
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 64 * 64 + poly_t % 64];
   }
 }
 
-/* lu_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* lu_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void lu_pivots_k_j_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_j = poly_e + (int)(blockIdx.x * 64 + threadIdx.x);   /* and + 32 c for c < 2 */
   const int poly_i = poly_e + (int)(blockIdx.y * 32 + threadIdx.y);   /* and + 8 c for c < 4 */
   const int poly_j0 = poly_e + (int)(blockIdx.x * 64);
@@ -322,16 +322,16 @@ __global__ void lu_pivots_k_j_i(int n, double *A, int poly_b0)
     return;   /* no cell of this block is updated */
   double poly_acc[4][2] = {};   /* the thread's cells, from their first point to the block's end */
   double *poly_cell[4][2] = {};
-  __shared__ double poly_panel0[1056];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
-    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel0[544];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 17 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 512; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
-  __shared__ double poly_panel1[2048];
+  __shared__ double poly_panel1[1024];
   double *const poly_p1 = poly_panel1 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* A[r][c], r, c: [poly_b0, poly_e), j in the block's */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 2048; poly_t += 256) {
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       poly_panel1[poly_t / 64 * 64 + poly_t % 64] = A[(size_t)poly_r * (n) + poly_c];
@@ -366,12 +366,12 @@ __global__ void lu_pivots_k_j_i(int n, double *A, int poly_b0)
 extern "C" void kernel_lu_device(int n, double *A)
 {
   int k;
-  for (k = 0; k < n - 1; k += 32)
+  for (k = 0; k < n - 1; k += 16)
   {
     const int poly_b0 = k;
     cudaLaunchKernelEx(poly_after(1, 1024, 0).at(), lu_pivots_k, n, A, poly_b0);
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0) {
         dim3 block(64);
         dim3 grid(poly_blocks(poly_nx, 64));
@@ -379,7 +379,7 @@ extern "C" void kernel_lu_device(int n, double *A)
       }
     }
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* j from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* j from E */
       if (poly_nx > 0) {
         dim3 block(64);
         dim3 grid(poly_blocks(poly_nx, 64));
@@ -387,8 +387,8 @@ extern "C" void kernel_lu_device(int n, double *A)
       }
     }
     {
-      const int poly_nx = poly_max(n - 2, n - 1) - (poly_b0 + 32) + 1;   /* j from E */
-      const int poly_ny = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = poly_max(n - 2, n - 1) - (poly_b0 + 16) + 1;   /* j from E */
+      const int poly_ny = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(poly_nx, 64), poly_blocks(poly_ny, 32));

@@ -12,7 +12,7 @@
 //   ludcmp_update_x: one thread per (i): i -> x.
 //   ludcmp_seq_x: one block of 1024 lanes: loop c0 in order in every thread, loop j split among the lanes (sums: a part per lane, added in a fixed order), the rest in lane 0, __syncthreads() between.
 //   ... host loop j keeps a launch per iteration (no time tiles): ludcmp_update_y_2: a statement placed by a new schedule.
-//   ... host loop k runs in blocks of 32 pivots: per block ludcmp_pivots_k, ludcmp_pivots_k_i, ludcmp_pivots_k_j, ludcmp_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
+//   ... host loop k runs in blocks of 16 pivots: per block ludcmp_pivots_k, ludcmp_pivots_k_i, ludcmp_pivots_k_j, ludcmp_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
 //   ... host loop j runs as chained substitution (ludcmp_loop_j_chained) where y fits in shared memory: a warp per 32 cells, each applying the finished cells' iterations once their warp is done, then its own.
 // Schedule: isl's scheduler (outer parallelism first) rather than the reference's loop order (scalars folded into array cells): at most 2 loop(s) run in order around a statement instead of 3.
 
@@ -213,7 +213,7 @@ static __device__ void ludcmp_update_A_1_i(int n, double *A, int k, double *poly
   const int i = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + k] = poly_p0[(i * 33) + k] / poly_p1[(k * 32) + k];
+  poly_p0[(i * 17) + k] = poly_p0[(i * 17) + k] / poly_p1[(k * 16) + k];
 }
 
 /* ludcmp_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -223,7 +223,7 @@ static __device__ void ludcmp_update_A_3_i(int n, double *A, int k, double *poly
   const int j = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + j] -= poly_p0[(i * 33) + k] * poly_p1[(k * 32) + j];
+  poly_p0[(i * 17) + j] -= poly_p0[(i * 17) + k] * poly_p1[(k * 16) + j];
 }
 
 /* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -233,7 +233,7 @@ static __device__ void ludcmp_update_A_2_j(int n, double *A, int k, double *poly
   const int j = k + 1 + idx_x;
   if (!(j < n))
     return;
-  poly_p0[(i * 64) + j] -= poly_p1[(i * 32) + k] * poly_p0[(k * 64) + j];
+  poly_p0[(i * 64) + j] -= poly_p1[(i * 16) + k] * poly_p0[(k * 64) + j];
 }
 
 /* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -243,7 +243,7 @@ static __device__ void ludcmp_update_A_2_j_i(int n, double *A, int k, double *po
   const int j = k + 1 + idx_x;
   if (!(j >= i && j < n))
     return;
-  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
+  poly_acc -= poly_p0[(i * 17) + k] * poly_p1[(k * 64) + j];
 }
 
 /* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -269,7 +269,7 @@ static __device__ void ludcmp_update_A_3_j_i(int n, double *A, int k, double *po
   const int j = k + 1 + idx_x;
   if (!(i < n && j < i))
     return;
-  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
+  poly_acc -= poly_p0[(i * 17) + k] * poly_p1[(k * 64) + j];
 }
 
 /* ludcmp_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -294,7 +294,7 @@ static __device__ void ludcmp_update_A_1_tile(int n, double *A, int k, int idx_x
   const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
-  A[(i * 32) + k] = A[(i * 32) + k] / A[(k * 32) + k];
+  A[(i * 16) + k] = A[(i * 16) + k] / A[(k * 16) + k];
 }
 
 /* ludcmp_update_A_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -304,7 +304,7 @@ static __device__ void ludcmp_update_A_2_tile(int n, double *A, int k, int idx_x
   const int j = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n && j >= i && j < n))
     return;
-  A[(i * 32) + j] -= A[(i * 32) + k] * A[(k * 32) + j];
+  A[(i * 16) + j] -= A[(i * 16) + k] * A[(k * 16) + j];
 }
 
 /* ludcmp_update_A_3: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -314,19 +314,19 @@ static __device__ void ludcmp_update_A_3_tile(int n, double *A, int k, int idx_x
   const int j = k + 1 + idx_x;
   if (!(i >= k + 2 && i < n && j >= k + 1 && j < i))
     return;
-  A[(i * 32) + j] -= A[(i * 32) + k] * A[(k * 32) + j];
+  A[(i * 16) + j] -= A[(i * 16) + k] * A[(k * 16) + j];
 }
 
-/* ludcmp_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
+/* ludcmp_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 16, __syncthreads() after each launch's (host loop k in blocks of 16 pivots) */
 __global__ void __launch_bounds__(1024) ludcmp_pivots_k(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   int k;
-  const int poly_e = poly_b0 + 32;
-  __shared__ double poly_tile_A[1024];
-  double *const poly_s_A = poly_tile_A - (poly_b0 * 32 + poly_b0);   /* A[r][c] for r, c in [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  const int poly_e = poly_b0 + 16;
+  __shared__ double poly_tile_A[256];
+  double *const poly_s_A = poly_tile_A - (poly_b0 * 16 + poly_b0);   /* A[r][c] for r, c in [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       poly_tile_A[poly_t] = A[(size_t)poly_r * (n) + poly_c];
   }
@@ -356,32 +356,32 @@ __global__ void __launch_bounds__(1024) ludcmp_pivots_k(int n, double *A, int po
     }
     __syncthreads();
   }
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       A[(size_t)poly_r * (n) + poly_c] = poly_tile_A[poly_t];
   }
 }
 
-/* ludcmp_pivots_k_i: each thread a value of i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* ludcmp_pivots_k_i: each thread a value of i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void ludcmp_pivots_k_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  __shared__ double poly_panel0[2112];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
-    if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
-  }
-  __shared__ double poly_panel1[1024];
-  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  __shared__ double poly_panel0[1088];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 17 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
   for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[256];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 16 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 16 * 16 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -391,32 +391,32 @@ __global__ void ludcmp_pivots_k_i(int n, double *A, int poly_b0)
       ludcmp_update_A_3_i(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 2));
   }
   __syncthreads();
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 32 * 33 + poly_t % 32];
+      A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 16 * 17 + poly_t % 16];
   }
 }
 
-/* ludcmp_pivots_k_j: each thread a value of j from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* ludcmp_pivots_k_j: each thread a value of j from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void ludcmp_pivots_k_j(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  __shared__ double poly_panel0[2048];
+  __shared__ double poly_panel0[1024];
   double *const poly_p0 = poly_panel0 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* A[r][c], r, c: [poly_b0, poly_e), j in the block's */
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       poly_panel0[poly_t / 64 * 64 + poly_t % 64] = A[(size_t)poly_r * (n) + poly_c];
   }
-  __shared__ double poly_panel1[1024];
-  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel1[256];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 16 + poly_b0);   /* A[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel1[poly_t / 16 * 16 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -425,18 +425,18 @@ __global__ void ludcmp_pivots_k_j(int n, double *A, int poly_b0)
       ludcmp_update_A_2_j(n, A, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 1));
   }
   __syncthreads();
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       A[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 64 * 64 + poly_t % 64];
   }
 }
 
-/* ludcmp_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* ludcmp_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void ludcmp_pivots_k_j_i(int n, double *A, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_j = poly_e + (int)(blockIdx.x * 64 + threadIdx.x);   /* and + 32 c for c < 2 */
   const int poly_i = poly_e + (int)(blockIdx.y * 32 + threadIdx.y);   /* and + 8 c for c < 4 */
   const int poly_j0 = poly_e + (int)(blockIdx.x * 64);
@@ -445,16 +445,16 @@ __global__ void ludcmp_pivots_k_j_i(int n, double *A, int poly_b0)
     return;   /* no cell of this block is updated */
   double poly_acc[4][2] = {};   /* the thread's cells, from their first point to the block's end */
   double *poly_cell[4][2] = {};
-  __shared__ double poly_panel0[1056];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 33 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
-    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel0[544];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 17 + poly_b0);   /* A[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 512; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = A[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = A[(size_t)poly_r * (n) + poly_c];
   }
-  __shared__ double poly_panel1[2048];
+  __shared__ double poly_panel1[1024];
   double *const poly_p1 = poly_panel1 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* A[r][c], r, c: [poly_b0, poly_e), j in the block's */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 2048; poly_t += 256) {
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       poly_panel1[poly_t / 64 * 64 + poly_t % 64] = A[(size_t)poly_r * (n) + poly_c];
@@ -631,12 +631,12 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
 {
   int k;
   int j;
-  for (k = 0; k < n - 1; k += 32)
+  for (k = 0; k < n - 1; k += 16)
   {
     const int poly_b0 = k;
     cudaLaunchKernelEx(poly_after(1, 1024, 0).at(), ludcmp_pivots_k, n, A, poly_b0);
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0) {
         dim3 block(64);
         dim3 grid(poly_blocks(poly_nx, 64));
@@ -644,7 +644,7 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       }
     }
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* j from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* j from E */
       if (poly_nx > 0) {
         dim3 block(64);
         dim3 grid(poly_blocks(poly_nx, 64));
@@ -652,8 +652,8 @@ extern "C" void kernel_ludcmp_device(int n, double *A, double *b, double *x, dou
       }
     }
     {
-      const int poly_nx = poly_max(n - 1, n - 2) - (poly_b0 + 32) + 1;   /* j from E */
-      const int poly_ny = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = poly_max(n - 1, n - 2) - (poly_b0 + 16) + 1;   /* j from E */
+      const int poly_ny = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(poly_nx, 64), poly_blocks(poly_ny, 32));

@@ -115,7 +115,7 @@ class TimeTiles:
 @dataclass(frozen=True)
 class Pivots:
     """A host loop of elimination steps in blocks of pivots, a few launches a block (pivotblocks.py)."""
-    size: int = option(32, {"block": [16, 64]})     # pivots a block
+    size: int = option(16, {"block": [32, 64]})     # pivots a block
     threads: int = option(1024, {"block": [256]})   # the diagonal block's threads
     shared: bool = option(True, {"memory": [False]})   # ... its cells in shared memory, where it touches no others
     panels: bool = option(True, {"memory": [False]})   # the other launches' cells with one index in the block through shared memory

@@ -6,7 +6,7 @@
 //   host loop k: carries a dependence from one iteration to the next, so each iteration launches its kernels in order.
 //   lu_inplace_update_a_1: one thread per (i): i -> x. Launched once per host iteration of k.
 //   lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k.
-//   ... host loop k runs in blocks of 32 pivots: per block lu_inplace_pivots_k, lu_inplace_pivots_k_i, lu_inplace_pivots_k_j, lu_inplace_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
+//   ... host loop k runs in blocks of 16 pivots: per block lu_inplace_pivots_k, lu_inplace_pivots_k_i, lu_inplace_pivots_k_j, lu_inplace_pivots_k_j_i (the diagonal block in one block of threads, then a thread per index at the block's end or past it).
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -77,7 +77,7 @@ static __device__ void lu_inplace_update_a_1_i(int n, double *a, int k, double *
   const int i = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + k] = poly_p0[(i * 33) + k] / poly_p1[(k * 32) + k];
+  poly_p0[(i * 17) + k] = poly_p0[(i * 17) + k] / poly_p1[(k * 16) + k];
 }
 
 /* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -87,7 +87,7 @@ static __device__ void lu_inplace_update_a_2_i(int n, double *a, int k, double *
   const int j = k + 1 + idx_x;
   if (!(i < n))
     return;
-  poly_p0[(i * 33) + j] -= poly_p0[(i * 33) + k] * poly_p1[(k * 32) + j];
+  poly_p0[(i * 17) + j] -= poly_p0[(i * 17) + k] * poly_p1[(k * 16) + j];
 }
 
 /* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -97,7 +97,7 @@ static __device__ void lu_inplace_update_a_2_j(int n, double *a, int k, double *
   const int j = k + 1 + idx_x;
   if (!(j < n))
     return;
-  poly_p0[(i * 64) + j] -= poly_p1[(i * 32) + k] * poly_p0[(k * 64) + j];
+  poly_p0[(i * 64) + j] -= poly_p1[(i * 16) + k] * poly_p0[(k * 64) + j];
 }
 
 /* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -107,7 +107,7 @@ static __device__ void lu_inplace_update_a_2_j_i(int n, double *a, int k, double
   const int j = k + 1 + idx_x;
   if (!(i < n && j < n))
     return;
-  poly_acc -= poly_p0[(i * 33) + k] * poly_p1[(k * 64) + j];
+  poly_acc -= poly_p0[(i * 17) + k] * poly_p1[(k * 64) + j];
 }
 
 /* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -132,7 +132,7 @@ static __device__ void lu_inplace_update_a_1_tile(int n, double *a, int k, int i
   const int i = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n))
     return;
-  a[(i * 32) + k] = a[(i * 32) + k] / a[(k * 32) + k];
+  a[(i * 16) + k] = a[(i * 16) + k] / a[(k * 16) + k];
 }
 
 /* lu_inplace_update_a_2: one thread per (i, j): i -> y, j -> x. Launched once per host iteration of k. */
@@ -142,19 +142,19 @@ static __device__ void lu_inplace_update_a_2_tile(int n, double *a, int k, int i
   const int j = k + 1 + idx_x;
   if (!(i >= k + 1 && i < n && j >= k + 1 && j < n))
     return;
-  a[(i * 32) + j] -= a[(i * 32) + k] * a[(k * 32) + j];
+  a[(i * 16) + j] -= a[(i * 16) + k] * a[(k * 16) + j];
 }
 
-/* lu_inplace_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 32, __syncthreads() after each launch's (host loop k in blocks of 32 pivots) */
+/* lu_inplace_pivots_k: each thread a share of the diagonal block, one block: each pivot's points with every index before E = poly_b0 + 16, __syncthreads() after each launch's (host loop k in blocks of 16 pivots) */
 __global__ void __launch_bounds__(1024) lu_inplace_pivots_k(int n, double *a, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
   int k;
-  const int poly_e = poly_b0 + 32;
-  __shared__ double poly_tile_a[1024];
-  double *const poly_s_a = poly_tile_a - (poly_b0 * 32 + poly_b0);   /* a[r][c] for r, c in [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  const int poly_e = poly_b0 + 16;
+  __shared__ double poly_tile_a[256];
+  double *const poly_s_a = poly_tile_a - (poly_b0 * 16 + poly_b0);   /* a[r][c] for r, c in [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       poly_tile_a[poly_t] = a[(size_t)poly_r * (n) + poly_c];
   }
@@ -176,32 +176,32 @@ __global__ void __launch_bounds__(1024) lu_inplace_pivots_k(int n, double *a, in
     }
     __syncthreads();
   }
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += blockDim.x) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += blockDim.x) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
       a[(size_t)poly_r * (n) + poly_c] = poly_tile_a[poly_t];
   }
 }
 
-/* lu_inplace_pivots_k_i: each thread a value of i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* lu_inplace_pivots_k_i: each thread a value of i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void lu_inplace_pivots_k_i(int n, double *a, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_i = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  __shared__ double poly_panel0[2112];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 33 + poly_b0);   /* a[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
-    if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = a[(size_t)poly_r * (n) + poly_c];
-  }
-  __shared__ double poly_panel1[1024];
-  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* a[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  __shared__ double poly_panel0[1088];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.x * 64) * 17 + poly_b0);   /* a[r][c], r, c: i in the block's, [poly_b0, poly_e) */
   for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = a[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = a[(size_t)poly_r * (n) + poly_c];
+  }
+  __shared__ double poly_panel1[256];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 16 + poly_b0);   /* a[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
+    if (poly_r < (n) && poly_c < (n))
+      poly_panel1[poly_t / 16 * 16 + poly_t % 16] = a[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -211,32 +211,32 @@ __global__ void lu_inplace_pivots_k_i(int n, double *a, int poly_b0)
       lu_inplace_update_a_2_i(n, a, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 1));
   }
   __syncthreads();
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
-    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
+    const int poly_r = (poly_e + (int)blockIdx.x * 64) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      a[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 32 * 33 + poly_t % 32];
+      a[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 16 * 17 + poly_t % 16];
   }
 }
 
-/* lu_inplace_pivots_k_j: each thread a value of j from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* lu_inplace_pivots_k_j: each thread a value of j from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void lu_inplace_pivots_k_j(int n, double *a, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_j = poly_e + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  __shared__ double poly_panel0[2048];
+  __shared__ double poly_panel0[1024];
   double *const poly_p0 = poly_panel0 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* a[r][c], r, c: [poly_b0, poly_e), j in the block's */
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       poly_panel0[poly_t / 64 * 64 + poly_t % 64] = a[(size_t)poly_r * (n) + poly_c];
   }
-  __shared__ double poly_panel1[1024];
-  double *const poly_p1 = poly_panel1 - (poly_b0 * 32 + poly_b0);   /* a[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
-    const int poly_r = poly_b0 + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel1[256];
+  double *const poly_p1 = poly_panel1 - (poly_b0 * 16 + poly_b0);   /* a[r][c], r, c: [poly_b0, poly_e), [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.x; poly_t < 256; poly_t += 64) {
+    const int poly_r = poly_b0 + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel1[poly_t / 32 * 32 + poly_t % 32] = a[(size_t)poly_r * (n) + poly_c];
+      poly_panel1[poly_t / 16 * 16 + poly_t % 16] = a[(size_t)poly_r * (n) + poly_c];
   }
   __syncthreads();
   int k = poly_b0;
@@ -245,18 +245,18 @@ __global__ void lu_inplace_pivots_k_j(int n, double *a, int poly_b0)
       lu_inplace_update_a_2_j(n, a, k, poly_p0, poly_p1, poly_j - (k + 1), poly_i - (k + 1));
   }
   __syncthreads();
-  for (int poly_t = threadIdx.x; poly_t < 2048; poly_t += 64) {
+  for (int poly_t = threadIdx.x; poly_t < 1024; poly_t += 64) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       a[(size_t)poly_r * (n) + poly_c] = poly_panel0[poly_t / 64 * 64 + poly_t % 64];
   }
 }
 
-/* lu_inplace_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 32: the block's pivots in order, each launch's points there (host loop k in blocks of 32 pivots) */
+/* lu_inplace_pivots_k_j_i: each thread a value of j, i from E = poly_b0 + 16: the block's pivots in order, each launch's points there (host loop k in blocks of 16 pivots) */
 __global__ void lu_inplace_pivots_k_j_i(int n, double *a, int poly_b0)
 {
   poly_wait();   /* the launch before this one has finished */
-  const int poly_e = poly_b0 + 32;
+  const int poly_e = poly_b0 + 16;
   const int poly_j = poly_e + (int)(blockIdx.x * 64 + threadIdx.x);   /* and + 32 c for c < 2 */
   const int poly_i = poly_e + (int)(blockIdx.y * 32 + threadIdx.y);   /* and + 8 c for c < 4 */
   const int poly_j0 = poly_e + (int)(blockIdx.x * 64);
@@ -265,16 +265,16 @@ __global__ void lu_inplace_pivots_k_j_i(int n, double *a, int poly_b0)
     return;   /* no cell of this block is updated */
   double poly_acc[4][2] = {};   /* the thread's cells, from their first point to the block's end */
   double *poly_cell[4][2] = {};
-  __shared__ double poly_panel0[1056];
-  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 33 + poly_b0);   /* a[r][c], r, c: i in the block's, [poly_b0, poly_e) */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
-    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 32, poly_c = poly_b0 + poly_t % 32;
+  __shared__ double poly_panel0[544];
+  double *const poly_p0 = poly_panel0 - ((poly_e + (int)blockIdx.y * 32) * 17 + poly_b0);   /* a[r][c], r, c: i in the block's, [poly_b0, poly_e) */
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 512; poly_t += 256) {
+    const int poly_r = (poly_e + (int)blockIdx.y * 32) + poly_t / 16, poly_c = poly_b0 + poly_t % 16;
     if (poly_r < (n) && poly_c < (n))
-      poly_panel0[poly_t / 32 * 33 + poly_t % 32] = a[(size_t)poly_r * (n) + poly_c];
+      poly_panel0[poly_t / 16 * 17 + poly_t % 16] = a[(size_t)poly_r * (n) + poly_c];
   }
-  __shared__ double poly_panel1[2048];
+  __shared__ double poly_panel1[1024];
   double *const poly_p1 = poly_panel1 - (poly_b0 * 64 + (poly_e + (int)blockIdx.x * 64));   /* a[r][c], r, c: [poly_b0, poly_e), j in the block's */
-  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 2048; poly_t += 256) {
+  for (int poly_t = threadIdx.y * blockDim.x + threadIdx.x; poly_t < 1024; poly_t += 256) {
     const int poly_r = poly_b0 + poly_t / 64, poly_c = (poly_e + (int)blockIdx.x * 64) + poly_t % 64;
     if (poly_r < (n) && poly_c < (n))
       poly_panel1[poly_t / 64 * 64 + poly_t % 64] = a[(size_t)poly_r * (n) + poly_c];
@@ -307,12 +307,12 @@ __global__ void lu_inplace_pivots_k_j_i(int n, double *a, int poly_b0)
 extern "C" void lu_inplace_device(int n, double *a)
 {
   int k;
-  for (int k = 0; k < n; k += 32)
+  for (int k = 0; k < n; k += 16)
   {
     const int poly_b0 = k;
     cudaLaunchKernelEx(poly_after(1, 1024, 0).at(), lu_inplace_pivots_k, n, a, poly_b0);
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0) {
         dim3 block(64);
         dim3 grid(poly_blocks(poly_nx, 64));
@@ -320,7 +320,7 @@ extern "C" void lu_inplace_device(int n, double *a)
       }
     }
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* j from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* j from E */
       if (poly_nx > 0) {
         dim3 block(64);
         dim3 grid(poly_blocks(poly_nx, 64));
@@ -328,8 +328,8 @@ extern "C" void lu_inplace_device(int n, double *a)
       }
     }
     {
-      const int poly_nx = n - (poly_b0 + 32);   /* j from E */
-      const int poly_ny = n - (poly_b0 + 32);   /* i from E */
+      const int poly_nx = n - (poly_b0 + 16);   /* j from E */
+      const int poly_ny = n - (poly_b0 + 16);   /* i from E */
       if (poly_nx > 0 && poly_ny > 0) {
         dim3 block(32, 8);
         dim3 grid(poly_blocks(poly_nx, 64), poly_blocks(poly_ny, 32));
