@@ -16,6 +16,7 @@ API key, a token); the verifier adds its own variables (harness.scrubbed_env).
 """
 from __future__ import annotations
 
+import errno
 import os
 import select
 import shlex
@@ -134,9 +135,16 @@ def run_process(argv, *, cwd: str | Path | None = None, env: dict | None = None,
                   "t2c-background", *argv)
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(launch, cwd=cwd, env=env, stdout=out, stderr=err,
-                                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                                start_new_session=True)
+        for attempt in range(6):      # a program just written: a child another thread forked
+            try:                      # may hold it open for writing until it execs (ETXTBSY)
+                proc = subprocess.Popen(launch, cwd=cwd, env=env, stdout=out, stderr=err,
+                                        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                        start_new_session=True)
+                break
+            except OSError as e:
+                if e.errno != errno.ETXTBSY or attempt == 5:
+                    raise
+                time.sleep(0.02 * 2 ** attempt)
         timed_out = False
         if nice > 0 and launch is argv:
             _lower(proc.pid, nice)

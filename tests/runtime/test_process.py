@@ -45,3 +45,20 @@ def test_background_work_runs_at_a_lower_priority():
     if os.path.exists("/proc/self/autogroup") and lines[1].strip() and os.nice(0) <= 10:
         assert lines[1].split()[-1] == "10"
     assert run_process(["sh", "-c", "cut -d' ' -f19 /proc/self/stat"]).stdout.strip() == str(os.nice(0))
+
+
+def test_a_program_still_held_open_for_writing_is_started_again(monkeypatch):
+    # another thread's child, forked while the program was being written, holds it until it
+    # execs: the exec fails with ETXTBSY for a moment, which costs a retry, not the run
+    import errno
+    import subprocess
+    real, calls = subprocess.Popen, []
+
+    def busy_twice(*a, **kw):
+        calls.append(1)
+        if len(calls) <= 2:
+            raise OSError(errno.ETXTBSY, "Text file busy")
+        return real(*a, **kw)
+    monkeypatch.setattr(subprocess, "Popen", busy_twice)
+    r = run_process(["sh", "-c", "echo hi"])
+    assert r.returncode == 0 and r.stdout.strip() == "hi" and len(calls) == 3

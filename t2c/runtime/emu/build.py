@@ -311,7 +311,12 @@ def _digest(parts) -> str:
 
 
 def _install(src: Path, dst: Path) -> None:
+    """The sealed program at `dst`: a hard link where the file system allows (no file open for
+    writing that a child forked meanwhile could hold: ETXTBSY at its exec), else a copy."""
     dst.parent.mkdir(parents=True, exist_ok=True)
     if dst.exists() or dst.is_symlink():
         dst.unlink()
-    shutil.copy2(src, dst)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
