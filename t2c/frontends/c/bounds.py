@@ -142,15 +142,9 @@ def whole_tiles(fn: c_ast.FuncDef, ints: set[str]) -> list:
     fixed = ints - assigned(fn.body)
     out = []
     for tile in walk(fn.body):
-        if not isinstance(tile, c_ast.For) or not (var := _loop_var(tile.init)) or tile.stmt is None:
+        if (stepped := _stepped(tile, fixed)) is None:
             continue
-        size, c = step_of(tile.next, var), tile.cond
-        if size is None or size < 2 or not (isinstance(c, c_ast.BinaryOp) and c.op == "<" and is_name(c.left, var)):
-            continue
-        start = tile.init.rvalue if isinstance(tile.init, c_ast.Assignment) else tile.init.decls[0].init
-        if not names(start) | names(c.right) <= fixed or not _pure(start) or not _pure(c.right) \
-                or _whole_by_bound(c.right, size):
-            continue
+        var, size, start, c = stepped
         taken = False
         for point in walk(tile.stmt):
             if not isinstance(point, c_ast.For) or not (i := _loop_var(point.init)) or step_of(point.next, i) != 1:
@@ -164,10 +158,7 @@ def whole_tiles(fn: c_ast.FuncDef, ints: set[str]) -> list:
                 point.cond = c_ast.BinaryOp("&&", t, c_ast.BinaryOp("<", c_ast.ID(i), copy.deepcopy(c.right)), t.coord)
                 taken = True
         if taken:
-            span = c.right if isinstance(start, c_ast.Constant) and start.value == "0" else \
-                c_ast.BinaryOp("-", copy.deepcopy(c.right), copy.deepcopy(start))
-            out.append(c_ast.BinaryOp("==", c_ast.BinaryOp("%", copy.deepcopy(span), c_ast.Constant("int", str(size))),
-                                      c_ast.Constant("int", "0")))
+            out += _whole(start, c.right, size)
     return out
 
 
@@ -182,28 +173,44 @@ def whole_steps(fn: c_ast.FuncDef, ints: set[str]) -> list:
     fixed = ints - assigned(fn.body)
     out = []
     for loop in walk(fn.body):
-        if not isinstance(loop, c_ast.For) or not (var := _loop_var(loop.init)) or loop.stmt is None:
+        if (stepped := _stepped(loop, fixed)) is None or stepped[0] in assigned(loop.stmt):
             continue
-        size, c = step_of(loop.next, var), loop.cond
-        if size is None or size < 2 or not (isinstance(c, c_ast.BinaryOp) and c.op == "<" and is_name(c.left, var)):
-            continue
-        start = loop.init.rvalue if isinstance(loop.init, c_ast.Assignment) else loop.init.decls[0].init
-        if not names(start) | names(c.right) <= fixed or not _pure(start) or not _pure(c.right) \
-                or _whole_by_bound(c.right, size) or var in assigned(loop.stmt):
-            continue
+        var, size, start, c = stepped
         offsets = {_offset(x, var) for ref in walk(loop.stmt) if isinstance(ref, c_ast.ArrayRef)
                    for x in walk(ref.subscript)} - {None}
         guarded = any(isinstance(x, (c_ast.If, c_ast.TernaryOp)) and var in names(x.cond) for x in walk(loop.stmt))
         if not offsets or max(offsets) != size - 1 or guarded:
             continue                               # (a test on the variable: the code minds the edge)
+        out += _whole(start, c.right, size)
         loop.cond = c_ast.BinaryOp("<", c.left, c_ast.BinaryOp("-", copy.deepcopy(c.right),
                                                                 c_ast.Constant("int", str(size - 1))), c.coord)
-        span = c.right if isinstance(start, c_ast.Constant) and start.value == "0" else \
-            c_ast.BinaryOp("-", copy.deepcopy(c.right), copy.deepcopy(start))
-        if not _always_divides(span, size):
-            out.append(c_ast.BinaryOp("==", c_ast.BinaryOp("%", copy.deepcopy(span), c_ast.Constant("int", str(size))),
-                                      c_ast.Constant("int", "0")))
     return out
+
+
+def _stepped(loop, fixed: set[str]):
+    """(variable, step S >= 2, start L, test `v < U`) of `for (v = L; v < U; v += S)` whose L and U
+    read only the names `fixed` and no call, and whose U does not already stop before a partial
+    step (`_whole_by_bound`); None for any other loop."""
+    if not isinstance(loop, c_ast.For) or not (var := _loop_var(loop.init)) or loop.stmt is None:
+        return None
+    size, c = step_of(loop.next, var), loop.cond
+    if size is None or size < 2 or not (isinstance(c, c_ast.BinaryOp) and c.op == "<" and is_name(c.left, var)):
+        return None
+    start = loop.init.rvalue if isinstance(loop.init, c_ast.Assignment) else loop.init.decls[0].init
+    if not names(start) | names(c.right) <= fixed or not _pure(start) or not _pure(c.right) \
+            or _whole_by_bound(c.right, size):
+        return None
+    return var, size, start, c
+
+
+def _whole(start, bound, size: int) -> list:
+    """[`(U - L) % S == 0`], or [] where S always divides U - L."""
+    span = bound if isinstance(start, c_ast.Constant) and start.value == "0" else \
+        c_ast.BinaryOp("-", copy.deepcopy(bound), copy.deepcopy(start))
+    if _always_divides(span, size):
+        return []
+    return [c_ast.BinaryOp("==", c_ast.BinaryOp("%", copy.deepcopy(span), c_ast.Constant("int", str(size))),
+                           c_ast.Constant("int", "0"))]
 
 
 def _always_divides(span, size: int) -> bool:
