@@ -43,7 +43,7 @@ persistent)   # host loops as one cooperative launch (launches.persistent) again
   ;;
 pivots)   # issue #37 item 4: blocks of pivots (launches.pivot_blocks) against a launch per pivot, side by
           # side, then the factorizations against cuSOLVER at LARGE (scripts/solvers_vs_cusolver.py)
-  VARIANTS="default,no pivot blocks,pivot blocks no panels,pivot blocks one cell,pivot blocks 4x4 cells,pivot blocks of 16,pivot blocks of 64" ROUNDS=3 \
+  VARIANTS="default,no pivot blocks,pivot blocks lanes,pivot blocks one cell,pivot blocks of 32,pivot blocks 256 threads" ROUNDS=3 \
     python3 scripts/options_ab.py ${T2C_AB_PIVOTS:-lu cholesky ludcmp corpora/loops/rodinia/lu_inplace.c \
     corpora/text2cuda/lu_nopivot.md} > "$OUT/pivots_ab.txt" 2>&1
   summary "pivot blocks A/B: $(grep -c 'no pivot blocks' "$OUT/pivots_ab.txt") lines (pivots_ab.txt)"

@@ -201,6 +201,7 @@ VARIANTS = {
     "pivot blocks no panels": {"launches.pivot_blocks.panels": False, "launches.pivot_blocks.cells": (1, 1)},
     "pivot blocks one cell": {"launches.pivot_blocks.cells": (1, 1)},
     "pivot blocks 4x4 cells": {"launches.pivot_blocks.cells": (4, 4)},
+    "pivot blocks lanes": {"launches.pivot_blocks.lanes": 4},
 }
 
 

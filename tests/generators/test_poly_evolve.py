@@ -123,8 +123,8 @@ def test_the_search_space_comes_from_the_option_records():
     assert moves["grid.row_registers off"][0] == "memory" and moves["grid.row_registers 32"][0] == "memory"
     assert moves["reductions.row_warps off"][0] == "launch" and moves["reductions.row_warps 1024"][0] == "launch"
     assert moves["sweeps.along 16x64"] == ("launch", DEFAULT.replace({"sweeps.along": (16, 64)}))
-    assert moves["launches.pivot_blocks off"][0] == "launch" and moves["launches.pivot_blocks.size 16"][0] == "block"
-    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 125
+    assert moves["launches.pivot_blocks off"][0] == "launch" and moves["launches.pivot_blocks.size 32"][0] == "block"
+    assert all(new != DEFAULT for _, new in moves.values()) and len(moves) == 126
     off = {name for _, name, _ in space(DEFAULT.replace({"tiles.staging": None}))}
     assert not any("staging" in name for name in off) and "tiles.registers 2x2" in off
 

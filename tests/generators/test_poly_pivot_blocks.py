@@ -174,6 +174,8 @@ void last_row(int n, double A[n][n], double B[n]) {
     (CHOLESKY, DEFAULT), (LU_INPLACE, EIGHT), (LU_SPEC, SIXTEEN),
     (LU, DEFAULT.replace({"launches.pivot_blocks.size": 32})),   # n = 40: a block of 32 and one of 7
     ("corpora/text2cuda/cholesky_right.md", SIXTEEN),       # float, the trailing lower triangle
+    (LU, EIGHT.replace({"launches.pivot_blocks.lanes": 4})), (LUDCMP, DEFAULT.replace({"launches.pivot_blocks.lanes": 4})),
+    (CHOLESKY, EIGHT.replace({"launches.pivot_blocks.lanes": 4})),   # a warp per row of the panels
     (LU, SIXTEEN.replace({"launches.pivot_blocks.shared": False})),   # the diagonal block in global memory
     (LU, SIXTEEN.replace({"launches.pivot_blocks.cells": (4, 4)})),   # a block of 128 x 32 trailing cells: past n
     (CHOLESKY, SIXTEEN.replace({"launches.pivot_blocks.panels": False})),
@@ -368,3 +370,20 @@ def test_a_trailing_block_with_no_cell_of_the_triangle_leaves_at_once():
     text = generate(k)
     kernel = text[text.index("void cholesky_pivots_k_j_i("):]
     assert kernel.index("    return;   /* no cell of this block is updated */") < kernel.index("__syncthreads()")
+
+
+def test_with_lanes_a_panel_phase_takes_a_warp_per_index_and_the_emu_checks_its_syncs():
+    # launches.pivot_blocks.lanes (off by default): the panel below and the rows to the right run
+    # a warp per row (column), its lanes over the other index, __syncwarp() after each launch's
+    # points; a point of the row alone is lane 0's
+    k = read_kernel(ROOT / LU)
+    options = EIGHT.replace({"launches.pivot_blocks.lanes": 4})
+    phases = _loop(k, options=options).pivot_blocks.phases
+    assert [(ph.past, ph.lanes, ph.block) for ph in phases if len(ph.past) == 1] == [(("i",), True, (4,)), (("j",), True, (4,))]
+    assert not any(ph.lanes for ph in _loop(k).pivot_blocks.phases)
+    text = generate(k, options)
+    panel = text[text.index("void lu_pivots_k_i("):]
+    assert "    if (threadIdx.x == 0)\n      lu_update_A_1_i(" in panel and "poly_j += 32)" in panel
+    assert "dim3 block(32, 4);" in text
+    mutant_rejected_on_emu(k, text, ("    __syncwarp();\n    for (int poly_j", "    for (int poly_j"), "MINI",
+                           r"race|output mismatch")

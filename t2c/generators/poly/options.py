@@ -120,6 +120,7 @@ class Pivots:
     shared: bool = option(True, {"memory": [False]})   # ... its cells in shared memory, where it touches no others
     panels: bool = option(True, {"memory": [False]})   # the other launches' cells with one index in the block through shared memory
     cells: tuple[int, int] = option((2, 4), {"block": [(1, 1), (4, 4)]})   # (x, y): cells a thread holds in the trailing matrix
+    lanes: int | None = option(None, {"block": [4]})   # a 1-d phase: a warp per index, its lanes over the rest; warps a block
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ class Phase:
     guards: tuple[tuple[int, str], ...] = ()   # (launch, its points' condition less what the phase implies)
     loaded: bool = False             # held cells loaded before the pivots (no condition names the pivot)
     live: str = ""                   # ... C: a block may hold a cell some statement takes ("": any block)
+    lanes: bool = False              # a 1-d phase: a warp per index (`block`: warps), its lanes over the other indices
 
 
 @dataclass(frozen=True)
@@ -198,8 +199,10 @@ def _paneled(p, h: HostLoop, phase: Phase, pieces: dict) -> Phase:
             panels.append(Panel(a, d, w))
     if not panels:
         return phase
-    block = phase.block if len(phase.past) == 2 else (64,)
-    out = dataclasses.replace(phase, block=block, panels=tuple(panels), refs=tuple(dict.fromkeys(refs)))
+    warps = p.opt.launches.pivot_blocks.lanes
+    block = phase.block if len(phase.past) == 2 else (warps,) if warps else (64,)
+    out = dataclasses.replace(phase, block=block, panels=tuple(panels), refs=tuple(dict.fromkeys(refs)),
+                              lanes=len(phase.past) == 1 and bool(warps))
     if sum(_panel_shape(out, x, size)[0] * _panel_shape(out, x, size)[2] * DTYPES.get(p.k.array(x.array).dtype, (8,))[0]
            for x in panels) > p.target.shared_static:
         return phase
@@ -291,9 +294,12 @@ def _dim(p, stmt: str, sub, names, past, at, cons, end, size):
 
 def _panel_shape(phase: Phase, panel: Panel, size: int) -> tuple[int, int, int]:
     """(rows, columns, row pitch) of a panel in shared memory: a grid variable's extent is the
-    block's threads along its axis; rows that threads own apart are padded by one (no bank conflicts)."""
+    block's threads (warps, with lanes) along its axis; rows that threads own apart, or that lanes
+    walk, are padded by one (no bank conflicts)."""
     ext = [size if d is None else _span(phase, phase.axes[phase.past.index(d)]) for d in panel.dims]
-    return ext[0], ext[1], ext[1] + (panel.dims[0] is not None and panel.dims[1] is None)
+    apart = panel.dims[0] is not None and panel.dims[1] is None or phase.lanes and panel.dims[0] is None \
+        and panel.dims[1] is not None            # lanes walking a column's rows
+    return ext[0], ext[1], ext[1] + apart
 
 
 def _span(phase: Phase, ax: str) -> int:
@@ -494,6 +500,8 @@ def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
     many = [ax for ax, c in zip(("x", "y"), phase.cells) if c > 1]
     out += [f"  const int poly_{v} = poly_e + (int)(blockIdx.{ax} * {_span(phase, ax)} + threadIdx.{ax});" +
             (f"   /* and + {b} c for c < {c} */" if c > 1 else "") if ax in many else
+            f"  const int poly_{v} = poly_e + (int)(blockIdx.x * {phase.block[0]} + threadIdx.y);   /* a warp each */"
+            if phase.lanes else
             f"  const int poly_{v} = poly_e + (int)(blockIdx.{ax} * blockDim.{ax} + threadIdx.{ax});"
             for v, ax in zip(phase.past, phase.axes)
             for b, c in [(phase.block[ax == "y"], phase.cells[ax == "y"] if phase.cells else 1)]]
@@ -521,10 +529,15 @@ def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
         rest = [v for v in grid if v not in phase.past]
         index = _cell_index(phase, grid, many)
         body, inner = [], indent
-        for v in rest:
-            body.append(f"{inner}for (int poly_{v} = {grid[v][1]}; poly_{v} < poly_e && poly_{v} <= {grid[v][2]}; poly_{v}++)")
+        for n, v in enumerate(rest):                 # with lanes, the first over the warp's lanes
+            first, step = (f"{grid[v][1]} + (int)threadIdx.x", "+= 32") if phase.lanes and not n else (grid[v][1], "++")
+            body.append(f"{inner}for (int poly_{v} = {first}; poly_{v} < poly_e && poly_{v} <= {grid[v][2]}; poly_{v} {step})")
+            inner += "  "
+        if phase.lanes and not rest:                 # a point of the index alone: lane 0's
+            body.append(f"{inner}if (threadIdx.x == 0)")
             inner += "  "
         cells += body + [f"{inner}{_call(p, launch, calls, index, phase, cell=at)}"]
+        cells += [f"{indent}__syncwarp();"] if phase.lanes else []
     out += cells + ([indent[:-2] + "}"] if many else []) + ["  }"]
     out += _panels(p, phase, False) if any(x.written for x in phase.panels) else []
     if not phase.held:
@@ -556,8 +569,8 @@ def _cell_loops(phase: Phase, many: list[str], indent: str) -> tuple[list[str], 
 def _panels(p, phase: Phase, into: bool) -> list[str]:
     """The phase's panels copied into shared memory (`into`: declared, then a barrier), or the
     written ones stored back after a barrier; the cells inside their arrays."""
-    size, threads = p.opt.launches.pivot_blocks.size, prod(phase.block)
-    tid = "threadIdx.x" if len(phase.block) == 1 else "threadIdx.y * blockDim.x + threadIdx.x"
+    size, threads = p.opt.launches.pivot_blocks.size, prod(phase.block) * (32 if phase.lanes else 1)
+    tid = "threadIdx.x" if len(phase.block) == 1 and not phase.lanes else "threadIdx.y * blockDim.x + threadIdx.x"
     out = [] if into else ["  __syncthreads();"]
     for n, x in enumerate(phase.panels):
         if not into and not x.written:
@@ -625,7 +638,7 @@ def host_code(p, h: HostLoop, indent: str, calls) -> list[str]:
                 *[f"{i}    const int poly_n{ax} = {extent_text(last[v], f'poly_b0 + {pb.size}')};   /* {v} from E */"
                   for v, ax in zip(phase.past, phase.axes)],
                 f"{i}    if ({' && '.join(f'poly_n{ax} > 0' for ax in phase.axes)}) {{",
-                f"{i}      dim3 block({', '.join(str(block[ax]) for ax in ('x', 'y') if ax in phase.axes)});",
+                f"{i}      dim3 block({f'32, {phase.block[0]}' if phase.lanes else ', '.join(str(block[ax]) for ax in ('x', 'y') if ax in phase.axes)});",
                 f"{i}      dim3 grid({', '.join(f'poly_blocks(poly_n{ax}, {span[ax]})' for ax in ('x', 'y') if ax in phase.axes)});",
                 f"{i}      {p.launch_line(kname, ('grid', 'block'), call, [l])}",
                 f"{i}    }}", f"{i}  }}"]
