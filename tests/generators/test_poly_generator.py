@@ -97,11 +97,11 @@ def test_readable_mapping_comments(candidates, name):
 
 @ONE_WORKER
 @pytest.mark.parametrize("name, host, grids", [
-    ("lu", "for (k = 0; k < n - 1; k += 32)", 3),         # right-looking: pivots on the host, in blocks
-    ("cholesky", "for (k = 0; k < n; k += 32)", 2),
+    ("lu", "for (k = 0; k < n - 1; k += 16)", 3),         # right-looking: pivots on the host, in blocks
+    ("cholesky", "for (k = 0; k < n; k += 16)", 2),
     ("nussinov", "for (wave = 1; wave < n; wave++)", 1),   # anti-diagonals j - i (a warp per i)
     ("seidel-2d", "for (tile_wave = 0; tile_wave <=", 0),  # the band skewed, a launch per diagonal of tiles
-    ("ludcmp", "for (k = 0; k < n - 1; k += 32)", 6),      # w folded into A[i][j]: lu's form
+    ("ludcmp", "for (k = 0; k < n - 1; k += 16)", 6),      # w folded into A[i][j]: lu's form
     ("floyd-warshall", "for (k = 0; k < n; k++)", 8),      # pivot row/column split off
 ])
 def test_isl_schedule_puts_pivots_outside(candidates, name, host, grids):
