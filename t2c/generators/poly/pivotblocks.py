@@ -530,8 +530,8 @@ def _phase(p, h: HostLoop, phase: Phase, calls) -> list[str]:
         index = _cell_index(phase, grid, many)
         body, inner = [], indent
         for n, v in enumerate(rest):                 # with lanes, the first over the warp's lanes
-            first, step = (f"{grid[v][1]} + (int)threadIdx.x", "+= 32") if phase.lanes and not n else (grid[v][1], "++")
-            body.append(f"{inner}for (int poly_{v} = {first}; poly_{v} < poly_e && poly_{v} <= {grid[v][2]}; poly_{v} {step})")
+            first, step = (f"{grid[v][1]} + (int)threadIdx.x", " += 32") if phase.lanes and not n else (grid[v][1], "++")
+            body.append(f"{inner}for (int poly_{v} = {first}; poly_{v} < poly_e && poly_{v} <= {grid[v][2]}; poly_{v}{step})")
             inner += "  "
         if phase.lanes and not rest:                 # a point of the index alone: lane 0's
             body.append(f"{inner}if (threadIdx.x == 0)")
