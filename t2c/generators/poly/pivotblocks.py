@@ -28,7 +28,7 @@ from pycparser import c_ast
 
 from ...analysis import Loop
 from ...analysis.model import NotAffine, affine, affine_condition, base_and_subscripts, parse_expr
-from ...ir.csyntax import array_name, cprint
+from ...ir.csyntax import array_name, conjuncts, cprint
 from ...ir.dtypes import DTYPES
 from ...ir.extents import NotPolynomial, to_poly
 from ...errors import UserError
@@ -224,7 +224,7 @@ def _guards(p, h: HostLoop, phase: Phase) -> tuple[tuple[int, str], ...]:
         mine = names + rest
         context = where + [c for v in rest for c in (_isl(f"{v} >= {grid[v][1]}", {*mine, *sizes}),
                                                       f"{v} <= poly_e - 1", _isl(f"{v} <= {grid[v][2]}", {*mine, *sizes})) if c]
-        parts = [cprint(c) for g in launch.grid for c in _conjuncts(parse_expr(loop_guard(g)))]
+        parts = [cprint(c) for g in launch.grid for c in conjuncts(parse_expr(loop_guard(g)))]
         kept = list(parts)
         for c in sorted(parts, key=len, reverse=True):
             others = [x for x in (_isl(o, {*mine, *sizes}) for o in kept if o != c) if x]
@@ -246,7 +246,7 @@ def _live(p, phase: Phase, conditions: list[str]) -> str:
     out = []
     for text in conditions:
         parts = []
-        for c in _conjuncts(parse_expr(text)):
+        for c in conjuncts(parse_expr(text)):
             if not isinstance(c, c_ast.BinaryOp) or c.op not in ("<", "<=", ">", ">="):
                 return ""
             try:
@@ -263,10 +263,6 @@ def _live(p, phase: Phase, conditions: list[str]) -> str:
             parts.append(corner)
         out.append(" && ".join(parts) or "1")
     return "" if "1" in out else " || ".join(f"({x})" for x in out)
-
-
-def _conjuncts(node) -> list:
-    return _conjuncts(node.left) + _conjuncts(node.right) if isinstance(node, c_ast.BinaryOp) and node.op == "&&" else [node]
 
 
 def _isl(text: str, names: set) -> str | None:
